@@ -1,0 +1,117 @@
+# plush — make | make run | make test | make check | make bench | make fuzz | make install | make clean
+CC      ?= cc
+CLANG   ?= clang
+BUILD   ?= build
+SAN     ?= 0
+PREFIX  ?= /usr/local
+DESTDIR ?=
+FUZZ_SECONDS ?= 60
+
+ifeq ($(origin CC),default)
+CC := gcc
+endif
+
+WARN     := -Wall -Wextra -Wpedantic -Wshadow
+CPPFLAGS := -Iinclude -Isrc -D_DEFAULT_SOURCE -MMD -MP
+CFLAGS   ?= -O2 -g
+CFLAGS   += -std=c11 $(WARN)
+LDLIBS   := -lm
+
+ifeq ($(SAN),1)
+CFLAGS  := -std=c11 $(WARN) -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all -Werror
+LDFLAGS += -fsanitize=address,undefined
+endif
+
+LIB_SRC  := $(sort $(shell find src -name '*.c' -not -path 'src/cli/*'))
+CLI_SRC  := $(sort $(wildcard src/cli/*.c))
+TEST_SRC := $(sort $(wildcard tests/test_*.c))
+TEST_SUPPORT := $(sort $(wildcard tests/support/*.c))
+BENCH_SRC := $(sort $(wildcard tools/bench/bench_*.c))
+
+LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
+CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
+SUP_OBJ  := $(TEST_SUPPORT:%.c=$(BUILD)/obj/%.o)
+TESTS    := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
+BENCHES  := $(BENCH_SRC:tools/bench/%.c=$(BUILD)/bench/%)
+LIB      := $(BUILD)/libplush.a
+BIN      := $(BUILD)/plush
+DEPS_OK  := $(BUILD)/.deps-ok
+
+CMOCKA_CFLAGS = $(shell pkg-config --cflags cmocka 2>/dev/null)
+CMOCKA_LIBS   = $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
+
+.PHONY: all run test check bench fuzz install clean deps
+all: $(LIB) $(BIN)
+
+# Missing packages: install them when root, otherwise say exactly what to run.
+deps: $(DEPS_OK)
+$(DEPS_OK): tools/install-deps.sh
+	@mkdir -p $(@D)
+	@if ! tools/install-deps.sh --check; then \
+	  if [ "$$(id -u)" = 0 ]; then tools/install-deps.sh; \
+	  else echo "plush: missing packages; run: sudo tools/install-deps.sh" >&2; exit 1; fi; fi
+	@touch $@
+
+$(BUILD)/obj/%.o: %.c | $(DEPS_OK)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/obj/tests/%.o: tests/%.c | $(DEPS_OK)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CMOCKA_CFLAGS) $(CFLAGS) -c $< -o $@
+
+$(LIB): $(LIB_OBJ)
+	@mkdir -p $(@D)
+	rm -f $@
+	ar rcs $@ $^
+
+$(BIN): $(CLI_OBJ) $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(LIB) $(LDLIBS)
+
+$(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(SUP_OBJ) $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $< $(SUP_OBJ) $(LIB) $(CMOCKA_LIBS) $(LDLIBS)
+
+$(BUILD)/bench/%: tools/bench/%.c $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+
+# The main job. Until the plush demo exists: describe a real model.
+run: all
+	$(BIN) info ../shared/data/mmd/alicia/Alicia_solid.pmx
+
+# Every suite runs from the project root (fixtures are read from ../shared/data/mmd).
+test: $(TESTS) $(BIN)
+	@set -e; for t in $(TESTS); do echo "== $$t"; PLUSH_BIN=$(BIN) $$t; done; echo "all tests passed"
+
+check:
+	$(MAKE) BUILD=build/check SAN=1 test
+
+bench: $(BENCHES) $(BIN)
+	@set -e; for b in $(BENCHES); do PLUSH_BIN=$(BIN) $$b; done
+
+# libFuzzer targets, each run for FUZZ_SECONDS, seeded from the shared files.
+FUZZ_TARGETS := $(sort $(wildcard tools/fuzz/fuzz_*.c))
+fuzz: | $(DEPS_OK)
+	@mkdir -p build/fuzz
+	@set -e; for f in $(FUZZ_TARGETS); do n=$$(basename $$f .c); \
+	  $(CLANG) -std=c11 -g -O1 -Iinclude -Isrc -D_DEFAULT_SOURCE -fsanitize=fuzzer,address,undefined \
+	    -o build/fuzz/$$n $$f $(LIB_SRC) -lm; \
+	  kind=$${n#fuzz_}; mkdir -p build/fuzz/corpus_$$kind; \
+	  find ../shared/data/mmd -name "*.$$kind" -size -300k -exec cp {} build/fuzz/corpus_$$kind/ \; 2>/dev/null || true; \
+	  cp tests/crashers/$$kind/* build/fuzz/corpus_$$kind/ 2>/dev/null || true; \
+	  echo "== $$n for $(FUZZ_SECONDS) s"; \
+	  build/fuzz/$$n -max_total_time=$(FUZZ_SECONDS) -max_len=400000 -timeout=10 -rss_limit_mb=2048 \
+	    -artifact_prefix=build/fuzz/$$n- build/fuzz/corpus_$$kind; done
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/plush
+	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/plush
+	install -m 644 $(LIB) $(DESTDIR)$(PREFIX)/lib/libplush.a
+	install -m 644 include/plush/*.h $(DESTDIR)$(PREFIX)/include/plush/
+
+clean:
+	rm -rf build
+
+.SECONDARY:
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,156 @@
+/* plush core: status codes, diagnostics, arena, text conversion, file I/O.
+ *
+ *   plush_diag diag = {0};
+ *   uint8_t *data; size_t size;
+ *   if (plush_file_read("model.pmx", &data, &size, &diag) != PLUSH_OK) {
+ *       char line[512];
+ *       plush_diag_format(&diag, line, sizeof line);   // "model.pmx: cannot open: No such file"
+ *   }
+ *
+ * Every reader takes a plush_diag: on failure it holds the status, the byte offset, the section and
+ * the item index; warnings (kept, not fatal) are counted and the first few kept as text.
+ */
+#ifndef PLUSH_CORE_H
+#define PLUSH_CORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One list makes both the enum and the message table. */
+#define PLUSH_STATUS_LIST(X)                                   \
+    X(PLUSH_OK, "ok")                                          \
+    X(PLUSH_E_IO, "input/output error")                        \
+    X(PLUSH_E_NOMEM, "out of memory")                          \
+    X(PLUSH_E_TRUNCATED, "unexpected end of data")             \
+    X(PLUSH_E_FORMAT, "malformed data")                        \
+    X(PLUSH_E_VERSION, "unsupported version")                  \
+    X(PLUSH_E_RANGE, "value out of range")                     \
+    X(PLUSH_E_ENCODING, "text cannot be encoded")              \
+    X(PLUSH_E_UNSUPPORTED, "unsupported feature")              \
+    X(PLUSH_E_ARGUMENT, "invalid argument")
+
+typedef enum plush_status {
+#define PLUSH_X_ENUM(name, text) name,
+    PLUSH_STATUS_LIST(PLUSH_X_ENUM)
+#undef PLUSH_X_ENUM
+    PLUSH_STATUS_COUNT
+} plush_status;
+
+/* A short English phrase for a status ("unexpected end of data"). */
+const char *plush_status_text(plush_status status);
+
+enum { PLUSH_DIAG_MESSAGE = 256, PLUSH_DIAG_KEPT_WARNINGS = 8 };
+
+typedef struct plush_diag {
+    plush_status status;          /* PLUSH_OK until the first error */
+    const char *file;             /* set by the caller (not copied); may be NULL */
+    int64_t offset;               /* byte offset of the failure, -1 when unknown */
+    const char *section;          /* static string: "header", "vertex", "bone", ... or NULL */
+    int64_t index;                /* item index inside the section, -1 when none */
+    char message[PLUSH_DIAG_MESSAGE];
+    uint32_t warning_count;       /* all warnings seen */
+    char warnings[PLUSH_DIAG_KEPT_WARNINGS][PLUSH_DIAG_MESSAGE]; /* the first few, formatted */
+} plush_diag;
+
+/* Records the first error only; later calls are ignored so the root cause is reported. Returns status. */
+plush_status plush_diag_fail(plush_diag *diag, plush_status status, int64_t offset, const char *section,
+                             int64_t index, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 6, 7)))
+#endif
+    ;
+/* Counts a warning and keeps its text if there is room. */
+void plush_diag_warn(plush_diag *diag, int64_t offset, const char *section, int64_t index, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 5, 6)))
+#endif
+    ;
+/* Resets the error part (status, offset, section, index, message) and the warnings, keeps file. */
+void plush_diag_reset(plush_diag *diag);
+/* "FILE: section 12: message (at byte N)"; returns the length it wanted (like snprintf). */
+int plush_diag_format(const plush_diag *diag, char *buf, size_t size);
+
+/* ---- arena: many allocations, one free ------------------------------------------------------ */
+
+typedef struct plush_arena_block plush_arena_block;
+typedef struct plush_arena {
+    plush_arena_block *head;
+    size_t block_size;            /* 0 means 64 KiB */
+    size_t total;                 /* bytes handed out, for statistics */
+} plush_arena;
+
+/* 16-byte aligned, zero-filled memory; NULL when out of memory or when the size overflows. */
+void *plush_arena_alloc(plush_arena *arena, size_t size);
+/* count * size with overflow check. */
+void *plush_arena_array(plush_arena *arena, size_t count, size_t size);
+char *plush_arena_strdup(plush_arena *arena, const char *s, size_t len);
+void plush_arena_free(plush_arena *arena);
+
+/* ---- growable byte buffer (writers build into memory, then write atomically) ---------------- */
+
+typedef struct plush_buf {
+    uint8_t *data;
+    size_t size;
+    size_t capacity;
+    bool failed;                  /* sticky: an allocation failed */
+} plush_buf;
+
+bool plush_buf_reserve(plush_buf *buf, size_t extra);
+bool plush_buf_append(plush_buf *buf, const void *data, size_t size);
+void plush_buf_free(plush_buf *buf);
+
+/* ---- text ------------------------------------------------------------------------------------ */
+
+/* A piece of text as plush holds it: UTF-8, NUL-terminated, len without the NUL. When the source
+ * bytes could not be decoded exactly (unpaired surrogate, invalid UTF-8, undecodable Shift-JIS),
+ * the broken parts read as U+FFFD and raw/raw_len keep the original bytes so that a writer using
+ * the same encoding gives them back unchanged. Build new text with raw = NULL. */
+typedef struct plush_str {
+    const char *s;
+    uint32_t len;
+    uint32_t raw_len;
+    const uint8_t *raw;
+} plush_str;
+
+typedef enum plush_encoding { PLUSH_ENC_UTF16LE = 0, PLUSH_ENC_UTF8 = 1 } plush_encoding;
+
+/* Decodes src into arena memory. *lossy tells whether U+FFFD replacement happened (raw is then set). */
+plush_status plush_text_decode(plush_arena *arena, plush_encoding enc, const uint8_t *src, size_t n,
+                               plush_str *out, bool *lossy);
+/* Bytes needed to encode s (len bytes of UTF-8) in enc; invalid UTF-8 counts as U+FFFD. */
+size_t plush_text_encoded_size(plush_encoding enc, const char *s, size_t len);
+/* Encodes into dst (which holds plush_text_encoded_size bytes); returns bytes written. */
+size_t plush_text_encode(plush_encoding enc, const char *s, size_t len, uint8_t *dst);
+/* True when the len bytes of s are well-formed UTF-8 (no overlongs, no surrogates). */
+bool plush_utf8_valid(const char *s, size_t len);
+
+/* Shift-JIS (CP932) through iconv. One converter pair per reader or writer, never global. */
+typedef struct plush_sjis plush_sjis;
+plush_status plush_sjis_create(plush_sjis **out);
+void plush_sjis_destroy(plush_sjis *sjis);
+/* Decodes up to n bytes, stopping at the first NUL. A character cut at the end of the field is
+ * dropped; bytes that do not decode become U+FFFD and set *lossy. Output is NUL-terminated. */
+plush_status plush_sjis_decode(plush_sjis *sjis, plush_arena *arena, const uint8_t *src, size_t n,
+                               plush_str *out, bool *lossy);
+/* Encodes UTF-8 into at most cap bytes of dst (no NUL added). When the text needs more than cap
+ * bytes: with truncate, stops at the last whole character that fits; without, fails with
+ * PLUSH_E_RANGE. A character CP932 cannot hold gives PLUSH_E_ENCODING. *written gets the byte count. */
+plush_status plush_sjis_encode(plush_sjis *sjis, const char *s, size_t len, uint8_t *dst, size_t cap,
+                               bool truncate, size_t *written);
+
+/* ---- files ----------------------------------------------------------------------------------- */
+
+/* Reads a whole file into malloc'd memory (free with free()). diag->file should be set by caller. */
+plush_status plush_file_read(const char *path, uint8_t **out_data, size_t *out_size, plush_diag *diag);
+/* Writes to a temporary file beside path, then renames it over path: never a half-written file. */
+plush_status plush_file_write_atomic(const char *path, const void *data, size_t size, plush_diag *diag);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,8 @@
+/* plush: make PMX models move like plush toys. One include for every module. */
+#ifndef PLUSH_H
+#define PLUSH_H
+#include "plush/core.h"
+#include "plush/pmx.h"
+#include "plush/vmd.h"
+#include "plush/vpd.h"
+#endif

@@ -1,0 +1,357 @@
+/* PMX 2.0 / 2.1 models: read, validate, write.
+ *
+ *   plush_diag diag = { .file = "model.pmx" };
+ *   plush_pmx_model *model = NULL;
+ *   if (plush_pmx_read(data, size, NULL, &model, &diag) != PLUSH_OK) { ...diag... }
+ *   printf("%s has %zu vertices\n", model->name.s, model->vertex_count);
+ *   plush_buf out = {0};
+ *   plush_pmx_write(model, &(plush_pmx_write_options){ .version = PLUSH_PMX_WRITE_20 }, &out, &diag);
+ *   plush_pmx_free(model);
+ *
+ * A read model is one tree of plain structs in one arena, freed by plush_pmx_free. Arrays come as
+ * `x` + `x_count`. Indices are int32_t with -1 meaning "none" (vertex indices are never -1). Text is
+ * UTF-8 (plush_str). Everything the file holds is kept, so writing a model back with the same version,
+ * encoding and index sizes gives the same bytes.
+ *
+ * To build a model in code: plush_pmx_create(), then fill the fields with memory from
+ * plush_pmx_arena(model) (or any memory that outlives the model).
+ */
+#ifndef PLUSH_PMX_H
+#define PLUSH_PMX_H
+
+#include "plush/core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Index kinds, the order of the header's six index-size bytes. */
+enum {
+    PLUSH_PMX_INDEX_VERTEX = 0,
+    PLUSH_PMX_INDEX_TEXTURE,
+    PLUSH_PMX_INDEX_MATERIAL,
+    PLUSH_PMX_INDEX_BONE,
+    PLUSH_PMX_INDEX_MORPH,
+    PLUSH_PMX_INDEX_RIGID_BODY,
+    PLUSH_PMX_INDEX_KINDS
+};
+
+typedef enum plush_pmx_weight_type {
+    PLUSH_PMX_BDEF1 = 0,
+    PLUSH_PMX_BDEF2 = 1,
+    PLUSH_PMX_BDEF4 = 2,
+    PLUSH_PMX_SDEF = 3,
+    PLUSH_PMX_QDEF = 4 /* PMX 2.1 */
+} plush_pmx_weight_type;
+
+typedef struct plush_pmx_vertex {
+    float position[3];
+    float normal[3];
+    float uv[2];
+    /* BDEF1: bones[0], weights {1,0,0,0}. BDEF2/SDEF: bones[0..1], weights[0] as stored and
+     * weights[1] = 1 - weights[0]. BDEF4/QDEF: four bones and four weights as stored.
+     * Slots the type does not use hold bone -1 and weight 0. */
+    int32_t bones[4];
+    float weights[4];
+    float edge_scale;
+    uint8_t weight_type;   /* plush_pmx_weight_type */
+    int32_t sdef;          /* SDEF: index into model->sdefs; otherwise -1 */
+} plush_pmx_vertex;
+
+typedef struct plush_pmx_sdef {
+    float c[3], r0[3], r1[3];
+} plush_pmx_sdef;
+
+/* Material draw flags. */
+enum {
+    PLUSH_PMX_MATERIAL_DOUBLE_SIDED = 0x01,
+    PLUSH_PMX_MATERIAL_GROUND_SHADOW = 0x02,
+    PLUSH_PMX_MATERIAL_SHADOW_CASTER = 0x04,  /* draws into the self-shadow map */
+    PLUSH_PMX_MATERIAL_SHADOW_RECEIVER = 0x08, /* draws self-shadow */
+    PLUSH_PMX_MATERIAL_EDGE = 0x10,
+    PLUSH_PMX_MATERIAL_VERTEX_COLOR = 0x20,   /* 2.1: additional UV1 is the vertex colour */
+    PLUSH_PMX_MATERIAL_POINT = 0x40,          /* 2.1: draw as points */
+    PLUSH_PMX_MATERIAL_LINE = 0x80            /* 2.1: draw as lines */
+};
+
+typedef enum plush_pmx_sphere_mode {
+    PLUSH_PMX_SPHERE_OFF = 0, PLUSH_PMX_SPHERE_MULTIPLY = 1, PLUSH_PMX_SPHERE_ADD = 2, PLUSH_PMX_SPHERE_SUBTEXTURE = 3
+} plush_pmx_sphere_mode;
+
+typedef struct plush_pmx_material {
+    plush_str name, name_en;
+    float diffuse[4];
+    float specular[3];
+    float specular_power;
+    float ambient[3];
+    uint8_t flags;          /* PLUSH_PMX_MATERIAL_* */
+    float edge_color[4];
+    float edge_size;
+    int32_t texture;        /* texture index or -1 */
+    int32_t sphere_texture; /* texture index or -1 */
+    uint8_t sphere_mode;    /* plush_pmx_sphere_mode */
+    uint8_t toon_shared;    /* 1: toon is a shared toon number 0..9 (toon01.bmp..toon10.bmp); 0: a texture index */
+    int32_t toon;
+    plush_str memo;
+    int32_t index_count;    /* face indices drawn by this material (3 per triangle), in order */
+} plush_pmx_material;
+
+/* Bone flags. */
+enum {
+    PLUSH_PMX_BONE_TAIL_IS_BONE = 0x0001,
+    PLUSH_PMX_BONE_ROTATABLE = 0x0002,
+    PLUSH_PMX_BONE_TRANSLATABLE = 0x0004,
+    PLUSH_PMX_BONE_VISIBLE = 0x0008,
+    PLUSH_PMX_BONE_ENABLED = 0x0010,
+    PLUSH_PMX_BONE_IK = 0x0020,
+    PLUSH_PMX_BONE_APPEND_LOCAL = 0x0080,
+    PLUSH_PMX_BONE_APPEND_ROTATE = 0x0100,
+    PLUSH_PMX_BONE_APPEND_TRANSLATE = 0x0200,
+    PLUSH_PMX_BONE_FIXED_AXIS = 0x0400,
+    PLUSH_PMX_BONE_LOCAL_AXES = 0x0800,
+    PLUSH_PMX_BONE_AFTER_PHYSICS = 0x1000,
+    PLUSH_PMX_BONE_EXTERNAL_PARENT = 0x2000
+};
+
+typedef struct plush_pmx_ik_link {
+    int32_t bone;
+    uint8_t has_limits;
+    float lower[3], upper[3]; /* radians, only when has_limits */
+} plush_pmx_ik_link;
+
+/* Fields whose flag is not set are zero (indices -1) and are not written. */
+typedef struct plush_pmx_bone {
+    plush_str name, name_en;
+    float position[3];
+    int32_t parent;
+    int32_t layer;               /* deform layer */
+    uint16_t flags;              /* PLUSH_PMX_BONE_* */
+    int32_t tail_bone;           /* TAIL_IS_BONE */
+    float tail_offset[3];        /* otherwise */
+    int32_t append_parent;       /* APPEND_ROTATE or APPEND_TRANSLATE */
+    float append_ratio;
+    float fixed_axis[3];         /* FIXED_AXIS */
+    float local_x[3], local_z[3];/* LOCAL_AXES */
+    int32_t external_key;        /* EXTERNAL_PARENT */
+    int32_t ik_target;           /* IK */
+    int32_t ik_loop_count;
+    float ik_limit_angle;        /* radians per step */
+    uint32_t ik_link_count;
+    plush_pmx_ik_link *ik_links;
+} plush_pmx_bone;
+
+typedef enum plush_pmx_morph_kind {
+    PLUSH_PMX_MORPH_GROUP = 0,
+    PLUSH_PMX_MORPH_VERTEX = 1,
+    PLUSH_PMX_MORPH_BONE = 2,
+    PLUSH_PMX_MORPH_UV = 3,
+    PLUSH_PMX_MORPH_UV1 = 4, /* additional UV1..UV4 */
+    PLUSH_PMX_MORPH_UV2 = 5,
+    PLUSH_PMX_MORPH_UV3 = 6,
+    PLUSH_PMX_MORPH_UV4 = 7,
+    PLUSH_PMX_MORPH_MATERIAL = 8,
+    PLUSH_PMX_MORPH_FLIP = 9,    /* 2.1 */
+    PLUSH_PMX_MORPH_IMPULSE = 10, /* 2.1 */
+    PLUSH_PMX_MORPH_KINDS
+} plush_pmx_morph_kind;
+
+typedef struct plush_pmx_morph_group { int32_t morph; float weight; } plush_pmx_morph_group; /* group and flip */
+typedef struct plush_pmx_morph_vertex { int32_t vertex; float offset[3]; } plush_pmx_morph_vertex;
+typedef struct plush_pmx_morph_bone { int32_t bone; float translation[3]; float rotation[4]; /* x y z w */ } plush_pmx_morph_bone;
+typedef struct plush_pmx_morph_uv { int32_t vertex; float offset[4]; } plush_pmx_morph_uv;
+typedef struct plush_pmx_morph_material {
+    int32_t material;       /* -1: every material */
+    uint8_t operation;      /* 0 multiply, 1 add */
+    float diffuse[4], specular[3], specular_power, ambient[3], edge_color[4], edge_size;
+    float texture_tint[4], sphere_tint[4], toon_tint[4];
+} plush_pmx_morph_material;
+typedef struct plush_pmx_morph_impulse {
+    int32_t rigid_body;
+    uint8_t local;
+    float velocity[3], torque[3];
+} plush_pmx_morph_impulse;
+
+typedef struct plush_pmx_morph {
+    plush_str name, name_en;
+    uint8_t panel;           /* 0 system, 1 eyebrow, 2 eye, 3 mouth, 4 other */
+    uint8_t kind;            /* plush_pmx_morph_kind */
+    uint32_t offset_count;
+    union {                  /* chosen by kind */
+        plush_pmx_morph_group *group;   /* GROUP and FLIP */
+        plush_pmx_morph_vertex *vertex;
+        plush_pmx_morph_bone *bone;
+        plush_pmx_morph_uv *uv;         /* UV and UV1..UV4 */
+        plush_pmx_morph_material *material;
+        plush_pmx_morph_impulse *impulse;
+    } offsets;
+} plush_pmx_morph;
+
+typedef struct plush_pmx_frame_element {
+    uint8_t is_morph; /* 0 bone, 1 morph */
+    int32_t index;
+} plush_pmx_frame_element;
+
+typedef struct plush_pmx_display_frame {
+    plush_str name, name_en;
+    uint8_t special;  /* 1 for the fixed Root and 表情 frames */
+    uint32_t element_count;
+    plush_pmx_frame_element *elements;
+} plush_pmx_display_frame;
+
+typedef struct plush_pmx_rigid_body {
+    plush_str name, name_en;
+    int32_t bone;            /* -1: no bone */
+    uint8_t group;           /* 0..15 */
+    uint16_t mask;           /* collision mask as stored */
+    uint8_t shape;           /* 0 sphere, 1 box, 2 capsule */
+    float size[3];
+    float position[3];
+    float rotation[3];       /* radians */
+    float mass, linear_damping, angular_damping, restitution, friction;
+    uint8_t mode;            /* 0 follows bone, 1 physics, 2 physics + bone position */
+} plush_pmx_rigid_body;
+
+typedef enum plush_pmx_joint_type {
+    PLUSH_PMX_JOINT_SPRING_6DOF = 0,
+    PLUSH_PMX_JOINT_6DOF = 1,       /* 2.1 */
+    PLUSH_PMX_JOINT_P2P = 2,        /* 2.1 */
+    PLUSH_PMX_JOINT_CONE_TWIST = 3, /* 2.1 */
+    PLUSH_PMX_JOINT_SLIDER = 4,     /* 2.1 */
+    PLUSH_PMX_JOINT_HINGE = 5       /* 2.1 */
+} plush_pmx_joint_type;
+
+/* Every joint kind shares this layout; each kind reads its own meaning into the fields. */
+typedef struct plush_pmx_joint {
+    plush_str name, name_en;
+    uint8_t type;            /* plush_pmx_joint_type */
+    int32_t body_a, body_b;
+    float position[3];
+    float rotation[3];
+    float linear_lower[3], linear_upper[3];
+    float angular_lower[3], angular_upper[3];
+    float spring_linear[3], spring_angular[3];
+} plush_pmx_joint;
+
+/* Soft body flags. */
+enum {
+    PLUSH_PMX_SOFT_BLINK = 0x01,
+    PLUSH_PMX_SOFT_CLUSTERS = 0x02,
+    PLUSH_PMX_SOFT_LINK_RANDOMIZE = 0x04
+};
+
+typedef struct plush_pmx_soft_config {
+    float vcf, dp, dg, lf, pr, vc, df, mt, chr, khr, shr, ahr;
+    float srhr_cl, skhr_cl, sshr_cl, sr_splt_cl, sk_splt_cl, ss_splt_cl;
+} plush_pmx_soft_config;
+
+typedef struct plush_pmx_soft_anchor {
+    int32_t rigid_body;
+    int32_t vertex;
+    uint8_t near_mode;
+} plush_pmx_soft_anchor;
+
+typedef struct plush_pmx_soft_body {
+    plush_str name, name_en;
+    uint8_t shape;           /* 0 TriMesh, 1 Rope */
+    int32_t material;        /* -1: none */
+    uint8_t group;
+    uint16_t mask;
+    uint8_t flags;           /* PLUSH_PMX_SOFT_* */
+    int32_t blink_distance;
+    int32_t cluster_count;
+    float total_mass;
+    float margin;
+    int32_t aero_model;
+    plush_pmx_soft_config config;
+    int32_t v_iterations, p_iterations, d_iterations, c_iterations;
+    float lst, ast, vst;
+    uint32_t anchor_count;
+    plush_pmx_soft_anchor *anchors;
+    uint32_t pin_count;
+    int32_t *pins;           /* vertex indices */
+} plush_pmx_soft_body;
+
+typedef struct plush_pmx_model {
+    float version;                       /* 2.0f or 2.1f */
+    uint8_t encoding;                    /* plush_encoding */
+    uint8_t additional_uv;               /* 0..4 */
+    uint8_t index_sizes[PLUSH_PMX_INDEX_KINDS]; /* 1, 2 or 4; 0 in a built model means "smallest" */
+    uint8_t header_extra_size;           /* globals beyond the eight the format defines, kept as bytes */
+    const uint8_t *header_extra;
+    plush_str name, name_en, comment, comment_en;
+
+    size_t vertex_count;
+    plush_pmx_vertex *vertices;
+    float (*additional_uvs)[4];          /* vertex_count * additional_uv, vertex-major */
+    size_t sdef_count;
+    plush_pmx_sdef *sdefs;
+    size_t index_count;                  /* face indices; triangles = index_count / 3 */
+    uint32_t *indices;
+    size_t texture_count;
+    plush_str *textures;                 /* paths as stored */
+    size_t material_count;
+    plush_pmx_material *materials;
+    size_t bone_count;
+    plush_pmx_bone *bones;
+    size_t morph_count;
+    plush_pmx_morph *morphs;
+    size_t display_frame_count;
+    plush_pmx_display_frame *display_frames;
+    size_t rigid_body_count;
+    plush_pmx_rigid_body *rigid_bodies;
+    size_t joint_count;
+    plush_pmx_joint *joints;
+    size_t soft_body_count;              /* 2.1 */
+    plush_pmx_soft_body *soft_bodies;
+
+    size_t trailing_size;                /* bytes after the last section (kept, with a warning) */
+    const uint8_t *trailing;
+
+    plush_arena arena;                   /* owns everything above */
+} plush_pmx_model;
+
+typedef struct plush_pmx_read_options {
+    bool skip_validation;                /* trust indices (only for files plush wrote itself) */
+} plush_pmx_read_options;
+
+/* Parses size bytes. On failure *out is NULL and diag names section, item and byte offset.
+ * Warnings (broken text read as U+FFFD, trailing bytes) go to diag and do not fail. */
+plush_status plush_pmx_read(const uint8_t *data, size_t size, const plush_pmx_read_options *options,
+                            plush_pmx_model **out, plush_diag *diag);
+/* Reads a file (diag->file is set to path when empty). */
+plush_status plush_pmx_read_file(const char *path, const plush_pmx_read_options *options,
+                                 plush_pmx_model **out, plush_diag *diag);
+/* Checks every index (or -1 where allowed), material index counts against the faces, finite floats
+ * where physics uses them, weight types, morph kinds per version. Offsets in diag are -1 here. */
+plush_status plush_pmx_validate(const plush_pmx_model *model, plush_diag *diag);
+
+/* An empty PMX 2.0 UTF-16LE model (index sizes 0: smallest that fits); free with plush_pmx_free. */
+plush_pmx_model *plush_pmx_create(void);
+plush_arena *plush_pmx_arena(plush_pmx_model *model);
+void plush_pmx_free(plush_pmx_model *model);
+
+/* Smallest index size for count items of kind (vertex indices are unsigned at 1 and 2 bytes). */
+uint8_t plush_pmx_min_index_size(int kind, size_t count);
+
+enum { PLUSH_PMX_WRITE_KEEP = 0, PLUSH_PMX_WRITE_20 = 20, PLUSH_PMX_WRITE_21 = 21 };
+enum { PLUSH_PMX_WRITE_UTF16 = 1, PLUSH_PMX_WRITE_UTF8 = 2 };
+
+typedef struct plush_pmx_write_options {
+    int version;             /* PLUSH_PMX_WRITE_KEEP (the model's), _20 or _21 */
+    int encoding;            /* 0 keeps the model's; PLUSH_PMX_WRITE_UTF16 or _UTF8 */
+    bool minimal_indices;    /* smallest index sizes; otherwise the model's (grown when too small) */
+    bool lossy;              /* 2.0 output: drop 2.1-only elements with a warning each instead of failing */
+} plush_pmx_write_options;
+
+/* Appends the PMX bytes to out. Fails (out unchanged in size) when the model does not validate or
+ * when 2.0 is asked for a model with 2.1-only elements and lossy is off; diag names the first one. */
+plush_status plush_pmx_write(const plush_pmx_model *model, const plush_pmx_write_options *options, plush_buf *out,
+                             plush_diag *diag);
+/* Writes atomically to path. */
+plush_status plush_pmx_write_file(const plush_pmx_model *model, const plush_pmx_write_options *options,
+                                  const char *path, plush_diag *diag);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,45 @@
+/* VPD poses (Shift-JIS text): read.
+ *
+ *   plush_vpd_pose *pose = NULL;
+ *   plush_diag diag = { .file = "pose.vpd" };
+ *   if (plush_vpd_read(data, size, &pose, &diag) == PLUSH_OK)
+ *       for (size_t i = 0; i < pose->bone_count; i++) use(pose->bones[i].name.s, pose->bones[i].rotation);
+ *   plush_vpd_free(pose);
+ */
+#ifndef PLUSH_VPD_H
+#define PLUSH_VPD_H
+
+#include "plush/core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct plush_vpd_bone {
+    plush_str name;
+    float translation[3];
+    float rotation[4];   /* quaternion x y z w */
+} plush_vpd_bone;
+
+typedef struct plush_vpd_morph {
+    plush_str name;
+    float weight;
+} plush_vpd_morph;
+
+typedef struct plush_vpd_pose {
+    plush_str model_name;      /* the "parent file" line, e.g. "miku.osm" */
+    size_t bone_count;
+    plush_vpd_bone *bones;
+    size_t morph_count;
+    plush_vpd_morph *morphs;
+    plush_arena arena;
+} plush_vpd_pose;
+
+plush_status plush_vpd_read(const uint8_t *data, size_t size, plush_vpd_pose **out, plush_diag *diag);
+plush_status plush_vpd_read_file(const char *path, plush_vpd_pose **out, plush_diag *diag);
+void plush_vpd_free(plush_vpd_pose *pose);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,250 @@
+/* UTF-16LE <-> UTF-8. Broken input never fails: it reads as U+FFFD and keeps its raw bytes. */
+#include "plush/core.h"
+
+#include <string.h>
+
+/* Decodes one UTF-8 sequence; returns bytes consumed (>= 1) and *cp, U+FFFD for a bad sequence. */
+static size_t utf8_next(const uint8_t *s, size_t n, uint32_t *cp)
+{
+    uint8_t c = s[0];
+    if (c < 0x80) {
+        *cp = c;
+        return 1;
+    }
+    size_t len;
+    uint32_t v, min;
+    if (c >= 0xC2 && c <= 0xDF) {
+        len = 2;
+        v = c & 0x1F;
+        min = 0x80;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+        len = 3;
+        v = c & 0x0F;
+        min = 0x800;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        len = 4;
+        v = c & 0x07;
+        min = 0x10000;
+    } else {
+        *cp = 0xFFFD;
+        return 1;
+    }
+    if (len > n) {
+        *cp = 0xFFFD;
+        return 1;
+    }
+    for (size_t i = 1; i < len; i++) {
+        if ((s[i] & 0xC0) != 0x80) {
+            *cp = 0xFFFD;
+            return 1;
+        }
+        v = (v << 6) | (s[i] & 0x3F);
+    }
+    if (v < min || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF)) {
+        *cp = 0xFFFD;
+        return 1;
+    }
+    *cp = v;
+    return len;
+}
+
+static size_t utf8_put(uint32_t cp, uint8_t *d)
+{
+    if (cp < 0x80) {
+        d[0] = (uint8_t)cp;
+        return 1;
+    }
+    if (cp < 0x800) {
+        d[0] = (uint8_t)(0xC0 | (cp >> 6));
+        d[1] = (uint8_t)(0x80 | (cp & 0x3F));
+        return 2;
+    }
+    if (cp < 0x10000) {
+        d[0] = (uint8_t)(0xE0 | (cp >> 12));
+        d[1] = (uint8_t)(0x80 | ((cp >> 6) & 0x3F));
+        d[2] = (uint8_t)(0x80 | (cp & 0x3F));
+        return 3;
+    }
+    d[0] = (uint8_t)(0xF0 | (cp >> 18));
+    d[1] = (uint8_t)(0x80 | ((cp >> 12) & 0x3F));
+    d[2] = (uint8_t)(0x80 | ((cp >> 6) & 0x3F));
+    d[3] = (uint8_t)(0x80 | (cp & 0x3F));
+    return 4;
+}
+
+bool plush_utf8_valid(const char *s, size_t len)
+{
+    const uint8_t *p = (const uint8_t *)s;
+    size_t i = 0;
+    while (i < len) {
+        if (p[i] < 0x80) {
+            i++;
+            continue;
+        }
+        uint32_t cp;
+        size_t k = utf8_next(p + i, len - i, &cp);
+        if (cp == 0xFFFD && !(k == 3 && p[i] == 0xEF && p[i + 1] == 0xBF && p[i + 2] == 0xBD))
+            return false;
+        i += k;
+    }
+    return true;
+}
+
+static plush_status decode_utf16(plush_arena *arena, const uint8_t *src, size_t n, plush_str *out, bool *lossy)
+{
+    size_t units = n / 2;
+    if (units > (SIZE_MAX - 4) / 3)
+        return PLUSH_E_NOMEM;
+    /* Each unit gives at most 3 bytes (a pair gives 4 for 2 units); an odd tail byte gives U+FFFD. */
+    uint8_t *d = plush_arena_alloc(arena, units * 3 + 4);
+    if (!d)
+        return PLUSH_E_NOMEM;
+    bool bad = (n & 1) != 0;
+    size_t o = 0;
+    for (size_t i = 0; i < units; i++) {
+        uint32_t u = (uint32_t)src[2 * i] | ((uint32_t)src[2 * i + 1] << 8);
+        if (u < 0x80) {
+            d[o++] = (uint8_t)u;
+            continue;
+        }
+        if (u >= 0xD800 && u <= 0xDBFF && i + 1 < units) {
+            uint32_t u2 = (uint32_t)src[2 * i + 2] | ((uint32_t)src[2 * i + 3] << 8);
+            if (u2 >= 0xDC00 && u2 <= 0xDFFF) {
+                o += utf8_put(0x10000 + ((u - 0xD800) << 10) + (u2 - 0xDC00), d + o);
+                i++;
+                continue;
+            }
+        }
+        if (u >= 0xD800 && u <= 0xDFFF) {
+            u = 0xFFFD;
+            bad = true;
+        }
+        o += utf8_put(u, d + o);
+    }
+    if (n & 1)
+        o += utf8_put(0xFFFD, d + o);
+    d[o] = 0;
+    out->s = (const char *)d;
+    out->len = (uint32_t)o;
+    *lossy = bad;
+    return PLUSH_OK;
+}
+
+static plush_status decode_utf8(plush_arena *arena, const uint8_t *src, size_t n, plush_str *out, bool *lossy)
+{
+    if (plush_utf8_valid((const char *)src, n)) {
+        char *d = plush_arena_strdup(arena, (const char *)src, n);
+        if (!d)
+            return PLUSH_E_NOMEM;
+        out->s = d;
+        out->len = (uint32_t)n;
+        *lossy = false;
+        return PLUSH_OK;
+    }
+    if (n > (SIZE_MAX - 1) / 3)
+        return PLUSH_E_NOMEM;
+    uint8_t *d = plush_arena_alloc(arena, n * 3 + 1);
+    if (!d)
+        return PLUSH_E_NOMEM;
+    size_t o = 0;
+    for (size_t i = 0; i < n;) {
+        uint32_t cp;
+        i += utf8_next(src + i, n - i, &cp);
+        o += utf8_put(cp, d + o);
+    }
+    d[o] = 0;
+    out->s = (const char *)d;
+    out->len = (uint32_t)o;
+    *lossy = true;
+    return PLUSH_OK;
+}
+
+plush_status plush_text_decode(plush_arena *arena, plush_encoding enc, const uint8_t *src, size_t n,
+                               plush_str *out, bool *lossy)
+{
+    bool bad = false;
+    memset(out, 0, sizeof *out);
+    if (n > UINT32_MAX / 4)
+        return PLUSH_E_RANGE;
+    plush_status st = enc == PLUSH_ENC_UTF8 ? decode_utf8(arena, src, n, out, &bad)
+                                            : decode_utf16(arena, src, n, out, &bad);
+    if (st != PLUSH_OK)
+        return st;
+    if (bad) {
+        uint8_t *raw = plush_arena_alloc(arena, n);
+        if (!raw)
+            return PLUSH_E_NOMEM;
+        memcpy(raw, src, n);
+        out->raw = raw;
+        out->raw_len = (uint32_t)n;
+    }
+    if (lossy)
+        *lossy = bad;
+    return PLUSH_OK;
+}
+
+size_t plush_text_encoded_size(plush_encoding enc, const char *s, size_t len)
+{
+    const uint8_t *p = (const uint8_t *)s;
+    size_t bytes = 0;
+    if (enc == PLUSH_ENC_UTF8) {
+        if (plush_utf8_valid(s, len))
+            return len;
+        uint8_t tmp[4];
+        for (size_t i = 0; i < len;) {
+            uint32_t cp;
+            i += utf8_next(p + i, len - i, &cp);
+            bytes += utf8_put(cp, tmp);
+        }
+        return bytes;
+    }
+    for (size_t i = 0; i < len;) {
+        if (p[i] < 0x80) {
+            bytes += 2;
+            i++;
+            continue;
+        }
+        uint32_t cp;
+        i += utf8_next(p + i, len - i, &cp);
+        bytes += cp >= 0x10000 ? 4 : 2;
+    }
+    return bytes;
+}
+
+size_t plush_text_encode(plush_encoding enc, const char *s, size_t len, uint8_t *dst)
+{
+    const uint8_t *p = (const uint8_t *)s;
+    size_t o = 0;
+    if (enc == PLUSH_ENC_UTF8) {
+        if (plush_utf8_valid(s, len)) {
+            if (len)
+                memcpy(dst, s, len);
+            return len;
+        }
+        for (size_t i = 0; i < len;) {
+            uint32_t cp;
+            i += utf8_next(p + i, len - i, &cp);
+            o += utf8_put(cp, dst + o);
+        }
+        return o;
+    }
+    for (size_t i = 0; i < len;) {
+        uint32_t cp;
+        if (p[i] < 0x80)
+            cp = p[i++];
+        else
+            i += utf8_next(p + i, len - i, &cp);
+        if (cp >= 0x10000) {
+            uint32_t v = cp - 0x10000;
+            uint32_t hi = 0xD800 + (v >> 10), lo = 0xDC00 + (v & 0x3FF);
+            dst[o++] = (uint8_t)hi;
+            dst[o++] = (uint8_t)(hi >> 8);
+            dst[o++] = (uint8_t)lo;
+            dst[o++] = (uint8_t)(lo >> 8);
+        } else {
+            dst[o++] = (uint8_t)cp;
+            dst[o++] = (uint8_t)(cp >> 8);
+        }
+    }
+    return o;
+}
