@@ -46,21 +46,22 @@ void plush_diag_warn(plush_diag *diag, int64_t offset, const char *section, int6
     va_start(ap, fmt);
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
-    char *out = diag->warnings[n];
-    int k = 0;
+    /* Composed in a buffer big enough for every part, then cut to the kept size. */
+    char full[3 * PLUSH_DIAG_MESSAGE];
+    size_t k = 0;
     if (section && index >= 0)
-        k = snprintf(out, PLUSH_DIAG_MESSAGE, "%s %lld: ", section, (long long)index);
+        k += (size_t)snprintf(full, 128, "%.80s %lld: ", section, (long long)index);
     else if (section)
-        k = snprintf(out, PLUSH_DIAG_MESSAGE, "%s: ", section);
-    if (k < 0 || k >= PLUSH_DIAG_MESSAGE)
-        k = 0;
-    /* Truncation of an over-long warning is acceptable: it is advice, the error path is exact. */
-    int r;
+        k += (size_t)snprintf(full, 128, "%.80s: ", section);
     if (offset >= 0)
-        r = snprintf(out + k, (size_t)(PLUSH_DIAG_MESSAGE - k), "%s (at byte %lld)", what, (long long)offset);
+        snprintf(full + k, sizeof full - k, "%s (at byte %lld)", what, (long long)offset);
     else
-        r = snprintf(out + k, (size_t)(PLUSH_DIAG_MESSAGE - k), "%s", what);
-    (void)r;
+        snprintf(full + k, sizeof full - k, "%s", what);
+    size_t len = strlen(full);
+    if (len >= PLUSH_DIAG_MESSAGE)
+        len = PLUSH_DIAG_MESSAGE - 1;
+    memcpy(diag->warnings[n], full, len);
+    diag->warnings[n][len] = 0;
 }
 
 void plush_diag_reset(plush_diag *diag)
