@@ -109,7 +109,6 @@ static bool read_text(reader *r, plush_str *out, const char *what)
 /* Reads an i32 count and checks that count records of at least min_size bytes can follow. */
 static bool read_count(reader *r, const char *what, size_t min_size, size_t *out)
 {
-    r->index = -1;
     if (!need(r, 4, what))
         return false;
     size_t at = r->c.pos;
@@ -189,6 +188,7 @@ static bool read_vertices(reader *r)
     r->section = PMX_SEC_VERTEX;
     size_t n;
     /* smallest vertex: 32 + 16 auv + type + one bone index + edge scale */
+    r->index = -1;
     if (!read_count(r, "vertex", 32 + 16 * auv + 1 + bs + 4, &n))
         return false;
     m->vertex_count = n;
@@ -292,6 +292,7 @@ static bool read_faces(reader *r)
     const uint8_t vs = m->index_sizes[PLUSH_PMX_INDEX_VERTEX];
     r->section = PMX_SEC_FACE;
     size_t n;
+    r->index = -1;
     if (!read_count(r, "face index", vs, &n))
         return false;
     size_t base = r->c.pos;
@@ -322,6 +323,7 @@ static bool read_textures(reader *r)
     plush_pmx_model *m = r->m;
     r->section = PMX_SEC_TEXTURE;
     size_t n;
+    r->index = -1;
     if (!read_count(r, "texture", 4, &n))
         return false;
     m->texture_count = n;
@@ -341,6 +343,7 @@ static bool read_materials(reader *r)
     const uint8_t ts = m->index_sizes[PLUSH_PMX_INDEX_TEXTURE];
     r->section = PMX_SEC_MATERIAL;
     size_t n;
+    r->index = -1;
     if (!read_count(r, "material", 4 + 4 + 65 + 2u * ts + 2 + 1 + 4 + 4, &n))
         return false;
     m->material_count = n;
@@ -415,6 +418,7 @@ static bool read_bones(reader *r)
     const uint8_t bs = m->index_sizes[PLUSH_PMX_INDEX_BONE];
     r->section = PMX_SEC_BONE;
     size_t n;
+    r->index = -1;
     if (!read_count(r, "bone", 8 + 12 + bs + 4 + 2 + bs, &n))
         return false;
     m->bone_count = n;
@@ -555,6 +559,7 @@ static bool read_morphs(reader *r)
     plush_pmx_model *m = r->m;
     r->section = PMX_SEC_MORPH;
     size_t n;
+    r->index = -1;
     if (!read_count(r, "morph", 8 + 2 + 4, &n))
         return false;
     m->morph_count = n;
@@ -577,7 +582,6 @@ static bool read_morphs(reader *r)
         size_t count;
         if (!read_count(r, "morph offset", rec, &count))
             return false;
-        r->index = (int64_t)i;
         mo->offset_count = (uint32_t)count;
         void *offsets = alloc_array(r, count, morph_offset_struct_size(mo->kind));
         if (!offsets)
@@ -595,6 +599,7 @@ static bool read_frames(reader *r)
     const uint8_t bs = m->index_sizes[PLUSH_PMX_INDEX_BONE], ms = m->index_sizes[PLUSH_PMX_INDEX_MORPH];
     r->section = PMX_SEC_FRAME;
     size_t n;
+    r->index = -1;
     if (!read_count(r, "display frame", 8 + 1 + 4, &n))
         return false;
     m->display_frame_count = n;
@@ -610,7 +615,6 @@ static bool read_frames(reader *r)
         size_t count;
         if (!read_count(r, "frame element", 1u + (bs < ms ? bs : ms), &count))
             return false;
-        r->index = (int64_t)i;
         f->element_count = (uint32_t)count;
         if (!(f->elements = alloc_array(r, count, sizeof *f->elements)))
             return false;
@@ -637,6 +641,7 @@ static bool read_rigid_bodies(reader *r)
     const size_t rec = bs + 1u + 2 + 1 + 36 + 20 + 1;
     r->section = PMX_SEC_RIGID;
     size_t n;
+    r->index = -1;
     if (!read_count(r, "rigid body", 8 + rec, &n))
         return false;
     m->rigid_body_count = n;
@@ -672,6 +677,7 @@ static bool read_joints(reader *r)
     const size_t rec = 1 + 2u * rs + 96;
     r->section = PMX_SEC_JOINT;
     size_t n;
+    r->index = -1;
     if (!read_count(r, "joint", 8 + rec, &n))
         return false;
     m->joint_count = n;
@@ -711,6 +717,7 @@ static bool read_soft_bodies(reader *r)
     const size_t rec = 1 + ms + 1 + 2 + 1 + 4 + 4 + 4 + 4 + 4 + 72 + 16 + 12u;
     r->section = PMX_SEC_SOFT;
     size_t n;
+    r->index = -1;
     if (!read_count(r, "soft body", 8 + rec + 8, &n))
         return false;
     m->soft_body_count = n;
@@ -748,7 +755,6 @@ static bool read_soft_bodies(reader *r)
         size_t count;
         if (!read_count(r, "soft body anchor", rs + vs + 1u, &count))
             return false;
-        r->index = (int64_t)i;
         s->anchor_count = (uint32_t)count;
         if (!(s->anchors = alloc_array(r, count, sizeof *s->anchors)))
             return false;
@@ -759,7 +765,6 @@ static bool read_soft_bodies(reader *r)
         }
         if (!read_count(r, "soft body pin", vs, &count))
             return false;
-        r->index = (int64_t)i;
         s->pin_count = (uint32_t)count;
         if (!(s->pins = alloc_array(r, count, sizeof *s->pins)))
             return false;
