@@ -1,0 +1,75 @@
+/* Internal to the plush command line: subcommands and the helpers they share.
+ *
+ * Exit codes: 0 success, 1 bad input (one "plush: FILE: ..." line on stderr), 2 usage error.
+ * Only this folder prints or exits; the library reports through plush_diag.
+ */
+#ifndef PLUSH_CLI_H
+#define PLUSH_CLI_H
+
+#include "cli/json.h"
+#include "plush/plush.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#if defined(__GNUC__)
+#define CLI_PRINTF(fmt_arg, first_arg) __attribute__((format(printf, fmt_arg, first_arg)))
+#else
+#define CLI_PRINTF(fmt_arg, first_arg)
+#endif
+
+#define PLUSH_CLI_VERSION "0.1.0"
+
+enum { CLI_OK = 0, CLI_FAILED = 1, CLI_USAGE = 2 };
+
+/* A subcommand: argv[0] is the subcommand's name, the rest its arguments. Returns the exit code. */
+int cli_info(int argc, char **argv);
+int cli_convert(int argc, char **argv);
+
+/* Prints "plush: " + the diagnostic as one line on stderr. */
+void cli_report(const plush_diag *diag);
+/* Prints each kept warning as "plush: warning: FILE: ..." on stderr, then how many were not kept. */
+void cli_report_warnings(const plush_diag *diag);
+/* Prints "plush: <message>" and the usage text on stderr; returns CLI_USAGE. */
+int cli_usage_error(const char *usage, const char *fmt, ...) CLI_PRINTF(2, 3);
+
+/* A diag ready for a reader: no error yet, offset and index unknown, warnings cleared. */
+void cli_diag_init(plush_diag *diag, const char *file);
+
+/* True when arg is "--help" or "-h". */
+bool cli_is_help(const char *arg);
+
+/* Option parsing over argv, shared by the subcommands. Options and operands may come in any order;
+ * "--" ends the options. */
+typedef struct cli_args {
+    int argc;
+    char **argv;
+    int next;                 /* index of the next argument to look at */
+    bool operands_only;       /* after "--" */
+    const char *usage;        /* printed with usage errors */
+} cli_args;
+
+typedef enum cli_arg_kind {
+    CLI_ARG_END,              /* no more arguments */
+    CLI_ARG_OPERAND,          /* *value is the operand */
+    CLI_ARG_OPTION,           /* *name is the option, *value its "=value" part or NULL */
+} cli_arg_kind;
+
+cli_arg_kind cli_args_next(cli_args *args, const char **name, const char **value);
+/* The value of an option that needs one: its "=value" part, or the next argument. NULL (after a
+ * usage message on stderr) when it is missing. */
+const char *cli_args_value(cli_args *args, const char *name, const char *inline_value);
+
+/* info's text output: "  label           value" lines with the values in one column. */
+enum { INFO_LABEL_WIDTH = 16 };
+void info_line(const char *label, const char *fmt, ...) CLI_PRINTF(2, 3);
+/* A name, quoted and escaped so that control characters cannot break the layout. */
+void info_name_line(const char *label, const plush_str *name);
+void info_warnings_text(const plush_diag *diag);
+void info_warnings_json(json_writer *w, const plush_diag *diag);
+
+/* The PMX part of info (info_pmx.c): the fields after "file". */
+void info_pmx_text(const plush_pmx_model *model, const plush_diag *diag);
+void info_pmx_json(json_writer *w, const plush_pmx_model *model, const plush_diag *diag);
+
+#endif

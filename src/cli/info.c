@@ -1,0 +1,333 @@
+/* plush info FILE... [--json]: what a file holds, and whether plush reads it without error. */
+#include "cli/cli.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char info_usage[] = "usage: plush info FILE... [--json]\n";
+
+static const char info_help[] =
+    "\n"
+    "Reads each FILE (a PMX model, VMD motion or VPD pose, told apart by content, not by name),\n"
+    "checks it, and prints a summary: for PMX the version, text encoding, additional UVs, index\n"
+    "sizes, names, counts, weight/morph/joint type histograms and every soft body; for VMD the\n"
+    "model name, the key counts of each section and the last frame; for VPD the bone and morph\n"
+    "counts. Warnings (text that did not decode, trailing bytes, ...) are listed.\n"
+    "\n"
+    "options:\n"
+    "  --json      one JSON object per FILE, one per line (JSON Lines), in argument order.\n"
+    "              Every object has \"file\". A file that reads gets \"format\" (\"pmx\", \"vmd\",\n"
+    "              \"vpd\") and its fields; one that fails gets \"error\" (the message below)\n"
+    "              and \"status\" instead.\n"
+    "  -h, --help  this text\n"
+    "\n"
+    "A file that cannot be read gives one line 'plush: FILE: what went wrong (at byte N)' on\n"
+    "stderr; the other files are still shown, and the exit status is 1.\n";
+
+typedef enum file_kind { KIND_UNKNOWN, KIND_PMX, KIND_PMD, KIND_VMD, KIND_VPD } file_kind;
+
+typedef struct signature {
+    file_kind kind;
+    const char *magic;
+} signature;
+
+/* VMD's signature continues with " file" (version 1) or " 0002" (version 2); the reader tells. */
+static const signature signatures[] = {
+    {KIND_PMX, "PMX "},
+    {KIND_PMD, "Pmd"},
+    {KIND_VMD, "Vocaloid Motion Data"},
+    {KIND_VPD, "Vocaloid Pose Data file"},
+};
+
+static file_kind detect_kind(const uint8_t *data, size_t size, plush_diag *diag)
+{
+    const uint8_t *p = data;
+    size_t n = size;
+    /* A VPD is a text file; an editor may have put a UTF-8 byte order mark before it. */
+    if (n >= 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0) {
+        p += 3;
+        n -= 3;
+    }
+    for (size_t i = 0; i < sizeof signatures / sizeof signatures[0]; i++) {
+        size_t len = strlen(signatures[i].magic);
+        if (n >= len && memcmp(p, signatures[i].magic, len) == 0)
+            return signatures[i].kind;
+    }
+    if (size == 0) {
+        plush_diag_fail(diag, PLUSH_E_TRUNCATED, 0, "header", -1, "empty file");
+        return KIND_UNKNOWN;
+    }
+    for (size_t i = 0; i < sizeof signatures / sizeof signatures[0]; i++) {
+        size_t len = strlen(signatures[i].magic);
+        if (n > 0 && n < len && memcmp(p, signatures[i].magic, n) == 0) {
+            plush_diag_fail(diag, PLUSH_E_TRUNCATED, (int64_t)size, "header", -1,
+                            "file ends inside the signature");
+            return KIND_UNKNOWN;
+        }
+    }
+    plush_diag_fail(diag, PLUSH_E_FORMAT, 0, "header", -1, "not a PMX, VMD or VPD file");
+    return KIND_UNKNOWN;
+}
+
+/* ---- shared text helpers --------------------------------------------------------------------- */
+
+void info_line(const char *label, const char *fmt, ...)
+{
+    printf("  %-*s ", INFO_LABEL_WIDTH, label);
+    va_list ap;
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    fputc('\n', stdout);
+}
+
+void info_name_line(const char *label, const plush_str *name)
+{
+    printf("  %-*s ", INFO_LABEL_WIDTH, label);
+    json_write_escaped(stdout, name->s ? name->s : "", name->s ? name->len : 0);
+    fputc('\n', stdout);
+}
+
+static uint32_t kept_warnings(const plush_diag *diag)
+{
+    return diag->warning_count < PLUSH_DIAG_KEPT_WARNINGS ? diag->warning_count : PLUSH_DIAG_KEPT_WARNINGS;
+}
+
+void info_warnings_text(const plush_diag *diag)
+{
+    if (diag->warning_count == 0) {
+        info_line("warnings", "none");
+        return;
+    }
+    info_line("warnings", "%u", (unsigned)diag->warning_count);
+    uint32_t kept = kept_warnings(diag);
+    for (uint32_t i = 0; i < kept; i++) {
+        /* Warnings quote file text; keep each on its own line whatever it holds. */
+        fputs("    ", stdout);
+        for (const char *c = diag->warnings[i]; *c; c++)
+            fputc((unsigned char)*c < 0x20 ? ' ' : *c, stdout);
+        fputc('\n', stdout);
+    }
+    if (diag->warning_count > kept)
+        printf("    ... and %u more\n", (unsigned)(diag->warning_count - kept));
+}
+
+void info_warnings_json(json_writer *w, const plush_diag *diag)
+{
+    json_uint(w, "warning_count", diag->warning_count);
+    json_array_begin(w, "warnings");
+    uint32_t kept = kept_warnings(diag);
+    for (uint32_t i = 0; i < kept; i++)
+        json_string(w, NULL, diag->warnings[i]);
+    json_array_end(w);
+}
+
+/* ---- VMD and VPD ----------------------------------------------------------------------------- */
+
+static void vmd_text(const plush_vmd_motion *m, const plush_diag *diag)
+{
+    info_line("format", "VMD (version %d)", m->header_version);
+    info_name_line("model name", &m->model_name);
+    info_line("bone keys", "%zu", m->bone_key_count);
+    info_line("morph keys", "%zu", m->morph_key_count);
+    info_line("camera keys", "%zu", m->camera_key_count);
+    info_line("light keys", "%zu", m->light_key_count);
+    info_line("shadow keys", "%zu", m->shadow_key_count);
+    info_line("property keys", "%zu", m->property_key_count);
+    info_line("last frame", "%u", (unsigned)plush_vmd_last_frame(m));
+    info_warnings_text(diag);
+}
+
+static void vmd_json(json_writer *w, const plush_vmd_motion *m, const plush_diag *diag)
+{
+    json_string(w, "format", "vmd");
+    json_int(w, "version", m->header_version);
+    json_string_n(w, "model_name", m->model_name.s, m->model_name.s ? m->model_name.len : 0);
+    json_object_begin(w, "counts");
+    json_uint(w, "bones", m->bone_key_count);
+    json_uint(w, "morphs", m->morph_key_count);
+    json_uint(w, "cameras", m->camera_key_count);
+    json_uint(w, "lights", m->light_key_count);
+    json_uint(w, "shadows", m->shadow_key_count);
+    json_uint(w, "properties", m->property_key_count);
+    json_object_end(w);
+    json_uint(w, "last_frame", plush_vmd_last_frame(m));
+    info_warnings_json(w, diag);
+}
+
+static void vpd_text(const plush_vpd_pose *p, const plush_diag *diag)
+{
+    info_line("format", "VPD");
+    info_name_line("model name", &p->model_name);
+    info_line("bones", "%zu", p->bone_count);
+    info_line("morphs", "%zu", p->morph_count);
+    info_warnings_text(diag);
+}
+
+static void vpd_json(json_writer *w, const plush_vpd_pose *p, const plush_diag *diag)
+{
+    json_string(w, "format", "vpd");
+    json_string_n(w, "model_name", p->model_name.s, p->model_name.s ? p->model_name.len : 0);
+    json_object_begin(w, "counts");
+    json_uint(w, "bones", p->bone_count);
+    json_uint(w, "morphs", p->morph_count);
+    json_object_end(w);
+    info_warnings_json(w, diag);
+}
+
+/* ---- one file -------------------------------------------------------------------------------- */
+
+typedef struct info_output {
+    bool json;
+    json_writer w;
+} info_output;
+
+static void begin_file(info_output *out, const char *path)
+{
+    if (out->json) {
+        json_init(&out->w, stdout);
+        json_object_begin(&out->w, NULL);
+        json_string(&out->w, "file", path);
+    } else {
+        /* The path heads the block unquoted; only a control character in it is masked. */
+        for (const char *c = path; *c; c++)
+            fputc((unsigned char)*c < 0x20 ? '?' : *c, stdout);
+        fputc('\n', stdout);
+    }
+}
+
+static void end_file(info_output *out)
+{
+    if (out->json) {
+        json_object_end(&out->w);
+        fputc('\n', stdout);
+    } else {
+        fputc('\n', stdout);
+    }
+}
+
+static bool report_failure(info_output *out, const char *path, const plush_diag *diag)
+{
+    if (out->json) {
+        char line[1024];
+        plush_diag_format(diag, line, sizeof line);
+        json_init(&out->w, stdout);
+        json_object_begin(&out->w, NULL);
+        json_string(&out->w, "file", path);
+        json_string(&out->w, "error", line);
+        json_string(&out->w, "status", plush_status_text(diag->status));
+        json_object_end(&out->w);
+        fputc('\n', stdout);
+    }
+    /* Keep stdout and stderr in order when both go to one terminal or file. */
+    fflush(stdout);
+    cli_report(diag);
+    return false;
+}
+
+static bool info_file(info_output *out, const char *path)
+{
+    plush_diag diag;
+    cli_diag_init(&diag, path);
+    uint8_t *data = NULL;
+    size_t size = 0;
+    if (plush_file_read(path, &data, &size, &diag) != PLUSH_OK)
+        return report_failure(out, path, &diag);
+
+    bool ok = false;
+    switch (detect_kind(data, size, &diag)) {
+    case KIND_PMX: {
+        plush_pmx_model *model = NULL;
+        if (plush_pmx_read(data, size, NULL, &model, &diag) != PLUSH_OK)
+            break;
+        begin_file(out, path);
+        if (out->json)
+            info_pmx_json(&out->w, model, &diag);
+        else
+            info_pmx_text(model, &diag);
+        end_file(out);
+        plush_pmx_free(model);
+        ok = true;
+        break;
+    }
+    case KIND_VMD: {
+        plush_vmd_motion *motion = NULL;
+        if (plush_vmd_read(data, size, &motion, &diag) != PLUSH_OK)
+            break;
+        begin_file(out, path);
+        if (out->json)
+            vmd_json(&out->w, motion, &diag);
+        else
+            vmd_text(motion, &diag);
+        end_file(out);
+        plush_vmd_free(motion);
+        ok = true;
+        break;
+    }
+    case KIND_VPD: {
+        plush_vpd_pose *pose = NULL;
+        if (plush_vpd_read(data, size, &pose, &diag) != PLUSH_OK)
+            break;
+        begin_file(out, path);
+        if (out->json)
+            vpd_json(&out->w, pose, &diag);
+        else
+            vpd_text(pose, &diag);
+        end_file(out);
+        plush_vpd_free(pose);
+        ok = true;
+        break;
+    }
+    case KIND_PMD:
+        plush_diag_fail(&diag, PLUSH_E_UNSUPPORTED, 0, "header", -1,
+                        "PMD (the format before PMX) is not supported; convert it to PMX first");
+        break;
+    case KIND_UNKNOWN:
+        break;
+    }
+    free(data);
+    if (!ok) {
+        /* A reader that failed without saying why still owes the user a line. */
+        if (diag.status == PLUSH_OK)
+            plush_diag_fail(&diag, PLUSH_E_FORMAT, -1, NULL, -1, "cannot be read");
+        return report_failure(out, path, &diag);
+    }
+    return true;
+}
+
+int cli_info(int argc, char **argv)
+{
+    cli_args args = {.argc = argc, .argv = argv, .next = 1, .usage = info_usage};
+    info_output out = {0};
+    int files = 0;
+    const char *name, *value;
+    cli_arg_kind kind;
+    /* First pass: options only, so that "info a.pmx --json" prints a.pmx as JSON too. */
+    while ((kind = cli_args_next(&args, &name, &value)) != CLI_ARG_END) {
+        if (kind == CLI_ARG_OPERAND) {
+            files++;
+        } else if (cli_is_help(name)) {
+            fputs(info_usage, stdout);
+            fputs(info_help, stdout);
+            return CLI_OK;
+        } else if (strcmp(name, "--json") == 0) {
+            if (value)
+                return cli_usage_error(info_usage, "option '--json' takes no value");
+            out.json = true;
+        } else {
+            return cli_usage_error(info_usage, "unknown option '%s'", name);
+        }
+    }
+    if (files == 0)
+        return cli_usage_error(info_usage, "no input file");
+
+    int rc = CLI_OK;
+    args.next = 1;
+    args.operands_only = false;
+    while ((kind = cli_args_next(&args, &name, &value)) != CLI_ARG_END) {
+        if (kind == CLI_ARG_OPERAND && !info_file(&out, value))
+            rc = CLI_FAILED;
+    }
+    return rc;
+}

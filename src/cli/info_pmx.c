@@ -1,0 +1,365 @@
+/* plush info, the PMX part: header, counts, histograms and soft bodies, as text or JSON. */
+#include "cli/cli.h"
+
+#include <string.h>
+
+static const char *const weight_keys[] = {"bdef1", "bdef2", "bdef4", "sdef", "qdef"};
+static const char *const weight_labels[] = {"BDEF1", "BDEF2", "BDEF4", "SDEF", "QDEF"};
+enum { WEIGHT_KINDS = sizeof weight_keys / sizeof weight_keys[0] };
+
+static const char *const morph_keys[] = {"group", "vertex", "bone", "uv", "uv1", "uv2",
+                                         "uv3", "uv4", "material", "flip", "impulse"};
+_Static_assert(sizeof morph_keys / sizeof morph_keys[0] == PLUSH_PMX_MORPH_KINDS, "one key per morph kind");
+
+static const char *const joint_keys[] = {"spring_6dof", "6dof", "p2p", "cone_twist", "slider", "hinge"};
+static const char *const joint_labels[] = {"spring 6DOF", "6DOF", "P2P", "cone twist", "slider", "hinge"};
+enum { JOINT_KINDS = sizeof joint_keys / sizeof joint_keys[0] };
+
+static const char *const index_keys[] = {"vertex", "texture", "material", "bone", "morph", "rigid_body"};
+static const char *const index_labels[] = {"vertex", "texture", "material", "bone", "morph", "rigid body"};
+_Static_assert(sizeof index_keys / sizeof index_keys[0] == PLUSH_PMX_INDEX_KINDS, "one key per index kind");
+
+/* Histograms over the model. A kind the tables do not know (a reader given skip_validation can
+ * pass one through) lands in "other" rather than being lost or indexing out of bounds. */
+typedef struct pmx_stats {
+    size_t weight[WEIGHT_KINDS], weight_other;
+    size_t morph[PLUSH_PMX_MORPH_KINDS], morph_other;
+    size_t joint[JOINT_KINDS], joint_other;
+} pmx_stats;
+
+static void count_kinds(const plush_pmx_model *m, pmx_stats *st)
+{
+    memset(st, 0, sizeof *st);
+    for (size_t i = 0; i < m->vertex_count; i++) {
+        unsigned t = m->vertices[i].weight_type;
+        if (t < WEIGHT_KINDS)
+            st->weight[t]++;
+        else
+            st->weight_other++;
+    }
+    for (size_t i = 0; i < m->morph_count; i++) {
+        unsigned k = m->morphs[i].kind;
+        if (k < PLUSH_PMX_MORPH_KINDS)
+            st->morph[k]++;
+        else
+            st->morph_other++;
+    }
+    for (size_t i = 0; i < m->joint_count; i++) {
+        unsigned t = m->joints[i].type;
+        if (t < JOINT_KINDS)
+            st->joint[t]++;
+        else
+            st->joint_other++;
+    }
+}
+
+/* "2.1" rather than %.9g's 2.0999999: the header holds a float, the format has two versions. */
+static void version_text(float version, char *buf, size_t size)
+{
+    if (version == 2.0f)
+        snprintf(buf, size, "2.0");
+    else if (version == 2.1f)
+        snprintf(buf, size, "2.1");
+    else
+        snprintf(buf, size, "%.9g", (double)version);
+}
+
+static const char *encoding_key(const plush_pmx_model *m)
+{
+    return m->encoding == PLUSH_ENC_UTF8 ? "utf8" : "utf16";
+}
+
+static const char *soft_shape_key(uint8_t shape)
+{
+    return shape == 0 ? "trimesh" : shape == 1 ? "rope" : "unknown";
+}
+
+/* ---- text ------------------------------------------------------------------------------------ */
+
+/* Values that run past one line (histograms, pin lists) wrap under the value column. */
+enum { TEXT_WIDTH = 100 };
+
+typedef struct text_list {
+    int column;      /* current output column */
+    int indent;      /* column where values start */
+    bool empty;
+} text_list;
+
+static void list_begin(text_list *l, const char *label)
+{
+    int n = printf("  %-*s ", INFO_LABEL_WIDTH, label);
+    l->column = n > 0 ? n : 0;
+    l->indent = l->column;
+    l->empty = true;
+}
+
+static void list_item(text_list *l, const char *sep, const char *item)
+{
+    int len = (int)strlen(item);
+    if (!l->empty) {
+        if (l->column + (int)strlen(sep) + len > TEXT_WIDTH) {
+            fputs(sep[0] == ',' ? ",\n" : "\n", stdout);
+            printf("%*s", l->indent, "");
+            l->column = l->indent;
+        } else {
+            fputs(sep, stdout);
+            l->column += (int)strlen(sep);
+        }
+    }
+    fputs(item, stdout);
+    l->column += len;
+    l->empty = false;
+}
+
+static void list_end(text_list *l, const char *if_empty)
+{
+    if (l->empty)
+        fputs(if_empty, stdout);
+    fputc('\n', stdout);
+}
+
+/* "BDEF1 8858, BDEF2 10121": only the kinds that occur. */
+static void histogram_line(const char *label, const char *const *names, const size_t *counts, size_t kinds,
+                           size_t other)
+{
+    text_list l;
+    list_begin(&l, label);
+    char item[64];
+    for (size_t i = 0; i < kinds; i++) {
+        if (counts[i] == 0)
+            continue;
+        snprintf(item, sizeof item, "%s %zu", names[i], counts[i]);
+        list_item(&l, ", ", item);
+    }
+    if (other) {
+        snprintf(item, sizeof item, "other %zu", other);
+        list_item(&l, ", ", item);
+    }
+    list_end(&l, "none");
+}
+
+static void soft_flags_text(uint8_t flags, char *buf, size_t size)
+{
+    const char *names[] = {"B-link", "clusters", "link randomize"};
+    int n = snprintf(buf, size, "0x%02x", flags);
+    const char *sep = " (";
+    for (int i = 0; i < 3 && n >= 0 && (size_t)n < size; i++) {
+        if (flags & (1u << i)) {
+            n += snprintf(buf + n, size - (size_t)n, "%s%s", sep, names[i]);
+            sep = ", ";
+        }
+    }
+    if (sep[0] == ',' && n >= 0 && (size_t)n < size)
+        snprintf(buf + n, size - (size_t)n, ")");
+}
+
+static void soft_body_text(const plush_pmx_soft_body *sb, size_t index)
+{
+    char label[32], flags[80];
+    snprintf(label, sizeof label, "soft body %zu", index);
+    info_name_line(label, &sb->name);
+    info_name_line("  English name", &sb->name_en);
+    soft_flags_text(sb->flags, flags, sizeof flags);
+    info_line("  shape", "%s, material %d, group %u, mask 0x%04x", sb->shape == 0 ? "TriMesh" : sb->shape == 1 ? "Rope" : "unknown",
+              (int)sb->material, (unsigned)sb->group, (unsigned)sb->mask);
+    info_line("  flags", "%s", flags);
+    info_line("  B-link", "distance %d, clusters %d", (int)sb->blink_distance, (int)sb->cluster_count);
+    info_line("  mass", "total %g, margin %g, aero model %d", (double)sb->total_mass, (double)sb->margin,
+              (int)sb->aero_model);
+    const plush_pmx_soft_config *c = &sb->config;
+    info_line("  config", "VCF %g, DP %g, DG %g, LF %g, PR %g, VC %g", (double)c->vcf, (double)c->dp,
+              (double)c->dg, (double)c->lf, (double)c->pr, (double)c->vc);
+    info_line("", "DF %g, MT %g, CHR %g, KHR %g, SHR %g, AHR %g", (double)c->df, (double)c->mt,
+              (double)c->chr, (double)c->khr, (double)c->shr, (double)c->ahr);
+    info_line("  cluster", "SRHR_CL %g, SKHR_CL %g, SSHR_CL %g", (double)c->srhr_cl, (double)c->skhr_cl,
+              (double)c->sshr_cl);
+    info_line("", "SR_SPLT_CL %g, SK_SPLT_CL %g, SS_SPLT_CL %g", (double)c->sr_splt_cl,
+              (double)c->sk_splt_cl, (double)c->ss_splt_cl);
+    info_line("  iterations", "V %d, P %d, D %d, C %d", (int)sb->v_iterations, (int)sb->p_iterations,
+              (int)sb->d_iterations, (int)sb->c_iterations);
+    info_line("  material", "LST %g, AST %g, VST %g", (double)sb->lst, (double)sb->ast, (double)sb->vst);
+
+    char item[96];
+    text_list l;
+    snprintf(label, sizeof label, "  anchors (%u)", (unsigned)sb->anchor_count);
+    list_begin(&l, label);
+    for (uint32_t i = 0; i < sb->anchor_count; i++) {
+        const plush_pmx_soft_anchor *a = &sb->anchors[i];
+        snprintf(item, sizeof item, "body %d vertex %d%s", (int)a->rigid_body, (int)a->vertex,
+                 a->near_mode ? " near" : "");
+        list_item(&l, ", ", item);
+    }
+    list_end(&l, "none");
+    snprintf(label, sizeof label, "  pins (%u)", (unsigned)sb->pin_count);
+    list_begin(&l, label);
+    for (uint32_t i = 0; i < sb->pin_count; i++) {
+        snprintf(item, sizeof item, "%d", (int)sb->pins[i]);
+        list_item(&l, " ", item);
+    }
+    list_end(&l, "none");
+}
+
+void info_pmx_text(const plush_pmx_model *m, const plush_diag *diag)
+{
+    pmx_stats st;
+    count_kinds(m, &st);
+    char version[32];
+    version_text(m->version, version, sizeof version);
+    info_line("format", "PMX %s, %s, %u additional UV%s", version,
+              m->encoding == PLUSH_ENC_UTF8 ? "UTF-8" : "UTF-16LE", (unsigned)m->additional_uv,
+              m->additional_uv == 1 ? "" : "s");
+
+    text_list l;
+    char item[48];
+    list_begin(&l, "index sizes");
+    for (int k = 0; k < PLUSH_PMX_INDEX_KINDS; k++) {
+        snprintf(item, sizeof item, "%s %u", index_labels[k], (unsigned)m->index_sizes[k]);
+        list_item(&l, ", ", item);
+    }
+    list_end(&l, "");
+
+    info_name_line("name", &m->name);
+    info_name_line("English name", &m->name_en);
+    info_line("vertices", "%zu", m->vertex_count);
+    info_line("faces", "%zu", m->index_count / 3);
+    info_line("textures", "%zu", m->texture_count);
+    info_line("materials", "%zu", m->material_count);
+    info_line("bones", "%zu", m->bone_count);
+    info_line("morphs", "%zu", m->morph_count);
+    info_line("display frames", "%zu", m->display_frame_count);
+    info_line("rigid bodies", "%zu", m->rigid_body_count);
+    info_line("joints", "%zu", m->joint_count);
+    info_line("soft bodies", "%zu", m->soft_body_count);
+    histogram_line("weight types", weight_labels, st.weight, WEIGHT_KINDS, st.weight_other);
+    histogram_line("morph types", morph_keys, st.morph, PLUSH_PMX_MORPH_KINDS, st.morph_other);
+    histogram_line("joint types", joint_labels, st.joint, JOINT_KINDS, st.joint_other);
+    for (size_t i = 0; i < m->soft_body_count; i++)
+        soft_body_text(&m->soft_bodies[i], i);
+    info_warnings_text(diag);
+}
+
+/* ---- JSON ------------------------------------------------------------------------------------ */
+
+static void json_str(json_writer *w, const char *key, const plush_str *s)
+{
+    json_string_n(w, key, s->s, s->s ? s->len : 0);
+}
+
+static void histogram_json(json_writer *w, const char *key, const char *const *names, const size_t *counts,
+                           size_t kinds, size_t other)
+{
+    json_object_begin(w, key);
+    for (size_t i = 0; i < kinds; i++)
+        json_uint(w, names[i], counts[i]);
+    if (other)
+        json_uint(w, "other", other);
+    json_object_end(w);
+}
+
+static void soft_config_json(json_writer *w, const plush_pmx_soft_config *c)
+{
+    json_object_begin(w, "config");
+    json_float(w, "vcf", c->vcf);
+    json_float(w, "dp", c->dp);
+    json_float(w, "dg", c->dg);
+    json_float(w, "lf", c->lf);
+    json_float(w, "pr", c->pr);
+    json_float(w, "vc", c->vc);
+    json_float(w, "df", c->df);
+    json_float(w, "mt", c->mt);
+    json_float(w, "chr", c->chr);
+    json_float(w, "khr", c->khr);
+    json_float(w, "shr", c->shr);
+    json_float(w, "ahr", c->ahr);
+    json_float(w, "srhr_cl", c->srhr_cl);
+    json_float(w, "skhr_cl", c->skhr_cl);
+    json_float(w, "sshr_cl", c->sshr_cl);
+    json_float(w, "sr_splt_cl", c->sr_splt_cl);
+    json_float(w, "sk_splt_cl", c->sk_splt_cl);
+    json_float(w, "ss_splt_cl", c->ss_splt_cl);
+    json_object_end(w);
+}
+
+static void soft_body_json(json_writer *w, const plush_pmx_soft_body *sb)
+{
+    json_object_begin(w, NULL);
+    json_str(w, "name", &sb->name);
+    json_str(w, "name_en", &sb->name_en);
+    json_string(w, "shape", soft_shape_key(sb->shape));
+    json_int(w, "material", sb->material);
+    json_uint(w, "group", sb->group);
+    json_uint(w, "mask", sb->mask);
+    json_uint(w, "flags", sb->flags);
+    json_int(w, "blink_distance", sb->blink_distance);
+    json_int(w, "clusters", sb->cluster_count);
+    json_float(w, "total_mass", sb->total_mass);
+    json_float(w, "margin", sb->margin);
+    json_int(w, "aero_model", sb->aero_model);
+    soft_config_json(w, &sb->config);
+    json_object_begin(w, "iterations");
+    json_int(w, "v", sb->v_iterations);
+    json_int(w, "p", sb->p_iterations);
+    json_int(w, "d", sb->d_iterations);
+    json_int(w, "c", sb->c_iterations);
+    json_object_end(w);
+    json_object_begin(w, "material_params");
+    json_float(w, "lst", sb->lst);
+    json_float(w, "ast", sb->ast);
+    json_float(w, "vst", sb->vst);
+    json_object_end(w);
+    json_array_begin(w, "anchors");
+    for (uint32_t i = 0; i < sb->anchor_count; i++) {
+        json_object_begin(w, NULL);
+        json_int(w, "rigid_body", sb->anchors[i].rigid_body);
+        json_int(w, "vertex", sb->anchors[i].vertex);
+        json_bool(w, "near", sb->anchors[i].near_mode != 0);
+        json_object_end(w);
+    }
+    json_array_end(w);
+    json_array_begin(w, "pins");
+    for (uint32_t i = 0; i < sb->pin_count; i++)
+        json_int(w, NULL, sb->pins[i]);
+    json_array_end(w);
+    json_object_end(w);
+}
+
+void info_pmx_json(json_writer *w, const plush_pmx_model *m, const plush_diag *diag)
+{
+    pmx_stats st;
+    count_kinds(m, &st);
+    char version[32];
+    version_text(m->version, version, sizeof version);
+    json_string(w, "format", "pmx");
+    json_number_text(w, "version", version);
+    json_string(w, "encoding", encoding_key(m));
+    json_uint(w, "additional_uv", m->additional_uv);
+    json_object_begin(w, "index_sizes");
+    for (int k = 0; k < PLUSH_PMX_INDEX_KINDS; k++)
+        json_uint(w, index_keys[k], m->index_sizes[k]);
+    json_object_end(w);
+    json_str(w, "name", &m->name);
+    json_str(w, "name_en", &m->name_en);
+
+    json_object_begin(w, "counts");
+    json_uint(w, "vertices", m->vertex_count);
+    json_uint(w, "faces", m->index_count / 3);
+    json_uint(w, "textures", m->texture_count);
+    json_uint(w, "materials", m->material_count);
+    json_uint(w, "bones", m->bone_count);
+    json_uint(w, "morphs", m->morph_count);
+    json_uint(w, "display_frames", m->display_frame_count);
+    json_uint(w, "rigid_bodies", m->rigid_body_count);
+    json_uint(w, "joints", m->joint_count);
+    json_uint(w, "soft_bodies", m->soft_body_count);
+    json_object_end(w);
+
+    histogram_json(w, "weight_types", weight_keys, st.weight, WEIGHT_KINDS, st.weight_other);
+    histogram_json(w, "morph_types", morph_keys, st.morph, PLUSH_PMX_MORPH_KINDS, st.morph_other);
+    histogram_json(w, "joint_types", joint_keys, st.joint, JOINT_KINDS, st.joint_other);
+
+    json_array_begin(w, "soft_bodies");
+    for (size_t i = 0; i < m->soft_body_count; i++)
+        soft_body_json(w, &m->soft_bodies[i]);
+    json_array_end(w);
+    info_warnings_json(w, diag);
+}

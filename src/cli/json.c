@@ -1,0 +1,168 @@
+/* Compact JSON output; see json.h. */
+#include "cli/json.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+void json_init(json_writer *w, FILE *out)
+{
+    memset(w, 0, sizeof *w);
+    w->out = out;
+}
+
+/* Length of the well-formed UTF-8 sequence at s (1..4), or 0 when it is not one: overlongs,
+ * surrogates and code points past U+10FFFF are rejected so the output is strict UTF-8. */
+static size_t utf8_sequence(const unsigned char *s, size_t left)
+{
+    unsigned char c = s[0];
+    if (c < 0x80)
+        return 1;
+    size_t n;
+    uint32_t cp;
+    if (c >= 0xC2 && c <= 0xDF) {
+        n = 2;
+        cp = c & 0x1Fu;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+        n = 3;
+        cp = c & 0x0Fu;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        n = 4;
+        cp = c & 0x07u;
+    } else {
+        return 0;
+    }
+    if (n > left)
+        return 0;
+    for (size_t i = 1; i < n; i++) {
+        if ((s[i] & 0xC0) != 0x80)
+            return 0;
+        cp = (cp << 6) | (s[i] & 0x3Fu);
+    }
+    if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10FFFF)))
+        return 0;
+    if (cp >= 0xD800 && cp <= 0xDFFF)
+        return 0;
+    return n;
+}
+
+void json_write_escaped(FILE *out, const char *s, size_t len)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    fputc('"', out);
+    size_t i = 0;
+    while (i < len) {
+        unsigned char c = p[i];
+        if (c == '"' || c == '\\') {
+            fputc('\\', out);
+            fputc(c, out);
+            i++;
+        } else if (c < 0x20) {
+            switch (c) {
+            case '\n': fputs("\\n", out); break;
+            case '\r': fputs("\\r", out); break;
+            case '\t': fputs("\\t", out); break;
+            case '\b': fputs("\\b", out); break;
+            case '\f': fputs("\\f", out); break;
+            default: fprintf(out, "\\u%04x", c); break;
+            }
+            i++;
+        } else {
+            size_t n = utf8_sequence(p + i, len - i);
+            if (n == 0) {
+                fputs("\\ufffd", out);
+                i++;
+            } else {
+                fwrite(p + i, 1, n, out);
+                i += n;
+            }
+        }
+    }
+    fputc('"', out);
+}
+
+/* Writes the separator and the key that go before any value. */
+static void value_prefix(json_writer *w, const char *key)
+{
+    int d = w->depth < JSON_MAX_DEPTH ? w->depth : JSON_MAX_DEPTH - 1;
+    if (w->need_comma[d])
+        fputc(',', w->out);
+    w->need_comma[d] = true;
+    if (key) {
+        json_write_escaped(w->out, key, strlen(key));
+        fputc(':', w->out);
+    }
+}
+
+static void open_container(json_writer *w, const char *key, char bracket)
+{
+    value_prefix(w, key);
+    fputc(bracket, w->out);
+    /* Nesting past the limit would be a programming error in the CLI; the output stays valid,
+     * only the comma bookkeeping of the deepest levels is shared. */
+    if (w->depth < JSON_MAX_DEPTH - 1)
+        w->depth++;
+    w->need_comma[w->depth] = false;
+}
+
+static void close_container(json_writer *w, char bracket)
+{
+    fputc(bracket, w->out);
+    if (w->depth > 0)
+        w->depth--;
+}
+
+void json_object_begin(json_writer *w, const char *key) { open_container(w, key, '{'); }
+void json_object_end(json_writer *w) { close_container(w, '}'); }
+void json_array_begin(json_writer *w, const char *key) { open_container(w, key, '['); }
+void json_array_end(json_writer *w) { close_container(w, ']'); }
+
+void json_string_n(json_writer *w, const char *key, const char *s, size_t len)
+{
+    value_prefix(w, key);
+    json_write_escaped(w->out, s ? s : "", s ? len : 0);
+}
+
+void json_string(json_writer *w, const char *key, const char *s)
+{
+    json_string_n(w, key, s, s ? strlen(s) : 0);
+}
+
+void json_int(json_writer *w, const char *key, int64_t v)
+{
+    value_prefix(w, key);
+    fprintf(w->out, "%" PRId64, v);
+}
+
+void json_uint(json_writer *w, const char *key, uint64_t v)
+{
+    value_prefix(w, key);
+    fprintf(w->out, "%" PRIu64, v);
+}
+
+void json_float(json_writer *w, const char *key, double v)
+{
+    value_prefix(w, key);
+    if (!isfinite(v))
+        fputs("null", w->out);
+    else
+        fprintf(w->out, "%.9g", v);
+}
+
+void json_number_text(json_writer *w, const char *key, const char *text)
+{
+    value_prefix(w, key);
+    fputs(text, w->out);
+}
+
+void json_bool(json_writer *w, const char *key, bool v)
+{
+    value_prefix(w, key);
+    fputs(v ? "true" : "false", w->out);
+}
+
+void json_null(json_writer *w, const char *key)
+{
+    value_prefix(w, key);
+    fputs("null", w->out);
+}

@@ -1,0 +1,160 @@
+/* plush: the command line. Dispatches to one file per subcommand and holds what they share. */
+#include "cli/cli.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+static const char main_usage[] =
+    "usage: plush <command> [options] [arguments]\n"
+    "       plush --help | --version\n";
+
+static const char main_help[] =
+    "\n"
+    "plush reads, checks and converts MikuMikuDance files (PMX 2.0/2.1 models, VMD motions,\n"
+    "VPD poses).\n"
+    "\n"
+    "commands:\n"
+    "  info FILE... [--json]         summary and validation of PMX, VMD and VPD files\n"
+    "  convert IN.pmx -o OUT.pmx     rewrite a PMX model (version, text encoding, index sizes)\n"
+    "\n"
+    "'plush <command> --help' describes a command.\n"
+    "\n"
+    "exit status: 0 success, 1 bad input (one 'plush: FILE: ...' line on stderr), 2 usage error\n";
+
+typedef struct command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+} command;
+
+static const command commands[] = {
+    {"info", cli_info},
+    {"convert", cli_convert},
+};
+
+void cli_diag_init(plush_diag *diag, const char *file)
+{
+    memset(diag, 0, sizeof *diag);
+    diag->file = file;
+    plush_diag_reset(diag);
+}
+
+void cli_report(const plush_diag *diag)
+{
+    char line[1024];
+    plush_diag shown = *diag;
+    /* A failure the library did not explain still gets a line that says it failed. */
+    if (shown.status == PLUSH_OK)
+        plush_diag_fail(&shown, PLUSH_E_FORMAT, -1, NULL, -1, "failed");
+    plush_diag_format(&shown, line, sizeof line);
+    /* The contract is exactly one line: a newline inside a file name or message must not split it. */
+    for (char *p = line; *p; p++)
+        if (*p == '\n' || *p == '\r')
+            *p = ' ';
+    fprintf(stderr, "plush: %s\n", line);
+}
+
+void cli_report_warnings(const plush_diag *diag)
+{
+    uint32_t kept = diag->warning_count < PLUSH_DIAG_KEPT_WARNINGS ? diag->warning_count
+                                                                   : PLUSH_DIAG_KEPT_WARNINGS;
+    const char *file = diag->file ? diag->file : "-";
+    for (uint32_t i = 0; i < kept; i++)
+        fprintf(stderr, "plush: warning: %s: %s\n", file, diag->warnings[i]);
+    if (diag->warning_count > kept)
+        fprintf(stderr, "plush: warning: %s: %u more warnings not shown\n", file,
+                (unsigned)(diag->warning_count - kept));
+}
+
+int cli_usage_error(const char *usage, const char *fmt, ...)
+{
+    fputs("plush: ", stderr);
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    fputs(usage, stderr);
+    return CLI_USAGE;
+}
+
+bool cli_is_help(const char *arg)
+{
+    return strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0;
+}
+
+cli_arg_kind cli_args_next(cli_args *args, const char **name, const char **value)
+{
+    *name = NULL;
+    *value = NULL;
+    while (args->next < args->argc) {
+        const char *arg = args->argv[args->next++];
+        if (args->operands_only || arg[0] != '-' || arg[1] == '\0') {
+            *value = arg;
+            return CLI_ARG_OPERAND;
+        }
+        if (strcmp(arg, "--") == 0) {
+            args->operands_only = true;
+            continue;
+        }
+        *name = arg;
+        const char *eq = arg[1] == '-' ? strchr(arg, '=') : NULL;
+        if (eq) {
+            /* Cut "=value" off in place: C lets a program modify its argv strings. */
+            args->argv[args->next - 1][eq - arg] = '\0';
+            *value = eq + 1;
+        }
+        return CLI_ARG_OPTION;
+    }
+    return CLI_ARG_END;
+}
+
+const char *cli_args_value(cli_args *args, const char *name, const char *inline_value)
+{
+    if (inline_value)
+        return inline_value;
+    if (args->next >= args->argc) {
+        cli_usage_error(args->usage, "option '%s' needs a value", name);
+        return NULL;
+    }
+    return args->argv[args->next++];
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2)
+        return cli_usage_error(main_usage, "no command given");
+    const char *cmd = argv[1];
+    if (cli_is_help(cmd) || strcmp(cmd, "help") == 0) {
+        if (strcmp(cmd, "help") == 0 && argc > 2) {
+            /* "plush help info" is "plush info --help". */
+            for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+                if (strcmp(argv[2], commands[i].name) == 0) {
+                    static char help_flag[] = "--help";
+                    char *help_argv[] = {argv[2], help_flag, NULL};
+                    return commands[i].run(2, help_argv);
+                }
+            return cli_usage_error(main_usage, "unknown command '%s'", argv[2]);
+        }
+        fputs(main_usage, stdout);
+        fputs(main_help, stdout);
+        return CLI_OK;
+    }
+    if (strcmp(cmd, "--version") == 0) {
+        printf("plush %s\n", PLUSH_CLI_VERSION);
+        return CLI_OK;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+        if (strcmp(cmd, commands[i].name) == 0) {
+            int rc = commands[i].run(argc - 1, argv + 1);
+            /* A full disk or closed pipe on stdout is a failure, not a silent success. */
+            if (fflush(stdout) != 0 || ferror(stdout)) {
+                fprintf(stderr, "plush: cannot write to standard output\n");
+                return CLI_FAILED;
+            }
+            return rc;
+        }
+    }
+    if (cmd[0] == '-')
+        return cli_usage_error(main_usage, "unknown option '%s'", cmd);
+    return cli_usage_error(main_usage, "unknown command '%s'", cmd);
+}
