@@ -398,7 +398,8 @@ static void expect_contains(const char *haystack, const char *needle)
 static void test_json_checker(void **state)
 {
     (void)state;
-    const char *good[] = {"{}", "[]", "0", "-0.5e+3", "\"a\\u00e9\\n\"", "{\"a\":[1,true,null,{\"b\":\"\xc3\xa9\"}]}",
+    const char *good[] = {"{}", "[]", "0", "-0.5e+3", "\"a\\u00e9\\n\"",
+                          "{\"a\":[1,true,null,{\"b\":\"\xc3\xa9\"}]}",
                           " [ 1 , 2 ] "};
     const char *bad[] = {"", "{", "[1,]", "{\"a\"}", "01", "1.", "-", "nan", "\"\x01\"", "\"\\x\"", "\"\xc0\xaf\"",
                          "\"\xed\xa0\x80\"", "{} {}", "[1 2]", "\"abc"};
@@ -509,7 +510,8 @@ static const char *write_soft_model(char *path, size_t size)
     m->bones = zalloc(m, 1, sizeof *m->bones);
     m->bones[0] = (plush_pmx_bone){.name = text(m, "center"), .parent = -1, .tail_bone = -1, .append_parent = -1,
                                    .ik_target = -1, .tail_offset = {0, 1, 0},
-                                   .flags = PLUSH_PMX_BONE_ROTATABLE | PLUSH_PMX_BONE_VISIBLE | PLUSH_PMX_BONE_ENABLED};
+                                   .flags = PLUSH_PMX_BONE_ROTATABLE | PLUSH_PMX_BONE_VISIBLE |
+                                            PLUSH_PMX_BONE_ENABLED};
     m->rigid_body_count = 2;
     m->rigid_bodies = zalloc(m, 2, sizeof *m->rigid_bodies);
     for (int i = 0; i < 2; i++)
@@ -517,7 +519,8 @@ static const char *write_soft_model(char *path, size_t size)
                                                     .size = {1, 1, 1}, .mass = 1, .mode = (uint8_t)i};
     m->joint_count = 1;
     m->joints = zalloc(m, 1, sizeof *m->joints);
-    m->joints[0] = (plush_pmx_joint){.name = text(m, "hinge"), .type = PLUSH_PMX_JOINT_HINGE, .body_a = 0, .body_b = 1};
+    m->joints[0] = (plush_pmx_joint){.name = text(m, "hinge"), .type = PLUSH_PMX_JOINT_HINGE, .body_a = 0,
+                                     .body_b = 1};
     m->morph_count = 1;
     m->morphs = zalloc(m, 1, sizeof *m->morphs);
     m->morphs[0] = (plush_pmx_morph){.name = text(m, "push"), .panel = 4, .kind = PLUSH_PMX_MORPH_IMPULSE,
@@ -646,7 +649,8 @@ static void test_info_json_pmx(void **state)
     expect_contains(r.out, "\"rigid_bodies\":79");
     expect_contains(r.out, "\"joints\":53");
     expect_contains(r.out, "\"soft_bodies\":0");
-    expect_contains(r.out, "\"weight_types\":{\"bdef1\":8858,\"bdef2\":10121,\"bdef4\":3332,\"sdef\":0,\"qdef\":0}");
+    expect_contains(r.out, "\"weight_types\":{\"bdef1\":8858,\"bdef2\":10121,\"bdef4\":3332,\"sdef\":0,"
+                           "\"qdef\":0}");
     expect_contains(r.out, "\"spring_6dof\":53");
     expect_contains(r.out, "\"soft_bodies\":[]");
     expect_contains(r.out, "\"warning_count\":0");
@@ -728,7 +732,8 @@ static void test_info_soft_body(void **state)
     expect_contains(r.out, "\"qdef\":1");
     expect_contains(r.out, "\"impulse\":1");
     expect_contains(r.out, "\"hinge\":1");
-    expect_contains(r.out, "\"soft_bodies\":[{\"name\":\"スカート\",\"name_en\":\"skirt\",\"shape\":\"trimesh\","
+    expect_contains(r.out, "\"soft_bodies\":[{\"name\":\"スカート\",\"name_en\":\"skirt\","
+                           "\"shape\":\"trimesh\","
                            "\"material\":0,\"group\":3,\"mask\":65527,\"flags\":3,\"blink_distance\":2,"
                            "\"clusters\":4,\"total_mass\":1.5,\"margin\":0.0500000007,\"aero_model\":1,");
     expect_contains(r.out, "\"df\":0.25,");
@@ -994,6 +999,10 @@ static void test_bad_input(void **state)
     write_all(path, "", 0);
     expect_bad_input(path, true);
     expect_bad_input(tmp_dir, false); /* a directory */
+    /* A FIFO with no writer: opening it to read would wait forever. */
+    tmp_path(path, sizeof path, "fifo.pmx");
+    assert_int_equal(mkfifo(path, 0600), 0);
+    expect_bad_input(path, false);
 }
 
 /* A sample of prefixes of two real files: each fails cleanly with its byte offset. */

@@ -36,6 +36,10 @@ int cli_usage_error(const char *usage, const char *fmt, ...) CLI_PRINTF(2, 3);
 /* A diag ready for a reader: no error yet, offset and index unknown, warnings cleared. */
 void cli_diag_init(plush_diag *diag, const char *file);
 
+/* False (with diag set) when path names something other than a regular file: opening a FIFO for
+ * reading would wait for a writer forever. */
+bool cli_regular_file(const char *path, plush_diag *diag);
+
 /* True when arg is "--help" or "-h". */
 bool cli_is_help(const char *arg);
 

@@ -136,7 +136,8 @@ int cli_convert(int argc, char **argv)
     cli_diag_init(&read_diag, job.in);
     plush_pmx_model *model = NULL;
     /* Nothing touches OUT before the input has been read and checked in full. */
-    if (plush_pmx_read_file(job.in, NULL, &model, &read_diag) != PLUSH_OK) {
+    if (!cli_regular_file(job.in, &read_diag) ||
+        plush_pmx_read_file(job.in, NULL, &model, &read_diag) != PLUSH_OK) {
         cli_report(&read_diag);
         return CLI_FAILED;
     }

@@ -44,11 +44,6 @@ static file_kind detect_kind(const uint8_t *data, size_t size, plush_diag *diag)
 {
     const uint8_t *p = data;
     size_t n = size;
-    /* A VPD is a text file; an editor may have put a UTF-8 byte order mark before it. */
-    if (n >= 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0) {
-        p += 3;
-        n -= 3;
-    }
     for (size_t i = 0; i < sizeof signatures / sizeof signatures[0]; i++) {
         size_t len = strlen(signatures[i].magic);
         if (n >= len && memcmp(p, signatures[i].magic, len) == 0)
@@ -199,12 +194,10 @@ static void begin_file(info_output *out, const char *path)
 
 static void end_file(info_output *out)
 {
-    if (out->json) {
+    /* JSON: the newline ends the object's line; text: a blank line between blocks. */
+    if (out->json)
         json_object_end(&out->w);
-        fputc('\n', stdout);
-    } else {
-        fputc('\n', stdout);
-    }
+    fputc('\n', stdout);
 }
 
 static bool report_failure(info_output *out, const char *path, const plush_diag *diag)
@@ -232,7 +225,7 @@ static bool info_file(info_output *out, const char *path)
     cli_diag_init(&diag, path);
     uint8_t *data = NULL;
     size_t size = 0;
-    if (plush_file_read(path, &data, &size, &diag) != PLUSH_OK)
+    if (!cli_regular_file(path, &diag) || plush_file_read(path, &data, &size, &diag) != PLUSH_OK)
         return report_failure(out, path, &diag);
 
     bool ok = false;

@@ -160,8 +160,9 @@ static void soft_body_text(const plush_pmx_soft_body *sb, size_t index)
     info_name_line(label, &sb->name);
     info_name_line("  English name", &sb->name_en);
     soft_flags_text(sb->flags, flags, sizeof flags);
-    info_line("  shape", "%s, material %d, group %u, mask 0x%04x", sb->shape == 0 ? "TriMesh" : sb->shape == 1 ? "Rope" : "unknown",
-              (int)sb->material, (unsigned)sb->group, (unsigned)sb->mask);
+    const char *shape = sb->shape == 0 ? "TriMesh" : sb->shape == 1 ? "Rope" : "unknown";
+    info_line("  shape", "%s, material %d, group %u, mask 0x%04x", shape, (int)sb->material, (unsigned)sb->group,
+              (unsigned)sb->mask);
     info_line("  flags", "%s", flags);
     info_line("  B-link", "distance %d, clusters %d", (int)sb->blink_distance, (int)sb->cluster_count);
     info_line("  mass", "total %g, margin %g, aero model %d", (double)sb->total_mass, (double)sb->margin,

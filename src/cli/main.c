@@ -3,6 +3,7 @@
 
 #include <stdarg.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static const char main_usage[] =
     "usage: plush <command> [options] [arguments]\n"
@@ -36,6 +37,16 @@ void cli_diag_init(plush_diag *diag, const char *file)
     memset(diag, 0, sizeof *diag);
     diag->file = file;
     plush_diag_reset(diag);
+}
+
+bool cli_regular_file(const char *path, plush_diag *diag)
+{
+    struct stat st;
+    /* A missing file is left to the reader, whose message says why it cannot be opened. */
+    if (stat(path, &st) != 0 || S_ISREG(st.st_mode))
+        return true;
+    plush_diag_fail(diag, PLUSH_E_IO, -1, NULL, -1, "not a regular file");
+    return false;
 }
 
 void cli_report(const plush_diag *diag)
