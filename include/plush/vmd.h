@@ -7,8 +7,14 @@
  *   plush_vmd_free(motion);
  *
  * Names are Shift-JIS (CP932) in the file and UTF-8 here. Each name also keeps its field as stored
- * (name_raw, padding included) so that an unchanged motion writes back byte for byte; keys with the
- * same stored name share one name.s pointer. Keys stay in file order (not sorted).
+ * (name_raw, padding included) so that an unchanged motion writes back byte for byte; names whose stored
+ * bytes agree up to their NUL (bone, morph and IK names alike) share one name.s pointer, so comparing
+ * pointers finds the keys of one bone. A name cut inside a character reads as far as it decodes (its
+ * name.raw is then set). Keys stay in file order (not sorted).
+ *
+ * Reading fails (with the section "header", "bone key", "morph key", "camera key", "light key",
+ * "shadow key" or "property key", the key index and the byte offset in diag) on a bad signature, a count
+ * or record the data cannot hold, or a NaN/infinite float; a failed read sets *out = NULL.
  */
 #ifndef PLUSH_VMD_H
 #define PLUSH_VMD_H
@@ -95,7 +101,8 @@ typedef struct plush_vmd_motion {
     uint8_t header_raw[30];             /* the signature field as stored */
     plush_str model_name;
     uint8_t model_name_raw[PLUSH_VMD_MODEL_NAME_V2];
-    int sections_present;               /* last section the file held (PLUSH_VMD_SECTION_*) */
+    int sections_present;               /* last section the file held (PLUSH_VMD_SECTION_*); 0 when it
+                                           ended after the header; plush_vmd_create sets the last one */
 
     size_t bone_key_count;
     plush_vmd_bone_key *bone_keys;
@@ -110,13 +117,15 @@ typedef struct plush_vmd_motion {
     size_t property_key_count;
     plush_vmd_property_key *property_keys;
 
-    size_t trailing_size;               /* bytes after the last section (kept, with a warning) */
+    size_t trailing_size;               /* bytes after the property section (kept, with a warning; written
+                                           back only behind a complete property section) */
     const uint8_t *trailing;
 
     plush_arena arena;
 } plush_vmd_motion;
 
 plush_status plush_vmd_read(const uint8_t *data, size_t size, plush_vmd_motion **out, plush_diag *diag);
+/* plush_vmd_read on the file's bytes; sets diag->file to path when it is NULL. */
 plush_status plush_vmd_read_file(const char *path, plush_vmd_motion **out, plush_diag *diag);
 /* Highest frame number over all keys (0 for an empty motion). */
 uint32_t plush_vmd_last_frame(const plush_vmd_motion *motion);
@@ -130,10 +139,15 @@ typedef struct plush_vmd_write_options {
     bool truncate_names;     /* cut names that do not fit at a character boundary instead of failing */
 } plush_vmd_write_options;
 
-/* Appends VMD bytes to out. A name whose name_raw decodes to name.s is written as stored; any other is
- * encoded to CP932 (fails on a name that does not fit unless truncate_names, or cannot be encoded). */
+/* Appends VMD bytes to out; on failure nothing is appended. Sections are written up to sections_present,
+ * and further when a later array holds keys. A name whose name_raw decodes (up to its NUL) to exactly
+ * name.s is written as stored; any other is encoded to CP932 and zero-padded: PLUSH_E_RANGE (naming the
+ * key) when it does not fit, unless truncate_names cuts it at a character boundary; PLUSH_E_ENCODING when
+ * CP932 cannot hold a character. header_version must be 1 or 2 (PLUSH_E_ARGUMENT otherwise); header_raw
+ * is written as stored while it holds that version's signature. */
 plush_status plush_vmd_write(const plush_vmd_motion *motion, const plush_vmd_write_options *options, plush_buf *out,
                              plush_diag *diag);
+/* plush_vmd_write into memory, then an atomic write (temporary file + rename) to path. */
 plush_status plush_vmd_write_file(const plush_vmd_motion *motion, const plush_vmd_write_options *options,
                                   const char *path, plush_diag *diag);
 
