@@ -622,6 +622,12 @@ static void test_corrupt(void **state)
     assert_string_equal(diag.section, "property key");
     assert_int_equal(diag.index, 0);
 
+    /* Without a diagnostic the status still tells what happened. */
+    plush_vmd_motion *m = NULL;
+    assert_int_equal(plush_vmd_read(good.data, 60, &m, NULL), PLUSH_E_TRUNCATED);
+    assert_null(m);
+    assert_int_equal(plush_vmd_read(good.data, 10, &m, NULL), PLUSH_E_TRUNCATED);
+
     free(d);
     plush_buf_free(&good);
     plush_vmd_free(src);

@@ -5,6 +5,13 @@
  *   if (plush_vpd_read(data, size, &pose, &diag) == PLUSH_OK)
  *       for (size_t i = 0; i < pose->bone_count; i++) use(pose->bones[i].name.s, pose->bones[i].rotation);
  *   plush_vpd_free(pose);
+ *
+ * The file: "Vocaloid Pose Data file", "<model>.osm;", "<N>;" (the number of bone blocks), then blocks
+ * "Bone<k>{<name>" / "x,y,z;" / "x,y,z,w;" / "}" and, in newer files, "Morph<k>{<name>" / "<weight>;" /
+ * "}". Comments ("//" to the end of the line), blank lines, spacing and CR/LF may vary. Numbers are read
+ * with '.' whatever the C locale says and must be finite. An error's offset is the start of the line at
+ * fault (for a block the text ends inside, the block's first line); sections are "header", "bone" and
+ * "morph" with the block index. A failed read sets *out = NULL.
  */
 #ifndef PLUSH_VPD_H
 #define PLUSH_VPD_H
@@ -27,7 +34,7 @@ typedef struct plush_vpd_morph {
 } plush_vpd_morph;
 
 typedef struct plush_vpd_pose {
-    plush_str model_name;      /* the "parent file" line, e.g. "miku.osm" */
+    plush_str model_name;      /* the "parent file" line without its ';', e.g. "miku.osm" */
     size_t bone_count;
     plush_vpd_bone *bones;
     size_t morph_count;
@@ -36,6 +43,7 @@ typedef struct plush_vpd_pose {
 } plush_vpd_pose;
 
 plush_status plush_vpd_read(const uint8_t *data, size_t size, plush_vpd_pose **out, plush_diag *diag);
+/* plush_vpd_read on the file's bytes; sets diag->file to path when it is NULL. */
 plush_status plush_vpd_read_file(const char *path, plush_vpd_pose **out, plush_diag *diag);
 void plush_vpd_free(plush_vpd_pose *pose);
 
