@@ -31,6 +31,25 @@ size_t pmx_index_kind_count(const plush_pmx_model *m, int kind);
 plush_status pmx_validate_as(const plush_pmx_model *m, bool as_21, plush_diag *diag);
 
 
+/* The 18 soft-body config floats in file order (VCF ... SS_SPLT_CL). */
+enum { PMX_SOFT_CONFIG_COUNT = 18 };
+static inline void pmx_soft_config_get(const plush_pmx_soft_config *c, float out[PMX_SOFT_CONFIG_COUNT])
+{
+    const float v[PMX_SOFT_CONFIG_COUNT] = {c->vcf, c->dp, c->dg, c->lf, c->pr, c->vc, c->df, c->mt, c->chr,
+                                            c->khr, c->shr, c->ahr, c->srhr_cl, c->skhr_cl, c->sshr_cl,
+                                            c->sr_splt_cl, c->sk_splt_cl, c->ss_splt_cl};
+    for (int i = 0; i < PMX_SOFT_CONFIG_COUNT; i++)
+        out[i] = v[i];
+}
+static inline void pmx_soft_config_set(plush_pmx_soft_config *c, const float v[PMX_SOFT_CONFIG_COUNT])
+{
+    float *const f[PMX_SOFT_CONFIG_COUNT] = {&c->vcf, &c->dp, &c->dg, &c->lf, &c->pr, &c->vc, &c->df, &c->mt,
+                                             &c->chr, &c->khr, &c->shr, &c->ahr, &c->srhr_cl, &c->skhr_cl,
+                                             &c->sshr_cl, &c->sr_splt_cl, &c->sk_splt_cl, &c->ss_splt_cl};
+    for (int i = 0; i < PMX_SOFT_CONFIG_COUNT; i++)
+        *f[i] = v[i];
+}
+
 /* For a 2.0 target: fills *view with m itself when it has nothing 2.1-only; otherwise fails naming
  * the first 2.1-only element, or (lossy) makes *view a shallow copy without them, new arrays taken
  * from arena, one warning per drop. */

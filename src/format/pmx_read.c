@@ -106,6 +106,17 @@ static bool read_text(reader *r, plush_str *out, const char *what)
     return true;
 }
 
+/* Starts a section (r->section set): no item yet; stops a locate walk aimed at the section itself. */
+static bool section_start(reader *r)
+{
+    r->index = -1;
+    if (r->find_section && r->find_index < 0 && !strcmp(r->find_section, r->section)) {
+        r->found_offset = (int64_t)r->c.pos;
+        return false;
+    }
+    return true;
+}
+
 /* Reads an i32 count and checks that count records of at least min_size bytes can follow. */
 static bool read_count(reader *r, const char *what, size_t min_size, size_t *out)
 {
@@ -188,8 +199,7 @@ static bool read_vertices(reader *r)
     r->section = PMX_SEC_VERTEX;
     size_t n;
     /* smallest vertex: 32 + 16 auv + type + one bone index + edge scale */
-    r->index = -1;
-    if (!read_count(r, "vertex", 32 + 16 * auv + 1 + bs + 4, &n))
+    if (!section_start(r) || !read_count(r, "vertex", 32 + 16 * auv + 1 + bs + 4, &n))
         return false;
     m->vertex_count = n;
     m->vertices = alloc_array(r, n, sizeof *m->vertices);
@@ -292,8 +302,7 @@ static bool read_faces(reader *r)
     const uint8_t vs = m->index_sizes[PLUSH_PMX_INDEX_VERTEX];
     r->section = PMX_SEC_FACE;
     size_t n;
-    r->index = -1;
-    if (!read_count(r, "face index", vs, &n))
+    if (!section_start(r) || !read_count(r, "face index", vs, &n))
         return false;
     size_t base = r->c.pos;
     if (r->find_section && !strcmp(r->find_section, PMX_SEC_FACE)) { /* items are fixed size: no walk needed */
@@ -323,8 +332,7 @@ static bool read_textures(reader *r)
     plush_pmx_model *m = r->m;
     r->section = PMX_SEC_TEXTURE;
     size_t n;
-    r->index = -1;
-    if (!read_count(r, "texture", 4, &n))
+    if (!section_start(r) || !read_count(r, "texture", 4, &n))
         return false;
     m->texture_count = n;
     if (!(m->textures = alloc_array(r, n, sizeof *m->textures)))
@@ -343,8 +351,7 @@ static bool read_materials(reader *r)
     const uint8_t ts = m->index_sizes[PLUSH_PMX_INDEX_TEXTURE];
     r->section = PMX_SEC_MATERIAL;
     size_t n;
-    r->index = -1;
-    if (!read_count(r, "material", 4 + 4 + 65 + 2u * ts + 2 + 1 + 4 + 4, &n))
+    if (!section_start(r) || !read_count(r, "material", 4 + 4 + 65 + 2u * ts + 2 + 1 + 4 + 4, &n))
         return false;
     m->material_count = n;
     if (!(m->materials = alloc_array(r, n, sizeof *m->materials)))
@@ -418,8 +425,7 @@ static bool read_bones(reader *r)
     const uint8_t bs = m->index_sizes[PLUSH_PMX_INDEX_BONE];
     r->section = PMX_SEC_BONE;
     size_t n;
-    r->index = -1;
-    if (!read_count(r, "bone", 8 + 12 + bs + 4 + 2 + bs, &n))
+    if (!section_start(r) || !read_count(r, "bone", 8 + 12 + bs + 4 + 2 + bs, &n))
         return false;
     m->bone_count = n;
     if (!(m->bones = alloc_array(r, n, sizeof *m->bones)))
@@ -559,8 +565,7 @@ static bool read_morphs(reader *r)
     plush_pmx_model *m = r->m;
     r->section = PMX_SEC_MORPH;
     size_t n;
-    r->index = -1;
-    if (!read_count(r, "morph", 8 + 2 + 4, &n))
+    if (!section_start(r) || !read_count(r, "morph", 8 + 2 + 4, &n))
         return false;
     m->morph_count = n;
     if (!(m->morphs = alloc_array(r, n, sizeof *m->morphs)))
@@ -599,8 +604,7 @@ static bool read_frames(reader *r)
     const uint8_t bs = m->index_sizes[PLUSH_PMX_INDEX_BONE], ms = m->index_sizes[PLUSH_PMX_INDEX_MORPH];
     r->section = PMX_SEC_FRAME;
     size_t n;
-    r->index = -1;
-    if (!read_count(r, "display frame", 8 + 1 + 4, &n))
+    if (!section_start(r) || !read_count(r, "display frame", 8 + 1 + 4, &n))
         return false;
     m->display_frame_count = n;
     if (!(m->display_frames = alloc_array(r, n, sizeof *m->display_frames)))
@@ -641,8 +645,7 @@ static bool read_rigid_bodies(reader *r)
     const size_t rec = bs + 1u + 2 + 1 + 36 + 20 + 1;
     r->section = PMX_SEC_RIGID;
     size_t n;
-    r->index = -1;
-    if (!read_count(r, "rigid body", 8 + rec, &n))
+    if (!section_start(r) || !read_count(r, "rigid body", 8 + rec, &n))
         return false;
     m->rigid_body_count = n;
     if (!(m->rigid_bodies = alloc_array(r, n, sizeof *m->rigid_bodies)))
@@ -677,8 +680,7 @@ static bool read_joints(reader *r)
     const size_t rec = 1 + 2u * rs + 96;
     r->section = PMX_SEC_JOINT;
     size_t n;
-    r->index = -1;
-    if (!read_count(r, "joint", 8 + rec, &n))
+    if (!section_start(r) || !read_count(r, "joint", 8 + rec, &n))
         return false;
     m->joint_count = n;
     if (!(m->joints = alloc_array(r, n, sizeof *m->joints)))
@@ -717,8 +719,7 @@ static bool read_soft_bodies(reader *r)
     const size_t rec = 1 + ms + 1 + 2 + 1 + 4 + 4 + 4 + 4 + 4 + 72 + 16 + 12u;
     r->section = PMX_SEC_SOFT;
     size_t n;
-    r->index = -1;
-    if (!read_count(r, "soft body", 8 + rec + 8, &n))
+    if (!section_start(r) || !read_count(r, "soft body", 8 + rec + 8, &n))
         return false;
     m->soft_body_count = n;
     if (!(m->soft_bodies = alloc_array(r, n, sizeof *m->soft_bodies)))
@@ -739,12 +740,9 @@ static bool read_soft_bodies(reader *r)
         s->total_mass = cur_f32(&r->c);
         s->margin = cur_f32(&r->c);
         s->aero_model = cur_i32(&r->c);
-        plush_pmx_soft_config *k = &s->config;
-        float *cfg[18] = {&k->vcf, &k->dp, &k->dg, &k->lf, &k->pr, &k->vc, &k->df, &k->mt, &k->chr,
-                          &k->khr, &k->shr, &k->ahr, &k->srhr_cl, &k->skhr_cl, &k->sshr_cl, &k->sr_splt_cl,
-                          &k->sk_splt_cl, &k->ss_splt_cl};
-        for (int q = 0; q < 18; q++)
-            *cfg[q] = cur_f32(&r->c);
+        float cfg[PMX_SOFT_CONFIG_COUNT];
+        cur_floats(&r->c, cfg, PMX_SOFT_CONFIG_COUNT);
+        pmx_soft_config_set(&s->config, cfg);
         s->v_iterations = cur_i32(&r->c);
         s->p_iterations = cur_i32(&r->c);
         s->d_iterations = cur_i32(&r->c);
@@ -834,7 +832,7 @@ plush_status plush_pmx_read(const uint8_t *data, size_t size, const plush_pmx_re
     if (!(options && options->skip_validation)) {
         plush_status st = pmx_validate_as(m, pmx_is_21(m->version), diag);
         if (st != PLUSH_OK) {
-            if (diag->section && diag->index >= 0)
+            if (diag->section)
                 diag->offset = locate(data, size, diag->section, diag->index);
             plush_pmx_free(m);
             return st;

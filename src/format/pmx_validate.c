@@ -242,8 +242,9 @@ static bool check_soft_bodies(checker *k, bool as_21)
             FAIL(k, PLUSH_E_FORMAT, PMX_SEC_SOFT, i, "shape %d is not 0 (TriMesh) or 1 (Rope)", s->shape);
         if (!in_range(k, PMX_SEC_SOFT, i, "material", s->material, -1, m->material_count, "materials"))
             return false;
-        float f[5] = {s->total_mass, s->margin, s->lst, s->ast, s->vst};
-        if (!finite_all(f, 5) || !finite_all(&s->config.vcf, sizeof s->config / sizeof(float)))
+        float f[5] = {s->total_mass, s->margin, s->lst, s->ast, s->vst}, cfg[PMX_SOFT_CONFIG_COUNT];
+        pmx_soft_config_get(&s->config, cfg);
+        if (!finite_all(f, 5) || !finite_all(cfg, PMX_SOFT_CONFIG_COUNT))
             FAIL(k, PLUSH_E_RANGE, PMX_SEC_SOFT, i, "a mass, margin, config or material value is not finite");
         for (uint32_t a = 0; a < s->anchor_count; a++)
             if (!in_range(k, PMX_SEC_SOFT, i, "anchor rigid body", s->anchors[a].rigid_body, 0, m->rigid_body_count,

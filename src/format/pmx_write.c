@@ -323,11 +323,9 @@ static void write_physics(writer *w, const plush_pmx_model *m, bool as_21)
         w_f32(w, s->total_mass);
         w_f32(w, s->margin);
         w_i32(w, s->aero_model);
-        const plush_pmx_soft_config *c = &s->config;
-        const float cfg[18] = {c->vcf, c->dp, c->dg, c->lf, c->pr, c->vc, c->df, c->mt, c->chr,
-                               c->khr, c->shr, c->ahr, c->srhr_cl, c->skhr_cl, c->sshr_cl, c->sr_splt_cl,
-                               c->sk_splt_cl, c->ss_splt_cl};
-        w_f32s(w, cfg, 18);
+        float cfg[PMX_SOFT_CONFIG_COUNT];
+        pmx_soft_config_get(&s->config, cfg);
+        w_f32s(w, cfg, PMX_SOFT_CONFIG_COUNT);
         w_i32(w, s->v_iterations);
         w_i32(w, s->p_iterations);
         w_i32(w, s->d_iterations);
