@@ -751,6 +751,51 @@ static void test_info_soft_body(void **state)
     run_free(&r);
 }
 
+/* VPD (no shared fixture holds one), and the kind told by content: a motion named .pmx is a motion. */
+static void test_info_vpd_and_content_detection(void **state)
+{
+    (void)state;
+    static const char pose[] = "Vocaloid Pose Data file\r\n\r\nmiku.osm;\t\t// parent file\r\n"
+                               "2;\t\t\t\t// bones\r\n\r\n"
+                               "Bone0{center\r\n  0.000000,1.000000,0.000000;\r\n"
+                               "  0.000000,0.000000,0.000000,1.000000;\r\n}\r\n\r\n"
+                               "Bone1{head\r\n  0.000000,0.000000,0.000000;\r\n"
+                               "  0.000000,0.707107,0.000000,0.707107;\r\n}\r\n";
+    char path[300];
+    tmp_path(path, sizeof path, "pose.vpd");
+    write_all(path, pose, sizeof pose - 1);
+    run_result r;
+    RUN(&r, "info", "--json", path);
+    expect_code(&r, 0);
+    assert_int_equal(expect_json_lines(&r), 1);
+    expect_contains(r.out, "\"format\":\"vpd\"");
+    expect_contains(r.out, "\"model_name\":\"miku.osm\"");
+    expect_contains(r.out, "\"counts\":{\"bones\":2,\"morphs\":0}");
+    run_free(&r);
+    RUN(&r, "info", path);
+    expect_code(&r, 0);
+    expect_text_field(r.out, "bones", "2");
+    run_free(&r);
+    tmp_path(path, sizeof path, "pose_cut.vpd");
+    write_all(path, pose, 60);
+    RUN(&r, "info", path);
+    expect_one_error_line(&r);
+    expect_contains(r.err, "(at byte ");
+    run_free(&r);
+
+    need(MOTION);
+    size_t len;
+    char *motion = read_all(MOTION, &len);
+    assert_non_null(motion);
+    tmp_path(path, sizeof path, "motion.pmx");
+    write_all(path, motion, len);
+    free(motion);
+    RUN(&r, "info", "--json", path);
+    expect_code(&r, 0);
+    expect_contains(r.out, "\"format\":\"vmd\"");
+    run_free(&r);
+}
+
 /* Every PMX, VMD and VPD file under dir, recursively. */
 static void collect_files(const char *dir, char ***list, size_t *count)
 {
@@ -1005,12 +1050,12 @@ static void test_bad_input(void **state)
     expect_bad_input(path, false);
 }
 
-/* A sample of prefixes of two real files: each fails cleanly with its byte offset. */
+/* A sample of prefixes of real files: each fails cleanly with its byte offset. */
 static void test_truncation_sample(void **state)
 {
     (void)state;
-    const char *inputs[] = {MIXED_UTF8, ALICIA};
-    for (size_t f = 0; f < 2; f++) {
+    const char *inputs[] = {MIXED_UTF8, ALICIA, MOTION};
+    for (size_t f = 0; f < sizeof inputs / sizeof inputs[0]; f++) {
         need(inputs[f]);
         struct stat st;
         assert_int_equal(stat(inputs[f], &st), 0);
@@ -1062,6 +1107,7 @@ int main(void)
         cmocka_unit_test(test_info_json_vmd),
         cmocka_unit_test(test_info_text),
         cmocka_unit_test(test_info_soft_body),
+        cmocka_unit_test(test_info_vpd_and_content_detection),
         cmocka_unit_test(test_info_several_with_failure),
         cmocka_unit_test(test_info_every_shared_file),
         cmocka_unit_test(test_convert_identity),
