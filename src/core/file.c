@@ -13,7 +13,8 @@ plush_status plush_file_read(const char *path, uint8_t **out_data, size_t *out_s
 {
     *out_data = NULL;
     *out_size = 0;
-    int fd = open(path, O_RDONLY);
+    /* O_NONBLOCK so a FIFO without a writer cannot hang the open; regular files ignore it. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK);
     if (fd < 0)
         return plush_diag_fail(diag, PLUSH_E_IO, -1, NULL, -1, "cannot open: %s", strerror(errno));
     struct stat st;
@@ -21,6 +22,7 @@ plush_status plush_file_read(const char *path, uint8_t **out_data, size_t *out_s
         close(fd);
         return plush_diag_fail(diag, PLUSH_E_IO, -1, NULL, -1, "not a regular file");
     }
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
     size_t size = (size_t)st.st_size;
     uint8_t *data = malloc(size ? size : 1);
     if (!data) {
