@@ -10,7 +10,6 @@
 #include "plush/vpd.h"
 
 #include <dirent.h>
-#include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -192,22 +191,23 @@ static void test_read_file(void **state)
     assert_null(p);
 }
 
-/* strtod follows LC_NUMERIC; a pose must read the same under a locale with a decimal comma. */
-static void test_decimal_comma_locale(void **state)
+/* Numbers in every spelling a pose file may use read to the float the text names. */
+static void test_number_spellings(void **state)
 {
     (void)state;
-    const char *names[] = {"de_DE.UTF-8", "de_DE.utf8", "fr_FR.UTF-8", "ru_RU.UTF-8"};
-    const char *set = NULL;
-    for (size_t i = 0; i < 4 && !set; i++)
-        set = setlocale(LC_NUMERIC, names[i]);
-    if (!set)
-        skip();
-    uint8_t *data = exact_copy(pose_text, POSE_SIZE);
-    plush_vpd_pose *p = read_ok(data, POSE_SIZE);
-    setlocale(LC_NUMERIC, "C");
-    check_pose(p);
-    plush_vpd_free(p);
-    free(data);
+    static const char *const text[] = {"0", "-0.5", "+1.25", "1e2", "2.5E-1", "0.000001", "123456.75", ".5", "3."};
+    static const float want[] = {0.0f, -0.5f, 1.25f, 100.0f, 0.25f, 0.000001f, 123456.75f, 0.5f, 3.0f};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        char vpd[512];
+        int n = snprintf(vpd, sizeof vpd,
+                         "Vocaloid Pose Data file\r\n\r\nm.osm;\r\n1;\r\n\r\nBone0{b\r\n  %s,0,0;\r\n  0,0,0,1;\r\n}\r\n",
+                         text[i]);
+        uint8_t *data = exact_copy((const uint8_t *)vpd, (size_t)n);
+        plush_vpd_pose *p = read_ok(data, (size_t)n);
+        assert_true(p->bones[0].translation[0] == want[i]);
+        plush_vpd_free(p);
+        free(data);
+    }
 }
 
 /* ---- malformed --------------------------------------------------------------------------------- */
@@ -430,7 +430,7 @@ int main(void)
         cmocka_unit_test(test_read),
         cmocka_unit_test(test_read_older_and_loose),
         cmocka_unit_test(test_read_file),
-        cmocka_unit_test(test_decimal_comma_locale),
+        cmocka_unit_test(test_number_spellings),
         cmocka_unit_test(test_bad_count),
         cmocka_unit_test(test_bad_numbers),
         cmocka_unit_test(test_bad_structure),

@@ -6,7 +6,6 @@
  * but only inside a name, and a name runs to the end of its line. */
 #include "plush/vpd.h"
 
-#include <locale.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,7 +22,6 @@ typedef struct vpd_parser {
     plush_sjis *sjis;
     plush_vpd_pose *pose;
     size_t bone_cap, morph_cap;
-    char decimal_point;      /* the C library's, which strtod follows; the file always uses '.' */
 } vpd_parser;
 
 static bool at_end(const vpd_parser *ps) { return ps->pos >= ps->size; }
@@ -91,28 +89,78 @@ static plush_status take_name(vpd_parser *ps, size_t from, size_t to, plush_str 
     return PLUSH_OK;
 }
 
-/* One number: its characters are copied out (the text has no NUL to stop strtod) and must all be used. */
+/* Decimal text to a number without the C library's locale (a pose file always uses '.'):
+ * [sign] digits [. digits] [e [sign] digits]. Up to 19 significant digits are kept exactly, which is
+ * far more than a float holds. Returns false when the characters are not such a number. */
+static bool parse_decimal(const char *s, size_t n, double *out)
+{
+    size_t i = 0;
+    bool neg = false;
+    if (i < n && (s[i] == '+' || s[i] == '-'))
+        neg = s[i++] == '-';
+    uint64_t mant = 0;
+    int digits = 0, exp10 = 0;
+    bool any = false;
+    for (; i < n && s[i] >= '0' && s[i] <= '9'; i++, any = true) {
+        if (digits < 19) {
+            mant = mant * 10 + (uint64_t)(s[i] - '0');
+            digits += mant != 0;
+        } else {
+            exp10++;
+        }
+    }
+    if (i < n && s[i] == '.') {
+        for (i++; i < n && s[i] >= '0' && s[i] <= '9'; i++, any = true) {
+            if (digits < 19) {
+                mant = mant * 10 + (uint64_t)(s[i] - '0');
+                digits += mant != 0;
+                exp10--;
+            }
+        }
+    }
+    if (!any)
+        return false;
+    if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+        i++;
+        bool eneg = false;
+        if (i < n && (s[i] == '+' || s[i] == '-'))
+            eneg = s[i++] == '-';
+        if (i >= n || s[i] < '0' || s[i] > '9')
+            return false;
+        int e = 0;
+        for (; i < n && s[i] >= '0' && s[i] <= '9'; i++)
+            if (e < 10000)
+                e = e * 10 + (s[i] - '0');
+        exp10 += eneg ? -e : e;
+    }
+    if (i != n)
+        return false;
+    double v = (double)mant;
+    if (mant != 0)
+        v = exp10 < 0 ? v / pow(10.0, -exp10) : v * pow(10.0, exp10);
+    *out = neg ? -v : v;
+    return true;
+}
+
+/* One number, read up to the first character that cannot belong to it; all of it must parse. */
 static plush_status take_number(vpd_parser *ps, const char *section, int64_t index, float *out)
 {
     skip_space(ps);
     size_t at = ps->pos;
     if (at_end(ps))
         return PLUSH_E_TRUNCATED;
-    char buf[VPD_NUMBER_MAX + 1];
     size_t n = 0;
     while (!at_end(ps) && n <= VPD_NUMBER_MAX) {
         uint8_t c = ps->text[ps->pos];
         if (!((c >= '0' && c <= '9') || c == '+' || c == '-' || c == '.' || c == 'e' || c == 'E'))
             break;
-        buf[n++] = c == '.' ? ps->decimal_point : (char)c;
+        n++;
         ps->pos++;
     }
     if (n == 0 || n > VPD_NUMBER_MAX)
         return fail_at(ps, PLUSH_E_FORMAT, at, section, index, "expected a number");
-    buf[n] = 0;
-    char *end;
-    double v = strtod(buf, &end);
-    if (end != buf + n)
+    double v;
+    if (!parse_decimal((const char *)ps->text + at, n, &v))
         return fail_at(ps, PLUSH_E_FORMAT, at, section, index, "malformed number");
     if (!isfinite(v) || !isfinite((float)v))
         return fail_at(ps, PLUSH_E_FORMAT, at, section, index, "number out of range");
@@ -297,8 +345,6 @@ plush_status plush_vpd_read(const uint8_t *data, size_t size, plush_vpd_pose **o
     *out = NULL;
     static const uint8_t nothing = 0;
     vpd_parser ps = {.text = data ? data : &nothing, .size = size, .diag = diag};
-    const char *dp = localeconv()->decimal_point;
-    ps.decimal_point = dp && dp[0] && !dp[1] ? dp[0] : '.';
     ps.pose = calloc(1, sizeof *ps.pose);
     if (!ps.pose)
         return plush_diag_fail(diag, PLUSH_E_NOMEM, 0, NULL, -1, "out of memory");
