@@ -15,7 +15,7 @@ WARN     := -Wall -Wextra -Wpedantic -Wshadow
 CPPFLAGS := -Iinclude -Isrc -D_DEFAULT_SOURCE -MMD -MP
 CFLAGS   ?= -O2 -g
 CFLAGS   += -std=c11 $(WARN)
-LDLIBS   := -lm
+LDLIBS   := -lm -lpthread -ldl
 
 ifeq ($(SAN),1)
 CFLAGS  := -std=c11 $(WARN) -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all -Werror
@@ -96,7 +96,7 @@ fuzz: | $(DEPS_OK)
 	@mkdir -p build/fuzz
 	@set -e; for f in $(FUZZ_TARGETS); do n=$$(basename $$f .c); \
 	  $(CLANG) -std=c11 -g -O1 -Iinclude -Isrc -D_DEFAULT_SOURCE -fsanitize=fuzzer,address,undefined \
-	    -o build/fuzz/$$n $$f $(LIB_SRC) -lm; \
+	    -o build/fuzz/$$n $$f $(LIB_SRC) -lm -lpthread -ldl; \
 	  kind=$${n#fuzz_}; mkdir -p build/fuzz/corpus_$$kind; \
 	  find ../shared/data/mmd -name "*.$$kind" -size -300k -exec cp {} build/fuzz/corpus_$$kind/ \; 2>/dev/null || true; \
 	  cp tests/crashers/$$kind/* build/fuzz/corpus_$$kind/ 2>/dev/null || true; \

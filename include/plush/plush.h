@@ -5,4 +5,5 @@
 #include "plush/pmx.h"
 #include "plush/vmd.h"
 #include "plush/vpd.h"
+#include "plush/proxy.h"
 #endif

@@ -1,0 +1,112 @@
+/* Proxy skinning: bind detailed vertices to the four nearest triangles of a coarse proxy, rebuild each
+ * proxy triangle's frame from simulated nodes, and skin the detailed mesh with those frames.
+ * Plain arrays only: this module knows nothing of PMX or Bullet.
+ *
+ *   plush_proxy_mesh proxy = { .nodes = rest_nodes, .node_count = n, .triangles = tris, .triangle_count = t };
+ *   plush_proxy_binding *bind = NULL;
+ *   plush_proxy_bind(&proxy, rest_positions, vertex_count, NULL, &bind, &diag);
+ *   plush_proxy_skin *skin = NULL;
+ *   plush_proxy_skin_create(&proxy, bind, rest_positions, rest_normals, NULL, &skin, &diag);
+ *   each frame:
+ *       plush_proxy_skin_update(skin, simulated_nodes);            // F_i(t) * F_i(0)^-1 per triangle
+ *       plush_proxy_skin_apply(skin, positions, normals);          // in: bone-skinned, out: proxy-skinned
+ *   plush_proxy_skin_destroy(skin);
+ *   plush_proxy_binding_free(bind);
+ *
+ * Frame of triangle (p0, p1, p2) (DESIGN.md): origin = centroid c, Z = unit((p1-p0) x (p2-p0)),
+ * Y = unit(p0 - c), X = unit(Y x Z). Matrices are column-major 4x4 (cglm layout), v' = M * v.
+ */
+#ifndef PLUSH_PROXY_H
+#define PLUSH_PROXY_H
+
+#include "plush/core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct plush_proxy_mesh {
+    const float (*nodes)[3];
+    size_t node_count;
+    const uint32_t (*triangles)[3];   /* node indices */
+    size_t triangle_count;
+} plush_proxy_mesh;
+
+enum { PLUSH_PROXY_INFLUENCES = 4 };
+
+typedef enum plush_proxy_search {
+    PLUSH_PROXY_SEARCH_BVH = 0,     /* Embree point queries (loaded on first use) */
+    PLUSH_PROXY_SEARCH_BRUTE = 1    /* every triangle for every vertex: the reference for tests */
+} plush_proxy_search;
+
+/* Zero fields mean the defaults. */
+typedef struct plush_proxy_bind_options {
+    bool seed;              /* reproduce the original method: its distance routine, tie order, integer percents */
+    float drop_ratio;       /* a triangle with d_i / d_0 above this is dropped; 0: 3 */
+    float falloff;          /* default mode: w_i proportional to d_i^-falloff; 0: 1 */
+    float max_distance;     /* default mode: vertices with d_0 beyond this stay on bone skinning; 0: no limit */
+    float handover;         /* default mode: width of the smooth hand-over band that ends at max_distance */
+    int search;             /* plush_proxy_search */
+    int threads;            /* 0 or 1: the calling thread; results are identical for any count */
+} plush_proxy_bind_options;
+
+/* The binding: per detailed vertex, up to four triangles (nearest first, ties by lower triangle index;
+ * unused slots -1 with weight 0). Owned by its arena; free with plush_proxy_binding_free. */
+typedef struct plush_proxy_binding {
+    size_t vertex_count;
+    size_t triangle_count;               /* of the proxy it was bound to */
+    int32_t (*triangles)[PLUSH_PROXY_INFLUENCES];
+    float (*weights)[PLUSH_PROXY_INFLUENCES];  /* sum to 1 over used slots (seed: percent / 100) */
+    float (*distances)[PLUSH_PROXY_INFLUENCES];/* distance to each used triangle (seed: the original routine's) */
+    uint8_t (*percent)[PLUSH_PROXY_INFLUENCES];/* seed mode: integer weights summing to 100; NULL otherwise */
+    float *proxy_share;                  /* 1: skinned by the proxy; 0: stays on bone skinning; between: hand-over */
+    bool seed;
+    plush_arena arena;
+} plush_proxy_binding;
+
+/* Binds count points (the detailed rest positions). Fails on an empty proxy (no usable triangle),
+ * out-of-range node indices or non-finite input. */
+plush_status plush_proxy_bind(const plush_proxy_mesh *proxy, const float (*points)[3], size_t count,
+                              const plush_proxy_bind_options *options, plush_proxy_binding **out, plush_diag *diag);
+void plush_proxy_binding_free(plush_proxy_binding *binding);
+
+/* Exact closest-point distance from p to triangle (a, b, c) (also correct for degenerate triangles). */
+float plush_proxy_point_triangle_distance(const float p[3], const float a[3], const float b[3], const float c[3]);
+/* The original method's distance routine (seed mode), see the issue text in the proxy module. */
+float plush_proxy_seed_distance(const float p[3], const float a[3], const float b[3], const float c[3]);
+
+/* Frame of a triangle as defined above; false (out untouched) when the triangle is degenerate. */
+bool plush_proxy_triangle_frame(const float p0[3], const float p1[3], const float p2[3], float out[16]);
+
+typedef enum plush_proxy_blend {
+    PLUSH_PROXY_BLEND_LINEAR = 0,          /* linear blend of the skin matrices */
+    PLUSH_PROXY_BLEND_DUAL_QUATERNION = 1  /* dual-quaternion blend of the rigid frames */
+} plush_proxy_blend;
+
+typedef struct plush_proxy_skin_options {
+    int blend;              /* plush_proxy_blend */
+    bool stretch;           /* stretch-aware frames: each triangle's deformation gradient */
+} plush_proxy_skin_options;
+
+typedef struct plush_proxy_skin plush_proxy_skin;
+
+/* Sizes every buffer once; per-frame calls allocate nothing. rest_normals may be NULL. The rest
+ * proxy, binding and rest arrays must outlive the skin. */
+plush_status plush_proxy_skin_create(const plush_proxy_mesh *rest, const plush_proxy_binding *binding,
+                                     const float (*rest_positions)[3], const float (*rest_normals)[3],
+                                     const plush_proxy_skin_options *options, plush_proxy_skin **out,
+                                     plush_diag *diag);
+/* Rebuilds S_i = F_i(t) * F_i(0)^-1 for every triangle from the current node positions (same count and
+ * order as the rest proxy). A triangle that degenerates keeps its last valid matrix. */
+void plush_proxy_skin_update(plush_proxy_skin *skin, const float (*nodes)[3]);
+/* Skins every bound vertex. positions/normals hold the bone-skinned values on entry (used where
+ * proxy_share < 1) and the result on return; normals may be NULL. */
+void plush_proxy_skin_apply(const plush_proxy_skin *skin, float (*positions)[3], float (*normals)[3]);
+/* The current skin matrix of a triangle (16 floats, column-major). */
+const float *plush_proxy_skin_matrix(const plush_proxy_skin *skin, size_t triangle);
+void plush_proxy_skin_destroy(plush_proxy_skin *skin);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
