@@ -1,0 +1,345 @@
+/* PMX sections up to the bones: header, vertices, faces, textures, materials, bones. */
+#include "pmx_reader.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+bool pmx_rd_header(reader *r)
+{
+    plush_pmx_model *m = r->m;
+    r->section = PMX_SEC_HEADER;
+    r->index = -1;
+    if (!pmx_rd_need(r, 9, "the header"))
+        return false;
+    if (memcmp(cur_ptr(&r->c), "PMX ", 4) != 0)
+        return pmx_rd_fail(r, PLUSH_E_FORMAT, 0, "not a PMX file (magic is not \"PMX \")");
+    cur_skip(&r->c, 4);
+    m->version = cur_f32(&r->c);
+    if (m->version != PMX_V20 && m->version != PMX_V21) {
+        char v[32];
+        snprintf(v, sizeof v, "%g", (double)m->version);
+        return pmx_rd_fail(r, PLUSH_E_VERSION, 4, "version %s is not 2.0 or 2.1", v);
+    }
+    size_t at = r->c.pos;
+    uint8_t globals = cur_u8(&r->c);
+    if (globals < 8)
+        return pmx_rd_fail(r, PLUSH_E_FORMAT, at, "header holds %d settings, PMX needs 8", globals);
+    if (!pmx_rd_need(r, globals, "the header settings"))
+        return false;
+    at = r->c.pos;
+    uint8_t enc = cur_u8(&r->c);
+    if (enc > 1)
+        return pmx_rd_fail(r, PLUSH_E_FORMAT, at, "text encoding %d is not 0 (UTF-16LE) or 1 (UTF-8)", enc);
+    m->encoding = enc;
+    m->additional_uv = cur_u8(&r->c);
+    if (m->additional_uv > 4)
+        return pmx_rd_fail(r, PLUSH_E_FORMAT, at + 1, "additional UV count %d is not 0-4", m->additional_uv);
+    static const char *const kinds[] = {"vertex", "texture", "material", "bone", "morph", "rigid body"};
+    for (int k = 0; k < PLUSH_PMX_INDEX_KINDS; k++) {
+        uint8_t s = cur_u8(&r->c);
+        if (s != 1 && s != 2 && s != 4)
+            return pmx_rd_fail(r, PLUSH_E_FORMAT, at + 2 + (size_t)k, "%s index size %d is not 1, 2 or 4", kinds[k], s);
+        m->index_sizes[k] = s;
+    }
+    m->header_extra_size = (uint8_t)(globals - 8);
+    if (m->header_extra_size) {
+        uint8_t *extra = r->find_section ? NULL : plush_arena_alloc(&m->arena, m->header_extra_size);
+        if (extra)
+            memcpy(extra, cur_ptr(&r->c), m->header_extra_size);
+        m->header_extra = extra;
+        cur_skip(&r->c, m->header_extra_size);
+    }
+    r->section = PMX_SEC_INFO;
+    return pmx_rd_text(r, &m->name, "model name") && pmx_rd_text(r, &m->name_en, "English model name") &&
+           pmx_rd_text(r, &m->comment, "comment") && pmx_rd_text(r, &m->comment_en, "English comment");
+}
+
+bool pmx_rd_vertices(reader *r)
+{
+    plush_pmx_model *m = r->m;
+    const size_t auv = m->additional_uv;
+    const uint8_t bs = m->index_sizes[PLUSH_PMX_INDEX_BONE];
+    r->section = PMX_SEC_VERTEX;
+    size_t n;
+    /* smallest vertex: 32 + 16 auv + type + one bone index + edge scale */
+    if (!pmx_rd_section_start(r) || !pmx_rd_count(r, "vertex", 32 + 16 * auv + 1 + bs + 4, &n))
+        return false;
+    m->vertex_count = n;
+    m->vertices = pmx_rd_alloc(r, n, sizeof *m->vertices);
+    if (!m->vertices)
+        return false;
+    if (auv && !(m->additional_uvs = pmx_rd_alloc(r, n * auv, sizeof *m->additional_uvs)))
+        return false;
+    size_t sdef_cap = 0;
+    int qdef_warned = 0;
+    plush_pmx_sdef *sdefs = NULL;
+    const size_t fixed = 32 + 16 * auv + 1;
+    for (size_t i = 0; i < n; i++) {
+        r->index = (int64_t)i;
+        if (r->find_section && r->find_index == (int64_t)i && !strcmp(r->find_section, PMX_SEC_VERTEX)) {
+            r->found_offset = (int64_t)r->c.pos;
+            goto fail;
+        }
+        plush_pmx_vertex *v = &m->vertices[i];
+        if (!pmx_rd_need(r, fixed, "the vertex"))
+            goto fail;
+        cur_floats(&r->c, v->position, 3);
+        cur_floats(&r->c, v->normal, 3);
+        cur_floats(&r->c, v->uv, 2);
+        if (auv)
+            cur_floats(&r->c, m->additional_uvs[i * auv], 4 * auv);
+        size_t at = r->c.pos;
+        v->weight_type = cur_u8(&r->c);
+        v->sdef = -1;
+        v->bones[1] = v->bones[2] = v->bones[3] = -1;
+        switch (v->weight_type) {
+        case PLUSH_PMX_BDEF1:
+            if (!pmx_rd_need(r, bs + 4u, "the BDEF1 weights"))
+                goto fail;
+            v->bones[0] = idx_signed(&r->c, bs);
+            v->weights[0] = 1.0f;
+            break;
+        case PLUSH_PMX_BDEF2:
+        case PLUSH_PMX_SDEF: {
+            size_t extra = v->weight_type == PLUSH_PMX_SDEF ? 36 : 0;
+            if (!pmx_rd_need(r, 2u * bs + 4 + extra + 4, "the BDEF2/SDEF weights"))
+                goto fail;
+            v->bones[0] = idx_signed(&r->c, bs);
+            v->bones[1] = idx_signed(&r->c, bs);
+            v->weights[0] = cur_f32(&r->c);
+            v->weights[1] = 1.0f - v->weights[0];
+            if (extra) {
+                if (m->sdef_count == sdef_cap) {
+                    sdef_cap = sdef_cap ? sdef_cap * 2 : 256;
+                    plush_pmx_sdef *grown = realloc(sdefs, sdef_cap * sizeof *sdefs);
+                    if (!grown) {
+                        pmx_rd_fail(r, PLUSH_E_NOMEM, at, "out of memory for SDEF data");
+                        goto fail;
+                    }
+                    sdefs = grown;
+                }
+                plush_pmx_sdef *s = &sdefs[m->sdef_count];
+                cur_floats(&r->c, s->c, 3);
+                cur_floats(&r->c, s->r0, 3);
+                cur_floats(&r->c, s->r1, 3);
+                v->sdef = (int32_t)m->sdef_count++;
+            }
+            break;
+        }
+        case PLUSH_PMX_BDEF4:
+        case PLUSH_PMX_QDEF:
+            if (!pmx_rd_need(r, 4u * bs + 16 + 4, "the BDEF4/QDEF weights"))
+                goto fail;
+            for (int k = 0; k < 4; k++)
+                v->bones[k] = idx_signed(&r->c, bs);
+            cur_floats(&r->c, v->weights, 4);
+            break;
+        default:
+            pmx_rd_fail(r, PLUSH_E_FORMAT, at,
+                 "weight type %d is not 0-4 (BDEF1, BDEF2, BDEF4, SDEF, QDEF); does the header's bone index size %d "
+                 "match the data?",
+                 v->weight_type, bs);
+            goto fail;
+        }
+        if (v->weight_type == PLUSH_PMX_QDEF && !pmx_is_21(m->version) && !r->find_section && !qdef_warned++)
+            plush_diag_warn(r->diag, (int64_t)at, r->section, r->index,
+                            "QDEF is a PMX 2.1 weight type in a 2.0 file; kept as it is");
+        v->edge_scale = cur_f32(&r->c);
+    }
+    if (m->sdef_count && !r->find_section) {
+        m->sdefs = pmx_rd_alloc(r, m->sdef_count, sizeof *sdefs);
+        if (!m->sdefs)
+            goto fail;
+        memcpy(m->sdefs, sdefs, m->sdef_count * sizeof *sdefs);
+    }
+    free(sdefs);
+    return true;
+fail:
+    free(sdefs);
+    return false;
+}
+
+bool pmx_rd_faces(reader *r)
+{
+    plush_pmx_model *m = r->m;
+    const uint8_t vs = m->index_sizes[PLUSH_PMX_INDEX_VERTEX];
+    r->section = PMX_SEC_FACE;
+    size_t n;
+    if (!pmx_rd_section_start(r) || !pmx_rd_count(r, "face index", vs, &n))
+        return false;
+    size_t base = r->c.pos;
+    if (r->find_section && !strcmp(r->find_section, PMX_SEC_FACE)) { /* items are fixed size: no walk needed */
+        r->found_offset = (int64_t)(base + (size_t)r->find_index * vs);
+        return false;
+    }
+    m->index_count = n;
+    if (!(m->indices = pmx_rd_alloc(r, n, sizeof *m->indices)))
+        return false;
+    const uint8_t *p = cur_ptr(&r->c);
+    uint32_t *out = m->indices;
+    if (vs == 1) {
+        for (size_t i = 0; i < n; i++)
+            out[i] = p[i];
+    } else if (vs == 2) {
+        for (size_t i = 0; i < n; i++)
+            out[i] = (uint32_t)p[2 * i] | ((uint32_t)p[2 * i + 1] << 8);
+    } else {
+        memcpy(out, p, n * 4);
+    }
+    cur_skip(&r->c, n * vs);
+    return true;
+}
+
+bool pmx_rd_textures(reader *r)
+{
+    plush_pmx_model *m = r->m;
+    r->section = PMX_SEC_TEXTURE;
+    size_t n;
+    if (!pmx_rd_section_start(r) || !pmx_rd_count(r, "texture", 4, &n))
+        return false;
+    m->texture_count = n;
+    if (!(m->textures = pmx_rd_alloc(r, n, sizeof *m->textures)))
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        ITEM(r, PMX_SEC_TEXTURE, i);
+        if (!pmx_rd_text(r, &m->textures[i], "texture path"))
+            return false;
+    }
+    return true;
+}
+
+bool pmx_rd_materials(reader *r)
+{
+    plush_pmx_model *m = r->m;
+    const uint8_t ts = m->index_sizes[PLUSH_PMX_INDEX_TEXTURE];
+    r->section = PMX_SEC_MATERIAL;
+    size_t n;
+    if (!pmx_rd_section_start(r) || !pmx_rd_count(r, "material", 4 + 4 + 65 + 2u * ts + 2 + 1 + 4 + 4, &n))
+        return false;
+    m->material_count = n;
+    if (!(m->materials = pmx_rd_alloc(r, n, sizeof *m->materials)))
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        ITEM(r, PMX_SEC_MATERIAL, i);
+        plush_pmx_material *mt = &m->materials[i];
+        if (!pmx_rd_text(r, &mt->name, "material name") || !pmx_rd_text(r, &mt->name_en, "English material name"))
+            return false;
+        if (!pmx_rd_need(r, 4 * 11 + 1 + 4 * 5 + 2u * ts + 2, "the material"))
+            return false;
+        cur_floats(&r->c, mt->diffuse, 4);
+        cur_floats(&r->c, mt->specular, 3);
+        mt->specular_power = cur_f32(&r->c);
+        cur_floats(&r->c, mt->ambient, 3);
+        mt->flags = cur_u8(&r->c);
+        cur_floats(&r->c, mt->edge_color, 4);
+        mt->edge_size = cur_f32(&r->c);
+        mt->texture = idx_signed(&r->c, ts);
+        mt->sphere_texture = idx_signed(&r->c, ts);
+        mt->sphere_mode = cur_u8(&r->c);
+        size_t at = r->c.pos;
+        mt->toon_shared = cur_u8(&r->c);
+        if (mt->toon_shared > 1)
+            return pmx_rd_fail(r, PLUSH_E_FORMAT, at, "toon flag %d is not 0 (texture) or 1 (shared)", mt->toon_shared);
+        if (!pmx_rd_need(r, mt->toon_shared ? 1u : ts, "the toon reference"))
+            return false;
+        mt->toon = mt->toon_shared ? (int32_t)cur_u8(&r->c) : idx_signed(&r->c, ts);
+        if (!pmx_rd_text(r, &mt->memo, "material memo") || !pmx_rd_need(r, 4, "the material face count"))
+            return false;
+        mt->index_count = cur_i32(&r->c);
+    }
+    return true;
+}
+
+static bool read_ik(reader *r, plush_pmx_bone *b, uint8_t bs)
+{
+    if (!pmx_rd_need(r, bs + 12u, "the IK settings"))
+        return false;
+    b->ik_target = idx_signed(&r->c, bs);
+    b->ik_loop_count = cur_i32(&r->c);
+    b->ik_limit_angle = cur_f32(&r->c);
+    size_t links;
+    if (!pmx_rd_count(r, "IK link", bs + 1u, &links))
+        return false;
+    b->ik_link_count = (uint32_t)links;
+    if (!(b->ik_links = pmx_rd_alloc(r, links, sizeof *b->ik_links)))
+        return false;
+    for (size_t k = 0; k < links; k++) {
+        plush_pmx_ik_link *l = &b->ik_links[k];
+        if (!pmx_rd_need(r, bs + 1u, "the IK link"))
+            return false;
+        l->bone = idx_signed(&r->c, bs);
+        size_t at = r->c.pos;
+        l->has_limits = cur_u8(&r->c);
+        if (l->has_limits > 1)
+            return pmx_rd_fail(r, PLUSH_E_FORMAT, at, "IK link %zu: limit flag %d is not 0 or 1", k, l->has_limits);
+        if (l->has_limits) {
+            if (!pmx_rd_need(r, 24, "the IK link limits"))
+                return false;
+            cur_floats(&r->c, l->lower, 3);
+            cur_floats(&r->c, l->upper, 3);
+        }
+    }
+    return true;
+}
+
+bool pmx_rd_bones(reader *r)
+{
+    plush_pmx_model *m = r->m;
+    const uint8_t bs = m->index_sizes[PLUSH_PMX_INDEX_BONE];
+    r->section = PMX_SEC_BONE;
+    size_t n;
+    if (!pmx_rd_section_start(r) || !pmx_rd_count(r, "bone", 8 + 12 + bs + 4 + 2 + bs, &n))
+        return false;
+    m->bone_count = n;
+    if (!(m->bones = pmx_rd_alloc(r, n, sizeof *m->bones)))
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        ITEM(r, PMX_SEC_BONE, i);
+        plush_pmx_bone *b = &m->bones[i];
+        if (!pmx_rd_text(r, &b->name, "bone name") || !pmx_rd_text(r, &b->name_en, "English bone name"))
+            return false;
+        if (!pmx_rd_need(r, 12 + bs + 4 + 2u, "the bone"))
+            return false;
+        cur_floats(&r->c, b->position, 3);
+        b->parent = idx_signed(&r->c, bs);
+        b->layer = cur_i32(&r->c);
+        b->flags = cur_u16(&r->c);
+        b->tail_bone = b->append_parent = b->ik_target = -1;
+        if (b->flags & PLUSH_PMX_BONE_TAIL_IS_BONE) {
+            if (!pmx_rd_need(r, bs, "the tail bone"))
+                return false;
+            b->tail_bone = idx_signed(&r->c, bs);
+        } else {
+            if (!pmx_rd_need(r, 12, "the tail offset"))
+                return false;
+            cur_floats(&r->c, b->tail_offset, 3);
+        }
+        if (b->flags & (PLUSH_PMX_BONE_APPEND_ROTATE | PLUSH_PMX_BONE_APPEND_TRANSLATE)) {
+            if (!pmx_rd_need(r, bs + 4u, "the append parent"))
+                return false;
+            b->append_parent = idx_signed(&r->c, bs);
+            b->append_ratio = cur_f32(&r->c);
+        }
+        if (b->flags & PLUSH_PMX_BONE_FIXED_AXIS) {
+            if (!pmx_rd_need(r, 12, "the fixed axis"))
+                return false;
+            cur_floats(&r->c, b->fixed_axis, 3);
+        }
+        if (b->flags & PLUSH_PMX_BONE_LOCAL_AXES) {
+            if (!pmx_rd_need(r, 24, "the local axes"))
+                return false;
+            cur_floats(&r->c, b->local_x, 3);
+            cur_floats(&r->c, b->local_z, 3);
+        }
+        if (b->flags & PLUSH_PMX_BONE_EXTERNAL_PARENT) {
+            if (!pmx_rd_need(r, 4, "the external parent key"))
+                return false;
+            b->external_key = cur_i32(&r->c);
+        }
+        if ((b->flags & PLUSH_PMX_BONE_IK) && !read_ik(r, b, bs))
+            return false;
+    }
+    return true;
+}
+
+/* Bytes of one morph offset of a kind (0 for an unknown kind). */

@@ -1,0 +1,78 @@
+/* The PMX reader's shared state and helpers (internal to src/format): pmx_read.c holds the cursor
+ * helpers and the entry points, pmx_read_geometry.c and pmx_read_physics.c the sections. */
+#ifndef PLUSH_FORMAT_PMX_READER_H
+#define PLUSH_FORMAT_PMX_READER_H
+
+#include "cursor.h"
+#include "pmx_internal.h"
+
+#include <string.h>
+
+typedef struct reader {
+    cursor c;
+    plush_pmx_model *m;
+    plush_diag *diag;
+    const char *section;
+    int64_t index;
+    /* Locating: when set, the walk stops at the start of this item and records its offset. */
+    const char *find_section;
+    int64_t find_index;
+    int64_t found_offset;
+} reader;
+
+/* Stops the walk when the locate target is reached. */
+#define ITEM(r, sec, i)                                                                             \
+    do {                                                                                            \
+        (r)->section = (sec);                                                                       \
+        (r)->index = (int64_t)(i);                                                                  \
+        if ((r)->find_section && (r)->find_index == (int64_t)(i) && !strcmp((r)->find_section, sec)) { \
+            (r)->found_offset = (int64_t)(r)->c.pos;                                                \
+            return false;                                                                           \
+        }                                                                                           \
+    } while (0)
+
+static inline int32_t idx_signed(cursor *c, uint8_t size)
+{
+    switch (size) {
+    case 1: return (int8_t)cur_u8(c);
+    case 2: return (int16_t)cur_u16(c);
+    default: return cur_i32(c);
+    }
+}
+
+static inline int32_t idx_vertex(cursor *c, uint8_t size)
+{
+    switch (size) {
+    case 1: return (int32_t)cur_u8(c);
+    case 2: return (int32_t)cur_u16(c);
+    default: return cur_i32(c);
+    }
+}
+
+bool pmx_rd_fail(reader *r, plush_status st, size_t offset, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+/* Room for n bytes of `what`; a short file is PLUSH_E_TRUNCATED at the field's offset. */
+bool pmx_rd_need(reader *r, size_t n, const char *what);
+bool pmx_rd_text(reader *r, plush_str *out, const char *what);
+/* Starts a section (r->section set); stops a locate walk aimed at the section itself. */
+bool pmx_rd_section_start(reader *r);
+/* An i32 count, checked against the bytes left for count records of at least min_size bytes. */
+bool pmx_rd_count(reader *r, const char *what, size_t min_size, size_t *out);
+void *pmx_rd_alloc(reader *r, size_t n, size_t size);
+
+bool pmx_rd_header(reader *r);
+bool pmx_rd_vertices(reader *r);
+bool pmx_rd_faces(reader *r);
+bool pmx_rd_textures(reader *r);
+bool pmx_rd_materials(reader *r);
+bool pmx_rd_bones(reader *r);
+bool pmx_rd_morphs(reader *r);
+bool pmx_rd_frames(reader *r);
+bool pmx_rd_rigid_bodies(reader *r);
+bool pmx_rd_joints(reader *r);
+bool pmx_rd_soft_bodies(reader *r);
+
+#endif
