@@ -75,7 +75,8 @@ float plush_proxy_point_triangle_distance(const float p[3], const float a[3], co
 /* The original method's distance routine (seed mode), see the issue text in the proxy module. */
 float plush_proxy_seed_distance(const float p[3], const float a[3], const float b[3], const float c[3]);
 
-/* Frame of a triangle as defined above; false (out untouched) when the triangle is degenerate. */
+/* Frame of a triangle as defined above; false (out untouched) when the triangle is degenerate: a
+ * non-finite coordinate, or zero area to float precision (the sine of the angle at p0 below 1e-6). */
 bool plush_proxy_triangle_frame(const float p0[3], const float p1[3], const float p2[3], float out[16]);
 
 typedef enum plush_proxy_blend {
@@ -85,13 +86,22 @@ typedef enum plush_proxy_blend {
 
 typedef struct plush_proxy_skin_options {
     int blend;              /* plush_proxy_blend */
-    bool stretch;           /* stretch-aware frames: each triangle's deformation gradient */
+    bool stretch;           /* stretch-aware frames: each triangle's deformation gradient, blended linearly
+                             * (with DUAL_QUATERNION, create fails with PLUSH_E_UNSUPPORTED) */
 } plush_proxy_skin_options;
+/* Stretch-aware: S_i maps x to c(t) + A (x - c(0)) with A = [e1 e2 n'][E1 E2 N]^-1 (edges from p0 now
+ * and at rest, N the rest unit normal, n' the current one scaled by sqrt(area / rest area)); normals go
+ * through the inverse transpose of the blended A. A uniform scale of the proxy is reproduced exactly
+ * everywhere, any affine map exactly on the proxy's surface; off it, distance along the normal scales
+ * by sqrt(area ratio). */
 
 typedef struct plush_proxy_skin plush_proxy_skin;
 
-/* Sizes every buffer once; per-frame calls allocate nothing. rest_normals may be NULL. The rest
- * proxy, binding and rest arrays must outlive the skin. */
+/* Sizes every buffer once; per-frame calls allocate nothing. rest_normals may be NULL (normals are then
+ * never skinned). The rest proxy, binding and rest arrays must outlive the skin. Every S_i is the
+ * identity until the first update; a triangle degenerate at rest has no frame to invert and keeps the
+ * identity for good (counted as a warning in diag). Fails on a binding made for another triangle count
+ * (PLUSH_E_ARGUMENT) or a node or triangle index out of range (PLUSH_E_RANGE). */
 plush_status plush_proxy_skin_create(const plush_proxy_mesh *rest, const plush_proxy_binding *binding,
                                      const float (*rest_positions)[3], const float (*rest_normals)[3],
                                      const plush_proxy_skin_options *options, plush_proxy_skin **out,
@@ -99,10 +109,13 @@ plush_status plush_proxy_skin_create(const plush_proxy_mesh *rest, const plush_p
 /* Rebuilds S_i = F_i(t) * F_i(0)^-1 for every triangle from the current node positions (same count and
  * order as the rest proxy). A triangle that degenerates keeps its last valid matrix. */
 void plush_proxy_skin_update(plush_proxy_skin *skin, const float (*nodes)[3]);
-/* Skins every bound vertex. positions/normals hold the bone-skinned values on entry (used where
- * proxy_share < 1) and the result on return; normals may be NULL. */
+/* Skins every bound vertex: Sum w_i S_i p (linear) or the blended dual quaternion, normals through the
+ * blend's linear part and renormalised. positions/normals hold the bone-skinned values on entry and the
+ * result on return: with s = proxy_share, s * proxy + (1 - s) * input, normals renormalised after the
+ * mix; s = 0 leaves the vertex untouched and s = 1 never reads the input. A binding without proxy_share
+ * (NULL) counts as s = 1 everywhere. normals may be NULL. */
 void plush_proxy_skin_apply(const plush_proxy_skin *skin, float (*positions)[3], float (*normals)[3]);
-/* The current skin matrix of a triangle (16 floats, column-major). */
+/* The current skin matrix of a triangle (16 floats, column-major); NULL when out of range. */
 const float *plush_proxy_skin_matrix(const plush_proxy_skin *skin, size_t triangle);
 void plush_proxy_skin_destroy(plush_proxy_skin *skin);
 

@@ -1,0 +1,207 @@
+/* Triangle frames (DESIGN.md, "Proxy skinning") and the per-triangle skin transforms built from them.
+ * Everything here runs once per triangle per frame, so it works in double and rounds to float once. */
+#include "proxy/skin_internal.h"
+
+#include <math.h>
+
+/* A triangle whose angle at p0 has a sine below this is treated as having zero area: its normal would
+ * be mostly rounding noise, so a frame built from it would spin the skin at random. */
+#define FRAME_MIN_SINE 1e-6
+
+static double dot3(const double a[3], const double b[3])
+{
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+static void cross3(const double a[3], const double b[3], double out[3])
+{
+    double x = a[1] * b[2] - a[2] * b[1];
+    double y = a[2] * b[0] - a[0] * b[2];
+    double z = a[0] * b[1] - a[1] * b[0];
+    out[0] = x;
+    out[1] = y;
+    out[2] = z;
+}
+
+static void scale3(double v[3], double s)
+{
+    v[0] *= s;
+    v[1] *= s;
+    v[2] *= s;
+}
+
+static bool finite3(const float p[3])
+{
+    return isfinite(p[0]) && isfinite(p[1]) && isfinite(p[2]);
+}
+
+bool proxy_frame_build(const float p0[3], const float p1[3], const float p2[3], proxy_frame *f)
+{
+    if (!finite3(p0) || !finite3(p1) || !finite3(p2))
+        return false;
+    double y[3];
+    for (int k = 0; k < 3; k++) {
+        f->edge[0][k] = (double)p1[k] - p0[k];
+        f->edge[1][k] = (double)p2[k] - p0[k];
+        f->center[k] = ((double)p0[k] + p1[k] + p2[k]) / 3.0;
+        y[k] = p0[k] - f->center[k];
+    }
+    double n[3];
+    cross3(f->edge[0], f->edge[1], n);
+    double nn = dot3(n, n), yy = dot3(y, y);
+    double limit = FRAME_MIN_SINE * FRAME_MIN_SINE * dot3(f->edge[0], f->edge[0]) * dot3(f->edge[1], f->edge[1]);
+    /* p0 == c implies zero area for exact numbers; the second test keeps rounding from reaching 1/0. */
+    if (!(nn > limit) || !(yy > 0))
+        return false;
+    f->area2 = sqrt(nn);
+    scale3(n, 1.0 / f->area2);
+    scale3(y, 1.0 / sqrt(yy));
+    double x[3];
+    cross3(y, n, x);
+    /* y is in the plane only up to rounding, so Y x Z is unit only up to rounding too. */
+    scale3(x, 1.0 / sqrt(dot3(x, x)));
+    for (int k = 0; k < 3; k++) {
+        f->axis[0][k] = x[k];
+        f->axis[1][k] = y[k];
+        f->axis[2][k] = n[k];
+    }
+    return true;
+}
+
+bool plush_proxy_triangle_frame(const float p0[3], const float p1[3], const float p2[3], float out[16])
+{
+    proxy_frame f;
+    if (!proxy_frame_build(p0, p1, p2, &f))
+        return false;
+    for (int c = 0; c < 3; c++) {
+        for (int r = 0; r < 3; r++)
+            out[4 * c + r] = (float)f.axis[c][r];
+        out[4 * c + 3] = 0.0f;
+        out[12 + c] = (float)f.center[c];
+    }
+    out[15] = 1.0f;
+    return true;
+}
+
+bool proxy_rest_build(const float p0[3], const float p1[3], const float p2[3], proxy_rest *rest)
+{
+    proxy_frame f;
+    if (!proxy_frame_build(p0, p1, p2, &f))
+        return false;
+    for (int k = 0; k < 3; k++) {
+        for (int j = 0; j < 3; j++)
+            rest->axis[k][j] = f.axis[k][j];
+        rest->center[k] = f.center[k];
+    }
+    rest->area2 = f.area2;
+    /* Rows of [E1 E2 N]^-1 are (E2 x N, N x E1, E1 x E2) / det, and det = N . (E1 x E2) = area2 > 0. */
+    const double *n = f.axis[2];
+    cross3(f.edge[1], n, rest->edge_inv[0]);
+    cross3(n, f.edge[0], rest->edge_inv[1]);
+    cross3(f.edge[0], f.edge[1], rest->edge_inv[2]);
+    for (int k = 0; k < 3; k++)
+        scale3(rest->edge_inv[k], 1.0 / f.area2);
+    return true;
+}
+
+/* Row-major 3x3; a struct so it can be passed as const (C11 cannot convert double (*)[3] to const). */
+typedef struct mat3 {
+    double m[3][3];
+} mat3;
+
+/* out = [lin | center_now - lin * center_rest], column-major 4x4. */
+static void store_affine(const mat3 *lin, const double center_rest[3], const double center_now[3],
+                         float out[16])
+{
+    for (int r = 0; r < 3; r++) {
+        double t = center_now[r];
+        for (int c = 0; c < 3; c++) {
+            out[4 * c + r] = (float)lin->m[r][c];
+            t -= lin->m[r][c] * center_rest[c];
+        }
+        out[12 + r] = (float)t;
+    }
+    out[3] = out[7] = out[11] = 0.0f;
+    out[15] = 1.0f;
+}
+
+/* Shepperd's method: take the square root of the largest of w^2, x^2, y^2, z^2 so it never divides by
+ * a small number. q is (x, y, z, w). */
+static void rotation_quaternion(const mat3 *rot, double q[4])
+{
+    const double(*m)[3] = rot->m;
+    double trace = m[0][0] + m[1][1] + m[2][2];
+    if (trace > 0) {
+        double s = 2.0 * sqrt(trace + 1.0);
+        q[0] = (m[2][1] - m[1][2]) / s;
+        q[1] = (m[0][2] - m[2][0]) / s;
+        q[2] = (m[1][0] - m[0][1]) / s;
+        q[3] = 0.25 * s;
+    } else if (m[0][0] > m[1][1] && m[0][0] > m[2][2]) {
+        double s = 2.0 * sqrt(1.0 + m[0][0] - m[1][1] - m[2][2]);
+        q[0] = 0.25 * s;
+        q[1] = (m[0][1] + m[1][0]) / s;
+        q[2] = (m[0][2] + m[2][0]) / s;
+        q[3] = (m[2][1] - m[1][2]) / s;
+    } else if (m[1][1] > m[2][2]) {
+        double s = 2.0 * sqrt(1.0 + m[1][1] - m[0][0] - m[2][2]);
+        q[0] = (m[0][1] + m[1][0]) / s;
+        q[1] = 0.25 * s;
+        q[2] = (m[1][2] + m[2][1]) / s;
+        q[3] = (m[0][2] - m[2][0]) / s;
+    } else {
+        double s = 2.0 * sqrt(1.0 + m[2][2] - m[0][0] - m[1][1]);
+        q[0] = (m[0][2] + m[2][0]) / s;
+        q[1] = (m[1][2] + m[2][1]) / s;
+        q[2] = 0.25 * s;
+        q[3] = (m[1][0] - m[0][1]) / s;
+    }
+    double len = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+    /* q and -q are the same rotation; one sign makes matrices and quaternions easy to compare. */
+    double s = q[3] < 0 ? -1.0 / len : 1.0 / len;
+    for (int k = 0; k < 4; k++)
+        q[k] *= s;
+}
+
+void proxy_skin_rigid(const proxy_rest *rest, const proxy_frame *now, float out[16], float dq[8])
+{
+    /* F(t) F(0)^-1 = [R_t R_0^T | c_t - R_t R_0^T c_0]; the axes are the columns of R. */
+    mat3 s;
+    double(*lin)[3] = s.m;
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 3; c++)
+            lin[r][c] = now->axis[0][r] * rest->axis[0][c] + now->axis[1][r] * rest->axis[1][c] +
+                        now->axis[2][r] * rest->axis[2][c];
+    store_affine(&s, rest->center, now->center, out);
+    if (!dq)
+        return;
+    double q[4], t[3], tq[3];
+    rotation_quaternion(&s, q);
+    for (int r = 0; r < 3; r++)
+        t[r] = now->center[r] - (lin[r][0] * rest->center[0] + lin[r][1] * rest->center[1] +
+                                 lin[r][2] * rest->center[2]);
+    /* Dual part = (t, 0) q / 2. */
+    cross3(t, q, tq);
+    for (int k = 0; k < 3; k++) {
+        dq[k] = (float)q[k];
+        dq[4 + k] = (float)(0.5 * (q[3] * t[k] + tq[k]));
+    }
+    dq[3] = (float)q[3];
+    dq[7] = (float)(-0.5 * dot3(t, q));
+}
+
+void proxy_skin_stretch(const proxy_rest *rest, const proxy_frame *now, float out[16])
+{
+    /* n' keeps the current normal's direction and grows with the square root of the area ratio, so a
+     * uniform scale s gives A = s I exactly. */
+    double grow = sqrt(now->area2 / rest->area2), n[3];
+    for (int k = 0; k < 3; k++)
+        n[k] = now->axis[2][k] * grow;
+    mat3 grad;
+    double(*a)[3] = grad.m;
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 3; c++)
+            a[r][c] = now->edge[0][r] * rest->edge_inv[0][c] + now->edge[1][r] * rest->edge_inv[1][c] +
+                      n[r] * rest->edge_inv[2][c];
+    store_affine(&grad, rest->center, now->center, out);
+}
