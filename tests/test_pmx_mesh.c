@@ -1,0 +1,323 @@
+/* PMX mesh geometry: material faces and vertices, welding, the soft-body proxy, the bound set. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "plush/pmx_mesh.h"
+#include "support/mesh_fixture.h"
+#include "support/pmx_fixture.h"
+
+#include <math.h>
+#include <string.h>
+
+static plush_diag fresh_diag(void)
+{
+    plush_diag d = {0};
+    plush_diag_reset(&d);
+    return d;
+}
+
+/* Two materials: 0 a cube (24 split vertices), 1 a single triangle. */
+static plush_pmx_model *cube_model(void)
+{
+    plush_pmx_model *m = mesh_fx_model(1);
+    mesh_fx cube = mesh_fx_cube(1.0f);
+    mesh_fx_add_material(m, "cube", &cube, 0);
+    mesh_fx_free(&cube);
+    mesh_fx tri = {.vertex_count = 3, .index_count = 3,
+                   .positions = (float[3][3]){{5, 0, 0}, {6, 0, 0}, {5, 1, 0}},
+                   .indices = (uint32_t[3]){0, 1, 2}};
+    mesh_fx_add_material(m, "tri", &tri, 0);
+    return m;
+}
+
+static void test_material_faces(void **state)
+{
+    (void)state;
+    plush_pmx_model *m = cube_model();
+    plush_diag d = fresh_diag();
+    size_t first, count;
+    assert_int_equal(plush_pmx_material_faces(m, 0, &first, &count, &d), PLUSH_OK);
+    assert_int_equal(first, 0);
+    assert_int_equal(count, 36);
+    assert_int_equal(plush_pmx_material_faces(m, 1, &first, &count, &d), PLUSH_OK);
+    assert_int_equal(first, 36);
+    assert_int_equal(count, 3);
+    assert_int_equal(plush_pmx_material_faces(m, 2, &first, &count, &d), PLUSH_E_RANGE);
+    d = fresh_diag();
+    m->materials[0].index_count = 39; /* leaves material 1 running past the face list */
+    assert_int_equal(plush_pmx_material_faces(m, 1, &first, &count, &d), PLUSH_E_RANGE);
+    assert_int_equal(d.index, 1);
+    d = fresh_diag();
+    m->materials[0].index_count = 35; /* not whole triangles */
+    assert_int_equal(plush_pmx_material_faces(m, 0, &first, &count, &d), PLUSH_E_RANGE);
+    plush_pmx_free(m);
+}
+
+static void test_material_vertices(void **state)
+{
+    (void)state;
+    plush_pmx_model *m = cube_model();
+    plush_arena arena = {0};
+    plush_diag d = fresh_diag();
+    uint32_t *v;
+    size_t n;
+    /* Reverse face 0's winding: the first use order follows the faces, not the vertex numbers. */
+    uint32_t swap = m->indices[0];
+    m->indices[0] = m->indices[2], m->indices[2] = swap;
+    assert_int_equal(plush_pmx_material_vertices(m, 0, &arena, &v, &n, &d), PLUSH_OK);
+    assert_int_equal(n, 24);
+    assert_int_equal(v[0], m->indices[0]);
+    uint8_t seen[24] = {0};
+    size_t k = 0;
+    for (size_t i = 0; i < 36; i++)
+        if (!seen[m->indices[i]]) {
+            seen[m->indices[i]] = 1;
+            assert_int_equal(v[k++], m->indices[i]);
+        }
+    assert_int_equal(plush_pmx_material_vertices(m, 1, &arena, &v, &n, &d), PLUSH_OK);
+    assert_int_equal(n, 3);
+    assert_int_equal(v[0], 24);
+    m->indices[37] = 99; /* out of range */
+    assert_int_equal(plush_pmx_material_vertices(m, 1, &arena, &v, &n, &d), PLUSH_E_RANGE);
+    plush_arena_free(&arena);
+    plush_pmx_free(m);
+}
+
+/* The cube's 24 seam-split vertices weld to its 8 corners; faces keep their order. */
+static void test_weld_cube(void **state)
+{
+    (void)state;
+    plush_pmx_model *m = cube_model();
+    plush_arena arena = {0};
+    plush_diag d = fresh_diag();
+    plush_pmx_welded_mesh w;
+    assert_int_equal(plush_pmx_weld(m, 0, &arena, &w, &d), PLUSH_OK);
+    assert_int_equal(w.material, 0);
+    assert_int_equal(w.node_count, 8);
+    assert_int_equal(w.triangle_count, 12);
+    assert_int_equal(w.vertex_count, m->vertex_count);
+    /* Nodes numbered by first use, and each triangle is the face it came from. */
+    uint32_t next = 0;
+    for (size_t t = 0; t < 12; t++)
+        for (int k = 0; k < 3; k++) {
+            uint32_t v = m->indices[t * 3 + (size_t)k], node = w.triangles[t][k];
+            assert_true(node <= next);
+            if (node == next)
+                next++;
+            assert_int_equal(w.vertex_node[v], (int32_t)node);
+            assert_memory_equal(w.nodes[node], m->vertices[v].position, sizeof w.nodes[node]);
+        }
+    /* node -> the first vertex welded into it, in face order */
+    for (size_t n = 0; n < 8; n++) {
+        int32_t v = w.node_vertex[n];
+        assert_int_equal(w.vertex_node[v], (int32_t)n);
+        for (size_t i = 0; i < 36 && m->indices[i] != (uint32_t)v; i++)
+            assert_int_not_equal(w.vertex_node[m->indices[i]], (int32_t)n);
+    }
+    for (size_t v = 24; v < m->vertex_count; v++)
+        assert_int_equal(w.vertex_node[v], -1);
+    /* Every corner holds exactly three vertices (one per face meeting there). */
+    int per_node[8] = {0};
+    for (size_t v = 0; v < 24; v++)
+        per_node[w.vertex_node[v]]++;
+    for (int n = 0; n < 8; n++)
+        assert_int_equal(per_node[n], 3);
+    assert_true(plush_pmx_welded_mesh_usable(&w));
+    plush_arena_free(&arena);
+    plush_pmx_free(m);
+}
+
+/* Exactly equal only: -0 welds with +0, a nearby position does not, NaN never welds. */
+static void test_weld_exact(void **state)
+{
+    (void)state;
+    plush_pmx_model *m = mesh_fx_model(1);
+    mesh_fx tris = {.vertex_count = 6, .index_count = 6,
+                    .positions = (float[6][3]){{0.0f, 0, 0}, {1, 0, 0}, {0, 1, 0},
+                                               {-0.0f, 0, 0}, {1, 1e-7f, 0}, {NAN, 1, 0}},
+                    .indices = (uint32_t[6]){0, 1, 2, 3, 4, 5}};
+    mesh_fx_add_material(m, "m", &tris, 0);
+    plush_arena arena = {0};
+    plush_diag d = fresh_diag();
+    plush_pmx_welded_mesh w;
+    assert_int_equal(plush_pmx_weld(m, 0, &arena, &w, &d), PLUSH_OK);
+    assert_int_equal(w.node_count, 5);
+    assert_int_equal(w.vertex_node[3], 0);
+    assert_int_equal(w.vertex_node[4], 3);
+    assert_int_equal(w.vertex_node[5], 4);
+    assert_false(plush_pmx_welded_mesh_usable(&w)); /* a NaN node */
+
+    /* The UV sphere: seam column and pole rows weld, the rest stays. */
+    plush_pmx_model *s = mesh_fx_model(1);
+    mesh_fx sphere = mesh_fx_uv_sphere(1.0f, 6, 8);
+    mesh_fx_add_material(s, "sphere", &sphere, 0);
+    mesh_fx_free(&sphere);
+    assert_int_equal(plush_pmx_weld(s, 0, &arena, &w, &d), PLUSH_OK);
+    assert_int_equal(w.node_count, 2 + 5 * 8);
+    assert_int_equal(w.triangle_count, 6 * 8 * 2);
+    assert_true(plush_pmx_welded_mesh_usable(&w));
+    plush_arena_free(&arena);
+    plush_pmx_free(s);
+    plush_pmx_free(m);
+}
+
+/* body (bound), two usable cages, and the soft bodies that must be skipped. */
+static plush_pmx_model *proxy_model(void)
+{
+    plush_pmx_model *m = mesh_fx_model(2);
+    mesh_fx sphere = mesh_fx_uv_sphere(1.0f, 4, 6);
+    mesh_fx cube = mesh_fx_cube(2.0f);
+    mesh_fx ico = mesh_fx_icosahedron(1.5f);
+    mesh_fx flat = {.vertex_count = 3, .index_count = 3,
+                    .positions = (float[3][3]){{0, 0, 0}, {1, 1, 1}, {2, 2, 2}},
+                    .indices = (uint32_t[3]){0, 1, 2}};
+    mesh_fx none = {0};
+    mesh_fx_add_material(m, "body", &sphere, 1);       /* 0 */
+    mesh_fx_add_material(m, "cage A", &cube, 0);       /* 1 */
+    mesh_fx_add_material(m, "flat", &flat, 0);         /* 2: collinear, degenerate */
+    mesh_fx_add_material(m, "empty", &none, 0);        /* 3 */
+    mesh_fx_add_material(m, "cage B", &ico, 0);        /* 4 */
+    mesh_fx_add_material(m, "rope mat", &flat, 0);     /* 5 */
+    mesh_fx_add_material(m, "eyes", &cube, 1);         /* 6 */
+    mesh_fx_free(&sphere);
+    mesh_fx_free(&cube);
+    mesh_fx_free(&ico);
+    mesh_fx_add_soft_body(m, 1, 0);   /* part 0 */
+    mesh_fx_add_soft_body(m, -1, 0);  /* skipped: no material */
+    mesh_fx_add_soft_body(m, 2, 0);   /* skipped: degenerate */
+    mesh_fx_add_soft_body(m, 5, 1);   /* a rope: not part of the proxy, no warning */
+    mesh_fx_add_soft_body(m, 3, 0);   /* skipped: no faces */
+    mesh_fx_add_soft_body(m, 4, 0);   /* part 1 */
+    return m;
+}
+
+static void test_proxy_build(void **state)
+{
+    (void)state;
+    plush_pmx_model *m = proxy_model();
+    plush_arena arena = {0};
+    plush_diag d = fresh_diag();
+    plush_pmx_proxy p;
+    assert_int_equal(plush_pmx_proxy_build(m, &arena, &p, &d), PLUSH_OK);
+    assert_int_equal(d.warning_count, 3);
+    assert_non_null(strstr(d.warnings[0], "soft body 1"));
+    assert_non_null(strstr(d.warnings[1], "soft body 2"));
+    assert_non_null(strstr(d.warnings[2], "soft body 4"));
+    assert_int_equal(p.part_count, 2);
+    assert_int_equal(p.parts[0].soft_body, 0);
+    assert_int_equal(p.parts[1].soft_body, 5);
+    assert_int_equal(p.parts[0].mesh.material, 1);
+    assert_int_equal(p.parts[1].mesh.material, 4);
+    assert_int_equal(p.parts[0].mesh.node_count, 8);
+    assert_int_equal(p.parts[1].mesh.node_count, 12);
+    assert_int_equal(p.node_count, 20);
+    assert_int_equal(p.triangle_count, 12 + 20);
+    assert_int_equal(p.parts[1].first_node, 8);
+    assert_int_equal(p.parts[1].first_triangle, 12);
+    /* Triangle index = position in the part's material faces, parts in file order. */
+    size_t first;
+    size_t count;
+    for (size_t k = 0; k < 2; k++) {
+        const plush_pmx_proxy_part *part = &p.parts[k];
+        assert_int_equal(plush_pmx_material_faces(m, (size_t)part->mesh.material, &first, &count, &d), PLUSH_OK);
+        for (size_t t = 0; t < count / 3; t++)
+            for (int c = 0; c < 3; c++) {
+                uint32_t node = p.triangles[part->first_triangle + t][c];
+                uint32_t v = m->indices[first + t * 3 + (size_t)c];
+                assert_memory_equal(p.nodes[node], m->vertices[v].position, sizeof p.nodes[node]);
+                assert_int_equal(node - part->first_node, (uint32_t)part->mesh.vertex_node[v]);
+            }
+    }
+    for (size_t n = 0; n < p.node_count; n++)
+        assert_memory_equal(p.nodes[n], m->vertices[p.node_vertex[n]].position, sizeof p.nodes[n]);
+    bool want[7] = {false, true, true, true, true, true, false};
+    assert_int_equal(p.material_count, 7);
+    for (size_t k = 0; k < 7; k++)
+        assert_int_equal(p.soft_material[k], want[k]);
+
+    /* A soft body whose material does not exist is an error, not a skip. */
+    m->soft_bodies[0].material = 70;
+    d = fresh_diag();
+    assert_int_equal(plush_pmx_proxy_build(m, &arena, &p, &d), PLUSH_E_RANGE);
+    assert_string_equal(d.section, "soft body");
+    assert_int_equal(d.index, 0);
+    plush_arena_free(&arena);
+    plush_pmx_free(m);
+}
+
+static void test_proxy_none(void **state)
+{
+    (void)state;
+    plush_pmx_model *m = cube_model();
+    plush_arena arena = {0};
+    plush_diag d = fresh_diag();
+    plush_pmx_proxy p;
+    assert_int_equal(plush_pmx_proxy_build(m, &arena, &p, &d), PLUSH_OK);
+    assert_int_equal(p.part_count, 0);
+    assert_int_equal(p.triangle_count, 0);
+    assert_int_equal(d.warning_count, 0);
+    uint32_t *bound;
+    size_t n;
+    assert_int_equal(plush_pmx_bound_vertices(m, &p, NULL, &arena, &bound, &n, &d), PLUSH_OK);
+    assert_int_equal(n, m->vertex_count);
+    plush_arena_free(&arena);
+    plush_pmx_free(m);
+}
+
+static void test_bound_vertices(void **state)
+{
+    (void)state;
+    plush_pmx_model *m = proxy_model();
+    plush_arena arena = {0};
+    plush_diag d = fresh_diag();
+    plush_pmx_proxy p;
+    assert_int_equal(plush_pmx_proxy_build(m, &arena, &p, &d), PLUSH_OK);
+    size_t body_first, body_count, eyes_first, eyes_count;
+    assert_int_equal(plush_pmx_material_faces(m, 0, &body_first, &body_count, &d), PLUSH_OK);
+    assert_int_equal(plush_pmx_material_faces(m, 6, &eyes_first, &eyes_count, &d), PLUSH_OK);
+    uint32_t *bound;
+    size_t n;
+    assert_int_equal(plush_pmx_bound_vertices(m, &p, NULL, &arena, &bound, &n, &d), PLUSH_OK);
+    /* body: 5 x 7 sphere vertices first in the model; eyes: the last 24. */
+    assert_int_equal(n, 35 + 24);
+    for (size_t i = 0; i < 35; i++)
+        assert_int_equal(bound[i], i);
+    for (size_t i = 0; i < 24; i++)
+        assert_int_equal(bound[35 + i], m->vertex_count - 24 + i);
+
+    const char *eyes[] = {"eyes"};
+    plush_pmx_bound_options only = {.materials = eyes, .material_count = 1};
+    assert_int_equal(plush_pmx_bound_vertices(m, &p, &only, &arena, &bound, &n, &d), PLUSH_OK);
+    assert_int_equal(n, 24);
+    assert_int_equal(bound[0], m->vertex_count - 24);
+
+    const char *unknown[] = {"eyes", "tail"};
+    plush_pmx_bound_options bad = {.materials = unknown, .material_count = 2};
+    assert_int_equal(plush_pmx_bound_vertices(m, &p, &bad, &arena, &bound, &n, &d), PLUSH_E_ARGUMENT);
+    assert_non_null(strstr(d.message, "tail"));
+    d = fresh_diag();
+    const char *cage[] = {"cage B"};
+    plush_pmx_bound_options soft = {.materials = cage, .material_count = 1};
+    assert_int_equal(plush_pmx_bound_vertices(m, &p, &soft, &arena, &bound, &n, &d), PLUSH_E_ARGUMENT);
+    assert_int_equal(d.index, 4);
+    plush_arena_free(&arena);
+    plush_pmx_free(m);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_material_faces),
+        cmocka_unit_test(test_material_vertices),
+        cmocka_unit_test(test_weld_cube),
+        cmocka_unit_test(test_weld_exact),
+        cmocka_unit_test(test_proxy_build),
+        cmocka_unit_test(test_proxy_none),
+        cmocka_unit_test(test_bound_vertices),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
