@@ -3,6 +3,8 @@
 #define PLUSH_H
 #include "plush/core.h"
 #include "plush/pmx.h"
+#include "plush/pmx_mesh.h"
+#include "plush/im2.h"
 #include "plush/vmd.h"
 #include "plush/vpd.h"
 #include "plush/proxy.h"
