@@ -1,0 +1,113 @@
+/* Private pieces of plush_proxy_bind shared by bind.c (driver, brute force), distance.c (the two distance
+ * routines) and bvh_embree.c (the Embree search). Frames and skinning do not need any of this. */
+#ifndef PLUSH_PROXY_BIND_INTERNAL_H
+#define PLUSH_PROXY_BIND_INTERNAL_H
+
+#include "plush/proxy.h"
+
+/* A usable proxy triangle, corners copied side by side so one distance reads one place. n is the seed
+ * routine's unit normal, computed once with exactly the operations plush_proxy_seed_distance uses, so
+ * the cached and the public routine give the same bits. */
+typedef struct proxy_tri {
+    float v[3][3];
+    float n[3];
+    float center[3], radius;  /* a sphere around the corners: a cheap lower bound on the distance */
+    uint32_t index;           /* triangle index in the proxy */
+} proxy_tri;
+
+/* The seed routine's unit normal; false when the original's arithmetic would give NaN (zero or
+ * non-finite cross product): such a triangle is never a seed candidate. */
+bool proxy_seed_normal(const float a[3], const float b[3], const float c[3], float n[3]);
+float proxy_seed_distance_n(const float p[3], const float a[3], const float b[3], const float c[3],
+                            const float n[3]);
+/* Default mode rejects a triangle whose area is zero relative to its size (twice the area at most
+ * 1e-6 of the longest edge squared): its normal, and so its frame, would be noise. */
+bool proxy_tri_degenerate(const float a[3], const float b[3], const float c[3]);
+
+/* What a search needs: the usable triangles and the mode. scale is the largest coordinate magnitude
+ * of their corners, which bounds the rounding error of a distance (see proxy_search_radius). */
+typedef struct proxy_search {
+    const proxy_tri *tris;
+    size_t tri_count;
+    bool seed;
+    float scale;
+} proxy_search;
+
+static inline float proxy_search_distance(const proxy_search *s, const proxy_tri *t, const float p[3])
+{
+    if (s->seed)
+        return proxy_seed_distance_n(p, t->v[0], t->v[1], t->v[2], t->n);
+    return plush_proxy_point_triangle_distance(p, t->v[0], t->v[1], t->v[2]);
+}
+
+/* The best four candidates so far, best first. The order is total, so the result does not depend on
+ * the order candidates arrive in: default mode (d, index) ascending; seed mode d ascending and, for
+ * equal d, the higher index first (the original's scan lets a later equal distance go first). */
+typedef struct proxy_best {
+    float d[PLUSH_PROXY_INFLUENCES];
+    uint32_t t[PLUSH_PROXY_INFLUENCES];
+    int n;
+} proxy_best;
+
+static inline bool proxy_best_before(float d, uint32_t t, float od, uint32_t ot, bool seed)
+{
+    if (d != od)
+        return d < od;
+    return seed ? t > ot : t < ot;
+}
+
+static inline bool proxy_best_holds(const proxy_best *b, uint32_t t)
+{
+    for (int i = 0; i < b->n; i++)
+        if (b->t[i] == t)
+            return true;
+    return false;
+}
+
+/* Offers one candidate; true when it was kept. A triangle already held is ignored (a BVH may report a
+ * triangle twice, and a hint pre-fills the list); a non-finite distance is never kept. */
+static inline bool proxy_best_offer(proxy_best *b, float d, uint32_t t, bool seed)
+{
+    if (!(d <= 3.0e38f))
+        return false;
+    int n = b->n;
+    if (n == PLUSH_PROXY_INFLUENCES && !proxy_best_before(d, t, b->d[n - 1], b->t[n - 1], seed))
+        return false;
+    if (proxy_best_holds(b, t))
+        return false;
+    int k = n < PLUSH_PROXY_INFLUENCES ? n : n - 1;
+    while (k > 0 && proxy_best_before(d, t, b->d[k - 1], b->t[k - 1], seed)) {
+        b->d[k] = b->d[k - 1];
+        b->t[k] = b->t[k - 1];
+        k--;
+    }
+    b->d[k] = d;
+    b->t[k] = t;
+    if (n < PLUSH_PROXY_INFLUENCES)
+        b->n = n + 1;
+    return true;
+}
+
+/* A pruning radius that cannot cut off a triangle whose computed distance is <= d. Both distance
+ * routines can only be pruned by a box test because each is, before rounding, at least the true
+ * distance (the seed routine measures to a point of the triangle, or to the plane when the projection
+ * lies inside); the margin covers rounding on both sides: ours (a few ulps of the coordinates, hence
+ * the scale term) and the search's box distance (a few ulps of d). */
+static inline float proxy_search_radius(float d, float point_scale)
+{
+    return d + 1e-5f * (d + point_scale);
+}
+
+/* ---- Embree search (bvh_embree.c) --------------------------------------------------------------- */
+
+typedef struct proxy_bvh proxy_bvh;
+
+/* Loads Embree (dlopen, no link-time dependency) and builds a BVH over s->tris. On failure returns
+ * NULL with a reason in why; the caller then falls back to brute force. The search must outlive it. */
+proxy_bvh *proxy_bvh_create(const proxy_search *s, char *why, size_t why_size);
+/* The best four for p; best may arrive pre-filled (a hint), which only shrinks the starting radius.
+ * Safe to call from several threads at once. */
+void proxy_bvh_query(const proxy_bvh *bvh, const float p[3], proxy_best *best);
+void proxy_bvh_destroy(proxy_bvh *bvh);
+
+#endif
