@@ -1,5 +1,5 @@
-/* Influence Map File 2: reading, writing, every syntax error with its line; overrides on a binding are in
- * test_scene_bind.c. */
+/* Influence Map File 2: reading, writing, every syntax error with its line, and overrides on a binding
+ * (NOSKIN, ONESKIN, a model bone as child, -1 for a whole part, every semantic error with its line). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -8,8 +8,10 @@
 #include <cmocka.h>
 
 #include "plush/im2.h"
-#include "support/shared_data.h"
+#include "plush/scene.h"
+#include "support/mesh_fixture.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -347,6 +349,202 @@ static void test_seed_files(void **state)
     assert_null(map);
 }
 
+/* ---- overrides on a binding -------------------------------------------------------------------- */
+
+enum { BONES = 2, BODY = 0, EYES = 2 };
+
+static plush_scene_binding *bind_plush(const plush_pmx_model *m, bool seed)
+{
+    plush_scene_binding *b = NULL;
+    plush_diag d = fresh_diag();
+    plush_scene_bind_options o = {.proxy = {.seed = seed}};
+    assert_int_equal(plush_scene_bind(m, &o, &b, &d), PLUSH_OK);
+    return b;
+}
+
+/* Row of the part vertex k of material (numbered by first use). */
+static size_t row_of(const plush_pmx_model *m, const plush_scene_binding *b, size_t material, size_t k)
+{
+    plush_arena arena = {0};
+    plush_diag d = fresh_diag();
+    uint32_t *order;
+    size_t n;
+    assert_int_equal(plush_pmx_material_vertices(m, material, &arena, &order, &n, &d), PLUSH_OK);
+    assert_true(k < n);
+    int64_t row = plush_scene_binding_row(b, order[k]);
+    plush_arena_free(&arena);
+    assert_true(row >= 0);
+    return (size_t)row;
+}
+
+static bool same_row(const plush_proxy_binding *a, const plush_proxy_binding *b, size_t row)
+{
+    return memcmp(a->triangles[row], b->triangles[row], sizeof a->triangles[row]) == 0 &&
+           memcmp(a->weights[row], b->weights[row], sizeof a->weights[row]) == 0 &&
+           memcmp(a->distances[row], b->distances[row], sizeof a->distances[row]) == 0 &&
+           a->proxy_share[row] == b->proxy_share[row] &&
+           (!a->percent || memcmp(a->percent[row], b->percent[row], sizeof a->percent[row]) == 0);
+}
+
+static void expect_pinned(const plush_scene_binding *b, size_t row, int32_t t)
+{
+    const plush_proxy_binding *pb = b->binding;
+    assert_int_equal(pb->triangles[row][0], t);
+    for (int k = 1; k < PLUSH_PROXY_INFLUENCES; k++) {
+        assert_int_equal(pb->triangles[row][k], -1);
+        assert_true(pb->weights[row][k] == 0.0f);
+    }
+    assert_true(pb->weights[row][0] == 1.0f);
+    assert_true(pb->proxy_share[row] == 1.0f);
+    if (pb->percent)
+        assert_int_equal(pb->percent[row][0], 100);
+    const float *p = b->model->vertices[b->vertices[row]].position;
+    const uint32_t *tri = b->proxy.triangles[t];
+    float d = pb->seed ? plush_proxy_seed_distance(p, b->proxy.nodes[tri[0]], b->proxy.nodes[tri[1]], b->proxy.nodes[tri[2]])
+                       : plush_proxy_point_triangle_distance(p, b->proxy.nodes[tri[0]], b->proxy.nodes[tri[1]],
+                                                            b->proxy.nodes[tri[2]]);
+    assert_true(fabsf(pb->distances[row][0] - d) <= 1e-6f * (1 + d));
+}
+
+static const char overrides[] = H "PARTSTART\r\n"
+                                  "eyes\r\n"
+                                  "-1, 7, -1, CALC_NOSKIN0\r\n"  /* every eye vertex on triangle 5 alone */
+                                  "PARTEND\r\n"
+                                  "PARTSTART\r\n"
+                                  "body\r\n"
+                                  "0, 1, 0, CALC_ONESKIN0\r\n"   /* a model bone: back to bone skinning */
+                                  "1, 9, -1, CALC_NOSKIN0\r\n"   /* triangle 7 alone */
+                                  "2, 9, -1, CALC_NOSKIN0\r\n"
+                                  "2, 3, -1, CALC_ONESKIN0\r\n"  /* a later line: the computed blend again */
+                                  "3, 0, -1, CALC_NOSKIN0\r\n"   /* a model bone, rigid: bone skinning too */
+                                  "PARTEND\r\n";
+
+static void overrides_take_effect(bool seed)
+{
+    plush_pmx_model *m = mesh_fx_plush();
+    plush_scene_binding *b = bind_plush(m, seed), *before = bind_plush(m, seed);
+    plush_im2_map *map = read_ok(overrides);
+    plush_diag d = fresh_diag();
+    assert_int_equal(plush_scene_binding_apply_im2(b, map, &d), PLUSH_OK);
+    const plush_proxy_binding *pb = b->binding;
+
+    bool changed[9 * 13 + 24] = {false};
+    for (size_t k = 0; k < 24; k++) {
+        size_t row = row_of(m, b, EYES, k);
+        expect_pinned(b, row, 5);
+        changed[row] = true;
+    }
+    size_t r0 = row_of(m, b, BODY, 0), r1 = row_of(m, b, BODY, 1), r2 = row_of(m, b, BODY, 2),
+           r3 = row_of(m, b, BODY, 3);
+    assert_true(pb->proxy_share[r0] == 0.0f);
+    assert_true(pb->proxy_share[r3] == 0.0f);
+    expect_pinned(b, r1, 7);
+    assert_true(same_row(pb, before->binding, r2));
+    changed[r0] = changed[r1] = changed[r3] = true;
+    /* Nothing else moved. */
+    for (size_t row = 0; row < b->vertex_count; row++)
+        if (!changed[row])
+            assert_true(same_row(pb, before->binding, row));
+
+    /* Applying again is the same as applying once: NOSKIN/ONESKIN work from the computed rows. */
+    assert_int_equal(plush_scene_binding_apply_im2(b, map, &d), PLUSH_OK);
+    expect_pinned(b, r1, 7);
+    assert_true(same_row(pb, before->binding, r2));
+    plush_im2_free(map);
+    plush_scene_binding_free(before);
+    plush_scene_binding_free(b);
+    plush_pmx_free(m);
+}
+
+static void test_overrides(void **state)
+{
+    (void)state;
+    overrides_take_effect(false);
+    overrides_take_effect(true);
+}
+
+typedef struct apply_case {
+    const char *text;
+    uint32_t line;
+    const char *words; /* in the message */
+} apply_case;
+
+static void test_override_errors(void **state)
+{
+    (void)state;
+    static const apply_case cases[] = {
+        {H "PARTSTART\r\ntail\r\n0, 1, -1, CALC_NOSKIN0\r\nPARTEND\r\n", 3, "no material"},
+        {H "PARTSTART\r\ncage\r\n0, 1, -1, CALC_NOSKIN0\r\nPARTEND\r\n", 3, "no vertex bound"},
+        {H "PARTSTART\r\neyes\r\nPARTEND\r\nPARTSTART\r\neyes\r\nPARTEND\r\n", 6, "more parts"},
+        {H "PARTSTART\r\neyes\r\n24, 1, -1, CALC_NOSKIN0\r\nPARTEND\r\n", 4, "vertex 24 out of range"},
+        {H "PARTSTART\r\neyes\r\n-2, 1, -1, CALC_NOSKIN0\r\nPARTEND\r\n", 4, "vertex -2"},
+        {H "PARTSTART\r\neyes\r\n0, -1, -1, CALC_NOSKIN0\r\nPARTEND\r\n", 4, "child bone -1"},
+        {H "PARTSTART\r\neyes\r\n0, 22, -1, CALC_ONESKIN0\r\nPARTEND\r\n", 4, "child bone 22 out of range"},
+        {H "PARTSTART\r\neyes\r\n0, -5, -1, CALC_ONESKIN0\r\nPARTEND\r\n", 4, "child bone -5"},
+        {H "PARTSTART\r\neyes\r\n0, 2, 22, CALC_ONESKIN0\r\nPARTEND\r\n", 4, "parent bone 22"},
+        /* A good line first: a failing file must not leave it applied. */
+        {H "PARTSTART\r\nbody\r\n-1, 3, -1, CALC_NOSKIN0\r\nPARTEND\r\n\r\nPARTSTART\r\nbody\r\nPARTEND\r\n", 8,
+         "more parts"},
+    };
+    plush_pmx_model *m = mesh_fx_plush();
+    plush_scene_binding *b = bind_plush(m, false), *before = bind_plush(m, false);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        plush_im2_map *map = read_ok(cases[i].text);
+        plush_diag d = fresh_diag();
+        d.file = "x.im2";
+        assert_int_equal(plush_scene_binding_apply_im2(b, map, &d), PLUSH_E_RANGE);
+        if (d.index != (int64_t)cases[i].line || !strstr(d.message, cases[i].words))
+            fail_msg("case %zu: line %lld \"%s\", expected line %u \"%s\"", i, (long long)d.index, d.message,
+                     cases[i].line, cases[i].words);
+        assert_string_equal(d.section, "line");
+        assert_true(d.offset > 0 && d.offset < (int64_t)strlen(cases[i].text));
+        assert_true(d.offset == 0 || cases[i].text[d.offset - 1] == '\n'); /* the start of its line */
+        for (size_t row = 0; row < b->vertex_count; row++)
+            assert_true(same_row(b->binding, before->binding, row));
+        plush_im2_free(map);
+    }
+    /* A map built in code has no lines: the part is named instead. */
+    plush_im2_entry e = {.vertex = 0, .child = -1, .parent = -1};
+    plush_im2_part part = {.name = {.s = "eyes", .len = 4}, .entry_count = 1, .entries = &e, .offset = -1};
+    plush_im2_map built = {.part_count = 1, .parts = &part};
+    plush_diag d = fresh_diag();
+    assert_int_equal(plush_scene_binding_apply_im2(b, &built, &d), PLUSH_E_RANGE);
+    assert_string_equal(d.section, "part");
+    assert_int_equal(d.index, 0);
+    plush_scene_binding_free(before);
+    plush_scene_binding_free(b);
+    plush_pmx_free(m);
+}
+
+/* NOSKIN on a triangle with no area cannot pin anything. */
+static void test_override_degenerate(void **state)
+{
+    (void)state;
+    plush_pmx_model *m = mesh_fx_model(BONES);
+    mesh_fx sphere = mesh_fx_uv_sphere(1.0f, 4, 6);
+    mesh_fx cage = mesh_fx_icosahedron(1.4f);
+    uint32_t *more = realloc(cage.indices, (cage.index_count + 3) * sizeof *more);
+    assert_non_null(more);
+    cage.indices = more;
+    cage.indices[cage.index_count] = 0, cage.indices[cage.index_count + 1] = 0, cage.indices[cage.index_count + 2] = 1;
+    cage.index_count += 3;
+    mesh_fx_add_material(m, "body", &sphere, 1);
+    mesh_fx_add_material(m, "cage", &cage, 0);
+    mesh_fx_add_soft_body(m, 1, 0);
+    mesh_fx_free(&sphere);
+    mesh_fx_free(&cage);
+    plush_scene_binding *b = bind_plush(m, false);
+    assert_int_equal(b->proxy.triangle_count, 21);
+    plush_im2_map *map = read_ok(H "PARTSTART\r\nbody\r\n0, 22, -1, CALC_ONESKIN0\r\n1, 22, -1, CALC_NOSKIN0\r\nPARTEND\r\n");
+    plush_diag d = fresh_diag();
+    assert_int_equal(plush_scene_binding_apply_im2(b, map, &d), PLUSH_E_RANGE);
+    assert_int_equal(d.index, 5);
+    assert_non_null(strstr(d.message, "triangle 20"));
+    plush_im2_free(map);
+    plush_scene_binding_free(b);
+    plush_pmx_free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -358,6 +556,9 @@ int main(void)
         cmocka_unit_test(test_truncation_sweep),
         cmocka_unit_test(test_write_errors),
         cmocka_unit_test(test_seed_files),
+        cmocka_unit_test(test_overrides),
+        cmocka_unit_test(test_override_errors),
+        cmocka_unit_test(test_override_degenerate),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

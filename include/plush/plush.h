@@ -8,4 +8,5 @@
 #include "plush/vmd.h"
 #include "plush/vpd.h"
 #include "plush/proxy.h"
+#include "plush/scene.h"
 #endif

@@ -169,3 +169,25 @@ mesh_fx mesh_fx_icosahedron(float r)
         }
     return mesh;
 }
+
+plush_pmx_model *mesh_fx_plush(void)
+{
+    plush_pmx_model *m = mesh_fx_model(2);
+    m->bones[0].name = pmx_fx_str(m, "root");
+    m->bones[1].name = pmx_fx_str(m, "body");
+    mesh_fx sphere = mesh_fx_uv_sphere(1.0f, 8, 12);
+    mesh_fx cage = mesh_fx_icosahedron(1.4f);
+    mesh_fx eyes = mesh_fx_cube(0.1f);
+    for (size_t i = 0; i < eyes.vertex_count; i++) {
+        eyes.positions[i][1] += 0.3f;
+        eyes.positions[i][2] -= 0.95f;
+    }
+    mesh_fx_add_material(m, "body", &sphere, 1);
+    size_t mat = mesh_fx_add_material(m, "cage", &cage, 0);
+    mesh_fx_add_material(m, "eyes", &eyes, 1);
+    mesh_fx_add_soft_body(m, (int32_t)mat, 0);
+    mesh_fx_free(&sphere);
+    mesh_fx_free(&cage);
+    mesh_fx_free(&eyes);
+    return m;
+}

@@ -31,6 +31,11 @@ size_t mesh_fx_add_material(plush_pmx_model *m, const char *name, const mesh_fx 
 /* Appends a soft body (shape 0 TriMesh, 1 Rope) on material (-1: none); returns its index. */
 size_t mesh_fx_add_soft_body(plush_pmx_model *m, int32_t material, uint8_t shape);
 
+/* The small plush: PMX 2.1, bones 0 "root" and 1 "body" (child of 0); materials 0 "body" (a UV sphere of
+ * radius 1, 8 rings x 12 segments, on bone 1), 1 "cage" (an icosahedron of radius 1.4 on bone 0, a
+ * TriMesh soft body on it) and 2 "eyes" (a cube of half-size 0.1 at (0, 0.3, -0.95), on bone 1). */
+plush_pmx_model *mesh_fx_plush(void);
+
 /* A cube of half-size h, four vertices per face (24), as a UV-mapped cube is split. */
 mesh_fx mesh_fx_cube(float h);
 /* A UV sphere: rings x segments quads, the seam column and the pole rows duplicated (their positions

@@ -1,0 +1,224 @@
+/* A model's detailed vertices bound to its soft-body proxy, and the binding written as an influence map. */
+#include "scene/internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Keeps a copy of the rows so that CALC_ONESKIN0 can give a vertex back its computed blend. */
+static struct plush_scene_computed *keep_computed(plush_arena *arena, const plush_proxy_binding *bind)
+{
+    size_t n = bind->vertex_count ? bind->vertex_count : 1;
+    struct plush_scene_computed *c = plush_arena_alloc(arena, sizeof *c);
+    if (!c)
+        return NULL;
+    c->triangles = plush_arena_array(arena, n, sizeof *c->triangles);
+    c->weights = plush_arena_array(arena, n, sizeof *c->weights);
+    c->distances = plush_arena_array(arena, n, sizeof *c->distances);
+    c->share = plush_arena_array(arena, n, sizeof *c->share);
+    c->percent = bind->percent ? plush_arena_array(arena, n, sizeof *c->percent) : NULL;
+    if (!c->triangles || !c->weights || !c->distances || !c->share || (bind->percent && !c->percent))
+        return NULL;
+    size_t rows = bind->vertex_count;
+    memcpy(c->triangles, bind->triangles, rows * sizeof *c->triangles);
+    memcpy(c->weights, bind->weights, rows * sizeof *c->weights);
+    memcpy(c->distances, bind->distances, rows * sizeof *c->distances);
+    memcpy(c->share, bind->proxy_share, rows * sizeof *c->share);
+    if (c->percent)
+        memcpy(c->percent, bind->percent, rows * sizeof *c->percent);
+    return c;
+}
+
+static plush_status bind_rows(plush_scene_binding *b, const plush_scene_bind_options *options, plush_diag *diag)
+{
+    const plush_pmx_model *model = b->model;
+    float(*points)[3] = plush_arena_array(&b->arena, b->vertex_count ? b->vertex_count : 1, sizeof *points);
+    if (!points)
+        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+    for (size_t i = 0; i < b->vertex_count; i++)
+        memcpy(points[i], model->vertices[b->vertices[i]].position, sizeof points[i]);
+    /* The proxy module takes const arrays; the casts only add const. */
+    plush_proxy_mesh mesh = {.nodes = (const float(*)[3])b->proxy.nodes, .node_count = b->proxy.node_count,
+                             .triangles = (const uint32_t(*)[3])b->proxy.triangles,
+                             .triangle_count = b->proxy.triangle_count};
+    plush_status st = plush_proxy_bind(&mesh, (const float(*)[3])points, b->vertex_count,
+                                       options ? &options->proxy : NULL, &b->binding, diag);
+    if (st != PLUSH_OK)
+        return st;
+    b->computed = keep_computed(&b->arena, b->binding);
+    return b->computed ? PLUSH_OK : plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+}
+
+plush_status plush_scene_bind(const plush_pmx_model *model, const plush_scene_bind_options *options,
+                              plush_scene_binding **out, plush_diag *diag)
+{
+    if (!out || !model)
+        return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, NULL, -1, "no model or no place for the binding");
+    *out = NULL;
+    plush_scene_binding *b = calloc(1, sizeof *b);
+    if (!b)
+        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+    b->model = model;
+    plush_status st = plush_pmx_proxy_build(model, &b->arena, &b->proxy, diag);
+    if (st == PLUSH_OK && b->proxy.triangle_count == 0)
+        st = plush_diag_fail(diag, PLUSH_E_UNSUPPORTED, -1, "soft body", -1,
+                             "no usable TriMesh soft body to serve as the proxy (%zu soft bodies)",
+                             model->soft_body_count);
+    if (st == PLUSH_OK)
+        st = plush_pmx_bound_vertices(model, &b->proxy, options ? &options->bound : NULL, &b->arena, &b->vertices,
+                                      &b->vertex_count, diag);
+    if (st == PLUSH_OK)
+        st = bind_rows(b, options, diag);
+    if (st != PLUSH_OK) {
+        plush_scene_binding_free(b);
+        return st;
+    }
+    *out = b;
+    return PLUSH_OK;
+}
+
+void plush_scene_binding_free(plush_scene_binding *binding)
+{
+    if (!binding)
+        return;
+    plush_proxy_binding_free(binding->binding);
+    plush_arena_free(&binding->arena);
+    free(binding);
+}
+
+int64_t plush_scene_binding_row(const plush_scene_binding *binding, uint32_t vertex)
+{
+    size_t lo = 0, hi = binding->vertex_count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (binding->vertices[mid] < vertex)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < binding->vertex_count && binding->vertices[lo] == vertex ? (int64_t)lo : -1;
+}
+
+plush_status scene_im2_materials(const plush_scene_binding *b, plush_arena *arena, scene_material_vertices **out,
+                                 plush_diag *diag)
+{
+    const plush_pmx_model *model = b->model;
+    scene_material_vertices *mv = plush_arena_array(arena, model->material_count ? model->material_count : 1,
+                                                    sizeof *mv);
+    if (!mv)
+        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+    for (size_t m = 0; m < model->material_count; m++) {
+        if (b->proxy.soft_material[m])
+            continue;
+        plush_status st = plush_pmx_material_vertices(model, m, arena, &mv[m].vertices, &mv[m].count, diag);
+        if (st != PLUSH_OK)
+            return st;
+        bool any = false;
+        for (size_t k = 0; k < mv[m].count && !any; k++)
+            any = plush_scene_binding_row(b, mv[m].vertices[k]) >= 0;
+        if (!any)
+            mv[m].count = 0;
+    }
+    *out = mv;
+    return PLUSH_OK;
+}
+
+/* ---- export ---------------------------------------------------------------------------------- */
+
+/* The PMX bone that moves a vertex most (first of equal weights), or -1. */
+static int32_t strongest_bone(const plush_pmx_model *model, const plush_pmx_vertex *v)
+{
+    int32_t best = -1;
+    float w = 0;
+    for (int k = 0; k < 4; k++)
+        if (v->bones[k] >= 0 && (size_t)v->bones[k] < model->bone_count && (best < 0 || v->weights[k] > w)) {
+            best = v->bones[k];
+            w = v->weights[k];
+        }
+    return best;
+}
+
+/* One vertex's line; false when it cannot have one (left to bones, but no bone). */
+static bool export_entry(const plush_scene_binding *b, size_t row, int32_t local, plush_im2_entry *e)
+{
+    const plush_proxy_binding *bind = b->binding;
+    const plush_pmx_model *model = b->model;
+    *e = (plush_im2_entry){.vertex = local, .parent = -1, .method = PLUSH_IM2_ONESKIN, .offset = -1};
+    if (bind->proxy_share[row] > 0) {
+        int strongest = 0, used = 0;
+        for (int k = 0; k < PLUSH_PROXY_INFLUENCES; k++) {
+            if (bind->triangles[row][k] < 0)
+                continue;
+            used++;
+            if (bind->weights[row][k] > bind->weights[row][strongest])
+                strongest = k;
+        }
+        if (used > 0) {
+            e->child = (int32_t)model->bone_count + bind->triangles[row][strongest];
+            e->method = used == 1 ? PLUSH_IM2_NOSKIN : PLUSH_IM2_ONESKIN;
+            return true;
+        }
+    }
+    int32_t bone = strongest_bone(model, &model->vertices[b->vertices[row]]);
+    if (bone < 0)
+        return false;
+    e->child = bone;
+    e->parent = model->bones[bone].parent;
+    return true;
+}
+
+static plush_status export_part(const plush_scene_binding *b, size_t m, const scene_material_vertices *mv,
+                                plush_im2_map *map, plush_diag *diag)
+{
+    const plush_pmx_material *mat = &b->model->materials[m];
+    plush_im2_part *part = &map->parts[map->part_count];
+    part->name.s = plush_arena_strdup(&map->arena, mat->name.s ? mat->name.s : "", mat->name.len);
+    part->name.len = mat->name.len;
+    part->offset = -1;
+    part->entries = plush_arena_array(&map->arena, mv->count, sizeof *part->entries);
+    if (!part->name.s || !part->entries)
+        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+    for (size_t k = 0; k < mv->count; k++) {
+        int64_t row = plush_scene_binding_row(b, mv->vertices[k]);
+        if (row < 0)
+            continue;
+        if (export_entry(b, (size_t)row, (int32_t)k, &part->entries[part->entry_count]))
+            part->entry_count++;
+        else
+            plush_diag_warn(diag, -1, "vertex", (int64_t)mv->vertices[k],
+                            "stays on bone skinning but has no bone: left out of the influence map");
+    }
+    map->part_count++;
+    return PLUSH_OK;
+}
+
+plush_status plush_scene_binding_to_im2(const plush_scene_binding *b, plush_im2_map **out, plush_diag *diag)
+{
+    if (!b || !out)
+        return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, NULL, -1, "no binding or no place for the map");
+    *out = NULL;
+    const plush_pmx_model *model = b->model;
+    if (model->bone_count > (size_t)INT32_MAX - b->proxy.triangle_count)
+        return plush_diag_fail(diag, PLUSH_E_RANGE, -1, NULL, -1, "too many bones and proxy triangles to number");
+    plush_im2_map *map = plush_im2_create();
+    if (!map)
+        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+    plush_arena scratch = {0};
+    scene_material_vertices *mv = NULL;
+    plush_status st = scene_im2_materials(b, &scratch, &mv, diag);
+    if (st == PLUSH_OK) {
+        map->parts = plush_arena_array(&map->arena, model->material_count ? model->material_count : 1,
+                                       sizeof *map->parts);
+        if (!map->parts)
+            st = plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+    }
+    for (size_t m = 0; st == PLUSH_OK && m < model->material_count; m++)
+        if (mv[m].count)
+            st = export_part(b, m, &mv[m], map, diag);
+    plush_arena_free(&scratch);
+    if (st != PLUSH_OK) {
+        plush_im2_free(map);
+        return st;
+    }
+    *out = map;
+    return PLUSH_OK;
+}

@@ -1,0 +1,26 @@
+/* Private to src/scene: what the binding and its im2 view share. */
+#ifndef PLUSH_SCENE_INTERNAL_H
+#define PLUSH_SCENE_INTERNAL_H
+
+#include "plush/scene.h"
+
+/* The rows of a binding as plush_proxy_bind made them: CALC_ONESKIN0 restores these. */
+struct plush_scene_computed {
+    int32_t (*triangles)[PLUSH_PROXY_INFLUENCES];
+    float (*weights)[PLUSH_PROXY_INFLUENCES];
+    float (*distances)[PLUSH_PROXY_INFLUENCES];
+    uint8_t (*percent)[PLUSH_PROXY_INFLUENCES];   /* NULL outside seed mode */
+    float *share;
+};
+
+/* Per material, its vertices in order of first use when it takes part in im2 files (a material no soft
+ * body owns, with at least one bound vertex); otherwise count 0. Arrays in arena. */
+typedef struct scene_material_vertices {
+    uint32_t *vertices;
+    size_t count;
+} scene_material_vertices;
+
+plush_status scene_im2_materials(const plush_scene_binding *b, plush_arena *arena, scene_material_vertices **out,
+                                 plush_diag *diag);
+
+#endif
