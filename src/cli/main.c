@@ -17,6 +17,8 @@ static const char main_help[] =
     "commands:\n"
     "  info FILE... [--json]         summary and validation of PMX, VMD and VPD files\n"
     "  convert IN.pmx -o OUT.pmx     rewrite a PMX model (version, text encoding, index sizes)\n"
+    "  bind MODEL.pmx -o OUT.csv|OUT.im2\n"
+    "                                bind the detailed vertices to the soft-body proxy's triangles\n"
     "\n"
     "'plush <command> --help' describes a command.\n"
     "\n"
@@ -30,6 +32,7 @@ typedef struct command {
 static const command commands[] = {
     {"info", cli_info},
     {"convert", cli_convert},
+    {"bind", cli_bind},
 };
 
 void cli_diag_init(plush_diag *diag, const char *file)
