@@ -86,7 +86,7 @@ static plush_status check_input(const plush_proxy_mesh *proxy, const float (*poi
 }
 
 /* Centred on the centroid; the radius is rounded up so the sphere holds every corner despite rounding. */
-static void bounding_sphere(proxy_tri *t)
+static proxy_bound bounding_sphere(const proxy_tri *t)
 {
     double c[3], r2 = 0;
     for (int k = 0; k < 3; k++)
@@ -95,10 +95,10 @@ static void bounding_sphere(proxy_tri *t)
         double d[3] = {t->v[i][0] - c[0], t->v[i][1] - c[1], t->v[i][2] - c[2]};
         r2 = fmax(r2, d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
     }
-    for (int k = 0; k < 3; k++)
-        t->center[k] = (float)c[k];
-    float far = fmaxf(fabsf(t->center[0]), fmaxf(fabsf(t->center[1]), fabsf(t->center[2])));
-    t->radius = (float)(sqrt(r2) * (1 + 1e-6)) + 1e-6f * far;
+    proxy_bound b = {{(float)c[0], (float)c[1], (float)c[2]}, 0};
+    float far = fmaxf(fabsf(b.center[0]), fmaxf(fabsf(b.center[1]), fabsf(b.center[2])));
+    b.radius = (float)(sqrt(r2) * (1 + 1e-6)) + 1e-6f * far;
+    return b;
 }
 
 /* Seed mode keeps every triangle the original's arithmetic can measure; default mode also drops the
@@ -106,8 +106,10 @@ static void bounding_sphere(proxy_tri *t)
 static plush_status usable_triangles(const plush_proxy_mesh *proxy, bool seed, plush_arena *scratch,
                                      proxy_search *s, plush_diag *diag)
 {
-    proxy_tri *tris = plush_arena_array(scratch, proxy->triangle_count ? proxy->triangle_count : 1, sizeof *tris);
-    if (!tris)
+    size_t cap = proxy->triangle_count ? proxy->triangle_count : 1;
+    proxy_tri *tris = plush_arena_array(scratch, cap, sizeof *tris);
+    proxy_bound *bounds = plush_arena_array(scratch, cap, sizeof *bounds);
+    if (!tris || !bounds)
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, "proxy", -1, "out of memory for %zu triangles",
                                proxy->triangle_count);
     size_t n = 0;
@@ -121,7 +123,8 @@ static plush_status usable_triangles(const plush_proxy_mesh *proxy, bool seed, p
         if (!seed && proxy_tri_degenerate(dst->v[0], dst->v[1], dst->v[2]))
             continue;
         dst->index = (uint32_t)t;
-        bounding_sphere(dst);
+        proxy_exact_prepare(dst->v[0], dst->v[1], dst->v[2], &dst->exact);
+        bounds[n] = bounding_sphere(dst);
         for (int k = 0; k < 9; k++)
             scale = fmaxf(scale, fabsf(dst->v[k / 3][k % 3]));
         n++;
@@ -130,7 +133,7 @@ static plush_status usable_triangles(const plush_proxy_mesh *proxy, bool seed, p
         return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, "proxy", -1,
                                "proxy has no usable triangle (%zu triangles, all degenerate)",
                                proxy->triangle_count);
-    *s = (proxy_search){.tris = tris, .tri_count = n, .seed = seed, .scale = scale};
+    *s = (proxy_search){.tris = tris, .bounds = bounds, .tri_count = n, .seed = seed, .scale = scale};
     return PLUSH_OK;
 }
 
@@ -161,7 +164,8 @@ static int kept_count(const proxy_best *b, float drop_ratio)
     return n;
 }
 
-static void finish_default(const proxy_best *b, const bind_settings *s, size_t i, plush_proxy_binding *out)
+static void finish_default(const proxy_search *search, const proxy_best *b, const bind_settings *s, size_t i,
+                           plush_proxy_binding *out)
 {
     int n = kept_count(b, (float)s->drop_ratio);
     double w[PLUSH_PROXY_INFLUENCES], sum = 0;
@@ -171,7 +175,7 @@ static void finish_default(const proxy_best *b, const bind_settings *s, size_t i
         sum += w[k];
     }
     for (int k = 0; k < PLUSH_PROXY_INFLUENCES; k++) {
-        out->triangles[i][k] = k < n ? (int32_t)b->t[k] : -1;
+        out->triangles[i][k] = k < n ? (int32_t)search->tris[b->t[k]].index : -1;
         out->weights[i][k] = k < n ? (float)(w[k] / sum) : 0;
         out->distances[i][k] = k < n ? b->d[k] : 0;
     }
@@ -180,7 +184,8 @@ static void finish_default(const proxy_best *b, const bind_settings *s, size_t i
 
 /* The original's quantisation, in its single precision: percent_i = (unsigned)(100 r_i / S + 0.00001)
  * with r_i = d_0 / d_i and S the sum of the kept r_i, the shortfall to 100 going to the nearest. */
-static void finish_seed(const proxy_best *b, const bind_settings *s, size_t i, plush_proxy_binding *out)
+static void finish_seed(const proxy_search *search, const proxy_best *b, const bind_settings *s, size_t i,
+                        plush_proxy_binding *out)
 {
     int n = kept_count(b, (float)s->drop_ratio);
     float r[PLUSH_PROXY_INFLUENCES], sum = 1;
@@ -196,7 +201,7 @@ static void finish_seed(const proxy_best *b, const bind_settings *s, size_t i, p
     }
     pct[0] += 100 - total;
     for (int k = 0; k < PLUSH_PROXY_INFLUENCES; k++) {
-        out->triangles[i][k] = k < n ? (int32_t)b->t[k] : -1;
+        out->triangles[i][k] = k < n ? (int32_t)search->tris[b->t[k]].index : -1;
         out->percent[i][k] = (uint8_t)pct[k];
         out->weights[i][k] = (float)pct[k] / 100.0f;
         out->distances[i][k] = k < n ? b->d[k] : 0;
@@ -210,7 +215,6 @@ typedef struct bind_job {
     const proxy_search *search;
     const proxy_bvh *bvh;
     const bind_settings *settings;
-    const uint32_t *slot_of;   /* triangle index -> position in search->tris */
     const float (*points)[3];
     size_t begin, end;
     plush_proxy_binding *out;
@@ -219,41 +223,36 @@ typedef struct bind_job {
 static void brute_force(const proxy_search *s, const float p[3], proxy_best *best)
 {
     for (size_t t = 0; t < s->tri_count; t++)
-        proxy_best_offer(best, proxy_search_distance(s, &s->tris[t], p), s->tris[t].index, s->seed);
+        proxy_best_offer(best, proxy_search_distance(s, &s->tris[t], p), (uint32_t)t, s->seed);
 }
 
 /* Neighbouring vertices share their nearest triangles: the previous point's four, measured from this
  * point, bound its fourth distance and start the query with a small sphere. The answer does not depend
  * on the hint (a smaller radius only skips triangles that cannot be among the best four). */
-static void offer_hint(const proxy_search *s, const uint32_t *slot_of, const plush_proxy_binding *out, size_t prev,
-                       const float p[3], proxy_best *best)
+static void offer_hint(const proxy_search *s, const proxy_best *prev, const float p[3], proxy_best *best)
 {
-    for (int k = 0; k < PLUSH_PROXY_INFLUENCES; k++) {
-        int32_t t = out->triangles[prev][k];
-        if (t < 0)
-            return;
-        const proxy_tri *tri = &s->tris[slot_of[t]];
-        proxy_best_offer(best, proxy_search_distance(s, tri, p), tri->index, s->seed);
-    }
+    for (int k = 0; k < prev->n; k++)
+        proxy_best_offer(best, proxy_search_distance(s, &s->tris[prev->t[k]], p), prev->t[k], s->seed);
 }
 
 static void *run_job(void *arg)
 {
     const bind_job *job = arg;
     const proxy_search *s = job->search;
+    proxy_best prev = {.n = 0};
     for (size_t i = job->begin; i < job->end; i++) {
         proxy_best best = {.n = 0};
         if (job->bvh) {
-            if (i > job->begin)
-                offer_hint(s, job->slot_of, job->out, i - 1, job->points[i], &best);
+            offer_hint(s, &prev, job->points[i], &best);
             proxy_bvh_query(job->bvh, job->points[i], &best);
+            prev = best;
         } else {
             brute_force(s, job->points[i], &best);
         }
         if (job->settings->seed)
-            finish_seed(&best, job->settings, i, job->out);
+            finish_seed(s, &best, job->settings, i, job->out);
         else
-            finish_default(&best, job->settings, i, job->out);
+            finish_default(s, &best, job->settings, i, job->out);
     }
     return NULL;
 }
@@ -331,22 +330,12 @@ plush_status plush_proxy_bind(const plush_proxy_mesh *proxy, const float (*point
         if (!bvh)
             plush_diag_warn(diag, -1, "proxy", -1, "%s; binding by brute force (same result, slower)", why);
     }
-    uint32_t *slot_of = bvh ? plush_arena_array(&scratch, proxy->triangle_count, sizeof *slot_of) : NULL;
-    if (slot_of)
-        for (size_t k = 0; k < search.tri_count; k++)
-            slot_of[search.tris[k].index] = (uint32_t)k;
-    else if (bvh) {
-        proxy_bvh_destroy(bvh);   /* no room for the hint table: the brute force needs none */
-        bvh = NULL;
-        plush_diag_warn(diag, -1, "proxy", -1, "out of memory for the search; binding by brute force");
-    }
     int threads = set.threads;
     if ((size_t)threads > count / 256 + 1)
         threads = (int)(count / 256 + 1);
     bind_job jobs[MAX_THREADS];
     for (int k = 0; k < threads; k++)
-        jobs[k] = (bind_job){.search = &search, .bvh = bvh, .settings = &set, .slot_of = slot_of,
-                             .points = points,
+        jobs[k] = (bind_job){.search = &search, .bvh = bvh, .settings = &set, .points = points,
                              .begin = count * (size_t)k / (size_t)threads,
                              .end = count * (size_t)(k + 1) / (size_t)threads, .out = b};
     run_jobs(jobs, threads);

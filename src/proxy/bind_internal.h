@@ -5,14 +5,28 @@
 
 #include "plush/proxy.h"
 
-/* A usable proxy triangle, corners copied side by side so one distance reads one place. n is the seed
- * routine's unit normal, computed once with exactly the operations plush_proxy_seed_distance uses, so
- * the cached and the public routine give the same bits. */
+/* What the exact distance precomputes per triangle: the dual vectors that give the barycentric
+ * coordinates (s, t) of p's projection as dot products, and the unit normal. Most triangles a search
+ * measures lie right under the point, and for those two dot products and a plane distance replace the
+ * region walk. flat: no meaningful normal, the region walk alone decides. */
+typedef struct proxy_exact {
+    double gs[3], gt[3], unit_normal[3];
+    bool flat;
+} proxy_exact;
+
+void proxy_exact_prepare(const float a[3], const float b[3], const float c[3], proxy_exact *e);
+/* plush_proxy_point_triangle_distance with the precomputed part: the public routine prepares and calls
+ * this, so cached and public give the same bits. */
+float proxy_exact_distance(const proxy_exact *e, const float p[3], const float a[3], const float b[3],
+                           const float c[3]);
+
+/* A usable proxy triangle, corners copied side by side. n is the seed routine's unit normal, computed
+ * once with exactly the operations plush_proxy_seed_distance uses. */
 typedef struct proxy_tri {
     float v[3][3];
     float n[3];
-    float center[3], radius;  /* a sphere around the corners: a cheap lower bound on the distance */
-    uint32_t index;           /* triangle index in the proxy */
+    uint32_t index;          /* triangle index in the proxy */
+    proxy_exact exact;
 } proxy_tri;
 
 /* The seed routine's unit normal; false when the original's arithmetic would give NaN (zero or
@@ -24,10 +38,18 @@ float proxy_seed_distance_n(const float p[3], const float a[3], const float b[3]
  * 1e-6 of the longest edge squared): its normal, and so its frame, would be noise. */
 bool proxy_tri_degenerate(const float a[3], const float b[3], const float c[3]);
 
-/* What a search needs: the usable triangles and the mode. scale is the largest coordinate magnitude
- * of their corners, which bounds the rounding error of a distance (see proxy_search_radius). */
+/* A sphere around a triangle's corners, kept apart from the triangles so the cheap test that skips most
+ * of them reads 16 bytes: a lower bound on the distance is |p - center| - radius. */
+typedef struct proxy_bound {
+    float center[3], radius;
+} proxy_bound;
+
+/* What a search needs: the usable triangles (in increasing triangle index, so a position in tris orders
+ * like the index it stands for) and the mode. scale is the largest coordinate magnitude of their
+ * corners, which bounds the rounding error of a distance (see proxy_search_radius). */
 typedef struct proxy_search {
     const proxy_tri *tris;
+    const proxy_bound *bounds;
     size_t tri_count;
     bool seed;
     float scale;
@@ -37,10 +59,11 @@ static inline float proxy_search_distance(const proxy_search *s, const proxy_tri
 {
     if (s->seed)
         return proxy_seed_distance_n(p, t->v[0], t->v[1], t->v[2], t->n);
-    return plush_proxy_point_triangle_distance(p, t->v[0], t->v[1], t->v[2]);
+    return proxy_exact_distance(&t->exact, p, t->v[0], t->v[1], t->v[2]);
 }
 
-/* The best four candidates so far, best first. The order is total, so the result does not depend on
+/* The best four candidates so far, best first, as positions in the search's tris (which order like
+ * triangle indices). The order is total, so the result does not depend on
  * the order candidates arrive in: default mode (d, index) ascending; seed mode d ascending and, for
  * equal d, the higher index first (the original's scan lets a later equal distance go first). */
 typedef struct proxy_best {

@@ -166,18 +166,20 @@ typedef struct query_state {
 static bool on_triangle(struct RTCPointQueryFunctionArguments *args)
 {
     query_state *q = args->userPtr;
-    const proxy_tri *t = &q->search->tris[args->primID];
-    if (proxy_best_holds(q->best, t->index))
+    uint32_t slot = args->primID;
+    if (proxy_best_holds(q->best, slot))
         return false;
     float r = args->query->radius;
     if (r < INFINITY) {
-        float c[3] = {q->p[0] - t->center[0], q->p[1] - t->center[1], q->p[2] - t->center[2]};
-        float reach = r + t->radius;
+        const proxy_bound *s = &q->search->bounds[slot];
+        float c[3] = {q->p[0] - s->center[0], q->p[1] - s->center[1], q->p[2] - s->center[2]};
+        float reach = r + s->radius;
         if (c[0] * c[0] + c[1] * c[1] + c[2] * c[2] > reach * reach)
             return false;
     }
+    const proxy_tri *t = &q->search->tris[slot];
     float d = proxy_search_distance(q->search, t, q->p);
-    if (!proxy_best_offer(q->best, d, t->index, q->search->seed) || q->best->n < PLUSH_PROXY_INFLUENCES)
+    if (!proxy_best_offer(q->best, d, slot, q->search->seed) || q->best->n < PLUSH_PROXY_INFLUENCES)
         return false;
     r = proxy_search_radius(q->best->d[PLUSH_PROXY_INFLUENCES - 1], q->point_scale);
     if (!(r < args->query->radius))

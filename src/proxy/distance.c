@@ -43,7 +43,7 @@ static inline double dist2_to(const double ap[3], const double ab[3], const doub
  * the cancellation of nearby points far below the float result's rounding. Every division is guarded:
  * its denominator is positive in its region unless the triangle has collapsed, and then the edges
  * decide. */
-float plush_proxy_point_triangle_distance(const float p[3], const float a[3], const float b[3], const float c[3])
+static float region_distance(const float p[3], const float a[3], const float b[3], const float c[3])
 {
     double ab[3], ac[3], ap[3], bp[3], cp[3];
     sub3(b, a, ab), sub3(c, a, ac), sub3(p, a, ap);
@@ -74,6 +74,54 @@ float plush_proxy_point_triangle_distance(const float p[3], const float a[3], co
     if (!(denom > 1e-12 * dot3(ab, ab) * dot3(ac, ac)) || va < 0 || vb < 0 || vc < 0)
         return (float)sqrt(collapsed_dist2(p, a, b, c));
     return (float)sqrt(dist2_to(ap, ab, ac, vb / denom, vc / denom));
+}
+
+static inline void cross3(const double a[3], const double b[3], double out[3])
+{
+    out[0] = a[1] * b[2] - a[2] * b[1];
+    out[1] = a[2] * b[0] - a[0] * b[2];
+    out[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+/* With n = ab x ac, the projection of p is a + s ab + t ac where s = ap . (ac x n) / |n|^2 and
+ * t = ap . (n x ab) / |n|^2. */
+void proxy_exact_prepare(const float a[3], const float b[3], const float c[3], proxy_exact *e)
+{
+    double ab[3], ac[3], n[3], g[3], h[3];
+    sub3(b, a, ab), sub3(c, a, ac);
+    cross3(ab, ac, n);
+    double nn = dot3(n, n);
+    *e = (proxy_exact){.flat = !(nn > 1e-12 * dot3(ab, ab) * dot3(ac, ac))};
+    if (e->flat)
+        return;
+    cross3(ac, n, g);
+    cross3(n, ab, h);
+    double len = sqrt(nn);
+    for (int k = 0; k < 3; k++) {
+        e->gs[k] = g[k] / nn;
+        e->gt[k] = h[k] / nn;
+        e->unit_normal[k] = n[k] / len;
+    }
+}
+
+float proxy_exact_distance(const proxy_exact *e, const float p[3], const float a[3], const float b[3],
+                           const float c[3])
+{
+    if (!e->flat) {
+        double ap[3];
+        sub3(p, a, ap);
+        double s = dot3(ap, e->gs), t = dot3(ap, e->gt);
+        if (s >= 0 && t >= 0 && s + t <= 1)
+            return (float)fabs(dot3(ap, e->unit_normal));
+    }
+    return region_distance(p, a, b, c);
+}
+
+float plush_proxy_point_triangle_distance(const float p[3], const float a[3], const float b[3], const float c[3])
+{
+    proxy_exact e;
+    proxy_exact_prepare(a, b, c, &e);
+    return proxy_exact_distance(&e, p, a, b, c);
 }
 
 bool proxy_tri_degenerate(const float a[3], const float b[3], const float c[3])
