@@ -35,23 +35,26 @@ typedef struct plush_proxy_mesh {
 enum { PLUSH_PROXY_INFLUENCES = 4 };
 
 typedef enum plush_proxy_search {
-    PLUSH_PROXY_SEARCH_BVH = 0,     /* Embree point queries (loaded on first use) */
+    PLUSH_PROXY_SEARCH_BVH = 0,     /* Embree point queries; libembree3.so.3 is dlopen'ed by the call (never
+                                     * linked); when it cannot be loaded the call binds by brute force
+                                     * (same result) and adds a warning to diag */
     PLUSH_PROXY_SEARCH_BRUTE = 1    /* every triangle for every vertex: the reference for tests */
 } plush_proxy_search;
 
 /* Zero fields mean the defaults. */
 typedef struct plush_proxy_bind_options {
     bool seed;              /* reproduce the original method: its distance routine, tie order, integer percents */
-    float drop_ratio;       /* a triangle with d_i / d_0 above this is dropped; 0: 3 */
-    float falloff;          /* default mode: w_i proportional to d_i^-falloff; 0: 1 */
+    float drop_ratio;       /* a triangle with d_i / d_0 above this is dropped; 0: 3; else at least 1 */
+    float falloff;          /* default mode: w_i proportional to d_i^-falloff; 0: 1; at most 64 */
     float max_distance;     /* default mode: vertices with d_0 beyond this stay on bone skinning; 0: no limit */
     float handover;         /* default mode: width of the smooth hand-over band that ends at max_distance */
     int search;             /* plush_proxy_search */
-    int threads;            /* 0 or 1: the calling thread; results are identical for any count */
+    int threads;            /* 0 or 1: the calling thread; results are identical for any count (max 64) */
 } plush_proxy_bind_options;
 
 /* The binding: per detailed vertex, up to four triangles (nearest first, ties by lower triangle index;
- * unused slots -1 with weight 0). Owned by its arena; free with plush_proxy_binding_free. */
+ * in seed mode by higher index, as the original's scan; unused slots -1 with weight and distance 0).
+ * Owned by its arena; free with plush_proxy_binding_free. */
 typedef struct plush_proxy_binding {
     size_t vertex_count;
     size_t triangle_count;               /* of the proxy it was bound to */
@@ -59,20 +62,32 @@ typedef struct plush_proxy_binding {
     float (*weights)[PLUSH_PROXY_INFLUENCES];  /* sum to 1 over used slots (seed: percent / 100) */
     float (*distances)[PLUSH_PROXY_INFLUENCES];/* distance to each used triangle (seed: the original routine's) */
     uint8_t (*percent)[PLUSH_PROXY_INFLUENCES];/* seed mode: integer weights summing to 100; NULL otherwise */
-    float *proxy_share;                  /* 1: skinned by the proxy; 0: stays on bone skinning; between: hand-over */
+    float *proxy_share;                  /* 1: skinned by the proxy; 0: stays on bone skinning; between: hand-over
+                                          * (smoothstep over the band; seed mode: always 1) */
     bool seed;
     plush_arena arena;
 } plush_proxy_binding;
 
-/* Binds count points (the detailed rest positions). Fails on an empty proxy (no usable triangle),
- * out-of-range node indices or non-finite input. */
+/* Binds count points (the detailed rest positions). Both searches and any thread count give the same
+ * binding to the bit. A triangle is never chosen when it is degenerate: in the default mode when twice
+ * its area is at most 1e-6 of its longest edge squared or plush_proxy_triangle_frame rejects it; in seed
+ * mode only when the original's arithmetic has no normal for it (zero cross product: its distance would
+ * be NaN). d_0 below 1e-5 binds to that triangle alone, in both modes. Fails with PLUSH_E_ARGUMENT on
+ * no usable triangle, a coordinate that is not finite or beyond 1e15, bad options or NULL arguments, and
+ * with PLUSH_E_RANGE on a node index out of range; diag names the triangle, node or point. count 0
+ * gives an empty binding. */
 plush_status plush_proxy_bind(const plush_proxy_mesh *proxy, const float (*points)[3], size_t count,
                               const plush_proxy_bind_options *options, plush_proxy_binding **out, plush_diag *diag);
 void plush_proxy_binding_free(plush_proxy_binding *binding);
 
-/* Exact closest-point distance from p to triangle (a, b, c) (also correct for degenerate triangles). */
+/* Exact closest-point distance from p to triangle (a, b, c) (also correct for degenerate triangles:
+ * collapsed to a segment or a point). Computed in double from float input. */
 float plush_proxy_point_triangle_distance(const float p[3], const float a[3], const float b[3], const float c[3]);
-/* The original method's distance routine (seed mode), see the issue text in the proxy module. */
+/* The original method's distance routine (seed mode), in float like the original: project p onto the
+ * plane; if the projection lies strictly outside an edge (tried in the order p0p1, p1p2, p2p0), the
+ * distance from p to the first such edge's segment, clamped at its ends; otherwise the plane distance.
+ * Never below the exact distance (up to rounding). NaN for a triangle with a zero cross product, as the
+ * original. */
 float plush_proxy_seed_distance(const float p[3], const float a[3], const float b[3], const float c[3]);
 
 /* Frame of a triangle as defined above; false (out untouched) when the triangle is degenerate: a

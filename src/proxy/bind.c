@@ -102,7 +102,7 @@ static proxy_bound bounding_sphere(const proxy_tri *t)
 }
 
 /* Seed mode keeps every triangle the original's arithmetic can measure; default mode also drops the
- * ones without a meaningful normal. */
+ * ones without a meaningful normal, and any the skinning could not build a frame for. */
 static plush_status usable_triangles(const plush_proxy_mesh *proxy, bool seed, plush_arena *scratch,
                                      proxy_search *s, plush_diag *diag)
 {
@@ -120,7 +120,9 @@ static plush_status usable_triangles(const plush_proxy_mesh *proxy, bool seed, p
             memcpy(dst->v[k], proxy->nodes[proxy->triangles[t][k]], sizeof dst->v[k]);
         if (!proxy_seed_normal(dst->v[0], dst->v[1], dst->v[2], dst->n))
             continue;
-        if (!seed && proxy_tri_degenerate(dst->v[0], dst->v[1], dst->v[2]))
+        float frame[16];
+        if (!seed && (proxy_tri_degenerate(dst->v[0], dst->v[1], dst->v[2]) ||
+                      !plush_proxy_triangle_frame(dst->v[0], dst->v[1], dst->v[2], frame)))
             continue;
         dst->index = (uint32_t)t;
         proxy_exact_prepare(dst->v[0], dst->v[1], dst->v[2], &dst->exact);
@@ -162,6 +164,22 @@ static int kept_count(const proxy_best *b, float drop_ratio)
     while (n < b->n && !(b->d[n] / b->d[0] > drop_ratio))
         n++;
     return n;
+}
+
+/* Cannot happen once a usable triangle exists (every distance to it is finite), but an empty answer
+ * must not read the unfilled slots. */
+static bool finish_empty(const proxy_best *b, size_t i, plush_proxy_binding *out)
+{
+    if (b->n > 0)
+        return false;
+    for (int k = 0; k < PLUSH_PROXY_INFLUENCES; k++) {
+        out->triangles[i][k] = -1;
+        out->weights[i][k] = out->distances[i][k] = 0;
+        if (out->percent)
+            out->percent[i][k] = 0;
+    }
+    out->proxy_share[i] = 0;
+    return true;
 }
 
 static void finish_default(const proxy_search *search, const proxy_best *b, const bind_settings *s, size_t i,
@@ -249,6 +267,8 @@ static void *run_job(void *arg)
         } else {
             brute_force(s, job->points[i], &best);
         }
+        if (finish_empty(&best, i, job->out))
+            continue;
         if (job->settings->seed)
             finish_seed(s, &best, job->settings, i, job->out);
         else
