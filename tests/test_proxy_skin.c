@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "plush/proxy.h"
+#include "proxy/skin_internal.h"
 
 #include <math.h>
 #include <string.h>
@@ -664,6 +665,45 @@ static void test_proxy_share(void **state)
     plush_arena_free(&f.arena);
 }
 
+/* The kernels this CPU runs (AVX2 here) and the portable ones give the same numbers, in every mode,
+ * on a motion that is neither rigid nor affine, with hand-over shares in between. */
+static void test_portable_kernels_match(void **state)
+{
+    (void)state;
+    const plush_proxy_skin_options modes[] = {
+        {.blend = PLUSH_PROXY_BLEND_LINEAR}, {.blend = PLUSH_PROXY_BLEND_DUAL_QUATERNION}, {.stretch = true}};
+    for (size_t m = 0; m < 3; m++) {
+        fixture f;
+        fixture_soup(&f, 40, 50, 2000);
+        for (size_t v = 0; v < f.count; v++)
+            f.binding.proxy_share[v] = v % 5 == 0 ? (float)rnd(0, 1) : 1.0f;
+        plush_proxy_skin *skin = NULL;
+        assert_int_equal(plush_proxy_skin_create(&f.mesh, &f.binding, (const float(*)[3])f.points,
+                                                 (const float(*)[3])f.normals, &modes[m], &skin, NULL),
+                         PLUSH_OK);
+        for (size_t i = 0; i < f.node_count; i++)
+            for (int k = 0; k < 3; k++)
+                f.moved[i][k] = f.nodes[i][k] * 1.3f + (float)rnd(-0.4, 0.4);
+        plush_proxy_skin_update(skin, (const float(*)[3])f.moved);
+        float(*p)[3] = arena_array(&f.arena, f.count, sizeof *p);
+        float(*n)[3] = arena_array(&f.arena, f.count, sizeof *n);
+        for (size_t v = 0; v < f.count; v++)
+            for (int k = 0; k < 3; k++) {
+                p[v][k] = f.out_p[v][k] = (float)rnd(-1, 1);
+                n[v][k] = f.out_n[v][k] = (float)rnd(-1, 1);
+            }
+        plush_proxy_skin_apply(skin, f.out_p, f.out_n);
+        proxy_skin_apply_portable(skin, p, n);
+        for (size_t v = 0; v < f.count; v++)
+            for (int k = 0; k < 3; k++) {
+                assert_true(p[v][k] == f.out_p[v][k]);
+                assert_true(n[v][k] == f.out_n[v][k]);
+            }
+        plush_proxy_skin_destroy(skin);
+        plush_arena_free(&f.arena);
+    }
+}
+
 /* ---- set-up errors ----------------------------------------------------------------------------- */
 
 static plush_status try_create(fixture *f, const plush_proxy_skin_options *opt)
@@ -737,6 +777,7 @@ int main(void)
         cmocka_unit_test(test_degenerate_keeps_last_matrix),
         cmocka_unit_test(test_degenerate_at_rest),
         cmocka_unit_test(test_proxy_share),
+        cmocka_unit_test(test_portable_kernels_match),
         cmocka_unit_test(test_create_errors),
         cmocka_unit_test(test_empty),
     };

@@ -4,7 +4,11 @@
  * matrices column by column and transforms once, so a vertex costs 16 four-wide multiply-adds plus one
  * transform whatever the mode. Matrices live in 64-byte slots, one cache line each, and triangle i sits
  * in slot i + 1: slot 0 stays zero, so an unused influence (-1, weight 0) reads slot 0 and adds nothing
- * without a branch. The slots are also the 4x4 column-major matrices plush_proxy_skin_matrix returns. */
+ * without a branch. The slots are also the 4x4 column-major matrices plush_proxy_skin_matrix returns.
+ *
+ * Every loop is compiled twice from the same source: for any CPU (four-wide, SSE2 on x86-64) and for
+ * AVX2 (eight-wide: two columns per register), picked once at create. Without FMA contraction and with
+ * the sums associated alike, both give the same results, so a model skins the same on every machine. */
 #include "proxy/skin_internal.h"
 
 #include <math.h>
@@ -15,10 +19,29 @@
 #error "src/proxy/skin.c needs GCC or Clang vector extensions"
 #endif
 
-/* Four floats in one SSE/NEON register; GCC and Clang lower the arithmetic to the target's SIMD. */
+/* Four floats in one SSE/NEON register; GCC and Clang lower the arithmetic to the target's SIMD. Eight
+ * floats only inside functions built for AVX2: without it GCC splits them badly. */
 typedef float v4 __attribute__((vector_size(16)));
+typedef int32_t v4i __attribute__((vector_size(16)));
+typedef float v8 __attribute__((vector_size(32)));
+
+#if defined(__has_builtin)
+#if __has_builtin(__builtin_shufflevector)
+#define SHUFFLE4(a, b, i, j, k, l) __builtin_shufflevector(a, b, i, j, k, l)
+#endif
+#endif
+#ifndef SHUFFLE4
+#define SHUFFLE4(a, b, i, j, k, l) __builtin_shuffle(a, b, (v4i){i, j, k, l})
+#endif
+
+#if defined(__x86_64__) || defined(__i386__)
+#define HAVE_AVX2_PATH 1
+#endif
 
 #define HOT static inline __attribute__((always_inline))
+
+typedef void (*skin_fn)(const plush_proxy_skin *skin, float (*pos)[3], float (*nrm)[3]);
+static void pick_kernels(plush_proxy_skin *skin);
 
 enum { SLOT_FLOATS = 16, DUAL_FLOATS = 8, SLOT_ALIGN = 64 };
 enum { KIND_LINEAR, KIND_STRETCH, KIND_DUAL };
@@ -34,6 +57,7 @@ struct plush_proxy_skin {
     float *dual;       /* (triangle_count + 1) dual quaternions, KIND_DUAL only */
     proxy_rest *rest;
     bool *usable;      /* not degenerate at rest */
+    skin_fn kernels[2][2]; /* [normals][proxy_share] for this kind and CPU */
     plush_arena arena;
 };
 
@@ -124,6 +148,7 @@ plush_status plush_proxy_skin_create(const plush_proxy_mesh *rest, const plush_p
     skin->triangle_count = n;
     skin->kind = opt.stretch ? KIND_STRETCH
                  : opt.blend == PLUSH_PROXY_BLEND_DUAL_QUATERNION ? KIND_DUAL : KIND_LINEAR;
+    pick_kernels(skin);
     skin->arena.block_size = 1u << 20;
     skin->matrices = alloc_aligned(&skin->arena, n + 1, SLOT_FLOATS * sizeof(float));
     skin->rest = plush_arena_array(&skin->arena, n ? n : 1, sizeof *skin->rest);
@@ -209,10 +234,32 @@ HOT void store3(float p[3], v4 v)
     p[2] = v[2];
 }
 
+/* Through a pointer: an eight-wide value passed or returned by a function not built for AVX warns
+ * about the ABI, even when inlined. */
+HOT void load8(v8 *v, const float *p)
+{
+    memcpy(v, p, sizeof *v);
+}
+
 HOT float dot4(v4 a, v4 b)
 {
     v4 m = a * b;
     return (m[0] + m[1]) + (m[2] + m[3]);
+}
+
+/* (sum of a, sum of b, sum of c, sum of d) by a transpose: four dot products for the price of one. */
+HOT v4 sums4(v4 a, v4 b, v4 c, v4 d)
+{
+    v4 ab = SHUFFLE4(a, b, 0, 4, 1, 5) + SHUFFLE4(a, b, 2, 6, 3, 7);
+    v4 cd = SHUFFLE4(c, d, 0, 4, 1, 5) + SHUFFLE4(c, d, 2, 6, 3, 7);
+    return SHUFFLE4(ab, cd, 0, 1, 4, 5) + SHUFFLE4(ab, cd, 2, 3, 6, 7);
+}
+
+/* Lane 3 of the result is zero whatever a and b hold there. */
+HOT v4 cross(v4 a, v4 b)
+{
+    return SHUFFLE4(a, a, 1, 2, 0, 3) * SHUFFLE4(b, b, 2, 0, 1, 3) -
+           SHUFFLE4(a, a, 2, 0, 1, 3) * SHUFFLE4(b, b, 1, 2, 0, 3);
 }
 
 /* Lane 3 of a normal is zero on every path, so a four-lane dot is its length squared. A zero normal
@@ -224,63 +271,104 @@ HOT v4 normalize(v4 n, float sign)
     return n * inv;
 }
 
-HOT void blend_matrices(const float *slots, const int32_t t[4], const float w[4], v4 col[4])
+HOT const float *slot(const float *table, size_t floats, int32_t triangle)
 {
-    const float *a = slots + SLOT_FLOATS * (size_t)(t[0] + 1);
-    const float *b = slots + SLOT_FLOATS * (size_t)(t[1] + 1);
-    const float *c = slots + SLOT_FLOATS * (size_t)(t[2] + 1);
-    const float *d = slots + SLOT_FLOATS * (size_t)(t[3] + 1);
-    for (int k = 0; k < 4; k++)
-        col[k] = load4(a + 4 * k) * w[0] + load4(b + 4 * k) * w[1] + load4(c + 4 * k) * w[2] +
-                 load4(d + 4 * k) * w[3];
+    return table + floats * (size_t)(triangle + 1);
+}
+
+/* Normals through the inverse transpose of the blended gradient A = [a0 a1 a2]. Its columns are those
+ * of the cofactor matrix (a1 x a2, a2 x a0, a0 x a1) over det A; the division is left to normalisation,
+ * which takes the sign of det A so an inverted blend still points the normal the right way. */
+HOT v4 cofactor_normal(v4 a0, v4 a1, v4 a2, const float n[3])
+{
+    v4 c0 = cross(a1, a2);
+    v4 r = c0 * n[0] + cross(a2, a0) * n[1] + cross(a0, a1) * n[2];
+    return normalize(r, dot4(a0, c0) < 0 ? -1.0f : 1.0f);
+}
+
+/* Blends the four influences' matrices column by column, then transforms once: 16 multiply-adds of
+ * four lanes (8 of eight lanes when wide) and one transform, instead of four transforms. The sums are
+ * associated as the eight-wide path must, p = (c0 x + c2 z) + (c1 y + c3), so both paths give the
+ * same bits. */
+HOT void skin_matrix_vertex(const float *table, const int32_t t[4], const float w[4], const float rp[3],
+                            const float *rn, int kind, bool wide, v4 *p, v4 *n)
+{
+    const float *a = slot(table, SLOT_FLOATS, t[0]), *b = slot(table, SLOT_FLOATS, t[1]);
+    const float *c = slot(table, SLOT_FLOATS, t[2]), *d = slot(table, SLOT_FLOATS, t[3]);
+    float x = rp[0], y = rp[1], z = rp[2];
+    v4 c0, c1, c2;
+    if (wide) {
+        v8 ma, mb, mc, md, c01, c23, s;
+        load8(&ma, a), load8(&mb, b), load8(&mc, c), load8(&md, d);
+        c01 = ma * w[0] + mb * w[1] + mc * w[2] + md * w[3];
+        load8(&ma, a + 8), load8(&mb, b + 8), load8(&mc, c + 8), load8(&md, d + 8);
+        c23 = ma * w[0] + mb * w[1] + mc * w[2] + md * w[3];
+        s = c01 * (v8){x, x, x, x, y, y, y, y} + c23 * (v8){z, z, z, z, 1, 1, 1, 1};
+        v4 half[2];
+        memcpy(half, &s, sizeof half);
+        *p = half[0] + half[1];
+        if (rn && kind == KIND_LINEAR) {
+            s = c01 * (v8){rn[0], rn[0], rn[0], rn[0], rn[1], rn[1], rn[1], rn[1]} +
+                c23 * (v8){rn[2], rn[2], rn[2], rn[2], 0, 0, 0, 0};
+            memcpy(half, &s, sizeof half);
+            *n = normalize(half[0] + half[1], 1.0f);
+            return;
+        }
+        memcpy(half, &c01, sizeof half);
+        c0 = half[0];
+        c1 = half[1];
+        memcpy(half, &c23, sizeof half);
+        c2 = half[0];
+    } else {
+#define BLEND_COLUMN(k) \
+    (load4(a + 4 * (k)) * w[0] + load4(b + 4 * (k)) * w[1] + load4(c + 4 * (k)) * w[2] + load4(d + 4 * (k)) * w[3])
+        c0 = BLEND_COLUMN(0);
+        c1 = BLEND_COLUMN(1);
+        c2 = BLEND_COLUMN(2);
+        *p = (c0 * x + c2 * z) + (c1 * y + BLEND_COLUMN(3));
+#undef BLEND_COLUMN
+        if (rn && kind == KIND_LINEAR)
+            *n = normalize((c0 * rn[0] + c2 * rn[2]) + c1 * rn[1], 1.0f);
+    }
+    if (rn && kind == KIND_STRETCH)
+        *n = cofactor_normal(c0, c1, c2, rn);
 }
 
 /* Dual-quaternion blending (Kavan et al. 2008): every influence takes the sign that puts it in the
  * first influence's hemisphere, so the blend does not take the long way round; the sum is normalised
- * by its real part and turned into a matrix for the shared transform. */
-HOT void blend_dual(const float *dual, const int32_t t[4], const float w[4], v4 col[4])
+ * by its real part and turned into a matrix. For a blend (u, w; d) with |(u, w)|^2 = L, column k of the
+ * rotation is ((w^2 - u.u) e_k + 2 u_k u + 2w (u x e_k)) / L and the translation is
+ * 2 (w d_u - d_w u + u x d_u) / L: one division and no square root, and normals, renormalised
+ * anyway, skip even that. */
+HOT void skin_dual_vertex(const float *table, const int32_t t[4], const float w[4], const float rp[3],
+                          const float *rn, v4 *p, v4 *n)
 {
-    v4 real = {0}, dpart = {0}, first = load4(dual + DUAL_FLOATS * (size_t)(t[0] + 1));
-    for (int k = 0; k < 4; k++) {
-        const float *q = dual + DUAL_FLOATS * (size_t)(t[k] + 1);
-        v4 r = load4(q);
-        float wk = dot4(r, first) < 0 ? -w[k] : w[k];
-        real += r * wk;
-        dpart += load4(q + 4) * wk;
-    }
-    float len2 = dot4(real, real);
-    float inv = len2 > 0 ? 1.0f / sqrtf(len2) : 0.0f;
-    real *= inv;
-    dpart *= inv;
-    float x = real[0], y = real[1], z = real[2], qw = real[3];
-    float dx = dpart[0], dy = dpart[1], dz = dpart[2], dw = dpart[3];
-    col[0] = (v4){1 - 2 * (y * y + z * z), 2 * (x * y + qw * z), 2 * (x * z - qw * y), 0};
-    col[1] = (v4){2 * (x * y - qw * z), 1 - 2 * (x * x + z * z), 2 * (y * z + qw * x), 0};
-    col[2] = (v4){2 * (x * z + qw * y), 2 * (y * z - qw * x), 1 - 2 * (x * x + y * y), 0};
-    /* Translation 2 (w_r v_d - w_d v_r + v_r x v_d). */
-    col[3] = (v4){2 * (qw * dx - dw * x + y * dz - z * dy), 2 * (qw * dy - dw * y + z * dx - x * dz),
-                  2 * (qw * dz - dw * z + x * dy - y * dx), 1};
+    const float *q[4] = {slot(table, DUAL_FLOATS, t[0]), slot(table, DUAL_FLOATS, t[1]),
+                         slot(table, DUAL_FLOATS, t[2]), slot(table, DUAL_FLOATS, t[3])};
+    v4 r0 = load4(q[0]), r1 = load4(q[1]), r2 = load4(q[2]), r3 = load4(q[3]);
+    const v4i sign_bit = {INT32_MIN, INT32_MIN, INT32_MIN, INT32_MIN};
+    v4i flip = (v4i)(sums4(r0 * r0, r1 * r0, r2 * r0, r3 * r0) < (v4){0}) & sign_bit;
+    v4 sw = (v4)((v4i)load4(w) ^ flip);
+    v4 real = r0 * sw[0] + r1 * sw[1] + r2 * sw[2] + r3 * sw[3];
+    v4 dual = load4(q[0] + 4) * sw[0] + load4(q[1] + 4) * sw[1] + load4(q[2] + 4) * sw[2] +
+              load4(q[3] + 4) * sw[3];
+    const v4 zero = {0};
+    v4 u = SHUFFLE4(real, zero, 0, 1, 2, 4), twice = u * 2.0f;
+    float qw = real[3], uu = dot4(u, u), w2 = 2.0f * qw, diag = qw * qw - uu, len2 = qw * qw + uu;
+    v4 c0 = u * twice[0] + SHUFFLE4(u, zero, 4, 2, 1, 4) * ((v4){1, 1, -1, 0} * w2) + (v4){1, 0, 0, 0} * diag;
+    v4 c1 = u * twice[1] + SHUFFLE4(u, zero, 2, 4, 0, 4) * ((v4){-1, 1, 1, 0} * w2) + (v4){0, 1, 0, 0} * diag;
+    v4 c2 = u * twice[2] + SHUFFLE4(u, zero, 1, 0, 4, 4) * ((v4){1, -1, 1, 0} * w2) + (v4){0, 0, 1, 0} * diag;
+    v4 move = (dual * qw - u * dual[3] + cross(u, dual)) * 2.0f;
+    float inv = len2 > 0 ? 1.0f / len2 : 0.0f;
+    *p = ((c0 * rp[0] + c2 * rp[2]) + (c1 * rp[1] + move)) * inv;
+    if (rn)
+        *n = normalize((c0 * rn[0] + c2 * rn[2]) + c1 * rn[1], 1.0f);
 }
 
-/* Normals go through the inverse transpose of the blended gradient A. Its columns are those of the
- * cofactor matrix (a1 x a2, a2 x a0, a0 x a1) over det A; the division is left to normalisation, which
- * takes the sign of det A so an inverted blend still points the normal the right way. */
-HOT v4 cofactor_normal(const v4 col[4], const float n[3], float *sign)
-{
-    float a0x = col[0][0], a0y = col[0][1], a0z = col[0][2];
-    float a1x = col[1][0], a1y = col[1][1], a1z = col[1][2];
-    float a2x = col[2][0], a2y = col[2][1], a2z = col[2][2];
-    v4 c0 = {a1y * a2z - a1z * a2y, a1z * a2x - a1x * a2z, a1x * a2y - a1y * a2x, 0};
-    v4 c1 = {a2y * a0z - a2z * a0y, a2z * a0x - a2x * a0z, a2x * a0y - a2y * a0x, 0};
-    v4 c2 = {a0y * a1z - a0z * a1y, a0z * a1x - a0x * a1z, a0x * a1y - a0y * a1x, 0};
-    *sign = a0x * c0[0] + a0y * c0[1] + a0z * c0[2] < 0 ? -1.0f : 1.0f;
-    return c0 * n[0] + c1 * n[1] + c2 * n[2];
-}
-
-/* kind, normals and shared are constants at every call, so each combination compiles to its own loop
- * without per-vertex mode tests. The s tests branch, but s is 1 on long runs of vertices. */
+/* kind, normals, shared and wide are constants at every call, so each combination compiles to its own
+ * loop without per-vertex mode tests. The s tests branch, but s is 1 on long runs of vertices. */
 HOT void skin_loop(const plush_proxy_skin *skin, float (*restrict pos)[3], float (*restrict nrm)[3], int kind,
-                   bool normals, bool shared)
+                   bool normals, bool shared, bool wide)
 {
     const plush_proxy_binding *b = skin->binding;
     /* The binding's arrays are not const-qualified (C11 cannot add const to a pointer to array). */
@@ -295,21 +383,11 @@ HOT void skin_loop(const plush_proxy_skin *skin, float (*restrict pos)[3], float
         float s = shared ? share[v] : 1.0f;
         if (shared && !(s > 0))
             continue; /* stays on bone skinning, untouched */
-        v4 col[4];
+        v4 p, n = {0};
         if (kind == KIND_DUAL)
-            blend_dual(table, tri[v], wt[v], col);
+            skin_dual_vertex(table, tri[v], wt[v], rp[v], normals ? rn[v] : NULL, &p, &n);
         else
-            blend_matrices(table, tri[v], wt[v], col);
-        v4 p = col[0] * rp[v][0] + col[1] * rp[v][1] + col[2] * rp[v][2] + col[3];
-        v4 n = {0};
-        if (normals) {
-            float sign = 1.0f;
-            if (kind == KIND_STRETCH)
-                n = cofactor_normal(col, rn[v], &sign);
-            else
-                n = col[0] * rn[v][0] + col[1] * rn[v][1] + col[2] * rn[v][2];
-            n = normalize(n, sign);
-        }
+            skin_matrix_vertex(table, tri[v], wt[v], rp[v], normals ? rn[v] : NULL, kind, wide, &p, &n);
         if (shared && s < 1) {
             p = p * s + load3(pos[v]) * (1 - s);
             if (normals)
@@ -321,34 +399,56 @@ HOT void skin_loop(const plush_proxy_skin *skin, float (*restrict pos)[3], float
     }
 }
 
-#define SKIN_VARIANT(name, kind, normals, shared)                                            \
-    static void name(const plush_proxy_skin *skin, float (*pos)[3], float (*nrm)[3]) \
-    {                                                                                        \
-        skin_loop(skin, pos, nrm, kind, normals, shared);                                    \
+/* One function per kind x normals x proxy_share, once for any CPU and once for AVX2. */
+#define SKIN_VARIANT(name, attr, kind, normals, shared, wide)                \
+    attr static void name(const plush_proxy_skin *skin, float (*pos)[3], float (*nrm)[3]) \
+    {                                                                        \
+        skin_loop(skin, pos, nrm, kind, normals, shared, wide);              \
     }
-SKIN_VARIANT(skin_linear, KIND_LINEAR, false, false)
-SKIN_VARIANT(skin_linear_n, KIND_LINEAR, true, false)
-SKIN_VARIANT(skin_linear_s, KIND_LINEAR, false, true)
-SKIN_VARIANT(skin_linear_ns, KIND_LINEAR, true, true)
-SKIN_VARIANT(skin_stretch, KIND_STRETCH, false, false)
-SKIN_VARIANT(skin_stretch_n, KIND_STRETCH, true, false)
-SKIN_VARIANT(skin_stretch_s, KIND_STRETCH, false, true)
-SKIN_VARIANT(skin_stretch_ns, KIND_STRETCH, true, true)
-SKIN_VARIANT(skin_dual, KIND_DUAL, false, false)
-SKIN_VARIANT(skin_dual_n, KIND_DUAL, true, false)
-SKIN_VARIANT(skin_dual_s, KIND_DUAL, false, true)
-SKIN_VARIANT(skin_dual_ns, KIND_DUAL, true, true)
+#define SKIN_KIND(name, attr, kind, wide)                        \
+    SKIN_VARIANT(name##_p, attr, kind, false, false, wide)       \
+    SKIN_VARIANT(name##_ps, attr, kind, false, true, wide)       \
+    SKIN_VARIANT(name##_pn, attr, kind, true, false, wide)       \
+    SKIN_VARIANT(name##_pns, attr, kind, true, true, wide)
+#define SKIN_TABLE(name, attr, wide)                                                                  \
+    SKIN_KIND(name##_linear, attr, KIND_LINEAR, wide)                                                 \
+    SKIN_KIND(name##_stretch, attr, KIND_STRETCH, wide)                                               \
+    SKIN_KIND(name##_dual, attr, KIND_DUAL, wide)                                                     \
+    static const skin_fn name##_kernels[3][2][2] = {                                                  \
+        [KIND_LINEAR] = {{name##_linear_p, name##_linear_ps}, {name##_linear_pn, name##_linear_pns}},    \
+        [KIND_STRETCH] = {{name##_stretch_p, name##_stretch_ps}, {name##_stretch_pn, name##_stretch_pns}}, \
+        [KIND_DUAL] = {{name##_dual_p, name##_dual_ps}, {name##_dual_pn, name##_dual_pns}},               \
+    };
 
-typedef void (*skin_fn)(const plush_proxy_skin *, float (*)[3], float (*)[3]);
+SKIN_TABLE(portable, , false)
+#ifdef HAVE_AVX2_PATH
+SKIN_TABLE(avx2, __attribute__((target("avx2"))), true)
+#endif
+
+static void pick_kernels(plush_proxy_skin *skin)
+{
+    const skin_fn(*table)[2][2] = portable_kernels;
+#ifdef HAVE_AVX2_PATH
+    if (__builtin_cpu_supports("avx2"))
+        table = avx2_kernels;
+#endif
+    memcpy(skin->kernels, table[skin->kind], sizeof skin->kernels);
+}
+
+static void apply_with(const plush_proxy_skin *skin, skin_fn const kernels[2][2], float (*positions)[3],
+                       float (*normals)[3])
+{
+    bool with_normals = normals && skin->rest_normals;
+    bool shared = skin->binding->proxy_share != NULL;
+    kernels[with_normals][shared](skin, positions, with_normals ? normals : NULL);
+}
 
 void plush_proxy_skin_apply(const plush_proxy_skin *skin, float (*positions)[3], float (*normals)[3])
 {
-    static const skin_fn variants[3][2][2] = {
-        [KIND_LINEAR] = {{skin_linear, skin_linear_s}, {skin_linear_n, skin_linear_ns}},
-        [KIND_STRETCH] = {{skin_stretch, skin_stretch_s}, {skin_stretch_n, skin_stretch_ns}},
-        [KIND_DUAL] = {{skin_dual, skin_dual_s}, {skin_dual_n, skin_dual_ns}},
-    };
-    bool with_normals = normals && skin->rest_normals;
-    bool shared = skin->binding->proxy_share != NULL;
-    variants[skin->kind][with_normals][shared](skin, positions, with_normals ? normals : NULL);
+    apply_with(skin, skin->kernels, positions, normals);
+}
+
+void proxy_skin_apply_portable(const plush_proxy_skin *skin, float (*positions)[3], float (*normals)[3])
+{
+    apply_with(skin, portable_kernels[skin->kind], positions, normals);
 }

@@ -35,4 +35,8 @@ void proxy_skin_stretch(const proxy_rest *rest, const proxy_frame *now, float ou
  * w >= 0, then dual part (x y z w). */
 void proxy_skin_rigid(const proxy_rest *rest, const proxy_frame *now, float out[16], float dq[8]);
 
+/* plush_proxy_skin_apply on the kernels built for any CPU, whatever this one supports, so the tests can
+ * check that the AVX2 kernels give the same results. */
+void proxy_skin_apply_portable(const plush_proxy_skin *skin, float (*positions)[3], float (*normals)[3]);
+
 #endif
