@@ -6,11 +6,11 @@
 #include "plush/proxy.h"
 
 /* What the exact distance precomputes per triangle: the dual vectors that give the barycentric
- * coordinates (s, t) of p's projection as dot products, and the unit normal. Most triangles a search
- * measures lie right under the point, and for those two dot products and a plane distance replace the
- * region walk. flat: no meaningful normal, the region walk alone decides. */
+ * coordinates (s, t) of p's projection as dot products, the unit normal, and the edges' inverse squared
+ * lengths. flat: no meaningful normal, the edges alone decide. */
 typedef struct proxy_exact {
     double gs[3], gt[3], unit_normal[3];
+    double inv_len2[3];      /* 1 / |edge|^2 for ab, bc, ca (0 for a zero-length edge) */
     bool flat;
 } proxy_exact;
 

@@ -12,68 +12,24 @@ static inline void sub3(const float a[3], const float b[3], double out[3])
     out[2] = (double)a[2] - b[2];
 }
 
-/* Squared distance from p to segment ab, with every vector relative to a (ap = p - a, ab = b - a). A
- * zero-length segment is its end point, which is what makes a collapsed triangle safe. */
-static double segment_dist2(const double ap[3], const double ab[3])
+/* Squared distance from p to segment se, its parameter clamped to the ends. inv_len2 is 1 / |e - s|^2,
+ * or 0 for a zero-length segment, which is then its start point. */
+static inline double segment_dist2(const float p[3], const float s[3], const float e[3], double inv_len2)
 {
-    double len2 = dot3(ab, ab);
-    double t = len2 > 0 ? dot3(ap, ab) / len2 : 0;
+    double se[3], sp[3];
+    sub3(e, s, se), sub3(p, s, sp);
+    double t = dot3(sp, se) * inv_len2;
     t = t < 0 ? 0 : t > 1 ? 1 : t;
-    double d[3] = {ap[0] - t * ab[0], ap[1] - t * ab[1], ap[2] - t * ab[2]};
+    double d[3] = {sp[0] - t * se[0], sp[1] - t * se[1], sp[2] - t * se[2]};
     return dot3(d, d);
 }
 
-/* A triangle too thin for barycentric coordinates to mean anything is the union of its edges. */
-static double collapsed_dist2(const float p[3], const float a[3], const float b[3], const float c[3])
+static double inverse_length2(const float s[3], const float e[3])
 {
-    double ap[3], ab[3], bp[3], bc[3], cp[3], ca[3];
-    sub3(p, a, ap), sub3(b, a, ab), sub3(p, b, bp), sub3(c, b, bc), sub3(p, c, cp), sub3(a, c, ca);
-    double d = segment_dist2(ap, ab), e = segment_dist2(bp, bc), f = segment_dist2(cp, ca);
-    return fmin(d, fmin(e, f));
-}
-
-static inline double dist2_to(const double ap[3], const double ab[3], const double ac[3], double v, double w)
-{
-    double d[3] = {ap[0] - v * ab[0] - w * ac[0], ap[1] - v * ab[1] - w * ac[1], ap[2] - v * ab[2] - w * ac[2]};
-    return dot3(d, d);
-}
-
-/* Ericson's region method (Real-Time Collision Detection, 5.1.5): the signs of a few dot products tell
- * the Voronoi region of p, so no projection is computed twice. Double precision from float input keeps
- * the cancellation of nearby points far below the float result's rounding. Every division is guarded:
- * its denominator is positive in its region unless the triangle has collapsed, and then the edges
- * decide. */
-static float region_distance(const float p[3], const float a[3], const float b[3], const float c[3])
-{
-    double ab[3], ac[3], ap[3], bp[3], cp[3];
-    sub3(b, a, ab), sub3(c, a, ac), sub3(p, a, ap);
-    double d1 = dot3(ab, ap), d2 = dot3(ac, ap);
-    if (d1 <= 0 && d2 <= 0)
-        return (float)sqrt(dot3(ap, ap));
-    sub3(p, b, bp);
-    double d3 = dot3(ab, bp), d4 = dot3(ac, bp);
-    if (d3 >= 0 && d4 <= d3)
-        return (float)sqrt(dot3(bp, bp));
-    double vc = d1 * d4 - d3 * d2;
-    if (vc <= 0 && d1 >= 0 && d3 <= 0 && d1 - d3 > 0)
-        return (float)sqrt(dist2_to(ap, ab, ac, d1 / (d1 - d3), 0));
-    sub3(p, c, cp);
-    double d5 = dot3(ab, cp), d6 = dot3(ac, cp);
-    if (d6 >= 0 && d5 <= d6)
-        return (float)sqrt(dot3(cp, cp));
-    double vb = d5 * d2 - d1 * d6;
-    if (vb <= 0 && d2 >= 0 && d6 <= 0 && d2 - d6 > 0)
-        return (float)sqrt(dist2_to(ap, ab, ac, 0, d2 / (d2 - d6)));
-    double va = d3 * d6 - d5 * d4;
-    if (va <= 0 && d4 - d3 >= 0 && d5 - d6 >= 0 && (d4 - d3) + (d5 - d6) > 0) {
-        double w = (d4 - d3) / ((d4 - d3) + (d5 - d6));
-        return (float)sqrt(dist2_to(ap, ab, ac, 1 - w, w));
-    }
-    /* va + vb + vc is |ab x ac|^2; compared with |ab|^2 |ac|^2 it is sin^2 of the angle at a. */
-    double denom = va + vb + vc;
-    if (!(denom > 1e-12 * dot3(ab, ab) * dot3(ac, ac)) || va < 0 || vb < 0 || vc < 0)
-        return (float)sqrt(collapsed_dist2(p, a, b, c));
-    return (float)sqrt(dist2_to(ap, ab, ac, vb / denom, vc / denom));
+    double se[3];
+    sub3(e, s, se);
+    double len2 = dot3(se, se);
+    return len2 > 0 ? 1 / len2 : 0;
 }
 
 static inline void cross3(const double a[3], const double b[3], double out[3])
@@ -84,14 +40,16 @@ static inline void cross3(const double a[3], const double b[3], double out[3])
 }
 
 /* With n = ab x ac, the projection of p is a + s ab + t ac where s = ap . (ac x n) / |n|^2 and
- * t = ap . (n x ab) / |n|^2. */
+ * t = ap . (n x ab) / |n|^2. Those dual vectors are only well conditioned while the angle at a is
+ * neither near 0 nor near 180 degrees; below a sine of 1e-6 the triangle counts as flat. */
 void proxy_exact_prepare(const float a[3], const float b[3], const float c[3], proxy_exact *e)
 {
     double ab[3], ac[3], n[3], g[3], h[3];
     sub3(b, a, ab), sub3(c, a, ac);
     cross3(ab, ac, n);
     double nn = dot3(n, n);
-    *e = (proxy_exact){.flat = !(nn > 1e-12 * dot3(ab, ab) * dot3(ac, ac))};
+    *e = (proxy_exact){.flat = !(nn > 1e-12 * dot3(ab, ab) * dot3(ac, ac)),
+                       .inv_len2 = {inverse_length2(a, b), inverse_length2(b, c), inverse_length2(c, a)}};
     if (e->flat)
         return;
     cross3(ac, n, g);
@@ -104,17 +62,34 @@ void proxy_exact_prepare(const float a[3], const float b[3], const float c[3], p
     }
 }
 
+/* Inside, the plane distance. Outside, the closest point lies on the boundary, on an edge whose line has
+ * the projection on its outer side: in the interior of such an edge (p - x is then an outward normal of
+ * it), or at a corner whose outward normal cone holds p - x, spanned by the outward normals of its two
+ * edges, so at least one of them has the projection outside, and its clamped segment reaches the
+ * corner. So the nearest of the (one or two) violated edges is exact. A flat triangle is the union of
+ * its three edges. Double precision from float input keeps the cancellation of nearby points far below
+ * the float result's rounding. */
 float proxy_exact_distance(const proxy_exact *e, const float p[3], const float a[3], const float b[3],
                            const float c[3])
 {
-    if (!e->flat) {
-        double ap[3];
-        sub3(p, a, ap);
-        double s = dot3(ap, e->gs), t = dot3(ap, e->gt);
-        if (s >= 0 && t >= 0 && s + t <= 1)
-            return (float)fabs(dot3(ap, e->unit_normal));
+    if (e->flat) {
+        double d = segment_dist2(p, a, b, e->inv_len2[0]);
+        d = fmin(d, segment_dist2(p, b, c, e->inv_len2[1]));
+        return (float)sqrt(fmin(d, segment_dist2(p, c, a, e->inv_len2[2])));
     }
-    return region_distance(p, a, b, c);
+    double ap[3];
+    sub3(p, a, ap);
+    double s = dot3(ap, e->gs), t = dot3(ap, e->gt);
+    if (s >= 0 && t >= 0 && s + t <= 1)
+        return (float)fabs(dot3(ap, e->unit_normal));
+    double d = INFINITY;
+    if (t < 0)
+        d = segment_dist2(p, a, b, e->inv_len2[0]);
+    if (s + t > 1)
+        d = fmin(d, segment_dist2(p, b, c, e->inv_len2[1]));
+    if (s < 0)
+        d = fmin(d, segment_dist2(p, c, a, e->inv_len2[2]));
+    return (float)sqrt(d);
 }
 
 float plush_proxy_point_triangle_distance(const float p[3], const float a[3], const float b[3], const float c[3])
