@@ -1,7 +1,7 @@
 /* Proxy frames and skinning: the frame definition on a hand example, rigid motions reproduced by linear
  * and dual-quaternion blending, scales and stretches reproduced by stretch-aware frames, degenerate
- * triangles, the hand-over to bone skinning and input validation. Bindings are built here by hand, so
- * this suite does not depend on plush_proxy_bind. */
+ * triangles, the hand-over to bone skinning, both kernel sets and input validation. Most bindings are
+ * built here by hand (random triangles and weights, 1 to 4 influences); one test uses plush_proxy_bind. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,237 +11,10 @@
 
 #include "plush/proxy.h"
 #include "proxy/skin_internal.h"
+#include "support/skin_fixture.h"
 
 #include <math.h>
 #include <string.h>
-
-#define PI 3.14159265358979323846
-
-/* ---- fixtures ---------------------------------------------------------------------------------- */
-
-/* x -> m x + b; a struct so it can be passed as const (C11 cannot add const to double (*)[3]). */
-typedef struct affine {
-    double m[3][3];
-    double b[3];
-} affine;
-
-typedef struct fixture {
-    plush_arena arena;
-    float (*nodes)[3];
-    float (*moved)[3];
-    size_t node_count;
-    uint32_t (*tris)[3];
-    size_t tri_count;
-    float (*points)[3];
-    float (*normals)[3];
-    float (*out_p)[3];
-    float (*out_n)[3];
-    size_t count;
-    plush_proxy_binding binding;
-    plush_proxy_mesh mesh;
-} fixture;
-
-static uint64_t rng_state = 0x9e3779b97f4a7c15u;
-
-static double rnd(double lo, double hi)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return lo + (hi - lo) * (double)(rng_state >> 11) / 9007199254740992.0;
-}
-
-static void *arena_array(plush_arena *arena, size_t count, size_t size)
-{
-    void *p = plush_arena_array(arena, count, size);
-    assert_non_null(p);
-    return p;
-}
-
-static void fixture_alloc(fixture *f, size_t nodes, size_t tris, size_t count)
-{
-    memset(f, 0, sizeof *f);
-    f->node_count = nodes;
-    f->tri_count = tris;
-    f->count = count;
-    f->nodes = arena_array(&f->arena, nodes, sizeof *f->nodes);
-    f->moved = arena_array(&f->arena, nodes, sizeof *f->moved);
-    f->tris = arena_array(&f->arena, tris, sizeof *f->tris);
-    f->points = arena_array(&f->arena, count, sizeof *f->points);
-    f->normals = arena_array(&f->arena, count, sizeof *f->normals);
-    f->out_p = arena_array(&f->arena, count, sizeof *f->out_p);
-    f->out_n = arena_array(&f->arena, count, sizeof *f->out_n);
-    plush_proxy_binding *b = &f->binding;
-    b->vertex_count = count;
-    b->triangle_count = tris;
-    b->triangles = arena_array(&f->arena, count, sizeof *b->triangles);
-    b->weights = arena_array(&f->arena, count, sizeof *b->weights);
-    b->proxy_share = arena_array(&f->arena, count, sizeof *b->proxy_share);
-    f->mesh = (plush_proxy_mesh){.nodes = (const float(*)[3])f->nodes, .node_count = nodes,
-                                 .triangles = (const uint32_t(*)[3])f->tris, .triangle_count = tris};
-}
-
-static bool usable(const float a[3], const float b[3], const float c[3])
-{
-    float m[16];
-    double e1[3], e2[3];
-    for (int k = 0; k < 3; k++) {
-        e1[k] = b[k] - a[k];
-        e2[k] = c[k] - a[k];
-    }
-    double n[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2], e1[0] * e2[1] - e1[1] * e2[0]};
-    /* Well-shaped triangles only, so the tolerance below measures the skinning, not a sliver. */
-    return plush_proxy_triangle_frame(a, b, c, m) && n[0] * n[0] + n[1] * n[1] + n[2] * n[2] > 0.01;
-}
-
-/* Vertex v gets 1 + v % 4 distinct random triangles with random weights summing to 1, proxy_share 1,
- * and a random normal of length 0.5 to 3 (the skin must renormalise). */
-static void bind_randomly(fixture *f)
-{
-    for (size_t v = 0; v < f->count; v++) {
-        int used = 1 + (int)(v % 4);
-        float sum = 0;
-        for (int k = 0; k < PLUSH_PROXY_INFLUENCES; k++) {
-            int32_t t = -1;
-            float w = 0;
-            if (k < used) {
-                bool again;
-                do {
-                    t = (int32_t)rnd(0, (double)f->tri_count);
-                    again = false;
-                    for (int j = 0; j < k; j++)
-                        again |= f->binding.triangles[v][j] == t;
-                } while (again);
-                w = (float)rnd(0.05, 1);
-            }
-            f->binding.triangles[v][k] = t;
-            f->binding.weights[v][k] = w;
-            sum += w;
-        }
-        for (int k = 0; k < used; k++)
-            f->binding.weights[v][k] /= sum;
-        f->binding.proxy_share[v] = 1;
-        double n[3], len = 0;
-        for (int k = 0; k < 3; k++) {
-            n[k] = rnd(-1, 1);
-            len += n[k] * n[k];
-        }
-        double scale = rnd(0.5, 3) / sqrt(len);
-        for (int k = 0; k < 3; k++)
-            f->normals[v][k] = (float)(n[k] * scale);
-    }
-}
-
-/* A triangle soup in [-2, 2]^3 with random vertices around it. */
-static void fixture_soup(fixture *f, size_t nodes, size_t tris, size_t count)
-{
-    fixture_alloc(f, nodes, tris, count);
-    for (size_t i = 0; i < nodes; i++)
-        for (int k = 0; k < 3; k++)
-            f->nodes[i][k] = (float)rnd(-2, 2);
-    for (size_t i = 0; i < tris; i++) {
-        do {
-            for (int k = 0; k < 3; k++)
-                f->tris[i][k] = (uint32_t)rnd(0, (double)nodes);
-        } while (f->tris[i][0] == f->tris[i][1] || f->tris[i][1] == f->tris[i][2] ||
-                 f->tris[i][0] == f->tris[i][2] ||
-                 !usable(f->nodes[f->tris[i][0]], f->nodes[f->tris[i][1]], f->nodes[f->tris[i][2]]));
-    }
-    for (size_t v = 0; v < count; v++)
-        for (int k = 0; k < 3; k++)
-            f->points[v][k] = (float)rnd(-2.5, 2.5);
-    bind_randomly(f);
-}
-
-static plush_proxy_skin *skin_new(fixture *f, int blend, bool stretch)
-{
-    plush_proxy_skin_options opt = {.blend = blend, .stretch = stretch};
-    plush_proxy_skin *skin = NULL;
-    plush_diag diag = {0};
-    assert_int_equal(plush_proxy_skin_create(&f->mesh, &f->binding, (const float(*)[3])f->points,
-                                             (const float(*)[3])f->normals, &opt, &skin, &diag),
-                     PLUSH_OK);
-    assert_non_null(skin);
-    return skin;
-}
-
-/* Moves the proxy by x -> M x + b, updates and applies; outputs start as NaN so a vertex the skin
- * forgets is caught. */
-static void move_and_skin(fixture *f, plush_proxy_skin *skin, const affine *map)
-{
-    const double(*m)[3] = map->m, *b = map->b;
-    for (size_t i = 0; i < f->node_count; i++)
-        for (int r = 0; r < 3; r++)
-            f->moved[i][r] = (float)(m[r][0] * f->nodes[i][0] + m[r][1] * f->nodes[i][1] +
-                                     m[r][2] * f->nodes[i][2] + b[r]);
-    for (size_t v = 0; v < f->count; v++)
-        for (int k = 0; k < 3; k++)
-            f->out_p[v][k] = f->out_n[v][k] = NAN;
-    plush_proxy_skin_update(skin, (const float(*)[3])f->moved);
-    plush_proxy_skin_apply(skin, f->out_p, f->out_n);
-}
-
-static void invert_transpose(const affine *map, double out[3][3])
-{
-    const double(*m)[3] = map->m;
-    double det = m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) -
-                 m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0]) + m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
-    for (int r = 0; r < 3; r++)
-        for (int c = 0; c < 3; c++) {
-            int r1 = (r + 1) % 3, r2 = (r + 2) % 3, c1 = (c + 1) % 3, c2 = (c + 2) % 3;
-            out[r][c] = (m[r1][c1] * m[r2][c2] - m[r1][c2] * m[r2][c1]) / det;
-        }
-}
-
-/* Every vertex must be at M p + b and every normal along M^-T n, unit. Relative error: the distance to
- * the expected point over the larger of its distance from the origin and the proxy's size (2). */
-static void expect_affine(const fixture *f, const affine *map, bool check_normals)
-{
-    const double(*m)[3] = map->m, *b = map->b;
-    double it[3][3];
-    invert_transpose(map, it);
-    double worst = 0, worst_n = 0;
-    for (size_t v = 0; v < f->count; v++) {
-        double e[3], en[3], elen = 0, enlen = 0;
-        for (int r = 0; r < 3; r++) {
-            e[r] = m[r][0] * f->points[v][0] + m[r][1] * f->points[v][1] + m[r][2] * f->points[v][2] + b[r];
-            en[r] = it[r][0] * f->normals[v][0] + it[r][1] * f->normals[v][1] + it[r][2] * f->normals[v][2];
-            elen += e[r] * e[r];
-            enlen += en[r] * en[r];
-        }
-        double err = 0, errn = 0, nlen = 0;
-        for (int r = 0; r < 3; r++) {
-            err += (f->out_p[v][r] - e[r]) * (f->out_p[v][r] - e[r]);
-            double d = f->out_n[v][r] - en[r] / sqrt(enlen);
-            errn += d * d;
-            nlen += (double)f->out_n[v][r] * f->out_n[v][r];
-        }
-        double rel = sqrt(err) / fmax(sqrt(elen), 2.0);
-        worst = fmax(worst, rel != rel ? INFINITY : rel);
-        if (check_normals) {
-            worst_n = fmax(worst_n, sqrt(errn) != sqrt(errn) ? INFINITY : sqrt(errn));
-            assert_true(fabs(sqrt(nlen) - 1) < 1e-6);
-        }
-    }
-    assert_true(worst < 1e-5);
-    assert_true(worst_n < 1e-5);
-}
-
-static void rotation(const double axis[3], double angle, double out[3][3])
-{
-    double len = sqrt(axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2]);
-    double x = axis[0] / len, y = axis[1] / len, z = axis[2] / len, c = cos(angle), s = sin(angle), t = 1 - c;
-    double r[3][3] = {{t * x * x + c, t * x * y - s * z, t * x * z + s * y},
-                      {t * x * y + s * z, t * y * y + c, t * y * z - s * x},
-                      {t * x * z - s * y, t * y * z + s * x, t * z * z + c}};
-    memcpy(out, r, sizeof r);
-}
-
-static void random_rotation(double out[3][3])
-{
-    double axis[3] = {rnd(-1, 1), rnd(-1, 1), rnd(-1, 1) + 0.1};
-    rotation(axis, rnd(-PI, PI), out);
-}
 
 /* ---- frames ------------------------------------------------------------------------------------ */
 
@@ -292,9 +65,9 @@ static void test_frame_degenerate(void **state)
 static void test_matrix_is_frame_product(void **state)
 {
     (void)state;
-    fixture f;
-    fixture_soup(&f, 12, 10, 8);
-    plush_proxy_skin *skin = skin_new(&f, PLUSH_PROXY_BLEND_LINEAR, false);
+    skin_fx f;
+    skin_fx_soup(&f, 12, 10, 8);
+    plush_proxy_skin *skin = skin_fx_skin(&f, PLUSH_PROXY_BLEND_LINEAR, false);
     const float *m = plush_proxy_skin_matrix(skin, 3);
     assert_non_null(m);
     for (int k = 0; k < 16; k++)
@@ -302,7 +75,7 @@ static void test_matrix_is_frame_product(void **state)
     assert_null(plush_proxy_skin_matrix(skin, 10));
     for (size_t i = 0; i < f.node_count; i++)
         for (int k = 0; k < 3; k++)
-            f.moved[i][k] = f.nodes[i][k] + (float)rnd(-0.3, 0.3);
+            f.moved[i][k] = f.nodes[i][k] + (float)skin_fx_rnd(-0.3, 0.3);
     plush_proxy_skin_update(skin, (const float(*)[3])f.moved);
     for (size_t i = 0; i < f.tri_count; i++) {
         float r[16], n[16];
@@ -333,113 +106,65 @@ static void test_matrix_is_frame_product(void **state)
 
 /* ---- rigid and stretched motions --------------------------------------------------------------- */
 
-static void rigid_motion(int blend, bool stretch)
+/* Rotations and translations of the proxy, times scale: every vertex and normal follows exactly. */
+static void similar_motions(skin_fx *f, int blend, bool stretch, const double *scales, int rounds)
 {
-    fixture f;
-    fixture_soup(&f, 40, 50, 3000);
-    plush_proxy_skin *skin = skin_new(&f, blend, stretch);
-    for (int round = 0; round < 5; round++) {
-        affine a = {.b = {rnd(-3, 3), rnd(-3, 3), rnd(-3, 3)}};
-        random_rotation(a.m);
-        move_and_skin(&f, skin, &a);
-        expect_affine(&f, &a, true);
+    plush_proxy_skin *skin = skin_fx_skin(f, blend, stretch);
+    for (int round = 0; round < rounds; round++) {
+        skin_fx_affine a = {.b = {skin_fx_rnd(-3, 3), skin_fx_rnd(-3, 3), skin_fx_rnd(-3, 3)}};
+        skin_fx_random_rotation(a.m);
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++)
+                a.m[i][j] *= scales ? scales[round] : 1.0;
+        skin_fx_move(f, skin, &a);
+        skin_fx_expect(f, &a);
     }
     plush_proxy_skin_destroy(skin);
-    plush_arena_free(&f.arena);
 }
 
-static void test_rigid_linear(void **state)
+static void test_rigid(void **state)
 {
     (void)state;
-    rigid_motion(PLUSH_PROXY_BLEND_LINEAR, false);
-}
-
-static void test_rigid_dual_quaternion(void **state)
-{
-    (void)state;
-    rigid_motion(PLUSH_PROXY_BLEND_DUAL_QUATERNION, false);
-}
-
-static void test_rigid_stretch(void **state)
-{
-    (void)state;
-    rigid_motion(PLUSH_PROXY_BLEND_LINEAR, true);
+    const struct { int blend; bool stretch; } modes[] = {
+        {PLUSH_PROXY_BLEND_LINEAR, false}, {PLUSH_PROXY_BLEND_DUAL_QUATERNION, false}, {PLUSH_PROXY_BLEND_LINEAR, true}};
+    for (int m = 0; m < 3; m++) {
+        skin_fx f;
+        skin_fx_soup(&f, 40, 50, 3000);
+        similar_motions(&f, modes[m].blend, modes[m].stretch, NULL, 5);
+        plush_arena_free(&f.arena);
+    }
 }
 
 /* Uniform scale (with a rotation and translation): every vertex anywhere, every normal. */
 static void test_stretch_uniform_scale(void **state)
 {
     (void)state;
-    fixture f;
-    fixture_soup(&f, 40, 50, 3000);
-    plush_proxy_skin *skin = skin_new(&f, PLUSH_PROXY_BLEND_LINEAR, true);
+    skin_fx f;
+    skin_fx_soup(&f, 40, 50, 3000);
     const double scales[] = {2.5, 0.4, 1.0 / 3.0};
-    for (int round = 0; round < 3; round++) {
-        affine a = {.b = {rnd(-3, 3), rnd(-3, 3), rnd(-3, 3)}};
-        random_rotation(a.m);
-        for (int i = 0; i < 3; i++)
-            for (int j = 0; j < 3; j++)
-                a.m[i][j] *= scales[round];
-        move_and_skin(&f, skin, &a);
-        expect_affine(&f, &a, true);
-    }
-    plush_proxy_skin_destroy(skin);
+    similar_motions(&f, PLUSH_PROXY_BLEND_LINEAR, true, scales, 3);
     plush_arena_free(&f.arena);
 }
 
-/* A flat proxy (a jittered grid in a tilted plane) with vertices on the plane (on_plane) or up to 1
- * away from it. The plane's axes are u, v and its normal w. */
-static void fixture_sheet(fixture *f, bool on_plane, double u[3], double v[3], double w[3])
-{
-    enum { G = 8 };
-    fixture_alloc(f, (G + 1) * (G + 1), 2 * G * G, 2000);
-    double rot[3][3];
-    random_rotation(rot);
-    for (int k = 0; k < 3; k++) {
-        u[k] = rot[k][0];
-        v[k] = rot[k][1];
-        w[k] = rot[k][2];
-    }
-    for (int i = 0; i <= G; i++)
-        for (int j = 0; j <= G; j++) {
-            double a = i - G / 2.0 + rnd(-0.2, 0.2), b = j - G / 2.0 + rnd(-0.2, 0.2);
-            for (int k = 0; k < 3; k++)
-                f->nodes[i * (G + 1) + j][k] = (float)((a * u[k] + b * v[k]) * 0.5);
-        }
-    for (int i = 0; i < G; i++)
-        for (int j = 0; j < G; j++) {
-            uint32_t n00 = (uint32_t)(i * (G + 1) + j), n10 = n00 + G + 1;
-            uint32_t(*t)[3] = f->tris + 2 * (i * G + j);
-            t[0][0] = n00, t[0][1] = n10, t[0][2] = n10 + 1;
-            t[1][0] = n10 + 1, t[1][1] = n00 + 1, t[1][2] = n00;
-        }
-    for (size_t p = 0; p < f->count; p++) {
-        double a = rnd(-2, 2), b = rnd(-2, 2), h = on_plane ? 0 : rnd(-1, 1);
-        for (int k = 0; k < 3; k++)
-            f->points[p][k] = (float)(a * u[k] + b * v[k] + h * w[k]);
-    }
-    bind_randomly(f);
-}
-
-/* Any affine map moves points of the plane exactly; their normals are checked along the plane's
+/* Any skin_fx_affine map moves points of the plane exactly; their normals are checked along the plane's
  * normal, the one direction the gradient and the map agree on for normals. */
 static void test_stretch_affine_on_plane(void **state)
 {
     (void)state;
-    fixture f;
+    skin_fx f;
     double u[3], v[3], w[3];
-    fixture_sheet(&f, true, u, v, w);
+    skin_fx_sheet(&f, true, u, v, w);
     for (size_t p = 0; p < f.count; p++)
         for (int k = 0; k < 3; k++)
             f.normals[p][k] = (float)(w[k] * (p % 2 ? 1 : -2));
-    plush_proxy_skin *skin = skin_new(&f, PLUSH_PROXY_BLEND_LINEAR, true);
+    plush_proxy_skin *skin = skin_fx_skin(&f, PLUSH_PROXY_BLEND_LINEAR, true);
     for (int round = 0; round < 5; round++) {
-        affine a = {.b = {rnd(-3, 3), rnd(-3, 3), rnd(-3, 3)}};
+        skin_fx_affine a = {.b = {skin_fx_rnd(-3, 3), skin_fx_rnd(-3, 3), skin_fx_rnd(-3, 3)}};
         for (int i = 0; i < 3; i++)
             for (int j = 0; j < 3; j++)
-                a.m[i][j] = (i == j) + rnd(-0.6, 0.6);
-        move_and_skin(&f, skin, &a);
-        expect_affine(&f, &a, true);
+                a.m[i][j] = (i == j) + skin_fx_rnd(-0.6, 0.6);
+        skin_fx_move(&f, skin, &a);
+        skin_fx_expect(&f, &a);
     }
     plush_proxy_skin_destroy(skin);
     plush_arena_free(&f.arena);
@@ -450,18 +175,18 @@ static void test_stretch_affine_on_plane(void **state)
 static void test_stretch_affine_everywhere(void **state)
 {
     (void)state;
-    fixture f;
+    skin_fx f;
     double u[3], v[3], w[3];
-    fixture_sheet(&f, false, u, v, w);
-    plush_proxy_skin *skin = skin_new(&f, PLUSH_PROXY_BLEND_LINEAR, true);
+    skin_fx_sheet(&f, false, u, v, w);
+    plush_proxy_skin *skin = skin_fx_skin(&f, PLUSH_PROXY_BLEND_LINEAR, true);
     for (int round = 0; round < 5; round++) {
-        double bm[2][2] = {{rnd(0.4, 2.5), rnd(-0.8, 0.8)}, {rnd(-0.8, 0.8), rnd(0.4, 2.5)}};
+        double bm[2][2] = {{skin_fx_rnd(0.4, 2.5), skin_fx_rnd(-0.8, 0.8)}, {skin_fx_rnd(-0.8, 0.8), skin_fx_rnd(0.4, 2.5)}};
         double det = bm[0][0] * bm[1][1] - bm[0][1] * bm[1][0];
         if (det <= 0.1)
             bm[0][1] = 0, bm[1][0] = 0, det = bm[0][0] * bm[1][1];
         double q[3][3];
-        affine a = {.b = {rnd(-3, 3), rnd(-3, 3), rnd(-3, 3)}};
-        random_rotation(q);
+        skin_fx_affine a = {.b = {skin_fx_rnd(-3, 3), skin_fx_rnd(-3, 3), skin_fx_rnd(-3, 3)}};
+        skin_fx_random_rotation(q);
         /* Image of each plane axis, then m = Q [image of u, v, w] [u v w]^T. */
         double img[3][3];
         for (int k = 0; k < 3; k++) {
@@ -474,8 +199,8 @@ static void test_stretch_affine_everywhere(void **state)
                 for (int k = 0; k < 3; k++)
                     a.m[r][c] += q[r][k] * (img[0][k] * u[c] + img[1][k] * v[c] + img[2][k] * w[c]);
             }
-        move_and_skin(&f, skin, &a);
-        expect_affine(&f, &a, true);
+        skin_fx_move(&f, skin, &a);
+        skin_fx_expect(&f, &a);
     }
     plush_proxy_skin_destroy(skin);
     plush_arena_free(&f.arena);
@@ -486,8 +211,8 @@ static void test_stretch_affine_everywhere(void **state)
 static void test_dual_quaternion_sign_alignment(void **state)
 {
     (void)state;
-    fixture f;
-    fixture_alloc(&f, 6, 2, 1);
+    skin_fx f;
+    skin_fx_alloc(&f, 6, 2, 1);
     const float nodes[6][3] = {{0, 1, 0}, {-1, -1, 0}, {1, -1, 0}, {0, 1, 2}, {-1, -1, 2}, {1, -1, 2}};
     memcpy(f.nodes, nodes, sizeof nodes);
     const uint32_t tris[2][3] = {{0, 1, 2}, {3, 4, 5}};
@@ -498,11 +223,11 @@ static void test_dual_quaternion_sign_alignment(void **state)
     f.binding.triangles[0][2] = f.binding.triangles[0][3] = -1;
     f.binding.weights[0][0] = f.binding.weights[0][1] = 0.5f;
     f.binding.proxy_share[0] = 1;
-    plush_proxy_skin *dq = skin_new(&f, PLUSH_PROXY_BLEND_DUAL_QUATERNION, false);
-    plush_proxy_skin *lin = skin_new(&f, PLUSH_PROXY_BLEND_LINEAR, false);
+    plush_proxy_skin *dq = skin_fx_skin(&f, PLUSH_PROXY_BLEND_DUAL_QUATERNION, false);
+    plush_proxy_skin *lin = skin_fx_skin(&f, PLUSH_PROXY_BLEND_LINEAR, false);
     double up[3] = {0, 0, 1}, turn[2][3][3];
-    rotation(up, 170 * PI / 180, turn[0]);
-    rotation(up, -170 * PI / 180, turn[1]);
+    skin_fx_rotation(up, 170 * M_PI / 180, turn[0]);
+    skin_fx_rotation(up, -170 * M_PI / 180, turn[1]);
     for (int i = 0; i < 6; i++)
         for (int r = 0; r < 3; r++) {
             double(*m)[3] = turn[i / 3];
@@ -517,11 +242,34 @@ static void test_dual_quaternion_sign_alignment(void **state)
     assert_float_equal(p[0][2], 1, 1e-5);
     assert_float_equal(n[0][0], -1, 1e-5);
     plush_proxy_skin_apply(lin, p, n);
-    assert_float_equal(p[0][0], cos(170 * PI / 180), 1e-5);
+    assert_float_equal(p[0][0], cos(170 * M_PI / 180), 1e-5);
     assert_float_equal(n[0][0], -1, 1e-5); /* renormalised */
     plush_proxy_skin_destroy(dq);
     plush_proxy_skin_destroy(lin);
     plush_arena_free(&f.arena);
+}
+
+/* Bindings made by plush_proxy_bind, default mode (with a hand-over band) and seed mode. */
+static void test_with_bind(void **state)
+{
+    (void)state;
+    for (int mode = 0; mode < 3; mode++) {
+        skin_fx f;
+        skin_fx_soup(&f, 40, 50, 2000);
+        plush_proxy_bind_options opt = {.seed = mode == 2, .search = PLUSH_PROXY_SEARCH_BRUTE,
+                                        .max_distance = mode == 1 ? 0.6f : 0, .handover = mode == 1 ? 0.3f : 0};
+        plush_proxy_binding *bound = NULL;
+        assert_int_equal(plush_proxy_bind(&f.mesh, (const float(*)[3])f.points, f.count, &opt, &bound, NULL),
+                         PLUSH_OK);
+        f.binding = *bound;
+        size_t between = 0;
+        for (size_t v = 0; v < f.count; v++)
+            between += bound->proxy_share[v] > 0 && bound->proxy_share[v] < 1;
+        assert_true(mode == 1 ? between > 50 : between == 0);
+        similar_motions(&f, mode == 2 ? PLUSH_PROXY_BLEND_LINEAR : PLUSH_PROXY_BLEND_DUAL_QUATERNION, false, NULL, 2);
+        plush_proxy_binding_free(bound);
+        plush_arena_free(&f.arena);
+    }
 }
 
 /* ---- degenerate triangles ---------------------------------------------------------------------- */
@@ -529,17 +277,17 @@ static void test_dual_quaternion_sign_alignment(void **state)
 static void test_degenerate_keeps_last_matrix(void **state)
 {
     (void)state;
-    fixture f;
-    fixture_soup(&f, 12, 10, 50);
-    plush_proxy_skin *skin = skin_new(&f, PLUSH_PROXY_BLEND_DUAL_QUATERNION, false);
-    affine a = {.b = {1, 2, 3}};
-    random_rotation(a.m);
-    move_and_skin(&f, skin, &a);
+    skin_fx f;
+    skin_fx_soup(&f, 12, 10, 50);
+    plush_proxy_skin *skin = skin_fx_skin(&f, PLUSH_PROXY_BLEND_DUAL_QUATERNION, false);
+    skin_fx_affine a = {.b = {1, 2, 3}};
+    skin_fx_random_rotation(a.m);
+    skin_fx_move(&f, skin, &a);
     float kept[16];
     memcpy(kept, plush_proxy_skin_matrix(skin, 0), sizeof kept);
     /* Collapse triangle 0 onto a line, and move everything else on. */
     double r[3][3];
-    random_rotation(r);
+    skin_fx_random_rotation(r);
     for (size_t i = 0; i < f.node_count; i++)
         for (int k = 0; k < 3; k++)
             f.moved[i][k] = (float)(r[k][0] * f.nodes[i][0] + r[k][1] * f.nodes[i][1] + r[k][2] * f.nodes[i][2]);
@@ -577,8 +325,8 @@ static void test_degenerate_keeps_last_matrix(void **state)
 static void test_degenerate_at_rest(void **state)
 {
     (void)state;
-    fixture f;
-    fixture_soup(&f, 12, 10, 50);
+    skin_fx f;
+    skin_fx_soup(&f, 12, 10, 50);
     const uint32_t *t = f.tris[4];
     for (int k = 0; k < 3; k++)
         f.nodes[t[2]][k] = f.nodes[t[0]][k];
@@ -611,33 +359,33 @@ static void test_degenerate_at_rest(void **state)
 static void test_proxy_share(void **state)
 {
     (void)state;
-    fixture f;
-    fixture_soup(&f, 20, 16, 300);
+    skin_fx f;
+    skin_fx_soup(&f, 20, 16, 300);
     const float shares[3] = {0, 0.5f, 1};
     for (size_t v = 0; v < f.count; v++)
         f.binding.proxy_share[v] = shares[v % 3];
-    plush_proxy_skin *skin = skin_new(&f, PLUSH_PROXY_BLEND_LINEAR, false);
-    affine a = {.b = {0.5, -1, 2}};
-    random_rotation(a.m);
+    plush_proxy_skin *skin = skin_fx_skin(&f, PLUSH_PROXY_BLEND_LINEAR, false);
+    skin_fx_affine a = {.b = {0.5, -1, 2}};
+    skin_fx_random_rotation(a.m);
     /* The full proxy result first: share 1 everywhere. */
     float *saved = f.binding.proxy_share;
     f.binding.proxy_share = NULL; /* no hand-over at all counts as 1 everywhere */
-    move_and_skin(&f, skin, &a);
+    skin_fx_move(&f, skin, &a);
     f.binding.proxy_share = saved;
-    float (*proxy_p)[3] = arena_array(&f.arena, f.count, sizeof *proxy_p);
-    float (*proxy_n)[3] = arena_array(&f.arena, f.count, sizeof *proxy_n);
+    float (*proxy_p)[3] = skin_fx_array(&f.arena, f.count, sizeof *proxy_p);
+    float (*proxy_n)[3] = skin_fx_array(&f.arena, f.count, sizeof *proxy_n);
     memcpy(proxy_p, f.out_p, f.count * sizeof *proxy_p);
     memcpy(proxy_n, f.out_n, f.count * sizeof *proxy_n);
     /* Bone-skinned inputs: something else, with share-1 vertices holding NaN (never read). */
     for (size_t v = 0; v < f.count; v++) {
-        double n[3] = {rnd(-1, 1), rnd(-1, 1), 0.5};
+        double n[3] = {skin_fx_rnd(-1, 1), skin_fx_rnd(-1, 1), 0.5};
         for (int k = 0; k < 3; k++) {
-            f.out_p[v][k] = v % 3 == 2 ? NAN : (float)rnd(-3, 3);
+            f.out_p[v][k] = v % 3 == 2 ? NAN : (float)skin_fx_rnd(-3, 3);
             f.out_n[v][k] = v % 3 == 2 ? NAN : (float)n[k];
         }
     }
-    float (*in_p)[3] = arena_array(&f.arena, f.count, sizeof *in_p);
-    float (*in_n)[3] = arena_array(&f.arena, f.count, sizeof *in_n);
+    float (*in_p)[3] = skin_fx_array(&f.arena, f.count, sizeof *in_p);
+    float (*in_n)[3] = skin_fx_array(&f.arena, f.count, sizeof *in_n);
     memcpy(in_p, f.out_p, f.count * sizeof *in_p);
     memcpy(in_n, f.out_n, f.count * sizeof *in_n);
     plush_proxy_skin_apply(skin, f.out_p, f.out_n);
@@ -666,31 +414,31 @@ static void test_proxy_share(void **state)
 }
 
 /* The kernels this CPU runs (AVX2 here) and the portable ones give the same numbers, in every mode,
- * on a motion that is neither rigid nor affine, with hand-over shares in between. */
+ * on a motion that is neither rigid nor skin_fx_affine, with hand-over shares in between. */
 static void test_portable_kernels_match(void **state)
 {
     (void)state;
     const plush_proxy_skin_options modes[] = {
         {.blend = PLUSH_PROXY_BLEND_LINEAR}, {.blend = PLUSH_PROXY_BLEND_DUAL_QUATERNION}, {.stretch = true}};
     for (size_t m = 0; m < 3; m++) {
-        fixture f;
-        fixture_soup(&f, 40, 50, 2000);
+        skin_fx f;
+        skin_fx_soup(&f, 40, 50, 2000);
         for (size_t v = 0; v < f.count; v++)
-            f.binding.proxy_share[v] = v % 5 == 0 ? (float)rnd(0, 1) : 1.0f;
+            f.binding.proxy_share[v] = v % 5 == 0 ? (float)skin_fx_rnd(0, 1) : 1.0f;
         plush_proxy_skin *skin = NULL;
         assert_int_equal(plush_proxy_skin_create(&f.mesh, &f.binding, (const float(*)[3])f.points,
                                                  (const float(*)[3])f.normals, &modes[m], &skin, NULL),
                          PLUSH_OK);
         for (size_t i = 0; i < f.node_count; i++)
             for (int k = 0; k < 3; k++)
-                f.moved[i][k] = f.nodes[i][k] * 1.3f + (float)rnd(-0.4, 0.4);
+                f.moved[i][k] = f.nodes[i][k] * 1.3f + (float)skin_fx_rnd(-0.4, 0.4);
         plush_proxy_skin_update(skin, (const float(*)[3])f.moved);
-        float(*p)[3] = arena_array(&f.arena, f.count, sizeof *p);
-        float(*n)[3] = arena_array(&f.arena, f.count, sizeof *n);
+        float(*p)[3] = skin_fx_array(&f.arena, f.count, sizeof *p);
+        float(*n)[3] = skin_fx_array(&f.arena, f.count, sizeof *n);
         for (size_t v = 0; v < f.count; v++)
             for (int k = 0; k < 3; k++) {
-                p[v][k] = f.out_p[v][k] = (float)rnd(-1, 1);
-                n[v][k] = f.out_n[v][k] = (float)rnd(-1, 1);
+                p[v][k] = f.out_p[v][k] = (float)skin_fx_rnd(-1, 1);
+                n[v][k] = f.out_n[v][k] = (float)skin_fx_rnd(-1, 1);
             }
         plush_proxy_skin_apply(skin, f.out_p, f.out_n);
         proxy_skin_apply_portable(skin, p, n);
@@ -706,7 +454,7 @@ static void test_portable_kernels_match(void **state)
 
 /* ---- set-up errors ----------------------------------------------------------------------------- */
 
-static plush_status try_create(fixture *f, const plush_proxy_skin_options *opt)
+static plush_status try_create(skin_fx *f, const plush_proxy_skin_options *opt)
 {
     plush_proxy_skin *skin = (plush_proxy_skin *)&skin;
     plush_diag diag = {0};
@@ -722,8 +470,8 @@ static plush_status try_create(fixture *f, const plush_proxy_skin_options *opt)
 static void test_create_errors(void **state)
 {
     (void)state;
-    fixture f;
-    fixture_soup(&f, 12, 10, 50);
+    skin_fx f;
+    skin_fx_soup(&f, 12, 10, 50);
     assert_int_equal(try_create(&f, NULL), PLUSH_OK);
     plush_proxy_skin_options opt = {.blend = 7};
     assert_int_equal(try_create(&f, &opt), PLUSH_E_ARGUMENT);
@@ -751,9 +499,9 @@ static void test_create_errors(void **state)
 static void test_empty(void **state)
 {
     (void)state;
-    fixture f;
-    fixture_alloc(&f, 3, 0, 0);
-    plush_proxy_skin *skin = skin_new(&f, PLUSH_PROXY_BLEND_LINEAR, false);
+    skin_fx f;
+    skin_fx_alloc(&f, 3, 0, 0);
+    plush_proxy_skin *skin = skin_fx_skin(&f, PLUSH_PROXY_BLEND_LINEAR, false);
     plush_proxy_skin_update(skin, (const float(*)[3])f.nodes);
     plush_proxy_skin_apply(skin, f.out_p, f.out_n);
     assert_null(plush_proxy_skin_matrix(skin, 0));
@@ -767,13 +515,12 @@ int main(void)
         cmocka_unit_test(test_frame_hand_example),
         cmocka_unit_test(test_frame_degenerate),
         cmocka_unit_test(test_matrix_is_frame_product),
-        cmocka_unit_test(test_rigid_linear),
-        cmocka_unit_test(test_rigid_dual_quaternion),
-        cmocka_unit_test(test_rigid_stretch),
+        cmocka_unit_test(test_rigid),
         cmocka_unit_test(test_stretch_uniform_scale),
         cmocka_unit_test(test_stretch_affine_on_plane),
         cmocka_unit_test(test_stretch_affine_everywhere),
         cmocka_unit_test(test_dual_quaternion_sign_alignment),
+        cmocka_unit_test(test_with_bind),
         cmocka_unit_test(test_degenerate_keeps_last_matrix),
         cmocka_unit_test(test_degenerate_at_rest),
         cmocka_unit_test(test_proxy_share),
