@@ -417,6 +417,8 @@ static void test_grid_ties_agree(void **state)
             n++;
         }
     check_searches_agree(&p, (const float(*)[3])pts, n);
+    /* The sweeps alone: a walk the search keeps in the given order rather than its own spatial one. */
+    check_searches_agree(&p, (const float(*)[3])pts + 1700, n - 1700);
 }
 
 /* ---- random proxies ------------------------------------------------------------------------------ */

@@ -234,7 +234,8 @@ typedef struct bind_job {
     const proxy_bvh *bvh;
     const bind_settings *settings;
     const float (*points)[3];
-    size_t begin, end;
+    const uint32_t *order;     /* the points in the order to visit them; NULL: as given */
+    size_t begin, end;         /* a range of that order */
     plush_proxy_binding *out;
 } bind_job;
 
@@ -258,7 +259,8 @@ static void *run_job(void *arg)
     const bind_job *job = arg;
     const proxy_search *s = job->search;
     proxy_best prev = {.n = 0};
-    for (size_t i = job->begin; i < job->end; i++) {
+    for (size_t k = job->begin; k < job->end; k++) {
+        size_t i = job->order ? job->order[k] : k;
         proxy_best best = {.n = 0};
         if (job->bvh) {
             offer_hint(s, &prev, job->points[i], &best);
@@ -275,6 +277,77 @@ static void *run_job(void *arg)
             finish_default(s, &best, job->settings, i, job->out);
     }
     return NULL;
+}
+
+/* Spreads the low 10 bits of v to every third bit. */
+static uint64_t spread10(uint32_t v)
+{
+    uint64_t x = v & 0x3ff;
+    x = (x | x << 16) & 0x030000ffu;
+    x = (x | x << 8) & 0x0300f00fu;
+    x = (x | x << 4) & 0x030c30c3u;
+    x = (x | x << 2) & 0x09249249u;
+    return x;
+}
+
+/* How far a walk through the points in this order goes: the shorter, the better each point's hint. */
+static double path_length(const float (*points)[3], const uint32_t *order, size_t count)
+{
+    double sum = 0;
+    for (size_t k = 1; k < count; k++) {
+        const float *a = points[order ? order[k - 1] : k - 1], *b = points[order ? order[k] : k];
+        double d[3] = {(double)a[0] - b[0], (double)a[1] - b[1], (double)a[2] - b[2]};
+        sum += sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+    }
+    return sum;
+}
+
+/* The points in Morton order over a 1024^3 grid of their bounds: consecutive points are then neighbours
+ * whatever order the caller's mesh has, which is what makes the previous point's answer a good hint.
+ * The order changes only the speed, never the answer. NULL (the given order) when memory is short or
+ * when the given order is already the shorter walk (a mesh's own vertex order often is). */
+static const uint32_t *spatial_order(const float (*points)[3], size_t count, plush_arena *scratch)
+{
+    if (count > UINT32_MAX)
+        return NULL;
+    uint64_t *key = plush_arena_array(scratch, count, sizeof *key);
+    uint64_t *tmp = plush_arena_array(scratch, count, sizeof *tmp);
+    size_t *hist = plush_arena_array(scratch, (size_t)1 << 15, sizeof *hist);
+    if (!key || !tmp || !hist)
+        return NULL;
+    float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (size_t i = 0; i < count; i++)
+        for (int k = 0; k < 3; k++)
+            lo[k] = fminf(lo[k], points[i][k]), hi[k] = fmaxf(hi[k], points[i][k]);
+    double scale[3];
+    for (int k = 0; k < 3; k++)
+        scale[k] = hi[k] > lo[k] ? 1023.0 / ((double)hi[k] - lo[k]) : 0;
+    for (size_t i = 0; i < count; i++) {
+        uint64_t code = 0;
+        for (int k = 0; k < 3; k++)
+            code |= spread10((uint32_t)(((double)points[i][k] - lo[k]) * scale[k])) << (2 - k);
+        key[i] = code << 32 | i;
+    }
+    /* LSD radix sort on the 30 code bits, two stable passes of 15. */
+    for (int shift = 32; shift < 62; shift += 15) {
+        memset(hist, 0, ((size_t)1 << 15) * sizeof *hist);
+        for (size_t i = 0; i < count; i++)
+            hist[key[i] >> shift & 0x7fff]++;
+        for (size_t d = 0, sum = 0; d < (size_t)1 << 15; d++) {
+            size_t n = hist[d];
+            hist[d] = sum;
+            sum += n;
+        }
+        for (size_t i = 0; i < count; i++)
+            tmp[hist[key[i] >> shift & 0x7fff]++] = key[i];
+        uint64_t *swap = key;
+        key = tmp;
+        tmp = swap;
+    }
+    uint32_t *order = (uint32_t *)tmp;   /* tmp's bytes are free now; 4 of its 8 per point suffice */
+    for (size_t i = 0; i < count; i++)
+        order[i] = (uint32_t)key[i];
+    return path_length(points, order, count) < path_length(points, NULL, count) ? order : NULL;
 }
 
 /* Threads that cannot be started leave their range to the calling thread: same answer, only slower. */
@@ -350,12 +423,13 @@ plush_status plush_proxy_bind(const plush_proxy_mesh *proxy, const float (*point
         if (!bvh)
             plush_diag_warn(diag, -1, "proxy", -1, "%s; binding by brute force (same result, slower)", why);
     }
+    const uint32_t *order = bvh ? spatial_order(points, count, &scratch) : NULL;
     int threads = set.threads;
     if ((size_t)threads > count / 256 + 1)
         threads = (int)(count / 256 + 1);
     bind_job jobs[MAX_THREADS];
     for (int k = 0; k < threads; k++)
-        jobs[k] = (bind_job){.search = &search, .bvh = bvh, .settings = &set, .points = points,
+        jobs[k] = (bind_job){.search = &search, .bvh = bvh, .settings = &set, .points = points, .order = order,
                              .begin = count * (size_t)k / (size_t)threads,
                              .end = count * (size_t)(k + 1) / (size_t)threads, .out = b};
     run_jobs(jobs, threads);
