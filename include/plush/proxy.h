@@ -113,7 +113,8 @@ typedef struct plush_proxy_skin_options {
 typedef struct plush_proxy_skin plush_proxy_skin;
 
 /* Sizes every buffer once; per-frame calls allocate nothing. rest_normals may be NULL (normals are then
- * never skinned). The rest proxy, binding and rest arrays must outlive the skin. Every S_i is the
+ * never skinned). The rest proxy, binding and rest arrays must outlive the skin, and the binding's
+ * triangle indices must not change after create (they are checked once, not per frame). Every S_i is the
  * identity until the first update; a triangle degenerate at rest has no frame to invert and keeps the
  * identity for good (counted as a warning in diag). Fails on a binding made for another triangle count
  * (PLUSH_E_ARGUMENT) or a node or triangle index out of range (PLUSH_E_RANGE). */
@@ -128,7 +129,8 @@ void plush_proxy_skin_update(plush_proxy_skin *skin, const float (*nodes)[3]);
  * blend's linear part and renormalised. positions/normals hold the bone-skinned values on entry and the
  * result on return: with s = proxy_share, s * proxy + (1 - s) * input, normals renormalised after the
  * mix; s = 0 leaves the vertex untouched and s = 1 never reads the input. A binding without proxy_share
- * (NULL) counts as s = 1 everywhere. normals may be NULL. */
+ * (NULL) counts as s = 1 everywhere. normals may be NULL. On x86 CPUs with AVX2 wider kernels run; they
+ * give the same results as the portable ones. */
 void plush_proxy_skin_apply(const plush_proxy_skin *skin, float (*positions)[3], float (*normals)[3]);
 /* The current skin matrix of a triangle (16 floats, column-major); NULL when out of range. */
 const float *plush_proxy_skin_matrix(const plush_proxy_skin *skin, size_t triangle);
