@@ -93,14 +93,14 @@ static void assert_same(const plush_proxy_binding *a, const plush_proxy_binding 
         assert_memory_equal(a->percent, b->percent, n * sizeof *a->percent);
 }
 
-/* Binds with the BVH and with the brute force (each on one and on three threads) in both modes and
+/* Binds with the BVH and with the brute force (each on one and on four threads) in both modes and
  * requires all four answers per mode to be identical; checks the invariants of every binding. */
 static void check_searches_agree(const proxy *p, const float (*pts)[3], size_t n)
 {
     for (int seed = 0; seed <= 1; seed++) {
         plush_proxy_bind_options o = {.seed = seed, .search = PLUSH_PROXY_SEARCH_BRUTE};
         plush_proxy_binding *ref = bind_ok(p, pts, n, o);
-        o.threads = 3;
+        o.threads = 4;
         plush_proxy_binding *brute3 = bind_ok(p, pts, n, o);
         o.search = PLUSH_PROXY_SEARCH_BVH;
         plush_proxy_binding *bvh3 = bind_ok(p, pts, n, o);

@@ -66,6 +66,9 @@ static plush_status check_input(const plush_proxy_mesh *proxy, const float (*poi
     if (proxy->triangle_count && (!proxy->triangles || !proxy->nodes))
         return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, "proxy", -1, "proxy has triangles but no %s",
                                proxy->triangles ? "nodes" : "triangle array");
+    if (proxy->triangle_count > INT32_MAX)
+        return plush_diag_fail(diag, PLUSH_E_RANGE, -1, "proxy", -1, "%zu triangles, more than a binding can name",
+                               proxy->triangle_count);
     if (count && !points)
         return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, "point", -1, "%zu points but no point array", count);
     for (size_t i = 0; i < proxy->node_count && proxy->nodes; i++)
