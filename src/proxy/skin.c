@@ -206,10 +206,20 @@ void plush_proxy_skin_update(plush_proxy_skin *skin, const float (*nodes)[3])
         if (!proxy_frame_build(nodes[t[0]], nodes[t[1]], nodes[t[2]], &now))
             continue;
         float *m = skin->matrices + SLOT_FLOATS * (i + 1);
-        if (skin->kind == KIND_STRETCH)
+        if (skin->kind == KIND_STRETCH) {
             proxy_skin_stretch(&skin->rest[i], &now, m);
-        else
-            proxy_skin_rigid(&skin->rest[i], &now, m, skin->dual ? skin->dual + DUAL_FLOATS * (i + 1) : NULL);
+        } else if (!skin->dual) {
+            proxy_skin_rigid(&skin->rest[i], &now, m, NULL);
+        } else {
+            /* q and -q are the same motion. Taking the one nearer last frame's keeps neighbouring
+             * triangles, which all start at the identity, in one hemisphere, so the per-vertex sign
+             * alignment in apply almost never has to flip anything. */
+            float dq[DUAL_FLOATS], *last = skin->dual + DUAL_FLOATS * (i + 1);
+            proxy_skin_rigid(&skin->rest[i], &now, m, dq);
+            float near = dq[0] * last[0] + dq[1] * last[1] + dq[2] * last[2] + dq[3] * last[3];
+            for (int k = 0; k < DUAL_FLOATS; k++)
+                last[k] = near < 0 ? -dq[k] : dq[k];
+        }
     }
 }
 
@@ -348,7 +358,11 @@ HOT void skin_dual_vertex(const float *table, const int32_t t[4], const float w[
     v4 r0 = load4(q[0]), r1 = load4(q[1]), r2 = load4(q[2]), r3 = load4(q[3]);
     const v4i sign_bit = {INT32_MIN, INT32_MIN, INT32_MIN, INT32_MIN};
     v4i flip = (v4i)(sums4(r0 * r0, r1 * r0, r2 * r0, r3 * r0) < (v4){0}) & sign_bit;
-    v4 sw = (v4)((v4i)load4(w) ^ flip);
+    v4 sw = load4(w);
+    /* A branch, not a select: predicted not taken (see update), it takes the dot products off the
+     * path from the loads to the blend. */
+    if (__builtin_expect((flip[1] | flip[2] | flip[3]) != 0, 0))
+        sw = (v4)((v4i)sw ^ flip);
     v4 real = r0 * sw[0] + r1 * sw[1] + r2 * sw[2] + r3 * sw[3];
     v4 dual = load4(q[0] + 4) * sw[0] + load4(q[1] + 4) * sw[1] + load4(q[2] + 4) * sw[2] +
               load4(q[3] + 4) * sw[3];
