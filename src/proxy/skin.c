@@ -1,10 +1,11 @@
 /* Proxy skinning: one skin matrix per proxy triangle each frame, then the per-vertex blend.
  *
  * The per-vertex loop is the hot path (a million vertices per frame): it blends the four influences'
- * matrices column by column and transforms once, so a vertex costs 16 four-wide multiply-adds plus one
- * transform whatever the mode. Matrices live in 64-byte slots, one cache line each, and triangle i sits
- * in slot i + 1: slot 0 stays zero, so an unused influence (-1, weight 0) reads slot 0 and adds nothing
- * without a branch. The slots are also the 4x4 column-major matrices plush_proxy_skin_matrix returns.
+ * matrices (or dual quaternions) first and transforms once, instead of transforming four times.
+ * Matrices are full 4x4 in 64-byte slots rather than 3x4 in 48 bytes: a gather then touches one cache
+ * line, never two, the columns load aligned, and the slot is the matrix plush_proxy_skin_matrix
+ * returns. Triangle i sits in slot i + 1: slot 0 stays zero, so an unused influence (-1, weight 0)
+ * reads slot 0 and adds nothing without a branch.
  *
  * Every loop is compiled twice from the same source: for any CPU (four-wide, SSE2 on x86-64) and for
  * AVX2 (eight-wide: two columns per register), picked once at create. Without FMA contraction and with
