@@ -147,6 +147,10 @@ plush_status plush_sjis_encode(plush_sjis *sjis, const char *s, size_t len, uint
 
 /* Reads a whole file into malloc'd memory (free with free()). diag->file should be set by caller. */
 plush_status plush_file_read(const char *path, uint8_t **out_data, size_t *out_size, plush_diag *diag);
+/* Reads path (diag->file is set to path when empty), hands its bytes to parse(data, size, ctx, diag) and
+ * frees them: the one body behind every plush_<format>_read_file. */
+typedef plush_status (*plush_file_parser)(const uint8_t *data, size_t size, void *ctx, plush_diag *diag);
+plush_status plush_file_parse(const char *path, plush_file_parser parse, void *ctx, plush_diag *diag);
 /* Writes to a temporary file beside path, then renames it over path: never a half-written file. */
 plush_status plush_file_write_atomic(const char *path, const void *data, size_t size, plush_diag *diag);
 

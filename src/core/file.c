@@ -49,6 +49,20 @@ plush_status plush_file_read(const char *path, uint8_t **out_data, size_t *out_s
     return PLUSH_OK;
 }
 
+plush_status plush_file_parse(const char *path, plush_file_parser parse, void *ctx, plush_diag *diag)
+{
+    if (diag && !diag->file)
+        diag->file = path;
+    uint8_t *data;
+    size_t size;
+    plush_status st = plush_file_read(path, &data, &size, diag);
+    if (st != PLUSH_OK)
+        return st;
+    st = parse(data, size, ctx, diag);
+    free(data);
+    return st;
+}
+
 plush_status plush_file_write_atomic(const char *path, const void *data, size_t size, plush_diag *diag)
 {
     size_t plen = strlen(path);

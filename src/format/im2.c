@@ -339,22 +339,18 @@ plush_status plush_im2_read(const uint8_t *data, size_t size, plush_im2_map **ou
     return PLUSH_OK;
 }
 
+static plush_status parse_im2(const uint8_t *data, size_t size, void *out, plush_diag *diag)
+{
+    return plush_im2_read(data, size, out, diag);
+}
+
 plush_status plush_im2_read_file(const char *path, plush_im2_map **out, plush_diag *diag)
 {
     if (out)
         *out = NULL;
     if (!path || !out)
         return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, NULL, -1, "no path or no place for the map");
-    if (diag && !diag->file)
-        diag->file = path;
-    uint8_t *data;
-    size_t size;
-    plush_status st = plush_file_read(path, &data, &size, diag);
-    if (st != PLUSH_OK)
-        return st;
-    st = plush_im2_read(data, size, out, diag);
-    free(data);
-    return st;
+    return plush_file_parse(path, parse_im2, out, diag);
 }
 
 plush_im2_map *plush_im2_create(void)

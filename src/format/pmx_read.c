@@ -162,18 +162,21 @@ plush_status plush_pmx_read(const uint8_t *data, size_t size, const plush_pmx_re
     return PLUSH_OK;
 }
 
+typedef struct read_file_job {
+    const plush_pmx_read_options *options;
+    plush_pmx_model **out;
+} read_file_job;
+
+static plush_status parse_job(const uint8_t *data, size_t size, void *ctx, plush_diag *diag)
+{
+    read_file_job *job = ctx;
+    return plush_pmx_read(data, size, job->options, job->out, diag);
+}
+
 plush_status plush_pmx_read_file(const char *path, const plush_pmx_read_options *options, plush_pmx_model **out,
                                  plush_diag *diag)
 {
     *out = NULL;
-    if (diag && !diag->file)
-        diag->file = path;
-    uint8_t *data;
-    size_t size;
-    plush_status st = plush_file_read(path, &data, &size, diag);
-    if (st != PLUSH_OK)
-        return st;
-    st = plush_pmx_read(data, size, options, out, diag);
-    free(data);
-    return st;
+    read_file_job job = {.options = options, .out = out};
+    return plush_file_parse(path, parse_job, &job, diag);
 }

@@ -461,20 +461,16 @@ plush_status plush_vmd_read(const uint8_t *data, size_t size, plush_vmd_motion *
     return PLUSH_OK;
 }
 
+static plush_status parse_vmd(const uint8_t *data, size_t size, void *out, plush_diag *diag)
+{
+    return plush_vmd_read(data, size, out, diag);
+}
+
 plush_status plush_vmd_read_file(const char *path, plush_vmd_motion **out, plush_diag *diag)
 {
     if (out)
         *out = NULL;
     if (!path || !out)
         return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, NULL, -1, "no path or no place for the motion");
-    if (diag && !diag->file)
-        diag->file = path;
-    uint8_t *data;
-    size_t size;
-    plush_status st = plush_file_read(path, &data, &size, diag);
-    if (st != PLUSH_OK)
-        return st;
-    st = plush_vmd_read(data, size, out, diag);
-    free(data);
-    return st;
+    return plush_file_parse(path, parse_vmd, out, diag);
 }

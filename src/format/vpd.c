@@ -362,22 +362,18 @@ plush_status plush_vpd_read(const uint8_t *data, size_t size, plush_vpd_pose **o
     return PLUSH_OK;
 }
 
+static plush_status parse_vpd(const uint8_t *data, size_t size, void *out, plush_diag *diag)
+{
+    return plush_vpd_read(data, size, out, diag);
+}
+
 plush_status plush_vpd_read_file(const char *path, plush_vpd_pose **out, plush_diag *diag)
 {
     if (out)
         *out = NULL;
     if (!path || !out)
         return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, NULL, -1, "no path or no place for the pose");
-    if (diag && !diag->file)
-        diag->file = path;
-    uint8_t *data;
-    size_t size;
-    plush_status st = plush_file_read(path, &data, &size, diag);
-    if (st != PLUSH_OK)
-        return st;
-    st = plush_vpd_read(data, size, out, diag);
-    free(data);
-    return st;
+    return plush_file_parse(path, parse_vpd, out, diag);
 }
 
 void plush_vpd_free(plush_vpd_pose *pose)
