@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "plush/plush.h"
+#include "support/cli_run.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -24,7 +25,6 @@
 #include <time.h>
 #include <unistd.h>
 
-extern char **environ;
 
 #define DATA "../shared/data/mmd/"
 #define ALICIA DATA "alicia/Alicia_solid.pmx"
@@ -32,71 +32,22 @@ extern char **environ;
 #define WIDE_INDICES DATA "unity-mmd-loader/mmd-alpha-blend-overlap.pmx"
 #define MOTION DATA "mmd_base/サンプルモーション_0046.vmd"
 
-enum { RUN_TIMEOUT_MS = 300 * 1000 };
-
-static char tmp_dir[256];
-
 /* ---- files ----------------------------------------------------------------------------------- */
-
-static char *read_all(const char *path, size_t *len)
-{
-    *len = 0;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    size_t cap = 4096, n = 0;
-    char *buf = malloc(cap + 1);
-    assert_non_null(buf);
-    size_t got;
-    while ((got = fread(buf + n, 1, cap - n, f)) > 0) {
-        n += got;
-        if (n == cap) {
-            cap *= 2;
-            buf = realloc(buf, cap + 1);
-            assert_non_null(buf);
-        }
-    }
-    fclose(f);
-    buf[n] = '\0';
-    *len = n;
-    return buf;
-}
-
-static void write_all(const char *path, const void *data, size_t len)
-{
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(data, 1, len, f), len);
-    assert_int_equal(fclose(f), 0);
-}
-
-static bool exists(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0;
-}
 
 static bool same_bytes(const char *a, const char *b)
 {
     size_t na, nb;
-    char *da = read_all(a, &na), *db = read_all(b, &nb);
+    char *da = cli_read_all(a, &na), *db = cli_read_all(b, &nb);
     bool same = da && db && na == nb && memcmp(da, db, na) == 0;
     free(da);
     free(db);
     return same;
 }
 
-/* A path inside the test's temporary directory (one static buffer per call site is enough). */
-static const char *tmp_path(char *buf, size_t size, const char *name)
-{
-    snprintf(buf, size, "%s/%s", tmp_dir, name);
-    return buf;
-}
-
 /* Names in the temporary directory that a writer may have left behind (anything with ".tmp"). */
 static int stray_temp_files(void)
 {
-    DIR *d = opendir(tmp_dir);
+    DIR *d = opendir(cli_tmp_dir());
     assert_non_null(d);
     int n = 0;
     struct dirent *e;
@@ -105,101 +56,6 @@ static int stray_temp_files(void)
             n++;
     closedir(d);
     return n;
-}
-
-/* ---- running the binary ---------------------------------------------------------------------- */
-
-typedef struct run_result {
-    int code;
-    char *out, *err;
-    size_t out_len, err_len;
-} run_result;
-
-static void run_free(run_result *r)
-{
-    free(r->out);
-    free(r->err);
-    memset(r, 0, sizeof *r);
-}
-
-static const char *plush_bin(void)
-{
-    const char *bin = getenv("PLUSH_BIN");
-    return bin && *bin ? bin : "build/plush";
-}
-
-/* Runs plush with args (NULL-terminated). Fails the test on a signal or a hang. */
-static void run_list(run_result *r, const char *const *args)
-{
-    char out_path[300], err_path[300];
-    tmp_path(out_path, sizeof out_path, "_stdout");
-    tmp_path(err_path, sizeof err_path, "_stderr");
-    char *argv[32];
-    int argc = 0;
-    argv[argc++] = (char *)plush_bin();
-    for (; *args && argc < 31; args++)
-        argv[argc++] = (char *)*args;
-    argv[argc] = NULL;
-
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, 1, out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    posix_spawn_file_actions_addopen(&fa, 2, err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    pid_t pid;
-    int rc = posix_spawn(&pid, argv[0], &fa, NULL, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    if (rc != 0)
-        fail_msg("cannot run %s: %s (set PLUSH_BIN)", argv[0], strerror(rc));
-
-    int status = 0;
-    for (int waited = 0;; waited += 5) {
-        pid_t w = waitpid(pid, &status, WNOHANG);
-        if (w == pid)
-            break;
-        if (w < 0 && errno != EINTR)
-            fail_msg("waitpid: %s", strerror(errno));
-        if (waited >= RUN_TIMEOUT_MS) {
-            kill(pid, SIGKILL);
-            waitpid(pid, &status, 0);
-            fail_msg("plush %s %s did not finish in %d s", argc > 1 ? argv[1] : "", argc > 2 ? argv[2] : "",
-                     RUN_TIMEOUT_MS / 1000);
-        }
-        nanosleep(&(struct timespec){0, 5 * 1000 * 1000}, NULL);
-    }
-    r->out = read_all(out_path, &r->out_len);
-    r->err = read_all(err_path, &r->err_len);
-    assert_non_null(r->out);
-    assert_non_null(r->err);
-    if (!WIFEXITED(status))
-        fail_msg("plush %s %s was killed by signal %d; stderr:\n%s", argc > 1 ? argv[1] : "",
-                 argc > 2 ? argv[2] : "", WIFSIGNALED(status) ? WTERMSIG(status) : -1, r->err);
-    r->code = WEXITSTATUS(status);
-}
-
-#define RUN(r, ...) run_list((r), (const char *const[]){__VA_ARGS__, NULL})
-
-static void expect_code(const run_result *r, int code)
-{
-    if (r->code != code)
-        fail_msg("exit status %d, expected %d; stderr:\n%s", r->code, code, r->err);
-}
-
-static int count_lines(const char *s, size_t len)
-{
-    int n = 0;
-    for (size_t i = 0; i < len; i++)
-        n += s[i] == '\n';
-    return n;
-}
-
-/* The bad-input contract: exit 1 and exactly one line "plush: ..." on stderr. */
-static void expect_one_error_line(const run_result *r)
-{
-    expect_code(r, 1);
-    if (count_lines(r->err, r->err_len) != 1 || r->err[r->err_len - 1] != '\n')
-        fail_msg("expected one line on stderr, got:\n%s", r->err);
-    assert_memory_equal(r->err, "plush: ", 7);
 }
 
 /* ---- a JSON syntax checker (RFC 8259, strict UTF-8) -------------------------------------------- */
@@ -373,7 +229,7 @@ static bool json_valid(const char *s, size_t len)
 }
 
 /* Each line of out is one valid JSON object; returns how many. */
-static int expect_json_lines(const run_result *r)
+static int expect_json_lines(const cli_result *r)
 {
     int n = 0;
     const char *p = r->out, *end = r->out + r->out_len;
@@ -416,32 +272,18 @@ static void test_json_checker(void **state)
 static int setup(void **state)
 {
     (void)state;
-    const char *base = getenv("TMPDIR");
-    snprintf(tmp_dir, sizeof tmp_dir, "%s/plush_cli_XXXXXX", base && *base ? base : "/tmp");
-    return mkdtemp(tmp_dir) ? 0 : -1;
+    return cli_tmp_setup("plush_cli");
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    DIR *d = opendir(tmp_dir);
-    if (d) {
-        struct dirent *e;
-        char path[600];
-        while ((e = readdir(d)))
-            if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) {
-                snprintf(path, sizeof path, "%s/%s", tmp_dir, e->d_name);
-                unlink(path);
-            }
-        closedir(d);
-    }
-    rmdir(tmp_dir);
-    return 0;
+    return cli_tmp_teardown();
 }
 
 static void need(const char *path)
 {
-    if (!exists(path)) {
+    if (!cli_exists(path)) {
         print_message("missing fixture %s\n", path);
         skip();
     }
@@ -451,11 +293,11 @@ static void need(const char *path)
 static const char *truncated_copy(const char *src, size_t n, char *buf, size_t size)
 {
     size_t len;
-    char *data = read_all(src, &len);
+    char *data = cli_read_all(src, &len);
     assert_non_null(data);
     assert_true(n <= len);
-    snprintf(buf, size, "%s/trunc_%zu.pmx", tmp_dir, n);
-    write_all(buf, data, n);
+    snprintf(buf, size, "%s/trunc_%zu.pmx", cli_tmp_dir(), n);
+    cli_write_all(buf, data, n);
     free(data);
     return buf;
 }
@@ -554,7 +396,7 @@ static const char *write_soft_model(char *path, size_t size)
     sb->pins[0] = 0;
     sb->pins[1] = 3;
 
-    tmp_path(path, size, "soft21.pmx");
+    cli_tmp_path(path, size, "soft21.pmx");
     plush_diag diag = {.file = path, .offset = -1, .index = -1};
     plush_status st = plush_pmx_write_file(m, &(plush_pmx_write_options){0}, path, &diag);
     plush_pmx_free(m);
@@ -574,25 +416,25 @@ static void test_help(void **state)
     const char *const helps[][4] = {{"--help"}, {"help"}, {"info", "--help"}, {"convert", "--help"},
                                     {"help", "convert"}, {"convert", "x.pmx", "-h"}};
     for (size_t i = 0; i < sizeof helps / sizeof helps[0]; i++) {
-        run_result r;
-        run_list(&r, helps[i]);
-        expect_code(&r, 0);
+        cli_result r;
+        cli_run_list(&r, helps[i]);
+        cli_expect_code(&r, 0);
         expect_contains(r.out, "usage: plush");
         assert_int_equal(r.err_len, 0);
-        run_free(&r);
+        cli_result_free(&r);
     }
-    run_result r;
-    RUN(&r, "--version");
-    expect_code(&r, 0);
+    cli_result r;
+    CLI_RUN(&r, "--version");
+    cli_expect_code(&r, 0);
     expect_contains(r.out, "plush ");
-    run_free(&r);
+    cli_result_free(&r);
 }
 
 static void test_usage_errors(void **state)
 {
     (void)state;
     char out[300];
-    tmp_path(out, sizeof out, "usage_out.pmx");
+    cli_tmp_path(out, sizeof out, "usage_out.pmx");
     const char *const cases[][8] = {
         {NULL},
         {"--bogus"},
@@ -610,16 +452,16 @@ static void test_usage_errors(void **state)
         {"convert", ALICIA, "-o", out, "--frobnicate"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        run_result r;
-        run_list(&r, cases[i]);
+        cli_result r;
+        cli_run_list(&r, cases[i]);
         if (r.code != 2)
             fail_msg("case %zu (%s %s): exit %d, expected 2", i, cases[i][0] ? cases[i][0] : "",
                      cases[i][0] && cases[i][1] ? cases[i][1] : "", r.code);
         assert_true(r.err_len > 0);
         assert_memory_equal(r.err, "plush: ", 7);
         assert_int_equal(r.out_len, 0);
-        run_free(&r);
-        assert_false(exists(out));
+        cli_result_free(&r);
+        assert_false(cli_exists(out));
     }
 }
 
@@ -629,9 +471,9 @@ static void test_info_json_pmx(void **state)
 {
     (void)state;
     need(ALICIA);
-    run_result r;
-    RUN(&r, "info", "--json", ALICIA);
-    expect_code(&r, 0);
+    cli_result r;
+    CLI_RUN(&r, "info", "--json", ALICIA);
+    cli_expect_code(&r, 0);
     assert_int_equal(r.err_len, 0);
     assert_int_equal(expect_json_lines(&r), 1);
     expect_contains(r.out, "\"format\":\"pmx\"");
@@ -654,24 +496,24 @@ static void test_info_json_pmx(void **state)
     expect_contains(r.out, "\"spring_6dof\":53");
     expect_contains(r.out, "\"soft_bodies\":[]");
     expect_contains(r.out, "\"warning_count\":0");
-    run_free(&r);
+    cli_result_free(&r);
 
     need(MIXED_UTF8);
-    RUN(&r, "info", MIXED_UTF8, "--json");
-    expect_code(&r, 0);
+    CLI_RUN(&r, "info", MIXED_UTF8, "--json");
+    cli_expect_code(&r, 0);
     assert_int_equal(expect_json_lines(&r), 1);
     expect_contains(r.out, "\"encoding\":\"utf8\"");
     expect_contains(r.out, "\"weight_types\":{\"bdef1\":4,\"bdef2\":4,\"bdef4\":4,\"sdef\":4,\"qdef\":4}");
-    run_free(&r);
+    cli_result_free(&r);
 }
 
 static void test_info_json_vmd(void **state)
 {
     (void)state;
     need(MOTION);
-    run_result r;
-    RUN(&r, "info", "--json", MOTION);
-    expect_code(&r, 0);
+    cli_result r;
+    CLI_RUN(&r, "info", "--json", MOTION);
+    cli_expect_code(&r, 0);
     assert_int_equal(expect_json_lines(&r), 1);
     expect_contains(r.out, "\"format\":\"vmd\"");
     expect_contains(r.out, "\"version\":2");
@@ -679,7 +521,7 @@ static void test_info_json_vmd(void **state)
     expect_contains(r.out, "\"counts\":{\"bones\":97,\"morphs\":0,\"cameras\":0,\"lights\":0,\"shadows\":0,"
                            "\"properties\":0}");
     expect_contains(r.out, "\"last_frame\":");
-    run_free(&r);
+    cli_result_free(&r);
 }
 
 /* The value column of a text line "  label    value". */
@@ -702,9 +544,9 @@ static void test_info_text(void **state)
     (void)state;
     need(ALICIA);
     need(MOTION);
-    run_result r;
-    RUN(&r, "info", ALICIA, MOTION);
-    expect_code(&r, 0);
+    cli_result r;
+    CLI_RUN(&r, "info", ALICIA, MOTION);
+    cli_expect_code(&r, 0);
     assert_int_equal(r.err_len, 0);
     assert_memory_equal(r.out, ALICIA "\n", strlen(ALICIA) + 1);
     expect_text_field(r.out, "vertices", "22311");
@@ -715,7 +557,7 @@ static void test_info_text(void **state)
     expect_text_field(r.out, "weight types", "BDEF1 8858");
     expect_contains(r.out, "\n" MOTION "\n");
     expect_text_field(r.out, "bone keys", "97");
-    run_free(&r);
+    cli_result_free(&r);
 }
 
 static void test_info_soft_body(void **state)
@@ -723,9 +565,9 @@ static void test_info_soft_body(void **state)
     (void)state;
     char path[300];
     write_soft_model(path, sizeof path);
-    run_result r;
-    RUN(&r, "info", "--json", path);
-    expect_code(&r, 0);
+    cli_result r;
+    CLI_RUN(&r, "info", "--json", path);
+    cli_expect_code(&r, 0);
     assert_int_equal(expect_json_lines(&r), 1);
     expect_contains(r.out, "\"version\":2.1");
     expect_contains(r.out, "\"name\":\"plush \\\"soft\\\"\\\\\\t\\u0001 ぬいぐるみ\"");
@@ -741,14 +583,14 @@ static void test_info_soft_body(void **state)
     expect_contains(r.out, "\"iterations\":{\"v\":0,\"p\":4,\"d\":0,\"c\":0}");
     expect_contains(r.out, "\"material_params\":{\"lst\":1,\"ast\":1,\"vst\":1}");
     expect_contains(r.out, "\"anchors\":[{\"rigid_body\":1,\"vertex\":2,\"near\":true}],\"pins\":[0,3]}]");
-    run_free(&r);
+    cli_result_free(&r);
 
-    RUN(&r, "info", path);
-    expect_code(&r, 0);
+    CLI_RUN(&r, "info", path);
+    cli_expect_code(&r, 0);
     expect_text_field(r.out, "soft bodies", "1");
     expect_text_field(r.out, "soft body 0", "\"スカート\"");
     expect_text_field(r.out, "  pins (2)", "0 3");
-    run_free(&r);
+    cli_result_free(&r);
 }
 
 /* VPD (no shared fixture holds one), and the kind told by content: a motion named .pmx is a motion. */
@@ -762,38 +604,38 @@ static void test_info_vpd_and_content_detection(void **state)
                                "Bone1{head\r\n  0.000000,0.000000,0.000000;\r\n"
                                "  0.000000,0.707107,0.000000,0.707107;\r\n}\r\n";
     char path[300];
-    tmp_path(path, sizeof path, "pose.vpd");
-    write_all(path, pose, sizeof pose - 1);
-    run_result r;
-    RUN(&r, "info", "--json", path);
-    expect_code(&r, 0);
+    cli_tmp_path(path, sizeof path, "pose.vpd");
+    cli_write_all(path, pose, sizeof pose - 1);
+    cli_result r;
+    CLI_RUN(&r, "info", "--json", path);
+    cli_expect_code(&r, 0);
     assert_int_equal(expect_json_lines(&r), 1);
     expect_contains(r.out, "\"format\":\"vpd\"");
     expect_contains(r.out, "\"model_name\":\"miku.osm\"");
     expect_contains(r.out, "\"counts\":{\"bones\":2,\"morphs\":0}");
-    run_free(&r);
-    RUN(&r, "info", path);
-    expect_code(&r, 0);
+    cli_result_free(&r);
+    CLI_RUN(&r, "info", path);
+    cli_expect_code(&r, 0);
     expect_text_field(r.out, "bones", "2");
-    run_free(&r);
-    tmp_path(path, sizeof path, "pose_cut.vpd");
-    write_all(path, pose, 60);
-    RUN(&r, "info", path);
-    expect_one_error_line(&r);
+    cli_result_free(&r);
+    cli_tmp_path(path, sizeof path, "pose_cut.vpd");
+    cli_write_all(path, pose, 60);
+    CLI_RUN(&r, "info", path);
+    cli_expect_one_error_line(&r);
     expect_contains(r.err, "(at byte ");
-    run_free(&r);
+    cli_result_free(&r);
 
     need(MOTION);
     size_t len;
-    char *motion = read_all(MOTION, &len);
+    char *motion = cli_read_all(MOTION, &len);
     assert_non_null(motion);
-    tmp_path(path, sizeof path, "motion.pmx");
-    write_all(path, motion, len);
+    cli_tmp_path(path, sizeof path, "motion.pmx");
+    cli_write_all(path, motion, len);
     free(motion);
-    RUN(&r, "info", "--json", path);
-    expect_code(&r, 0);
+    CLI_RUN(&r, "info", "--json", path);
+    cli_expect_code(&r, 0);
     expect_contains(r.out, "\"format\":\"vmd\"");
-    run_free(&r);
+    cli_result_free(&r);
 }
 
 /* Every PMX, VMD and VPD file under dir, recursively. */
@@ -834,19 +676,19 @@ static void test_info_every_shared_file(void **state)
     if (count == 0)
         skip();
     for (size_t i = 0; i < count; i++) {
-        run_result r;
-        RUN(&r, "info", "--json", files[i]);
+        cli_result r;
+        CLI_RUN(&r, "info", "--json", files[i]);
         if (r.code != 0)
             fail_msg("%s: exit %d: %s", files[i], r.code, r.err);
         if (expect_json_lines(&r) != 1)
             fail_msg("%s: expected one JSON line", files[i]);
         expect_contains(r.out, "\"format\":\"");
-        run_free(&r);
-        RUN(&r, "info", files[i]);
+        cli_result_free(&r);
+        CLI_RUN(&r, "info", files[i]);
         if (r.code != 0)
             fail_msg("%s: text: exit %d: %s", files[i], r.code, r.err);
         expect_contains(r.out, "  warnings");
-        run_free(&r);
+        cli_result_free(&r);
         free(files[i]);
     }
     free(files);
@@ -858,15 +700,15 @@ static void test_info_several_with_failure(void **state)
     (void)state;
     need(ALICIA);
     need(MOTION);
-    run_result r;
-    RUN(&r, "info", "--json", ALICIA, "/nonexistent/plush.pmx", MOTION);
-    expect_one_error_line(&r);
+    cli_result r;
+    CLI_RUN(&r, "info", "--json", ALICIA, "/nonexistent/plush.pmx", MOTION);
+    cli_expect_one_error_line(&r);
     expect_contains(r.err, "/nonexistent/plush.pmx");
     assert_int_equal(expect_json_lines(&r), 3);
     expect_contains(r.out, "\"format\":\"pmx\"");
     expect_contains(r.out, "\"file\":\"/nonexistent/plush.pmx\",\"error\":");
     expect_contains(r.out, "\"format\":\"vmd\"");
-    run_free(&r);
+    cli_result_free(&r);
 }
 
 /* ---- convert --------------------------------------------------------------------------------- */
@@ -878,11 +720,11 @@ static void convert_ok(const char *in, const char *out, const char *const *extra
     for (; extra && *extra && n < 15; extra++)
         args[n++] = *extra;
     args[n] = NULL;
-    run_result r;
-    run_list(&r, args);
-    expect_code(&r, 0);
+    cli_result r;
+    cli_run_list(&r, args);
+    cli_expect_code(&r, 0);
     assert_int_equal(r.out_len, 0);
-    run_free(&r);
+    cli_result_free(&r);
 }
 
 static void test_convert_identity(void **state)
@@ -892,7 +734,7 @@ static void test_convert_identity(void **state)
     for (size_t i = 0; i < 2; i++) {
         need(inputs[i]);
         char out[300];
-        tmp_path(out, sizeof out, "same.pmx");
+        cli_tmp_path(out, sizeof out, "same.pmx");
         convert_ok(inputs[i], out, NULL);
         if (!same_bytes(inputs[i], out))
             fail_msg("convert changed %s", inputs[i]);
@@ -906,16 +748,16 @@ static void test_convert_encoding_round_trip(void **state)
     (void)state;
     need(ALICIA);
     char utf8[300], back[300];
-    tmp_path(utf8, sizeof utf8, "alicia_utf8.pmx");
-    tmp_path(back, sizeof back, "alicia_back.pmx");
+    cli_tmp_path(utf8, sizeof utf8, "alicia_utf8.pmx");
+    cli_tmp_path(back, sizeof back, "alicia_back.pmx");
     convert_ok(ALICIA, utf8, (const char *const[]){"--encoding", "utf8", NULL});
-    run_result r;
-    RUN(&r, "info", "--json", utf8);
-    expect_code(&r, 0);
+    cli_result r;
+    CLI_RUN(&r, "info", "--json", utf8);
+    cli_expect_code(&r, 0);
     expect_contains(r.out, "\"encoding\":\"utf8\"");
     expect_contains(r.out, "\"vertices\":22311");
     expect_contains(r.out, "\"name_en\":\"Alicia Solid\"");
-    run_free(&r);
+    cli_result_free(&r);
     convert_ok(utf8, back, (const char *const[]){"--encoding=utf16", "--index-sizes", "keep", NULL});
     if (!same_bytes(ALICIA, back))
         fail_msg("UTF-8 and back to UTF-16 is not the original");
@@ -926,18 +768,18 @@ static void test_convert_version(void **state)
     (void)state;
     need(ALICIA);
     char v21[300], v20[300];
-    tmp_path(v21, sizeof v21, "alicia21.pmx");
-    tmp_path(v20, sizeof v20, "alicia20.pmx");
+    cli_tmp_path(v21, sizeof v21, "alicia21.pmx");
+    cli_tmp_path(v20, sizeof v20, "alicia20.pmx");
     convert_ok(ALICIA, v21, (const char *const[]){"--pmx-version", "2.1", NULL});
-    run_result r;
-    RUN(&r, "info", "--json", v21);
-    expect_code(&r, 0);
+    cli_result r;
+    CLI_RUN(&r, "info", "--json", v21);
+    cli_expect_code(&r, 0);
     expect_contains(r.out, "\"version\":2.1");
     expect_contains(r.out, "\"bones\":150");
-    run_free(&r);
-    RUN(&r, "info", v21);
+    cli_result_free(&r);
+    CLI_RUN(&r, "info", v21);
     expect_text_field(r.out, "format", "PMX 2.1");
-    run_free(&r);
+    cli_result_free(&r);
     /* Nothing of 2.1 was added, so going back gives the original. */
     convert_ok(v21, v20, (const char *const[]){"--pmx-version", "2.0", NULL});
     if (!same_bytes(ALICIA, v20))
@@ -949,15 +791,15 @@ static void test_convert_minimal_indices(void **state)
     (void)state;
     need(WIDE_INDICES);
     char out[300];
-    tmp_path(out, sizeof out, "narrow.pmx");
+    cli_tmp_path(out, sizeof out, "narrow.pmx");
     convert_ok(WIDE_INDICES, out, (const char *const[]){"--index-sizes", "minimal", NULL});
-    run_result r;
-    RUN(&r, "info", "--json", out);
-    expect_code(&r, 0);
+    cli_result r;
+    CLI_RUN(&r, "info", "--json", out);
+    cli_expect_code(&r, 0);
     expect_contains(r.out, "\"index_sizes\":{\"vertex\":1,\"texture\":1,\"material\":1,\"bone\":1,\"morph\":1,"
                            "\"rigid_body\":1}");
     expect_contains(r.out, "\"vertices\":48");
-    run_free(&r);
+    cli_result_free(&r);
 }
 
 /* 2.1 -> 2.0 fails unless --lossy, which drops with warnings on stderr. */
@@ -966,26 +808,26 @@ static void test_convert_lossy(void **state)
     (void)state;
     char in[300], out[300];
     write_soft_model(in, sizeof in);
-    tmp_path(out, sizeof out, "soft20.pmx");
-    run_result r;
-    RUN(&r, "convert", in, "-o", out, "--pmx-version", "2.0");
-    expect_one_error_line(&r);
-    assert_false(exists(out));
-    run_free(&r);
+    cli_tmp_path(out, sizeof out, "soft20.pmx");
+    cli_result r;
+    CLI_RUN(&r, "convert", in, "-o", out, "--pmx-version", "2.0");
+    cli_expect_one_error_line(&r);
+    assert_false(cli_exists(out));
+    cli_result_free(&r);
 
-    RUN(&r, "convert", in, "-o", out, "--pmx-version", "2.0", "--lossy");
-    expect_code(&r, 0);
+    CLI_RUN(&r, "convert", in, "-o", out, "--pmx-version", "2.0", "--lossy");
+    cli_expect_code(&r, 0);
     assert_true(r.err_len > 0);
     for (const char *line = r.err; *line; line = strchr(line, '\n') + 1) {
         assert_memory_equal(line, "plush: warning: ", 16);
         assert_non_null(strchr(line, '\n'));
     }
-    run_free(&r);
-    RUN(&r, "info", "--json", out);
-    expect_code(&r, 0);
+    cli_result_free(&r);
+    CLI_RUN(&r, "info", "--json", out);
+    cli_expect_code(&r, 0);
     expect_contains(r.out, "\"version\":2.0");
     expect_contains(r.out, "\"soft_bodies\":0");
-    run_free(&r);
+    cli_result_free(&r);
 }
 
 /* ---- bad input ------------------------------------------------------------------------------- */
@@ -993,27 +835,27 @@ static void test_convert_lossy(void **state)
 static void expect_bad_input(const char *in, bool want_offset)
 {
     char out[300];
-    tmp_path(out, sizeof out, "never.pmx");
-    run_result r;
-    RUN(&r, "info", in);
-    expect_one_error_line(&r);
+    cli_tmp_path(out, sizeof out, "never.pmx");
+    cli_result r;
+    CLI_RUN(&r, "info", in);
+    cli_expect_one_error_line(&r);
     if (want_offset)
         expect_contains(r.err, "(at byte ");
     assert_int_equal(r.out_len, 0);
-    run_free(&r);
+    cli_result_free(&r);
 
-    RUN(&r, "info", "--json", in);
-    expect_one_error_line(&r);
+    CLI_RUN(&r, "info", "--json", in);
+    cli_expect_one_error_line(&r);
     assert_int_equal(expect_json_lines(&r), 1);
     expect_contains(r.out, "\"error\":");
-    run_free(&r);
+    cli_result_free(&r);
 
-    RUN(&r, "convert", in, "-o", out);
-    expect_one_error_line(&r);
+    CLI_RUN(&r, "convert", in, "-o", out);
+    cli_expect_one_error_line(&r);
     if (want_offset)
         expect_contains(r.err, "(at byte ");
-    run_free(&r);
-    assert_false(exists(out));
+    cli_result_free(&r);
+    assert_false(cli_exists(out));
     assert_int_equal(stray_temp_files(), 0);
 }
 
@@ -1033,19 +875,19 @@ static void test_bad_input(void **state)
         x = x * 1103515245u + 12345u;
         garbage[i] = (unsigned char)(x >> 16);
     }
-    tmp_path(path, sizeof path, "garbage.pmx");
-    write_all(path, garbage, sizeof garbage);
+    cli_tmp_path(path, sizeof path, "garbage.pmx");
+    cli_write_all(path, garbage, sizeof garbage);
     expect_bad_input(path, true);
     /* Garbage behind a valid signature goes to the PMX reader. */
     memcpy(garbage, "PMX ", 4);
-    write_all(path, garbage, sizeof garbage);
+    cli_write_all(path, garbage, sizeof garbage);
     expect_bad_input(path, true);
-    tmp_path(path, sizeof path, "empty.pmx");
-    write_all(path, "", 0);
+    cli_tmp_path(path, sizeof path, "empty.pmx");
+    cli_write_all(path, "", 0);
     expect_bad_input(path, true);
-    expect_bad_input(tmp_dir, false); /* a directory */
+    expect_bad_input(cli_tmp_dir(), false); /* a directory */
     /* A FIFO with no writer: opening it to read would wait forever. */
-    tmp_path(path, sizeof path, "fifo.pmx");
+    cli_tmp_path(path, sizeof path, "fifo.pmx");
     assert_int_equal(mkfifo(path, 0600), 0);
     expect_bad_input(path, false);
 }
@@ -1066,11 +908,11 @@ static void test_truncation_sample(void **state)
                 continue;
             char path[300];
             truncated_copy(inputs[f], cuts[i], path, sizeof path);
-            run_result r;
-            RUN(&r, "info", path);
-            expect_one_error_line(&r);
+            cli_result r;
+            CLI_RUN(&r, "info", path);
+            cli_expect_one_error_line(&r);
             expect_contains(r.err, "(at byte ");
-            run_free(&r);
+            cli_result_free(&r);
             unlink(path);
         }
     }
@@ -1083,14 +925,14 @@ static void test_convert_failure_keeps_output(void **state)
     need(ALICIA);
     char in[300], out[300];
     truncated_copy(ALICIA, 5000, in, sizeof in);
-    tmp_path(out, sizeof out, "keep.pmx");
-    write_all(out, "old", 3);
-    run_result r;
-    RUN(&r, "convert", in, "-o", out);
-    expect_one_error_line(&r);
-    run_free(&r);
+    cli_tmp_path(out, sizeof out, "keep.pmx");
+    cli_write_all(out, "old", 3);
+    cli_result r;
+    CLI_RUN(&r, "convert", in, "-o", out);
+    cli_expect_one_error_line(&r);
+    cli_result_free(&r);
     size_t len;
-    char *data = read_all(out, &len);
+    char *data = cli_read_all(out, &len);
     assert_non_null(data);
     assert_int_equal(len, 3);
     assert_memory_equal(data, "old", 3);

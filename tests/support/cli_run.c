@@ -1,0 +1,174 @@
+#include "cli_run.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+enum { RUN_TIMEOUT_MS = 300 * 1000 };
+
+/* One directory per test binary: each suite is one process. */
+static char tmp_dir[256];
+
+int cli_tmp_setup(const char *prefix)
+{
+    const char *base = getenv("TMPDIR");
+    snprintf(tmp_dir, sizeof tmp_dir, "%s/%s_XXXXXX", base && *base ? base : "/tmp", prefix);
+    return mkdtemp(tmp_dir) ? 0 : -1;
+}
+
+int cli_tmp_teardown(void)
+{
+    DIR *d = opendir(tmp_dir);
+    if (d) {
+        struct dirent *e;
+        char path[600];
+        while ((e = readdir(d)))
+            if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) {
+                snprintf(path, sizeof path, "%s/%s", tmp_dir, e->d_name);
+                unlink(path);
+            }
+        closedir(d);
+    }
+    rmdir(tmp_dir);
+    return 0;
+}
+
+const char *cli_tmp_dir(void) { return tmp_dir; }
+
+const char *cli_tmp_path(char *buf, size_t size, const char *name)
+{
+    snprintf(buf, size, "%s/%s", tmp_dir, name);
+    return buf;
+}
+
+char *cli_read_all(const char *path, size_t *len)
+{
+    *len = 0;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap + 1);
+    assert_non_null(buf);
+    size_t got;
+    while ((got = fread(buf + n, 1, cap - n, f)) > 0) {
+        n += got;
+        if (n == cap) {
+            cap *= 2;
+            buf = realloc(buf, cap + 1);
+            assert_non_null(buf);
+        }
+    }
+    fclose(f);
+    buf[n] = '\0';
+    *len = n;
+    return buf;
+}
+
+void cli_write_all(const char *path, const void *data, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(data, 1, len, f), len);
+    assert_int_equal(fclose(f), 0);
+}
+
+bool cli_exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+void cli_result_free(cli_result *r)
+{
+    free(r->out);
+    free(r->err);
+    memset(r, 0, sizeof *r);
+}
+
+void cli_run_list(cli_result *r, const char *const *args)
+{
+    char out_path[300], err_path[300];
+    cli_tmp_path(out_path, sizeof out_path, "_stdout");
+    cli_tmp_path(err_path, sizeof err_path, "_stderr");
+    const char *bin = getenv("PLUSH_BIN");
+    char *argv[32];
+    int argc = 0;
+    argv[argc++] = (char *)(bin && *bin ? bin : "build/plush");
+    for (; *args && argc < 31; args++)
+        argv[argc++] = (char *)*args;
+    argv[argc] = NULL;
+
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 1, out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    posix_spawn_file_actions_addopen(&fa, 2, err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    pid_t pid;
+    int rc = posix_spawn(&pid, argv[0], &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    if (rc != 0)
+        fail_msg("cannot run %s: %s (set PLUSH_BIN)", argv[0], strerror(rc));
+
+    int status = 0;
+    for (int waited = 0;; waited += 5) {
+        pid_t w = waitpid(pid, &status, WNOHANG);
+        if (w == pid)
+            break;
+        if (w < 0 && errno != EINTR)
+            fail_msg("waitpid: %s", strerror(errno));
+        if (waited >= RUN_TIMEOUT_MS) {
+            kill(pid, SIGKILL);
+            waitpid(pid, &status, 0);
+            fail_msg("plush %s %s did not finish in %d s", argc > 1 ? argv[1] : "", argc > 2 ? argv[2] : "",
+                     RUN_TIMEOUT_MS / 1000);
+        }
+        nanosleep(&(struct timespec){0, 5 * 1000 * 1000}, NULL);
+    }
+    r->out = cli_read_all(out_path, &r->out_len);
+    r->err = cli_read_all(err_path, &r->err_len);
+    assert_non_null(r->out);
+    assert_non_null(r->err);
+    if (!WIFEXITED(status))
+        fail_msg("plush %s %s was killed by signal %d; stderr:\n%s", argc > 1 ? argv[1] : "",
+                 argc > 2 ? argv[2] : "", WIFSIGNALED(status) ? WTERMSIG(status) : -1, r->err);
+    r->code = WEXITSTATUS(status);
+}
+
+void cli_expect_code(const cli_result *r, int code)
+{
+    if (r->code != code)
+        fail_msg("exit status %d, expected %d; stderr:\n%s", r->code, code, r->err);
+}
+
+int cli_count_lines(const char *s, size_t len)
+{
+    int n = 0;
+    for (size_t i = 0; i < len; i++)
+        n += s[i] == '\n';
+    return n;
+}
+
+void cli_expect_one_error_line(const cli_result *r)
+{
+    cli_expect_code(r, 1);
+    if (cli_count_lines(r->err, r->err_len) != 1 || r->err[r->err_len - 1] != '\n')
+        fail_msg("expected one line on stderr, got:\n%s", r->err);
+    assert_memory_equal(r->err, "plush: ", 7);
+}
