@@ -1,5 +1,6 @@
 # plush — make | make run | make test | make check | make bench | make fuzz | make install | make clean
 CC      ?= cc
+CXX     ?= c++
 CLANG   ?= clang
 BUILD   ?= build
 SAN     ?= 0
@@ -10,15 +11,26 @@ FUZZ_SECONDS ?= 60
 ifeq ($(origin CC),default)
 CC := gcc
 endif
+ifeq ($(origin CXX),default)
+CXX := g++
+endif
 
 WARN     := -Wall -Wextra -Wpedantic -Wshadow
 CPPFLAGS := -Iinclude -Isrc -D_DEFAULT_SOURCE -MMD -MP
 CFLAGS   ?= -O2 -g
 CFLAGS   += -std=c11 $(WARN)
 LDLIBS   := -lm -lpthread -ldl
+CPPFLAGS += -DPLUSH_PHYSICS_INSTALL_DIR='"$(PREFIX)/lib/plush"'
+# Bullet is reached only through src/physics/bulletc.cpp, built into a shared object that the library
+# loads on first use (linking Bullet and libstdc++ into every process costs ~3 MB of resident memory).
+CXXFLAGS ?= -O2 -g
+CXXFLAGS += -std=c++17 -Wall -Wextra -Wshadow -fPIC -fvisibility=hidden
+BULLET_CFLAGS = $(shell pkg-config --cflags bullet 2>/dev/null)
+BULLET_LIBS   = $(shell pkg-config --libs bullet 2>/dev/null)
 
 ifeq ($(SAN),1)
 CFLAGS  := -std=c11 $(WARN) -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all -Werror
+CXXFLAGS := -std=c++17 -Wall -Wextra -Wshadow -fPIC -fvisibility=hidden -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all -Werror
 LDFLAGS += -fsanitize=address,undefined
 endif
 
@@ -27,21 +39,23 @@ CLI_SRC  := $(sort $(wildcard src/cli/*.c))
 TEST_SRC := $(sort $(wildcard tests/test_*.c))
 TEST_SUPPORT := $(sort $(wildcard tests/support/*.c))
 BENCH_SRC := $(sort $(wildcard tools/bench/bench_*.c))
+BENCH_CXX := $(sort $(wildcard tools/bench/bench_*.cpp))
 
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 SUP_OBJ  := $(TEST_SUPPORT:%.c=$(BUILD)/obj/%.o)
 TESTS    := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
-BENCHES  := $(BENCH_SRC:tools/bench/%.c=$(BUILD)/bench/%)
+BENCHES  := $(BENCH_SRC:tools/bench/%.c=$(BUILD)/bench/%) $(BENCH_CXX:tools/bench/%.cpp=$(BUILD)/bench/%)
 LIB      := $(BUILD)/libplush.a
 BIN      := $(BUILD)/plush
 DEPS_OK  := $(BUILD)/.deps-ok
+PHYS_SO  := $(if $(wildcard src/physics/bulletc.cpp),$(BUILD)/libplush_physics.so)
 
 CMOCKA_CFLAGS = $(shell pkg-config --cflags cmocka 2>/dev/null)
 CMOCKA_LIBS   = $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
 
 .PHONY: all run test check bench fuzz install clean deps
-all: $(LIB) $(BIN)
+all: $(LIB) $(BIN) $(PHYS_SO)
 
 # Missing packages: install them when root, otherwise say exactly what to run.
 deps: $(DEPS_OK)
@@ -65,6 +79,10 @@ $(LIB): $(LIB_OBJ)
 	rm -f $@
 	ar rcs $@ $^
 
+$(PHYS_SO): src/physics/bulletc.cpp src/physics/bulletc.h | $(DEPS_OK)
+	@mkdir -p $(@D)
+	$(CXX) $(CPPFLAGS) $(BULLET_CFLAGS) $(CXXFLAGS) -shared -o $@ $< $(LDFLAGS) $(BULLET_LIBS)
+
 $(BIN): $(CLI_OBJ) $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(LIB) $(LDLIBS)
 
@@ -76,18 +94,23 @@ $(BUILD)/bench/%: tools/bench/%.c $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 
+# A C++ benchmark may drive Bullet directly (the reference the C binding is measured against).
+$(BUILD)/bench/%: tools/bench/%.cpp $(LIB)
+	@mkdir -p $(@D)
+	$(CXX) $(CPPFLAGS) $(BULLET_CFLAGS) $(filter-out -fPIC -fvisibility=hidden,$(CXXFLAGS)) -o $@ $< $(LIB) $(BULLET_LIBS) $(LDLIBS)
+
 # The main job. Until the plush demo exists: describe a real model.
 run: all
 	$(BIN) info ../shared/data/mmd/alicia/Alicia_solid.pmx
 
 # Every suite runs from the project root (fixtures are read from ../shared/data/mmd).
-test: $(TESTS) $(BIN)
+test: $(TESTS) $(BIN) $(PHYS_SO)
 	@set -e; for t in $(TESTS); do echo "== $$t"; PLUSH_BIN=$(BIN) $$t; done; echo "all tests passed"
 
 check:
 	$(MAKE) BUILD=build/check SAN=1 test
 
-bench: $(BENCHES) $(BIN)
+bench: $(BENCHES) $(BIN) $(PHYS_SO)
 	@set -e; for b in $(BENCHES); do PLUSH_BIN=$(BIN) $$b; done
 
 # libFuzzer targets, each run for FUZZ_SECONDS, seeded from the shared files.
@@ -108,6 +131,8 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/plush
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/plush
 	install -m 644 $(LIB) $(DESTDIR)$(PREFIX)/lib/libplush.a
+	install -d $(DESTDIR)$(PREFIX)/lib/plush
+	install -m 755 $(PHYS_SO) $(DESTDIR)$(PREFIX)/lib/plush/libplush_physics.so
 	install -m 644 include/plush/*.h $(DESTDIR)$(PREFIX)/include/plush/
 
 clean:

@@ -8,5 +8,7 @@
 #include "plush/vmd.h"
 #include "plush/vpd.h"
 #include "plush/proxy.h"
+#include "plush/anim.h"
+#include "plush/physics.h"
 #include "plush/scene.h"
 #endif

@@ -1,0 +1,137 @@
+/* Animation: the PMX bone pipeline -- motion sampling (VMD Bezier curves, VPD poses), morphs, bone deform
+ * (deform order, append, IK) and vertex skinning (BDEF1/2/4, SDEF, QDEF).
+ *
+ *   plush_motion *motion = NULL;
+ *   plush_motion_bind_vmd(model, vmd, &motion, &diag);   // warning once: keys for names the model lacks
+ *   plush_anim *anim = NULL;
+ *   plush_anim_create(model, &anim, &diag);
+ *   for each frame f:
+ *       plush_anim_sample(anim, motion, f);               // bone keys, morph weights, IK switches
+ *       plush_anim_update_morphs(anim);                   // group/flip, bone/vertex/UV/material offsets
+ *       plush_anim_deform(anim, PLUSH_ANIM_BEFORE_PHYSICS);
+ *       ... physics: plush_world_set_bones(wm, plush_anim_bone_globals(anim)); step; get_bones ...
+ *       plush_anim_apply_physics(anim, globals, driven);
+ *       plush_anim_deform(anim, PLUSH_ANIM_AFTER_PHYSICS);
+ *       plush_anim_skin(anim, 0, model->vertex_count, positions, normals);
+ *   plush_anim_destroy(anim); plush_motion_free(motion);
+ *
+ * Semantics follow MMD and the PMX notes. Coordinates and quaternions are used as stored (PMX's
+ * left-handed frame); quaternions are x y z w. Bone globals are cglm column-major mat4: rotation = the
+ * bone's accumulated rotation, translation = its current position; at rest a bone's global is the
+ * translation to its PMX position. A bone's skinning matrix is global * T(-rest position).
+ */
+#ifndef PLUSH_ANIM_H
+#define PLUSH_ANIM_H
+
+#include "plush/pmx.h"
+#include "plush/vmd.h"
+#include "plush/vpd.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- motion: a VMD or VPD bound to one model's bone and morph names ---------------------------- */
+
+typedef struct plush_motion plush_motion;
+
+typedef struct plush_motion_stats {
+    size_t bone_tracks, morph_tracks;         /* model bones / morphs the motion has keys for */
+    size_t missing_bone_names, missing_bone_keys;   /* names the model lacks, and their keys */
+    size_t missing_morph_names, missing_morph_keys;
+    size_t missing_ik_names;                  /* property-key IK names that are no IK bone of the model */
+    uint32_t last_frame;
+} plush_motion_stats;
+
+/* Binds keys to the model's bones and morphs by name (keys sorted by frame; for two keys on one frame
+ * the later in the file wins). Names the model lacks are counted (plush_motion_stats) and reported as
+ * one warning in diag, not an error. The model and vmd may be freed after binding. */
+plush_status plush_motion_bind_vmd(const plush_pmx_model *model, const plush_vmd_motion *vmd, plush_motion **out,
+                                   plush_diag *diag);
+/* A pose is a motion of one key per bone / morph at frame 0. */
+plush_status plush_motion_bind_vpd(const plush_pmx_model *model, const plush_vpd_pose *pose, plush_motion **out,
+                                   plush_diag *diag);
+void plush_motion_stats_get(const plush_motion *motion, plush_motion_stats *out);
+void plush_motion_free(plush_motion *motion);
+
+/* VMD easing: the curve through (0,0), (x1/127, y1/127), (x2/127, y2/127), (1,1) is solved for the
+ * parameter whose x is t (0..1), and its y returned. cp = {x1, y1, x2, y2}, each 0..127. */
+float plush_vmd_bezier(const uint8_t cp[4], float t);
+
+/* ---- anim: one model instance's pose ------------------------------------------------------------ */
+
+typedef struct plush_anim plush_anim;
+
+typedef enum plush_anim_stage {
+    PLUSH_ANIM_BEFORE_PHYSICS = 0,   /* bones without the after-physics flag */
+    PLUSH_ANIM_AFTER_PHYSICS = 1     /* bones with it */
+} plush_anim_stage;
+
+/* Material values after material morphs (the PMX material's own, then value * mul + add). */
+typedef struct plush_anim_material {
+    float diffuse[4], specular[3], specular_power, ambient[3], edge_color[4], edge_size;
+    float texture_tint[4], sphere_tint[4], toon_tint[4];
+} plush_anim_material;
+
+/* An impulse morph's offset at its current weight, for plush_world_impulse before the next step. */
+typedef struct plush_anim_impulse {
+    int32_t rigid_body;
+    bool local;
+    float velocity[3], torque[3];
+} plush_anim_impulse;
+
+/* Buffers for every bone, morph, vertex and material are sized here; per-frame calls do not allocate.
+ * The model must outlive the anim. Fails on a model whose bone parents form a cycle (PLUSH_E_FORMAT). */
+plush_status plush_anim_create(const plush_pmx_model *model, plush_anim **out, plush_diag *diag);
+void plush_anim_destroy(plush_anim *anim);
+
+/* Rest: no bone motion, morph weights 0, every IK on. */
+void plush_anim_reset(plush_anim *anim);
+/* Sets bone motion, morph weights and IK switches from the motion at a (fractional) frame; bones and
+ * morphs without keys keep rest / 0. Before the first key the first value holds, after the last the
+ * last. */
+void plush_anim_sample(plush_anim *anim, const plush_motion *motion, float frame);
+/* Direct control (for tools and tests). */
+void plush_anim_set_bone_motion(plush_anim *anim, size_t bone, const float translation[3], const float rotation[4]);
+void plush_anim_set_morph(plush_anim *anim, size_t morph, float weight);
+void plush_anim_set_ik(plush_anim *anim, size_t bone, bool enabled);
+
+/* Resolves group and flip morphs (two passes, as the PMX notes order them) into effective weights and
+ * computes bone-morph offsets, vertex / UV / additional-UV offsets, material values and impulses. */
+void plush_anim_update_morphs(plush_anim *anim);
+/* Deforms the stage's bones in deform order (after-physics flag, then layer, then index): local =
+ * append * motion * morph * IK, then globals; IK bones solve in that order. */
+void plush_anim_deform(plush_anim *anim, plush_anim_stage stage);
+/* After the physics step: bones with driven[i] take globals[i] as their global transform; before-physics
+ * bones that are not driven but hang below a driven bone are recomputed from their parent. */
+void plush_anim_apply_physics(plush_anim *anim, const float (*globals)[16], const bool *driven);
+
+const float (*plush_anim_bone_globals(const plush_anim *anim))[16];
+/* Effective weight of every morph after group/flip resolution. */
+const float *plush_anim_morph_weights(const plush_anim *anim);
+/* Per vertex: position offset of vertex morphs; NULL when no vertex morph is active. */
+const float (*plush_anim_vertex_offsets(const plush_anim *anim))[3];
+/* Per vertex: UV offset (x y of UV morphs; z w unused) and additional UV k offsets (k 0..3); NULL when
+ * none is active. */
+const float (*plush_anim_uv_offsets(const plush_anim *anim, int k))[4];
+const plush_anim_material *plush_anim_materials(const plush_anim *anim);
+size_t plush_anim_impulses(const plush_anim *anim, const plush_anim_impulse **out);
+/* Warnings the pipeline met once (external parent keys are unsupported), for the caller to show. */
+uint32_t plush_anim_unsupported(const plush_anim *anim, char *message, size_t size);
+
+/* Skins vertices first..first+count of the anim's model with its current bone globals and vertex-morph
+ * offsets: positions and (unit) normals; normals may be NULL. */
+void plush_anim_skin(const plush_anim *anim, size_t first, size_t count, float (*positions)[3],
+                     float (*normals)[3]);
+
+/* The skinning itself, for any bone matrices: skin[b] = global[b] * T(-rest position of b), offsets
+ * per vertex (NULL: none) added to the rest position before skinning. BDEF1/2/4 blend matrices with the
+ * stored weights, SDEF blends rotations spherically around C with the corrected R0/R1, QDEF blends dual
+ * quaternions. A vertex whose weights sum to 0 keeps its (offset) rest position. */
+void plush_anim_skin_vertices(const plush_pmx_model *model, const float (*skin)[16], const float (*offsets)[3],
+                              size_t first, size_t count, float (*positions)[3], float (*normals)[3]);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
