@@ -25,6 +25,7 @@
 #include "plush/im2.h"
 #include "plush/pmx_mesh.h"
 #include "plush/proxy.h"
+#include "plush/vmd.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -76,6 +77,44 @@ plush_status plush_scene_binding_to_im2(const plush_scene_binding *binding, plus
  * On failure the binding is left as it was. */
 plush_status plush_scene_binding_apply_im2(plush_scene_binding *binding, const plush_im2_map *map,
                                            plush_diag *diag);
+
+/* ---- bake: the proxy animation as plain bones + a VMD any MMD player can play ----------------------
+ *
+ *   plush_scene_bake *bake = NULL;
+ *   plush_scene_bake_create(binding, motion, &bake, &diag);     // motion may be NULL
+ *   each frame f: plush_scene_bake_add_frame(bake, f, simulated_proxy_nodes);
+ *   plush_scene_bake_write(bake, "out/bear_plush.pmx", "out/bear_plush.vmd", &diag);
+ *   plush_scene_bake_destroy(bake);
+ *
+ * The model: PMX 2.0 (MMD reads no 2.1) without soft bodies and without the materials soft bodies own
+ * (their faces, and vertices no other material uses, are removed; morph offsets on removed vertices or
+ * materials go with them), 2.1-only elements dropped with a warning each; plus one root bone
+ * "plush_root" at the origin and one pseudo-bone per proxy triangle ("pb0001", ... short ASCII names that
+ * fit VMD's 15 bytes) at the triangle's rest centroid, parented to the root, listed in a display frame
+ * "plush". Bound vertices are re-weighted to the pseudo-bones of their triangles: BDEF1/2/4 by the number
+ * of influences; a vertex in the hand-over band (0 < proxy share < 1) keeps the four largest of its
+ * pseudo-bone and PMX-bone weights (scaled by share and 1 - share), renormalised.
+ * The motion: the input motion's keys, plus a key per frame for every pseudo-bone: translation
+ * c(t) - c(0) and rotation R(t) R(0)^-1 of the triangle's rigid frame F(t) F(0)^-1, linear interpolation.
+ * Stretch-aware frames cannot be expressed as bone keys: the bake always uses rigid frames. A triangle
+ * degenerate at some frame keeps its last key (identity until it has one). */
+typedef struct plush_scene_bake plush_scene_bake;
+
+/* The binding and motion must outlive the bake. */
+plush_status plush_scene_bake_create(const plush_scene_binding *binding, const plush_vmd_motion *motion,
+                                     plush_scene_bake **out, plush_diag *diag);
+/* Records one frame (frame numbers increasing) from the proxy's node positions (binding->proxy order). */
+plush_status plush_scene_bake_add_frame(plush_scene_bake *bake, uint32_t frame, const float (*nodes)[3],
+                                        plush_diag *diag);
+/* The baked model alone (owned by the caller, plush_pmx_free); it points into the source model's arrays
+ * where they are unchanged, so the source model must outlive it. */
+plush_status plush_scene_bake_model(const plush_scene_bake *bake, plush_pmx_model **out, plush_diag *diag);
+/* The baked motion alone (owned by the caller, plush_vmd_free). */
+plush_status plush_scene_bake_motion(const plush_scene_bake *bake, plush_vmd_motion **out, plush_diag *diag);
+/* Both files, each written atomically; on failure neither is left half-written. */
+plush_status plush_scene_bake_write(const plush_scene_bake *bake, const char *pmx_path, const char *vmd_path,
+                                    plush_diag *diag);
+void plush_scene_bake_destroy(plush_scene_bake *bake);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,250 @@
+/* Baking the proxy animation into pseudo-bone keys: per frame, every proxy triangle's rigid frame
+ * F(t) F(0)^-1 as a translation of the rest centroid and a rotation about it. */
+#include "scene/bake_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+plush_status plush_scene_bake_create(const plush_scene_binding *binding, const plush_vmd_motion *motion,
+                                     plush_scene_bake **out, plush_diag *diag)
+{
+    if (!binding || !out)
+        return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, NULL, -1, "no binding or no place for the bake");
+    *out = NULL;
+    plush_scene_bake *b = calloc(1, sizeof *b);
+    if (!b)
+        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+    b->binding = binding;
+    b->motion = motion;
+    size_t t = binding->proxy.triangle_count, n = t ? t : 1;
+    b->triangle_count = t;
+    b->centroids = plush_arena_array(&b->arena, n, sizeof *b->centroids);
+    b->rest_axes = plush_arena_array(&b->arena, n, sizeof *b->rest_axes);
+    b->rest_ok = plush_arena_array(&b->arena, n, sizeof *b->rest_ok);
+    b->last = plush_arena_array(&b->arena, n, sizeof *b->last);
+    if (!b->centroids || !b->rest_axes || !b->rest_ok || !b->last) {
+        plush_scene_bake_destroy(b);
+        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+    }
+    const float(*nodes)[3] = (const float(*)[3])binding->proxy.nodes;
+    for (size_t i = 0; i < t; i++) {
+        const uint32_t *tri = binding->proxy.triangles[i];
+        float f[16];
+        for (int k = 0; k < 3; k++)
+            b->centroids[i][k] = (float)(((double)nodes[tri[0]][k] + nodes[tri[1]][k] + nodes[tri[2]][k]) / 3.0);
+        b->rest_ok[i] = plush_proxy_triangle_frame(nodes[tri[0]], nodes[tri[1]], nodes[tri[2]], f);
+        for (int c = 0; c < 3; c++)
+            for (int r = 0; r < 3; r++)
+                b->rest_axes[i][c][r] = b->rest_ok[i] ? f[4 * c + r] : (c == r);
+        b->last[i][6] = 1.0f; /* identity rotation */
+    }
+    *out = b;
+    return PLUSH_OK;
+}
+
+/* Unit quaternion (x y z w) of a rotation matrix given as columns (m[c][r]); Shepperd's branch on the
+ * largest diagonal term keeps it accurate for every angle. */
+static void matrix_quat(double m[3][3], float q[4])
+{
+    double tr = m[0][0] + m[1][1] + m[2][2], x, y, z, w;
+    if (tr > 0) {
+        double s = 2.0 * sqrt(tr + 1.0);
+        w = 0.25 * s;
+        x = (m[1][2] - m[2][1]) / s;
+        y = (m[2][0] - m[0][2]) / s;
+        z = (m[0][1] - m[1][0]) / s;
+    } else if (m[0][0] > m[1][1] && m[0][0] > m[2][2]) {
+        double s = 2.0 * sqrt(1.0 + m[0][0] - m[1][1] - m[2][2]);
+        w = (m[1][2] - m[2][1]) / s;
+        x = 0.25 * s;
+        y = (m[1][0] + m[0][1]) / s;
+        z = (m[2][0] + m[0][2]) / s;
+    } else if (m[1][1] > m[2][2]) {
+        double s = 2.0 * sqrt(1.0 + m[1][1] - m[0][0] - m[2][2]);
+        w = (m[2][0] - m[0][2]) / s;
+        x = (m[1][0] + m[0][1]) / s;
+        y = 0.25 * s;
+        z = (m[2][1] + m[1][2]) / s;
+    } else {
+        double s = 2.0 * sqrt(1.0 + m[2][2] - m[0][0] - m[1][1]);
+        w = (m[0][1] - m[1][0]) / s;
+        x = (m[2][0] + m[0][2]) / s;
+        y = (m[2][1] + m[1][2]) / s;
+        z = 0.25 * s;
+    }
+    double len = sqrt(x * x + y * y + z * z + w * w);
+    if (w < 0)
+        len = -len; /* one hemisphere for every key, so linear key interpolation takes the short way */
+    q[0] = (float)(x / len);
+    q[1] = (float)(y / len);
+    q[2] = (float)(z / len);
+    q[3] = (float)(w / len);
+}
+
+/* The key of one triangle: R = A(t) A(0)^T, translation c(t) - c(0). False when degenerate now. */
+static bool triangle_key(const plush_scene_bake *b, size_t i, const float (*nodes)[3], float key[7])
+{
+    const uint32_t *tri = b->binding->proxy.triangles[i];
+    float f[16];
+    if (!b->rest_ok[i] || !plush_proxy_triangle_frame(nodes[tri[0]], nodes[tri[1]], nodes[tri[2]], f))
+        return false;
+    double r[3][3];
+    for (int c = 0; c < 3; c++)
+        for (int row = 0; row < 3; row++) {
+            /* column c of A(t) A(0)^T: sum over axes k of A(t)[k][row] * A(0)[k][c] */
+            double s = 0;
+            for (int k = 0; k < 3; k++)
+                s += (double)f[4 * k + row] * b->rest_axes[i][k][c];
+            r[c][row] = s;
+        }
+    for (int k = 0; k < 3; k++)
+        key[k] = f[12 + k] - b->centroids[i][k];
+    matrix_quat(r, key + 3);
+    return true;
+}
+
+plush_status plush_scene_bake_add_frame(plush_scene_bake *b, uint32_t frame, const float (*nodes)[3], plush_diag *diag)
+{
+    if (!b || !nodes)
+        return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, NULL, -1, "no bake or no nodes");
+    if (b->frame_count && frame <= b->frames[b->frame_count - 1])
+        return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, "frame", frame, "frame %u is not after frame %u", frame,
+                               b->frames[b->frame_count - 1]);
+    if (b->frame_count == b->frame_capacity) {
+        size_t cap = b->frame_capacity ? 2 * b->frame_capacity : 64;
+        uint32_t *frames = realloc(b->frames, cap * sizeof *frames);
+        if (frames)
+            b->frames = frames;
+        size_t per = b->triangle_count ? b->triangle_count : 1;
+        float(*keys)[7] = frames && cap <= SIZE_MAX / per / sizeof *keys ? realloc(b->keys, cap * per * sizeof *keys)
+                                                                         : NULL;
+        if (!keys)
+            return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory for %zu baked frames", cap);
+        b->keys = keys;
+        b->frame_capacity = cap;
+    }
+    float(*row)[7] = b->keys + b->frame_count * b->triangle_count;
+    for (size_t i = 0; i < b->triangle_count; i++) {
+        float key[7];
+        if (triangle_key(b, i, nodes, key))
+            memcpy(b->last[i], key, sizeof key);
+        memcpy(row[i], b->last[i], sizeof row[i]);
+    }
+    b->frames[b->frame_count++] = frame;
+    return PLUSH_OK;
+}
+
+/* Linear interpolation on all four curves: control points (20, 20) and (107, 107), MMD's default. */
+static void linear_interpolation(uint8_t block[64])
+{
+    /* Row 0 holds x1 (X Y Z R), y1, x2, y2; MMD repeats it in rows 1-3 shifted by one byte each. */
+    static const uint8_t row[16] = {20, 20, 20, 20, 20, 20, 20, 20, 107, 107, 107, 107, 107, 107, 107, 107};
+    memset(block, 0, 64);
+    for (int r = 0; r < 4; r++)
+        memcpy(block + 16 * r, row + r, (size_t)(16 - r));
+}
+
+plush_status plush_scene_bake_motion(const plush_scene_bake *b, plush_vmd_motion **out, plush_diag *diag)
+{
+    if (!b || !out)
+        return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, NULL, -1, "no bake or no place for the motion");
+    *out = NULL;
+    plush_vmd_motion *v = plush_vmd_create();
+    if (!v)
+        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+    plush_arena *arena = plush_vmd_arena(v);
+    const plush_vmd_motion *in = b->motion;
+    const plush_pmx_model *m = b->binding->model;
+    size_t own = in ? in->bone_key_count : 0;
+    size_t baked = b->frame_count * b->triangle_count;
+    if (baked / (b->frame_count ? b->frame_count : 1) != b->triangle_count || own + baked < own) {
+        plush_vmd_free(v);
+        return plush_diag_fail(diag, PLUSH_E_RANGE, -1, NULL, -1, "too many baked keys");
+    }
+    v->model_name = m->name;
+    v->model_name.raw = NULL;
+    v->model_name.raw_len = 0;
+    v->bone_keys = plush_arena_array(arena, own + baked ? own + baked : 1, sizeof *v->bone_keys);
+    plush_str *names = plush_arena_array(arena, b->triangle_count ? b->triangle_count : 1, sizeof *names);
+    if (!v->bone_keys || !names) {
+        plush_vmd_free(v);
+        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+    }
+    if (own)
+        memcpy(v->bone_keys, in->bone_keys, own * sizeof *v->bone_keys);
+    if (in) {
+        v->morph_key_count = in->morph_key_count;
+        v->morph_keys = in->morph_keys;
+        v->camera_key_count = in->camera_key_count;
+        v->camera_keys = in->camera_keys;
+        v->light_key_count = in->light_key_count;
+        v->light_keys = in->light_keys;
+        v->shadow_key_count = in->shadow_key_count;
+        v->shadow_keys = in->shadow_keys;
+        v->property_key_count = in->property_key_count;
+        v->property_keys = in->property_keys;
+    }
+    for (size_t i = 0; i < b->triangle_count; i++) {
+        char name[16];
+        bake_pseudo_name(i, name);
+        size_t len = strlen(name);
+        names[i] = (plush_str){.s = plush_arena_strdup(arena, name, len), .len = (uint32_t)len};
+        if (!names[i].s) {
+            plush_vmd_free(v);
+            return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+        }
+    }
+    uint8_t interp[64];
+    linear_interpolation(interp);
+    size_t k = own;
+    for (size_t f = 0; f < b->frame_count; f++)
+        for (size_t i = 0; i < b->triangle_count; i++) {
+            plush_vmd_bone_key *key = &v->bone_keys[k++];
+            const float *src = b->keys[f * b->triangle_count + i];
+            key->name = names[i];
+            key->frame = b->frames[f];
+            memcpy(key->translation, src, 3 * sizeof(float));
+            memcpy(key->rotation, src + 3, 4 * sizeof(float));
+            memcpy(key->interpolation, interp, sizeof interp);
+        }
+    v->bone_key_count = k;
+    *out = v;
+    return PLUSH_OK;
+}
+
+plush_status plush_scene_bake_write(const plush_scene_bake *b, const char *pmx_path, const char *vmd_path,
+                                    plush_diag *diag)
+{
+    plush_pmx_model *model = NULL;
+    plush_vmd_motion *motion = NULL;
+    plush_buf pmx = {0}, vmd = {0};
+    plush_status st = plush_scene_bake_model(b, &model, diag);
+    if (st == PLUSH_OK)
+        st = plush_scene_bake_motion(b, &motion, diag);
+    /* Both files are built in memory first, so a failure leaves neither behind. */
+    if (st == PLUSH_OK)
+        st = plush_pmx_write(model, &(plush_pmx_write_options){.version = PLUSH_PMX_WRITE_20, .lossy = true}, &pmx,
+                             diag);
+    if (st == PLUSH_OK)
+        st = plush_vmd_write(motion, &(plush_vmd_write_options){.truncate_names = true}, &vmd, diag);
+    if (st == PLUSH_OK)
+        st = plush_file_write_atomic(pmx_path, pmx.data, pmx.size, diag);
+    if (st == PLUSH_OK)
+        st = plush_file_write_atomic(vmd_path, vmd.data, vmd.size, diag);
+    plush_buf_free(&pmx);
+    plush_buf_free(&vmd);
+    plush_pmx_free(model);
+    plush_vmd_free(motion);
+    return st;
+}
+
+void plush_scene_bake_destroy(plush_scene_bake *b)
+{
+    if (!b)
+        return;
+    free(b->frames);
+    free(b->keys);
+    plush_arena_free(&b->arena);
+    free(b);
+}

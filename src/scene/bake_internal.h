@@ -1,0 +1,25 @@
+/* Private to src/scene: the bake's recorded frames, shared by bake.c (frames, motion, files) and
+ * bake_model.c (the re-weighted model). */
+#ifndef PLUSH_SCENE_BAKE_INTERNAL_H
+#define PLUSH_SCENE_BAKE_INTERNAL_H
+
+#include "scene/internal.h"
+
+struct plush_scene_bake {
+    const plush_scene_binding *binding;
+    const plush_vmd_motion *motion;      /* may be NULL */
+    size_t triangle_count;
+    float (*centroids)[3];               /* rest centroid per triangle (the pseudo-bone's position) */
+    double (*rest_axes)[3][3];           /* rest frame axes per triangle (columns X Y Z) */
+    bool *rest_ok;                       /* false: degenerate at rest, its key stays the identity */
+    float (*last)[7];                    /* last key per triangle: translation xyz, rotation xyzw */
+    uint32_t *frames;                    /* recorded frame numbers */
+    float (*keys)[7];                    /* frame_count * triangle_count keys */
+    size_t frame_count, frame_capacity;
+    plush_arena arena;                   /* everything but frames and keys (grown with realloc) */
+};
+
+/* "pb0001" for triangle 0: short ASCII that fits VMD's 15-byte bone names. */
+void bake_pseudo_name(size_t triangle, char name[16]);
+
+#endif

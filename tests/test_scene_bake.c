@@ -1,0 +1,309 @@
+/* Bake: the proxy animation as pseudo-bones + VMD keys. The strongest check replays the baked keys the
+ * way an MMD player skins (T(c0 + t) R T(-c0) per pseudo-bone, blended by the baked weights) and
+ * compares with plush's own proxy skinning of the same simulated nodes. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "plush/scene.h"
+#include "support/cli_run.h"
+#include "support/mesh_fixture.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { SPHERE_VERTICES = 9 * 13, CAGE_VERTICES = 60, EYE_VERTICES = 24, CAGE_TRIANGLES = 20, BONES = 2 };
+
+static plush_diag fresh_diag(void)
+{
+    plush_diag d = {0};
+    plush_diag_reset(&d);
+    return d;
+}
+
+static void ok(plush_status st, const plush_diag *d)
+{
+    if (st != PLUSH_OK) {
+        char line[600];
+        plush_diag_format(d, line, sizeof line);
+        fail_msg("%s", line);
+    }
+}
+
+/* Three poses of the cage: rest, moved by (1, 2, 3), turned 90 degrees about Y and squashed a little. */
+static void pose_nodes(const plush_pmx_proxy *p, int pose, float (*out)[3])
+{
+    for (size_t n = 0; n < p->node_count; n++) {
+        const float *x = p->nodes[n];
+        if (pose == 0) {
+            memcpy(out[n], x, sizeof out[n]);
+        } else if (pose == 1) {
+            out[n][0] = x[0] + 1, out[n][1] = x[1] + 2, out[n][2] = x[2] + 3;
+        } else {
+            /* Ry(90): (x, y, z) -> (z, y, -x), then a squash of the y axis */
+            out[n][0] = x[2], out[n][1] = 0.8f * x[1], out[n][2] = -x[0];
+        }
+    }
+}
+
+typedef struct fx {
+    plush_pmx_model *model;
+    plush_scene_binding *binding;
+    plush_scene_bake *bake;
+    float (*nodes[3])[3];
+} fx;
+
+static int setup(void **state)
+{
+    fx *f = calloc(1, sizeof *f);
+    plush_diag d = fresh_diag();
+    f->model = mesh_fx_plush();
+    ok(plush_scene_bind(f->model, NULL, &f->binding, &d), &d);
+    ok(plush_scene_bake_create(f->binding, NULL, &f->bake, &d), &d);
+    for (int p = 0; p < 3; p++) {
+        f->nodes[p] = calloc(f->binding->proxy.node_count, sizeof *f->nodes[p]);
+        pose_nodes(&f->binding->proxy, p, f->nodes[p]);
+        ok(plush_scene_bake_add_frame(f->bake, (uint32_t)(10 * p), (const float(*)[3])f->nodes[p], &d), &d);
+    }
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fx *f = *state;
+    for (int p = 0; p < 3; p++)
+        free(f->nodes[p]);
+    plush_scene_bake_destroy(f->bake);
+    plush_scene_binding_free(f->binding);
+    plush_pmx_free(f->model);
+    free(f);
+    return 0;
+}
+
+static void test_model(void **state)
+{
+    fx *f = *state;
+    plush_diag d = fresh_diag();
+    plush_pmx_model *o = NULL;
+    ok(plush_scene_bake_model(f->bake, &o, &d), &d);
+    /* the cage material and its vertices are gone; sphere and eyes stay */
+    assert_int_equal(o->vertex_count, SPHERE_VERTICES + EYE_VERTICES);
+    assert_int_equal(o->material_count, 2);
+    assert_string_equal(o->materials[1].name.s, "eyes");
+    assert_int_equal(o->soft_body_count, 0);
+    assert_int_equal(o->bone_count, BONES + 1 + CAGE_TRIANGLES);
+    assert_string_equal(o->bones[BONES].name.s, "plush_root");
+    assert_string_equal(o->bones[BONES + 1].name.s, "pb0001");
+    assert_string_equal(o->bones[BONES + CAGE_TRIANGLES].name.s, "pb0020");
+    for (size_t t = 0; t < CAGE_TRIANGLES; t++) {
+        const plush_pmx_bone *pb = &o->bones[BONES + 1 + t];
+        assert_int_equal(pb->parent, BONES);
+        const uint32_t *tri = f->binding->proxy.triangles[t];
+        for (int k = 0; k < 3; k++) {
+            float c = (f->binding->proxy.nodes[tri[0]][k] + f->binding->proxy.nodes[tri[1]][k] +
+                       f->binding->proxy.nodes[tri[2]][k]) / 3.0f;
+            assert_true(fabsf(pb->position[k] - c) < 1e-5f);
+        }
+    }
+    /* every bound vertex hangs on pseudo-bones only, weights summing to 1 */
+    for (size_t v = 0; v < o->vertex_count; v++) {
+        const plush_pmx_vertex *x = &o->vertices[v];
+        float sum = 0;
+        for (int k = 0; k < 4; k++)
+            if (x->bones[k] >= 0) {
+                assert_true(x->bones[k] > BONES && x->bones[k] <= BONES + CAGE_TRIANGLES);
+                sum += x->weights[k];
+            }
+        assert_true(fabsf(sum - 1.0f) < 1e-5f);
+        assert_true(x->weight_type <= PLUSH_PMX_BDEF4);
+    }
+    assert_int_equal(o->display_frame_count, f->model->display_frame_count + 1);
+    /* it writes as PMX 2.0 and reads back valid */
+    plush_buf buf = {0};
+    ok(plush_pmx_write(o, &(plush_pmx_write_options){.version = PLUSH_PMX_WRITE_20, .lossy = true}, &buf, &d), &d);
+    plush_pmx_model *back = NULL;
+    ok(plush_pmx_read(buf.data, buf.size, NULL, &back, &d), &d);
+    assert_true(back->version == 2.0f);
+    assert_int_equal(back->bone_count, o->bone_count);
+    plush_pmx_free(back);
+    plush_buf_free(&buf);
+    plush_pmx_free(o);
+}
+
+static const plush_vmd_bone_key *find_key(const plush_vmd_motion *v, const char *name, uint32_t frame)
+{
+    for (size_t i = 0; i < v->bone_key_count; i++)
+        if (v->bone_keys[i].frame == frame && strcmp(v->bone_keys[i].name.s, name) == 0)
+            return &v->bone_keys[i];
+    return NULL;
+}
+
+static void quat_rotate(const float q[4], const float v[3], float out[3])
+{
+    /* v + 2w (q x v) + 2 q x (q x v) */
+    float t[3] = {2 * (q[1] * v[2] - q[2] * v[1]), 2 * (q[2] * v[0] - q[0] * v[2]), 2 * (q[0] * v[1] - q[1] * v[0])};
+    out[0] = v[0] + q[3] * t[0] + (q[1] * t[2] - q[2] * t[1]);
+    out[1] = v[1] + q[3] * t[1] + (q[2] * t[0] - q[0] * t[2]);
+    out[2] = v[2] + q[3] * t[2] + (q[0] * t[1] - q[1] * t[0]);
+}
+
+static void test_motion_keys(void **state)
+{
+    fx *f = *state;
+    plush_diag d = fresh_diag();
+    plush_vmd_motion *v = NULL;
+    ok(plush_scene_bake_motion(f->bake, &v, &d), &d);
+    assert_int_equal(v->bone_key_count, 3 * CAGE_TRIANGLES);
+    for (size_t t = 0; t < CAGE_TRIANGLES; t++) {
+        char name[16];
+        snprintf(name, sizeof name, "pb%04zu", t + 1);
+        const plush_vmd_bone_key *k0 = find_key(v, name, 0), *k1 = find_key(v, name, 10), *k2 = find_key(v, name, 20);
+        assert_non_null(k0);
+        assert_non_null(k1);
+        assert_non_null(k2);
+        for (int i = 0; i < 3; i++)
+            assert_true(fabsf(k0->translation[i]) < 1e-5f);
+        assert_true(fabsf(k0->rotation[3] - 1.0f) < 1e-5f);
+        assert_true(fabsf(k1->translation[0] - 1) < 1e-5f && fabsf(k1->translation[1] - 2) < 1e-5f &&
+                    fabsf(k1->translation[2] - 3) < 1e-5f);
+        assert_true(fabsf(k1->rotation[3] - 1.0f) < 1e-5f);
+        /* linear interpolation on every curve */
+        assert_int_equal(k1->interpolation[0], 20);
+        assert_int_equal(k1->interpolation[12], 107);
+    }
+    plush_vmd_free(v);
+}
+
+/* Replays the baked model + motion at each recorded frame as an MMD player skins (pseudo-bones are
+ * children of a root at the origin, so their globals are their keys) and compares with plush's proxy
+ * skinning of the same nodes with rigid frames and linear blending. */
+static void test_replay_matches_proxy_skinning(void **state)
+{
+    fx *f = *state;
+    plush_diag d = fresh_diag();
+    plush_pmx_model *o = NULL;
+    plush_vmd_motion *v = NULL;
+    ok(plush_scene_bake_model(f->bake, &o, &d), &d);
+    ok(plush_scene_bake_motion(f->bake, &v, &d), &d);
+    const plush_scene_binding *b = f->binding;
+    size_t n = b->vertex_count;
+    float(*rest)[3] = calloc(n, sizeof *rest), (*want)[3] = calloc(n, sizeof *want);
+    for (size_t i = 0; i < n; i++)
+        memcpy(rest[i], f->model->vertices[b->vertices[i]].position, sizeof rest[i]);
+    plush_proxy_mesh mesh = {.nodes = (const float(*)[3])b->proxy.nodes, .node_count = b->proxy.node_count,
+                             .triangles = (const uint32_t(*)[3])b->proxy.triangles,
+                             .triangle_count = b->proxy.triangle_count};
+    plush_proxy_skin *skin = NULL;
+    ok(plush_proxy_skin_create(&mesh, b->binding, (const float(*)[3])rest, NULL, NULL, &skin, &d), &d);
+    double worst = 0;
+    for (int p = 0; p < 3; p++) {
+        plush_proxy_skin_update(skin, (const float(*)[3])f->nodes[p]);
+        memcpy(want, rest, n * sizeof *want);
+        plush_proxy_skin_apply(skin, want, NULL);
+        for (size_t i = 0; i < n; i++) {
+            /* the baked model drops the cage vertices, which all come after the sphere's */
+            uint32_t src = b->vertices[i];
+            uint32_t dst = src < SPHERE_VERTICES ? src : src - CAGE_VERTICES;
+            const plush_pmx_vertex *x = &o->vertices[dst];
+            float got[3] = {0, 0, 0};
+            for (int k = 0; k < 4; k++) {
+                if (x->bones[k] < 0 || x->weights[k] == 0)
+                    continue;
+                const plush_pmx_bone *pb = &o->bones[x->bones[k]];
+                const plush_vmd_bone_key *key = find_key(v, pb->name.s, (uint32_t)(10 * p));
+                assert_non_null(key);
+                float local[3] = {rest[i][0] - pb->position[0], rest[i][1] - pb->position[1],
+                                  rest[i][2] - pb->position[2]}, r[3];
+                quat_rotate(key->rotation, local, r);
+                for (int c = 0; c < 3; c++)
+                    got[c] += x->weights[k] * (r[c] + pb->position[c] + key->translation[c]);
+            }
+            for (int c = 0; c < 3; c++) {
+                double e = fabs((double)got[c] - want[i][c]);
+                worst = e > worst ? e : worst;
+            }
+        }
+    }
+    /* the squash is not rigid, but plush's linear rigid frames and the replay agree to rounding */
+    assert_true(worst < 1e-4);
+    plush_proxy_skin_destroy(skin);
+    free(rest);
+    free(want);
+    plush_vmd_free(v);
+    plush_pmx_free(o);
+}
+
+static void test_write_files_with_motion(void **state)
+{
+    (void)state;
+    plush_diag d = fresh_diag();
+    plush_pmx_model *m = mesh_fx_plush();
+    plush_scene_binding *b = NULL;
+    ok(plush_scene_bind(m, NULL, &b, &d), &d);
+    /* an input motion: its keys come first and unchanged */
+    plush_vmd_motion *in = plush_vmd_create();
+    in->bone_key_count = 2;
+    in->bone_keys = plush_arena_array(plush_vmd_arena(in), 2, sizeof *in->bone_keys);
+    for (int i = 0; i < 2; i++) {
+        in->bone_keys[i].name = (plush_str){.s = "body", .len = 4};
+        in->bone_keys[i].frame = (uint32_t)(5 * i);
+        in->bone_keys[i].rotation[3] = 1;
+        in->bone_keys[i].translation[1] = (float)i;
+    }
+    plush_scene_bake *bake = NULL;
+    ok(plush_scene_bake_create(b, in, &bake, &d), &d);
+    float(*nodes)[3] = calloc(b->proxy.node_count, sizeof *nodes);
+    for (uint32_t fr = 0; fr < 4; fr++) {
+        pose_nodes(&b->proxy, fr % 2, nodes);
+        ok(plush_scene_bake_add_frame(bake, fr, (const float(*)[3])nodes, &d), &d);
+    }
+    /* frames must increase */
+    plush_diag bad = fresh_diag();
+    assert_int_equal(plush_scene_bake_add_frame(bake, 3, (const float(*)[3])nodes, &bad), PLUSH_E_ARGUMENT);
+
+    assert_int_equal(cli_tmp_setup("bake"), 0);
+    char pmx[512], vmd[512];
+    cli_tmp_path(pmx, sizeof pmx, "out_plush.pmx");
+    cli_tmp_path(vmd, sizeof vmd, "out_plush.vmd");
+    ok(plush_scene_bake_write(bake, pmx, vmd, &d), &d);
+    plush_pmx_model *rm = NULL;
+    plush_vmd_motion *rv = NULL;
+    ok(plush_pmx_read_file(pmx, NULL, &rm, &d), &d);
+    ok(plush_vmd_read_file(vmd, &rv, &d), &d);
+    assert_true(rm->version == 2.0f);
+    assert_int_equal(rm->soft_body_count, 0);
+    assert_int_equal(rv->bone_key_count, 2 + 4 * CAGE_TRIANGLES);
+    assert_string_equal(rv->bone_keys[0].name.s, "body");
+    assert_true(rv->bone_keys[1].translation[1] == 1.0f);
+    assert_string_equal(rv->bone_keys[2].name.s, "pb0001");
+    /* a path that cannot be written leaves nothing behind */
+    char badpath[600];
+    snprintf(badpath, sizeof badpath, "%s/no/such/dir/x.pmx", cli_tmp_dir());
+    plush_diag bd = fresh_diag();
+    assert_int_not_equal(plush_scene_bake_write(bake, badpath, vmd, &bd), PLUSH_OK);
+    plush_pmx_free(rm);
+    plush_vmd_free(rv);
+    cli_tmp_teardown();
+    free(nodes);
+    plush_scene_bake_destroy(bake);
+    plush_vmd_free(in);
+    plush_scene_binding_free(b);
+    plush_pmx_free(m);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_model, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_motion_keys, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_replay_matches_proxy_skinning, setup, teardown),
+        cmocka_unit_test(test_write_files_with_motion),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
