@@ -1,0 +1,307 @@
+/* PMX 2.1 soft bodies, stepping: pins moved along their path across the fixed steps, anchors' near
+ * mode, the blow-up guard (restore the last good state and freeze), reset and read-back.
+ *
+ * What readers see is the last good state kept here (x, normals), never Bullet's arrays directly, so a
+ * body that blew up between two checks can never hand out a NaN. */
+#include "physics/world_soft_internal.h"
+
+#include <math.h>
+#include <string.h>
+
+static bool finite3(const float p[3])
+{
+    return isfinite(p[0]) && isfinite(p[1]) && isfinite(p[2]);
+}
+
+void world_soft_update_normals(world_soft *s)
+{
+    memset(s->normals, 0, s->node_count * sizeof *s->normals);
+    if (s->rope)
+        return;
+    /* Unnormalised face normals summed per node weight each face by its area, as Bullet does. */
+    for (size_t t = 0; t < s->triangle_count; t++) {
+        const uint32_t *f = s->triangles[t];
+        const float *a = s->x[f[0]], *b = s->x[f[1]], *c = s->x[f[2]];
+        float e[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
+        float g[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
+        float n[3] = {e[1] * g[2] - e[2] * g[1], e[2] * g[0] - e[0] * g[2], e[0] * g[1] - e[1] * g[0]};
+        for (int k = 0; k < 3; k++)
+            for (int j = 0; j < 3; j++)
+                s->normals[f[k]][j] += n[j];
+    }
+    for (size_t i = 0; i < s->node_count; i++) {
+        float *n = s->normals[i];
+        float len = sqrtf(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+        if (len > 0 && isfinite(len))
+            for (int j = 0; j < 3; j++)
+                n[j] /= len;
+        else
+            n[0] = n[1] = n[2] = 0;
+    }
+}
+
+static world_soft *active(const plush_world_model *wm, size_t i)
+{
+    world_soft *s = &wm->soft[i];
+    return s->state == PLUSH_SOFT_ACTIVE ? s : NULL;
+}
+
+/* ---- pins ----------------------------------------------------------------------------------------- */
+
+void world_soft_set_pins(plush_world_model *wm, const float (*vertex_positions)[3])
+{
+    if (!wm->soft || !vertex_positions)
+        return;
+    for (size_t i = 0; i < wm->model->soft_body_count; i++) {
+        world_soft *s = active(wm, i);
+        for (size_t k = 0; s && k < s->pin_count; k++) {
+            soft_pin *p = &s->pins[k];
+            /* A non-finite skinned position would poison Bullet: the pin keeps its last target. */
+            if (finite3(vertex_positions[p->vertex]))
+                memcpy(p->to, vertex_positions[p->vertex], sizeof p->to);
+        }
+    }
+}
+
+static void lerp3(const float a[3], const float b[3], float t, float out[3])
+{
+    for (int j = 0; j < 3; j++)
+        out[j] = a[j] + (b[j] - a[j]) * t;
+}
+
+/* A pinned node has inverse mass 0, so Bullet's integration moves it by exactly its velocity: each
+ * fixed step starts it on the straight path from where it was to its target and gives it the velocity
+ * that carries it to the next point of that path. */
+void world_soft_before_substep(plush_world_model *wm, int k, int n, float dt)
+{
+    if (!wm->soft || n <= 0 || !(dt > 0))
+        return;
+    const plush_bulletc_api *bc = wm->world->bc;
+    for (size_t i = 0; i < wm->model->soft_body_count; i++) {
+        world_soft *s = active(wm, i);
+        if (!s)
+            continue;
+        s->dt = dt;
+        for (size_t q = 0; q < s->pin_count; q++) {
+            soft_pin *p = &s->pins[q];
+            if (k == 0)
+                memcpy(p->from, s->x[p->node], sizeof p->from);
+            float p0[3], p1[3], v[3];
+            lerp3(p->from, p->to, (float)k / (float)n, p0);
+            if (k + 1 >= n)
+                memcpy(p1, p->to, sizeof p1);
+            else
+                lerp3(p->from, p->to, (float)(k + 1) / (float)n, p1);
+            for (int j = 0; j < 3; j++)
+                v[j] = (p1[j] - p0[j]) / dt;
+            bc->soft_set_node(s->bc, p->node, p0, v);
+        }
+    }
+}
+
+/* ---- after a fixed step ------------------------------------------------------------------------- */
+
+/* The first node that is non-finite or runs faster than the limit (pinned nodes go where they are
+ * told, so only their finiteness counts), or -1. */
+static int64_t find_blowup(const world_soft *s, float dt, float limit, double *speed)
+{
+    double limit2 = (double)limit * limit;
+    for (size_t i = 0; i < s->node_count; i++) {
+        const float *x = s->scratch_x[i], *v = s->scratch_v[i];
+        *speed = INFINITY;
+        if (!finite3(x) || !finite3(v))
+            return (int64_t)i;
+        if (s->pinned[i])
+            continue;
+        double d2 = 0, v2 = 0;
+        for (int j = 0; j < 3; j++) {
+            double d = ((double)x[j] - s->x[i][j]) / dt;
+            d2 += d * d;
+            v2 += (double)v[j] * v[j];
+        }
+        *speed = sqrt(d2 > v2 ? d2 : v2);
+        if (d2 > limit2 || v2 > limit2)
+            return (int64_t)i;
+    }
+    return -1;
+}
+
+static void fail(plush_world_model *wm, size_t i, int64_t node, double speed, uint64_t step, plush_diag *diag)
+{
+    const plush_bulletc_api *bc = wm->world->bc;
+    world_soft *s = &wm->soft[i];
+    const char *name = wm->model->soft_bodies[i].name.s ? wm->model->soft_bodies[i].name.s : "";
+    bc->soft_set_all_nodes(s->bc, (const float(*)[3])s->x, (const float(*)[3])s->v);
+    bc->soft_freeze(s->bc);
+    s->state = PLUSH_SOFT_FAILED;
+    s->failed_step = (int64_t)step;
+    world_soft_update_normals(s);
+    if (isfinite(speed))
+        plush_diag_warn(diag, -1, "soft body", (int64_t)i,
+                        "\"%s\" blew up at step %llu: node %lld moved at %.6g units/s (limit %g); restored to its "
+                        "last good state and frozen",
+                        name, (unsigned long long)step, (long long)node, speed, (double)wm->world->desc.max_node_speed);
+    else
+        plush_diag_warn(diag, -1, "soft body", (int64_t)i,
+                        "\"%s\" blew up at step %llu: node %lld is not finite; restored to its last good state and "
+                        "frozen",
+                        name, (unsigned long long)step, (long long)node);
+}
+
+/* x = R * local + t for a column-major rigid transform m. */
+static void to_world(const float m[16], const float p[3], float out[3])
+{
+    for (int i = 0; i < 3; i++)
+        out[i] = m[i] * p[0] + m[4 + i] * p[1] + m[8 + i] * p[2] + m[12 + i];
+}
+
+/* Near mode (reading of the PMX notes and the issue): after the step the anchored node and its body
+ * are made to meet exactly. A body whose position is prescribed (mode 0 follows its bone, mode 2 takes
+ * its bone's position) pulls the node onto the anchor point; a simulated body (mode 1) is moved, without
+ * turning, so that its anchor point lies on the node. Pinned nodes stay with their pin. */
+static void near_mode(plush_world_model *wm, world_soft *s)
+{
+    const plush_bulletc_api *bc = wm->world->bc;
+    for (size_t k = 0; k < s->anchor_count; k++) {
+        const soft_anchor *a = &s->anchors[k];
+        if (!a->near_mode || s->pinned[a->node])
+            continue;
+        bc_body *body = wm->bodies[a->body].bc;
+        float m[16], w[3];
+        bc->body_get_transform(body, m);
+        to_world(m, a->local, w);
+        if (wm->model->rigid_bodies[a->body].mode == 1) {
+            for (int j = 0; j < 3; j++)
+                m[12 + j] += s->x[a->node][j] - w[j];
+            bc->body_set_transform(body, m);
+        } else if (finite3(w)) {
+            memcpy(s->x[a->node], w, sizeof w);
+            bc->soft_set_node(s->bc, a->node, w, s->v[a->node]);
+        }
+    }
+}
+
+void world_soft_after_substep(plush_world_model *wm, int k, int n, uint64_t step, plush_diag *diag)
+{
+    if (!wm->soft)
+        return;
+    const plush_bulletc_api *bc = wm->world->bc;
+    float limit = wm->world->desc.max_node_speed > 0 ? wm->world->desc.max_node_speed : 10000.0f;
+    for (size_t i = 0; i < wm->model->soft_body_count; i++) {
+        world_soft *s = active(wm, i);
+        if (!s)
+            continue;
+        float dt = s->dt > 0 ? s->dt : 1.0f / (wm->world->desc.physics_hz > 0 ? wm->world->desc.physics_hz : 60.0f);
+        bc->soft_get_nodes(s->bc, 0, s->node_count, s->scratch_x, s->scratch_v, NULL);
+        double speed = 0;
+        int64_t bad = find_blowup(s, dt, limit, &speed);
+        if (bad >= 0) {
+            fail(wm, i, bad, speed, step, diag);
+            continue;
+        }
+        memcpy(s->x, s->scratch_x, s->node_count * sizeof *s->x);
+        memcpy(s->v, s->scratch_v, s->node_count * sizeof *s->v);
+        near_mode(wm, s);
+        if (k + 1 >= n) {
+            /* Float integration lands within rounding of the target; the step ends exactly on it. */
+            for (size_t q = 0; q < s->pin_count; q++) {
+                const soft_pin *p = &s->pins[q];
+                memcpy(s->x[p->node], p->to, sizeof p->to);
+                bc->soft_set_node(s->bc, p->node, p->to, s->v[p->node]);
+            }
+            world_soft_update_normals(s);
+        }
+    }
+}
+
+/* ---- reset and destroy --------------------------------------------------------------------------- */
+
+void world_soft_reset(plush_world_model *wm, const float (*vertex_positions)[3])
+{
+    if (!wm->soft)
+        return;
+    const plush_bulletc_api *bc = wm->world->bc;
+    for (size_t i = 0; i < wm->model->soft_body_count; i++) {
+        world_soft *s = active(wm, i); /* a failed body stays frozen where it was last good */
+        if (!s)
+            continue;
+        for (size_t q = 0; q < s->node_count; q++) {
+            const float *p = vertex_positions ? vertex_positions[s->node_vertex[q]] : s->rest[q];
+            memcpy(s->x[q], finite3(p) ? p : s->rest[q], sizeof s->x[q]);
+            s->v[q][0] = s->v[q][1] = s->v[q][2] = 0;
+        }
+        for (size_t q = 0; q < s->pin_count; q++) {
+            soft_pin *p = &s->pins[q];
+            if (vertex_positions && finite3(vertex_positions[p->vertex]))
+                memcpy(s->x[p->node], vertex_positions[p->vertex], sizeof s->x[p->node]);
+            memcpy(p->from, s->x[p->node], sizeof p->from);
+            memcpy(p->to, s->x[p->node], sizeof p->to);
+        }
+        bc->soft_set_all_nodes(s->bc, (const float(*)[3])s->x, (const float(*)[3])s->v);
+        world_soft_update_normals(s);
+    }
+}
+
+void world_soft_destroy(plush_world_model *wm)
+{
+    /* Every world_soft buffer lives in wm->arena (freed by world.c with the model) and the Bullet soft
+     * bodies, frozen ones included, belong to the Bullet world: only the pointer is left to drop. */
+    wm->soft = NULL;
+}
+
+/* ---- read-back ----------------------------------------------------------------------------------- */
+
+void plush_world_soft_get_info(const plush_world_model *wm, size_t soft_body, plush_world_soft_info *out)
+{
+    memset(out, 0, sizeof *out);
+    out->state = PLUSH_SOFT_SKIPPED;
+    out->failed_step = -1;
+    if (!wm || !wm->soft || soft_body >= wm->model->soft_body_count)
+        return;
+    const world_soft *s = &wm->soft[soft_body];
+    out->state = s->state;
+    out->failed_step = s->failed_step;
+    if (s->state == PLUSH_SOFT_SKIPPED)
+        return;
+    out->node_count = s->node_count;
+    out->rest_nodes = (const float(*)[3])s->rest;
+    out->node_vertex = s->node_vertex;
+    out->triangle_count = s->triangle_count;
+    out->triangles = (const uint32_t(*)[3])s->triangles;
+    out->pinned_count = s->pin_count;
+    out->anchored_count = s->anchored_nodes;
+}
+
+void plush_world_soft_nodes(const plush_world_model *wm, size_t soft_body, float (*positions)[3],
+                            float (*normals)[3])
+{
+    if (!wm || !wm->soft || soft_body >= wm->model->soft_body_count)
+        return;
+    const world_soft *s = &wm->soft[soft_body];
+    if (s->state == PLUSH_SOFT_SKIPPED)
+        return;
+    if (positions)
+        memcpy(positions, s->x, s->node_count * sizeof *s->x);
+    if (normals)
+        memcpy(normals, s->normals, s->node_count * sizeof *s->normals);
+}
+
+void plush_world_soft_vertices(const plush_world_model *wm, float (*positions)[3], float (*normals)[3])
+{
+    if (!wm || !wm->soft)
+        return;
+    for (size_t i = 0; i < wm->model->soft_body_count; i++) {
+        const world_soft *s = &wm->soft[i];
+        if (s->state == PLUSH_SOFT_SKIPPED)
+            continue;
+        /* Every vertex of the material, not only the one node_vertex names: seams share a node. */
+        for (size_t m = 0; m < s->member_count; m++) {
+            uint32_t v = s->members[m];
+            int32_t node = s->vertex_node[v];
+            if (positions)
+                memcpy(positions[v], s->x[node], sizeof positions[v]);
+            if (normals)
+                memcpy(normals[v], s->normals[node], sizeof normals[v]);
+        }
+    }
+}

@@ -1,0 +1,500 @@
+/* PMX 2.1 soft bodies, building: the node mesh (welded TriMesh or Rope), pins and anchors with their
+ * repairs, and every PMX field handed to Bullet through the bulletc ABI. */
+#include "physics/world_soft_internal.h"
+#include "plush/pmx_mesh.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* btSoftBody::eAeroModel::_ as Bullet 3.24 numbers it. Bullet added V_TwoSidedLiftDrag and
+ * F_TwoSidedLiftDrag between the names the PMX notes list (V_Point, V_TwoSided, V_OneSided, F_TwoSided,
+ * F_OneSided = 0..4), so the models are mapped by name. */
+enum {
+    BT_AERO_V_POINT = 0,
+    BT_AERO_V_TWO_SIDED = 1,
+    BT_AERO_V_ONE_SIDED = 3,
+    BT_AERO_F_TWO_SIDED = 4,
+    BT_AERO_F_ONE_SIDED = 6
+};
+static const int aero_by_pmx[5] = {BT_AERO_V_POINT, BT_AERO_V_TWO_SIDED, BT_AERO_V_ONE_SIDED, BT_AERO_F_TWO_SIDED,
+                                   BT_AERO_F_ONE_SIDED};
+
+/* btSoftBody::fCollision::_ bits. */
+enum { BT_SDF_RS = 0x0001, BT_CL_RS = 0x0002, BT_VF_SS = 0x0010, BT_CL_SS = 0x0020 };
+
+/* Bounds that keep a hostile file from hanging a step: Bullet runs each iteration count per fixed
+ * step, and bending constraints beyond distance 2 run Floyd-Warshall over all node pairs (n^3). */
+enum { SOFT_MAX_ITERATIONS = 1000, SOFT_FLOYD_MAX_NODES = 1500 };
+
+typedef struct soft_ctx {
+    plush_world_model *wm;
+    const plush_pmx_soft_body *sb;
+    size_t index;
+    const char *name;
+    world_soft *s;
+    plush_diag *diag;
+} soft_ctx;
+
+static const char *soft_name(const plush_pmx_soft_body *sb)
+{
+    return sb->name.s ? sb->name.s : "";
+}
+
+static plush_status no_memory(soft_ctx *c)
+{
+    return plush_diag_fail(c->diag, PLUSH_E_NOMEM, -1, "soft body", (int64_t)c->index, "\"%s\": out of memory",
+                           c->name);
+}
+
+static bool finite3(const float p[3])
+{
+    return isfinite(p[0]) && isfinite(p[1]) && isfinite(p[2]);
+}
+
+/* ---- geometry ----------------------------------------------------------------------------------- */
+
+/* TriMesh: the material welded exactly as plush_pmx_weld (and so the proxy) numbers it. *usable false
+ * means the body was reported and is to be skipped. */
+static plush_status build_trimesh(soft_ctx *c, bool *usable)
+{
+    const plush_pmx_model *model = c->wm->model;
+    plush_diag local = {.offset = -1, .index = -1};
+    plush_pmx_welded_mesh mesh;
+    plush_status st = plush_pmx_weld(model, (size_t)c->sb->material, &c->wm->arena, &mesh, &local);
+    if (st == PLUSH_E_NOMEM)
+        return no_memory(c);
+    if (st != PLUSH_OK) {
+        plush_diag_warn(c->diag, -1, "soft body", (int64_t)c->index, "\"%s\": material %ld: %s: skipped", c->name,
+                        (long)c->sb->material, local.message);
+        return PLUSH_OK;
+    }
+    if (mesh.triangle_count == 0 || !plush_pmx_welded_mesh_usable(&mesh)) {
+        plush_diag_warn(c->diag, -1, "soft body", (int64_t)c->index,
+                        "\"%s\": material %ld has %s: skipped", c->name, (long)c->sb->material,
+                        mesh.triangle_count == 0 ? "no faces"
+                                                 : "no triangle with area, or a non-finite position (degenerate)");
+        return PLUSH_OK;
+    }
+    world_soft *s = c->s;
+    s->node_count = mesh.node_count;
+    s->rest = mesh.nodes;
+    s->node_vertex = mesh.node_vertex;
+    s->vertex_node = mesh.vertex_node;
+    s->triangle_count = mesh.triangle_count;
+    s->triangles = mesh.triangles;
+    *usable = true;
+    return PLUSH_OK;
+}
+
+/* Rope: the material's distinct vertices in order of first use, unwelded. */
+static plush_status build_rope(soft_ctx *c, bool *usable)
+{
+    const plush_pmx_model *model = c->wm->model;
+    plush_diag local = {.offset = -1, .index = -1};
+    uint32_t *order;
+    size_t n;
+    plush_status st = plush_pmx_material_vertices(model, (size_t)c->sb->material, &c->wm->arena, &order, &n, &local);
+    if (st == PLUSH_E_NOMEM)
+        return no_memory(c);
+    if (st != PLUSH_OK) {
+        plush_diag_warn(c->diag, -1, "soft body", (int64_t)c->index, "\"%s\": material %ld: %s: skipped", c->name,
+                        (long)c->sb->material, local.message);
+        return PLUSH_OK;
+    }
+    bool finite = true;
+    for (size_t i = 0; i < n; i++)
+        finite = finite && finite3(model->vertices[order[i]].position);
+    if (n < 2 || !finite) {
+        plush_diag_warn(c->diag, -1, "soft body", (int64_t)c->index, "\"%s\": rope on material %ld has %s: skipped",
+                        c->name, (long)c->sb->material,
+                        n < 2 ? "fewer than two vertices" : "a non-finite vertex position");
+        return PLUSH_OK;
+    }
+    world_soft *s = c->s;
+    plush_arena *a = &c->wm->arena;
+    s->rest = plush_arena_array(a, n, sizeof *s->rest);
+    s->node_vertex = plush_arena_array(a, n, sizeof *s->node_vertex);
+    s->vertex_node = plush_arena_array(a, model->vertex_count, sizeof *s->vertex_node);
+    if (!s->rest || !s->node_vertex || !s->vertex_node)
+        return no_memory(c);
+    for (size_t v = 0; v < model->vertex_count; v++)
+        s->vertex_node[v] = -1;
+    for (size_t i = 0; i < n; i++) {
+        memcpy(s->rest[i], model->vertices[order[i]].position, sizeof s->rest[i]);
+        s->node_vertex[i] = (int32_t)order[i];
+        s->vertex_node[order[i]] = (int32_t)i;
+    }
+    s->node_count = n;
+    s->rope = true;
+    *usable = true;
+    return PLUSH_OK;
+}
+
+/* ---- pins and anchors --------------------------------------------------------------------------- */
+
+/* The node a PMX vertex landed in, or -1 when the vertex is not part of the soft body's material. */
+static int64_t node_of(const world_soft *s, const plush_pmx_model *model, int32_t vertex)
+{
+    if (vertex < 0 || (size_t)vertex >= model->vertex_count)
+        return -1;
+    return s->vertex_node[vertex];
+}
+
+static plush_status resolve_pins(soft_ctx *c)
+{
+    const plush_pmx_model *model = c->wm->model;
+    world_soft *s = c->s;
+    s->pinned = plush_arena_array(&c->wm->arena, s->node_count, sizeof *s->pinned);
+    s->pins = plush_arena_array(&c->wm->arena, c->sb->pin_count ? c->sb->pin_count : 1, sizeof *s->pins);
+    if (!s->pinned || !s->pins)
+        return no_memory(c);
+    for (uint32_t k = 0; k < c->sb->pin_count; k++) {
+        int32_t v = c->sb->pins[k];
+        int64_t node = node_of(s, model, v);
+        if (node < 0) {
+            plush_diag_warn(c->diag, -1, "soft body", (int64_t)c->index,
+                            "\"%s\": pin %lu names vertex %ld outside material %ld: dropped", c->name,
+                            (unsigned long)k, (long)v, (long)c->sb->material);
+            continue;
+        }
+        if (s->pinned[node])
+            continue; /* two pinned vertices welded into one node: the first one leads it */
+        s->pinned[node] = true;
+        soft_pin *p = &s->pins[s->pin_count++];
+        p->node = (uint32_t)node;
+        p->vertex = v;
+        memcpy(p->from, s->rest[node], sizeof p->from);
+        memcpy(p->to, s->rest[node], sizeof p->to);
+    }
+    return PLUSH_OK;
+}
+
+/* local = R^T (p - t) for a column-major rigid transform m. */
+static void to_local(const float m[16], const float p[3], float out[3])
+{
+    float d[3] = {p[0] - m[12], p[1] - m[13], p[2] - m[14]};
+    for (int i = 0; i < 3; i++)
+        out[i] = m[4 * i + 0] * d[0] + m[4 * i + 1] * d[1] + m[4 * i + 2] * d[2];
+}
+
+static plush_status resolve_anchors(soft_ctx *c)
+{
+    const plush_pmx_model *model = c->wm->model;
+    const plush_bulletc_api *bc = c->wm->world->bc;
+    world_soft *s = c->s;
+    s->anchors = plush_arena_array(&c->wm->arena, c->sb->anchor_count ? c->sb->anchor_count : 1, sizeof *s->anchors);
+    bool *seen = calloc(s->node_count, sizeof *seen); /* counts anchored nodes once each */
+    if (!s->anchors || !seen) {
+        free(seen);
+        return no_memory(c);
+    }
+    for (uint32_t k = 0; k < c->sb->anchor_count; k++) {
+        const plush_pmx_soft_anchor *a = &c->sb->anchors[k];
+        int64_t node = node_of(s, model, a->vertex);
+        bool body_ok = a->rigid_body >= 0 && (size_t)a->rigid_body < model->rigid_body_count &&
+                       c->wm->bodies[a->rigid_body].bc;
+        if (node < 0 || !body_ok) {
+            if (node < 0)
+                plush_diag_warn(c->diag, -1, "soft body", (int64_t)c->index,
+                                "\"%s\": anchor %lu names vertex %ld outside material %ld: dropped", c->name,
+                                (unsigned long)k, (long)a->vertex, (long)c->sb->material);
+            else
+                plush_diag_warn(c->diag, -1, "soft body", (int64_t)c->index,
+                                "\"%s\": anchor %lu names rigid body %ld, which does not exist in the world: "
+                                "dropped",
+                                c->name, (unsigned long)k, (long)a->rigid_body);
+            continue;
+        }
+        soft_anchor *out = &s->anchors[s->anchor_count++];
+        out->node = (uint32_t)node;
+        out->body = a->rigid_body;
+        out->near_mode = a->near_mode != 0;
+        float m[16];
+        bc->body_get_transform(c->wm->bodies[a->rigid_body].bc, m);
+        to_local(m, s->rest[node], out->local);
+        s->anchored_nodes += !seen[node];
+        seen[node] = true;
+    }
+    free(seen);
+    return PLUSH_OK;
+}
+
+/* ---- Bullet ------------------------------------------------------------------------------------- */
+
+static float finite_or(float x, float fallback, bool *repaired)
+{
+    if (isfinite(x))
+        return x;
+    *repaired = true;
+    return fallback;
+}
+
+static int iterations(int32_t n, bool *repaired)
+{
+    if (n < 0 || n > SOFT_MAX_ITERATIONS) {
+        *repaired = true;
+        return n < 0 ? 0 : SOFT_MAX_ITERATIONS;
+    }
+    return (int)n;
+}
+
+static void fill_config(soft_ctx *c, bc_soft_config *out)
+{
+    const plush_pmx_soft_body *sb = c->sb;
+    const plush_pmx_soft_config *k = &sb->config;
+    bool repaired = false;
+    memset(out, 0, sizeof *out);
+    if (sb->aero_model >= 0 && sb->aero_model < 5) {
+        out->aero_model = aero_by_pmx[sb->aero_model];
+    } else {
+        out->aero_model = BT_AERO_V_POINT;
+        plush_diag_warn(c->diag, -1, "soft body", (int64_t)c->index,
+                        "\"%s\": unknown aero model %ld: V_Point used", c->name, (long)sb->aero_model);
+    }
+    out->kVCF = finite_or(k->vcf, 1, &repaired);
+    out->kDP = finite_or(k->dp, 0, &repaired);
+    out->kDG = finite_or(k->dg, 0, &repaired);
+    out->kLF = finite_or(k->lf, 0, &repaired);
+    out->kPR = finite_or(k->pr, 0, &repaired);
+    out->kVC = finite_or(k->vc, 0, &repaired);
+    out->kDF = finite_or(k->df, 0, &repaired);
+    out->kMT = finite_or(k->mt, 0, &repaired);
+    out->kCHR = finite_or(k->chr, 1, &repaired);
+    out->kKHR = finite_or(k->khr, 0.1f, &repaired);
+    out->kSHR = finite_or(k->shr, 1, &repaired);
+    out->kAHR = finite_or(k->ahr, 0.7f, &repaired);
+    out->kSRHR_CL = finite_or(k->srhr_cl, 0.1f, &repaired);
+    out->kSKHR_CL = finite_or(k->skhr_cl, 1, &repaired);
+    out->kSSHR_CL = finite_or(k->sshr_cl, 0.5f, &repaired);
+    out->kSR_SPLT_CL = finite_or(k->sr_splt_cl, 0.5f, &repaired);
+    out->kSK_SPLT_CL = finite_or(k->sk_splt_cl, 0.5f, &repaired);
+    out->kSS_SPLT_CL = finite_or(k->ss_splt_cl, 0.5f, &repaired);
+    if (repaired)
+        plush_diag_warn(c->diag, -1, "soft body", (int64_t)c->index,
+                        "\"%s\": non-finite config values replaced by Bullet's defaults", c->name);
+    repaired = false;
+    out->viterations = iterations(sb->v_iterations, &repaired);
+    out->piterations = iterations(sb->p_iterations, &repaired);
+    out->diterations = iterations(sb->d_iterations, &repaired);
+    out->citerations = iterations(sb->c_iterations, &repaired);
+    if (repaired)
+        plush_diag_warn(c->diag, -1, "soft body", (int64_t)c->index,
+                        "\"%s\": iteration counts clamped to 0..%d", c->name, SOFT_MAX_ITERATIONS);
+    bool clusters = (sb->flags & PLUSH_PMX_SOFT_CLUSTERS) != 0;
+    out->collisions = clusters ? BT_CL_SS | BT_CL_RS : BT_SDF_RS | BT_VF_SS;
+    out->margin = isfinite(sb->margin) && sb->margin >= 0 ? sb->margin : 0;
+    if (out->margin != sb->margin)
+        plush_diag_warn(c->diag, -1, "soft body", (int64_t)c->index, "\"%s\": margin %g replaced by 0", c->name,
+                        (double)sb->margin);
+}
+
+/* Open addressing over (low, high) node pairs: every triangle edge becomes one link, in face order. */
+static bool append_links(soft_ctx *c)
+{
+    const plush_bulletc_api *bc = c->wm->world->bc;
+    world_soft *s = c->s;
+    if (s->rope) {
+        for (size_t i = 0; i + 1 < s->node_count; i++)
+            bc->soft_append_link(s->bc, (uint32_t)i, (uint32_t)i + 1);
+        return true;
+    }
+    size_t cap = 16;
+    while (cap < 6 * s->triangle_count)
+        cap *= 2;
+    uint64_t *slots = calloc(cap, sizeof *slots); /* 0 = empty: a stored key always has low < high */
+    if (!slots)
+        return false;
+    for (size_t t = 0; t < s->triangle_count; t++)
+        for (int e = 0; e < 3; e++) {
+            uint32_t a = s->triangles[t][e], b = s->triangles[t][(e + 1) % 3];
+            if (a == b)
+                continue;
+            uint64_t key = a < b ? (uint64_t)a << 32 | b : (uint64_t)b << 32 | a;
+            size_t h = (size_t)((key * 0x9E3779B97F4A7C15ull) >> 17) & (cap - 1);
+            while (slots[h] && slots[h] != key)
+                h = (h + 1) & (cap - 1);
+            if (slots[h])
+                continue;
+            slots[h] = key;
+            bc->soft_append_link(s->bc, a, b);
+        }
+    free(slots);
+    return true;
+}
+
+/* Faces with area only: Bullet normalises face normals, and a zero one would turn into NaN. */
+static void append_faces(soft_ctx *c)
+{
+    const plush_bulletc_api *bc = c->wm->world->bc;
+    world_soft *s = c->s;
+    for (size_t t = 0; t < s->triangle_count; t++) {
+        const uint32_t *f = s->triangles[t];
+        const float *a = s->rest[f[0]], *b = s->rest[f[1]], *d = s->rest[f[2]];
+        double e[3], g[3];
+        for (int k = 0; k < 3; k++) {
+            e[k] = (double)b[k] - a[k];
+            g[k] = (double)d[k] - a[k];
+        }
+        double x = e[1] * g[2] - e[2] * g[1], y = e[2] * g[0] - e[0] * g[2], z = e[0] * g[1] - e[1] * g[0];
+        if (x * x + y * y + z * z > 0)
+            bc->soft_append_face(s->bc, f[0], f[1], f[2]);
+    }
+}
+
+static int bending_distance(soft_ctx *c)
+{
+    int32_t d = c->sb->blink_distance;
+    if (d > 2 && c->s->node_count > SOFT_FLOYD_MAX_NODES) {
+        plush_diag_warn(c->diag, -1, "soft body", (int64_t)c->index,
+                        "\"%s\": B-link distance %ld on %zu nodes would take Bullet hours (n^3): 2 used", c->name,
+                        (long)d, c->s->node_count);
+        return 2;
+    }
+    return d < 0 ? 0 : (int)d;
+}
+
+static float total_mass(soft_ctx *c)
+{
+    float m = c->sb->total_mass;
+    if (isfinite(m) && m > 0)
+        return m;
+    plush_diag_warn(c->diag, -1, "soft body", (int64_t)c->index, "\"%s\": total mass %g replaced by 1", c->name,
+                    (double)m);
+    return 1;
+}
+
+static plush_status create_bullet(soft_ctx *c)
+{
+    const plush_bulletc_api *bc = c->wm->world->bc;
+    world_soft *s = c->s;
+    const plush_pmx_soft_body *sb = c->sb;
+    float *masses = malloc(s->node_count * sizeof *masses);
+    if (!masses)
+        return no_memory(c);
+    size_t free_nodes = 0;
+    for (size_t i = 0; i < s->node_count; i++) {
+        masses[i] = s->pinned[i] ? 0.0f : 1.0f;
+        free_nodes += !s->pinned[i];
+    }
+    bc_soft_desc desc = {
+        .node_count = s->node_count,
+        .positions = (const float(*)[3])s->rest,
+        .masses = masses,
+        .group = (int16_t)(uint16_t)(1u << (sb->group & 15)),
+        .mask = (int16_t)sb->mask,
+    };
+    char err[BC_ERR] = "";
+    s->bc = bc->soft_create(c->wm->world->bw, &desc, err);
+    free(masses);
+    if (!s->bc)
+        return plush_diag_fail(c->diag, PLUSH_E_NOMEM, -1, "soft body", (int64_t)c->index,
+                               "\"%s\": Bullet refused the soft body: %s", c->name, err[0] ? err : "no reason given");
+    if (!append_links(c))
+        return no_memory(c);
+    if (!s->rope)
+        append_faces(c);
+    bc->soft_set_material(s->bc, sb->lst, sb->ast, sb->vst);
+    if (sb->flags & PLUSH_PMX_SOFT_BLINK)
+        bc->soft_bending(s->bc, bending_distance(c));
+    /* Before the clusters: generateClusters takes its cluster masses from the nodes. Pinned nodes keep
+     * inverse mass 0; a body that is all pins has no mass to spread. */
+    float mass = total_mass(c);
+    if (free_nodes)
+        bc->soft_set_total_mass(s->bc, mass);
+    if (sb->flags & PLUSH_PMX_SOFT_CLUSTERS) {
+        int32_t k = sb->cluster_count < 0 ? 0 : sb->cluster_count;
+        bc->soft_clusters(s->bc, (size_t)k > s->node_count ? (int)s->node_count : (int)k);
+    }
+    if (sb->flags & PLUSH_PMX_SOFT_LINK_RANDOMIZE)
+        bc->soft_randomize(s->bc);
+    bc_soft_config config;
+    fill_config(c, &config);
+    bc->soft_set_config(s->bc, &config);
+    for (size_t k = 0; k < s->anchor_count; k++)
+        bc->soft_append_anchor(s->bc, s->anchors[k].node, c->wm->bodies[s->anchors[k].body].bc);
+    bc->soft_finish(s->bc);
+    return PLUSH_OK;
+}
+
+/* The per-step state, sized once here so that stepping never allocates. */
+static plush_status alloc_state(soft_ctx *c)
+{
+    world_soft *s = c->s;
+    plush_arena *a = &c->wm->arena;
+    size_t n = s->node_count;
+    s->x = plush_arena_array(a, n, sizeof *s->x);
+    s->v = plush_arena_array(a, n, sizeof *s->v);
+    s->normals = plush_arena_array(a, n, sizeof *s->normals);
+    s->scratch_x = plush_arena_array(a, n, sizeof *s->scratch_x);
+    s->scratch_v = plush_arena_array(a, n, sizeof *s->scratch_v);
+    if (!s->x || !s->v || !s->normals || !s->scratch_x || !s->scratch_v)
+        return no_memory(c);
+    size_t vertex_count = c->wm->model->vertex_count;
+    for (size_t v = 0; v < vertex_count; v++)
+        s->member_count += s->vertex_node[v] >= 0;
+    s->members = plush_arena_array(a, s->member_count ? s->member_count : 1, sizeof *s->members);
+    if (!s->members)
+        return no_memory(c);
+    for (size_t v = 0, m = 0; v < vertex_count; v++)
+        if (s->vertex_node[v] >= 0)
+            s->members[m++] = (uint32_t)v;
+    memcpy(s->x, s->rest, n * sizeof *s->x);
+    world_soft_update_normals(s);
+    return PLUSH_OK;
+}
+
+static plush_status add_one(plush_world_model *wm, size_t i, plush_diag *diag)
+{
+    const plush_pmx_model *model = wm->model;
+    const plush_pmx_soft_body *sb = &model->soft_bodies[i];
+    soft_ctx c = {.wm = wm, .sb = sb, .index = i, .name = soft_name(sb), .s = &wm->soft[i], .diag = diag};
+    c.s->state = PLUSH_SOFT_SKIPPED;
+    c.s->failed_step = -1;
+    if (sb->material < 0 || (size_t)sb->material >= model->material_count) {
+        plush_diag_warn(diag, -1, "soft body", (int64_t)i, "\"%s\": %s %ld: skipped", c.name,
+                        sb->material == -1 ? "no material" : "material out of range,", (long)sb->material);
+        return PLUSH_OK;
+    }
+    if (sb->shape > 1) {
+        plush_diag_warn(diag, -1, "soft body", (int64_t)i, "\"%s\": unknown shape %u: skipped", c.name,
+                        (unsigned)sb->shape);
+        return PLUSH_OK;
+    }
+    bool usable = false;
+    plush_status st = sb->shape == 0 ? build_trimesh(&c, &usable) : build_rope(&c, &usable);
+    if (st != PLUSH_OK || !usable) {
+        c.s->node_count = 0;
+        c.s->triangle_count = 0;
+        return st;
+    }
+    st = resolve_pins(&c);
+    if (st == PLUSH_OK)
+        st = resolve_anchors(&c);
+    if (st == PLUSH_OK)
+        st = alloc_state(&c);
+    if (st == PLUSH_OK)
+        st = create_bullet(&c);
+    if (st != PLUSH_OK)
+        return st;
+    c.s->state = PLUSH_SOFT_ACTIVE;
+    return PLUSH_OK;
+}
+
+plush_status world_soft_add(plush_world_model *wm, plush_diag *diag)
+{
+    size_t n = wm->model->soft_body_count;
+    wm->soft = plush_arena_array(&wm->arena, n ? n : 1, sizeof *wm->soft);
+    if (!wm->soft)
+        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, "soft body", -1, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        wm->soft[i].state = PLUSH_SOFT_SKIPPED;
+        wm->soft[i].failed_step = -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        plush_status st = add_one(wm, i, diag);
+        if (st != PLUSH_OK)
+            return st;
+    }
+    return PLUSH_OK;
+}

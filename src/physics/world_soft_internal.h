@@ -1,0 +1,51 @@
+/* Private to world_soft*.c: one PMX 2.1 soft body as the world keeps it. world_soft_build.c makes it
+ * (world_soft_add), world_soft.c steps it, guards it and reads it back. */
+#ifndef PLUSH_PHYSICS_WORLD_SOFT_INTERNAL_H
+#define PLUSH_PHYSICS_WORLD_SOFT_INTERNAL_H
+
+#include "physics/world_internal.h"
+
+typedef struct soft_pin {
+    uint32_t node;
+    int32_t vertex;               /* the PMX vertex whose skinned position the node follows */
+    float from[3];                /* where the node was when the current plush_world_step began */
+    float to[3];                  /* target handed in by plush_world_set_pins */
+} soft_pin;
+
+typedef struct soft_anchor {
+    uint32_t node;
+    int32_t body;                 /* rigid body index */
+    bool near_mode;
+    float local[3];               /* the node's rest position in the body's frame at add time */
+} soft_anchor;
+
+struct world_soft {
+    plush_world_soft_state state;
+    int64_t failed_step;
+    bc_soft *bc;
+    bool rope;
+    size_t node_count;
+    float (*rest)[3];
+    int32_t *node_vertex;         /* node -> a PMX vertex welded into it */
+    int32_t *vertex_node;         /* PMX vertex -> node, -1 outside the material (model->vertex_count) */
+    size_t member_count;          /* the PMX vertices with a node, increasing: write-back walks only these */
+    uint32_t *members;
+    size_t triangle_count;        /* every face of the material as plush_pmx_weld numbers it; 0 for a rope */
+    uint32_t (*triangles)[3];
+    bool *pinned;                 /* per node */
+    size_t pin_count;
+    soft_pin *pins;
+    size_t anchor_count;
+    soft_anchor *anchors;
+    size_t anchored_nodes;        /* distinct nodes among the anchors */
+    /* The last good state, what every reader sees: buffers sized once, so a step allocates nothing. */
+    float (*x)[3], (*v)[3];
+    float (*normals)[3];          /* TriMesh: unit area-weighted node normals of x; rope: zero */
+    float (*scratch_x)[3], (*scratch_v)[3]; /* the state Bullet left after a fixed step, before checking */
+    float dt;                     /* the fixed step, as world.c last handed it */
+};
+
+/* Area-weighted unit node normals of s->x into s->normals (zero for a rope or a node without area). */
+void world_soft_update_normals(world_soft *s);
+
+#endif
