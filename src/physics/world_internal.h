@@ -11,6 +11,10 @@ typedef struct world_body {
     float offset[16];        /* body pose relative to its bone's rest global (T(bone.position)) */
     float offset_inv[16];
     float from[16], to[16];  /* kinematic targets of the current plush_world_step */
+    /* world.c only (p2): */
+    int32_t bone;            /* the body's bone, -1 when it has none (or named one out of range) */
+    uint8_t mode;            /* PMX mode: 0 kinematic, 1 dynamic, 2 dynamic rotation + bone position */
+    float bone_from[3], bone_to[3]; /* mode 2: the bone's position at the start / end of the step */
 } world_body;
 
 typedef struct world_soft world_soft; /* world_soft.c */
@@ -23,6 +27,9 @@ struct plush_world_model {
     world_soft *soft;        /* model->soft_body_count entries, owned by world_soft.c */
     plush_arena arena;       /* owns everything above but the Bullet handles */
     plush_world_model *next;
+    /* world.c only (p2): add_model failed part way; the model is never stepped, only destroyed
+     * (world_soft_destroy is still called: wm->soft may be NULL or partly built). */
+    bool broken;
 };
 
 struct plush_world {
@@ -32,7 +39,37 @@ struct plush_world {
     double carry;            /* time not yet stepped, seconds */
     uint64_t steps;
     plush_world_model *models;
+    /* world.c only (p2): */
+    void *library;           /* dlopen handle of libplush_physics.so */
+    bc_body *ground;         /* NULL without a ground */
 };
+
+/* ---- world.c / world_joints.c / world_math.c (p2); world_soft*.c may use the math ------------- */
+
+/* Rigid transforms, column-major float[16] (cglm layout). out may alias neither input. */
+void world_mat_identity(float out[16]);
+void world_mat_mul(const float a[16], const float b[16], float out[16]);
+/* Inverse of a rotation + translation. */
+void world_mat_rigid_inverse(const float m[16], float out[16]);
+/* T(position) * Ry(y) * Rx(x) * Rz(z): a PMX rigid body's or joint's pose. */
+void world_mat_pmx(const float position[3], const float rotation[3], float out[16]);
+/* Unit quaternion (x y z w) of the rotation part, and back (with a translation). */
+void world_mat_to_quat(const float m[16], float q[4]);
+void world_mat_from_quat(const float q[4], const float t[3], float out[16]);
+/* Shortest-arc slerp of unit quaternions (t in [0, 1]). */
+void world_quat_slerp(const float a[4], const float b[4], float t, float out[4]);
+/* Pose between a and b: lerp of the translations, slerp of the rotations. */
+void world_mat_interpolate(const float a[16], const float b[16], float t, float out[16]);
+/* m * p for a point. */
+void world_mat_point(const float m[16], const float p[3], float out[3]);
+
+#define PLUSH_PHYSICS_LIBRARY "libplush_physics.so"
+/* Loads the physics library from the first candidate path that gives a matching table. On failure
+ * returns false and why gets one line naming every candidate and why it failed. */
+bool world_library_load(const char *const *candidates, size_t count, void **handle, const plush_bulletc_api **api,
+                        char *why, size_t why_size);
+/* Creates joint j of wm's model (bodies exist). NULL with a warning when the joint is skipped. */
+bc_constraint *world_joint_create(plush_world_model *wm, size_t j, plush_diag *diag);
 
 /* world_soft.c. Called by world.c at these points: */
 /* after the model's rigid bodies exist (anchors need them); skipped bodies are warnings */

@@ -1,0 +1,508 @@
+/* The physics world: libplush_physics.so loaded per world, MMD rigid bodies, the bone <-> body exchange
+ * and fixed-rate stepping. Joints are in world_joints.c, soft bodies in world_soft*.c.
+ *
+ * A body's pose is its bone's global transform times a fixed offset: offset = T(bone.position)^-1 *
+ * (the body's PMX pose), taken at rest, so a bone at rest puts its body exactly where the file does.
+ * Modes (PMX):
+ *   0  kinematic: placed at bone * offset before every fixed step, moving smoothly (lerp / slerp) from
+ *      where it was at the start of plush_world_step to the target set_bones gave.
+ *   1  dynamic: simulated; get_bones writes body * offset^-1 to its bone.
+ *   2  dynamic for rotation: before every fixed step its position is moved so that its bone, as
+ *      get_bones reports it (the body's rotation, the animated bone's position), sits at the animated
+ *      position; its linear velocity becomes the bone's own velocity, its angular velocity stays.
+ * A dynamic body with mass 0 (or a mass that is not a positive finite number) would be static in
+ * Bullet; it is simulated with mass 1 and a warning instead, since the author asked for a moving body. */
+#define _GNU_SOURCE
+#include "physics/world_internal.h"
+
+#include <dlfcn.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifndef PLUSH_PHYSICS_INSTALL_DIR
+#define PLUSH_PHYSICS_INSTALL_DIR "/usr/local/lib/plush"
+#endif
+
+enum { GROUND_HALF_XZ = 1000, GROUND_HALF_Y = 50 };
+
+/* ---- loading ----------------------------------------------------------------------------------- */
+
+/* The candidates physics.h promises, in its order. paths holds the storage. */
+static size_t library_candidates(char paths[4][PATH_MAX], const char *candidates[4])
+{
+    size_t n = 0;
+    const char *env = getenv("PLUSH_PHYSICS_LIB");
+    if (env && env[0])
+        candidates[n++] = env;
+    char exe[PATH_MAX];
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (len > 0) {
+        exe[len] = 0;
+        char *slash = strrchr(exe, '/');
+        if (slash) {
+            *slash = 0; /* exe is now the executable's directory */
+            snprintf(paths[0], PATH_MAX, "%.*s/" PLUSH_PHYSICS_LIBRARY, PATH_MAX - 32, exe);
+            candidates[n++] = paths[0];
+            slash = strrchr(exe, '/');
+            if (slash) {
+                *slash = 0;
+                snprintf(paths[1], PATH_MAX, "%.*s/" PLUSH_PHYSICS_LIBRARY, PATH_MAX - 32, exe[0] ? exe : "");
+                candidates[n++] = paths[1];
+            }
+        }
+    }
+    snprintf(paths[2], PATH_MAX, "%s/" PLUSH_PHYSICS_LIBRARY, PLUSH_PHYSICS_INSTALL_DIR);
+    candidates[n++] = paths[2];
+    return n;
+}
+
+/* ---- the world --------------------------------------------------------------------------------- */
+
+static bool finite3(const float v[3])
+{
+    return isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2]);
+}
+
+static plush_status apply_defaults(const plush_world_desc *in, plush_world_desc *d, plush_diag *diag)
+{
+    *d = in ? *in : (plush_world_desc){0};
+    if (!finite3(d->gravity) || !isfinite(d->physics_hz) || !isfinite(d->air_density) || !isfinite(d->ground_y) ||
+        !isfinite(d->max_node_speed))
+        return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, "physics", -1, "world settings must be finite numbers");
+    if (d->physics_hz < 0 || d->max_substeps < 0 || d->air_density < 0 || d->max_node_speed < 0)
+        return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, "physics", -1,
+                               "physics rate, substeps, air density and node speed must not be negative");
+    if (d->no_gravity)
+        d->gravity[0] = d->gravity[1] = d->gravity[2] = 0;
+    else if (d->gravity[0] == 0 && d->gravity[1] == 0 && d->gravity[2] == 0)
+        d->gravity[1] = -98.0f;
+    if (d->physics_hz == 0)
+        d->physics_hz = 60;
+    if (d->max_substeps == 0)
+        d->max_substeps = 16;
+    if (d->air_density == 0)
+        d->air_density = 1.2f;
+    if (d->ground_mask == 0)
+        d->ground_mask = 0xffff;
+    if (d->max_node_speed == 0)
+        d->max_node_speed = 10000;
+    return PLUSH_OK;
+}
+
+/* Bullet keeps collision filters in shorts; PMX's 16 bits are carried over bit for bit. */
+static int16_t filter_bits(uint32_t bits)
+{
+    uint16_t u = (uint16_t)bits;
+    int16_t s;
+    memcpy(&s, &u, sizeof s);
+    return s;
+}
+
+static plush_status make_ground(plush_world *w, plush_diag *diag)
+{
+    char err[BC_ERR] = "";
+    const float half[3] = {GROUND_HALF_XZ, GROUND_HALF_Y, GROUND_HALF_XZ};
+    bc_shape *shape = w->bc->shape_create(w->bw, BC_BOX, half, err);
+    bc_body_desc bd = {.mass = 0, .friction = 0.5f, .restitution = 0, .group = filter_bits(0xffff),
+                       .mask = filter_bits(w->desc.ground_mask)};
+    world_mat_identity(bd.transform);
+    bd.transform[13] = w->desc.ground_y - GROUND_HALF_Y;
+    w->ground = shape ? w->bc->body_create(w->bw, shape, &bd, err) : NULL;
+    if (!w->ground)
+        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, "physics", -1, "cannot create the ground: %s", err);
+    return PLUSH_OK;
+}
+
+plush_status plush_world_create(const plush_world_desc *desc, plush_world **out, plush_diag *diag)
+{
+    if (!out)
+        return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, "physics", -1, "no output for the world");
+    *out = NULL;
+    plush_world_desc d;
+    plush_status st = apply_defaults(desc, &d, diag);
+    if (st != PLUSH_OK)
+        return st;
+    plush_world *w = calloc(1, sizeof *w);
+    if (!w)
+        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, "physics", -1, "out of memory");
+    w->desc = d;
+    char paths[4][PATH_MAX];
+    const char *candidates[4];
+    size_t n = library_candidates(paths, candidates);
+    char why[4 * PATH_MAX];
+    if (!world_library_load(candidates, n, &w->library, &w->bc, why, sizeof why)) {
+        free(w);
+        return plush_diag_fail(diag, PLUSH_E_UNSUPPORTED, -1, "physics", -1, "%s", why);
+    }
+    char err[BC_ERR] = "";
+    bc_world_desc bwd = {.gravity = {d.gravity[0], d.gravity[1], d.gravity[2]}, .air_density = d.air_density};
+    w->bw = w->bc->world_create(&bwd, err);
+    if (!w->bw) {
+        plush_world_destroy(w);
+        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, "physics", -1, "cannot create the Bullet world: %s", err);
+    }
+    if (d.ground && (st = make_ground(w, diag)) != PLUSH_OK) {
+        plush_world_destroy(w);
+        return st;
+    }
+    *out = w;
+    return PLUSH_OK;
+}
+
+void plush_world_destroy(plush_world *world)
+{
+    if (!world)
+        return;
+    for (plush_world_model *wm = world->models, *next; wm; wm = next) {
+        next = wm->next;
+        world_soft_destroy(wm);
+        plush_arena_free(&wm->arena);
+        free(wm);
+    }
+    if (world->bw)
+        world->bc->world_destroy(world->bw);
+    if (world->library)
+        dlclose(world->library);
+    free(world);
+}
+
+/* ---- rigid bodies ------------------------------------------------------------------------------ */
+
+static void rest_bone(const plush_pmx_model *m, int32_t bone, float out[16])
+{
+    world_mat_identity(out);
+    if (bone >= 0)
+        memcpy(out + 12, m->bones[bone].position, 3 * sizeof(float));
+}
+
+/* The bone's global now: the caller's, or its rest pose; identity for no bone. */
+static void bone_global(const plush_world_model *wm, int32_t bone, const float (*globals)[16], float out[16])
+{
+    if (bone >= 0 && globals)
+        memcpy(out, globals[bone], 16 * sizeof(float));
+    else
+        rest_bone(wm->model, bone, out);
+}
+
+static bool shape_size(const plush_pmx_rigid_body *rb, size_t i, float size[3], plush_diag *diag)
+{
+    int used = rb->shape == 0 ? 1 : rb->shape == 1 ? 3 : 2;
+    bool clamped = false;
+    for (int k = 0; k < 3; k++) {
+        size[k] = k < used ? rb->size[k] : 0;
+        if (k < used && !(size[k] >= 1e-3f)) { /* also catches NaN */
+            size[k] = 1e-3f;
+            clamped = true;
+        }
+    }
+    if (clamped)
+        plush_diag_warn(diag, -1, "rigid body", (int64_t)i,
+                        "\"%s\": size %g %g %g is not positive; simulated with 0.001 instead", rb->name.s,
+                        (double)rb->size[0], (double)rb->size[1], (double)rb->size[2]);
+    return true;
+}
+
+static plush_status add_body(plush_world_model *wm, size_t i, const float (*globals)[16], plush_diag *diag)
+{
+    const plush_bulletc_api *bc = wm->world->bc;
+    const plush_pmx_rigid_body *rb = &wm->model->rigid_bodies[i];
+    world_body *b = &wm->bodies[i];
+    if (!finite3(rb->position) || !finite3(rb->rotation) || !finite3(rb->size) || !isfinite(rb->mass) ||
+        !isfinite(rb->linear_damping) || !isfinite(rb->angular_damping) || !isfinite(rb->restitution) ||
+        !isfinite(rb->friction))
+        return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, "rigid body", (int64_t)i, "\"%s\": a value is not finite",
+                               rb->name.s);
+    b->bone = rb->bone;
+    if (rb->bone < -1 || (rb->bone >= 0 && (size_t)rb->bone >= wm->model->bone_count)) {
+        plush_diag_warn(diag, -1, "rigid body", (int64_t)i, "\"%s\": bone %d out of range; the body has no bone",
+                        rb->name.s, (int)rb->bone);
+        b->bone = -1;
+    }
+    b->mode = rb->mode <= 2 ? rb->mode : 1;
+    if (rb->mode > 2)
+        plush_diag_warn(diag, -1, "rigid body", (int64_t)i, "\"%s\": unknown mode %d, simulated as mode 1",
+                        rb->name.s, (int)rb->mode);
+
+    float pose[16], rest[16], rest_inv[16], bone[16];
+    world_mat_pmx(rb->position, rb->rotation, pose);
+    rest_bone(wm->model, b->bone, rest);
+    world_mat_rigid_inverse(rest, rest_inv);
+    world_mat_mul(rest_inv, pose, b->offset);
+    world_mat_rigid_inverse(b->offset, b->offset_inv);
+    bone_global(wm, b->bone, globals, bone);
+    world_mat_mul(bone, b->offset, b->to);
+    memcpy(b->from, b->to, sizeof b->from);
+    memcpy(b->bone_from, bone + 12, sizeof b->bone_from);
+    memcpy(b->bone_to, bone + 12, sizeof b->bone_to);
+
+    float size[3];
+    shape_size(rb, i, size, diag);
+    bc_body_desc bd = {.kinematic = b->mode == 0, .mass = rb->mass, .linear_damping = rb->linear_damping,
+                       .angular_damping = rb->angular_damping, .restitution = rb->restitution,
+                       .friction = rb->friction, .group = filter_bits(1u << (rb->group & 15)),
+                       .mask = filter_bits(rb->mask)};
+    if (rb->group > 15)
+        plush_diag_warn(diag, -1, "rigid body", (int64_t)i, "\"%s\": group %d out of range, used as %d", rb->name.s,
+                        (int)rb->group, (int)(rb->group & 15));
+    if (b->mode != 0 && !(rb->mass > 0)) {
+        plush_diag_warn(diag, -1, "rigid body", (int64_t)i,
+                        "\"%s\": dynamic body with mass %g would be static; simulated with mass 1", rb->name.s,
+                        (double)rb->mass);
+        bd.mass = 1;
+    }
+    memcpy(bd.transform, b->to, sizeof bd.transform);
+    char err[BC_ERR] = "";
+    bc_shape *shape = bc->shape_create(wm->world->bw, (bc_shape_kind)(rb->shape <= 2 ? rb->shape : 0), size, err);
+    b->bc = shape ? bc->body_create(wm->world->bw, shape, &bd, err) : NULL;
+    if (!b->bc)
+        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, "rigid body", (int64_t)i, "\"%s\": Bullet refused it: %s",
+                               rb->name.s, err);
+    return PLUSH_OK;
+}
+
+static plush_status build_model(plush_world_model *wm, const float (*globals)[16], plush_diag *diag)
+{
+    const plush_pmx_model *m = wm->model;
+    wm->bodies = plush_arena_array(&wm->arena, m->rigid_body_count ? m->rigid_body_count : 1, sizeof *wm->bodies);
+    wm->joints = plush_arena_array(&wm->arena, m->joint_count ? m->joint_count : 1, sizeof *wm->joints);
+    if (!wm->bodies || !wm->joints)
+        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, "physics", -1, "out of memory");
+    for (size_t i = 0; i < m->rigid_body_count; i++) {
+        plush_status st = add_body(wm, i, globals, diag);
+        if (st != PLUSH_OK)
+            return st;
+    }
+    for (size_t j = 0; j < m->joint_count; j++)
+        wm->joints[j] = world_joint_create(wm, j, diag);
+    return world_soft_add(wm, diag);
+}
+
+plush_status plush_world_add_model(plush_world *world, const plush_pmx_model *model, const float (*bone_globals)[16],
+                                   plush_world_model **out, plush_diag *diag)
+{
+    if (out)
+        *out = NULL;
+    if (!world || !model || !out)
+        return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, "physics", -1, "add_model needs a world, a model and out");
+    if ((model->rigid_body_count && !model->rigid_bodies) || (model->joint_count && !model->joints) ||
+        (model->bone_count && !model->bones))
+        return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, "physics", -1, "model arrays missing");
+    plush_world_model *wm = calloc(1, sizeof *wm);
+    if (!wm)
+        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, "physics", -1, "out of memory");
+    wm->world = world;
+    wm->model = model;
+    /* Linked first: whatever Bullet made before a failure is owned by the world and freed with it. The
+     * bodies made so far stay in the simulation (the C ABI has no removal), so a failed model's bodies
+     * keep falling until the world is destroyed; the only failures are out-of-memory and bad values. */
+    wm->next = world->models;
+    world->models = wm;
+    plush_status st = build_model(wm, bone_globals, diag);
+    if (st != PLUSH_OK) {
+        wm->broken = true;
+        return st;
+    }
+    *out = wm;
+    return PLUSH_OK;
+}
+
+/* ---- bone exchange ----------------------------------------------------------------------------- */
+
+void plush_world_set_bones(plush_world_model *wm, const float (*bone_globals)[16])
+{
+    if (!wm)
+        return;
+    for (size_t i = 0; i < wm->model->rigid_body_count; i++) {
+        world_body *b = &wm->bodies[i];
+        if (b->bone < 0 || b->mode == 1)
+            continue;
+        float bone[16];
+        bone_global(wm, b->bone, bone_globals, bone);
+        if (b->mode == 0)
+            world_mat_mul(bone, b->offset, b->to);
+        else
+            memcpy(b->bone_to, bone + 12, sizeof b->bone_to);
+    }
+}
+
+void plush_world_reset(plush_world_model *wm, const float (*bone_globals)[16], const float (*vertex_positions)[3])
+{
+    if (!wm)
+        return;
+    const plush_bulletc_api *bc = wm->world->bc;
+    static const float zero[3] = {0, 0, 0};
+    for (size_t i = 0; i < wm->model->rigid_body_count; i++) {
+        world_body *b = &wm->bodies[i];
+        float bone[16];
+        bone_global(wm, b->bone, bone_globals, bone);
+        world_mat_mul(bone, b->offset, b->to);
+        memcpy(b->from, b->to, sizeof b->from);
+        memcpy(b->bone_from, bone + 12, sizeof b->bone_from);
+        memcpy(b->bone_to, bone + 12, sizeof b->bone_to);
+        bc->body_set_transform(b->bc, b->to);
+        bc->body_set_velocity(b->bc, zero, zero);
+        bc->body_clear_forces(b->bc);
+    }
+    world_soft_reset(wm, vertex_positions);
+}
+
+void plush_world_set_pins(plush_world_model *wm, const float (*vertex_positions)[3])
+{
+    if (wm)
+        world_soft_set_pins(wm, vertex_positions);
+}
+
+void plush_world_get_bones(const plush_world_model *wm, float (*bone_globals)[16], bool *driven)
+{
+    if (!wm || !bone_globals)
+        return;
+    if (driven)
+        memset(driven, 0, wm->model->bone_count * sizeof *driven);
+    for (size_t i = 0; i < wm->model->rigid_body_count; i++) {
+        const world_body *b = &wm->bodies[i];
+        if (b->bone < 0 || b->mode == 0)
+            continue;
+        float body[16], bone[16];
+        wm->world->bc->body_get_transform(b->bc, body);
+        world_mat_mul(body, b->offset_inv, bone);
+        if (b->mode == 2)
+            memcpy(bone + 12, bone_globals[b->bone] + 12, 3 * sizeof(float));
+        memcpy(bone_globals[b->bone], bone, sizeof bone);
+        if (driven)
+            driven[b->bone] = true;
+    }
+}
+
+plush_status plush_world_impulse(plush_world_model *wm, int32_t rigid_body, const float velocity[3],
+                                 const float torque[3], bool local)
+{
+    if (!wm || !velocity || !torque || rigid_body < 0 || (size_t)rigid_body >= wm->model->rigid_body_count ||
+        !finite3(velocity) || !finite3(torque))
+        return PLUSH_E_ARGUMENT;
+    const world_body *b = &wm->bodies[rigid_body];
+    if (b->mode == 0)
+        return PLUSH_OK;
+    const plush_bulletc_api *bc = wm->world->bc;
+    float lin[3] = {0, 0, 0}, ang[3] = {0, 0, 0};
+    bool stop = velocity[0] == 0 && velocity[1] == 0 && velocity[2] == 0 && torque[0] == 0 && torque[1] == 0 &&
+                torque[2] == 0;
+    if (!stop) {
+        /* An impulse changes the velocities by the given amounts (PMX 2.1: the morph's offset is an
+         * impulse); all zeros is the format's special case that stops the body. */
+        float m[16], dv[3], dw[3];
+        bc->body_get_transform(b->bc, m);
+        bc->body_get_velocity(b->bc, lin, ang);
+        for (int r = 0; r < 3; r++) {
+            dv[r] = local ? m[r] * velocity[0] + m[4 + r] * velocity[1] + m[8 + r] * velocity[2] : velocity[r];
+            dw[r] = local ? m[r] * torque[0] + m[4 + r] * torque[1] + m[8 + r] * torque[2] : torque[r];
+            lin[r] += dv[r];
+            ang[r] += dw[r];
+        }
+    }
+    bc->body_set_velocity(b->bc, lin, ang);
+    return PLUSH_OK;
+}
+
+void plush_world_body_transform(const plush_world_model *wm, size_t rigid_body, float out[16])
+{
+    if (!wm || rigid_body >= wm->model->rigid_body_count) {
+        world_mat_identity(out);
+        return;
+    }
+    wm->world->bc->body_get_transform(wm->bodies[rigid_body].bc, out);
+}
+
+void plush_world_body_velocity(const plush_world_model *wm, size_t rigid_body, float linear[3], float angular[3])
+{
+    if (!wm || rigid_body >= wm->model->rigid_body_count) {
+        memset(linear, 0, 3 * sizeof(float));
+        memset(angular, 0, 3 * sizeof(float));
+        return;
+    }
+    wm->world->bc->body_get_velocity(wm->bodies[rigid_body].bc, linear, angular);
+}
+
+/* ---- stepping ---------------------------------------------------------------------------------- */
+
+/* Before fixed step k of n: kinematic bodies at their interpolated targets, mode-2 bodies at their
+ * bone's interpolated position. */
+static void place_bodies(plush_world_model *wm, int k, int n, float dt)
+{
+    const plush_bulletc_api *bc = wm->world->bc;
+    float t = (float)(k + 1) / (float)n, t0 = (float)k / (float)n;
+    for (size_t i = 0; i < wm->model->rigid_body_count; i++) {
+        world_body *b = &wm->bodies[i];
+        if (b->mode == 0) {
+            float m[16];
+            world_mat_interpolate(b->from, b->to, t, m);
+            bc->body_set_transform(b->bc, m);
+        } else if (b->mode == 2 && b->bone >= 0) {
+            float m[16], lin[3], ang[3], p[3], p0[3];
+            for (int r = 0; r < 3; r++) {
+                p[r] = t >= 1 ? b->bone_to[r] : b->bone_from[r] + (b->bone_to[r] - b->bone_from[r]) * t;
+                p0[r] = b->bone_from[r] + (b->bone_to[r] - b->bone_from[r]) * t0;
+            }
+            bc->body_get_transform(b->bc, m);
+            /* body * offset^-1 must have translation p: body.t = p - R_body * offset_inv.t */
+            for (int r = 0; r < 3; r++)
+                m[12 + r] = p[r] - (m[r] * b->offset_inv[12] + m[4 + r] * b->offset_inv[13] +
+                                    m[8 + r] * b->offset_inv[14]);
+            bc->body_set_transform(b->bc, m);
+            bc->body_get_velocity(b->bc, lin, ang);
+            for (int r = 0; r < 3; r++)
+                lin[r] = (p[r] - p0[r]) / dt;
+            bc->body_set_velocity(b->bc, lin, ang);
+        }
+    }
+}
+
+static void finish_step(plush_world_model *wm)
+{
+    for (size_t i = 0; i < wm->model->rigid_body_count; i++) {
+        world_body *b = &wm->bodies[i];
+        memcpy(b->from, b->to, sizeof b->from);
+        memcpy(b->bone_from, b->bone_to, sizeof b->bone_from);
+    }
+}
+
+plush_status plush_world_step(plush_world *world, float dt, plush_diag *diag)
+{
+    if (!world || !isfinite(dt) || dt < 0)
+        return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, "physics", -1, "step: time %g is not a finite, "
+                               "non-negative number", (double)dt);
+    double fixed = 1.0 / world->desc.physics_hz;
+    world->carry += dt;
+    /* The small tolerance keeps 1/30 s from giving 1.9999 steps of 1/60 s through rounding. */
+    double whole = floor(world->carry / fixed + 1e-6);
+    world->carry -= whole * fixed;
+    if (world->carry < 0)
+        world->carry = 0;
+    int n = whole > world->desc.max_substeps ? world->desc.max_substeps : (int)whole;
+    float h = (float)fixed;
+    for (int k = 0; k < n; k++) {
+        for (plush_world_model *wm = world->models; wm; wm = wm->next)
+            if (!wm->broken) {
+                place_bodies(wm, k, n, h);
+                world_soft_before_substep(wm, k, n, h);
+            }
+        world->bc->world_step(world->bw, h);
+        for (plush_world_model *wm = world->models; wm; wm = wm->next)
+            if (!wm->broken)
+                world_soft_after_substep(wm, k, n, world->steps, diag);
+        world->steps++;
+    }
+    if (n > 0)
+        for (plush_world_model *wm = world->models; wm; wm = wm->next)
+            if (!wm->broken)
+                finish_step(wm);
+    return PLUSH_OK;
+}
+
+uint64_t plush_world_step_count(const plush_world *world)
+{
+    return world ? world->steps : 0;
+}

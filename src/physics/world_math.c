@@ -1,0 +1,162 @@
+/* Rigid-transform and quaternion helpers for the world: column-major float[16] (cglm layout, element
+ * (row r, column c) at m[4c + r]). Written out here rather than taken from cglm because every input is
+ * const and cglm takes non-const arrays; these few functions are all the physics needs. */
+#include "physics/world_internal.h"
+
+#include <math.h>
+#include <string.h>
+
+void world_mat_identity(float out[16])
+{
+    memset(out, 0, 16 * sizeof(float));
+    out[0] = out[5] = out[10] = out[15] = 1;
+}
+
+void world_mat_mul(const float a[16], const float b[16], float out[16])
+{
+    for (int c = 0; c < 4; c++)
+        for (int r = 0; r < 4; r++) {
+            float s = 0;
+            for (int k = 0; k < 4; k++)
+                s += a[4 * k + r] * b[4 * c + k];
+            out[4 * c + r] = s;
+        }
+}
+
+void world_mat_rigid_inverse(const float m[16], float out[16])
+{
+    for (int c = 0; c < 3; c++)
+        for (int r = 0; r < 3; r++)
+            out[4 * c + r] = m[4 * r + c];
+    for (int r = 0; r < 3; r++)
+        out[12 + r] = -(out[r] * m[12] + out[4 + r] * m[13] + out[8 + r] * m[14]);
+    out[3] = out[7] = out[11] = 0;
+    out[15] = 1;
+}
+
+/* Ry(y) * Rx(x) * Rz(z) multiplied out (standard right-handed-form matrices acting on columns, which is
+ * what D3DX's row-vector yaw-pitch-roll is, transposed). */
+void world_mat_pmx(const float position[3], const float rotation[3], float out[16])
+{
+    float sx = sinf(rotation[0]), cx = cosf(rotation[0]);
+    float sy = sinf(rotation[1]), cy = cosf(rotation[1]);
+    float sz = sinf(rotation[2]), cz = cosf(rotation[2]);
+    /* column 0 */
+    out[0] = cy * cz + sy * sx * sz;
+    out[1] = cx * sz;
+    out[2] = -sy * cz + cy * sx * sz;
+    /* column 1 */
+    out[4] = -cy * sz + sy * sx * cz;
+    out[5] = cx * cz;
+    out[6] = sy * sz + cy * sx * cz;
+    /* column 2 */
+    out[8] = sy * cx;
+    out[9] = -sx;
+    out[10] = cy * cx;
+    out[3] = out[7] = out[11] = 0;
+    out[12] = position[0];
+    out[13] = position[1];
+    out[14] = position[2];
+    out[15] = 1;
+}
+
+void world_mat_to_quat(const float m[16], float q[4])
+{
+    float m00 = m[0], m11 = m[5], m22 = m[10];
+    float tr = m00 + m11 + m22;
+    if (tr > 0) {
+        float s = sqrtf(tr + 1) * 2;
+        q[3] = 0.25f * s;
+        q[0] = (m[6] - m[9]) / s;
+        q[1] = (m[8] - m[2]) / s;
+        q[2] = (m[1] - m[4]) / s;
+    } else if (m00 > m11 && m00 > m22) {
+        float s = sqrtf(1 + m00 - m11 - m22) * 2;
+        q[3] = (m[6] - m[9]) / s;
+        q[0] = 0.25f * s;
+        q[1] = (m[4] + m[1]) / s;
+        q[2] = (m[8] + m[2]) / s;
+    } else if (m11 > m22) {
+        float s = sqrtf(1 + m11 - m00 - m22) * 2;
+        q[3] = (m[8] - m[2]) / s;
+        q[0] = (m[4] + m[1]) / s;
+        q[1] = 0.25f * s;
+        q[2] = (m[9] + m[6]) / s;
+    } else {
+        float s = sqrtf(1 + m22 - m00 - m11) * 2;
+        q[3] = (m[1] - m[4]) / s;
+        q[0] = (m[8] + m[2]) / s;
+        q[1] = (m[9] + m[6]) / s;
+        q[2] = 0.25f * s;
+    }
+    float n = sqrtf(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+    for (int k = 0; k < 4; k++)
+        q[k] /= n;
+}
+
+void world_mat_from_quat(const float q[4], const float t[3], float out[16])
+{
+    float x = q[0], y = q[1], z = q[2], w = q[3];
+    out[0] = 1 - 2 * (y * y + z * z);
+    out[1] = 2 * (x * y + z * w);
+    out[2] = 2 * (x * z - y * w);
+    out[4] = 2 * (x * y - z * w);
+    out[5] = 1 - 2 * (x * x + z * z);
+    out[6] = 2 * (y * z + x * w);
+    out[8] = 2 * (x * z + y * w);
+    out[9] = 2 * (y * z - x * w);
+    out[10] = 1 - 2 * (x * x + y * y);
+    out[3] = out[7] = out[11] = 0;
+    out[12] = t[0];
+    out[13] = t[1];
+    out[14] = t[2];
+    out[15] = 1;
+}
+
+void world_quat_slerp(const float a[4], const float b[4], float t, float out[4])
+{
+    float d = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3];
+    float sign = 1;
+    if (d < 0) {
+        d = -d;
+        sign = -1;
+    }
+    float wa, wb;
+    if (d > 0.9995f) { /* nearly equal: normalised lerp avoids dividing by a vanishing sine */
+        wa = 1 - t;
+        wb = t;
+    } else {
+        float angle = acosf(d), s = sinf(angle);
+        wa = sinf((1 - t) * angle) / s;
+        wb = sinf(t * angle) / s;
+    }
+    float n = 0;
+    for (int k = 0; k < 4; k++) {
+        out[k] = wa * a[k] + sign * wb * b[k];
+        n += out[k] * out[k];
+    }
+    n = sqrtf(n);
+    for (int k = 0; k < 4; k++)
+        out[k] /= n;
+}
+
+void world_mat_interpolate(const float a[16], const float b[16], float t, float out[16])
+{
+    if (t >= 1) { /* the last fixed step lands exactly on the target */
+        memcpy(out, b, 16 * sizeof(float));
+        return;
+    }
+    float qa[4], qb[4], q[4], p[3];
+    world_mat_to_quat(a, qa);
+    world_mat_to_quat(b, qb);
+    world_quat_slerp(qa, qb, t, q);
+    for (int k = 0; k < 3; k++)
+        p[k] = a[12 + k] + (b[12 + k] - a[12 + k]) * t;
+    world_mat_from_quat(q, p, out);
+}
+
+void world_mat_point(const float m[16], const float p[3], float out[3])
+{
+    for (int r = 0; r < 3; r++)
+        out[r] = m[r] * p[0] + m[4 + r] * p[1] + m[8 + r] * p[2] + m[12 + r];
+}
