@@ -170,7 +170,7 @@ typedef struct plush_bulletc_api {
                            float (*n)[3]);
     /* Sets one node's position (m_x and m_q) and velocity. */
     void (*soft_set_node)(bc_soft *soft, uint32_t node, const float x[3], const float v[3]);
-    /* Sets one node's inverse mass (0 pins it). */
+    /* Sets one node's inverse mass (0 pins it; its velocity is then zeroed so it stands still). */
     void (*soft_set_node_inverse_mass)(bc_soft *soft, uint32_t node, float im);
     /* Whole-body state for restore after a blow-up: every node's x and v (node_count entries each). */
     void (*soft_set_all_nodes)(bc_soft *soft, const float (*x)[3], const float (*v)[3]);
