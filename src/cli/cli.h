@@ -26,6 +26,7 @@ enum { CLI_OK = 0, CLI_FAILED = 1, CLI_USAGE = 2 };
 int cli_info(int argc, char **argv);
 int cli_convert(int argc, char **argv);
 int cli_bind(int argc, char **argv);
+int cli_proxy(int argc, char **argv);
 
 /* Prints "plush: " + the diagnostic as one line on stderr. */
 void cli_report(const plush_diag *diag);

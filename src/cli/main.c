@@ -19,6 +19,7 @@ static const char main_help[] =
     "  convert IN.pmx -o OUT.pmx     rewrite a PMX model (version, text encoding, index sizes)\n"
     "  bind MODEL.pmx -o OUT.csv|OUT.im2\n"
     "                                bind the detailed vertices to the soft-body proxy's triangles\n"
+    "  proxy MODEL.pmx --triangles N -o OUT.obj|OUT.pmx   generate a soft-body cage for some materials\n"
     "\n"
     "'plush <command> --help' describes a command.\n"
     "\n"
@@ -33,6 +34,7 @@ static const command commands[] = {
     {"info", cli_info},
     {"convert", cli_convert},
     {"bind", cli_bind},
+    {"proxy", cli_proxy},
 };
 
 void cli_diag_init(plush_diag *diag, const char *file)

@@ -1,0 +1,111 @@
+/* Cages: a coarse surface around a detailed mesh, to become a soft body's TriMesh (plush proxy).
+ *
+ *   plush_arena arena = {0};
+ *   plush_cage_mesh skin, cage;
+ *   const char *names[] = {"hair"};
+ *   plush_cage_weld(model, names, 1, &arena, &skin, &diag);                  // the detailed surface
+ *   plush_cage_result res;
+ *   plush_cage_simplify(&skin, &(plush_cage_options){.target_triangles = 500, .offset = 0.05f}, &arena,
+ *                       &cage, &res, &diag);
+ *   plush_cage_topology topo;
+ *   plush_cage_check(&cage, &topo, &diag);                                  // closed 2-manifold?
+ *   float max, mean;
+ *   plush_cage_distance(&cage, skin.positions, skin.vertex_count, &max, &mean, &diag);
+ *   plush_arena_free(&arena);
+ *
+ * Simplification is meshoptimizer's, loaded with dlopen (libmeshoptimizer.so.2d) on the first call and
+ * never linked: it is a C++ library, and mapping libstdc++ into every plush process costs the memory
+ * `plush info` cannot afford. Everything here writes into the caller's arena; nothing is kept between calls.
+ */
+#ifndef PLUSH_CAGE_H
+#define PLUSH_CAGE_H
+
+#include "plush/pmx.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* An indexed triangle mesh. normals, when not NULL, are orientation hints per vertex (not necessarily
+ * unit length): the sum of the model's own vertex normals welded into the vertex. */
+typedef struct plush_cage_mesh {
+    size_t vertex_count;
+    float (*positions)[3];
+    float (*normals)[3];
+    int32_t *source;              /* per vertex: the PMX vertex (weld) or source-mesh vertex (simplify) it came
+                                   * from; may be NULL */
+    size_t triangle_count;
+    uint32_t (*triangles)[3];
+} plush_cage_mesh;
+
+/* The faces of the named materials (NULL or count 0: every material), in material order, over vertices
+ * welded by exact position across all of them (+0 and -0 are equal). Vertices are numbered in order of
+ * first use; faces that name one vertex twice after welding are dropped. Fails with PLUSH_E_ARGUMENT on a
+ * name no material has (every material with the name counts), PLUSH_E_RANGE on face counts or indices
+ * out of range. */
+plush_status plush_cage_weld(const plush_pmx_model *model, const char *const *materials, size_t material_count,
+                             plush_arena *arena, plush_cage_mesh *out, plush_diag *diag);
+
+typedef enum plush_cage_method {
+    PLUSH_CAGE_COPY = 0,          /* the input had no more triangles than the target: copied */
+    PLUSH_CAGE_LOCKED_BORDER,     /* meshopt_simplify with meshopt_SimplifyLockBorder */
+    PLUSH_CAGE_BORDER,            /* meshopt_simplify; border vertices only slide along the border */
+    PLUSH_CAGE_SLOPPY             /* meshopt_simplifySloppy: any topology (the last resort) */
+} plush_cage_method;
+
+/* Zero fields mean the defaults. */
+typedef struct plush_cage_options {
+    size_t target_triangles;      /* required, at least 1 */
+    float offset;                 /* move every vertex this far along its area-weighted normal (outward,
+                                   * as the source normals point); negative moves inward */
+    float tolerance;              /* reached when triangles <= target * (1 + tolerance); 0: 0.1 */
+} plush_cage_options;
+
+typedef struct plush_cage_result {
+    size_t source_triangles;
+    size_t triangles;             /* after simplification and cleanup */
+    size_t vertices;
+    plush_cage_method method;     /* the first of the ladder that reached the target (or the last tried) */
+    bool reached;                 /* triangles <= target * (1 + tolerance) */
+    float error;                  /* meshoptimizer's resulting error, in model units */
+} plush_cage_result;
+
+/* Simplifies src toward options->target_triangles, trying in turn: a locked border, a sliding border,
+ * the sloppy simplifier (each only when the one before it stopped above the target). Then drops faces
+ * that name a vertex twice and repeated faces (same three vertices), keeps only used vertices (in
+ * increasing source order, out->source naming them) and applies the offset. Output vertices are source
+ * vertices (moved only by the offset). Fails with PLUSH_E_ARGUMENT on a target of 0, an empty source or a
+ * non-finite position or offset, PLUSH_E_UNSUPPORTED when meshoptimizer cannot be loaded. */
+plush_status plush_cage_simplify(const plush_cage_mesh *src, const plush_cage_options *options, plush_arena *arena,
+                                 plush_cage_mesh *out, plush_cage_result *result, plush_diag *diag);
+
+/* Area-weighted unit vertex normals ((b - a) x (c - a) summed over the faces around each vertex), all
+ * flipped when the mesh's hints (mesh->normals) say the faces wind the other way; a vertex without area
+ * gets its hint normalised, or zero. out holds vertex_count entries. */
+void plush_cage_vertex_normals(const plush_cage_mesh *mesh, float (*out)[3]);
+
+typedef struct plush_cage_topology {
+    size_t edges;                 /* distinct undirected edges */
+    size_t border_edges;          /* used by one face */
+    size_t nonmanifold_edges;     /* used by three faces or more */
+    size_t misoriented_edges;     /* used by two faces in the same direction */
+    size_t nonmanifold_vertices;  /* faces around the vertex do not make one fan (or one disk when closed) */
+    size_t degenerate_faces;      /* a vertex named twice */
+    size_t isolated_vertices;     /* used by no face */
+    bool closed_manifold;         /* every count above is 0 and there is a face */
+} plush_cage_topology;
+
+/* Edge and vertex topology of the mesh: a closed, consistently oriented 2-manifold is what a TriMesh soft
+ * body with pressure needs. Fails with PLUSH_E_RANGE on an index out of range, PLUSH_E_NOMEM. */
+plush_status plush_cage_check(const plush_cage_mesh *mesh, plush_cage_topology *out, plush_diag *diag);
+
+/* Exact distance from each point to the nearest cage face (plush_proxy_bind's exact search, Embree when it
+ * loads): the largest and the mean. Faces of zero area are not measured (their points lie on their
+ * neighbours' edges). count 0 gives 0 and 0. Fails when the cage has no face of nonzero area. */
+plush_status plush_cage_distance(const plush_cage_mesh *cage, const float (*points)[3], size_t count, float *max,
+                                 float *mean, plush_diag *diag);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,347 @@
+/* Cages (plush/cage.h): welding materials, simplification toward a target, offset, topology, distances. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "plush/cage.h"
+#include "support/mesh_fixture.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static plush_diag fresh_diag(void)
+{
+    plush_diag d = {0};
+    plush_diag_reset(&d);
+    return d;
+}
+
+static void expect_ok(plush_status st, const plush_diag *d)
+{
+    if (st != PLUSH_OK) {
+        char line[600];
+        plush_diag_format(d, line, sizeof line);
+        fail_msg("expected success: %s", line);
+    }
+}
+
+/* A model with one material: a UV sphere (seams and poles split as a textured sphere has them). */
+static plush_pmx_model *sphere_model(float radius, unsigned rings, unsigned segments)
+{
+    plush_pmx_model *m = mesh_fx_model(1);
+    mesh_fx s = mesh_fx_uv_sphere(radius, rings, segments);
+    mesh_fx_add_material(m, "ball", &s, 0);
+    mesh_fx_free(&s);
+    return m;
+}
+
+/* ---- an independent closest point on a triangle (Voronoi regions, Ericson's formulation) ------------ */
+
+static void sub(const double a[3], const double b[3], double o[3]) { o[0] = a[0] - b[0], o[1] = a[1] - b[1], o[2] = a[2] - b[2]; }
+static double dot(const double a[3], const double b[3]) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+
+static double brute_distance(const float pf[3], const float af[3], const float bf[3], const float cf[3])
+{
+    double p[3], a[3], b[3], c[3], ab[3], ac[3], ap[3], bp[3], cp[3], q[3];
+    for (int k = 0; k < 3; k++)
+        p[k] = pf[k], a[k] = af[k], b[k] = bf[k], c[k] = cf[k];
+    sub(b, a, ab), sub(c, a, ac), sub(p, a, ap);
+    double d1 = dot(ab, ap), d2 = dot(ac, ap);
+    if (d1 <= 0 && d2 <= 0) {
+        memcpy(q, a, sizeof q);
+        goto out;
+    }
+    sub(p, b, bp);
+    double d3 = dot(ab, bp), d4 = dot(ac, bp);
+    if (d3 >= 0 && d4 <= d3) {
+        memcpy(q, b, sizeof q);
+        goto out;
+    }
+    double vc = d1 * d4 - d3 * d2;
+    if (vc <= 0 && d1 >= 0 && d3 <= 0) {
+        double v = d1 / (d1 - d3);
+        for (int k = 0; k < 3; k++)
+            q[k] = a[k] + v * ab[k];
+        goto out;
+    }
+    sub(p, c, cp);
+    double d5 = dot(ab, cp), d6 = dot(ac, cp);
+    if (d6 >= 0 && d5 <= d6) {
+        memcpy(q, c, sizeof q);
+        goto out;
+    }
+    double vb = d5 * d2 - d1 * d6;
+    if (vb <= 0 && d2 >= 0 && d6 <= 0) {
+        double w = d2 / (d2 - d6);
+        for (int k = 0; k < 3; k++)
+            q[k] = a[k] + w * ac[k];
+        goto out;
+    }
+    double va = d3 * d6 - d5 * d4;
+    if (va <= 0 && (d4 - d3) >= 0 && (d5 - d6) >= 0) {
+        double w = (d4 - d3) / ((d4 - d3) + (d5 - d6));
+        for (int k = 0; k < 3; k++)
+            q[k] = b[k] + w * (c[k] - b[k]);
+        goto out;
+    }
+    double denom = 1 / (va + vb + vc), v = vb * denom, w = vc * denom;
+    for (int k = 0; k < 3; k++)
+        q[k] = a[k] + ab[k] * v + ac[k] * w;
+out:;
+    double d[3];
+    sub(p, q, d);
+    return sqrt(dot(d, d));
+}
+
+/* ---- tests ---------------------------------------------------------------------------------------- */
+
+/* A UV sphere welds into a closed 2-manifold: seam columns and pole rows join, pole faces collapse. */
+static void test_weld_sphere(void **state)
+{
+    (void)state;
+    plush_pmx_model *m = sphere_model(1.0f, 8, 12);
+    plush_arena arena = {0};
+    plush_diag d = fresh_diag();
+    plush_cage_mesh mesh;
+    expect_ok(plush_cage_weld(m, NULL, 0, &arena, &mesh, &d), &d);
+    assert_int_equal(mesh.vertex_count, 2 + 7 * 12);       /* two poles, seven inner rings */
+    assert_int_equal(mesh.triangle_count, 2 * 12 + 2 * 6 * 12); /* pole fans + quads between inner rings */
+    plush_cage_topology topo;
+    expect_ok(plush_cage_check(&mesh, &topo, &d), &d);
+    assert_true(topo.closed_manifold);
+    assert_int_equal(topo.edges, 3 * mesh.triangle_count / 2);
+    for (size_t v = 0; v < mesh.vertex_count; v++) {
+        int32_t src = mesh.source[v];
+        assert_true(src >= 0 && (size_t)src < m->vertex_count);
+        assert_memory_equal(mesh.positions[v], m->vertices[src].position, sizeof mesh.positions[v]);
+    }
+    plush_arena_free(&arena);
+    plush_pmx_free(m);
+}
+
+/* Several materials weld into one surface; names choose them; an unknown name fails. */
+static void test_weld_materials(void **state)
+{
+    (void)state;
+    plush_pmx_model *m = mesh_fx_plush(); /* body sphere, cage icosahedron, eyes cube */
+    plush_arena arena = {0};
+    plush_diag d = fresh_diag();
+    plush_cage_mesh mesh;
+    const char *eyes[] = {"eyes"};
+    expect_ok(plush_cage_weld(m, eyes, 1, &arena, &mesh, &d), &d);
+    assert_int_equal(mesh.vertex_count, 8);
+    assert_int_equal(mesh.triangle_count, 12);
+    const char *two[] = {"cage", "eyes"};
+    expect_ok(plush_cage_weld(m, two, 2, &arena, &mesh, &d), &d);
+    assert_int_equal(mesh.vertex_count, 12 + 8);
+    assert_int_equal(mesh.triangle_count, 20 + 12);
+    plush_cage_topology topo;
+    expect_ok(plush_cage_check(&mesh, &topo, &d), &d);
+    assert_true(topo.closed_manifold); /* two closed pieces, each a manifold */
+    const char *bad[] = {"nope"};
+    assert_int_equal(plush_cage_weld(m, bad, 1, &arena, &mesh, &d), PLUSH_E_ARGUMENT);
+    plush_arena_free(&arena);
+    plush_pmx_free(m);
+}
+
+/* The topology check on small meshes whose answers are known. */
+static void test_topology(void **state)
+{
+    (void)state;
+    float pos[6][3] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}, {-1, 0, 0}, {0, -1, 0}};
+    uint32_t tetra[4][3] = {{0, 2, 1}, {0, 1, 3}, {0, 3, 2}, {1, 2, 3}};
+    plush_cage_mesh m = {.vertex_count = 4, .positions = pos, .triangle_count = 4, .triangles = tetra};
+    plush_diag d = fresh_diag();
+    plush_cage_topology t;
+    expect_ok(plush_cage_check(&m, &t, &d), &d);
+    assert_true(t.closed_manifold);
+    assert_int_equal(t.edges, 6);
+
+    /* One face flipped: three edges now run the same way in both faces. */
+    uint32_t flipped[4][3] = {{0, 2, 1}, {0, 1, 3}, {0, 3, 2}, {1, 3, 2}};
+    m.triangles = flipped;
+    expect_ok(plush_cage_check(&m, &t, &d), &d);
+    assert_false(t.closed_manifold);
+    assert_int_equal(t.misoriented_edges, 3);
+    assert_int_equal(t.border_edges, 0);
+
+    /* An open fan: borders only. */
+    m.triangle_count = 3;
+    m.triangles = tetra;
+    expect_ok(plush_cage_check(&m, &t, &d), &d);
+    assert_int_equal(t.border_edges, 3);
+    assert_int_equal(t.nonmanifold_vertices, 0);
+    assert_false(t.closed_manifold);
+
+    /* Two triangles touching at one vertex (a bow tie): the vertex is not a manifold fan. */
+    uint32_t bow[2][3] = {{0, 1, 2}, {0, 4, 5}};
+    m = (plush_cage_mesh){.vertex_count = 6, .positions = pos, .triangle_count = 2, .triangles = bow};
+    expect_ok(plush_cage_check(&m, &t, &d), &d);
+    assert_int_equal(t.nonmanifold_vertices, 1);
+    assert_int_equal(t.isolated_vertices, 1); /* vertex 3 */
+
+    /* Three faces on one edge. */
+    uint32_t fin[3][3] = {{0, 1, 2}, {1, 0, 3}, {0, 1, 5}};
+    m.triangle_count = 3;
+    m.triangles = fin;
+    expect_ok(plush_cage_check(&m, &t, &d), &d);
+    assert_int_equal(t.nonmanifold_edges, 1);
+
+    uint32_t out_of_range[1][3] = {{0, 1, 6}};
+    m.triangle_count = 1;
+    m.triangles = out_of_range;
+    assert_int_equal(plush_cage_check(&m, &t, &d), PLUSH_E_RANGE);
+}
+
+/* A large detailed sphere reaches the target within 10%, stays a closed manifold, and the reported
+ * distances agree with an independent brute force over every cage face. */
+static void test_simplify_large(void **state)
+{
+    (void)state;
+    plush_pmx_model *m = sphere_model(10.0f, 150, 300);
+    plush_arena arena = {0};
+    plush_diag d = fresh_diag();
+    plush_cage_mesh skin, cage;
+    expect_ok(plush_cage_weld(m, NULL, 0, &arena, &skin, &d), &d);
+    assert_true(skin.triangle_count > 80000);
+    const size_t targets[] = {2000, 500, 100};
+    for (size_t k = 0; k < sizeof targets / sizeof targets[0]; k++) {
+        plush_cage_result res;
+        expect_ok(plush_cage_simplify(&skin, &(plush_cage_options){.target_triangles = targets[k]}, &arena, &cage,
+                                      &res, &d),
+                  &d);
+        assert_true(res.reached);
+        assert_true(fabs((double)res.triangles - (double)targets[k]) <= 0.1 * (double)targets[k]);
+        assert_int_equal(res.triangles, cage.triangle_count);
+        assert_int_equal(res.source_triangles, skin.triangle_count);
+        plush_cage_topology topo;
+        expect_ok(plush_cage_check(&cage, &topo, &d), &d);
+        assert_true(topo.closed_manifold);
+        /* Cage vertices are source vertices. */
+        for (size_t v = 0; v < cage.vertex_count; v++)
+            assert_memory_equal(cage.positions[v], skin.positions[cage.source[v]], sizeof cage.positions[v]);
+
+        float max, mean;
+        expect_ok(plush_cage_distance(&cage, (const float(*)[3])skin.positions, skin.vertex_count, &max, &mean, &d),
+                  &d);
+        double bmax = 0, bsum = 0;
+        for (size_t i = 0; i < skin.vertex_count; i += 7) { /* every seventh point keeps the brute force short */
+            double best = INFINITY;
+            for (size_t t = 0; t < cage.triangle_count; t++) {
+                const uint32_t *f = cage.triangles[t];
+                double dd = brute_distance(skin.positions[i], cage.positions[f[0]], cage.positions[f[1]],
+                                           cage.positions[f[2]]);
+                best = dd < best ? dd : best;
+            }
+            bmax = best > bmax ? best : bmax;
+            bsum += best;
+        }
+        float sub_max, sub_mean;
+        size_t n = (skin.vertex_count + 6) / 7;
+        float(*pts)[3] = malloc(n * sizeof *pts);
+        for (size_t i = 0, j = 0; i < skin.vertex_count; i += 7, j++)
+            memcpy(pts[j], skin.positions[i], sizeof pts[j]);
+        expect_ok(plush_cage_distance(&cage, (const float(*)[3])pts, n, &sub_max, &sub_mean, &d), &d);
+        free(pts);
+        assert_true(fabs(sub_max - bmax) <= 1e-5 * (1 + bmax));
+        assert_true(fabs(sub_mean - bsum / (double)n) <= 1e-5 * (1 + bmax));
+        assert_true(sub_max <= max && max > 0 && mean > 0 && mean <= max);
+        /* Against an ideal cage of equal equilateral faces on the sphere: its largest gap is the sagitta
+         * over a face's circumradius. meshoptimizer keeps within four times that. */
+        double area = 4 * 3.14159265358979 * 100.0 / (double)targets[k], edge = sqrt(4 * area / sqrt(3.0));
+        double rc = edge / sqrt(3.0), sagitta = 10.0 - sqrt(100.0 - rc * rc);
+        assert_true(max < 4 * sagitta);
+    }
+    plush_arena_free(&arena);
+    plush_pmx_free(m);
+}
+
+/* The offset moves every vertex of a sphere outward by exactly the offset (its normals are radial). */
+static void test_offset(void **state)
+{
+    (void)state;
+    plush_pmx_model *m = sphere_model(1.0f, 40, 80);
+    plush_arena arena = {0};
+    plush_diag d = fresh_diag();
+    plush_cage_mesh skin, cage;
+    expect_ok(plush_cage_weld(m, NULL, 0, &arena, &skin, &d), &d);
+    plush_cage_result res;
+    for (int sign = -1; sign <= 1; sign += 2) {
+        float off = 0.25f * (float)sign;
+        expect_ok(plush_cage_simplify(&skin, &(plush_cage_options){.target_triangles = 300, .offset = off}, &arena,
+                                      &cage, &res, &d),
+                  &d);
+        for (size_t v = 0; v < cage.vertex_count; v++) {
+            const float *p = cage.positions[v];
+            double r = sqrt((double)p[0] * p[0] + (double)p[1] * p[1] + (double)p[2] * p[2]);
+            assert_true(fabs(r - (1.0 + off)) < 0.02);
+        }
+    }
+    /* The same faces wound the other way (normals still say outward) still push outward. */
+    for (size_t t = 0; t < skin.triangle_count; t++) {
+        uint32_t x = skin.triangles[t][1];
+        skin.triangles[t][1] = skin.triangles[t][2];
+        skin.triangles[t][2] = x;
+    }
+    expect_ok(plush_cage_simplify(&skin, &(plush_cage_options){.target_triangles = 300, .offset = 0.25f}, &arena,
+                                  &cage, &res, &d),
+              &d);
+    for (size_t v = 0; v < cage.vertex_count; v++) {
+        const float *p = cage.positions[v];
+        assert_true(sqrt((double)p[0] * p[0] + (double)p[1] * p[1] + (double)p[2] * p[2]) > 1.2);
+    }
+    plush_arena_free(&arena);
+    plush_pmx_free(m);
+}
+
+/* A target at or above the source copies it; bad options and inputs fail with the documented status. */
+static void test_simplify_edges(void **state)
+{
+    (void)state;
+    plush_pmx_model *m = sphere_model(1.0f, 8, 12);
+    plush_arena arena = {0};
+    plush_diag d = fresh_diag();
+    plush_cage_mesh skin, cage;
+    plush_cage_result res;
+    expect_ok(plush_cage_weld(m, NULL, 0, &arena, &skin, &d), &d);
+    expect_ok(plush_cage_simplify(&skin, &(plush_cage_options){.target_triangles = 100000}, &arena, &cage, &res, &d),
+              &d);
+    assert_int_equal(res.method, PLUSH_CAGE_COPY);
+    assert_int_equal(cage.triangle_count, skin.triangle_count);
+    assert_true(res.reached);
+
+    /* A target the simplifier cannot keep topology for still ends near it (the sloppy fallback). */
+    expect_ok(plush_cage_simplify(&skin, &(plush_cage_options){.target_triangles = 4}, &arena, &cage, &res, &d), &d);
+    assert_true(cage.triangle_count >= 1);
+
+    d = fresh_diag();
+    assert_int_equal(plush_cage_simplify(&skin, &(plush_cage_options){0}, &arena, &cage, &res, &d), PLUSH_E_ARGUMENT);
+    d = fresh_diag();
+    assert_int_equal(
+        plush_cage_simplify(&skin, &(plush_cage_options){.target_triangles = 5, .offset = NAN}, &arena, &cage, &res, &d),
+        PLUSH_E_ARGUMENT);
+    plush_cage_mesh empty = {0};
+    d = fresh_diag();
+    assert_int_equal(plush_cage_simplify(&empty, &(plush_cage_options){.target_triangles = 5}, &arena, &cage, &res, &d),
+                     PLUSH_E_ARGUMENT);
+    skin.positions[3][1] = INFINITY;
+    d = fresh_diag();
+    assert_int_equal(plush_cage_simplify(&skin, &(plush_cage_options){.target_triangles = 5}, &arena, &cage, &res, &d),
+                     PLUSH_E_ARGUMENT);
+    plush_arena_free(&arena);
+    plush_pmx_free(m);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_weld_sphere),    cmocka_unit_test(test_weld_materials),
+        cmocka_unit_test(test_topology),       cmocka_unit_test(test_simplify_large),
+        cmocka_unit_test(test_offset),         cmocka_unit_test(test_simplify_edges),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
