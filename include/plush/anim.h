@@ -67,10 +67,14 @@ typedef enum plush_anim_stage {
     PLUSH_ANIM_AFTER_PHYSICS = 1     /* bones with it */
 } plush_anim_stage;
 
-/* Material values after material morphs (the PMX material's own, then value * mul + add). */
+/* Material values after material morphs: each field is the PMX material's value * mul + add, where
+ * mul is the product of lerp(1, m, weight) over multiply offsets and add the sum of weight * a over add
+ * offsets. The texture / sphere / toon tints have no stored value: *_tint is their mul (1 at rest) and
+ * *_add their add (0 at rest), so a texture colour becomes colour * texture_tint + texture_add. */
 typedef struct plush_anim_material {
     float diffuse[4], specular[3], specular_power, ambient[3], edge_color[4], edge_size;
     float texture_tint[4], sphere_tint[4], toon_tint[4];
+    float texture_add[4], sphere_add[4], toon_add[4];
 } plush_anim_material;
 
 /* An impulse morph's offset at its current weight, for plush_world_impulse before the next step. */
@@ -100,23 +104,31 @@ void plush_anim_set_ik(plush_anim *anim, size_t bone, bool enabled);
  * computes bone-morph offsets, vertex / UV / additional-UV offsets, material values and impulses. */
 void plush_anim_update_morphs(plush_anim *anim);
 /* Deforms the stage's bones in deform order (after-physics flag, then layer, then index): local =
- * append * motion * morph * IK, then globals; IK bones solve in that order. */
+ * append * motion * morph * IK (MMD's row-vector order: append acts first), then globals; append and
+ * IK bones act in that order. Bones physics drove (apply_physics) keep their globals in the
+ * after-physics stage. */
 void plush_anim_deform(plush_anim *anim, plush_anim_stage stage);
 /* After the physics step: bones with driven[i] take globals[i] as their global transform; before-physics
  * bones that are not driven but hang below a driven bone are recomputed from their parent. */
 void plush_anim_apply_physics(plush_anim *anim, const float (*globals)[16], const bool *driven);
 
 const float (*plush_anim_bone_globals(const plush_anim *anim))[16];
+/* Skinning matrices, global * T(-rest position), kept current by deform and apply_physics. */
+const float (*plush_anim_skin_matrices(const plush_anim *anim))[16];
+/* A bone's local transform after the last deform: translation from the parent's origin (rest offset +
+ * motion + morph + append) and rotation (IK * morph * motion * append, column-vector order). */
+void plush_anim_bone_local(const plush_anim *anim, size_t bone, float translation[3], float rotation[4]);
 /* Effective weight of every morph after group/flip resolution. */
 const float *plush_anim_morph_weights(const plush_anim *anim);
 /* Per vertex: position offset of vertex morphs; NULL when no vertex morph is active. */
 const float (*plush_anim_vertex_offsets(const plush_anim *anim))[3];
-/* Per vertex: UV offset (x y of UV morphs; z w unused) and additional UV k offsets (k 0..3); NULL when
- * none is active. */
+/* Per vertex: k = 0 the UV morphs' offsets (x y used), k = 1..4 additional UV1..UV4 offsets; NULL when
+ * no morph of that set is active. */
 const float (*plush_anim_uv_offsets(const plush_anim *anim, int k))[4];
 const plush_anim_material *plush_anim_materials(const plush_anim *anim);
 size_t plush_anim_impulses(const plush_anim *anim, const plush_anim_impulse **out);
-/* Warnings the pipeline met once (external parent keys are unsupported), for the caller to show. */
+/* Unsupported features the model uses (external parent bones move as if they had none): the count, and
+ * the first one as text in message (may be NULL). */
 uint32_t plush_anim_unsupported(const plush_anim *anim, char *message, size_t size);
 
 /* Skins vertices first..first+count of the anim's model with its current bone globals and vertex-morph

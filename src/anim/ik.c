@@ -1,0 +1,254 @@
+/* IK: cyclic coordinate descent (CCD) as MMD solves PMX IK chains.
+ *
+ * Facts this file relies on (PMX notes on IK; saba's and babylon-mmd's solvers, which reproduce MMD):
+ * - The IK bone's position is the goal, its target bone the effector; links are listed from the
+ *   effector towards the root and are visited in that order, loop-count times.
+ * - Each step turns one link so that the effector points at the goal, by at most the unit angle
+ *   (ik_limit_angle, radians per step).
+ * - Angle limits (radians, about the parent's axes) constrain the link's whole local rotation. A link
+ *   whose limits leave only one axis free rotates about that axis alone (knees: X only, lower -180 deg,
+ *   upper about -0.5 deg). On the first iteration such a link takes the mirrored angle when the
+ *   greedy one falls outside its limits, so a knee that starts straight bends forward, not backward.
+ *   Other limited links clamp their Euler angles (here R = Rx * Ry * Rz).
+ * - The solve keeps the best pose seen: when an iteration does not bring the effector closer it
+ *   restores the previous best and stops; it also stops once the effector reaches the goal.
+ * - The solver writes only an extra rotation per link (applied after motion and morph, so
+ *   local = ik * (morph * motion * append)); IK off (property keys) leaves it the identity. */
+#include "anim/anim_internal.h"
+
+/* Effector within this distance of the goal counts as reached (PMX units, 1 unit ~ 8 cm). */
+#define IK_REACHED 1e-5f
+/* Below this the effector already points at the goal: no rotation. */
+#define IK_MIN_ANGLE 1e-6f
+/* MMD models use loop counts of tens; a corrupt count must not stall a frame. */
+#define IK_MAX_LOOPS 1024
+
+static float dot3(const float a[3], const float b[3])
+{
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+static void cross3(const float a[3], const float b[3], float out[3])
+{
+    float x = a[1] * b[2] - a[2] * b[1], y = a[2] * b[0] - a[0] * b[2], z = a[0] * b[1] - a[1] * b[0];
+    out[0] = x;
+    out[1] = y;
+    out[2] = z;
+}
+
+static float dist3(const float a[3], const float b[3])
+{
+    float d[3] = {a[0] - b[0], a[1] - b[1], a[2] - b[2]};
+    return sqrtf(dot3(d, d));
+}
+
+static float clampf(float v, float lo, float hi)
+{
+    return v < lo ? lo : (v > hi ? hi : v);
+}
+
+/* The one free axis of a limited link (0 X, 1 Y, 2 Z), or -1 when zero or several axes are free. */
+static int single_axis(const plush_pmx_ik_link *link)
+{
+    int axis = -1;
+    for (int k = 0; k < 3; k++) {
+        if (link->lower[k] != 0.0f || link->upper[k] != 0.0f) {
+            if (axis >= 0)
+                return -1;
+            axis = k;
+        }
+    }
+    return axis;
+}
+
+/* Euler angles of q with R = Rx(x) * Ry(y) * Rz(z). */
+static void to_euler_xyz(const float q[4], float e[3])
+{
+    float m[9];
+    anim_q_mat3(q, m);   /* m[3 * column + row] */
+    float m02 = m[6], m12 = m[7], m22 = m[8], m01 = m[3], m00 = m[0];
+    e[1] = asinf(clampf(m02, -1.0f, 1.0f));
+    if (fabsf(m02) < 0.9999f) {
+        e[0] = atan2f(-m12, m22);
+        e[2] = atan2f(-m01, m00);
+    } else {
+        /* Gimbal lock: only x + z (or x - z) is defined; put it all in x. */
+        e[0] = atan2f(m[5], m[4]);
+        e[2] = 0.0f;
+    }
+}
+
+static void from_euler_xyz(const float e[3], float q[4])
+{
+    static const float ax[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+    float qx[4], qy[4], qz[4], t[4];
+    anim_q_axis_angle(ax[0], e[0], qx);
+    anim_q_axis_angle(ax[1], e[1], qy);
+    anim_q_axis_angle(ax[2], e[2], qz);
+    anim_q_mul(qx, qy, t);
+    anim_q_mul(t, qz, q);
+}
+
+/* base = morph * motion * append: the local rotation without IK. */
+static void base_rotation(const plush_anim *a, uint32_t b, float out[4])
+{
+    float q[4];
+    anim_q_mul(a->morph_q[b], a->motion_q[b], q);
+    anim_q_mul(q, a->append_q[b], out);
+}
+
+/* Sets link b's IK rotation so that its local rotation becomes want. */
+static void set_local_rotation(plush_anim *a, uint32_t b, const float want[4], int stage)
+{
+    float base[4], inv[4];
+    base_rotation(a, b, base);
+    anim_q_conj(base, inv);
+    anim_q_mul(want, inv, a->ik_q[b]);
+    anim_q_normalize(a->ik_q[b]);
+    anim_update_local(a, b);
+    anim_update_subtree(a, b, stage);
+}
+
+/* One CCD step on a link limited to one axis: the signed angle between effector and goal projected
+ * onto the plane of that axis, added to the link's current angle about it. */
+static void step_single_axis(plush_anim *a, uint32_t b, const plush_pmx_ik_link *link, int axis, float unit,
+                             const float le[3], const float lt[3], int iteration, int stage)
+{
+    float ax[3] = {0, 0, 0};
+    ax[axis] = 1.0f;
+    /* The link's local rotation is a rotation about ax (this function keeps it so), so ax has the same
+     * coordinates in the link's frame and its parent's. */
+    float pe[3], pt[3];
+    float de = dot3(le, ax), dt = dot3(lt, ax);
+    for (int k = 0; k < 3; k++) {
+        pe[k] = le[k] - de * ax[k];
+        pt[k] = lt[k] - dt * ax[k];
+    }
+    float delta = 0.0f;
+    if (dot3(pe, pe) > 1e-12f && dot3(pt, pt) > 1e-12f) {
+        float c[3];
+        cross3(pe, pt, c);
+        delta = atan2f(dot3(ax, c), dot3(pe, pt));
+    }
+    if (unit > 0.0f)
+        delta = clampf(delta, -unit, unit);
+    const float *q = a->local_q[b];
+    /* q and -q are one rotation; with w >= 0 the angle comes out in -pi..pi. */
+    float sign = q[3] < 0.0f ? -1.0f : 1.0f;
+    float current = 2.0f * atan2f(sign * q[axis], sign * q[3]);
+    float lo = link->lower[axis], hi = link->upper[axis];
+    if (lo > hi) {
+        float t = lo;
+        lo = hi;
+        hi = t;
+    }
+    float angle = current + delta;
+    if (iteration == 0 && (angle < lo || angle > hi)) {
+        if (-angle >= lo && -angle <= hi) {
+            angle = -angle;
+        } else {
+            float mid = 0.5f * (lo + hi);
+            if (fabsf(mid - angle) > fabsf(mid + angle))
+                angle = -angle;
+        }
+    }
+    angle = clampf(angle, lo, hi);
+    float want[4];
+    anim_q_axis_angle(ax, angle, want);
+    set_local_rotation(a, b, want, stage);
+}
+
+static void step_link(plush_anim *a, uint32_t b, const plush_pmx_ik_link *link, float unit, uint32_t effector,
+                      uint32_t goal_bone, int iteration, int stage)
+{
+    const float *g = a->global[b];
+    float le[3], lt[3];
+    anim_to_local(g, &a->global[effector][12], le);
+    anim_to_local(g, &a->global[goal_bone][12], lt);
+    float ne = sqrtf(dot3(le, le)), nt = sqrtf(dot3(lt, lt));
+    if (ne < 1e-8f || nt < 1e-8f)
+        return;   /* the effector or the goal sits on the link's pivot: no direction to turn */
+    for (int k = 0; k < 3; k++) {
+        le[k] /= ne;
+        lt[k] /= nt;
+    }
+    int axis = link->has_limits ? single_axis(link) : -1;
+    if (axis >= 0) {
+        step_single_axis(a, b, link, axis, unit, le, lt, iteration, stage);
+        return;
+    }
+    float c[3];
+    cross3(le, lt, c);
+    float sn = sqrtf(dot3(c, c));
+    float angle = atan2f(sn, dot3(le, lt));
+    if (angle < IK_MIN_ANGLE || sn < 1e-12f)
+        return;
+    if (unit > 0.0f && angle > unit)
+        angle = unit;
+    for (int k = 0; k < 3; k++)
+        c[k] /= sn;
+    float rot[4], want[4];
+    anim_q_axis_angle(c, angle, rot);
+    /* rot is expressed in the link's own (rotated) frame, so it applies after the current local
+     * rotation. */
+    anim_q_mul(a->local_q[b], rot, want);
+    anim_q_normalize(want);
+    if (link->has_limits) {
+        float e[3];
+        to_euler_xyz(want, e);
+        for (int k = 0; k < 3; k++) {
+            float lo = link->lower[k] < link->upper[k] ? link->lower[k] : link->upper[k];
+            float hi = link->lower[k] < link->upper[k] ? link->upper[k] : link->lower[k];
+            e[k] = clampf(e[k], lo, hi);
+        }
+        from_euler_xyz(e, want);
+    }
+    set_local_rotation(a, b, want, stage);
+}
+
+void anim_ik_solve(plush_anim *a, uint32_t ik, int stage)
+{
+    const plush_pmx_bone *bone = &a->model->bones[ik];
+    uint32_t effector = (uint32_t)bone->ik_target;
+    uint32_t n = bone->ik_link_count;
+    const plush_pmx_ik_link *links = bone->ik_links;
+    /* Start from the links' motion pose: clear last solve's rotations, root-most link first so each
+     * subtree update sees its parent final. */
+    for (uint32_t k = n; k-- > 0;) {
+        uint32_t b = (uint32_t)links[k].bone;
+        anim_q_identity(a->ik_q[b]);
+        anim_update_local(a, b);
+        anim_update_subtree(a, b, stage);
+    }
+    float best = dist3(&a->global[effector][12], &a->global[ik][12]);
+    if (best < IK_REACHED)
+        return;
+    for (uint32_t k = 0; k < n; k++)
+        memcpy(a->ik_saved[links[k].bone], a->ik_q[links[k].bone], sizeof a->ik_saved[0]);
+    int loops = bone->ik_loop_count < 0 ? 0 : (bone->ik_loop_count > IK_MAX_LOOPS ? IK_MAX_LOOPS : bone->ik_loop_count);
+    float unit = isfinite(bone->ik_limit_angle) ? bone->ik_limit_angle : 0.0f;
+    for (int it = 0; it < loops; it++) {
+        for (uint32_t k = 0; k < n; k++) {
+            uint32_t b = (uint32_t)links[k].bone;
+            if (b == effector || b == ik)
+                continue;
+            step_link(a, b, &links[k], unit, effector, ik, it, stage);
+        }
+        float d = dist3(&a->global[effector][12], &a->global[ik][12]);
+        if (!(d < best)) {
+            /* No progress: go back to the best pose and stop. */
+            for (uint32_t k = n; k-- > 0;) {
+                uint32_t b = (uint32_t)links[k].bone;
+                memcpy(a->ik_q[b], a->ik_saved[b], sizeof a->ik_q[b]);
+                anim_update_local(a, b);
+                anim_update_subtree(a, b, stage);
+            }
+            break;
+        }
+        best = d;
+        for (uint32_t k = 0; k < n; k++)
+            memcpy(a->ik_saved[links[k].bone], a->ik_q[links[k].bone], sizeof a->ik_saved[0]);
+        if (best < IK_REACHED)
+            break;
+    }
+}
