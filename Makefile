@@ -140,3 +140,22 @@ clean:
 
 .SECONDARY:
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+
+# ---- The embedded plush demo (issue 6) -----------------------------------------------------------------
+# tools/demo/gen_bear writes the demo model, its shake motion and its rigid-eyes override into proxies/.
+# They are deterministic outputs of the generator (the same bytes on every run), so they are built here and
+# listed in .gitignore rather than committed (the model alone is ~3 MB).
+GEN_BEAR     := $(BUILD)/tools/gen_bear
+GEN_BEAR_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(sort $(wildcard tools/demo/*.c)))
+DEMO_FILES   := proxies/plush_bear.pmx proxies/plush_bear_shake.vmd proxies/plush_bear.im2
+
+all: $(DEMO_FILES)
+test: $(GEN_BEAR) $(DEMO_FILES)
+
+$(GEN_BEAR): $(GEN_BEAR_OBJ) $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $(GEN_BEAR_OBJ) $(LIB) $(LDLIBS)
+
+$(DEMO_FILES) &: $(GEN_BEAR)
+	@mkdir -p proxies
+	$(GEN_BEAR) -o proxies
