@@ -7,9 +7,10 @@
  *   0  kinematic: placed at bone * offset before every fixed step, moving smoothly (lerp / slerp) from
  *      where it was at the start of plush_world_step to the target set_bones gave.
  *   1  dynamic: simulated; get_bones writes body * offset^-1 to its bone.
- *   2  dynamic for rotation: before every fixed step its position is moved so that its bone, as
+ *   2  dynamic for rotation: around every fixed step its position is moved so that its bone, as
  *      get_bones reports it (the body's rotation, the animated bone's position), sits at the animated
- *      position; its linear velocity becomes the bone's own velocity, its angular velocity stays.
+ *      position (interpolated like mode 0); during the step its linear velocity is the bone's own
+ *      velocity, its angular velocity is simulated.
  * A dynamic body with mass 0 (or a mass that is not a positive finite number) would be static in
  * Bullet; it is simulated with mass 1 and a warning instead, since the author asked for a moving body. */
 #define _GNU_SOURCE
@@ -428,9 +429,27 @@ void plush_world_body_velocity(const plush_world_model *wm, size_t rigid_body, f
 
 /* ---- stepping ---------------------------------------------------------------------------------- */
 
-/* Before fixed step k of n: kinematic bodies at their interpolated targets, mode-2 bodies at their
- * bone's interpolated position. */
-static void place_bodies(plush_world_model *wm, int k, int n, float dt)
+/* The bone position of a mode-2 body at fraction t of the current plush_world_step. */
+static void bone_position(const world_body *b, float t, float p[3])
+{
+    for (int r = 0; r < 3; r++)
+        p[r] = t >= 1 ? b->bone_to[r] : b->bone_from[r] + (b->bone_to[r] - b->bone_from[r]) * t;
+}
+
+/* Moves a mode-2 body, keeping its rotation, so that body * offset^-1 has translation p:
+ * body.t = p - R_body * offset_inv.t. */
+static void place_mode2(const plush_bulletc_api *bc, const world_body *b, const float p[3])
+{
+    float m[16];
+    bc->body_get_transform(b->bc, m);
+    for (int r = 0; r < 3; r++)
+        m[12 + r] = p[r] - (m[r] * b->offset_inv[12] + m[4 + r] * b->offset_inv[13] + m[8 + r] * b->offset_inv[14]);
+    bc->body_set_transform(b->bc, m);
+}
+
+/* Before fixed step k of n: kinematic bodies at their interpolated targets; mode-2 bodies at their
+ * bone's position with the bone's velocity over this step (so contacts and joints see it move). */
+static void place_before(plush_world_model *wm, int k, int n, float dt)
 {
     const plush_bulletc_api *bc = wm->world->bc;
     float t = (float)(k + 1) / (float)n, t0 = (float)k / (float)n;
@@ -441,21 +460,29 @@ static void place_bodies(plush_world_model *wm, int k, int n, float dt)
             world_mat_interpolate(b->from, b->to, t, m);
             bc->body_set_transform(b->bc, m);
         } else if (b->mode == 2 && b->bone >= 0) {
-            float m[16], lin[3], ang[3], p[3], p0[3];
-            for (int r = 0; r < 3; r++) {
-                p[r] = t >= 1 ? b->bone_to[r] : b->bone_from[r] + (b->bone_to[r] - b->bone_from[r]) * t;
-                p0[r] = b->bone_from[r] + (b->bone_to[r] - b->bone_from[r]) * t0;
-            }
-            bc->body_get_transform(b->bc, m);
-            /* body * offset^-1 must have translation p: body.t = p - R_body * offset_inv.t */
-            for (int r = 0; r < 3; r++)
-                m[12 + r] = p[r] - (m[r] * b->offset_inv[12] + m[4 + r] * b->offset_inv[13] +
-                                    m[8 + r] * b->offset_inv[14]);
-            bc->body_set_transform(b->bc, m);
+            float lin[3], ang[3], p[3], p0[3];
+            bone_position(b, t, p);
+            bone_position(b, t0, p0);
+            place_mode2(bc, b, p0);
             bc->body_get_velocity(b->bc, lin, ang);
             for (int r = 0; r < 3; r++)
                 lin[r] = (p[r] - p0[r]) / dt;
             bc->body_set_velocity(b->bc, lin, ang);
+        }
+    }
+}
+
+/* After fixed step k of n: the step moved mode-2 bodies by their velocity and gravity; put them back
+ * on their bone so that what get_bones and body_transform read agrees with the animated position. */
+static void place_after(plush_world_model *wm, int k, int n)
+{
+    float t = (float)(k + 1) / (float)n;
+    for (size_t i = 0; i < wm->model->rigid_body_count; i++) {
+        const world_body *b = &wm->bodies[i];
+        if (b->mode == 2 && b->bone >= 0) {
+            float p[3];
+            bone_position(b, t, p);
+            place_mode2(wm->world->bc, b, p);
         }
     }
 }
@@ -486,13 +513,15 @@ plush_status plush_world_step(plush_world *world, float dt, plush_diag *diag)
     for (int k = 0; k < n; k++) {
         for (plush_world_model *wm = world->models; wm; wm = wm->next)
             if (!wm->broken) {
-                place_bodies(wm, k, n, h);
+                place_before(wm, k, n, h);
                 world_soft_before_substep(wm, k, n, h);
             }
         world->bc->world_step(world->bw, h);
         for (plush_world_model *wm = world->models; wm; wm = wm->next)
-            if (!wm->broken)
+            if (!wm->broken) {
+                place_after(wm, k, n);
                 world_soft_after_substep(wm, k, n, world->steps, diag);
+            }
         world->steps++;
     }
     if (n > 0)
