@@ -22,7 +22,7 @@
  * QDEF is dual-quaternion blending (Kavan et al.): each bone's skinning matrix becomes a unit dual
  * quaternion, the four are brought into the first one's hemisphere, blended with the stored weights and
  * normalised; rotations then blend without the shrinking of linear blending (the "candy wrapper"). */
-#include "plush/anim.h"
+#include "anim/anim_internal.h"
 
 #include <math.h>
 #include <string.h>
@@ -362,4 +362,15 @@ void plush_anim_skin_vertices(const plush_pmx_model *model, const float (*skin)[
             break;
         }
     }
+}
+
+/* The anim keeps every bone's skinning matrix current after each deform and physics hand-over, and its
+ * vertex-morph offsets (NULL while no vertex morph is active, which skips the adds). */
+void plush_anim_skin(const plush_anim *anim, size_t first, size_t count, float (*positions)[3],
+                     float (*normals)[3])
+{
+    if (!anim)
+        return;
+    plush_anim_skin_vertices(anim->model, (const float(*)[16])anim->skin, plush_anim_vertex_offsets(anim), first,
+                             count, positions, normals);
 }
