@@ -27,6 +27,7 @@ int cli_info(int argc, char **argv);
 int cli_convert(int argc, char **argv);
 int cli_bind(int argc, char **argv);
 int cli_proxy(int argc, char **argv);
+int cli_pose(int argc, char **argv);
 
 /* Prints "plush: " + the diagnostic as one line on stderr. */
 void cli_report(const plush_diag *diag);

@@ -20,6 +20,8 @@ static const char main_help[] =
     "  bind MODEL.pmx -o OUT.csv|OUT.im2\n"
     "                                bind the detailed vertices to the soft-body proxy's triangles\n"
     "  proxy MODEL.pmx --triangles N -o OUT.obj|OUT.pmx   generate a soft-body cage for some materials\n"
+    "  pose MODEL.pmx [--motion M.vmd] --frame F [--bones OUT.csv] [--mesh OUT.obj]\n"
+    "                                the model posed at one frame: bone table and skinned mesh\n"
     "\n"
     "'plush <command> --help' describes a command.\n"
     "\n"
@@ -35,6 +37,7 @@ static const command commands[] = {
     {"convert", cli_convert},
     {"bind", cli_bind},
     {"proxy", cli_proxy},
+    {"pose", cli_pose},
 };
 
 void cli_diag_init(plush_diag *diag, const char *file)
