@@ -155,29 +155,48 @@ static void to_world(const float m[16], const float p[3], float out[3])
         out[i] = m[i] * p[0] + m[4 + i] * p[1] + m[8 + i] * p[2] + m[12 + i];
 }
 
-/* Near mode (reading of the PMX notes and the issue): after the step the anchored node and its body
- * are made to meet exactly. A body whose position is prescribed (mode 0 follows its bone, mode 2 takes
- * its bone's position) pulls the node onto the anchor point; a simulated body (mode 1) is moved, without
- * turning, so that its anchor point lies on the node. Pinned nodes stay with their pin. */
-static void near_mode(plush_world_model *wm, world_soft *s)
+/* Near mode (reading of the PMX notes, which only name the flag, and of the issue): after the step the
+ * anchored node and its body are made to meet exactly. A body whose position is prescribed (mode 0
+ * follows its bone, mode 2 takes its bone's position) pulls the node onto the anchor point; a simulated
+ * body (mode 1) is moved, without turning, so that its anchor points lie on their nodes (by their mean
+ * offset when several near anchors hold it). Pinned nodes stay with their pin. */
+static void near_mode_pull(plush_world_model *wm, world_soft *s)
 {
     const plush_bulletc_api *bc = wm->world->bc;
     for (size_t k = 0; k < s->anchor_count; k++) {
         const soft_anchor *a = &s->anchors[k];
-        if (!a->near_mode || s->pinned[a->node])
+        if (!a->near_mode || s->pinned[a->node] || wm->model->rigid_bodies[a->body].mode == 1)
             continue;
-        bc_body *body = wm->bodies[a->body].bc;
         float m[16], w[3];
-        bc->body_get_transform(body, m);
+        bc->body_get_transform(wm->bodies[a->body].bc, m);
         to_world(m, a->local, w);
-        if (wm->model->rigid_bodies[a->body].mode == 1) {
-            for (int j = 0; j < 3; j++)
-                m[12 + j] += s->x[a->node][j] - w[j];
-            bc->body_set_transform(body, m);
-        } else if (finite3(w)) {
+        if (finite3(w)) {
             memcpy(s->x[a->node], w, sizeof w);
             bc->soft_set_node(s->bc, a->node, w, s->v[a->node]);
         }
+    }
+}
+
+static void near_mode_move_bodies(plush_world_model *wm, const world_soft *s)
+{
+    const plush_bulletc_api *bc = wm->world->bc;
+    for (size_t g = 0; g < s->near_dynamic_count;) {
+        int32_t body = s->anchors[s->near_dynamic[g]].body;
+        float m[16];
+        bc->body_get_transform(wm->bodies[body].bc, m);
+        double sum[3] = {0, 0, 0};
+        size_t count = 0;
+        for (; g < s->near_dynamic_count && s->anchors[s->near_dynamic[g]].body == body; g++, count++) {
+            const soft_anchor *a = &s->anchors[s->near_dynamic[g]];
+            float w[3];
+            to_world(m, a->local, w);
+            for (int j = 0; j < 3; j++)
+                sum[j] += (double)s->x[a->node][j] - w[j];
+        }
+        for (int j = 0; j < 3; j++)
+            m[12 + j] += (float)(sum[j] / (double)count);
+        if (isfinite(m[12]) && isfinite(m[13]) && isfinite(m[14]))
+            bc->body_set_transform(wm->bodies[body].bc, m);
     }
 }
 
@@ -201,7 +220,8 @@ void world_soft_after_substep(plush_world_model *wm, int k, int n, uint64_t step
         }
         memcpy(s->x, s->scratch_x, s->node_count * sizeof *s->x);
         memcpy(s->v, s->scratch_v, s->node_count * sizeof *s->v);
-        near_mode(wm, s);
+        near_mode_pull(wm, s);
+        near_mode_move_bodies(wm, s);
         if (k + 1 >= n) {
             /* Float integration lands within rounding of the target; the step ends exactly on it. */
             for (size_t q = 0; q < s->pin_count; q++) {

@@ -4,6 +4,7 @@
 #include "plush/pmx_mesh.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -178,6 +179,37 @@ static void to_local(const float m[16], const float p[3], float out[3])
         out[i] = m[4 * i + 0] * d[0] + m[4 * i + 1] * d[1] + m[4 * i + 2] * d[2];
 }
 
+static int by_key(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Near-mode anchors on one simulated body move that body together (by their mean offset), so they are
+ * kept grouped by body, in file order within a body: sorted on (body << 32 | anchor index). */
+static plush_status near_dynamic_groups(soft_ctx *c)
+{
+    world_soft *s = c->s;
+    const plush_pmx_model *model = c->wm->model;
+    size_t cap = s->anchor_count ? s->anchor_count : 1;
+    s->near_dynamic = plush_arena_array(&c->wm->arena, cap, sizeof *s->near_dynamic);
+    uint64_t *keys = malloc(cap * sizeof *keys);
+    if (!s->near_dynamic || !keys) {
+        free(keys);
+        return no_memory(c);
+    }
+    size_t n = 0;
+    for (size_t k = 0; k < s->anchor_count; k++)
+        if (s->anchors[k].near_mode && model->rigid_bodies[s->anchors[k].body].mode == 1)
+            keys[n++] = (uint64_t)(uint32_t)s->anchors[k].body << 32 | (uint32_t)k;
+    qsort(keys, n, sizeof *keys, by_key);
+    for (size_t i = 0; i < n; i++)
+        s->near_dynamic[i] = (uint32_t)keys[i];
+    s->near_dynamic_count = n;
+    free(keys);
+    return PLUSH_OK;
+}
+
 static plush_status resolve_anchors(soft_ctx *c)
 {
     const plush_pmx_model *model = c->wm->model;
@@ -217,17 +249,32 @@ static plush_status resolve_anchors(soft_ctx *c)
         seen[node] = true;
     }
     free(seen);
-    return PLUSH_OK;
+    return near_dynamic_groups(c);
 }
 
 /* ---- Bullet ------------------------------------------------------------------------------------- */
 
-static float finite_or(float x, float fallback, bool *repaired)
+/* One k-value on its way to Bullet: non-finite gives Bullet's default, outside the range btSoftBody.h
+ * documents it is clamped (Bullet's solvers overshoot and diverge there: a hardness of 11.5 moves a node
+ * 11.5 times past its target every iteration). */
+typedef struct soft_value {
+    const char *name;
+    float value, fallback, lo, hi;
+    float *out;
+} soft_value;
+
+/* Writes each value, appending the names it repaired to list. */
+static void apply_values(const soft_value *vals, size_t count, char *list, size_t cap)
 {
-    if (isfinite(x))
-        return x;
-    *repaired = true;
-    return fallback;
+    for (size_t i = 0; i < count; i++) {
+        float x = vals[i].value;
+        float y = !isfinite(x) ? vals[i].fallback : x < vals[i].lo ? vals[i].lo : x > vals[i].hi ? vals[i].hi : x;
+        *vals[i].out = y;
+        if (y != x) {
+            size_t n = strlen(list);
+            snprintf(list + n, cap - n, "%s%s %g->%g", n ? ", " : "", vals[i].name, (double)x, (double)y);
+        }
+    }
 }
 
 static int iterations(int32_t n, bool *repaired)
@@ -243,7 +290,6 @@ static void fill_config(soft_ctx *c, bc_soft_config *out)
 {
     const plush_pmx_soft_body *sb = c->sb;
     const plush_pmx_soft_config *k = &sb->config;
-    bool repaired = false;
     memset(out, 0, sizeof *out);
     if (sb->aero_model >= 0 && sb->aero_model < 5) {
         out->aero_model = aero_by_pmx[sb->aero_model];
@@ -252,28 +298,25 @@ static void fill_config(soft_ctx *c, bc_soft_config *out)
         plush_diag_warn(c->diag, -1, "soft body", (int64_t)c->index,
                         "\"%s\": unknown aero model %ld: V_Point used", c->name, (long)sb->aero_model);
     }
-    out->kVCF = finite_or(k->vcf, 1, &repaired);
-    out->kDP = finite_or(k->dp, 0, &repaired);
-    out->kDG = finite_or(k->dg, 0, &repaired);
-    out->kLF = finite_or(k->lf, 0, &repaired);
-    out->kPR = finite_or(k->pr, 0, &repaired);
-    out->kVC = finite_or(k->vc, 0, &repaired);
-    out->kDF = finite_or(k->df, 0, &repaired);
-    out->kMT = finite_or(k->mt, 0, &repaired);
-    out->kCHR = finite_or(k->chr, 1, &repaired);
-    out->kKHR = finite_or(k->khr, 0.1f, &repaired);
-    out->kSHR = finite_or(k->shr, 1, &repaired);
-    out->kAHR = finite_or(k->ahr, 0.7f, &repaired);
-    out->kSRHR_CL = finite_or(k->srhr_cl, 0.1f, &repaired);
-    out->kSKHR_CL = finite_or(k->skhr_cl, 1, &repaired);
-    out->kSSHR_CL = finite_or(k->sshr_cl, 0.5f, &repaired);
-    out->kSR_SPLT_CL = finite_or(k->sr_splt_cl, 0.5f, &repaired);
-    out->kSK_SPLT_CL = finite_or(k->sk_splt_cl, 0.5f, &repaired);
-    out->kSS_SPLT_CL = finite_or(k->ss_splt_cl, 0.5f, &repaired);
-    if (repaired)
+    const float inf = INFINITY;
+    const soft_value vals[] = {
+        {"VCF", k->vcf, 1, -inf, inf, &out->kVCF},      {"DP", k->dp, 0, 0, 1, &out->kDP},
+        {"DG", k->dg, 0, 0, inf, &out->kDG},            {"LF", k->lf, 0, 0, inf, &out->kLF},
+        {"PR", k->pr, 0, -inf, inf, &out->kPR},         {"VC", k->vc, 0, 0, inf, &out->kVC},
+        {"DF", k->df, 0.2f, 0, 1, &out->kDF},           {"MT", k->mt, 0, 0, 1, &out->kMT},
+        {"CHR", k->chr, 1, 0, 1, &out->kCHR},           {"KHR", k->khr, 0.1f, 0, 1, &out->kKHR},
+        {"SHR", k->shr, 1, 0, 1, &out->kSHR},           {"AHR", k->ahr, 0.7f, 0, 1, &out->kAHR},
+        {"SRHR_CL", k->srhr_cl, 0.1f, 0, 1, &out->kSRHR_CL}, {"SKHR_CL", k->skhr_cl, 1, 0, 1, &out->kSKHR_CL},
+        {"SSHR_CL", k->sshr_cl, 0.5f, 0, 1, &out->kSSHR_CL}, {"SR_SPLT_CL", k->sr_splt_cl, 0.5f, 0, 1, &out->kSR_SPLT_CL},
+        {"SK_SPLT_CL", k->sk_splt_cl, 0.5f, 0, 1, &out->kSK_SPLT_CL},
+        {"SS_SPLT_CL", k->ss_splt_cl, 0.5f, 0, 1, &out->kSS_SPLT_CL},
+    };
+    char list[PLUSH_DIAG_MESSAGE] = "";
+    apply_values(vals, sizeof vals / sizeof vals[0], list, sizeof list);
+    if (list[0])
         plush_diag_warn(c->diag, -1, "soft body", (int64_t)c->index,
-                        "\"%s\": non-finite config values replaced by Bullet's defaults", c->name);
-    repaired = false;
+                        "\"%s\": config outside Bullet's range, clamped: %s", c->name, list);
+    bool repaired = false;
     out->viterations = iterations(sb->v_iterations, &repaired);
     out->piterations = iterations(sb->p_iterations, &repaired);
     out->diterations = iterations(sb->d_iterations, &repaired);
@@ -394,7 +437,15 @@ static plush_status create_bullet(soft_ctx *c)
         return no_memory(c);
     if (!s->rope)
         append_faces(c);
-    bc->soft_set_material(s->bc, sb->lst, sb->ast, sb->vst);
+    float lst, ast, vst;
+    const soft_value stiffness[] = {
+        {"LST", sb->lst, 1, 0, 1, &lst}, {"AST", sb->ast, 1, 0, 1, &ast}, {"VST", sb->vst, 1, 0, 1, &vst}};
+    char list[PLUSH_DIAG_MESSAGE] = "";
+    apply_values(stiffness, 3, list, sizeof list);
+    if (list[0])
+        plush_diag_warn(c->diag, -1, "soft body", (int64_t)c->index,
+                        "\"%s\": material stiffness outside 0..1, clamped: %s", c->name, list);
+    bc->soft_set_material(s->bc, lst, ast, vst);
     if (sb->flags & PLUSH_PMX_SOFT_BLINK)
         bc->soft_bending(s->bc, bending_distance(c));
     /* Before the clusters: generateClusters takes its cluster masses from the nodes. Pinned nodes keep
@@ -452,8 +503,11 @@ static plush_status add_one(plush_world_model *wm, size_t i, plush_diag *diag)
     c.s->state = PLUSH_SOFT_SKIPPED;
     c.s->failed_step = -1;
     if (sb->material < 0 || (size_t)sb->material >= model->material_count) {
-        plush_diag_warn(diag, -1, "soft body", (int64_t)i, "\"%s\": %s %ld: skipped", c.name,
-                        sb->material == -1 ? "no material" : "material out of range,", (long)sb->material);
+        if (sb->material == -1)
+            plush_diag_warn(diag, -1, "soft body", (int64_t)i, "\"%s\": no material (-1): skipped", c.name);
+        else
+            plush_diag_warn(diag, -1, "soft body", (int64_t)i, "\"%s\": material %ld out of range (%zu materials): "
+                            "skipped", c.name, (long)sb->material, model->material_count);
         return PLUSH_OK;
     }
     if (sb->shape > 1) {

@@ -38,6 +38,8 @@ struct world_soft {
     size_t anchor_count;
     soft_anchor *anchors;
     size_t anchored_nodes;        /* distinct nodes among the anchors */
+    size_t near_dynamic_count;    /* near-mode anchors on simulated (mode 1) bodies, by body then file order */
+    uint32_t *near_dynamic;       /* indices into anchors */
     /* The last good state, what every reader sees: buffers sized once, so a step allocates nothing. */
     float (*x)[3], (*v)[3];
     float (*normals)[3];          /* TriMesh: unit area-weighted node normals of x; rope: zero */
