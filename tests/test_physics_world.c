@@ -494,6 +494,73 @@ static void test_determinism(void **state)
             assert_true(isfinite(a[i][k]));
 }
 
+/* ---- the math under the exchange ------------------------------------------------------------------- */
+
+static void test_math(void **state)
+{
+    (void)state;
+    const float origin[3] = {0, 0, 0};
+    float rx[16], ry[16], rz[16], yx[16], yxz[16], pmx[16];
+    /* Column-vector matrices: Rx(90 deg) turns Y into Z. */
+    world_mat_pmx(origin, (const float[3]){1.5707964f, 0, 0}, rx);
+    assert_true(fabsf(rx[4]) < 1e-6f && fabsf(rx[5]) < 1e-6f && fabsf(rx[6] - 1) < 1e-6f);
+    for (int i = 0; i < 20; i++) {
+        float a = 0.37f * (float)i - 3, b = 0.23f * (float)i - 2, c = 1.1f - 0.19f * (float)i;
+        world_mat_pmx(origin, (const float[3]){a, 0, 0}, rx);
+        world_mat_pmx(origin, (const float[3]){0, b, 0}, ry);
+        world_mat_pmx(origin, (const float[3]){0, 0, c}, rz);
+        world_mat_mul(ry, rx, yx);
+        world_mat_mul(yx, rz, yxz);
+        const float pos[3] = {(float)i, 2, -3};
+        world_mat_pmx(pos, (const float[3]){a, b, c}, pmx);
+        yxz[12] = pos[0];
+        yxz[13] = pos[1];
+        yxz[14] = pos[2];
+        expect_mat_near(pmx, yxz, 1e-5f); /* R = Ry * Rx * Rz */
+        float q[4], back[16], inv[16], id[16], eye[16];
+        world_mat_to_quat(pmx, q);
+        world_mat_from_quat(q, pos, back);
+        expect_mat_near(back, pmx, 1e-5f);
+        world_mat_rigid_inverse(pmx, inv);
+        world_mat_mul(pmx, inv, id);
+        world_mat_identity(eye);
+        expect_mat_near(id, eye, 1e-5f);
+    }
+    /* Halfway between two poses: half the turn, the middle of the move; the ends exactly. */
+    float a[16], b[16], mid[16], want[16];
+    world_mat_pmx((const float[3]){0, 0, 0}, (const float[3]){0, 0.2f, 0}, a);
+    world_mat_pmx((const float[3]){2, 4, 6}, (const float[3]){0, 1.4f, 0}, b);
+    world_mat_interpolate(a, b, 0.5f, mid);
+    world_mat_pmx((const float[3]){1, 2, 3}, (const float[3]){0, 0.8f, 0}, want);
+    expect_mat_near(mid, want, 1e-5f);
+    world_mat_interpolate(a, b, 1, mid);
+    assert_memory_equal(mid, b, sizeof mid);
+    world_mat_interpolate(a, b, 0, mid);
+    expect_mat_near(mid, a, 1e-6f);
+}
+
+static void test_two_models(void **state)
+{
+    (void)state;
+    plush_world *w = world_ok(&(plush_world_desc){.ground = true});
+    plush_pmx_model *m1 = plush_pmx_create(), *m2 = plush_pmx_create();
+    pmx_fx_rigid_bodies(m1, 1);
+    pmx_fx_rigid_bodies(m2, 1);
+    body(m1, 0, 0, 1, 0, 3, 0, 1);
+    body(m2, 0, 0, 1, 0.5f, 6, 0, 1); /* lands on the first model's sphere and rolls off */
+    plush_world_model *wm1 = add_ok(w, m1, NULL, NULL), *wm2 = add_ok(w, m2, NULL, NULL);
+    step_n(w, 150, 1.0f / 30);
+    float t1[16], t2[16];
+    plush_world_body_transform(wm1, 0, t1);
+    plush_world_body_transform(wm2, 0, t2);
+    float dx = t1[12] - t2[12], dy = t1[13] - t2[13], dz = t1[14] - t2[14];
+    assert_true(sqrtf(dx * dx + dy * dy + dz * dz) > 1.95f); /* the models collide with each other */
+    assert_true(fabsf(t1[13] - 1) < 0.02f && fabsf(t2[13] - 1) < 0.02f);
+    plush_world_destroy(w);
+    plush_pmx_free(m1);
+    plush_pmx_free(m2);
+}
+
 /* ---- arguments, loading ----------------------------------------------------------------------------- */
 
 static void test_bad_arguments(void **state)
@@ -673,6 +740,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_reset_and_impulse),
         cmocka_unit_test(test_mass_zero_dynamic_body_moves),
         cmocka_unit_test(test_determinism),
+        cmocka_unit_test(test_math),
+        cmocka_unit_test(test_two_models),
         cmocka_unit_test(test_bad_arguments),
         cmocka_unit_test(test_defaults_and_out_of_range_queries),
         cmocka_unit_test(test_library_message),

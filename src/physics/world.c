@@ -189,22 +189,26 @@ static void bone_global(const plush_world_model *wm, int32_t bone, const float (
         rest_bone(wm->model, bone, out);
 }
 
-static bool shape_size(const plush_pmx_rigid_body *rb, size_t i, float size[3], plush_diag *diag)
+/* Bullet's sizes from PMX's: sphere radius; box half extents; capsule radius and cylinder height. A
+ * radius or half extent below 0.001 (or NaN) becomes 0.001 with a warning; a capsule's height may be 0
+ * (a sphere). */
+static void shape_size(const plush_pmx_rigid_body *rb, size_t i, float size[3], plush_diag *diag)
 {
-    int used = rb->shape == 0 ? 1 : rb->shape == 1 ? 3 : 2;
+    int used = rb->shape == 1 ? 3 : rb->shape == 2 ? 2 : 1;
     bool clamped = false;
     for (int k = 0; k < 3; k++) {
         size[k] = k < used ? rb->size[k] : 0;
-        if (k < used && !(size[k] >= 1e-3f)) { /* also catches NaN */
-            size[k] = 1e-3f;
+        bool height = rb->shape == 2 && k == 1;
+        if (k < used && !(size[k] >= (height ? 0.0f : 1e-3f))) { /* also catches NaN */
+            size[k] = height ? 0 : 1e-3f;
             clamped = true;
         }
     }
     if (clamped)
         plush_diag_warn(diag, -1, "rigid body", (int64_t)i,
-                        "\"%s\": size %g %g %g is not positive; simulated with 0.001 instead", rb->name.s,
-                        (double)rb->size[0], (double)rb->size[1], (double)rb->size[2]);
-    return true;
+                        "\"%s\": size %g %g %g is too small for its shape; simulated with %g %g %g instead", rb->name.s,
+                        (double)rb->size[0], (double)rb->size[1], (double)rb->size[2], (double)size[0],
+                        (double)size[1], (double)size[2]);
 }
 
 static plush_status add_body(plush_world_model *wm, size_t i, const float (*globals)[16], plush_diag *diag)
