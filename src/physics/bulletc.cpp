@@ -870,6 +870,19 @@ void soft_freeze(bc_soft *s)
     }
 }
 
+void soft_set_pose(bc_soft *s, bool volume, bool frame)
+{
+    if (!s || (!volume && !frame))
+        return;
+    try {
+        /* setPose weighs nodes by mass; with every node pinned it divides 0 by 0. */
+        if (!(s->soft->getTotalMass() > 0))
+            return;
+        s->soft->setPose(volume, frame);
+    } catch (...) {
+    }
+}
+
 bool scalar_is_float(void)
 {
     return sizeof(btScalar) == sizeof(float);
@@ -910,6 +923,7 @@ const plush_bulletc_api api = {
     soft_set_node_inverse_mass,
     soft_set_all_nodes,
     soft_freeze,
+    soft_set_pose,
 };
 
 } // namespace

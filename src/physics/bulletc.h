@@ -21,7 +21,7 @@
 extern "C" {
 #endif
 
-#define PLUSH_BULLETC_VERSION 1u
+#define PLUSH_BULLETC_VERSION 2u
 enum { BC_ERR = 256 };
 
 typedef struct bc_world bc_world;
@@ -176,6 +176,10 @@ typedef struct plush_bulletc_api {
     void (*soft_set_all_nodes)(bc_soft *soft, const float (*x)[3], const float (*v)[3]);
     /* Removes the soft body from the simulation without freeing it (a frozen, failed body). */
     void (*soft_freeze)(bc_soft *soft);
+    /* setPose(volume, frame) from the current nodes and masses (after soft_set_total_mass): the rest
+     * volume that kVC conserves and the rest shape that kMT matches. Without it Bullet's kVC squeezes
+     * the body toward zero volume and kMT does nothing. Ignored when no node has mass. (version 2) */
+    void (*soft_set_pose)(bc_soft *soft, bool volume, bool frame);
 } plush_bulletc_api;
 
 /* The one exported symbol. Returns NULL when version differs from the library's. */
