@@ -462,6 +462,9 @@ static plush_status create_bullet(soft_ctx *c)
     bc_soft_config config;
     fill_config(c, &config);
     bc->soft_set_config(s->bc, &config);
+    /* kVC keeps the rest volume and kMT the rest shape: both need Bullet's pose taken at rest. */
+    if (free_nodes && (config.kVC > 0 || config.kMT > 0))
+        bc->soft_set_pose(s->bc, config.kVC > 0, config.kMT > 0);
     for (size_t k = 0; k < s->anchor_count; k++)
         bc->soft_append_anchor(s->bc, s->anchors[k].node, c->wm->bodies[s->anchors[k].body].bc);
     bc->soft_finish(s->bc);
