@@ -316,6 +316,34 @@ static void test_hinge_motor(void **state)
     plush_pmx_free(m);
 }
 
+static void test_slider_motor(void **state)
+{
+    (void)state;
+    /* Weightless; the linear motor (spring_linear: on, 2 units/s, strong) drives B along the joint's X,
+     * free of limits (lower > upper), rotation about the axis locked. */
+    plush_world *w = world_ok(&(plush_world_desc){.no_gravity = true});
+    plush_pmx_model *m = pair(PLUSH_PMX_JOINT_SLIDER, (const float[3]){0, -1, 0}, no_rot);
+    plush_pmx_joint *j = &m->joints[0];
+    j->position[1] = -1;
+    j->linear_lower[0] = 1;
+    j->linear_upper[0] = -1;
+    j->spring_linear[0] = 1;
+    j->spring_linear[1] = 2;
+    j->spring_linear[2] = 1000;
+    m->rigid_bodies[1].linear_damping = 0;
+    plush_diag d;
+    plush_world_model *wm = add_ok(w, m, &d);
+    plush_diag sd = fresh_diag();
+    for (int s = 0; s < 60; s++)
+        assert_int_equal(plush_world_step(w, 1.0f / 60, &sd), PLUSH_OK);
+    float t[16];
+    plush_world_body_transform(wm, 1, t);
+    assert_true(fabsf(t[12] - 2) < 0.1f); /* 1 s at 2 units/s along X */
+    assert_true(fabsf(t[13] + 1) < 1e-3f && fabsf(t[14]) < 1e-3f);
+    plush_world_destroy(w);
+    plush_pmx_free(m);
+}
+
 static void test_missing_body_skipped(void **state)
 {
     (void)state;
@@ -420,6 +448,7 @@ int main(void)
         cmocka_unit_test(test_slider),
         cmocka_unit_test(test_hinge),
         cmocka_unit_test(test_hinge_motor),
+        cmocka_unit_test(test_slider_motor),
         cmocka_unit_test(test_missing_body_skipped),
         cmocka_unit_test(test_real_models),
     };

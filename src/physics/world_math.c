@@ -142,7 +142,8 @@ void world_quat_slerp(const float a[4], const float b[4], float t, float out[4])
 
 void world_mat_interpolate(const float a[16], const float b[16], float t, float out[16])
 {
-    if (t >= 1) { /* the last fixed step lands exactly on the target */
+    if (t >= 1 || memcmp(a, b, 16 * sizeof(float)) == 0) { /* exactly on the target; a body that does
+                                                               not move gets no rounding noise */
         memcpy(out, b, 16 * sizeof(float));
         return;
     }
