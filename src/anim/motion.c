@@ -308,8 +308,8 @@ static plush_status bind_properties(plush_motion *m, const plush_pmx_model *mode
     for (size_t i = 0; i < n; i++)
         order[i] = (bind_entry){.name = "", .frame = vmd->property_keys[i].frame, .index = (uint32_t)i, .target = 0};
     size_t kept = compact_entries(order, n);
-    /* Distinct missing IK names, counted by their shared name pointer (the VMD reader shares one per
-     * name); a motion built in code may not share, and then counts a name once per key. */
+    /* Distinct missing IK names (a model has few IK bones; the first 32 distinct ones are remembered,
+     * further ones may count once per key). */
     const char *seen[32];
     size_t seen_count = 0;
     uint32_t next = 0;
@@ -326,7 +326,7 @@ static plush_status bind_properties(plush_motion *m, const plush_pmx_model *mode
             if (b < 0) {
                 bool known = false;
                 for (size_t k = 0; k < seen_count; k++)
-                    known = known || seen[k] == st->name.s;
+                    known = known || (seen[k] && st->name.s && strcmp(seen[k], st->name.s) == 0);
                 if (!known) {
                     (*missing_ik)++;
                     if (seen_count < 32)
