@@ -159,7 +159,9 @@ HOT void keep_rest(const float p[3], const float n[3], float out_p[3], float out
     }
 }
 
-/* BDEF1/2/4: the weighted sum of up to four matrices, then one transform. Weights are used as stored. */
+/* BDEF1/2/4: the weighted sum of up to four matrices, then one transform. Weights are used as stored.
+ * Every slot is blended, an unusable one as bone 0 with weight 0: a branch per slot would mispredict on
+ * the mix of two-, three- and four-bone vertices real models have. Needs bone_count > 0. */
 HOT void skin_linear(const plush_pmx_vertex *v, int used, const float (*skin)[16], size_t bone_count,
                      const float p[3], float out_p[3], float out_n[3])
 {
@@ -167,10 +169,9 @@ HOT void skin_linear(const plush_pmx_vertex *v, int used, const float (*skin)[16
     float wsum = 0.0f;
     for (int k = 0; k < used; k++) {
         int32_t b = v->bones[k];
-        float w = v->weights[k];
-        if (!bone_ok(b, bone_count) || w == 0.0f)
-            continue;
-        const float *m = skin[b];
+        bool ok = bone_ok(b, bone_count);
+        float w = ok ? v->weights[k] : 0.0f;
+        const float *m = skin[ok ? b : 0];
         c0 += load_column(m, 0) * w;
         c1 += load_column(m, 1) * w;
         c2 += load_column(m, 2) * w;
@@ -327,6 +328,16 @@ void plush_anim_skin_vertices(const plush_pmx_model *model, const float (*skin)[
         count = model->vertex_count - first;
     const plush_pmx_vertex *vertices = model->vertices;
     const size_t bone_count = skin ? model->bone_count : 0;
+    if (bone_count == 0) {
+        /* No bone can move anything; the blends below may then assume a bone 0 to read. */
+        for (size_t i = first; i < first + count; i++) {
+            float p[3];
+            for (int k = 0; k < 3; k++)
+                p[k] = model->vertices[i].position[k] + (offsets ? offsets[i][k] : 0.0f);
+            keep_rest(p, model->vertices[i].normal, positions[i], normals ? normals[i] : NULL);
+        }
+        return;
+    }
     const size_t sdef_count = model->sdef_count;
     const plush_pmx_sdef *sdefs = model->sdefs;
     const size_t end = first + count;
