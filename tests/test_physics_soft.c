@@ -617,6 +617,21 @@ static void test_numbering_readback_reset(void **state)
         outward += normals[i][0] * x[i][0] + normals[i][1] * x[i][1] + normals[i][2] * x[i][2] > 0;
     print_message("cage normals at rest: %d of %zu point away from the centre\n", outward, n);
     assert_true(outward == 0 || (size_t)outward == n); /* consistent winding, whichever way */
+
+    /* Reset to given vertex positions: every node at its vertex's, at rest. */
+    for (size_t v = 0; v < m->vertex_count; v++)
+        for (int j = 0; j < 3; j++)
+            pos[v][j] = m->vertices[v].position[j] + (float)(j + 1);
+    plush_world_reset(s.wm, NULL, (const float(*)[3])pos);
+    free(x);
+    x = nodes_of(&s, 0, &n);
+    for (size_t i = 0; i < n; i++)
+        assert_memory_equal(x[i], pos[info.node_vertex[i]], sizeof x[i]);
+    sim_step(&s, FRAME); /* and it simulates on from there */
+    free(x);
+    x = nodes_of(&s, 0, &n);
+    assert_true(all_finite((const float(*)[3])x, n));
+    assert_true(dist3(x[0], pos[info.node_vertex[0]]) < 1.0);
     free(normals);
     free(x);
     free(pos);
