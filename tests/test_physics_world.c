@@ -242,6 +242,28 @@ static void rest_globals(const plush_pmx_model *m, float (*g)[16])
         translation(g[i], m->bones[i].position[0], m->bones[i].position[1], m->bones[i].position[2]);
 }
 
+static void test_add_at_pose(void **state)
+{
+    (void)state;
+    /* Added with bone 1 turned and moved: body 1 starts at bone * offset, not at its PMX pose. */
+    plush_world *w = world_ok(NULL);
+    plush_pmx_model *m = two_bone_model(0, 1);
+    float g[3][16], pmx[16], off[16], rest_inv[16], want[16], got[16];
+    rest_globals(m, g);
+    world_mat_pmx((const float[3]){1, 12, 2}, (const float[3]){0.3f, -0.2f, 0.1f}, g[1]);
+    plush_world_model *wm = add_ok(w, m, (const float(*)[16])g, NULL);
+    world_mat_pmx(m->rigid_bodies[1].position, m->rigid_bodies[1].rotation, pmx);
+    float rest[16];
+    translation(rest, 4, 10, 0);
+    world_mat_rigid_inverse(rest, rest_inv);
+    world_mat_mul(rest_inv, pmx, off);
+    world_mat_mul(g[1], off, want);
+    plush_world_body_transform(wm, 1, got);
+    expect_mat_near(got, want, 1e-5f);
+    plush_world_destroy(w);
+    plush_pmx_free(m);
+}
+
 static void test_mode0_follows_bone(void **state)
 {
     (void)state;
@@ -598,6 +620,23 @@ static void test_bad_arguments(void **state)
     assert_int_equal(plush_world_add_model(w, m, NULL, &wm, &d), PLUSH_E_ARGUMENT);
     assert_null(wm);
     step_n(w, 3, 1.0f / 30);
+    plush_pmx_free(m);
+    /* Non-finite bone matrices: refused by add_model, ignored by set_bones (the last target stays). */
+    m = two_bone_model(0, 1);
+    float g[3][16];
+    rest_globals(m, g);
+    g[0][5] = NAN;
+    d = fresh_diag();
+    assert_int_equal(plush_world_add_model(w, m, (const float(*)[16])g, &wm, &d), PLUSH_E_ARGUMENT);
+    rest_globals(m, g);
+    wm = add_ok(w, m, (const float(*)[16])g, NULL);
+    float before[16], after[16];
+    plush_world_body_transform(wm, 0, before);
+    g[0][12] = INFINITY;
+    plush_world_set_bones(wm, (const float(*)[16])g);
+    step_n(w, 2, 1.0f / 30);
+    plush_world_body_transform(wm, 0, after);
+    assert_memory_equal(before, after, sizeof before);
     plush_world_destroy(w);
     plush_world_destroy(NULL);
     plush_pmx_free(m);
@@ -733,6 +772,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_ground_height_and_step_carry),
         cmocka_unit_test(test_collision_filter),
         cmocka_unit_test(test_ground_mask),
+        cmocka_unit_test(test_add_at_pose),
         cmocka_unit_test(test_mode0_follows_bone),
         cmocka_unit_test(test_mode1_drives_bone),
         cmocka_unit_test(test_mode2_keeps_bone_position),

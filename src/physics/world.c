@@ -68,6 +68,14 @@ static bool finite3(const float v[3])
     return isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2]);
 }
 
+static bool finite16(const float m[16])
+{
+    for (int k = 0; k < 16; k++)
+        if (!isfinite(m[k]))
+            return false;
+    return true;
+}
+
 static plush_status apply_defaults(const plush_world_desc *in, plush_world_desc *d, plush_diag *diag)
 {
     *d = in ? *in : (plush_world_desc){0};
@@ -239,6 +247,9 @@ static plush_status add_body(plush_world_model *wm, size_t i, const float (*glob
     world_mat_mul(rest_inv, pose, b->offset);
     world_mat_rigid_inverse(b->offset, b->offset_inv);
     bone_global(wm, b->bone, globals, bone);
+    if (!finite16(bone))
+        return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, "rigid body", (int64_t)i,
+                               "\"%s\": the global matrix of bone %d is not finite", rb->name.s, (int)b->bone);
     world_mat_mul(bone, b->offset, b->to);
     memcpy(b->from, b->to, sizeof b->from);
     memcpy(b->bone_from, bone + 12, sizeof b->bone_from);
@@ -327,6 +338,8 @@ void plush_world_set_bones(plush_world_model *wm, const float (*bone_globals)[16
             continue;
         float bone[16];
         bone_global(wm, b->bone, bone_globals, bone);
+        if (!finite16(bone)) /* a broken input keeps the last target rather than poisoning Bullet */
+            continue;
         if (b->mode == 0)
             world_mat_mul(bone, b->offset, b->to);
         else
@@ -344,6 +357,8 @@ void plush_world_reset(plush_world_model *wm, const float (*bone_globals)[16], c
         world_body *b = &wm->bodies[i];
         float bone[16];
         bone_global(wm, b->bone, bone_globals, bone);
+        if (!finite16(bone))
+            rest_bone(wm->model, b->bone, bone);
         world_mat_mul(bone, b->offset, b->to);
         memcpy(b->from, b->to, sizeof b->from);
         memcpy(b->bone_from, bone + 12, sizeof b->bone_from);
