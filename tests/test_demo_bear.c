@@ -10,6 +10,8 @@
 
 #include <cmocka.h>
 
+#include "plush/anim.h"
+#include "plush/physics.h"
 #include "plush/pmx_mesh.h"
 #include "plush/scene.h"
 #include "plush/vmd.h"
@@ -28,6 +30,7 @@
 extern char **environ;
 
 enum { CAGE_MATERIAL = 9, BONE_HOOK = 1, BONE_COUNT = 12, MAX_CAGE_TRIANGLES = 1000, MIN_VERTICES = 50000 };
+enum { BEAR_FRAMES = 240, BEAR_STILL_FROM = 157 }; /* the shake's length, and where it holds still */
 
 static const char *const files[3] = {"plush_bear.pmx", "plush_bear_shake.vmd", "plush_bear.im2"};
 
@@ -353,6 +356,16 @@ static void test_cage_closed_manifold(void **state)
         assert_int_equal(steps, out_degree[v]);
         assert_int_equal(root(parent, v), root(parent, 0));
     }
+    /* No slivers: a soft body's links and bending constraints misbehave on them. */
+    for (size_t t = 0; t < c->triangle_count; t++)
+        for (int k = 0; k < 3; k++) {
+            const float *a = c->nodes[c->triangles[t][k]], *b = c->nodes[c->triangles[t][(k + 1) % 3]],
+                        *p = c->nodes[c->triangles[t][(k + 2) % 3]];
+            float u[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]}, w[3] = {p[0] - a[0], p[1] - a[1], p[2] - a[2]};
+            float cosine = (u[0] * w[0] + u[1] * w[1] + u[2] * w[2]) /
+                           sqrtf((u[0] * u[0] + u[1] * u[1] + u[2] * u[2]) * (w[0] * w[0] + w[1] * w[1] + w[2] * w[2]));
+            assert_true(cosine < 0.9659f); /* every corner above 15 degrees */
+        }
     long euler = (long)c->node_count - (long)(n / 2) + (long)c->triangle_count;
     assert_int_equal(euler, 2);
     assert_true(volume > 0); /* (p1 - p0) x (p2 - p0) points out: PMX's front faces */
@@ -472,9 +485,9 @@ static void test_soft_body(void **state)
     assert_int_equal(s->blink_distance, 2);
     assert_int_equal(s->cluster_count, 0);
     assert_true(s->total_mass == 2.0f);
-    assert_true(s->config.pr == 600.0f);
-    assert_true(s->config.vcf == 1.0f && s->config.dp == 0.05f && s->config.df == 0.2f && s->config.mt == 0);
-    assert_true(s->lst == 0.35f && s->ast == 0.35f && s->vst == 0.5f);
+    assert_true(s->config.pr == 1200.0f);
+    assert_true(s->config.vcf == 1.0f && s->config.dp == 0.1f && s->config.df == 0.2f && s->config.mt == 0);
+    assert_true(s->lst == 0.5f && s->ast == 0.5f && s->vst == 0.5f);
     assert_int_equal(s->p_iterations, 8);
     assert_int_equal(s->anchor_count, 0);
     assert_true(s->pin_count >= 3 && s->pin_count <= 16);
@@ -502,7 +515,7 @@ static void test_motion(void **state)
     demo *d = *state;
     const plush_vmd_motion *v = d->motion;
     assert_string_equal(v->model_name.s, d->model->name.s);
-    assert_int_equal(plush_vmd_last_frame(v), 240);
+    assert_int_equal(plush_vmd_last_frame(v), BEAR_FRAMES);
     float swing = 0, drop_speed = 0;
     const plush_vmd_bone_key *last = NULL;
     for (size_t k = 0; k < v->bone_key_count; k++) {
@@ -518,7 +531,7 @@ static void test_motion(void **state)
         for (int a = 0; a < 4; a++)
             q += key->rotation[a] * key->rotation[a];
         assert_true(fabsf(q - 1) < 1e-5f);
-        if (key->frame >= 157) {
+        if (key->frame >= BEAR_STILL_FROM) {
             static const float rest_t[3] = {0, 0, 0}, rest_q[4] = {0, 0, 0, 1};
             assert_memory_equal(key->translation, rest_t, sizeof rest_t);
             assert_memory_equal(key->rotation, rest_q, sizeof rest_q);
@@ -584,6 +597,124 @@ static void test_bind_and_im2(void **state)
     assert_true(cli_exists(out));
 }
 
+static double cage_volume(const plush_pmx_welded_mesh *c, const float (*pos)[3])
+{
+    double v = 0;
+    for (size_t t = 0; t < c->triangle_count; t++) {
+        const float *a = pos[c->node_vertex[c->triangles[t][0]]], *b = pos[c->node_vertex[c->triangles[t][1]]],
+                    *p = pos[c->node_vertex[c->triangles[t][2]]];
+        v += (double)a[0] * ((double)b[1] * p[2] - (double)b[2] * p[1]) -
+             (double)a[1] * ((double)b[0] * p[2] - (double)b[2] * p[0]) +
+             (double)a[2] * ((double)b[0] * p[1] - (double)b[1] * p[0]);
+    }
+    return v / 6;
+}
+
+/* The shake through plush's own bone pipeline and physics: the motion binds to the hook, the pins follow
+ * it (to the skinned position, every frame), nothing blows up, the cage lags visibly behind the hook
+ * while it moves, keeps its volume (pressure), and is still by the end. */
+static void test_shake_simulates(void **state)
+{
+    demo *d = *state;
+    const plush_pmx_model *m = d->model;
+    plush_diag diag = {0};
+    plush_diag_reset(&diag);
+    plush_motion *motion = NULL;
+    plush_anim *anim = NULL;
+    plush_world *world = NULL;
+    plush_world_model *wm = NULL;
+    if (plush_motion_bind_vmd(m, d->motion, &motion, &diag) != PLUSH_OK)
+        diag_fail("bind motion", &diag);
+    plush_motion_stats stats;
+    plush_motion_stats_get(motion, &stats);
+    assert_int_equal(stats.bone_tracks, 1);
+    assert_int_equal(stats.missing_bone_names, 0);
+    assert_int_equal(stats.last_frame, 240);
+    if (plush_anim_create(m, &anim, &diag) != PLUSH_OK)
+        diag_fail("anim", &diag);
+    if (plush_world_create(&(plush_world_desc){0}, &world, &diag) != PLUSH_OK)
+        diag_fail("physics", &diag);
+    plush_anim_reset(anim);
+    plush_anim_deform(anim, PLUSH_ANIM_BEFORE_PHYSICS);
+    plush_anim_deform(anim, PLUSH_ANIM_AFTER_PHYSICS);
+    if (plush_world_add_model(world, m, plush_anim_bone_globals(anim), &wm, &diag) != PLUSH_OK)
+        diag_fail("add model", &diag);
+    assert_int_equal(diag.warning_count, 0);
+    plush_world_soft_info info;
+    plush_world_soft_get_info(wm, 0, &info);
+    assert_int_equal(info.state, PLUSH_SOFT_ACTIVE);
+    assert_int_equal(info.pinned_count, m->soft_bodies[0].pin_count);
+
+    const size_t n = m->vertex_count, first = d->detail, count = n - first;
+    float (*skinned)[3] = calloc(n, sizeof *skinned), (*sim)[3] = calloc(n, sizeof *sim),
+          (*prev)[3] = calloc(n, sizeof *prev);
+    assert_non_null(skinned);
+    assert_non_null(sim);
+    assert_non_null(prev);
+    double volume0 = 0, lag = 0, still = 0, vmin = INFINITY, vmax = 0;
+    int vmin_frame = 0, lag_frame = 0;
+    for (int f = 0; f <= BEAR_FRAMES; f++) {
+        plush_anim_sample(anim, motion, (float)f);
+        plush_anim_update_morphs(anim);
+        plush_anim_deform(anim, PLUSH_ANIM_BEFORE_PHYSICS);
+        plush_anim_deform(anim, PLUSH_ANIM_AFTER_PHYSICS);
+        plush_anim_skin(anim, first, count, skinned, NULL);
+        if (f == 0) {
+            plush_world_reset(wm, plush_anim_bone_globals(anim), (const float (*)[3])skinned);
+            volume0 = cage_volume(&d->cage, (const float (*)[3])skinned);
+        }
+        plush_world_set_bones(wm, plush_anim_bone_globals(anim));
+        plush_world_set_pins(wm, (const float (*)[3])skinned);
+        assert_int_equal(plush_world_step(world, 1.0f / 30, &diag), PLUSH_OK);
+        plush_world_soft_vertices(wm, sim, NULL);
+        const plush_pmx_soft_body *s = &m->soft_bodies[0];
+        for (uint32_t k = 0; k < s->pin_count; k++) {
+            const float *want = skinned[s->pins[k]], *rest = m->vertices[s->pins[k]].position;
+            for (int a = 0; a < 3; a++)
+                assert_true(fabsf(sim[s->pins[k]][a] - want[a]) < 1e-4f);
+            if (f == 40) { /* the hook's key there: (6, 1, 0), no rotation */
+                static const float hook_offset[3] = {6, 1, 0};
+                for (int a = 0; a < 3; a++)
+                    assert_true(fabsf(want[a] - rest[a] - hook_offset[a]) < 1e-4f);
+            }
+        }
+        double frame_lag = 0, frame_motion = 0;
+        for (size_t i = first; i < n; i++) {
+            double dl = 0, dm = 0;
+            for (int a = 0; a < 3; a++) {
+                assert_true(isfinite(sim[i][a]));
+                dl += ((double)sim[i][a] - skinned[i][a]) * ((double)sim[i][a] - skinned[i][a]);
+                dm += ((double)sim[i][a] - prev[i][a]) * ((double)sim[i][a] - prev[i][a]);
+            }
+            frame_lag = fmax(frame_lag, sqrt(dl));
+            frame_motion = fmax(frame_motion, sqrt(dm));
+        }
+        memcpy(prev, sim, n * sizeof *sim);
+        if (f >= 15 && f < BEAR_STILL_FROM && frame_lag > lag)
+            lag = frame_lag, lag_frame = f;
+        if (f >= BEAR_FRAMES - 10)
+            still = fmax(still, frame_motion);
+        double v = cage_volume(&d->cage, (const float (*)[3])sim);
+        if (v < vmin)
+            vmin = v, vmin_frame = f;
+        vmax = fmax(vmax, v);
+    }
+    plush_world_soft_get_info(wm, 0, &info);
+    assert_int_equal(info.state, PLUSH_SOFT_ACTIVE);
+    print_message("cage: lags the hook by up to %.2f units (frame %d), moves at most %.4f units/frame over the "
+                  "last 10 frames, volume %.3f (frame %d) .. %.3f of rest\n",
+                  lag, lag_frame, still, vmin / volume0, vmin_frame, vmax / volume0);
+    assert_true(lag >= 1.0);   /* about 8 cm: plainly visible */
+    assert_true(still < 0.01); /* settled: under a millimetre per frame */
+    assert_true(vmin > 0.8 * volume0 && vmax < 1.2 * volume0); /* squashed, never collapsed or blown up */
+    free(skinned);
+    free(sim);
+    free(prev);
+    plush_world_destroy(world);
+    plush_anim_destroy(anim);
+    plush_motion_free(motion);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -591,7 +722,7 @@ int main(void)
         cmocka_unit_test(test_model),            cmocka_unit_test(test_detail_mesh),
         cmocka_unit_test(test_cage_closed_manifold), cmocka_unit_test(test_cage_encloses_fur),
         cmocka_unit_test(test_soft_body),        cmocka_unit_test(test_motion),
-        cmocka_unit_test(test_bind_and_im2),
+        cmocka_unit_test(test_bind_and_im2),     cmocka_unit_test(test_shake_simulates),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
