@@ -11,8 +11,10 @@
 
 #include "plush/anim.h"
 #include "support/pmx_fixture.h"
+#include "support/shared_data.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -550,6 +552,119 @@ static void test_rest_pose_identity(void **state)
     plush_pmx_free(m);
 }
 
+/* ---- real files: the anim's pipeline, then plush_anim_skin ------------------------------------ */
+
+static plush_pmx_model *read_shared(const char *name)
+{
+    char path[300];
+    snprintf(path, sizeof path, "%s/unity-mmd-loader/%s", SHARED_MMD, name);
+    plush_pmx_model *m = NULL;
+    plush_diag d = pmx_fx_diag();
+    return plush_pmx_read_file(path, NULL, &m, &d) == PLUSH_OK ? m : NULL;
+}
+
+/* Poses the model with one bone's motion and skins every vertex (positions and unit normals). */
+static void pose_and_skin(const plush_pmx_model *m, size_t bone, const float t[3], const float q[4], float (*pos)[3],
+                          float (*nrm)[3])
+{
+    plush_anim *anim = NULL;
+    plush_diag d = pmx_fx_diag();
+    assert_int_equal(plush_anim_create(m, &anim, &d), PLUSH_OK);
+    plush_anim_set_bone_motion(anim, bone, t, q);
+    plush_anim_update_morphs(anim);
+    plush_anim_deform(anim, PLUSH_ANIM_BEFORE_PHYSICS);
+    plush_anim_deform(anim, PLUSH_ANIM_AFTER_PHYSICS);
+    plush_anim_skin(anim, 0, m->vertex_count, pos, nrm);
+    plush_anim_destroy(anim);
+    for (size_t v = 0; v < m->vertex_count; v++)
+        assert_float_equal(sqrtf(nrm[v][0] * nrm[v][0] + nrm[v][1] * nrm[v][1] + nrm[v][2] * nrm[v][2]), 1.0, 1e-5);
+}
+
+/* The twist cylinders of unity-mmd-loader (bones along Y, the same mesh weighted QDEF in one file and
+ * BDEF4 in the other): the top bone twisted by 150 degrees about Y. QDEF keeps every vertex's distance
+ * to the axis; BDEF4 pulls the twisted part in. */
+static float min_radius_ratio(const plush_pmx_model *m, const float (*pos)[3])
+{
+    float lo = INFINITY;
+    for (size_t v = 0; v < m->vertex_count; v++) {
+        const float *r = m->vertices[v].position;
+        float rest = hypotf(r[0], r[2]);
+        if (rest < 1e-4f)
+            continue;
+        float ratio = hypotf(pos[v][0], pos[v][2]) / rest;
+        lo = ratio < lo ? ratio : lo;
+    }
+    return lo;
+}
+
+static void test_real_twist_cylinders(void **state)
+{
+    (void)state;
+    plush_pmx_model *dq = read_shared("qdef-twist-cylinder.pmx"), *lin = read_shared("bdef4-twist-cylinder.pmx");
+    if (!dq || !lin) {
+        plush_pmx_free(dq);
+        plush_pmx_free(lin);
+        skip();
+    }
+    assert_int_equal(dq->vertex_count, lin->vertex_count);
+    size_t top = dq->bone_count - 1;
+    float a = 150 * PI_F / 180, q[4] = {0, sinf(a / 2), 0, cosf(a / 2)};
+    float(*pos)[3] = calloc(dq->vertex_count, sizeof *pos), (*nrm)[3] = calloc(dq->vertex_count, sizeof *nrm);
+    assert_true(pos && nrm);
+    pose_and_skin(dq, top, NULL, q, pos, nrm);
+    float keep = min_radius_ratio(dq, (const float(*)[3])pos);
+    pose_and_skin(lin, top, NULL, q, pos, nrm);
+    float collapse = min_radius_ratio(lin, (const float(*)[3])pos);
+    assert_true(keep > 0.999f);
+    assert_true(collapse < 0.9f);
+    free(pos);
+    free(nrm);
+    plush_pmx_free(dq);
+    plush_pmx_free(lin);
+}
+
+/* unity-mmd-loader's SDEF elbow, bent 90 degrees at the upper bone, against the same mesh read as BDEF2:
+ * vertices on one bone alone agree, blended ones mostly differ; a pure translation agrees everywhere. */
+static void test_real_sdef_elbow(void **state)
+{
+    (void)state;
+    plush_pmx_model *m = read_shared("sdef-two-bone-elbow.pmx");
+    if (!m)
+        skip();
+    float(*sdef)[3] = calloc(m->vertex_count, sizeof *sdef), (*bdef)[3] = calloc(m->vertex_count, sizeof *bdef);
+    float(*nrm)[3] = calloc(m->vertex_count, sizeof *nrm);
+    assert_true(sdef && bdef && nrm);
+    float q[4] = {0, 0, sqrtf(0.5f), sqrtf(0.5f)}, t[3] = {0.3f, -0.2f, 0.5f};
+    for (int pass = 0; pass < 2; pass++) {
+        const float *tt = pass ? t : NULL, *qq = pass ? NULL : q;
+        for (size_t v = 0; v < m->vertex_count; v++)
+            m->vertices[v].weight_type = PLUSH_PMX_SDEF;
+        pose_and_skin(m, 1, tt, qq, sdef, nrm);
+        for (size_t v = 0; v < m->vertex_count; v++)
+            m->vertices[v].weight_type = PLUSH_PMX_BDEF2;
+        pose_and_skin(m, 1, tt, qq, bdef, nrm);
+        size_t blended = 0, differ = 0;
+        for (size_t v = 0; v < m->vertex_count; v++) {
+            float w = m->vertices[v].weights[0];
+            float d = fabsf(sdef[v][0] - bdef[v][0]) + fabsf(sdef[v][1] - bdef[v][1]) + fabsf(sdef[v][2] - bdef[v][2]);
+            bool mixed = w > 0.01f && w < 0.99f && m->vertices[v].bones[0] != m->vertices[v].bones[1];
+            if (pass == 1 || !mixed)
+                assert_true(d < 1e-5f);
+            blended += mixed;
+            differ += mixed && d > 1e-3f;
+        }
+        /* Most blended vertices move differently (a few points of the ring can land alike). */
+        if (pass == 0) {
+            assert_true(blended >= 16);
+            assert_true(differ * 4 >= blended * 3);
+        }
+    }
+    free(sdef);
+    free(bdef);
+    free(nrm);
+    plush_pmx_free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -565,6 +680,8 @@ int main(void)
         cmocka_unit_test(test_qdef_rigid_motions),
         cmocka_unit_test(test_normals_unit),
         cmocka_unit_test(test_rest_pose_identity),
+        cmocka_unit_test(test_real_twist_cylinders),
+        cmocka_unit_test(test_real_sdef_elbow),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
