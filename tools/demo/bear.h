@@ -101,7 +101,7 @@ enum { BEAR_SOFT_BLINK_DISTANCE = 2, BEAR_SOFT_P_ITERATIONS = 8, BEAR_SOFT_C_ITE
 #define BEAR_SOFT_TOTAL_MASS 2.0f
 #define BEAR_SOFT_PRESSURE 1200.0f
 #define BEAR_SOFT_LST 0.5f
-#define BEAR_PIN_RADIUS 1.0f   /* cage nodes this close to the hold point are pinned */
+#define BEAR_PIN_RADIUS 1.2f   /* cage nodes this close to the hold point are pinned */
 
 /* The whole model (PMX 2.1, UTF-16LE). Free with plush_pmx_free. */
 plush_status bear_model_build(const bear_cage *cage, plush_pmx_model **out, plush_diag *diag);

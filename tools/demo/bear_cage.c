@@ -39,9 +39,11 @@ static size_t cell_index(const net *g, int i, int j, int k)
     return ((size_t)k * (size_t)(g->n[1] - 1) + (size_t)j) * (size_t)(g->n[0] - 1) + (size_t)i;
 }
 
+/* X is measured from the middle column so that mirrored grid points are exact negatives of each other:
+ * the field is mirror-symmetric to the bit, and so is the cage's topology (the bear hangs straight). */
 static void grid_point(const net *g, int i, int j, int k, float out[3])
 {
-    out[0] = g->origin[0] + g->h * (float)i;
+    out[0] = g->h * (float)(i - (g->n[0] - 1) / 2);
     out[1] = g->origin[1] + g->h * (float)j;
     out[2] = g->origin[2] + g->h * (float)k;
 }
@@ -66,6 +68,10 @@ static bool grid_setup(net *g, float h, plush_arena *arena)
         g->origin[a] = lo[a] - margin;
         g->n[a] = (int)((hi[a] - lo[a] + 2.0f * margin) / h) + 2;
     }
+    /* The pieces are symmetric about x = 0: an odd count of columns centred there (see grid_point). */
+    float half = (hi[0] > -lo[0] ? hi[0] : -lo[0]) + CAGE_OFFSET + 2.0f * h;
+    g->n[0] = 2 * ((int)(half / h) + 1) + 1;
+    g->origin[0] = -h * (float)((g->n[0] - 1) / 2);
     size_t points = (size_t)g->n[0] * (size_t)g->n[1] * (size_t)g->n[2];
     size_t cells = (size_t)(g->n[0] - 1) * (size_t)(g->n[1] - 1) * (size_t)(g->n[2] - 1);
     g->f = plush_arena_array(arena, points, sizeof *g->f);

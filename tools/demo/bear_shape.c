@@ -88,10 +88,26 @@ static float smooth_min(float a, float b, float k)
     return (a < b ? a : b) - h * h * k * 0.25f;
 }
 
+/* Mirror pairs (left then right) sit next to each other in the table. */
+static bool mirror_pair(int i)
+{
+    return i + 1 < BEAR_PIECE_COUNT && pieces[i].center[0] != 0 && pieces[i + 1].center[0] == -pieces[i].center[0];
+}
+
 float bear_field(const float p[3], float offset)
 {
+    /* A mirror pair is joined first: smooth_min(a, b) == smooth_min(b, a) to the bit, so the field at
+     * (-x, y, z) is exactly the field at (x, y, z), while a chain through the left and then the right piece
+     * would not be (smooth_min is not associative). */
+    const float k = 0.6f;
     float f = ellipsoid_distance(&pieces[0], p);
-    for (int i = 1; i < BEAR_PIECE_COUNT; i++)
-        f = smooth_min(f, ellipsoid_distance(&pieces[i], p), 0.6f);
+    for (int i = 1; i < BEAR_PIECE_COUNT; i++) {
+        float e = ellipsoid_distance(&pieces[i], p);
+        if (mirror_pair(i)) {
+            e = smooth_min(e, ellipsoid_distance(&pieces[i + 1], p), k);
+            i++;
+        }
+        f = smooth_min(f, e, k);
+    }
     return f - offset;
 }
