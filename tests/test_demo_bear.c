@@ -366,6 +366,16 @@ static void test_cage_closed_manifold(void **state)
                            sqrtf((u[0] * u[0] + u[1] * u[1] + u[2] * u[2]) * (w[0] * w[0] + w[1] * w[1] + w[2] * w[2]));
             assert_true(cosine < 0.9659f); /* every corner above 15 degrees */
         }
+    /* Mirror-symmetric about x = 0, like the bear, so it hangs straight. */
+    for (size_t v = 0; v < c->node_count; v++) {
+        float best = INFINITY;
+        for (size_t w = 0; w < c->node_count; w++) {
+            float dx = c->nodes[w][0] + c->nodes[v][0], dy = c->nodes[w][1] - c->nodes[v][1],
+                  dz = c->nodes[w][2] - c->nodes[v][2];
+            best = fminf(best, dx * dx + dy * dy + dz * dz);
+        }
+        assert_true(best < 1e-3f * 1e-3f);
+    }
     long euler = (long)c->node_count - (long)(n / 2) + (long)c->triangle_count;
     assert_int_equal(euler, 2);
     assert_true(volume > 0); /* (p1 - p0) x (p2 - p0) points out: PMX's front faces */
@@ -584,6 +594,28 @@ static void test_bind_and_im2(void **state)
     for (int r = 0; r < 3; r++)
         assert_true(first_of[r] >= 0);
     assert_true(first_of[0] != first_of[1]);
+    /* Each is the triangle right in front of its part, facing forward (-Z). */
+    offset = 0;
+    for (size_t k = 0; k < m->material_count; k++) {
+        size_t nk = (size_t)m->materials[k].index_count;
+        for (int r = 0; r < 3; r++) {
+            if (strcmp(m->materials[k].name.s, rigid[r]) != 0)
+                continue;
+            const uint32_t *t = b->proxy.triangles[first_of[r]];
+            const float *p0 = b->proxy.nodes[t[0]], *p1 = b->proxy.nodes[t[1]], *p2 = b->proxy.nodes[t[2]];
+            float u[3], w[3];
+            for (int a = 0; a < 3; a++)
+                u[a] = p1[a] - p0[a], w[a] = p2[a] - p0[a];
+            assert_true(u[0] * w[1] - u[1] * w[0] < 0); /* z of the outward normal */
+            float far = 0;
+            for (size_t f = offset; f < offset + nk; f++)
+                far = fmaxf(far, triangle_distance2(m->vertices[m->indices[f]].position, p0, p1, p2));
+            print_message("%s: proxy triangle %d, farthest vertex %.3f units away\n", rigid[r], first_of[r],
+                          (double)sqrtf(far));
+            assert_true(far < 1.0f); /* within a unit (8 cm): the eye is a bead on the cage's face */
+        }
+        offset += nk;
+    }
     plush_scene_binding_free(b);
 
     /* The command line takes the pair too. */
