@@ -22,7 +22,9 @@
 #ifndef PLUSH_SCENE_H
 #define PLUSH_SCENE_H
 
+#include "plush/anim.h"
 #include "plush/im2.h"
+#include "plush/physics.h"
 #include "plush/pmx_mesh.h"
 #include "plush/proxy.h"
 #include "plush/vmd.h"
@@ -115,6 +117,69 @@ plush_status plush_scene_bake_motion(const plush_scene_bake *bake, plush_vmd_mot
 plush_status plush_scene_bake_write(const plush_scene_bake *bake, const char *pmx_path, const char *vmd_path,
                                     plush_diag *diag);
 void plush_scene_bake_destroy(plush_scene_bake *bake);
+
+/* ---- the pipeline: one model instance stepped frame by frame (DESIGN.md, "One frame") ----------------
+ *
+ *   plush_scene *sc = NULL;
+ *   plush_scene_create(&(plush_scene_desc){ .model = model, .motion = vmd }, &sc, &diag);
+ *   for (uint32_t f = 0; f < frames; f++) {
+ *       plush_scene_step(sc, f, &diag);
+ *       use(plush_scene_positions(sc), plush_scene_normals(sc));   // model->vertex_count each
+ *   }
+ *   plush_scene_destroy(sc);
+ *
+ * Per frame: motion sample, morphs, bones before physics; pinned soft-body vertices skinned and handed
+ * to the world; kinematic bodies set; one physics step of 1/fps; simulated bodies write their bones;
+ * bones after physics; every vertex skinned (BDEF/SDEF/QDEF); soft-body material vertices from their
+ * nodes; in proxy mode the proxy frames from the TriMesh nodes and the bound vertices skinned to them. */
+typedef enum plush_scene_mode {
+    PLUSH_SCENE_PROXY = 0,    /* bones, rigid bodies, soft bodies, bound vertices on the proxy */
+    PLUSH_SCENE_BONES = 1     /* plain MMD: bones and rigid bodies, no soft bodies (the baseline) */
+} plush_scene_mode;
+
+/* Zero fields mean the defaults. */
+typedef struct plush_scene_desc {
+    const plush_pmx_model *model;          /* must outlive the scene */
+    const plush_vmd_motion *motion;        /* NULL: no motion (a pose, or rest) */
+    const plush_vpd_pose *pose;            /* used when motion is NULL; NULL: rest */
+    int mode;                              /* plush_scene_mode */
+    float fps;                             /* motion frames per second; 0: 30 */
+    bool no_physics;                       /* no world at all: bones and morphs only */
+    plush_world_desc world;                /* physics rate, ground, blow-up guard */
+    plush_scene_bind_options bind;         /* proxy mode: binding options (seed mode, materials, ...) */
+    const plush_im2_map *overrides;        /* proxy mode: Influence Map overrides, may be NULL */
+    const char *overrides_file;            /* its name, for messages */
+} plush_scene_desc;
+
+/* Seconds spent, summed over the steps so far. */
+typedef struct plush_scene_timing {
+    double motion;      /* motion sampling, morphs, bone deform */
+    double physics;     /* pins, kinematic targets, the physics step, write-back */
+    double frames;      /* proxy frames from the simulated nodes */
+    double skinning;    /* vertex skinning (bones and proxy) */
+    uint64_t steps;
+} plush_scene_timing;
+
+typedef struct plush_scene plush_scene;
+
+/* Builds everything the mode needs (anim, motion binding, world, binding, proxy skin); warnings (missing
+ * names, skipped soft bodies, unsupported features) go to diag. Proxy mode without a usable TriMesh soft
+ * body fails with PLUSH_E_UNSUPPORTED. */
+plush_status plush_scene_create(const plush_scene_desc *desc, plush_scene **out, plush_diag *diag);
+/* Computes frame f. Physics is reset at the first step and whenever f is not the previous frame + 1.
+ * A soft body that blows up becomes a warning in diag (with its frame) and stays frozen. */
+plush_status plush_scene_step(plush_scene *scene, uint32_t frame, plush_diag *diag);
+/* This frame's vertex positions and unit normals (model->vertex_count entries). */
+const float (*plush_scene_positions(const plush_scene *scene))[3];
+const float (*plush_scene_normals(const plush_scene *scene))[3];
+/* Proxy mode: the binding and this frame's proxy node positions (binding->proxy order); NULL otherwise. */
+const plush_scene_binding *plush_scene_get_binding(const plush_scene *scene);
+const float (*plush_scene_proxy_nodes(const plush_scene *scene))[3];
+const plush_anim *plush_scene_get_anim(const plush_scene *scene);
+void plush_scene_get_timing(const plush_scene *scene, plush_scene_timing *out);
+/* Soft bodies that blew up so far, and the first one's frame (-1 when none). */
+size_t plush_scene_failures(const plush_scene *scene, int64_t *first_frame);
+void plush_scene_destroy(plush_scene *scene);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,312 @@
+/* The pipeline: one model instance stepped frame by frame (DESIGN.md, "One frame, as data flows"). */
+#include "scene/internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* VMD keys count frames at 30 per second whatever the output rate. */
+#define VMD_FPS 30.0
+
+struct plush_scene {
+    plush_scene_desc desc;
+    const plush_pmx_model *model;
+    plush_pmx_model physics_model;       /* bones mode: the model seen without its soft bodies */
+    plush_motion *motion;
+    plush_anim *anim;
+    plush_world *world;
+    plush_world_model *wm;
+    plush_scene_binding *binding;
+    plush_proxy_skin *skin;
+    float (*positions)[3], (*normals)[3];
+    float (*globals)[16];
+    bool *driven;
+    float (*pin_positions)[3];           /* only pinned vertices' entries are kept current */
+    uint32_t *pinned;                    /* vertices pins refer to */
+    size_t pinned_count;
+    float (*proxy_nodes)[3];
+    float (*node_buf)[3];                /* one soft body's nodes, as large as the largest */
+    float (*rest_bound)[3], (*rest_bound_normals)[3];
+    float (*bound)[3], (*bound_normals)[3];
+    plush_world_soft_state *soft_state;  /* per soft body, to see new failures */
+    int64_t last_frame;
+    size_t failures;
+    int64_t first_failure;
+    plush_scene_timing timing;
+    plush_arena arena;
+};
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static plush_status nomem(plush_diag *diag) { return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory"); }
+
+static plush_status alloc_buffers(plush_scene *sc, plush_diag *diag)
+{
+    const plush_pmx_model *m = sc->model;
+    size_t nv = m->vertex_count ? m->vertex_count : 1, nb = m->bone_count ? m->bone_count : 1;
+    sc->positions = plush_arena_array(&sc->arena, nv, sizeof *sc->positions);
+    sc->normals = plush_arena_array(&sc->arena, nv, sizeof *sc->normals);
+    sc->globals = plush_arena_array(&sc->arena, nb, sizeof *sc->globals);
+    sc->driven = plush_arena_array(&sc->arena, nb, sizeof *sc->driven);
+    sc->pin_positions = plush_arena_array(&sc->arena, nv, sizeof *sc->pin_positions);
+    sc->soft_state = plush_arena_array(&sc->arena, m->soft_body_count ? m->soft_body_count : 1, sizeof *sc->soft_state);
+    if (!sc->positions || !sc->normals || !sc->globals || !sc->driven || !sc->pin_positions || !sc->soft_state)
+        return nomem(diag);
+    for (size_t v = 0; v < m->vertex_count; v++)
+        memcpy(sc->pin_positions[v], m->vertices[v].position, sizeof sc->pin_positions[v]);
+    return PLUSH_OK;
+}
+
+/* The vertices pins name (valid ones; the world warns about the rest), each once. */
+static plush_status collect_pins(plush_scene *sc, plush_diag *diag)
+{
+    const plush_pmx_model *m = sc->model;
+    size_t total = 0;
+    for (size_t s = 0; s < m->soft_body_count; s++)
+        total += m->soft_bodies[s].pin_count;
+    sc->pinned = plush_arena_array(&sc->arena, total ? total : 1, sizeof *sc->pinned);
+    bool *seen = calloc(m->vertex_count ? m->vertex_count : 1, 1);
+    if (!sc->pinned || !seen) {
+        free(seen);
+        return nomem(diag);
+    }
+    for (size_t s = 0; s < m->soft_body_count; s++)
+        for (uint32_t k = 0; k < m->soft_bodies[s].pin_count; k++) {
+            int32_t v = m->soft_bodies[s].pins[k];
+            if (v >= 0 && (size_t)v < m->vertex_count && !seen[v]) {
+                seen[v] = true;
+                sc->pinned[sc->pinned_count++] = (uint32_t)v;
+            }
+        }
+    free(seen);
+    return PLUSH_OK;
+}
+
+static plush_status setup_proxy(plush_scene *sc, plush_diag *diag)
+{
+    plush_status st = plush_scene_bind(sc->model, &sc->desc.bind, &sc->binding, diag);
+    if (st != PLUSH_OK)
+        return st;
+    if (sc->desc.overrides) {
+        /* the overrides' own file name goes into its messages */
+        const char *file = diag->file;
+        diag->file = sc->desc.overrides_file;
+        st = plush_scene_binding_apply_im2(sc->binding, sc->desc.overrides, diag);
+        if (st != PLUSH_OK)
+            return st;
+        diag->file = file;
+    }
+    const plush_scene_binding *b = sc->binding;
+    size_t n = b->vertex_count ? b->vertex_count : 1, largest = 1;
+    sc->rest_bound = plush_arena_array(&sc->arena, n, sizeof *sc->rest_bound);
+    sc->rest_bound_normals = plush_arena_array(&sc->arena, n, sizeof *sc->rest_bound_normals);
+    sc->bound = plush_arena_array(&sc->arena, n, sizeof *sc->bound);
+    sc->bound_normals = plush_arena_array(&sc->arena, n, sizeof *sc->bound_normals);
+    sc->proxy_nodes = plush_arena_array(&sc->arena, b->proxy.node_count ? b->proxy.node_count : 1,
+                                        sizeof *sc->proxy_nodes);
+    for (size_t p = 0; p < b->proxy.part_count; p++)
+        largest = b->proxy.parts[p].mesh.node_count > largest ? b->proxy.parts[p].mesh.node_count : largest;
+    sc->node_buf = plush_arena_array(&sc->arena, largest, sizeof *sc->node_buf);
+    if (!sc->rest_bound || !sc->rest_bound_normals || !sc->bound || !sc->bound_normals || !sc->proxy_nodes ||
+        !sc->node_buf)
+        return nomem(diag);
+    for (size_t i = 0; i < b->vertex_count; i++) {
+        const plush_pmx_vertex *v = &sc->model->vertices[b->vertices[i]];
+        memcpy(sc->rest_bound[i], v->position, sizeof sc->rest_bound[i]);
+        memcpy(sc->rest_bound_normals[i], v->normal, sizeof sc->rest_bound_normals[i]);
+    }
+    memcpy(sc->proxy_nodes, b->proxy.nodes, b->proxy.node_count * sizeof *sc->proxy_nodes);
+    plush_proxy_mesh mesh = {.nodes = (const float(*)[3])b->proxy.nodes, .node_count = b->proxy.node_count,
+                             .triangles = (const uint32_t(*)[3])b->proxy.triangles,
+                             .triangle_count = b->proxy.triangle_count};
+    return plush_proxy_skin_create(&mesh, b->binding, (const float(*)[3])sc->rest_bound,
+                                   (const float(*)[3])sc->rest_bound_normals, NULL, &sc->skin, diag);
+}
+
+plush_status plush_scene_create(const plush_scene_desc *desc, plush_scene **out, plush_diag *diag)
+{
+    if (!desc || !desc->model || !out)
+        return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, NULL, -1, "no model or no place for the scene");
+    *out = NULL;
+    if (desc->mode != PLUSH_SCENE_PROXY && desc->mode != PLUSH_SCENE_BONES)
+        return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, NULL, -1, "unknown scene mode %d", desc->mode);
+    if (desc->fps < 0 || !isfinite(desc->fps))
+        return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, NULL, -1, "frame rate must be positive");
+    if (desc->mode == PLUSH_SCENE_PROXY && desc->no_physics)
+        return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, NULL, -1, "proxy mode needs physics");
+    plush_scene *sc = calloc(1, sizeof *sc);
+    if (!sc)
+        return nomem(diag);
+    sc->desc = *desc;
+    if (sc->desc.fps == 0)
+        sc->desc.fps = 30;
+    sc->model = desc->model;
+    sc->last_frame = -2;
+    sc->first_failure = -1;
+    plush_status st = alloc_buffers(sc, diag);
+    if (st == PLUSH_OK && desc->mode == PLUSH_SCENE_PROXY)
+        st = setup_proxy(sc, diag);
+    if (st == PLUSH_OK)
+        st = plush_anim_create(sc->model, &sc->anim, diag);
+    if (st == PLUSH_OK && desc->motion)
+        st = plush_motion_bind_vmd(sc->model, desc->motion, &sc->motion, diag);
+    else if (st == PLUSH_OK && desc->pose)
+        st = plush_motion_bind_vpd(sc->model, desc->pose, &sc->motion, diag);
+    if (st == PLUSH_OK && !desc->no_physics) {
+        /* bones mode: the same model, seen without its soft bodies */
+        sc->physics_model = *sc->model;
+        if (desc->mode == PLUSH_SCENE_BONES) {
+            sc->physics_model.soft_body_count = 0;
+            sc->physics_model.soft_bodies = NULL;
+        }
+        memset(&sc->physics_model.arena, 0, sizeof sc->physics_model.arena);
+        st = plush_world_create(&sc->desc.world, &sc->world, diag);
+        if (st == PLUSH_OK)
+            st = plush_world_add_model(sc->world, &sc->physics_model, NULL, &sc->wm, diag);
+        if (st == PLUSH_OK && desc->mode == PLUSH_SCENE_PROXY)
+            st = collect_pins(sc, diag);
+    }
+    if (st != PLUSH_OK) {
+        plush_scene_destroy(sc);
+        return st;
+    }
+    *out = sc;
+    return PLUSH_OK;
+}
+
+/* This frame's proxy nodes from the simulated TriMesh soft bodies of the proxy's parts. */
+static void gather_proxy_nodes(plush_scene *sc)
+{
+    const plush_pmx_proxy *p = &sc->binding->proxy;
+    for (size_t k = 0; k < p->part_count; k++) {
+        const plush_pmx_proxy_part *part = &p->parts[k];
+        plush_world_soft_info info;
+        plush_world_soft_get_info(sc->wm, (size_t)part->soft_body, &info);
+        if (info.node_count != part->mesh.node_count)
+            continue; /* never built: the proxy keeps its rest nodes there */
+        plush_world_soft_nodes(sc->wm, (size_t)part->soft_body, sc->node_buf, NULL);
+        memcpy(sc->proxy_nodes + part->first_node, sc->node_buf, info.node_count * sizeof *sc->node_buf);
+    }
+}
+
+static void note_failures(plush_scene *sc, uint32_t frame)
+{
+    for (size_t s = 0; s < sc->model->soft_body_count; s++) {
+        plush_world_soft_info info;
+        plush_world_soft_get_info(sc->wm, s, &info);
+        if (info.state == PLUSH_SOFT_FAILED && sc->soft_state[s] != PLUSH_SOFT_FAILED) {
+            sc->failures++;
+            if (sc->first_failure < 0)
+                sc->first_failure = frame;
+        }
+        sc->soft_state[s] = info.state;
+    }
+}
+
+plush_status plush_scene_step(plush_scene *sc, uint32_t frame, plush_diag *diag)
+{
+    if (!sc)
+        return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, NULL, -1, "no scene");
+    const plush_pmx_model *m = sc->model;
+    bool reset = (int64_t)frame != sc->last_frame + 1;
+    double t0 = now();
+
+    plush_anim_reset(sc->anim);
+    if (sc->motion)
+        plush_anim_sample(sc->anim, sc->motion, (float)((double)frame * VMD_FPS / sc->desc.fps));
+    plush_anim_update_morphs(sc->anim);
+    plush_anim_deform(sc->anim, PLUSH_ANIM_BEFORE_PHYSICS);
+    double t1 = now();
+
+    if (sc->wm) {
+        size_t nb = m->bone_count;
+        memcpy(sc->globals, plush_anim_bone_globals(sc->anim), nb * sizeof *sc->globals);
+        if (reset) {
+            /* "reset physics": every body at its bone, every soft node at its bone-skinned vertex */
+            plush_anim_deform(sc->anim, PLUSH_ANIM_AFTER_PHYSICS);
+            plush_anim_skin(sc->anim, 0, m->vertex_count, sc->positions, NULL);
+            plush_world_reset(sc->wm, (const float(*)[16])sc->globals, (const float(*)[3])sc->positions);
+        }
+        const plush_anim_impulse *imp = NULL;
+        size_t ni = plush_anim_impulses(sc->anim, &imp);
+        for (size_t i = 0; i < ni; i++)
+            plush_world_impulse(sc->wm, imp[i].rigid_body, imp[i].velocity, imp[i].torque, imp[i].local);
+        for (size_t i = 0; i < sc->pinned_count; i++)
+            plush_anim_skin(sc->anim, sc->pinned[i], 1, sc->pin_positions + sc->pinned[i], NULL);
+        plush_world_set_pins(sc->wm, (const float(*)[3])sc->pin_positions);
+        plush_world_set_bones(sc->wm, (const float(*)[16])sc->globals);
+        plush_status st = plush_world_step(sc->world, (float)(1.0 / sc->desc.fps), diag);
+        if (st != PLUSH_OK)
+            return st;
+        plush_world_get_bones(sc->wm, sc->globals, sc->driven);
+        plush_anim_apply_physics(sc->anim, (const float(*)[16])sc->globals, sc->driven);
+        note_failures(sc, frame);
+    }
+    double t2 = now();
+    plush_anim_deform(sc->anim, PLUSH_ANIM_AFTER_PHYSICS);
+    double t3 = now();
+
+    plush_anim_skin(sc->anim, 0, m->vertex_count, sc->positions, sc->normals);
+    if (sc->wm)
+        plush_world_soft_vertices(sc->wm, sc->positions, sc->normals);
+    double t4 = now(), t5 = t4;
+    if (sc->skin) {
+        gather_proxy_nodes(sc);
+        plush_proxy_skin_update(sc->skin, (const float(*)[3])sc->proxy_nodes);
+        t5 = now();
+        const plush_scene_binding *b = sc->binding;
+        for (size_t i = 0; i < b->vertex_count; i++) {
+            memcpy(sc->bound[i], sc->positions[b->vertices[i]], sizeof sc->bound[i]);
+            memcpy(sc->bound_normals[i], sc->normals[b->vertices[i]], sizeof sc->bound_normals[i]);
+        }
+        plush_proxy_skin_apply(sc->skin, sc->bound, sc->bound_normals);
+        for (size_t i = 0; i < b->vertex_count; i++) {
+            memcpy(sc->positions[b->vertices[i]], sc->bound[i], sizeof sc->bound[i]);
+            memcpy(sc->normals[b->vertices[i]], sc->bound_normals[i], sizeof sc->bound_normals[i]);
+        }
+    }
+    double t6 = now();
+    sc->timing.motion += (t1 - t0) + (t3 - t2);
+    sc->timing.physics += t2 - t1;
+    sc->timing.frames += t5 - t4;
+    sc->timing.skinning += (t4 - t3) + (t6 - t5);
+    sc->timing.steps++;
+    sc->last_frame = frame;
+    return PLUSH_OK;
+}
+
+const float (*plush_scene_positions(const plush_scene *sc))[3] { return (const float(*)[3])sc->positions; }
+const float (*plush_scene_normals(const plush_scene *sc))[3] { return (const float(*)[3])sc->normals; }
+const plush_scene_binding *plush_scene_get_binding(const plush_scene *sc) { return sc->binding; }
+const float (*plush_scene_proxy_nodes(const plush_scene *sc))[3]
+{
+    return sc->skin ? (const float(*)[3])sc->proxy_nodes : NULL;
+}
+const plush_anim *plush_scene_get_anim(const plush_scene *sc) { return sc->anim; }
+void plush_scene_get_timing(const plush_scene *sc, plush_scene_timing *out) { *out = sc->timing; }
+
+size_t plush_scene_failures(const plush_scene *sc, int64_t *first_frame)
+{
+    if (first_frame)
+        *first_frame = sc->first_failure;
+    return sc->failures;
+}
+
+void plush_scene_destroy(plush_scene *sc)
+{
+    if (!sc)
+        return;
+    plush_world_destroy(sc->world);
+    plush_proxy_skin_destroy(sc->skin);
+    plush_scene_binding_free(sc->binding);
+    plush_anim_destroy(sc->anim);
+    plush_motion_free(sc->motion);
+    plush_arena_free(&sc->arena);
+    free(sc);
+}

