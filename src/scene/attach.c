@@ -1,0 +1,734 @@
+/* Attach: presets and named soft-body fields, reading a proxy cage (OBJ or PMX), and the model with the
+ * cage added as a PMX 2.1 TriMesh soft body. */
+#include "plush/attach.h"
+#include "plush/obj_read.h"
+
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char default_name[] = "plush cage";
+
+/* ---- presets ----------------------------------------------------------------------------------- */
+
+typedef struct preset {
+    const char *name;
+    float total_mass, margin;
+    int32_t aero_model;
+    float dp, dg, lf, pr, vc, df, mt;
+    int32_t v_iterations, p_iterations;
+    float lst, ast, vst;
+} preset;
+
+static const preset presets[] = {
+    {"plush", 1.0f, 0.05f, 0, 0.05f, 0, 0, 0, 0, 0.2f, 0.2f, 1, 4, 0.5f, 0.5f, 0.5f},
+    {"jelly", 1.0f, 0.05f, 0, 0.01f, 0, 0, 0, 20.0f, 0.5f, 0.05f, 1, 8, 0.45f, 0.45f, 1.0f},
+    {"cloth", 0.2f, 0.02f, 1, 0.02f, 0.01f, 0.05f, 0, 0, 0.5f, 0, 1, 8, 0.9f, 0.9f, 1.0f},
+};
+
+bool plush_attach_preset(const char *name, plush_pmx_soft_body *out)
+{
+    for (size_t i = 0; name && i < sizeof presets / sizeof presets[0]; i++) {
+        const preset *p = &presets[i];
+        if (strcmp(name, p->name) != 0)
+            continue;
+        *out = (plush_pmx_soft_body){
+            .group = 15, .mask = 0xFFFF, .flags = PLUSH_PMX_SOFT_BLINK, .blink_distance = 2, .cluster_count = 0,
+            .total_mass = p->total_mass, .margin = p->margin, .aero_model = p->aero_model,
+            .config = {.vcf = 1, .dp = p->dp, .dg = p->dg, .lf = p->lf, .pr = p->pr, .vc = p->vc, .df = p->df,
+                       .mt = p->mt, .chr = 1, .khr = 0.1f, .shr = 1, .ahr = 0.7f, .srhr_cl = 0.1f, .skhr_cl = 1,
+                       .sshr_cl = 0.5f, .sr_splt_cl = 0.5f, .sk_splt_cl = 0.5f, .ss_splt_cl = 0.5f},
+            .v_iterations = p->v_iterations, .p_iterations = p->p_iterations, .d_iterations = 0, .c_iterations = 4,
+            .lst = p->lst, .ast = p->ast, .vst = p->vst, .material = -1};
+        return true;
+    }
+    return false;
+}
+
+/* ---- fields by name ---------------------------------------------------------------------------- */
+
+enum { F_U8, F_U16, F_I32, F_FLOAT };
+
+typedef struct field {
+    const char *name;             /* as plush info --json nests it */
+    size_t offset;
+    int type;
+    double lo, hi;
+} field;
+
+#define SB(member) offsetof(plush_pmx_soft_body, member)
+#define CF(member) (offsetof(plush_pmx_soft_body, config) + offsetof(plush_pmx_soft_config, member))
+#define FLOAT_FIELD(n, off) {n, off, F_FLOAT, 0, 3.0e38}
+static const field fields[] = {
+    {"group", SB(group), F_U8, 0, 15},
+    {"mask", SB(mask), F_U16, 0, 65535},
+    {"flags", SB(flags), F_U8, 0, 7},
+    {"blink_distance", SB(blink_distance), F_I32, 0, INT32_MAX},
+    {"clusters", SB(cluster_count), F_I32, 0, INT32_MAX},
+    FLOAT_FIELD("total_mass", SB(total_mass)),
+    FLOAT_FIELD("margin", SB(margin)),
+    {"aero_model", SB(aero_model), F_I32, 0, 6},
+    FLOAT_FIELD("config.vcf", CF(vcf)),
+    FLOAT_FIELD("config.dp", CF(dp)),
+    FLOAT_FIELD("config.dg", CF(dg)),
+    FLOAT_FIELD("config.lf", CF(lf)),
+    {"config.pr", CF(pr), F_FLOAT, -3.0e38, 3.0e38},
+    FLOAT_FIELD("config.vc", CF(vc)),
+    FLOAT_FIELD("config.df", CF(df)),
+    FLOAT_FIELD("config.mt", CF(mt)),
+    FLOAT_FIELD("config.chr", CF(chr)),
+    FLOAT_FIELD("config.khr", CF(khr)),
+    FLOAT_FIELD("config.shr", CF(shr)),
+    FLOAT_FIELD("config.ahr", CF(ahr)),
+    FLOAT_FIELD("config.srhr_cl", CF(srhr_cl)),
+    FLOAT_FIELD("config.skhr_cl", CF(skhr_cl)),
+    FLOAT_FIELD("config.sshr_cl", CF(sshr_cl)),
+    FLOAT_FIELD("config.sr_splt_cl", CF(sr_splt_cl)),
+    FLOAT_FIELD("config.sk_splt_cl", CF(sk_splt_cl)),
+    FLOAT_FIELD("config.ss_splt_cl", CF(ss_splt_cl)),
+    {"iterations.v", SB(v_iterations), F_I32, 0, INT32_MAX},
+    {"iterations.p", SB(p_iterations), F_I32, 0, INT32_MAX},
+    {"iterations.d", SB(d_iterations), F_I32, 0, INT32_MAX},
+    {"iterations.c", SB(c_iterations), F_I32, 0, INT32_MAX},
+    FLOAT_FIELD("material_params.lst", SB(lst)),
+    FLOAT_FIELD("material_params.ast", SB(ast)),
+    FLOAT_FIELD("material_params.vst", SB(vst)),
+};
+#undef SB
+#undef CF
+#undef FLOAT_FIELD
+
+enum { FIELD_COUNT = sizeof fields / sizeof fields[0] };
+
+const char *const *plush_attach_field_names(size_t *count)
+{
+    static const char *const names[] = {
+        "group", "mask", "flags", "blink_distance", "clusters", "total_mass", "margin", "aero_model",
+        "config.vcf", "config.dp", "config.dg", "config.lf", "config.pr", "config.vc", "config.df", "config.mt",
+        "config.chr", "config.khr", "config.shr", "config.ahr", "config.srhr_cl", "config.skhr_cl",
+        "config.sshr_cl", "config.sr_splt_cl", "config.sk_splt_cl", "config.ss_splt_cl", "iterations.v",
+        "iterations.p", "iterations.d", "iterations.c", "material_params.lst", "material_params.ast",
+        "material_params.vst"};
+    _Static_assert(sizeof names / sizeof names[0] == FIELD_COUNT, "one name per field");
+    *count = FIELD_COUNT;
+    return names;
+}
+
+/* The full name, or the part after the dot when that is unique. */
+static const field *find_field(const char *name)
+{
+    const field *found = NULL;
+    for (size_t i = 0; i < FIELD_COUNT; i++) {
+        const char *full = fields[i].name, *dot = strchr(full, '.');
+        if (strcmp(name, full) == 0)
+            return &fields[i];
+        if (dot && strcmp(name, dot + 1) == 0)
+            found = &fields[i];
+    }
+    return found;
+}
+
+plush_status plush_attach_set_field(plush_pmx_soft_body *sb, const char *name, double value, plush_diag *diag)
+{
+    const field *f = name ? find_field(name) : NULL;
+    if (!f)
+        return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, NULL, -1,
+                               "no soft-body field named \"%s\" (names as plush info --json shows them)",
+                               name ? name : "");
+    if (!isfinite(value) || value < f->lo || value > f->hi)
+        return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, NULL, -1, "%s: %g is out of range (%g to %g)", f->name,
+                               value, f->lo, f->hi);
+    if (f->type != F_FLOAT && value != floor(value))
+        return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, NULL, -1, "%s: needs a whole number, not %g", f->name,
+                               value);
+    unsigned char *at = (unsigned char *)sb + f->offset;
+    if (f->type == F_U8) {
+        uint8_t v = (uint8_t)value;
+        memcpy(at, &v, sizeof v);
+    } else if (f->type == F_U16) {
+        uint16_t v = (uint16_t)value;
+        memcpy(at, &v, sizeof v);
+    } else if (f->type == F_I32) {
+        int32_t v = (int32_t)value;
+        memcpy(at, &v, sizeof v);
+    } else {
+        float v = (float)value;
+        memcpy(at, &v, sizeof v);
+    }
+    return PLUSH_OK;
+}
+
+/* ---- reading a proxy ----------------------------------------------------------------------------- */
+
+/* Sorting vertex numbers by position joins equal ones (-0 and +0 compare equal, as == says). */
+typedef struct pos_key {
+    float p[3];
+    uint32_t v;
+} pos_key;
+
+static int pos_key_cmp(const void *pa, const void *pb)
+{
+    const pos_key *a = pa, *b = pb;
+    for (int k = 0; k < 3; k++)
+        if (a->p[k] != b->p[k])
+            return a->p[k] < b->p[k] ? -1 : 1;
+    return a->v < b->v ? -1 : a->v > b->v;
+}
+
+static plush_status no_memory(plush_diag *diag)
+{
+    return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+}
+
+/* Joins vertices at equal positions (the first in file order stands for them), drops unused ones and faces
+ * that name a vertex twice, numbers the rest in file order. */
+static plush_status join_positions(const float (*pos)[3], size_t nv, const uint32_t *idx, size_t nt,
+                                   plush_arena *arena, plush_cage_mesh *out, plush_diag *diag)
+{
+    pos_key *keys = malloc((nv ? nv : 1) * sizeof *keys);
+    uint32_t *rep = malloc((nv ? nv : 1) * sizeof *rep), *number = malloc((nv ? nv : 1) * sizeof *number);
+    uint32_t(*tris)[3] = plush_arena_array(arena, nt ? nt : 1, sizeof *tris);
+    plush_status st = keys && rep && number && tris ? PLUSH_OK : no_memory(diag);
+    for (size_t v = 0; st == PLUSH_OK && v < nv; v++) {
+        if (!isfinite(pos[v][0]) || !isfinite(pos[v][1]) || !isfinite(pos[v][2]))
+            st = plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, "vertex", (int64_t)v, "position is not finite");
+        keys[v] = (pos_key){.p = {pos[v][0] + 0.0f, pos[v][1] + 0.0f, pos[v][2] + 0.0f}, .v = (uint32_t)v};
+    }
+    if (st == PLUSH_OK) {
+        qsort(keys, nv, sizeof *keys, pos_key_cmp);
+        for (size_t i = 0; i < nv; i++) {
+            const float *p = keys[i].p, *q = i > 0 ? keys[i - 1].p : NULL;
+            bool same = q && p[0] == q[0] && p[1] == q[1] && p[2] == q[2];
+            rep[keys[i].v] = same ? rep[keys[i - 1].v] : keys[i].v;
+        }
+        for (size_t v = 0; v < nv; v++)
+            number[v] = UINT32_MAX;
+        size_t kept = 0, dropped = 0;
+        for (size_t t = 0; t < nt; t++) {
+            uint32_t a = rep[idx[3 * t]], b = rep[idx[3 * t + 1]], c = rep[idx[3 * t + 2]];
+            if (a == b || b == c || a == c) {
+                dropped++;
+                continue;
+            }
+            number[a] = number[b] = number[c] = 0;
+            tris[kept][0] = a, tris[kept][1] = b, tris[kept][2] = c;
+            kept++;
+        }
+        if (dropped)
+            plush_diag_warn(diag, -1, NULL, -1, "%zu faces name one vertex twice: dropped", dropped);
+        size_t count = 0;
+        for (size_t v = 0; v < nv; v++)
+            if (number[v] == 0)
+                number[v] = (uint32_t)count++;
+        out->positions = plush_arena_array(arena, count ? count : 1, sizeof *out->positions);
+        out->source = plush_arena_array(arena, count ? count : 1, sizeof *out->source);
+        if (!out->positions || !out->source)
+            st = no_memory(diag);
+        for (size_t v = 0; st == PLUSH_OK && v < nv; v++)
+            if (number[v] != UINT32_MAX) {
+                memcpy(out->positions[number[v]], pos[v], sizeof *out->positions);
+                out->source[number[v]] = (int32_t)v;
+            }
+        for (size_t t = 0; st == PLUSH_OK && t < kept; t++)
+            for (int k = 0; k < 3; k++)
+                tris[t][k] = number[tris[t][k]];
+        out->vertex_count = count;
+        out->triangles = tris;
+        out->triangle_count = kept;
+    }
+    free(keys);
+    free(rep);
+    free(number);
+    if (st == PLUSH_OK && out->triangle_count == 0)
+        st = plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, NULL, -1, "the proxy has no triangles");
+    return st;
+}
+
+static plush_status proxy_from_pmx(const uint8_t *data, size_t size, plush_arena *arena, plush_cage_mesh *out,
+                                   plush_diag *diag)
+{
+    plush_pmx_model *m = NULL;
+    plush_status st = plush_pmx_read(data, size, NULL, &m, diag);
+    if (st != PLUSH_OK)
+        return st;
+    float(*pos)[3] = malloc((m->vertex_count ? m->vertex_count : 1) * sizeof *pos);
+    if (!pos)
+        st = no_memory(diag);
+    for (size_t v = 0; st == PLUSH_OK && v < m->vertex_count; v++)
+        memcpy(pos[v], m->vertices[v].position, sizeof pos[v]);
+    if (st == PLUSH_OK && m->vertex_count > INT32_MAX)
+        st = plush_diag_fail(diag, PLUSH_E_RANGE, -1, NULL, -1, "proxy too large");
+    if (st == PLUSH_OK)
+        st = join_positions((const float(*)[3])pos, m->vertex_count, m->indices, m->index_count / 3, arena, out,
+                            diag);
+    free(pos);
+    plush_pmx_free(m);
+    return st;
+}
+
+plush_status plush_attach_read_proxy(const uint8_t *data, size_t size, plush_arena *arena, plush_cage_mesh *out,
+                                     plush_diag *diag)
+{
+    memset(out, 0, sizeof *out);
+    if (size >= 4 && memcmp(data, "PMX ", 4) == 0)
+        return proxy_from_pmx(data, size, arena, out, diag);
+    plush_obj_model *obj = NULL;
+    plush_status st = plush_obj_read(data, size, &obj, diag);
+    if (st == PLUSH_OK && obj->vertex_count > INT32_MAX)
+        st = plush_diag_fail(diag, PLUSH_E_RANGE, -1, NULL, -1, "proxy too large");
+    if (st == PLUSH_OK)
+        st = join_positions((const float(*)[3])obj->positions, obj->vertex_count, &obj->triangles[0][0],
+                            obj->triangle_count, arena, out, diag);
+    plush_obj_model_free(obj);
+    return st;
+}
+
+typedef struct proxy_ctx {
+    plush_arena *arena;
+    plush_cage_mesh *out;
+} proxy_ctx;
+
+static plush_status parse_proxy(const uint8_t *data, size_t size, void *ctx, plush_diag *diag)
+{
+    proxy_ctx *c = ctx;
+    return plush_attach_read_proxy(data, size, c->arena, c->out, diag);
+}
+
+plush_status plush_attach_read_proxy_file(const char *path, plush_arena *arena, plush_cage_mesh *out,
+                                          plush_diag *diag)
+{
+    memset(out, 0, sizeof *out);
+    proxy_ctx c = {arena, out};
+    return plush_file_parse(path, parse_proxy, &c, diag);
+}
+
+/* ---- the attached model -------------------------------------------------------------------------- */
+
+static bool str_is(const plush_str *name, const char *s)
+{
+    size_t n = strlen(s);
+    return name->len == n && (n == 0 || memcmp(name->s, s, n) == 0);
+}
+
+static plush_status check_cage(const plush_cage_mesh *cage, plush_diag *diag)
+{
+    if (!cage || cage->triangle_count == 0 || cage->vertex_count == 0)
+        return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, NULL, -1, "the proxy has no triangles");
+    for (size_t v = 0; v < cage->vertex_count; v++)
+        for (int k = 0; k < 3; k++)
+            if (!isfinite(cage->positions[v][k]))
+                return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, "proxy vertex", (int64_t)v,
+                                       "position is not finite");
+    for (size_t t = 0; t < cage->triangle_count; t++)
+        for (int k = 0; k < 3; k++)
+            if (cage->triangles[t][k] >= cage->vertex_count)
+                return plush_diag_fail(diag, PLUSH_E_RANGE, -1, "proxy face", (int64_t)t,
+                                       "vertex %lu out of range (%zu vertices)",
+                                       (unsigned long)cage->triangles[t][k], cage->vertex_count);
+    return PLUSH_OK;
+}
+
+/* What PMX indices can hold: every count is read as a signed 32-bit number. Checked before anything
+ * touches the model's arrays. */
+static plush_status check_limits(const plush_pmx_model *m, const plush_cage_mesh *cage, plush_diag *diag)
+{
+    const size_t most = INT32_MAX;
+    const char *what = NULL;
+    if (m->vertex_count > most || cage->vertex_count > most - m->vertex_count)
+        what = "vertices";
+    else if (cage->triangle_count > most / 3 || m->index_count > most - 3 * cage->triangle_count)
+        what = "face indices";
+    else if (m->material_count >= most)
+        what = "materials";
+    else if (m->soft_body_count >= most)
+        what = "soft bodies";
+    if (what)
+        return plush_diag_fail(diag, PLUSH_E_RANGE, -1, NULL, -1,
+                               "the model is at the PMX index limit: with the cage it would have more than "
+                               "%zu %s",
+                               most, what);
+    if (m->vertex_count == 0)
+        return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, NULL, -1,
+                               "the model has no vertices to copy skin weights from");
+    return PLUSH_OK;
+}
+
+/* Marks every bone (or rigid body) with each name; a name that matches none fails. */
+static plush_status mark_names(const char *const *names, size_t count, const plush_str *(*name_of)(const void *, size_t),
+                               const void *items, size_t item_count, const char *kind, bool *marked,
+                               plush_diag *diag)
+{
+    for (size_t k = 0; k < count; k++) {
+        const char *want = names[k] ? names[k] : "";
+        bool found = false;
+        for (size_t i = 0; i < item_count; i++)
+            if (str_is(name_of(items, i), want))
+                marked[i] = found = true;
+        if (!found)
+            return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, NULL, -1, "no %s named \"%s\"", kind, want);
+    }
+    return PLUSH_OK;
+}
+
+static const plush_str *bone_name(const void *items, size_t i)
+{
+    return &((const plush_pmx_bone *)items)[i].name;
+}
+
+static const plush_str *body_name(const void *items, size_t i)
+{
+    return &((const plush_pmx_rigid_body *)items)[i].name;
+}
+
+static size_t nearest_vertex(const plush_pmx_model *m, const float p[3])
+{
+    size_t best = 0;
+    double bd = INFINITY;
+    for (size_t v = 0; v < m->vertex_count; v++) {
+        const float *q = m->vertices[v].position;
+        double dx = (double)q[0] - p[0], dy = (double)q[1] - p[1], dz = (double)q[2] - p[2];
+        double d = dx * dx + dy * dy + dz * dz;
+        if (d < bd) {
+            bd = d;
+            best = v;
+        }
+    }
+    return best;
+}
+
+/* The cage's vertices after the model's: positions, area-weighted normals oriented like the model's, and
+ * the skin weights of the nearest model vertex. */
+static plush_status cage_vertices(const plush_pmx_model *m, const plush_cage_mesh *cage, plush_pmx_vertex *out,
+                                  plush_diag *diag)
+{
+    size_t n = cage->vertex_count;
+    float(*hint)[3] = malloc(n * sizeof *hint), (*normal)[3] = malloc(n * sizeof *normal);
+    if (!hint || !normal) {
+        free(hint);
+        free(normal);
+        return no_memory(diag);
+    }
+    for (size_t k = 0; k < n; k++) {
+        const plush_pmx_vertex *src = &m->vertices[nearest_vertex(m, cage->positions[k])];
+        memcpy(hint[k], src->normal, sizeof hint[k]);
+        plush_pmx_vertex *v = &out[k];
+        *v = (plush_pmx_vertex){.edge_scale = 1, .weight_type = src->weight_type, .sdef = -1};
+        memcpy(v->bones, src->bones, sizeof v->bones);
+        memcpy(v->weights, src->weights, sizeof v->weights);
+        /* SDEF's extra parameters belong to the source vertex's shape; the same bones and weights blend
+         * linearly as BDEF2. */
+        if (v->weight_type == PLUSH_PMX_SDEF)
+            v->weight_type = PLUSH_PMX_BDEF2;
+        memcpy(v->position, cage->positions[k], sizeof v->position);
+    }
+    plush_cage_mesh oriented = *cage;
+    oriented.normals = hint;
+    plush_cage_vertex_normals(&oriented, normal);
+    for (size_t k = 0; k < n; k++)
+        memcpy(out[k].normal, normal[k], sizeof out[k].normal);
+    free(hint);
+    free(normal);
+    return PLUSH_OK;
+}
+
+/* Rigid body rotation (x, y, z radians) as physics.h defines it: Ry(y) * Rx(x) * Rz(z) on column vectors;
+ * r[row][col]. */
+static void body_rotation(const float e[3], double r[3][3])
+{
+    double cx = cos(e[0]), sx = sin(e[0]), cy = cos(e[1]), sy = sin(e[1]), cz = cos(e[2]), sz = sin(e[2]);
+    double ry[3][3] = {{cy, 0, sy}, {0, 1, 0}, {-sy, 0, cy}}, rx[3][3] = {{1, 0, 0}, {0, cx, -sx}, {0, sx, cx}};
+    double rz[3][3] = {{cz, -sz, 0}, {sz, cz, 0}, {0, 0, 1}}, t[3][3];
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) {
+            t[i][j] = 0;
+            for (int k = 0; k < 3; k++)
+                t[i][j] += ry[i][k] * rx[k][j];
+        }
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) {
+            r[i][j] = 0;
+            for (int k = 0; k < 3; k++)
+                r[i][j] += t[i][k] * rz[k][j];
+        }
+}
+
+/* Inside the body's shape at its PMX pose: sphere (radius size[0]), box (half extents size), capsule
+ * (radius size[0], cylinder length size[1] along local Y). */
+static bool inside_body(const plush_pmx_rigid_body *b, const float p[3])
+{
+    double r[3][3], d[3] = {(double)p[0] - b->position[0], (double)p[1] - b->position[1], (double)p[2] - b->position[2]};
+    body_rotation(b->rotation, r);
+    double l[3];
+    for (int j = 0; j < 3; j++)
+        l[j] = r[0][j] * d[0] + r[1][j] * d[1] + r[2][j] * d[2]; /* R^T d */
+    double rad = b->size[0];
+    if (b->shape == 0)
+        return l[0] * l[0] + l[1] * l[1] + l[2] * l[2] <= rad * rad;
+    if (b->shape == 1)
+        return fabs(l[0]) <= b->size[0] && fabs(l[1]) <= b->size[1] && fabs(l[2]) <= b->size[2];
+    double half = 0.5 * b->size[1], y = l[1] > half ? l[1] - half : l[1] < -half ? l[1] + half : 0;
+    return l[0] * l[0] + y * y + l[2] * l[2] <= rad * rad;
+}
+
+/* The share of a vertex's weight that the marked bones hold. */
+static double pinned_share(const plush_pmx_vertex *v, const bool *pin_bone, size_t bone_count)
+{
+    double share = 0;
+    for (int j = 0; j < 4; j++)
+        if (v->bones[j] >= 0 && (size_t)v->bones[j] < bone_count && pin_bone[v->bones[j]])
+            share += v->weights[j];
+    return share;
+}
+
+typedef struct attach_work {
+    const plush_pmx_model *model;
+    const plush_attach_options *o;
+    plush_pmx_model *out;
+    plush_pmx_soft_body *sb;
+    const plush_pmx_vertex *cage;          /* out->vertices + first */
+    size_t first;
+    bool *pinned;                          /* per cage vertex */
+} attach_work;
+
+static plush_status add_pins(attach_work *w, plush_diag *diag)
+{
+    const plush_pmx_model *m = w->model;
+    const plush_attach_options *o = w->o;
+    size_t n = o->cage->vertex_count;
+    bool *pin_bone = calloc(m->bone_count ? m->bone_count : 1, sizeof *pin_bone);
+    if (!pin_bone)
+        return no_memory(diag);
+    plush_status st = mark_names(o->pin_bones, o->pin_bone_count, bone_name, m->bones, m->bone_count, "bone",
+                                 pin_bone, diag);
+    double need = o->pin_share > 0 ? o->pin_share : 0.5;
+    for (size_t k = 0; st == PLUSH_OK && k < n; k++)
+        w->pinned[k] = o->pin_bone_count > 0 && pinned_share(&w->cage[k], pin_bone, m->bone_count) >= need - 1e-6;
+    /* Each named bone must pin something, or the user is told before a soft body falls away. */
+    for (size_t b = 0; st == PLUSH_OK && b < o->pin_bone_count; b++) {
+        bool *one = calloc(m->bone_count, sizeof *one);
+        if (!one) {
+            st = no_memory(diag);
+            break;
+        }
+        mark_names(o->pin_bones + b, 1, bone_name, m->bones, m->bone_count, "bone", one, diag);
+        bool any = false;
+        for (size_t k = 0; k < n && !any; k++)
+            any = w->pinned[k] && pinned_share(&w->cage[k], one, m->bone_count) > 0;
+        free(one);
+        if (!any)
+            st = plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, NULL, -1,
+                                 "bone \"%s\" pins no cage vertex (none has %g of its weight on the pin bones)",
+                                 o->pin_bones[b], need);
+    }
+    free(pin_bone);
+    for (size_t i = 0; st == PLUSH_OK && i < o->pin_vertex_count; i++) {
+        if (o->pin_vertices[i] >= n)
+            return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, NULL, -1,
+                                   "pin vertex %lu out of range (the proxy has %zu vertices)",
+                                   (unsigned long)o->pin_vertices[i], n);
+        w->pinned[o->pin_vertices[i]] = true;
+    }
+    if (st != PLUSH_OK)
+        return st;
+    size_t count = 0;
+    for (size_t k = 0; k < n; k++)
+        count += w->pinned[k];
+    w->sb->pins = plush_arena_array(plush_pmx_arena(w->out), count ? count : 1, sizeof *w->sb->pins);
+    if (!w->sb->pins)
+        return no_memory(diag);
+    for (size_t k = 0; k < n; k++)
+        if (w->pinned[k])
+            w->sb->pins[w->sb->pin_count++] = (int32_t)(w->first + k);
+    return PLUSH_OK;
+}
+
+static plush_status add_anchors(attach_work *w, plush_diag *diag)
+{
+    const plush_pmx_model *m = w->model;
+    const plush_attach_options *o = w->o;
+    size_t n = o->cage->vertex_count;
+    int32_t *body_of = malloc(n * sizeof *body_of);
+    bool *named = calloc(m->rigid_body_count ? m->rigid_body_count : 1, sizeof *named);
+    plush_status st = body_of && named ? PLUSH_OK : no_memory(diag);
+    for (size_t k = 0; k < n && body_of; k++)
+        body_of[k] = -1;
+    for (size_t a = 0; st == PLUSH_OK && a < o->anchor_count; a++) {
+        memset(named, 0, (m->rigid_body_count ? m->rigid_body_count : 1) * sizeof *named);
+        st = mark_names(o->anchors + a, 1, body_name, m->rigid_bodies, m->rigid_body_count, "rigid body", named,
+                        diag);
+        bool any = false;
+        for (size_t b = 0; st == PLUSH_OK && b < m->rigid_body_count; b++)
+            for (size_t k = 0; named[b] && k < n; k++)
+                if (inside_body(&m->rigid_bodies[b], w->cage[k].position)) {
+                    any = true;
+                    if (body_of[k] < 0 && !w->pinned[k])
+                        body_of[k] = (int32_t)b;
+                }
+        if (st == PLUSH_OK && !any)
+            st = plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, NULL, -1,
+                                 "rigid body \"%s\" holds no cage vertex: nothing to anchor", o->anchors[a]);
+    }
+    size_t count = 0;
+    for (size_t k = 0; st == PLUSH_OK && k < n; k++)
+        count += body_of[k] >= 0;
+    if (st == PLUSH_OK) {
+        w->sb->anchors = plush_arena_array(plush_pmx_arena(w->out), count ? count : 1, sizeof *w->sb->anchors);
+        if (!w->sb->anchors)
+            st = no_memory(diag);
+    }
+    for (size_t k = 0; st == PLUSH_OK && k < n; k++)
+        if (body_of[k] >= 0)
+            w->sb->anchors[w->sb->anchor_count++] =
+                (plush_pmx_soft_anchor){.rigid_body = body_of[k], .vertex = (int32_t)(w->first + k), .near_mode = 0};
+    free(body_of);
+    free(named);
+    return st;
+}
+
+/* Every group but the soft body's own and those of rigid bodies on bones the cage is weighted to. */
+static uint16_t auto_mask(const attach_work *w)
+{
+    const plush_pmx_model *m = w->model;
+    uint16_t mask = (uint16_t)(0xFFFFu & ~(1u << (w->sb->group & 15)));
+    for (size_t b = 0; b < m->rigid_body_count; b++) {
+        const plush_pmx_rigid_body *rb = &m->rigid_bodies[b];
+        bool used = false;
+        for (size_t k = 0; k < w->o->cage->vertex_count && !used; k++)
+            for (int j = 0; j < 4; j++)
+                used |= rb->bone >= 0 && w->cage[k].bones[j] == rb->bone && w->cage[k].weights[j] > 0;
+        if (used)
+            mask = (uint16_t)(mask & ~(1u << (rb->group & 15)));
+    }
+    return mask;
+}
+
+static void warn_index_sizes(const plush_pmx_model *m, const plush_pmx_model *out, plush_diag *diag)
+{
+    static const struct { int kind; const char *what; } kinds[] = {
+        {PLUSH_PMX_INDEX_VERTEX, "vertex"}, {PLUSH_PMX_INDEX_MATERIAL, "material"}};
+    size_t counts[2] = {out->vertex_count, out->material_count};
+    for (int i = 0; i < 2; i++) {
+        uint8_t have = m->index_sizes[kinds[i].kind], need = plush_pmx_min_index_size(kinds[i].kind, counts[i]);
+        if (have != 0 && need > have)
+            plush_diag_warn(diag, -1, NULL, -1,
+                            "%s indices widen from %u to %u bytes: sections holding them are rewritten wider "
+                            "(same values)",
+                            kinds[i].what, (unsigned)have, (unsigned)need);
+    }
+}
+
+/* Copies the model (sharing its arrays), then replaces the four arrays that grow. */
+static plush_status build(attach_work *w, plush_attach_result *res, plush_diag *diag)
+{
+    const plush_pmx_model *m = w->model;
+    const plush_cage_mesh *cage = w->o->cage;
+    plush_pmx_model *out = w->out;
+    plush_arena *a = plush_pmx_arena(out);
+    size_t nv = m->vertex_count + cage->vertex_count, ni = m->index_count + 3 * cage->triangle_count;
+    plush_pmx_vertex *verts = plush_arena_array(a, nv, sizeof *verts);
+    uint32_t *idx = plush_arena_array(a, ni, sizeof *idx);
+    plush_pmx_material *mats = plush_arena_array(a, m->material_count + 1, sizeof *mats);
+    plush_pmx_soft_body *sbs = plush_arena_array(a, m->soft_body_count + 1, sizeof *sbs);
+    float(*auv)[4] = m->additional_uv ? plush_arena_array(a, nv * m->additional_uv, sizeof *auv) : NULL;
+    if (!verts || !idx || !mats || !sbs || (m->additional_uv && !auv))
+        return no_memory(diag);
+    memcpy(verts, m->vertices, m->vertex_count * sizeof *verts);
+    if (m->index_count)
+        memcpy(idx, m->indices, m->index_count * sizeof *idx);
+    if (m->material_count)
+        memcpy(mats, m->materials, m->material_count * sizeof *mats);
+    if (m->soft_body_count)
+        memcpy(sbs, m->soft_bodies, m->soft_body_count * sizeof *sbs);
+    if (auv)
+        memcpy(auv, m->additional_uvs, m->vertex_count * m->additional_uv * sizeof *auv);
+    w->first = m->vertex_count;
+    plush_status st = cage_vertices(m, cage, verts + w->first, diag);
+    if (st != PLUSH_OK)
+        return st;
+    for (size_t t = 0; t < cage->triangle_count; t++)
+        for (int k = 0; k < 3; k++)
+            idx[m->index_count + 3 * t + (size_t)k] = (uint32_t)(w->first + cage->triangles[t][k]);
+    const char *name = w->o->name ? w->o->name : default_name;
+    plush_str text = {.s = plush_arena_strdup(a, name, strlen(name)), .len = (uint32_t)strlen(name)};
+    if (!text.s)
+        return no_memory(diag);
+    mats[m->material_count] = (plush_pmx_material){
+        .name = text, .name_en = text, .diffuse = {1, 1, 1, 0}, .specular_power = 1, .ambient = {0.5f, 0.5f, 0.5f},
+        .flags = 0, .edge_color = {0, 0, 0, 1}, .edge_size = 0, .texture = -1, .sphere_texture = -1,
+        .toon_shared = 0, .toon = -1, .index_count = (int32_t)(3 * cage->triangle_count)};
+    plush_pmx_soft_body *sb = &sbs[m->soft_body_count];
+    *sb = w->o->soft;
+    sb->name = sb->name_en = text;
+    sb->shape = 0;
+    sb->material = (int32_t)m->material_count;
+    sb->anchors = NULL, sb->anchor_count = 0, sb->pins = NULL, sb->pin_count = 0;
+    out->version = 2.1f;
+    out->vertices = verts, out->vertex_count = nv, out->additional_uvs = auv;
+    out->indices = idx, out->index_count = ni;
+    out->materials = mats, out->material_count = m->material_count + 1;
+    out->soft_bodies = sbs, out->soft_body_count = m->soft_body_count + 1;
+    w->sb = sb;
+    w->cage = verts + w->first;
+    if ((st = add_pins(w, diag)) != PLUSH_OK || (st = add_anchors(w, diag)) != PLUSH_OK)
+        return st;
+    if (w->o->auto_mask)
+        sb->mask = auto_mask(w);
+    warn_index_sizes(m, out, diag);
+    *res = (plush_attach_result){.first_vertex = w->first, .material = m->material_count,
+                                 .soft_body = m->soft_body_count, .pinned = sb->pin_count,
+                                 .anchored = sb->anchor_count, .mask = sb->mask};
+    return plush_pmx_validate(out, diag);
+}
+
+/* Every parameter zero (padding aside): the caller chose none. */
+static bool soft_unset(const plush_pmx_soft_body *sb)
+{
+    static const unsigned char zeros[4];
+    for (size_t i = 0; i < FIELD_COUNT; i++) {
+        size_t width = fields[i].type == F_U8 ? 1 : fields[i].type == F_U16 ? 2 : 4;
+        if (memcmp((const unsigned char *)sb + fields[i].offset, zeros, width) != 0)
+            return false;
+    }
+    return true;
+}
+
+plush_status plush_attach(const plush_pmx_model *model, const plush_attach_options *options, plush_pmx_model **out,
+                          plush_attach_result *result, plush_diag *diag)
+{
+    *out = NULL;
+    memset(result, 0, sizeof *result);
+    if (!model || !options)
+        return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, NULL, -1, "no model or options");
+    plush_status st = check_cage(options->cage, diag);
+    if (st == PLUSH_OK)
+        st = check_limits(model, options->cage, diag);
+    if (st == PLUSH_OK)
+        st = plush_pmx_validate(model, diag);
+    if (st != PLUSH_OK)
+        return st;
+    plush_attach_options o = *options;
+    if (soft_unset(&o.soft))
+        plush_attach_preset("plush", &o.soft);
+    plush_pmx_model *m = plush_pmx_create();
+    bool *pinned = calloc(o.cage->vertex_count, sizeof *pinned);
+    if (!m || !pinned) {
+        plush_pmx_free(m);
+        free(pinned);
+        return no_memory(diag);
+    }
+    /* Everything the model holds, its arrays shared; the arena stays the new model's own. */
+    plush_arena own = m->arena;
+    *m = *model;
+    m->arena = own;
+    attach_work w = {.model = model, .o = &o, .out = m, .pinned = pinned};
+    st = build(&w, result, diag);
+    free(pinned);
+    if (st != PLUSH_OK) {
+        plush_pmx_free(m);
+        memset(result, 0, sizeof *result);
+        return st;
+    }
+    *out = m;
+    return PLUSH_OK;
+}
