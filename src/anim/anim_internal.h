@@ -82,6 +82,12 @@ struct plush_anim {
     uint8_t *stage;              /* plush_anim_stage of each bone */
     bool *is_ik;                 /* IK bone with a usable target */
     bool *ik_link;               /* bone is a link of some IK chain */
+    /* Per IK bone: the bones from its root-most link down to its effector (parents first), the only
+     * globals an IK step changes that the solve reads; count 0 when the links are not all on that
+     * parent chain (the solve then updates whole subtrees). path_pos gives a path bone's position. */
+    uint32_t *ik_path_first, *ik_path_count;
+    uint32_t *ik_paths;
+    uint32_t *path_pos;          /* scratch of one solve: position on the current path, or UINT32_MAX */
 
     /* Inputs of the frame. */
     float (*motion_t)[3], (*motion_q)[4];
@@ -125,6 +131,8 @@ void anim_morph_reset(plush_anim *anim);
 /* bones.c: recomputes the globals of bone b's subtree from their locals (bones of stage only). */
 void anim_update_subtree(plush_anim *anim, uint32_t b, int stage);
 void anim_update_local(plush_anim *anim, uint32_t b);
+/* The globals of path[from..count-1] (parents first) from their locals (bones of stage only). */
+void anim_update_path(plush_anim *anim, const uint32_t *path, uint32_t from, uint32_t count, int stage);
 
 /* ik.c */
 void anim_ik_solve(plush_anim *anim, uint32_t ik_bone, int stage);

@@ -132,6 +132,75 @@ static plush_status build_tree(plush_anim *a, plush_diag *diag)
     return PLUSH_OK;
 }
 
+/* The parent chain from an IK bone's effector up to its root-most link, stored root first, when every
+ * link lies on it; an empty path otherwise. */
+static plush_status build_ik_paths(plush_anim *a)
+{
+    const plush_pmx_model *model = a->model;
+    size_t nb = a->bone_count, total = 0;
+    a->ik_path_first = plush_arena_array(&a->arena, nb ? nb : 1, sizeof *a->ik_path_first);
+    a->ik_path_count = plush_arena_array(&a->arena, nb ? nb : 1, sizeof *a->ik_path_count);
+    a->path_pos = plush_arena_array(&a->arena, nb ? nb : 1, sizeof *a->path_pos);
+    if (!a->ik_path_first || !a->ik_path_count || !a->path_pos)
+        return PLUSH_E_NOMEM;
+    for (size_t i = 0; i < nb; i++)
+        a->path_pos[i] = UINT32_MAX;
+    /* Path lengths first (a walk stops after nb steps, so a parent cycle cannot trap it). */
+    for (size_t i = 0; i < nb; i++) {
+        if (!a->is_ik[i])
+            continue;
+        const plush_pmx_bone *b = &model->bones[i];
+        int32_t root = b->ik_links[b->ik_link_count - 1].bone;
+        size_t len = 0;
+        int32_t c = b->ik_target;
+        while (c >= 0 && len <= nb) {
+            len++;
+            if (c == root)
+                break;
+            c = a->parent[c];
+        }
+        if (c != root || len > nb)
+            continue;
+        a->ik_path_count[i] = (uint32_t)len;
+        total += len;
+    }
+    a->ik_paths = plush_arena_array(&a->arena, total ? total : 1, sizeof *a->ik_paths);
+    if (!a->ik_paths)
+        return PLUSH_E_NOMEM;
+    uint32_t next = 0;
+    for (size_t i = 0; i < nb; i++) {
+        uint32_t len = a->ik_path_count[i];
+        if (!len)
+            continue;
+        a->ik_path_first[i] = next;
+        int32_t c = model->bones[i].ik_target;
+        for (uint32_t k = len; k-- > 0;) {
+            a->ik_paths[next + k] = (uint32_t)c;
+            c = a->parent[c];
+        }
+        /* Every link must be on the path, or a step could move a link the path does not refresh. */
+        const plush_pmx_bone *b = &model->bones[i];
+        bool all = true;
+        for (uint32_t l = 0; l < b->ik_link_count && all; l++) {
+            bool on = false;
+            for (uint32_t k = 0; k < len; k++)
+                on = on || a->ik_paths[next + k] == (uint32_t)b->ik_links[l].bone;
+            all = on;
+        }
+        /* A goal hanging below a link moves with it: only whole subtrees keep it current. */
+        int32_t up = a->parent[i];
+        for (size_t steps = 0; up >= 0 && steps <= nb && all; steps++, up = a->parent[up])
+            for (uint32_t k = 0; k < len; k++)
+                all = all && a->ik_paths[next + k] != (uint32_t)up;
+        if (!all) {
+            a->ik_path_count[i] = 0;
+            continue;
+        }
+        next += len;
+    }
+    return PLUSH_OK;
+}
+
 static void note_unsupported(plush_anim *a, const char *what, size_t index, const char *name)
 {
     if (a->unsupported++ == 0)
@@ -210,6 +279,9 @@ plush_status plush_anim_create(const plush_pmx_model *model, plush_anim **out, p
             note_unsupported(a, "external parent deformation is not supported (the bone moves as if it had none)",
                              i, b->name.s);
     }
+    st = build_ik_paths(a);
+    if (st != PLUSH_OK)
+        goto nomem;
     st = build_tree(a, diag);
     if (st != PLUSH_OK) {
         plush_anim_destroy(a);
@@ -347,6 +419,17 @@ void anim_update_subtree(plush_anim *a, uint32_t b, int stage)
 {
     for (uint32_t i = a->tree_pos[b]; i < a->subtree_end[b]; i++) {
         uint32_t c = a->tree[i];
+        if (!in_stage(a, c, stage))
+            continue;
+        int32_t p = a->parent[c];
+        anim_compose(p >= 0 ? a->global[p] : NULL, a->local_t[c], a->local_q[c], a->global[c]);
+    }
+}
+
+void anim_update_path(plush_anim *a, const uint32_t *path, uint32_t from, uint32_t count, int stage)
+{
+    for (uint32_t i = from; i < count; i++) {
+        uint32_t c = path[i];
         if (!in_stage(a, c, stage))
             continue;
         int32_t p = a->parent[c];

@@ -20,6 +20,9 @@
 #define IK_REACHED 1e-5f
 /* Below this the effector already points at the goal: no rotation. */
 #define IK_MIN_ANGLE 1e-6f
+/* An iteration that gains less than this fraction of the remaining distance ends the solve: the goal is
+ * out of reach and the rest would move the effector by less than float precision. */
+#define IK_STALL 1e-6f
 /* MMD models use loop counts of tens; a corrupt count must not stall a frame. */
 #define IK_MAX_LOOPS 1024
 
@@ -89,6 +92,25 @@ static void from_euler_xyz(const float e[3], float q[4])
     anim_q_mul(t, qz, q);
 }
 
+/* One solve: the IK bone, its stage and the path whose globals a step must refresh. */
+typedef struct ik_solve {
+    plush_anim *a;
+    uint32_t ik, effector;
+    int stage;
+    const uint32_t *path;   /* NULL: refresh whole subtrees */
+    uint32_t path_count;
+} ik_solve;
+
+/* After link b's local changed: the globals the solve reads. Bones off the effector's path wait for
+ * the end of the solve (one subtree update per link instead of one per step). */
+static void refresh(const ik_solve *s, uint32_t b)
+{
+    if (s->path)
+        anim_update_path(s->a, s->path, s->a->path_pos[b], s->path_count, s->stage);
+    else
+        anim_update_subtree(s->a, b, s->stage);
+}
+
 /* base = morph * motion * append: the local rotation without IK. */
 static void base_rotation(const plush_anim *a, uint32_t b, float out[4])
 {
@@ -98,21 +120,22 @@ static void base_rotation(const plush_anim *a, uint32_t b, float out[4])
 }
 
 /* Sets link b's IK rotation so that its local rotation becomes want. */
-static void set_local_rotation(plush_anim *a, uint32_t b, const float want[4], int stage)
+static void set_local_rotation(const ik_solve *s, uint32_t b, const float want[4])
 {
+    plush_anim *a = s->a;
     float base[4], inv[4];
     base_rotation(a, b, base);
     anim_q_conj(base, inv);
     anim_q_mul(want, inv, a->ik_q[b]);
     anim_q_normalize(a->ik_q[b]);
     anim_update_local(a, b);
-    anim_update_subtree(a, b, stage);
+    refresh(s, b);
 }
 
 /* One CCD step on a link limited to one axis: the signed angle between effector and goal projected
  * onto the plane of that axis, added to the link's current angle about it. */
-static void step_single_axis(plush_anim *a, uint32_t b, const plush_pmx_ik_link *link, int axis, float unit,
-                             const float le[3], const float lt[3], int iteration, int stage)
+static void step_single_axis(const ik_solve *s, uint32_t b, const plush_pmx_ik_link *link, int axis, float unit,
+                             const float le[3], const float lt[3], int iteration)
 {
     float ax[3] = {0, 0, 0};
     ax[axis] = 1.0f;
@@ -132,7 +155,7 @@ static void step_single_axis(plush_anim *a, uint32_t b, const plush_pmx_ik_link 
     }
     if (unit > 0.0f)
         delta = clampf(delta, -unit, unit);
-    const float *q = a->local_q[b];
+    const float *q = s->a->local_q[b];
     /* q and -q are one rotation; with w >= 0 the angle comes out in -pi..pi. */
     float sign = q[3] < 0.0f ? -1.0f : 1.0f;
     float current = 2.0f * atan2f(sign * q[axis], sign * q[3]);
@@ -155,16 +178,16 @@ static void step_single_axis(plush_anim *a, uint32_t b, const plush_pmx_ik_link 
     angle = clampf(angle, lo, hi);
     float want[4];
     anim_q_axis_angle(ax, angle, want);
-    set_local_rotation(a, b, want, stage);
+    set_local_rotation(s, b, want);
 }
 
-static void step_link(plush_anim *a, uint32_t b, const plush_pmx_ik_link *link, float unit, uint32_t effector,
-                      uint32_t goal_bone, int iteration, int stage)
+static void step_link(const ik_solve *s, uint32_t b, const plush_pmx_ik_link *link, float unit, int iteration)
 {
+    plush_anim *a = s->a;
     const float *g = a->global[b];
     float le[3], lt[3];
-    anim_to_local(g, &a->global[effector][12], le);
-    anim_to_local(g, &a->global[goal_bone][12], lt);
+    anim_to_local(g, &a->global[s->effector][12], le);
+    anim_to_local(g, &a->global[s->ik][12], lt);
     float ne = sqrtf(dot3(le, le)), nt = sqrtf(dot3(lt, lt));
     if (ne < 1e-8f || nt < 1e-8f)
         return;   /* the effector or the goal sits on the link's pivot: no direction to turn */
@@ -174,7 +197,7 @@ static void step_link(plush_anim *a, uint32_t b, const plush_pmx_ik_link *link, 
     }
     int axis = link->has_limits ? single_axis(link) : -1;
     if (axis >= 0) {
-        step_single_axis(a, b, link, axis, unit, le, lt, iteration, stage);
+        step_single_axis(s, b, link, axis, unit, le, lt, iteration);
         return;
     }
     float c[3];
@@ -203,52 +226,85 @@ static void step_link(plush_anim *a, uint32_t b, const plush_pmx_ik_link *link, 
         }
         from_euler_xyz(e, want);
     }
-    set_local_rotation(a, b, want, stage);
+    set_local_rotation(s, b, want);
 }
 
-void anim_ik_solve(plush_anim *a, uint32_t ik, int stage)
+static void restore(const ik_solve *s, const plush_pmx_ik_link *links, uint32_t n)
 {
-    const plush_pmx_bone *bone = &a->model->bones[ik];
-    uint32_t effector = (uint32_t)bone->ik_target;
-    uint32_t n = bone->ik_link_count;
-    const plush_pmx_ik_link *links = bone->ik_links;
-    /* Start from the links' motion pose: clear last solve's rotations, root-most link first so each
-     * subtree update sees its parent final. */
+    plush_anim *a = s->a;
     for (uint32_t k = n; k-- > 0;) {
         uint32_t b = (uint32_t)links[k].bone;
-        anim_q_identity(a->ik_q[b]);
+        memcpy(a->ik_q[b], a->ik_saved[b], sizeof a->ik_q[b]);
         anim_update_local(a, b);
-        anim_update_subtree(a, b, stage);
+        refresh(s, b);
     }
-    float best = dist3(&a->global[effector][12], &a->global[ik][12]);
-    if (best < IK_REACHED)
-        return;
+}
+
+static void save(plush_anim *a, const plush_pmx_ik_link *links, uint32_t n)
+{
     for (uint32_t k = 0; k < n; k++)
         memcpy(a->ik_saved[links[k].bone], a->ik_q[links[k].bone], sizeof a->ik_saved[0]);
+}
+
+static void solve_loops(const ik_solve *s, const plush_pmx_bone *bone)
+{
+    plush_anim *a = s->a;
+    uint32_t n = bone->ik_link_count;
+    const plush_pmx_ik_link *links = bone->ik_links;
+    float best = dist3(&a->global[s->effector][12], &a->global[s->ik][12]);
+    if (best < IK_REACHED)
+        return;
+    save(a, links, n);
     int loops = bone->ik_loop_count < 0 ? 0 : (bone->ik_loop_count > IK_MAX_LOOPS ? IK_MAX_LOOPS : bone->ik_loop_count);
     float unit = isfinite(bone->ik_limit_angle) ? bone->ik_limit_angle : 0.0f;
     for (int it = 0; it < loops; it++) {
         for (uint32_t k = 0; k < n; k++) {
             uint32_t b = (uint32_t)links[k].bone;
-            if (b == effector || b == ik)
+            if (b == s->effector || b == s->ik)
                 continue;
-            step_link(a, b, &links[k], unit, effector, ik, it, stage);
+            step_link(s, b, &links[k], unit, it);
         }
-        float d = dist3(&a->global[effector][12], &a->global[ik][12]);
+        float d = dist3(&a->global[s->effector][12], &a->global[s->ik][12]);
         if (!(d < best)) {
-            /* No progress: go back to the best pose and stop. */
-            for (uint32_t k = n; k-- > 0;) {
-                uint32_t b = (uint32_t)links[k].bone;
-                memcpy(a->ik_q[b], a->ik_saved[b], sizeof a->ik_q[b]);
-                anim_update_local(a, b);
-                anim_update_subtree(a, b, stage);
-            }
-            break;
+            restore(s, links, n);   /* no progress: back to the best pose, and stop */
+            return;
         }
+        float gain = best - d;
         best = d;
-        for (uint32_t k = 0; k < n; k++)
-            memcpy(a->ik_saved[links[k].bone], a->ik_q[links[k].bone], sizeof a->ik_saved[0]);
-        if (best < IK_REACHED)
-            break;
+        save(a, links, n);
+        /* Reached, or stalled at a goal out of reach (what further loops would add is below float
+         * precision of the positions). */
+        if (best < IK_REACHED || gain < IK_STALL * best)
+            return;
+    }
+}
+
+void anim_ik_solve(plush_anim *a, uint32_t ik, int stage)
+{
+    const plush_pmx_bone *bone = &a->model->bones[ik];
+    ik_solve s = {.a = a, .ik = ik, .effector = (uint32_t)bone->ik_target, .stage = stage};
+    if (a->ik_path_count[ik]) {
+        s.path = a->ik_paths + a->ik_path_first[ik];
+        s.path_count = a->ik_path_count[ik];
+        for (uint32_t k = 0; k < s.path_count; k++)
+            a->path_pos[s.path[k]] = k;
+    }
+    uint32_t n = bone->ik_link_count;
+    const plush_pmx_ik_link *links = bone->ik_links;
+    /* Start from the links' motion pose: clear last solve's rotations, root-most link first so each
+     * refresh sees its parent final. */
+    for (uint32_t k = n; k-- > 0;) {
+        uint32_t b = (uint32_t)links[k].bone;
+        anim_q_identity(a->ik_q[b]);
+        anim_update_local(a, b);
+        refresh(&s, b);
+    }
+    solve_loops(&s, bone);
+    if (s.path) {
+        for (uint32_t k = 0; k < s.path_count; k++)
+            a->path_pos[s.path[k]] = UINT32_MAX;
+        /* Now everything below the links follows once. */
+        for (uint32_t k = n; k-- > 0;)
+            anim_update_subtree(a, (uint32_t)links[k].bone, stage);
     }
 }
