@@ -261,6 +261,19 @@ static void test_kinematic_follows_transform(void **state)
     assert_float_equal(v[1], 0.0f, 1e-2f);
     assert_float_equal(v[2], -3.0f / DT, 1e-2f);
     assert_float_equal(a[1], 0.5f / DT, 1e-2f);
+
+    /* a reset: transform and a zero velocity teleport it, so it arrives without the jump's velocity */
+    translation(want, 50.0f, 2.0f, 0.0f);
+    bc->body_set_transform(k, want);
+    bc->body_set_velocity(k, (const float[3]){0, 0, 0}, (const float[3]){0, 0, 0});
+    bc->world_step(w, DT);
+    bc->body_get_transform(k, got);
+    bc->body_get_velocity(k, v, a);
+    assert_float_equal(got[12], 50.0f, 1e-6f);
+    for (int i = 0; i < 3; i++) {
+        assert_float_equal(v[i], 0.0f, 1e-6f);
+        assert_float_equal(a[i], 0.0f, 1e-6f);
+    }
     bc->world_destroy(w);
 }
 

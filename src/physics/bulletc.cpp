@@ -377,6 +377,11 @@ void body_set_velocity(bc_body *b, const float linear[3], const float angular[3]
     if (!b)
         return;
     try {
+        /* Bullet derives a kinematic body's velocity from its move since the last step; setting one
+         * makes the current pose the start of the next move, so a body teleported for a reset arrives
+         * at rest instead of with the jump as its velocity. */
+        if (b->kinematic)
+            b->body->setInterpolationWorldTransform(b->body->getWorldTransform());
         if (linear && finite3(linear)) {
             b->body->setLinearVelocity(v3(linear));
             b->body->setInterpolationLinearVelocity(v3(linear));

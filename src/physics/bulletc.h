@@ -132,6 +132,8 @@ typedef struct plush_bulletc_api {
     void (*body_set_transform)(bc_body *body, const float m[16]); /* world transform + motion state +
                                                                      interpolation transform */
     void (*body_get_transform)(const bc_body *body, float m[16]);
+    /* On a kinematic body (whose velocity Bullet derives from its move over each step) this also makes
+     * the current pose the start of the next move: set_transform + set_velocity teleports it (reset). */
     void (*body_set_velocity)(bc_body *body, const float linear[3], const float angular[3]);
     void (*body_get_velocity)(const bc_body *body, float linear[3], float angular[3]);
     void (*body_clear_forces)(bc_body *body);
