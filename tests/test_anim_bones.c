@@ -337,6 +337,57 @@ static void test_ik_off(void **state)
     plush_pmx_free(m);
 }
 
+static void test_ik_euler_limits(void **state)
+{
+    (void)state;
+    /* The hip limited to +-10 degrees about X and Z (no Y): the goal far to the side cannot pull it
+     * further; the knee is free. */
+    plush_pmx_model *m = leg_model(false);
+    plush_pmx_ik_link *hip = &m->bones[3].ik_links[1];
+    hip->has_limits = 1;
+    hip->lower[0] = hip->lower[2] = DEG(-10);
+    hip->upper[0] = hip->upper[2] = DEG(10);
+    plush_anim *anim = make_anim(m);
+    float t[3] = {1.5f, 1.0f, 0};
+    plush_anim_set_bone_motion(anim, 3, t, NULL);
+    pose(anim);
+    float q[4];
+    plush_anim_bone_local(anim, 0, NULL, q);
+    float angle = 2.0f * acosf(fminf(1.0f, fabsf(q[3])));
+    assert_true(angle <= DEG(10) * 1.4143f + 1e-4f);   /* at most both axes at their limit */
+    /* The thigh turned about Z toward +X by at most 10 degrees: the knee stays near the hip's foot. */
+    assert_true(bone_pos(anim, 1)[0] <= sinf(DEG(10)) + 1e-4f);
+    for (int b = 0; b < 4; b++)
+        assert_true(isfinite(bone_pos(anim, b)[0]) && isfinite(bone_pos(anim, b)[1]));
+    plush_anim_destroy(anim);
+    plush_pmx_free(m);
+}
+
+static void test_ik_goal_below_a_link(void **state)
+{
+    (void)state;
+    /* The IK bone hangs below the hip (its root link): a step moves the goal too, so the solver must
+     * keep the goal's global current. The result stays finite and the chain keeps its lengths. */
+    plush_pmx_model *m = leg_model(false);
+    m->bones[3].parent = 0;
+    plush_anim *anim = make_anim(m);
+    float t[3] = {0.5f, 0.5f, 0};
+    plush_anim_set_bone_motion(anim, 3, t, NULL);
+    pose(anim);
+    for (int b = 0; b < 4; b++)
+        for (int k = 0; k < 3; k++)
+            assert_true(isfinite(bone_pos(anim, b)[k]));
+    assert_true(fabsf(dist(bone_pos(anim, 1), bone_pos(anim, 2)) - 1) < 1e-5f);
+    /* The goal's global is its parent's: hip global * (rest offset + motion). */
+    const float *g0 = plush_anim_bone_globals(anim)[0];
+    float local[3] = {0.5f, -2 + 0.5f, 0}, want[3];
+    for (int k = 0; k < 3; k++)
+        want[k] = g0[k] * local[0] + g0[4 + k] * local[1] + g0[8 + k] * local[2] + g0[12 + k];
+    assert_vec(bone_pos(anim, 3), want[0], want[1], want[2], 1e-5f);
+    plush_anim_destroy(anim);
+    plush_pmx_free(m);
+}
+
 /* ---- order and physics ---------------------------------------------------------------------------------- */
 
 static void test_after_physics_and_apply_physics(void **state)
@@ -368,6 +419,13 @@ static void test_after_physics_and_apply_physics(void **state)
     plush_anim_deform(anim, PLUSH_ANIM_AFTER_PHYSICS);
     assert_vec(bone_pos(anim, 3), 5 - 1, 2, 0, 1e-6f);
     assert_vec(bone_pos(anim, 1), 5, 1, 0, 1e-6f);   /* physics' result kept */
+    /* A non-finite global from physics is refused: the bone keeps the pose deform gave it. */
+    plush_anim_deform(anim, PLUSH_ANIM_BEFORE_PHYSICS);
+    memcpy(globals, plush_anim_bone_globals(anim), sizeof globals);
+    globals[1][13] = NAN;
+    plush_anim_apply_physics(anim, (const float (*)[16])globals, driven);
+    assert_vec(bone_pos(anim, 1), 0, 1, 0, 1e-6f);
+    assert_vec(bone_pos(anim, 2), 0, 2, 0, 1e-6f);
     plush_anim_destroy(anim);
     plush_pmx_free(m);
 }
@@ -603,6 +661,8 @@ int main(void)
         cmocka_unit_test(test_ik_knee_bends_forward),
         cmocka_unit_test(test_ik_unreachable_stays_finite),
         cmocka_unit_test(test_ik_off),
+        cmocka_unit_test(test_ik_euler_limits),
+        cmocka_unit_test(test_ik_goal_below_a_link),
         cmocka_unit_test(test_after_physics_and_apply_physics),
         cmocka_unit_test(test_deform_order_layer),
         cmocka_unit_test(test_external_parent_reported),

@@ -9,9 +9,13 @@
  *   column-vector quaternions used here that is q = q_ik * q_morph * q_motion * q_append.
  * - Append (付与): the source is the append parent's motion + morph; when the append parent is itself an
  *   append bone, its stored append (its own ratio already applied), so chains multiply their ratios;
- *   with the local-append flag, the append parent's whole local transform. The append parent's IK
- *   rotation is included. A ratio other than 1 slerps the rotation from the identity (and may be
- *   negative) and scales the translation.
+ *   with the local-append flag, the append parent's whole local transform (as issue 5 specifies; saba
+ *   takes motion + morph there too, which differs only when the append parent appends itself). The
+ *   append parent's IK rotation is included. A ratio other than 1 slerps the rotation from the identity
+ *   (and may be negative) and scales the translation.
+ * - Motion and bone-morph rotations compose in the order the PMX notes give (motion, then morph); saba
+ *   applies the morph first. They differ only for a bone that a morph and a key turn about different
+ *   axes at once.
  * - A pass computes every local, then the globals from the roots down, then walks the deform order doing
  *   append and IK; each change recomputes the globals of the changed bone's subtree.
  * - Fixed axis and local axes constrain editing only; deformation ignores them. External parents (a bone
