@@ -83,8 +83,12 @@ $(PHYS_SO): src/physics/bulletc.cpp src/physics/bulletc.h | $(DEPS_OK)
 	@mkdir -p $(@D)
 	$(CXX) $(CPPFLAGS) $(BULLET_CFLAGS) $(CXXFLAGS) -shared -o $@ $< $(LDFLAGS) $(BULLET_LIBS)
 
-$(BIN): $(CLI_OBJ) $(LIB)
-	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(LIB) $(LDLIBS)
+# plush demo builds the bear with tools/demo's code (gen_bear.c alone is the file writer's main).
+BEAR_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(filter-out tools/demo/gen_bear.c,$(sort $(wildcard tools/demo/*.c))))
+$(BUILD)/obj/src/cli/demo.o: CPPFLAGS += -Itools/demo
+
+$(BIN): $(CLI_OBJ) $(BEAR_OBJ) $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(BEAR_OBJ) $(LIB) $(LDLIBS)
 
 $(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(SUP_OBJ) $(LIB)
 	@mkdir -p $(@D)
@@ -99,9 +103,9 @@ $(BUILD)/bench/%: tools/bench/%.cpp $(LIB)
 	@mkdir -p $(@D)
 	$(CXX) $(CPPFLAGS) $(BULLET_CFLAGS) $(filter-out -fPIC -fvisibility=hidden,$(CXXFLAGS)) -o $@ $< $(LIB) $(BULLET_LIBS) $(LDLIBS)
 
-# The main job. Until the plush demo exists: describe a real model.
+# The main job on the embedded plush bear.
 run: all
-	$(BIN) info ../shared/data/mmd/alicia/Alicia_solid.pmx
+	$(BIN) demo -o plush-demo
 
 # Every suite runs from the project root (fixtures are read from ../shared/data/mmd).
 test: $(TESTS) $(BIN) $(PHYS_SO)

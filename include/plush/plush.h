@@ -10,5 +10,6 @@
 #include "plush/proxy.h"
 #include "plush/anim.h"
 #include "plush/physics.h"
+#include "plush/obj.h"
 #include "plush/scene.h"
 #endif

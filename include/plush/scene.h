@@ -147,6 +147,7 @@ typedef struct plush_scene_desc {
     bool no_physics;                       /* no world at all: bones and morphs only */
     plush_world_desc world;                /* physics rate, ground, blow-up guard */
     plush_scene_bind_options bind;         /* proxy mode: binding options (seed mode, materials, ...) */
+    plush_proxy_skin_options skin;         /* proxy mode: blending, stretch-aware frames */
     const plush_im2_map *overrides;        /* proxy mode: Influence Map overrides, may be NULL */
     const char *overrides_file;            /* its name, for messages */
 } plush_scene_desc;

@@ -126,7 +126,7 @@ static plush_status setup_proxy(plush_scene *sc, plush_diag *diag)
                              .triangles = (const uint32_t(*)[3])b->proxy.triangles,
                              .triangle_count = b->proxy.triangle_count};
     return plush_proxy_skin_create(&mesh, b->binding, (const float(*)[3])sc->rest_bound,
-                                   (const float(*)[3])sc->rest_bound_normals, NULL, &sc->skin, diag);
+                                   (const float(*)[3])sc->rest_bound_normals, &sc->desc.skin, &sc->skin, diag);
 }
 
 plush_status plush_scene_create(const plush_scene_desc *desc, plush_scene **out, plush_diag *diag)

@@ -114,4 +114,14 @@ plush_status bear_motion_build(plush_vmd_motion **out, plush_diag *diag);
 plush_status bear_im2_build(const plush_pmx_model *model, const bear_cage *cage, plush_im2_map **out,
                             plush_diag *diag);
 
+/* The three files in dir (plush_bear.pmx, plush_bear_shake.vmd, plush_bear.im2), each written atomically;
+ * out gets their paths and what they hold. */
+typedef struct bear_files {
+    char pmx[4096], vmd[4096], im2[4096];
+    size_t vertex_count, triangle_count, cage_nodes, cage_triangles, key_count;
+    float cage_cell;
+    uint32_t pin_count;
+} bear_files;
+plush_status bear_write_files(const char *dir, bear_files *out, plush_diag *diag);
+
 #endif

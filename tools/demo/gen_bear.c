@@ -24,12 +24,6 @@ static int report(const plush_diag *diag)
     return 1;
 }
 
-static bool join(char *buf, size_t size, const char *dir, const char *name)
-{
-    int n = snprintf(buf, size, "%s/%s", dir, name);
-    return n > 0 && (size_t)n < size;
-}
-
 int main(int argc, char **argv)
 {
     const char *dir = "proxies";
@@ -41,52 +35,14 @@ int main(int argc, char **argv)
         else
             return usage(stderr, 2);
     }
-    char pmx_path[4096], vmd_path[4096], im2_path[4096];
-    if (!join(pmx_path, sizeof pmx_path, dir, "plush_bear.pmx") ||
-        !join(vmd_path, sizeof vmd_path, dir, "plush_bear_shake.vmd") ||
-        !join(im2_path, sizeof im2_path, dir, "plush_bear.im2")) {
-        fprintf(stderr, "gen_bear: %s: path too long\n", dir);
-        return 1;
-    }
-
     plush_diag diag = {0};
     plush_diag_reset(&diag);
-    plush_arena arena = {0};
-    bear_cage cage;
-    plush_pmx_model *model = NULL;
-    plush_vmd_motion *motion = NULL;
-    plush_im2_map *map = NULL;
-    int code = 1;
-    if (bear_cage_build(&arena, &cage, &diag) != PLUSH_OK || bear_model_build(&cage, &model, &diag) != PLUSH_OK ||
-        bear_motion_build(&motion, &diag) != PLUSH_OK || bear_im2_build(model, &cage, &map, &diag) != PLUSH_OK) {
-        code = report(&diag);
-        goto done;
-    }
-    diag.file = pmx_path;
-    if (plush_pmx_write_file(model, &(plush_pmx_write_options){.version = PLUSH_PMX_WRITE_21}, pmx_path, &diag) !=
-        PLUSH_OK) {
-        code = report(&diag);
-        goto done;
-    }
-    diag.file = vmd_path;
-    if (plush_vmd_write_file(motion, NULL, vmd_path, &diag) != PLUSH_OK) {
-        code = report(&diag);
-        goto done;
-    }
-    diag.file = im2_path;
-    if (plush_im2_write_file(map, im2_path, &diag) != PLUSH_OK) {
-        code = report(&diag);
-        goto done;
-    }
+    bear_files files;
+    if (bear_write_files(dir, &files, &diag) != PLUSH_OK)
+        return report(&diag);
     printf("gen_bear: %s (%zu vertices, %zu triangles, cage %zu nodes / %zu triangles at cell %.3f, %u pins), "
            "%s (%zu keys), %s\n",
-           pmx_path, model->vertex_count, model->index_count / 3, cage.node_count, cage.triangle_count,
-           (double)cage.cell, model->soft_bodies[0].pin_count, vmd_path, motion->bone_key_count, im2_path);
-    code = 0;
-done:
-    plush_im2_free(map);
-    plush_vmd_free(motion);
-    plush_pmx_free(model);
-    plush_arena_free(&arena);
-    return code;
+           files.pmx, files.vertex_count, files.triangle_count, files.cage_nodes, files.cage_triangles,
+           (double)files.cage_cell, files.pin_count, files.vmd, files.key_count, files.im2);
+    return 0;
 }
