@@ -30,6 +30,23 @@ int cli_proxy(int argc, char **argv);
 int cli_attach(int argc, char **argv);
 int cli_pose(int argc, char **argv);
 
+/* plush run's job (run.c), shared with plush demo. Zero fields mean the defaults. */
+typedef struct cli_run_job {
+    const char *model, *motion, *out_dir, *overrides;
+    uint32_t frames;
+    bool frames_set;
+    float fps, physics_hz;
+    int mode;                 /* plush_scene_mode */
+    bool seed, stretch;
+    unsigned exports;         /* run.c's EXPORT_* bits; 0: pmx+vmd (mode bones: ply) */
+    uint32_t every;
+    bool ground;
+    float ground_y;
+} cli_run_job;
+int cli_run(int argc, char **argv);
+int cli_demo(int argc, char **argv);
+int cli_run_execute(const cli_run_job *job);
+
 /* Prints "plush: " + the diagnostic as one line on stderr. */
 void cli_report(const plush_diag *diag);
 /* Prints each kept warning as "plush: warning: FILE: ..." on stderr, then how many were not kept. */

@@ -21,6 +21,10 @@ static const char main_help[] =
     "                                bind the detailed vertices to the soft-body proxy's triangles\n"
     "  proxy MODEL.pmx --triangles N -o OUT.obj|OUT.pmx   generate a soft-body cage for some materials\n"
     "  attach MODEL.pmx --proxy CAGE -o OUT.pmx          add a cage to the model as a PMX 2.1 soft body\n"
+    "  run MODEL.pmx [--motion M.vmd] -o OUTDIR\n"
+    "                                the main job: motion + physics + soft-body proxy skinning, baked to\n"
+    "                                a PMX + VMD any MMD player can play (and mesh sequences)\n"
+    "  demo [-o OUTDIR]              the main job on the embedded plush bear (default ./plush-demo)\n"
     "  pose MODEL.pmx [--motion M.vmd] --frame F [--bones OUT.csv] [--mesh OUT.obj]\n"
     "                                the model posed at one frame: bone table and skinned mesh\n"
     "\n"
@@ -40,6 +44,8 @@ static const command commands[] = {
     {"proxy", cli_proxy},
     {"attach", cli_attach},
     {"pose", cli_pose},
+    {"run", cli_run},
+    {"demo", cli_demo},
 };
 
 void cli_diag_init(plush_diag *diag, const char *file)
