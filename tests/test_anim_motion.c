@@ -485,6 +485,22 @@ static void test_bad_arguments(void **state)
     plush_motion_stats_get(NULL, &st);
     assert_int_equal(st.bone_tracks, 0);
     plush_pmx_free(m);
+
+    /* An empty model and an empty motion: nothing to do, nothing breaks. */
+    plush_pmx_model *empty = plush_pmx_create();
+    plush_vmd_motion *v = vmd_with(0, 0, 0);
+    motion = bind_ok(empty, v, NULL);
+    plush_anim *anim = anim_ok(empty);
+    plush_anim_sample(anim, motion, 3.5f);
+    plush_anim_update_morphs(anim);
+    plush_anim_deform(anim, PLUSH_ANIM_BEFORE_PHYSICS);
+    plush_anim_deform(anim, PLUSH_ANIM_AFTER_PHYSICS);
+    assert_null(plush_anim_vertex_offsets(anim));
+    assert_int_equal(plush_anim_impulses(anim, NULL), 0);
+    plush_anim_destroy(anim);
+    plush_motion_free(motion);
+    plush_vmd_free(v);
+    plush_pmx_free(empty);
 }
 
 int main(void)
