@@ -8,8 +8,10 @@
 
 #include <cmocka.h>
 
+#include "plush/anim.h"
 #include "plush/attach.h"
 #include "plush/obj_read.h"
+#include "plush/physics.h"
 #include "support/mesh_fixture.h"
 #include "support/pmx_fixture.h"
 #include "support/shared_data.h"
@@ -19,6 +21,7 @@
 #include <string.h>
 
 #define ALICIA SHARED_MMD "/alicia/Alicia_solid.pmx"
+#define MOTION SHARED_MMD "/mmd_base/サンプルモーション_0046.vmd"
 
 static plush_diag fresh(void)
 {
@@ -426,6 +429,45 @@ static void test_pin_bones(void **state)
     plush_pmx_free(m);
 }
 
+/* A cage in two pieces: two materials and two soft bodies, each with its own faces, pins and name. */
+static void test_pieces(void **state)
+{
+    (void)state;
+    plush_pmx_model *m = plush_read_back();
+    float pos[12][3];
+    uint32_t tris[16][3];
+    plush_cage_mesh one = octahedron(1.5f, pos, tris);
+    for (size_t v = 0; v < 6; v++) {
+        memcpy(pos[6 + v], pos[v], sizeof pos[v]);
+        pos[6 + v][0] += 4;
+    }
+    for (size_t t = 0; t < 8; t++)
+        for (int k = 0; k < 3; k++)
+            tris[8 + t][k] = tris[t][k] + 6;
+    one.vertex_count = 12, one.triangle_count = 16;
+    const uint32_t pins[] = {1, 7, 8};
+    plush_attach_options o = {.cage = &one, .pin_vertices = pins, .pin_vertex_count = 3, .name = "cage"};
+    plush_pmx_model *out = NULL;
+    plush_attach_result res;
+    plush_diag d = fresh();
+    expect_ok(plush_attach(m, &o, &out, &res, &d), &d);
+    assert_int_equal(res.pieces, 2);
+    assert_int_equal(out->material_count, m->material_count + 2);
+    assert_int_equal(out->soft_body_count, m->soft_body_count + 2);
+    for (size_t p = 0; p < 2; p++) {
+        const plush_pmx_soft_body *sb = &out->soft_bodies[res.soft_body + p];
+        assert_string_equal(sb->name.s, p == 0 ? "cage 1" : "cage 2");
+        assert_int_equal(sb->material, (int32_t)(res.material + p));
+        assert_int_equal(out->materials[res.material + p].index_count, 24);
+        assert_int_equal(sb->pin_count, p == 0 ? 1 : 2);
+        assert_int_equal(sb->pins[0], (int32_t)(res.first_vertex + (p == 0 ? 1 : 7)));
+    }
+    for (size_t i = 0; i < 48; i++) /* piece 1's faces, then piece 2's */
+        assert_true((out->indices[m->index_count + i] - res.first_vertex < 6) == (i < 24));
+    plush_pmx_free(out);
+    plush_pmx_free(m);
+}
+
 static void test_attach_errors(void **state)
 {
     (void)state;
@@ -608,30 +650,183 @@ static void test_alicia_bytes(void **state)
 
     /* Read back: the soft body asked for, pins where 頭 holds at least half the copied weight. */
     plush_pmx_model *back = pmx_fx_read_ok(out.data, out.size, NULL);
-    assert_int_equal(back->soft_body_count, 1);
-    const plush_pmx_soft_body *sb = &back->soft_bodies[0];
-    assert_memory_equal(&sb->config, &a->soft.config, sizeof sb->config);
-    assert_true(sb->config.mt == 0.3f && sb->p_iterations == 6 && sb->mask == 0 && sb->group == 15);
-    assert_true(sb->total_mass == a->soft.total_mass && sb->lst == a->soft.lst);
+    assert_int_equal(back->soft_body_count, a->res.pieces);
+    assert_true(a->res.pieces > 1); /* the hair is in several pieces: one soft body each */
+    size_t pin_total = 0;
+    for (size_t i = 0; i < back->soft_body_count; i++) {
+        const plush_pmx_soft_body *sb = &back->soft_bodies[i];
+        assert_memory_equal(&sb->config, &a->soft.config, sizeof sb->config);
+        assert_true(sb->config.mt == 0.3f && sb->p_iterations == 6 && sb->mask == 0 && sb->group == 15);
+        assert_true(sb->total_mass == a->soft.total_mass && sb->lst == a->soft.lst);
+        assert_int_equal(sb->material, (int32_t)(a->res.material + i));
+        pin_total += sb->pin_count;
+    }
     size_t pinned = 0;
-    for (size_t k = 0; k < a->cage.vertex_count; k++) {
+    assert_int_equal(back->vertex_count, a->model->vertex_count + a->res.vertex_count);
+    for (size_t k = 0; k < a->res.vertex_count; k++) {
+        assert_memory_equal(back->vertices[a->res.first_vertex + k].position, a->cage.positions[a->res.cage_vertex[k]],
+                            sizeof a->cage.positions[0]);
         const plush_pmx_vertex *v = &back->vertices[a->res.first_vertex + k];
         double share = 0;
         for (int j = 0; j < 4; j++)
             share += v->bones[j] == (int32_t)a->head ? v->weights[j] : 0;
         bool listed = false;
-        for (uint32_t i = 0; i < sb->pin_count; i++)
-            listed |= sb->pins[i] == (int32_t)(a->res.first_vertex + k);
+        for (size_t b = 0; b < back->soft_body_count; b++)
+            for (uint32_t i = 0; i < back->soft_bodies[b].pin_count; i++)
+                listed |= back->soft_bodies[b].pins[i] == (int32_t)(a->res.first_vertex + k);
         assert_int_equal(listed, share >= 0.5);
         pinned += listed;
     }
-    assert_int_equal(pinned, sb->pin_count);
-    assert_true(pinned > 0 && pinned < a->cage.vertex_count);
+    assert_int_equal(pinned, pin_total);
+    assert_true(pinned > 0 && pinned < a->res.vertex_count);
     plush_pmx_free(back);
     plush_buf_free(&out);
     plush_buf_free(&ref);
     plush_buf_free(&orig);
     free(file);
+}
+
+/* One model run: anim, its world, buffers. */
+typedef struct runner {
+    const plush_pmx_model *model;
+    plush_motion *motion;
+    plush_anim *anim;
+    plush_world *world;
+    plush_world_model *wm;
+    float (*globals)[16];
+    bool *driven;
+    float (*pins)[3], (*positions)[3];
+} runner;
+
+static void runner_init(runner *r, const plush_pmx_model *model, const plush_vmd_motion *vmd)
+{
+    plush_diag d = fresh();
+    r->model = model;
+    expect_ok(plush_motion_bind_vmd(model, vmd, &r->motion, &d), &d);
+    expect_ok(plush_anim_create(model, &r->anim, &d), &d);
+    expect_ok(plush_world_create(&(plush_world_desc){.ground = true}, &r->world, &d), &d);
+    expect_ok(plush_world_add_model(r->world, model, NULL, &r->wm, &d), &d);
+    r->globals = malloc(model->bone_count * sizeof *r->globals);
+    r->driven = malloc(model->bone_count * sizeof *r->driven);
+    r->pins = malloc(model->vertex_count * sizeof *r->pins);
+    r->positions = malloc(model->vertex_count * sizeof *r->positions);
+    assert_true(r->globals && r->driven && r->pins && r->positions);
+}
+
+static void runner_frame(runner *r, int frame)
+{
+    plush_anim_sample(r->anim, r->motion, (float)frame);
+    plush_anim_update_morphs(r->anim);
+    plush_anim_deform(r->anim, PLUSH_ANIM_BEFORE_PHYSICS);
+    memcpy(r->globals, plush_anim_bone_globals(r->anim), r->model->bone_count * sizeof *r->globals);
+    plush_anim_skin(r->anim, 0, r->model->vertex_count, r->pins, NULL);
+    if (frame == 0)
+        plush_world_reset(r->wm, (const float(*)[16])r->globals, (const float(*)[3])r->pins);
+    plush_world_set_bones(r->wm, (const float(*)[16])r->globals);
+    plush_world_set_pins(r->wm, (const float(*)[3])r->pins);
+    plush_diag d = fresh();
+    expect_ok(plush_world_step(r->world, 1.0f / 30, &d), &d);
+    assert_int_equal(d.warning_count, 0);
+    plush_world_get_bones(r->wm, r->globals, r->driven);
+    plush_anim_apply_physics(r->anim, (const float(*)[16])r->globals, r->driven);
+    plush_anim_deform(r->anim, PLUSH_ANIM_AFTER_PHYSICS);
+    plush_anim_skin(r->anim, 0, r->model->vertex_count, r->positions, NULL);
+}
+
+static void runner_free(runner *r)
+{
+    plush_world_destroy(r->world);
+    plush_anim_destroy(r->anim);
+    plush_motion_free(r->motion);
+    free(r->globals);
+    free(r->driven);
+    free(r->pins);
+    free(r->positions);
+}
+
+static double dist3(const float a[3], const float b[3])
+{
+    double x = (double)a[0] - b[0], y = (double)a[1] - b[1], z = (double)a[2] - b[2];
+    return sqrt(x * x + y * y + z * z);
+}
+
+/* 120 frames of a dance: the hair cage stays finite and active, its pins sit on their bone-skinned
+ * targets, its free nodes move off the bone-skinned pose but not far and not fast, and every original
+ * vertex moves exactly as in the model without the cage (the cage collides with nothing here). */
+static void test_alicia_physics(void **state)
+{
+    alicia *a = *state;
+    plush_vmd_motion *vmd = NULL;
+    plush_diag d = fresh();
+    expect_ok(plush_vmd_read_file(MOTION, &vmd, &d), &d);
+    runner with, without;
+    runner_init(&with, a->out, vmd);
+    runner_init(&without, a->model, vmd);
+    plush_vmd_free(vmd);
+    size_t first = a->res.first_vertex, n = a->res.vertex_count;
+    bool *pinned = calloc(n, sizeof *pinned), *held = calloc(n, sizeof *held);
+    size_t pin_count = 0, held_pieces = 0;
+    for (size_t b = 0; b < a->res.pieces; b++) {
+        const plush_pmx_soft_body *sb = &a->out->soft_bodies[a->res.soft_body + b];
+        for (uint32_t i = 0; i < sb->pin_count; i++)
+            pinned[(size_t)sb->pins[i] - first] = true;
+        pin_count += sb->pin_count;
+        held_pieces += sb->pin_count > 0;
+        /* A piece with a pin hangs from it; a piece without falls freely, as attach warned. */
+        const plush_pmx_material *mat = &a->out->materials[sb->material];
+        size_t start = 0;
+        for (int32_t mm = 0; mm < sb->material; mm++)
+            start += (size_t)a->out->materials[mm].index_count;
+        for (int32_t i = 0; sb->pin_count > 0 && i < mat->index_count; i++)
+            held[a->out->indices[start + (size_t)i] - first] = true;
+    }
+    assert_true(held_pieces >= 1);
+    float(*soft)[3] = malloc(a->out->vertex_count * sizeof *soft), (*last)[3] = malloc(n * sizeof *last);
+    double off_pose = 0, fastest = 0;
+    for (int f = 0; f < 120; f++) {
+        runner_frame(&with, f);
+        runner_frame(&without, f);
+        assert_memory_equal(with.positions, without.positions, a->model->vertex_count * sizeof *with.positions);
+        memcpy(soft, with.positions, a->out->vertex_count * sizeof *soft);
+        plush_world_soft_vertices(with.wm, soft, NULL);
+        size_t nodes = 0;
+        for (size_t b = 0; b < a->res.pieces; b++) {
+            plush_world_soft_info info;
+            plush_world_soft_get_info(with.wm, a->res.soft_body + b, &info);
+            assert_int_equal(info.state, PLUSH_SOFT_ACTIVE);
+            nodes += info.node_count;
+        }
+        assert_int_equal(nodes, n);
+        for (size_t k = 0; k < n; k++) {
+            const float *p = soft[first + k];
+            assert_true(isfinite(p[0]) && isfinite(p[1]) && isfinite(p[2]));
+            if (pinned[k]) {
+                assert_true(dist3(p, with.pins[first + k]) < 1e-4);
+                continue;
+            }
+            double off = dist3(p, with.positions[first + k]);
+            if (held[k])
+                off_pose = off > off_pose ? off : off_pose;
+            if (f > 0) {
+                double step = dist3(p, last[k]);
+                fastest = step > fastest ? step : fastest;
+            }
+        }
+        for (size_t k = 0; k < n; k++)
+            memcpy(last[k], soft[first + k], sizeof last[k]);
+    }
+    print_message("hair cage: %zu nodes in %zu pieces (%zu pinned), %zu pinned nodes; largest distance from the bone pose %.3f, "
+                  "largest move in a frame %.3f (model units)\n",
+                  n, a->res.pieces, held_pieces, pin_count, off_pose, fastest);
+    assert_true(off_pose > 0.05); /* it is simulated, not glued to the bones */
+    assert_true(off_pose < 6.0);  /* hair ~15 units long: it hangs, it does not fly off */
+    assert_true(fastest < 3.0);   /* 90 units per second at most */
+    free(pinned);
+    free(held);
+    free(soft);
+    free(last);
+    runner_free(&with);
+    runner_free(&without);
 }
 
 int main(void)
@@ -641,10 +836,12 @@ int main(void)
         cmocka_unit_test(test_obj_truncation),    cmocka_unit_test(test_read_proxy_obj),
         cmocka_unit_test(test_read_proxy_pmx),    cmocka_unit_test(test_presets_and_fields),
         cmocka_unit_test(test_fields_round_trip), cmocka_unit_test(test_attach_fixture),
-        cmocka_unit_test(test_pin_bones),         cmocka_unit_test(test_attach_errors),
+        cmocka_unit_test(test_pin_bones),         cmocka_unit_test(test_pieces),
+        cmocka_unit_test(test_attach_errors),
     };
     const struct CMUnitTest alicia_tests[] = {
         cmocka_unit_test(test_alicia_bytes),
+        cmocka_unit_test(test_alicia_physics),
     };
     int failed = cmocka_run_group_tests_name("attach", tests, NULL, NULL);
     return failed | cmocka_run_group_tests_name("attach on Alicia", alicia_tests, alicia_setup, alicia_teardown);

@@ -17,9 +17,12 @@
  *
  * The result holds everything the model holds, unchanged, plus: the cage's vertices after the model's (each
  * a copy of the skin weights of the nearest model vertex, so the cage follows the skeleton; SDEF becomes
- * BDEF2 with the same bones and weights), its faces after the model's, one invisible material after the
- * model's (diffuse alpha 0, no edge, no shadows, not double-sided) drawing them, and one TriMesh soft body on
- * that material after the model's soft bodies, with pins and anchors. Version 2.1.
+ * BDEF2 with the same bones and weights), its faces after the model's, and for each connected piece of the
+ * cage (faces joined by shared edges, numbered by their first face) one invisible material after the model's (diffuse alpha 0, no edge,
+ * no shadows, not double-sided) drawing the piece's faces and one TriMesh soft body on that material after
+ * the model's soft bodies, with the piece's pins and anchors. Separate pieces get separate soft bodies
+ * because Bullet cannot build one from a mesh in several pieces (it never finishes its face tree). With
+ * several pieces the names get " 1", " 2", ... Version 2.1.
  */
 #ifndef PLUSH_ATTACH_H
 #define PLUSH_ATTACH_H
@@ -97,9 +100,13 @@ typedef struct plush_attach_options {
 } plush_attach_options;
 
 typedef struct plush_attach_result {
-    size_t first_vertex;                  /* cage vertex k is model vertex first_vertex + k */
-    size_t material;                      /* the new material */
-    size_t soft_body;                     /* the new soft body */
+    size_t first_vertex;                  /* the first new model vertex */
+    size_t vertex_count;                  /* new model vertices: the cage's, piece by piece, each piece's in
+                                           * increasing cage order (a vertex shared by two pieces is copied) */
+    const uint32_t *cage_vertex;          /* per new vertex: the cage vertex it is (owned by *out) */
+    size_t material;                      /* the first new material */
+    size_t soft_body;                     /* the first new soft body */
+    size_t pieces;                        /* new materials and soft bodies: one per connected piece */
     size_t pinned, anchored;              /* cage vertices pinned / anchored */
     uint16_t mask;                        /* the soft body's collision mask */
 } plush_attach_result;

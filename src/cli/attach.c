@@ -19,7 +19,8 @@ static const char attach_help[] =
     "Adds a cage (from 'plush proxy' or any 3D tool) to MODEL.pmx as a soft body and writes PMX 2.1:\n"
     "the cage's vertices (each with the skin weights of the nearest model vertex, so the cage follows\n"
     "the skeleton), one invisible material drawing its faces (diffuse alpha 0, no edge, no shadows) and\n"
-    "a TriMesh soft body on that material. Everything the model held is kept unchanged.\n"
+    "a TriMesh soft body on that material; a cage in several separate pieces gets one material and one\n"
+    "soft body per piece (named 'NAME 1', 'NAME 2', ...). Everything the model held is kept unchanged.\n"
     "\n"
     "options:\n"
     "  --proxy FILE                the cage (required): PMX (every material's faces) or OBJ ('v' and\n"
@@ -266,9 +267,12 @@ static void report(const attach_job *job, const plush_cage_mesh *cage, const plu
     const plush_pmx_soft_body *sb = &out->soft_bodies[r->soft_body];
     info_line("cage", "%zu vertices, %zu triangles (model vertices %zu..%zu)", cage->vertex_count,
               cage->triangle_count, r->first_vertex, r->first_vertex + cage->vertex_count - 1);
-    info_line("material", "%zu \"%s\" (invisible)", r->material, sb->name.s);
-    info_line("soft body", "%zu, TriMesh, preset %s, mass %g, group %u, mask 0x%04x", r->soft_body,
-              job->preset ? job->preset : "plush", (double)sb->total_mass, (unsigned)sb->group, (unsigned)sb->mask);
+    if (r->pieces > 1)
+        info_line("pieces", "%zu, each its own material and soft body", r->pieces);
+    info_line("materials", "%zu..%zu \"%s\"... (invisible)", r->material, r->material + r->pieces - 1, sb->name.s);
+    info_line("soft bodies", "%zu..%zu, TriMesh, preset %s, mass %g each, group %u, mask 0x%04x", r->soft_body,
+              r->soft_body + r->pieces - 1, job->preset ? job->preset : "plush", (double)sb->total_mass,
+              (unsigned)sb->group, (unsigned)sb->mask);
     info_line("pinned", "%zu cage vertices", r->pinned);
     info_line("anchored", "%zu cage vertices", r->anchored);
 }

@@ -5,6 +5,7 @@
 
 #include <math.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -485,43 +486,43 @@ typedef struct attach_work {
     const plush_pmx_model *model;
     const plush_attach_options *o;
     plush_pmx_model *out;
-    plush_pmx_soft_body *sb;
     const plush_pmx_vertex *cage;          /* out->vertices + first */
     size_t first;
     bool *pinned;                          /* per cage vertex */
+    int32_t *anchor;                       /* per cage vertex: the rigid body, or -1 */
+    uint32_t *face_piece;                  /* per cage face: its piece (faces joined by shared edges) */
+    size_t pieces;
+    uint32_t *slot_vertex;                 /* per new model vertex: the cage vertex it copies */
+    size_t slots;
 } attach_work;
 
-static plush_status add_pins(attach_work *w, plush_diag *diag)
+static plush_status find_pins(attach_work *w, plush_diag *diag)
 {
     const plush_pmx_model *m = w->model;
     const plush_attach_options *o = w->o;
     size_t n = o->cage->vertex_count;
     bool *pin_bone = calloc(m->bone_count ? m->bone_count : 1, sizeof *pin_bone);
-    if (!pin_bone)
-        return no_memory(diag);
-    plush_status st = mark_names(o->pin_bones, o->pin_bone_count, bone_name, m->bones, m->bone_count, "bone",
-                                 pin_bone, diag);
+    bool *one = calloc(m->bone_count ? m->bone_count : 1, sizeof *one);
+    plush_status st = pin_bone && one ? PLUSH_OK : no_memory(diag);
+    if (st == PLUSH_OK)
+        st = mark_names(o->pin_bones, o->pin_bone_count, bone_name, m->bones, m->bone_count, "bone", pin_bone, diag);
     double need = o->pin_share > 0 ? o->pin_share : 0.5;
     for (size_t k = 0; st == PLUSH_OK && k < n; k++)
         w->pinned[k] = o->pin_bone_count > 0 && pinned_share(&w->cage[k], pin_bone, m->bone_count) >= need - 1e-6;
     /* Each named bone must pin something, or the user is told before a soft body falls away. */
     for (size_t b = 0; st == PLUSH_OK && b < o->pin_bone_count; b++) {
-        bool *one = calloc(m->bone_count, sizeof *one);
-        if (!one) {
-            st = no_memory(diag);
-            break;
-        }
+        memset(one, 0, m->bone_count * sizeof *one);
         mark_names(o->pin_bones + b, 1, bone_name, m->bones, m->bone_count, "bone", one, diag);
         bool any = false;
         for (size_t k = 0; k < n && !any; k++)
             any = w->pinned[k] && pinned_share(&w->cage[k], one, m->bone_count) > 0;
-        free(one);
         if (!any)
             st = plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, NULL, -1,
                                  "bone \"%s\" pins no cage vertex (none has %g of its weight on the pin bones)",
                                  o->pin_bones[b], need);
     }
     free(pin_bone);
+    free(one);
     for (size_t i = 0; st == PLUSH_OK && i < o->pin_vertex_count; i++) {
         if (o->pin_vertices[i] >= n)
             return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, NULL, -1,
@@ -529,30 +530,18 @@ static plush_status add_pins(attach_work *w, plush_diag *diag)
                                    (unsigned long)o->pin_vertices[i], n);
         w->pinned[o->pin_vertices[i]] = true;
     }
-    if (st != PLUSH_OK)
-        return st;
-    size_t count = 0;
-    for (size_t k = 0; k < n; k++)
-        count += w->pinned[k];
-    w->sb->pins = plush_arena_array(plush_pmx_arena(w->out), count ? count : 1, sizeof *w->sb->pins);
-    if (!w->sb->pins)
-        return no_memory(diag);
-    for (size_t k = 0; k < n; k++)
-        if (w->pinned[k])
-            w->sb->pins[w->sb->pin_count++] = (int32_t)(w->first + k);
-    return PLUSH_OK;
+    return st;
 }
 
-static plush_status add_anchors(attach_work *w, plush_diag *diag)
+static plush_status find_anchors(attach_work *w, plush_diag *diag)
 {
     const plush_pmx_model *m = w->model;
     const plush_attach_options *o = w->o;
     size_t n = o->cage->vertex_count;
-    int32_t *body_of = malloc(n * sizeof *body_of);
     bool *named = calloc(m->rigid_body_count ? m->rigid_body_count : 1, sizeof *named);
-    plush_status st = body_of && named ? PLUSH_OK : no_memory(diag);
-    for (size_t k = 0; k < n && body_of; k++)
-        body_of[k] = -1;
+    plush_status st = named ? PLUSH_OK : no_memory(diag);
+    for (size_t k = 0; k < n; k++)
+        w->anchor[k] = -1;
     for (size_t a = 0; st == PLUSH_OK && a < o->anchor_count; a++) {
         memset(named, 0, (m->rigid_body_count ? m->rigid_body_count : 1) * sizeof *named);
         st = mark_names(o->anchors + a, 1, body_name, m->rigid_bodies, m->rigid_body_count, "rigid body", named,
@@ -562,35 +551,128 @@ static plush_status add_anchors(attach_work *w, plush_diag *diag)
             for (size_t k = 0; named[b] && k < n; k++)
                 if (inside_body(&m->rigid_bodies[b], w->cage[k].position)) {
                     any = true;
-                    if (body_of[k] < 0 && !w->pinned[k])
-                        body_of[k] = (int32_t)b;
+                    if (w->anchor[k] < 0 && !w->pinned[k])
+                        w->anchor[k] = (int32_t)b;
                 }
         if (st == PLUSH_OK && !any)
             st = plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, NULL, -1,
                                  "rigid body \"%s\" holds no cage vertex: nothing to anchor", o->anchors[a]);
     }
-    size_t count = 0;
-    for (size_t k = 0; st == PLUSH_OK && k < n; k++)
-        count += body_of[k] >= 0;
-    if (st == PLUSH_OK) {
-        w->sb->anchors = plush_arena_array(plush_pmx_arena(w->out), count ? count : 1, sizeof *w->sb->anchors);
-        if (!w->sb->anchors)
-            st = no_memory(diag);
-    }
-    for (size_t k = 0; st == PLUSH_OK && k < n; k++)
-        if (body_of[k] >= 0)
-            w->sb->anchors[w->sb->anchor_count++] =
-                (plush_pmx_soft_anchor){.rigid_body = body_of[k], .vertex = (int32_t)(w->first + k), .near_mode = 0};
-    free(body_of);
     free(named);
     return st;
 }
 
+/* Bullet's TriMesh soft body cannot hold separate pieces (building its face tree pairs faces that share an
+ * edge, and never ends when some cannot be reached that way), so each piece of faces joined by shared
+ * edges becomes a soft body of its own; a vertex two pieces share (a bow tie) is copied into each.
+ * Pieces are numbered by their first face. */
+typedef struct edge_key {
+    uint32_t lo, hi, face;
+} edge_key;
+
+static int edge_key_cmp(const void *pa, const void *pb)
+{
+    const edge_key *a = pa, *b = pb;
+    if (a->lo != b->lo)
+        return a->lo < b->lo ? -1 : 1;
+    if (a->hi != b->hi)
+        return a->hi < b->hi ? -1 : 1;
+    return a->face < b->face ? -1 : a->face > b->face;
+}
+
+static uint32_t root_of(uint32_t *parent, uint32_t x)
+{
+    while (parent[x] != x)
+        x = parent[x] = parent[parent[x]];
+    return x;
+}
+
+static plush_status find_pieces(attach_work *w, plush_diag *diag)
+{
+    const plush_cage_mesh *c = w->o->cage;
+    size_t nt = c->triangle_count;
+    uint32_t *parent = malloc(nt * sizeof *parent);
+    edge_key *edges = malloc(3 * nt * sizeof *edges);
+    if (!parent || !edges) {
+        free(parent);
+        free(edges);
+        return no_memory(diag);
+    }
+    for (size_t t = 0; t < nt; t++) {
+        parent[t] = (uint32_t)t;
+        for (int k = 0; k < 3; k++) {
+            uint32_t a = c->triangles[t][k], b = c->triangles[t][(k + 1) % 3];
+            edges[3 * t + (size_t)k] = (edge_key){a < b ? a : b, a < b ? b : a, (uint32_t)t};
+        }
+    }
+    qsort(edges, 3 * nt, sizeof *edges, edge_key_cmp);
+    for (size_t i = 1; i < 3 * nt; i++)
+        if (edges[i].lo == edges[i - 1].lo && edges[i].hi == edges[i - 1].hi) {
+            uint32_t a = root_of(parent, edges[i].face), b = root_of(parent, edges[i - 1].face);
+            if (a != b)
+                parent[a > b ? a : b] = a < b ? a : b; /* the first face stands for the piece */
+        }
+    w->pieces = 0;
+    for (size_t t = 0; t < nt; t++) {
+        uint32_t r = root_of(parent, (uint32_t)t);
+        w->face_piece[t] = r == t ? (uint32_t)w->pieces++ : w->face_piece[r];
+    }
+    free(parent);
+    free(edges);
+    return PLUSH_OK;
+}
+
+/* The new model vertices: piece by piece, each piece's cage vertices in increasing order. */
+static plush_status make_slots(attach_work *w, plush_diag *diag)
+{
+    const plush_cage_mesh *c = w->o->cage;
+    size_t nv = c->vertex_count;
+    uint32_t *mark = malloc(nv * sizeof *mark);
+    size_t cap = nv + 16, n = 0;
+    uint32_t *slots = malloc(cap * sizeof *slots);
+    plush_status st = mark && slots ? PLUSH_OK : no_memory(diag);
+    for (size_t v = 0; st == PLUSH_OK && v < nv; v++)
+        mark[v] = UINT32_MAX;
+    for (size_t p = 0; st == PLUSH_OK && p < w->pieces; p++) {
+        for (size_t t = 0; t < c->triangle_count; t++)
+            for (int k = 0; k < 3 && w->face_piece[t] == p; k++)
+                mark[c->triangles[t][k]] = (uint32_t)p;
+        for (size_t v = 0; v < nv && st == PLUSH_OK; v++) {
+            if (mark[v] != p)
+                continue;
+            if (n == cap) {
+                uint32_t *more = cap <= SIZE_MAX / 2 / sizeof *slots ? realloc(slots, 2 * cap * sizeof *slots) : NULL;
+                if (!more) {
+                    st = no_memory(diag);
+                    break;
+                }
+                slots = more, cap *= 2;
+            }
+            slots[n++] = (uint32_t)v;
+        }
+    }
+    if (st == PLUSH_OK && n > (size_t)INT32_MAX - w->model->vertex_count)
+        st = plush_diag_fail(diag, PLUSH_E_RANGE, -1, NULL, -1,
+                             "the model is at the PMX index limit: with the cage it would have more than %ld vertices",
+                             (long)INT32_MAX);
+    if (st == PLUSH_OK) {
+        w->slot_vertex = plush_arena_array(plush_pmx_arena(w->out), n, sizeof *w->slot_vertex);
+        if (!w->slot_vertex)
+            st = no_memory(diag);
+        else
+            memcpy(w->slot_vertex, slots, n * sizeof *slots);
+        w->slots = n;
+    }
+    free(mark);
+    free(slots);
+    return st;
+}
+
 /* Every group but the soft body's own and those of rigid bodies on bones the cage is weighted to. */
-static uint16_t auto_mask(const attach_work *w)
+static uint16_t auto_mask(const attach_work *w, uint8_t group)
 {
     const plush_pmx_model *m = w->model;
-    uint16_t mask = (uint16_t)(0xFFFFu & ~(1u << (w->sb->group & 15)));
+    uint16_t mask = (uint16_t)(0xFFFFu & ~(1u << (group & 15)));
     for (size_t b = 0; b < m->rigid_body_count; b++) {
         const plush_pmx_rigid_body *rb = &m->rigid_bodies[b];
         bool used = false;
@@ -618,18 +700,96 @@ static void warn_index_sizes(const plush_pmx_model *m, const plush_pmx_model *ou
     }
 }
 
-/* Copies the model (sharing its arrays), then replaces the four arrays that grow. */
-static plush_status build(attach_work *w, plush_attach_result *res, plush_diag *diag)
+/* Piece p's faces (in cage order), its material and its soft body with its pins and anchors. *slot is the
+ * piece's first slot on entry (make_slots laid them out piece by piece), the next piece's on return. */
+static plush_status add_piece(attach_work *w, size_t p, size_t *slot, const plush_str *name, uint32_t *idx,
+                              size_t *at, plush_pmx_material *mat, plush_pmx_soft_body *sb, plush_diag *diag)
+{
+    const plush_cage_mesh *cage = w->o->cage;
+    plush_arena *a = plush_pmx_arena(w->out);
+    size_t start = *at, first_slot = *slot, pins = 0, anchors = 0;
+    /* This piece's slots: the cage vertices its faces use, in increasing order. */
+    uint32_t *local = calloc(cage->vertex_count, sizeof *local);
+    if (!local)
+        return no_memory(diag);
+    size_t count = 0;
+    for (size_t t = 0; t < cage->triangle_count; t++)
+        for (int k = 0; k < 3 && w->face_piece[t] == p; k++) {
+            count += local[cage->triangles[t][k]] == 0;
+            local[cage->triangles[t][k]] = UINT32_MAX;
+        }
+    size_t end = first_slot + count;
+    for (size_t s2 = first_slot; s2 < end; s2++)
+        local[w->slot_vertex[s2]] = (uint32_t)s2;
+    *slot = end;
+    for (size_t t = 0; t < cage->triangle_count; t++)
+        if (w->face_piece[t] == p)
+            for (int k = 0; k < 3; k++)
+                idx[(*at)++] = (uint32_t)(w->first + local[cage->triangles[t][k]]);
+    free(local);
+    for (size_t s2 = first_slot; s2 < end; s2++) {
+        pins += w->pinned[w->slot_vertex[s2]];
+        anchors += w->anchor[w->slot_vertex[s2]] >= 0;
+    }
+    *mat = (plush_pmx_material){.name = *name, .name_en = *name, .diffuse = {1, 1, 1, 0}, .specular_power = 1,
+                                .ambient = {0.5f, 0.5f, 0.5f}, .flags = 0, .edge_color = {0, 0, 0, 1},
+                                .edge_size = 0, .texture = -1, .sphere_texture = -1, .toon_shared = 0, .toon = -1,
+                                .index_count = (int32_t)(*at - start)};
+    *sb = w->o->soft;
+    sb->name = sb->name_en = *name;
+    sb->shape = 0;
+    sb->material = (int32_t)(mat - w->out->materials);
+    sb->anchor_count = 0, sb->pin_count = 0;
+    sb->pins = plush_arena_array(a, pins ? pins : 1, sizeof *sb->pins);
+    sb->anchors = plush_arena_array(a, anchors ? anchors : 1, sizeof *sb->anchors);
+    if (!sb->pins || !sb->anchors)
+        return no_memory(diag);
+    for (size_t s2 = first_slot; s2 < end; s2++) {
+        uint32_t k = w->slot_vertex[s2];
+        if (w->pinned[k])
+            sb->pins[sb->pin_count++] = (int32_t)(w->first + s2);
+        if (w->anchor[k] >= 0)
+            sb->anchors[sb->anchor_count++] =
+                (plush_pmx_soft_anchor){.rigid_body = w->anchor[k], .vertex = (int32_t)(w->first + s2), .near_mode = 0};
+    }
+    if (w->o->auto_mask)
+        sb->mask = auto_mask(w, sb->group);
+    return PLUSH_OK;
+}
+
+/* "plush cage", or "plush cage 1", "plush cage 2", ... for several pieces. */
+static plush_status piece_name(attach_work *w, size_t p, plush_str *out, plush_diag *diag)
+{
+    const char *base = w->o->name ? w->o->name : default_name;
+    size_t len = strlen(base);
+    char *s = plush_arena_alloc(plush_pmx_arena(w->out), len + 24);
+    if (!s)
+        return no_memory(diag);
+    int n = w->pieces > 1 ? snprintf(s, len + 24, "%s %zu", base, p + 1) : snprintf(s, len + 24, "%s", base);
+    *out = (plush_str){.s = s, .len = (uint32_t)n};
+    return PLUSH_OK;
+}
+
+/* Copies the model (sharing its arrays), then replaces the arrays that grow. */
+static plush_status build(attach_work *w, plush_pmx_vertex *cage_verts, plush_attach_result *res, plush_diag *diag)
 {
     const plush_pmx_model *m = w->model;
     const plush_cage_mesh *cage = w->o->cage;
     plush_pmx_model *out = w->out;
     plush_arena *a = plush_pmx_arena(out);
-    size_t nv = m->vertex_count + cage->vertex_count, ni = m->index_count + 3 * cage->triangle_count;
+    plush_status st = find_pieces(w, diag);
+    if (st == PLUSH_OK)
+        st = make_slots(w, diag);
+    if (st != PLUSH_OK)
+        return st;
+    if (m->material_count > (size_t)INT32_MAX - w->pieces || m->soft_body_count > (size_t)INT32_MAX - w->pieces)
+        return plush_diag_fail(diag, PLUSH_E_RANGE, -1, NULL, -1,
+                               "the model is at the PMX index limit: no room for %zu more materials", w->pieces);
+    size_t nv = m->vertex_count + w->slots, ni = m->index_count + 3 * cage->triangle_count;
     plush_pmx_vertex *verts = plush_arena_array(a, nv, sizeof *verts);
     uint32_t *idx = plush_arena_array(a, ni, sizeof *idx);
-    plush_pmx_material *mats = plush_arena_array(a, m->material_count + 1, sizeof *mats);
-    plush_pmx_soft_body *sbs = plush_arena_array(a, m->soft_body_count + 1, sizeof *sbs);
+    plush_pmx_material *mats = plush_arena_array(a, m->material_count + w->pieces, sizeof *mats);
+    plush_pmx_soft_body *sbs = plush_arena_array(a, m->soft_body_count + w->pieces, sizeof *sbs);
     float(*auv)[4] = m->additional_uv ? plush_arena_array(a, nv * m->additional_uv, sizeof *auv) : NULL;
     if (!verts || !idx || !mats || !sbs || (m->additional_uv && !auv))
         return no_memory(diag);
@@ -643,41 +803,37 @@ static plush_status build(attach_work *w, plush_attach_result *res, plush_diag *
     if (auv)
         memcpy(auv, m->additional_uvs, m->vertex_count * m->additional_uv * sizeof *auv);
     w->first = m->vertex_count;
-    plush_status st = cage_vertices(m, cage, verts + w->first, diag);
-    if (st != PLUSH_OK)
+    w->cage = cage_verts;
+    if ((st = cage_vertices(m, cage, cage_verts, diag)) != PLUSH_OK || (st = find_pins(w, diag)) != PLUSH_OK ||
+        (st = find_anchors(w, diag)) != PLUSH_OK)
         return st;
-    for (size_t t = 0; t < cage->triangle_count; t++)
-        for (int k = 0; k < 3; k++)
-            idx[m->index_count + 3 * t + (size_t)k] = (uint32_t)(w->first + cage->triangles[t][k]);
-    const char *name = w->o->name ? w->o->name : default_name;
-    plush_str text = {.s = plush_arena_strdup(a, name, strlen(name)), .len = (uint32_t)strlen(name)};
-    if (!text.s)
-        return no_memory(diag);
-    mats[m->material_count] = (plush_pmx_material){
-        .name = text, .name_en = text, .diffuse = {1, 1, 1, 0}, .specular_power = 1, .ambient = {0.5f, 0.5f, 0.5f},
-        .flags = 0, .edge_color = {0, 0, 0, 1}, .edge_size = 0, .texture = -1, .sphere_texture = -1,
-        .toon_shared = 0, .toon = -1, .index_count = (int32_t)(3 * cage->triangle_count)};
-    plush_pmx_soft_body *sb = &sbs[m->soft_body_count];
-    *sb = w->o->soft;
-    sb->name = sb->name_en = text;
-    sb->shape = 0;
-    sb->material = (int32_t)m->material_count;
-    sb->anchors = NULL, sb->anchor_count = 0, sb->pins = NULL, sb->pin_count = 0;
+    for (size_t s2 = 0; s2 < w->slots; s2++)
+        verts[w->first + s2] = cage_verts[w->slot_vertex[s2]];
     out->version = 2.1f;
     out->vertices = verts, out->vertex_count = nv, out->additional_uvs = auv;
     out->indices = idx, out->index_count = ni;
-    out->materials = mats, out->material_count = m->material_count + 1;
-    out->soft_bodies = sbs, out->soft_body_count = m->soft_body_count + 1;
-    w->sb = sb;
-    w->cage = verts + w->first;
-    if ((st = add_pins(w, diag)) != PLUSH_OK || (st = add_anchors(w, diag)) != PLUSH_OK)
-        return st;
-    if (w->o->auto_mask)
-        sb->mask = auto_mask(w);
+    out->materials = mats, out->material_count = m->material_count + w->pieces;
+    out->soft_bodies = sbs, out->soft_body_count = m->soft_body_count + w->pieces;
+    size_t at = m->index_count, slot = 0, pinned = 0, anchored = 0;
+    for (size_t p = 0; p < w->pieces; p++) {
+        plush_str name;
+        if ((st = piece_name(w, p, &name, diag)) != PLUSH_OK ||
+            (st = add_piece(w, p, &slot, &name, idx, &at, &mats[m->material_count + p], &sbs[m->soft_body_count + p],
+                            diag)) != PLUSH_OK)
+            return st;
+        const plush_pmx_soft_body *sb = &sbs[m->soft_body_count + p];
+        if (sb->pin_count == 0 && sb->anchor_count == 0 &&
+            (w->o->pin_bone_count || w->o->pin_vertex_count || w->o->anchor_count))
+            plush_diag_warn(diag, -1, "soft body", (int64_t)(m->soft_body_count + p),
+                            "\"%s\" has no pinned or anchored vertex: it falls freely", name.s);
+        pinned += sb->pin_count;
+        anchored += sb->anchor_count;
+    }
     warn_index_sizes(m, out, diag);
-    *res = (plush_attach_result){.first_vertex = w->first, .material = m->material_count,
-                                 .soft_body = m->soft_body_count, .pinned = sb->pin_count,
-                                 .anchored = sb->anchor_count, .mask = sb->mask};
+    *res = (plush_attach_result){.first_vertex = w->first, .vertex_count = w->slots, .cage_vertex = w->slot_vertex,
+                                 .material = m->material_count, .soft_body = m->soft_body_count,
+                                 .pieces = w->pieces, .pinned = pinned, .anchored = anchored,
+                                 .mask = sbs[m->soft_body_count].mask};
     return plush_pmx_validate(out, diag);
 }
 
@@ -711,19 +867,29 @@ plush_status plush_attach(const plush_pmx_model *model, const plush_attach_optio
     if (soft_unset(&o.soft))
         plush_attach_preset("plush", &o.soft);
     plush_pmx_model *m = plush_pmx_create();
-    bool *pinned = calloc(o.cage->vertex_count, sizeof *pinned);
-    if (!m || !pinned) {
+    size_t n = o.cage->vertex_count;
+    bool *pinned = calloc(n, sizeof *pinned);
+    int32_t *anchor = malloc(n * sizeof *anchor);
+    uint32_t *piece = malloc(o.cage->triangle_count * sizeof *piece);
+    plush_pmx_vertex *cage_verts = malloc(n * sizeof *cage_verts);
+    if (!m || !pinned || !anchor || !piece || !cage_verts) {
         plush_pmx_free(m);
         free(pinned);
+        free(anchor);
+        free(piece);
+        free(cage_verts);
         return no_memory(diag);
     }
     /* Everything the model holds, its arrays shared; the arena stays the new model's own. */
     plush_arena own = m->arena;
     *m = *model;
     m->arena = own;
-    attach_work w = {.model = model, .o = &o, .out = m, .pinned = pinned};
-    st = build(&w, result, diag);
+    attach_work w = {.model = model, .o = &o, .out = m, .pinned = pinned, .anchor = anchor, .face_piece = piece};
+    st = build(&w, cage_verts, result, diag);
     free(pinned);
+    free(anchor);
+    free(piece);
+    free(cage_verts);
     if (st != PLUSH_OK) {
         plush_pmx_free(m);
         memset(result, 0, sizeof *result);
