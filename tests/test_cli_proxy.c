@@ -1,0 +1,208 @@
+/* plush proxy and plush attach, run as a user runs them (the binary from PLUSH_BIN) on Alicia and on models
+ * built in code, in a temporary directory removed afterwards. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "plush/obj_read.h"
+#include "plush/plush.h"
+#include "support/cli_run.h"
+#include "support/mesh_fixture.h"
+#include "support/shared_data.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ALICIA SHARED_MMD "/alicia/Alicia_solid.pmx"
+
+static char ball_path[300], hair_obj[300], hair_pmx[300], out_path[300], empty_obj[300];
+
+static int setup(void **state)
+{
+    (void)state;
+    if (cli_tmp_setup("plush_proxy") != 0)
+        return -1;
+    cli_tmp_path(ball_path, sizeof ball_path, "ball.pmx");
+    cli_tmp_path(hair_obj, sizeof hair_obj, "hair.obj");
+    cli_tmp_path(hair_pmx, sizeof hair_pmx, "hair.pmx");
+    cli_tmp_path(out_path, sizeof out_path, "out.pmx");
+    cli_tmp_path(empty_obj, sizeof empty_obj, "empty.obj");
+    plush_pmx_model *m = mesh_fx_model(1);
+    mesh_fx s = mesh_fx_uv_sphere(2.0f, 30, 60);
+    mesh_fx_add_material(m, "ball", &s, 0);
+    mesh_fx_free(&s);
+    plush_diag d = {0};
+    plush_diag_reset(&d);
+    plush_status st = plush_pmx_write_file(m, NULL, ball_path, &d);
+    plush_pmx_free(m);
+    cli_write_all(empty_obj, "v 0 0 0\nv 1 0 0\n", 16);
+    return st == PLUSH_OK ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    return cli_tmp_teardown();
+}
+
+/* The number after label on its line of the report. */
+static long reported(const cli_result *r, const char *label)
+{
+    const char *at = strstr(r->out, label);
+    if (!at)
+        fail_msg("no '%s' in:\n%s", label, r->out);
+    return strtol(at + strlen(label), NULL, 10);
+}
+
+static void test_proxy_ball(void **state)
+{
+    (void)state;
+    char obj[300];
+    cli_tmp_path(obj, sizeof obj, "ball.obj");
+    cli_result r;
+    CLI_RUN(&r, "proxy", ball_path, "--triangles", "400", "--offset", "0.1", "-o", obj);
+    cli_expect_code(&r, 0);
+    long tris = reported(&r, "triangles        ");
+    assert_true(tris >= 360 && tris <= 440);
+    assert_non_null(strstr(r.out, "closed manifold  yes"));
+    assert_non_null(strstr(r.out, "distance         max "));
+    plush_obj_model *m = NULL;
+    plush_diag d = {0};
+    size_t len;
+    char *text = cli_read_all(obj, &len);
+    assert_non_null(text);
+    assert_int_equal(plush_obj_read((const uint8_t *)text, len, &m, &d), PLUSH_OK);
+    assert_int_equal((long)m->triangle_count, tris);
+    assert_int_equal((long)m->vertex_count, reported(&r, "vertices         "));
+    plush_obj_model_free(m);
+    free(text);
+    cli_result_free(&r);
+}
+
+/* Alicia's hair as OBJ and as PMX, then attached pinned to the head; plush info shows the soft bodies. */
+static void test_proxy_attach_alicia(void **state)
+{
+    (void)state;
+    cli_result r;
+    CLI_RUN(&r, "proxy", ALICIA, "--materials", "hair", "--triangles", "300", "--offset", "0.02", "-o", hair_obj);
+    cli_expect_code(&r, 0);
+    long tris = reported(&r, "triangles        ");
+    assert_true(tris > 200 && tris <= 330);
+    assert_non_null(strstr(r.out, "closed manifold  no ("));
+    cli_result_free(&r);
+
+    CLI_RUN(&r, "proxy", ALICIA, "--materials", "hair", "--triangles", "300", "-o", hair_pmx);
+    cli_expect_code(&r, 0);
+    plush_pmx_model *cage = NULL;
+    plush_diag d = {0};
+    assert_int_equal(plush_pmx_read_file(hair_pmx, NULL, &cage, &d), PLUSH_OK);
+    assert_int_equal(cage->material_count, 1);
+    assert_int_equal((long)(cage->index_count / 3), reported(&r, "triangles        "));
+    plush_pmx_free(cage);
+    cli_result_free(&r);
+
+    CLI_RUN(&r, "attach", ALICIA, "--proxy", hair_obj, "--pin-bone", "頭", "--preset", "cloth", "--set",
+            "config.mt=0.4", "--iterations.p", "7", "--name", "髪", "-o", out_path);
+    cli_expect_code(&r, 0);
+    long pinned = reported(&r, "pinned           ");
+    assert_true(pinned > 0);
+    cli_result_free(&r);
+    plush_pmx_model *out = NULL;
+    assert_int_equal(plush_pmx_read_file(out_path, NULL, &out, &d), PLUSH_OK);
+    assert_true(out->version == 2.1f && out->soft_body_count >= 1);
+    long pins = 0;
+    for (size_t i = 0; i < out->soft_body_count; i++) {
+        const plush_pmx_soft_body *sb = &out->soft_bodies[i];
+        assert_true(sb->config.mt == 0.4f && sb->p_iterations == 7 && sb->aero_model == 1 && sb->lst == 0.9f);
+        assert_non_null(strstr(sb->name.s, "髪"));
+        pins += sb->pin_count;
+    }
+    assert_int_equal(pins, pinned);
+    plush_pmx_free(out);
+
+    CLI_RUN(&r, "info", "--json", out_path);
+    cli_expect_code(&r, 0);
+    assert_non_null(strstr(r.out, "\"soft_bodies\":[{"));
+    assert_non_null(strstr(r.out, "\"mt\":0.4"));
+    cli_result_free(&r);
+
+    /* The PMX cage attaches the same way. */
+    char out2[300];
+    cli_tmp_path(out2, sizeof out2, "out2.pmx");
+    CLI_RUN(&r, "attach", ALICIA, "--proxy", hair_pmx, "--pin-bone", "頭", "-o", out2);
+    cli_expect_code(&r, 0);
+    cli_result_free(&r);
+}
+
+/* Bad input: exit 1, one line, no output file; bad usage: exit 2. */
+static void test_errors(void **state)
+{
+    (void)state;
+    char missing[300];
+    cli_tmp_path(missing, sizeof missing, "never.pmx");
+    cli_result r;
+    CLI_RUN(&r, "proxy", ALICIA, "--materials", "nope", "--triangles", "100", "-o", missing);
+    cli_expect_one_error_line(&r);
+    assert_non_null(strstr(r.err, "no material named \"nope\""));
+    assert_false(cli_exists(missing));
+    cli_result_free(&r);
+
+    const char *const usage[][10] = {
+        {"proxy", ALICIA, "--triangles", "0", "-o", "x.obj", NULL},
+        {"proxy", ALICIA, "--triangles", "10", "-o", "x.txt", NULL},
+        {"proxy", ALICIA, "--triangles", "10", "--offset", "abc", "-o", "x.obj", NULL},
+        {"proxy", ALICIA, "-o", "x.obj", NULL},
+        {"attach", ALICIA, "-o", "x.pmx", NULL},
+        {"attach", ALICIA, "--proxy", "a.obj", "--set", "nope=1", "-o", "x.pmx", NULL},
+        {"attach", ALICIA, "--proxy", "a.obj", "--set", "group=99", "-o", "x.pmx", NULL},
+        {"attach", ALICIA, "--proxy", "a.obj", "--preset", "rubber", "-o", "x.pmx", NULL},
+        {"attach", ALICIA, "--proxy", "a.obj", "--pin-vertices", "3-1", "-o", "x.pmx", NULL},
+        {"attach", ALICIA, "--proxy", "a.obj", "--frobnicate", "-o", "x.pmx", NULL},
+    };
+    for (size_t i = 0; i < sizeof usage / sizeof usage[0]; i++) {
+        cli_run_list(&r, usage[i]);
+        if (r.code != 2)
+            fail_msg("case %zu: exit %d, stderr:\n%s", i, r.code, r.err);
+        cli_result_free(&r);
+    }
+
+    CLI_RUN(&r, "attach", ALICIA, "--proxy", hair_obj, "--pin-bone", "尻尾", "-o", missing);
+    cli_expect_one_error_line(&r);
+    assert_non_null(strstr(r.err, "no bone named"));
+    assert_false(cli_exists(missing));
+    cli_result_free(&r);
+
+    CLI_RUN(&r, "attach", ALICIA, "--proxy", hair_obj, "--anchor", "ない", "-o", missing);
+    cli_expect_one_error_line(&r);
+    assert_non_null(strstr(r.err, "no rigid body named"));
+    cli_result_free(&r);
+
+    CLI_RUN(&r, "attach", ALICIA, "--proxy", empty_obj, "-o", missing);
+    cli_expect_one_error_line(&r);
+    assert_non_null(strstr(r.err, "no triangles"));
+    assert_false(cli_exists(missing));
+    cli_result_free(&r);
+
+    CLI_RUN(&r, "proxy", "--help");
+    cli_expect_code(&r, 0);
+    assert_non_null(strstr(r.out, "--triangles N"));
+    cli_result_free(&r);
+    CLI_RUN(&r, "attach", "--help");
+    cli_expect_code(&r, 0);
+    assert_non_null(strstr(r.out, "presets"));
+    cli_result_free(&r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_proxy_ball),
+        cmocka_unit_test(test_proxy_attach_alicia),
+        cmocka_unit_test(test_errors),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
