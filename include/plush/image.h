@@ -1,0 +1,60 @@
+/* Pictures without a display: RGB images, PNG files, meshes rendered by ray casting (Embree), plots.
+ *
+ *   plush_image img = {0};
+ *   plush_image_create(640, 480, &img, &diag);
+ *   plush_render_view view;
+ *   plush_render_view_fit(&mesh, &view);                 // front view, the whole mesh in frame
+ *   plush_render(&mesh, &view, &img, &diag);             // shaded, per-vertex colours optional
+ *   plush_image_write_png(&img, "frame.png", &diag);     // atomic
+ *   plush_image_free(&img);
+ *
+ * Coordinates are PMX's (left-handed, Y up; a model faces -Z, so the front view looks along +Z).
+ */
+#ifndef PLUSH_IMAGE_H
+#define PLUSH_IMAGE_H
+
+#include "plush/core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct plush_image {
+    int width, height;
+    uint8_t *rgb;                 /* width * height * 3 bytes, rows top to bottom */
+} plush_image;
+
+/* A white image. */
+plush_status plush_image_create(int width, int height, plush_image *out, plush_diag *diag);
+void plush_image_free(plush_image *image);
+/* Copies src into dst at (x, y) (clipped). */
+void plush_image_blit(plush_image *dst, const plush_image *src, int x, int y);
+/* PNG (stb_image_write), written atomically. */
+plush_status plush_image_write_png(const plush_image *image, const char *path, plush_diag *diag);
+
+typedef struct plush_render_mesh {
+    size_t vertex_count;
+    const float (*positions)[3];
+    const float (*normals)[3];    /* NULL: flat shading from the faces */
+    size_t index_count;           /* 3 per triangle */
+    const uint32_t *indices;
+    const float (*colors)[3];     /* per vertex, 0..1; NULL: light grey */
+} plush_render_mesh;
+
+typedef struct plush_render_view {
+    float eye[3], target[3], up[3];
+    float fov_degrees;            /* vertical field of view */
+} plush_render_view;
+
+/* A front view (looking along +Z) whose frustum holds the mesh's bounding box with a small margin. */
+void plush_render_view_fit(const plush_render_mesh *mesh, float aspect, plush_render_view *out);
+/* Ray casts one ray per pixel (Embree, loaded on first use like the binding's BVH; a brute-force
+ * fallback is not offered: fails with PLUSH_E_UNSUPPORTED when Embree cannot be loaded). Background
+ * stays as it is in image; hit pixels get colour * (ambient + diffuse headlight). */
+plush_status plush_render(const plush_render_mesh *mesh, const plush_render_view *view, plush_image *image,
+                          plush_diag *diag);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
