@@ -2,6 +2,7 @@
  * soft-body cage for some of a model's materials and say how well it fits. */
 #include "cli/cli.h"
 #include "plush/cage.h"
+#include "plush/obj.h"
 
 #include <errno.h>
 #include <math.h>
@@ -162,22 +163,15 @@ static int parse_proxy(int argc, char **argv, proxy_job *job, bool *help)
 
 static plush_status write_obj(const plush_cage_mesh *cage, plush_buf *out, plush_diag *diag)
 {
-    char line[160];
-    int n = snprintf(line, sizeof line, "# plush proxy cage: %zu vertices, %zu triangles\n", cage->vertex_count,
-                     cage->triangle_count);
-    bool ok = plush_buf_append(out, line, (size_t)n);
-    for (size_t v = 0; ok && v < cage->vertex_count; v++) {
-        const float *p = cage->positions[v];
-        n = snprintf(line, sizeof line, "v %.9g %.9g %.9g\n", (double)p[0], (double)p[1], (double)p[2]);
-        ok = plush_buf_append(out, line, (size_t)n);
-    }
-    for (size_t t = 0; ok && t < cage->triangle_count; t++) {
-        const uint32_t *f = cage->triangles[t];
-        n = snprintf(line, sizeof line, "f %lu %lu %lu\n", (unsigned long)f[0] + 1, (unsigned long)f[1] + 1,
-                     (unsigned long)f[2] + 1);
-        ok = plush_buf_append(out, line, (size_t)n);
-    }
-    return ok ? PLUSH_OK : plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+    char comment[96];
+    snprintf(comment, sizeof comment, "plush proxy cage: %zu vertices, %zu triangles", cage->vertex_count,
+             cage->triangle_count);
+    plush_obj_mesh mesh = {.vertex_count = cage->vertex_count,
+                           .positions = (const float(*)[3])cage->positions,
+                           .index_count = 3 * cage->triangle_count,
+                           .indices = &cage->triangles[0][0],
+                           .comment = comment};
+    return plush_obj_write(&mesh, out, diag);
 }
 
 /* A PMX holding the cage alone: one bone every vertex hangs from, one material drawing every face. */
