@@ -468,6 +468,35 @@ static void test_pieces(void **state)
     plush_pmx_free(m);
 }
 
+/* Two triangles meeting at one vertex (a bow tie) are two pieces: the shared vertex is copied into each,
+ * and pinning it pins both copies. */
+static void test_bow_tie(void **state)
+{
+    (void)state;
+    plush_pmx_model *m = plush_read_back();
+    float pos[5][3] = {{0, 2, 0}, {1, 2, 0}, {0, 3, 0}, {-1, 2, 0}, {0, 1, 0}};
+    uint32_t tris[2][3] = {{0, 1, 2}, {0, 3, 4}};
+    plush_cage_mesh cage = {.vertex_count = 5, .positions = pos, .triangle_count = 2, .triangles = tris};
+    const uint32_t pins[] = {0};
+    plush_attach_options o = {.cage = &cage, .pin_vertices = pins, .pin_vertex_count = 1};
+    plush_pmx_model *out = NULL;
+    plush_attach_result res;
+    plush_diag d = fresh();
+    expect_ok(plush_attach(m, &o, &out, &res, &d), &d);
+    assert_int_equal(res.pieces, 2);
+    assert_int_equal(res.vertex_count, 6);
+    const uint32_t want[6] = {0, 1, 2, 0, 3, 4};
+    assert_memory_equal(res.cage_vertex, want, sizeof want);
+    assert_int_equal(res.pinned, 2);
+    const uint32_t faces[6] = {0, 1, 2, 3, 4, 5};
+    for (int i = 0; i < 6; i++)
+        assert_int_equal(out->indices[m->index_count + (size_t)i], res.first_vertex + faces[i]);
+    assert_int_equal(out->soft_bodies[res.soft_body].pins[0], (int32_t)res.first_vertex);
+    assert_int_equal(out->soft_bodies[res.soft_body + 1].pins[0], (int32_t)res.first_vertex + 3);
+    plush_pmx_free(out);
+    plush_pmx_free(m);
+}
+
 static void test_attach_errors(void **state)
 {
     (void)state;
@@ -837,6 +866,7 @@ int main(void)
         cmocka_unit_test(test_read_proxy_pmx),    cmocka_unit_test(test_presets_and_fields),
         cmocka_unit_test(test_fields_round_trip), cmocka_unit_test(test_attach_fixture),
         cmocka_unit_test(test_pin_bones),         cmocka_unit_test(test_pieces),
+        cmocka_unit_test(test_bow_tie),
         cmocka_unit_test(test_attach_errors),
     };
     const struct CMUnitTest alicia_tests[] = {
