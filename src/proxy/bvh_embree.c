@@ -1,110 +1,51 @@
 /* The Embree search: a triangle BVH and rtcPointQuery with a callback that keeps the best four and
  * shrinks the query radius.
  *
- * Embree is opened with dlopen at bind time, never linked: linking would map it (and TBB) into every
- * plush process, 4.4 MB of resident memory that `plush info` cannot afford. <embree3/rtcore.h> is used
- * for its types only; each function comes from dlsym into a table that lives in the bind call. dlopen
- * is reference counted, so two binds at once simply share the library. RTLD_NODELETE keeps it mapped
- * after the last dlclose: Embree's TBB worker threads outlive the device, and unmapping the code they
- * sleep in crashes them. A process that binds once keeps paying for Embree; one that never binds
- * (plush info) never maps it. */
-#define _GNU_SOURCE
+ * Embree is opened with dlopen at bind time, never linked (embree_load.h says why); the function table
+ * lives in the bind call. */
 #include "proxy/bind_internal.h"
+#include "proxy/embree_load.h"
 
-#include <embree3/rtcore.h>
-
-#include <dlfcn.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define EMBREE_LIBRARY "libembree3.so.3"
-
-/* The Embree entry points plush uses, with their prototypes from rtcore.h. */
-#define EMBREE_FUNCTIONS(X)                                                                                   \
-    X(RTCDevice, rtcNewDevice, (const char *))                                                                \
-    X(void, rtcReleaseDevice, (RTCDevice))                                                                    \
-    X(enum RTCError, rtcGetDeviceError, (RTCDevice))                                                          \
-    X(RTCScene, rtcNewScene, (RTCDevice))                                                                     \
-    X(void, rtcReleaseScene, (RTCScene))                                                                      \
-    X(void, rtcCommitScene, (RTCScene))                                                                       \
-    X(unsigned int, rtcAttachGeometry, (RTCScene, RTCGeometry))                                               \
-    X(RTCGeometry, rtcNewGeometry, (RTCDevice, enum RTCGeometryType))                                         \
-    X(void, rtcReleaseGeometry, (RTCGeometry))                                                                \
-    X(void, rtcCommitGeometry, (RTCGeometry))                                                                 \
-    X(void *, rtcSetNewGeometryBuffer, (RTCGeometry, enum RTCBufferType, unsigned int, enum RTCFormat, size_t, \
-                                        size_t))                                                              \
-    X(bool, rtcPointQuery, (RTCScene, struct RTCPointQuery *, struct RTCPointQueryContext *,                  \
-                            RTCPointQueryFunction, void *))
-
 struct proxy_bvh {
-    void *library;
-#define EMBREE_FIELD(ret, name, args) ret(*name) args;
-    EMBREE_FUNCTIONS(EMBREE_FIELD)
-#undef EMBREE_FIELD
+    embree_lib rtc;
     RTCDevice device;
     RTCScene scene;
     const proxy_search *search;
 };
 
-/* dlsym gives a data pointer; copying its bytes is the conversion POSIX guarantees to work and the
- * one ISO C does not warn about. */
-static bool load_functions(proxy_bvh *b, char *why, size_t why_size)
-{
-#define EMBREE_LOAD(ret, name, args)                                                             \
-    {                                                                                            \
-        void *sym = dlsym(b->library, #name);                                                    \
-        if (!sym) {                                                                              \
-            snprintf(why, why_size, "%s has no symbol '%s'", EMBREE_LIBRARY, #name);             \
-            return false;                                                                        \
-        }                                                                                        \
-        memcpy(&b->name, &sym, sizeof b->name);                                                  \
-    }
-    EMBREE_FUNCTIONS(EMBREE_LOAD)
-#undef EMBREE_LOAD
-    return true;
-}
-
-static const char *error_text(enum RTCError e)
-{
-    switch (e) {
-    case RTC_ERROR_OUT_OF_MEMORY: return "out of memory";
-    case RTC_ERROR_INVALID_ARGUMENT: return "invalid argument";
-    case RTC_ERROR_INVALID_OPERATION: return "invalid operation";
-    case RTC_ERROR_UNSUPPORTED_CPU: return "unsupported CPU";
-    default: return "unknown error";
-    }
-}
-
 /* Only the usable triangles go in, so primID is the index into search->tris. */
 static bool build(proxy_bvh *b, char *why, size_t why_size)
 {
     const proxy_search *s = b->search;
-    RTCGeometry geom = b->rtcNewGeometry(b->device, RTC_GEOMETRY_TYPE_TRIANGLE);
+    RTCGeometry geom = b->rtc.rtcNewGeometry(b->device, RTC_GEOMETRY_TYPE_TRIANGLE);
     if (!geom) {
         snprintf(why, why_size, "embree: cannot create a triangle geometry");
         return false;
     }
-    float *v = b->rtcSetNewGeometryBuffer(geom, RTC_BUFFER_TYPE_VERTEX, 0, RTC_FORMAT_FLOAT3, 3 * sizeof(float),
-                                          3 * s->tri_count);
-    unsigned *idx = b->rtcSetNewGeometryBuffer(geom, RTC_BUFFER_TYPE_INDEX, 0, RTC_FORMAT_UINT3,
-                                               3 * sizeof(unsigned), s->tri_count);
+    float *v = b->rtc.rtcSetNewGeometryBuffer(geom, RTC_BUFFER_TYPE_VERTEX, 0, RTC_FORMAT_FLOAT3,
+                                              3 * sizeof(float), 3 * s->tri_count);
+    unsigned *idx = b->rtc.rtcSetNewGeometryBuffer(geom, RTC_BUFFER_TYPE_INDEX, 0, RTC_FORMAT_UINT3,
+                                                   3 * sizeof(unsigned), s->tri_count);
     if (v && idx) {
         for (size_t i = 0; i < s->tri_count; i++) {
             memcpy(v + 9 * i, s->tris[i].v, 9 * sizeof(float));
             for (unsigned k = 0; k < 3; k++)
                 idx[3 * i + k] = (unsigned)(3 * i + k);
         }
-        b->rtcCommitGeometry(geom);
-        b->rtcAttachGeometry(b->scene, geom);
+        b->rtc.rtcCommitGeometry(geom);
+        b->rtc.rtcAttachGeometry(b->scene, geom);
     }
-    b->rtcReleaseGeometry(geom);
+    b->rtc.rtcReleaseGeometry(geom);
     if (v && idx)
-        b->rtcCommitScene(b->scene);
-    enum RTCError e = b->rtcGetDeviceError(b->device);
+        b->rtc.rtcCommitScene(b->scene);
+    enum RTCError e = b->rtc.rtcGetDeviceError(b->device);
     if (!v || !idx || e != RTC_ERROR_NONE) {
-        snprintf(why, why_size, "embree: cannot build the BVH: %s", error_text(e));
+        snprintf(why, why_size, "embree: cannot build the BVH: %s", embree_error_text(e));
         return false;
     }
     return true;
@@ -122,17 +63,14 @@ proxy_bvh *proxy_bvh_create(const proxy_search *s, char *why, size_t why_size)
         return NULL;
     }
     b->search = s;
-    b->library = dlopen(EMBREE_LIBRARY, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
-    if (!b->library) {
-        const char *err = dlerror();
-        snprintf(why, why_size, "cannot load %s: %s", EMBREE_LIBRARY, err ? err : "unknown error");
+    if (!embree_lib_open(&b->rtc, why, why_size)) {
         free(b);
         return NULL;
     }
     /* One build thread: the proxy is small, and a thread pool would outlive nothing but this call. */
-    if (load_functions(b, why, why_size) && (b->device = b->rtcNewDevice("threads=1")) == NULL)
+    if ((b->device = b->rtc.rtcNewDevice("threads=1")) == NULL)
         snprintf(why, why_size, "embree: cannot create a device");
-    if (b->device && (b->scene = b->rtcNewScene(b->device)) == NULL)
+    if (b->device && (b->scene = b->rtc.rtcNewScene(b->device)) == NULL)
         snprintf(why, why_size, "embree: cannot create a scene");
     if (b->scene && build(b, why, why_size))
         return b;
@@ -145,10 +83,10 @@ void proxy_bvh_destroy(proxy_bvh *b)
     if (!b)
         return;
     if (b->scene)
-        b->rtcReleaseScene(b->scene);
+        b->rtc.rtcReleaseScene(b->scene);
     if (b->device)
-        b->rtcReleaseDevice(b->device);
-    dlclose(b->library);
+        b->rtc.rtcReleaseDevice(b->device);
+    embree_lib_close(&b->rtc);
     free(b);
 }
 
@@ -199,5 +137,5 @@ void proxy_bvh_query(const proxy_bvh *b, const float p[3], proxy_best *best)
         query.radius = proxy_search_radius(best->d[PLUSH_PROXY_INFLUENCES - 1], ps);
     struct RTCPointQueryContext context;
     rtcInitPointQueryContext(&context);
-    b->rtcPointQuery(b->scene, &query, &context, on_triangle, &q);
+    b->rtc.rtcPointQuery(b->scene, &query, &context, on_triangle, &q);
 }
