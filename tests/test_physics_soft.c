@@ -724,6 +724,47 @@ static void test_clusters(void **state)
     plush_pmx_free(m);
 }
 
+/* A TriMesh whose faces make two pieces not joined by an edge (two balls in one material) would hang
+ * Bullet's self-collision set-up (its face tree never finishes merging): self-collision is turned off
+ * with a warning, and both balls simulate. */
+static void test_separate_pieces_simulate(void **state)
+{
+    (void)state;
+    plush_pmx_model *m = mesh_fx_model(1);
+    mesh_fx a = mesh_fx_icosahedron(1.0f), b = mesh_fx_icosahedron(1.0f);
+    mesh_fx two = {.vertex_count = a.vertex_count + b.vertex_count, .index_count = a.index_count + b.index_count};
+    two.positions = calloc(two.vertex_count, sizeof *two.positions);
+    two.indices = calloc(two.index_count, sizeof *two.indices);
+    memcpy(two.positions, a.positions, a.vertex_count * sizeof *a.positions);
+    for (size_t v = 0; v < b.vertex_count; v++)
+        two.positions[a.vertex_count + v][0] = b.positions[v][0] + 5, two.positions[a.vertex_count + v][1] = b.positions[v][1],
+        two.positions[a.vertex_count + v][2] = b.positions[v][2];
+    memcpy(two.indices, a.indices, a.index_count * sizeof *a.indices);
+    for (size_t i = 0; i < b.index_count; i++)
+        two.indices[a.index_count + i] = b.indices[i] + (uint32_t)a.vertex_count;
+    size_t mat = mesh_fx_add_material(m, "two balls", &two, 0);
+    size_t k = mesh_fx_add_soft_body(m, (int32_t)mat, 0);
+    soft_defaults(&m->soft_bodies[k]);
+    sim s = sim_new(m, &(plush_world_desc){.ground = true, .ground_y = -5});
+    assert_true(warned_about(&s.diag, "separate pieces"));
+    plush_world_soft_info info;
+    plush_world_soft_get_info(s.wm, k, &info);
+    assert_int_equal(info.state, PLUSH_SOFT_ACTIVE);
+    assert_int_equal(info.node_count, 24);
+    for (int i = 0; i < 10; i++)
+        sim_step(&s, 1.0f / 30);
+    size_t n;
+    float(*x)[3] = nodes_of(&s, k, &n);
+    assert_true(all_finite((const float(*)[3])x, n));
+    assert_true(x[0][1] < a.positions[0][1] - 0.5f); /* it fell */
+    free(x);
+    plush_world_destroy(s.world);
+    mesh_fx_free(&a);
+    mesh_fx_free(&b);
+    mesh_fx_free(&two);
+    plush_pmx_free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -738,6 +779,7 @@ int main(void)
         cmocka_unit_test(test_deterministic),
         cmocka_unit_test(test_volume_and_pose_matching),
         cmocka_unit_test(test_clusters),
+        cmocka_unit_test(test_separate_pieces_simulate),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

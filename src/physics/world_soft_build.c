@@ -35,6 +35,7 @@ typedef struct soft_ctx {
     const char *name;
     world_soft *s;
     plush_diag *diag;
+    size_t pieces;                /* TriMesh: edge-connected pieces of its faces with area */
 } soft_ctx;
 
 static const char *soft_name(const plush_pmx_soft_body *sb)
@@ -54,6 +55,75 @@ static bool finite3(const float p[3])
 }
 
 /* ---- geometry ----------------------------------------------------------------------------------- */
+
+static bool has_area(const float (*rest)[3], const uint32_t f[3])
+{
+    const float *a = rest[f[0]], *b = rest[f[1]], *d = rest[f[2]];
+    double e[3], g[3];
+    for (int k = 0; k < 3; k++) {
+        e[k] = (double)b[k] - a[k];
+        g[k] = (double)d[k] - a[k];
+    }
+    double x = e[1] * g[2] - e[2] * g[1], y = e[2] * g[0] - e[0] * g[2], z = e[0] * g[1] - e[1] * g[0];
+    return x * x + y * y + z * z > 0;
+}
+
+typedef struct face_edge {
+    uint32_t lo, hi, face;
+} face_edge;
+
+static int by_edge(const void *pa, const void *pb)
+{
+    const face_edge *a = pa, *b = pb;
+    if (a->lo != b->lo)
+        return a->lo < b->lo ? -1 : 1;
+    if (a->hi != b->hi)
+        return a->hi < b->hi ? -1 : 1;
+    return (a->face > b->face) - (a->face < b->face);
+}
+
+static uint32_t find_root(uint32_t *parent, uint32_t x)
+{
+    while (parent[x] != x)
+        x = parent[x] = parent[parent[x]];
+    return x;
+}
+
+/* How many pieces the faces with area make when faces sharing an edge are joined; 0 when out of memory.
+ * With VF_SS collisions Bullet builds a face tree by merging edge-adjacent faces until one is left, so
+ * for a body of several pieces it never finishes (btSoftBody::initializeFaceTree loops forever). */
+static size_t face_pieces(const float (*rest)[3], const uint32_t (*tris)[3], size_t count)
+{
+    face_edge *edges = malloc((count ? count : 1) * 3 * sizeof *edges);
+    uint32_t *parent = malloc((count ? count : 1) * sizeof *parent);
+    bool *used = calloc(count ? count : 1, 1);
+    size_t n = 0, pieces = 0;
+    if (!edges || !parent || !used) {
+        free(edges);
+        free(parent);
+        free(used);
+        return 0;
+    }
+    for (size_t t = 0; t < count; t++) {
+        parent[t] = (uint32_t)t;
+        if (!(used[t] = has_area(rest, tris[t])))
+            continue;
+        for (int k = 0; k < 3; k++) {
+            uint32_t a = tris[t][k], b = tris[t][(k + 1) % 3];
+            edges[n++] = (face_edge){a < b ? a : b, a < b ? b : a, (uint32_t)t};
+        }
+    }
+    qsort(edges, n, sizeof *edges, by_edge);
+    for (size_t i = 1; i < n; i++)
+        if (edges[i].lo == edges[i - 1].lo && edges[i].hi == edges[i - 1].hi)
+            parent[find_root(parent, edges[i].face)] = find_root(parent, edges[i - 1].face);
+    for (size_t t = 0; t < count; t++)
+        pieces += used[t] && find_root(parent, (uint32_t)t) == t;
+    free(edges);
+    free(parent);
+    free(used);
+    return pieces;
+}
 
 /* TriMesh: the material welded exactly as plush_pmx_weld (and so the proxy) numbers it. *usable false
  * means the body was reported and is to be skipped. */
@@ -77,6 +147,10 @@ static plush_status build_trimesh(soft_ctx *c, bool *usable)
                                                  : "no triangle with area, or a non-finite position (degenerate)");
         return PLUSH_OK;
     }
+    c->pieces = face_pieces((const float(*)[3])mesh.nodes, (const uint32_t(*)[3])mesh.triangles,
+                            mesh.triangle_count);
+    if (c->pieces == 0)
+        return no_memory(c);
     world_soft *s = c->s;
     s->node_count = mesh.node_count;
     s->rest = mesh.nodes;
@@ -326,6 +400,14 @@ static void fill_config(soft_ctx *c, bc_soft_config *out)
                         "\"%s\": iteration counts clamped to 0..%d", c->name, SOFT_MAX_ITERATIONS);
     bool clusters = (sb->flags & PLUSH_PMX_SOFT_CLUSTERS) != 0;
     out->collisions = clusters ? BT_CL_SS | BT_CL_RS : BT_SDF_RS | BT_VF_SS;
+    if ((out->collisions & BT_VF_SS) && c->pieces > 1) {
+        out->collisions &= ~BT_VF_SS;
+        plush_diag_warn(c->diag, -1, "soft body", (int64_t)c->index,
+                        "\"%s\": its faces are %zu separate pieces (not joined by edges); Bullet cannot build "
+                        "self-collision (VF_SS) for that, so it is off (give each piece its own soft body, as "
+                        "plush attach does)",
+                        c->name, c->pieces);
+    }
     out->margin = isfinite(sb->margin) && sb->margin >= 0 ? sb->margin : 0;
     if (out->margin != sb->margin)
         plush_diag_warn(c->diag, -1, "soft body", (int64_t)c->index, "\"%s\": margin %g replaced by 0", c->name,
@@ -373,14 +455,7 @@ static void append_faces(soft_ctx *c)
     world_soft *s = c->s;
     for (size_t t = 0; t < s->triangle_count; t++) {
         const uint32_t *f = s->triangles[t];
-        const float *a = s->rest[f[0]], *b = s->rest[f[1]], *d = s->rest[f[2]];
-        double e[3], g[3];
-        for (int k = 0; k < 3; k++) {
-            e[k] = (double)b[k] - a[k];
-            g[k] = (double)d[k] - a[k];
-        }
-        double x = e[1] * g[2] - e[2] * g[1], y = e[2] * g[0] - e[0] * g[2], z = e[0] * g[1] - e[1] * g[0];
-        if (x * x + y * y + z * z > 0)
+        if (has_area((const float(*)[3])s->rest, f))
             bc->soft_append_face(s->bc, f[0], f[1], f[2]);
     }
 }

@@ -30,6 +30,9 @@ struct plush_scene {
     float (*rest_bound)[3], (*rest_bound_normals)[3];
     float (*bound)[3], (*bound_normals)[3];
     plush_world_soft_state *soft_state;  /* per soft body, to see new failures */
+    size_t (*bone_runs)[2];              /* first, count: the vertices bone skinning must do (those the
+                                            proxy takes over entirely are skipped) */
+    size_t bone_run_count;
     int64_t last_frame;
     size_t failures;
     int64_t first_failure;
@@ -37,10 +40,12 @@ struct plush_scene {
     plush_arena arena;
 };
 
+/* CPU time of this thread: the pipeline is single-threaded, and the figures should not depend on what
+ * else the machine is doing. */
 static double now(void)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
@@ -129,6 +134,38 @@ static plush_status setup_proxy(plush_scene *sc, plush_diag *diag)
                                    (const float(*)[3])sc->rest_bound_normals, &sc->desc.skin, &sc->skin, diag);
 }
 
+/* Runs of consecutive vertices that need bone skinning: all of them, except bound vertices the proxy
+ * moves entirely (share 1), whose bone-skinned positions would be thrown away. */
+static plush_status plan_bone_skinning(plush_scene *sc, plush_diag *diag)
+{
+    size_t n = sc->model->vertex_count;
+    bool *skip = calloc(n ? n : 1, 1);
+    if (!skip)
+        return nomem(diag);
+    if (sc->binding) {
+        const plush_proxy_binding *pb = sc->binding->binding;
+        for (size_t i = 0; i < sc->binding->vertex_count; i++)
+            skip[sc->binding->vertices[i]] = !pb->proxy_share || pb->proxy_share[i] >= 1.0f;
+    }
+    size_t runs = 0;
+    for (size_t v = 0; v < n; v++)
+        runs += !skip[v] && (v == 0 || skip[v - 1]);
+    sc->bone_runs = plush_arena_array(&sc->arena, runs ? runs : 1, sizeof *sc->bone_runs);
+    if (!sc->bone_runs) {
+        free(skip);
+        return nomem(diag);
+    }
+    for (size_t v = 0; v < n; v++) {
+        if (skip[v])
+            continue;
+        if (v == 0 || skip[v - 1])
+            sc->bone_runs[sc->bone_run_count++][0] = v, sc->bone_runs[sc->bone_run_count - 1][1] = 0;
+        sc->bone_runs[sc->bone_run_count - 1][1]++;
+    }
+    free(skip);
+    return PLUSH_OK;
+}
+
 plush_status plush_scene_create(const plush_scene_desc *desc, plush_scene **out, plush_diag *diag)
 {
     if (!desc || !desc->model || !out)
@@ -152,6 +189,8 @@ plush_status plush_scene_create(const plush_scene_desc *desc, plush_scene **out,
     plush_status st = alloc_buffers(sc, diag);
     if (st == PLUSH_OK && desc->mode == PLUSH_SCENE_PROXY)
         st = setup_proxy(sc, diag);
+    if (st == PLUSH_OK)
+        st = plan_bone_skinning(sc, diag);
     if (st == PLUSH_OK)
         st = plush_anim_create(sc->model, &sc->anim, diag);
     if (st == PLUSH_OK && desc->motion)
@@ -252,7 +291,8 @@ plush_status plush_scene_step(plush_scene *sc, uint32_t frame, plush_diag *diag)
     plush_anim_deform(sc->anim, PLUSH_ANIM_AFTER_PHYSICS);
     double t3 = now();
 
-    plush_anim_skin(sc->anim, 0, m->vertex_count, sc->positions, sc->normals);
+    for (size_t r = 0; r < sc->bone_run_count; r++)
+        plush_anim_skin(sc->anim, sc->bone_runs[r][0], sc->bone_runs[r][1], sc->positions, sc->normals);
     if (sc->wm)
         plush_world_soft_vertices(sc->wm, sc->positions, sc->normals);
     double t4 = now(), t5 = t4;
