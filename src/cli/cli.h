@@ -31,6 +31,7 @@ int cli_attach(int argc, char **argv);
 int cli_pose(int argc, char **argv);
 
 /* plush run's job (run.c), shared with plush demo. Zero fields mean the defaults. */
+enum { CLI_RUN_MAX_MATERIALS = 64 };
 typedef struct cli_run_job {
     const char *model, *motion, *out_dir, *overrides;
     uint32_t frames;
@@ -42,6 +43,8 @@ typedef struct cli_run_job {
     uint32_t every;
     bool ground;
     float ground_y;
+    char *materials[CLI_RUN_MAX_MATERIALS]; /* --materials: the bound set (malloc'd names) */
+    size_t material_count;
 } cli_run_job;
 int cli_run(int argc, char **argv);
 int cli_demo(int argc, char **argv);

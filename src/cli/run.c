@@ -14,7 +14,7 @@
 
 static const char run_usage[] =
     "usage: plush run MODEL.pmx -o OUTDIR [--motion M.vmd] [--frames N] [--fps 30] [--physics-hz 60]\n"
-    "                 [--mode proxy|bones] [--seed] [--stretch] [--im2 OVERRIDES.im2]\n"
+    "                 [--mode proxy|bones] [--seed] [--stretch] [--im2 OVERRIDES.im2] [--materials NAME,...]\n"
     "                 [--export pmx+vmd,obj,ply,im2] [--every K] [--ground Y]\n";
 
 static const char run_help[] =
@@ -34,6 +34,9 @@ static const char run_help[] =
     "  --seed                      bind as the original method does (integer percent weights)\n"
     "  --stretch                   stretch-aware proxy frames for the mesh exports (the bake stays rigid)\n"
     "  --im2 OVERRIDES.im2         Influence Map overrides applied to the binding (e.g. rigid eyes)\n"
+    "  --materials NAME,...        only these materials' vertices follow the proxy (default: every\n"
+    "                              material no soft body owns); use it when the cage covers one part,\n"
+    "                              e.g. --materials hair for a cage made with plush proxy --materials hair\n"
     "  --export LIST               comma-separated, default pmx+vmd (mode bones: ply):\n"
     "                                pmx+vmd  OUTDIR/<model>_plush.pmx (PMX 2.0: the model without soft\n"
     "                                         bodies and proxy material, plus one pseudo-bone per proxy\n"
@@ -95,6 +98,25 @@ static int parse_number(const char *name, const char *text, double lo, double hi
     return CLI_OK;
 }
 
+/* Splits "a,b,c" into the job's material names (the text is kept until the job ends). */
+static int add_material_names(cli_run_job *job, const char *list)
+{
+    for (const char *p = list;;) {
+        size_t n = strcspn(p, ",");
+        if (job->material_count == CLI_RUN_MAX_MATERIALS)
+            return cli_usage_error(run_usage, "more than %d --materials names", CLI_RUN_MAX_MATERIALS);
+        char *name = strndup(p, n);
+        if (!name) {
+            fprintf(stderr, "plush: out of memory\n");
+            return CLI_FAILED;
+        }
+        job->materials[job->material_count++] = name;
+        if (!p[n])
+            return CLI_OK;
+        p += n + 1;
+    }
+}
+
 static int run_option(cli_args *args, const char *name, const char *inline_value, cli_run_job *job)
 {
     bool *flag = strcmp(name, "--seed") == 0 ? &job->seed : strcmp(name, "--stretch") == 0 ? &job->stretch : NULL;
@@ -105,7 +127,7 @@ static int run_option(cli_args *args, const char *name, const char *inline_value
         return CLI_OK;
     }
     static const char *const valued[] = {"-o", "--output", "--motion", "--frames", "--fps", "--physics-hz", "--mode",
-                                         "--im2", "--export", "--every", "--ground"};
+                                         "--im2", "--export", "--every", "--ground", "--materials"};
     bool known = false;
     for (size_t i = 0; i < sizeof valued / sizeof *valued; i++)
         known |= strcmp(name, valued[i]) == 0;
@@ -122,6 +144,8 @@ static int run_option(cli_args *args, const char *name, const char *inline_value
         job->motion = v;
     else if (strcmp(name, "--im2") == 0)
         job->overrides = v;
+    else if (strcmp(name, "--materials") == 0)
+        rc = add_material_names(job, v);
     else if (strcmp(name, "--frames") == 0 && (rc = parse_number(name, v, 1, 1e7, &x)) == CLI_OK) {
         if (x != floor(x))
             return cli_usage_error(run_usage, "--frames wants a whole number, not '%s'", v);
@@ -396,7 +420,8 @@ static int simulate(run_state *s, plush_diag *model_diag)
         .mode = job->mode,
         .fps = job->fps,
         .world = {.physics_hz = job->physics_hz, .ground = job->ground, .ground_y = job->ground_y},
-        .bind = {.proxy = {.seed = job->seed}},
+        .bind = {.proxy = {.seed = job->seed},
+                 .bound = {.materials = (const char *const *)job->materials, .material_count = job->material_count}},
         .skin = {.stretch = job->stretch},
         .overrides = s->overrides,
         .overrides_file = job->overrides,
@@ -498,7 +523,10 @@ int cli_run(int argc, char **argv)
     if (rc == CLI_OK && help) {
         fputs(run_usage, stdout);
         fputs(run_help, stdout);
-        return CLI_OK;
+    } else if (rc == CLI_OK) {
+        rc = cli_run_execute(&job);
     }
-    return rc == CLI_OK ? cli_run_execute(&job) : rc;
+    for (size_t i = 0; i < job.material_count; i++)
+        free(job.materials[i]);
+    return rc;
 }
