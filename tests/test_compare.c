@@ -1,0 +1,429 @@
+/* plush_compare: the measured surface (welding, closed pieces, volume), the metrics against a computation
+ * written out here the slow and obvious way, and the lockstep runner on the small plush and the demo bear
+ * (identical runs measure zero; bones against proxy does not). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "plush/compare.h"
+#include "support/mesh_fixture.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define BEAR "proxies/plush_bear.pmx"
+#define BEAR_VMD "proxies/plush_bear_shake.vmd"
+
+static plush_diag fresh_diag(void)
+{
+    plush_diag d = {0};
+    plush_diag_reset(&d);
+    return d;
+}
+
+static void ok(plush_status st, const plush_diag *d)
+{
+    if (st != PLUSH_OK) {
+        char line[600];
+        plush_diag_format(d, line, sizeof line);
+        fail_msg("%s", line);
+    }
+}
+
+/* ---- surface -------------------------------------------------------------------------------------- */
+
+static plush_compare_surface *surface_of(const mesh_fx *m)
+{
+    plush_diag d = fresh_diag();
+    plush_compare_surface *s = NULL;
+    ok(plush_compare_surface_create((const float(*)[3])m->positions, m->vertex_count, m->indices, m->index_count, &s,
+                                    &d),
+       &d);
+    return s;
+}
+
+static void test_cube_is_closed_across_its_seams(void **state)
+{
+    (void)state;
+    mesh_fx cube = mesh_fx_cube(0.5f); /* 24 vertices: every corner split three ways */
+    plush_compare_surface *s = surface_of(&cube);
+    assert_int_equal(s->vertex_count, 24);
+    assert_int_equal(s->triangle_count, 12);
+    assert_int_equal(s->pieces, 1);
+    assert_int_equal(s->closed_pieces, 1);
+    assert_float_equal(s->diagonal, sqrtf(3.0f), 1e-6);
+    assert_float_equal(fabs(s->rest_volume), 1.0, 1e-6);
+    /* the volume follows a scaling and ignores a translation */
+    float(*p)[3] = malloc(cube.vertex_count * sizeof *p);
+    for (size_t v = 0; v < cube.vertex_count; v++)
+        for (int k = 0; k < 3; k++)
+            p[v][k] = 2.0f * cube.positions[v][k] + 100.0f;
+    assert_float_equal(plush_compare_volume(s, (const float(*)[3])p) / s->rest_volume, 8.0, 1e-5);
+    free(p);
+    plush_compare_surface_free(s);
+    mesh_fx_free(&cube);
+}
+
+static void test_open_and_misoriented_pieces_are_not_measured(void **state)
+{
+    (void)state;
+    mesh_fx cube = mesh_fx_cube(1.0f);
+    /* without its last face the cube is open */
+    cube.index_count -= 6;
+    plush_compare_surface *s = surface_of(&cube);
+    assert_int_equal(s->pieces, 1);
+    assert_int_equal(s->closed_pieces, 0);
+    assert_true(isnan(s->rest_volume));
+    assert_true(isnan(plush_compare_volume(s, (const float(*)[3])cube.positions)));
+    plush_compare_surface_free(s);
+    /* one face turned over: every edge is still used twice, but two of them the same way */
+    cube.index_count += 6;
+    uint32_t t = cube.indices[1];
+    cube.indices[1] = cube.indices[2], cube.indices[2] = t;
+    s = surface_of(&cube);
+    assert_int_equal(s->closed_pieces, 0);
+    plush_compare_surface_free(s);
+    mesh_fx_free(&cube);
+}
+
+/* A closed cube and, beside it, an open quad: the volume is the cube's alone. */
+static void test_mixed_model_measures_its_closed_pieces(void **state)
+{
+    (void)state;
+    mesh_fx cube = mesh_fx_cube(1.0f);
+    size_t nv = cube.vertex_count + 4, ni = cube.index_count + 6;
+    float(*p)[3] = calloc(nv, sizeof *p);
+    uint32_t *idx = calloc(ni, sizeof *idx);
+    memcpy(p, cube.positions, cube.vertex_count * sizeof *p);
+    memcpy(idx, cube.indices, cube.index_count * sizeof *idx);
+    const float quad[4][3] = {{5, 0, 0}, {6, 0, 0}, {6, 1, 0}, {5, 1, 0}};
+    memcpy(p + cube.vertex_count, quad, sizeof quad);
+    uint32_t b = (uint32_t)cube.vertex_count;
+    const uint32_t qf[6] = {b, b + 1, b + 2, b, b + 2, b + 3};
+    memcpy(idx + cube.index_count, qf, sizeof qf);
+    plush_diag d = fresh_diag();
+    plush_compare_surface *s = NULL;
+    ok(plush_compare_surface_create((const float(*)[3])p, nv, idx, ni, &s, &d), &d);
+    assert_int_equal(s->pieces, 2);
+    assert_int_equal(s->closed_pieces, 1);
+    assert_float_equal(fabs(s->rest_volume), 8.0, 1e-5);
+    for (size_t f = 0; f < s->triangle_count; f++)
+        assert_int_equal(s->triangle_closed[f], f < 12);
+    /* the diagonal spans both */
+    assert_float_equal(s->diagonal, sqrtf(49 + 4 + 4), 1e-5);
+    plush_compare_surface_free(s);
+    free(p);
+    free(idx);
+    mesh_fx_free(&cube);
+}
+
+static void test_surface_errors(void **state)
+{
+    (void)state;
+    const float p[3][3] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}};
+    const uint32_t bad[3] = {0, 1, 3}, good[3] = {0, 1, 2};
+    plush_compare_surface *s = (plush_compare_surface *)&s;
+    plush_diag d = fresh_diag();
+    assert_int_equal(plush_compare_surface_create(p, 3, bad, 3, &s, &d), PLUSH_E_RANGE);
+    assert_null(s);
+    d = fresh_diag();
+    assert_int_equal(plush_compare_surface_create(p, 3, good, 2, &s, &d), PLUSH_E_ARGUMENT);
+    const float nan_p[3][3] = {{0, 0, 0}, {NAN, 0, 0}, {0, 1, 0}};
+    d = fresh_diag();
+    assert_int_equal(plush_compare_surface_create(nan_p, 3, good, 3, &s, &d), PLUSH_E_ARGUMENT);
+    assert_null(s);
+    plush_compare_surface_free(NULL);
+}
+
+/* ---- metrics against an independent computation --------------------------------------------------- */
+
+static uint32_t lcg(uint32_t *x)
+{
+    *x = *x * 1664525u + 1013904223u;
+    return *x >> 8;
+}
+
+static float unit(uint32_t *x) { return (float)lcg(x) / (float)(1u << 24); }
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static void test_metrics_match_an_independent_computation(void **state)
+{
+    (void)state;
+    enum { N = 1001 };
+    uint32_t seed = 7;
+    float(*pa)[3] = malloc(N * sizeof *pa), (*pb)[3] = malloc(N * sizeof *pb);
+    float(*na)[3] = malloc(N * sizeof *na), (*nb)[3] = malloc(N * sizeof *nb);
+    /* triangles over every vertex but the last, which no face uses and so is not measured */
+    uint32_t idx[3 * (N - 1) / 3 * 3];
+    size_t ni = 0;
+    for (uint32_t v = 0; v + 2 < N - 1; v += 3)
+        idx[ni++] = v, idx[ni++] = v + 1, idx[ni++] = v + 2;
+    for (size_t v = 0; v < N; v++) {
+        for (int k = 0; k < 3; k++) {
+            pa[v][k] = 10 * unit(&seed) - 5;
+            pb[v][k] = pa[v][k] + (unit(&seed) - 0.5f) * 0.2f * (float)(v % 7);
+            na[v][k] = unit(&seed) - 0.5f;
+            nb[v][k] = na[v][k] + 0.3f * (unit(&seed) - 0.5f);
+        }
+    }
+    pb[N - 1][0] += 1000; /* unused: must not count */
+    na[5][0] = na[5][1] = na[5][2] = 0; /* no normal: left out of the angles only */
+    plush_diag d = fresh_diag();
+    plush_compare_surface *s = NULL;
+    ok(plush_compare_surface_create((const float(*)[3])pa, N, idx, ni, &s, &d), &d);
+    assert_int_equal(s->vertex_count, ni);
+    float *dist = malloc(N * sizeof *dist), *scratch = malloc(N * sizeof *scratch);
+    plush_compare_error e;
+    plush_compare_measure(s, (const float(*)[3])pa, (const float(*)[3])na, (const float(*)[3])pb,
+                          (const float(*)[3])nb, dist, scratch, &e);
+
+    /* the same, the obvious way: every used vertex once, sorted distances, angles from acos */
+    size_t n = ni;
+    double *sorted = malloc(n * sizeof *sorted), sq = 0, mx = 0, asum = 0, amax = 0;
+    size_t an = 0;
+    for (size_t v = 0; v < n; v++) {
+        double dd = 0;
+        for (int k = 0; k < 3; k++)
+            dd += ((double)pa[v][k] - pb[v][k]) * ((double)pa[v][k] - pb[v][k]);
+        sorted[v] = sqrt(dd);
+        sq += dd;
+        mx = fmax(mx, sqrt(dd));
+        assert_float_equal(dist[v], sqrt(dd), 1e-5); /* s->vertices is 0..n-1 here */
+        double la = 0, lb = 0, dot = 0;
+        for (int k = 0; k < 3; k++)
+            la += (double)na[v][k] * na[v][k], lb += (double)nb[v][k] * nb[v][k], dot += (double)na[v][k] * nb[v][k];
+        if (la == 0 || lb == 0)
+            continue;
+        double deg = acos(fmax(-1, fmin(1, dot / sqrt(la * lb)))) * 180 / M_PI;
+        asum += deg, amax = fmax(amax, deg), an++;
+    }
+    qsort(sorted, n, sizeof *sorted, cmp_double);
+    size_t rank = (size_t)ceil(0.95 * (double)n);
+    assert_int_equal(an, n - 1);
+    assert_float_equal(e.rms, sqrt(sq / (double)n), 1e-6);
+    assert_float_equal(e.max, mx, 1e-5);
+    assert_float_equal(e.p95, sorted[rank - 1], 1e-5);
+    assert_float_equal(e.normal_mean, asum / (double)an, 1e-6);
+    assert_float_equal(e.normal_max, amax, 1e-6);
+    assert_true(e.p95 < e.max && e.rms > 0);
+
+    /* a run against itself measures zero */
+    plush_compare_measure(s, (const float(*)[3])pa, (const float(*)[3])na, (const float(*)[3])pa,
+                          (const float(*)[3])na, NULL, scratch, &e);
+    assert_true(e.rms == 0 && e.p95 == 0 && e.max == 0 && e.normal_mean == 0 && e.normal_max == 0);
+    free(sorted);
+    free(dist);
+    free(scratch);
+    free(pa), free(pb), free(na), free(nb);
+    plush_compare_surface_free(s);
+}
+
+/* Percentiles on a handful of values, where nearest rank is easy to see. */
+static void test_p95_nearest_rank(void **state)
+{
+    (void)state;
+    enum { N = 20 };
+    float pa[N][3] = {{0}}, pb[N][3] = {{0}}, nrm[N][3];
+    uint32_t idx[N + 1];
+    for (int v = 0; v < N; v++) {
+        pb[(v * 7) % N][0] = (float)(v + 1); /* distances 1..20 in shuffled order */
+        nrm[v][0] = 0, nrm[v][1] = 1, nrm[v][2] = 0;
+        idx[v] = (uint32_t)v;
+    }
+    idx[N] = 0; /* 21 indices = 7 faces over every vertex */
+    plush_diag d = fresh_diag();
+    plush_compare_surface *s = NULL;
+    ok(plush_compare_surface_create((const float(*)[3])pa, N, idx, 21, &s, &d), &d);
+    float scratch[N];
+    plush_compare_error e;
+    plush_compare_measure(s, (const float(*)[3])pa, (const float(*)[3])nrm, (const float(*)[3])pb,
+                          (const float(*)[3])nrm, NULL, scratch, &e);
+    assert_float_equal(e.p95, 19, 0);   /* rank ceil(0.95 * 20) = 19 */
+    assert_float_equal(e.max, 20, 0);
+    plush_compare_surface_free(s);
+}
+
+/* ---- runs in lockstep ----------------------------------------------------------------------------- */
+
+static void test_runs_in_lockstep_on_the_small_plush(void **state)
+{
+    (void)state;
+    plush_pmx_model *m = mesh_fx_plush();
+    plush_compare_run_desc runs[] = {
+        {.name = "proxy", .kind = PLUSH_COMPARE_PROXY},
+        {.name = "proxy again", .kind = PLUSH_COMPARE_PROXY},
+        {.name = "bones", .kind = PLUSH_COMPARE_BONES},
+    };
+    plush_compare_pair pairs[] = {{1, 0}, {2, 0}};
+    plush_diag d = fresh_diag();
+    plush_compare *c = NULL;
+    ok(plush_compare_create(&(plush_compare_desc){.model = m, .runs = runs, .run_count = 3, .pairs = pairs,
+                                                  .pair_count = 2},
+                            &c, &d),
+       &d);
+    const plush_compare_surface *s = plush_compare_get_surface(c);
+    /* sphere (closed across its seam and poles) and the eyes' cube; the cage is the soft body's */
+    assert_int_equal(s->closed_pieces, 2);
+    assert_int_equal(s->pieces, 2);
+    double worst_bones = 0;
+    for (uint32_t f = 0; f < 30; f++) {
+        ok(plush_compare_step(c, f, &d), &d);
+        const plush_compare_pair_frame *pf = plush_compare_pair_frames(c);
+        const plush_compare_run_frame *rf = plush_compare_run_frames(c);
+        assert_true(pf[0].valid && pf[1].valid);
+        /* a run against an identical run: zero, to the bit */
+        assert_true(pf[0].error.rms == 0 && pf[0].error.max == 0 && pf[0].error.normal_max == 0);
+        worst_bones = fmax(worst_bones, pf[1].error.max);
+        for (int r = 0; r < 3; r++) {
+            assert_true(rf[r].valid);
+            assert_true(rf[r].physics >= 0 && rf[r].skinning >= 0);
+            assert_true(isfinite(rf[r].volume_ratio));
+        }
+        assert_true(rf[0].volume_ratio == rf[1].volume_ratio);
+        /* bones mode does not squash anything: the skinned sphere keeps its volume */
+        assert_float_equal(rf[2].volume_ratio, 1.0, 1e-4);
+    }
+    /* the proxy does move the surface away from plain bones (the soft cage sags under gravity) */
+    assert_true(worst_bones > 1e-3);
+    plush_compare_run_info info;
+    plush_compare_get_run_info(c, 1, &info);
+    assert_true(info.available && !info.stopped);
+    assert_int_equal(info.frames, 30);
+    assert_string_equal(info.name, "proxy again");
+    assert_non_null(plush_compare_positions(c, 2));
+    assert_non_null(plush_compare_distances(c, 1));
+    plush_compare_destroy(c);
+    plush_pmx_free(m);
+}
+
+static void test_direct_is_optional_until_the_pipeline_has_it(void **state)
+{
+    (void)state;
+    plush_pmx_model *m = mesh_fx_plush();
+    plush_compare_run_desc runs[] = {
+        {.name = "proxy", .kind = PLUSH_COMPARE_PROXY},
+        {.name = "direct", .kind = PLUSH_COMPARE_DIRECT, .optional = true},
+    };
+    plush_compare_pair pairs[] = {{0, 1}};
+    plush_diag d = fresh_diag();
+    plush_compare *c = NULL;
+    ok(plush_compare_create(&(plush_compare_desc){.model = m, .runs = runs, .run_count = 2, .pairs = pairs,
+                                                  .pair_count = 1},
+                            &c, &d),
+       &d);
+    plush_compare_run_info info;
+    plush_compare_get_run_info(c, 1, &info);
+    if (!info.available) {
+        /* unavailable is said, never stood in for: no frames, no pair */
+        assert_true(strlen(info.reason) > 0);
+        ok(plush_compare_step(c, 0, &d), &d);
+        assert_false(plush_compare_run_frames(c)[1].valid);
+        assert_false(plush_compare_pair_frames(c)[0].valid);
+        assert_null(plush_compare_positions(c, 1));
+    } else {
+        ok(plush_compare_step(c, 0, &d), &d);
+        assert_true(plush_compare_pair_frames(c)[0].valid);
+    }
+    plush_compare_destroy(c);
+    /* not optional: it is an error when it cannot be made */
+    runs[1].optional = false;
+    d = fresh_diag();
+    plush_status st = plush_compare_create(
+        &(plush_compare_desc){.model = m, .runs = runs, .run_count = 2, .pairs = pairs, .pair_count = 1}, &c, &d);
+    if (!info.available) {
+        assert_int_equal(st, PLUSH_E_UNSUPPORTED);
+        assert_null(c);
+    } else {
+        plush_compare_destroy(c);
+    }
+    plush_pmx_free(m);
+}
+
+static void test_create_errors(void **state)
+{
+    (void)state;
+    plush_pmx_model *m = mesh_fx_plush();
+    plush_pmx_model small = *m;
+    small.vertex_count = 10;
+    memset(&small.arena, 0, sizeof small.arena);
+    plush_compare_run_desc runs[] = {{.name = "bones", .kind = PLUSH_COMPARE_BONES},
+                                     {.name = "short", .kind = PLUSH_COMPARE_BONES, .model = &small}};
+    plush_compare_pair bad[] = {{0, 2}};
+    plush_compare *c = NULL;
+    plush_diag d = fresh_diag();
+    assert_int_equal(plush_compare_create(&(plush_compare_desc){.model = m, .runs = runs, .run_count = 1, .pairs = bad,
+                                                                .pair_count = 1},
+                                          &c, &d),
+                     PLUSH_E_ARGUMENT);
+    d = fresh_diag();
+    assert_int_equal(plush_compare_create(&(plush_compare_desc){.model = m, .runs = runs, .run_count = 2}, &c, &d),
+                     PLUSH_E_ARGUMENT);
+    assert_null(c);
+    d = fresh_diag();
+    assert_int_equal(plush_compare_create(&(plush_compare_desc){.model = m}, &c, &d), PLUSH_E_ARGUMENT);
+    assert_int_equal(plush_compare_step(NULL, 0, &d), PLUSH_E_ARGUMENT);
+    plush_compare_destroy(NULL);
+    plush_pmx_free(m);
+}
+
+/* The demo bear through its shake: the visible fur is 15 closed ellipsoids, the cage is left out, and a
+ * proxy run against itself stays at zero while the bones run drifts from it. */
+static void test_demo_bear(void **state)
+{
+    (void)state;
+    plush_diag d = fresh_diag();
+    plush_pmx_model *m = NULL;
+    plush_vmd_motion *v = NULL;
+    ok(plush_pmx_read_file(BEAR, NULL, &m, &d), &d);
+    ok(plush_vmd_read_file(BEAR_VMD, &v, &d), &d);
+    plush_compare_run_desc runs[] = {{.name = "bones", .kind = PLUSH_COMPARE_BONES},
+                                     {.name = "proxy", .kind = PLUSH_COMPARE_PROXY},
+                                     {.name = "proxy 2", .kind = PLUSH_COMPARE_PROXY}};
+    plush_compare_pair pairs[] = {{2, 1}, {0, 1}};
+    plush_compare *c = NULL;
+    ok(plush_compare_create(&(plush_compare_desc){.model = m, .motion = v, .runs = runs, .run_count = 3,
+                                                  .pairs = pairs, .pair_count = 2},
+                            &c, &d),
+       &d);
+    const plush_compare_surface *s = plush_compare_get_surface(c);
+    assert_true(s->closed_pieces > 0);
+    assert_true(s->vertex_count < m->vertex_count); /* not the cage's vertices */
+    assert_true(s->diagonal > 8 && s->diagonal < 20);
+    double worst = 0;
+    for (uint32_t f = 0; f < 60; f++) {
+        ok(plush_compare_step(c, f, &d), &d);
+        const plush_compare_pair_frame *pf = plush_compare_pair_frames(c);
+        assert_true(pf[0].error.max == 0);
+        worst = fmax(worst, pf[1].error.rms);
+    }
+    assert_true(worst > 0.01);
+    plush_compare_destroy(c);
+    plush_vmd_free(v);
+    plush_pmx_free(m);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_cube_is_closed_across_its_seams),
+        cmocka_unit_test(test_open_and_misoriented_pieces_are_not_measured),
+        cmocka_unit_test(test_mixed_model_measures_its_closed_pieces),
+        cmocka_unit_test(test_surface_errors),
+        cmocka_unit_test(test_metrics_match_an_independent_computation),
+        cmocka_unit_test(test_p95_nearest_rank),
+        cmocka_unit_test(test_runs_in_lockstep_on_the_small_plush),
+        cmocka_unit_test(test_direct_is_optional_until_the_pipeline_has_it),
+        cmocka_unit_test(test_create_errors),
+        cmocka_unit_test(test_demo_bear),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
