@@ -3,7 +3,7 @@
  *   plush_image img = {0};
  *   plush_image_create(640, 480, &img, &diag);
  *   plush_render_view view;
- *   plush_render_view_fit(&mesh, &view);                 // front view, the whole mesh in frame
+ *   plush_render_view_fit(&mesh, 640.0f / 480, &view);   // front view, the whole mesh in frame
  *   plush_render(&mesh, &view, &img, &diag);             // shaded, per-vertex colours optional
  *   plush_image_write_png(&img, "frame.png", &diag);     // atomic
  *   plush_image_free(&img);
@@ -24,13 +24,30 @@ typedef struct plush_image {
     uint8_t *rgb;                 /* width * height * 3 bytes, rows top to bottom */
 } plush_image;
 
-/* A white image. */
+/* The largest width or height an image may have (a row of RGB stays far inside an int for the PNG
+ * writer, and a picture that size is 3 GB: anything larger is a mistake). */
+enum { PLUSH_IMAGE_MAX_SIZE = 32768 };
+
+/* A white image. Fails with PLUSH_E_ARGUMENT for a size outside 1..PLUSH_IMAGE_MAX_SIZE (out is then
+ * zeroed, so plush_image_free on it is safe). */
 plush_status plush_image_create(int width, int height, plush_image *out, plush_diag *diag);
+/* Frees the pixels and zeroes the image; NULL or a zeroed image is a no-op. */
 void plush_image_free(plush_image *image);
-/* Copies src into dst at (x, y) (clipped). */
+/* Sets every pixel to rgb. */
+void plush_image_fill(plush_image *image, const uint8_t rgb[3]);
+/* Copies src into dst at (x, y) (clipped; negative x, y allowed). */
 void plush_image_blit(plush_image *dst, const plush_image *src, int x, int y);
-/* PNG (stb_image_write), written atomically. */
+/* Appends the image as PNG bytes (stb_image_write, zlib level 8, no metadata: the same pixels always give
+ * the same bytes). On failure out keeps its old size. */
+plush_status plush_image_encode_png(const plush_image *image, plush_buf *out, plush_diag *diag);
+/* PNG, written atomically (temporary file, then rename). diag->file is set to path when empty. */
 plush_status plush_image_write_png(const plush_image *image, const char *path, plush_diag *diag);
+
+/* The colour for t in [0, 1] (clamped) on a blue -> pale yellow -> red ramp (ColorBrewer RdYlBu, 11
+ * stops, reversed, interpolated linearly): perceptually even steps, readable with the common colour
+ * vision deficiencies, lightness highest in the middle. For error pictures: t = error / scale, blue is
+ * small, red is large. NaN gives mid grey. rgb in 0..1. */
+void plush_colormap(float t, float rgb[3]);
 
 typedef struct plush_render_mesh {
     size_t vertex_count;

@@ -1,0 +1,334 @@
+/* Meshes rendered by ray casting: one primary ray per pixel through Embree's BVH, shaded with a headlight.
+ *
+ * Embree is opened on first use through the loader the binding uses (proxy/embree_load.h: dlopen, never
+ * linked, so processes that never render never map it). Each call builds its own device, scene and BVH
+ * and releases them before returning: a picture is a one-off, and nothing is kept between calls.
+ *
+ * Shading is deliberately plain, for comparing shapes rather than for beauty: colour * (ambient + diffuse *
+ * max(0, -n . forward)), a headlight shining along the view direction. A directional light rather than a
+ * point at the eye keeps a flat face one flat shade, so a change of shade between two pictures means a
+ * change of shape. Both sides of a triangle are lit (the normal is turned towards the viewer), because
+ * simulated and exported meshes do not always agree on winding. */
+#include "plush/image.h"
+#include "proxy/embree_load.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { RENDER_DEFAULT_FOV = 30 };
+static const float render_ambient = 0.3f, render_diffuse = 0.7f;
+static const float render_grey[3] = {0.8f, 0.8f, 0.8f};
+/* Room around the fitted bounding box, as a factor on the distance that makes it touch the frame. */
+static const float render_fit_margin = 1.08f;
+
+static float dot3(const float a[3], const float b[3])
+{
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+static void cross3(const float a[3], const float b[3], float out[3])
+{
+    out[0] = a[1] * b[2] - a[2] * b[1];
+    out[1] = a[2] * b[0] - a[0] * b[2];
+    out[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+static bool normalize3(float v[3])
+{
+    float len2 = dot3(v, v);
+    if (!(len2 > 0) || !isfinite(len2))
+        return false;
+    float inv = 1.0f / sqrtf(len2);
+    for (int k = 0; k < 3; k++)
+        v[k] *= inv;
+    return true;
+}
+
+static bool finite3(const float v[3])
+{
+    return isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2]);
+}
+
+void plush_render_view_fit(const plush_render_mesh *mesh, float aspect, plush_render_view *out)
+{
+    /* MMD's own default camera, for a mesh with nothing to fit. */
+    *out = (plush_render_view){.eye = {0, 10, -45}, .target = {0, 10, 0}, .up = {0, 1, 0},
+                               .fov_degrees = RENDER_DEFAULT_FOV};
+    if (!(aspect > 0) || !isfinite(aspect))
+        aspect = 1;
+    float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    bool any = false;
+    if (mesh && mesh->positions && mesh->indices) {
+        /* Only what the triangles use: a vertex no face draws does not widen the picture. */
+        for (size_t i = 0; i < mesh->index_count; i++) {
+            uint32_t v = mesh->indices[i];
+            if (v >= mesh->vertex_count || !finite3(mesh->positions[v]))
+                continue;
+            for (int k = 0; k < 3; k++) {
+                lo[k] = fminf(lo[k], mesh->positions[v][k]);
+                hi[k] = fmaxf(hi[k], mesh->positions[v][k]);
+            }
+            any = true;
+        }
+    }
+    if (!any)
+        return;
+    float c[3], half[3];
+    for (int k = 0; k < 3; k++) {
+        c[k] = 0.5f * lo[k] + 0.5f * hi[k];
+        half[k] = 0.5f * hi[k] - 0.5f * lo[k];
+    }
+    /* Seen from in front of the box's near face, every point of the box projects no farther from the
+     * axis than the near face's corners do, so fitting that face fits the box. */
+    float t = tanf(0.5f * (float)RENDER_DEFAULT_FOV * (float)(M_PI / 180.0));
+    float d = fmaxf(half[1] / t, half[0] / (t * aspect)) * render_fit_margin;
+    float scale = fmaxf(fmaxf(half[0], half[1]), half[2]);
+    if (!(d > 0))
+        d = scale > 0 ? scale : 1; /* a point or a line along Z: any distance shows it */
+    memcpy(out->target, c, sizeof c);
+    out->eye[0] = c[0];
+    out->eye[1] = c[1];
+    out->eye[2] = lo[2] - d;
+}
+
+/* The camera as per-pixel ray directions are made from it: dir = forward + sx * right + sy * up. */
+typedef struct camera {
+    float eye[3], forward[3], right[3], up[3];
+    float tan_y, tan_x;
+} camera;
+
+static plush_status make_camera(const plush_render_view *view, int width, int height, camera *cam,
+                                plush_diag *diag)
+{
+    if (!finite3(view->eye) || !finite3(view->target) || !finite3(view->up))
+        return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, "view", -1, "eye, target or up is not finite");
+    if (!(view->fov_degrees > 0 && view->fov_degrees < 180))
+        return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, "view", -1, "field of view %g degrees out of range",
+                               (double)view->fov_degrees);
+    memcpy(cam->eye, view->eye, sizeof cam->eye);
+    for (int k = 0; k < 3; k++)
+        cam->forward[k] = view->target[k] - view->eye[k];
+    if (!normalize3(cam->forward))
+        return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, "view", -1, "eye and target are the same point");
+    /* PMX is left-handed: looking along +Z with +Y up, +X is to the right, which is up x forward. */
+    cross3(view->up, cam->forward, cam->right);
+    if (!normalize3(cam->right))
+        return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, "view", -1, "up is parallel to the view direction");
+    cross3(cam->forward, cam->right, cam->up);
+    cam->tan_y = tanf(0.5f * view->fov_degrees * (float)(M_PI / 180.0));
+    cam->tan_x = cam->tan_y * (float)width / (float)height;
+    return PLUSH_OK;
+}
+
+static plush_status check_mesh(const plush_render_mesh *mesh, plush_diag *diag)
+{
+    if (!mesh)
+        return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, "mesh", -1, "no mesh to render");
+    if ((mesh->vertex_count && !mesh->positions) || (mesh->index_count && !mesh->indices))
+        return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, "mesh", -1, "missing positions or indices");
+    if (mesh->index_count % 3 != 0)
+        return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, "mesh", -1,
+                               "%zu face indices is not a whole number of triangles", mesh->index_count);
+    /* Embree numbers vertices and triangles with 32 bits. */
+    if (mesh->vertex_count > UINT32_MAX || mesh->index_count / 3 > UINT32_MAX)
+        return plush_diag_fail(diag, PLUSH_E_RANGE, -1, "mesh", -1, "%zu vertices, %zu triangles is too many",
+                               mesh->vertex_count, mesh->index_count / 3);
+    for (size_t i = 0; i < mesh->index_count; i++)
+        if (mesh->indices[i] >= mesh->vertex_count)
+            return plush_diag_fail(diag, PLUSH_E_RANGE, -1, "face", (int64_t)(i / 3),
+                                   "vertex %u out of range (%zu vertices)", mesh->indices[i], mesh->vertex_count);
+    return PLUSH_OK;
+}
+
+/* What one render holds: the Embree objects, and primID -> triangle for the triangles it could draw. */
+typedef struct renderer {
+    embree_lib rtc;
+    RTCDevice device;
+    RTCScene scene;
+    uint32_t *triangle;
+    size_t count;
+} renderer;
+
+static void renderer_release(renderer *r)
+{
+    if (r->scene)
+        r->rtc.rtcReleaseScene(r->scene);
+    if (r->device)
+        r->rtc.rtcReleaseDevice(r->device);
+    embree_lib_close(&r->rtc);
+    free(r->triangle);
+}
+
+/* The triangles with three finite corners go in (a blown-up vertex hides its faces rather than spoiling
+ * the BVH's bounds); vertices no kept triangle uses are copied as zero so the buffer holds no NaN. */
+static plush_status fill_geometry(renderer *r, const plush_render_mesh *mesh, RTCGeometry geom,
+                                  plush_diag *diag)
+{
+    float *v = r->rtc.rtcSetNewGeometryBuffer(geom, RTC_BUFFER_TYPE_VERTEX, 0, RTC_FORMAT_FLOAT3,
+                                              3 * sizeof(float), mesh->vertex_count);
+    uint32_t *idx = r->rtc.rtcSetNewGeometryBuffer(geom, RTC_BUFFER_TYPE_INDEX, 0, RTC_FORMAT_UINT3,
+                                                   3 * sizeof(uint32_t), r->count);
+    if (!v || !idx)
+        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, "render", -1, "embree: cannot allocate the mesh: %s",
+                               embree_error_text(r->rtc.rtcGetDeviceError(r->device)));
+    for (size_t i = 0; i < mesh->vertex_count; i++) {
+        if (finite3(mesh->positions[i]))
+            memcpy(v + 3 * i, mesh->positions[i], 3 * sizeof(float));
+        else
+            memset(v + 3 * i, 0, 3 * sizeof(float));
+    }
+    for (size_t p = 0; p < r->count; p++)
+        memcpy(idx + 3 * p, mesh->indices + 3 * (size_t)r->triangle[p], 3 * sizeof(uint32_t));
+    return PLUSH_OK;
+}
+
+static plush_status renderer_build(renderer *r, const plush_render_mesh *mesh, plush_diag *diag)
+{
+    size_t triangles = mesh->index_count / 3;
+    r->triangle = malloc((triangles ? triangles : 1) * sizeof *r->triangle);
+    if (!r->triangle)
+        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, "render", -1, "out of memory");
+    for (size_t t = 0; t < triangles; t++) {
+        const uint32_t *f = mesh->indices + 3 * t;
+        if (finite3(mesh->positions[f[0]]) && finite3(mesh->positions[f[1]]) && finite3(mesh->positions[f[2]]))
+            r->triangle[r->count++] = (uint32_t)t;
+    }
+    if (r->count == 0)
+        return PLUSH_OK;
+    char why[256];
+    if (!embree_lib_open(&r->rtc, why, sizeof why))
+        return plush_diag_fail(diag, PLUSH_E_UNSUPPORTED, -1, "render", -1, "%s", why);
+    if ((r->device = r->rtc.rtcNewDevice("threads=1")) == NULL)
+        return plush_diag_fail(diag, PLUSH_E_UNSUPPORTED, -1, "render", -1, "embree: cannot create a device");
+    if ((r->scene = r->rtc.rtcNewScene(r->device)) == NULL)
+        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, "render", -1, "embree: cannot create a scene");
+    RTCGeometry geom = r->rtc.rtcNewGeometry(r->device, RTC_GEOMETRY_TYPE_TRIANGLE);
+    if (!geom)
+        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, "render", -1, "embree: cannot create a triangle geometry");
+    plush_status st = fill_geometry(r, mesh, geom, diag);
+    if (st == PLUSH_OK) {
+        r->rtc.rtcCommitGeometry(geom);
+        r->rtc.rtcAttachGeometry(r->scene, geom);
+    }
+    r->rtc.rtcReleaseGeometry(geom);
+    if (st != PLUSH_OK)
+        return st;
+    r->rtc.rtcCommitScene(r->scene);
+    enum RTCError e = r->rtc.rtcGetDeviceError(r->device);
+    if (e != RTC_ERROR_NONE)
+        return plush_diag_fail(diag, e == RTC_ERROR_OUT_OF_MEMORY ? PLUSH_E_NOMEM : PLUSH_E_UNSUPPORTED, -1,
+                               "render", -1, "embree: cannot build the BVH: %s", embree_error_text(e));
+    return PLUSH_OK;
+}
+
+static uint8_t to_byte(float c)
+{
+    c = c > 0 ? (c < 1 ? c : 1) : 0; /* NaN becomes 0 too */
+    return (uint8_t)(c * 255.0f + 0.5f);
+}
+
+/* The lit colour of a hit on triangle t at barycentrics (u, v) for a ray along dir, lit along the unit
+ * vector light. */
+static void shade(const plush_render_mesh *mesh, uint32_t t, float u, float v, const float dir[3],
+                  const float light_dir[3], uint8_t out[3])
+{
+    const uint32_t *f = mesh->indices + 3 * (size_t)t;
+    const float *p0 = mesh->positions[f[0]], *p1 = mesh->positions[f[1]], *p2 = mesh->positions[f[2]];
+    float w[3] = {1.0f - u - v, u, v};
+    float e1[3] = {p1[0] - p0[0], p1[1] - p0[1], p1[2] - p0[2]};
+    float e2[3] = {p2[0] - p0[0], p2[1] - p0[1], p2[2] - p0[2]};
+    float ng[3], n[3] = {0, 0, 0};
+    cross3(e1, e2, ng);
+    bool smooth = false;
+    if (mesh->normals) {
+        for (int c = 0; c < 3; c++)
+            for (int k = 0; k < 3; k++)
+                n[k] += w[c] * mesh->normals[f[c]][k];
+        smooth = normalize3(n);
+    }
+    if (!smooth) {
+        memcpy(n, ng, sizeof n);
+        if (!normalize3(n))
+            n[0] = -light_dir[0], n[1] = -light_dir[1], n[2] = -light_dir[2]; /* a sliver: lit head-on */
+    }
+    /* The side the ray sees decides which way the normal faces: turn the geometric normal towards the ray's
+     * origin, then the shading normal to the same side as it (a mesh wound inside out still lights). */
+    float side = dot3(ng, dir) > 0 ? -1.0f : 1.0f;
+    if (side * dot3(n, ng) < 0)
+        n[0] = -n[0], n[1] = -n[1], n[2] = -n[2];
+    float lambert = -dot3(n, light_dir);
+    float light = render_ambient + render_diffuse * (lambert > 0 ? lambert : 0);
+    float colour[3];
+    if (mesh->colors) {
+        for (int k = 0; k < 3; k++)
+            colour[k] = w[0] * mesh->colors[f[0]][k] + w[1] * mesh->colors[f[1]][k] + w[2] * mesh->colors[f[2]][k];
+    } else {
+        memcpy(colour, render_grey, sizeof colour);
+    }
+    for (int k = 0; k < 3; k++)
+        out[k] = to_byte(colour[k] * light);
+}
+
+static void trace_rows(const renderer *r, const plush_render_mesh *mesh, const camera *cam, plush_image *image,
+                       int row0, int row1)
+{
+    struct RTCIntersectContext context;
+    rtcInitIntersectContext(&context);
+    context.flags = RTC_INTERSECT_CONTEXT_FLAG_COHERENT;
+    float inv_w = 2.0f / (float)image->width, inv_h = 2.0f / (float)image->height;
+    for (int y = row0; y < row1; y++) {
+        float sy = (1.0f - ((float)y + 0.5f) * inv_h) * cam->tan_y;
+        uint8_t *row = image->rgb + (size_t)y * (size_t)image->width * 3;
+        for (int x = 0; x < image->width; x++) {
+            float sx = (((float)x + 0.5f) * inv_w - 1.0f) * cam->tan_x;
+            float dir[3];
+            for (int k = 0; k < 3; k++)
+                dir[k] = cam->forward[k] + sx * cam->right[k] + sy * cam->up[k];
+            normalize3(dir);
+            struct RTCRayHit rh;
+            rh.ray.org_x = cam->eye[0];
+            rh.ray.org_y = cam->eye[1];
+            rh.ray.org_z = cam->eye[2];
+            rh.ray.dir_x = dir[0];
+            rh.ray.dir_y = dir[1];
+            rh.ray.dir_z = dir[2];
+            rh.ray.tnear = 0;
+            rh.ray.tfar = INFINITY;
+            rh.ray.time = 0;
+            rh.ray.mask = UINT32_MAX;
+            rh.ray.id = 0;
+            rh.ray.flags = 0;
+            rh.hit.geomID = RTC_INVALID_GEOMETRY_ID;
+            rh.hit.instID[0] = RTC_INVALID_GEOMETRY_ID;
+            r->rtc.rtcIntersect1(r->scene, &context, &rh);
+            if (rh.hit.geomID == RTC_INVALID_GEOMETRY_ID || rh.hit.primID >= r->count)
+                continue;
+            shade(mesh, r->triangle[rh.hit.primID], rh.hit.u, rh.hit.v, dir, cam->forward, row + 3 * (size_t)x);
+        }
+    }
+}
+
+plush_status plush_render(const plush_render_mesh *mesh, const plush_render_view *view, plush_image *image,
+                          plush_diag *diag)
+{
+    plush_status st = check_mesh(mesh, diag);
+    if (st != PLUSH_OK)
+        return st;
+    if (!view)
+        return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, "view", -1, "no view to render from");
+    if (!image || !image->rgb || image->width <= 0 || image->height <= 0 || image->width > PLUSH_IMAGE_MAX_SIZE ||
+        image->height > PLUSH_IMAGE_MAX_SIZE)
+        return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, "image", -1, "no image to render into");
+    camera cam;
+    st = make_camera(view, image->width, image->height, &cam, diag);
+    if (st != PLUSH_OK)
+        return st;
+    renderer r = {0};
+    st = renderer_build(&r, mesh, diag);
+    if (st == PLUSH_OK && r.count > 0)
+        trace_rows(&r, mesh, &cam, image, 0, image->height);
+    renderer_release(&r);
+    return st;
+}
