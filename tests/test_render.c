@@ -725,6 +725,49 @@ static void test_bear_front(void **state)
     bear_free(&b);
 }
 
+static void test_view_fit(void **state)
+{
+    (void)state;
+    mesh_fx cube = mesh_fx_cube(1.0f);
+    for (size_t i = 0; i < cube.vertex_count; i++) /* a box 2 wide, 4 high, 2 deep around (5, 1, 0) */
+        cube.positions[i][0] += 5, cube.positions[i][1] = 2 * cube.positions[i][1] + 1;
+    plush_render_mesh m = {.vertex_count = cube.vertex_count, .positions = CONST3(cube.positions),
+                           .index_count = cube.index_count, .indices = cube.indices};
+    const float lo[3] = {4, -1, -1}, hi[3] = {6, 3, 1};
+    const float aspects[] = {(float)W / H, 0.25f, 4.0f};
+    for (size_t a = 0; a < 3; a++) {
+        plush_render_view v, vb;
+        plush_render_view_fit(&m, aspects[a], &v);
+        plush_render_view_fit_box(lo, hi, aspects[a], &vb);
+        assert_memory_equal(&v, &vb, sizeof v);
+        assert_true(v.target[0] == 5 && v.target[1] == 1 && v.target[2] == 0);
+        assert_true(v.eye[0] == 5 && v.eye[1] == 1 && v.eye[2] < -1);
+        /* The box fills the frame in one direction, up to the margin, and fits in the other. */
+        int h = 400, w = (int)lrintf(400 * aspects[a]);
+        assert_true(projected_box_area(&m, &v, w, h) > 0); /* asserts the box is inside the frame */
+        double x0 = INFINITY, x1 = -INFINITY, y0 = INFINITY, y1 = -INFINITY;
+        for (int c = 0; c < 8; c++) {
+            float p[3] = {c & 1 ? hi[0] : lo[0], c & 2 ? hi[1] : lo[1], c & 4 ? hi[2] : lo[2]};
+            double q[2];
+            project(&v, w, h, p, q);
+            x0 = fmin(x0, q[0]), x1 = fmax(x1, q[0]), y0 = fmin(y0, q[1]), y1 = fmax(y1, q[1]);
+        }
+        double fill = fmax((x1 - x0) / w, (y1 - y0) / h);
+        assert_true(fill > 0.9 && fill < 0.95);
+    }
+    /* Nothing to fit: MMD's default camera. */
+    plush_render_view v;
+    const float empty_lo[3] = {1, 1, 1}, empty_hi[3] = {0, 0, 0};
+    plush_render_view_fit_box(empty_lo, empty_hi, 1, &v);
+    assert_true(v.eye[2] == -45 && v.target[1] == 10 && v.fov_degrees == 30);
+    plush_render_view_fit_box(NULL, hi, 1, &v);
+    assert_true(v.eye[2] == -45);
+    plush_render_mesh none = {0};
+    plush_render_view_fit(&none, 1, &v);
+    assert_true(v.eye[2] == -45);
+    mesh_fx_free(&cube);
+}
+
 /* ---- bad input ------------------------------------------------------------------------------------ */
 
 static const float TRI_POS[4][3] = {{-1, -1, 0}, {1, -1, 0}, {0, 1, 0}, {NAN, 0, 0}};
@@ -829,6 +872,7 @@ int main(void)
         cmocka_unit_test(test_sphere_silhouette),
         cmocka_unit_test(test_cube_faces),
         cmocka_unit_test(test_bear_front),
+        cmocka_unit_test(test_view_fit),
         cmocka_unit_test(test_render_errors),
     };
     return cmocka_run_group_tests(tests, setup_tmp, teardown_tmp);

@@ -63,11 +63,25 @@ typedef struct plush_render_view {
     float fov_degrees;            /* vertical field of view */
 } plush_render_view;
 
-/* A front view (looking along +Z) whose frustum holds the mesh's bounding box with a small margin. */
+/* A front view (looking along +Z, Y up, 30 degrees vertical field of view) whose frustum holds the bounding
+ * box of the vertices the faces use, with an 8% margin, for pictures of width / height = aspect (a bad
+ * aspect counts as 1). With no finite vertex to fit it gives MMD's default camera (eye (0, 10, -45)
+ * looking at (0, 10, 0)). */
 void plush_render_view_fit(const plush_render_mesh *mesh, float aspect, plush_render_view *out);
-/* Ray casts one ray per pixel (Embree, loaded on first use like the binding's BVH; a brute-force
+/* The same for a box [lo, hi]: side-by-side pictures that must share one camera (bones | proxy | direct)
+ * fit the box around all of them. */
+void plush_render_view_fit_box(const float lo[3], const float hi[3], float aspect, plush_render_view *out);
+/* Ray casts one ray per pixel centre (Embree, loaded on first use like the binding's BVH; a brute-force
  * fallback is not offered: fails with PLUSH_E_UNSUPPORTED when Embree cannot be loaded). Background
- * stays as it is in image; hit pixels get colour * (ambient + diffuse headlight). */
+ * stays as it is in image; hit pixels get colour * (0.3 + 0.7 * max(0, -n . view direction)): a headlight
+ * shining along the view direction, both sides of every face lit, n the vertex normals interpolated with
+ * the hit's barycentrics (the face normal where normals is NULL or they cancel out), colour likewise
+ * interpolated from colors. Faces with a non-finite corner are left out. Single-threaded and
+ * deterministic: the same input gives the same bytes. Fails (image untouched) with PLUSH_E_ARGUMENT for a
+ * NULL mesh, view or image, an index count that is not a multiple of 3, or a view with the eye on the
+ * target, up along the view direction, a non-finite vector or a field of view outside (0, 180) degrees;
+ * with PLUSH_E_RANGE (section "face", its index) for a vertex index out of range. A mesh with no face
+ * draws nothing and succeeds. */
 plush_status plush_render(const plush_render_mesh *mesh, const plush_render_view *view, plush_image *image,
                           plush_diag *diag);
 

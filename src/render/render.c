@@ -51,15 +51,35 @@ static bool finite3(const float v[3])
     return isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2]);
 }
 
-void plush_render_view_fit(const plush_render_mesh *mesh, float aspect, plush_render_view *out)
+void plush_render_view_fit_box(const float lo[3], const float hi[3], float aspect, plush_render_view *out)
 {
-    /* MMD's own default camera, for a mesh with nothing to fit. */
+    /* MMD's own default camera, for a box with nothing in it. */
     *out = (plush_render_view){.eye = {0, 10, -45}, .target = {0, 10, 0}, .up = {0, 1, 0},
                                .fov_degrees = RENDER_DEFAULT_FOV};
+    if (!lo || !hi || !finite3(lo) || !finite3(hi) || lo[0] > hi[0] || lo[1] > hi[1] || lo[2] > hi[2])
+        return;
     if (!(aspect > 0) || !isfinite(aspect))
         aspect = 1;
+    float c[3], half[3];
+    for (int k = 0; k < 3; k++) {
+        c[k] = 0.5f * lo[k] + 0.5f * hi[k];
+        half[k] = 0.5f * hi[k] - 0.5f * lo[k];
+    }
+    /* Seen from in front of the box's near face, every point of the box projects no farther from the
+     * axis than the near face's corners do, so fitting that face fits the box. */
+    float t = tanf(0.5f * (float)RENDER_DEFAULT_FOV * (float)(M_PI / 180.0));
+    float d = fmaxf(half[1] / t, half[0] / (t * aspect)) * render_fit_margin;
+    if (!(d > 0))
+        d = half[2] > 0 ? half[2] : 1; /* a point or a line along Z: any distance shows it */
+    memcpy(out->target, c, sizeof c);
+    out->eye[0] = c[0];
+    out->eye[1] = c[1];
+    out->eye[2] = lo[2] - d;
+}
+
+void plush_render_view_fit(const plush_render_mesh *mesh, float aspect, plush_render_view *out)
+{
     float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-    bool any = false;
     if (mesh && mesh->positions && mesh->indices) {
         /* Only what the triangles use: a vertex no face draws does not widen the picture. */
         for (size_t i = 0; i < mesh->index_count; i++) {
@@ -70,27 +90,9 @@ void plush_render_view_fit(const plush_render_mesh *mesh, float aspect, plush_re
                 lo[k] = fminf(lo[k], mesh->positions[v][k]);
                 hi[k] = fmaxf(hi[k], mesh->positions[v][k]);
             }
-            any = true;
         }
     }
-    if (!any)
-        return;
-    float c[3], half[3];
-    for (int k = 0; k < 3; k++) {
-        c[k] = 0.5f * lo[k] + 0.5f * hi[k];
-        half[k] = 0.5f * hi[k] - 0.5f * lo[k];
-    }
-    /* Seen from in front of the box's near face, every point of the box projects no farther from the
-     * axis than the near face's corners do, so fitting that face fits the box. */
-    float t = tanf(0.5f * (float)RENDER_DEFAULT_FOV * (float)(M_PI / 180.0));
-    float d = fmaxf(half[1] / t, half[0] / (t * aspect)) * render_fit_margin;
-    float scale = fmaxf(fmaxf(half[0], half[1]), half[2]);
-    if (!(d > 0))
-        d = scale > 0 ? scale : 1; /* a point or a line along Z: any distance shows it */
-    memcpy(out->target, c, sizeof c);
-    out->eye[0] = c[0];
-    out->eye[1] = c[1];
-    out->eye[2] = lo[2] - d;
+    plush_render_view_fit_box(lo, hi, aspect, out); /* an empty box (lo > hi) gives the default view */
 }
 
 /* The camera as per-pixel ray directions are made from it: dir = forward + sx * right + sy * up. */
