@@ -29,6 +29,7 @@ int cli_bind(int argc, char **argv);
 int cli_proxy(int argc, char **argv);
 int cli_attach(int argc, char **argv);
 int cli_pose(int argc, char **argv);
+int cli_compare(int argc, char **argv);
 
 /* plush run's job (run.c), shared with plush demo. Zero fields mean the defaults. */
 enum { CLI_RUN_MAX_MATERIALS = 64 };

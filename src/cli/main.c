@@ -25,6 +25,8 @@ static const char main_help[] =
     "                                the main job: motion + physics + soft-body proxy skinning, baked to\n"
     "                                a PMX + VMD any MMD player can play (and mesh sequences)\n"
     "  demo [-o OUTDIR]              the main job on the embedded plush bear (default ./plush-demo)\n"
+    "  compare MODEL.pmx [--motion M.vmd] -o REPORTDIR\n"
+    "                                bones, proxy and direct on the same motion: error, speed, plots\n"
     "  pose MODEL.pmx [--motion M.vmd] --frame F [--bones OUT.csv] [--mesh OUT.obj]\n"
     "                                the model posed at one frame: bone table and skinned mesh\n"
     "\n"
@@ -46,6 +48,7 @@ static const command commands[] = {
     {"pose", cli_pose},
     {"run", cli_run},
     {"demo", cli_demo},
+    {"compare", cli_compare},
 };
 
 void cli_diag_init(plush_diag *diag, const char *file)

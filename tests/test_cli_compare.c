@@ -1,0 +1,205 @@
+/* plush compare, run as a user runs it: the demo bear over 60 frames writes every file, the CSV holds what
+ * the report sums up, the pictures show the model, generated cages compare by size, and the errors a user
+ * can meet. The bear is made by `make` (proxies/). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "plush/plush.h"
+#include "support/cli_run.h"
+#include "support/shared_data.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ALICIA SHARED_MMD "/alicia/Alicia_solid.pmx"
+#define BEAR "proxies/plush_bear.pmx"
+#define BEAR_VMD "proxies/plush_bear_shake.vmd"
+#define BEAR_IM2 "proxies/plush_bear.im2"
+
+static int setup(void **state)
+{
+    (void)state;
+    return cli_tmp_setup("plush_compare");
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    return cli_tmp_teardown();
+}
+
+/* Rows of metrics.csv for the pair "a,b", each field parsed (empty fields are NaN). */
+typedef struct csv_row {
+    unsigned frame;
+    double v[11];
+} csv_row;
+
+static size_t csv_rows(const char *text, const char *pair, csv_row *rows, size_t cap)
+{
+    size_t n = 0, plen = strlen(pair);
+    for (const char *line = strchr(text, '\n'); line && line[1]; line = strchr(line + 1, '\n')) {
+        const char *p = line + 1, *comma = strchr(p, ',');
+        if (!comma || strncmp(comma + 1, pair, plen) != 0 || comma[1 + plen] != ',')
+            continue;
+        assert_true(n < cap);
+        rows[n].frame = (unsigned)strtoul(p, NULL, 10);
+        const char *f = comma + 1 + plen;
+        for (int k = 0; k < 11; k++) {
+            assert_int_equal(*f, ',');
+            f++;
+            char *end;
+            rows[n].v[k] = (*f == ',' || *f == '\n') ? NAN : strtod(f, &end);
+            if (!isnan(rows[n].v[k]))
+                f = end;
+        }
+        n++;
+    }
+    return n;
+}
+
+static void test_demo_bear_writes_every_file(void **state)
+{
+    (void)state;
+    char out[512], p[700];
+    cli_tmp_path(out, sizeof out, "bear");
+    cli_result r;
+    CLI_RUN(&r, "compare", BEAR, "--motion", BEAR_VMD, "--im2", BEAR_IM2, "--frames", "60", "-o", out);
+    cli_expect_code(&r, 0);
+    assert_non_null(strstr(r.out, "plush compare"));
+    cli_result_free(&r);
+
+    snprintf(p, sizeof p, "%s/metrics.csv", out);
+    size_t len = 0;
+    char *csv = cli_read_all(p, &len);
+    assert_non_null(csv);
+    assert_true(strncmp(csv, "frame,run_a,run_b,rms,p95,max,normal_mean_deg,normal_max_deg,volume_ratio_a,"
+                             "volume_ratio_b,physics_ms_a,skinning_ms_a,physics_ms_b,skinning_ms_b\n",
+                        140) == 0);
+    static csv_row rows[200];
+    size_t n = csv_rows(csv, "proxy,bones", rows, 200);
+    assert_int_equal(n, 60);
+    for (size_t i = 0; i < n; i++) {
+        assert_int_equal(rows[i].frame, i);
+        const double *v = rows[i].v;
+        /* rms <= p95-ish bounds: p95 <= max, rms <= max, all finite and non-negative */
+        assert_true(v[0] >= 0 && v[1] >= 0 && v[1] <= v[2] && v[0] <= v[2]);
+        assert_true(v[3] >= 0 && v[3] <= v[4] && v[4] <= 180);
+        assert_true(isfinite(v[5]) && isfinite(v[6]));   /* the bear's ellipsoids are closed */
+        assert_float_equal(v[6], 1.0, 1e-4);             /* plain bones keep the volume */
+        assert_true(v[7] > 0 && v[8] >= 0 && v[9] >= 0 && v[10] > 0);
+    }
+    assert_true(rows[30].v[0] > 0.01); /* the soft body moves the surface away from plain bones */
+
+    snprintf(p, sizeof p, "%s/report.md", out);
+    char *md = cli_read_all(p, &len);
+    assert_non_null(md);
+    assert_true(strncmp(md, "# plush compare: plush_bear.pmx\n\n**", 35) == 0);
+    assert_non_null(strstr(md, "| proxy vs bones |"));
+    assert_non_null(strstr(md, "## What it means"));
+    size_t direct_rows = csv_rows(csv, "proxy,direct", rows, 200);
+    if (strstr(md, "× faster than direct")) {
+        /* the verdict, and the proxy is faster */
+        assert_int_equal(direct_rows, 60);
+        double tp = 0, td = 0;
+        for (size_t i = 1; i < direct_rows; i++)
+            tp += rows[i].v[7] + rows[i].v[8], td += rows[i].v[9] + rows[i].v[10];
+        assert_true(tp < td);
+        assert_non_null(strstr(md, "% of the model's size"));
+    } else {
+        assert_non_null(strstr(md, "The direct simulation did not run"));
+        assert_int_equal(direct_rows, 0);
+    }
+    free(csv);
+    free(md);
+}
+
+static void test_generated_cages(void **state)
+{
+    (void)state;
+    char out[512], p[700];
+    cli_tmp_path(out, sizeof out, "sizes");
+    cli_result r;
+    CLI_RUN(&r, "compare", BEAR, "--motion", BEAR_VMD, "--frames", "8", "--proxy-triangles", "300,2000", "-o", out);
+    cli_expect_code(&r, 0);
+    cli_result_free(&r);
+    snprintf(p, sizeof p, "%s/metrics.csv", out);
+    size_t len = 0;
+    char *csv = cli_read_all(p, &len);
+    assert_non_null(csv);
+    /* one run per generated cage, named by its triangle count (within the simplifier's 10%) */
+    bool small = false, large = false;
+    for (const char *s = strstr(csv, ",proxy "); s; s = strstr(s + 1, ",proxy ")) {
+        unsigned t = (unsigned)strtoul(s + 7, NULL, 10);
+        small |= t > 0 && t <= 330;
+        large |= t >= 1500 && t <= 2200;
+    }
+    assert_true(small && large);
+    free(csv);
+}
+
+static void test_errors(void **state)
+{
+    (void)state;
+    char out[512], junk[512];
+    cli_tmp_path(out, sizeof out, "err");
+    cli_result r;
+    /* no soft body and no cage to make */
+    CLI_RUN(&r, "compare", ALICIA, "--frames", "2", "-o", out);
+    cli_expect_one_error_line(&r);
+    assert_non_null(strstr(r.err, "plush attach"));
+    cli_result_free(&r);
+    cli_tmp_path(junk, sizeof junk, "junk.pmx");
+    cli_write_all(junk, "PMX \0\0\0@", 8);
+    CLI_RUN(&r, "compare", junk, "-o", out);
+    cli_expect_one_error_line(&r);
+    assert_non_null(strstr(r.err, "junk.pmx"));
+    cli_result_free(&r);
+    CLI_RUN(&r, "compare", BEAR, "--motion", junk, "-o", out);
+    cli_expect_one_error_line(&r);
+    cli_result_free(&r);
+    /* usage */
+    const char *const bad[][6] = {
+        {"compare", BEAR, NULL},
+        {"compare", "-o", out, NULL},
+        {"compare", BEAR, "--proxy-triangles", "0", "-o", out},
+        {"compare", BEAR, "--proxy-triangles", "100,x", "-o", out},
+        {"compare", BEAR, "--frames", "1.5", "-o", out},
+        {"compare", BEAR, "--colour", "red", "-o", out},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        size_t n = 0;
+        while (n < 6 && bad[i][n])
+            n++;
+        const char *args[7] = {0};
+        memcpy(args, bad[i], n * sizeof *args);
+        cli_run_list(&r, args);
+        cli_expect_code(&r, 2);
+        cli_result_free(&r);
+    }
+    CLI_RUN(&r, "compare", "--help");
+    cli_expect_code(&r, 0);
+    assert_non_null(strstr(r.out, "--proxy-triangles"));
+    cli_result_free(&r);
+    /* the report directory cannot be made */
+    char p[700];
+    snprintf(p, sizeof p, "%s/no/such/dir", cli_tmp_dir());
+    CLI_RUN(&r, "compare", BEAR, "--frames", "2", "-o", p);
+    cli_expect_one_error_line(&r);
+    cli_result_free(&r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_demo_bear_writes_every_file, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_generated_cages, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
