@@ -85,6 +85,44 @@ void plush_render_view_fit_box(const float lo[3], const float hi[3], float aspec
 plush_status plush_render(const plush_render_mesh *mesh, const plush_render_view *view, plush_image *image,
                           plush_diag *diag);
 
+/* ---- drawing and line charts (src/render/plot.c) ------------------------------------------------------
+ *
+ *   plush_plot_series s[] = {{.name = "proxy", .x = frames, .y = rms, .count = n}};
+ *   plush_plot plot = {.title = "error over time", .x_label = "frame", .y_label = "RMS distance",
+ *                      .series = s, .series_count = 1, .y_from_zero = true};
+ *   plush_plot_draw(&plot, &img, &diag);                    // img from plush_image_create, 800x500 say
+ *
+ * Text uses a built-in 5x7 bitmap font: digits, letters (lowercase shows as capitals), space and
+ * . , - + : / ( ) % = _ | < > ' * # [ ] ! ?, and U+00D7 (x); anything else shows as a hollow box. */
+
+/* A filled rectangle (clipped). */
+void plush_image_rect(plush_image *image, int x, int y, int w, int h, const uint8_t rgb[3]);
+/* Draws UTF-8 text with its top left at (x, y), each font pixel scale x scale (clipped); returns the
+ * width it advanced. */
+int plush_image_text(plush_image *image, int x, int y, const char *text, int scale, const uint8_t rgb[3]);
+/* The width plush_image_text would draw. */
+int plush_image_text_width(const char *text, int scale);
+
+typedef struct plush_plot_series {
+    const char *name;             /* legend text */
+    const double *x, *y;          /* count points; a point with a non-finite coordinate leaves a gap */
+    size_t count;
+} plush_plot_series;
+
+typedef struct plush_plot {
+    const char *title, *x_label, *y_label;  /* each may be NULL */
+    const plush_plot_series *series;
+    size_t series_count;
+    bool markers;                 /* a dot on every point (for charts of a few points) */
+    bool y_from_zero;             /* the y axis starts at 0 (or below, for negative data) */
+} plush_plot;
+
+/* A line chart filling the whole image: white background, axes with round ticks (1, 2 or 5 times a power of
+ * ten) and their numbers, light grid lines, each series a line in its own colour (Okabe-Ito palette,
+ * repeating after seven), a legend at the top right. A chart with no finite point says "no data". Fails
+ * with PLUSH_E_ARGUMENT for an image smaller than 200x150 or a series with points but no arrays. */
+plush_status plush_plot_draw(const plush_plot *plot, plush_image *image, plush_diag *diag);
+
 #ifdef __cplusplus
 }
 #endif
