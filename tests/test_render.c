@@ -179,6 +179,24 @@ static void test_image_create_fill_blit(void **state)
     plush_image_blit(&img, NULL, 0, 0);
     assert_memory_equal(img.rgb, before.rgb, 5 * 4 * 3);
 
+    /* Onto itself, shifted down and right: the result is what a copy would give. */
+    for (size_t i = 0; i < 5 * 4 * 3; i++)
+        img.rgb[i] = (uint8_t)i;
+    memcpy(before.rgb, img.rgb, 5 * 4 * 3);
+    plush_image_blit(&img, &img, 1, 2);
+    for (int y = 0; y < 4; y++)
+        for (int x = 0; x < 5; x++) {
+            bool moved = x >= 1 && y >= 2;
+            assert_memory_equal(pixel(&img, x, y), pixel(&before, moved ? x - 1 : x, moved ? y - 2 : y), 3);
+        }
+    memcpy(before.rgb, img.rgb, 5 * 4 * 3);
+    plush_image_blit(&img, &img, -2, -1); /* and up and left */
+    for (int y = 0; y < 4; y++)
+        for (int x = 0; x < 5; x++) {
+            bool moved = x < 3 && y < 3;
+            assert_memory_equal(pixel(&img, x, y), pixel(&before, moved ? x + 2 : x, moved ? y + 1 : y), 3);
+        }
+
     plush_image_fill(&img, BG);
     for (int i = 0; i < 20; i++)
         assert_memory_equal(img.rgb + 3 * i, BG, 3);

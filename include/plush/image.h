@@ -35,7 +35,7 @@ plush_status plush_image_create(int width, int height, plush_image *out, plush_d
 void plush_image_free(plush_image *image);
 /* Sets every pixel to rgb. */
 void plush_image_fill(plush_image *image, const uint8_t rgb[3]);
-/* Copies src into dst at (x, y) (clipped; negative x, y allowed). */
+/* Copies src into dst at (x, y) (clipped; negative x, y allowed; src may be dst itself). */
 void plush_image_blit(plush_image *dst, const plush_image *src, int x, int y);
 /* Appends the image as PNG bytes (stb_image_write, zlib level 8, no metadata: the same pixels always give
  * the same bytes). On failure out keeps its old size. */

@@ -87,7 +87,11 @@ void plush_image_blit(plush_image *dst, const plush_image *src, int x, int y)
     if (x0 >= x1 || y0 >= y1)
         return;
     size_t row = (size_t)(x1 - x0) * 3;
-    for (int64_t r = y0; r < y1; r++) {
+    /* An image blitted onto itself further down is copied bottom row first, so no row is overwritten
+     * before it is read (memmove takes care of overlap within a row). */
+    bool upward = src->rgb == dst->rgb && y > 0;
+    for (int64_t i = 0; i < y1 - y0; i++) {
+        int64_t r = upward ? y1 - 1 - i : y0 + i;
         const uint8_t *s = src->rgb + ((size_t)(r - y) * (size_t)src->width + (size_t)(x0 - x)) * 3;
         uint8_t *d = dst->rgb + ((size_t)r * (size_t)dst->width + (size_t)x0) * 3;
         memmove(d, s, row);
