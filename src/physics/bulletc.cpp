@@ -684,6 +684,18 @@ void soft_bending(bc_soft *s, int distance)
     }
 }
 
+void soft_append_bending_link(bc_soft *s, uint32_t a, uint32_t b)
+{
+    if (!node_ok(s, a) || !node_ok(s, b) || a == b || s->soft->m_materials.size() == 0)
+        return;
+    try {
+        /* generateBendingConstraints: appendLink(i, j, mat), then the new link's m_bbending = 1 */
+        s->soft->appendLink((int)a, (int)b, s->soft->m_materials[0]);
+        s->soft->m_links[s->soft->m_links.size() - 1].m_bbending = 1;
+    } catch (...) {
+    }
+}
+
 void soft_randomize(bc_soft *s)
 {
     if (!s)
@@ -929,6 +941,7 @@ const plush_bulletc_api api = {
     soft_set_all_nodes,
     soft_freeze,
     soft_set_pose,
+    soft_append_bending_link,
 };
 
 } // namespace

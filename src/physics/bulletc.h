@@ -21,7 +21,7 @@
 extern "C" {
 #endif
 
-#define PLUSH_BULLETC_VERSION 2u
+#define PLUSH_BULLETC_VERSION 3u
 enum { BC_ERR = 256 };
 
 typedef struct bc_world bc_world;
@@ -182,6 +182,10 @@ typedef struct plush_bulletc_api {
      * volume that kVC conserves and the rest shape that kMT matches. Without it Bullet's kVC squeezes
      * the body toward zero volume and kMT does nothing. Ignored when no node has mass. (version 2) */
     void (*soft_set_pose)(bc_soft *soft, bool volume, bool frame);
+    /* One bending link a-b on material 0, flagged m_bbending, exactly what generateBendingConstraints
+     * appends for each pair it finds: plush finds the pairs itself on large bodies, where Bullet's n*n
+     * distance table would not fit in memory (60k nodes: 14 GB). (version 3) */
+    void (*soft_append_bending_link)(bc_soft *soft, uint32_t a, uint32_t b);
 } plush_bulletc_api;
 
 /* The one exported symbol. Returns NULL when version differs from the library's. */

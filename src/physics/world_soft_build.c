@@ -4,6 +4,7 @@
 #include "plush/pmx_mesh.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,8 @@ enum { BT_SDF_RS = 0x0001, BT_CL_RS = 0x0002, BT_VF_SS = 0x0010, BT_CL_SS = 0x00
 /* Bounds that keep a hostile file from hanging a step: Bullet runs each iteration count per fixed
  * step, and bending constraints beyond distance 2 run Floyd-Warshall over all node pairs (n^3). */
 enum { SOFT_MAX_ITERATIONS = 1000, SOFT_FLOYD_MAX_NODES = 1500 };
+/* Nodes the bending-pair searches of one large body may visit in all (about a second of work). */
+#define SOFT_BENDING_BUDGET 100000000u
 
 typedef struct soft_ctx {
     plush_world_model *wm;
@@ -414,22 +417,30 @@ static void fill_config(soft_ctx *c, bc_soft_config *out)
                         (double)sb->margin);
 }
 
-/* Open addressing over (low, high) node pairs: every triangle edge becomes one link, in face order. */
-static bool append_links(soft_ctx *c)
+/* The links in the order they are appended: a rope's nodes one after another; a TriMesh's every
+ * triangle edge once, in face order (open addressing over (low, high) node pairs). *out is malloc'd. */
+static bool collect_links(const world_soft *s, uint32_t (**out)[2], size_t *out_count)
 {
-    const plush_bulletc_api *bc = c->wm->world->bc;
-    world_soft *s = c->s;
+    size_t max = s->rope ? (s->node_count ? s->node_count - 1 : 0) : 3 * s->triangle_count;
+    uint32_t(*links)[2] = malloc((max ? max : 1) * sizeof *links);
+    if (!links)
+        return false;
+    size_t n = 0;
     if (s->rope) {
         for (size_t i = 0; i + 1 < s->node_count; i++)
-            bc->soft_append_link(s->bc, (uint32_t)i, (uint32_t)i + 1);
+            links[n][0] = (uint32_t)i, links[n++][1] = (uint32_t)i + 1;
+        *out = links;
+        *out_count = n;
         return true;
     }
     size_t cap = 16;
     while (cap < 6 * s->triangle_count)
         cap *= 2;
     uint64_t *slots = calloc(cap, sizeof *slots); /* 0 = empty: a stored key always has low < high */
-    if (!slots)
+    if (!slots) {
+        free(links);
         return false;
+    }
     for (size_t t = 0; t < s->triangle_count; t++)
         for (int e = 0; e < 3; e++) {
             uint32_t a = s->triangles[t][e], b = s->triangles[t][(e + 1) % 3];
@@ -442,10 +453,126 @@ static bool append_links(soft_ctx *c)
             if (slots[h])
                 continue;
             slots[h] = key;
-            bc->soft_append_link(s->bc, a, b);
+            links[n][0] = a, links[n++][1] = b;
         }
     free(slots);
+    *out = links;
+    *out_count = n;
     return true;
+}
+
+static int by_u32(const void *pa, const void *pb)
+{
+    uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+    return (a > b) - (a < b);
+}
+
+/* Declared for the tests in tests/test_scene_direct.c, which hold it against Bullet's own generator.
+ *
+ * The node pairs btSoftBody::generateBendingConstraints(distance) links, in the order it appends them,
+ * without its n*n table: every pair (i, j), i > j, whose shortest path over the links is exactly
+ * `distance` links, ordered by j and then i; pair k is to be appended as appendLink(i, j) with
+ * m_bbending set. Bullet finds the distances with its table (a two-step scan for distance 2,
+ * Floyd-Warshall beyond); a breadth-first search from every node, cut at `distance`, finds the same
+ * distances, since both are exact shortest path lengths. PLUSH_E_UNSUPPORTED when the searches would
+ * visit more than budget nodes in all (a hostile distance on a large body); PLUSH_E_NOMEM. *out is
+ * malloc'd (the caller frees it), NULL when no pair is found. */
+plush_status world_soft_bending_pairs(size_t node_count, const uint32_t (*links)[2], size_t link_count, int distance,
+                                      uint64_t budget, uint32_t (**out)[2], size_t *out_count);
+plush_status world_soft_bending_pairs(size_t node_count, const uint32_t (*links)[2], size_t link_count, int distance,
+                                      uint64_t budget, uint32_t (**out)[2], size_t *out_count)
+{
+    *out = NULL;
+    *out_count = 0;
+    if (distance < 2 || node_count < 2)
+        return PLUSH_OK;
+    size_t n = node_count;
+    size_t *first = calloc(n + 1, sizeof *first);
+    uint32_t *adj = malloc((link_count ? 2 * link_count : 1) * sizeof *adj);
+    uint32_t *stamp = calloc(n, sizeof *stamp), *queue = malloc(n * sizeof *queue);
+    int *dist = malloc(n * sizeof *dist);
+    uint32_t(*pairs)[2] = NULL, *found = malloc(n * sizeof *found);
+    plush_status st = PLUSH_OK;
+    size_t count = 0, cap = 0;
+    if (!first || !adj || !stamp || !queue || !dist || !found) {
+        st = PLUSH_E_NOMEM;
+        goto done;
+    }
+    for (size_t k = 0; k < link_count; k++)
+        first[links[k][0] + 1]++, first[links[k][1] + 1]++;
+    for (size_t i = 0; i < n; i++)
+        first[i + 1] += first[i];
+    /* dist doubles as each node's fill cursor until the searches start */
+    for (size_t i = 0; i < n; i++)
+        dist[i] = 0;
+    for (size_t k = 0; k < link_count; k++) {
+        uint32_t a = links[k][0], b = links[k][1];
+        adj[first[a] + (size_t)dist[a]++] = b;
+        adj[first[b] + (size_t)dist[b]++] = a;
+    }
+    uint64_t visits = 0;
+    for (size_t j = 0; j < n; j++) {
+        size_t head = 0, tail = 0, nfound = 0;
+        queue[tail++] = (uint32_t)j;
+        stamp[j] = (uint32_t)j + 1;
+        dist[j] = 0;
+        while (head < tail) {
+            uint32_t u = queue[head++];
+            if (dist[u] == distance)
+                continue;
+            for (size_t e = first[u]; e < first[u + 1]; e++) {
+                uint32_t v = adj[e];
+                if (stamp[v] == (uint32_t)j + 1)
+                    continue;
+                stamp[v] = (uint32_t)j + 1;
+                dist[v] = dist[u] + 1;
+                queue[tail++] = v;
+                if (dist[v] == distance && v > j)
+                    found[nfound++] = v;
+            }
+        }
+        visits += tail;
+        if (visits > budget) {
+            st = PLUSH_E_UNSUPPORTED;
+            goto done;
+        }
+        qsort(found, nfound, sizeof *found, by_u32);
+        if (count + nfound > cap) {
+            size_t grow = cap ? cap : 1024;
+            while (grow < count + nfound)
+                grow *= 2;
+            void *p = realloc(pairs, grow * sizeof *pairs);
+            if (!p) {
+                st = PLUSH_E_NOMEM;
+                goto done;
+            }
+            pairs = p;
+            cap = grow;
+        }
+        for (size_t k = 0; k < nfound; k++)
+            pairs[count][0] = found[k], pairs[count++][1] = (uint32_t)j;
+    }
+done:
+    free(first);
+    free(adj);
+    free(stamp);
+    free(queue);
+    free(dist);
+    free(found);
+    if (st != PLUSH_OK) {
+        free(pairs);
+        return st;
+    }
+    *out = pairs;
+    *out_count = count;
+    return PLUSH_OK;
+}
+
+static void append_links(soft_ctx *c, const uint32_t (*links)[2], size_t count)
+{
+    const plush_bulletc_api *bc = c->wm->world->bc;
+    for (size_t k = 0; k < count; k++)
+        bc->soft_append_link(c->s->bc, links[k][0], links[k][1]);
 }
 
 /* Faces with area only: Bullet normalises face normals, and a zero one would turn into NaN. */
@@ -460,16 +587,45 @@ static void append_faces(soft_ctx *c)
     }
 }
 
-static int bending_distance(soft_ctx *c)
+/* Bending links at the B-link distance. Small bodies: Bullet's own generateBendingConstraints. Large ones
+ * (more than SOFT_FLOYD_MAX_NODES nodes): its n*n table would not fit (60k nodes: 14 GB) and beyond
+ * distance 2 its Floyd-Warshall is n^3, so plush finds the same pairs by breadth-first search and appends
+ * them in Bullet's order, flagged as bending (world_soft_bending_pairs) -- the same links, the same
+ * simulation. A distance whose searches would exceed SOFT_BENDING_BUDGET visits falls back to 2. */
+static plush_status add_bending(soft_ctx *c, const uint32_t (*links)[2], size_t link_count)
 {
-    int32_t d = c->sb->blink_distance;
-    if (d > 2 && c->s->node_count > SOFT_FLOYD_MAX_NODES) {
-        plush_diag_warn(c->diag, -1, "soft body", (int64_t)c->index,
-                        "\"%s\": B-link distance %ld on %zu nodes would take Bullet hours (n^3): 2 used", c->name,
-                        (long)d, c->s->node_count);
-        return 2;
+    const plush_bulletc_api *bc = c->wm->world->bc;
+    world_soft *s = c->s;
+    int d = c->sb->blink_distance < 0 ? 0 : c->sb->blink_distance > INT32_MAX / 2 ? INT32_MAX / 2
+                                                                                : (int)c->sb->blink_distance;
+    if (s->node_count <= SOFT_FLOYD_MAX_NODES) {
+        bc->soft_bending(s->bc, d);
+        return PLUSH_OK;
     }
-    return d < 0 ? 0 : (int)d;
+    for (;;) {
+        uint32_t(*pairs)[2] = NULL;
+        size_t count = 0;
+        plush_status st = world_soft_bending_pairs(s->node_count, links, link_count, d, SOFT_BENDING_BUDGET, &pairs,
+                                                   &count);
+        if (st == PLUSH_E_NOMEM)
+            return no_memory(c);
+        if (st == PLUSH_OK) {
+            for (size_t k = 0; k < count; k++)
+                bc->soft_append_bending_link(s->bc, pairs[k][0], pairs[k][1]);
+            free(pairs);
+            return PLUSH_OK;
+        }
+        if (d <= 2) {
+            plush_diag_warn(c->diag, -1, "soft body", (int64_t)c->index,
+                            "\"%s\": bending links on %zu nodes would take too long to find: none made", c->name,
+                            s->node_count);
+            return PLUSH_OK;
+        }
+        plush_diag_warn(c->diag, -1, "soft body", (int64_t)c->index,
+                        "\"%s\": B-link distance %d on %zu nodes would take too long to find: 2 used", c->name, d,
+                        s->node_count);
+        d = 2;
+    }
 }
 
 static float total_mass(soft_ctx *c)
@@ -508,8 +664,11 @@ static plush_status create_bullet(soft_ctx *c)
     if (!s->bc)
         return plush_diag_fail(c->diag, PLUSH_E_NOMEM, -1, "soft body", (int64_t)c->index,
                                "\"%s\": Bullet refused the soft body: %s", c->name, err[0] ? err : "no reason given");
-    if (!append_links(c))
+    uint32_t(*links)[2] = NULL;
+    size_t link_count = 0;
+    if (!collect_links(s, &links, &link_count))
         return no_memory(c);
+    append_links(c, (const uint32_t(*)[2])links, link_count);
     if (!s->rope)
         append_faces(c);
     float lst, ast, vst;
@@ -521,8 +680,12 @@ static plush_status create_bullet(soft_ctx *c)
         plush_diag_warn(c->diag, -1, "soft body", (int64_t)c->index,
                         "\"%s\": material stiffness outside 0..1, clamped: %s", c->name, list);
     bc->soft_set_material(s->bc, lst, ast, vst);
+    plush_status st = PLUSH_OK;
     if (sb->flags & PLUSH_PMX_SOFT_BLINK)
-        bc->soft_bending(s->bc, bending_distance(c));
+        st = add_bending(c, (const uint32_t(*)[2])links, link_count);
+    free(links);
+    if (st != PLUSH_OK)
+        return st;
     /* Before the clusters: generateClusters takes its cluster masses from the nodes. Pinned nodes keep
      * inverse mass 0; a body that is all pins has no mass to spread. */
     float mass = total_mass(c);
