@@ -134,7 +134,9 @@ void plush_scene_bake_destroy(plush_scene_bake *bake);
  * nodes; in proxy mode the proxy frames from the TriMesh nodes and the bound vertices skinned to them. */
 typedef enum plush_scene_mode {
     PLUSH_SCENE_PROXY = 0,    /* bones, rigid bodies, soft bodies, bound vertices on the proxy */
-    PLUSH_SCENE_BONES = 1     /* plain MMD: bones and rigid bodies, no soft bodies (the baseline) */
+    PLUSH_SCENE_BONES = 1,    /* plain MMD: bones and rigid bodies, no soft bodies (the baseline) */
+    PLUSH_SCENE_DIRECT = 2    /* the bound detailed vertices are the soft body themselves (the reference;
+                                 see plush_scene_direct_build) */
 } plush_scene_mode;
 
 /* Zero fields mean the defaults. */
@@ -146,9 +148,11 @@ typedef struct plush_scene_desc {
     float fps;                             /* motion frames per second; 0: 30 */
     bool no_physics;                       /* no world at all: bones and morphs only */
     plush_world_desc world;                /* physics rate, ground, blow-up guard */
-    plush_scene_bind_options bind;         /* proxy mode: binding options (seed mode, materials, ...) */
+    plush_scene_bind_options bind;         /* proxy and direct modes: binding options (seed mode, materials
+                                              -- in direct mode the materials that become the soft body) */
     plush_proxy_skin_options skin;         /* proxy mode: blending, stretch-aware frames */
-    const plush_im2_map *overrides;        /* proxy mode: Influence Map overrides, may be NULL */
+    const plush_im2_map *overrides;        /* proxy mode: Influence Map overrides, may be NULL (direct mode
+                                              ignores them: it simulates every bound vertex) */
     const char *overrides_file;            /* its name, for messages */
 } plush_scene_desc;
 
@@ -163,9 +167,9 @@ typedef struct plush_scene_timing {
 
 typedef struct plush_scene plush_scene;
 
-/* Builds everything the mode needs (anim, motion binding, world, binding, proxy skin); warnings (missing
- * names, skipped soft bodies, unsupported features) go to diag. Proxy mode without a usable TriMesh soft
- * body fails with PLUSH_E_UNSUPPORTED. */
+/* Builds everything the mode needs (anim, motion binding, world, binding, proxy skin; in direct mode the
+ * model of plush_scene_direct_build); warnings (missing names, skipped soft bodies, unsupported features)
+ * go to diag. Proxy and direct modes without a usable TriMesh soft body fail with PLUSH_E_UNSUPPORTED. */
 plush_status plush_scene_create(const plush_scene_desc *desc, plush_scene **out, plush_diag *diag);
 /* Computes frame f. Physics is reset at the first step and whenever f is not the previous frame + 1.
  * A soft body that blows up becomes a warning in diag (with its frame) and stays frozen. */
@@ -173,7 +177,8 @@ plush_status plush_scene_step(plush_scene *scene, uint32_t frame, plush_diag *di
 /* This frame's vertex positions and unit normals (model->vertex_count entries). */
 const float (*plush_scene_positions(const plush_scene *scene))[3];
 const float (*plush_scene_normals(const plush_scene *scene))[3];
-/* Proxy mode: the binding and this frame's proxy node positions (binding->proxy order); NULL otherwise. */
+/* Proxy and direct modes: the binding (direct mode: which vertices the detailed soft bodies hold); NULL
+ * in bones mode. Proxy mode: this frame's proxy node positions (binding->proxy order); NULL otherwise. */
 const plush_scene_binding *plush_scene_get_binding(const plush_scene *scene);
 const float (*plush_scene_proxy_nodes(const plush_scene *scene))[3];
 const plush_anim *plush_scene_get_anim(const plush_scene *scene);
@@ -181,6 +186,60 @@ void plush_scene_get_timing(const plush_scene *scene, plush_scene_timing *out);
 /* Soft bodies that blew up so far, and the first one's frame (-1 when none). */
 size_t plush_scene_failures(const plush_scene *scene, int64_t *first_frame);
 void plush_scene_destroy(plush_scene *scene);
+
+/* ---- direct mode: the detailed mesh simulated as the soft body (the reference) --------------------
+ *
+ *   plush_pmx_model *direct = NULL;
+ *   plush_scene_direct_stats stats;
+ *   plush_scene_direct_build(binding, &direct, &stats, &diag);   // what plush_scene_create does in
+ *   ... simulate direct like any model ...                        // PLUSH_SCENE_DIRECT
+ *   plush_pmx_free(direct);
+ *
+ * The derived model is the source model (sharing its unchanged arrays) with, per proxy part (TriMesh soft
+ * body of the proxy), one new material appended after the source's materials, and that soft body moved
+ * onto it with all its parameters unchanged (total mass, margin, aero model, config, iterations, LST /
+ * AST / VST, B-link distance, clusters, flags, group, mask); the proxy's cages stay as plain, bone-skinned
+ * materials. Other soft bodies (ropes, skipped ones) are kept as they are.
+ * - Faces: every face of the source's materials that no soft body owns whose three vertices are all
+ *   bound; the face goes to the part of the proxy triangle its first vertex binds to most (the nearest).
+ *   The world welds them by position as any TriMesh, so the bound vertices, welded, are the nodes.
+ * - Pieces: a detailed mesh is often several separate closed surfaces (the demo bear: 15 ellipsoids
+ *   pushed into one another; a jacket over a body). Unjoined, every piece but the pinned one would fall
+ *   away, so pieces are sewn where they meet: each node gets one seam link to the nearest node of another
+ *   piece when that node lies within the mean length of its own edges (capped at 4 times the mesh's mean).
+ *   A seam link is written as a degenerate face (a, b, b): the world makes a link of every face edge and
+ *   a face only of triangles with area. Pieces that still hold to no pin or anchor get a warning.
+ * - Pins: a detailed node is pinned when its nearest proxy node (rest positions) is pinned and lies
+ *   within that proxy node's longest edge: the pinned node's share of the surface. A pinned proxy node no
+ *   detailed node chose pins its nearest detailed node, so no pin is lost. Pinned detailed vertices take
+ *   the bone weights of the pinned proxy vertex: they follow exactly what the proxy's pins follow.
+ * - Anchors: the same rule for anchored proxy nodes; each anchor of the proxy node (rigid body, near mode)
+ *   is repeated for each detailed node it covers.
+ * - Mass and pressure: the total mass is spread over many more nodes (each lighter). Bullet's pressure
+ *   (kPR) and volume conservation (kVC) use the body's total enclosed volume, summed over its faces: with
+ *   several closed pieces that is the sum of their volumes, so the pieces share one pressure as if their
+ *   insides were connected (p = kPR / V_total); for open pieces the volume means little.
+ * - Bending: B-link distance over the detailed links; above 1500 nodes the physics module finds the
+ *   pairs itself (Bullet's table would need n^2 memory) and appends the same links Bullet would.
+ * - Self-collision (VF_SS) is off when the faces are several pieces (Bullet cannot build it), as the
+ *   world decides for any soft body.
+ * The model must outlive the derived one. Fails on no usable TriMesh soft body (PLUSH_E_UNSUPPORTED),
+ * no bound face (PLUSH_E_UNSUPPORTED), out of memory. */
+typedef struct plush_scene_direct_stats {
+    size_t bodies;             /* direct soft bodies made (proxy parts with faces) */
+    size_t faces;              /* detailed faces in them */
+    size_t nodes;              /* welded detailed nodes */
+    size_t pieces;             /* edge-connected pieces before sewing */
+    size_t seam_links;
+    size_t loose_pieces;       /* pieces (after sewing) holding to no pin or anchor, in bodies that have some */
+    size_t pinned_nodes;
+    size_t anchored_nodes;
+} plush_scene_direct_stats;
+
+plush_status plush_scene_direct_build(const plush_scene_binding *binding, plush_pmx_model **out,
+                                      plush_scene_direct_stats *stats, plush_diag *diag);
+/* Direct mode: the model as simulated and its statistics; NULL / zeros in other modes. */
+const plush_pmx_model *plush_scene_direct_model(const plush_scene *scene, plush_scene_direct_stats *stats);
 
 #ifdef __cplusplus
 }

@@ -14,7 +14,7 @@
 
 static const char run_usage[] =
     "usage: plush run MODEL.pmx -o OUTDIR [--motion M.vmd] [--frames N] [--fps 30] [--physics-hz 60]\n"
-    "                 [--mode proxy|bones] [--seed] [--stretch] [--im2 OVERRIDES.im2] [--materials NAME,...]\n"
+    "                 [--mode proxy|direct|bones] [--seed] [--stretch] [--im2 OVERRIDES.im2] [--materials NAME,...]\n"
     "                 [--export pmx+vmd,obj,ply,im2] [--every K] [--ground Y]\n";
 
 static const char run_help[] =
@@ -22,7 +22,11 @@ static const char run_help[] =
     "Plays MODEL.pmx: bones and morphs from the motion, rigid bodies and joints, and (mode proxy, the\n"
     "default) its PMX 2.1 TriMesh soft bodies, with every detailed vertex skinned to the simulated proxy\n"
     "(each proxy triangle acts as a bone). Mode bones is plain MMD behaviour without soft bodies, the\n"
-    "baseline.\n"
+    "baseline. Mode direct is the reference the proxy stands in for: the detailed mesh itself, welded, is\n"
+    "the soft body, with the proxy soft body's parameters (mass, config, iterations, stiffness, B-link), its\n"
+    "pins and anchors moved to the detailed vertices around the pinned/anchored proxy nodes, and separate\n"
+    "pieces sewn where they meet. It is slow on large meshes (the demo bear: ~60k nodes); if it blows up,\n"
+    "the run stops there, says at which frame, and keeps the frames already written.\n"
     "\n"
     "options:\n"
     "  -o, --output OUTDIR         where the exports go (created when missing; required)\n"
@@ -30,19 +34,20 @@ static const char run_help[] =
     "  --frames N                  frames to compute (default: the motion's length, or 300)\n"
     "  --fps F                     output frames per second (default 30; VMD keys are at 30 per second)\n"
     "  --physics-hz H              fixed physics rate (default 60; 120 works too)\n"
-    "  --mode proxy|bones          see above (default proxy)\n"
+    "  --mode proxy|direct|bones   see above (default proxy)\n"
     "  --seed                      bind as the original method does (integer percent weights)\n"
     "  --stretch                   stretch-aware proxy frames for the mesh exports (the bake stays rigid)\n"
     "  --im2 OVERRIDES.im2         Influence Map overrides applied to the binding (e.g. rigid eyes)\n"
     "  --materials NAME,...        only these materials' vertices follow the proxy (default: every\n"
     "                              material no soft body owns); use it when the cage covers one part,\n"
     "                              e.g. --materials hair for a cage made with plush proxy --materials hair\n"
-    "  --export LIST               comma-separated, default pmx+vmd (mode bones: ply):\n"
+    "  --export LIST               comma-separated, default pmx+vmd (modes bones and direct: ply):\n"
     "                                pmx+vmd  OUTDIR/<model>_plush.pmx (PMX 2.0: the model without soft\n"
     "                                         bodies and proxy material, plus one pseudo-bone per proxy\n"
     "                                         triangle) and OUTDIR/<model>_plush.vmd (the motion plus a\n"
     "                                         key per frame for every pseudo-bone): plays in MMD, nanoem,\n"
-    "                                         mmd_tools without soft-body support (mode proxy only)\n"
+    "                                         mmd_tools without soft-body support (mode proxy only:\n"
+    "                                         it bakes the proxy, which modes direct and bones lack)\n"
     "                                obj|ply  OUTDIR/frames/frame_00000.obj|ply ... every vertex's\n"
     "                                         position and normal, the faces of every material but the\n"
     "                                         soft bodies' own\n"
@@ -167,8 +172,10 @@ static int run_option(cli_args *args, const char *name, const char *inline_value
             job->mode = PLUSH_SCENE_PROXY;
         else if (strcmp(v, "bones") == 0)
             job->mode = PLUSH_SCENE_BONES;
+        else if (strcmp(v, "direct") == 0)
+            job->mode = PLUSH_SCENE_DIRECT;
         else
-            rc = cli_usage_error(run_usage, "--mode is proxy or bones, not '%s'", v);
+            rc = cli_usage_error(run_usage, "--mode is proxy, direct or bones, not '%s'", v);
     }
     return rc;
 }
@@ -197,8 +204,11 @@ static int parse_run(int argc, char **argv, cli_run_job *job, bool *help)
         return cli_usage_error(run_usage, "no model given");
     if (!job->out_dir)
         return cli_usage_error(run_usage, "no output directory (-o OUTDIR)");
-    if (job->mode == PLUSH_SCENE_BONES && (job->exports & (EXPORT_PMX_VMD | EXPORT_IM2)))
-        return cli_usage_error(run_usage, "pmx+vmd and im2 export the proxy: they need --mode proxy");
+    if (job->mode != PLUSH_SCENE_PROXY && (job->exports & (EXPORT_PMX_VMD | EXPORT_IM2)))
+        return cli_usage_error(run_usage, "pmx+vmd and im2 export the proxy: they need --mode proxy (mode %s "
+                               "exports obj and ply)", job->mode == PLUSH_SCENE_BONES ? "bones" : "direct");
+    if (job->mode == PLUSH_SCENE_DIRECT && job->overrides)
+        return cli_usage_error(run_usage, "--im2 overrides change the proxy binding: they need --mode proxy");
     return CLI_OK;
 }
 
@@ -371,7 +381,14 @@ static void summary(const run_state *s, const plush_diag *diag)
     double total = t.motion + t.physics + t.frames + t.skinning + s->export_time;
     printf("plush run: %s\n", job->model);
     printf("  frames          %u at %g fps, physics %g Hz, mode %s\n", s->frames, (double)(job->fps ? job->fps : 30),
-           (double)(job->physics_hz ? job->physics_hz : 60), job->mode == PLUSH_SCENE_BONES ? "bones" : "proxy");
+           (double)(job->physics_hz ? job->physics_hz : 60),
+           job->mode == PLUSH_SCENE_BONES ? "bones" : job->mode == PLUSH_SCENE_DIRECT ? "direct" : "proxy");
+    plush_scene_direct_stats ds;
+    if (plush_scene_direct_model(s->scene, &ds))
+        printf("  direct          %zu soft bod%s: %zu nodes, %zu faces, %zu pieces sewn by %zu seam links, %zu pinned "
+               "and %zu anchored nodes\n",
+               ds.bodies, ds.bodies == 1 ? "y" : "ies", ds.nodes, ds.faces, ds.pieces, ds.seam_links, ds.pinned_nodes,
+               ds.anchored_nodes);
     printf("  per frame       %.3f ms: motion+bones %.3f, physics %.3f, proxy frames %.3f, skinning %.3f, "
            "export %.3f\n",
            total * ms, t.motion * ms, t.physics * ms, t.frames * ms, t.skinning * ms, s->export_time * ms);
@@ -404,6 +421,19 @@ static plush_status write_im2(const run_state *s, plush_diag *diag)
     return st;
 }
 
+/* How far a direct run got before it had to stop at frame f. */
+static void stopped_early(const run_state *s, uint32_t f, const char *what)
+{
+    const cli_run_job *job = s->job;
+    if (f == 0 || !(job->exports & (EXPORT_OBJ | EXPORT_PLY)))
+        fprintf(stderr, "plush: %s: direct mode: the detailed soft body %s at frame %u of %u; no frame written\n",
+                job->model, what, f, s->frames);
+    else
+        fprintf(stderr,
+                "plush: %s: direct mode: the detailed soft body %s at frame %u of %u; frames 0..%u are kept in %s\n",
+                job->model, what, f, s->frames, (f - 1) / job->every * job->every, s->frames_dir);
+}
+
 static int simulate(run_state *s, plush_diag *model_diag)
 {
     const cli_run_job *job = s->job;
@@ -428,7 +458,7 @@ static int simulate(run_state *s, plush_diag *model_diag)
     };
     plush_status st = plush_scene_create(&desc, &s->scene, model_diag);
     /* plush_scene_bind's refusal, as the contract words it */
-    if (st == PLUSH_E_UNSUPPORTED && job->mode == PLUSH_SCENE_PROXY && model_diag->section &&
+    if (st == PLUSH_E_UNSUPPORTED && job->mode != PLUSH_SCENE_BONES && model_diag->section &&
         strcmp(model_diag->section, "soft body") == 0) {
         fprintf(stderr, "plush: %s: no TriMesh soft body — add one with `plush attach`\n", job->model);
         return CLI_FAILED;
@@ -446,6 +476,16 @@ static int simulate(run_state *s, plush_diag *model_diag)
     for (uint32_t f = 0; f < s->frames; f++) {
         if (plush_scene_step(s->scene, f, model_diag) != PLUSH_OK) {
             cli_report(model_diag);
+            if (job->mode == PLUSH_SCENE_DIRECT)
+                stopped_early(s, f, "failed");
+            return CLI_FAILED;
+        }
+        /* a direct run is a reference: a frozen, blown-up body is no answer, so it ends there */
+        if (job->mode == PLUSH_SCENE_DIRECT && plush_scene_failures(s->scene, NULL)) {
+            if (bar)
+                fputc('\n', stderr);
+            cli_report_warnings(model_diag);
+            stopped_early(s, f, "blew up");
             return CLI_FAILED;
         }
         if (export_frame(s, f, &out_diag) != PLUSH_OK) {
@@ -475,7 +515,7 @@ int cli_run_execute(const cli_run_job *in)
 {
     cli_run_job job = *in;
     if (!job.exports)
-        job.exports = job.mode == PLUSH_SCENE_BONES ? EXPORT_PLY : EXPORT_PMX_VMD;
+        job.exports = job.mode == PLUSH_SCENE_PROXY ? EXPORT_PMX_VMD : EXPORT_PLY;
     if (!job.every)
         job.every = 1;
     run_state s = {.job = &job};

@@ -11,8 +11,10 @@
 
 struct plush_scene {
     plush_scene_desc desc;
-    const plush_pmx_model *model;
+    const plush_pmx_model *model;        /* the model simulated: desc.model, or in direct mode direct_model */
     plush_pmx_model physics_model;       /* bones mode: the model seen without its soft bodies */
+    plush_pmx_model *direct_model;       /* direct mode: the detailed mesh as the soft body */
+    plush_scene_direct_stats direct_stats;
     plush_motion *motion;
     plush_anim *anim;
     plush_world *world;
@@ -134,6 +136,37 @@ static plush_status setup_proxy(plush_scene *sc, plush_diag *diag)
                                    (const float(*)[3])sc->rest_bound_normals, &sc->desc.skin, &sc->skin, diag);
 }
 
+/* Direct mode: the binding says which vertices are detailed; the derived model makes them the soft body
+ * and is what the scene simulates from here on (same vertices, bones and bodies as desc.model). */
+static plush_status setup_direct(plush_scene *sc, plush_diag *diag)
+{
+    plush_status st = plush_scene_bind(sc->model, &sc->desc.bind, &sc->binding, diag);
+    if (st == PLUSH_OK)
+        st = plush_scene_direct_build(sc->binding, &sc->direct_model, &sc->direct_stats, diag);
+    if (st == PLUSH_OK)
+        sc->model = sc->direct_model;
+    return st;
+}
+
+/* Direct mode: the vertices of the direct soft bodies the world built; their positions come from it. */
+static void mark_direct_vertices(const plush_scene *sc, bool *skip)
+{
+    const plush_pmx_model *m = sc->model;
+    size_t source_materials = sc->desc.model->material_count;
+    for (size_t s = 0; s < m->soft_body_count; s++) {
+        int32_t mat = m->soft_bodies[s].material;
+        plush_world_soft_info info;
+        plush_world_soft_get_info(sc->wm, s, &info);
+        size_t first = 0, count = 0;
+        plush_diag ignored = {0};
+        if (mat < 0 || (size_t)mat < source_materials || info.state != PLUSH_SOFT_ACTIVE ||
+            plush_pmx_material_faces(m, (size_t)mat, &first, &count, &ignored) != PLUSH_OK)
+            continue;
+        for (size_t i = first; i < first + count; i++)
+            skip[m->indices[i]] = true;
+    }
+}
+
 /* Runs of consecutive vertices that need bone skinning: all of them, except bound vertices the proxy
  * moves entirely (share 1), whose bone-skinned positions would be thrown away. */
 static plush_status plan_bone_skinning(plush_scene *sc, plush_diag *diag)
@@ -142,7 +175,9 @@ static plush_status plan_bone_skinning(plush_scene *sc, plush_diag *diag)
     bool *skip = calloc(n ? n : 1, 1);
     if (!skip)
         return nomem(diag);
-    if (sc->binding) {
+    if (sc->direct_model && sc->wm) {
+        mark_direct_vertices(sc, skip);
+    } else if (sc->binding) {
         const plush_proxy_binding *pb = sc->binding->binding;
         for (size_t i = 0; i < sc->binding->vertex_count; i++)
             skip[sc->binding->vertices[i]] = !pb->proxy_share || pb->proxy_share[i] >= 1.0f;
@@ -171,12 +206,13 @@ plush_status plush_scene_create(const plush_scene_desc *desc, plush_scene **out,
     if (!desc || !desc->model || !out)
         return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, NULL, -1, "no model or no place for the scene");
     *out = NULL;
-    if (desc->mode != PLUSH_SCENE_PROXY && desc->mode != PLUSH_SCENE_BONES)
+    if (desc->mode != PLUSH_SCENE_PROXY && desc->mode != PLUSH_SCENE_BONES && desc->mode != PLUSH_SCENE_DIRECT)
         return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, NULL, -1, "unknown scene mode %d", desc->mode);
     if (desc->fps < 0 || !isfinite(desc->fps))
         return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, NULL, -1, "frame rate must be positive");
-    if (desc->mode == PLUSH_SCENE_PROXY && desc->no_physics)
-        return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, NULL, -1, "proxy mode needs physics");
+    if (desc->mode != PLUSH_SCENE_BONES && desc->no_physics)
+        return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, NULL, -1, "%s mode needs physics",
+                               desc->mode == PLUSH_SCENE_PROXY ? "proxy" : "direct");
     plush_scene *sc = calloc(1, sizeof *sc);
     if (!sc)
         return nomem(diag);
@@ -186,11 +222,11 @@ plush_status plush_scene_create(const plush_scene_desc *desc, plush_scene **out,
     sc->model = desc->model;
     sc->last_frame = -2;
     sc->first_failure = -1;
-    plush_status st = alloc_buffers(sc, diag);
+    plush_status st = desc->mode == PLUSH_SCENE_DIRECT ? setup_direct(sc, diag) : PLUSH_OK;
+    if (st == PLUSH_OK)
+        st = alloc_buffers(sc, diag);
     if (st == PLUSH_OK && desc->mode == PLUSH_SCENE_PROXY)
         st = setup_proxy(sc, diag);
-    if (st == PLUSH_OK)
-        st = plan_bone_skinning(sc, diag);
     if (st == PLUSH_OK)
         st = plush_anim_create(sc->model, &sc->anim, diag);
     if (st == PLUSH_OK && desc->motion)
@@ -208,9 +244,12 @@ plush_status plush_scene_create(const plush_scene_desc *desc, plush_scene **out,
         st = plush_world_create(&sc->desc.world, &sc->world, diag);
         if (st == PLUSH_OK)
             st = plush_world_add_model(sc->world, &sc->physics_model, NULL, &sc->wm, diag);
-        if (st == PLUSH_OK && desc->mode == PLUSH_SCENE_PROXY)
+        if (st == PLUSH_OK && desc->mode != PLUSH_SCENE_BONES)
             st = collect_pins(sc, diag);
     }
+    /* after the world: direct mode skips only the vertices of soft bodies it built */
+    if (st == PLUSH_OK)
+        st = plan_bone_skinning(sc, diag);
     if (st != PLUSH_OK) {
         plush_scene_destroy(sc);
         return st;
@@ -277,7 +316,7 @@ plush_status plush_scene_step(plush_scene *sc, uint32_t frame, plush_diag *diag)
         for (size_t i = 0; i < ni; i++)
             plush_world_impulse(sc->wm, imp[i].rigid_body, imp[i].velocity, imp[i].torque, imp[i].local);
         for (size_t i = 0; i < sc->pinned_count; i++)
-            plush_anim_skin(sc->anim, sc->pinned[i], 1, sc->pin_positions + sc->pinned[i], NULL);
+            plush_anim_skin(sc->anim, sc->pinned[i], 1, sc->pin_positions, NULL); /* indexed by vertex */
         plush_world_set_pins(sc->wm, (const float(*)[3])sc->pin_positions);
         plush_world_set_bones(sc->wm, (const float(*)[16])sc->globals);
         plush_status st = plush_world_step(sc->world, (float)(1.0 / sc->desc.fps), diag);
@@ -329,6 +368,13 @@ const float (*plush_scene_proxy_nodes(const plush_scene *sc))[3]
     return sc->skin ? (const float(*)[3])sc->proxy_nodes : NULL;
 }
 const plush_anim *plush_scene_get_anim(const plush_scene *sc) { return sc->anim; }
+
+const plush_pmx_model *plush_scene_direct_model(const plush_scene *sc, plush_scene_direct_stats *stats)
+{
+    if (stats)
+        *stats = sc->direct_stats;
+    return sc->direct_model;
+}
 void plush_scene_get_timing(const plush_scene *sc, plush_scene_timing *out) { *out = sc->timing; }
 
 size_t plush_scene_failures(const plush_scene *sc, int64_t *first_frame)
@@ -347,6 +393,7 @@ void plush_scene_destroy(plush_scene *sc)
     plush_scene_binding_free(sc->binding);
     plush_anim_destroy(sc->anim);
     plush_motion_free(sc->motion);
+    plush_pmx_free(sc->direct_model);  /* after everything that reads it */
     plush_arena_free(&sc->arena);
     free(sc);
 }
