@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "plush/compare.h"
+#include "plush/image.h"
 #include "support/mesh_fixture.h"
 
 #include <math.h>
@@ -411,6 +412,87 @@ static void test_demo_bear(void **state)
     plush_pmx_free(m);
 }
 
+/* ---- plots (src/render/plot.c) ------------------------------------------------------------------- */
+
+static size_t count_rgb(const plush_image *im, int x0, int y0, int x1, int y1, const uint8_t rgb[3])
+{
+    size_t n = 0;
+    for (int y = y0; y < y1; y++)
+        for (int x = x0; x < x1; x++)
+            n += memcmp(im->rgb + ((size_t)y * (size_t)im->width + (size_t)x) * 3, rgb, 3) == 0;
+    return n;
+}
+
+static void test_plot_draws_lines_ticks_and_legend(void **state)
+{
+    (void)state;
+    plush_image im = {0};
+    plush_diag d = fresh_diag();
+    ok(plush_image_create(600, 400, &im, &d), &d);
+    double x[3] = {0, 1, 2}, y1[3] = {0, 1, 0}, y2[3] = {1, NAN, 2};
+    plush_plot_series s[2] = {{.name = "up and down", .x = x, .y = y1, .count = 3},
+                              {.name = "gap", .x = x, .y = y2, .count = 3}};
+    ok(plush_plot_draw(&(plush_plot){.title = "T", .x_label = "frame", .y_label = "units", .series = s,
+                                     .series_count = 2, .y_from_zero = true},
+                       &im, &d),
+       &d);
+    /* the first two palette colours (Okabe-Ito blue and vermilion) are drawn: lines and legend swatches */
+    const uint8_t blue[3] = {0, 114, 178}, vermilion[3] = {213, 94, 0}, black[3] = {0, 0, 0};
+    size_t nb = count_rgb(&im, 0, 0, im.width, im.height, blue), nv = count_rgb(&im, 0, 0, im.width, im.height, vermilion);
+    assert_true(nb > 300);
+    /* the second series has a gap in the middle: only its legend swatch, no line, as both its points are
+     * cut off from each other */
+    assert_true(nv > 0 && nv < nb);
+    /* axes and text in black, and the whole image is drawn on white */
+    assert_true(count_rgb(&im, 0, 0, im.width, im.height, black) > 500);
+    const uint8_t white[3] = {255, 255, 255};
+    assert_true(count_rgb(&im, 0, 0, im.width, im.height, white) > (size_t)(im.width * im.height) / 2);
+    /* no data at all: still a chart, saying so */
+    double nan3[3] = {NAN, NAN, NAN};
+    s[0].y = nan3;
+    ok(plush_plot_draw(&(plush_plot){.series = s, .series_count = 1}, &im, &d), &d);
+    assert_int_equal(count_rgb(&im, 0, 0, im.width, im.height, blue), 0);
+    assert_true(count_rgb(&im, 0, 0, im.width, im.height, black) > 100);
+    plush_image_free(&im);
+    /* too small, or a series without arrays */
+    ok(plush_image_create(100, 100, &im, &d), &d);
+    assert_int_equal(plush_plot_draw(&(plush_plot){.series = s, .series_count = 1}, &im, &d), PLUSH_E_ARGUMENT);
+    plush_image_free(&im);
+    ok(plush_image_create(300, 200, &im, &d), &d);
+    d = fresh_diag();
+    plush_plot_series broken = {.name = "x", .count = 2};
+    assert_int_equal(plush_plot_draw(&(plush_plot){.series = &broken, .series_count = 1}, &im, &d), PLUSH_E_ARGUMENT);
+    plush_image_free(&im);
+}
+
+static void test_text(void **state)
+{
+    (void)state;
+    plush_image im = {0};
+    plush_diag d = fresh_diag();
+    ok(plush_image_create(200, 40, &im, &d), &d);
+    const uint8_t black[3] = {0, 0, 0};
+    assert_int_equal(plush_image_text_width("", 2), 0);
+    assert_int_equal(plush_image_text_width("ab", 1), 11);
+    assert_int_equal(plush_image_text_width("3\xc3\x97", 2), 22); /* U+00D7 is one character */
+    /* "1" in the 5x7 font is 10 pixels; at scale 2, 40 */
+    assert_int_equal(plush_image_text(&im, 0, 0, "1", 2, black), 12);
+    assert_int_equal(count_rgb(&im, 0, 0, 200, 40, black), 40);
+    /* lowercase is drawn as capitals; unknown characters as a hollow box of 20 pixels */
+    plush_image_text(&im, 20, 0, "a", 1, black);
+    plush_image_text(&im, 40, 0, "A", 1, black);
+    for (int y = 0; y < 7; y++)
+        for (int x = 0; x < 5; x++)
+            assert_memory_equal(im.rgb + ((size_t)y * 200 + 20 + (size_t)x) * 3,
+                                im.rgb + ((size_t)y * 200 + 40 + (size_t)x) * 3, 3);
+    plush_image_text(&im, 60, 0, "~", 1, black);
+    assert_int_equal(count_rgb(&im, 60, 0, 66, 8, black), 20);
+    /* clipped, never out of bounds */
+    plush_image_text(&im, 195, 35, "WWW", 3, black);
+    plush_image_text(&im, -20, -5, "WWW", 3, black);
+    plush_image_free(&im);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -424,6 +506,8 @@ int main(void)
         cmocka_unit_test(test_direct_is_optional_until_the_pipeline_has_it),
         cmocka_unit_test(test_create_errors),
         cmocka_unit_test(test_demo_bear),
+        cmocka_unit_test(test_plot_draws_lines_ticks_and_legend),
+        cmocka_unit_test(test_text),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
