@@ -12,10 +12,13 @@
 #include "support/cli_run.h"
 #include "support/shared_data.h"
 
+#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define ALICIA SHARED_MMD "/alicia/Alicia_solid.pmx"
 #define MOTION_0046 SHARED_MMD "/mmd_base/サンプルモーション_0046.vmd"
@@ -29,9 +32,34 @@ static int setup(void **state)
     return cli_tmp_setup("plush_run");
 }
 
+/* Removes what is inside dir, subdirectories included. */
+static void remove_contents(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    char path[1024];
+    while ((e = readdir(d))) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        struct stat st;
+        if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+            remove_contents(path);
+            rmdir(path);
+        } else {
+            unlink(path);
+        }
+    }
+    closedir(d);
+}
+
+/* The runs make OUTDIRs with frames/ inside: everything under the temporary directory goes. */
 static int teardown(void **state)
 {
     (void)state;
+    remove_contents(cli_tmp_dir());
     return cli_tmp_teardown();
 }
 
@@ -112,29 +140,44 @@ static void test_bake_replays_as_the_proxy_run(void **state)
     free(b);
 }
 
+/* Two files byte for byte. */
+static void expect_same_file(const char *a_path, const char *b_path)
+{
+    size_t la = 0, lb = 0;
+    char *a = cli_read_all(a_path, &la), *b = cli_read_all(b_path, &lb);
+    if (!a || !b)
+        fail_msg("missing: %s", a ? b_path : a_path);
+    assert_int_equal(la, lb);
+    assert_memory_equal(a, b, la);
+    free(a);
+    free(b);
+}
+
+static void expect_same_outputs(const char *o1, const char *o2, const char *const *names, size_t count)
+{
+    char a[600], b[600];
+    for (size_t i = 0; i < count; i++) {
+        snprintf(a, sizeof a, "%s/%s", o1, names[i]);
+        snprintf(b, sizeof b, "%s/%s", o2, names[i]);
+        expect_same_file(a, b);
+    }
+}
+
 static void test_deterministic(void **state)
 {
     (void)state;
-    char o1[512], o2[512], v1[600], v2[600];
+    char o1[512], o2[512];
     cli_tmp_path(o1, sizeof o1, "one");
     cli_tmp_path(o2, sizeof o2, "two");
     cli_result r;
-    CLI_RUN(&r, "run", BEAR, "--motion", BEAR_VMD, "--frames", "40", "-o", o1);
-    cli_expect_code(&r, 0);
-    cli_result_free(&r);
-    CLI_RUN(&r, "run", BEAR, "--motion", BEAR_VMD, "--frames", "40", "-o", o2);
-    cli_expect_code(&r, 0);
-    cli_result_free(&r);
-    snprintf(v1, sizeof v1, "%s/plush_bear_plush.vmd", o1);
-    snprintf(v2, sizeof v2, "%s/plush_bear_plush.vmd", o2);
-    size_t l1 = 0, l2 = 0;
-    char *a = cli_read_all(v1, &l1), *b = cli_read_all(v2, &l2);
-    assert_non_null(a);
-    assert_non_null(b);
-    assert_int_equal(l1, l2);
-    assert_memory_equal(a, b, l1);
-    free(a);
-    free(b);
+    for (int k = 0; k < 2; k++) {
+        CLI_RUN(&r, "run", BEAR, "--motion", BEAR_VMD, "--im2", BEAR_IM2, "--frames", "61", "--export", "pmx+vmd,ply",
+                "--every", "30", "-o", k ? o2 : o1);
+        cli_expect_code(&r, 0);
+        cli_result_free(&r);
+    }
+    static const char *const names[] = {"plush_bear_plush.pmx", "plush_bear_plush.vmd", "frames/frame_00060.ply"};
+    expect_same_outputs(o1, o2, names, sizeof names / sizeof *names);
 }
 
 static void test_bones_mode_on_alicia(void **state)
@@ -203,6 +246,194 @@ static void test_errors(void **state)
     cli_result_free(&r);
 }
 
+/* ---- bad inputs: a clear message, exit 1 where the run cannot go on, no partial files ---------- */
+
+/* Regular files under dir, recursively; *temporary is set when one is an atomic write's leftover. */
+static size_t count_files(const char *dir, bool *temporary)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    size_t n = 0;
+    struct dirent *e;
+    char path[1024];
+    while ((e = readdir(d))) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        struct stat st;
+        if (lstat(path, &st) != 0)
+            continue;
+        if (S_ISDIR(st.st_mode)) {
+            n += count_files(path, temporary);
+        } else {
+            n++;
+            *temporary |= strstr(e->d_name, ".tmp") != NULL;
+        }
+    }
+    closedir(d);
+    return n;
+}
+
+static void test_missing_motion(void **state)
+{
+    (void)state;
+    char out[512], missing[512];
+    cli_tmp_path(out, sizeof out, "out");
+    cli_tmp_path(missing, sizeof missing, "no_such_motion.vmd");
+    cli_result r;
+    CLI_RUN(&r, "run", BEAR, "--motion", missing, "-o", out);
+    cli_expect_one_error_line(&r);
+    assert_non_null(strstr(r.err, "no_such_motion.vmd"));
+    cli_result_free(&r);
+    assert_false(cli_exists(out)); /* the inputs are read before anything is made */
+}
+
+/* A motion for some other model: keys on a bone and a morph the bear does not have. */
+static void write_foreign_motion(const char *path)
+{
+    plush_vmd_motion *v = plush_vmd_create();
+    plush_arena *a = plush_vmd_arena(v);
+    static const char model[] = "よそのモデル", bone[] = "よその骨", morph[] = "まばたき";
+    v->model_name = (plush_str){.s = model, .len = sizeof model - 1};
+    v->bone_key_count = 2;
+    v->bone_keys = plush_arena_array(a, 2, sizeof *v->bone_keys);
+    for (int i = 0; i < 2; i++) {
+        plush_vmd_bone_key *k = &v->bone_keys[i];
+        k->name = (plush_str){.s = bone, .len = sizeof bone - 1};
+        k->frame = (uint32_t)(30 * i);
+        k->translation[0] = 5.0f * (float)i;
+        k->rotation[3] = 1;
+        for (int c = 0; c < 4; c++)
+            k->interpolation[c] = k->interpolation[4 + c] = 20, k->interpolation[8 + c] = k->interpolation[12 + c] = 107;
+    }
+    v->morph_key_count = 1;
+    v->morph_keys = plush_arena_array(a, 1, sizeof *v->morph_keys);
+    v->morph_keys[0] = (plush_vmd_morph_key){.name = {.s = morph, .len = sizeof morph - 1}, .frame = 15, .weight = 1};
+    plush_diag d = {0};
+    plush_diag_reset(&d);
+    assert_int_equal(plush_vmd_write_file(v, NULL, path, &d), PLUSH_OK);
+    plush_vmd_free(v);
+}
+
+/* Every stderr line is a warning (no error). */
+static void expect_only_warnings(const cli_result *r)
+{
+    for (const char *line = r->err; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL)
+        if (strncmp(line, "plush: warning: ", 16) != 0)
+            fail_msg("not a warning: %s", line);
+}
+
+static void test_motion_for_another_model(void **state)
+{
+    (void)state;
+    char foreign[512], a[512], b[512];
+    cli_tmp_path(foreign, sizeof foreign, "foreign.vmd");
+    cli_tmp_path(a, sizeof a, "foreign");
+    cli_tmp_path(b, sizeof b, "still");
+    write_foreign_motion(foreign);
+    cli_result r;
+    /* nothing matches: a warning naming what is missing, and the run goes on for the motion's length */
+    CLI_RUN(&r, "run", BEAR, "--motion", foreign, "--im2", BEAR_IM2, "--export", "pmx+vmd,ply", "--every", "30", "-o",
+            a);
+    cli_expect_code(&r, 0);
+    assert_non_null(strstr(r.out, "frames          31"));
+    assert_non_null(strstr(r.err, "plush: warning: "));
+    assert_non_null(strstr(r.err, "よその骨"));
+    expect_only_warnings(&r);
+    cli_result_free(&r);
+    /* and the bear is as still as with no motion at all: the same files */
+    CLI_RUN(&r, "run", BEAR, "--im2", BEAR_IM2, "--frames", "31", "--export", "pmx+vmd,ply", "--every", "30", "-o", b);
+    cli_expect_code(&r, 0);
+    assert_int_equal(r.err_len, 0);
+    cli_result_free(&r);
+    static const char *const names[] = {"plush_bear_plush.pmx", "frames/frame_00000.ply", "frames/frame_00030.ply"};
+    expect_same_outputs(a, b, names, sizeof names / sizeof *names);
+}
+
+static void test_soft_body_without_material(void **state)
+{
+    (void)state;
+    char model[512], out[512], bones_out[512];
+    cli_tmp_path(model, sizeof model, "no_material.pmx");
+    cli_tmp_path(out, sizeof out, "nm_out");
+    cli_tmp_path(bones_out, sizeof bones_out, "nm_bones");
+    /* the bear, its one soft body pointing at no material */
+    plush_diag d = {0};
+    plush_diag_reset(&d);
+    plush_pmx_model *m = NULL;
+    assert_int_equal(plush_pmx_read_file(BEAR, NULL, &m, &d), PLUSH_OK);
+    assert_int_equal(m->soft_body_count, 1);
+    m->soft_bodies[0].material = -1;
+    assert_int_equal(plush_pmx_write_file(m, NULL, model, &d), PLUSH_OK);
+    plush_pmx_free(m);
+
+    /* proxy mode cannot go on: the soft body is skipped with a warning, then the one error line */
+    cli_result r;
+    CLI_RUN(&r, "run", model, "--frames", "3", "-o", out);
+    cli_expect_code(&r, 1);
+    const char *last = r.err + r.err_len - 1; /* the last line is the error */
+    while (last > r.err && last[-1] != '\n')
+        last--;
+    assert_memory_equal(last, "plush: ", 7);
+    assert_null(strstr(last, "warning"));
+    assert_non_null(strstr(last, "no_material.pmx"));
+    assert_non_null(strstr(last, "no TriMesh soft body"));
+    cli_result_free(&r);
+    bool temporary = false;
+    assert_int_equal(count_files(out, &temporary), 0);
+    /* bones mode has no use for the soft body */
+    CLI_RUN(&r, "run", model, "--mode", "bones", "--frames", "3", "-o", bones_out);
+    cli_expect_code(&r, 0);
+    cli_result_free(&r);
+}
+
+static void test_output_cannot_be_written(void **state)
+{
+    (void)state;
+    char file[512], p[600], out[512];
+    cli_result r;
+    bool temporary = false;
+    /* OUTDIR below a regular file, and OUTDIR a regular file */
+    cli_tmp_path(file, sizeof file, "a_file");
+    cli_write_all(file, "x", 1);
+    snprintf(p, sizeof p, "%s/out", file);
+    CLI_RUN(&r, "run", BEAR, "--frames", "2", "-o", p);
+    cli_expect_one_error_line(&r);
+    assert_non_null(strstr(r.err, "a_file/out"));
+    cli_result_free(&r);
+    CLI_RUN(&r, "run", BEAR, "--frames", "2", "-o", file);
+    cli_expect_one_error_line(&r);
+    assert_non_null(strstr(r.err, "a_file"));
+    cli_result_free(&r);
+    size_t len = 0;
+    char *kept = cli_read_all(file, &len);
+    assert_int_equal(len, 1); /* untouched */
+    free(kept);
+
+    /* the baked motion's name taken by a directory: the run fails at the end, leaving no temporary file */
+    cli_tmp_path(out, sizeof out, "blocked_vmd");
+    snprintf(p, sizeof p, "%s/plush_bear_plush.vmd", out);
+    assert_int_equal(mkdir(out, 0777), 0);
+    assert_int_equal(mkdir(p, 0777), 0);
+    CLI_RUN(&r, "run", BEAR, "--frames", "3", "-o", out);
+    cli_expect_one_error_line(&r);
+    cli_result_free(&r);
+    count_files(out, &temporary);
+    assert_false(temporary);
+
+    /* a directory without write permission (root writes anyway) */
+    if (geteuid() != 0) {
+        cli_tmp_path(out, sizeof out, "read_only");
+        assert_int_equal(mkdir(out, 0555), 0);
+        CLI_RUN(&r, "run", BEAR, "--frames", "2", "--export", "pmx+vmd,ply", "-o", out);
+        cli_expect_one_error_line(&r);
+        cli_result_free(&r);
+        assert_int_equal(count_files(out, &temporary), 0);
+        chmod(out, 0755);
+    }
+}
+
 static void test_demo(void **state)
 {
     (void)state;
@@ -236,6 +467,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_deterministic, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bones_mode_on_alicia, setup, teardown),
         cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_missing_motion, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_motion_for_another_model, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_soft_body_without_material, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_output_cannot_be_written, setup, teardown),
         cmocka_unit_test_setup_teardown(test_demo, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
