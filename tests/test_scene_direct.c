@@ -14,13 +14,16 @@
 #include "plush/plush.h"
 #include "support/cli_run.h"
 #include "support/mesh_fixture.h"
+#include "support/pmx_fixture.h"
 
+#include <dirent.h>
 #include <dlfcn.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define BEAR "proxies/plush_bear.pmx"
@@ -255,6 +258,67 @@ static void test_direct_moves_like_proxy(void **state)
     plush_pmx_free(m);
 }
 
+/* The small plush hanging by an anchor instead of a pin: its cage's top vertex on a kinematic box (bone 0). */
+static void test_anchors_move_to_the_detailed_mesh(void **state)
+{
+    (void)state;
+    plush_pmx_model *m = pinned_plush();
+    plush_pmx_soft_body *s = &m->soft_bodies[0];
+    int32_t top = s->pins[0];
+    s->pin_count = 0;
+    plush_pmx_rigid_body *rb = pmx_fx_rigid_bodies(m, 1);
+    rb->name = pmx_fx_str(m, "hook");
+    rb->bone = 0;
+    rb->mode = 0;
+    rb->shape = 1;
+    rb->size[0] = rb->size[1] = rb->size[2] = 0.3f;
+    memcpy(rb->position, m->vertices[top].position, sizeof rb->position);
+    rb->mass = 1;
+    rb->group = 1;
+    rb->mask = 0xFFFF & ~1u; /* the box ignores the plush's group 0 */
+    s->mask = 0xFFFF & ~2u;
+    plush_pmx_soft_anchor *a = pmx_fx_alloc(m, 1, sizeof *a);
+    a[0] = (plush_pmx_soft_anchor){.rigid_body = 0, .vertex = top, .near_mode = 0};
+    s->anchors = a;
+    s->anchor_count = 1;
+
+    plush_vmd_motion *v = sway();
+    plush_diag d = fresh_diag();
+    plush_scene *sc = NULL;
+    ok(plush_scene_create(&(plush_scene_desc){.model = m, .motion = v, .mode = PLUSH_SCENE_DIRECT}, &sc, &d), &d);
+    plush_scene_direct_stats st;
+    const plush_pmx_model *dm = plush_scene_direct_model(sc, &st);
+    assert_int_equal(st.pinned_nodes, 0);
+    assert_true(st.anchored_nodes >= 1);
+    const plush_pmx_soft_body *dsb = &dm->soft_bodies[0];
+    assert_int_equal(dsb->pin_count, 0);
+    assert_int_equal(dsb->anchor_count, st.anchored_nodes);
+    for (uint32_t i = 0; i < dsb->anchor_count; i++) {
+        assert_int_equal(dsb->anchors[i].rigid_body, 0);
+        assert_true(dsb->anchors[i].vertex >= 0 && dsb->anchors[i].vertex < SPHERE_VERTICES);
+        /* anchored vertices keep their own weights: the body, not the bones, holds them */
+        assert_memory_equal(&dm->vertices[dsb->anchors[i].vertex], &m->vertices[dsb->anchors[i].vertex],
+                            sizeof *m->vertices);
+    }
+    for (uint32_t f = 0; f < 30; f++) {
+        ok(plush_scene_step(sc, f, &d), &d);
+        assert_true(all_finite(plush_scene_positions(sc), m->vertex_count));
+    }
+    assert_int_equal(plush_scene_failures(sc, NULL), 0);
+    /* it hangs from the box, which is at x = 3 * 11 / 20 at frame 29 on its way back: the body followed it
+     * sideways rather than falling away (30 frames of free fall would take it 49 units down) */
+    const float(*p)[3] = plush_scene_positions(sc);
+    double x = 0, y = 0;
+    for (size_t i = 0; i < SPHERE_VERTICES; i++)
+        x += p[i][0], y += p[i][1];
+    x /= SPHERE_VERTICES, y /= SPHERE_VERTICES;
+    print_message("anchored small plush at frame 29: centroid x %.3f y %.3f\n", x, y);
+    assert_true(x > 0.3 && y > -5.0);
+    plush_scene_destroy(sc);
+    plush_vmd_free(v);
+    plush_pmx_free(m);
+}
+
 static void test_direct_errors(void **state)
 {
     (void)state;
@@ -474,9 +538,33 @@ static int cli_setup(void **state)
     return cli_tmp_setup("plush_direct");
 }
 
+/* Removes what is inside dir, subdirectories included (the runs make OUTDIR/frames). */
+static void remove_contents(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    char path[1024];
+    while ((e = readdir(d))) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        struct stat st;
+        if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+            remove_contents(path);
+            rmdir(path);
+        } else {
+            unlink(path);
+        }
+    }
+    closedir(d);
+}
+
 static int cli_teardown(void **state)
 {
     (void)state;
+    remove_contents(cli_tmp_dir());
     return cli_tmp_teardown();
 }
 
@@ -525,6 +613,30 @@ static void test_cli_run_direct(void **state)
     cli_expect_code(&r, 2);
     cli_result_free(&r);
 
+    /* a direct body that blows up (a pressure no solver holds): the run stops at that frame, says so, and
+     * keeps the frames before it */
+    m = pinned_plush();
+    m->soft_bodies[0].config.pr = 1e12f;
+    ok(plush_pmx_write_file(m, NULL, model, &d), &d);
+    plush_pmx_free(m);
+    char out3[512];
+    cli_tmp_path(out3, sizeof out3, "out3");
+    CLI_RUN(&r, "run", model, "--mode", "direct", "--frames", "30", "--export", "obj", "-o", out3);
+    cli_expect_code(&r, 1);
+    const char *line = strstr(r.err, "direct mode: the detailed soft body blew up at frame ");
+    if (!line)
+        fail_msg("no blow-up message:\n%s", r.err);
+    unsigned at = 0;
+    assert_int_equal(sscanf(line, "direct mode: the detailed soft body blew up at frame %u", &at), 1);
+    assert_true(at < 30);
+    snprintf(frame, sizeof frame, "%s/frames/frame_%05u.obj", out3, at);
+    assert_false(cli_exists(frame));
+    if (at > 0) {
+        snprintf(frame, sizeof frame, "%s/frames/frame_%05u.obj", out3, at - 1);
+        assert_true(cli_exists(frame));
+    }
+    cli_result_free(&r);
+
     /* a model without a soft body: one line naming the file */
     m = mesh_fx_plush();
     m->soft_body_count = 0;
@@ -540,6 +652,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_derived_model_of_the_small_plush),
         cmocka_unit_test(test_direct_moves_like_proxy),
+        cmocka_unit_test(test_anchors_move_to_the_detailed_mesh),
         cmocka_unit_test(test_direct_errors),
         cmocka_unit_test(test_bending_pairs_equal_bullets),
         cmocka_unit_test(test_bear_direct_few_frames),
