@@ -300,6 +300,7 @@ typedef struct run_state {
     uint32_t *faces;
     size_t face_count;
     char *pmx_out, *vmd_out, *im2_out, *frames_dir;
+    char frame_path[4096];               /* the mesh frame being written (its diag names it) */
     double export_time;
     uint32_t frames;
 } run_state;
@@ -344,13 +345,13 @@ static plush_status export_frame(run_state *s, uint32_t f, plush_diag *diag)
                                .normals = plush_scene_normals(s->scene),
                                .index_count = s->face_count,
                                .indices = s->faces};
-        char comment[64], path[4096];
+        char comment[64], *path = s->frame_path; /* the diag keeps pointing at it after we return */
         snprintf(comment, sizeof comment, "plush run, frame %u", f);
         mesh.comment = comment;
         for (int k = 0; st == PLUSH_OK && k < 2; k++) {
             if (!(job->exports & (k ? EXPORT_PLY : EXPORT_OBJ)))
                 continue;
-            snprintf(path, sizeof path, "%s/frame_%05u.%s", s->frames_dir, f, k ? "ply" : "obj");
+            snprintf(path, sizeof s->frame_path, "%s/frame_%05u.%s", s->frames_dir, f, k ? "ply" : "obj");
             plush_diag fd;
             cli_diag_init(&fd, path);
             st = k ? plush_ply_write_file(&mesh, path, &fd) : plush_obj_write_file(&mesh, path, &fd);
@@ -460,6 +461,7 @@ static int simulate(run_state *s, plush_diag *model_diag)
     /* plush_scene_bind's refusal, as the contract words it */
     if (st == PLUSH_E_UNSUPPORTED && job->mode != PLUSH_SCENE_BONES && model_diag->section &&
         strcmp(model_diag->section, "soft body") == 0) {
+        cli_report_warnings(model_diag); /* the soft bodies skipped, and why */
         fprintf(stderr, "plush: %s: no TriMesh soft body — add one with `plush attach`\n", job->model);
         return CLI_FAILED;
     }
