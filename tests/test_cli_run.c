@@ -372,6 +372,9 @@ static void test_soft_body_without_material(void **state)
     cli_result r;
     CLI_RUN(&r, "run", model, "--frames", "3", "-o", out);
     cli_expect_code(&r, 1);
+    const char *warning = strstr(r.err, "plush: warning: ");
+    if (!warning || !strstr(warning, "soft body 0") || !strstr(warning, "skipped"))
+        fail_msg("no warning naming the skipped soft body:\n%s", r.err);
     const char *last = r.err + r.err_len - 1; /* the last line is the error */
     while (last > r.err && last[-1] != '\n')
         last--;
@@ -421,6 +424,22 @@ static void test_output_cannot_be_written(void **state)
     cli_result_free(&r);
     count_files(out, &temporary);
     assert_false(temporary);
+
+    /* a mesh frame's name taken by a directory: the run stops there, with the frame's path in the message */
+    cli_tmp_path(out, sizeof out, "blocked_frame");
+    assert_int_equal(mkdir(out, 0777), 0);
+    snprintf(p, sizeof p, "%s/frames", out);
+    assert_int_equal(mkdir(p, 0777), 0);
+    snprintf(p, sizeof p, "%s/frames/frame_00002.ply", out);
+    assert_int_equal(mkdir(p, 0777), 0);
+    CLI_RUN(&r, "run", BEAR, "--frames", "5", "--export", "pmx+vmd,ply", "-o", out);
+    cli_expect_one_error_line(&r);
+    assert_non_null(strstr(r.err, "frame_00002.ply"));
+    cli_result_free(&r);
+    count_files(out, &temporary);
+    assert_false(temporary);
+    snprintf(p, sizeof p, "%s/plush_bear_plush.pmx", out);
+    assert_false(cli_exists(p)); /* the bake is written only after the last frame */
 
     /* a directory without write permission (root writes anyway) */
     if (geteuid() != 0) {
