@@ -206,6 +206,14 @@ static uint64_t cell_key(int64_t x, int64_t y, int64_t z)
     return (uint64_t)((x + bias) & mask) << 42 | (uint64_t)((y + bias) & mask) << 21 | (uint64_t)((z + bias) & mask);
 }
 
+/* The grid cell of coordinate x; far-out coordinates share the outermost cells (no overflowing casts). */
+static int64_t cell_of(float x, float h)
+{
+    float c = floorf(x / h);
+    const float lim = (float)(1 << 20);
+    return (int64_t)(c < -lim ? -lim : c > lim ? lim : c);
+}
+
 /* First entry of the sorted grid with this key, or count. */
 static size_t grid_find(const cell_node *grid, size_t count, uint64_t key)
 {
@@ -279,8 +287,7 @@ static plush_status sew(direct_ctx *c, direct_part *p, part_work *w)
     }
     for (size_t i = 0; i < n; i++) {
         const float *x = mesh->nodes[i];
-        grid[i] = (cell_node){cell_key((int64_t)floorf(x[0] / h), (int64_t)floorf(x[1] / h), (int64_t)floorf(x[2] / h)),
-                              (uint32_t)i};
+        grid[i] = (cell_node){cell_key(cell_of(x[0], h), cell_of(x[1], h), cell_of(x[2], h)), (uint32_t)i};
     }
     qsort(grid, n, sizeof *grid, by_key);
     size_t count = 0;
@@ -289,7 +296,7 @@ static plush_status sew(direct_ctx *c, direct_part *p, part_work *w)
         if (!(r > 0))
             continue;
         const float *x = mesh->nodes[a];
-        int64_t cx = (int64_t)floorf(x[0] / h), cy = (int64_t)floorf(x[1] / h), cz = (int64_t)floorf(x[2] / h);
+        int64_t cx = cell_of(x[0], h), cy = cell_of(x[1], h), cz = cell_of(x[2], h);
         int64_t span = (int64_t)ceilf(r / h);
         uint32_t pa = find_root(w->piece, (uint32_t)a);
         float best = r * r;
