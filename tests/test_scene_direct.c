@@ -171,6 +171,31 @@ static void test_derived_model_of_the_small_plush(void **state)
     plush_pmx_free(m);
 }
 
+/* A piece that touches nothing and holds to nothing is reported: it would fall away from the toy. */
+static void test_loose_piece_is_reported(void **state)
+{
+    (void)state;
+    plush_pmx_model *m = pinned_plush();
+    mesh_fx cube = mesh_fx_cube(0.2f);
+    for (size_t i = 0; i < cube.vertex_count; i++)
+        cube.positions[i][0] += 3.0f;
+    mesh_fx_add_material(m, "far", &cube, 1);
+    mesh_fx_free(&cube);
+    plush_diag d = fresh_diag();
+    plush_scene_binding *b = NULL;
+    ok(plush_scene_bind(m, NULL, &b, &d), &d);
+    plush_pmx_model *dm = NULL;
+    plush_scene_direct_stats st;
+    uint32_t warnings = d.warning_count;
+    ok(plush_scene_direct_build(b, &dm, &st, &d), &d);
+    assert_int_equal(st.pieces, 3);
+    assert_int_equal(st.loose_pieces, 1);
+    assert_int_equal(d.warning_count, warnings + 1);
+    plush_pmx_free(dm);
+    plush_scene_binding_free(b);
+    plush_pmx_free(m);
+}
+
 typedef struct run_out {
     float (*positions)[3];
     double ms_per_step;
@@ -651,6 +676,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_derived_model_of_the_small_plush),
+        cmocka_unit_test(test_loose_piece_is_reported),
         cmocka_unit_test(test_direct_moves_like_proxy),
         cmocka_unit_test(test_anchors_move_to_the_detailed_mesh),
         cmocka_unit_test(test_direct_errors),
