@@ -12,6 +12,22 @@
 #include "support/cli_run.h"
 #include "support/shared_data.h"
 
+#define STB_IMAGE_IMPLEMENTATION
+#define STBI_ONLY_PNG
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wall"
+#pragma GCC diagnostic ignored "-Wextra"
+#pragma GCC diagnostic ignored "-Wpedantic"
+#pragma GCC diagnostic ignored "-Wshadow"
+#pragma GCC diagnostic ignored "-Wunused-function"
+#pragma GCC diagnostic ignored "-Wsign-compare"
+#endif
+#include <stb/stb_image.h>
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,6 +79,74 @@ static size_t csv_rows(const char *text, const char *pair, csv_row *rows, size_t
     return n;
 }
 
+/* What a picture panel holds: pixels that are not background, and of those the coloured ones (not grey). */
+typedef struct panel_content {
+    double model, coloured;       /* shares of the panel's pixels */
+} panel_content;
+
+static panel_content panel(const uint8_t *px, int w, int x0, int x1, int y0, int y1)
+{
+    size_t model = 0, coloured = 0, all = 0;
+    for (int y = y0; y < y1; y++)
+        for (int x = x0; x < x1; x++, all++) {
+            const uint8_t *p = px + ((size_t)y * (size_t)w + (size_t)x) * 3;
+            if (p[0] == 255 && p[1] == 255 && p[2] == 255)
+                continue;
+            model++;
+            int lo = p[0] < p[1] ? p[0] : p[1], hi = p[0] > p[1] ? p[0] : p[1];
+            lo = p[2] < lo ? p[2] : lo, hi = p[2] > hi ? p[2] : hi;
+            coloured += hi - lo > 40;
+        }
+    return (panel_content){(double)model / (double)all, (double)coloured / (double)all};
+}
+
+static uint8_t *load_png(const char *path, int *w, int *h)
+{
+    size_t len = 0;
+    char *data = cli_read_all(path, &len);
+    assert_non_null(data);
+    int comp = 0;
+    uint8_t *px = stbi_load_from_memory((const uint8_t *)data, (int)len, w, h, &comp, 3);
+    free(data);
+    assert_non_null(px);
+    return px;
+}
+
+/* The chosen frames, side by side: the model drawn in each run's panel (a silhouette that neither
+ * vanishes nor fills the panel), the error panel in colour where the model is. */
+static void check_picture(const char *path, bool direct)
+{
+    int w = 0, h = 0;
+    uint8_t *px = load_png(path, &w, &h);
+    assert_int_equal(w, 4 * 300);
+    /* panels: x 300k .. 300k + 300, y 44 .. 424 (labels above, the colour bar below) */
+    for (int k = 0; k < 4; k++) {
+        panel_content c = panel(px, w, 300 * k + 2, 300 * k + 298, 46, 422);
+        if (k == 2 && !direct) {
+            assert_true(c.model < 0.01); /* "not run" in small letters */
+            continue;
+        }
+        assert_true(c.model > 0.02 && c.model < 0.7); /* one camera for all: a stretched run makes the others small */
+        if (k < 3)
+            assert_true(c.coloured < 0.01 * c.model); /* shaded grey */
+        else
+            assert_true(c.coloured > 0.5 * c.model);  /* the error's colours */
+    }
+    stbi_image_free(px);
+}
+
+static void check_plot(const char *path)
+{
+    int w = 0, h = 0;
+    uint8_t *px = load_png(path, &w, &h);
+    assert_int_equal(w, 900);
+    assert_int_equal(h, 520);
+    panel_content c = panel(px, w, 0, w, 0, h);
+    assert_true(c.model > 0.01 && c.model < 0.5); /* axes, grid, text and lines on white */
+    assert_true(c.coloured > 0.001);              /* the series' colours */
+    stbi_image_free(px);
+}
+
 static void test_demo_bear_writes_every_file(void **state)
 {
     (void)state;
@@ -102,19 +186,33 @@ static void test_demo_bear_writes_every_file(void **state)
     assert_true(strncmp(md, "# plush compare: plush_bear.pmx\n\n**", 35) == 0);
     assert_non_null(strstr(md, "| proxy vs bones |"));
     assert_non_null(strstr(md, "## What it means"));
+    /* the verdict opens the report, and the proxy is faster than direct in every frame's times */
     size_t direct_rows = csv_rows(csv, "proxy,direct", rows, 200);
-    if (strstr(md, "× faster than direct")) {
-        /* the verdict, and the proxy is faster */
-        assert_int_equal(direct_rows, 60);
-        double tp = 0, td = 0;
-        for (size_t i = 1; i < direct_rows; i++)
-            tp += rows[i].v[7] + rows[i].v[8], td += rows[i].v[9] + rows[i].v[10];
-        assert_true(tp < td);
-        assert_non_null(strstr(md, "% of the model's size"));
-    } else {
-        assert_non_null(strstr(md, "The direct simulation did not run"));
-        assert_int_equal(direct_rows, 0);
+    assert_int_equal(direct_rows, 60);
+    assert_true(strncmp(md + 33, "**proxy is ", 11) == 0);
+    assert_non_null(strstr(md, "× faster than direct**"));
+    assert_non_null(strstr(md, "% of the model's size"));
+    assert_non_null(strstr(md, "| proxy vs direct |"));
+    assert_non_null(strstr(md, "| bones vs direct |"));
+    double tp = 0, td = 0;
+    for (size_t i = 0; i < direct_rows; i++) {
+        assert_true(isfinite(rows[i].v[0]) && rows[i].v[1] <= rows[i].v[2]);
+        tp += rows[i].v[7] + rows[i].v[8], td += rows[i].v[9] + rows[i].v[10];
     }
+    assert_true(tp < td);
+    double speedup = strtod(strstr(md, "**proxy is ") + 11, NULL);
+    assert_float_equal(speedup, td / tp, 0.05 * td / tp); /* the verdict is the CSV's times */
+    bool direct = direct_rows > 0;
+    const char *plots[] = {"error.png", "time.png"};
+    for (size_t i = 0; i < 2; i++) {
+        snprintf(p, sizeof p, "%s/%s", out, plots[i]);
+        check_plot(p);
+    }
+    /* the middle frame, the last, and the worst (wherever it is) */
+    snprintf(p, sizeof p, "%s/frame_00030.png", out);
+    check_picture(p, direct);
+    snprintf(p, sizeof p, "%s/frame_00059.png", out);
+    check_picture(p, direct);
     free(csv);
     free(md);
 }
@@ -141,6 +239,11 @@ static void test_generated_cages(void **state)
     }
     assert_true(small && large);
     free(csv);
+    const char *plots[] = {"error_by_size.png", "time_by_size.png"};
+    for (size_t i = 0; i < 2; i++) {
+        snprintf(p, sizeof p, "%s/%s", out, plots[i]);
+        check_plot(p);
+    }
 }
 
 static void test_errors(void **state)

@@ -306,7 +306,9 @@ static void test_runs_in_lockstep_on_the_small_plush(void **state)
     plush_pmx_free(m);
 }
 
-static void test_direct_is_optional_until_the_pipeline_has_it(void **state)
+/* Direct on the small plush runs beside the proxy; on a model without a soft body it cannot be made: an
+ * optional run is then reported unavailable with the reason (never stood in for), a required one fails. */
+static void test_direct_run_and_when_it_cannot_be_made(void **state)
 {
     (void)state;
     plush_pmx_model *m = mesh_fx_plush();
@@ -323,29 +325,42 @@ static void test_direct_is_optional_until_the_pipeline_has_it(void **state)
        &d);
     plush_compare_run_info info;
     plush_compare_get_run_info(c, 1, &info);
-    if (!info.available) {
-        /* unavailable is said, never stood in for: no frames, no pair */
-        assert_true(strlen(info.reason) > 0);
-        ok(plush_compare_step(c, 0, &d), &d);
-        assert_false(plush_compare_run_frames(c)[1].valid);
-        assert_false(plush_compare_pair_frames(c)[0].valid);
-        assert_null(plush_compare_positions(c, 1));
-    } else {
-        ok(plush_compare_step(c, 0, &d), &d);
-        assert_true(plush_compare_pair_frames(c)[0].valid);
+    assert_true(info.available);
+    for (uint32_t f = 0; f < 10; f++) {
+        ok(plush_compare_step(c, f, &d), &d);
+        const plush_compare_pair_frame *pf = plush_compare_pair_frames(c);
+        assert_true(pf[0].valid && isfinite(pf[0].error.rms) && pf[0].error.p95 <= pf[0].error.max);
     }
+    assert_true(plush_compare_pair_frames(c)[0].error.rms > 0); /* two different simulations */
     plush_compare_destroy(c);
-    /* not optional: it is an error when it cannot be made */
+    plush_pmx_free(m);
+
+    m = mesh_fx_model(2);
+    mesh_fx cube = mesh_fx_cube(1.0f);
+    mesh_fx_add_material(m, "body", &cube, 1);
+    mesh_fx_free(&cube);
+    runs[0] = (plush_compare_run_desc){.name = "bones", .kind = PLUSH_COMPARE_BONES};
+    d = fresh_diag();
+    ok(plush_compare_create(&(plush_compare_desc){.model = m, .runs = runs, .run_count = 2, .pairs = pairs,
+                                                  .pair_count = 1},
+                            &c, &d),
+       &d);
+    plush_compare_get_run_info(c, 1, &info);
+    assert_false(info.available);
+    assert_true(strlen(info.reason) > 0);
+    ok(plush_compare_step(c, 0, &d), &d);
+    assert_true(plush_compare_run_frames(c)[0].valid);
+    assert_false(plush_compare_run_frames(c)[1].valid);
+    assert_false(plush_compare_pair_frames(c)[0].valid);
+    assert_null(plush_compare_positions(c, 1));
+    plush_compare_destroy(c);
     runs[1].optional = false;
     d = fresh_diag();
-    plush_status st = plush_compare_create(
-        &(plush_compare_desc){.model = m, .runs = runs, .run_count = 2, .pairs = pairs, .pair_count = 1}, &c, &d);
-    if (!info.available) {
-        assert_int_equal(st, PLUSH_E_UNSUPPORTED);
-        assert_null(c);
-    } else {
-        plush_compare_destroy(c);
-    }
+    assert_int_equal(plush_compare_create(&(plush_compare_desc){.model = m, .runs = runs, .run_count = 2,
+                                                                .pairs = pairs, .pair_count = 1},
+                                          &c, &d),
+                     PLUSH_E_UNSUPPORTED);
+    assert_null(c);
     plush_pmx_free(m);
 }
 
@@ -503,7 +518,7 @@ int main(void)
         cmocka_unit_test(test_metrics_match_an_independent_computation),
         cmocka_unit_test(test_p95_nearest_rank),
         cmocka_unit_test(test_runs_in_lockstep_on_the_small_plush),
-        cmocka_unit_test(test_direct_is_optional_until_the_pipeline_has_it),
+        cmocka_unit_test(test_direct_run_and_when_it_cannot_be_made),
         cmocka_unit_test(test_create_errors),
         cmocka_unit_test(test_demo_bear),
         cmocka_unit_test(test_plot_draws_lines_ticks_and_legend),

@@ -376,10 +376,8 @@ static bool scene_mode(int kind, int *mode, char *reason, size_t size)
         *mode = PLUSH_SCENE_PROXY;
         return true;
     case PLUSH_COMPARE_DIRECT:
-        /* The scene pipeline has no direct mode yet (issue 8): the run is reported as unavailable rather
-         * than stood in for by anything else. */
-        snprintf(reason, size, "direct mode is not in this build of the scene pipeline yet");
-        return false;
+        *mode = PLUSH_SCENE_DIRECT;
+        return true;
     default:
         snprintf(reason, size, "unknown run kind %d", kind);
         return false;
