@@ -157,6 +157,7 @@ static int parse_compare(int argc, char **argv, compare_job *job, bool *help)
 /* One proxy run on a cage of about `target` triangles made here. */
 typedef struct cage_variant {
     size_t target, triangles;
+    size_t pieces, pinned;        /* plush_attach's: soft bodies (edge-connected pieces) and pinned vertices */
     plush_pmx_model base;         /* the model without its soft bodies and their materials (shares arrays) */
     plush_pmx_model *model;       /* base + the cage (plush_attach) */
     plush_arena arena;
@@ -330,7 +331,7 @@ static plush_status make_variant(const plush_pmx_model *m, float size, cage_vari
     if (st == PLUSH_OK)
         st = plush_attach(&v->base, &opt, &v->model, &ares, diag);
     if (st == PLUSH_OK)
-        v->triangles = cage.triangle_count;
+        v->triangles = cage.triangle_count, v->pieces = ares.pieces, v->pinned = ares.pinned;
     return st;
 }
 
@@ -635,8 +636,16 @@ static void runs_table(const compare_state *s, plush_buf *md)
         if (info.stopped)
             snprintf(notes, sizeof notes, "stopped at frame %u: %s", info.stopped_at, info.reason);
         else if (info.failures)
-            snprintf(notes, sizeof notes, "%zu soft bodies blew up (first at frame %lld) and stayed frozen",
+            snprintf(notes, sizeof notes, "%zu soft bodies blew up (first at frame %lld) and stayed frozen; ",
                      info.failures, (long long)info.first_failure);
+        size_t vi = r - RUN_PROXY - (s->own_proxy ? 1 : 0);
+        if (r >= RUN_PROXY + (s->own_proxy ? 1 : 0) && vi < s->variant_count) {
+            /* a cage in several pieces is several soft bodies, and a piece without a pin falls */
+            const cage_variant *v = &s->variants[vi];
+            size_t used = strlen(notes);
+            snprintf(notes + used, sizeof notes - used, "generated cage: %zu triangles (asked %zu) in %zu piece%s, "
+                     "%zu pinned vertices", v->triangles, v->target, v->pieces, v->pieces == 1 ? "" : "s", v->pinned);
+        }
         buf_printf(md, "| %s | %u | %.3f | %.3f | %.3f | %s | %s |\n", info.name, st->frames,
                    st->frames ? 1e3 * st->physics / st->frames : 0.0, st->frames ? 1e3 * st->skinning / st->frames : 0.0,
                    ms_per_frame(st), vol, notes);
@@ -732,6 +741,20 @@ static plush_status write_report(const compare_state *s, float size, const char 
     buf_printf(&md, "## Files\n\n- `metrics.csv`: one row per frame and run pair (columns: frame, run_a, run_b, "
                     "rms, p95, max, normal_mean_deg, normal_max_deg, volume_ratio_a, volume_ratio_b, physics_ms_a, "
                     "skinning_ms_a, physics_ms_b, skinning_ms_b).\n");
+    buf_printf(&md, "- `error.png`, `time.png`: RMS distance of each pair and physics + skinning of each run, per "
+                    "frame.%s\n", s->variant_count ? " `error_by_size.png`, `time_by_size.png`: the same against the "
+                                                     "proxy's triangle count." : "");
+    buf_printf(&md, "- Pictures (bones | %s | direct | its error as colours, blue 0 to red at that frame's 95th "
+                    "percentile):", run_name(s, RUN_PROXY));
+    for (size_t i = 0; i < s->pictured_count; i++)
+        buf_printf(&md, " `frame_%05u.png`", s->pictured[i]);
+    bool drawn = false;
+    for (size_t i = 0; i < s->pictured_count; i++)
+        drawn |= s->pictured[i] == s->worst_frame;
+    if (s->worst_rms >= 0)
+        buf_printf(&md, drawn ? "; the largest RMS error is at frame %u" : " and the frame with the largest RMS error, "
+                                "`frame_%05u.png`", s->worst_frame);
+    buf_printf(&md, ".\n");
     buf_printf(&md, "- Input: `%s`%s%s, %u frames at %g fps, physics %g Hz.\n", s->job->model,
                s->job->motion ? ", motion " : "", s->job->motion ? s->job->motion : "", s->frames,
                (double)(s->job->fps ? s->job->fps : 30), (double)(s->job->physics_hz ? s->job->physics_hz : 60));
@@ -1139,8 +1162,11 @@ static int simulate(compare_state *s)
         goto done;
     }
     cli_diag_init(&od, NULL);
-    if (plots_over_time(s, &od) != PLUSH_OK || plots_by_size(s, &od) != PLUSH_OK)
-        goto done; /* reported by write_plot */
+    if (plots_over_time(s, &od) != PLUSH_OK || plots_by_size(s, &od) != PLUSH_OK) {
+        if (od.status == PLUSH_E_NOMEM)
+            fprintf(stderr, "plush: out of memory\n");
+        goto done; /* anything else was reported by write_plot, naming its file */
+    }
     cli_diag_init(&od, md_path);
     if (write_report(s, size, md_path, &od) != PLUSH_OK) {
         cli_report(&od);
