@@ -133,7 +133,7 @@ static void test_bake_replays_as_the_proxy_run(void **state)
             worst = fmax(worst, fabs((double)a[i][k] - b[i][k]));
             moved = fmax(moved, fabs((double)a[i][k] - bear->vertices[i].position[k]));
         }
-    assert_true(moved > 1.0);    /* the bear did move */
+    assert_true(moved > 3.0);    /* the bear did move: the hook lifts it 5 units at frame 100 */
     assert_true(worst < 1e-3);   /* and the bake reproduces it (the OBJ's 9 digits included) */
     plush_pmx_free(bear);
     free(a);
