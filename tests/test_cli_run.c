@@ -209,8 +209,7 @@ static void test_errors(void **state)
     assert_non_null(strstr(r.err, "no TriMesh soft body"));
     assert_non_null(strstr(r.err, "plush attach"));
     cli_result_free(&r);
-    snprintf(p, sizeof p, "%s/Alicia_solid_plush.pmx", out);
-    assert_false(cli_exists(p));
+    assert_false(cli_exists(out)); /* not even an empty OUTDIR */
     /* a broken model */
     cli_tmp_path(junk, sizeof junk, "junk.pmx");
     cli_write_all(junk, "PMX \0\0\0@", 8);
@@ -421,9 +420,12 @@ static void test_output_cannot_be_written(void **state)
     assert_int_equal(mkdir(p, 0777), 0);
     CLI_RUN(&r, "run", BEAR, "--frames", "3", "-o", out);
     cli_expect_one_error_line(&r);
+    assert_non_null(strstr(r.err, "plush_bear_plush.vmd")); /* the file at fault, not OUTDIR */
     cli_result_free(&r);
     count_files(out, &temporary);
     assert_false(temporary);
+    snprintf(p, sizeof p, "%s/plush_bear_plush.pmx", out);
+    assert_false(cli_exists(p)); /* both baked files or neither */
 
     /* a mesh frame's name taken by a directory: the run stops there, with the frame's path in the message */
     cli_tmp_path(out, sizeof out, "blocked_frame");

@@ -440,11 +440,6 @@ static int simulate(run_state *s, plush_diag *model_diag)
     const cli_run_job *job = s->job;
     plush_diag out_diag;
     cli_diag_init(&out_diag, job->out_dir);
-    if (!make_dir(job->out_dir, &out_diag) ||
-        ((job->exports & (EXPORT_OBJ | EXPORT_PLY)) && !make_dir(s->frames_dir, &out_diag))) {
-        cli_report(&out_diag);
-        return CLI_FAILED;
-    }
     plush_scene_desc desc = {
         .model = s->model,
         .motion = s->motion,
@@ -467,6 +462,12 @@ static int simulate(run_state *s, plush_diag *model_diag)
     }
     if (st != PLUSH_OK) {
         cli_report(model_diag);
+        return CLI_FAILED;
+    }
+    /* OUTDIR only once the model is known to run, so a refused model leaves no empty directory */
+    if (!make_dir(job->out_dir, &out_diag) ||
+        ((job->exports & (EXPORT_OBJ | EXPORT_PLY)) && !make_dir(s->frames_dir, &out_diag))) {
+        cli_report(&out_diag);
         return CLI_FAILED;
     }
     if ((job->exports & EXPORT_PMX_VMD) &&

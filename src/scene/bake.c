@@ -2,9 +2,12 @@
  * F(t) F(0)^-1 as a translation of the rest centroid and a rotation about it. */
 #include "scene/bake_internal.h"
 
+#include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 plush_status plush_scene_bake_create(const plush_scene_binding *binding, const plush_vmd_motion *motion,
                                      plush_scene_bake **out, plush_diag *diag)
@@ -228,10 +231,34 @@ plush_status plush_scene_bake_write(const plush_scene_bake *b, const char *pmx_p
                              diag);
     if (st == PLUSH_OK)
         st = plush_vmd_write(motion, &(plush_vmd_write_options){.truncate_names = true}, &vmd, diag);
-    if (st == PLUSH_OK)
-        st = plush_file_write_atomic(pmx_path, pmx.data, pmx.size, diag);
-    if (st == PLUSH_OK)
+    /* Both files or neither: the model goes to a side name first and takes its place only once the
+     * motion is written, so a failure leaves whatever was there before. */
+    const char *file = diag ? diag->file : NULL;
+    size_t n = strlen(pmx_path) + sizeof ".bake-tmp";
+    char *side = malloc(n);
+    if (st == PLUSH_OK && !side)
+        st = plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+    if (st == PLUSH_OK) {
+        snprintf(side, n, "%s.bake-tmp", pmx_path);
+        if (diag)
+            diag->file = pmx_path;
+        st = plush_file_write_atomic(side, pmx.data, pmx.size, diag);
+    }
+    if (st == PLUSH_OK) {
+        if (diag)
+            diag->file = vmd_path;
         st = plush_file_write_atomic(vmd_path, vmd.data, vmd.size, diag);
+        if (st == PLUSH_OK && rename(side, pmx_path) != 0) {
+            if (diag)
+                diag->file = pmx_path;
+            st = plush_diag_fail(diag, PLUSH_E_IO, -1, NULL, -1, "cannot write: %s", strerror(errno));
+        }
+        if (st != PLUSH_OK)
+            unlink(side);
+    }
+    free(side);
+    if (st == PLUSH_OK && diag)
+        diag->file = file;
     plush_buf_free(&pmx);
     plush_buf_free(&vmd);
     plush_pmx_free(model);
