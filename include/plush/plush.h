@@ -11,5 +11,10 @@
 #include "plush/anim.h"
 #include "plush/physics.h"
 #include "plush/obj.h"
+#include "plush/obj_read.h"
+#include "plush/image.h"
+#include "plush/cage.h"
 #include "plush/scene.h"
+#include "plush/attach.h"
+#include "plush/compare.h"
 #endif
