@@ -198,6 +198,26 @@ static void test_errors(void **state)
     cli_result_free(&r);
 }
 
+/* The issue's target check on the demo's detailed mesh (the bear's fur, 113k triangles, made by make into
+ * proxies/): each target reached within 10%, the closed fur giving closed cages. */
+static void test_proxy_demo_targets(void **state)
+{
+    (void)state;
+    static const char *const targets[] = {"300", "1000", "3000"};
+    for (size_t i = 0; i < sizeof targets / sizeof *targets; i++) {
+        char obj[300];
+        cli_tmp_path(obj, sizeof obj, "bear_cage.obj");
+        cli_result r;
+        CLI_RUN(&r, "proxy", "proxies/plush_bear.pmx", "--materials", "体,頭,口元,耳,腕,足", "--triangles", targets[i],
+                "-o", obj);
+        cli_expect_code(&r, 0);
+        long want = strtol(targets[i], NULL, 10), tris = reported(&r, "triangles        ");
+        assert_true(tris >= want - want / 10 && tris <= want + want / 10);
+        assert_true(reported(&r, "source           ") > 100000);
+        cli_result_free(&r);
+    }
+}
+
 /* Binary little-endian PLY positions (x y z nx ny nz floats per vertex, as plush writes them). */
 static float (*ply_positions(const char *path, size_t *count))[6]
 {
@@ -296,6 +316,7 @@ int main(void)
         cmocka_unit_test(test_proxy_attach_alicia),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_demo_on_alicia_hair),
+        cmocka_unit_test(test_proxy_demo_targets),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
