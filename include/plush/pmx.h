@@ -271,6 +271,11 @@ typedef struct plush_pmx_soft_body {
     int32_t *pins;           /* vertex indices */
 } plush_pmx_soft_body;
 
+/* What a summary-only read keeps of the vertices it does not store. */
+typedef struct plush_pmx_summary {
+    size_t weight_types[PLUSH_PMX_QDEF + 1]; /* vertices of each plush_pmx_weight_type */
+} plush_pmx_summary;
+
 typedef struct plush_pmx_model {
     float version;                       /* 2.0f or 2.1f */
     uint8_t encoding;                    /* plush_encoding */
@@ -307,11 +312,23 @@ typedef struct plush_pmx_model {
     size_t trailing_size;                /* bytes after the last section (kept, with a warning) */
     const uint8_t *trailing;
 
+    /* Set by a summary-only read (plush_pmx_read_options.summary_only): vertices, additional_uvs,
+     * sdefs and indices are NULL while vertex_count, sdef_count and index_count hold the file's
+     * counts, and `summary` holds what is known of the vertices. Zero in every other model. */
+    bool summary_only;
+    plush_pmx_summary summary;
+
     plush_arena arena;                   /* owns everything above */
 } plush_pmx_model;
 
 typedef struct plush_pmx_read_options {
     bool skip_validation;                /* trust indices (only for files plush wrote itself) */
+    /* Read the vertices (with their additional UVs and SDEF data) and the faces as they stream past,
+     * with every check a full read makes, but do not keep them: the model then holds a few hundred
+     * bytes for them instead of ~90 bytes per vertex. For listing a file (plush info); anything that
+     * needs the geometry (write, validate, simulate, bind, ...) refuses such a model with
+     * PLUSH_E_ARGUMENT, see plush_pmx_require_geometry. */
+    bool summary_only;
 } plush_pmx_read_options;
 
 /* Parses size bytes. On failure *out is NULL and diag names section, item and byte offset.
@@ -322,8 +339,13 @@ plush_status plush_pmx_read(const uint8_t *data, size_t size, const plush_pmx_re
 plush_status plush_pmx_read_file(const char *path, const plush_pmx_read_options *options,
                                  plush_pmx_model **out, plush_diag *diag);
 /* Checks every index (or -1 where allowed), material index counts against the faces, finite floats
- * where physics uses them, weight types, morph kinds per version. Offsets in diag are -1 here. */
+ * where physics uses them, weight types, morph kinds per version. Offsets in diag are -1 here.
+ * A summary-only model is refused (PLUSH_E_ARGUMENT): its reader has already validated it. */
 plush_status plush_pmx_validate(const plush_pmx_model *model, plush_diag *diag);
+
+/* PLUSH_OK for a model that holds its geometry; for a summary-only model PLUSH_E_ARGUMENT with
+ * "summary-only model" in diag. Every function that reads vertices or faces starts with it. */
+plush_status plush_pmx_require_geometry(const plush_pmx_model *model, plush_diag *diag);
 
 /* An empty PMX 2.0 UTF-16LE model (index sizes 0: smallest that fits); free with plush_pmx_free. */
 plush_pmx_model *plush_pmx_create(void);

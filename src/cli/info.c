@@ -232,7 +232,8 @@ static bool info_file(info_output *out, const char *path)
     switch (detect_kind(data, size, &diag)) {
     case KIND_PMX: {
         plush_pmx_model *model = NULL;
-        if (plush_pmx_read(data, size, NULL, &model, &diag) != PLUSH_OK)
+        /* info prints no per-vertex data: the vertices and faces are checked as they pass, not kept. */
+        if (plush_pmx_read(data, size, &(plush_pmx_read_options){.summary_only = true}, &model, &diag) != PLUSH_OK)
             break;
         begin_file(out, path);
         if (out->json)

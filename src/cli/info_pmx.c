@@ -30,7 +30,11 @@ typedef struct pmx_stats {
 static void count_kinds(const plush_pmx_model *m, pmx_stats *st)
 {
     memset(st, 0, sizeof *st);
-    for (size_t i = 0; i < m->vertex_count; i++) {
+    _Static_assert(sizeof m->summary.weight_types / sizeof m->summary.weight_types[0] == WEIGHT_KINDS,
+                   "one key per weight type");
+    if (m->summary_only)
+        memcpy(st->weight, m->summary.weight_types, sizeof st->weight);
+    for (size_t i = 0; !m->summary_only && i < m->vertex_count; i++) {
         unsigned t = m->vertices[i].weight_type;
         if (t < WEIGHT_KINDS)
             st->weight[t]++;

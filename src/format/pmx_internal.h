@@ -27,8 +27,33 @@ static inline bool pmx_is_21(float version) { return version == PMX_V21; }
 /* Number of items of each index kind in the model (for range checks and index sizes). */
 size_t pmx_index_kind_count(const plush_pmx_model *m, int kind);
 
-/* Validation with a choice of target version (the writer validates against what it will write). */
+/* Validation with a choice of target version (the writer validates against what it will write).
+ * Refuses a summary-only model. */
 plush_status pmx_validate_as(const plush_pmx_model *m, bool as_21, plush_diag *diag);
+
+/* What the validator needs of the vertices and faces a summary-only read did not keep. Vertex bone
+ * indices can only be judged once the bone count (later in the file) is known: the reader keeps
+ * their range, and when that range breaks the rule the vertex section is read again to find the
+ * first vertex at fault. Face indices are judged as they stream past (the vertex count is known). */
+typedef struct pmx_unkept {
+    const uint8_t *data;       /* the file being read, alive while it is validated */
+    size_t size;
+    size_t vertex_start;       /* offset of the first vertex */
+    int64_t bone_min, bone_max;/* over every vertex's bone slots (unused slots hold -1) */
+    int64_t bad_face;          /* first face index >= vertex_count, -1 when none */
+    uint32_t bad_face_vertex;  /* the vertex index it holds */
+} pmx_unkept;
+
+/* The validation a read runs: u is NULL for a model with its geometry, else what a summary-only
+ * read learned while streaming (the same rules, the same first failure). */
+plush_status pmx_validate_read(const plush_pmx_model *m, bool as_21, const pmx_unkept *u, plush_diag *diag);
+
+/* The rules for one vertex (weight type, bone indices against m->bone_count, SDEF entry). */
+bool pmx_check_vertex(const plush_pmx_model *m, const plush_pmx_vertex *v, size_t i, plush_diag *diag);
+
+/* Reads the vertex section of u->data again and checks each vertex with pmx_check_vertex, stopping
+ * at the first failure (false, diag set). */
+bool pmx_recheck_vertices(const pmx_unkept *u, const plush_pmx_model *m, plush_diag *diag);
 
 
 /* The 18 soft-body config floats in file order (VCF ... SS_SPLT_CL). */

@@ -15,6 +15,14 @@ plush_pmx_model *plush_pmx_create(void)
 
 plush_arena *plush_pmx_arena(plush_pmx_model *model) { return &model->arena; }
 
+plush_status plush_pmx_require_geometry(const plush_pmx_model *model, plush_diag *diag)
+{
+    if (!model->summary_only)
+        return PLUSH_OK;
+    return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, NULL, -1,
+                           "summary-only model: its vertices and faces were read without being kept");
+}
+
 void plush_pmx_free(plush_pmx_model *model)
 {
     if (!model)

@@ -110,7 +110,9 @@ static int64_t locate(const uint8_t *data, size_t size, const char *section, int
     if (!scratch)
         return -1;
     plush_diag quiet = {0};
-    reader r = {.m = scratch, .diag = &quiet, .find_section = section, .find_index = index, .found_offset = -1};
+    /* Only the cursor matters here: no need to hold the geometry a second time. */
+    reader r = {.m = scratch, .diag = &quiet, .find_section = section, .find_index = index, .found_offset = -1,
+                .drop_geometry = true};
     cur_init(&r.c, data, size);
     walk(&r);
     plush_pmx_free(scratch);
@@ -129,7 +131,10 @@ plush_status plush_pmx_read(const uint8_t *data, size_t size, const plush_pmx_re
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
     /* One arena block sized from the file keeps the model in a few large allocations. */
     m->arena.block_size = size / 2 + 4096 < 64 * 1024 ? 64 * 1024 : size / 2 + 4096;
-    reader r = {.m = m, .diag = diag};
+    const bool summary = options && options->summary_only;
+    pmx_unkept unkept = {.data = data, .size = size, .bone_min = -1, .bone_max = -1, .bad_face = -1};
+    reader r = {.m = m, .diag = diag, .drop_geometry = summary, .unkept = summary ? &unkept : NULL};
+    m->summary_only = summary;
     cur_init(&r.c, data, size);
     if (!walk(&r)) {
         if (diag->status == PLUSH_OK) /* a failure always leaves a diagnostic */
@@ -150,7 +155,7 @@ plush_status plush_pmx_read(const uint8_t *data, size_t size, const plush_pmx_re
                         m->trailing_size);
     }
     if (!(options && options->skip_validation)) {
-        plush_status st = pmx_validate_as(m, pmx_is_21(m->version), diag);
+        plush_status st = pmx_validate_read(m, pmx_is_21(m->version), summary ? &unkept : NULL, diag);
         if (st != PLUSH_OK) {
             if (diag->section)
                 diag->offset = locate(data, size, diag->section, diag->index);

@@ -54,61 +54,116 @@ bool pmx_rd_header(reader *r)
            pmx_rd_text(r, &m->comment, "comment") && pmx_rd_text(r, &m->comment_en, "English comment");
 }
 
+/* Decodes the vertex at the cursor into *v (zeroed by the caller): additional UVs into uvs
+ * (4 * auv floats), SDEF data into *sdef when the type has it. v->sdef is left at -1 for the caller;
+ * *type_at is the offset of the weight type byte. */
+static bool read_vertex(reader *r, size_t auv, uint8_t bs, plush_pmx_vertex *v, float *uvs, plush_pmx_sdef *sdef,
+                        size_t *type_at)
+{
+    if (!pmx_rd_need(r, 32 + 16 * auv + 1, "the vertex"))
+        return false;
+    cur_floats(&r->c, v->position, 3);
+    cur_floats(&r->c, v->normal, 3);
+    cur_floats(&r->c, v->uv, 2);
+    if (auv)
+        cur_floats(&r->c, uvs, 4 * auv);
+    size_t at = r->c.pos;
+    *type_at = at;
+    v->weight_type = cur_u8(&r->c);
+    v->sdef = -1;
+    v->bones[1] = v->bones[2] = v->bones[3] = -1;
+    switch (v->weight_type) {
+    case PLUSH_PMX_BDEF1:
+        if (!pmx_rd_need(r, bs + 4u, "the BDEF1 weights"))
+            return false;
+        v->bones[0] = idx_signed(&r->c, bs);
+        v->weights[0] = 1.0f;
+        break;
+    case PLUSH_PMX_BDEF2:
+    case PLUSH_PMX_SDEF: {
+        size_t extra = v->weight_type == PLUSH_PMX_SDEF ? 36 : 0;
+        if (!pmx_rd_need(r, 2u * bs + 4 + extra + 4, "the BDEF2/SDEF weights"))
+            return false;
+        v->bones[0] = idx_signed(&r->c, bs);
+        v->bones[1] = idx_signed(&r->c, bs);
+        v->weights[0] = cur_f32(&r->c);
+        v->weights[1] = 1.0f - v->weights[0];
+        if (extra) {
+            cur_floats(&r->c, sdef->c, 3);
+            cur_floats(&r->c, sdef->r0, 3);
+            cur_floats(&r->c, sdef->r1, 3);
+        }
+        break;
+    }
+    case PLUSH_PMX_BDEF4:
+    case PLUSH_PMX_QDEF:
+        if (!pmx_rd_need(r, 4u * bs + 16 + 4, "the BDEF4/QDEF weights"))
+            return false;
+        for (int k = 0; k < 4; k++)
+            v->bones[k] = idx_signed(&r->c, bs);
+        cur_floats(&r->c, v->weights, 4);
+        break;
+    default:
+        return pmx_rd_fail(r, PLUSH_E_FORMAT, at,
+                           "weight type %d is not 0-4 (BDEF1, BDEF2, BDEF4, SDEF, QDEF); does the header's bone index "
+                           "size %d match the data?",
+                           v->weight_type, bs);
+    }
+    v->edge_scale = cur_f32(&r->c);
+    return true;
+}
+
+/* A summary-only read keeps the weight-type histogram and the range of the bone indices. */
+static void summarize_vertex(reader *r, const plush_pmx_vertex *v)
+{
+    r->m->summary.weight_types[v->weight_type]++; /* read_vertex admits 0..4 only */
+    pmx_unkept *u = r->unkept;
+    for (int k = 0; k < 4; k++) {
+        if (v->bones[k] < u->bone_min)
+            u->bone_min = v->bones[k];
+        if (v->bones[k] > u->bone_max)
+            u->bone_max = v->bones[k];
+    }
+}
+
 bool pmx_rd_vertices(reader *r)
 {
     plush_pmx_model *m = r->m;
     const size_t auv = m->additional_uv;
     const uint8_t bs = m->index_sizes[PLUSH_PMX_INDEX_BONE];
+    const bool keep = !r->drop_geometry;
     r->section = PMX_SEC_VERTEX;
     size_t n;
     /* smallest vertex: 32 + 16 auv + type + one bone index + edge scale */
     if (!pmx_rd_section_start(r) || !pmx_rd_count(r, "vertex", 32 + 16 * auv + 1 + bs + 4, &n))
         return false;
     m->vertex_count = n;
-    m->vertices = pmx_rd_alloc(r, n, sizeof *m->vertices);
-    if (!m->vertices)
-        return false;
-    if (auv && !(m->additional_uvs = pmx_rd_alloc(r, n * auv, sizeof *m->additional_uvs)))
-        return false;
+    if (keep) {
+        if (!(m->vertices = pmx_rd_alloc(r, n, sizeof *m->vertices)))
+            return false;
+        if (auv && !(m->additional_uvs = pmx_rd_alloc(r, n * auv, sizeof *m->additional_uvs)))
+            return false;
+    }
+    if (r->unkept)
+        r->unkept->vertex_start = r->c.pos;
     size_t sdef_cap = 0;
     int qdef_warned = 0;
     plush_pmx_sdef *sdefs = NULL;
-    const size_t fixed = 32 + 16 * auv + 1;
     for (size_t i = 0; i < n; i++) {
         r->index = (int64_t)i;
         if (r->find_section && r->find_index == (int64_t)i && !strcmp(r->find_section, PMX_SEC_VERTEX)) {
             r->found_offset = (int64_t)r->c.pos;
             goto fail;
         }
-        plush_pmx_vertex *v = &m->vertices[i];
-        if (!pmx_rd_need(r, fixed, "the vertex"))
+        plush_pmx_vertex dropped = {0};
+        float dropped_uvs[4 * 4];
+        plush_pmx_sdef sdef;
+        plush_pmx_vertex *v = keep ? &m->vertices[i] : &dropped;
+        size_t at;
+        if (!read_vertex(r, auv, bs, v, keep && auv ? m->additional_uvs[i * auv] : dropped_uvs, &sdef, &at))
             goto fail;
-        cur_floats(&r->c, v->position, 3);
-        cur_floats(&r->c, v->normal, 3);
-        cur_floats(&r->c, v->uv, 2);
-        if (auv)
-            cur_floats(&r->c, m->additional_uvs[i * auv], 4 * auv);
-        size_t at = r->c.pos;
-        v->weight_type = cur_u8(&r->c);
-        v->sdef = -1;
-        v->bones[1] = v->bones[2] = v->bones[3] = -1;
-        switch (v->weight_type) {
-        case PLUSH_PMX_BDEF1:
-            if (!pmx_rd_need(r, bs + 4u, "the BDEF1 weights"))
-                goto fail;
-            v->bones[0] = idx_signed(&r->c, bs);
-            v->weights[0] = 1.0f;
-            break;
-        case PLUSH_PMX_BDEF2:
-        case PLUSH_PMX_SDEF: {
-            size_t extra = v->weight_type == PLUSH_PMX_SDEF ? 36 : 0;
-            if (!pmx_rd_need(r, 2u * bs + 4 + extra + 4, "the BDEF2/SDEF weights"))
-                goto fail;
-            v->bones[0] = idx_signed(&r->c, bs);
-            v->bones[1] = idx_signed(&r->c, bs);
-            v->weights[0] = cur_f32(&r->c);
-            v->weights[1] = 1.0f - v->weights[0];
-            if (extra) {
+        if (v->weight_type == PLUSH_PMX_SDEF) {
+            if (keep) {
                 if (m->sdef_count == sdef_cap) {
                     sdef_cap = sdef_cap ? sdef_cap * 2 : 256;
                     plush_pmx_sdef *grown = realloc(sdefs, sdef_cap * sizeof *sdefs);
@@ -118,35 +173,17 @@ bool pmx_rd_vertices(reader *r)
                     }
                     sdefs = grown;
                 }
-                plush_pmx_sdef *s = &sdefs[m->sdef_count];
-                cur_floats(&r->c, s->c, 3);
-                cur_floats(&r->c, s->r0, 3);
-                cur_floats(&r->c, s->r1, 3);
-                v->sdef = (int32_t)m->sdef_count++;
+                sdefs[m->sdef_count] = sdef;
             }
-            break;
-        }
-        case PLUSH_PMX_BDEF4:
-        case PLUSH_PMX_QDEF:
-            if (!pmx_rd_need(r, 4u * bs + 16 + 4, "the BDEF4/QDEF weights"))
-                goto fail;
-            for (int k = 0; k < 4; k++)
-                v->bones[k] = idx_signed(&r->c, bs);
-            cur_floats(&r->c, v->weights, 4);
-            break;
-        default:
-            pmx_rd_fail(r, PLUSH_E_FORMAT, at,
-                 "weight type %d is not 0-4 (BDEF1, BDEF2, BDEF4, SDEF, QDEF); does the header's bone index size %d "
-                 "match the data?",
-                 v->weight_type, bs);
-            goto fail;
+            v->sdef = (int32_t)m->sdef_count++;
         }
         if (v->weight_type == PLUSH_PMX_QDEF && !pmx_is_21(m->version) && !r->find_section && !qdef_warned++)
             plush_diag_warn(r->diag, (int64_t)at, r->section, r->index,
                             "QDEF is a PMX 2.1 weight type in a 2.0 file; kept as it is");
-        v->edge_scale = cur_f32(&r->c);
+        if (r->unkept)
+            summarize_vertex(r, v);
     }
-    if (m->sdef_count && !r->find_section) {
+    if (keep && m->sdef_count && !r->find_section) {
         m->sdefs = pmx_rd_alloc(r, m->sdef_count, sizeof *sdefs);
         if (!m->sdefs)
             goto fail;
@@ -157,6 +194,45 @@ bool pmx_rd_vertices(reader *r)
 fail:
     free(sdefs);
     return false;
+}
+
+bool pmx_recheck_vertices(const pmx_unkept *u, const plush_pmx_model *m, plush_diag *diag)
+{
+    plush_diag quiet = {0};
+    reader r = {.diag = &quiet, .section = PMX_SEC_VERTEX, .drop_geometry = true};
+    cur_init(&r.c, u->data, u->size);
+    cur_skip(&r.c, u->vertex_start);
+    int32_t sdefs = 0;
+    for (size_t i = 0; i < m->vertex_count; i++) {
+        r.index = (int64_t)i;
+        plush_pmx_vertex v = {0};
+        float uvs[4 * 4];
+        plush_pmx_sdef sdef;
+        size_t at;
+        /* The first walk read these bytes without fault; failing now means they are not the same. */
+        if (!read_vertex(&r, m->additional_uv, m->index_sizes[PLUSH_PMX_INDEX_BONE], &v, uvs, &sdef, &at)) {
+            plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, PMX_SEC_VERTEX, (int64_t)i, "vertex data changed while read");
+            return false;
+        }
+        if (v.weight_type == PLUSH_PMX_SDEF)
+            v.sdef = sdefs++;
+        if (!pmx_check_vertex(m, &v, i, diag))
+            return false;
+    }
+    return true;
+}
+
+static uint32_t face_index(const uint8_t *p, uint8_t vs, size_t i)
+{
+    switch (vs) {
+    case 1: return p[i];
+    case 2: return (uint32_t)p[2 * i] | ((uint32_t)p[2 * i + 1] << 8);
+    default: {
+        uint32_t v;
+        memcpy(&v, p + 4 * i, 4);
+        return v;
+    }
+    }
 }
 
 bool pmx_rd_faces(reader *r)
@@ -173,9 +249,22 @@ bool pmx_rd_faces(reader *r)
         return false;
     }
     m->index_count = n;
+    const uint8_t *p = cur_ptr(&r->c);
+    if (r->drop_geometry) {
+        /* The one face rule that needs the indices themselves, judged here while they pass. */
+        for (size_t i = 0; r->unkept && i < n; i++) {
+            uint32_t v = face_index(p, vs, i);
+            if (v >= m->vertex_count) {
+                r->unkept->bad_face = (int64_t)i;
+                r->unkept->bad_face_vertex = v;
+                break;
+            }
+        }
+        cur_skip(&r->c, n * vs);
+        return true;
+    }
     if (!(m->indices = pmx_rd_alloc(r, n, sizeof *m->indices)))
         return false;
-    const uint8_t *p = cur_ptr(&r->c);
     uint32_t *out = m->indices;
     if (vs == 1) {
         for (size_t i = 0; i < n; i++)

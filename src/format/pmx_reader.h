@@ -18,6 +18,10 @@ typedef struct reader {
     const char *find_section;
     int64_t find_index;
     int64_t found_offset;
+    /* Vertices, additional UVs, SDEF data and faces are read and checked but not kept (a
+     * summary-only read, and every locate walk); unkept, when set, collects what validation needs. */
+    bool drop_geometry;
+    pmx_unkept *unkept;
 } reader;
 
 /* Stops the walk when the locate target is reached. */

@@ -7,6 +7,7 @@
 
 typedef struct checker {
     const plush_pmx_model *m;
+    const pmx_unkept *unkept; /* summary-only model: what its reader learned of the unkept arrays */
     plush_diag *diag;
 } checker;
 
@@ -51,22 +52,36 @@ static bool check_header(checker *k, bool as_21)
     return true;
 }
 
+bool pmx_check_vertex(const plush_pmx_model *m, const plush_pmx_vertex *v, size_t i, plush_diag *diag)
+{
+    static const int used[] = {1, 2, 4, 2, 4};
+    checker k = {.m = m, .diag = diag};
+    /* QDEF is a 2.1 type, yet real 2.0 files carry it; a 2.1 -> 2.0 write decides (pmx_downgrade). */
+    if (v->weight_type > PLUSH_PMX_QDEF)
+        FAIL(&k, PLUSH_E_FORMAT, PMX_SEC_VERTEX, i, "weight type %d is not 0-4", v->weight_type);
+    for (int b = 0; b < used[v->weight_type]; b++)
+        if (!in_range(&k, PMX_SEC_VERTEX, i, "bone", v->bones[b], -1, m->bone_count, "bones"))
+            return false;
+    if (v->weight_type == PLUSH_PMX_SDEF &&
+        !in_range(&k, PMX_SEC_VERTEX, i, "SDEF", v->sdef, 0, m->sdef_count, "SDEF entries"))
+        return false;
+    return true;
+}
+
 static bool check_vertices(checker *k)
 {
     const plush_pmx_model *m = k->m;
-    static const int used[] = {1, 2, 4, 2, 4};
-    for (size_t i = 0; i < m->vertex_count; i++) {
-        const plush_pmx_vertex *v = &m->vertices[i];
-        /* QDEF is a 2.1 type, yet real 2.0 files carry it; a 2.1 -> 2.0 write decides (pmx_downgrade). */
-        if (v->weight_type > PLUSH_PMX_QDEF)
-            FAIL(k, PLUSH_E_FORMAT, PMX_SEC_VERTEX, i, "weight type %d is not 0-4", v->weight_type);
-        for (int b = 0; b < used[v->weight_type]; b++)
-            if (!in_range(k, PMX_SEC_VERTEX, i, "bone", v->bones[b], -1, m->bone_count, "bones"))
-                return false;
-        if (v->weight_type == PLUSH_PMX_SDEF &&
-            !in_range(k, PMX_SEC_VERTEX, i, "SDEF", v->sdef, 0, m->sdef_count, "SDEF entries"))
-            return false;
+    if (k->unkept) {
+        /* Only a bone index outside [-1, bone_count) can fail here (the reader admits weight types
+         * 0-4 and numbers SDEF entries itself); then find the first vertex at fault as a full read would. */
+        const pmx_unkept *u = k->unkept;
+        if (u->bone_min >= -1 && u->bone_max < (int64_t)m->bone_count)
+            return true;
+        return pmx_recheck_vertices(u, m, k->diag);
     }
+    for (size_t i = 0; i < m->vertex_count; i++)
+        if (!pmx_check_vertex(m, &m->vertices[i], i, k->diag))
+            return false;
     return true;
 }
 
@@ -75,10 +90,22 @@ static bool check_faces_materials(checker *k)
     const plush_pmx_model *m = k->m;
     if (m->index_count % 3)
         FAIL(k, PLUSH_E_FORMAT, PMX_SEC_FACE, -1, "face index count %zu is not a multiple of 3", m->index_count);
-    for (size_t i = 0; i < m->index_count; i++)
-        if (m->indices[i] >= m->vertex_count)
-            FAIL(k, PLUSH_E_RANGE, PMX_SEC_FACE, i, "vertex index %u out of range (%zu vertices)", m->indices[i],
-                 m->vertex_count);
+    /* The first face index >= vertex_count: found here, or by a summary-only read as it streamed. */
+    int64_t bad = -1;
+    uint32_t vertex = 0;
+    if (k->unkept) {
+        bad = k->unkept->bad_face;
+        vertex = k->unkept->bad_face_vertex;
+    }
+    for (size_t i = 0; !k->unkept && i < m->index_count; i++)
+        if (m->indices[i] >= m->vertex_count) {
+            bad = (int64_t)i;
+            vertex = m->indices[i];
+            break;
+        }
+    if (bad >= 0)
+        FAIL(k, PLUSH_E_RANGE, PMX_SEC_FACE, bad, "vertex index %u out of range (%zu vertices)", vertex,
+             m->vertex_count);
     size_t sum = 0;
     for (size_t i = 0; i < m->material_count; i++) {
         const plush_pmx_material *mt = &m->materials[i];
@@ -258,16 +285,23 @@ static bool check_soft_bodies(checker *k, bool as_21)
     return true;
 }
 
-plush_status pmx_validate_as(const plush_pmx_model *m, bool as_21, plush_diag *diag)
+plush_status pmx_validate_read(const plush_pmx_model *m, bool as_21, const pmx_unkept *u, plush_diag *diag)
 {
     plush_diag local = {0};
-    checker k = {.m = m, .diag = diag ? diag : &local};
+    checker k = {.m = m, .unkept = u, .diag = diag ? diag : &local};
     if (k.diag->status != PLUSH_OK) /* keep the first error, but report this pass on its own */
         return k.diag->status;
+    if (m->summary_only && !u)
+        return plush_pmx_require_geometry(m, k.diag);
     if (check_header(&k, as_21) && check_vertices(&k) && check_faces_materials(&k) && check_bones(&k) &&
         check_morphs(&k, as_21) && check_frames(&k) && check_bodies_joints(&k, as_21) && check_soft_bodies(&k, as_21))
         return PLUSH_OK;
     return k.diag->status;
+}
+
+plush_status pmx_validate_as(const plush_pmx_model *m, bool as_21, plush_diag *diag)
+{
+    return pmx_validate_read(m, as_21, NULL, diag);
 }
 
 plush_status plush_pmx_validate(const plush_pmx_model *model, plush_diag *diag)
