@@ -10,6 +10,7 @@
 
 #include "plush/plush.h"
 #include "support/cli_run.h"
+#include "support/pmx_fixture.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -711,6 +712,50 @@ static void test_info_several_with_failure(void **state)
     cli_result_free(&r);
 }
 
+/* info reads without keeping the geometry; a broken model must still fail with the line (message and
+ * byte offset) that a full read gives. Alicia with vertex bone indices past the bone count (the later
+ * vertex with the larger index, the one the bone count makes wrong only at the end of the file) and a
+ * face index past the vertices; then the face alone. */
+static void test_info_errors_match_full_read(void **state)
+{
+    (void)state;
+    need(ALICIA);
+    size_t size;
+    uint8_t *data = (uint8_t *)cli_read_all(ALICIA, &size);
+    assert_non_null(data);
+    plush_pmx_model *m = NULL;
+    assert_int_equal(plush_pmx_read(data, size, NULL, &m, NULL), PLUSH_OK);
+    free(data);
+    assert_true(m->vertex_count > 21000 && m->index_count > 9000);
+    m->vertices[20000].bones[0] = (int32_t)m->bone_count;
+    m->vertices[21000].bones[0] = (int32_t)m->bone_count + 50;
+    m->indices[9000] = (uint32_t)m->vertex_count + 7;
+    for (int round = 0; round < 2; round++) {
+        if (round == 1)
+            m->vertices[20000].bones[0] = m->vertices[21000].bones[0] = 0;
+        plush_buf b = {0};
+        pmx_fx_raw_write(m, NULL, &b, NULL);
+        char path[300];
+        cli_tmp_path(path, sizeof path, "broken_alicia.pmx");
+        cli_write_all(path, b.data, b.size);
+        plush_diag d = {.file = path};
+        plush_pmx_model *none = NULL;
+        assert_int_equal(plush_pmx_read(b.data, b.size, NULL, &none, &d), PLUSH_E_RANGE);
+        assert_string_equal(d.section, round == 0 ? "vertex" : "face index");
+        assert_int_equal(d.index, round == 0 ? 20000 : 9000);
+        char line[1024], want[1100];
+        plush_diag_format(&d, line, sizeof line);
+        snprintf(want, sizeof want, "plush: %s\n", line);
+        cli_result r;
+        CLI_RUN(&r, "info", path);
+        cli_expect_one_error_line(&r);
+        assert_string_equal(r.err, want);
+        cli_result_free(&r);
+        plush_buf_free(&b);
+    }
+    plush_pmx_free(m);
+}
+
 /* ---- convert --------------------------------------------------------------------------------- */
 
 static void convert_ok(const char *in, const char *out, const char *const *extra)
@@ -957,6 +1002,7 @@ int main(void)
         cmocka_unit_test(test_convert_version),
         cmocka_unit_test(test_convert_minimal_indices),
         cmocka_unit_test(test_convert_lossy),
+        cmocka_unit_test(test_info_errors_match_full_read),
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_truncation_sample),
         cmocka_unit_test(test_convert_failure_keeps_output),

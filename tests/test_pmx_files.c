@@ -1,6 +1,6 @@
-/* The PMX module on real files: every PMX in ../shared/data/mmd parses, matches the counts an
- * independent reader wrote into SOURCES.md, writes back to the same bytes, and every prefix of a few
- * of them fails cleanly. */
+/* The PMX module on real files: every PMX in ../shared/data/mmd parses (in full and summary-only),
+ * matches the counts an independent reader wrote into SOURCES.md, writes back to the same bytes, and
+ * every prefix of a few of them fails cleanly, with the same diagnostic in both modes. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -115,6 +115,30 @@ static void check_file(const expected *e)
     assert_int_equal(size, out.size);
     assert_memory_equal(data, out.data, size);
     plush_buf_free(&out);
+
+    /* Summary-only (what plush info reads): the same counts and histogram, no geometry kept. */
+    plush_diag sdiag = {.file = path};
+    plush_pmx_model *s = NULL;
+    assert_int_equal(PLUSH_OK, plush_pmx_read(data, size, &(plush_pmx_read_options){.summary_only = true}, &s, &sdiag));
+    assert_int_equal(diag.warning_count, sdiag.warning_count);
+    assert_true(s->summary_only);
+    assert_null(s->vertices);
+    assert_null(s->indices);
+    assert_int_equal(m->vertex_count, s->vertex_count);
+    assert_int_equal(m->index_count, s->index_count);
+    assert_int_equal(m->sdef_count, s->sdef_count);
+    assert_int_equal(m->texture_count, s->texture_count);
+    assert_int_equal(m->material_count, s->material_count);
+    assert_int_equal(m->bone_count, s->bone_count);
+    assert_int_equal(m->morph_count, s->morph_count);
+    assert_int_equal(m->display_frame_count, s->display_frame_count);
+    assert_int_equal(m->rigid_body_count, s->rigid_body_count);
+    assert_int_equal(m->joint_count, s->joint_count);
+    assert_int_equal(m->soft_body_count, s->soft_body_count);
+    assert_int_equal(m->trailing_size, s->trailing_size);
+    for (int k = 0; k < 5; k++)
+        assert_int_equal(e->weights[k], s->summary.weight_types[k]);
+    plush_pmx_free(s);
     plush_pmx_free(m);
     free(data);
 }
@@ -145,6 +169,15 @@ static void sweep(const char *path, size_t stride)
         assert_null(m);
         assert_true(diag.offset >= 0);
         assert_true((size_t)diag.offset <= len);
+        /* summary-only: the same diagnostic */
+        plush_diag sdiag = {0};
+        m = (plush_pmx_model *)(uintptr_t)1;
+        assert_int_equal(st, plush_pmx_read(copy, len, &(plush_pmx_read_options){.summary_only = true}, &m, &sdiag));
+        assert_null(m);
+        assert_int_equal(diag.offset, sdiag.offset);
+        assert_int_equal(diag.index, sdiag.index);
+        assert_string_equal(diag.section ? diag.section : "", sdiag.section ? sdiag.section : "");
+        assert_string_equal(diag.message, sdiag.message);
         free(copy);
     }
     free(data);

@@ -36,7 +36,79 @@ static void print_diag(const char *what, const plush_diag *d)
                   (long long)d->offset, d->message);
 }
 
-/* Reads bytes from an exact-size copy; on failure checks the promises every failure keeps. */
+static void weight_histogram(const plush_pmx_model *m, size_t out[PLUSH_PMX_QDEF + 1])
+{
+    memset(out, 0, (PLUSH_PMX_QDEF + 1) * sizeof *out);
+    for (size_t i = 0; i < m->vertex_count; i++) {
+        assert_true(m->vertices[i].weight_type <= PLUSH_PMX_QDEF);
+        out[m->vertices[i].weight_type]++;
+    }
+}
+
+static bool same_str(const plush_str *a, const plush_str *b)
+{
+    return a->len == b->len && (a->len == 0 || memcmp(a->s, b->s, a->len) == 0);
+}
+
+/* The same bytes read summary-only reach the same verdict as the full read: on success the same
+ * counts, names and weight-type histogram with no geometry kept; on failure the same diagnostic
+ * (status, section, item, byte offset, message) and the same warnings. */
+static void expect_same_summary(const uint8_t *data, size_t size, const plush_pmx_read_options *options,
+                                const plush_pmx_model *full, const plush_diag *fd)
+{
+    plush_pmx_read_options so = options ? *options : (plush_pmx_read_options){0};
+    so.summary_only = true;
+    uint8_t *copy = pmx_fx_copy(data, size);
+    plush_diag d = pmx_fx_diag();
+    plush_pmx_model *m = &sentinel_model;
+    plush_status st = plush_pmx_read(copy, size, &so, &m, &d);
+    free(copy);
+    bool same = st == fd->status && d.status == fd->status && d.offset == fd->offset && d.index == fd->index &&
+                (d.section == fd->section || (d.section && fd->section && !strcmp(d.section, fd->section))) &&
+                !strcmp(d.message, fd->message) && d.warning_count == fd->warning_count;
+    for (uint32_t w = 0; same && w < d.warning_count && w < PLUSH_DIAG_KEPT_WARNINGS; w++)
+        same = !strcmp(d.warnings[w], fd->warnings[w]);
+    if (!same) {
+        print_diag("full read", fd);
+        print_diag("summary-only read", &d);
+        fail();
+    }
+    if (st != PLUSH_OK) {
+        assert_null(m);
+        return;
+    }
+    assert_non_null(m);
+    assert_true(m->summary_only && !full->summary_only);
+    assert_null(m->vertices);
+    assert_null(m->additional_uvs);
+    assert_null(m->sdefs);
+    assert_null(m->indices);
+    assert_true(m->version == full->version);
+    assert_int_equal(m->encoding, full->encoding);
+    assert_int_equal(m->additional_uv, full->additional_uv);
+    assert_memory_equal(m->index_sizes, full->index_sizes, PLUSH_PMX_INDEX_KINDS);
+    assert_true(same_str(&m->name, &full->name) && same_str(&m->name_en, &full->name_en) &&
+                same_str(&m->comment, &full->comment) && same_str(&m->comment_en, &full->comment_en));
+    assert_int_equal(m->vertex_count, full->vertex_count);
+    assert_int_equal(m->sdef_count, full->sdef_count);
+    assert_int_equal(m->index_count, full->index_count);
+    assert_int_equal(m->texture_count, full->texture_count);
+    assert_int_equal(m->material_count, full->material_count);
+    assert_int_equal(m->bone_count, full->bone_count);
+    assert_int_equal(m->morph_count, full->morph_count);
+    assert_int_equal(m->display_frame_count, full->display_frame_count);
+    assert_int_equal(m->rigid_body_count, full->rigid_body_count);
+    assert_int_equal(m->joint_count, full->joint_count);
+    assert_int_equal(m->soft_body_count, full->soft_body_count);
+    assert_int_equal(m->trailing_size, full->trailing_size);
+    size_t hist[PLUSH_PMX_QDEF + 1];
+    weight_histogram(full, hist);
+    assert_memory_equal(m->summary.weight_types, hist, sizeof hist);
+    plush_pmx_free(m);
+}
+
+/* Reads bytes from an exact-size copy; on failure checks the promises every failure keeps. Every
+ * read is made twice, the second time summary-only, and the two must agree. */
 static plush_status read_bytes(const uint8_t *data, size_t size, const plush_pmx_read_options *options,
                                plush_pmx_model **out, plush_diag *d)
 {
@@ -52,6 +124,7 @@ static plush_status read_bytes(const uint8_t *data, size_t size, const plush_pmx
         assert_non_null(*out);
         assert_true(*out != &sentinel_model);
     }
+    expect_same_summary(data, size, options, *out, d);
     return st;
 }
 
@@ -1049,6 +1122,115 @@ static void test_read_failures(void **state)
     assert_int_equal(failures, 0);
 }
 
+/* Reads bytes of a model (any model: the reference encoder checks nothing) in both modes. */
+static plush_status read_raw(plush_pmx_model *m, const plush_pmx_read_options *options, plush_diag *d)
+{
+    plush_buf b = {0};
+    pmx_fx_raw_write(m, NULL, &b, NULL);
+    plush_pmx_model *out;
+    plush_status st = read_bytes(b.data, b.size, options, &out, d); /* compares the summary-only read */
+    if (st == PLUSH_OK)
+        plush_pmx_free(out);
+    plush_buf_free(&b);
+    return st;
+}
+
+/* Several faults at once: both modes report the one a full validation finds first. */
+static void test_summary_first_fault(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *what;
+        int32_t vertex_a, bone_a, vertex_b, bone_b; /* vertex_b -1: one fault only */
+        bool bad_face;
+        const char *section;
+        int64_t index;
+    } cases[] = {
+        {"two vertices, the later with the larger index", 1, 10, 2, 11, false, "vertex", 1},
+        {"two vertices, the earlier with the larger index", 1, 100, 6, 10, false, "vertex", 1},
+        {"-2 before an index past the end", 4, -2, 5, 10, false, "vertex", 4},
+        {"an SDEF vertex after a BDEF1 one", 0, 10, 5, 11, false, "vertex", 0},
+        {"an SDEF vertex alone", 5, 12, -1, 0, false, "vertex", 5},
+        {"a vertex and a face", 6, 10, -1, 0, true, "vertex", 6},
+        {"a face alone", -1, 0, -1, 0, true, "face index", 4},
+        {"bone -1 everywhere is fine", 1, -1, 2, -1, false, NULL, -1},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
+        for (int wide = 0; wide < 2; wide++) {
+            plush_pmx_model *m = pmx_fx_rich(2.1f, PLUSH_ENC_UTF16LE, 2);
+            if (wide)
+                memset(m->index_sizes, 4, PLUSH_PMX_INDEX_KINDS);
+            if (cases[c].vertex_a >= 0)
+                m->vertices[cases[c].vertex_a].bones[0] = cases[c].bone_a;
+            if (cases[c].vertex_b >= 0)
+                m->vertices[cases[c].vertex_b].bones[1] = cases[c].bone_b;
+            if (cases[c].bad_face)
+                m->indices[4] = 12, m->indices[7] = 13;
+            plush_diag d;
+            plush_status st = read_raw(m, NULL, &d);
+            if (!cases[c].section) {
+                assert_int_equal(st, PLUSH_OK);
+            } else if (st != PLUSH_E_RANGE || !section_is(&d, cases[c].section) || d.index != cases[c].index) {
+                print_message("%s:\n", cases[c].what);
+                print_diag("read", &d);
+                fail();
+            }
+            /* trusted indices: the summary still counts every vertex */
+            assert_int_equal(read_raw(m, &(plush_pmx_read_options){.skip_validation = true}, &d), PLUSH_OK);
+            plush_pmx_free(m);
+        }
+}
+
+/* A summary-only model reads like the full one where it can and is refused where it cannot. */
+static void test_summary_refused(void **state)
+{
+    (void)state;
+    plush_pmx_model *rich = pmx_fx_rich(2.1f, PLUSH_ENC_UTF8, 3);
+    plush_buf b = pmx_fx_write_ok(rich, NULL, NULL);
+    plush_pmx_model *full = pmx_fx_read_ok(b.data, b.size, NULL);
+    plush_diag d = pmx_fx_diag();
+    assert_int_equal(plush_pmx_require_geometry(full, &d), PLUSH_OK);
+    assert_int_equal(d.status, PLUSH_OK);
+
+    plush_pmx_model *m = NULL;
+    d = pmx_fx_diag();
+    assert_int_equal(plush_pmx_read(b.data, b.size, &(plush_pmx_read_options){.summary_only = true}, &m, &d), PLUSH_OK);
+    assert_true(m->summary_only);
+    assert_int_equal(m->vertex_count, rich->vertex_count);
+    assert_int_equal(m->sdef_count, 2);
+    size_t hist[PLUSH_PMX_QDEF + 1];
+    weight_histogram(rich, hist);
+    assert_memory_equal(m->summary.weight_types, hist, sizeof hist);
+    assert_int_equal(m->summary.weight_types[PLUSH_PMX_SDEF], 2);
+    assert_int_equal(m->summary.weight_types[PLUSH_PMX_QDEF], 1);
+
+    d = pmx_fx_diag();
+    assert_int_equal(plush_pmx_require_geometry(m, &d), PLUSH_E_ARGUMENT);
+    assert_non_null(strstr(d.message, "summary-only model"));
+    d = pmx_fx_diag();
+    assert_int_equal(plush_pmx_validate(m, &d), PLUSH_E_ARGUMENT);
+    assert_non_null(strstr(d.message, "summary-only model"));
+    assert_int_equal(plush_pmx_validate(m, NULL), PLUSH_E_ARGUMENT);
+    /* every write path, the 2.0 downgrade (which reads the vertices first) included, leaves out as it was */
+    const plush_pmx_write_options writes[] = {{0}, {.version = PLUSH_PMX_WRITE_20, .lossy = true},
+                                              {.version = PLUSH_PMX_WRITE_20},
+                                              {.encoding = PLUSH_PMX_WRITE_UTF16, .minimal_indices = true}};
+    for (size_t i = 0; i < sizeof writes / sizeof writes[0]; i++) {
+        plush_buf out = {0};
+        assert_true(plush_buf_append(&out, "xy", 2));
+        d = pmx_fx_diag();
+        assert_int_equal(plush_pmx_write(m, &writes[i], &out, &d), PLUSH_E_ARGUMENT);
+        assert_non_null(strstr(d.message, "summary-only model"));
+        assert_int_equal(out.size, 2);
+        plush_buf_free(&out);
+    }
+    assert_int_equal(plush_pmx_write(m, NULL, &(plush_buf){0}, NULL), PLUSH_E_ARGUMENT);
+    plush_pmx_free(m);
+    plush_pmx_free(full);
+    plush_buf_free(&b);
+    plush_pmx_free(rich);
+}
+
 static void test_read_bad_header(void **state)
 {
     (void)state;
@@ -1345,6 +1527,8 @@ int main(void)
         cmocka_unit_test(test_write_20_lossy_dangling),
         cmocka_unit_test(test_validate_failures),
         cmocka_unit_test(test_read_failures),
+        cmocka_unit_test(test_summary_first_fault),
+        cmocka_unit_test(test_summary_refused),
         cmocka_unit_test(test_read_bad_header),
         cmocka_unit_test(test_read_21_elements_in_20),
         cmocka_unit_test(test_read_qdef_in_20),
