@@ -12,6 +12,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static plush_diag fresh_diag(void)
 {
@@ -142,6 +143,7 @@ static void test_weld_materials(void **state)
     plush_cage_topology topo;
     expect_ok(plush_cage_check(&mesh, &topo, &d), &d);
     assert_true(topo.closed_manifold); /* two closed pieces, each a manifold */
+    assert_int_equal(topo.pieces, 2);
     const char *bad[] = {"nope"};
     assert_int_equal(plush_cage_weld(m, bad, 1, &arena, &mesh, &d), PLUSH_E_ARGUMENT);
     plush_arena_free(&arena);
@@ -336,12 +338,247 @@ static void test_simplify_edges(void **state)
     plush_pmx_free(m);
 }
 
+
+/* ---- wraps ---------------------------------------------------------------------------------------- */
+
+/* Two UV spheres of radius 1 centred at x = -c and x = +c, as two materials. */
+static plush_pmx_model *two_spheres(float c)
+{
+    plush_pmx_model *m = mesh_fx_model(1);
+    for (int side = -1; side <= 1; side += 2) {
+        mesh_fx s = mesh_fx_uv_sphere(1.0f, 16, 32);
+        for (size_t v = 0; v < s.vertex_count; v++)
+            s.positions[v][0] += (float)side * c;
+        mesh_fx_add_material(m, side < 0 ? "left" : "right", &s, 0);
+        mesh_fx_free(&s);
+    }
+    return m;
+}
+
+/* The winding number of a closed mesh around p (van Oosterom and Strackee's solid angle per face): 1
+ * inside an outward-wound surface, 0 outside. */
+static double winding(const plush_cage_mesh *m, const float pf[3])
+{
+    double sum = 0;
+    for (size_t t = 0; t < m->triangle_count; t++) {
+        double v[3][3], len[3];
+        for (int j = 0; j < 3; j++) {
+            for (int k = 0; k < 3; k++)
+                v[j][k] = (double)m->positions[m->triangles[t][j]][k] - pf[k];
+            len[j] = sqrt(dot(v[j], v[j]));
+        }
+        double bc[3] = {v[1][1] * v[2][2] - v[1][2] * v[2][1], v[1][2] * v[2][0] - v[1][0] * v[2][2],
+                        v[1][0] * v[2][1] - v[1][1] * v[2][0]};
+        double den = len[0] * len[1] * len[2] + dot(v[0], v[1]) * len[2] + dot(v[0], v[2]) * len[1] +
+                     dot(v[1], v[2]) * len[0];
+        sum += 2 * atan2(dot(v[0], bc), den);
+    }
+    return sum / (4 * 3.14159265358979323846);
+}
+
+static double nearest_face(const plush_cage_mesh *m, const float p[3])
+{
+    double best = INFINITY;
+    for (size_t t = 0; t < m->triangle_count; t++) {
+        const uint32_t *f = m->triangles[t];
+        double d = brute_distance(p, m->positions[f[0]], m->positions[f[1]], m->positions[f[2]]);
+        best = d < best ? d : best;
+    }
+    return best;
+}
+
+/* One closed, outward-wound piece; every detailed vertex inside it or within `slack` of it (brute force). */
+static void expect_encloses(const plush_cage_mesh *cage, const plush_cage_mesh *skin, double slack)
+{
+    plush_diag d = fresh_diag();
+    plush_cage_topology topo;
+    expect_ok(plush_cage_check(cage, &topo, &d), &d);
+    assert_true(topo.closed_manifold);
+    assert_int_equal(topo.pieces, 1);
+    float far_away[3] = {1e4f, 0, 0};
+    assert_true(fabs(winding(cage, far_away)) < 1e-6);
+    size_t outside = 0;
+    for (size_t v = 0; v < skin->vertex_count; v++) {
+        double w = winding(cage, skin->positions[v]);
+        assert_true(fabs(w - 1) < 1e-3 || fabs(w) < 1e-3); /* closed and outward: 1 or 0, never -1 */
+        if (w < 0.5) {
+            outside++;
+            assert_true(nearest_face(cage, skin->positions[v]) <= slack);
+        }
+    }
+    print_message("      %zu of %zu detailed vertices outside the cage (each within %.3g of it)\n", outside,
+                  skin->vertex_count, slack);
+}
+
+/* Two spheres 0.6 apart (more than twice the offset: the band leaves them apart and a tube joins them)
+ * wrap into one closed piece: the raw wrap lies about `offset` from the spheres (within a cell), and after
+ * simplification every sphere vertex is inside it or within the offset of it. */
+static void test_wrap_two_spheres(void **state)
+{
+    (void)state;
+    plush_pmx_model *m = two_spheres(1.3f);
+    plush_arena arena = {0};
+    plush_diag d = fresh_diag();
+    plush_cage_mesh skin, wrap, cage;
+    expect_ok(plush_cage_weld(m, NULL, 0, &arena, &skin, &d), &d);
+    plush_cage_topology topo;
+    expect_ok(plush_cage_check(&skin, &topo, &d), &d);
+    assert_int_equal(topo.pieces, 2);
+
+    const float cell = 0.1f, offset = 0.2f;
+    expect_ok(plush_cage_wrap(&skin, cell, offset, &arena, &wrap, &d), &d);
+    expect_encloses(&wrap, &skin, 0);
+    assert_null(wrap.source);
+    /* every wrap vertex about `offset` from the spheres, but the tube's, which lie between them */
+    for (size_t v = 0; v < wrap.vertex_count; v++) {
+        double dist = nearest_face(&skin, wrap.positions[v]);
+        if (fabsf(wrap.positions[v][0]) > 0.6f)
+            assert_true(fabs(dist - offset) < cell);
+        else
+            assert_true(dist < 0.3 + offset + cell);
+    }
+
+    const size_t targets[] = {200, 600};
+    for (size_t k = 0; k < 2; k++) {
+        plush_cage_result res;
+        expect_ok(plush_cage_simplify(&skin, &(plush_cage_options){.target_triangles = targets[k], .wrap = true,
+                                                                   .offset = offset},
+                                      &arena, &cage, &res, &d),
+                  &d);
+        assert_true(res.wrapped && res.reached);
+        assert_true(fabs((double)res.triangles - (double)targets[k]) <= 0.1 * (double)targets[k]);
+        assert_int_equal(res.triangles, cage.triangle_count);
+        assert_float_equal(res.wrap_offset, offset, 1e-6);
+        assert_true(res.wrap_triangles > targets[k]);
+        expect_encloses(&cage, &skin, offset);
+        /* the normals given are the outward ones */
+        for (size_t v = 0; v < cage.vertex_count; v++) {
+            const float *p = cage.positions[v], *n = cage.normals[v];
+            float c = p[0] < 0 ? -1.3f : 1.3f;
+            if (fabsf(p[0]) > 1.3f)
+                assert_true((p[0] - c) * n[0] + p[1] * n[1] + p[2] * n[2] > 0);
+        }
+    }
+    plush_arena_free(&arena);
+    plush_pmx_free(m);
+}
+
+/* Spheres that nearly touch merge in the band itself (no tube); the same input gives the same bytes. */
+static void test_wrap_deterministic(void **state)
+{
+    (void)state;
+    plush_pmx_model *m = two_spheres(1.1f);
+    plush_arena arena = {0};
+    plush_diag d = fresh_diag();
+    plush_cage_mesh skin, a, b;
+    expect_ok(plush_cage_weld(m, NULL, 0, &arena, &skin, &d), &d);
+    plush_cage_options o = {.target_triangles = 400, .wrap = true};
+    plush_cage_result ra, rb;
+    expect_ok(plush_cage_simplify(&skin, &o, &arena, &a, &ra, &d), &d);
+    expect_ok(plush_cage_simplify(&skin, &o, &arena, &b, &rb, &d), &d);
+    assert_int_equal(a.vertex_count, b.vertex_count);
+    assert_int_equal(a.triangle_count, b.triangle_count);
+    assert_memory_equal(a.positions, b.positions, a.vertex_count * sizeof *a.positions);
+    assert_memory_equal(a.normals, b.normals, a.vertex_count * sizeof *a.normals);
+    assert_memory_equal(a.triangles, b.triangles, a.triangle_count * sizeof *a.triangles);
+    /* the default offset: 2% of the bounding box's diagonal (4.2 x 2 x 2) */
+    assert_float_equal(ra.wrap_offset, 0.02 * sqrt(4.2 * 4.2 + 8), 1e-4);
+    expect_encloses(&a, &skin, ra.wrap_offset);
+    plush_arena_free(&arena);
+    plush_pmx_free(m);
+}
+
+/* Bad wraps fail with the documented status, the cage untouched. */
+static void test_wrap_errors(void **state)
+{
+    (void)state;
+    plush_pmx_model *m = two_spheres(1.3f);
+    plush_arena arena = {0};
+    plush_diag d = fresh_diag();
+    plush_cage_mesh skin, cage;
+    plush_cage_result res;
+    expect_ok(plush_cage_weld(m, NULL, 0, &arena, &skin, &d), &d);
+    assert_int_equal(plush_cage_simplify(&skin, &(plush_cage_options){.target_triangles = 100, .wrap = true,
+                                                                     .offset = -0.1f},
+                                         &arena, &cage, &res, &d),
+                     PLUSH_E_ARGUMENT);
+    d = fresh_diag();
+    assert_int_equal(plush_cage_simplify(&skin, &(plush_cage_options){.target_triangles = 100, .wrap = true,
+                                                                     .offset = 0.1f, .cell = 0.5f},
+                                         &arena, &cage, &res, &d),
+                     PLUSH_E_ARGUMENT); /* the band would have gaps */
+    d = fresh_diag();
+    assert_int_equal(plush_cage_wrap(&skin, 0.1f, 0.05f, &arena, &cage, &d), PLUSH_E_ARGUMENT);
+    d = fresh_diag();
+    assert_int_equal(plush_cage_wrap(&skin, NAN, 0.2f, &arena, &cage, &d), PLUSH_E_ARGUMENT);
+    d = fresh_diag();
+    assert_int_equal(plush_cage_wrap(&skin, 1e-4f, 0.2f, &arena, &cage, &d), PLUSH_E_RANGE); /* too fine */
+    plush_cage_mesh empty = {0};
+    d = fresh_diag();
+    assert_int_equal(plush_cage_wrap(&empty, 0.1f, 0.2f, &arena, &cage, &d), PLUSH_E_ARGUMENT);
+    assert_int_equal(cage.triangle_count, 0);
+    plush_arena_free(&arena);
+    plush_pmx_free(m);
+}
+
+static double seconds_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* The issue's case: the demo bear's fur (made by `make` into proxies/), a dozen separate pieces, wraps
+ * into one closed piece at 300 and 1000 triangles (within 10%), in under 2 s each (optimised builds). */
+static void test_wrap_bear(void **state)
+{
+    (void)state;
+    plush_pmx_model *m = NULL;
+    plush_diag d = fresh_diag();
+    expect_ok(plush_pmx_read_file("proxies/plush_bear.pmx", NULL, &m, &d), &d);
+    plush_arena arena = {0};
+    const char *fur[] = {"体", "頭", "口元", "耳", "腕", "足"};
+    plush_cage_mesh skin, cage;
+    expect_ok(plush_cage_weld(m, fur, 6, &arena, &skin, &d), &d);
+    plush_cage_topology topo;
+    expect_ok(plush_cage_check(&skin, &topo, &d), &d);
+    assert_true(topo.pieces >= 10); /* 15 ellipsoids; welding joins those that share a seam */
+    print_message("      bear fur: %zu triangles in %zu pieces\n", skin.triangle_count, topo.pieces);
+    const size_t targets[] = {300, 1000};
+    for (size_t k = 0; k < 2; k++) {
+        plush_cage_result res;
+        double t0 = seconds_now();
+        expect_ok(plush_cage_simplify(&skin, &(plush_cage_options){.target_triangles = targets[k], .wrap = true},
+                                      &arena, &cage, &res, &d),
+                  &d);
+        double took = seconds_now() - t0;
+        expect_ok(plush_cage_check(&cage, &topo, &d), &d);
+        assert_true(topo.closed_manifold);
+        assert_int_equal(topo.pieces, 1);
+        assert_true(fabs((double)cage.triangle_count - (double)targets[k]) <= 0.1 * (double)targets[k]);
+        float max, mean;
+        expect_ok(plush_cage_distance(&cage, (const float(*)[3])skin.positions, skin.vertex_count, &max, &mean, &d),
+                  &d);
+        print_message("      bear wrap %zu: %zu triangles (wrap %zu on a cell of %.3g, offset %.3g), distance max "
+                      "%.3g mean %.3g, %.3f s\n",
+                      targets[k], cage.triangle_count, res.wrap_triangles, (double)res.wrap_cell,
+                      (double)res.wrap_offset, (double)max, (double)mean, took);
+#if !defined(__SANITIZE_ADDRESS__)
+        assert_true(took < 2.0);
+#endif
+    }
+    plush_arena_free(&arena);
+    plush_pmx_free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_weld_sphere),    cmocka_unit_test(test_weld_materials),
         cmocka_unit_test(test_topology),       cmocka_unit_test(test_simplify_large),
         cmocka_unit_test(test_offset),         cmocka_unit_test(test_simplify_edges),
+        cmocka_unit_test(test_wrap_two_spheres), cmocka_unit_test(test_wrap_deterministic),
+        cmocka_unit_test(test_wrap_errors),    cmocka_unit_test(test_wrap_bear),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

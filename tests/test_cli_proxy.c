@@ -157,6 +157,8 @@ static void test_errors(void **state)
         {"proxy", ALICIA, "--triangles", "10", "-o", "x.txt", NULL},
         {"proxy", ALICIA, "--triangles", "10", "--offset", "abc", "-o", "x.obj", NULL},
         {"proxy", ALICIA, "-o", "x.obj", NULL},
+        {"proxy", ALICIA, "--triangles", "10", "--wrap", "--offset", "-0.5", "-o", "x.obj", NULL},
+        {"proxy", ALICIA, "--triangles", "10", "--wrap=yes", "-o", "x.obj", NULL},
         {"attach", ALICIA, "-o", "x.pmx", NULL},
         {"attach", ALICIA, "--proxy", "a.obj", "--set", "nope=1", "-o", "x.pmx", NULL},
         {"attach", ALICIA, "--proxy", "a.obj", "--set", "group=99", "-o", "x.pmx", NULL},
@@ -191,6 +193,7 @@ static void test_errors(void **state)
     CLI_RUN(&r, "proxy", "--help");
     cli_expect_code(&r, 0);
     assert_non_null(strstr(r.out, "--triangles N"));
+    assert_non_null(strstr(r.out, "--wrap"));
     cli_result_free(&r);
     CLI_RUN(&r, "attach", "--help");
     cli_expect_code(&r, 0);
@@ -215,6 +218,46 @@ static void test_proxy_demo_targets(void **state)
         assert_true(tris >= want - want / 10 && tris <= want + want / 10);
         assert_true(reported(&r, "source           ") > 100000);
         cli_result_free(&r);
+    }
+}
+
+/* --wrap on the demo bear's fur (a dozen separate pieces): one closed piece at 300 and 1000 triangles
+ * (within 10%), the report saying so, and the same bytes from a second run. */
+static void test_proxy_wrap_demo(void **state)
+{
+    (void)state;
+    static const char *const targets[] = {"300", "1000"};
+    for (size_t i = 0; i < sizeof targets / sizeof *targets; i++) {
+        char obj[300], again[300];
+        cli_tmp_path(obj, sizeof obj, "bear_wrap.obj");
+        cli_tmp_path(again, sizeof again, "bear_wrap_again.obj");
+        cli_result r;
+        CLI_RUN(&r, "proxy", "proxies/plush_bear.pmx", "--materials", "体,頭,口元,耳,腕,足", "--triangles", targets[i],
+                "--wrap", "-o", obj);
+        cli_expect_code(&r, 0);
+        long want = strtol(targets[i], NULL, 10), tris = reported(&r, "triangles        ");
+        assert_true(tris >= want - want / 10 && tris <= want + want / 10);
+        assert_non_null(strstr(r.out, "closed manifold  yes"));
+        assert_int_equal(reported(&r, "pieces           "), 1);
+        assert_true(reported(&r, "wrap             ") > tris);
+        cli_result_free(&r);
+        CLI_RUN(&r, "proxy", "proxies/plush_bear.pmx", "--materials", "体,頭,口元,耳,腕,足", "--triangles", targets[i],
+                "--wrap", "-o", again);
+        cli_expect_code(&r, 0);
+        cli_result_free(&r);
+        size_t la = 0, lb = 0;
+        char *a = cli_read_all(obj, &la), *b = cli_read_all(again, &lb);
+        assert_non_null(a);
+        assert_non_null(b);
+        assert_int_equal(la, lb);
+        assert_memory_equal(a, b, la);
+        plush_obj_model *m = NULL;
+        plush_diag d = {0};
+        assert_int_equal(plush_obj_read((const uint8_t *)a, la, &m, &d), PLUSH_OK);
+        assert_int_equal((long)m->triangle_count, tris);
+        plush_obj_model_free(m);
+        free(a);
+        free(b);
     }
 }
 
@@ -317,6 +360,7 @@ int main(void)
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_demo_on_alicia_hair),
         cmocka_unit_test(test_proxy_demo_targets),
+        cmocka_unit_test(test_proxy_wrap_demo),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

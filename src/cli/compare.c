@@ -31,9 +31,11 @@ static const char compare_help[] =
     "  --motion M.vmd              the motion (default: none, the model at rest under physics)\n"
     "  --frames N                  frames to compare (default: the motion's length, or 300)\n"
     "  --proxy-triangles N1,...    also generate cages of about N triangles (plush proxy's simplifier, pushed\n"
-    "                              out by 2% of the model's size), attach each in place of the model's own\n"
-    "                              soft body (same parameters; pins and anchors carried over by nearest\n"
-    "                              node) and compare them too: error and time against proxy size\n"
+    "                              out by 2% of the model's size; a surface in several pieces gets one\n"
+    "                              wrap around them all, as plush proxy --wrap), attach each in place of\n"
+    "                              the model's own soft body (same parameters; pins and anchors carried\n"
+    "                              over by nearest node) and compare them too: error and time against\n"
+    "                              proxy size\n"
     "  --fps F, --physics-hz H     as plush run (defaults 30 and 60)\n"
     "  --im2 OVERRIDES.im2         Influence Map overrides for the model's own proxy run\n"
     "  -h, --help                  this text\n"
@@ -158,6 +160,8 @@ static int parse_compare(int argc, char **argv, compare_job *job, bool *help)
 typedef struct cage_variant {
     size_t target, triangles;
     size_t pieces, pinned;        /* plush_attach's: soft bodies (edge-connected pieces) and pinned vertices */
+    size_t source_pieces;         /* of the welded surface the cage was made from */
+    bool wrapped;                 /* made as one wrap around those pieces (plush_cage_wrap) */
     plush_pmx_model base;         /* the model without its soft bodies and their materials (shares arrays) */
     plush_pmx_model *model;       /* base + the cage (plush_attach) */
     plush_arena arena;
@@ -320,10 +324,18 @@ static plush_status make_variant(const plush_pmx_model *m, float size, cage_vari
     plush_cage_mesh skin, cage;
     plush_cage_result res;
     plush_cage_options copt = {.target_triangles = v->target, .offset = 0.02f * size};
+    plush_cage_topology topo;
     if (st == PLUSH_OK)
         st = plush_cage_weld(&v->base, NULL, 0, &v->arena, &skin, diag);
+    /* A surface in several pieces would give a cage in as many pieces, one soft body each, and those
+     * without a pin fall: one wrap around them all instead, at the same distance. */
     if (st == PLUSH_OK)
+        st = plush_cage_check(&skin, &topo, diag);
+    if (st == PLUSH_OK) {
+        v->source_pieces = topo.pieces;
+        copt.wrap = v->wrapped = topo.pieces > 1;
         st = plush_cage_simplify(&skin, &copt, &v->arena, &cage, &res, diag);
+    }
     plush_attach_options opt = {.cage = &cage, .soft = *sb, .auto_mask = true};
     if (st == PLUSH_OK)
         st = carry_pins(m, &cage, &v->arena, &opt, diag);
@@ -632,7 +644,7 @@ static void runs_table(const compare_state *s, plush_buf *md)
         char vol[64] = "not measured";
         if (st->vol_frames)
             snprintf(vol, sizeof vol, "%.4f … %.4f", st->vol_min, st->vol_max);
-        char notes[PLUSH_DIAG_MESSAGE + 96] = "";
+        char notes[PLUSH_DIAG_MESSAGE + 256] = "";
         if (info.stopped)
             snprintf(notes, sizeof notes, "stopped at frame %u: %s", info.stopped_at, info.reason);
         else if (info.failures)
@@ -643,8 +655,15 @@ static void runs_table(const compare_state *s, plush_buf *md)
             /* a cage in several pieces is several soft bodies, and a piece without a pin falls */
             const cage_variant *v = &s->variants[vi];
             size_t used = strlen(notes);
-            snprintf(notes + used, sizeof notes - used, "generated cage: %zu triangles (asked %zu) in %zu piece%s, "
-                     "%zu pinned vertices", v->triangles, v->target, v->pieces, v->pieces == 1 ? "" : "s", v->pinned);
+            char how[96];
+            if (v->wrapped)
+                snprintf(how, sizeof how, "one wrap around the surface's %zu pieces", v->source_pieces);
+            else
+                snprintf(how, sizeof how, "the surface (%zu piece%s) simplified", v->source_pieces,
+                         v->source_pieces == 1 ? "" : "s");
+            snprintf(notes + used, sizeof notes - used, "generated cage (%s): %zu triangles (asked %zu) in %zu "
+                     "piece%s, %zu pinned vertices", how, v->triangles, v->target, v->pieces,
+                     v->pieces == 1 ? "" : "s", v->pinned);
         }
         buf_printf(md, "| %s | %u | %.3f | %.3f | %.3f | %s | %s |\n", info.name, st->frames,
                    st->frames ? 1e3 * st->physics / st->frames : 0.0, st->frames ? 1e3 * st->skinning / st->frames : 0.0,

@@ -1,4 +1,4 @@
-/* plush proxy MODEL.pmx --triangles N [--materials NAME,...] [--offset D] -o PROXY.obj|PROXY.pmx: generate a
+/* plush proxy MODEL.pmx --triangles N [--materials NAME,...] [--offset D] [--wrap] -o PROXY.obj|PROXY.pmx: generate a
  * soft-body cage for some of a model's materials and say how well it fits. */
 #include "cli/cli.h"
 #include "plush/cage.h"
@@ -11,7 +11,7 @@
 #include <strings.h>
 
 static const char proxy_usage[] =
-    "usage: plush proxy MODEL.pmx --triangles N [--materials NAME,...] [--offset D] -o PROXY.obj|PROXY.pmx\n";
+    "usage: plush proxy MODEL.pmx --triangles N [--materials NAME,...] [--offset D] [--wrap] -o PROXY.obj|PROXY.pmx\n";
 
 static const char proxy_help[] =
     "\n"
@@ -20,12 +20,20 @@ static const char proxy_help[] =
     "with meshoptimizer toward N triangles (first with the border locked, then letting border vertices\n"
     "slide along the border, then the sloppy simplifier when the target is still not reached) and\n"
     "optionally pushed outward along the area-weighted vertex normals so the cage encloses the skin.\n"
+    "Materials made of separate closed pieces (body, head, ears, limbs) give a cage in as many pieces, and\n"
+    "plush attach makes one soft body of each: a piece without a pin falls. --wrap makes one closed piece\n"
+    "around all of them instead: the points of a grid within D of the surface are filled, with everything\n"
+    "the outside cannot reach, pieces further apart are joined by thin tubes, and the boundary (a closed\n"
+    "2-manifold about D out) is simplified toward N triangles.\n"
     "\n"
     "options:\n"
     "  --triangles N               the target triangle count (required); reached when the cage has at\n"
     "                              most N + 10%\n"
     "  --materials NAME,...        the materials to cage (repeatable; default: every material)\n"
-    "  --offset D                  push every cage vertex D model units outward (negative: inward)\n"
+    "  --offset D                  push every cage vertex D model units outward (negative: inward); with\n"
+    "                              --wrap the wrap's distance from the surface (default: 2% of the\n"
+    "                              bounding box's diagonal)\n"
+    "  --wrap                      one closed cage around every piece (see above)\n"
     "  -o, --output OUT            where to write (required), by extension:\n"
     "                                .obj  Wavefront OBJ: 'v x y z' and 'f a b c' lines (1-based), the\n"
     "                                      model's coordinates and winding\n"
@@ -39,7 +47,7 @@ static const char proxy_help[] =
 
 typedef struct proxy_job {
     const char *model, *out;
-    bool pmx;
+    bool pmx, wrap;
     size_t triangles;
     float offset;
     char **names;            /* --materials items, pointing into texts */
@@ -94,6 +102,12 @@ static bool ends_with(const char *s, const char *suffix)
 
 static int proxy_option(cli_args *args, const char *name, const char *inline_value, proxy_job *job)
 {
+    if (strcmp(name, "--wrap") == 0) {
+        if (inline_value)
+            return cli_usage_error(proxy_usage, "--wrap takes no value");
+        job->wrap = true;
+        return CLI_OK;
+    }
     bool out = strcmp(name, "-o") == 0 || strcmp(name, "--output") == 0;
     if (!out && strcmp(name, "--triangles") != 0 && strcmp(name, "--offset") != 0 &&
         strcmp(name, "--materials") != 0)
@@ -152,6 +166,8 @@ static int parse_proxy(int argc, char **argv, proxy_job *job, bool *help)
         return cli_usage_error(proxy_usage, "no target triangle count (--triangles N)");
     if (!job->out)
         return cli_usage_error(proxy_usage, "no output file (-o PROXY.obj or -o PROXY.pmx)");
+    if (job->wrap && job->offset < 0)
+        return cli_usage_error(proxy_usage, "--wrap needs an offset of 0 or more, not %g", (double)job->offset);
     if (ends_with(job->out, ".pmx"))
         job->pmx = true;
     else if (!ends_with(job->out, ".obj"))
@@ -235,6 +251,9 @@ static void report(const proxy_job *job, const plush_cage_mesh *skin, const plus
     info_line("source", "%zu triangles, %zu welded vertices", res->source_triangles, skin->vertex_count);
     info_line("triangles", "%zu (target %zu, %s)", res->triangles, job->triangles,
               res->reached ? "reached" : "NOT reached");
+    if (res->wrapped)
+        info_line("wrap", "%zu triangles on a grid of %g, %g out from the surface", res->wrap_triangles,
+                  (double)res->wrap_cell, (double)res->wrap_offset);
     info_line("method", "%s", method_text(res->method));
     info_line("vertices", "%zu", res->vertices);
     if (topo->closed_manifold)
@@ -243,7 +262,8 @@ static void report(const proxy_job *job, const plush_cage_mesh *skin, const plus
         info_line("closed manifold", "no (%zu border edges, %zu non-manifold edges, %zu mis-oriented edges, "
                                      "%zu non-manifold vertices)",
                   topo->border_edges, topo->nonmanifold_edges, topo->misoriented_edges, topo->nonmanifold_vertices);
-    info_line("offset", "%g", (double)job->offset);
+    info_line("pieces", "%zu", topo->pieces);
+    info_line("offset", "%g", res->wrapped ? (double)res->wrap_offset : (double)job->offset);
     info_line("distance", "max %.6g, mean %.6g (detailed vertices to the cage)", (double)max, (double)mean);
 }
 
@@ -265,7 +285,7 @@ static int run_proxy(const proxy_job *job)
     plush_cage_result res;
     plush_cage_topology topo;
     float max = 0, mean = 0;
-    plush_cage_options options = {.target_triangles = job->triangles, .offset = job->offset};
+    plush_cage_options options = {.target_triangles = job->triangles, .offset = job->offset, .wrap = job->wrap};
     if (plush_cage_weld(model, (const char *const *)job->names, job->name_count, &arena, &skin,
                         &model_diag) != PLUSH_OK ||
         plush_cage_simplify(&skin, &options, &arena, &cage, &res, &model_diag) != PLUSH_OK ||

@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "plush/cage.h"
 #include "plush/proxy.h"
+#include "proxy/cage_internal.h"
 
 #include <meshoptimizer.h>
 
@@ -418,6 +419,8 @@ plush_status plush_cage_simplify(const plush_cage_mesh *src, const plush_cage_op
     plush_status st = check_source(src, options, diag);
     if (st != PLUSH_OK)
         return st;
+    if (options->wrap)
+        return plush_cage_wrap_simplify(src, options, arena, out, result, diag);
     meshopt mo;
     if ((st = meshopt_load(&mo, diag)) != PLUSH_OK)
         return st;
@@ -497,6 +500,7 @@ void plush_cage_vertex_normals(const plush_cage_mesh *mesh, float (*out)[3])
 
 typedef struct half_edge {
     uint32_t lo, hi;
+    uint32_t face;
     uint8_t forward;              /* the face runs lo -> hi */
 } half_edge;
 
@@ -507,16 +511,25 @@ static int half_edge_cmp(const void *pa, const void *pb)
         return a->lo < b->lo ? -1 : 1;
     if (a->hi != b->hi)
         return a->hi < b->hi ? -1 : 1;
-    return (int)a->forward - (int)b->forward;
+    if (a->forward != b->forward)
+        return (int)a->forward - (int)b->forward;
+    return a->face < b->face ? -1 : a->face > b->face;
 }
 
-static void count_edges(half_edge *he, size_t n, plush_cage_topology *t)
+static uint32_t find_root(uint32_t *parent, uint32_t x);
+
+/* face_root: union-find over faces; faces sharing an edge join one piece. */
+static void count_edges(half_edge *he, size_t n, uint32_t *face_root, plush_cage_topology *t)
 {
     qsort(he, n, sizeof *he, half_edge_cmp);
     for (size_t i = 0; i < n;) {
         size_t j = i + 1;
-        while (j < n && he[j].lo == he[i].lo && he[j].hi == he[i].hi)
+        while (j < n && he[j].lo == he[i].lo && he[j].hi == he[i].hi) {
+            uint32_t ra = find_root(face_root, he[i].face), rb = find_root(face_root, he[j].face);
+            if (ra != rb)
+                face_root[ra > rb ? ra : rb] = ra < rb ? ra : rb;
             j++;
+        }
         t->edges++;
         if (j - i == 1)
             t->border_edges++;
@@ -630,27 +643,33 @@ plush_status plush_cage_check(const plush_cage_mesh *mesh, plush_cage_topology *
                 return plush_diag_fail(diag, PLUSH_E_RANGE, -1, "face", (int64_t)f,
                                        "vertex %lu out of range (%zu vertices)",
                                        (unsigned long)mesh->triangles[f][k], mesh->vertex_count);
-    if (nt > SIZE_MAX / 6 / sizeof(uint32_t))
+    if (nt > SIZE_MAX / 6 / sizeof(uint32_t) || nt >= UINT32_MAX)
         return plush_diag_fail(diag, PLUSH_E_RANGE, -1, NULL, -1, "mesh too large");
     half_edge *he = malloc((3 * nt + 1) * sizeof *he);
     uint8_t *bad = calloc(nt + 1, 1);
-    if (!he || !bad) {
+    uint32_t *face_root = malloc((nt + 1) * sizeof *face_root);
+    if (!he || !bad || !face_root) {
         free(he);
         free(bad);
+        free(face_root);
         return no_memory(diag);
     }
     size_t n = 0;
     for (size_t f = 0; f < nt; f++) {
         const uint32_t *v = mesh->triangles[f];
+        face_root[f] = (uint32_t)f;
         bad[f] = v[0] == v[1] || v[1] == v[2] || v[0] == v[2];
         out->degenerate_faces += bad[f];
         for (int k = 0; k < 3 && !bad[f]; k++) {
             uint32_t a = v[k], b = v[(k + 1) % 3];
-            he[n++] = (half_edge){.lo = a < b ? a : b, .hi = a < b ? b : a, .forward = a < b};
+            he[n++] = (half_edge){.lo = a < b ? a : b, .hi = a < b ? b : a, .face = (uint32_t)f, .forward = a < b};
         }
     }
-    count_edges(he, n, out);
+    count_edges(he, n, face_root, out);
+    for (size_t f = 0; f < nt; f++)
+        out->pieces += !bad[f] && find_root(face_root, (uint32_t)f) == f;
     free(he);
+    free(face_root);
     plush_status st = count_fans(mesh, bad, out, diag);
     free(bad);
     out->closed_manifold = st == PLUSH_OK && nt > 0 && out->border_edges == 0 && out->nonmanifold_edges == 0 &&

@@ -1,0 +1,12 @@
+/* Between the cage files: plush_cage_simplify hands options.wrap to cage_wrap.c. */
+#ifndef PLUSH_PROXY_CAGE_INTERNAL_H
+#define PLUSH_PROXY_CAGE_INTERNAL_H
+
+#include "plush/cage.h"
+
+/* plush_cage_simplify with options->wrap, after its checks of src and options have passed. */
+plush_status plush_cage_wrap_simplify(const plush_cage_mesh *src, const plush_cage_options *options,
+                                      plush_arena *arena, plush_cage_mesh *out, plush_cage_result *result,
+                                      plush_diag *diag);
+
+#endif
