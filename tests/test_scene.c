@@ -8,7 +8,7 @@
 
 #include <cmocka.h>
 
-#include "plush/scene.h"
+#include "plush/plush.h"
 #include "support/mesh_fixture.h"
 
 #include <math.h>
@@ -235,6 +235,90 @@ static void test_export_noskin(void **state)
     plush_pmx_free(m);
 }
 
+/* A summary-only model (what plush info reads: counts without vertices or faces) is refused with
+ * PLUSH_E_ARGUMENT by everything that needs the geometry, instead of reading through NULL. */
+static void expect_refused(plush_status st, const plush_diag *d)
+{
+    assert_int_equal(st, PLUSH_E_ARGUMENT);
+    assert_int_equal(d->status, PLUSH_E_ARGUMENT);
+    assert_non_null(strstr(d->message, "summary-only model"));
+}
+
+static void test_summary_model_refused(void **state)
+{
+    (void)state;
+    plush_pmx_model *full = mesh_fx_plush();
+    plush_buf bytes = {0};
+    plush_diag d = fresh_diag();
+    assert_int_equal(plush_pmx_write(full, &(plush_pmx_write_options){.version = PLUSH_PMX_WRITE_21}, &bytes, &d),
+                     PLUSH_OK);
+    plush_pmx_model *m = NULL;
+    assert_int_equal(plush_pmx_read(bytes.data, bytes.size, &(plush_pmx_read_options){.summary_only = true}, &m, &d),
+                     PLUSH_OK);
+    assert_true(m->summary_only);
+    assert_int_equal(m->vertex_count, full->vertex_count);
+    assert_true(m->soft_body_count > 0);
+
+    plush_scene_binding *b = (plush_scene_binding *)&d;
+    d = fresh_diag();
+    expect_refused(plush_scene_bind(m, NULL, &b, &d), &d);
+    assert_null(b);
+    plush_scene *sc = (plush_scene *)&d;
+    d = fresh_diag();
+    expect_refused(plush_scene_create(&(plush_scene_desc){.model = m, .mode = PLUSH_SCENE_PROXY}, &sc, &d), &d);
+    assert_null(sc);
+    d = fresh_diag();
+    expect_refused(plush_scene_create(&(plush_scene_desc){.model = m, .mode = PLUSH_SCENE_BONES, .no_physics = true},
+                                      &sc, &d),
+                   &d);
+    plush_anim *anim = (plush_anim *)&d;
+    d = fresh_diag();
+    expect_refused(plush_anim_create(m, &anim, &d), &d);
+    assert_null(anim);
+    float positions[1][3] = {{7, 7, 7}};
+    plush_anim_skin_vertices(m, NULL, NULL, 0, 1, positions, NULL);
+    assert_true(positions[0][0] == 7 && positions[0][1] == 7 && positions[0][2] == 7);
+
+    plush_world *world = NULL;
+    d = fresh_diag();
+    assert_int_equal(plush_world_create(&(plush_world_desc){0}, &world, &d), PLUSH_OK);
+    plush_world_model *wm = (plush_world_model *)&d;
+    expect_refused(plush_world_add_model(world, m, NULL, &wm, &d), &d);
+    assert_null(wm);
+    plush_world_destroy(world);
+
+    plush_compare_surface *surface = (plush_compare_surface *)&d;
+    d = fresh_diag();
+    expect_refused(plush_compare_surface_from_model(m, &surface, &d), &d);
+    assert_null(surface);
+    plush_pmx_model *attached = (plush_pmx_model *)&d;
+    plush_attach_result result;
+    plush_cage_mesh cage = {0};
+    d = fresh_diag();
+    expect_refused(plush_attach(m, &(plush_attach_options){.cage = &cage}, &attached, &result, &d), &d);
+    assert_null(attached);
+
+    plush_arena arena = {0};
+    plush_pmx_welded_mesh welded;
+    d = fresh_diag();
+    expect_refused(plush_pmx_weld(m, 0, &arena, &welded, &d), &d);
+    uint32_t *list = NULL;
+    size_t count = 0;
+    d = fresh_diag();
+    expect_refused(plush_pmx_material_vertices(m, 0, &arena, &list, &count, &d), &d);
+    plush_pmx_proxy proxy;
+    d = fresh_diag();
+    expect_refused(plush_pmx_proxy_build(m, &arena, &proxy, &d), &d);
+    d = fresh_diag();
+    assert_int_equal(plush_pmx_proxy_build(full, &arena, &proxy, &d), PLUSH_OK);
+    expect_refused(plush_pmx_bound_vertices(m, &proxy, NULL, &arena, &list, &count, &d), &d);
+    plush_arena_free(&arena);
+
+    plush_pmx_free(m);
+    plush_buf_free(&bytes);
+    plush_pmx_free(full);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -242,6 +326,7 @@ int main(void)
         cmocka_unit_test(test_bind_without_proxy),
         cmocka_unit_test(test_export_round_trip),
         cmocka_unit_test(test_export_noskin),
+        cmocka_unit_test(test_summary_model_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

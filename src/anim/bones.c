@@ -225,7 +225,9 @@ plush_status plush_anim_create(const plush_pmx_model *model, plush_anim **out, p
         *out = NULL;
     if (!model || !out)
         return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, "anim", -1, "no model");
-    plush_status st = check_bones(model, diag);
+    plush_status st = plush_pmx_require_geometry(model, diag); /* skinning reads the vertices */
+    if (st == PLUSH_OK)
+        st = check_bones(model, diag);
     if (st != PLUSH_OK)
         return st;
     plush_anim *a = calloc(1, sizeof *a);

@@ -322,7 +322,7 @@ static void skin_qdef(const plush_pmx_vertex *v, const float (*skin)[16], size_t
 void plush_anim_skin_vertices(const plush_pmx_model *model, const float (*skin)[16], const float (*offsets)[3],
                               size_t first, size_t count, float (*positions)[3], float (*normals)[3])
 {
-    if (!model || !positions || first >= model->vertex_count)
+    if (!model || !positions || first >= model->vertex_count || model->summary_only) /* nothing to skin */
         return;
     if (count > model->vertex_count - first)
         count = model->vertex_count - first;

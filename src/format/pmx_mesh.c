@@ -33,7 +33,9 @@ static plush_status faces_checked(const plush_pmx_model *model, size_t material,
                                   size_t *count, plush_diag *diag)
 {
     size_t first;
-    plush_status st = plush_pmx_material_faces(model, material, &first, count, diag);
+    plush_status st = plush_pmx_require_geometry(model, diag);
+    if (st == PLUSH_OK)
+        st = plush_pmx_material_faces(model, material, &first, count, diag);
     if (st != PLUSH_OK)
         return st;
     *out = model->indices + first;
@@ -272,6 +274,9 @@ plush_status plush_pmx_proxy_build(const plush_pmx_model *model, plush_arena *ar
                                    plush_diag *diag)
 {
     memset(out, 0, sizeof *out);
+    plush_status checked = plush_pmx_require_geometry(model, diag);
+    if (checked != PLUSH_OK)
+        return checked;
     out->material_count = model->material_count;
     out->soft_material = plush_arena_array(arena, model->material_count ? model->material_count : 1, sizeof(bool));
     out->parts = plush_arena_array(arena, model->soft_body_count ? model->soft_body_count : 1, sizeof *out->parts);
@@ -337,6 +342,9 @@ plush_status plush_pmx_bound_vertices(const plush_pmx_model *model, const plush_
 {
     *out = NULL;
     *out_count = 0;
+    plush_status checked = plush_pmx_require_geometry(model, diag);
+    if (checked != PLUSH_OK)
+        return checked;
     bool *chosen = calloc(model->material_count ? model->material_count : 1, sizeof *chosen);
     uint8_t *used = calloc(model->vertex_count ? model->vertex_count : 1, 1);
     plush_status st = chosen && used ? PLUSH_OK

@@ -304,6 +304,9 @@ plush_status plush_world_add_model(plush_world *world, const plush_pmx_model *mo
         *out = NULL;
     if (!world || !model || !out)
         return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, "physics", -1, "add_model needs a world, a model and out");
+    plush_status geometry = plush_pmx_require_geometry(model, diag); /* soft bodies are built from the vertices */
+    if (geometry != PLUSH_OK)
+        return geometry;
     if ((model->rigid_body_count && !model->rigid_bodies) || (model->joint_count && !model->joints) ||
         (model->bone_count && !model->bones))
         return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, "physics", -1, "model arrays missing");

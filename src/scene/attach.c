@@ -856,7 +856,9 @@ plush_status plush_attach(const plush_pmx_model *model, const plush_attach_optio
     memset(result, 0, sizeof *result);
     if (!model || !options)
         return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, NULL, -1, "no model or options");
-    plush_status st = check_cage(options->cage, diag);
+    plush_status st = plush_pmx_require_geometry(model, diag);
+    if (st == PLUSH_OK)
+        st = check_cage(options->cage, diag);
     if (st == PLUSH_OK)
         st = check_limits(model, options->cage, diag);
     if (st == PLUSH_OK)

@@ -54,6 +54,9 @@ plush_status plush_scene_bind(const plush_pmx_model *model, const plush_scene_bi
     if (!out || !model)
         return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, NULL, -1, "no model or no place for the binding");
     *out = NULL;
+    plush_status geometry = plush_pmx_require_geometry(model, diag);
+    if (geometry != PLUSH_OK)
+        return geometry;
     plush_scene_binding *b = calloc(1, sizeof *b);
     if (!b)
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");

@@ -209,6 +209,9 @@ plush_status plush_compare_surface_from_model(const plush_pmx_model *model, plus
     if (!model || !out)
         return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, NULL, -1, "no model or no place for the surface");
     *out = NULL;
+    plush_status geometry = plush_pmx_require_geometry(model, diag);
+    if (geometry != PLUSH_OK)
+        return geometry;
     bool *soft = calloc(model->material_count ? model->material_count : 1, 1);
     uint32_t *faces = malloc((model->index_count ? model->index_count : 1) * sizeof *faces);
     float(*rest)[3] = malloc((model->vertex_count ? model->vertex_count : 1) * sizeof *rest);

@@ -206,6 +206,9 @@ plush_status plush_scene_create(const plush_scene_desc *desc, plush_scene **out,
     if (!desc || !desc->model || !out)
         return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, NULL, -1, "no model or no place for the scene");
     *out = NULL;
+    plush_status geometry = plush_pmx_require_geometry(desc->model, diag);
+    if (geometry != PLUSH_OK)
+        return geometry;
     if (desc->mode != PLUSH_SCENE_PROXY && desc->mode != PLUSH_SCENE_BONES && desc->mode != PLUSH_SCENE_DIRECT)
         return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, NULL, -1, "unknown scene mode %d", desc->mode);
     if (desc->fps < 0 || !isfinite(desc->fps))
