@@ -217,28 +217,73 @@ static void test_demo_bear_writes_every_file(void **state)
     free(md);
 }
 
+/* The value after `label` in text, as a number (NaN when the label is not there). */
+static double number_after(const char *text, const char *label)
+{
+    const char *at = text ? strstr(text, label) : NULL;
+    return at ? strtod(at + strlen(label), NULL) : NAN;
+}
+
+/* Generated cages on the demo bear, whose visible surface is fifteen separate pieces: each cage is one wrap
+ * around them, in one piece, reaching its size within 10%, pinned at the top of the head where the hook
+ * holds the model's own cage, and nothing falls (each stays within 15% of the model's size of plain bones,
+ * where a fallen piece would drop some 20 units in these 20 frames). The by-size plots are drawn. */
 static void test_generated_cages(void **state)
 {
     (void)state;
     char out[512], p[700];
     cli_tmp_path(out, sizeof out, "sizes");
     cli_result r;
-    CLI_RUN(&r, "compare", BEAR, "--motion", BEAR_VMD, "--frames", "8", "--proxy-triangles", "300,2000", "-o", out);
+    CLI_RUN(&r, "compare", BEAR, "--motion", BEAR_VMD, "--frames", "20", "--proxy-triangles", "300,1000", "-o", out);
     cli_expect_code(&r, 0);
     cli_result_free(&r);
     snprintf(p, sizeof p, "%s/metrics.csv", out);
     size_t len = 0;
     char *csv = cli_read_all(p, &len);
     assert_non_null(csv);
-    /* one run per generated cage, named by its triangle count (within the simplifier's 10%) */
-    bool small = false, large = false;
+    /* one run per generated cage, named by its triangle count (within 10%) */
+    unsigned small = 0, large = 0;
     for (const char *s = strstr(csv, ",proxy "); s; s = strstr(s + 1, ",proxy ")) {
         unsigned t = (unsigned)strtoul(s + 7, NULL, 10);
-        small |= t > 0 && t <= 330;
-        large |= t >= 1500 && t <= 2200;
+        small = t >= 270 && t <= 330 ? t : small;
+        large = t >= 900 && t <= 1100 ? t : large;
     }
     assert_true(small && large);
+    snprintf(p, sizeof p, "%s/report.md", out);
+    char *md = cli_read_all(p, &len);
+    assert_non_null(md);
+    double size = number_after(md, "the model's size is its bounding-box diagonal at rest, ");
+    assert_true(size > 5 && size < 50);
+    const unsigned sizes[] = {small, large};
+    for (size_t k = 0; k < 2; k++) {
+        char run[32], pair[48];
+        snprintf(run, sizeof run, "| proxy %u |", sizes[k]);
+        const char *row = strstr(md, run);
+        assert_non_null(row);
+        const char *note = strstr(row, "generated cage (one wrap around the surface's ");
+        assert_non_null(note);
+        assert_true(note < strchr(row + 1, '\n'));
+        assert_true(number_after(note, "surface's ") > 1);
+        assert_non_null(strstr(note, "in 1 piece,"));
+        assert_true(number_after(note, "piece, ") >= 1); /* pinned vertices */
+        const char *pins = strstr(note, "pinned vertices (y "), *spans = strstr(note, "the cage spans y ");
+        assert_non_null(pins);
+        assert_non_null(spans);
+        double pin_lo = number_after(pins, "(y "), pin_hi = number_after(pins, "… ");
+        double bottom = number_after(spans, "spans y "), top = number_after(spans, "… ");
+        /* the hook holds the top of the head: the pins sit in the cage's top tenth */
+        assert_true(pin_lo <= pin_hi && pin_hi <= top + 1e-3);
+        assert_true(pin_lo > top - 0.1 * (top - bottom));
+        /* nothing falls: every frame's worst vertex stays near plain bones */
+        static csv_row rows[40];
+        snprintf(pair, sizeof pair, "proxy %u,bones", sizes[k]);
+        size_t n = csv_rows(csv, pair, rows, 40);
+        assert_int_equal(n, 20);
+        for (size_t i = 0; i < n; i++)
+            assert_true(rows[i].v[2] < 0.15 * size);
+    }
     free(csv);
+    free(md);
     const char *plots[] = {"error_by_size.png", "time_by_size.png"};
     for (size_t i = 0; i < 2; i++) {
         snprintf(p, sizeof p, "%s/%s", out, plots[i]);

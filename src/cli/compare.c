@@ -162,6 +162,7 @@ typedef struct cage_variant {
     size_t pieces, pinned;        /* plush_attach's: soft bodies (edge-connected pieces) and pinned vertices */
     size_t source_pieces;         /* of the welded surface the cage was made from */
     bool wrapped;                 /* made as one wrap around those pieces (plush_cage_wrap) */
+    float pin_y[2], cage_y[2];    /* heights of the pinned cage vertices and of the whole cage (min, max) */
     plush_pmx_model base;         /* the model without its soft bodies and their materials (shares arrays) */
     plush_pmx_model *model;       /* base + the cage (plush_attach) */
     plush_arena arena;
@@ -344,6 +345,15 @@ static plush_status make_variant(const plush_pmx_model *m, float size, cage_vari
         st = plush_attach(&v->base, &opt, &v->model, &ares, diag);
     if (st == PLUSH_OK)
         v->triangles = cage.triangle_count, v->pieces = ares.pieces, v->pinned = ares.pinned;
+    /* where the pins landed, for the report: a cage held away from where the model's own was swings */
+    v->pin_y[0] = v->cage_y[0] = INFINITY;
+    v->pin_y[1] = v->cage_y[1] = -INFINITY;
+    for (size_t i = 0; st == PLUSH_OK && i < cage.vertex_count; i++)
+        v->cage_y[0] = fminf(v->cage_y[0], cage.positions[i][1]), v->cage_y[1] = fmaxf(v->cage_y[1], cage.positions[i][1]);
+    for (size_t i = 0; st == PLUSH_OK && i < opt.pin_vertex_count; i++) {
+        float y = cage.positions[opt.pin_vertices[i]][1];
+        v->pin_y[0] = fminf(v->pin_y[0], y), v->pin_y[1] = fmaxf(v->pin_y[1], y);
+    }
     return st;
 }
 
@@ -661,9 +671,13 @@ static void runs_table(const compare_state *s, plush_buf *md)
             else
                 snprintf(how, sizeof how, "the surface (%zu piece%s) simplified", v->source_pieces,
                          v->source_pieces == 1 ? "" : "s");
+            char where[96] = "";
+            if (v->pinned)
+                snprintf(where, sizeof where, " (y %.2f … %.2f; the cage spans y %.2f … %.2f)", (double)v->pin_y[0],
+                         (double)v->pin_y[1], (double)v->cage_y[0], (double)v->cage_y[1]);
             snprintf(notes + used, sizeof notes - used, "generated cage (%s): %zu triangles (asked %zu) in %zu "
-                     "piece%s, %zu pinned vertices", how, v->triangles, v->target, v->pieces,
-                     v->pieces == 1 ? "" : "s", v->pinned);
+                     "piece%s, %zu pinned vertices%s", how, v->triangles, v->target, v->pieces,
+                     v->pieces == 1 ? "" : "s", v->pinned, where);
         }
         buf_printf(md, "| %s | %u | %.3f | %.3f | %.3f | %s | %s |\n", info.name, st->frames,
                    st->frames ? 1e3 * st->physics / st->frames : 0.0, st->frames ? 1e3 * st->skinning / st->frames : 0.0,
