@@ -54,11 +54,11 @@ bool pmx_rd_header(reader *r)
            pmx_rd_text(r, &m->comment, "comment") && pmx_rd_text(r, &m->comment_en, "English comment");
 }
 
-/* Decodes the vertex at the cursor into *v (zeroed by the caller): additional UVs into uvs
- * (4 * auv floats), SDEF data into *sdef when the type has it. v->sdef is left at -1 for the caller;
- * *type_at is the offset of the weight type byte. */
-static bool read_vertex(reader *r, size_t auv, uint8_t bs, plush_pmx_vertex *v, float *uvs, plush_pmx_sdef *sdef,
-                        size_t *type_at)
+/* Decodes the vertex at the cursor into every field of *v: additional UVs into uvs (4 * auv floats),
+ * SDEF data into *sdef when the type has it. v->sdef is left at -1 for the caller; *type_at is the
+ * offset of the weight type byte. */
+static PMX_ALWAYS_INLINE bool read_vertex(reader *r, size_t auv, uint8_t bs, plush_pmx_vertex *v, float *uvs,
+                                          plush_pmx_sdef *sdef, size_t *type_at)
 {
     if (!pmx_rd_need(r, 32 + 16 * auv + 1, "the vertex"))
         return false;
@@ -72,6 +72,7 @@ static bool read_vertex(reader *r, size_t auv, uint8_t bs, plush_pmx_vertex *v, 
     v->weight_type = cur_u8(&r->c);
     v->sdef = -1;
     v->bones[1] = v->bones[2] = v->bones[3] = -1;
+    v->weights[1] = v->weights[2] = v->weights[3] = 0.0f;
     switch (v->weight_type) {
     case PLUSH_PMX_BDEF1:
         if (!pmx_rd_need(r, bs + 4u, "the BDEF1 weights"))
@@ -155,7 +156,7 @@ bool pmx_rd_vertices(reader *r)
             r->found_offset = (int64_t)r->c.pos;
             goto fail;
         }
-        plush_pmx_vertex dropped = {0};
+        plush_pmx_vertex dropped;
         float dropped_uvs[4 * 4];
         plush_pmx_sdef sdef;
         plush_pmx_vertex *v = keep ? &m->vertices[i] : &dropped;
@@ -205,7 +206,7 @@ bool pmx_recheck_vertices(const pmx_unkept *u, const plush_pmx_model *m, plush_d
     int32_t sdefs = 0;
     for (size_t i = 0; i < m->vertex_count; i++) {
         r.index = (int64_t)i;
-        plush_pmx_vertex v = {0};
+        plush_pmx_vertex v;
         float uvs[4 * 4];
         plush_pmx_sdef sdef;
         size_t at;

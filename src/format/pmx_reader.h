@@ -35,6 +35,13 @@ typedef struct reader {
         }                                                                                           \
     } while (0)
 
+/* For a helper called once per vertex from more than one place, which GCC would otherwise call. */
+#if defined(__GNUC__)
+#define PMX_ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define PMX_ALWAYS_INLINE inline
+#endif
+
 static inline int32_t idx_signed(cursor *c, uint8_t size)
 {
     switch (size) {

@@ -52,20 +52,27 @@ static bool check_header(checker *k, bool as_21)
     return true;
 }
 
-bool pmx_check_vertex(const plush_pmx_model *m, const plush_pmx_vertex *v, size_t i, plush_diag *diag)
+/* Inlined into the per-vertex loop below: a call per vertex costs a measurable share of a read. */
+static inline bool check_vertex(checker *k, const plush_pmx_vertex *v, size_t i)
 {
     static const int used[] = {1, 2, 4, 2, 4};
-    checker k = {.m = m, .diag = diag};
+    const plush_pmx_model *m = k->m;
     /* QDEF is a 2.1 type, yet real 2.0 files carry it; a 2.1 -> 2.0 write decides (pmx_downgrade). */
     if (v->weight_type > PLUSH_PMX_QDEF)
-        FAIL(&k, PLUSH_E_FORMAT, PMX_SEC_VERTEX, i, "weight type %d is not 0-4", v->weight_type);
+        FAIL(k, PLUSH_E_FORMAT, PMX_SEC_VERTEX, i, "weight type %d is not 0-4", v->weight_type);
     for (int b = 0; b < used[v->weight_type]; b++)
-        if (!in_range(&k, PMX_SEC_VERTEX, i, "bone", v->bones[b], -1, m->bone_count, "bones"))
+        if (!in_range(k, PMX_SEC_VERTEX, i, "bone", v->bones[b], -1, m->bone_count, "bones"))
             return false;
     if (v->weight_type == PLUSH_PMX_SDEF &&
-        !in_range(&k, PMX_SEC_VERTEX, i, "SDEF", v->sdef, 0, m->sdef_count, "SDEF entries"))
+        !in_range(k, PMX_SEC_VERTEX, i, "SDEF", v->sdef, 0, m->sdef_count, "SDEF entries"))
         return false;
     return true;
+}
+
+bool pmx_check_vertex(const plush_pmx_model *m, const plush_pmx_vertex *v, size_t i, plush_diag *diag)
+{
+    checker k = {.m = m, .diag = diag};
+    return check_vertex(&k, v, i);
 }
 
 static bool check_vertices(checker *k)
@@ -80,7 +87,7 @@ static bool check_vertices(checker *k)
         return pmx_recheck_vertices(u, m, k->diag);
     }
     for (size_t i = 0; i < m->vertex_count; i++)
-        if (!pmx_check_vertex(m, &m->vertices[i], i, k->diag))
+        if (!check_vertex(k, &m->vertices[i], i))
             return false;
     return true;
 }
