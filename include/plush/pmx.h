@@ -324,8 +324,8 @@ typedef struct plush_pmx_model {
 typedef struct plush_pmx_read_options {
     bool skip_validation;                /* trust indices (only for files plush wrote itself) */
     /* Read the vertices (with their additional UVs and SDEF data) and the faces as they stream past,
-     * with every check a full read makes, but do not keep them: the model then holds a few hundred
-     * bytes for them instead of ~90 bytes per vertex. For listing a file (plush info); anything that
+     * with every check a full read makes, but do not keep them: the model then holds a few dozen
+     * bytes for them instead of 76 per vertex (+16 per additional UV) and 4 per face index. For listing a file (plush info); anything that
      * needs the geometry (write, validate, simulate, bind, ...) refuses such a model with
      * PLUSH_E_ARGUMENT, see plush_pmx_require_geometry. */
     bool summary_only;
