@@ -73,7 +73,7 @@ typedef struct plush_cage_options {
     float cell;                   /* wrap only: the grid's cell size; 0: chosen from the source's area and
                                    * the target (the wrap has some 4-16 times the target's triangles before
                                    * simplification), between offset / 4 and 1.25 * offset (the band has
-                                   * no gap) and at least 1/300 of the model's extent */
+                                   * no gap) and at least 1/200 of the model's extent */
 } plush_cage_options;
 
 typedef struct plush_cage_result {
@@ -93,10 +93,12 @@ typedef struct plush_cage_result {
  * that name a vertex twice and repeated faces (same three vertices), keeps only used vertices (in
  * increasing source order, out->source naming them) and applies the offset. Output vertices are source
  * vertices (moved only by the offset).
- * With options->wrap: plush_cage_wrap at options->offset, simplified as above; the result is kept only when
- * it is one closed 2-manifold within the tolerance of the target, else the wrap is remade on a grid 1.25
- * times coarser (up to eight times, the band kept gap-free). When no grid gives that, the closed result
- * nearest the target is returned with result->reached false; an open cage never is. Output vertices are
+ * With options->wrap: plush_cage_wrap at options->offset, simplified as above but never by the sloppy
+ * simplifier; the result is kept only when it is one closed 2-manifold within the tolerance of the target,
+ * else the wrap is remade on a grid 1.25 times coarser (up to eight times, the band kept gap-free). When no
+ * grid gives that (a torus cannot have 4 faces), the last grid's wrap is simplified toward 1.25, 1.25^2, ...
+ * times the target until the result is one closed piece (at worst the wrap itself), result->reached false;
+ * an open cage or one in pieces is never returned. Output vertices are
  * wrap vertices (out->source NULL, out->normals the outward vertex normals); (p1 - p0) x (p2 - p0) points
  * out of every face. The same source and options give the same bytes.
  * Fails with PLUSH_E_ARGUMENT on a target of 0, an empty source or a non-finite position or offset (with

@@ -254,7 +254,9 @@ static void report(const proxy_job *job, const plush_cage_mesh *skin, const plus
     if (res->wrapped)
         info_line("wrap", "%zu triangles on a grid of %g, %g out from the surface", res->wrap_triangles,
                   (double)res->wrap_cell, (double)res->wrap_offset);
-    info_line("method", "%s", method_text(res->method));
+    info_line("method", "%s", res->wrapped && res->method == PLUSH_CAGE_COPY
+                                  ? "the wrap itself: it has no more triangles than the target"
+                                  : method_text(res->method));
     info_line("vertices", "%zu", res->vertices);
     if (topo->closed_manifold)
         info_line("closed manifold", "yes");

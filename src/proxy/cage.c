@@ -298,7 +298,7 @@ static size_t clean_faces(unsigned *idx, size_t n, plush_diag *diag, bool *ok)
 }
 
 /* The ladder: each step starts from the best result so far and runs only while it is above the limit. */
-static size_t run_ladder(const meshopt *mo, const plush_cage_mesh *src, size_t target, size_t limit,
+static size_t run_ladder(const meshopt *mo, const plush_cage_mesh *src, size_t target, size_t limit, bool sloppy,
                          unsigned *idx, unsigned *tmp, plush_cage_result *res)
 {
     size_t n = 3 * src->triangle_count;
@@ -319,7 +319,7 @@ static size_t run_ladder(const meshopt *mo, const plush_cage_mesh *src, size_t t
             res->error = err * scale;
         }
     }
-    if (n / 3 > limit) {
+    if (sloppy && n / 3 > limit) {
         size_t m = mo->sloppy(tmp, idx, n, pos, src->vertex_count, sizeof *src->positions, 3 * target, FLT_MAX,
                               &err);
         res->method = PLUSH_CAGE_SLOPPY;
@@ -421,6 +421,18 @@ plush_status plush_cage_simplify(const plush_cage_mesh *src, const plush_cage_op
         return st;
     if (options->wrap)
         return plush_cage_wrap_simplify(src, options, arena, out, result, diag);
+    return plush_cage_simplify_ladder(src, options, true, arena, out, result, diag);
+}
+
+plush_status plush_cage_simplify_ladder(const plush_cage_mesh *src, const plush_cage_options *options, bool sloppy,
+                                        plush_arena *arena, plush_cage_mesh *out, plush_cage_result *result,
+                                        plush_diag *diag)
+{
+    memset(out, 0, sizeof *out);
+    memset(result, 0, sizeof *result);
+    plush_status st = check_source(src, options, diag);
+    if (st != PLUSH_OK)
+        return st;
     meshopt mo;
     if ((st = meshopt_load(&mo, diag)) != PLUSH_OK)
         return st;
@@ -436,7 +448,7 @@ plush_status plush_cage_simplify(const plush_cage_mesh *src, const plush_cage_op
     double limit_d = floor((double)target * (1.0 + tolerance));
     size_t limit = limit_d > (double)SIZE_MAX / 2 ? SIZE_MAX / 2 : (size_t)limit_d;
     result->source_triangles = src->triangle_count;
-    n = run_ladder(&mo, src, target, limit, idx, tmp, result);
+    n = run_ladder(&mo, src, target, limit, sloppy, idx, tmp, result);
     bool ok;
     n = clean_faces(idx, n, diag, &ok);
     if (!ok) {

@@ -9,4 +9,10 @@ plush_status plush_cage_wrap_simplify(const plush_cage_mesh *src, const plush_ca
                                       plush_arena *arena, plush_cage_mesh *out, plush_cage_result *result,
                                       plush_diag *diag);
 
+/* plush_cage_simplify without the wrap (options->wrap is ignored); sloppy false stops the ladder before
+ * the sloppy simplifier, which does not keep topology: the wrap rather tries a coarser grid. */
+plush_status plush_cage_simplify_ladder(const plush_cage_mesh *src, const plush_cage_options *options, bool sloppy,
+                                        plush_arena *arena, plush_cage_mesh *out, plush_cage_result *result,
+                                        plush_diag *diag);
+
 #endif

@@ -114,7 +114,7 @@ static plush_status grid_distances(const plush_cage_mesh *src, double offset, gr
             for (size_t y = a[1]; y <= b[1]; y++)
                 for (size_t x = a[0], i = z * g->stride[2] + y * g->stride[1] + a[0]; x <= b[0]; x++, i++)
                     if (!g->state[i]) {
-                        g->state[i] = 1;
+                        g->state[i] = SOLID; /* "to measure" for now: set below from the distance */
                         marked++;
                     }
     }
@@ -345,8 +345,8 @@ static plush_status grid_bridge(grid *g, uint32_t pieces, plush_diag *diag)
     uint32_t main_piece = 1;
     for (uint32_t k = 2; k <= pieces; k++)
         main_piece = size[k] > size[main_piece] ? k : main_piece;
-    uint32_t *border = malloc(nb * sizeof *border), *nearest = malloc(nb * sizeof *nearest);
-    int64_t *best = malloc(nb * sizeof *best);
+    uint32_t *border = malloc((nb + 1) * sizeof *border), *nearest = malloc((nb + 1) * sizeof *nearest);
+    int64_t *best = malloc((nb + 1) * sizeof *best);
     if (!border || !nearest || !best) {
         free(size), free(joined), free(border), free(nearest), free(best);
         return no_memory(diag);
@@ -519,9 +519,9 @@ static plush_status wrap_at(const plush_cage_mesh *src, double h, double offset,
     st = grid_distances(src, offset, &g, diag);
     /* Each round only adds solid points, so it ends; a piece the tubes join stays joined. */
     for (int round = 0; st == PLUSH_OK; round++) {
-        size_t changed = grid_fill(&g);
+        grid_fill(&g);
         while (grid_repair(&g) > 0)
-            changed += 1 + grid_fill(&g);
+            grid_fill(&g);
         uint32_t pieces = grid_label(&g);
         if (pieces == 0) {
             st = plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, NULL, -1, "the wrap is empty");
@@ -535,7 +535,6 @@ static plush_status wrap_at(const plush_cage_mesh *src, double h, double offset,
             break;
         }
         st = grid_bridge(&g, pieces, diag);
-        (void)changed;
     }
     if (st == PLUSH_OK)
         st = grid_surface(&g, arena, out, diag);
@@ -623,7 +622,7 @@ static double wanted_triangles(const plush_cage_options *o)
 
 /* The offset: the option's, or 2% of the faces' bounding-box diagonal (as plush compare pushes its cages
  * out). The cell: about 3 A / h^2 triangles for a surface of area A on a grid of h (a voxel surface's
- * faces add up to some 1.5 times the smooth area); aim at 8 times the target, within what the grid (300
+ * faces add up to some 1.5 times the smooth area); aim at 8 times the target, within what the grid (200
  * cells across), the band (a cell of at most 1.25 offset leaves no gap) and its cost (at least a quarter
  * of the offset) allow. */
 static void plan_cell(const plush_cage_mesh *src, const plush_cage_options *o, wrap_plan *p)
@@ -638,7 +637,7 @@ static void plan_cell(const plush_cage_mesh *src, const plush_cage_options *o, w
     diagonal = diagonal > 0 ? sqrt(diagonal) : 1;
     double area = face_area(src);
     p->offset = o->offset > 0 ? o->offset : 0.02 * diagonal;
-    p->h_min = fmax(extent / 300, p->offset / 4);
+    p->h_min = fmax(extent / 200, p->offset / 4);
     p->h_max = 1.25 * p->offset;
     p->h = area > 0 ? sqrt(3 * area / wanted_triangles(o)) : extent / 32;
     p->h = fmin(fmax(p->h, p->h_min), p->h_max);
@@ -665,6 +664,48 @@ static plush_status size_wrap(const plush_cage_mesh *src, const plush_cage_optio
     }
 }
 
+/* Simplifies the wrap toward `target` without the sloppy step; keeps the result in *best when it is one
+ * closed piece and nearer the wanted count (o->target_triangles) than what *best holds. */
+typedef struct wrap_best {
+    plush_arena arena;
+    plush_cage_mesh mesh;
+    plush_cage_result res;
+    bool have;
+} wrap_best;
+
+static plush_status try_target(const plush_cage_mesh *w, size_t target, const plush_cage_options *o, float tolerance,
+                               const wrap_plan *plan, plush_arena *scratch, wrap_best *best, plush_diag *diag)
+{
+    double limit = floor((double)o->target_triangles * (1.0 + tolerance));
+    plush_cage_mesh c = *w;
+    plush_cage_result res = {.method = PLUSH_CAGE_COPY};
+    plush_status st = PLUSH_OK;
+    if ((double)w->triangle_count > floor((double)target * (1.0 + tolerance))) {
+        plush_cage_options so = {.target_triangles = target, .tolerance = tolerance};
+        if ((st = plush_cage_simplify_ladder(w, &so, false, scratch, &c, &res, diag)) != PLUSH_OK)
+            return st;
+    }
+    plush_cage_topology topo;
+    if ((st = plush_cage_check(&c, &topo, diag)) != PLUSH_OK)
+        return st;
+    if (!topo.closed_manifold || topo.pieces != 1)
+        return PLUSH_OK;
+    bool reached = (double)c.triangle_count <= limit;
+    double miss = fabs((double)c.triangle_count - (double)o->target_triangles);
+    if (best->have && (best->res.reached || miss >= fabs((double)best->mesh.triangle_count - (double)o->target_triangles)))
+        return PLUSH_OK;
+    plush_arena_free(&best->arena);
+    if ((st = copy_mesh(&c, &best->arena, &best->mesh, diag)) != PLUSH_OK)
+        return st;
+    best->res = res;
+    best->res.reached = reached;
+    best->res.wrap_cell = (float)plan->h;
+    best->res.wrap_offset = (float)plan->offset;
+    best->res.wrap_triangles = w->triangle_count;
+    best->have = true;
+    return PLUSH_OK;
+}
+
 plush_status plush_cage_wrap_simplify(const plush_cage_mesh *src, const plush_cage_options *options,
                                       plush_arena *arena, plush_cage_mesh *out, plush_cage_result *result,
                                       plush_diag *diag)
@@ -682,12 +723,12 @@ plush_status plush_cage_wrap_simplify(const plush_cage_mesh *src, const plush_ca
                                "the wrap's offset %g is too small for its grid (at least %g)", plan.offset,
                                0.8 * plan.h);
     float tolerance = options->tolerance > 0 ? options->tolerance : 0.1f;
-    double limit = floor((double)options->target_triangles * (1.0 + tolerance));
-    plush_arena scratch = {0}, keep = {0};
-    plush_cage_mesh w, kept = {0};
-    plush_cage_result kept_res = {0};
-    bool have = false;
+    plush_arena scratch = {0};
+    plush_cage_mesh w;
+    wrap_best best = {0};
     st = size_wrap(src, options, &plan, &scratch, &w, diag);
+    /* meshoptimizer may close a handle or fold a thin part on its way to the target: a coarser grid has
+     * less of both */
     for (int attempt = 0; st == PLUSH_OK && attempt < WRAP_ATTEMPTS; attempt++) {
         if (attempt > 0) {
             /* coarser, the offset kept: the band stays gap-free up to a cell of 1.25 offset */
@@ -699,42 +740,23 @@ plush_status plush_cage_wrap_simplify(const plush_cage_mesh *src, const plush_ca
             if ((st = wrap_at(src, plan.h, plan.offset, &scratch, &w, diag)) != PLUSH_OK)
                 break;
         }
-        plush_cage_mesh c = w;
-        plush_cage_result res = {.method = PLUSH_CAGE_COPY};
-        if ((double)w.triangle_count > limit) {
-            plush_cage_options so = {.target_triangles = options->target_triangles, .tolerance = tolerance};
-            if ((st = plush_cage_simplify(&w, &so, &scratch, &c, &res, diag)) != PLUSH_OK)
-                break;
-        }
-        plush_cage_topology topo;
-        if ((st = plush_cage_check(&c, &topo, diag)) != PLUSH_OK)
-            break;
-        if (!topo.closed_manifold || topo.pieces != 1)
-            continue;
-        bool reached = (double)c.triangle_count <= limit;
-        double miss = fabs((double)c.triangle_count - (double)options->target_triangles);
-        if (have && !reached &&
-            miss >= fabs((double)kept.triangle_count - (double)options->target_triangles))
-            continue;
-        plush_arena_free(&keep);
-        if ((st = copy_mesh(&c, &keep, &kept, diag)) != PLUSH_OK)
-            break;
-        kept_res = res;
-        kept_res.reached = reached;
-        kept_res.wrap_cell = (float)plan.h;
-        kept_res.wrap_offset = (float)plan.offset;
-        kept_res.wrap_triangles = w.triangle_count;
-        have = true;
-        if (reached)
+        st = try_target(&w, options->target_triangles, options, tolerance, &plan, &scratch, &best, diag);
+        if (best.have && best.res.reached)
             break;
     }
-    if (st == PLUSH_OK && !have)
-        st = plush_diag_fail(diag, PLUSH_E_UNSUPPORTED, -1, NULL, -1,
-                             "no grid gave a closed wrap in one piece (last cell %g)", plan.h);
+    /* No grid reached the target in one closed piece (a torus cannot have 4 faces): on the last grid, the
+     * smallest count that stays closed, up to the wrap itself (closed by construction). */
+    for (double t = options->target_triangles * 1.25; st == PLUSH_OK && !best.have; t *= 1.25) {
+        size_t target = t < (double)w.triangle_count ? (size_t)ceil(t) : w.triangle_count;
+        st = try_target(&w, target, options, tolerance, &plan, &scratch, &best, diag);
+        if (st == PLUSH_OK && !best.have && target == w.triangle_count)
+            st = plush_diag_fail(diag, PLUSH_E_UNSUPPORTED, -1, NULL, -1,
+                                 "the wrap is not a closed 2-manifold in one piece (cell %g)", plan.h);
+    }
     if (st == PLUSH_OK)
-        st = copy_mesh(&kept, arena, out, diag);
+        st = copy_mesh(&best.mesh, arena, out, diag);
     if (st == PLUSH_OK) {
-        *result = kept_res;
+        *result = best.res;
         result->source_triangles = src->triangle_count;
         result->triangles = out->triangle_count;
         result->vertices = out->vertex_count;
@@ -743,6 +765,6 @@ plush_status plush_cage_wrap_simplify(const plush_cage_mesh *src, const plush_ca
         memset(out, 0, sizeof *out);
     }
     plush_arena_free(&scratch);
-    plush_arena_free(&keep);
+    plush_arena_free(&best.arena);
     return st;
 }
