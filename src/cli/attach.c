@@ -185,37 +185,24 @@ static int take_value(attach_job *job, const char *name, const char *v)
     return CLI_OK;
 }
 
-static int parse_attach(int argc, char **argv, attach_job *job, bool *help)
+static int attach_option(cli_args *args, const char *name, const char *value, void *ctx)
 {
-    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
-        if (cli_is_help(argv[i])) {
-            *help = true;
-            return CLI_OK;
-        }
     static const char *const known[] = {"--proxy", "-o",     "--output",    "--preset",       "--name",
                                         "--pin-bone", "--anchor", "--pin-vertices", "--pin-share", "--set"};
-    cli_args args = {.argc = argc, .argv = argv, .next = 1, .usage = attach_usage};
-    const char *name, *value;
-    cli_arg_kind kind;
-    while ((kind = cli_args_next(&args, &name, &value)) != CLI_ARG_END) {
-        if (kind == CLI_ARG_OPERAND) {
-            if (job->model)
-                return cli_usage_error(attach_usage, "more than one model ('%s' and '%s')", job->model, value);
-            job->model = value;
-            continue;
-        }
-        bool ok = strncmp(name, "--", 2) == 0 && is_field(name + 2);
-        for (size_t i = 0; i < sizeof known / sizeof known[0] && !ok; i++)
-            ok = strcmp(name, known[i]) == 0;
-        if (!ok)
-            return cli_usage_error(attach_usage, "unknown option '%s'", name);
-        const char *v = cli_args_value(&args, name, value);
-        int rc = v ? take_value(job, name, v) : CLI_USAGE;
-        if (rc != CLI_OK)
-            return rc;
-    }
-    if (!job->model)
-        return cli_usage_error(attach_usage, "no model given");
+    bool ok = strncmp(name, "--", 2) == 0 && is_field(name + 2);
+    for (size_t i = 0; i < sizeof known / sizeof known[0] && !ok; i++)
+        ok = strcmp(name, known[i]) == 0;
+    if (!ok)
+        return cli_usage_error(attach_usage, "unknown option '%s'", name);
+    const char *v = cli_args_value(args, name, value);
+    return v ? take_value(ctx, name, v) : CLI_USAGE;
+}
+
+static int parse_attach(int argc, char **argv, attach_job *job, bool *help)
+{
+    int rc = cli_parse_model_command(argc, argv, attach_usage, attach_option, job, &job->model, help);
+    if (rc != CLI_OK || *help)
+        return rc;
     if (!job->proxy)
         return cli_usage_error(attach_usage, "no proxy given (--proxy PROXY.obj or PROXY.pmx)");
     if (!job->out)

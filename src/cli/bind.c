@@ -43,55 +43,8 @@ typedef struct bind_job {
     const char *model, *out, *overrides;
     bind_format format;
     bool seed;
-    char **names;            /* --materials items (pointing into name_text) */
-    size_t name_count;
-    char **name_text;        /* the strdup'd option values */
-    size_t text_count;
+    cli_names materials;     /* --materials */
 } bind_job;
-
-static void job_free(bind_job *job)
-{
-    for (size_t i = 0; i < job->text_count; i++)
-        free(job->name_text[i]);
-    free(job->name_text);
-    free(job->names);
-}
-
-/* Splits "a,b,c" into the job's names. */
-static int add_names(bind_job *job, const char *list)
-{
-    char *text = strdup(list);
-    char **texts = realloc(job->name_text, (job->text_count + 1) * sizeof *texts);
-    if (texts)
-        job->name_text = texts;
-    if (!text || !texts) {
-        free(text);
-        fprintf(stderr, "plush: out of memory\n");
-        return CLI_FAILED;
-    }
-    job->name_text[job->text_count++] = text;
-    for (char *item = text;;) {
-        char **names = realloc(job->names, (job->name_count + 1) * sizeof *names);
-        if (!names) {
-            fprintf(stderr, "plush: out of memory\n");
-            return CLI_FAILED;
-        }
-        job->names = names;
-        job->names[job->name_count++] = item;
-        char *comma = strchr(item, ',');
-        if (!comma)
-            break;
-        *comma = '\0';
-        item = comma + 1;
-    }
-    return CLI_OK;
-}
-
-static bool ends_with(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), k = strlen(suffix);
-    return n > k && strcasecmp(s + n - k, suffix) == 0;
-}
 
 static int bind_option(cli_args *args, const char *name, const char *inline_value, bind_job *job)
 {
@@ -108,7 +61,7 @@ static int bind_option(cli_args *args, const char *name, const char *inline_valu
     if (!v)
         return CLI_USAGE;
     if (strcmp(name, "--materials") == 0)
-        return add_names(job, v);
+        return cli_names_add(&job->materials, v);
     const char **slot = out ? &job->out : &job->overrides;
     if (*slot)
         return cli_usage_error(bind_usage, "more than one %s file", out ? "output" : "--im2");
@@ -116,33 +69,21 @@ static int bind_option(cli_args *args, const char *name, const char *inline_valu
     return CLI_OK;
 }
 
+static int bind_option_cb(cli_args *args, const char *name, const char *value, void *job)
+{
+    return bind_option(args, name, value, job);
+}
+
 static int parse_bind(int argc, char **argv, bind_job *job, bool *help)
 {
-    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
-        if (cli_is_help(argv[i])) {
-            *help = true;
-            return CLI_OK;
-        }
-    cli_args args = {.argc = argc, .argv = argv, .next = 1, .usage = bind_usage};
-    const char *name, *value;
-    cli_arg_kind kind;
-    while ((kind = cli_args_next(&args, &name, &value)) != CLI_ARG_END) {
-        int rc;
-        if (kind == CLI_ARG_OPERAND) {
-            if (job->model)
-                return cli_usage_error(bind_usage, "more than one model ('%s' and '%s')", job->model, value);
-            job->model = value;
-        } else if ((rc = bind_option(&args, name, value, job)) != CLI_OK) {
-            return rc;
-        }
-    }
-    if (!job->model)
-        return cli_usage_error(bind_usage, "no model given");
+    int rc = cli_parse_model_command(argc, argv, bind_usage, bind_option_cb, job, &job->model, help);
+    if (rc != CLI_OK || *help)
+        return rc;
     if (!job->out)
         return cli_usage_error(bind_usage, "no output file (-o OUT.csv or -o OUT.im2)");
-    if (ends_with(job->out, ".csv"))
+    if (cli_ends_with(job->out, ".csv"))
         job->format = BIND_CSV;
-    else if (ends_with(job->out, ".im2"))
+    else if (cli_ends_with(job->out, ".im2"))
         job->format = BIND_IM2;
     else
         return cli_usage_error(bind_usage, "the output '%s' must end in .csv or .im2", job->out);
@@ -234,7 +175,7 @@ static int run_bind(const bind_job *job)
         goto done;
     plush_scene_bind_options options = {
         .proxy = {.seed = job->seed},
-        .bound = {.materials = (const char *const *)job->names, .material_count = job->name_count},
+        .bound = {.materials = (const char *const *)job->materials.names, .material_count = job->materials.count},
     };
     if (plush_scene_bind(model, &options, &b, &model_diag) != PLUSH_OK) {
         cli_report(&model_diag);
@@ -269,6 +210,6 @@ int cli_bind(int argc, char **argv)
     } else if (rc == CLI_OK) {
         rc = run_bind(&job);
     }
-    job_free(&job);
+    cli_names_free(&job.materials);
     return rc;
 }

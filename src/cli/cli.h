@@ -31,26 +31,6 @@ int cli_attach(int argc, char **argv);
 int cli_pose(int argc, char **argv);
 int cli_compare(int argc, char **argv);
 
-/* plush run's job (run.c), shared with plush demo. Zero fields mean the defaults. */
-enum { CLI_RUN_MAX_MATERIALS = 64 };
-typedef struct cli_run_job {
-    const char *model, *motion, *out_dir, *overrides;
-    uint32_t frames;
-    bool frames_set;
-    float fps, physics_hz;
-    int mode;                 /* plush_scene_mode */
-    bool seed, stretch;
-    unsigned exports;         /* run.c's EXPORT_* bits; 0: pmx+vmd (mode bones: ply) */
-    uint32_t every;
-    bool ground;
-    float ground_y;
-    char *materials[CLI_RUN_MAX_MATERIALS]; /* --materials: the bound set (malloc'd names) */
-    size_t material_count;
-} cli_run_job;
-int cli_run(int argc, char **argv);
-int cli_demo(int argc, char **argv);
-int cli_run_execute(const cli_run_job *job);
-
 /* Prints "plush: " + the diagnostic as one line on stderr. */
 void cli_report(const plush_diag *diag);
 /* Prints each kept warning as "plush: warning: FILE: ..." on stderr, then how many were not kept. */
@@ -88,6 +68,52 @@ cli_arg_kind cli_args_next(cli_args *args, const char **name, const char **value
 /* The value of an option that needs one: its "=value" part, or the next argument. NULL (after a
  * usage message on stderr) when it is missing. */
 const char *cli_args_value(cli_args *args, const char *name, const char *inline_value);
+
+/* ---- args.c: what the subcommands' argument handling shares ------------------------------------ */
+
+/* Handles one option (argv is the command's); returns CLI_OK or the exit code. */
+typedef int (*cli_option_fn)(cli_args *args, const char *name, const char *value, void *job);
+/* The loop of every command taking one model: --help anywhere before "--" sets *help (nothing else is
+ * looked at); the one operand is *model; every option goes to option. A second model or none is a usage
+ * error. */
+int cli_parse_model_command(int argc, char **argv, const char *usage, cli_option_fn option, void *job,
+                            const char **model, bool *help);
+
+/* Names from repeatable "a,b,c" options (--materials): names point into copies of the texts. */
+typedef struct cli_names {
+    char **names;
+    size_t count;
+    char **texts;
+    size_t text_count;
+} cli_names;
+int cli_names_add(cli_names *list, const char *text);
+void cli_names_free(cli_names *list);
+
+/* A finite number within lo..hi, else a usage error naming the option. */
+int cli_parse_number(const char *usage, const char *name, const char *text, double lo, double hi, double *out);
+/* True when s ends in suffix (any case) after at least one other character. */
+bool cli_ends_with(const char *s, const char *suffix);
+/* mkdir for one level; an existing directory is fine. False with diag set otherwise. */
+bool cli_make_dir(const char *path, plush_diag *diag);
+
+/* plush run's job (run.c), shared with plush demo. Zero fields mean the defaults. */
+typedef struct cli_run_job {
+    const char *model, *motion, *out_dir, *overrides;
+    uint32_t frames;
+    bool frames_set;
+    float fps, physics_hz;
+    int mode;                 /* plush_scene_mode */
+    bool seed, stretch;
+    unsigned exports;         /* run.c's EXPORT_* bits; 0: pmx+vmd (mode bones: ply) */
+    uint32_t every;
+    bool ground;
+    float ground_y;
+    cli_names materials;      /* --materials: the bound set */
+} cli_run_job;
+int cli_run(int argc, char **argv);
+int cli_demo(int argc, char **argv);
+int cli_run_execute(const cli_run_job *job);
+
 
 /* info's text output: "  label           value" lines with the values in one column. */
 enum { INFO_LABEL_WIDTH = 16 };

@@ -60,17 +60,6 @@ typedef struct compare_job {
     size_t triangle_count;
 } compare_job;
 
-static int parse_number(const char *name, const char *text, double lo, double hi, double *out)
-{
-    char *end = NULL;
-    errno = 0;
-    double v = strtod(text, &end);
-    if (errno || end == text || *end || !isfinite(v) || v < lo || v > hi)
-        return cli_usage_error(compare_usage, "%s wants a number from %g to %g, not '%s'", name, lo, hi, text);
-    *out = v;
-    return CLI_OK;
-}
-
 static int parse_triangles(const char *list, compare_job *job)
 {
     for (const char *p = list;;) {
@@ -113,42 +102,30 @@ static int compare_option(cli_args *args, const char *name, const char *inline_v
         job->motion = v;
     else if (strcmp(name, "--im2") == 0)
         job->overrides = v;
-    else if (strcmp(name, "--frames") == 0 && (rc = parse_number(name, v, 1, 1e7, &x)) == CLI_OK) {
+    else if (strcmp(name, "--frames") == 0 && (rc = cli_parse_number(compare_usage, name, v, 1, 1e7, &x)) == CLI_OK) {
         if (x != floor(x))
             return cli_usage_error(compare_usage, "--frames wants a whole number, not '%s'", v);
         job->frames = (uint32_t)x;
         job->frames_set = true;
-    } else if (strcmp(name, "--fps") == 0 && (rc = parse_number(name, v, 1, 1000, &x)) == CLI_OK)
+    } else if (strcmp(name, "--fps") == 0 && (rc = cli_parse_number(compare_usage, name, v, 1, 1000, &x)) == CLI_OK)
         job->fps = (float)x;
-    else if (strcmp(name, "--physics-hz") == 0 && (rc = parse_number(name, v, 10, 10000, &x)) == CLI_OK)
+    else if (strcmp(name, "--physics-hz") == 0 && (rc = cli_parse_number(compare_usage, name, v, 10, 10000, &x)) == CLI_OK)
         job->physics_hz = (float)x;
     else if (strcmp(name, "--proxy-triangles") == 0)
         rc = parse_triangles(v, job);
     return rc;
 }
 
+static int compare_option_cb(cli_args *args, const char *name, const char *value, void *job)
+{
+    return compare_option(args, name, value, job);
+}
+
 static int parse_compare(int argc, char **argv, compare_job *job, bool *help)
 {
-    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
-        if (cli_is_help(argv[i])) {
-            *help = true;
-            return CLI_OK;
-        }
-    cli_args args = {.argc = argc, .argv = argv, .next = 1, .usage = compare_usage};
-    const char *name, *value;
-    cli_arg_kind kind;
-    while ((kind = cli_args_next(&args, &name, &value)) != CLI_ARG_END) {
-        int rc;
-        if (kind == CLI_ARG_OPERAND) {
-            if (job->model)
-                return cli_usage_error(compare_usage, "more than one model ('%s' and '%s')", job->model, value);
-            job->model = value;
-        } else if ((rc = compare_option(&args, name, value, job)) != CLI_OK) {
-            return rc;
-        }
-    }
-    if (!job->model)
-        return cli_usage_error(compare_usage, "no model given");
+    int rc = cli_parse_model_command(argc, argv, compare_usage, compare_option_cb, job, &job->model, help);
+    if (rc != CLI_OK || *help)
+        return rc;
     if (!job->out_dir)
         return cli_usage_error(compare_usage, "no report directory (-o REPORTDIR)");
     return CLI_OK;
@@ -421,11 +398,11 @@ static void buf_printf(plush_buf *b, const char *fmt, ...)
 
 static bool make_dir(const char *path)
 {
-    struct stat st;
-    if ((mkdir(path, 0777) == 0 || errno == EEXIST) && stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+    plush_diag d;
+    cli_diag_init(&d, path);
+    if (cli_make_dir(path, &d))
         return true;
-    fprintf(stderr, "plush: %s: cannot create the directory: %s\n", path,
-            errno == EEXIST ? "something else has that name" : strerror(errno));
+    cli_report(&d);
     return false;
 }
 

@@ -42,12 +42,6 @@ typedef struct pose_job {
     bool have_frame, physics, ply;
 } pose_job;
 
-static bool ends_with(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), k = strlen(suffix);
-    return n > k && strcasecmp(s + n - k, suffix) == 0;
-}
-
 /* A frame is a finite number >= 0; a bound keeps float frames exact to a hundredth. */
 enum { POSE_MAX_FRAME = 1000000 };
 
@@ -90,37 +84,25 @@ static int pose_option(cli_args *args, const char *name, const char *inline_valu
     return CLI_OK;
 }
 
+static int pose_option_cb(cli_args *args, const char *name, const char *value, void *job)
+{
+    return pose_option(args, name, value, job);
+}
+
 static int parse_pose(int argc, char **argv, pose_job *job, bool *help)
 {
-    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
-        if (cli_is_help(argv[i])) {
-            *help = true;
-            return CLI_OK;
-        }
-    cli_args args = {.argc = argc, .argv = argv, .next = 1, .usage = pose_usage};
-    const char *name, *value;
-    cli_arg_kind kind;
-    while ((kind = cli_args_next(&args, &name, &value)) != CLI_ARG_END) {
-        int rc;
-        if (kind == CLI_ARG_OPERAND) {
-            if (job->model)
-                return cli_usage_error(pose_usage, "more than one model ('%s' and '%s')", job->model, value);
-            job->model = value;
-        } else if ((rc = pose_option(&args, name, value, job)) != CLI_OK) {
-            return rc;
-        }
-    }
-    if (!job->model)
-        return cli_usage_error(pose_usage, "no model given");
+    int rc = cli_parse_model_command(argc, argv, pose_usage, pose_option_cb, job, &job->model, help);
+    if (rc != CLI_OK || *help)
+        return rc;
     if (!job->have_frame)
         return cli_usage_error(pose_usage, "no frame given (--frame F)");
     if (!job->bones && !job->mesh)
         return cli_usage_error(pose_usage, "nothing to write (--bones OUT.csv and/or --mesh OUT.obj)");
-    if (job->bones && !ends_with(job->bones, ".csv"))
+    if (job->bones && !cli_ends_with(job->bones, ".csv"))
         return cli_usage_error(pose_usage, "the bones output '%s' must end in .csv", job->bones);
     if (job->mesh) {
-        job->ply = ends_with(job->mesh, ".ply");
-        if (!job->ply && !ends_with(job->mesh, ".obj"))
+        job->ply = cli_ends_with(job->mesh, ".ply");
+        if (!job->ply && !cli_ends_with(job->mesh, ".obj"))
             return cli_usage_error(pose_usage, "the mesh output '%s' must end in .obj or .ply", job->mesh);
     }
     if (job->bones && job->mesh && strcmp(job->bones, job->mesh) == 0)

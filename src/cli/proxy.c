@@ -50,55 +50,8 @@ typedef struct proxy_job {
     bool pmx, wrap;
     size_t triangles;
     float offset;
-    char **names;            /* --materials items, pointing into texts */
-    size_t name_count;
-    char **texts;            /* the strdup'd option values */
-    size_t text_count;
+    cli_names materials;     /* --materials */
 } proxy_job;
-
-static void job_free(proxy_job *job)
-{
-    for (size_t i = 0; i < job->text_count; i++)
-        free(job->texts[i]);
-    free(job->texts);
-    free(job->names);
-}
-
-/* Splits "a,b,c" into the job's names. */
-static int add_names(proxy_job *job, const char *list)
-{
-    char *text = strdup(list);
-    char **texts = realloc(job->texts, (job->text_count + 1) * sizeof *texts);
-    if (texts)
-        job->texts = texts;
-    if (!text || !texts) {
-        free(text);
-        fprintf(stderr, "plush: out of memory\n");
-        return CLI_FAILED;
-    }
-    job->texts[job->text_count++] = text;
-    for (char *item = text;;) {
-        char **names = realloc(job->names, (job->name_count + 1) * sizeof *names);
-        if (!names) {
-            fprintf(stderr, "plush: out of memory\n");
-            return CLI_FAILED;
-        }
-        job->names = names;
-        job->names[job->name_count++] = item;
-        char *comma = strchr(item, ',');
-        if (!comma)
-            break;
-        *comma = '\0';
-        item = comma + 1;
-    }
-    return CLI_OK;
-}
-
-static bool ends_with(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), k = strlen(suffix);
-    return n > k && strcasecmp(s + n - k, suffix) == 0;
-}
 
 static int proxy_option(cli_args *args, const char *name, const char *inline_value, proxy_job *job)
 {
@@ -116,7 +69,7 @@ static int proxy_option(cli_args *args, const char *name, const char *inline_val
     if (!v)
         return CLI_USAGE;
     if (strcmp(name, "--materials") == 0)
-        return add_names(job, v);
+        return cli_names_add(&job->materials, v);
     if (out) {
         if (job->out)
             return cli_usage_error(proxy_usage, "more than one output file");
@@ -140,37 +93,25 @@ static int proxy_option(cli_args *args, const char *name, const char *inline_val
     return CLI_OK;
 }
 
+static int proxy_option_cb(cli_args *args, const char *name, const char *value, void *job)
+{
+    return proxy_option(args, name, value, job);
+}
+
 static int parse_proxy(int argc, char **argv, proxy_job *job, bool *help)
 {
-    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
-        if (cli_is_help(argv[i])) {
-            *help = true;
-            return CLI_OK;
-        }
-    cli_args args = {.argc = argc, .argv = argv, .next = 1, .usage = proxy_usage};
-    const char *name, *value;
-    cli_arg_kind kind;
-    while ((kind = cli_args_next(&args, &name, &value)) != CLI_ARG_END) {
-        int rc;
-        if (kind == CLI_ARG_OPERAND) {
-            if (job->model)
-                return cli_usage_error(proxy_usage, "more than one model ('%s' and '%s')", job->model, value);
-            job->model = value;
-        } else if ((rc = proxy_option(&args, name, value, job)) != CLI_OK) {
-            return rc;
-        }
-    }
-    if (!job->model)
-        return cli_usage_error(proxy_usage, "no model given");
+    int rc = cli_parse_model_command(argc, argv, proxy_usage, proxy_option_cb, job, &job->model, help);
+    if (rc != CLI_OK || *help)
+        return rc;
     if (job->triangles == 0)
         return cli_usage_error(proxy_usage, "no target triangle count (--triangles N)");
     if (!job->out)
         return cli_usage_error(proxy_usage, "no output file (-o PROXY.obj or -o PROXY.pmx)");
     if (job->wrap && job->offset < 0)
         return cli_usage_error(proxy_usage, "--wrap needs an offset of 0 or more, not %g", (double)job->offset);
-    if (ends_with(job->out, ".pmx"))
+    if (cli_ends_with(job->out, ".pmx"))
         job->pmx = true;
-    else if (!ends_with(job->out, ".obj"))
+    else if (!cli_ends_with(job->out, ".obj"))
         return cli_usage_error(proxy_usage, "the output '%s' must end in .obj or .pmx", job->out);
     return CLI_OK;
 }
@@ -288,7 +229,7 @@ static int run_proxy(const proxy_job *job)
     plush_cage_topology topo;
     float max = 0, mean = 0;
     plush_cage_options options = {.target_triangles = job->triangles, .offset = job->offset, .wrap = job->wrap};
-    if (plush_cage_weld(model, (const char *const *)job->names, job->name_count, &arena, &skin,
+    if (plush_cage_weld(model, (const char *const *)job->materials.names, job->materials.count, &arena, &skin,
                         &model_diag) != PLUSH_OK ||
         plush_cage_simplify(&skin, &options, &arena, &cage, &res, &model_diag) != PLUSH_OK ||
         plush_cage_check(&cage, &topo, &model_diag) != PLUSH_OK ||
@@ -325,6 +266,6 @@ int cli_proxy(int argc, char **argv)
     } else if (rc == CLI_OK) {
         rc = run_proxy(&job);
     }
-    job_free(&job);
+    cli_names_free(&job.materials);
     return rc;
 }

@@ -63,12 +63,6 @@ static const char run_help[] =
 /* cli_run_job.exports bits (plush demo spells them as numbers) */
 enum { EXPORT_PMX_VMD = 1, EXPORT_OBJ = 2, EXPORT_PLY = 4, EXPORT_IM2 = 8 };
 
-static bool ends_with(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), k = strlen(suffix);
-    return n >= k && strcasecmp(s + n - k, suffix) == 0;
-}
-
 static int parse_exports(const char *list, unsigned *out)
 {
     *out = 0;
@@ -90,36 +84,6 @@ static int parse_exports(const char *list, unsigned *out)
             p++;
     }
     return *out ? CLI_OK : cli_usage_error(run_usage, "--export needs at least one of pmx+vmd, obj, ply, im2");
-}
-
-static int parse_number(const char *name, const char *text, double lo, double hi, double *out)
-{
-    char *end = NULL;
-    errno = 0;
-    double v = strtod(text, &end);
-    if (errno || end == text || *end || !isfinite(v) || v < lo || v > hi)
-        return cli_usage_error(run_usage, "%s wants a number from %g to %g, not '%s'", name, lo, hi, text);
-    *out = v;
-    return CLI_OK;
-}
-
-/* Splits "a,b,c" into the job's material names (the text is kept until the job ends). */
-static int add_material_names(cli_run_job *job, const char *list)
-{
-    for (const char *p = list;;) {
-        size_t n = strcspn(p, ",");
-        if (job->material_count == CLI_RUN_MAX_MATERIALS)
-            return cli_usage_error(run_usage, "more than %d --materials names", CLI_RUN_MAX_MATERIALS);
-        char *name = strndup(p, n);
-        if (!name) {
-            fprintf(stderr, "plush: out of memory\n");
-            return CLI_FAILED;
-        }
-        job->materials[job->material_count++] = name;
-        if (!p[n])
-            return CLI_OK;
-        p += n + 1;
-    }
 }
 
 static int run_option(cli_args *args, const char *name, const char *inline_value, cli_run_job *job)
@@ -150,20 +114,20 @@ static int run_option(cli_args *args, const char *name, const char *inline_value
     else if (strcmp(name, "--im2") == 0)
         job->overrides = v;
     else if (strcmp(name, "--materials") == 0)
-        rc = add_material_names(job, v);
-    else if (strcmp(name, "--frames") == 0 && (rc = parse_number(name, v, 1, 1e7, &x)) == CLI_OK) {
+        rc = cli_names_add(&job->materials, v);
+    else if (strcmp(name, "--frames") == 0 && (rc = cli_parse_number(run_usage, name, v, 1, 1e7, &x)) == CLI_OK) {
         if (x != floor(x))
             return cli_usage_error(run_usage, "--frames wants a whole number, not '%s'", v);
         job->frames = (uint32_t)x;
         job->frames_set = true;
     }
-    else if (strcmp(name, "--fps") == 0 && (rc = parse_number(name, v, 1, 1000, &x)) == CLI_OK)
+    else if (strcmp(name, "--fps") == 0 && (rc = cli_parse_number(run_usage, name, v, 1, 1000, &x)) == CLI_OK)
         job->fps = (float)x;
-    else if (strcmp(name, "--physics-hz") == 0 && (rc = parse_number(name, v, 10, 10000, &x)) == CLI_OK)
+    else if (strcmp(name, "--physics-hz") == 0 && (rc = cli_parse_number(run_usage, name, v, 10, 10000, &x)) == CLI_OK)
         job->physics_hz = (float)x;
-    else if (strcmp(name, "--every") == 0 && (rc = parse_number(name, v, 1, 1e7, &x)) == CLI_OK)
+    else if (strcmp(name, "--every") == 0 && (rc = cli_parse_number(run_usage, name, v, 1, 1e7, &x)) == CLI_OK)
         job->every = (uint32_t)floor(x);
-    else if (strcmp(name, "--ground") == 0 && (rc = parse_number(name, v, -1e6, 1e6, &x)) == CLI_OK)
+    else if (strcmp(name, "--ground") == 0 && (rc = cli_parse_number(run_usage, name, v, -1e6, 1e6, &x)) == CLI_OK)
         job->ground = true, job->ground_y = (float)x;
     else if (strcmp(name, "--export") == 0)
         rc = parse_exports(v, &job->exports);
@@ -180,28 +144,16 @@ static int run_option(cli_args *args, const char *name, const char *inline_value
     return rc;
 }
 
+static int run_option_cb(cli_args *args, const char *name, const char *value, void *job)
+{
+    return run_option(args, name, value, job);
+}
+
 static int parse_run(int argc, char **argv, cli_run_job *job, bool *help)
 {
-    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
-        if (cli_is_help(argv[i])) {
-            *help = true;
-            return CLI_OK;
-        }
-    cli_args args = {.argc = argc, .argv = argv, .next = 1, .usage = run_usage};
-    const char *name, *value;
-    cli_arg_kind kind;
-    while ((kind = cli_args_next(&args, &name, &value)) != CLI_ARG_END) {
-        int rc;
-        if (kind == CLI_ARG_OPERAND) {
-            if (job->model)
-                return cli_usage_error(run_usage, "more than one model ('%s' and '%s')", job->model, value);
-            job->model = value;
-        } else if ((rc = run_option(&args, name, value, job)) != CLI_OK) {
-            return rc;
-        }
-    }
-    if (!job->model)
-        return cli_usage_error(run_usage, "no model given");
+    int rc = cli_parse_model_command(argc, argv, run_usage, run_option_cb, job, &job->model, help);
+    if (rc != CLI_OK || *help)
+        return rc;
     if (!job->out_dir)
         return cli_usage_error(run_usage, "no output directory (-o OUTDIR)");
     if (job->mode != PLUSH_SCENE_PROXY && (job->exports & (EXPORT_PMX_VMD | EXPORT_IM2)))
@@ -214,27 +166,13 @@ static int parse_run(int argc, char **argv, cli_run_job *job, bool *help)
 
 /* ---- outputs ------------------------------------------------------------------------------------ */
 
-/* mkdir -p for one or two levels: OUTDIR and OUTDIR/frames. */
-static bool make_dir(const char *path, plush_diag *diag)
-{
-    if (mkdir(path, 0777) == 0 || errno == EEXIST) {
-        struct stat st;
-        if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-            return true;
-        plush_diag_fail(diag, PLUSH_E_IO, -1, NULL, -1, "exists and is not a directory");
-        return false;
-    }
-    plush_diag_fail(diag, PLUSH_E_IO, -1, NULL, -1, "cannot create the directory: %s", strerror(errno));
-    return false;
-}
-
 /* "dir/stem<suffix>" where stem is the model file's name without its extension. */
 static char *output_path(const char *dir, const char *model, const char *suffix)
 {
     const char *base = strrchr(model, '/');
     base = base ? base + 1 : model;
     size_t stem = strlen(base);
-    if (ends_with(base, ".pmx"))
+    if (cli_ends_with(base, ".pmx"))
         stem -= 4;
     size_t n = strlen(dir) + 1 + stem + strlen(suffix) + 1;
     char *p = malloc(n);
@@ -447,7 +385,7 @@ static int simulate(run_state *s, plush_diag *model_diag)
         .fps = job->fps,
         .world = {.physics_hz = job->physics_hz, .ground = job->ground, .ground_y = job->ground_y},
         .bind = {.proxy = {.seed = job->seed},
-                 .bound = {.materials = (const char *const *)job->materials, .material_count = job->material_count}},
+                 .bound = {.materials = (const char *const *)job->materials.names, .material_count = job->materials.count}},
         .skin = {.stretch = job->stretch},
         .overrides = s->overrides,
         .overrides_file = job->overrides,
@@ -465,8 +403,8 @@ static int simulate(run_state *s, plush_diag *model_diag)
         return CLI_FAILED;
     }
     /* OUTDIR only once the model is known to run, so a refused model leaves no empty directory */
-    if (!make_dir(job->out_dir, &out_diag) ||
-        ((job->exports & (EXPORT_OBJ | EXPORT_PLY)) && !make_dir(s->frames_dir, &out_diag))) {
+    if (!cli_make_dir(job->out_dir, &out_diag) ||
+        ((job->exports & (EXPORT_OBJ | EXPORT_PLY)) && !cli_make_dir(s->frames_dir, &out_diag))) {
         cli_report(&out_diag);
         return CLI_FAILED;
     }
@@ -569,7 +507,6 @@ int cli_run(int argc, char **argv)
     } else if (rc == CLI_OK) {
         rc = cli_run_execute(&job);
     }
-    for (size_t i = 0; i < job.material_count; i++)
-        free(job.materials[i]);
+    cli_names_free(&job.materials);
     return rc;
 }

@@ -1,0 +1,101 @@
+/* Argument handling the subcommands share: the one-model argument loop, comma-separated name lists,
+ * numbers, file-name extensions and output directories. */
+#include "cli/cli.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+int cli_parse_model_command(int argc, char **argv, const char *usage, cli_option_fn option, void *job,
+                            const char **model, bool *help)
+{
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+        if (cli_is_help(argv[i])) {
+            *help = true;
+            return CLI_OK;
+        }
+    cli_args args = {.argc = argc, .argv = argv, .next = 1, .usage = usage};
+    const char *name, *value;
+    cli_arg_kind kind;
+    while ((kind = cli_args_next(&args, &name, &value)) != CLI_ARG_END) {
+        int rc;
+        if (kind == CLI_ARG_OPERAND) {
+            if (*model)
+                return cli_usage_error(usage, "more than one model ('%s' and '%s')", *model, value);
+            *model = value;
+        } else if ((rc = option(&args, name, value, job)) != CLI_OK) {
+            return rc;
+        }
+    }
+    return *model ? CLI_OK : cli_usage_error(usage, "no model given");
+}
+
+int cli_names_add(cli_names *list, const char *text)
+{
+    char *copy = strdup(text);
+    char **texts = realloc(list->texts, (list->text_count + 1) * sizeof *texts);
+    if (texts)
+        list->texts = texts;
+    if (!copy || !texts) {
+        free(copy);
+        fprintf(stderr, "plush: out of memory\n");
+        return CLI_FAILED;
+    }
+    list->texts[list->text_count++] = copy;
+    for (char *item = copy;;) {
+        char **names = realloc(list->names, (list->count + 1) * sizeof *names);
+        if (!names) {
+            fprintf(stderr, "plush: out of memory\n");
+            return CLI_FAILED;
+        }
+        list->names = names;
+        list->names[list->count++] = item;
+        char *comma = strchr(item, ',');
+        if (!comma)
+            return CLI_OK;
+        *comma = '\0';
+        item = comma + 1;
+    }
+}
+
+void cli_names_free(cli_names *list)
+{
+    for (size_t i = 0; i < list->text_count; i++)
+        free(list->texts[i]);
+    free(list->texts);
+    free(list->names);
+    *list = (cli_names){0};
+}
+
+int cli_parse_number(const char *usage, const char *name, const char *text, double lo, double hi, double *out)
+{
+    char *end = NULL;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (errno || end == text || *end || !isfinite(v) || v < lo || v > hi)
+        return cli_usage_error(usage, "%s wants a number from %g to %g, not '%s'", name, lo, hi, text);
+    *out = v;
+    return CLI_OK;
+}
+
+bool cli_ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n > k && strcasecmp(s + n - k, suffix) == 0;
+}
+
+bool cli_make_dir(const char *path, plush_diag *diag)
+{
+    if (mkdir(path, 0777) == 0 || errno == EEXIST) {
+        struct stat st;
+        if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+            return true;
+        plush_diag_fail(diag, PLUSH_E_IO, -1, NULL, -1, "exists and is not a directory");
+        return false;
+    }
+    plush_diag_fail(diag, PLUSH_E_IO, -1, NULL, -1, "cannot create the directory: %s", strerror(errno));
+    return false;
+}
