@@ -7,19 +7,13 @@
 #include <cmocka.h>
 
 #include "plush/cage.h"
+#include "support/pmx_fixture.h"
 #include "support/mesh_fixture.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-static plush_diag fresh_diag(void)
-{
-    plush_diag d = {0};
-    plush_diag_reset(&d);
-    return d;
-}
 
 static void expect_ok(plush_status st, const plush_diag *d)
 {
@@ -106,7 +100,7 @@ static void test_weld_sphere(void **state)
     (void)state;
     plush_pmx_model *m = sphere_model(1.0f, 8, 12);
     plush_arena arena = {0};
-    plush_diag d = fresh_diag();
+    plush_diag d = pmx_fx_diag();
     plush_cage_mesh mesh;
     expect_ok(plush_cage_weld(m, NULL, 0, &arena, &mesh, &d), &d);
     assert_int_equal(mesh.vertex_count, 2 + 7 * 12);       /* two poles, seven inner rings */
@@ -130,7 +124,7 @@ static void test_weld_materials(void **state)
     (void)state;
     plush_pmx_model *m = mesh_fx_plush(); /* body sphere, cage icosahedron, eyes cube */
     plush_arena arena = {0};
-    plush_diag d = fresh_diag();
+    plush_diag d = pmx_fx_diag();
     plush_cage_mesh mesh;
     const char *eyes[] = {"eyes"};
     expect_ok(plush_cage_weld(m, eyes, 1, &arena, &mesh, &d), &d);
@@ -157,7 +151,7 @@ static void test_topology(void **state)
     float pos[6][3] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}, {-1, 0, 0}, {0, -1, 0}};
     uint32_t tetra[4][3] = {{0, 2, 1}, {0, 1, 3}, {0, 3, 2}, {1, 2, 3}};
     plush_cage_mesh m = {.vertex_count = 4, .positions = pos, .triangle_count = 4, .triangles = tetra};
-    plush_diag d = fresh_diag();
+    plush_diag d = pmx_fx_diag();
     plush_cage_topology t;
     expect_ok(plush_cage_check(&m, &t, &d), &d);
     assert_true(t.closed_manifold);
@@ -206,7 +200,7 @@ static void test_simplify_large(void **state)
     (void)state;
     plush_pmx_model *m = sphere_model(10.0f, 150, 300);
     plush_arena arena = {0};
-    plush_diag d = fresh_diag();
+    plush_diag d = pmx_fx_diag();
     plush_cage_mesh skin, cage;
     expect_ok(plush_cage_weld(m, NULL, 0, &arena, &skin, &d), &d);
     assert_true(skin.triangle_count > 80000);
@@ -268,7 +262,7 @@ static void test_offset(void **state)
     (void)state;
     plush_pmx_model *m = sphere_model(1.0f, 40, 80);
     plush_arena arena = {0};
-    plush_diag d = fresh_diag();
+    plush_diag d = pmx_fx_diag();
     plush_cage_mesh skin, cage;
     expect_ok(plush_cage_weld(m, NULL, 0, &arena, &skin, &d), &d);
     plush_cage_result res;
@@ -306,7 +300,7 @@ static void test_simplify_edges(void **state)
     (void)state;
     plush_pmx_model *m = sphere_model(1.0f, 8, 12);
     plush_arena arena = {0};
-    plush_diag d = fresh_diag();
+    plush_diag d = pmx_fx_diag();
     plush_cage_mesh skin, cage;
     plush_cage_result res;
     expect_ok(plush_cage_weld(m, NULL, 0, &arena, &skin, &d), &d);
@@ -320,18 +314,18 @@ static void test_simplify_edges(void **state)
     expect_ok(plush_cage_simplify(&skin, &(plush_cage_options){.target_triangles = 4}, &arena, &cage, &res, &d), &d);
     assert_true(cage.triangle_count >= 1);
 
-    d = fresh_diag();
+    d = pmx_fx_diag();
     assert_int_equal(plush_cage_simplify(&skin, &(plush_cage_options){0}, &arena, &cage, &res, &d), PLUSH_E_ARGUMENT);
-    d = fresh_diag();
+    d = pmx_fx_diag();
     assert_int_equal(
         plush_cage_simplify(&skin, &(plush_cage_options){.target_triangles = 5, .offset = NAN}, &arena, &cage, &res, &d),
         PLUSH_E_ARGUMENT);
     plush_cage_mesh empty = {0};
-    d = fresh_diag();
+    d = pmx_fx_diag();
     assert_int_equal(plush_cage_simplify(&empty, &(plush_cage_options){.target_triangles = 5}, &arena, &cage, &res, &d),
                      PLUSH_E_ARGUMENT);
     skin.positions[3][1] = INFINITY;
-    d = fresh_diag();
+    d = pmx_fx_diag();
     assert_int_equal(plush_cage_simplify(&skin, &(plush_cage_options){.target_triangles = 5}, &arena, &cage, &res, &d),
                      PLUSH_E_ARGUMENT);
     plush_arena_free(&arena);
@@ -390,7 +384,7 @@ static double nearest_face(const plush_cage_mesh *m, const float p[3])
 /* One closed, outward-wound piece; every detailed vertex inside it or within `slack` of it (brute force). */
 static void expect_encloses(const plush_cage_mesh *cage, const plush_cage_mesh *skin, double slack)
 {
-    plush_diag d = fresh_diag();
+    plush_diag d = pmx_fx_diag();
     plush_cage_topology topo;
     expect_ok(plush_cage_check(cage, &topo, &d), &d);
     assert_true(topo.closed_manifold);
@@ -418,7 +412,7 @@ static void test_wrap_two_spheres(void **state)
     (void)state;
     plush_pmx_model *m = two_spheres(1.3f);
     plush_arena arena = {0};
-    plush_diag d = fresh_diag();
+    plush_diag d = pmx_fx_diag();
     plush_cage_mesh skin, wrap, cage;
     expect_ok(plush_cage_weld(m, NULL, 0, &arena, &skin, &d), &d);
     plush_cage_topology topo;
@@ -469,7 +463,7 @@ static void test_wrap_deterministic(void **state)
     (void)state;
     plush_pmx_model *m = two_spheres(1.1f);
     plush_arena arena = {0};
-    plush_diag d = fresh_diag();
+    plush_diag d = pmx_fx_diag();
     plush_cage_mesh skin, a, b;
     expect_ok(plush_cage_weld(m, NULL, 0, &arena, &skin, &d), &d);
     plush_cage_options o = {.target_triangles = 400, .wrap = true};
@@ -494,7 +488,7 @@ static void test_wrap_errors(void **state)
     (void)state;
     plush_pmx_model *m = two_spheres(1.3f);
     plush_arena arena = {0};
-    plush_diag d = fresh_diag();
+    plush_diag d = pmx_fx_diag();
     plush_cage_mesh skin, cage;
     plush_cage_result res;
     expect_ok(plush_cage_weld(m, NULL, 0, &arena, &skin, &d), &d);
@@ -502,19 +496,19 @@ static void test_wrap_errors(void **state)
                                                                      .offset = -0.1f},
                                          &arena, &cage, &res, &d),
                      PLUSH_E_ARGUMENT);
-    d = fresh_diag();
+    d = pmx_fx_diag();
     assert_int_equal(plush_cage_simplify(&skin, &(plush_cage_options){.target_triangles = 100, .wrap = true,
                                                                      .offset = 0.1f, .cell = 0.5f},
                                          &arena, &cage, &res, &d),
                      PLUSH_E_ARGUMENT); /* the band would have gaps */
-    d = fresh_diag();
+    d = pmx_fx_diag();
     assert_int_equal(plush_cage_wrap(&skin, 0.1f, 0.05f, &arena, &cage, &d), PLUSH_E_ARGUMENT);
-    d = fresh_diag();
+    d = pmx_fx_diag();
     assert_int_equal(plush_cage_wrap(&skin, NAN, 0.2f, &arena, &cage, &d), PLUSH_E_ARGUMENT);
-    d = fresh_diag();
+    d = pmx_fx_diag();
     assert_int_equal(plush_cage_wrap(&skin, 1e-4f, 0.2f, &arena, &cage, &d), PLUSH_E_RANGE); /* too fine */
     plush_cage_mesh empty = {0};
-    d = fresh_diag();
+    d = pmx_fx_diag();
     assert_int_equal(plush_cage_wrap(&empty, 0.1f, 0.2f, &arena, &cage, &d), PLUSH_E_ARGUMENT);
     assert_int_equal(cage.triangle_count, 0);
     plush_arena_free(&arena);
@@ -543,7 +537,7 @@ static void test_wrap_torus(void **state)
     plush_cage_mesh torus = {.vertex_count = RING * TUBE, .positions = pos, .triangle_count = 2 * RING * TUBE,
                              .triangles = tri};
     plush_arena arena = {0};
-    plush_diag d = fresh_diag();
+    plush_diag d = pmx_fx_diag();
     plush_cage_mesh cage;
     plush_cage_result res;
     const size_t targets[] = {300, 4};
@@ -579,7 +573,7 @@ static void test_wrap_bear(void **state)
 {
     (void)state;
     plush_pmx_model *m = NULL;
-    plush_diag d = fresh_diag();
+    plush_diag d = pmx_fx_diag();
     expect_ok(plush_pmx_read_file("proxies/plush_bear.pmx", NULL, &m, &d), &d);
     plush_arena arena = {0};
     const char *fur[] = {"体", "頭", "口元", "耳", "腕", "足"};

@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "plush/compare.h"
+#include "support/pmx_fixture.h"
 #include "plush/image.h"
 #include "support/mesh_fixture.h"
 
@@ -19,29 +20,13 @@
 #define BEAR "proxies/plush_bear.pmx"
 #define BEAR_VMD "proxies/plush_bear_shake.vmd"
 
-static plush_diag fresh_diag(void)
-{
-    plush_diag d = {0};
-    plush_diag_reset(&d);
-    return d;
-}
-
-static void ok(plush_status st, const plush_diag *d)
-{
-    if (st != PLUSH_OK) {
-        char line[600];
-        plush_diag_format(d, line, sizeof line);
-        fail_msg("%s", line);
-    }
-}
-
 /* ---- surface -------------------------------------------------------------------------------------- */
 
 static plush_compare_surface *surface_of(const mesh_fx *m)
 {
-    plush_diag d = fresh_diag();
+    plush_diag d = pmx_fx_diag();
     plush_compare_surface *s = NULL;
-    ok(plush_compare_surface_create((const float(*)[3])m->positions, m->vertex_count, m->indices, m->index_count, &s,
+    pmx_fx_ok(plush_compare_surface_create((const float(*)[3])m->positions, m->vertex_count, m->indices, m->index_count, &s,
                                     &d),
        &d);
     return s;
@@ -106,9 +91,9 @@ static void test_mixed_model_measures_its_closed_pieces(void **state)
     uint32_t b = (uint32_t)cube.vertex_count;
     const uint32_t qf[6] = {b, b + 1, b + 2, b, b + 2, b + 3};
     memcpy(idx + cube.index_count, qf, sizeof qf);
-    plush_diag d = fresh_diag();
+    plush_diag d = pmx_fx_diag();
     plush_compare_surface *s = NULL;
-    ok(plush_compare_surface_create((const float(*)[3])p, nv, idx, ni, &s, &d), &d);
+    pmx_fx_ok(plush_compare_surface_create((const float(*)[3])p, nv, idx, ni, &s, &d), &d);
     assert_int_equal(s->pieces, 2);
     assert_int_equal(s->closed_pieces, 1);
     assert_float_equal(fabs(s->rest_volume), 8.0, 1e-5);
@@ -128,13 +113,13 @@ static void test_surface_errors(void **state)
     const float p[3][3] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}};
     const uint32_t bad[3] = {0, 1, 3}, good[3] = {0, 1, 2};
     plush_compare_surface *s = (plush_compare_surface *)&s;
-    plush_diag d = fresh_diag();
+    plush_diag d = pmx_fx_diag();
     assert_int_equal(plush_compare_surface_create(p, 3, bad, 3, &s, &d), PLUSH_E_RANGE);
     assert_null(s);
-    d = fresh_diag();
+    d = pmx_fx_diag();
     assert_int_equal(plush_compare_surface_create(p, 3, good, 2, &s, &d), PLUSH_E_ARGUMENT);
     const float nan_p[3][3] = {{0, 0, 0}, {NAN, 0, 0}, {0, 1, 0}};
-    d = fresh_diag();
+    d = pmx_fx_diag();
     assert_int_equal(plush_compare_surface_create(nan_p, 3, good, 3, &s, &d), PLUSH_E_ARGUMENT);
     assert_null(s);
     plush_compare_surface_free(NULL);
@@ -178,9 +163,9 @@ static void test_metrics_match_an_independent_computation(void **state)
     }
     pb[N - 1][0] += 1000; /* unused: must not count */
     na[5][0] = na[5][1] = na[5][2] = 0; /* no normal: left out of the angles only */
-    plush_diag d = fresh_diag();
+    plush_diag d = pmx_fx_diag();
     plush_compare_surface *s = NULL;
-    ok(plush_compare_surface_create((const float(*)[3])pa, N, idx, ni, &s, &d), &d);
+    pmx_fx_ok(plush_compare_surface_create((const float(*)[3])pa, N, idx, ni, &s, &d), &d);
     assert_int_equal(s->vertex_count, ni);
     float *dist = malloc(N * sizeof *dist), *scratch = malloc(N * sizeof *scratch);
     plush_compare_error e;
@@ -241,9 +226,9 @@ static void test_p95_nearest_rank(void **state)
         idx[v] = (uint32_t)v;
     }
     idx[N] = 0; /* 21 indices = 7 faces over every vertex */
-    plush_diag d = fresh_diag();
+    plush_diag d = pmx_fx_diag();
     plush_compare_surface *s = NULL;
-    ok(plush_compare_surface_create((const float(*)[3])pa, N, idx, 21, &s, &d), &d);
+    pmx_fx_ok(plush_compare_surface_create((const float(*)[3])pa, N, idx, 21, &s, &d), &d);
     float scratch[N];
     plush_compare_error e;
     plush_compare_measure(s, (const float(*)[3])pa, (const float(*)[3])nrm, (const float(*)[3])pb,
@@ -265,9 +250,9 @@ static void test_runs_in_lockstep_on_the_small_plush(void **state)
         {.name = "bones", .kind = PLUSH_COMPARE_BONES},
     };
     plush_compare_pair pairs[] = {{1, 0}, {2, 0}};
-    plush_diag d = fresh_diag();
+    plush_diag d = pmx_fx_diag();
     plush_compare *c = NULL;
-    ok(plush_compare_create(&(plush_compare_desc){.model = m, .runs = runs, .run_count = 3, .pairs = pairs,
+    pmx_fx_ok(plush_compare_create(&(plush_compare_desc){.model = m, .runs = runs, .run_count = 3, .pairs = pairs,
                                                   .pair_count = 2},
                             &c, &d),
        &d);
@@ -277,7 +262,7 @@ static void test_runs_in_lockstep_on_the_small_plush(void **state)
     assert_int_equal(s->pieces, 2);
     double worst_bones = 0;
     for (uint32_t f = 0; f < 30; f++) {
-        ok(plush_compare_step(c, f, &d), &d);
+        pmx_fx_ok(plush_compare_step(c, f, &d), &d);
         const plush_compare_pair_frame *pf = plush_compare_pair_frames(c);
         const plush_compare_run_frame *rf = plush_compare_run_frames(c);
         assert_true(pf[0].valid && pf[1].valid);
@@ -317,9 +302,9 @@ static void test_direct_run_and_when_it_cannot_be_made(void **state)
         {.name = "direct", .kind = PLUSH_COMPARE_DIRECT, .optional = true},
     };
     plush_compare_pair pairs[] = {{0, 1}};
-    plush_diag d = fresh_diag();
+    plush_diag d = pmx_fx_diag();
     plush_compare *c = NULL;
-    ok(plush_compare_create(&(plush_compare_desc){.model = m, .runs = runs, .run_count = 2, .pairs = pairs,
+    pmx_fx_ok(plush_compare_create(&(plush_compare_desc){.model = m, .runs = runs, .run_count = 2, .pairs = pairs,
                                                   .pair_count = 1},
                             &c, &d),
        &d);
@@ -327,7 +312,7 @@ static void test_direct_run_and_when_it_cannot_be_made(void **state)
     plush_compare_get_run_info(c, 1, &info);
     assert_true(info.available);
     for (uint32_t f = 0; f < 10; f++) {
-        ok(plush_compare_step(c, f, &d), &d);
+        pmx_fx_ok(plush_compare_step(c, f, &d), &d);
         const plush_compare_pair_frame *pf = plush_compare_pair_frames(c);
         assert_true(pf[0].valid && isfinite(pf[0].error.rms) && pf[0].error.p95 <= pf[0].error.max);
     }
@@ -340,22 +325,22 @@ static void test_direct_run_and_when_it_cannot_be_made(void **state)
     mesh_fx_add_material(m, "body", &cube, 1);
     mesh_fx_free(&cube);
     runs[0] = (plush_compare_run_desc){.name = "bones", .kind = PLUSH_COMPARE_BONES};
-    d = fresh_diag();
-    ok(plush_compare_create(&(plush_compare_desc){.model = m, .runs = runs, .run_count = 2, .pairs = pairs,
+    d = pmx_fx_diag();
+    pmx_fx_ok(plush_compare_create(&(plush_compare_desc){.model = m, .runs = runs, .run_count = 2, .pairs = pairs,
                                                   .pair_count = 1},
                             &c, &d),
        &d);
     plush_compare_get_run_info(c, 1, &info);
     assert_false(info.available);
     assert_true(strlen(info.reason) > 0);
-    ok(plush_compare_step(c, 0, &d), &d);
+    pmx_fx_ok(plush_compare_step(c, 0, &d), &d);
     assert_true(plush_compare_run_frames(c)[0].valid);
     assert_false(plush_compare_run_frames(c)[1].valid);
     assert_false(plush_compare_pair_frames(c)[0].valid);
     assert_null(plush_compare_positions(c, 1));
     plush_compare_destroy(c);
     runs[1].optional = false;
-    d = fresh_diag();
+    d = pmx_fx_diag();
     assert_int_equal(plush_compare_create(&(plush_compare_desc){.model = m, .runs = runs, .run_count = 2,
                                                                 .pairs = pairs, .pair_count = 1},
                                           &c, &d),
@@ -375,16 +360,16 @@ static void test_create_errors(void **state)
                                      {.name = "short", .kind = PLUSH_COMPARE_BONES, .model = &small}};
     plush_compare_pair bad[] = {{0, 2}};
     plush_compare *c = NULL;
-    plush_diag d = fresh_diag();
+    plush_diag d = pmx_fx_diag();
     assert_int_equal(plush_compare_create(&(plush_compare_desc){.model = m, .runs = runs, .run_count = 1, .pairs = bad,
                                                                 .pair_count = 1},
                                           &c, &d),
                      PLUSH_E_ARGUMENT);
-    d = fresh_diag();
+    d = pmx_fx_diag();
     assert_int_equal(plush_compare_create(&(plush_compare_desc){.model = m, .runs = runs, .run_count = 2}, &c, &d),
                      PLUSH_E_ARGUMENT);
     assert_null(c);
-    d = fresh_diag();
+    d = pmx_fx_diag();
     assert_int_equal(plush_compare_create(&(plush_compare_desc){.model = m}, &c, &d), PLUSH_E_ARGUMENT);
     assert_int_equal(plush_compare_step(NULL, 0, &d), PLUSH_E_ARGUMENT);
     plush_compare_destroy(NULL);
@@ -396,17 +381,17 @@ static void test_create_errors(void **state)
 static void test_demo_bear(void **state)
 {
     (void)state;
-    plush_diag d = fresh_diag();
+    plush_diag d = pmx_fx_diag();
     plush_pmx_model *m = NULL;
     plush_vmd_motion *v = NULL;
-    ok(plush_pmx_read_file(BEAR, NULL, &m, &d), &d);
-    ok(plush_vmd_read_file(BEAR_VMD, &v, &d), &d);
+    pmx_fx_ok(plush_pmx_read_file(BEAR, NULL, &m, &d), &d);
+    pmx_fx_ok(plush_vmd_read_file(BEAR_VMD, &v, &d), &d);
     plush_compare_run_desc runs[] = {{.name = "bones", .kind = PLUSH_COMPARE_BONES},
                                      {.name = "proxy", .kind = PLUSH_COMPARE_PROXY},
                                      {.name = "proxy 2", .kind = PLUSH_COMPARE_PROXY}};
     plush_compare_pair pairs[] = {{2, 1}, {0, 1}};
     plush_compare *c = NULL;
-    ok(plush_compare_create(&(plush_compare_desc){.model = m, .motion = v, .runs = runs, .run_count = 3,
+    pmx_fx_ok(plush_compare_create(&(plush_compare_desc){.model = m, .motion = v, .runs = runs, .run_count = 3,
                                                   .pairs = pairs, .pair_count = 2},
                             &c, &d),
        &d);
@@ -416,7 +401,7 @@ static void test_demo_bear(void **state)
     assert_true(s->diagonal > 8 && s->diagonal < 20);
     double worst = 0;
     for (uint32_t f = 0; f < 60; f++) {
-        ok(plush_compare_step(c, f, &d), &d);
+        pmx_fx_ok(plush_compare_step(c, f, &d), &d);
         const plush_compare_pair_frame *pf = plush_compare_pair_frames(c);
         assert_true(pf[0].error.max == 0);
         worst = fmax(worst, pf[1].error.rms);
@@ -442,12 +427,12 @@ static void test_plot_draws_lines_ticks_and_legend(void **state)
 {
     (void)state;
     plush_image im = {0};
-    plush_diag d = fresh_diag();
-    ok(plush_image_create(600, 400, &im, &d), &d);
+    plush_diag d = pmx_fx_diag();
+    pmx_fx_ok(plush_image_create(600, 400, &im, &d), &d);
     double x[3] = {0, 1, 2}, y1[3] = {0, 1, 0}, y2[3] = {1, NAN, 2};
     plush_plot_series s[2] = {{.name = "up and down", .x = x, .y = y1, .count = 3},
                               {.name = "gap", .x = x, .y = y2, .count = 3}};
-    ok(plush_plot_draw(&(plush_plot){.title = "T", .x_label = "frame", .y_label = "units", .series = s,
+    pmx_fx_ok(plush_plot_draw(&(plush_plot){.title = "T", .x_label = "frame", .y_label = "units", .series = s,
                                      .series_count = 2, .y_from_zero = true},
                        &im, &d),
        &d);
@@ -465,16 +450,16 @@ static void test_plot_draws_lines_ticks_and_legend(void **state)
     /* no data at all: still a chart, saying so */
     double nan3[3] = {NAN, NAN, NAN};
     s[0].y = nan3;
-    ok(plush_plot_draw(&(plush_plot){.series = s, .series_count = 1}, &im, &d), &d);
+    pmx_fx_ok(plush_plot_draw(&(plush_plot){.series = s, .series_count = 1}, &im, &d), &d);
     assert_int_equal(count_rgb(&im, 0, 0, im.width, im.height, blue), 0);
     assert_true(count_rgb(&im, 0, 0, im.width, im.height, black) > 100);
     plush_image_free(&im);
     /* too small, or a series without arrays */
-    ok(plush_image_create(100, 100, &im, &d), &d);
+    pmx_fx_ok(plush_image_create(100, 100, &im, &d), &d);
     assert_int_equal(plush_plot_draw(&(plush_plot){.series = s, .series_count = 1}, &im, &d), PLUSH_E_ARGUMENT);
     plush_image_free(&im);
-    ok(plush_image_create(300, 200, &im, &d), &d);
-    d = fresh_diag();
+    pmx_fx_ok(plush_image_create(300, 200, &im, &d), &d);
+    d = pmx_fx_diag();
     plush_plot_series broken = {.name = "x", .count = 2};
     assert_int_equal(plush_plot_draw(&(plush_plot){.series = &broken, .series_count = 1}, &im, &d), PLUSH_E_ARGUMENT);
     plush_image_free(&im);
@@ -484,8 +469,8 @@ static void test_text(void **state)
 {
     (void)state;
     plush_image im = {0};
-    plush_diag d = fresh_diag();
-    ok(plush_image_create(200, 40, &im, &d), &d);
+    plush_diag d = pmx_fx_diag();
+    pmx_fx_ok(plush_image_create(200, 40, &im, &d), &d);
     const uint8_t black[3] = {0, 0, 0};
     assert_int_equal(plush_image_text_width("", 2), 0);
     assert_int_equal(plush_image_text_width("ab", 1), 11);

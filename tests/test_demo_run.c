@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "plush/plush.h"
+#include "support/pmx_fixture.h"
 #include "support/cli_run.h"
 #include "support/shared_data.h"
 
@@ -35,22 +36,6 @@ typedef struct demo {
     bool *kept;                 /* bear vertex -> it survives the bake (used by a material no soft body owns) */
     size_t kept_count;
 } demo;
-
-static plush_diag fresh_diag(void)
-{
-    plush_diag d = {0};
-    plush_diag_reset(&d);
-    return d;
-}
-
-static void ok(plush_status st, const plush_diag *d)
-{
-    if (st != PLUSH_OK) {
-        char line[600];
-        plush_diag_format(d, line, sizeof line);
-        fail_msg("%s", line);
-    }
-}
 
 static bool finite3(const float (*p)[3], size_t n)
 {
@@ -89,7 +74,7 @@ static void mark_kept(demo *d)
 static int setup(void **state)
 {
     demo *d = calloc(1, sizeof *d);
-    plush_diag diag = fresh_diag();
+    plush_diag diag = pmx_fx_diag();
     if (plush_pmx_read_file(BEAR, NULL, &d->bear, &diag) != PLUSH_OK ||
         plush_vmd_read_file(BEAR_VMD, &d->shake, &diag) != PLUSH_OK ||
         plush_im2_read_file(BEAR_IM2, &d->rigid, &diag) != PLUSH_OK) {
@@ -119,12 +104,12 @@ static int teardown(void **state)
 
 static plush_scene *bear_scene(const demo *d, int mode)
 {
-    plush_diag diag = fresh_diag();
+    plush_diag diag = pmx_fx_diag();
     plush_scene *sc = NULL;
     plush_scene_desc desc = {.model = d->bear, .motion = d->shake, .mode = mode};
     if (mode == PLUSH_SCENE_PROXY)
         desc.overrides = d->rigid, desc.overrides_file = BEAR_IM2;
-    ok(plush_scene_create(&desc, &sc, &diag), &diag);
+    pmx_fx_ok(plush_scene_create(&desc, &sc, &diag), &diag);
     assert_int_equal(diag.warning_count, 0);
     return sc;
 }
@@ -144,15 +129,15 @@ static void test_shake_length(void **state)
 /* Runs the shake in proxy mode and bakes every frame into pmx / vmd (files, as plush run writes them). */
 static void bake_shake(const demo *d, const char *pmx, const char *vmd)
 {
-    plush_diag diag = fresh_diag();
+    plush_diag diag = pmx_fx_diag();
     plush_scene *sc = bear_scene(d, PLUSH_SCENE_PROXY);
     plush_scene_bake *bake = NULL;
-    ok(plush_scene_bake_create(plush_scene_get_binding(sc), d->shake, &bake, &diag), &diag);
+    pmx_fx_ok(plush_scene_bake_create(plush_scene_get_binding(sc), d->shake, &bake, &diag), &diag);
     for (uint32_t f = 0; f < BEAR_FRAMES; f++) {
-        ok(plush_scene_step(sc, f, &diag), &diag);
-        ok(plush_scene_bake_add_frame(bake, f, plush_scene_proxy_nodes(sc), &diag), &diag);
+        pmx_fx_ok(plush_scene_step(sc, f, &diag), &diag);
+        pmx_fx_ok(plush_scene_bake_add_frame(bake, f, plush_scene_proxy_nodes(sc), &diag), &diag);
     }
-    ok(plush_scene_bake_write(bake, pmx, vmd, &diag), &diag);
+    pmx_fx_ok(plush_scene_bake_write(bake, pmx, vmd, &diag), &diag);
     plush_scene_bake_destroy(bake);
     plush_scene_destroy(sc);
 }
@@ -165,11 +150,11 @@ static void test_bake_replays_every_frame(void **state)
     cli_tmp_path(vmd, sizeof vmd, "bear_plush.vmd");
     bake_shake(d, pmx, vmd);
 
-    plush_diag diag = fresh_diag();
+    plush_diag diag = pmx_fx_diag();
     plush_pmx_model *baked = NULL;
     plush_vmd_motion *keys = NULL;
-    ok(plush_pmx_read_file(pmx, NULL, &baked, &diag), &diag);
-    ok(plush_vmd_read_file(vmd, &keys, &diag), &diag);
+    pmx_fx_ok(plush_pmx_read_file(pmx, NULL, &baked, &diag), &diag);
+    pmx_fx_ok(plush_vmd_read_file(vmd, &keys, &diag), &diag);
     assert_true(baked->version == 2.0f);
     assert_int_equal(baked->soft_body_count, 0);
     assert_int_equal(baked->rigid_body_count, 0); /* so replaying without physics is all a player does */
@@ -190,8 +175,8 @@ static void test_bake_replays_every_frame(void **state)
     plush_scene *sc = bear_scene(d, PLUSH_SCENE_PROXY);
     plush_motion *motion = NULL;
     plush_anim *anim = NULL;
-    ok(plush_motion_bind_vmd(baked, keys, &motion, &diag), &diag);
-    ok(plush_anim_create(baked, &anim, &diag), &diag);
+    pmx_fx_ok(plush_motion_bind_vmd(baked, keys, &motion, &diag), &diag);
+    pmx_fx_ok(plush_anim_create(baked, &anim, &diag), &diag);
     plush_motion_stats stats;
     plush_motion_stats_get(motion, &stats);
     assert_int_equal(stats.missing_bone_names, 0);
@@ -200,7 +185,7 @@ static void test_bake_replays_every_frame(void **state)
     double worst = 0, moved = 0;
     uint32_t worst_frame = 0;
     for (uint32_t f = 0; f < BEAR_FRAMES; f++) {
-        ok(plush_scene_step(sc, f, &diag), &diag);
+        pmx_fx_ok(plush_scene_step(sc, f, &diag), &diag);
         plush_anim_reset(anim);
         plush_anim_sample(anim, motion, (float)f);
         plush_anim_update_morphs(anim);
@@ -241,8 +226,8 @@ static uint32_t *material_vertices(const plush_pmx_model *m, const char *name_en
     for (size_t mat = 0; mat < m->material_count; mat++)
         if (strcmp(m->materials[mat].name_en.s, name_en) == 0) {
             uint32_t *v = NULL;
-            plush_diag diag = fresh_diag();
-            ok(plush_pmx_material_vertices(m, mat, arena, &v, count, &diag), &diag);
+            plush_diag diag = pmx_fx_diag();
+            pmx_fx_ok(plush_pmx_material_vertices(m, mat, arena, &v, count, &diag), &diag);
             return v;
         }
     fail_msg("the bear has no material '%s'", name_en);
@@ -300,7 +285,7 @@ static void test_soft_settles_eyes_rigid(void **state)
     for (int k = 0; k < 3; k++)
         rigid_part_init(&parts[k], m, rigid_names[k], &arena);
 
-    plush_diag diag = fresh_diag();
+    plush_diag diag = pmx_fx_diag();
     plush_scene *soft = bear_scene(d, PLUSH_SCENE_PROXY), *bones = bear_scene(d, PLUSH_SCENE_BONES);
     float(*prev)[3] = calloc(m->vertex_count, sizeof *prev);
     assert_non_null(prev);
@@ -309,8 +294,8 @@ static void test_soft_settles_eyes_rigid(void **state)
     uint32_t soft_frame = 0;
     const plush_pmx_soft_body *sb = &m->soft_bodies[0];
     for (uint32_t f = 0; f < BEAR_FRAMES; f++) {
-        ok(plush_scene_step(soft, f, &diag), &diag);
-        ok(plush_scene_step(bones, f, &diag), &diag);
+        pmx_fx_ok(plush_scene_step(soft, f, &diag), &diag);
+        pmx_fx_ok(plush_scene_step(bones, f, &diag), &diag);
         const float(*p)[3] = plush_scene_positions(soft), (*b)[3] = plush_scene_positions(bones);
         assert_true(finite3(p, m->vertex_count));
         assert_true(finite3(plush_scene_normals(soft), m->vertex_count));
@@ -377,11 +362,11 @@ static void test_soft_settles_eyes_rigid(void **state)
 static void test_alicia_bones_mode_physics(void **state)
 {
     (void)state;
-    plush_diag diag = fresh_diag();
+    plush_diag diag = pmx_fx_diag();
     plush_pmx_model *m = NULL;
     plush_vmd_motion *dance = NULL;
-    ok(plush_pmx_read_file(ALICIA, NULL, &m, &diag), &diag);
-    ok(plush_vmd_read_file(MOTION_0046, &dance, &diag), &diag);
+    pmx_fx_ok(plush_pmx_read_file(ALICIA, NULL, &m, &diag), &diag);
+    pmx_fx_ok(plush_vmd_read_file(MOTION_0046, &dance, &diag), &diag);
 
     /* Bones physics drives (rigid bodies in mode 1 or 2), and every bone that inherits their motion
      * through a parent or an append parent. */
@@ -420,17 +405,17 @@ static void test_alicia_bones_mode_physics(void **state)
     assert_true(n_still > 1000);     /* face, body, limbs */
 
     plush_scene *phys = NULL, *none = NULL;
-    ok(plush_scene_create(&(plush_scene_desc){.model = m, .motion = dance, .mode = PLUSH_SCENE_BONES}, &phys, &diag),
+    pmx_fx_ok(plush_scene_create(&(plush_scene_desc){.model = m, .motion = dance, .mode = PLUSH_SCENE_BONES}, &phys, &diag),
        &diag);
-    ok(plush_scene_create(&(plush_scene_desc){.model = m, .motion = dance, .mode = PLUSH_SCENE_BONES,
+    pmx_fx_ok(plush_scene_create(&(plush_scene_desc){.model = m, .motion = dance, .mode = PLUSH_SCENE_BONES,
                                               .no_physics = true},
                           &none, &diag),
        &diag);
     double swing = 0, body = 0, anywhere = 0, height = 0;
     uint32_t swing_frame = 0;
     for (uint32_t f = 0; f < ALICIA_FRAMES; f++) {
-        ok(plush_scene_step(phys, f, &diag), &diag);
-        ok(plush_scene_step(none, f, &diag), &diag);
+        pmx_fx_ok(plush_scene_step(phys, f, &diag), &diag);
+        pmx_fx_ok(plush_scene_step(none, f, &diag), &diag);
         const float(*p)[3] = plush_scene_positions(phys), (*q)[3] = plush_scene_positions(none);
         assert_true(finite3(p, m->vertex_count));
         assert_true(finite3(plush_scene_normals(phys), m->vertex_count));

@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include "plush/im2.h"
+#include "support/pmx_fixture.h"
 #include "plush/scene.h"
 #include "support/mesh_fixture.h"
 
@@ -15,13 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static plush_diag fresh_diag(void)
-{
-    plush_diag d = {0};
-    plush_diag_reset(&d);
-    return d;
-}
 
 /* Reads text through an exact-size copy, so ASan sees any read past the end. */
 static plush_status read_text(const void *text, size_t n, plush_im2_map **out, plush_diag *d)
@@ -37,7 +31,7 @@ static plush_status read_text(const void *text, size_t n, plush_im2_map **out, p
 static plush_im2_map *read_ok(const char *text)
 {
     plush_im2_map *map = NULL;
-    plush_diag d = fresh_diag();
+    plush_diag d = pmx_fx_diag();
     plush_status st = read_text(text, strlen(text), &map, &d);
     if (st != PLUSH_OK) {
         char line[600];
@@ -77,7 +71,7 @@ static void expect_same_map(const plush_im2_map *a, const plush_im2_map *b)
 static plush_buf write_ok(const plush_im2_map *map)
 {
     plush_buf out = {0};
-    plush_diag d = fresh_diag();
+    plush_diag d = pmx_fx_diag();
     assert_int_equal(plush_im2_write(map, &out, &d), PLUSH_OK);
     return out;
 }
@@ -156,7 +150,7 @@ static void test_round_trip(void **state)
     /* The writer's layout is the sample's up to the blank line after every part. */
     assert_memory_equal(once.data, sample, strlen("InfluenceMapFile2 : ver1001\r\n\r\nPARTSTART\r\nbody\r\n"));
     plush_im2_map *back = NULL;
-    plush_diag d = fresh_diag();
+    plush_diag d = pmx_fx_diag();
     assert_int_equal(read_text(once.data, once.size, &back, &d), PLUSH_OK);
     expect_same_map(map, back);
     plush_buf twice = write_ok(back);
@@ -175,7 +169,7 @@ static void test_broken_name(void **state)
     static const char text[] = "InfluenceMapFile2 : ver1001\r\nPARTSTART\r\nab\x81\xFF" "c\x83\r\n"
                                "0, 1, -1, CALC_ONESKIN0\r\nPARTEND\r\n";
     plush_im2_map *map = NULL;
-    plush_diag d = fresh_diag();
+    plush_diag d = pmx_fx_diag();
     assert_int_equal(read_text(text, sizeof text - 1, &map, &d), PLUSH_OK);
     assert_int_equal(d.warning_count, 1);
     assert_non_null(strstr(d.warnings[0], "line 3"));
@@ -233,7 +227,7 @@ static void test_errors(void **state)
         const bad_case *c = &cases[i];
         size_t n = strlen(c->text);
         plush_im2_map *map = (plush_im2_map *)1;
-        plush_diag d = fresh_diag();
+        plush_diag d = pmx_fx_diag();
         d.file = "x.im2";
         plush_status st = read_text(c->text, n, &map, &d);
         if (st != c->status || d.index != (int64_t)c->line)
@@ -253,7 +247,7 @@ static void test_errors(void **state)
     }
     /* A NUL byte is reported at its own byte. */
     plush_im2_map *map = NULL;
-    plush_diag d = fresh_diag();
+    plush_diag d = pmx_fx_diag();
     static const char nul[] = H "PARTSTART\r\nbo\0dy\r\nPARTEND\r\n";
     assert_int_equal(read_text(nul, sizeof nul - 1, &map, &d), PLUSH_E_FORMAT);
     assert_null(map);
@@ -268,7 +262,7 @@ static void test_truncation_sweep(void **state)
     size_t n = strlen(sample);
     for (size_t k = 0; k <= n; k++) {
         plush_im2_map *map = NULL;
-        plush_diag d = fresh_diag();
+        plush_diag d = pmx_fx_diag();
         plush_status st = read_text(sample, k, &map, &d);
         if (st == PLUSH_OK) {
             plush_im2_free(map);
@@ -291,24 +285,24 @@ static void test_write_errors(void **state)
     map->part_count = 1;
     plush_buf out = {0};
     plush_buf_append(&out, "keep", 4);
-    plush_diag d = fresh_diag();
+    plush_diag d = pmx_fx_diag();
     assert_int_equal(plush_im2_write(map, &out, &d), PLUSH_E_ENCODING);
     assert_int_equal(out.size, 4);
     assert_string_equal(d.section, "part");
 
     part.name = (plush_str){.s = "teddy \xF0\x9F\xA7\xB8", .len = 10};
-    d = fresh_diag();
+    d = pmx_fx_diag();
     assert_int_equal(plush_im2_write(map, &out, &d), PLUSH_E_ENCODING);
     assert_int_equal(out.size, 4);
 
     part.name = (plush_str){.s = "ok", .len = 2};
     entry.method = 7;
-    d = fresh_diag();
+    d = pmx_fx_diag();
     assert_int_equal(plush_im2_write(map, &out, &d), PLUSH_E_ARGUMENT);
     assert_int_equal(out.size, 4);
 
     entry.method = PLUSH_IM2_ONESKIN;
-    d = fresh_diag();
+    d = pmx_fx_diag();
     assert_int_equal(plush_im2_write(map, &out, &d), PLUSH_OK);
     static const char want[] = "keep" PLUSH_IM2_HEADER "\r\n\r\nPARTSTART\r\nok\r\n0, 1, -1, CALC_ONESKIN0\r\nPARTEND\r\n\r\n";
     assert_int_equal(out.size, sizeof want - 1);
@@ -328,7 +322,7 @@ static void test_seed_files(void **state)
                                         "tests/crashers/im2/seed_lf.im2"};
     for (size_t i = 0; i < sizeof seeds / sizeof seeds[0]; i++) {
         plush_im2_map *map = NULL, *back = NULL;
-        plush_diag d = fresh_diag();
+        plush_diag d = pmx_fx_diag();
         assert_int_equal(plush_im2_read_file(seeds[i], &map, &d), PLUSH_OK);
         assert_true(map->part_count > 0);
         plush_buf out = write_ok(map);
@@ -339,12 +333,12 @@ static void test_seed_files(void **state)
         plush_im2_free(map);
     }
     plush_im2_map *map = NULL;
-    plush_diag d = fresh_diag();
+    plush_diag d = pmx_fx_diag();
     assert_int_equal(plush_im2_read_file("tests/crashers/im2/seed_sjis.im2", &map, &d), PLUSH_OK);
     assert_string_equal(map->parts[0].name.s, "ボタン 目");
     assert_string_equal(map->parts[1].name.s, "スカート");
     plush_im2_free(map);
-    d = fresh_diag();
+    d = pmx_fx_diag();
     assert_int_equal(plush_im2_read_file("tests/crashers/im2/no such file.im2", &map, &d), PLUSH_E_IO);
     assert_null(map);
 }
@@ -356,7 +350,7 @@ enum { BONES = 2, BODY = 0, EYES = 2 };
 static plush_scene_binding *bind_plush(const plush_pmx_model *m, bool seed)
 {
     plush_scene_binding *b = NULL;
-    plush_diag d = fresh_diag();
+    plush_diag d = pmx_fx_diag();
     plush_scene_bind_options o = {.proxy = {.seed = seed}};
     assert_int_equal(plush_scene_bind(m, &o, &b, &d), PLUSH_OK);
     return b;
@@ -366,7 +360,7 @@ static plush_scene_binding *bind_plush(const plush_pmx_model *m, bool seed)
 static size_t row_of(const plush_pmx_model *m, const plush_scene_binding *b, size_t material, size_t k)
 {
     plush_arena arena = {0};
-    plush_diag d = fresh_diag();
+    plush_diag d = pmx_fx_diag();
     uint32_t *order;
     size_t n;
     assert_int_equal(plush_pmx_material_vertices(m, material, &arena, &order, &n, &d), PLUSH_OK);
@@ -424,7 +418,7 @@ static void overrides_take_effect(bool seed)
     plush_pmx_model *m = mesh_fx_plush();
     plush_scene_binding *b = bind_plush(m, seed), *before = bind_plush(m, seed);
     plush_im2_map *map = read_ok(overrides);
-    plush_diag d = fresh_diag();
+    plush_diag d = pmx_fx_diag();
     assert_int_equal(plush_scene_binding_apply_im2(b, map, &d), PLUSH_OK);
     const plush_proxy_binding *pb = b->binding;
 
@@ -490,7 +484,7 @@ static void test_override_errors(void **state)
     plush_scene_binding *b = bind_plush(m, false), *before = bind_plush(m, false);
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         plush_im2_map *map = read_ok(cases[i].text);
-        plush_diag d = fresh_diag();
+        plush_diag d = pmx_fx_diag();
         d.file = "x.im2";
         assert_int_equal(plush_scene_binding_apply_im2(b, map, &d), PLUSH_E_RANGE);
         if (d.index != (int64_t)cases[i].line || !strstr(d.message, cases[i].words))
@@ -507,7 +501,7 @@ static void test_override_errors(void **state)
     plush_im2_entry e = {.vertex = 0, .child = -1, .parent = -1};
     plush_im2_part part = {.name = {.s = "eyes", .len = 4}, .entry_count = 1, .entries = &e, .offset = -1};
     plush_im2_map built = {.part_count = 1, .parts = &part};
-    plush_diag d = fresh_diag();
+    plush_diag d = pmx_fx_diag();
     assert_int_equal(plush_scene_binding_apply_im2(b, &built, &d), PLUSH_E_RANGE);
     assert_string_equal(d.section, "part");
     assert_int_equal(d.index, 0);
@@ -536,7 +530,7 @@ static void test_override_degenerate(void **state)
     plush_scene_binding *b = bind_plush(m, false);
     assert_int_equal(b->proxy.triangle_count, 21);
     plush_im2_map *map = read_ok(H "PARTSTART\r\nbody\r\n0, 22, -1, CALC_ONESKIN0\r\n1, 22, -1, CALC_NOSKIN0\r\nPARTEND\r\n");
-    plush_diag d = fresh_diag();
+    plush_diag d = pmx_fx_diag();
     assert_int_equal(plush_scene_binding_apply_im2(b, map, &d), PLUSH_E_RANGE);
     assert_int_equal(d.index, 5);
     assert_non_null(strstr(d.message, "triangle 20"));

@@ -19,17 +19,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static plush_diag fresh_diag(void)
-{
-    plush_diag d = {0};
-    plush_diag_reset(&d);
-    return d;
-}
-
 static plush_world *world_ok(const plush_world_desc *desc)
 {
     plush_world *w = NULL;
-    plush_diag d = fresh_diag();
+    plush_diag d = pmx_fx_diag();
     if (plush_world_create(desc, &w, &d) != PLUSH_OK) {
         char line[600];
         plush_diag_format(&d, line, sizeof line);
@@ -41,7 +34,7 @@ static plush_world *world_ok(const plush_world_desc *desc)
 static plush_world_model *add_ok(plush_world *w, const plush_pmx_model *m, plush_diag *d)
 {
     plush_world_model *wm = NULL;
-    *d = fresh_diag();
+    *d = pmx_fx_diag();
     if (plush_world_add_model(w, m, NULL, &wm, d) != PLUSH_OK) {
         char line[600];
         plush_diag_format(d, line, sizeof line);
@@ -160,7 +153,7 @@ static joint_run run_joint(const plush_pmx_model *m, int signed_axis)
     joint_run r;
     extremes_init(&r.all);
     extremes_init(&r.settled);
-    plush_diag sd = fresh_diag();
+    plush_diag sd = pmx_fx_diag();
     for (int s = 0; s < 300; s++) {
         assert_int_equal(plush_world_step(w, 1.0f / JOINT_HZ, &sd), PLUSH_OK);
         float rel[16];
@@ -305,7 +298,7 @@ static void test_hinge_motor(void **state)
     m->rigid_bodies[1].linear_damping = 0;
     plush_diag d;
     plush_world_model *wm = add_ok(w, m, &d);
-    plush_diag sd = fresh_diag();
+    plush_diag sd = pmx_fx_diag();
     for (int s = 0; s < 30; s++)
         assert_int_equal(plush_world_step(w, 1.0f / 60, &sd), PLUSH_OK);
     float lin[3], ang[3];
@@ -333,7 +326,7 @@ static void test_slider_motor(void **state)
     m->rigid_bodies[1].linear_damping = 0;
     plush_diag d;
     plush_world_model *wm = add_ok(w, m, &d);
-    plush_diag sd = fresh_diag();
+    plush_diag sd = pmx_fx_diag();
     for (int s = 0; s < 60; s++)
         assert_int_equal(plush_world_step(w, 1.0f / 60, &sd), PLUSH_OK);
     float t[16];
@@ -363,7 +356,7 @@ static void test_missing_body_skipped(void **state)
     assert_int_equal(d.warning_count, 4);
     for (int k = 0; k < 4; k++)
         assert_null(wm->joints[k]);
-    plush_diag sd = fresh_diag();
+    plush_diag sd = pmx_fx_diag();
     assert_int_equal(plush_world_step(w, 1.0f / 30, &sd), PLUSH_OK);
     plush_world_destroy(w);
     plush_pmx_free(m);
@@ -379,7 +372,7 @@ static void step_real(const char *path, void *ctx)
 {
     real_stats *st = ctx;
     plush_pmx_model *m = NULL;
-    plush_diag d = fresh_diag();
+    plush_diag d = pmx_fx_diag();
     if (plush_pmx_read_file(path, NULL, &m, &d) != PLUSH_OK)
         return; /* the readers' own suites cover files that do not parse */
     if (m->rigid_body_count == 0) {
@@ -388,7 +381,7 @@ static void step_real(const char *path, void *ctx)
     }
     plush_world *w = world_ok(&(plush_world_desc){.ground = true});
     plush_world_model *wm = NULL;
-    d = fresh_diag();
+    d = pmx_fx_diag();
     if (plush_world_add_model(w, m, NULL, &wm, &d) != PLUSH_OK) {
         char line[600];
         plush_diag_format(&d, line, sizeof line);

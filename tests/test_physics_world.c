@@ -25,17 +25,10 @@
 
 #define TRY_CREATE_FLAG "--try-create-world"
 
-static plush_diag fresh_diag(void)
-{
-    plush_diag d = {0};
-    plush_diag_reset(&d);
-    return d;
-}
-
 static plush_world *world_ok(const plush_world_desc *desc)
 {
     plush_world *w = NULL;
-    plush_diag d = fresh_diag();
+    plush_diag d = pmx_fx_diag();
     if (plush_world_create(desc, &w, &d) != PLUSH_OK) {
         char line[600];
         plush_diag_format(&d, line, sizeof line);
@@ -48,7 +41,7 @@ static plush_world_model *add_ok(plush_world *w, const plush_pmx_model *m, const
                                  plush_diag *out)
 {
     plush_world_model *wm = NULL;
-    plush_diag d = fresh_diag();
+    plush_diag d = pmx_fx_diag();
     if (plush_world_add_model(w, m, globals, &wm, &d) != PLUSH_OK) {
         char line[600];
         plush_diag_format(&d, line, sizeof line);
@@ -61,7 +54,7 @@ static plush_world_model *add_ok(plush_world *w, const plush_pmx_model *m, const
 
 static void step_n(plush_world *w, int n, float dt)
 {
-    plush_diag d = fresh_diag();
+    plush_diag d = pmx_fx_diag();
     for (int i = 0; i < n; i++)
         assert_int_equal(plush_world_step(w, dt, &d), PLUSH_OK);
 }
@@ -137,7 +130,7 @@ static void test_ground_height_and_step_carry(void **state)
     pmx_fx_rigid_bodies(m, 1);
     body(m, 0, 0, 1, 0, 2, 0, 1.5f);
     plush_world_model *wm = add_ok(w, m, NULL, NULL);
-    plush_diag d = fresh_diag();
+    plush_diag d = pmx_fx_diag();
     /* 1/120 s twice makes one fixed step; the half step is carried, not lost or rounded up. */
     assert_int_equal(plush_world_step(w, 1.0f / 120, &d), PLUSH_OK);
     assert_true(plush_world_step_count(w) == 0);
@@ -589,26 +582,26 @@ static void test_bad_arguments(void **state)
 {
     (void)state;
     plush_world *w = NULL;
-    plush_diag d = fresh_diag();
+    plush_diag d = pmx_fx_diag();
     assert_int_equal(plush_world_create(&(plush_world_desc){.physics_hz = -1}, &w, &d), PLUSH_E_ARGUMENT);
     assert_null(w);
-    d = fresh_diag();
+    d = pmx_fx_diag();
     assert_int_equal(plush_world_create(&(plush_world_desc){.gravity = {0, NAN, 0}}, &w, &d), PLUSH_E_ARGUMENT);
-    d = fresh_diag();
+    d = pmx_fx_diag();
     assert_int_equal(plush_world_create(&(plush_world_desc){.max_substeps = -2}, &w, &d), PLUSH_E_ARGUMENT);
     assert_int_equal(plush_world_create(NULL, NULL, NULL), PLUSH_E_ARGUMENT);
     w = world_ok(NULL);
-    d = fresh_diag();
+    d = pmx_fx_diag();
     assert_int_equal(plush_world_step(w, -1, &d), PLUSH_E_ARGUMENT);
-    d = fresh_diag();
+    d = pmx_fx_diag();
     assert_int_equal(plush_world_step(w, NAN, &d), PLUSH_E_ARGUMENT);
-    d = fresh_diag();
+    d = pmx_fx_diag();
     assert_int_equal(plush_world_step(w, INFINITY, &d), PLUSH_E_ARGUMENT);
-    d = fresh_diag();
+    d = pmx_fx_diag();
     assert_int_equal(plush_world_step(w, 0, &d), PLUSH_OK);
     assert_true(plush_world_step_count(w) == 0);
     plush_world_model *wm = (plush_world_model *)1;
-    d = fresh_diag();
+    d = pmx_fx_diag();
     assert_int_equal(plush_world_add_model(w, NULL, NULL, &wm, &d), PLUSH_E_ARGUMENT);
     assert_null(wm);
     /* A body with a non-finite value fails the model; the world still steps and frees. */
@@ -616,7 +609,7 @@ static void test_bad_arguments(void **state)
     pmx_fx_rigid_bodies(m, 2);
     m->rigid_bodies[1].mass = NAN;
     m->rigid_bodies[1].mode = 1;
-    d = fresh_diag();
+    d = pmx_fx_diag();
     assert_int_equal(plush_world_add_model(w, m, NULL, &wm, &d), PLUSH_E_ARGUMENT);
     assert_null(wm);
     step_n(w, 3, 1.0f / 30);
@@ -626,7 +619,7 @@ static void test_bad_arguments(void **state)
     float g[3][16];
     rest_globals(m, g);
     g[0][5] = NAN;
-    d = fresh_diag();
+    d = pmx_fx_diag();
     assert_int_equal(plush_world_add_model(w, m, (const float(*)[16])g, &wm, &d), PLUSH_E_ARGUMENT);
     rest_globals(m, g);
     wm = add_ok(w, m, (const float(*)[16])g, NULL);
@@ -753,7 +746,7 @@ static void test_missing_library(void **state)
 static int try_create(void)
 {
     plush_world *w = NULL;
-    plush_diag d = fresh_diag();
+    plush_diag d = pmx_fx_diag();
     plush_status st = plush_world_create(NULL, &w, &d);
     char line[600];
     plush_diag_format(&d, line, sizeof line);

@@ -13,13 +13,6 @@
 #include <math.h>
 #include <string.h>
 
-static plush_diag fresh_diag(void)
-{
-    plush_diag d = {0};
-    plush_diag_reset(&d);
-    return d;
-}
-
 /* Two materials: 0 a cube (24 split vertices), 1 a single triangle. */
 static plush_pmx_model *cube_model(void)
 {
@@ -38,7 +31,7 @@ static void test_material_faces(void **state)
 {
     (void)state;
     plush_pmx_model *m = cube_model();
-    plush_diag d = fresh_diag();
+    plush_diag d = pmx_fx_diag();
     size_t first, count;
     assert_int_equal(plush_pmx_material_faces(m, 0, &first, &count, &d), PLUSH_OK);
     assert_int_equal(first, 0);
@@ -47,11 +40,11 @@ static void test_material_faces(void **state)
     assert_int_equal(first, 36);
     assert_int_equal(count, 3);
     assert_int_equal(plush_pmx_material_faces(m, 2, &first, &count, &d), PLUSH_E_RANGE);
-    d = fresh_diag();
+    d = pmx_fx_diag();
     m->materials[0].index_count = 39; /* leaves material 1 running past the face list */
     assert_int_equal(plush_pmx_material_faces(m, 1, &first, &count, &d), PLUSH_E_RANGE);
     assert_int_equal(d.index, 1);
-    d = fresh_diag();
+    d = pmx_fx_diag();
     m->materials[0].index_count = 35; /* not whole triangles */
     assert_int_equal(plush_pmx_material_faces(m, 0, &first, &count, &d), PLUSH_E_RANGE);
     plush_pmx_free(m);
@@ -62,7 +55,7 @@ static void test_material_vertices(void **state)
     (void)state;
     plush_pmx_model *m = cube_model();
     plush_arena arena = {0};
-    plush_diag d = fresh_diag();
+    plush_diag d = pmx_fx_diag();
     uint32_t *v;
     size_t n;
     /* Reverse face 0's winding: the first use order follows the faces, not the vertex numbers. */
@@ -93,7 +86,7 @@ static void test_weld_cube(void **state)
     (void)state;
     plush_pmx_model *m = cube_model();
     plush_arena arena = {0};
-    plush_diag d = fresh_diag();
+    plush_diag d = pmx_fx_diag();
     plush_pmx_welded_mesh w;
     assert_int_equal(plush_pmx_weld(m, 0, &arena, &w, &d), PLUSH_OK);
     assert_int_equal(w.material, 0);
@@ -142,7 +135,7 @@ static void test_weld_exact(void **state)
                     .indices = (uint32_t[6]){0, 1, 2, 3, 4, 5}};
     mesh_fx_add_material(m, "m", &tris, 0);
     plush_arena arena = {0};
-    plush_diag d = fresh_diag();
+    plush_diag d = pmx_fx_diag();
     plush_pmx_welded_mesh w;
     assert_int_equal(plush_pmx_weld(m, 0, &arena, &w, &d), PLUSH_OK);
     assert_int_equal(w.node_count, 5);
@@ -200,7 +193,7 @@ static void test_proxy_build(void **state)
     (void)state;
     plush_pmx_model *m = proxy_model();
     plush_arena arena = {0};
-    plush_diag d = fresh_diag();
+    plush_diag d = pmx_fx_diag();
     plush_pmx_proxy p;
     assert_int_equal(plush_pmx_proxy_build(m, &arena, &p, &d), PLUSH_OK);
     assert_int_equal(d.warning_count, 3);
@@ -241,7 +234,7 @@ static void test_proxy_build(void **state)
 
     /* A soft body whose material does not exist is an error, not a skip. */
     m->soft_bodies[0].material = 70;
-    d = fresh_diag();
+    d = pmx_fx_diag();
     assert_int_equal(plush_pmx_proxy_build(m, &arena, &p, &d), PLUSH_E_RANGE);
     assert_string_equal(d.section, "soft body");
     assert_int_equal(d.index, 0);
@@ -254,7 +247,7 @@ static void test_proxy_none(void **state)
     (void)state;
     plush_pmx_model *m = cube_model();
     plush_arena arena = {0};
-    plush_diag d = fresh_diag();
+    plush_diag d = pmx_fx_diag();
     plush_pmx_proxy p;
     assert_int_equal(plush_pmx_proxy_build(m, &arena, &p, &d), PLUSH_OK);
     assert_int_equal(p.part_count, 0);
@@ -273,7 +266,7 @@ static void test_bound_vertices(void **state)
     (void)state;
     plush_pmx_model *m = proxy_model();
     plush_arena arena = {0};
-    plush_diag d = fresh_diag();
+    plush_diag d = pmx_fx_diag();
     plush_pmx_proxy p;
     assert_int_equal(plush_pmx_proxy_build(m, &arena, &p, &d), PLUSH_OK);
     size_t body_first, body_count, eyes_first, eyes_count;
@@ -299,7 +292,7 @@ static void test_bound_vertices(void **state)
     plush_pmx_bound_options bad = {.materials = unknown, .material_count = 2};
     assert_int_equal(plush_pmx_bound_vertices(m, &p, &bad, &arena, &bound, &n, &d), PLUSH_E_ARGUMENT);
     assert_non_null(strstr(d.message, "tail"));
-    d = fresh_diag();
+    d = pmx_fx_diag();
     const char *cage[] = {"cage B"};
     plush_pmx_bound_options soft = {.materials = cage, .material_count = 1};
     assert_int_equal(plush_pmx_bound_vertices(m, &p, &soft, &arena, &bound, &n, &d), PLUSH_E_ARGUMENT);

@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "plush/plush.h"
+#include "support/pmx_fixture.h"
 #include "support/mesh_fixture.h"
 
 #include <math.h>
@@ -16,17 +17,10 @@
 
 enum { SPHERE_VERTICES = 9 * 13, CAGE_VERTICES = 60, EYE_VERTICES = 24, CAGE_TRIANGLES = 20 };
 
-static plush_diag fresh_diag(void)
-{
-    plush_diag d = {0};
-    plush_diag_reset(&d);
-    return d;
-}
-
 static plush_scene_binding *bind_ok(const plush_pmx_model *m, const plush_scene_bind_options *o)
 {
     plush_scene_binding *b = NULL;
-    plush_diag d = fresh_diag();
+    plush_diag d = pmx_fx_diag();
     plush_status st = plush_scene_bind(m, o, &b, &d);
     if (st != PLUSH_OK) {
         char line[600];
@@ -89,20 +83,20 @@ static void test_bind_without_proxy(void **state)
     (void)state;
     plush_pmx_model *m = mesh_fx_plush();
     plush_scene_binding *b = (plush_scene_binding *)1;
-    plush_diag d = fresh_diag();
+    plush_diag d = pmx_fx_diag();
     m->soft_bodies[0].material = -1;
     assert_int_equal(plush_scene_bind(m, NULL, &b, &d), PLUSH_E_UNSUPPORTED);
     assert_null(b);
     assert_int_equal(d.warning_count, 1);
     m->soft_body_count = 0;
-    d = fresh_diag();
+    d = pmx_fx_diag();
     assert_int_equal(plush_scene_bind(m, NULL, &b, &d), PLUSH_E_UNSUPPORTED);
     assert_int_equal(d.warning_count, 0);
     m->soft_body_count = 1;
     m->soft_bodies[0].material = 1;
     const char *cage[] = {"cage"};
     plush_scene_bind_options o = {.bound = {.materials = cage, .material_count = 1}};
-    d = fresh_diag();
+    d = pmx_fx_diag();
     assert_int_equal(plush_scene_bind(m, &o, &b, &d), PLUSH_E_ARGUMENT);
     plush_pmx_free(m);
 }
@@ -141,7 +135,7 @@ static void check_export(const plush_pmx_model *m, const plush_scene_binding *b,
     assert_int_equal(map->parts[0].entry_count, SPHERE_VERTICES);
     assert_int_equal(map->parts[1].entry_count, EYE_VERTICES);
     plush_arena arena = {0};
-    plush_diag d = fresh_diag();
+    plush_diag d = pmx_fx_diag();
     for (size_t p = 0; p < 2; p++) {
         uint32_t *order;
         size_t n;
@@ -175,7 +169,7 @@ static void export_round_trip(const plush_scene_bind_options *o, bool expect_off
         off |= b->binding->proxy_share[i] == 0;
     assert_int_equal(off, expect_off_proxy);
     plush_im2_map *map = NULL;
-    plush_diag d = fresh_diag();
+    plush_diag d = pmx_fx_diag();
     assert_int_equal(plush_scene_binding_to_im2(b, &map, &d), PLUSH_OK);
     check_export(m, b, map);
     plush_buf bytes = {0};
@@ -214,7 +208,7 @@ static void test_export_noskin(void **state)
     assert_int_equal(b->binding->triangles[20][0], 3);
     assert_int_equal(b->binding->triangles[20][1], -1);
     plush_im2_map *map = NULL;
-    plush_diag d = fresh_diag();
+    plush_diag d = pmx_fx_diag();
     assert_int_equal(plush_scene_binding_to_im2(b, &map, &d), PLUSH_OK);
     bool found = false;
     uint32_t order_index = 0;
@@ -249,7 +243,7 @@ static void test_summary_model_refused(void **state)
     (void)state;
     plush_pmx_model *full = mesh_fx_plush();
     plush_buf bytes = {0};
-    plush_diag d = fresh_diag();
+    plush_diag d = pmx_fx_diag();
     assert_int_equal(plush_pmx_write(full, &(plush_pmx_write_options){.version = PLUSH_PMX_WRITE_21}, &bytes, &d),
                      PLUSH_OK);
     plush_pmx_model *m = NULL;
@@ -260,19 +254,19 @@ static void test_summary_model_refused(void **state)
     assert_true(m->soft_body_count > 0);
 
     plush_scene_binding *b = (plush_scene_binding *)&d;
-    d = fresh_diag();
+    d = pmx_fx_diag();
     expect_refused(plush_scene_bind(m, NULL, &b, &d), &d);
     assert_null(b);
     plush_scene *sc = (plush_scene *)&d;
-    d = fresh_diag();
+    d = pmx_fx_diag();
     expect_refused(plush_scene_create(&(plush_scene_desc){.model = m, .mode = PLUSH_SCENE_PROXY}, &sc, &d), &d);
     assert_null(sc);
-    d = fresh_diag();
+    d = pmx_fx_diag();
     expect_refused(plush_scene_create(&(plush_scene_desc){.model = m, .mode = PLUSH_SCENE_BONES, .no_physics = true},
                                       &sc, &d),
                    &d);
     plush_anim *anim = (plush_anim *)&d;
-    d = fresh_diag();
+    d = pmx_fx_diag();
     expect_refused(plush_anim_create(m, &anim, &d), &d);
     assert_null(anim);
     float positions[1][3] = {{7, 7, 7}};
@@ -280,7 +274,7 @@ static void test_summary_model_refused(void **state)
     assert_true(positions[0][0] == 7 && positions[0][1] == 7 && positions[0][2] == 7);
 
     plush_world *world = NULL;
-    d = fresh_diag();
+    d = pmx_fx_diag();
     assert_int_equal(plush_world_create(&(plush_world_desc){0}, &world, &d), PLUSH_OK);
     plush_world_model *wm = (plush_world_model *)&d;
     expect_refused(plush_world_add_model(world, m, NULL, &wm, &d), &d);
@@ -288,28 +282,28 @@ static void test_summary_model_refused(void **state)
     plush_world_destroy(world);
 
     plush_compare_surface *surface = (plush_compare_surface *)&d;
-    d = fresh_diag();
+    d = pmx_fx_diag();
     expect_refused(plush_compare_surface_from_model(m, &surface, &d), &d);
     assert_null(surface);
     plush_pmx_model *attached = (plush_pmx_model *)&d;
     plush_attach_result result;
     plush_cage_mesh cage = {0};
-    d = fresh_diag();
+    d = pmx_fx_diag();
     expect_refused(plush_attach(m, &(plush_attach_options){.cage = &cage}, &attached, &result, &d), &d);
     assert_null(attached);
 
     plush_arena arena = {0};
     plush_pmx_welded_mesh welded;
-    d = fresh_diag();
+    d = pmx_fx_diag();
     expect_refused(plush_pmx_weld(m, 0, &arena, &welded, &d), &d);
     uint32_t *list = NULL;
     size_t count = 0;
-    d = fresh_diag();
+    d = pmx_fx_diag();
     expect_refused(plush_pmx_material_vertices(m, 0, &arena, &list, &count, &d), &d);
     plush_pmx_proxy proxy;
-    d = fresh_diag();
+    d = pmx_fx_diag();
     expect_refused(plush_pmx_proxy_build(m, &arena, &proxy, &d), &d);
-    d = fresh_diag();
+    d = pmx_fx_diag();
     assert_int_equal(plush_pmx_proxy_build(full, &arena, &proxy, &d), PLUSH_OK);
     expect_refused(plush_pmx_bound_vertices(m, &proxy, NULL, &arena, &list, &count, &d), &d);
     plush_arena_free(&arena);

@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "plush/scene.h"
+#include "support/pmx_fixture.h"
 #include "support/cli_run.h"
 #include "support/mesh_fixture.h"
 
@@ -18,22 +19,6 @@
 #include <string.h>
 
 enum { SPHERE_VERTICES = 9 * 13, CAGE_VERTICES = 60, EYE_VERTICES = 24, CAGE_TRIANGLES = 20, BONES = 2 };
-
-static plush_diag fresh_diag(void)
-{
-    plush_diag d = {0};
-    plush_diag_reset(&d);
-    return d;
-}
-
-static void ok(plush_status st, const plush_diag *d)
-{
-    if (st != PLUSH_OK) {
-        char line[600];
-        plush_diag_format(d, line, sizeof line);
-        fail_msg("%s", line);
-    }
-}
 
 /* Three poses of the cage: rest, moved by (1, 2, 3), turned 90 degrees about Y and squashed a little. */
 static void pose_nodes(const plush_pmx_proxy *p, int pose, float (*out)[3])
@@ -61,14 +46,14 @@ typedef struct fx {
 static int setup(void **state)
 {
     fx *f = calloc(1, sizeof *f);
-    plush_diag d = fresh_diag();
+    plush_diag d = pmx_fx_diag();
     f->model = mesh_fx_plush();
-    ok(plush_scene_bind(f->model, NULL, &f->binding, &d), &d);
-    ok(plush_scene_bake_create(f->binding, NULL, &f->bake, &d), &d);
+    pmx_fx_ok(plush_scene_bind(f->model, NULL, &f->binding, &d), &d);
+    pmx_fx_ok(plush_scene_bake_create(f->binding, NULL, &f->bake, &d), &d);
     for (int p = 0; p < 3; p++) {
         f->nodes[p] = calloc(f->binding->proxy.node_count, sizeof *f->nodes[p]);
         pose_nodes(&f->binding->proxy, p, f->nodes[p]);
-        ok(plush_scene_bake_add_frame(f->bake, (uint32_t)(10 * p), (const float(*)[3])f->nodes[p], &d), &d);
+        pmx_fx_ok(plush_scene_bake_add_frame(f->bake, (uint32_t)(10 * p), (const float(*)[3])f->nodes[p], &d), &d);
     }
     *state = f;
     return 0;
@@ -89,9 +74,9 @@ static int teardown(void **state)
 static void test_model(void **state)
 {
     fx *f = *state;
-    plush_diag d = fresh_diag();
+    plush_diag d = pmx_fx_diag();
     plush_pmx_model *o = NULL;
-    ok(plush_scene_bake_model(f->bake, &o, &d), &d);
+    pmx_fx_ok(plush_scene_bake_model(f->bake, &o, &d), &d);
     /* the cage material and its vertices are gone; sphere and eyes stay */
     assert_int_equal(o->vertex_count, SPHERE_VERTICES + EYE_VERTICES);
     assert_int_equal(o->material_count, 2);
@@ -126,9 +111,9 @@ static void test_model(void **state)
     assert_int_equal(o->display_frame_count, f->model->display_frame_count + 1);
     /* it writes as PMX 2.0 and reads back valid */
     plush_buf buf = {0};
-    ok(plush_pmx_write(o, &(plush_pmx_write_options){.version = PLUSH_PMX_WRITE_20, .lossy = true}, &buf, &d), &d);
+    pmx_fx_ok(plush_pmx_write(o, &(plush_pmx_write_options){.version = PLUSH_PMX_WRITE_20, .lossy = true}, &buf, &d), &d);
     plush_pmx_model *back = NULL;
-    ok(plush_pmx_read(buf.data, buf.size, NULL, &back, &d), &d);
+    pmx_fx_ok(plush_pmx_read(buf.data, buf.size, NULL, &back, &d), &d);
     assert_true(back->version == 2.0f);
     assert_int_equal(back->bone_count, o->bone_count);
     plush_pmx_free(back);
@@ -156,9 +141,9 @@ static void quat_rotate(const float q[4], const float v[3], float out[3])
 static void test_motion_keys(void **state)
 {
     fx *f = *state;
-    plush_diag d = fresh_diag();
+    plush_diag d = pmx_fx_diag();
     plush_vmd_motion *v = NULL;
-    ok(plush_scene_bake_motion(f->bake, &v, &d), &d);
+    pmx_fx_ok(plush_scene_bake_motion(f->bake, &v, &d), &d);
     assert_int_equal(v->bone_key_count, 3 * CAGE_TRIANGLES);
     for (size_t t = 0; t < CAGE_TRIANGLES; t++) {
         char name[16];
@@ -186,11 +171,11 @@ static void test_motion_keys(void **state)
 static void test_replay_matches_proxy_skinning(void **state)
 {
     fx *f = *state;
-    plush_diag d = fresh_diag();
+    plush_diag d = pmx_fx_diag();
     plush_pmx_model *o = NULL;
     plush_vmd_motion *v = NULL;
-    ok(plush_scene_bake_model(f->bake, &o, &d), &d);
-    ok(plush_scene_bake_motion(f->bake, &v, &d), &d);
+    pmx_fx_ok(plush_scene_bake_model(f->bake, &o, &d), &d);
+    pmx_fx_ok(plush_scene_bake_motion(f->bake, &v, &d), &d);
     const plush_scene_binding *b = f->binding;
     size_t n = b->vertex_count;
     float(*rest)[3] = calloc(n, sizeof *rest), (*want)[3] = calloc(n, sizeof *want);
@@ -200,7 +185,7 @@ static void test_replay_matches_proxy_skinning(void **state)
                              .triangles = (const uint32_t(*)[3])b->proxy.triangles,
                              .triangle_count = b->proxy.triangle_count};
     plush_proxy_skin *skin = NULL;
-    ok(plush_proxy_skin_create(&mesh, b->binding, (const float(*)[3])rest, NULL, NULL, &skin, &d), &d);
+    pmx_fx_ok(plush_proxy_skin_create(&mesh, b->binding, (const float(*)[3])rest, NULL, NULL, &skin, &d), &d);
     double worst = 0;
     for (int p = 0; p < 3; p++) {
         plush_proxy_skin_update(skin, (const float(*)[3])f->nodes[p]);
@@ -242,10 +227,10 @@ static void test_replay_matches_proxy_skinning(void **state)
 static void test_write_files_with_motion(void **state)
 {
     (void)state;
-    plush_diag d = fresh_diag();
+    plush_diag d = pmx_fx_diag();
     plush_pmx_model *m = mesh_fx_plush();
     plush_scene_binding *b = NULL;
-    ok(plush_scene_bind(m, NULL, &b, &d), &d);
+    pmx_fx_ok(plush_scene_bind(m, NULL, &b, &d), &d);
     /* an input motion: its keys come first and unchanged */
     plush_vmd_motion *in = plush_vmd_create();
     in->bone_key_count = 2;
@@ -257,25 +242,25 @@ static void test_write_files_with_motion(void **state)
         in->bone_keys[i].translation[1] = (float)i;
     }
     plush_scene_bake *bake = NULL;
-    ok(plush_scene_bake_create(b, in, &bake, &d), &d);
+    pmx_fx_ok(plush_scene_bake_create(b, in, &bake, &d), &d);
     float(*nodes)[3] = calloc(b->proxy.node_count, sizeof *nodes);
     for (uint32_t fr = 0; fr < 4; fr++) {
         pose_nodes(&b->proxy, fr % 2, nodes);
-        ok(plush_scene_bake_add_frame(bake, fr, (const float(*)[3])nodes, &d), &d);
+        pmx_fx_ok(plush_scene_bake_add_frame(bake, fr, (const float(*)[3])nodes, &d), &d);
     }
     /* frames must increase */
-    plush_diag bad = fresh_diag();
+    plush_diag bad = pmx_fx_diag();
     assert_int_equal(plush_scene_bake_add_frame(bake, 3, (const float(*)[3])nodes, &bad), PLUSH_E_ARGUMENT);
 
     assert_int_equal(cli_tmp_setup("bake"), 0);
     char pmx[512], vmd[512];
     cli_tmp_path(pmx, sizeof pmx, "out_plush.pmx");
     cli_tmp_path(vmd, sizeof vmd, "out_plush.vmd");
-    ok(plush_scene_bake_write(bake, pmx, vmd, &d), &d);
+    pmx_fx_ok(plush_scene_bake_write(bake, pmx, vmd, &d), &d);
     plush_pmx_model *rm = NULL;
     plush_vmd_motion *rv = NULL;
-    ok(plush_pmx_read_file(pmx, NULL, &rm, &d), &d);
-    ok(plush_vmd_read_file(vmd, &rv, &d), &d);
+    pmx_fx_ok(plush_pmx_read_file(pmx, NULL, &rm, &d), &d);
+    pmx_fx_ok(plush_vmd_read_file(vmd, &rv, &d), &d);
     assert_true(rm->version == 2.0f);
     assert_int_equal(rm->soft_body_count, 0);
     assert_int_equal(rv->bone_key_count, 2 + 4 * CAGE_TRIANGLES);
@@ -285,7 +270,7 @@ static void test_write_files_with_motion(void **state)
     /* a path that cannot be written leaves nothing behind */
     char badpath[600];
     snprintf(badpath, sizeof badpath, "%s/no/such/dir/x.pmx", cli_tmp_dir());
-    plush_diag bd = fresh_diag();
+    plush_diag bd = pmx_fx_diag();
     assert_int_not_equal(plush_scene_bake_write(bake, badpath, vmd, &bd), PLUSH_OK);
     plush_pmx_free(rm);
     plush_vmd_free(rv);

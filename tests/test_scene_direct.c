@@ -35,22 +35,6 @@ plush_status world_soft_bending_pairs(size_t node_count, const uint32_t (*links)
 
 enum { SPHERE_VERTICES = 9 * 13, SPHERE_FACES = 8 * 12 * 2, EYE_FACES = 12 };
 
-static plush_diag fresh_diag(void)
-{
-    plush_diag d = {0};
-    plush_diag_reset(&d);
-    return d;
-}
-
-static void ok(plush_status st, const plush_diag *d)
-{
-    if (st != PLUSH_OK) {
-        char line[600];
-        plush_diag_format(d, line, sizeof line);
-        fail_msg("%s", line);
-    }
-}
-
 static float dist2(const float a[3], const float b[3])
 {
     float d0 = a[0] - b[0], d1 = a[1] - b[1], d2 = a[2] - b[2];
@@ -114,12 +98,12 @@ static void test_derived_model_of_the_small_plush(void **state)
 {
     (void)state;
     plush_pmx_model *m = pinned_plush();
-    plush_diag d = fresh_diag();
+    plush_diag d = pmx_fx_diag();
     plush_scene_binding *b = NULL;
-    ok(plush_scene_bind(m, NULL, &b, &d), &d);
+    pmx_fx_ok(plush_scene_bind(m, NULL, &b, &d), &d);
     plush_pmx_model *dm = NULL;
     plush_scene_direct_stats st;
-    ok(plush_scene_direct_build(b, &dm, &st, &d), &d);
+    pmx_fx_ok(plush_scene_direct_build(b, &dm, &st, &d), &d);
     assert_int_equal(st.bodies, 1);
     assert_int_equal(st.faces, SPHERE_FACES + EYE_FACES);
     /* the sphere (welded across its seam and poles) and the eye cube (welded across its faces) */
@@ -181,13 +165,13 @@ static void test_loose_piece_is_reported(void **state)
         cube.positions[i][0] += 3.0f;
     mesh_fx_add_material(m, "far", &cube, 1);
     mesh_fx_free(&cube);
-    plush_diag d = fresh_diag();
+    plush_diag d = pmx_fx_diag();
     plush_scene_binding *b = NULL;
-    ok(plush_scene_bind(m, NULL, &b, &d), &d);
+    pmx_fx_ok(plush_scene_bind(m, NULL, &b, &d), &d);
     plush_pmx_model *dm = NULL;
     plush_scene_direct_stats st;
     uint32_t warnings = d.warning_count;
-    ok(plush_scene_direct_build(b, &dm, &st, &d), &d);
+    pmx_fx_ok(plush_scene_direct_build(b, &dm, &st, &d), &d);
     assert_int_equal(st.pieces, 3);
     assert_int_equal(st.loose_pieces, 1);
     assert_int_equal(d.warning_count, warnings + 1);
@@ -206,14 +190,14 @@ typedef struct run_out {
  * at their bone-skinned position. */
 static void run_mode(const plush_pmx_model *m, const plush_vmd_motion *v, int mode, uint32_t frames, run_out *out)
 {
-    plush_diag d = fresh_diag();
+    plush_diag d = pmx_fx_diag();
     plush_scene *sc = NULL;
-    ok(plush_scene_create(&(plush_scene_desc){.model = m, .motion = v, .mode = mode}, &sc, &d), &d);
+    pmx_fx_ok(plush_scene_create(&(plush_scene_desc){.model = m, .motion = v, .mode = mode}, &sc, &d), &d);
     const plush_pmx_model *dm = plush_scene_direct_model(sc, NULL);
     assert_true(mode == PLUSH_SCENE_DIRECT ? dm != NULL : dm == NULL);
     float(*want)[3] = calloc(m->vertex_count, sizeof *want); /* plush_anim_skin indexes by vertex */
     for (uint32_t f = 0; f < frames; f++) {
-        ok(plush_scene_step(sc, f, &d), &d);
+        pmx_fx_ok(plush_scene_step(sc, f, &d), &d);
         const float(*p)[3] = plush_scene_positions(sc);
         assert_true(all_finite(p, m->vertex_count));
         assert_true(all_finite(plush_scene_normals(sc), m->vertex_count));
@@ -308,9 +292,9 @@ static void test_anchors_move_to_the_detailed_mesh(void **state)
     s->anchor_count = 1;
 
     plush_vmd_motion *v = sway();
-    plush_diag d = fresh_diag();
+    plush_diag d = pmx_fx_diag();
     plush_scene *sc = NULL;
-    ok(plush_scene_create(&(plush_scene_desc){.model = m, .motion = v, .mode = PLUSH_SCENE_DIRECT}, &sc, &d), &d);
+    pmx_fx_ok(plush_scene_create(&(plush_scene_desc){.model = m, .motion = v, .mode = PLUSH_SCENE_DIRECT}, &sc, &d), &d);
     plush_scene_direct_stats st;
     const plush_pmx_model *dm = plush_scene_direct_model(sc, &st);
     assert_int_equal(st.pinned_nodes, 0);
@@ -326,7 +310,7 @@ static void test_anchors_move_to_the_detailed_mesh(void **state)
                             sizeof *m->vertices);
     }
     for (uint32_t f = 0; f < 30; f++) {
-        ok(plush_scene_step(sc, f, &d), &d);
+        pmx_fx_ok(plush_scene_step(sc, f, &d), &d);
         assert_true(all_finite(plush_scene_positions(sc), m->vertex_count));
     }
     assert_int_equal(plush_scene_failures(sc, NULL), 0);
@@ -348,7 +332,7 @@ static void test_direct_errors(void **state)
 {
     (void)state;
     plush_pmx_model *m = mesh_fx_plush();
-    plush_diag d = fresh_diag();
+    plush_diag d = pmx_fx_diag();
     plush_scene *sc = NULL;
     assert_int_equal(
         plush_scene_create(&(plush_scene_desc){.model = m, .mode = PLUSH_SCENE_DIRECT, .no_physics = true}, &sc, &d),
@@ -356,15 +340,15 @@ static void test_direct_errors(void **state)
     assert_null(sc);
     /* no soft body: no parameters to take */
     m->soft_body_count = 0;
-    d = fresh_diag();
+    d = pmx_fx_diag();
     assert_int_equal(plush_scene_create(&(plush_scene_desc){.model = m, .mode = PLUSH_SCENE_DIRECT}, &sc, &d),
                      PLUSH_E_UNSUPPORTED);
     assert_null(sc);
     m->soft_body_count = 1;
     /* --materials narrows the detailed mesh: only the eyes become the soft body */
     const char *only_eyes[] = {"eyes"};
-    d = fresh_diag();
-    ok(plush_scene_create(&(plush_scene_desc){.model = m, .mode = PLUSH_SCENE_DIRECT,
+    d = pmx_fx_diag();
+    pmx_fx_ok(plush_scene_create(&(plush_scene_desc){.model = m, .mode = PLUSH_SCENE_DIRECT,
                                               .bind = {.bound = {.materials = only_eyes, .material_count = 1}}},
                           &sc, &d),
        &d);
@@ -373,7 +357,7 @@ static void test_direct_errors(void **state)
     assert_int_equal(st.faces, EYE_FACES);
     /* this proxy has no pin: a body that holds nowhere has no loose pieces to report */
     assert_int_equal(st.loose_pieces, 0);
-    ok(plush_scene_step(sc, 0, &d), &d);
+    pmx_fx_ok(plush_scene_step(sc, 0, &d), &d);
     plush_scene_destroy(sc);
     assert_int_equal(plush_scene_direct_build(NULL, NULL, NULL, &d), PLUSH_E_ARGUMENT);
     plush_pmx_free(m);
@@ -384,18 +368,18 @@ static void test_direct_errors(void **state)
 static void test_bear_direct_few_frames(void **state)
 {
     (void)state;
-    plush_diag d = fresh_diag();
+    plush_diag d = pmx_fx_diag();
     d.file = BEAR;
     plush_pmx_model *m = NULL;
     plush_vmd_motion *v = NULL;
-    ok(plush_pmx_read_file(BEAR, NULL, &m, &d), &d);
-    ok(plush_vmd_read_file(BEAR_VMD, &v, &d), &d);
+    pmx_fx_ok(plush_pmx_read_file(BEAR, NULL, &m, &d), &d);
+    pmx_fx_ok(plush_vmd_read_file(BEAR_VMD, &v, &d), &d);
     enum { FRAMES = 4 };
     double ms[2];
     for (int k = 0; k < 2; k++) {
         plush_scene *sc = NULL;
         int mode = k ? PLUSH_SCENE_PROXY : PLUSH_SCENE_DIRECT;
-        ok(plush_scene_create(&(plush_scene_desc){.model = m, .motion = v, .mode = mode}, &sc, &d), &d);
+        pmx_fx_ok(plush_scene_create(&(plush_scene_desc){.model = m, .motion = v, .mode = mode}, &sc, &d), &d);
         if (mode == PLUSH_SCENE_DIRECT) {
             plush_scene_direct_stats st;
             assert_non_null(plush_scene_direct_model(sc, &st));
@@ -408,7 +392,7 @@ static void test_bear_direct_few_frames(void **state)
                           st.seam_links, st.pinned_nodes);
         }
         for (uint32_t f = 0; f < FRAMES; f++) {
-            ok(plush_scene_step(sc, f, &d), &d);
+            pmx_fx_ok(plush_scene_step(sc, f, &d), &d);
             assert_true(all_finite(plush_scene_positions(sc), m->vertex_count));
         }
         assert_int_equal(plush_scene_failures(sc, NULL), 0);
@@ -600,8 +584,8 @@ static void test_cli_run_direct(void **state)
     cli_tmp_path(model, sizeof model, "plush.pmx");
     cli_tmp_path(out, sizeof out, "out");
     plush_pmx_model *m = pinned_plush();
-    plush_diag d = fresh_diag();
-    ok(plush_pmx_write_file(m, NULL, model, &d), &d);
+    plush_diag d = pmx_fx_diag();
+    pmx_fx_ok(plush_pmx_write_file(m, NULL, model, &d), &d);
     plush_pmx_free(m);
 
     cli_result r;
@@ -642,7 +626,7 @@ static void test_cli_run_direct(void **state)
      * keeps the frames before it */
     m = pinned_plush();
     m->soft_bodies[0].config.pr = 1e12f;
-    ok(plush_pmx_write_file(m, NULL, model, &d), &d);
+    pmx_fx_ok(plush_pmx_write_file(m, NULL, model, &d), &d);
     plush_pmx_free(m);
     char out3[512];
     cli_tmp_path(out3, sizeof out3, "out3");
@@ -665,7 +649,7 @@ static void test_cli_run_direct(void **state)
     /* a model without a soft body: one line naming the file */
     m = mesh_fx_plush();
     m->soft_body_count = 0;
-    ok(plush_pmx_write_file(m, NULL, model, &d), &d);
+    pmx_fx_ok(plush_pmx_write_file(m, NULL, model, &d), &d);
     plush_pmx_free(m);
     CLI_RUN(&r, "run", model, "--mode", "direct", "--export", "obj", "-o", out);
     cli_expect_one_error_line(&r);

@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include "plush/scene.h"
+#include "support/pmx_fixture.h"
 #include "support/mesh_fixture.h"
 
 #include <math.h>
@@ -15,22 +16,6 @@
 #include <string.h>
 
 enum { SPHERE_VERTICES = 9 * 13, CAGE_VERTICES = 60, EYE_VERTICES = 24 };
-
-static plush_diag fresh_diag(void)
-{
-    plush_diag d = {0};
-    plush_diag_reset(&d);
-    return d;
-}
-
-static void ok(plush_status st, const plush_diag *d)
-{
-    if (st != PLUSH_OK) {
-        char line[600];
-        plush_diag_format(d, line, sizeof line);
-        fail_msg("%s", line);
-    }
-}
 
 static bool all_finite(const float (*p)[3], size_t n)
 {
@@ -90,16 +75,16 @@ static void test_bones_mode_matches_bone_pipeline(void **state)
     (void)state;
     plush_pmx_model *m = pinned_plush();
     plush_vmd_motion *v = sway();
-    plush_diag d = fresh_diag();
+    plush_diag d = pmx_fx_diag();
     plush_scene *sc = NULL;
-    ok(plush_scene_create(&(plush_scene_desc){.model = m, .motion = v, .mode = PLUSH_SCENE_BONES}, &sc, &d), &d);
+    pmx_fx_ok(plush_scene_create(&(plush_scene_desc){.model = m, .motion = v, .mode = PLUSH_SCENE_BONES}, &sc, &d), &d);
     plush_motion *mo = NULL;
     plush_anim *anim = NULL;
-    ok(plush_motion_bind_vmd(m, v, &mo, &d), &d);
-    ok(plush_anim_create(m, &anim, &d), &d);
+    pmx_fx_ok(plush_motion_bind_vmd(m, v, &mo, &d), &d);
+    pmx_fx_ok(plush_anim_create(m, &anim, &d), &d);
     float(*want)[3] = calloc(m->vertex_count, sizeof *want);
     for (uint32_t f = 0; f < 40; f++) {
-        ok(plush_scene_step(sc, f, &d), &d);
+        pmx_fx_ok(plush_scene_step(sc, f, &d), &d);
         plush_anim_reset(anim);
         plush_anim_sample(anim, mo, (float)f);
         plush_anim_update_morphs(anim);
@@ -120,13 +105,13 @@ static void test_bones_mode_matches_bone_pipeline(void **state)
 
 static void run_proxy(const plush_pmx_model *m, const plush_vmd_motion *v, uint32_t frames, float (*out)[3])
 {
-    plush_diag d = fresh_diag();
+    plush_diag d = pmx_fx_diag();
     plush_scene *sc = NULL;
-    ok(plush_scene_create(&(plush_scene_desc){.model = m, .motion = v, .world = {.ground = true, .ground_y = -20}},
+    pmx_fx_ok(plush_scene_create(&(plush_scene_desc){.model = m, .motion = v, .world = {.ground = true, .ground_y = -20}},
                           &sc, &d),
        &d);
     for (uint32_t f = 0; f < frames; f++) {
-        ok(plush_scene_step(sc, f, &d), &d);
+        pmx_fx_ok(plush_scene_step(sc, f, &d), &d);
         assert_true(all_finite(plush_scene_positions(sc), m->vertex_count));
         assert_true(all_finite(plush_scene_normals(sc), m->vertex_count));
     }
@@ -152,11 +137,11 @@ static void test_proxy_mode_moves_softly_and_deterministically(void **state)
     assert_memory_equal(a, b, m->vertex_count * sizeof *a);
 
     /* against bones mode: the body (bound to the proxy) lags and hangs; it is not where the bones put it */
-    plush_diag d = fresh_diag();
+    plush_diag d = pmx_fx_diag();
     plush_scene *sc = NULL;
-    ok(plush_scene_create(&(plush_scene_desc){.model = m, .motion = v, .mode = PLUSH_SCENE_BONES}, &sc, &d), &d);
+    pmx_fx_ok(plush_scene_create(&(plush_scene_desc){.model = m, .motion = v, .mode = PLUSH_SCENE_BONES}, &sc, &d), &d);
     for (uint32_t f = 0; f < 30; f++)
-        ok(plush_scene_step(sc, f, &d), &d);
+        pmx_fx_ok(plush_scene_step(sc, f, &d), &d);
     const float(*bones)[3] = plush_scene_positions(sc);
     double moved = 0;
     for (size_t i = 0; i < SPHERE_VERTICES; i++)
@@ -177,16 +162,16 @@ static void test_proxy_mode_needs_a_soft_body(void **state)
     (void)state;
     plush_pmx_model *m = mesh_fx_plush();
     m->soft_body_count = 0;
-    plush_diag d = fresh_diag();
+    plush_diag d = pmx_fx_diag();
     plush_scene *sc = NULL;
     assert_int_equal(plush_scene_create(&(plush_scene_desc){.model = m}, &sc, &d), PLUSH_E_UNSUPPORTED);
     assert_null(sc);
     /* bones mode does not */
-    d = fresh_diag();
-    ok(plush_scene_create(&(plush_scene_desc){.model = m, .mode = PLUSH_SCENE_BONES}, &sc, &d), &d);
-    ok(plush_scene_step(sc, 0, &d), &d);
+    d = pmx_fx_diag();
+    pmx_fx_ok(plush_scene_create(&(plush_scene_desc){.model = m, .mode = PLUSH_SCENE_BONES}, &sc, &d), &d);
+    pmx_fx_ok(plush_scene_step(sc, 0, &d), &d);
     plush_scene_destroy(sc);
-    d = fresh_diag();
+    d = pmx_fx_diag();
     assert_int_equal(plush_scene_create(&(plush_scene_desc){.model = m, .mode = 7}, &sc, &d), PLUSH_E_ARGUMENT);
     plush_pmx_free(m);
 }

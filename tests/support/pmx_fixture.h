@@ -79,6 +79,9 @@ void pmx_fx_assert_same_at(const plush_pmx_model *want, const plush_pmx_model *g
 
 /* ---- library calls that must succeed ----------------------------------------------------------- */
 
+/* Fails the running test with the formatted diagnostic unless st is PLUSH_OK. */
+void pmx_fx_ok(plush_status st, const plush_diag *d);
+
 /* plush_pmx_write into a fresh buffer; fails the test (with the diagnostic) unless PLUSH_OK. */
 plush_buf pmx_fx_write_ok(const plush_pmx_model *m, const plush_pmx_write_options *options, plush_diag *diag_out);
 /* plush_pmx_read; fails the test unless PLUSH_OK. diag_out may be NULL. */

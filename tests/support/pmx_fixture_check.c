@@ -456,6 +456,15 @@ static void print_diag(const char *what, const plush_diag *d)
                 d->section ? d->section : "-", (long long)d->index, (long long)d->offset);
 }
 
+void pmx_fx_ok(plush_status st, const plush_diag *d)
+{
+    if (st != PLUSH_OK) {
+        char line[600];
+        plush_diag_format(d, line, sizeof line);
+        fail_msg("%s", line);
+    }
+}
+
 plush_buf pmx_fx_write_ok(const plush_pmx_model *m, const plush_pmx_write_options *options, plush_diag *diag_out)
 {
     plush_buf out = {0};
