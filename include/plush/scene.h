@@ -1,5 +1,6 @@
-/* Scene: a PMX model with its proxy. So far: binding the model's detailed vertices to the proxy its
- * TriMesh soft bodies make, and the Influence Map File 2 view of that binding.
+/* Scene: one PMX model instance with its proxy. The binding of the model's detailed vertices to the proxy
+ * its TriMesh soft bodies make and its Influence Map File 2 view; the bake; the frame pipeline; direct
+ * mode. The exports fed each frame are in scene_sink.h.
  *
  *   plush_scene_binding *b = NULL;
  *   plush_scene_bind_options opt = { .proxy = { .seed = true } };
@@ -129,25 +130,32 @@ void plush_scene_bake_destroy(plush_scene_bake *bake);
  *   plush_scene_destroy(sc);
  *
  * Per frame: motion sample, morphs, bones before physics; pinned soft-body vertices skinned and handed
- * to the world; kinematic bodies set; one physics step of 1/fps; simulated bodies write their bones;
+ * to the world; kinematic bodies set; physics advanced to the frame; simulated bodies write their bones;
  * bones after physics; every vertex skinned (BDEF/SDEF/QDEF); soft-body material vertices from their
- * nodes; in proxy mode the proxy frames from the TriMesh nodes and the bound vertices skinned to them. */
+ * nodes; in proxy mode the proxy frames from the TriMesh nodes and the bound vertices skinned to them.
+ * plush_scene_run (scene_sink.h) is the same loop with the exports ("sinks") fed each frame; plush run,
+ * plush demo and plush pose all go through these calls, and no caller orders a pipeline stage itself. */
 typedef enum plush_scene_mode {
     PLUSH_SCENE_PROXY = 0,    /* bones, rigid bodies, soft bodies, bound vertices on the proxy */
     PLUSH_SCENE_BONES = 1,    /* plain MMD: bones and rigid bodies, no soft bodies (the baseline) */
-    PLUSH_SCENE_DIRECT = 2    /* the bound detailed vertices are the soft body themselves (the reference;
+    PLUSH_SCENE_DIRECT = 2,   /* the bound detailed vertices are the soft body themselves (the reference;
                                  see plush_scene_direct_build) */
+    PLUSH_SCENE_PLAIN = 3     /* the model as a PMX 2.1 player shows it: bones, rigid bodies and its soft
+                                 bodies simulated as they are, nothing bound to a proxy (plush pose) */
 } plush_scene_mode;
 
-/* Zero fields mean the defaults. */
+/* Frame numbers a scene accepts: 0 up to this (a bound that keeps float frames exact to a hundredth). */
+#define PLUSH_SCENE_MAX_FRAME 10000000.0
+
+/* Zero fields mean the defaults; plush_scene_get_desc gives them back resolved. */
 typedef struct plush_scene_desc {
     const plush_pmx_model *model;          /* must outlive the scene */
     const plush_vmd_motion *motion;        /* NULL: no motion (a pose, or rest) */
     const plush_vpd_pose *pose;            /* used when motion is NULL; NULL: rest */
-    int mode;                              /* plush_scene_mode */
-    float fps;                             /* motion frames per second; 0: 30 */
-    bool no_physics;                       /* no world at all: bones and morphs only */
-    plush_world_desc world;                /* physics rate, ground, blow-up guard */
+    plush_scene_mode mode;
+    float fps;                             /* output frames per second; 0: 30 (VMD keys are at 30) */
+    bool no_physics;                       /* no world at all: bones and morphs only (mode bones) */
+    plush_world_desc world;                /* physics rate (0: 60 Hz), ground, blow-up guard */
     plush_scene_bind_options bind;         /* proxy and direct modes: binding options (seed mode, materials
                                               -- in direct mode the materials that become the soft body) */
     plush_proxy_skin_options skin;         /* proxy mode: blending, stretch-aware frames */
@@ -162,6 +170,7 @@ typedef struct plush_scene_timing {
     double physics;     /* pins, kinematic targets, the physics step, write-back */
     double frames;      /* proxy frames from the simulated nodes */
     double skinning;    /* vertex skinning (bones and proxy) */
+    double exports;     /* plush_scene_run: the sinks (wall-clock time: they mostly write files) */
     uint64_t steps;
 } plush_scene_timing;
 
@@ -171,9 +180,20 @@ typedef struct plush_scene plush_scene;
  * model of plush_scene_direct_build); warnings (missing names, skipped soft bodies, unsupported features)
  * go to diag. Proxy and direct modes without a usable TriMesh soft body fail with PLUSH_E_UNSUPPORTED. */
 plush_status plush_scene_create(const plush_scene_desc *desc, plush_scene **out, plush_diag *diag);
-/* Computes frame f. Physics is reset at the first step and whenever f is not the previous frame + 1.
- * A soft body that blows up becomes a warning in diag (with its frame) and stays frozen. */
-plush_status plush_scene_step(plush_scene *scene, uint32_t frame, plush_diag *diag);
+/* Computes frame f (fractions allowed, 0 <= f <= PLUSH_SCENE_MAX_FRAME). When f follows the previous
+ * frame by at most one (0 < f - previous <= 1), physics advances by (f - previous) / fps; otherwise (the
+ * first call, a jump) physics is reset at f: every rigid body at its bone and every soft-body node at its
+ * vertex, as MMD does at the start, with no step. So frame f of a run from 0 shows f / fps seconds of
+ * simulation. A soft body that blows up becomes a warning in diag (with its frame) and stays frozen. */
+plush_status plush_scene_step(plush_scene *scene, double frame, plush_diag *diag);
+/* Computes frame f as a run from frame 0 would: the reset at 0, then one step per frame up to f (the
+ * last one partial for a fractional f). Without physics it is plush_scene_step(f). */
+plush_status plush_scene_seek(plush_scene *scene, double frame, plush_diag *diag);
+/* The description with every default resolved (fps, physics rate, fixed-step cap). */
+void plush_scene_get_desc(const plush_scene *scene, plush_scene_desc *out);
+/* Frames a run computes by default: the motion's last key in output frames, included (a motion's
+ * length), or 300 without a motion. Fails (PLUSH_E_RANGE) beyond PLUSH_SCENE_MAX_FRAME. */
+plush_status plush_scene_default_frames(const plush_scene *scene, uint32_t *frames, plush_diag *diag);
 /* This frame's vertex positions and unit normals (model->vertex_count entries). */
 const float (*plush_scene_positions(const plush_scene *scene))[3];
 const float (*plush_scene_normals(const plush_scene *scene))[3];
@@ -223,11 +243,9 @@ void plush_scene_destroy(plush_scene *scene);
  *   pairs itself (Bullet's table would need n^2 memory) and appends the same links Bullet would.
  * - Self-collision (VF_SS) is off when the faces are several pieces (Bullet cannot build it), as the
  *   world decides for any soft body.
- * - Stiffness: the same LST and iterations make a much softer body at this resolution. Bullet solves the
- *   links a few Gauss-Seidel sweeps per step, and a correction travels about one link per sweep, so a
- *   hanging mesh ten times finer stretches far more (the demo bear: its body sinks 9 units in 20 frames
- *   where the proxy's sinks 0.6; 64 iterations instead of 8 still sink it 4 units, at 6x the time). That
- *   is what simulating the detailed mesh directly gives; plush does not retune it.
+ * - Stiffness: the same LST and iterations make a much softer body at this resolution: Bullet solves the
+ *   links a few Gauss-Seidel sweeps per step and a correction travels about one link per sweep, so a mesh
+ *   ten times finer stretches far more under the same load. The parameters are copied unchanged.
  * The model must outlive the derived one. Fails on no usable TriMesh soft body (PLUSH_E_UNSUPPORTED),
  * no bound face (PLUSH_E_UNSUPPORTED), out of memory. */
 typedef struct plush_scene_direct_stats {

@@ -114,9 +114,13 @@ static int parse_pose(int argc, char **argv, pose_job *job, bool *help)
 
 static const char vpd_magic[] = "Vocaloid Pose Data file";
 
-/* Reads the motion (VMD or VPD, told by content) and binds it to the model. */
-static plush_status read_motion(const char *path, const plush_pmx_model *model, plush_motion **out,
-                                plush_diag *diag)
+/* The motion file: a VMD motion or a VPD pose, told by content. */
+typedef struct pose_motion {
+    plush_vmd_motion *vmd;
+    plush_vpd_pose *vpd;
+} pose_motion;
+
+static plush_status read_motion(const char *path, pose_motion *out, plush_diag *diag)
 {
     if (!cli_regular_file(path, diag))
         return diag->status;
@@ -125,134 +129,26 @@ static plush_status read_motion(const char *path, const plush_pmx_model *model, 
     plush_status st = plush_file_read(path, &data, &size, diag);
     if (st != PLUSH_OK)
         return st;
-    if (size >= sizeof vpd_magic - 1 && memcmp(data, vpd_magic, sizeof vpd_magic - 1) == 0) {
-        plush_vpd_pose *pose = NULL;
-        st = plush_vpd_read(data, size, &pose, diag);
-        if (st == PLUSH_OK)
-            st = plush_motion_bind_vpd(model, pose, out, diag);
-        plush_vpd_free(pose);
-    } else {
-        plush_vmd_motion *vmd = NULL;
-        st = plush_vmd_read(data, size, &vmd, diag);
-        if (st == PLUSH_OK)
-            st = plush_motion_bind_vmd(model, vmd, out, diag);
-        plush_vmd_free(vmd);
-    }
+    if (size >= sizeof vpd_magic - 1 && memcmp(data, vpd_magic, sizeof vpd_magic - 1) == 0)
+        st = plush_vpd_read(data, size, &out->vpd, diag);
+    else
+        st = plush_vmd_read(data, size, &out->vmd, diag);
     free(data);
     return st;
 }
 
-/* ---- the pose ---------------------------------------------------------------------------------- */
+/* ---- the pose: the scene computes it (plain mode with physics, bones alone without) -------------- */
 
-typedef struct pose_state {
-    const plush_pmx_model *model;
-    const plush_motion *motion;   /* NULL: rest */
-    plush_anim *anim;
-    float (*positions)[3], (*normals)[3];
-    float (*globals)[16];         /* physics exchange */
-    bool *driven;
-    plush_world *world;
-    plush_world_model *wm;
-} pose_state;
-
-static void pose_free(pose_state *s)
+static plush_status pose_run(const pose_job *job, const plush_pmx_model *model, const pose_motion *motion,
+                             plush_scene **scene, plush_diag *diag)
 {
-    plush_world_destroy(s->world);
-    plush_anim_destroy(s->anim);
-    free(s->positions);
-    free(s->normals);
-    free(s->globals);
-    free(s->driven);
-}
-
-/* Motion, morphs and the bones that do not wait for physics. */
-static void pose_before_physics(pose_state *s, float frame)
-{
-    if (s->motion)
-        plush_anim_sample(s->anim, s->motion, frame);
-    else
-        plush_anim_reset(s->anim);
-    plush_anim_update_morphs(s->anim);
-    plush_anim_deform(s->anim, PLUSH_ANIM_BEFORE_PHYSICS);
-}
-
-static void pose_skin(pose_state *s)
-{
-    plush_anim_skin(s->anim, 0, s->model->vertex_count, s->positions, s->normals);
-}
-
-/* One motion step of dt seconds: bones and pins to the world, step, simulated bones back. */
-static plush_status physics_step(pose_state *s, float frame, float dt, plush_diag *diag)
-{
-    pose_before_physics(s, frame);
-    plush_world_set_bones(s->wm, plush_anim_bone_globals(s->anim));
-    const plush_anim_impulse *impulses = NULL;
-    size_t n = plush_anim_impulses(s->anim, &impulses);
-    for (size_t i = 0; i < n; i++)
-        plush_world_impulse(s->wm, impulses[i].rigid_body, impulses[i].velocity, impulses[i].torque,
-                            impulses[i].local);
-    if (s->model->soft_body_count) {
-        /* Pinned soft-body nodes follow their vertices as the bones have them before the step. */
-        pose_skin(s);
-        plush_world_set_pins(s->wm, (const float(*)[3])s->positions);
-    }
-    plush_status st = plush_world_step(s->world, dt, diag);
-    if (st != PLUSH_OK)
-        return st;
-    memcpy(s->globals, plush_anim_bone_globals(s->anim), s->model->bone_count * sizeof *s->globals);
-    plush_world_get_bones(s->wm, s->globals, s->driven);
-    plush_anim_apply_physics(s->anim, (const float(*)[16])s->globals, s->driven);
-    plush_anim_deform(s->anim, PLUSH_ANIM_AFTER_PHYSICS);
-    return PLUSH_OK;
-}
-
-/* From the pose at frame 0 (physics reset there, as MMD does at the start) to frame, one step per motion
- * frame and a last partial step for a fractional frame. */
-static plush_status pose_with_physics(pose_state *s, float frame, plush_diag *diag)
-{
-    size_t nb = s->model->bone_count ? s->model->bone_count : 1;
-    s->globals = malloc(nb * sizeof *s->globals);
-    s->driven = calloc(nb, sizeof *s->driven);
-    if (!s->globals || !s->driven)
-        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
-    plush_status st = plush_world_create(&(plush_world_desc){0}, &s->world, diag);
-    if (st != PLUSH_OK)
-        return st;
-    pose_before_physics(s, 0.0f);
-    plush_anim_deform(s->anim, PLUSH_ANIM_AFTER_PHYSICS);
-    st = plush_world_add_model(s->world, s->model, plush_anim_bone_globals(s->anim), &s->wm, diag);
-    if (st != PLUSH_OK)
-        return st;
-    pose_skin(s);
-    plush_world_reset(s->wm, plush_anim_bone_globals(s->anim), (const float(*)[3])s->positions);
-    for (double t = 0.0; st == PLUSH_OK && t < frame;) {
-        double next = t + 1.0 < frame ? t + 1.0 : frame;
-        st = physics_step(s, (float)next, (float)((next - t) / 30.0), diag);
-        t = next;
-    }
-    if (st != PLUSH_OK)
-        return st;
-    pose_skin(s);
-    plush_world_soft_vertices(s->wm, s->positions, s->normals);
-    return PLUSH_OK;
-}
-
-static plush_status pose_run(pose_state *s, const pose_job *job, plush_diag *diag)
-{
-    size_t nv = s->model->vertex_count ? s->model->vertex_count : 1;
-    s->positions = malloc(nv * sizeof *s->positions);
-    s->normals = malloc(nv * sizeof *s->normals);
-    if (!s->positions || !s->normals)
-        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
-    plush_status st = plush_anim_create(s->model, &s->anim, diag);
-    if (st != PLUSH_OK)
-        return st;
-    if (job->physics)
-        return pose_with_physics(s, (float)job->frame, diag);
-    pose_before_physics(s, (float)job->frame);
-    plush_anim_deform(s->anim, PLUSH_ANIM_AFTER_PHYSICS);
-    pose_skin(s);
-    return PLUSH_OK;
+    plush_scene_desc desc = {.model = model,
+                             .motion = motion->vmd,
+                             .pose = motion->vpd,
+                             .mode = job->physics ? PLUSH_SCENE_PLAIN : PLUSH_SCENE_BONES,
+                             .no_physics = !job->physics};
+    plush_status st = plush_scene_create(&desc, scene, diag);
+    return st == PLUSH_OK ? plush_scene_seek(*scene, job->frame, diag) : st;
 }
 
 /* ---- outputs ----------------------------------------------------------------------------------- */
@@ -309,12 +205,12 @@ static int csv_float(char *dst, size_t cap, double v)
     return n;
 }
 
-static plush_status bones_csv(const pose_state *s, plush_buf *out, plush_diag *diag)
+static plush_status bones_csv(const plush_pmx_model *model, const plush_anim *anim, plush_buf *out, plush_diag *diag)
 {
     static const char header[] = "index,name,x,y,z,qx,qy,qz,qw\n";
     bool ok = plush_buf_append(out, header, sizeof header - 1);
-    const float (*g)[16] = plush_anim_bone_globals(s->anim);
-    for (size_t b = 0; ok && b < s->model->bone_count; b++) {
+    const float (*g)[16] = plush_anim_bone_globals(anim);
+    for (size_t b = 0; ok && b < model->bone_count; b++) {
         const float *m = g[b];
         for (int k = 0; k < 16; k++)
             if (!isfinite(m[k]))
@@ -323,7 +219,7 @@ static plush_status bones_csv(const pose_state *s, plush_buf *out, plush_diag *d
         matrix_quat(m, q);
         char line[256];
         int n = snprintf(line, sizeof line, "%zu,", b);
-        ok = plush_buf_append(out, line, (size_t)n) && csv_name(out, &s->model->bones[b].name);
+        ok = plush_buf_append(out, line, (size_t)n) && csv_name(out, &model->bones[b].name);
         n = 0;
         for (int k = 0; k < 3; k++)
             n += csv_float(line + n, sizeof line - (size_t)n, m[12 + k]);
@@ -336,23 +232,23 @@ static plush_status bones_csv(const pose_state *s, plush_buf *out, plush_diag *d
 }
 
 /* Both outputs are made in memory first; then each is written atomically. */
-static int write_outputs(const pose_state *s, const pose_job *job, char *comment)
+static int write_outputs(const plush_pmx_model *model, const plush_scene *scene, const pose_job *job, char *comment)
 {
     plush_diag bones_diag, mesh_diag;
     cli_diag_init(&bones_diag, job->bones);
     cli_diag_init(&mesh_diag, job->mesh);
     plush_buf csv = {0}, mesh = {0};
     int rc = CLI_FAILED;
-    if (job->bones && bones_csv(s, &csv, &bones_diag) != PLUSH_OK) {
+    if (job->bones && bones_csv(model, plush_scene_get_anim(scene), &csv, &bones_diag) != PLUSH_OK) {
         cli_report(&bones_diag);
         goto done;
     }
     if (job->mesh) {
-        plush_obj_mesh m = {.vertex_count = s->model->vertex_count,
-                            .positions = (const float(*)[3])s->positions,
-                            .normals = (const float(*)[3])s->normals,
-                            .index_count = s->model->index_count - s->model->index_count % 3,
-                            .indices = s->model->indices,
+        plush_obj_mesh m = {.vertex_count = model->vertex_count,
+                            .positions = plush_scene_positions(scene),
+                            .normals = plush_scene_normals(scene),
+                            .index_count = model->index_count - model->index_count % 3,
+                            .indices = model->indices,
                             .comment = comment};
         plush_status st = job->ply ? plush_ply_write(&m, &mesh, &mesh_diag) : plush_obj_write(&m, &mesh, &mesh_diag);
         if (st != PLUSH_OK) {
@@ -384,38 +280,38 @@ static int run_pose(const pose_job *job)
     cli_diag_init(&motion_diag, job->motion);
     cli_diag_init(&run_diag, job->model);
     plush_pmx_model *model = NULL;
-    plush_motion *motion = NULL;
-    pose_state s = {0};
+    pose_motion motion = {0};
+    plush_scene *scene = NULL;
     int rc = CLI_FAILED;
     if (!cli_regular_file(job->model, &model_diag) ||
         plush_pmx_read_file(job->model, NULL, &model, &model_diag) != PLUSH_OK) {
         cli_report(&model_diag);
         goto done;
     }
-    if (job->motion && read_motion(job->motion, model, &motion, &motion_diag) != PLUSH_OK) {
+    if (job->motion && read_motion(job->motion, &motion, &motion_diag) != PLUSH_OK) {
         cli_report(&motion_diag);
         goto done;
     }
-    s.model = model;
-    s.motion = motion;
-    if (pose_run(&s, job, &run_diag) != PLUSH_OK) {
+    /* the motion's binding to the model (missing names) is reported against the motion file */
+    if (pose_run(job, model, &motion, &scene, &run_diag) != PLUSH_OK) {
         cli_report(&run_diag);
         goto done;
     }
     char comment[160];
     snprintf(comment, sizeof comment, "plush pose, frame %.9g%s", job->frame, job->physics ? ", physics" : "");
-    rc = write_outputs(&s, job, comment);
+    rc = write_outputs(model, scene, job, comment);
     if (rc == CLI_OK) {
         cli_report_warnings(&model_diag);
         cli_report_warnings(&motion_diag);
         cli_report_warnings(&run_diag);
         char message[PLUSH_DIAG_MESSAGE];
-        if (plush_anim_unsupported(s.anim, message, sizeof message))
+        if (plush_anim_unsupported(plush_scene_get_anim(scene), message, sizeof message))
             fprintf(stderr, "plush: warning: %s: %s\n", job->motion ? job->motion : job->model, message);
     }
 done:
-    pose_free(&s);
-    plush_motion_free(motion);
+    plush_scene_destroy(scene);
+    plush_vmd_free(motion.vmd);
+    plush_vpd_free(motion.vpd);
     plush_pmx_free(model);
     return rc;
 }

@@ -35,7 +35,8 @@ struct plush_scene {
     size_t (*bone_runs)[2];              /* first, count: the vertices bone skinning must do (those the
                                             proxy takes over entirely are skipped) */
     size_t bone_run_count;
-    int64_t last_frame;
+    double last_frame;                   /* the previous step's frame, when have_frame */
+    bool have_frame;
     size_t failures;
     int64_t first_failure;
     plush_scene_timing timing;
@@ -201,6 +202,25 @@ static plush_status plan_bone_skinning(plush_scene *sc, plush_diag *diag)
     return PLUSH_OK;
 }
 
+/* Motion, morphs and the bones that do not wait for physics, at a frame. */
+static void pose_before_physics(plush_scene *sc, double frame)
+{
+    plush_anim_reset(sc->anim);
+    if (sc->motion)
+        plush_anim_sample(sc->anim, sc->motion, (float)(frame * VMD_FPS / sc->desc.fps));
+    plush_anim_update_morphs(sc->anim);
+    plush_anim_deform(sc->anim, PLUSH_ANIM_BEFORE_PHYSICS);
+}
+
+/* The bodies are made where the motion has them at frame 0, where runs start: the first reset then
+ * moves nothing, and Bullet's broadphase is built around the bodies as they will be. */
+static plush_status add_to_world(plush_scene *sc, plush_diag *diag)
+{
+    pose_before_physics(sc, 0.0);
+    plush_anim_deform(sc->anim, PLUSH_ANIM_AFTER_PHYSICS);
+    return plush_world_add_model(sc->world, &sc->physics_model, plush_anim_bone_globals(sc->anim), &sc->wm, diag);
+}
+
 plush_status plush_scene_create(const plush_scene_desc *desc, plush_scene **out, plush_diag *diag)
 {
     if (!desc || !desc->model || !out)
@@ -209,21 +229,28 @@ plush_status plush_scene_create(const plush_scene_desc *desc, plush_scene **out,
     plush_status geometry = plush_pmx_require_geometry(desc->model, diag);
     if (geometry != PLUSH_OK)
         return geometry;
-    if (desc->mode != PLUSH_SCENE_PROXY && desc->mode != PLUSH_SCENE_BONES && desc->mode != PLUSH_SCENE_DIRECT)
-        return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, NULL, -1, "unknown scene mode %d", desc->mode);
+    if (desc->mode != PLUSH_SCENE_PROXY && desc->mode != PLUSH_SCENE_BONES && desc->mode != PLUSH_SCENE_DIRECT &&
+        desc->mode != PLUSH_SCENE_PLAIN)
+        return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, NULL, -1, "unknown scene mode %d", (int)desc->mode);
     if (desc->fps < 0 || !isfinite(desc->fps))
         return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, NULL, -1, "frame rate must be positive");
     if (desc->mode != PLUSH_SCENE_BONES && desc->no_physics)
         return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, NULL, -1, "%s mode needs physics",
-                               desc->mode == PLUSH_SCENE_PROXY ? "proxy" : "direct");
+                               desc->mode == PLUSH_SCENE_PROXY    ? "proxy"
+                               : desc->mode == PLUSH_SCENE_DIRECT ? "direct"
+                                                                  : "plain");
     plush_scene *sc = calloc(1, sizeof *sc);
     if (!sc)
         return nomem(diag);
     sc->desc = *desc;
+    /* the defaults, resolved once: plush_scene_get_desc hands them to every caller */
     if (sc->desc.fps == 0)
         sc->desc.fps = 30;
+    if (sc->desc.world.physics_hz == 0)
+        sc->desc.world.physics_hz = 60;
+    if (sc->desc.world.max_substeps == 0)
+        sc->desc.world.max_substeps = 16;
     sc->model = desc->model;
-    sc->last_frame = -2;
     sc->first_failure = -1;
     plush_status st = desc->mode == PLUSH_SCENE_DIRECT ? setup_direct(sc, diag) : PLUSH_OK;
     if (st == PLUSH_OK)
@@ -246,7 +273,7 @@ plush_status plush_scene_create(const plush_scene_desc *desc, plush_scene **out,
         memset(&sc->physics_model.arena, 0, sizeof sc->physics_model.arena);
         st = plush_world_create(&sc->desc.world, &sc->world, diag);
         if (st == PLUSH_OK)
-            st = plush_world_add_model(sc->world, &sc->physics_model, NULL, &sc->wm, diag);
+            st = add_to_world(sc, diag);
         if (st == PLUSH_OK && desc->mode != PLUSH_SCENE_BONES)
             st = collect_pins(sc, diag);
     }
@@ -276,7 +303,7 @@ static void gather_proxy_nodes(plush_scene *sc)
     }
 }
 
-static void note_failures(plush_scene *sc, uint32_t frame)
+static void note_failures(plush_scene *sc, double frame)
 {
     for (size_t s = 0; s < sc->model->soft_body_count; s++) {
         plush_world_soft_info info;
@@ -284,49 +311,71 @@ static void note_failures(plush_scene *sc, uint32_t frame)
         if (info.state == PLUSH_SOFT_FAILED && sc->soft_state[s] != PLUSH_SOFT_FAILED) {
             sc->failures++;
             if (sc->first_failure < 0)
-                sc->first_failure = frame;
+                sc->first_failure = (int64_t)frame;
         }
         sc->soft_state[s] = info.state;
     }
 }
 
-plush_status plush_scene_step(plush_scene *sc, uint32_t frame, plush_diag *diag)
+/* Physics to the frame: a reset when the frame does not follow the previous one, else one advance. */
+static plush_status physics_to(plush_scene *sc, double frame, plush_diag *diag)
+{
+    const plush_pmx_model *m = sc->model;
+    double advance = frame - sc->last_frame;
+    memcpy(sc->globals, plush_anim_bone_globals(sc->anim), m->bone_count * sizeof *sc->globals);
+    if (!sc->have_frame || !(advance > 0 && advance <= 1)) {
+        /* "reset physics": every body at its bone as the motion has it, every soft node at its
+         * bone-skinned vertex; the frame shows that state */
+        plush_anim_deform(sc->anim, PLUSH_ANIM_AFTER_PHYSICS);
+        plush_anim_skin(sc->anim, 0, m->vertex_count, sc->positions, NULL);
+        plush_world_reset(sc->wm, plush_anim_bone_globals(sc->anim), (const float(*)[3])sc->positions);
+        return PLUSH_OK;
+    }
+    const plush_anim_impulse *imp = NULL;
+    size_t ni = plush_anim_impulses(sc->anim, &imp);
+    for (size_t i = 0; i < ni; i++)
+        plush_world_impulse(sc->wm, imp[i].rigid_body, imp[i].velocity, imp[i].torque, imp[i].local);
+    for (size_t i = 0; i < sc->pinned_count; i++)
+        plush_anim_skin(sc->anim, sc->pinned[i], 1, sc->pin_positions, NULL); /* indexed by vertex */
+    plush_world_set_pins(sc->wm, (const float(*)[3])sc->pin_positions);
+    plush_world_set_bones(sc->wm, (const float(*)[16])sc->globals);
+    plush_status st = plush_world_step(sc->world, (float)(advance / sc->desc.fps), diag);
+    if (st != PLUSH_OK)
+        return st;
+    plush_world_get_bones(sc->wm, sc->globals, sc->driven);
+    plush_anim_apply_physics(sc->anim, (const float(*)[16])sc->globals, sc->driven);
+    return PLUSH_OK;
+}
+
+/* This frame's bound vertices from the simulated proxy, over their bone-skinned positions. */
+static void skin_to_proxy(plush_scene *sc)
+{
+    const plush_scene_binding *b = sc->binding;
+    for (size_t i = 0; i < b->vertex_count; i++) {
+        memcpy(sc->bound[i], sc->positions[b->vertices[i]], sizeof sc->bound[i]);
+        memcpy(sc->bound_normals[i], sc->normals[b->vertices[i]], sizeof sc->bound_normals[i]);
+    }
+    plush_proxy_skin_apply(sc->skin, sc->bound, sc->bound_normals);
+    for (size_t i = 0; i < b->vertex_count; i++) {
+        memcpy(sc->positions[b->vertices[i]], sc->bound[i], sizeof sc->bound[i]);
+        memcpy(sc->normals[b->vertices[i]], sc->bound_normals[i], sizeof sc->bound_normals[i]);
+    }
+}
+
+plush_status plush_scene_step(plush_scene *sc, double frame, plush_diag *diag)
 {
     if (!sc)
         return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, NULL, -1, "no scene");
-    const plush_pmx_model *m = sc->model;
-    bool reset = (int64_t)frame != sc->last_frame + 1;
+    if (!(frame >= 0 && frame <= PLUSH_SCENE_MAX_FRAME))
+        return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, NULL, -1, "frame %g is outside 0..%.0f", frame,
+                               PLUSH_SCENE_MAX_FRAME);
     double t0 = now();
-
-    plush_anim_reset(sc->anim);
-    if (sc->motion)
-        plush_anim_sample(sc->anim, sc->motion, (float)((double)frame * VMD_FPS / sc->desc.fps));
-    plush_anim_update_morphs(sc->anim);
-    plush_anim_deform(sc->anim, PLUSH_ANIM_BEFORE_PHYSICS);
+    pose_before_physics(sc, frame);
     double t1 = now();
-
     if (sc->wm) {
-        size_t nb = m->bone_count;
-        memcpy(sc->globals, plush_anim_bone_globals(sc->anim), nb * sizeof *sc->globals);
-        if (reset) {
-            /* "reset physics": every body at its bone, every soft node at its bone-skinned vertex */
-            plush_anim_deform(sc->anim, PLUSH_ANIM_AFTER_PHYSICS);
-            plush_anim_skin(sc->anim, 0, m->vertex_count, sc->positions, NULL);
-            plush_world_reset(sc->wm, (const float(*)[16])sc->globals, (const float(*)[3])sc->positions);
-        }
-        const plush_anim_impulse *imp = NULL;
-        size_t ni = plush_anim_impulses(sc->anim, &imp);
-        for (size_t i = 0; i < ni; i++)
-            plush_world_impulse(sc->wm, imp[i].rigid_body, imp[i].velocity, imp[i].torque, imp[i].local);
-        for (size_t i = 0; i < sc->pinned_count; i++)
-            plush_anim_skin(sc->anim, sc->pinned[i], 1, sc->pin_positions, NULL); /* indexed by vertex */
-        plush_world_set_pins(sc->wm, (const float(*)[3])sc->pin_positions);
-        plush_world_set_bones(sc->wm, (const float(*)[16])sc->globals);
-        plush_status st = plush_world_step(sc->world, (float)(1.0 / sc->desc.fps), diag);
+        plush_status st = physics_to(sc, frame, diag);
         if (st != PLUSH_OK)
             return st;
-        plush_world_get_bones(sc->wm, sc->globals, sc->driven);
-        plush_anim_apply_physics(sc->anim, (const float(*)[16])sc->globals, sc->driven);
         note_failures(sc, frame);
     }
     double t2 = now();
@@ -342,16 +391,7 @@ plush_status plush_scene_step(plush_scene *sc, uint32_t frame, plush_diag *diag)
         gather_proxy_nodes(sc);
         plush_proxy_skin_update(sc->skin, (const float(*)[3])sc->proxy_nodes);
         t5 = now();
-        const plush_scene_binding *b = sc->binding;
-        for (size_t i = 0; i < b->vertex_count; i++) {
-            memcpy(sc->bound[i], sc->positions[b->vertices[i]], sizeof sc->bound[i]);
-            memcpy(sc->bound_normals[i], sc->normals[b->vertices[i]], sizeof sc->bound_normals[i]);
-        }
-        plush_proxy_skin_apply(sc->skin, sc->bound, sc->bound_normals);
-        for (size_t i = 0; i < b->vertex_count; i++) {
-            memcpy(sc->positions[b->vertices[i]], sc->bound[i], sizeof sc->bound[i]);
-            memcpy(sc->normals[b->vertices[i]], sc->bound_normals[i], sizeof sc->bound_normals[i]);
-        }
+        skin_to_proxy(sc);
     }
     double t6 = now();
     sc->timing.motion += (t1 - t0) + (t3 - t2);
@@ -360,6 +400,38 @@ plush_status plush_scene_step(plush_scene *sc, uint32_t frame, plush_diag *diag)
     sc->timing.skinning += (t4 - t3) + (t6 - t5);
     sc->timing.steps++;
     sc->last_frame = frame;
+    sc->have_frame = true;
+    return PLUSH_OK;
+}
+
+plush_status plush_scene_seek(plush_scene *sc, double frame, plush_diag *diag)
+{
+    if (!sc)
+        return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, NULL, -1, "no scene");
+    if (!sc->wm)
+        return plush_scene_step(sc, frame, diag);
+    plush_status st = plush_scene_step(sc, 0.0, diag);
+    for (double t = 0.0; st == PLUSH_OK && t < frame;) {
+        t = t + 1.0 < frame ? t + 1.0 : frame;
+        st = plush_scene_step(sc, t, diag);
+    }
+    return st;
+}
+
+void plush_scene_get_desc(const plush_scene *sc, plush_scene_desc *out) { *out = sc->desc; }
+
+plush_status plush_scene_default_frames(const plush_scene *sc, uint32_t *frames, plush_diag *diag)
+{
+    *frames = 300;
+    if (!sc->desc.motion)
+        return PLUSH_OK;
+    /* the motion's last key, in output frames, included */
+    double n = ceil((double)plush_vmd_last_frame(sc->desc.motion) * sc->desc.fps / VMD_FPS) + 1;
+    if (!(n <= PLUSH_SCENE_MAX_FRAME))
+        return plush_diag_fail(diag, PLUSH_E_RANGE, -1, "motion", -1,
+                               "its last key makes %.0f frames, more than the %.0f a run may have", n,
+                               PLUSH_SCENE_MAX_FRAME);
+    *frames = (uint32_t)n;
     return PLUSH_OK;
 }
 
