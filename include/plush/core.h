@@ -153,6 +153,8 @@ typedef plush_status (*plush_file_parser)(const uint8_t *data, size_t size, void
 plush_status plush_file_parse(const char *path, plush_file_parser parse, void *ctx, plush_diag *diag);
 /* Writes to a temporary file beside path, then renames it over path: never a half-written file. */
 plush_status plush_file_write_atomic(const char *path, const void *data, size_t size, plush_diag *diag);
+/* mkdir for one level; an existing directory is fine, anything else there is PLUSH_E_IO. */
+plush_status plush_file_make_dir(const char *path, plush_diag *diag);
 
 #ifdef __cplusplus
 }

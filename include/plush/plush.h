@@ -15,6 +15,7 @@
 #include "plush/image.h"
 #include "plush/cage.h"
 #include "plush/scene.h"
+#include "plush/scene_sink.h"
 #include "plush/attach.h"
 #include "plush/compare.h"
 #endif

@@ -89,13 +89,5 @@ bool cli_ends_with(const char *s, const char *suffix)
 
 bool cli_make_dir(const char *path, plush_diag *diag)
 {
-    if (mkdir(path, 0777) == 0 || errno == EEXIST) {
-        struct stat st;
-        if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-            return true;
-        plush_diag_fail(diag, PLUSH_E_IO, -1, NULL, -1, "exists and is not a directory");
-        return false;
-    }
-    plush_diag_fail(diag, PLUSH_E_IO, -1, NULL, -1, "cannot create the directory: %s", strerror(errno));
-    return false;
+    return plush_file_make_dir(path, diag) == PLUSH_OK;
 }

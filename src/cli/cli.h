@@ -102,9 +102,9 @@ typedef struct cli_run_job {
     uint32_t frames;
     bool frames_set;
     float fps, physics_hz;
-    int mode;                 /* plush_scene_mode */
+    plush_scene_mode mode;
     bool seed, stretch;
-    unsigned exports;         /* run.c's EXPORT_* bits; 0: pmx+vmd (mode bones: ply) */
+    const char *exports;      /* --export's list of registry names; NULL: plush_scene_default_exports */
     uint32_t every;
     bool ground;
     float ground_y;

@@ -53,7 +53,7 @@ int cli_demo(int argc, char **argv)
                        .overrides = files.im2,
                        .out_dir = dir,
                        .mode = PLUSH_SCENE_PROXY,
-                       .exports = 1 | 4, /* pmx+vmd, ply */
+                       .exports = "pmx+vmd,ply",
                        .every = 10};
     int rc = cli_run_execute(&job);
     if (rc != CLI_OK)

@@ -41,49 +41,46 @@ static const char run_help[] =
     "  --materials NAME,...        only these materials' vertices follow the proxy (default: every\n"
     "                              material no soft body owns); use it when the cage covers one part,\n"
     "                              e.g. --materials hair for a cage made with plush proxy --materials hair\n"
-    "  --export LIST               comma-separated, default pmx+vmd (modes bones and direct: ply):\n"
-    "                                pmx+vmd  OUTDIR/<model>_plush.pmx (PMX 2.0: the model without soft\n"
-    "                                         bodies and proxy material, plus one pseudo-bone per proxy\n"
-    "                                         triangle) and OUTDIR/<model>_plush.vmd (the motion plus a\n"
-    "                                         key per frame for every pseudo-bone): plays in MMD, nanoem,\n"
-    "                                         mmd_tools without soft-body support (mode proxy only:\n"
-    "                                         it bakes the proxy, which modes direct and bones lack)\n"
-    "                                obj|ply  OUTDIR/frames/frame_00000.obj|ply ... every vertex's\n"
-    "                                         position and normal, the faces of every material but the\n"
-    "                                         soft bodies' own\n"
-    "                                im2      OUTDIR/<model>_plush.im2, the binding (mode proxy only)\n"
+    "  --export LIST               comma-separated, default pmx+vmd (modes bones and direct: ply); below\n"
     "  --every K                   mesh exports every K-th frame only (default 1)\n"
     "  --ground Y                  a static ground whose top is at height Y (default: none)\n"
     "  -h, --help                  this text\n"
+    "\n"
+    "exports:\n";
+
+static const char run_help_end[] =
     "\n"
     "At the end a summary: frames, time per frame by stage, warnings (missing bone names, skipped soft\n"
     "bodies, blow-ups with their frame). A progress bar is shown on stderr when it is a terminal.\n"
     "A model without a usable TriMesh soft body in mode proxy is an error (add one with plush attach).\n";
 
-/* cli_run_job.exports bits (plush demo spells them as numbers) */
-enum { EXPORT_PMX_VMD = 1, EXPORT_OBJ = 2, EXPORT_PLY = 4, EXPORT_IM2 = 8 };
-
-static int parse_exports(const char *list, unsigned *out)
+/* Every name in the list is an export of the registry (plush_scene_exports) that works in the mode. */
+static int check_exports(const char *list, plush_scene_mode mode)
 {
-    *out = 0;
     const char *p = list;
+    if (!*p)
+        return cli_usage_error(run_usage, "--export needs at least one export (plush run --help lists them)");
     while (*p) {
         size_t n = strcspn(p, ",");
-        if (n == 7 && strncmp(p, "pmx+vmd", n) == 0)
-            *out |= EXPORT_PMX_VMD;
-        else if (n == 3 && strncmp(p, "obj", n) == 0)
-            *out |= EXPORT_OBJ;
-        else if (n == 3 && strncmp(p, "ply", n) == 0)
-            *out |= EXPORT_PLY;
-        else if (n == 3 && strncmp(p, "im2", n) == 0)
-            *out |= EXPORT_IM2;
-        else
-            return cli_usage_error(run_usage, "unknown export '%.*s' (pmx+vmd, obj, ply, im2)", (int)n, p);
+        const plush_scene_export *e = plush_scene_export_find(p, n);
+        if (!e)
+            return cli_usage_error(run_usage, "unknown export '%.*s' (plush run --help lists them)", (int)n, p);
+        if (!(e->modes & (1u << (unsigned)mode)))
+            return cli_usage_error(run_usage, "%s exports the proxy: it needs --mode proxy (mode %s exports obj and ply)",
+                                   e->name, mode == PLUSH_SCENE_BONES ? "bones" : "direct");
         p += n;
         if (*p == ',')
             p++;
     }
-    return *out ? CLI_OK : cli_usage_error(run_usage, "--export needs at least one of pmx+vmd, obj, ply, im2");
+    return CLI_OK;
+}
+
+static void print_exports(void)
+{
+    size_t n = 0;
+    const plush_scene_export *const *all = plush_scene_exports(&n);
+    for (size_t i = 0; i < n; i++)
+        printf("  %-9s %s\n", all[i]->name, all[i]->help);
 }
 
 static int run_option(cli_args *args, const char *name, const char *inline_value, cli_run_job *job)
@@ -130,7 +127,7 @@ static int run_option(cli_args *args, const char *name, const char *inline_value
     else if (strcmp(name, "--ground") == 0 && (rc = cli_parse_number(run_usage, name, v, -1e6, 1e6, &x)) == CLI_OK)
         job->ground = true, job->ground_y = (float)x;
     else if (strcmp(name, "--export") == 0)
-        rc = parse_exports(v, &job->exports);
+        job->exports = v;
     else if (strcmp(name, "--mode") == 0) {
         if (strcmp(v, "proxy") == 0)
             job->mode = PLUSH_SCENE_PROXY;
@@ -156,63 +153,35 @@ static int parse_run(int argc, char **argv, cli_run_job *job, bool *help)
         return rc;
     if (!job->out_dir)
         return cli_usage_error(run_usage, "no output directory (-o OUTDIR)");
-    if (job->mode != PLUSH_SCENE_PROXY && (job->exports & (EXPORT_PMX_VMD | EXPORT_IM2)))
-        return cli_usage_error(run_usage, "pmx+vmd and im2 export the proxy: they need --mode proxy (mode %s "
-                               "exports obj and ply)", job->mode == PLUSH_SCENE_BONES ? "bones" : "direct");
+    if (job->exports && check_exports(job->exports, job->mode) != CLI_OK)
+        return CLI_USAGE;
     if (job->mode == PLUSH_SCENE_DIRECT && job->overrides)
         return cli_usage_error(run_usage, "--im2 overrides change the proxy binding: they need --mode proxy");
     return CLI_OK;
 }
 
-/* ---- outputs ------------------------------------------------------------------------------------ */
+/* ---- the run ------------------------------------------------------------------------------------ */
 
-/* "dir/stem<suffix>" where stem is the model file's name without its extension. */
-static char *output_path(const char *dir, const char *model, const char *suffix)
+/* The model file's name without its directory and ".pmx": the outputs' names start with it. */
+static char *model_stem(const char *model)
 {
     const char *base = strrchr(model, '/');
     base = base ? base + 1 : model;
-    size_t stem = strlen(base);
+    size_t n = strlen(base);
     if (cli_ends_with(base, ".pmx"))
-        stem -= 4;
-    size_t n = strlen(dir) + 1 + stem + strlen(suffix) + 1;
-    char *p = malloc(n);
+        n -= 4;
+    char *p = malloc(n + 1);
     if (p)
-        snprintf(p, n, "%s/%.*s%s", dir, (int)stem, base, suffix);
+        memcpy(p, base, n), p[n] = '\0';
     return p;
 }
 
-/* The faces a mesh export shows: every material's but those soft bodies own (an invisible cage would
- * hide the model in viewers that ignore alpha). */
-static uint32_t *visible_faces(const plush_pmx_model *m, size_t *count)
-{
-    bool *soft = calloc(m->material_count ? m->material_count : 1, 1);
-    uint32_t *faces = malloc((m->index_count ? m->index_count : 1) * sizeof *faces);
-    if (!soft || !faces) {
-        free(soft);
-        free(faces);
-        return NULL;
-    }
-    for (size_t s = 0; s < m->soft_body_count; s++) {
-        int32_t mat = m->soft_bodies[s].material;
-        if (mat >= 0 && (size_t)mat < m->material_count)
-            soft[mat] = true;
-    }
-    size_t first = 0, n = 0;
-    for (size_t mat = 0; mat < m->material_count; mat++) {
-        size_t c = (size_t)m->materials[mat].index_count;
-        if (!soft[mat])
-            for (size_t i = first; i < first + c && i < m->index_count; i++)
-                faces[n++] = m->indices[i];
-        first += c;
-    }
-    free(soft);
-    *count = n;
-    return faces;
-}
-
-static void progress(uint32_t done, uint32_t total)
+static void progress(void *user, uint32_t done, uint32_t total)
 {
     enum { WIDTH = 40 };
+    (void)user;
+    if (done % 8 != 1 && done != total)
+        return;
     int fill = (int)((uint64_t)done * WIDTH / (total ? total : 1));
     fprintf(stderr, "\r  [%.*s%*s] %u/%u frames", fill, "########################################", WIDTH - fill, "",
             done, total);
@@ -221,12 +190,7 @@ static void progress(uint32_t done, uint32_t total)
     fflush(stderr);
 }
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
+enum { RUN_MAX_SINKS = 16 };
 
 typedef struct run_state {
     const cli_run_job *job;
@@ -234,13 +198,11 @@ typedef struct run_state {
     plush_vmd_motion *motion;
     plush_im2_map *overrides;
     plush_scene *scene;
-    plush_scene_bake *bake;
-    uint32_t *faces;
-    size_t face_count;
-    char *pmx_out, *vmd_out, *im2_out, *frames_dir;
-    char frame_path[4096];               /* the mesh frame being written (its diag names it) */
-    double export_time;
-    uint32_t frames;
+    plush_scene_sink *sinks[RUN_MAX_SINKS];
+    size_t sink_count;
+    char *stem;
+    char *frames_dir;             /* OUTDIR/frames, for messages */
+    bool mesh_frames;             /* an obj or ply export is on */
 } run_state;
 
 static bool read_inputs(run_state *s, plush_diag *model_diag)
@@ -270,58 +232,47 @@ static bool read_inputs(run_state *s, plush_diag *model_diag)
     return true;
 }
 
-static plush_status export_frame(run_state *s, uint32_t f, plush_diag *diag)
+/* One sink per name of the export list, in its order (a name given twice counts once). */
+static plush_status make_sinks(run_state *s, const char *list, plush_diag *diag)
 {
-    const cli_run_job *job = s->job;
-    double t0 = now();
-    plush_status st = PLUSH_OK;
-    if (s->bake)
-        st = plush_scene_bake_add_frame(s->bake, f, plush_scene_proxy_nodes(s->scene), diag);
-    if (st == PLUSH_OK && (job->exports & (EXPORT_OBJ | EXPORT_PLY)) && f % job->every == 0) {
-        plush_obj_mesh mesh = {.vertex_count = s->model->vertex_count,
-                               .positions = plush_scene_positions(s->scene),
-                               .normals = plush_scene_normals(s->scene),
-                               .index_count = s->face_count,
-                               .indices = s->faces};
-        char comment[64], *path = s->frame_path; /* the diag keeps pointing at it after we return */
-        snprintf(comment, sizeof comment, "plush run, frame %u", f);
-        mesh.comment = comment;
-        for (int k = 0; st == PLUSH_OK && k < 2; k++) {
-            if (!(job->exports & (k ? EXPORT_PLY : EXPORT_OBJ)))
-                continue;
-            snprintf(path, sizeof s->frame_path, "%s/frame_%05u.%s", s->frames_dir, f, k ? "ply" : "obj");
-            plush_diag fd;
-            cli_diag_init(&fd, path);
-            st = k ? plush_ply_write_file(&mesh, path, &fd) : plush_obj_write_file(&mesh, path, &fd);
+    plush_scene_output out = {.dir = s->job->out_dir, .stem = s->stem, .every = s->job->every};
+    for (const char *p = list; *p;) {
+        size_t n = strcspn(p, ",");
+        const plush_scene_export *e = plush_scene_export_find(p, n);
+        bool again = false;
+        for (size_t i = 0; i < s->sink_count; i++)
+            again |= s->sinks[i]->kind == e;
+        if (e && !again && s->sink_count < RUN_MAX_SINKS) {
+            plush_status st = plush_scene_sink_create(e, s->scene, &out, &s->sinks[s->sink_count], diag);
             if (st != PLUSH_OK)
-                *diag = fd;
+                return st;
+            s->sink_count++;
+            s->mesh_frames |= e == plush_scene_export_find("obj", 3) || e == plush_scene_export_find("ply", 3);
         }
+        p += n;
+        if (*p == ',')
+            p++;
     }
-    s->export_time += now() - t0;
-    return st;
+    return PLUSH_OK;
 }
 
-static uint32_t default_frames(const cli_run_job *job, const plush_vmd_motion *motion, float fps)
+static const char *mode_name(plush_scene_mode mode)
 {
-    if (job->frames_set)
-        return job->frames;
-    if (!motion)
-        return 300;
-    /* the motion's last key, in output frames, included */
-    return (uint32_t)ceil((double)plush_vmd_last_frame(motion) * fps / 30.0) + 1;
+    return mode == PLUSH_SCENE_BONES ? "bones" : mode == PLUSH_SCENE_DIRECT ? "direct" : "proxy";
 }
 
-static void summary(const run_state *s, const plush_diag *diag)
+static void summary(const run_state *s, uint32_t frames, const plush_diag *diag)
 {
     const cli_run_job *job = s->job;
+    plush_scene_desc desc;
+    plush_scene_get_desc(s->scene, &desc);
     plush_scene_timing t;
     plush_scene_get_timing(s->scene, &t);
     double n = t.steps ? (double)t.steps : 1, ms = 1000.0 / n;
-    double total = t.motion + t.physics + t.frames + t.skinning + s->export_time;
+    double total = t.motion + t.physics + t.frames + t.skinning + t.exports;
     printf("plush run: %s\n", job->model);
-    printf("  frames          %u at %g fps, physics %g Hz, mode %s\n", s->frames, (double)(job->fps ? job->fps : 30),
-           (double)(job->physics_hz ? job->physics_hz : 60),
-           job->mode == PLUSH_SCENE_BONES ? "bones" : job->mode == PLUSH_SCENE_DIRECT ? "direct" : "proxy");
+    printf("  frames          %u at %g fps, physics %g Hz, mode %s\n", frames, (double)desc.fps,
+           (double)desc.world.physics_hz, mode_name(desc.mode));
     plush_scene_direct_stats ds;
     if (plush_scene_direct_model(s->scene, &ds))
         printf("  direct          %zu soft bod%s: %zu nodes, %zu faces, %zu pieces sewn by %zu seam links, %zu pinned "
@@ -330,7 +281,7 @@ static void summary(const run_state *s, const plush_diag *diag)
                ds.anchored_nodes);
     printf("  per frame       %.3f ms: motion+bones %.3f, physics %.3f, proxy frames %.3f, skinning %.3f, "
            "export %.3f\n",
-           total * ms, t.motion * ms, t.physics * ms, t.frames * ms, t.skinning * ms, s->export_time * ms);
+           total * ms, t.motion * ms, t.physics * ms, t.frames * ms, t.skinning * ms, t.exports * ms);
     int64_t first = -1;
     size_t failed = plush_scene_failures(s->scene, &first);
     if (failed)
@@ -338,39 +289,38 @@ static void summary(const run_state *s, const plush_diag *diag)
                failed == 1 ? "y" : "ies", (long long)first);
     if (diag->warning_count)
         printf("  warnings        %u (on stderr)\n", diag->warning_count);
-    if (s->bake) {
-        printf("  baked           %s\n                  %s\n", s->pmx_out, s->vmd_out);
-        if (job->stretch)
-            printf("                  (stretch-aware frames cannot be bone keys: the bake uses rigid frames)\n");
+    for (size_t i = 0; i < s->sink_count; i++) {
+        char text[8192];
+        plush_scene_sink_describe(s->sinks[i], text, sizeof text);
+        /* continuation lines line up under the first */
+        const char *line = text;
+        for (int k = 0; line; k++) {
+            const char *nl = strchr(line, '\n');
+            int len = nl ? (int)(nl - line) : (int)strlen(line);
+            printf("  %-16s%.*s\n", k ? "" : s->sinks[i]->kind->label, len, line);
+            line = nl ? nl + 1 : NULL;
+        }
     }
-    if (job->exports & (EXPORT_OBJ | EXPORT_PLY))
-        printf("  mesh frames     %s/frame_NNNNN.%s (every %u)\n", s->frames_dir,
-               (job->exports & EXPORT_OBJ) ? ((job->exports & EXPORT_PLY) ? "obj|ply" : "obj") : "ply", job->every);
-    if (job->exports & EXPORT_IM2)
-        printf("  binding         %s\n", s->im2_out);
-}
-
-static plush_status write_im2(const run_state *s, plush_diag *diag)
-{
-    plush_im2_map *map = NULL;
-    plush_status st = plush_scene_binding_to_im2(plush_scene_get_binding(s->scene), &map, diag);
-    if (st == PLUSH_OK)
-        st = plush_im2_write_file(map, s->im2_out, diag);
-    plush_im2_free(map);
-    return st;
 }
 
 /* How far a direct run got before it had to stop at frame f. */
-static void stopped_early(const run_state *s, uint32_t f, const char *what)
+static void stopped_early(const run_state *s, uint32_t f, uint32_t frames, const char *what)
 {
     const cli_run_job *job = s->job;
-    if (f == 0 || !(job->exports & (EXPORT_OBJ | EXPORT_PLY)))
+    if (f == 0 || !s->mesh_frames)
         fprintf(stderr, "plush: %s: direct mode: the detailed soft body %s at frame %u of %u; no frame written\n",
-                job->model, what, f, s->frames);
+                job->model, what, f, frames);
     else
         fprintf(stderr,
                 "plush: %s: direct mode: the detailed soft body %s at frame %u of %u; frames 0..%u are kept in %s\n",
-                job->model, what, f, s->frames, (f - 1) / job->every * job->every, s->frames_dir);
+                job->model, what, f, frames, (f - 1) / job->every * job->every, s->frames_dir);
+}
+
+/* The scene's refusal of a model without a proxy, as the contract words it. */
+static bool no_proxy(const run_state *s, plush_status st, const plush_diag *diag)
+{
+    return st == PLUSH_E_UNSUPPORTED && s->job->mode != PLUSH_SCENE_BONES && diag->section &&
+           strcmp(diag->section, "soft body") == 0;
 }
 
 static int simulate(run_state *s, plush_diag *model_diag)
@@ -391,107 +341,81 @@ static int simulate(run_state *s, plush_diag *model_diag)
         .overrides_file = job->overrides,
     };
     plush_status st = plush_scene_create(&desc, &s->scene, model_diag);
-    /* plush_scene_bind's refusal, as the contract words it */
-    if (st == PLUSH_E_UNSUPPORTED && job->mode != PLUSH_SCENE_BONES && model_diag->section &&
-        strcmp(model_diag->section, "soft body") == 0) {
+    if (no_proxy(s, st, model_diag)) {
         cli_report_warnings(model_diag); /* the soft bodies skipped, and why */
         fprintf(stderr, "plush: %s: no TriMesh soft body — add one with `plush attach`\n", job->model);
         return CLI_FAILED;
     }
+    uint32_t frames = job->frames;
+    if (st == PLUSH_OK && !job->frames_set)
+        st = plush_scene_default_frames(s->scene, &frames, model_diag);
     if (st != PLUSH_OK) {
         cli_report(model_diag);
         return CLI_FAILED;
     }
     /* OUTDIR only once the model is known to run, so a refused model leaves no empty directory */
-    if (!cli_make_dir(job->out_dir, &out_diag) ||
-        ((job->exports & (EXPORT_OBJ | EXPORT_PLY)) && !cli_make_dir(s->frames_dir, &out_diag))) {
+    if (!cli_make_dir(job->out_dir, &out_diag)) {
         cli_report(&out_diag);
         return CLI_FAILED;
     }
-    if ((job->exports & EXPORT_PMX_VMD) &&
-        plush_scene_bake_create(plush_scene_get_binding(s->scene), s->motion, &s->bake, model_diag) != PLUSH_OK) {
+    if (make_sinks(s, job->exports ? job->exports : plush_scene_default_exports(job->mode), model_diag) != PLUSH_OK) {
         cli_report(model_diag);
         return CLI_FAILED;
     }
-    bool bar = isatty(STDERR_FILENO);
-    for (uint32_t f = 0; f < s->frames; f++) {
-        if (plush_scene_step(s->scene, f, model_diag) != PLUSH_OK) {
-            cli_report(model_diag);
-            if (job->mode == PLUSH_SCENE_DIRECT)
-                stopped_early(s, f, "failed");
-            return CLI_FAILED;
-        }
-        /* a direct run is a reference: a frozen, blown-up body is no answer, so it ends there */
-        if (job->mode == PLUSH_SCENE_DIRECT && plush_scene_failures(s->scene, NULL)) {
-            if (bar)
-                fputc('\n', stderr);
-            cli_report_warnings(model_diag);
-            stopped_early(s, f, "blew up");
-            return CLI_FAILED;
-        }
-        if (export_frame(s, f, &out_diag) != PLUSH_OK) {
-            cli_report(&out_diag);
-            return CLI_FAILED;
-        }
-        if (bar && (f % 8 == 0 || f + 1 == s->frames))
-            progress(f + 1, s->frames);
-    }
-    double t0 = now();
-    if (s->bake && plush_scene_bake_write(s->bake, s->pmx_out, s->vmd_out, &out_diag) != PLUSH_OK) {
-        cli_report(&out_diag);
+    /* a direct run is a reference: a frozen, blown-up body is no answer, so it ends there */
+    plush_scene_run_options ro = {.frames = frames,
+                                  .sinks = s->sinks,
+                                  .sink_count = s->sink_count,
+                                  .stop_on_blow_up = job->mode == PLUSH_SCENE_DIRECT,
+                                  .progress = isatty(STDERR_FILENO) ? progress : NULL};
+    plush_scene_run_result res;
+    st = plush_scene_run(s->scene, &ro, &res, model_diag);
+    if (res.blew_up) {
+        if (ro.progress)
+            fputc('\n', stderr);
+        cli_report_warnings(model_diag);
+        stopped_early(s, (uint32_t)res.stopped_at, frames, "blew up");
         return CLI_FAILED;
     }
-    if ((job->exports & EXPORT_IM2) && write_im2(s, &out_diag) != PLUSH_OK) {
-        cli_report(&out_diag);
+    if (st != PLUSH_OK) {
+        cli_report(model_diag);
+        if (job->mode == PLUSH_SCENE_DIRECT && !res.failed_sink && res.stopped_at >= 0)
+            stopped_early(s, (uint32_t)res.stopped_at, frames, "failed");
         return CLI_FAILED;
     }
-    s->export_time += now() - t0;
     cli_report_warnings(model_diag);
-    cli_report_warnings(&out_diag);
-    summary(s, model_diag);
+    summary(s, frames, model_diag);
     return CLI_OK;
 }
 
 int cli_run_execute(const cli_run_job *in)
 {
     cli_run_job job = *in;
-    if (!job.exports)
-        job.exports = job.mode == PLUSH_SCENE_PROXY ? EXPORT_PMX_VMD : EXPORT_PLY;
     if (!job.every)
         job.every = 1;
     run_state s = {.job = &job};
     plush_diag model_diag;
     cli_diag_init(&model_diag, job.model);
     int rc = CLI_FAILED;
-    s.pmx_out = output_path(job.out_dir, job.model, "_plush.pmx");
-    s.vmd_out = output_path(job.out_dir, job.model, "_plush.vmd");
-    s.im2_out = output_path(job.out_dir, job.model, "_plush.im2");
+    s.stem = model_stem(job.model);
     size_t n = strlen(job.out_dir) + sizeof "/frames";
     s.frames_dir = malloc(n);
-    if (!s.pmx_out || !s.vmd_out || !s.im2_out || !s.frames_dir) {
+    if (!s.stem || !s.frames_dir) {
         fprintf(stderr, "plush: out of memory\n");
         goto done;
     }
     snprintf(s.frames_dir, n, "%s/frames", job.out_dir);
     if (!read_inputs(&s, &model_diag))
         goto done;
-    s.frames = default_frames(&job, s.motion, job.fps ? job.fps : 30);
-    s.faces = visible_faces(s.model, &s.face_count);
-    if (!s.faces) {
-        fprintf(stderr, "plush: out of memory\n");
-        goto done;
-    }
     rc = simulate(&s, &model_diag);
 done:
-    plush_scene_bake_destroy(s.bake);
+    for (size_t i = 0; i < s.sink_count; i++)
+        plush_scene_sink_destroy(s.sinks[i]);
     plush_scene_destroy(s.scene);
     plush_im2_free(s.overrides);
     plush_vmd_free(s.motion);
     plush_pmx_free(s.model);
-    free(s.faces);
-    free(s.pmx_out);
-    free(s.vmd_out);
-    free(s.im2_out);
+    free(s.stem);
     free(s.frames_dir);
     return rc;
 }
@@ -504,6 +428,8 @@ int cli_run(int argc, char **argv)
     if (rc == CLI_OK && help) {
         fputs(run_usage, stdout);
         fputs(run_help, stdout);
+        print_exports();
+        fputs(run_help_end, stdout);
     } else if (rc == CLI_OK) {
         rc = cli_run_execute(&job);
     }

@@ -105,3 +105,14 @@ plush_status plush_file_write_atomic(const char *path, const void *data, size_t 
     free(tmp);
     return PLUSH_OK;
 }
+
+plush_status plush_file_make_dir(const char *path, plush_diag *diag)
+{
+    if (mkdir(path, 0777) == 0 || errno == EEXIST) {
+        struct stat st;
+        if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+            return PLUSH_OK;
+        return plush_diag_fail(diag, PLUSH_E_IO, -1, NULL, -1, "exists and is not a directory");
+    }
+    return plush_diag_fail(diag, PLUSH_E_IO, -1, NULL, -1, "cannot create the directory: %s", strerror(errno));
+}

@@ -1,5 +1,6 @@
 /* The pipeline: one model instance stepped frame by frame (DESIGN.md, "One frame, as data flows"). */
 #include "scene/internal.h"
+#include "scene/sink_internal.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -451,6 +452,7 @@ const plush_pmx_model *plush_scene_direct_model(const plush_scene *sc, plush_sce
     return sc->direct_model;
 }
 void plush_scene_get_timing(const plush_scene *sc, plush_scene_timing *out) { *out = sc->timing; }
+void plush__scene_add_export_time(plush_scene *sc, double seconds) { sc->timing.exports += seconds; }
 
 size_t plush_scene_failures(const plush_scene *sc, int64_t *first_frame)
 {

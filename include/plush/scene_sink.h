@@ -1,0 +1,106 @@
+/* Sinks: the exports a run feeds each frame (DESIGN.md, "One frame, as data flows").
+ *
+ *   plush_scene_output out = { .dir = "out", .stem = "bear", .every = 10 };   // dir made by the caller
+ *   plush_scene_sink *sinks[2] = {0};
+ *   plush_scene_sink_create(plush_scene_export_find("pmx+vmd"), scene, &out, &sinks[0], &diag);
+ *   plush_scene_sink_create(plush_scene_export_find("ply"), scene, &out, &sinks[1], &diag);
+ *   plush_scene_run_result res;
+ *   plush_scene_run(scene, &(plush_scene_run_options){ .sinks = sinks, .sink_count = 2 }, &res, &diag);
+ *   plush_scene_sink_destroy(sinks[0]), plush_scene_sink_destroy(sinks[1]);
+ *
+ * A sink sees the scene after each step (positions, normals, proxy nodes, binding: scene.h) and writes
+ * what it makes when the run ends. Every export plush run knows is one entry of the registry
+ * (plush_scene_exports); adding one is a new src/scene/sink_<name>.c defining its plush_scene_export and
+ * one line in src/scene/sink_internal.h's PLUSH_SCENE_SINKS list. Nothing else names an export.
+ */
+#ifndef PLUSH_SCENE_SINK_H
+#define PLUSH_SCENE_SINK_H
+
+#include "plush/scene.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Where a run's files go. */
+typedef struct plush_scene_output {
+    const char *dir;          /* OUTDIR, made by the caller before the sinks begin */
+    const char *stem;         /* file names start with it: <stem>_plush.pmx (the model's name) */
+    uint32_t every;           /* mesh sequences: every K-th frame only; 0: every frame */
+} plush_scene_output;
+
+typedef struct plush_scene_sink plush_scene_sink;
+
+/* What a sink does; begin and describe may be NULL. Frames arrive in increasing order, once each. */
+typedef struct plush_scene_sink_ops {
+    plush_status (*begin)(plush_scene_sink *sink, const plush_scene *scene, plush_diag *diag);
+    plush_status (*frame)(plush_scene_sink *sink, const plush_scene *scene, uint32_t frame, plush_diag *diag);
+    plush_status (*end)(plush_scene_sink *sink, const plush_scene *scene, plush_diag *diag);
+    /* What it wrote, for a summary: one or more lines (no trailing newline); returns snprintf's count. */
+    int (*describe)(const plush_scene_sink *sink, char *buf, size_t size);
+    void (*destroy)(plush_scene_sink *sink);
+} plush_scene_sink_ops;
+
+typedef struct plush_scene_export plush_scene_export;
+
+/* Every sink starts with this (its own state follows). A failing call sets diag->file to the file at
+ * fault (a string the sink keeps until it is destroyed). */
+struct plush_scene_sink {
+    const plush_scene_sink_ops *ops;
+    const plush_scene_export *kind;
+};
+
+/* One export plush run offers. */
+struct plush_scene_export {
+    const char *name;         /* as --export spells it: "pmx+vmd", "obj", "ply", "im2" */
+    const char *label;        /* its line in a run's summary: "baked", "mesh frames" */
+    const char *help;         /* one line for --help */
+    unsigned modes;           /* bit 1u << mode for each plush_scene_mode it works in */
+    plush_status (*create)(const plush_scene *scene, const plush_scene_output *out, plush_scene_sink **sink,
+                           plush_diag *diag);
+};
+
+/* The registry, in the order --help lists it. */
+const plush_scene_export *const *plush_scene_exports(size_t *count);
+/* The export named name (its first len bytes; len = strlen for a whole string), or NULL. */
+const plush_scene_export *plush_scene_export_find(const char *name, size_t len);
+/* The exports a mode writes when none are asked for: "pmx+vmd" in proxy mode, "ply" otherwise. */
+const char *plush_scene_default_exports(plush_scene_mode mode);
+
+/* Fails with PLUSH_E_ARGUMENT when the export does not work in the scene's mode (the bake and the
+ * binding need the proxy). */
+plush_status plush_scene_sink_create(const plush_scene_export *kind, const plush_scene *scene,
+                                     const plush_scene_output *out, plush_scene_sink **sink, plush_diag *diag);
+int plush_scene_sink_describe(const plush_scene_sink *sink, char *buf, size_t size);
+void plush_scene_sink_destroy(plush_scene_sink *sink);
+
+/* Zero fields mean the defaults. */
+typedef struct plush_scene_run_options {
+    uint32_t frames;                      /* 0: plush_scene_default_frames */
+    plush_scene_sink *const *sinks;
+    size_t sink_count;
+    bool stop_on_blow_up;                 /* end at the first soft body that blows up (direct mode: a frozen
+                                             body is no reference) */
+    void (*progress)(void *user, uint32_t done, uint32_t total);   /* after each frame, may be NULL */
+    void *user;
+} plush_scene_run_options;
+
+typedef struct plush_scene_run_result {
+    uint32_t frames;                      /* frames the run was to compute */
+    uint32_t done;                        /* frames computed and handed to every sink */
+    int64_t stopped_at;                   /* the frame a failure or blow-up ended the run at; -1: it ran on */
+    bool blew_up;                         /* it ended because of stop_on_blow_up */
+    const plush_scene_sink *failed_sink;  /* the sink whose call failed, NULL otherwise */
+} plush_scene_run_result;
+
+/* Begins every sink, steps frames 0 .. frames - 1 handing each to every sink in order, then ends every
+ * sink (only when all frames were done: a stopped run writes no end-of-run file). The time the sinks
+ * take is added to the scene's timing (exports). On failure diag names the file at fault: a sink's
+ * output, or the model for a step. */
+plush_status plush_scene_run(plush_scene *scene, const plush_scene_run_options *options,
+                             plush_scene_run_result *result, plush_diag *diag);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

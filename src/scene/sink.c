@@ -1,0 +1,145 @@
+/* The export registry and the run loop that feeds the sinks. */
+#include "scene/sink_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define PLUSH_SCENE_SINK_ENTRY(name) &plush__export_##name,
+static const plush_scene_export *const registry[] = {PLUSH_SCENE_SINKS(PLUSH_SCENE_SINK_ENTRY)};
+#undef PLUSH_SCENE_SINK_ENTRY
+
+const plush_scene_export *const *plush_scene_exports(size_t *count)
+{
+    *count = sizeof registry / sizeof *registry;
+    return registry;
+}
+
+const plush_scene_export *plush_scene_export_find(const char *name, size_t len)
+{
+    for (size_t i = 0; name && i < sizeof registry / sizeof *registry; i++)
+        if (strlen(registry[i]->name) == len && strncmp(registry[i]->name, name, len) == 0)
+            return registry[i];
+    return NULL;
+}
+
+const char *plush_scene_default_exports(plush_scene_mode mode)
+{
+    return mode == PLUSH_SCENE_PROXY ? "pmx+vmd" : "ply";
+}
+
+char *plush__sink_path(const plush_scene_output *out, const char *suffix)
+{
+    size_t n = strlen(out->dir) + 1 + strlen(out->stem) + strlen(suffix) + 1;
+    char *p = malloc(n);
+    if (p)
+        snprintf(p, n, "%s/%s%s", out->dir, out->stem, suffix);
+    return p;
+}
+
+plush_status plush__sink_fail(plush_diag *diag, const plush_diag *local)
+{
+    if (!diag || diag->status != PLUSH_OK)
+        return local->status;
+    diag->file = local->file;
+    plush_diag_fail(diag, local->status, local->offset, local->section, local->index, "%s", local->message);
+    return local->status;
+}
+
+plush_status plush_scene_sink_create(const plush_scene_export *kind, const plush_scene *scene,
+                                     const plush_scene_output *out, plush_scene_sink **sink, plush_diag *diag)
+{
+    if (!kind || !scene || !out || !out->dir || !out->stem || !sink)
+        return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, NULL, -1, "no export, scene or output");
+    *sink = NULL;
+    plush_scene_desc desc;
+    plush_scene_get_desc(scene, &desc);
+    if (!(kind->modes & PLUSH_SCENE_MODE_BIT(desc.mode)))
+        return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, NULL, -1, "export %s does not work in this mode",
+                               kind->name);
+    plush_status st = kind->create(scene, out, sink, diag);
+    if (st == PLUSH_OK)
+        (*sink)->kind = kind;
+    return st;
+}
+
+int plush_scene_sink_describe(const plush_scene_sink *sink, char *buf, size_t size)
+{
+    if (!sink || !sink->ops->describe) {
+        if (size)
+            buf[0] = '\0';
+        return 0;
+    }
+    return sink->ops->describe(sink, buf, size);
+}
+
+void plush_scene_sink_destroy(plush_scene_sink *sink)
+{
+    if (sink)
+        sink->ops->destroy(sink);
+}
+
+/* Wall-clock time: the sinks mostly wait on files. */
+static double wall(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+typedef enum sink_call { SINK_BEGIN, SINK_FRAME, SINK_END } sink_call;
+
+static plush_status call_sinks(plush_scene *sc, const plush_scene_run_options *o, sink_call call, uint32_t frame,
+                               plush_scene_run_result *r, plush_diag *diag)
+{
+    double t0 = wall();
+    plush_status st = PLUSH_OK;
+    for (size_t i = 0; st == PLUSH_OK && i < o->sink_count; i++) {
+        plush_scene_sink *s = o->sinks[i];
+        st = call == SINK_BEGIN ? (s->ops->begin ? s->ops->begin(s, sc, diag) : PLUSH_OK)
+             : call == SINK_FRAME ? s->ops->frame(s, sc, frame, diag)
+                                  : s->ops->end(s, sc, diag);
+        if (st != PLUSH_OK)
+            r->failed_sink = s;
+    }
+    plush__scene_add_export_time(sc, wall() - t0);
+    return st;
+}
+
+plush_status plush_scene_run(plush_scene *sc, const plush_scene_run_options *options, plush_scene_run_result *result,
+                             plush_diag *diag)
+{
+    plush_scene_run_options o = options ? *options : (plush_scene_run_options){0};
+    plush_scene_run_result r = {.stopped_at = -1};
+    if (result)
+        *result = r;
+    if (!sc || (o.sink_count && !o.sinks))
+        return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, NULL, -1, "no scene or no sinks");
+    plush_status st = o.frames ? PLUSH_OK : plush_scene_default_frames(sc, &o.frames, diag);
+    r.frames = o.frames;
+    if (st == PLUSH_OK)
+        st = call_sinks(sc, &o, SINK_BEGIN, 0, &r, diag);
+    for (uint32_t f = 0; st == PLUSH_OK && f < o.frames; f++) {
+        st = plush_scene_step(sc, f, diag);
+        if (st == PLUSH_OK && o.stop_on_blow_up && plush_scene_failures(sc, NULL)) {
+            r.blew_up = true;
+            r.stopped_at = f;
+            break;
+        }
+        if (st == PLUSH_OK)
+            st = call_sinks(sc, &o, SINK_FRAME, f, &r, diag);
+        if (st != PLUSH_OK) {
+            r.stopped_at = f;
+            break;
+        }
+        r.done = f + 1;
+        if (o.progress)
+            o.progress(o.user, f + 1, o.frames);
+    }
+    if (st == PLUSH_OK && !r.blew_up)
+        st = call_sinks(sc, &o, SINK_END, 0, &r, diag);
+    if (result)
+        *result = r;
+    return st;
+}

@@ -1,0 +1,84 @@
+/* Export "pmx+vmd": the bake (scene.h, plush_scene_bake_*) as a sink -- a key per frame for every
+ * pseudo-bone, both files written when the run ends. */
+#include "scene/sink_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+typedef struct bake_sink {
+    plush_scene_sink base;
+    plush_scene_bake *bake;
+    char *pmx, *vmd;
+    bool stretch;             /* the mesh exports use stretch-aware frames the bake cannot hold */
+} bake_sink;
+
+static plush_status bake_frame(plush_scene_sink *s, const plush_scene *scene, uint32_t frame, plush_diag *diag)
+{
+    bake_sink *b = (bake_sink *)s;
+    plush_diag local = {.file = b->vmd};
+    plush_status st = plush_scene_bake_add_frame(b->bake, frame, plush_scene_proxy_nodes(scene), &local);
+    return st == PLUSH_OK ? st : plush__sink_fail(diag, &local);
+}
+
+static plush_status bake_end(plush_scene_sink *s, const plush_scene *scene, plush_diag *diag)
+{
+    (void)scene;
+    bake_sink *b = (bake_sink *)s;
+    plush_diag local = {.file = b->pmx};
+    /* plush_scene_bake_write names the file at fault itself */
+    plush_status st = plush_scene_bake_write(b->bake, b->pmx, b->vmd, &local);
+    return st == PLUSH_OK ? st : plush__sink_fail(diag, &local);
+}
+
+static int bake_describe(const plush_scene_sink *s, char *buf, size_t size)
+{
+    const bake_sink *b = (const bake_sink *)s;
+    return snprintf(buf, size, "%s\n%s%s", b->pmx, b->vmd,
+                    b->stretch ? "\n(stretch-aware frames cannot be bone keys: the bake uses rigid frames)" : "");
+}
+
+static void bake_destroy(plush_scene_sink *s)
+{
+    bake_sink *b = (bake_sink *)s;
+    plush_scene_bake_destroy(b->bake);
+    free(b->pmx);
+    free(b->vmd);
+    free(b);
+}
+
+static const plush_scene_sink_ops bake_ops = {
+    .frame = bake_frame, .end = bake_end, .describe = bake_describe, .destroy = bake_destroy};
+
+static plush_status bake_create(const plush_scene *scene, const plush_scene_output *out, plush_scene_sink **sink,
+                                plush_diag *diag)
+{
+    bake_sink *b = calloc(1, sizeof *b);
+    if (b) {
+        b->base.ops = &bake_ops;
+        b->pmx = plush__sink_path(out, "_plush.pmx");
+        b->vmd = plush__sink_path(out, "_plush.vmd");
+    }
+    if (!b || !b->pmx || !b->vmd) {
+        if (b)
+            bake_destroy(&b->base);
+        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+    }
+    plush_scene_desc desc;
+    plush_scene_get_desc(scene, &desc);
+    b->stretch = desc.skin.stretch;
+    plush_status st = plush_scene_bake_create(plush_scene_get_binding(scene), desc.motion, &b->bake, diag);
+    if (st != PLUSH_OK) {
+        bake_destroy(&b->base);
+        return st;
+    }
+    *sink = &b->base;
+    return PLUSH_OK;
+}
+
+const plush_scene_export plush__export_bake = {
+    .name = "pmx+vmd",
+    .label = "baked",
+    .help = "OUTDIR/<model>_plush.pmx + .vmd: PMX 2.0 + a key per frame (any MMD player; proxy mode)",
+    .modes = PLUSH_SCENE_MODE_BIT(PLUSH_SCENE_PROXY),
+    .create = bake_create,
+};

@@ -1,0 +1,32 @@
+/* Private to src/scene: the export registry and what the sinks share. */
+#ifndef PLUSH_SCENE_SINK_INTERNAL_H
+#define PLUSH_SCENE_SINK_INTERNAL_H
+
+#include "plush/scene_sink.h"
+
+/* The registry: one line per export, in --help order. X(name) refers to the plush_scene_export
+ * plush__export_<name> that src/scene/sink_<file>.c defines. Adding an export is one line here. */
+#define PLUSH_SCENE_SINKS(X) \
+    X(bake)                  \
+    X(obj)                   \
+    X(ply)                   \
+    X(im2)
+
+#define PLUSH_SCENE_SINK_DECLARE(name) extern const plush_scene_export plush__export_##name;
+PLUSH_SCENE_SINKS(PLUSH_SCENE_SINK_DECLARE)
+#undef PLUSH_SCENE_SINK_DECLARE
+
+/* Bit of a mode in plush_scene_export.modes. */
+#define PLUSH_SCENE_MODE_BIT(mode) (1u << (unsigned)(mode))
+#define PLUSH_SCENE_ALL_MODES                                                                          \
+    (PLUSH_SCENE_MODE_BIT(PLUSH_SCENE_PROXY) | PLUSH_SCENE_MODE_BIT(PLUSH_SCENE_BONES) |                \
+     PLUSH_SCENE_MODE_BIT(PLUSH_SCENE_DIRECT) | PLUSH_SCENE_MODE_BIT(PLUSH_SCENE_PLAIN))
+
+/* "dir/stem<suffix>", malloc'd (NULL when out of memory). */
+char *plush__sink_path(const plush_scene_output *out, const char *suffix);
+/* Moves a sink's failure (status, place, message, file) into the run's diag, keeping its warnings. */
+plush_status plush__sink_fail(plush_diag *diag, const plush_diag *local);
+/* Adds seconds to the scene's export time. */
+void plush__scene_add_export_time(plush_scene *scene, double seconds);
+
+#endif

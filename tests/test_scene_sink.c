@@ -1,0 +1,291 @@
+/* Sinks and the run loop (plush_scene_run, scene_sink.h): the registry, the order of calls, a failing
+ * sink, the real exports on a small plush, resolved defaults, and plush_scene_seek against stepping. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "plush/scene_sink.h"
+#include "support/cli_run.h"
+#include "support/mesh_fixture.h"
+#include "support/pmx_fixture.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A motion moving bone "root" sideways and back, keys at frames 0, 20, 40. */
+static plush_vmd_motion *sway(void)
+{
+    plush_vmd_motion *v = plush_vmd_create();
+    v->bone_key_count = 3;
+    v->bone_keys = plush_arena_array(plush_vmd_arena(v), 3, sizeof *v->bone_keys);
+    for (int i = 0; i < 3; i++) {
+        plush_vmd_bone_key *k = &v->bone_keys[i];
+        k->name = (plush_str){.s = "root", .len = 4};
+        k->frame = (uint32_t)(20 * i);
+        k->translation[0] = i == 1 ? 3.0f : 0.0f;
+        k->rotation[3] = 1;
+        for (int c = 0; c < 4; c++)
+            k->interpolation[c] = k->interpolation[4 + c] = 20, k->interpolation[8 + c] = k->interpolation[12 + c] = 107;
+    }
+    return v;
+}
+
+/* ---- a sink of the test's own: it records the calls ------------------------------------------ */
+
+typedef struct probe_sink {
+    plush_scene_sink base;
+    int begins, ends;
+    uint32_t frames[64];
+    size_t frame_count;
+    int64_t fail_at;          /* the frame whose call fails, -1: none */
+} probe_sink;
+
+static plush_status probe_begin(plush_scene_sink *s, const plush_scene *scene, plush_diag *diag)
+{
+    (void)scene, (void)diag;
+    ((probe_sink *)s)->begins++;
+    return PLUSH_OK;
+}
+
+static plush_status probe_frame(plush_scene_sink *s, const plush_scene *scene, uint32_t frame, plush_diag *diag)
+{
+    probe_sink *p = (probe_sink *)s;
+    assert_non_null(plush_scene_positions(scene));
+    if ((int64_t)frame == p->fail_at) {
+        diag->file = "probe.out";
+        return plush_diag_fail(diag, PLUSH_E_IO, -1, NULL, -1, "disk full");
+    }
+    p->frames[p->frame_count++] = frame;
+    return PLUSH_OK;
+}
+
+static plush_status probe_end(plush_scene_sink *s, const plush_scene *scene, plush_diag *diag)
+{
+    (void)scene, (void)diag;
+    ((probe_sink *)s)->ends++;
+    return PLUSH_OK;
+}
+
+static void probe_destroy(plush_scene_sink *s) { (void)s; }
+
+static const plush_scene_sink_ops probe_ops = {
+    .begin = probe_begin, .frame = probe_frame, .end = probe_end, .destroy = probe_destroy};
+
+static void test_registry(void **state)
+{
+    (void)state;
+    size_t n = 0;
+    const plush_scene_export *const *all = plush_scene_exports(&n);
+    assert_int_equal(n, 4);
+    for (size_t i = 0; i < n; i++) {
+        assert_ptr_equal(plush_scene_export_find(all[i]->name, strlen(all[i]->name)), all[i]);
+        assert_non_null(all[i]->create);
+        assert_non_null(all[i]->label);
+        assert_non_null(all[i]->help);
+    }
+    assert_non_null(plush_scene_export_find("pmx+vmd,ply", 7));
+    assert_null(plush_scene_export_find("pmx", 3));
+    assert_null(plush_scene_export_find("gltf", 4));
+    assert_string_equal(plush_scene_default_exports(PLUSH_SCENE_PROXY), "pmx+vmd");
+    assert_string_equal(plush_scene_default_exports(PLUSH_SCENE_BONES), "ply");
+}
+
+static void test_calls_in_order(void **state)
+{
+    (void)state;
+    plush_pmx_model *m = mesh_fx_plush();
+    plush_diag d = pmx_fx_diag();
+    plush_scene *sc = NULL;
+    pmx_fx_ok(plush_scene_create(&(plush_scene_desc){.model = m, .mode = PLUSH_SCENE_BONES}, &sc, &d), &d);
+    probe_sink a = {.base.ops = &probe_ops, .fail_at = -1}, b = {.base.ops = &probe_ops, .fail_at = -1};
+    plush_scene_sink *sinks[] = {&a.base, &b.base};
+    plush_scene_run_result r;
+    pmx_fx_ok(plush_scene_run(sc, &(plush_scene_run_options){.frames = 12, .sinks = sinks, .sink_count = 2}, &r, &d),
+              &d);
+    assert_int_equal(r.frames, 12);
+    assert_int_equal(r.done, 12);
+    assert_int_equal(r.stopped_at, -1);
+    assert_null(r.failed_sink);
+    for (probe_sink *p = &a; p; p = p == &a ? &b : NULL) {
+        assert_int_equal(p->begins, 1);
+        assert_int_equal(p->ends, 1);
+        assert_int_equal(p->frame_count, 12);
+        for (uint32_t f = 0; f < 12; f++)
+            assert_int_equal(p->frames[f], f);
+    }
+    plush_scene_timing t;
+    plush_scene_get_timing(sc, &t);
+    assert_int_equal(t.steps, 12);
+    assert_true(t.exports >= 0);
+    plush_scene_destroy(sc);
+    plush_pmx_free(m);
+}
+
+static void test_failing_sink_stops_the_run(void **state)
+{
+    (void)state;
+    plush_pmx_model *m = mesh_fx_plush();
+    plush_diag d = pmx_fx_diag();
+    plush_scene *sc = NULL;
+    pmx_fx_ok(plush_scene_create(&(plush_scene_desc){.model = m, .mode = PLUSH_SCENE_BONES}, &sc, &d), &d);
+    probe_sink a = {.base.ops = &probe_ops, .fail_at = -1}, b = {.base.ops = &probe_ops, .fail_at = 3};
+    plush_scene_sink *sinks[] = {&a.base, &b.base};
+    plush_scene_run_result r;
+    assert_int_equal(plush_scene_run(sc, &(plush_scene_run_options){.frames = 10, .sinks = sinks, .sink_count = 2},
+                                     &r, &d),
+                     PLUSH_E_IO);
+    assert_string_equal(d.file, "probe.out");
+    assert_int_equal(r.done, 3);
+    assert_int_equal(r.stopped_at, 3);
+    assert_ptr_equal(r.failed_sink, &b.base);
+    assert_int_equal(a.frame_count, 4); /* the first sink had frame 3 already */
+    assert_int_equal(a.ends + b.ends, 0);
+    plush_scene_destroy(sc);
+    plush_pmx_free(m);
+}
+
+static size_t count_files(const char *dir, const char *suffix)
+{
+    size_t n = 0;
+    char path[700];
+    for (uint32_t f = 0; f < 100; f++) {
+        snprintf(path, sizeof path, "%.600s/frame_%05u.%.8s", dir, f, suffix);
+        n += cli_exists(path);
+    }
+    return n;
+}
+
+static void test_real_exports(void **state)
+{
+    (void)state;
+    plush_pmx_model *m = mesh_fx_plush();
+    plush_vmd_motion *v = sway();
+    plush_diag d = pmx_fx_diag();
+    plush_scene *sc = NULL;
+    pmx_fx_ok(plush_scene_create(&(plush_scene_desc){.model = m, .motion = v}, &sc, &d), &d);
+    plush_scene_output out = {.dir = cli_tmp_dir(), .stem = "toy", .every = 4};
+    const char *names[] = {"pmx+vmd", "ply", "obj", "im2"};
+    plush_scene_sink *sinks[4] = {0};
+    for (int i = 0; i < 4; i++)
+        pmx_fx_ok(plush_scene_sink_create(plush_scene_export_find(names[i], strlen(names[i])), sc, &out, &sinks[i], &d),
+                  &d);
+    plush_scene_run_result r;
+    pmx_fx_ok(plush_scene_run(sc, &(plush_scene_run_options){.sinks = sinks, .sink_count = 4}, &r, &d), &d);
+    assert_int_equal(r.frames, 41); /* the motion's last key is frame 40 */
+    char path[600], frames[600];
+    snprintf(frames, sizeof frames, "%.580s/frames", cli_tmp_dir());
+    assert_int_equal(count_files(frames, "ply"), 11); /* 0, 4, ..., 40 */
+    assert_int_equal(count_files(frames, "obj"), 11);
+    const char *files[] = {"toy_plush.pmx", "toy_plush.vmd", "toy_plush.im2"};
+    for (int i = 0; i < 3; i++)
+        assert_true(cli_exists(cli_tmp_path(path, sizeof path, files[i])));
+    char text[2048];
+    plush_scene_sink_describe(sinks[0], text, sizeof text);
+    assert_non_null(strstr(text, "toy_plush.pmx\n"));
+    for (int i = 0; i < 4; i++)
+        plush_scene_sink_destroy(sinks[i]);
+    plush_scene_destroy(sc);
+    plush_vmd_free(v);
+    plush_pmx_free(m);
+}
+
+static void test_proxy_exports_need_proxy_mode(void **state)
+{
+    (void)state;
+    plush_pmx_model *m = mesh_fx_plush();
+    plush_diag d = pmx_fx_diag();
+    plush_scene *sc = NULL;
+    pmx_fx_ok(plush_scene_create(&(plush_scene_desc){.model = m, .mode = PLUSH_SCENE_BONES}, &sc, &d), &d);
+    plush_scene_output out = {.dir = cli_tmp_dir(), .stem = "toy"};
+    plush_scene_sink *sink = NULL;
+    assert_int_equal(plush_scene_sink_create(plush_scene_export_find("pmx+vmd", 7), sc, &out, &sink, &d),
+                     PLUSH_E_ARGUMENT);
+    assert_null(sink);
+    plush_scene_destroy(sc);
+    plush_pmx_free(m);
+}
+
+static void test_resolved_defaults(void **state)
+{
+    (void)state;
+    plush_pmx_model *m = mesh_fx_plush();
+    plush_vmd_motion *v = sway();
+    plush_diag d = pmx_fx_diag();
+    plush_scene *sc = NULL;
+    plush_scene_desc desc;
+    uint32_t frames = 0;
+    pmx_fx_ok(plush_scene_create(&(plush_scene_desc){.model = m, .mode = PLUSH_SCENE_BONES}, &sc, &d), &d);
+    plush_scene_get_desc(sc, &desc);
+    assert_true(desc.fps == 30.0f && desc.world.physics_hz == 60.0f && desc.world.max_substeps == 16);
+    pmx_fx_ok(plush_scene_default_frames(sc, &frames, &d), &d);
+    assert_int_equal(frames, 300);
+    plush_scene_destroy(sc);
+    pmx_fx_ok(plush_scene_create(&(plush_scene_desc){.model = m, .motion = v, .mode = PLUSH_SCENE_BONES, .fps = 60},
+                                 &sc, &d),
+              &d);
+    pmx_fx_ok(plush_scene_default_frames(sc, &frames, &d), &d);
+    assert_int_equal(frames, 81);
+    plush_scene_destroy(sc);
+    /* a last key that would make more frames than a run may have is refused, not wrapped */
+    v->bone_keys[2].frame = UINT32_MAX;
+    pmx_fx_ok(plush_scene_create(&(plush_scene_desc){.model = m, .motion = v, .mode = PLUSH_SCENE_BONES}, &sc, &d),
+              &d);
+    assert_int_equal(plush_scene_default_frames(sc, &frames, &d), PLUSH_E_RANGE);
+    plush_scene_destroy(sc);
+    plush_vmd_free(v);
+    plush_pmx_free(m);
+}
+
+/* Seeking to a fractional frame gives what stepping there frame by frame gives, bit for bit, and a
+ * step outside 0..PLUSH_SCENE_MAX_FRAME is refused. */
+static void test_seek_equals_stepping(void **state)
+{
+    (void)state;
+    plush_pmx_model *m = mesh_fx_plush();
+    plush_vmd_motion *v = sway();
+    plush_diag d = pmx_fx_diag();
+    plush_scene *a = NULL, *b = NULL;
+    plush_scene_desc desc = {.model = m, .motion = v, .mode = PLUSH_SCENE_PLAIN};
+    pmx_fx_ok(plush_scene_create(&desc, &a, &d), &d);
+    pmx_fx_ok(plush_scene_create(&desc, &b, &d), &d);
+    pmx_fx_ok(plush_scene_seek(a, 7.5, &d), &d);
+    for (int f = 0; f <= 7; f++)
+        pmx_fx_ok(plush_scene_step(b, f, &d), &d);
+    pmx_fx_ok(plush_scene_step(b, 7.5, &d), &d);
+    assert_memory_equal(plush_scene_positions(a), plush_scene_positions(b), m->vertex_count * sizeof(float[3]));
+    assert_int_equal(plush_scene_step(a, -1, &d), PLUSH_E_ARGUMENT);
+    plush_scene_destroy(a);
+    plush_scene_destroy(b);
+    plush_vmd_free(v);
+    plush_pmx_free(m);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    return cli_tmp_setup("plush_sink");
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    return cli_tmp_teardown();
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_registry),
+        cmocka_unit_test(test_calls_in_order),
+        cmocka_unit_test(test_failing_sink_stops_the_run),
+        cmocka_unit_test(test_real_exports),
+        cmocka_unit_test(test_proxy_exports_need_proxy_mode),
+        cmocka_unit_test(test_resolved_defaults),
+        cmocka_unit_test(test_seek_equals_stepping),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
