@@ -7,7 +7,7 @@
 
 #include <cmocka.h>
 
-#include "plush/obj_read.h"
+#include "plush/obj.h"
 #include "plush/plush.h"
 #include "support/cli_run.h"
 #include "support/mesh_fixture.h"

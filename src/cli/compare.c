@@ -1,10 +1,10 @@
 /* plush compare MODEL.pmx -o REPORTDIR: bones, proxy and direct on the same motion, stepped in lockstep and
  * measured frame by frame; metrics.csv, report.md, plots and pictures. */
 #include "cli/cli.h"
-#include "plush/attach.h"
-#include "plush/cage.h"
-#include "plush/compare.h"
-#include "plush/image.h"
+#include "plush/scene_attach.h"
+#include "plush/proxy_cage.h"
+#include "plush/scene_compare.h"
+#include "plush/render.h"
 
 #include <errno.h>
 #include <math.h>

@@ -1,7 +1,7 @@
 /* Attach: presets and named soft-body fields, reading a proxy cage (OBJ or PMX), and the model with the
  * cage added as a PMX 2.1 TriMesh soft body. */
-#include "plush/attach.h"
-#include "plush/obj_read.h"
+#include "plush/scene_attach.h"
+#include "plush/obj.h"
 
 #include <math.h>
 #include <stddef.h>

@@ -39,8 +39,8 @@
  * enclose nothing, and a volume "ratio" of an open sheet would be meaningless); with no closed piece, or
  * a rest volume of zero, the ratio is NaN ("not measured").
  */
-#ifndef PLUSH_COMPARE_H
-#define PLUSH_COMPARE_H
+#ifndef PLUSH_SCENE_COMPARE_H
+#define PLUSH_SCENE_COMPARE_H
 
 #include "plush/scene.h"
 
