@@ -6,6 +6,10 @@
 #include "plush/render.h"
 #include "plush/scene_compare.h"
 
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+
 #if defined(__GNUC__)
 #define PLUSH__PRINTF(fmt_arg, first_arg) __attribute__((format(printf, fmt_arg, first_arg)))
 #else
@@ -58,15 +62,48 @@ struct plush_compare_study {
     bool render_failed;
 };
 
-void plush__compare_printf(plush_buf *b, const char *fmt, ...) PLUSH__PRINTF(2, 3);
+/* Appends one formatted line of at most 1023 bytes (the report's and the CSV's lines are short). */
+static inline void buf_printf(plush_buf *b, const char *fmt, ...) PLUSH__PRINTF(2, 3);
+static inline void buf_printf(plush_buf *b, const char *fmt, ...)
+{
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    plush_buf_append(b, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+}
+
 /* dir/name in malloc'ed memory; NULL when out of memory. */
 char *plush__compare_path(const char *dir, const char *name);
 /* Sets diag->file to dir/name, kept in the study until the next call or destroy. */
 void plush__compare_name_file(plush_compare_study *s, const char *name, plush_diag *diag);
-double plush__compare_ms_per_frame(const run_stats *r);
-const char *plush__compare_run_name(const plush_compare_study *s, size_t r);
-bool plush__compare_run_available(const plush_compare_study *s, size_t r);
-bool plush__compare_pair_shown(const plush_compare_study *s, size_t p);
+
+static inline double ms_per_frame(const run_stats *r)
+{
+    return r->frames ? 1e3 * (r->physics + r->skinning) / r->frames : (double)NAN;
+}
+
+static inline const char *run_name(const plush_compare_study *s, size_t r)
+{
+    plush_compare_run_info info;
+    plush_compare_get_run_info(s->cmp, r, &info);
+    return info.name;
+}
+
+static inline bool run_available(const plush_compare_study *s, size_t r)
+{
+    plush_compare_run_info info;
+    plush_compare_get_run_info(s->cmp, r, &info);
+    return info.available;
+}
+
+static inline bool pair_shown(const plush_compare_study *s, size_t p)
+{
+    return run_available(s, s->pairs[p].a) && run_available(s, s->pairs[p].b);
+}
 
 plush_status plush__compare_write_report(const plush_compare_study *s, float size, const char *path,
                                          plush_diag *diag);

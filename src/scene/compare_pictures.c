@@ -51,12 +51,12 @@ plush_status plush__compare_plots_over_time(plush_compare_study *s, plush_diag *
     for (size_t f = 0; f < n; f++)
         x[f] = (double)f;
     for (size_t p = 0; p < s->pair_count; p++) {
-        if (!plush__compare_pair_shown(s, p))
+        if (!pair_shown(s, p))
             continue;
         double *y = ys + np * n;
         for (size_t f = 0; f < n; f++)
             y[f] = s->series_pair[f * s->pair_count + p];
-        snprintf(names[np], sizeof names[np], "%s vs %s", plush__compare_run_name(s, s->pairs[p].a), plush__compare_run_name(s, s->pairs[p].b));
+        snprintf(names[np], sizeof names[np], "%s vs %s", run_name(s, s->pairs[p].a), run_name(s, s->pairs[p].b));
         series[np] = (plush_plot_series){.name = names[np], .x = x, .y = y, .count = n};
         np++;
     }
@@ -65,12 +65,12 @@ plush_status plush__compare_plots_over_time(plush_compare_study *s, plush_diag *
                                   .y_label = "model units", .series = series, .series_count = np, .y_from_zero = true},
                     diag);
     for (size_t r = 0; st == PLUSH_OK && r < s->run_count; r++) {
-        if (!plush__compare_run_available(s, r))
+        if (!run_available(s, r))
             continue;
         double *y = ys + (np + nr) * n;
         for (size_t f = 0; f < n; f++)
             y[f] = s->series_run[f * s->run_count + r];
-        series[np + nr] = (plush_plot_series){.name = plush__compare_run_name(s, r), .x = x, .y = y, .count = n};
+        series[np + nr] = (plush_plot_series){.name = run_name(s, r), .x = x, .y = y, .count = n};
         nr++;
     }
     if (st == PLUSH_OK)
@@ -131,7 +131,7 @@ plush_status plush__compare_plots_by_size(plush_compare_study *s, plush_diag *di
         rms_d[i] = a->frames ? a->sum[0] / a->frames : NAN;
         max_d[i] = a->frames ? a->max[2] : NAN;
         rms_b[i] = b->frames ? b->sum[0] / b->frames : NAN;
-        t[i] = plush__compare_ms_per_frame(&s->rstats[r]);
+        t[i] = ms_per_frame(&s->rstats[r]);
     }
     plush_plot_series es[3] = {{.name = "RMS vs direct (mean)", .x = x, .y = rms_d, .count = k},
                                {.name = "max vs direct (worst)", .x = x, .y = max_d, .count = k},
@@ -142,7 +142,7 @@ plush_status plush__compare_plots_by_size(plush_compare_study *s, plush_diag *di
                                                .markers = true, .y_from_zero = true},
                                  diag);
     tx[0] = x[0], tx[1] = x[k - 1];
-    td[0] = td[1] = plush__compare_ms_per_frame(&s->rstats[RUN_DIRECT]);
+    td[0] = td[1] = ms_per_frame(&s->rstats[RUN_DIRECT]);
     plush_plot_series ts[2] = {{.name = "proxy", .x = x, .y = t, .count = k},
                                {.name = "direct", .x = tx, .y = td, .count = 2}};
     if (st == PLUSH_OK)
@@ -163,7 +163,7 @@ static const uint8_t ink[3] = {20, 20, 20}, paper[3] = {255, 255, 255}, mute[3] 
 /* The pair whose error the fourth panel shows: proxy against direct, or against bones without direct. */
 static size_t picture_pair(const plush_compare_study *s)
 {
-    return plush__compare_run_available(s, RUN_DIRECT) ? 0 : 1 + (s->pair_count - 1) / 2;
+    return run_available(s, RUN_DIRECT) ? 0 : 1 + (s->pair_count - 1) / 2;
 }
 
 static void render_panel(plush_compare_study *s, int slot, const float (*pos)[3], const float (*nrm)[3],
@@ -218,9 +218,9 @@ static void picture(plush_compare_study *s, uint32_t frame, const float (*const 
     size_t pp = picture_pair(s);
     char label[128];
     render_panel(s, 0, pos[0], nrm[0], NULL, &view, "bones", diag);
-    render_panel(s, 1, pos[1], nrm[1], NULL, &view, plush__compare_run_name(s, RUN_PROXY), diag);
+    render_panel(s, 1, pos[1], nrm[1], NULL, &view, run_name(s, RUN_PROXY), diag);
     render_panel(s, 2, pos[2], nrm[2], NULL, &view, "direct", diag);
-    snprintf(label, sizeof label, "error vs %s", plush__compare_run_name(s, s->pairs[pp].b));
+    snprintf(label, sizeof label, "error vs %s", run_name(s, s->pairs[pp].b));
     render_panel(s, 3, pos[1], nrm[1], (const float(*)[3])s->colors, &view, label, diag);
     /* the colour bar under the error panel */
     int bx = 3 * PANEL_W + 20, bw = PANEL_W - 40, by = LABEL_H + PANEL_H + 8;

@@ -8,18 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-void plush__compare_printf(plush_buf *b, const char *fmt, ...)
-{
-    char line[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    if (n < 0)
-        return;
-    plush_buf_append(b, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
-}
-
 char *plush__compare_path(const char *dir, const char *name)
 {
     size_t n = strlen(dir) + strlen(name) + 2;
@@ -36,36 +24,12 @@ void plush__compare_name_file(plush_compare_study *s, const char *name, plush_di
     diag->file = s->failed_file;
 }
 
-double plush__compare_ms_per_frame(const run_stats *r)
-{
-    return r->frames ? 1e3 * (r->physics + r->skinning) / r->frames : NAN;
-}
-
-const char *plush__compare_run_name(const plush_compare_study *s, size_t r)
-{
-    plush_compare_run_info info;
-    plush_compare_get_run_info(s->cmp, r, &info);
-    return info.name;
-}
-
-bool plush__compare_run_available(const plush_compare_study *s, size_t r)
-{
-    plush_compare_run_info info;
-    plush_compare_get_run_info(s->cmp, r, &info);
-    return info.available;
-}
-
-bool plush__compare_pair_shown(const plush_compare_study *s, size_t p)
-{
-    return plush__compare_run_available(s, s->pairs[p].a) && plush__compare_run_available(s, s->pairs[p].b);
-}
-
 static void csv_number(plush_buf *b, double v, double scale)
 {
     if (isfinite(v))
-        plush__compare_printf(b, ",%.9g", v * scale);
+        buf_printf(b, ",%.9g", v * scale);
     else
-        plush__compare_printf(b, ",");
+        buf_printf(b, ",");
 }
 
 static void record_frame(plush_compare_study *s, uint32_t f)
@@ -86,10 +50,10 @@ static void record_frame(plush_compare_study *s, uint32_t f)
     }
     for (size_t p = 0; p < s->pair_count; p++) {
         s->series_pair[(size_t)f * s->pair_count + p] = pf[p].valid ? pf[p].error.rms : NAN;
-        if (!plush__compare_pair_shown(s, p))
+        if (!pair_shown(s, p))
             continue;
         size_t a = s->pairs[p].a, b = s->pairs[p].b;
-        plush__compare_printf(&s->csv, "%u,%s,%s", f, plush__compare_run_name(s, a), plush__compare_run_name(s, b));
+        buf_printf(&s->csv, "%u,%s,%s", f, run_name(s, a), run_name(s, b));
         const plush_compare_error *e = &pf[p].error;
         double v[5] = {e->rms, e->p95, e->max, e->normal_mean, e->normal_max};
         for (int k = 0; k < 5; k++)
@@ -100,7 +64,7 @@ static void record_frame(plush_compare_study *s, uint32_t f)
         csv_number(&s->csv, rf[a].valid ? rf[a].skinning : NAN, 1e3);
         csv_number(&s->csv, rf[b].valid ? rf[b].physics : NAN, 1e3);
         csv_number(&s->csv, rf[b].valid ? rf[b].skinning : NAN, 1e3);
-        plush__compare_printf(&s->csv, "\n");
+        buf_printf(&s->csv, "\n");
         if (!pf[p].valid)
             continue;
         pair_stats *ps = &s->pstats[p];
@@ -210,7 +174,7 @@ static plush_status study_start(plush_compare_study *s, plush_diag *diag)
     s->size = size;
     if ((st = plush__compare_pictures_setup(s, diag)) != PLUSH_OK)
         return st;
-    plush__compare_printf(&s->csv, "frame,run_a,run_b,rms,p95,max,normal_mean_deg,normal_max_deg,volume_ratio_a,"
+    buf_printf(&s->csv, "frame,run_a,run_b,rms,p95,max,normal_mean_deg,normal_max_deg,volume_ratio_a,"
                                    "volume_ratio_b,physics_ms_a,skinning_ms_a,physics_ms_b,skinning_ms_b\n");
     return PLUSH_OK;
 }
@@ -285,7 +249,7 @@ size_t plush_compare_study_run_count(const plush_compare_study *study)
 
 double plush_compare_study_ms_per_frame(const plush_compare_study *study, size_t run)
 {
-    return run < study->run_count ? plush__compare_ms_per_frame(&study->rstats[run]) : NAN;
+    return run < study->run_count ? ms_per_frame(&study->rstats[run]) : NAN;
 }
 
 void plush_compare_study_destroy(plush_compare_study *s)
