@@ -241,7 +241,8 @@ uint32_t plush_compare_study_frame_count(const plush_compare_study *study);
  * once: no more pictures after it). */
 plush_status plush_compare_study_step(plush_compare_study *study, uint32_t frame, plush_diag *diag);
 /* Draws the worst frame when not yet drawn, then writes metrics.csv, the plots and report.md into out_dir;
- * a failure names its file in diag->file (valid until the study is destroyed). */
+ * a failure names its file in diag->file (valid until the study is destroyed), success leaves diag->file
+ * as it was. */
 plush_status plush_compare_study_finish(plush_compare_study *study, plush_diag *diag);
 /* The runs in lockstep (their names and infos, plush_compare_get_run_info) and how many there are. */
 const plush_compare *plush_compare_study_runs(const plush_compare_study *study);

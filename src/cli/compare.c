@@ -234,7 +234,7 @@ static int simulate(const compare_inputs *in, plush_compare_study **st)
         }
     }
     plush_diag od;
-    cli_diag_init(&od, NULL);
+    cli_diag_init(&od, job->model);
     plush_status done = plush_compare_study_finish(*st, &od);
     cli_report_warnings(&d);
     cli_report_warnings(&od);

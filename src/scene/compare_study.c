@@ -220,6 +220,7 @@ plush_status plush_compare_study_step(plush_compare_study *s, uint32_t frame, pl
 
 plush_status plush_compare_study_finish(plush_compare_study *s, plush_diag *diag)
 {
+    const char *file = diag->file;
     plush__compare_pictures_finish(s, diag);
     plush__compare_name_file(s, "metrics.csv", diag);
     if (!s->failed_file || s->csv.failed)
@@ -234,7 +235,10 @@ plush_status plush_compare_study_finish(plush_compare_study *s, plush_diag *diag
     plush__compare_name_file(s, "report.md", diag);
     if (!s->failed_file)
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
-    return plush__compare_write_report(s, s->size, s->failed_file, diag);
+    st = plush__compare_write_report(s, s->size, s->failed_file, diag);
+    if (st == PLUSH_OK)
+        diag->file = file;
+    return st;
 }
 
 const plush_compare *plush_compare_study_runs(const plush_compare_study *study)
