@@ -83,12 +83,8 @@ $(PHYS_SO): src/physics/bulletc.cpp src/physics/bulletc.h | $(DEPS_OK)
 	@mkdir -p $(@D)
 	$(CXX) $(CPPFLAGS) $(BULLET_CFLAGS) $(CXXFLAGS) -shared -o $@ $< $(LDFLAGS) $(BULLET_LIBS)
 
-# plush demo builds the bear with tools/demo's code (gen_bear.c alone is the file writer's main).
-BEAR_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(filter-out tools/demo/gen_bear.c,$(sort $(wildcard tools/demo/*.c))))
-$(BUILD)/obj/src/cli/demo.o: CPPFLAGS += -Itools/demo
-
-$(BIN): $(CLI_OBJ) $(BEAR_OBJ) $(LIB)
-	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(BEAR_OBJ) $(LIB) $(LDLIBS)
+$(BIN): $(CLI_OBJ) $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(LIB) $(LDLIBS)
 
 $(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(SUP_OBJ) $(LIB)
 	@mkdir -p $(@D)
@@ -146,11 +142,12 @@ clean:
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 
 # ---- The embedded plush demo (issue 6) -----------------------------------------------------------------
-# tools/demo/gen_bear writes the demo model, its shake motion and its rigid-eyes override into proxies/.
-# They are deterministic outputs of the generator (the same bytes on every run), so they are built here and
-# listed in .gitignore rather than committed (the model alone is ~3 MB).
+# tools/demo/gen_bear (src/demo's generator behind a main) writes the demo model, its shake motion and its
+# rigid-eyes override into proxies/. They are deterministic outputs of the generator (the same bytes on
+# every run), so they are built here and listed in .gitignore rather than committed (the model alone is
+# ~3 MB).
 GEN_BEAR     := $(BUILD)/tools/gen_bear
-GEN_BEAR_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(sort $(wildcard tools/demo/*.c)))
+GEN_BEAR_OBJ := $(BUILD)/obj/tools/demo/gen_bear.o
 DEMO_FILES   := proxies/plush_bear.pmx proxies/plush_bear_shake.vmd proxies/plush_bear.im2
 
 all: $(DEMO_FILES)

@@ -1,4 +1,4 @@
-/* Attach (plush/attach.h) and the OBJ reader (plush/obj_read.h): presets and fields, proxies from OBJ and
+/* Attach (plush/scene_attach.h) and the OBJ reader (plush/obj.h): presets and fields, proxies from OBJ and
  * PMX, the attached model (weights, pins, anchors, the invisible material, unchanged bytes), errors, and a
  * cage on Alicia's hair simulated through 120 frames of a motion. */
 #include <setjmp.h>
@@ -9,8 +9,9 @@
 #include <cmocka.h>
 
 #include "plush/anim.h"
-#include "plush/attach.h"
-#include "plush/obj_read.h"
+#include "plush/scene_attach.h"
+#include "plush/scene_proxy.h"
+#include "plush/obj.h"
 #include "plush/physics.h"
 #include "support/mesh_fixture.h"
 #include "support/pmx_fixture.h"

@@ -1,4 +1,5 @@
-/* Cages (plush/cage.h): welding materials, simplification toward a target, offset, topology, distances. */
+/* Cages (plush/proxy_cage.h; plush_cage_weld in plush/scene_proxy.h): welding materials, simplification
+ * toward a target, offset, topology, distances. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -6,7 +7,8 @@
 
 #include <cmocka.h>
 
-#include "plush/cage.h"
+#include "plush/proxy_cage.h"
+#include "plush/scene_proxy.h"
 #include "support/pmx_fixture.h"
 #include "support/mesh_fixture.h"
 

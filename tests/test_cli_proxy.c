@@ -7,7 +7,7 @@
 
 #include <cmocka.h>
 
-#include "plush/obj_read.h"
+#include "plush/obj.h"
 #include "plush/plush.h"
 #include "support/cli_run.h"
 #include "support/mesh_fixture.h"
@@ -352,6 +352,41 @@ static void test_demo_on_alicia_hair(void **state)
     free(b);
 }
 
+/* The committed cage (proxies/alicia_hair_cage.obj) with the commands proxies/README.md gives for it: it
+ * reads as the cage plush proxy makes (293 triangles), attaches to Alicia pinned to the head and the braid,
+ * and plush run bakes a few frames of the sample motion on the hair. */
+static void test_committed_alicia_hair_cage(void **state)
+{
+    (void)state;
+    const char *cage_path = "proxies/alicia_hair_cage.obj";
+    char soft[300], out_dir[300], baked[400];
+    cli_tmp_path(soft, sizeof soft, "alicia_hair_soft.pmx");
+    cli_tmp_path(out_dir, sizeof out_dir, "alicia_hair_run");
+    plush_diag d = {0};
+    plush_diag_reset(&d);
+    plush_obj_model *cage = NULL;
+    assert_int_equal(plush_obj_read_file(cage_path, &cage, &d), PLUSH_OK);
+    assert_int_equal(cage->triangle_count, 293);
+    plush_obj_model_free(cage);
+
+    cli_result r;
+    CLI_RUN(&r, "attach", ALICIA, "--proxy", cage_path, "--pin-bone", "頭", "--pin-bone", "三つ編み４", "--preset",
+            "plush", "-o", soft);
+    cli_expect_code(&r, 0);
+    cli_result_free(&r);
+    CLI_RUN(&r, "run", soft, "--motion", SHARED_MMD "/mmd_base/サンプルモーション_0046.vmd", "--frames", "5",
+            "--materials", "hair", "-o", out_dir);
+    cli_expect_code(&r, 0);
+    cli_result_free(&r);
+
+    snprintf(baked, sizeof baked, "%s/alicia_hair_soft_plush.pmx", out_dir);
+    plush_pmx_model *m = NULL;
+    plush_diag_reset(&d);
+    assert_int_equal(plush_pmx_read_file(baked, NULL, &m, &d), PLUSH_OK);
+    assert_int_equal(m->soft_body_count, 0); /* the bake: the soft bodies became bones */
+    plush_pmx_free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -359,6 +394,7 @@ int main(void)
         cmocka_unit_test(test_proxy_attach_alicia),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_demo_on_alicia_hair),
+        cmocka_unit_test(test_committed_alicia_hair_cage),
         cmocka_unit_test(test_proxy_demo_targets),
         cmocka_unit_test(test_proxy_wrap_demo),
     };

@@ -8,9 +8,9 @@
 
 #include <cmocka.h>
 
-#include "plush/compare.h"
+#include "plush/scene_compare.h"
 #include "support/pmx_fixture.h"
-#include "plush/image.h"
+#include "plush/render.h"
 #include "support/mesh_fixture.h"
 
 #include <math.h>

@@ -1,4 +1,4 @@
-/* The embedded demo's generator (tools/demo/gen_bear): its three files read back with plush's readers,
+/* The embedded demo's generator (src/demo): its three files read back with plush's readers,
  * the model's size, the proxy cage (closed, 2-manifold, facing out, around the fur), the soft body and its
  * pins on the hook, the shake motion, binding with the rigid-eyes override, and determinism.
  *
@@ -12,7 +12,7 @@
 
 #include "plush/anim.h"
 #include "plush/physics.h"
-#include "plush/pmx_mesh.h"
+#include "plush/pmx.h"
 #include "plush/scene.h"
 #include "plush/vmd.h"
 #include "support/cli_run.h"

@@ -10,7 +10,7 @@
 #include <cmocka.h>
 
 #include "plush/physics.h"
-#include "plush/pmx_mesh.h"
+#include "plush/scene_proxy.h"
 #include "support/mesh_fixture.h"
 #include "support/pmx_fixture.h"
 

@@ -6,7 +6,7 @@
 
 #include <cmocka.h>
 
-#include "plush/pmx_mesh.h"
+#include "plush/scene_proxy.h"
 #include "support/mesh_fixture.h"
 #include "support/pmx_fixture.h"
 

@@ -11,9 +11,9 @@
 
 #include <cmocka.h>
 
-#include "plush/image.h"
+#include "plush/render.h"
 #include "plush/pmx.h"
-#include "plush/pmx_mesh.h"
+#include "plush/scene_proxy.h"
 #include "support/cli_run.h"
 #include "support/mesh_fixture.h"
 

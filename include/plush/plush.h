@@ -1,21 +1,27 @@
-/* plush: make PMX models move like plush toys. One include for every module. */
+/* plush: make PMX models move like plush toys. One include for every module.
+ *
+ * A public header's name leads to its folder: plush/<module>.h and plush/<module>_<part>.h are src/<module>/
+ * (scene_attach.h is src/scene, proxy_cage.h is src/proxy, render.h is src/render). The format module is
+ * the exception by rule: one header per file format (pmx.h, vmd.h, vpd.h, im2.h, obj.h), all of them
+ * src/format. demo.h is the built-in demo model (src/demo).
+ */
 #ifndef PLUSH_H
 #define PLUSH_H
 #include "plush/core.h"
 #include "plush/pmx.h"
-#include "plush/pmx_mesh.h"
 #include "plush/im2.h"
 #include "plush/vmd.h"
 #include "plush/vpd.h"
+#include "plush/obj.h"
 #include "plush/proxy.h"
+#include "plush/proxy_cage.h"
 #include "plush/anim.h"
 #include "plush/physics.h"
-#include "plush/obj.h"
-#include "plush/obj_read.h"
-#include "plush/image.h"
-#include "plush/cage.h"
+#include "plush/render.h"
 #include "plush/scene.h"
 #include "plush/scene_sink.h"
-#include "plush/attach.h"
-#include "plush/compare.h"
+#include "plush/scene_proxy.h"
+#include "plush/scene_attach.h"
+#include "plush/scene_compare.h"
+#include "plush/demo.h"
 #endif

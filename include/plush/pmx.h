@@ -373,6 +373,44 @@ plush_status plush_pmx_write(const plush_pmx_model *model, const plush_pmx_write
 plush_status plush_pmx_write_file(const plush_pmx_model *model, const plush_pmx_write_options *options,
                                   const char *path, plush_diag *diag);
 
+/* ---- mesh geometry: a material's faces and vertices, welded soft-body meshes (src/format/pmx_mesh.c) ----
+ *
+ * A PMX mesh splits vertices wherever the UVs or normals split (seams), so a simulated surface built
+ * straight from the vertices would tear there: welding joins vertices with exactly equal positions
+ * (+0 and -0 are equal; a NaN position is never equal to anything) into one node. Everything here reads a
+ * model and writes into the caller's arena; nothing is kept between calls. */
+
+/* The faces a material draws: model->indices[*out_first .. *out_first + *out_count), *out_count a
+ * multiple of 3, in file order. Fails when the material does not exist or the materials' face counts
+ * run past the face list. */
+plush_status plush_pmx_material_faces(const plush_pmx_model *model, size_t material, size_t *out_first,
+                                      size_t *out_count, plush_diag *diag);
+
+/* The distinct vertices a material's faces use, in order of first use (the numbering Influence Map
+ * files use for a part's vertices). *out is arena memory (NULL when the count is 0). */
+plush_status plush_pmx_material_vertices(const plush_pmx_model *model, size_t material, plush_arena *arena,
+                                         uint32_t **out, size_t *out_count, plush_diag *diag);
+
+/* A material's faces over welded nodes. Nodes are numbered in order of first use by the faces. */
+typedef struct plush_pmx_welded_mesh {
+    int32_t material;
+    size_t node_count;
+    float (*nodes)[3];            /* rest positions */
+    int32_t *node_vertex;         /* node -> the first PMX vertex (in face order) welded into it */
+    size_t triangle_count;        /* every face of the material, degenerate ones included, in face order */
+    uint32_t (*triangles)[3];     /* node indices */
+    size_t vertex_count;          /* model->vertex_count */
+    int32_t *vertex_node;         /* PMX vertex -> node; -1 for vertices the material does not use */
+} plush_pmx_welded_mesh;
+
+/* Welds a material's vertices by position into out (arrays in arena). */
+plush_status plush_pmx_weld(const plush_pmx_model *model, size_t material, plush_arena *arena,
+                            plush_pmx_welded_mesh *out, plush_diag *diag);
+
+/* True when the mesh can carry a soft body: at least one triangle of nonzero area, and every node
+ * finite. */
+bool plush_pmx_welded_mesh_usable(const plush_pmx_welded_mesh *mesh);
+
 #ifdef __cplusplus
 }
 #endif

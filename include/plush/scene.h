@@ -26,8 +26,8 @@
 #include "plush/anim.h"
 #include "plush/im2.h"
 #include "plush/physics.h"
-#include "plush/pmx_mesh.h"
 #include "plush/proxy.h"
+#include "plush/scene_proxy.h"
 #include "plush/vmd.h"
 
 #ifdef __cplusplus

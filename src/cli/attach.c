@@ -2,7 +2,7 @@
  * [--anchor RIGIDBODY]... [--preset plush|jelly|cloth] [--set FIELD=VALUE]... -o OUT.pmx: write the model with
  * the cage added as a PMX 2.1 soft body. */
 #include "cli/cli.h"
-#include "plush/attach.h"
+#include "plush/scene_attach.h"
 
 #include <errno.h>
 #include <math.h>

@@ -1,7 +1,7 @@
 /* plush demo [-o OUTDIR]: the main job on the embedded plush bear. The bear is generated in this process
- * (the code is tools/demo's, linked into plush), written beside the results, then run like any model. */
+ * (src/demo, plush/demo.h), written beside the results, then run like any model. */
 #include "cli/cli.h"
-#include "bear.h"
+#include "plush/demo.h"
 
 #include <errno.h>
 #include <string.h>
@@ -41,8 +41,8 @@ int cli_demo(int argc, char **argv)
     }
     plush_diag diag;
     cli_diag_init(&diag, dir);
-    bear_files files;
-    if (bear_write_files(dir, &files, &diag) != PLUSH_OK) {
+    plush_demo_files files;
+    if (plush_demo_write_files(dir, &files, &diag) != PLUSH_OK) {
         cli_report(&diag);
         return CLI_FAILED;
     }

@@ -1,7 +1,7 @@
 /* Wavefront OBJ reader: positions and faces, everything else skipped. One pass over the bytes with a
  * cursor that knows its line; positions and triangles grow in malloc'd arrays and move into the model's
  * arena at the end. */
-#include "plush/obj_read.h"
+#include "plush/obj.h"
 
 #include <math.h>
 #include <stdio.h>

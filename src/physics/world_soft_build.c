@@ -1,7 +1,7 @@
 /* PMX 2.1 soft bodies, building: the node mesh (welded TriMesh or Rope), pins and anchors with their
  * repairs, and every PMX field handed to Bullet through the bulletc ABI. */
 #include "physics/world_soft_internal.h"
-#include "plush/pmx_mesh.h"
+#include "plush/pmx.h"
 
 #include <math.h>
 #include <stdint.h>

@@ -1,8 +1,9 @@
-/* Between the cage files: plush_cage_simplify hands options.wrap to cage_wrap.c. */
+/* Between the cage files: plush_cage_simplify hands options.wrap to cage_wrap.c, which builds each wrap on
+ * cage_grid.c's voxel grid. */
 #ifndef PLUSH_PROXY_CAGE_INTERNAL_H
 #define PLUSH_PROXY_CAGE_INTERNAL_H
 
-#include "plush/cage.h"
+#include "plush/proxy_cage.h"
 
 /* plush_cage_simplify with options->wrap, after its checks of src and options have passed. */
 plush_status plush_cage_wrap_simplify(const plush_cage_mesh *src, const plush_cage_options *options,
@@ -14,5 +15,12 @@ plush_status plush_cage_wrap_simplify(const plush_cage_mesh *src, const plush_ca
 plush_status plush_cage_simplify_ladder(const plush_cage_mesh *src, const plush_cage_options *options, bool sloppy,
                                         plush_arena *arena, plush_cage_mesh *out, plush_cage_result *result,
                                         plush_diag *diag);
+
+/* The wrap at grid cell h and distance offset (plush_cage_wrap after its argument checks). */
+plush_status plush__cage_wrap_grid(const plush_cage_mesh *src, double h, double offset, plush_arena *arena,
+                                   plush_cage_mesh *out, plush_diag *diag);
+
+/* The bounding box of the faces' vertices (isolated vertices are not wrapped). */
+void plush__cage_face_bounds(const plush_cage_mesh *src, double lo[3], double hi[3]);
 
 #endif

@@ -6,7 +6,7 @@
  * (unused) because STBI_WRITE_NO_STDIO in v1.16 also hides stbi_write_hdr_to_func's body but not its
  * declaration, which -Werror refuses. Its code is not ours to fix, so its warnings are silenced around the
  * include only. */
-#include "plush/image.h"
+#include "plush/render.h"
 
 #include <limits.h>
 #include <math.h>

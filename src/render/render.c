@@ -9,7 +9,7 @@
  * point at the eye keeps a flat face one flat shade, so a change of shade between two pictures means a
  * change of shape. Both sides of a triangle are lit (the normal is turned towards the viewer), because
  * simulated and exported meshes do not always agree on winding. */
-#include "plush/image.h"
+#include "plush/render.h"
 #include "proxy/embree_load.h"
 
 #include <math.h>

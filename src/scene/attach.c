@@ -1,7 +1,8 @@
-/* Attach: presets and named soft-body fields, reading a proxy cage (OBJ or PMX), and the model with the
- * cage added as a PMX 2.1 TriMesh soft body. */
-#include "plush/attach.h"
-#include "plush/obj_read.h"
+/* Attach: the model with the cage added as a PMX 2.1 TriMesh soft body (pins, anchors, one piece per
+ * connected part of the cage). Presets and fields are in attach_params.c, reading the cage in
+ * attach_proxy.c. */
+#include "plush/scene_attach.h"
+#include "scene/attach_internal.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -11,297 +12,9 @@
 
 static const char default_name[] = "plush cage";
 
-/* ---- presets ----------------------------------------------------------------------------------- */
-
-typedef struct preset {
-    const char *name;
-    float total_mass, margin;
-    int32_t aero_model;
-    float dp, dg, lf, pr, vc, df, mt;
-    int32_t v_iterations, p_iterations;
-    float lst, ast, vst;
-} preset;
-
-static const preset presets[] = {
-    {"plush", 1.0f, 0.05f, 0, 0.05f, 0, 0, 0, 0, 0.2f, 0.2f, 1, 4, 0.5f, 0.5f, 0.5f},
-    {"jelly", 1.0f, 0.05f, 0, 0.01f, 0, 0, 0, 20.0f, 0.5f, 0.05f, 1, 8, 0.45f, 0.45f, 1.0f},
-    {"cloth", 0.2f, 0.02f, 1, 0.02f, 0.01f, 0.05f, 0, 0, 0.5f, 0, 1, 8, 0.9f, 0.9f, 1.0f},
-};
-
-bool plush_attach_preset(const char *name, plush_pmx_soft_body *out)
-{
-    for (size_t i = 0; name && i < sizeof presets / sizeof presets[0]; i++) {
-        const preset *p = &presets[i];
-        if (strcmp(name, p->name) != 0)
-            continue;
-        *out = (plush_pmx_soft_body){
-            .group = 15, .mask = 0xFFFF, .flags = PLUSH_PMX_SOFT_BLINK, .blink_distance = 2, .cluster_count = 0,
-            .total_mass = p->total_mass, .margin = p->margin, .aero_model = p->aero_model,
-            .config = {.vcf = 1, .dp = p->dp, .dg = p->dg, .lf = p->lf, .pr = p->pr, .vc = p->vc, .df = p->df,
-                       .mt = p->mt, .chr = 1, .khr = 0.1f, .shr = 1, .ahr = 0.7f, .srhr_cl = 0.1f, .skhr_cl = 1,
-                       .sshr_cl = 0.5f, .sr_splt_cl = 0.5f, .sk_splt_cl = 0.5f, .ss_splt_cl = 0.5f},
-            .v_iterations = p->v_iterations, .p_iterations = p->p_iterations, .d_iterations = 0, .c_iterations = 4,
-            .lst = p->lst, .ast = p->ast, .vst = p->vst, .material = -1};
-        return true;
-    }
-    return false;
-}
-
-/* ---- fields by name ---------------------------------------------------------------------------- */
-
-enum { F_U8, F_U16, F_I32, F_FLOAT };
-
-typedef struct field {
-    const char *name;             /* as plush info --json nests it */
-    size_t offset;
-    int type;
-    double lo, hi;
-} field;
-
-#define SB(member) offsetof(plush_pmx_soft_body, member)
-#define CF(member) (offsetof(plush_pmx_soft_body, config) + offsetof(plush_pmx_soft_config, member))
-#define FLOAT_FIELD(n, off) {n, off, F_FLOAT, 0, 3.0e38}
-static const field fields[] = {
-    {"group", SB(group), F_U8, 0, 15},
-    {"mask", SB(mask), F_U16, 0, 65535},
-    {"flags", SB(flags), F_U8, 0, 7},
-    {"blink_distance", SB(blink_distance), F_I32, 0, INT32_MAX},
-    {"clusters", SB(cluster_count), F_I32, 0, INT32_MAX},
-    FLOAT_FIELD("total_mass", SB(total_mass)),
-    FLOAT_FIELD("margin", SB(margin)),
-    {"aero_model", SB(aero_model), F_I32, 0, 6},
-    FLOAT_FIELD("config.vcf", CF(vcf)),
-    FLOAT_FIELD("config.dp", CF(dp)),
-    FLOAT_FIELD("config.dg", CF(dg)),
-    FLOAT_FIELD("config.lf", CF(lf)),
-    {"config.pr", CF(pr), F_FLOAT, -3.0e38, 3.0e38},
-    FLOAT_FIELD("config.vc", CF(vc)),
-    FLOAT_FIELD("config.df", CF(df)),
-    FLOAT_FIELD("config.mt", CF(mt)),
-    FLOAT_FIELD("config.chr", CF(chr)),
-    FLOAT_FIELD("config.khr", CF(khr)),
-    FLOAT_FIELD("config.shr", CF(shr)),
-    FLOAT_FIELD("config.ahr", CF(ahr)),
-    FLOAT_FIELD("config.srhr_cl", CF(srhr_cl)),
-    FLOAT_FIELD("config.skhr_cl", CF(skhr_cl)),
-    FLOAT_FIELD("config.sshr_cl", CF(sshr_cl)),
-    FLOAT_FIELD("config.sr_splt_cl", CF(sr_splt_cl)),
-    FLOAT_FIELD("config.sk_splt_cl", CF(sk_splt_cl)),
-    FLOAT_FIELD("config.ss_splt_cl", CF(ss_splt_cl)),
-    {"iterations.v", SB(v_iterations), F_I32, 0, INT32_MAX},
-    {"iterations.p", SB(p_iterations), F_I32, 0, INT32_MAX},
-    {"iterations.d", SB(d_iterations), F_I32, 0, INT32_MAX},
-    {"iterations.c", SB(c_iterations), F_I32, 0, INT32_MAX},
-    FLOAT_FIELD("material_params.lst", SB(lst)),
-    FLOAT_FIELD("material_params.ast", SB(ast)),
-    FLOAT_FIELD("material_params.vst", SB(vst)),
-};
-#undef SB
-#undef CF
-#undef FLOAT_FIELD
-
-enum { FIELD_COUNT = sizeof fields / sizeof fields[0] };
-
-const char *const *plush_attach_field_names(size_t *count)
-{
-    static const char *const names[] = {
-        "group", "mask", "flags", "blink_distance", "clusters", "total_mass", "margin", "aero_model",
-        "config.vcf", "config.dp", "config.dg", "config.lf", "config.pr", "config.vc", "config.df", "config.mt",
-        "config.chr", "config.khr", "config.shr", "config.ahr", "config.srhr_cl", "config.skhr_cl",
-        "config.sshr_cl", "config.sr_splt_cl", "config.sk_splt_cl", "config.ss_splt_cl", "iterations.v",
-        "iterations.p", "iterations.d", "iterations.c", "material_params.lst", "material_params.ast",
-        "material_params.vst"};
-    _Static_assert(sizeof names / sizeof names[0] == FIELD_COUNT, "one name per field");
-    *count = FIELD_COUNT;
-    return names;
-}
-
-/* The full name, or the part after the dot when that is unique. */
-static const field *find_field(const char *name)
-{
-    const field *found = NULL;
-    for (size_t i = 0; i < FIELD_COUNT; i++) {
-        const char *full = fields[i].name, *dot = strchr(full, '.');
-        if (strcmp(name, full) == 0)
-            return &fields[i];
-        if (dot && strcmp(name, dot + 1) == 0)
-            found = &fields[i];
-    }
-    return found;
-}
-
-plush_status plush_attach_set_field(plush_pmx_soft_body *sb, const char *name, double value, plush_diag *diag)
-{
-    const field *f = name ? find_field(name) : NULL;
-    if (!f)
-        return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, NULL, -1,
-                               "no soft-body field named \"%s\" (names as plush info --json shows them)",
-                               name ? name : "");
-    if (!isfinite(value) || value < f->lo || value > f->hi)
-        return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, NULL, -1, "%s: %g is out of range (%g to %g)", f->name,
-                               value, f->lo, f->hi);
-    if (f->type != F_FLOAT && value != floor(value))
-        return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, NULL, -1, "%s: needs a whole number, not %g", f->name,
-                               value);
-    unsigned char *at = (unsigned char *)sb + f->offset;
-    if (f->type == F_U8) {
-        uint8_t v = (uint8_t)value;
-        memcpy(at, &v, sizeof v);
-    } else if (f->type == F_U16) {
-        uint16_t v = (uint16_t)value;
-        memcpy(at, &v, sizeof v);
-    } else if (f->type == F_I32) {
-        int32_t v = (int32_t)value;
-        memcpy(at, &v, sizeof v);
-    } else {
-        float v = (float)value;
-        memcpy(at, &v, sizeof v);
-    }
-    return PLUSH_OK;
-}
-
-/* ---- reading a proxy ----------------------------------------------------------------------------- */
-
-/* Sorting vertex numbers by position joins equal ones (-0 and +0 compare equal, as == says). */
-typedef struct pos_key {
-    float p[3];
-    uint32_t v;
-} pos_key;
-
-static int pos_key_cmp(const void *pa, const void *pb)
-{
-    const pos_key *a = pa, *b = pb;
-    for (int k = 0; k < 3; k++)
-        if (a->p[k] != b->p[k])
-            return a->p[k] < b->p[k] ? -1 : 1;
-    return a->v < b->v ? -1 : a->v > b->v;
-}
-
 static plush_status no_memory(plush_diag *diag)
 {
     return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
-}
-
-/* Joins vertices at equal positions (the first in file order stands for them), drops unused ones and faces
- * that name a vertex twice, numbers the rest in file order. */
-static plush_status join_positions(const float (*pos)[3], size_t nv, const uint32_t *idx, size_t nt,
-                                   plush_arena *arena, plush_cage_mesh *out, plush_diag *diag)
-{
-    pos_key *keys = malloc((nv ? nv : 1) * sizeof *keys);
-    uint32_t *rep = malloc((nv ? nv : 1) * sizeof *rep), *number = malloc((nv ? nv : 1) * sizeof *number);
-    uint32_t(*tris)[3] = plush_arena_array(arena, nt ? nt : 1, sizeof *tris);
-    plush_status st = keys && rep && number && tris ? PLUSH_OK : no_memory(diag);
-    for (size_t v = 0; st == PLUSH_OK && v < nv; v++) {
-        if (!isfinite(pos[v][0]) || !isfinite(pos[v][1]) || !isfinite(pos[v][2]))
-            st = plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, "vertex", (int64_t)v, "position is not finite");
-        keys[v] = (pos_key){.p = {pos[v][0] + 0.0f, pos[v][1] + 0.0f, pos[v][2] + 0.0f}, .v = (uint32_t)v};
-    }
-    if (st == PLUSH_OK) {
-        qsort(keys, nv, sizeof *keys, pos_key_cmp);
-        for (size_t i = 0; i < nv; i++) {
-            const float *p = keys[i].p, *q = i > 0 ? keys[i - 1].p : NULL;
-            bool same = q && p[0] == q[0] && p[1] == q[1] && p[2] == q[2];
-            rep[keys[i].v] = same ? rep[keys[i - 1].v] : keys[i].v;
-        }
-        for (size_t v = 0; v < nv; v++)
-            number[v] = UINT32_MAX;
-        size_t kept = 0, dropped = 0;
-        for (size_t t = 0; t < nt; t++) {
-            uint32_t a = rep[idx[3 * t]], b = rep[idx[3 * t + 1]], c = rep[idx[3 * t + 2]];
-            if (a == b || b == c || a == c) {
-                dropped++;
-                continue;
-            }
-            number[a] = number[b] = number[c] = 0;
-            tris[kept][0] = a, tris[kept][1] = b, tris[kept][2] = c;
-            kept++;
-        }
-        if (dropped)
-            plush_diag_warn(diag, -1, NULL, -1, "%zu faces name one vertex twice: dropped", dropped);
-        size_t count = 0;
-        for (size_t v = 0; v < nv; v++)
-            if (number[v] == 0)
-                number[v] = (uint32_t)count++;
-        out->positions = plush_arena_array(arena, count ? count : 1, sizeof *out->positions);
-        out->source = plush_arena_array(arena, count ? count : 1, sizeof *out->source);
-        if (!out->positions || !out->source)
-            st = no_memory(diag);
-        for (size_t v = 0; st == PLUSH_OK && v < nv; v++)
-            if (number[v] != UINT32_MAX) {
-                memcpy(out->positions[number[v]], pos[v], sizeof *out->positions);
-                out->source[number[v]] = (int32_t)v;
-            }
-        for (size_t t = 0; st == PLUSH_OK && t < kept; t++)
-            for (int k = 0; k < 3; k++)
-                tris[t][k] = number[tris[t][k]];
-        out->vertex_count = count;
-        out->triangles = tris;
-        out->triangle_count = kept;
-    }
-    free(keys);
-    free(rep);
-    free(number);
-    if (st == PLUSH_OK && out->triangle_count == 0)
-        st = plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, NULL, -1, "the proxy has no triangles");
-    return st;
-}
-
-static plush_status proxy_from_pmx(const uint8_t *data, size_t size, plush_arena *arena, plush_cage_mesh *out,
-                                   plush_diag *diag)
-{
-    plush_pmx_model *m = NULL;
-    plush_status st = plush_pmx_read(data, size, NULL, &m, diag);
-    if (st != PLUSH_OK)
-        return st;
-    float(*pos)[3] = malloc((m->vertex_count ? m->vertex_count : 1) * sizeof *pos);
-    if (!pos)
-        st = no_memory(diag);
-    for (size_t v = 0; st == PLUSH_OK && v < m->vertex_count; v++)
-        memcpy(pos[v], m->vertices[v].position, sizeof pos[v]);
-    if (st == PLUSH_OK && m->vertex_count > INT32_MAX)
-        st = plush_diag_fail(diag, PLUSH_E_RANGE, -1, NULL, -1, "proxy too large");
-    if (st == PLUSH_OK)
-        st = join_positions((const float(*)[3])pos, m->vertex_count, m->indices, m->index_count / 3, arena, out,
-                            diag);
-    free(pos);
-    plush_pmx_free(m);
-    return st;
-}
-
-plush_status plush_attach_read_proxy(const uint8_t *data, size_t size, plush_arena *arena, plush_cage_mesh *out,
-                                     plush_diag *diag)
-{
-    memset(out, 0, sizeof *out);
-    if (size >= 4 && memcmp(data, "PMX ", 4) == 0)
-        return proxy_from_pmx(data, size, arena, out, diag);
-    plush_obj_model *obj = NULL;
-    plush_status st = plush_obj_read(data, size, &obj, diag);
-    if (st == PLUSH_OK && obj->vertex_count > INT32_MAX)
-        st = plush_diag_fail(diag, PLUSH_E_RANGE, -1, NULL, -1, "proxy too large");
-    if (st == PLUSH_OK)
-        st = join_positions((const float(*)[3])obj->positions, obj->vertex_count, &obj->triangles[0][0],
-                            obj->triangle_count, arena, out, diag);
-    plush_obj_model_free(obj);
-    return st;
-}
-
-typedef struct proxy_ctx {
-    plush_arena *arena;
-    plush_cage_mesh *out;
-} proxy_ctx;
-
-static plush_status parse_proxy(const uint8_t *data, size_t size, void *ctx, plush_diag *diag)
-{
-    proxy_ctx *c = ctx;
-    return plush_attach_read_proxy(data, size, c->arena, c->out, diag);
-}
-
-plush_status plush_attach_read_proxy_file(const char *path, plush_arena *arena, plush_cage_mesh *out,
-                                          plush_diag *diag)
-{
-    memset(out, 0, sizeof *out);
-    proxy_ctx c = {arena, out};
-    return plush_file_parse(path, parse_proxy, &c, diag);
 }
 
 /* ---- the attached model -------------------------------------------------------------------------- */
@@ -837,18 +550,6 @@ static plush_status build(attach_work *w, plush_pmx_vertex *cage_verts, plush_at
     return plush_pmx_validate(out, diag);
 }
 
-/* Every parameter zero (padding aside): the caller chose none. */
-static bool soft_unset(const plush_pmx_soft_body *sb)
-{
-    static const unsigned char zeros[4];
-    for (size_t i = 0; i < FIELD_COUNT; i++) {
-        size_t width = fields[i].type == F_U8 ? 1 : fields[i].type == F_U16 ? 2 : 4;
-        if (memcmp((const unsigned char *)sb + fields[i].offset, zeros, width) != 0)
-            return false;
-    }
-    return true;
-}
-
 plush_status plush_attach(const plush_pmx_model *model, const plush_attach_options *options, plush_pmx_model **out,
                           plush_attach_result *result, plush_diag *diag)
 {
@@ -866,7 +567,7 @@ plush_status plush_attach(const plush_pmx_model *model, const plush_attach_optio
     if (st != PLUSH_OK)
         return st;
     plush_attach_options o = *options;
-    if (soft_unset(&o.soft))
+    if (plush__attach_soft_unset(&o.soft))
         plush_attach_preset("plush", &o.soft);
     plush_pmx_model *m = plush_pmx_create();
     size_t n = o.cage->vertex_count;

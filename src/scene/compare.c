@@ -1,5 +1,5 @@
 /* plush compare's engine: the measured surface, the metrics, and runs of the pipeline in lockstep. */
-#include "plush/compare.h"
+#include "plush/scene_compare.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -3,7 +3,7 @@
  *   gen_bear [-o DIR]      DIR/plush_bear.pmx, DIR/plush_bear_shake.vmd, DIR/plush_bear.im2 (default proxies)
  *
  * The output is the same to the byte on every run: nothing here reads a clock or draws random numbers. */
-#include "bear.h"
+#include "plush/demo.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -37,8 +37,8 @@ int main(int argc, char **argv)
     }
     plush_diag diag = {0};
     plush_diag_reset(&diag);
-    bear_files files;
-    if (bear_write_files(dir, &files, &diag) != PLUSH_OK)
+    plush_demo_files files;
+    if (plush_demo_write_files(dir, &files, &diag) != PLUSH_OK)
         return report(&diag);
     printf("gen_bear: %s (%zu vertices, %zu triangles, cage %zu nodes / %zu triangles at cell %.3f, %u pins), "
            "%s (%zu keys), %s\n",

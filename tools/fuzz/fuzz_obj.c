@@ -2,7 +2,6 @@
  * as a mesh whose every index is in range and every position finite; written back with plush_obj_write,
  * it reads as the same mesh. */
 #include "plush/obj.h"
-#include "plush/obj_read.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -24,11 +24,11 @@
  * because Bullet cannot build one from a mesh in several pieces (it never finishes its face tree). With
  * several pieces the names get " 1", " 2", ... Version 2.1.
  */
-#ifndef PLUSH_ATTACH_H
-#define PLUSH_ATTACH_H
+#ifndef PLUSH_SCENE_ATTACH_H
+#define PLUSH_SCENE_ATTACH_H
 
-#include "plush/cage.h"
 #include "plush/pmx.h"
+#include "plush/proxy_cage.h"
 
 #ifdef __cplusplus
 extern "C" {

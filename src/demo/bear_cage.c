@@ -1,11 +1,11 @@
-/* The proxy cage: surface nets over bear_field at an offset outside the fur, relaxed along the surface.
+/* The proxy cage: surface nets over plush__demo_field at an offset outside the fur, relaxed along the surface.
  *
  * Surface nets (one vertex per grid cell the surface crosses, one quad per crossed grid edge) gives a
  * closed surface made of near-square quads: good triangles for a soft body, unlike marching cubes'
  * slivers. Each crossed edge's quad is oriented by which end is inside, so the whole surface faces out.
  * The grid is made coarser step by step until the triangle budget holds and the result is a 2-manifold
  * (a cell holding two sheets of surface would pinch a vertex). */
-#include "bear.h"
+#include "demo/internal.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -51,7 +51,7 @@ static void grid_point(const net *g, int i, int j, int k, float out[3])
 /* The grid: the pieces' bounding spheres, the offset and two spare cells on every side. */
 static bool grid_setup(net *g, float h, plush_arena *arena)
 {
-    const bear_piece *pc = bear_pieces();
+    const bear_piece *pc = plush__demo_pieces();
     float lo[3] = {1e9f, 1e9f, 1e9f}, hi[3] = {-1e9f, -1e9f, -1e9f};
     for (int i = 0; i < BEAR_PIECE_COUNT; i++) {
         float r = pc[i].radii[0];
@@ -86,7 +86,7 @@ static bool grid_setup(net *g, float h, plush_arena *arena)
             for (int i = 0; i < g->n[0]; i++) {
                 float p[3];
                 grid_point(g, i, j, k, p);
-                g->f[point_index(g, i, j, k)] = bear_field(p, CAGE_OFFSET);
+                g->f[point_index(g, i, j, k)] = plush__demo_field(p, CAGE_OFFSET);
             }
     return true;
 }
@@ -181,7 +181,7 @@ static void field_gradient(const float p[3], float eps, float out[3])
         float hi[3] = {p[0], p[1], p[2]}, lo[3] = {p[0], p[1], p[2]};
         hi[a] += eps;
         lo[a] -= eps;
-        out[a] = (bear_field(hi, CAGE_OFFSET) - bear_field(lo, CAGE_OFFSET)) / (2.0f * eps);
+        out[a] = (plush__demo_field(hi, CAGE_OFFSET) - plush__demo_field(lo, CAGE_OFFSET)) / (2.0f * eps);
     }
 }
 
@@ -194,7 +194,7 @@ static void project(float p[3], float eps)
         float gg = g[0] * g[0] + g[1] * g[1] + g[2] * g[2];
         if (gg < 1e-8f)
             return;
-        float f = bear_field(p, CAGE_OFFSET) / gg;
+        float f = plush__demo_field(p, CAGE_OFFSET) / gg;
         for (int a = 0; a < 3; a++)
             p[a] -= f * g[a];
     }
@@ -383,7 +383,7 @@ done:
     return result;
 }
 
-plush_status bear_cage_build(plush_arena *arena, bear_cage *out, plush_diag *diag)
+plush_status plush__demo_cage_build(plush_arena *arena, bear_cage *out, plush_diag *diag)
 {
     memset(out, 0, sizeof *out);
     float h = CELL_FIRST;

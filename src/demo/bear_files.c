@@ -1,5 +1,5 @@
 /* The three demo files written together: gen_bear and `plush demo` both use this. */
-#include "bear.h"
+#include "demo/internal.h"
 
 #include <stdio.h>
 
@@ -9,7 +9,7 @@ static bool join(char *buf, size_t size, const char *dir, const char *name)
     return n > 0 && (size_t)n < size;
 }
 
-plush_status bear_write_files(const char *dir, bear_files *out, plush_diag *diag)
+plush_status plush_demo_write_files(const char *dir, plush_demo_files *out, plush_diag *diag)
 {
     if (!join(out->pmx, sizeof out->pmx, dir, "plush_bear.pmx") ||
         !join(out->vmd, sizeof out->vmd, dir, "plush_bear_shake.vmd") ||
@@ -20,13 +20,13 @@ plush_status bear_write_files(const char *dir, bear_files *out, plush_diag *diag
     plush_pmx_model *model = NULL;
     plush_vmd_motion *motion = NULL;
     plush_im2_map *map = NULL;
-    plush_status st = bear_cage_build(&arena, &cage, diag);
+    plush_status st = plush__demo_cage_build(&arena, &cage, diag);
     if (st == PLUSH_OK)
-        st = bear_model_build(&cage, &model, diag);
+        st = plush__demo_model_build(&cage, &model, diag);
     if (st == PLUSH_OK)
-        st = bear_motion_build(&motion, diag);
+        st = plush__demo_motion_build(&motion, diag);
     if (st == PLUSH_OK)
-        st = bear_im2_build(model, &cage, &map, diag);
+        st = plush__demo_im2_build(model, &cage, &map, diag);
     if (st == PLUSH_OK) {
         diag->file = out->pmx;
         st = plush_pmx_write_file(model, &(plush_pmx_write_options){.version = PLUSH_PMX_WRITE_21}, out->pmx, diag);

@@ -39,8 +39,8 @@
  * enclose nothing, and a volume "ratio" of an open sheet would be meaningless); with no closed piece, or
  * a rest volume of zero, the ratio is NaN ("not measured").
  */
-#ifndef PLUSH_COMPARE_H
-#define PLUSH_COMPARE_H
+#ifndef PLUSH_SCENE_COMPARE_H
+#define PLUSH_SCENE_COMPARE_H
 
 #include "plush/scene.h"
 
@@ -165,6 +165,91 @@ const float (*plush_compare_normals(const plush_compare *cmp, size_t run))[3];
 /* This frame's per-vertex distances of a pair (surface->vertex_count, in surface->vertices order). */
 const float *plush_compare_distances(const plush_compare *cmp, size_t pair);
 void plush_compare_destroy(plush_compare *cmp);
+
+/* ---- a cage made for a comparison (src/scene/compare_variant.c) ------------------------------------ */
+
+/* One proxy run on a cage of about `target` triangles made from the model's visible surface. */
+typedef struct plush_compare_variant {
+    size_t target, triangles;
+    size_t pieces, pinned;        /* plush_attach's: soft bodies (edge-connected pieces) and pinned vertices */
+    size_t source_pieces;         /* of the welded surface the cage was made from */
+    bool wrapped;                 /* made as one wrap around those pieces (plush_cage_wrap) */
+    float pin_y[2], cage_y[2];    /* heights of the pinned cage vertices and of the whole cage (min, max) */
+    plush_pmx_model base;         /* the model without its soft bodies and their materials (shares arrays) */
+    plush_pmx_model *model;       /* base + the cage (plush_attach) */
+    plush_arena arena;
+} plush_compare_variant;
+
+/* True when the model has a TriMesh soft body on a material: the proxy it can run (and copy). */
+bool plush_compare_has_proxy(const plush_pmx_model *model);
+
+/* The model's first TriMesh soft body replaced by a generated cage (as plush compare --proxy-triangles):
+ * the visible surface welded, simplified toward `target` triangles and pushed out by 2% of `size` (the
+ * model's size, plush_compare_surface.diagonal) — one wrap around it when it is in several pieces — then
+ * attached with the soft body's parameters, auto mask, and its pins and anchors carried over by nearest
+ * node. out->target is set from `target`; out must be zeroed. Fails (PLUSH_E_UNSUPPORTED) when the model
+ * has no TriMesh soft body, its soft-body materials are not after every visible one, or a material morph
+ * changes them; otherwise with the cage's or attach's error. plush_attach's warnings go into diag.
+ * The model must outlive out (out->base and out->model share its arrays). */
+plush_status plush_compare_variant_make(const plush_pmx_model *model, size_t target, float size,
+                                        plush_compare_variant *out, plush_diag *diag);
+/* Frees the cage model and the arena make built. NULL is a no-op. */
+void plush_compare_variant_free(plush_compare_variant *variant);
+
+/* ---- a whole comparison with its report (src/scene/compare_study.c, compare_report.c,
+ * compare_pictures.c): what plush compare does between reading its inputs and printing its summary.
+ *
+ *   plush_compare_study *st = NULL;
+ *   plush_compare_study_create(&(plush_compare_study_desc){.model = model, .model_file = "m.pmx",
+ *                                                          .out_dir = "report"}, &st, &diag);
+ *   for (uint32_t f = 0; f < plush_compare_study_frame_count(st); f++)
+ *       plush_compare_study_step(st, f, &diag);
+ *   plush_compare_study_finish(st, &diag);      // metrics.csv, error.png, time.png, ..., report.md
+ *   plush_compare_study_destroy(st);
+ *
+ * Runs: bones, direct, the model's own proxy (when it has one), one per generated cage. Pairs: each proxy
+ * against direct, bones against direct, each proxy against bones. Pictures of the middle and the last
+ * frame are written to out_dir as those frames pass, the worst frame's at finish. Every file is the same
+ * bytes for the same input, but for the times (thread CPU seconds) and what depends on them. */
+
+/* Zero fields mean the defaults. */
+typedef struct plush_compare_study_desc {
+    const plush_pmx_model *model;          /* required; must outlive the study */
+    const char *model_file;                /* the report's title (its last path part) and input line */
+    const plush_vmd_motion *motion;        /* NULL: no motion */
+    const char *motion_file;               /* for the report's input line */
+    const plush_im2_map *overrides;        /* the model's own proxy run */
+    const char *overrides_file;
+    float fps;                             /* 0: 30 */
+    float physics_hz;                      /* 0: 60 */
+    uint32_t frames;                       /* 0: the motion's length at fps, or 300 without a motion */
+    const size_t *cage_triangles;          /* generated cages (plush_compare_variant_make), in this order */
+    size_t cage_count;
+    const char *out_dir;                   /* required, existing: where every file goes */
+} plush_compare_study_desc;
+
+typedef struct plush_compare_study plush_compare_study;
+
+/* Makes the cages and the runs (warnings into diag). Fails on what plush_compare_variant_make and
+ * plush_compare_create fail on, and (PLUSH_E_UNSUPPORTED, section "soft body") on a model without a
+ * TriMesh soft body when no cage is asked for. */
+plush_status plush_compare_study_create(const plush_compare_study_desc *desc, plush_compare_study **out,
+                                        plush_diag *diag);
+uint32_t plush_compare_study_frame_count(const plush_compare_study *study);
+/* Steps frame f (frames go 0, 1, ... in order), records its statistics and CSV rows, draws its picture
+ * when it is one of the pictured frames. A picture that cannot be drawn or written is a warning (said
+ * once: no more pictures after it). */
+plush_status plush_compare_study_step(plush_compare_study *study, uint32_t frame, plush_diag *diag);
+/* Draws the worst frame when not yet drawn, then writes metrics.csv, the plots and report.md into out_dir;
+ * a failure names its file in diag->file (valid until the study is destroyed), success leaves diag->file
+ * as it was. */
+plush_status plush_compare_study_finish(plush_compare_study *study, plush_diag *diag);
+/* The runs in lockstep (their names and infos, plush_compare_get_run_info) and how many there are. */
+const plush_compare *plush_compare_study_runs(const plush_compare_study *study);
+size_t plush_compare_study_run_count(const plush_compare_study *study);
+/* Physics + skinning of a run in ms per frame over the frames it computed (NaN with none). */
+double plush_compare_study_ms_per_frame(const plush_compare_study *study, size_t run);
+void plush_compare_study_destroy(plush_compare_study *study);
 
 #ifdef __cplusplus
 }

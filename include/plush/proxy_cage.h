@@ -1,4 +1,6 @@
 /* Cages: a coarse surface around a detailed mesh, to become a soft body's TriMesh (plush proxy).
+ * Plain meshes only (positions and triangles in, a cage out): the surface of a PMX model's materials comes
+ * from plush_cage_weld (plush/scene_proxy.h).
  *
  *   plush_arena arena = {0};
  *   plush_cage_mesh skin, cage;
@@ -24,10 +26,10 @@
  * never linked: it is a C++ library, and mapping libstdc++ into every plush process costs the memory
  * `plush info` cannot afford. Everything here writes into the caller's arena; nothing is kept between calls.
  */
-#ifndef PLUSH_CAGE_H
-#define PLUSH_CAGE_H
+#ifndef PLUSH_PROXY_CAGE_H
+#define PLUSH_PROXY_CAGE_H
 
-#include "plush/pmx.h"
+#include "plush/core.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -44,14 +46,6 @@ typedef struct plush_cage_mesh {
     size_t triangle_count;
     uint32_t (*triangles)[3];
 } plush_cage_mesh;
-
-/* The faces of the named materials (NULL or count 0: every material), in material order, over vertices
- * welded by exact position across all of them (+0 and -0 are equal). Vertices are numbered in order of
- * first use; faces that name one vertex twice after welding are dropped. Fails with PLUSH_E_ARGUMENT on a
- * name no material has (every material with the name counts), PLUSH_E_RANGE on face counts or indices
- * out of range. */
-plush_status plush_cage_weld(const plush_pmx_model *model, const char *const *materials, size_t material_count,
-                             plush_arena *arena, plush_cage_mesh *out, plush_diag *diag);
 
 typedef enum plush_cage_method {
     PLUSH_CAGE_COPY = 0,          /* the input had no more triangles than the target: copied */

@@ -1,5 +1,5 @@
-/* PMX mesh geometry: a material's faces and vertices, welded soft-body meshes, and the proxy a model's
- * TriMesh soft bodies make together.
+/* The proxy a model makes, and the surface a cage is built around: the scene's PMX-facing side of the proxy
+ * module (which materials, which soft bodies; src/proxy itself works on plain arrays).
  *
  *   plush_arena arena = {0};
  *   plush_pmx_proxy proxy;
@@ -8,52 +8,22 @@
  *       plush_pmx_bound_vertices(model, &proxy, NULL, &arena, &bound, &bound_count, &diag);
  *       ... bind model->vertices[bound[i]].position to proxy.nodes / proxy.triangles ...
  *   }
+ *   plush_cage_mesh skin;
+ *   const char *names[] = {"hair"};
+ *   plush_cage_weld(model, names, 1, &arena, &skin, &diag);   // then plush_cage_simplify (plush/proxy_cage.h)
  *   plush_arena_free(&arena);
  *
  * Everything here reads a model and writes into the caller's arena; nothing is kept between calls.
- * A PMX mesh splits vertices wherever the UVs or normals split (seams), so a simulated surface built
- * straight from the vertices would tear there: welding joins vertices with exactly equal positions
- * (+0 and -0 are equal; a NaN position is never equal to anything) into one node.
  */
-#ifndef PLUSH_PMX_MESH_H
-#define PLUSH_PMX_MESH_H
+#ifndef PLUSH_SCENE_PROXY_H
+#define PLUSH_SCENE_PROXY_H
 
 #include "plush/pmx.h"
+#include "plush/proxy_cage.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* The faces a material draws: model->indices[*out_first .. *out_first + *out_count), *out_count a
- * multiple of 3, in file order. Fails when the material does not exist or the materials' face counts
- * run past the face list. */
-plush_status plush_pmx_material_faces(const plush_pmx_model *model, size_t material, size_t *out_first,
-                                      size_t *out_count, plush_diag *diag);
-
-/* The distinct vertices a material's faces use, in order of first use (the numbering Influence Map
- * files use for a part's vertices). *out is arena memory (NULL when the count is 0). */
-plush_status plush_pmx_material_vertices(const plush_pmx_model *model, size_t material, plush_arena *arena,
-                                         uint32_t **out, size_t *out_count, plush_diag *diag);
-
-/* A material's faces over welded nodes. Nodes are numbered in order of first use by the faces. */
-typedef struct plush_pmx_welded_mesh {
-    int32_t material;
-    size_t node_count;
-    float (*nodes)[3];            /* rest positions */
-    int32_t *node_vertex;         /* node -> the first PMX vertex (in face order) welded into it */
-    size_t triangle_count;        /* every face of the material, degenerate ones included, in face order */
-    uint32_t (*triangles)[3];     /* node indices */
-    size_t vertex_count;          /* model->vertex_count */
-    int32_t *vertex_node;         /* PMX vertex -> node; -1 for vertices the material does not use */
-} plush_pmx_welded_mesh;
-
-/* Welds a material's vertices by position into out (arrays in arena). */
-plush_status plush_pmx_weld(const plush_pmx_model *model, size_t material, plush_arena *arena,
-                            plush_pmx_welded_mesh *out, plush_diag *diag);
-
-/* True when the mesh can carry a soft body: at least one triangle of nonzero area, and every node
- * finite. */
-bool plush_pmx_welded_mesh_usable(const plush_pmx_welded_mesh *mesh);
 
 /* One TriMesh soft body inside the proxy. */
 typedef struct plush_pmx_proxy_part {
@@ -95,6 +65,14 @@ typedef struct plush_pmx_bound_options {
 plush_status plush_pmx_bound_vertices(const plush_pmx_model *model, const plush_pmx_proxy *proxy,
                                       const plush_pmx_bound_options *options, plush_arena *arena, uint32_t **out,
                                       size_t *out_count, plush_diag *diag);
+
+/* The faces of the named materials (NULL or count 0: every material), in material order, over vertices
+ * welded by exact position across all of them (+0 and -0 are equal). Vertices are numbered in order of
+ * first use; faces that name one vertex twice after welding are dropped. Fails with PLUSH_E_ARGUMENT on a
+ * name no material has (every material with the name counts), PLUSH_E_RANGE on face counts or indices
+ * out of range. */
+plush_status plush_cage_weld(const plush_pmx_model *model, const char *const *materials, size_t material_count,
+                             plush_arena *arena, plush_cage_mesh *out, plush_diag *diag);
 
 #ifdef __cplusplus
 }

@@ -1,11 +1,11 @@
-/* The embedded demo: a plush teddy bear hanging from a hook, its shake motion and its rigid-eyes
- * Influence Map override, generated in code (tools/demo/gen_bear.c writes the three files).
+/* Inside the embedded demo (src/demo; the public side is plush/demo.h): a plush teddy bear hanging from a
+ * hook, its shake motion and its rigid-eyes Influence Map override, generated in code.
  *
  *   bear_cage cage;
- *   bear_cage_build(&arena, &cage, &diag);               // the closed proxy surface around the shape
+ *   plush__demo_cage_build(&arena, &cage, &diag);               // the closed proxy surface around the shape
  *   plush_pmx_model *model = NULL;
- *   bear_model_build(&cage, &model, &diag);              // detailed mesh + bones + cage + soft body
- *   bear_motion_build(&motion, &diag);  bear_im2_build(model, &cage, &map, &diag);
+ *   plush__demo_model_build(&cage, &model, &diag);              // detailed mesh + bones + cage + soft body
+ *   plush__demo_motion_build(&motion, &diag);  plush__demo_im2_build(model, &cage, &map, &diag);
  *
  * Everything is deterministic: no clock, no random numbers, and the cage uses nothing from libm but
  * sqrtf (correctly rounded everywhere), so the proxy surface is the same on every machine. The detailed
@@ -14,9 +14,10 @@
  * Units and axes are PMX's: Y up, the bear faces -Z, its left (左) is +X, 1 unit ≈ 8 cm; the bear is
  * about 11 units (90 cm) from feet to ears.
  */
-#ifndef PLUSH_TOOLS_BEAR_H
-#define PLUSH_TOOLS_BEAR_H
+#ifndef PLUSH_DEMO_INTERNAL_H
+#define PLUSH_DEMO_INTERNAL_H
 
+#include "plush/demo.h"
 #include "plush/im2.h"
 #include "plush/pmx.h"
 #include "plush/vmd.h"
@@ -69,14 +70,14 @@ typedef struct bear_piece {
 enum { BEAR_PIECE_COUNT = 15 };
 
 /* The pieces (static table). */
-const bear_piece *bear_pieces(void);
+const bear_piece *plush__demo_pieces(void);
 
 /* The point the hook holds (top of the head) and the hook bone's rest position. */
-void bear_hold_point(float out[3]);
-void bear_hook_position(float out[3]);
+void plush__demo_hold_point(float out[3]);
+void plush__demo_hook_position(float out[3]);
 
 /* Signed distance-like field of the bear inflated by offset: negative inside. Pure arithmetic + sqrtf. */
-float bear_field(const float p[3], float offset);
+float plush__demo_field(const float p[3], float offset);
 
 /* The closed proxy cage (arena memory). */
 typedef struct bear_cage {
@@ -91,10 +92,10 @@ typedef struct bear_cage {
 
 enum { BEAR_CAGE_MAX_TRIANGLES = 1000 };
 
-/* Builds the cage: a surface-nets polygonisation of bear_field at the offset, on the finest grid that
+/* Builds the cage: a surface-nets polygonisation of plush__demo_field at the offset, on the finest grid that
  * gives at most BEAR_CAGE_MAX_TRIANGLES triangles, relaxed along the surface. Fails (PLUSH_E_RANGE) when
  * no grid gives a closed 2-manifold within the budget. */
-plush_status bear_cage_build(plush_arena *arena, bear_cage *out, plush_diag *diag);
+plush_status plush__demo_cage_build(plush_arena *arena, bear_cage *out, plush_diag *diag);
 
 /* Soft body parameters the generator writes (also what the tests expect). */
 enum { BEAR_SOFT_BLINK_DISTANCE = 2, BEAR_SOFT_P_ITERATIONS = 8, BEAR_SOFT_C_ITERATIONS = 4 };
@@ -104,24 +105,14 @@ enum { BEAR_SOFT_BLINK_DISTANCE = 2, BEAR_SOFT_P_ITERATIONS = 8, BEAR_SOFT_C_ITE
 #define BEAR_PIN_RADIUS 1.2f   /* cage nodes this close to the hold point are pinned */
 
 /* The whole model (PMX 2.1, UTF-16LE). Free with plush_pmx_free. */
-plush_status bear_model_build(const bear_cage *cage, plush_pmx_model **out, plush_diag *diag);
+plush_status plush__demo_model_build(const bear_cage *cage, plush_pmx_model **out, plush_diag *diag);
 
 /* The shake: 240 frames at 30 fps on the hook bone. Free with plush_vmd_free. */
 enum { BEAR_MOTION_FRAMES = 240, BEAR_MOTION_STILL_FROM = 157 };
-plush_status bear_motion_build(plush_vmd_motion **out, plush_diag *diag);
+plush_status plush__demo_motion_build(plush_vmd_motion **out, plush_diag *diag);
 
 /* Eyes and nose rigid: each of those materials follows its nearest cage triangle alone (CALC_NOSKIN0). */
-plush_status bear_im2_build(const plush_pmx_model *model, const bear_cage *cage, plush_im2_map **out,
+plush_status plush__demo_im2_build(const plush_pmx_model *model, const bear_cage *cage, plush_im2_map **out,
                             plush_diag *diag);
-
-/* The three files in dir (plush_bear.pmx, plush_bear_shake.vmd, plush_bear.im2), each written atomically;
- * out gets their paths and what they hold. */
-typedef struct bear_files {
-    char pmx[4096], vmd[4096], im2[4096];
-    size_t vertex_count, triangle_count, cage_nodes, cage_triangles, key_count;
-    float cage_cell;
-    uint32_t pin_count;
-} bear_files;
-plush_status bear_write_files(const char *dir, bear_files *out, plush_diag *diag);
 
 #endif

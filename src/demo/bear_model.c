@@ -1,6 +1,6 @@
 /* The bear as a PMX 2.1 model: the detailed fur mesh on body bones, the cage on the hook bone, and a
  * TriMesh soft body with pressure on the cage, pinned at the top of the head. */
-#include "bear.h"
+#include "demo/internal.h"
 
 #include <math.h>
 #include <string.h>
@@ -49,7 +49,7 @@ typedef struct bone_def {
 
 static const bone_def bone_defs[BEAR_BONE_COUNT] = {
     {"全ての親", "master", {0, 0, 0}, -1, MOVABLE},
-    {"フック", "hook", {0, 0, 0}, BEAR_BONE_MASTER, MOVABLE}, /* position: bear_hook_position */
+    {"フック", "hook", {0, 0, 0}, BEAR_BONE_MASTER, MOVABLE}, /* position: plush__demo_hook_position */
     {"センター", "center", {0, 4.2f, 0}, BEAR_BONE_HOOK, MOVABLE},
     {"下半身", "lower body", {0, 4.6f, 0}, BEAR_BONE_CENTER, ROTATING},
     {"上半身", "upper body", {0, 4.6f, 0}, BEAR_BONE_CENTER, ROTATING},
@@ -205,7 +205,7 @@ static void set_bones(plush_pmx_bone *b)
         x->name_en = text(d->name_en);
         memcpy(x->position, d->position, sizeof x->position);
         if (k == BEAR_BONE_HOOK)
-            bear_hook_position(x->position);
+            plush__demo_hook_position(x->position);
         x->parent = d->parent;
         x->flags = d->flags;
         x->tail_bone = -1;
@@ -241,7 +241,7 @@ static bool set_soft_body(plush_pmx_model *m, const bear_cage *cage, uint32_t ca
     if (!s)
         return false;
     float hold[3];
-    bear_hold_point(hold);
+    plush__demo_hold_point(hold);
     uint32_t pins = 0;
     for (size_t v = 0; v < cage->node_count; v++) {
         float d[3] = {cage->nodes[v][0] - hold[0], cage->nodes[v][1] - hold[1], cage->nodes[v][2] - hold[2]};
@@ -303,14 +303,14 @@ static void cage_vertices(const bear_cage *cage, plush_pmx_vertex *v)
     }
 }
 
-plush_status bear_model_build(const bear_cage *cage, plush_pmx_model **out, plush_diag *diag)
+plush_status plush__demo_model_build(const bear_cage *cage, plush_pmx_model **out, plush_diag *diag)
 {
     *out = NULL;
     plush_pmx_model *m = plush_pmx_create();
     if (!m)
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, "model", -1, "out of memory");
     plush_arena *arena = plush_pmx_arena(m);
-    const bear_piece *pc = bear_pieces();
+    const bear_piece *pc = plush__demo_pieces();
     m->version = 2.1f;
     m->encoding = PLUSH_ENC_UTF16LE;
     m->name = text("くまのぬいぐるみ");

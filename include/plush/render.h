@@ -10,8 +10,8 @@
  *
  * Coordinates are PMX's (left-handed, Y up; a model faces -Z, so the front view looks along +Z).
  */
-#ifndef PLUSH_IMAGE_H
-#define PLUSH_IMAGE_H
+#ifndef PLUSH_RENDER_H
+#define PLUSH_RENDER_H
 
 #include "plush/core.h"
 

@@ -1,5 +1,5 @@
 /* The bear's shape: fifteen ellipsoids, and the smooth union of them as a field for the cage. */
-#include "bear.h"
+#include "demo/internal.h"
 
 #include <math.h>
 
@@ -35,12 +35,12 @@ static const bear_piece pieces[BEAR_PIECE_COUNT] = {
     {BEAR_MAT_NOSE, {0, 8.05f, -2.17f}, {0.4f, 0.27f, 0.24f}, ROT_I, 28, 40, BEAR_BONE_HEAD, BEAR_BONE_HEAD, 0, 0},
 };
 
-const bear_piece *bear_pieces(void)
+const bear_piece *plush__demo_pieces(void)
 {
     return pieces;
 }
 
-void bear_hold_point(float out[3])
+void plush__demo_hold_point(float out[3])
 {
     /* The top of the head (piece 2). */
     out[0] = pieces[2].center[0];
@@ -48,9 +48,9 @@ void bear_hold_point(float out[3])
     out[2] = pieces[2].center[2];
 }
 
-void bear_hook_position(float out[3])
+void plush__demo_hook_position(float out[3])
 {
-    bear_hold_point(out);
+    plush__demo_hold_point(out);
     out[1] += 0.6f; /* just above the cage, which lies outside the fur */
 }
 
@@ -94,7 +94,7 @@ static bool mirror_pair(int i)
     return i + 1 < BEAR_PIECE_COUNT && pieces[i].center[0] != 0 && pieces[i + 1].center[0] == -pieces[i].center[0];
 }
 
-float bear_field(const float p[3], float offset)
+float plush__demo_field(const float p[3], float offset)
 {
     /* A mirror pair is joined first: smooth_min(a, b) == smooth_min(b, a) to the bit, so the field at
      * (-x, y, z) is exactly the field at (x, y, z), while a chain through the left and then the right piece

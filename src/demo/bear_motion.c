@@ -1,5 +1,5 @@
 /* The shake motion on the hook bone, and the Influence Map override that keeps the eyes and nose rigid. */
-#include "bear.h"
+#include "demo/internal.h"
 
 #include <string.h>
 
@@ -50,7 +50,7 @@ static void interpolation(curve c, uint8_t out[64])
             out[16 * row + k] = base[k + row];
 }
 
-plush_status bear_motion_build(plush_vmd_motion **out, plush_diag *diag)
+plush_status plush__demo_motion_build(plush_vmd_motion **out, plush_diag *diag)
 {
     *out = NULL;
     plush_vmd_motion *m = plush_vmd_create();
@@ -128,7 +128,7 @@ static uint32_t nearest_triangle(const bear_cage *cage, const float p[3])
     return best;
 }
 
-plush_status bear_im2_build(const plush_pmx_model *model, const bear_cage *cage, plush_im2_map **out,
+plush_status plush__demo_im2_build(const plush_pmx_model *model, const bear_cage *cage, plush_im2_map **out,
                             plush_diag *diag)
 {
     static const int rigid[] = {BEAR_MAT_EYE_L, BEAR_MAT_EYE_R, BEAR_MAT_NOSE};
@@ -141,7 +141,7 @@ plush_status bear_im2_build(const plush_pmx_model *model, const bear_cage *cage,
         plush_im2_free(map);
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, "im2", -1, "out of memory");
     }
-    const bear_piece *pc = bear_pieces();
+    const bear_piece *pc = plush__demo_pieces();
     for (int r = 0; r < RIGID; r++) {
         int piece = 0;
         while (pc[piece].material != rigid[r])

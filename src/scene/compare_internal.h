@@ -1,0 +1,116 @@
+/* Between the compare study's files: compare_study.c steps the runs and keeps the statistics,
+ * compare_report.c writes report.md from them, compare_pictures.c draws the plots and the pictures. */
+#ifndef PLUSH_SCENE_COMPARE_INTERNAL_H
+#define PLUSH_SCENE_COMPARE_INTERNAL_H
+
+#include "plush/render.h"
+#include "plush/scene_compare.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+
+#if defined(__GNUC__)
+#define PLUSH__PRINTF(fmt_arg, first_arg) __attribute__((format(printf, fmt_arg, first_arg)))
+#else
+#define PLUSH__PRINTF(fmt_arg, first_arg)
+#endif
+
+enum { RUN_BONES, RUN_DIRECT, RUN_PROXY }; /* the first proxy run; generated cages follow it */
+
+typedef struct pair_stats {
+    double sum[5], max[5];        /* rms, p95, max, normal mean, normal max */
+    uint32_t frames;
+} pair_stats;
+
+typedef struct run_stats {
+    double physics, skinning;     /* sums, seconds */
+    double vol_min, vol_max;
+    uint32_t frames, vol_frames;
+} run_stats;
+
+struct plush_compare_study {
+    plush_compare_study_desc desc;
+    const plush_pmx_model *model;
+    plush_compare_variant *variants;
+    size_t variant_count;
+    bool own_proxy;               /* the model has a soft body: run "proxy" on it */
+    plush_compare_run_desc *runs;
+    char (*run_names)[48];
+    size_t run_count;
+    plush_compare_pair *pairs;
+    size_t pair_count;
+    plush_compare *cmp;
+    uint32_t frames;
+    pair_stats *pstats;
+    run_stats *rstats;
+    double *series_pair;          /* frames x pairs: RMS per frame (NaN where missing) */
+    double *series_run;           /* frames x runs: physics + skinning ms per frame */
+    plush_buf csv;
+    char *failed_file;            /* the file a failure of finish names (diag->file points here) */
+    /* pictures: the frames rendered as they pass, and a copy of the worst frame (proxy against the
+     * reference) kept until the end, since which frame is worst is known only then */
+    float size;
+    uint32_t pictured[2];
+    size_t pictured_count;
+    double worst_rms, worst_p95;
+    uint32_t worst_frame;
+    float (*keep_pos)[3][3], (*keep_nrm)[3][3]; /* per vertex: bones, proxy, direct */
+    float *keep_dist;
+    float (*colors)[3];
+    plush_image panel, sheet;
+    bool render_failed;
+};
+
+/* Appends one formatted line of at most 1023 bytes (the report's and the CSV's lines are short). */
+static inline void buf_printf(plush_buf *b, const char *fmt, ...) PLUSH__PRINTF(2, 3);
+static inline void buf_printf(plush_buf *b, const char *fmt, ...)
+{
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    plush_buf_append(b, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+}
+
+/* dir/name in malloc'ed memory; NULL when out of memory. */
+char *plush__compare_path(const char *dir, const char *name);
+/* Sets diag->file to dir/name, kept in the study until the next call or destroy. */
+void plush__compare_name_file(plush_compare_study *s, const char *name, plush_diag *diag);
+
+static inline double ms_per_frame(const run_stats *r)
+{
+    return r->frames ? 1e3 * (r->physics + r->skinning) / r->frames : (double)NAN;
+}
+
+static inline const char *run_name(const plush_compare_study *s, size_t r)
+{
+    plush_compare_run_info info;
+    plush_compare_get_run_info(s->cmp, r, &info);
+    return info.name;
+}
+
+static inline bool run_available(const plush_compare_study *s, size_t r)
+{
+    plush_compare_run_info info;
+    plush_compare_get_run_info(s->cmp, r, &info);
+    return info.available;
+}
+
+static inline bool pair_shown(const plush_compare_study *s, size_t p)
+{
+    return run_available(s, s->pairs[p].a) && run_available(s, s->pairs[p].b);
+}
+
+plush_status plush__compare_write_report(const plush_compare_study *s, float size, const char *path,
+                                         plush_diag *diag);
+plush_status plush__compare_plots_over_time(plush_compare_study *s, plush_diag *diag);
+plush_status plush__compare_plots_by_size(plush_compare_study *s, plush_diag *diag);
+plush_status plush__compare_pictures_setup(plush_compare_study *s, plush_diag *diag);
+void plush__compare_pictures_frame(plush_compare_study *s, uint32_t f, plush_diag *diag);
+void plush__compare_pictures_finish(plush_compare_study *s, plush_diag *diag);
+
+#endif

@@ -1,0 +1,204 @@
+/* The proxy a model's TriMesh soft bodies make together, and the set of vertices bound to it: which soft
+ * bodies and which materials is scene policy, so it lives here, not in the format module. */
+#include "plush/scene_proxy.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The material's face indices, each checked against the vertex count. */
+static plush_status faces_checked(const plush_pmx_model *model, size_t material, const uint32_t **out,
+                                  size_t *count, plush_diag *diag)
+{
+    size_t first;
+    plush_status st = plush_pmx_require_geometry(model, diag);
+    if (st == PLUSH_OK)
+        st = plush_pmx_material_faces(model, material, &first, count, diag);
+    if (st != PLUSH_OK)
+        return st;
+    *out = model->indices + first;
+    for (size_t i = 0; i < *count; i++)
+        if ((*out)[i] >= model->vertex_count)
+            return plush_diag_fail(diag, PLUSH_E_RANGE, -1, "material", (int64_t)material,
+                                   "face index %zu: vertex %lu out of range (%zu vertices)", first + i,
+                                   (unsigned long)(*out)[i], model->vertex_count);
+    return PLUSH_OK;
+}
+
+/* ---- the proxy ------------------------------------------------------------------------------- */
+
+static const char *material_name(const plush_pmx_model *model, int32_t material)
+{
+    return model->materials[material].name.s ? model->materials[material].name.s : "";
+}
+
+/* Welds soft body i into part when it can carry a proxy; otherwise warns and leaves *used false. */
+static plush_status proxy_part(const plush_pmx_model *model, size_t i, plush_arena *arena,
+                               plush_pmx_proxy_part *part, bool *used, plush_diag *diag)
+{
+    const plush_pmx_soft_body *sb = &model->soft_bodies[i];
+    *used = false;
+    if (sb->material < 0) {
+        plush_diag_warn(diag, -1, "soft body", (int64_t)i, "TriMesh without a material: skipped");
+        return PLUSH_OK;
+    }
+    plush_status st = plush_pmx_weld(model, (size_t)sb->material, arena, &part->mesh, diag);
+    if (st != PLUSH_OK)
+        return st;
+    if (part->mesh.triangle_count == 0) {
+        plush_diag_warn(diag, -1, "soft body", (int64_t)i, "material %ld \"%s\" has no faces: skipped",
+                        (long)sb->material, material_name(model, sb->material));
+        return PLUSH_OK;
+    }
+    if (!plush_pmx_welded_mesh_usable(&part->mesh)) {
+        plush_diag_warn(diag, -1, "soft body", (int64_t)i,
+                        "material %ld \"%s\" is degenerate (no triangle with area, or a non-finite "
+                        "position): skipped",
+                        (long)sb->material, material_name(model, sb->material));
+        return PLUSH_OK;
+    }
+    part->soft_body = (int32_t)i;
+    *used = true;
+    return PLUSH_OK;
+}
+
+/* Copies the parts' nodes and triangles into the proxy's arrays, renumbered. */
+static plush_status proxy_concatenate(plush_pmx_proxy *proxy, plush_arena *arena, plush_diag *diag)
+{
+    size_t nodes = 0, triangles = 0;
+    for (size_t p = 0; p < proxy->part_count; p++) {
+        proxy->parts[p].first_node = nodes;
+        proxy->parts[p].first_triangle = triangles;
+        nodes += proxy->parts[p].mesh.node_count;
+        triangles += proxy->parts[p].mesh.triangle_count;
+    }
+    if (nodes > UINT32_MAX)
+        return plush_diag_fail(diag, PLUSH_E_RANGE, -1, "soft body", -1, "proxy too large");
+    proxy->nodes = plush_arena_array(arena, nodes ? nodes : 1, sizeof *proxy->nodes);
+    proxy->node_vertex = plush_arena_array(arena, nodes ? nodes : 1, sizeof *proxy->node_vertex);
+    proxy->triangles = plush_arena_array(arena, triangles ? triangles : 1, sizeof *proxy->triangles);
+    if (!proxy->nodes || !proxy->node_vertex || !proxy->triangles)
+        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, "soft body", -1, "out of memory");
+    for (size_t p = 0; p < proxy->part_count; p++) {
+        const plush_pmx_proxy_part *part = &proxy->parts[p];
+        const plush_pmx_welded_mesh *m = &part->mesh;
+        memcpy(proxy->nodes + part->first_node, m->nodes, m->node_count * sizeof *m->nodes);
+        memcpy(proxy->node_vertex + part->first_node, m->node_vertex, m->node_count * sizeof *m->node_vertex);
+        for (size_t t = 0; t < m->triangle_count; t++)
+            for (int k = 0; k < 3; k++)
+                proxy->triangles[part->first_triangle + t][k] = (uint32_t)part->first_node + m->triangles[t][k];
+    }
+    proxy->node_count = nodes;
+    proxy->triangle_count = triangles;
+    return PLUSH_OK;
+}
+
+plush_status plush_pmx_proxy_build(const plush_pmx_model *model, plush_arena *arena, plush_pmx_proxy *out,
+                                   plush_diag *diag)
+{
+    memset(out, 0, sizeof *out);
+    plush_status checked = plush_pmx_require_geometry(model, diag);
+    if (checked != PLUSH_OK)
+        return checked;
+    out->material_count = model->material_count;
+    out->soft_material = plush_arena_array(arena, model->material_count ? model->material_count : 1, sizeof(bool));
+    out->parts = plush_arena_array(arena, model->soft_body_count ? model->soft_body_count : 1, sizeof *out->parts);
+    if (!out->soft_material || !out->parts)
+        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, "soft body", -1, "out of memory");
+    for (size_t i = 0; i < model->soft_body_count; i++) {
+        int32_t m = model->soft_bodies[i].material;
+        if (m < -1 || (m >= 0 && (size_t)m >= model->material_count))
+            return plush_diag_fail(diag, PLUSH_E_RANGE, -1, "soft body", (int64_t)i,
+                                   "material %ld out of range (%zu materials)", (long)m, model->material_count);
+        if (m >= 0)
+            out->soft_material[m] = true;
+    }
+    for (size_t i = 0; i < model->soft_body_count; i++) {
+        if (model->soft_bodies[i].shape != 0)
+            continue;
+        bool used;
+        plush_status st = proxy_part(model, i, arena, &out->parts[out->part_count], &used, diag);
+        if (st != PLUSH_OK)
+            return st;
+        out->part_count += used;
+    }
+    return proxy_concatenate(out, arena, diag);
+}
+
+/* ---- the bound set --------------------------------------------------------------------------- */
+
+static bool name_is(const plush_str *name, const char *s)
+{
+    size_t n = strlen(s);
+    return name->len == n && (n == 0 || memcmp(name->s, s, n) == 0);
+}
+
+/* Marks the materials options choose (all non-soft ones without options). */
+static plush_status choose_materials(const plush_pmx_model *model, const plush_pmx_proxy *proxy,
+                                     const plush_pmx_bound_options *options, bool *chosen, plush_diag *diag)
+{
+    if (!options || options->material_count == 0) {
+        for (size_t m = 0; m < model->material_count; m++)
+            chosen[m] = !(m < proxy->material_count && proxy->soft_material[m]);
+        return PLUSH_OK;
+    }
+    for (size_t k = 0; k < options->material_count; k++) {
+        const char *want = options->materials[k] ? options->materials[k] : "";
+        bool found = false;
+        for (size_t m = 0; m < model->material_count; m++) {
+            if (!name_is(&model->materials[m].name, want))
+                continue;
+            if (m < proxy->material_count && proxy->soft_material[m])
+                return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, "material", (int64_t)m,
+                                       "\"%s\" is a soft body's own mesh, not a mesh to bind", want);
+            chosen[m] = found = true;
+        }
+        if (!found)
+            return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, NULL, -1, "no material named \"%s\"", want);
+    }
+    return PLUSH_OK;
+}
+
+plush_status plush_pmx_bound_vertices(const plush_pmx_model *model, const plush_pmx_proxy *proxy,
+                                      const plush_pmx_bound_options *options, plush_arena *arena, uint32_t **out,
+                                      size_t *out_count, plush_diag *diag)
+{
+    *out = NULL;
+    *out_count = 0;
+    plush_status checked = plush_pmx_require_geometry(model, diag);
+    if (checked != PLUSH_OK)
+        return checked;
+    bool *chosen = calloc(model->material_count ? model->material_count : 1, sizeof *chosen);
+    uint8_t *used = calloc(model->vertex_count ? model->vertex_count : 1, 1);
+    plush_status st = chosen && used ? PLUSH_OK
+                                     : plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+    if (st == PLUSH_OK)
+        st = choose_materials(model, proxy, options, chosen, diag);
+    size_t n = 0;
+    for (size_t m = 0; st == PLUSH_OK && m < model->material_count; m++) {
+        const uint32_t *faces;
+        size_t count;
+        if (!chosen[m])
+            continue;
+        st = faces_checked(model, m, &faces, &count, diag);
+        for (size_t i = 0; st == PLUSH_OK && i < count; i++) {
+            n += !used[faces[i]];
+            used[faces[i]] = 1;
+        }
+    }
+    if (st == PLUSH_OK) {
+        uint32_t *list = plush_arena_array(arena, n ? n : 1, sizeof *list);
+        if (!list) {
+            st = plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+        } else {
+            size_t k = 0;
+            for (size_t v = 0; v < model->vertex_count; v++)
+                if (used[v])
+                    list[k++] = (uint32_t)v;
+            *out = n ? list : NULL;
+            *out_count = n;
+        }
+    }
+    free(chosen);
+    free(used);
+    return st;
+}
