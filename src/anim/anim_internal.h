@@ -10,6 +10,8 @@
 
 #include "plush/anim.h"
 
+#include <cglm/cglm.h>
+
 #include <math.h>
 #include <string.h>
 
@@ -139,30 +141,29 @@ void anim_ik_solve(plush_anim *anim, uint32_t ik_bone, int stage);
 
 /* ---- math ------------------------------------------------------------------------------------------ */
 
+/* cglm where its arithmetic is the one bone outputs were made with (plush pose output is compared byte for
+ * byte): quaternion products, conjugates, vector differences and dots. The rotation matrix of a quaternion,
+ * the slerp and the compose keep their own order of operations (cglm's differ in the last bit). cglm takes
+ * non-const arrays, so const inputs are copied into locals; out may alias an input. */
+
 static inline void anim_q_identity(float q[4])
 {
-    q[0] = q[1] = q[2] = 0.0f;
-    q[3] = 1.0f;
+    glm_quat_identity(q);
 }
 
 static inline void anim_q_mul(const float a[4], const float b[4], float out[4])
 {
-    float x = a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1];
-    float y = a[3] * b[1] - a[0] * b[2] + a[1] * b[3] + a[2] * b[0];
-    float z = a[3] * b[2] + a[0] * b[1] - a[1] * b[0] + a[2] * b[3];
-    float w = a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2];
-    out[0] = x;
-    out[1] = y;
-    out[2] = z;
-    out[3] = w;
+    versor la, lb;
+    memcpy(la, a, sizeof la);
+    memcpy(lb, b, sizeof lb);
+    glm_quat_mul(la, lb, out);
 }
 
 static inline void anim_q_conj(const float q[4], float out[4])
 {
-    out[0] = -q[0];
-    out[1] = -q[1];
-    out[2] = -q[2];
-    out[3] = q[3];
+    versor l;
+    memcpy(l, q, sizeof l);
+    glm_quat_conjugate(l, out);
 }
 
 /* A zero or non-finite quaternion becomes the identity: bad key data never reaches a matrix. */
@@ -241,9 +242,13 @@ static inline void anim_compose(const float *parent, const float t[3], const flo
 /* v in the frame of rigid transform m: R^T (p - origin). */
 static inline void anim_to_local(const float m[16], const float p[3], float out[3])
 {
-    float d[3] = {p[0] - m[12], p[1] - m[13], p[2] - m[14]};
+    mat4 l;
+    vec3 lp, d;
+    memcpy(l, m, sizeof l);
+    memcpy(lp, p, sizeof lp);
+    glm_vec3_sub(lp, l[3], d);
     for (int c = 0; c < 3; c++)
-        out[c] = m[4 * c] * d[0] + m[4 * c + 1] * d[1] + m[4 * c + 2] * d[2];
+        out[c] = glm_vec3_dot(l[c], d);
 }
 
 #endif
