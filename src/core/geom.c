@@ -1,6 +1,7 @@
 /* The geometry kernel cglm lacks: weld by position, union-find, matrix -> quaternion (see core/geom.h). */
 #include "core/geom.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +53,7 @@ uint32_t plush__weld_add(plush__weld *w, const float p[3], bool *added)
             return s - 1;
         }
     }
+    assert(w->count < w->most); /* more distinct points than the table was made for: a caller's bug */
     uint32_t node = (uint32_t)w->count++;
     memcpy(w->positions[node], p, sizeof w->positions[node]);
     w->slots[i] = node + 1;
