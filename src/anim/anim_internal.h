@@ -142,21 +142,27 @@ void anim_ik_solve(plush_anim *anim, uint32_t ik_bone, int stage);
 /* ---- math ------------------------------------------------------------------------------------------ */
 
 /* cglm where its arithmetic is the one bone outputs were made with (plush pose output is compared byte for
- * byte): quaternion products, conjugates, vector differences and dots. The rotation matrix of a quaternion,
- * the slerp and the compose keep their own order of operations (cglm's differ in the last bit). cglm takes
- * non-const arrays, so const inputs are copied into locals; out may alias an input. */
+ * byte): conjugates, vector differences and dots. The rotation matrix of a quaternion, the slerp and the
+ * compose keep their own order of operations (cglm's differ in the last bit). cglm takes non-const arrays,
+ * so const inputs are copied into locals; out may alias an input. */
 
 static inline void anim_q_identity(float q[4])
 {
     glm_quat_identity(q);
 }
 
+/* Written out, not glm_quat_mul: cglm's SSE product gives the same bits, but its vector loads of
+ * quaternions just written as scalars cost store-forwarding stalls that bench_anim's pose time shows. */
 static inline void anim_q_mul(const float a[4], const float b[4], float out[4])
 {
-    versor la, lb;
-    memcpy(la, a, sizeof la);
-    memcpy(lb, b, sizeof lb);
-    glm_quat_mul(la, lb, out);
+    float x = a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1];
+    float y = a[3] * b[1] - a[0] * b[2] + a[1] * b[3] + a[2] * b[0];
+    float z = a[3] * b[2] + a[0] * b[1] - a[1] * b[0] + a[2] * b[3];
+    float w = a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2];
+    out[0] = x;
+    out[1] = y;
+    out[2] = z;
+    out[3] = w;
 }
 
 static inline void anim_q_conj(const float q[4], float out[4])
@@ -239,16 +245,18 @@ static inline void anim_compose(const float *parent, const float t[3], const flo
     out[15] = 1.0f;
 }
 
-/* v in the frame of rigid transform m: R^T (p - origin). */
+/* v in the frame of rigid transform m: R^T (p - origin). Only the three axes and the origin are copied
+ * for cglm (IK calls this twice per step). */
 static inline void anim_to_local(const float m[16], const float p[3], float out[3])
 {
-    mat4 l;
-    vec3 lp, d;
-    memcpy(l, m, sizeof l);
-    memcpy(lp, p, sizeof lp);
-    glm_vec3_sub(lp, l[3], d);
+    vec3 axis[3], origin, lp, d;
     for (int c = 0; c < 3; c++)
-        out[c] = glm_vec3_dot(l[c], d);
+        memcpy(axis[c], m + 4 * c, sizeof axis[c]);
+    memcpy(origin, m + 12, sizeof origin);
+    memcpy(lp, p, sizeof lp);
+    glm_vec3_sub(lp, origin, d);
+    for (int c = 0; c < 3; c++)
+        out[c] = glm_vec3_dot(axis[c], d);
 }
 
 #endif
