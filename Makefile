@@ -17,6 +17,10 @@ endif
 
 WARN     := -Wall -Wextra -Wpedantic -Wshadow
 CPPFLAGS := -Iinclude -Isrc -D_DEFAULT_SOURCE -MMD -MP
+# cglm is header-only. Unaligned loads: plush passes float[16] arrays that live inside structs and arena
+# blocks, which cglm's aligned SSE loads would fault on.
+CGLM_CFLAGS := $(shell pkg-config --cflags cglm 2>/dev/null) -DCGLM_ALL_UNALIGNED
+CPPFLAGS += $(CGLM_CFLAGS)
 CFLAGS   ?= -O2 -g
 CFLAGS   += -std=c11 $(WARN)
 LDLIBS   := -lm -lpthread -ldl
@@ -118,7 +122,7 @@ FUZZ_TARGETS := $(sort $(wildcard tools/fuzz/fuzz_*.c))
 fuzz: | $(DEPS_OK)
 	@mkdir -p build/fuzz
 	@set -e; for f in $(FUZZ_TARGETS); do n=$$(basename $$f .c); \
-	  $(CLANG) -std=c11 -g -O1 -Iinclude -Isrc -D_DEFAULT_SOURCE -fsanitize=fuzzer,address,undefined \
+	  $(CLANG) -std=c11 -g -O1 -Iinclude -Isrc -D_DEFAULT_SOURCE $(CGLM_CFLAGS) -fsanitize=fuzzer,address,undefined \
 	    -o build/fuzz/$$n $$f $(LIB_SRC) -lm -lpthread -ldl; \
 	  kind=$${n#fuzz_}; mkdir -p build/fuzz/corpus_$$kind; \
 	  find ../shared/data/mmd -name "*.$$kind" -size -300k -exec cp {} build/fuzz/corpus_$$kind/ \; 2>/dev/null || true; \

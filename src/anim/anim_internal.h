@@ -10,6 +10,8 @@
 
 #include "plush/anim.h"
 
+#include <cglm/cglm.h>
+
 #include <math.h>
 #include <string.h>
 
@@ -139,12 +141,18 @@ void anim_ik_solve(plush_anim *anim, uint32_t ik_bone, int stage);
 
 /* ---- math ------------------------------------------------------------------------------------------ */
 
+/* cglm where its arithmetic is the one bone outputs were made with (plush pose output is compared byte for
+ * byte): conjugates, vector differences and dots. The rotation matrix of a quaternion, the slerp and the
+ * compose keep their own order of operations (cglm's differ in the last bit). cglm takes non-const arrays,
+ * so const inputs are copied into locals; out may alias an input. */
+
 static inline void anim_q_identity(float q[4])
 {
-    q[0] = q[1] = q[2] = 0.0f;
-    q[3] = 1.0f;
+    glm_quat_identity(q);
 }
 
+/* Written out, not glm_quat_mul: cglm's SSE product gives the same bits, but its vector loads of
+ * quaternions just written as scalars cost store-forwarding stalls that bench_anim's pose time shows. */
 static inline void anim_q_mul(const float a[4], const float b[4], float out[4])
 {
     float x = a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1];
@@ -159,10 +167,9 @@ static inline void anim_q_mul(const float a[4], const float b[4], float out[4])
 
 static inline void anim_q_conj(const float q[4], float out[4])
 {
-    out[0] = -q[0];
-    out[1] = -q[1];
-    out[2] = -q[2];
-    out[3] = q[3];
+    versor l;
+    memcpy(l, q, sizeof l);
+    glm_quat_conjugate(l, out);
 }
 
 /* A zero or non-finite quaternion becomes the identity: bad key data never reaches a matrix. */
@@ -238,12 +245,18 @@ static inline void anim_compose(const float *parent, const float t[3], const flo
     out[15] = 1.0f;
 }
 
-/* v in the frame of rigid transform m: R^T (p - origin). */
+/* v in the frame of rigid transform m: R^T (p - origin). Only the three axes and the origin are copied
+ * for cglm (IK calls this twice per step). */
 static inline void anim_to_local(const float m[16], const float p[3], float out[3])
 {
-    float d[3] = {p[0] - m[12], p[1] - m[13], p[2] - m[14]};
+    vec3 axis[3], origin, lp, d;
     for (int c = 0; c < 3; c++)
-        out[c] = m[4 * c] * d[0] + m[4 * c + 1] * d[1] + m[4 * c + 2] * d[2];
+        memcpy(axis[c], m + 4 * c, sizeof axis[c]);
+    memcpy(origin, m + 12, sizeof origin);
+    memcpy(lp, p, sizeof lp);
+    glm_vec3_sub(lp, origin, d);
+    for (int c = 0; c < 3; c++)
+        out[c] = glm_vec3_dot(axis[c], d);
 }
 
 #endif

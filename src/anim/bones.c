@@ -406,8 +406,10 @@ void plush_anim_set_ik(plush_anim *anim, size_t bone, bool enabled)
 
 void anim_update_local(plush_anim *a, uint32_t b)
 {
-    for (int k = 0; k < 3; k++)
-        a->local_t[b][k] = a->rel[b][k] + a->motion_t[b][k] + a->morph_t[b][k] + a->append_t[b][k];
+    vec3 t;
+    glm_vec3_add(a->rel[b], a->motion_t[b], t);
+    glm_vec3_add(t, a->morph_t[b], t);
+    glm_vec3_add(t, a->append_t[b], a->local_t[b]);
     float q[4];
     anim_q_mul(a->morph_q[b], a->motion_q[b], q);
     anim_q_mul(q, a->append_q[b], q);
@@ -467,16 +469,14 @@ static void compute_append(plush_anim *a, uint32_t b)
             anim_q_scale(q, ratio, a->append_q[b]);
     }
     if (bone->flags & PLUSH_PMX_BONE_APPEND_TRANSLATE) {
-        for (int k = 0; k < 3; k++) {
-            float t;
-            if (local)
-                t = a->local_t[p][k] - a->rel[p][k];
-            else if (a->append[p] >= 0 && (src->flags & PLUSH_PMX_BONE_APPEND_TRANSLATE))
-                t = a->append_t[p][k];
-            else
-                t = a->motion_t[p][k] + a->morph_t[p][k];
-            a->append_t[b][k] = t * ratio;
-        }
+        vec3 t;
+        if (local)
+            glm_vec3_sub(a->local_t[p], a->rel[p], t);
+        else if (a->append[p] >= 0 && (src->flags & PLUSH_PMX_BONE_APPEND_TRANSLATE))
+            glm_vec3_copy(a->append_t[p], t);
+        else
+            glm_vec3_add(a->motion_t[p], a->morph_t[p], t);
+        glm_vec3_scale(t, ratio, a->append_t[b]);
     }
 }
 

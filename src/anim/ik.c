@@ -26,25 +26,6 @@
 /* MMD models use loop counts of tens; a corrupt count must not stall a frame. */
 #define IK_MAX_LOOPS 1024
 
-static float dot3(const float a[3], const float b[3])
-{
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
-
-static void cross3(const float a[3], const float b[3], float out[3])
-{
-    float x = a[1] * b[2] - a[2] * b[1], y = a[2] * b[0] - a[0] * b[2], z = a[0] * b[1] - a[1] * b[0];
-    out[0] = x;
-    out[1] = y;
-    out[2] = z;
-}
-
-static float dist3(const float a[3], const float b[3])
-{
-    float d[3] = {a[0] - b[0], a[1] - b[1], a[2] - b[2]};
-    return sqrtf(dot3(d, d));
-}
-
 static float clampf(float v, float lo, float hi)
 {
     return v < lo ? lo : (v > hi ? hi : v);
@@ -135,23 +116,22 @@ static void set_local_rotation(const ik_solve *s, uint32_t b, const float want[4
 /* One CCD step on a link limited to one axis: the signed angle between effector and goal projected
  * onto the plane of that axis, added to the link's current angle about it. */
 static void step_single_axis(const ik_solve *s, uint32_t b, const plush_pmx_ik_link *link, int axis, float unit,
-                             const float le[3], const float lt[3], int iteration)
+                             vec3 le, vec3 lt, int iteration)
 {
-    float ax[3] = {0, 0, 0};
+    vec3 ax = {0, 0, 0};
     ax[axis] = 1.0f;
     /* The link's local rotation is a rotation about ax (this function keeps it so), so ax has the same
      * coordinates in the link's frame and its parent's. */
-    float pe[3], pt[3];
-    float de = dot3(le, ax), dt = dot3(lt, ax);
-    for (int k = 0; k < 3; k++) {
-        pe[k] = le[k] - de * ax[k];
-        pt[k] = lt[k] - dt * ax[k];
-    }
+    vec3 pe, pt, along;
+    glm_vec3_scale(ax, glm_vec3_dot(le, ax), along);
+    glm_vec3_sub(le, along, pe);
+    glm_vec3_scale(ax, glm_vec3_dot(lt, ax), along);
+    glm_vec3_sub(lt, along, pt);
     float delta = 0.0f;
-    if (dot3(pe, pe) > 1e-12f && dot3(pt, pt) > 1e-12f) {
-        float c[3];
-        cross3(pe, pt, c);
-        delta = atan2f(dot3(ax, c), dot3(pe, pt));
+    if (glm_vec3_norm2(pe) > 1e-12f && glm_vec3_norm2(pt) > 1e-12f) {
+        vec3 c;
+        glm_vec3_cross(pe, pt, c);
+        delta = atan2f(glm_vec3_dot(ax, c), glm_vec3_dot(pe, pt));
     }
     if (unit > 0.0f)
         delta = clampf(delta, -unit, unit);
@@ -185,31 +165,28 @@ static void step_link(const ik_solve *s, uint32_t b, const plush_pmx_ik_link *li
 {
     plush_anim *a = s->a;
     const float *g = a->global[b];
-    float le[3], lt[3];
+    vec3 le, lt;
     anim_to_local(g, &a->global[s->effector][12], le);
     anim_to_local(g, &a->global[s->ik][12], lt);
-    float ne = sqrtf(dot3(le, le)), nt = sqrtf(dot3(lt, lt));
+    float ne = glm_vec3_norm(le), nt = glm_vec3_norm(lt);
     if (ne < 1e-8f || nt < 1e-8f)
         return;   /* the effector or the goal sits on the link's pivot: no direction to turn */
-    for (int k = 0; k < 3; k++) {
-        le[k] /= ne;
-        lt[k] /= nt;
-    }
+    glm_vec3_divs(le, ne, le);
+    glm_vec3_divs(lt, nt, lt);
     int axis = link->has_limits ? single_axis(link) : -1;
     if (axis >= 0) {
         step_single_axis(s, b, link, axis, unit, le, lt, iteration);
         return;
     }
-    float c[3];
-    cross3(le, lt, c);
-    float sn = sqrtf(dot3(c, c));
-    float angle = atan2f(sn, dot3(le, lt));
+    vec3 c;
+    glm_vec3_cross(le, lt, c);
+    float sn = glm_vec3_norm(c);
+    float angle = atan2f(sn, glm_vec3_dot(le, lt));
     if (angle < IK_MIN_ANGLE || sn < 1e-12f)
         return;
     if (unit > 0.0f && angle > unit)
         angle = unit;
-    for (int k = 0; k < 3; k++)
-        c[k] /= sn;
+    glm_vec3_divs(c, sn, c);
     float rot[4], want[4];
     anim_q_axis_angle(c, angle, rot);
     /* rot is expressed in the link's own (rotated) frame, so it applies after the current local
@@ -251,7 +228,7 @@ static void solve_loops(const ik_solve *s, const plush_pmx_bone *bone)
     plush_anim *a = s->a;
     uint32_t n = bone->ik_link_count;
     const plush_pmx_ik_link *links = bone->ik_links;
-    float best = dist3(&a->global[s->effector][12], &a->global[s->ik][12]);
+    float best = glm_vec3_distance(&a->global[s->effector][12], &a->global[s->ik][12]);
     if (best < IK_REACHED)
         return;
     save(a, links, n);
@@ -264,7 +241,7 @@ static void solve_loops(const ik_solve *s, const plush_pmx_bone *bone)
                 continue;
             step_link(s, b, &links[k], unit, it);
         }
-        float d = dist3(&a->global[s->effector][12], &a->global[s->ik][12]);
+        float d = glm_vec3_distance(&a->global[s->effector][12], &a->global[s->ik][12]);
         if (!(d < best)) {
             restore(s, links, n);   /* no progress: back to the best pose, and stop */
             return;

@@ -23,6 +23,7 @@
  * quaternion, the four are brought into the first one's hemisphere, blended with the stored weights and
  * normalised; rotations then blend without the shrinking of linear blending (the "candy wrapper"). */
 #include "anim/anim_internal.h"
+#include "core/geom.h"
 
 #include <math.h>
 #include <string.h>
@@ -67,45 +68,6 @@ HOT void store_unit(float out[3], v4 n, const float fallback[3])
 }
 
 /* ---- quaternions (x y z w) ---------------------------------------------------------------------- */
-
-/* The rotation of a column-major rigid matrix (Shepperd's method: the largest diagonal term first, so
- * the square root never sees a small or negative number). */
-static void quat_from_matrix(const float *m, float q[4])
-{
-    /* R(row, col) = m[col * 4 + row] */
-    float r00 = m[0], r10 = m[1], r20 = m[2];
-    float r01 = m[4], r11 = m[5], r21 = m[6];
-    float r02 = m[8], r12 = m[9], r22 = m[10];
-    float trace = r00 + r11 + r22;
-    if (trace > 0.0f) {
-        float s = 2.0f * sqrtf(trace + 1.0f);
-        q[3] = 0.25f * s;
-        q[0] = (r21 - r12) / s;
-        q[1] = (r02 - r20) / s;
-        q[2] = (r10 - r01) / s;
-    } else if (r00 > r11 && r00 > r22) {
-        float s = 2.0f * sqrtf(1.0f + r00 - r11 - r22);
-        q[3] = (r21 - r12) / s;
-        q[0] = 0.25f * s;
-        q[1] = (r01 + r10) / s;
-        q[2] = (r02 + r20) / s;
-    } else if (r11 > r22) {
-        float s = 2.0f * sqrtf(1.0f + r11 - r00 - r22);
-        q[3] = (r02 - r20) / s;
-        q[0] = (r01 + r10) / s;
-        q[1] = 0.25f * s;
-        q[2] = (r12 + r21) / s;
-    } else {
-        float s = 2.0f * sqrtf(1.0f + r22 - r00 - r11);
-        q[3] = (r10 - r01) / s;
-        q[0] = (r02 + r20) / s;
-        q[1] = (r12 + r21) / s;
-        q[2] = 0.25f * s;
-    }
-    float len = sqrtf(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
-    for (int k = 0; k < 4; k++)
-        q[k] /= len;
-}
 
 /* q v q* for a unit q: t = 2 (q.xyz x v), v' = v + w t + q.xyz x t. */
 static void quat_rotate(const float q[4], const float v[3], float out[3])
@@ -225,8 +187,8 @@ static void skin_sdef(const plush_pmx_vertex *v, const plush_pmx_sdef *sd, const
     float w0 = v->weights[0], w1 = v->weights[1];
     const float *m0 = skin[v->bones[0]], *m1 = skin[v->bones[1]];
     float q0[4], q1[4], q[4];
-    quat_from_matrix(m0, q0);
-    quat_from_matrix(m1, q1);
+    plush__mat3_to_quatf(m0, 4, q0);
+    plush__mat3_to_quatf(m1, 4, q1);
     if (q0[0] * q1[0] + q0[1] * q1[1] + q0[2] * q1[2] + q0[3] * q1[3] < 0.0f)
         for (int k = 0; k < 4; k++)
             q1[k] = -q1[k];
@@ -268,7 +230,7 @@ static void skin_qdef(const plush_pmx_vertex *v, const float (*skin)[16], size_t
             continue;
         const float *m = skin[b];
         float q[4];
-        quat_from_matrix(m, q);
+        plush__mat3_to_quatf(m, 4, q);
         /* q and -q are one rotation; blending across hemispheres would cancel instead of average. */
         if (!have_first) {
             memcpy(first, q, sizeof first);

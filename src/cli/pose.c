@@ -1,6 +1,7 @@
 /* plush pose MODEL.pmx [--motion M.vmd|P.vpd] --frame F [--bones OUT.csv] [--mesh OUT.obj|OUT.ply]
  * [--physics]: the model posed at one frame, dumped for comparison with other programs. */
 #include "cli/cli.h"
+#include "core/geom.h"
 #include "plush/obj.h"
 
 #include <math.h>
@@ -156,26 +157,13 @@ static plush_status pose_run(const pose_job *job, const plush_pmx_model *model, 
 /* The rotation of a rigid column-major matrix, with qw >= 0 so that equal poses print equal rows. */
 static void matrix_quat(const float *m, double q[4])
 {
-    double r00 = m[0], r10 = m[1], r20 = m[2], r01 = m[4], r11 = m[5], r21 = m[6], r02 = m[8], r12 = m[9],
-           r22 = m[10];
-    double trace = r00 + r11 + r22;
-    if (trace > 0) {
-        double s = 2 * sqrt(trace + 1);
-        q[0] = (r21 - r12) / s, q[1] = (r02 - r20) / s, q[2] = (r10 - r01) / s, q[3] = 0.25 * s;
-    } else if (r00 > r11 && r00 > r22) {
-        double s = 2 * sqrt(1 + r00 - r11 - r22);
-        q[0] = 0.25 * s, q[1] = (r01 + r10) / s, q[2] = (r02 + r20) / s, q[3] = (r21 - r12) / s;
-    } else if (r11 > r22) {
-        double s = 2 * sqrt(1 + r11 - r00 - r22);
-        q[0] = (r01 + r10) / s, q[1] = 0.25 * s, q[2] = (r12 + r21) / s, q[3] = (r02 - r20) / s;
-    } else {
-        double s = 2 * sqrt(1 + r22 - r00 - r11);
-        q[0] = (r02 + r20) / s, q[1] = (r12 + r21) / s, q[2] = 0.25 * s, q[3] = (r10 - r01) / s;
-    }
-    double len = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
-    double sign = q[3] < 0 ? -1.0 : 1.0;
-    for (int k = 0; k < 4; k++)
-        q[k] = sign * q[k] / len;
+    double d[16];
+    for (int k = 0; k < 16; k++)
+        d[k] = m[k];
+    plush__mat3_to_quat(d, 4, q);
+    if (q[3] < 0)
+        for (int k = 0; k < 4; k++)
+            q[k] = -q[k];
 }
 
 /* A CSV field: as is, or in double quotes (inner quotes doubled) when it holds a comma, a quote, a line

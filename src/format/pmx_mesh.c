@@ -2,6 +2,8 @@
  * scene policy (src/scene/proxy_model.c). */
 #include "plush/pmx.h"
 
+#include "core/geom.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,50 +87,6 @@ plush_status plush_pmx_material_vertices(const plush_pmx_model *model, size_t ma
 
 /* ---- welding --------------------------------------------------------------------------------- */
 
-/* Open addressing over node numbers + 1 (0 = empty), keyed by position. Adding 0.0f turns -0 into +0,
- * so positions that compare equal hash equally. */
-typedef struct weld_table {
-    uint32_t *slots;
-    size_t mask;
-} weld_table;
-
-static size_t position_hash(const float p[3])
-{
-    uint64_t h = 1469598103934665603u;
-    for (int k = 0; k < 3; k++) {
-        float f = p[k] + 0.0f;
-        uint32_t bits;
-        memcpy(&bits, &f, sizeof bits);
-        h = (h ^ bits) * 1099511628211u;
-        h ^= h >> 29;
-    }
-    return (size_t)h;
-}
-
-static bool same_position(const float a[3], const float b[3])
-{
-    return a[0] == b[0] && a[1] == b[1] && a[2] == b[2];
-}
-
-/* The node at position p, or a new one (node_vertex[new] = vertex). */
-static uint32_t weld_find(weld_table *t, float (*nodes)[3], int32_t *node_vertex, size_t *node_count,
-                          const float p[3], uint32_t vertex)
-{
-    size_t i = position_hash(p) & t->mask;
-    for (;; i = (i + 1) & t->mask) {
-        uint32_t s = t->slots[i];
-        if (s == 0)
-            break;
-        if (same_position(nodes[s - 1], p))
-            return s - 1;
-    }
-    uint32_t node = (uint32_t)(*node_count)++;
-    memcpy(nodes[node], p, sizeof nodes[node]);
-    node_vertex[node] = (int32_t)vertex;
-    t->slots[i] = node + 1;
-    return node;
-}
-
 plush_status plush_pmx_weld(const plush_pmx_model *model, size_t material, plush_arena *arena,
                             plush_pmx_welded_mesh *out, plush_diag *diag)
 {
@@ -150,33 +108,32 @@ plush_status plush_pmx_weld(const plush_pmx_model *model, size_t material, plush
     for (size_t v = 0; v < model->vertex_count; v++)
         out->vertex_node[v] = -1;
 
-    /* Distinct vertices bound the node count; the table stays at most half full. */
+    /* Distinct vertices bound the node count. */
     size_t most = count < model->vertex_count ? count : model->vertex_count;
-    size_t cap = 16;
-    while (cap < 2 * most)
-        cap *= 2;
-    weld_table table = {.slots = calloc(cap, sizeof *table.slots), .mask = cap - 1};
-    float(*nodes)[3] = malloc((most ? most : 1) * sizeof *nodes);
+    plush__weld weld;
+    bool ok = plush__weld_init(&weld, most);
     int32_t *node_vertex = malloc((most ? most : 1) * sizeof *node_vertex);
-    size_t node_count = 0;
-    if (table.slots && nodes && node_vertex) {
+    if (ok && node_vertex) {
         for (size_t i = 0; i < count; i++) {
             uint32_t v = faces[i];
-            if (out->vertex_node[v] < 0)
-                out->vertex_node[v] = (int32_t)weld_find(&table, nodes, node_vertex, &node_count,
-                                                         model->vertices[v].position, v);
+            if (out->vertex_node[v] < 0) {
+                bool added;
+                out->vertex_node[v] = (int32_t)plush__weld_add(&weld, model->vertices[v].position, &added);
+                if (added)
+                    node_vertex[out->vertex_node[v]] = (int32_t)v;
+            }
             out->triangles[i / 3][i % 3] = (uint32_t)out->vertex_node[v];
         }
+        size_t node_count = weld.count;
         out->nodes = plush_arena_array(arena, node_count ? node_count : 1, sizeof *out->nodes);
         out->node_vertex = plush_arena_array(arena, node_count ? node_count : 1, sizeof *out->node_vertex);
+        if (out->nodes && out->node_vertex) {
+            memcpy(out->nodes, weld.positions, node_count * sizeof *out->nodes);
+            memcpy(out->node_vertex, node_vertex, node_count * sizeof *node_vertex);
+            out->node_count = node_count;
+        }
     }
-    if (out->nodes && out->node_vertex) {
-        memcpy(out->nodes, nodes, node_count * sizeof *nodes);
-        memcpy(out->node_vertex, node_vertex, node_count * sizeof *node_vertex);
-        out->node_count = node_count;
-    }
-    free(table.slots);
-    free(nodes);
+    plush__weld_free(&weld);
     free(node_vertex);
     return out->nodes && out->node_vertex ? PLUSH_OK : no_memory(diag, material);
 }

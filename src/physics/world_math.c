@@ -1,35 +1,40 @@
-/* Rigid-transform and quaternion helpers for the world: column-major float[16] (cglm layout, element
- * (row r, column c) at m[4c + r]). Written out here rather than taken from cglm because every input is
- * const and cglm takes non-const arrays; these few functions are all the physics needs. */
+/* Rigid-transform and quaternion helpers for the world: column-major float[16] (cglm's mat4 layout,
+ * element (row r, column c) at m[4c + r]). cglm does the work where its arithmetic is the one the outputs
+ * were made with (they are compared byte for byte); the quaternion <-> matrix conversions, the slerp and
+ * the PMX Euler matrix keep their own order of operations. cglm takes non-const arrays: const inputs are
+ * copied into locals first. */
 #include "physics/world_internal.h"
+
+#include "core/geom.h"
+
+#include <cglm/cglm.h>
 
 #include <math.h>
 #include <string.h>
 
 void world_mat_identity(float out[16])
 {
-    memset(out, 0, 16 * sizeof(float));
-    out[0] = out[5] = out[10] = out[15] = 1;
+    glm_mat4_identity((vec4 *)out);
 }
 
 void world_mat_mul(const float a[16], const float b[16], float out[16])
 {
-    for (int c = 0; c < 4; c++)
-        for (int r = 0; r < 4; r++) {
-            float s = 0;
-            for (int k = 0; k < 4; k++)
-                s += a[4 * k + r] * b[4 * c + k];
-            out[4 * c + r] = s;
-        }
+    mat4 la, lb;
+    memcpy(la, a, sizeof la);
+    memcpy(lb, b, sizeof lb);
+    glm_mat4_mul(la, lb, (vec4 *)out);
 }
 
 void world_mat_rigid_inverse(const float m[16], float out[16])
 {
-    for (int c = 0; c < 3; c++)
-        for (int r = 0; r < 3; r++)
-            out[4 * c + r] = m[4 * r + c];
-    for (int r = 0; r < 3; r++)
-        out[12 + r] = -(out[r] * m[12] + out[4 + r] * m[13] + out[8 + r] * m[14]);
+    mat4 l;
+    memcpy(l, m, sizeof l);
+    /* [R | t]^-1 = [R^T | -R^T t]: row r of R^T is column r of R */
+    for (int r = 0; r < 3; r++) {
+        for (int c = 0; c < 3; c++)
+            out[4 * c + r] = l[r][c];
+        out[12 + r] = -glm_vec3_dot(l[r], l[3]);
+    }
     out[3] = out[7] = out[11] = 0;
     out[15] = 1;
 }
@@ -62,36 +67,7 @@ void world_mat_pmx(const float position[3], const float rotation[3], float out[1
 
 void world_mat_to_quat(const float m[16], float q[4])
 {
-    float m00 = m[0], m11 = m[5], m22 = m[10];
-    float tr = m00 + m11 + m22;
-    if (tr > 0) {
-        float s = sqrtf(tr + 1) * 2;
-        q[3] = 0.25f * s;
-        q[0] = (m[6] - m[9]) / s;
-        q[1] = (m[8] - m[2]) / s;
-        q[2] = (m[1] - m[4]) / s;
-    } else if (m00 > m11 && m00 > m22) {
-        float s = sqrtf(1 + m00 - m11 - m22) * 2;
-        q[3] = (m[6] - m[9]) / s;
-        q[0] = 0.25f * s;
-        q[1] = (m[4] + m[1]) / s;
-        q[2] = (m[8] + m[2]) / s;
-    } else if (m11 > m22) {
-        float s = sqrtf(1 + m11 - m00 - m22) * 2;
-        q[3] = (m[8] - m[2]) / s;
-        q[0] = (m[4] + m[1]) / s;
-        q[1] = 0.25f * s;
-        q[2] = (m[9] + m[6]) / s;
-    } else {
-        float s = sqrtf(1 + m22 - m00 - m11) * 2;
-        q[3] = (m[1] - m[4]) / s;
-        q[0] = (m[8] + m[2]) / s;
-        q[1] = (m[9] + m[6]) / s;
-        q[2] = 0.25f * s;
-    }
-    float n = sqrtf(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
-    for (int k = 0; k < 4; k++)
-        q[k] /= n;
+    plush__mat3_to_quatf(m, 4, q);
 }
 
 void world_mat_from_quat(const float q[4], const float t[3], float out[16])
@@ -147,12 +123,14 @@ void world_mat_interpolate(const float a[16], const float b[16], float t, float 
         memcpy(out, b, 16 * sizeof(float));
         return;
     }
-    float qa[4], qb[4], q[4], p[3];
+    versor qa, qb, q;
+    vec3 p, ta, tb;
     world_mat_to_quat(a, qa);
     world_mat_to_quat(b, qb);
     world_quat_slerp(qa, qb, t, q);
-    for (int k = 0; k < 3; k++)
-        p[k] = a[12 + k] + (b[12 + k] - a[12 + k]) * t;
+    memcpy(ta, a + 12, sizeof ta);
+    memcpy(tb, b + 12, sizeof tb);
+    glm_vec3_lerp(ta, tb, t, p);
     world_mat_from_quat(q, p, out);
 }
 

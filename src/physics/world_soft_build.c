@@ -1,5 +1,6 @@
 /* PMX 2.1 soft bodies, building: the node mesh (welded TriMesh or Rope), pins and anchors with their
  * repairs, and every PMX field handed to Bullet through the bulletc ABI. */
+#include "core/geom.h"
 #include "physics/world_soft_internal.h"
 #include "plush/pmx.h"
 
@@ -85,13 +86,6 @@ static int by_edge(const void *pa, const void *pb)
     return (a->face > b->face) - (a->face < b->face);
 }
 
-static uint32_t find_root(uint32_t *parent, uint32_t x)
-{
-    while (parent[x] != x)
-        x = parent[x] = parent[parent[x]];
-    return x;
-}
-
 /* How many pieces the faces with area make when faces sharing an edge are joined; 0 when out of memory.
  * With VF_SS collisions Bullet builds a face tree by merging edge-adjacent faces until one is left, so
  * for a body of several pieces it never finishes (btSoftBody::initializeFaceTree loops forever). */
@@ -119,9 +113,9 @@ static size_t face_pieces(const float (*rest)[3], const uint32_t (*tris)[3], siz
     qsort(edges, n, sizeof *edges, by_edge);
     for (size_t i = 1; i < n; i++)
         if (edges[i].lo == edges[i - 1].lo && edges[i].hi == edges[i - 1].hi)
-            parent[find_root(parent, edges[i].face)] = find_root(parent, edges[i - 1].face);
+            plush__uf_union(parent, edges[i].face, edges[i - 1].face);
     for (size_t t = 0; t < count; t++)
-        pieces += used[t] && find_root(parent, (uint32_t)t) == t;
+        pieces += used[t] && plush__uf_find(parent, (uint32_t)t) == t;
     free(edges);
     free(parent);
     free(used);

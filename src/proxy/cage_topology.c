@@ -1,6 +1,7 @@
 /* Cages: vertex normals, the topology check (closed 2-manifold or not) and the distance from the detailed
  * surface. */
 #include "plush/proxy_cage.h"
+#include "core/geom.h"
 #include "plush/proxy.h"
 
 #include <math.h>
@@ -70,8 +71,6 @@ static int half_edge_cmp(const void *pa, const void *pb)
     return a->face < b->face ? -1 : a->face > b->face;
 }
 
-static uint32_t find_root(uint32_t *parent, uint32_t x);
-
 /* face_root: union-find over faces; faces sharing an edge join one piece. */
 static void count_edges(half_edge *he, size_t n, uint32_t *face_root, plush_cage_topology *t)
 {
@@ -79,9 +78,7 @@ static void count_edges(half_edge *he, size_t n, uint32_t *face_root, plush_cage
     for (size_t i = 0; i < n;) {
         size_t j = i + 1;
         while (j < n && he[j].lo == he[i].lo && he[j].hi == he[i].hi) {
-            uint32_t ra = find_root(face_root, he[i].face), rb = find_root(face_root, he[j].face);
-            if (ra != rb)
-                face_root[ra > rb ? ra : rb] = ra < rb ? ra : rb;
+            plush__uf_union(face_root, he[i].face, he[j].face);
             j++;
         }
         t->edges++;
@@ -93,13 +90,6 @@ static void count_edges(half_edge *he, size_t n, uint32_t *face_root, plush_cage
             t->misoriented_edges++;
         i = j;
     }
-}
-
-static uint32_t find_root(uint32_t *parent, uint32_t x)
-{
-    while (parent[x] != x)
-        x = parent[x] = parent[parent[x]];
-    return x;
 }
 
 static int u32_cmp(const void *pa, const void *pb)
@@ -132,16 +122,14 @@ static bool vertex_fan_ok(const uint32_t (*link)[2], size_t k, uint32_t *ids, ui
     for (size_t i = 0; i < 2 * k; i++)
         if (n == 0 || ids[n - 1] != ids[i])
             ids[n++] = ids[i];
-    for (size_t i = 0; i < n; i++)
-        parent[i] = (uint32_t)i, degree[i] = 0;
+    plush__uf_init(parent, n);
+    memset(degree, 0, n);
     size_t components = n;
     for (size_t i = 0; i < k; i++) {
         uint32_t a = (uint32_t)local_id(ids, n, link[i][0]), b = (uint32_t)local_id(ids, n, link[i][1]);
         if (++degree[a] > 2 || ++degree[b] > 2)
             return false;
-        uint32_t ra = find_root(parent, a), rb = find_root(parent, b);
-        if (ra != rb)
-            parent[ra] = rb, components--;
+        components -= plush__uf_union(parent, a, b);
     }
     return components == 1;
 }
@@ -221,7 +209,7 @@ plush_status plush_cage_check(const plush_cage_mesh *mesh, plush_cage_topology *
     }
     count_edges(he, n, face_root, out);
     for (size_t f = 0; f < nt; f++)
-        out->pieces += !bad[f] && find_root(face_root, (uint32_t)f) == f;
+        out->pieces += !bad[f] && plush__uf_find(face_root, (uint32_t)f) == f;
     free(he);
     free(face_root);
     plush_status st = count_fans(mesh, bad, out, diag);

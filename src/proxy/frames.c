@@ -1,5 +1,6 @@
 /* Triangle frames (DESIGN.md, "Proxy skinning") and the per-triangle skin transforms built from them.
  * Everything here runs once per triangle per frame, so it works in double and rounds to float once. */
+#include "core/geom.h"
 #include "proxy/skin_internal.h"
 
 #include <math.h>
@@ -125,42 +126,18 @@ static void store_affine(const mat3 *lin, const double center_rest[3], const dou
     out[15] = 1.0f;
 }
 
-/* Shepperd's method: take the square root of the largest of w^2, x^2, y^2, z^2 so it never divides by
- * a small number. q is (x, y, z, w). */
+/* q (x, y, z, w) of a rotation; q and -q are the same rotation, and one sign (w >= 0) makes matrices and
+ * quaternions easy to compare. */
 static void rotation_quaternion(const mat3 *rot, double q[4])
 {
-    const double(*m)[3] = rot->m;
-    double trace = m[0][0] + m[1][1] + m[2][2];
-    if (trace > 0) {
-        double s = 2.0 * sqrt(trace + 1.0);
-        q[0] = (m[2][1] - m[1][2]) / s;
-        q[1] = (m[0][2] - m[2][0]) / s;
-        q[2] = (m[1][0] - m[0][1]) / s;
-        q[3] = 0.25 * s;
-    } else if (m[0][0] > m[1][1] && m[0][0] > m[2][2]) {
-        double s = 2.0 * sqrt(1.0 + m[0][0] - m[1][1] - m[2][2]);
-        q[0] = 0.25 * s;
-        q[1] = (m[0][1] + m[1][0]) / s;
-        q[2] = (m[0][2] + m[2][0]) / s;
-        q[3] = (m[2][1] - m[1][2]) / s;
-    } else if (m[1][1] > m[2][2]) {
-        double s = 2.0 * sqrt(1.0 + m[1][1] - m[0][0] - m[2][2]);
-        q[0] = (m[0][1] + m[1][0]) / s;
-        q[1] = 0.25 * s;
-        q[2] = (m[1][2] + m[2][1]) / s;
-        q[3] = (m[0][2] - m[2][0]) / s;
-    } else {
-        double s = 2.0 * sqrt(1.0 + m[2][2] - m[0][0] - m[1][1]);
-        q[0] = (m[0][2] + m[2][0]) / s;
-        q[1] = (m[1][2] + m[2][1]) / s;
-        q[2] = 0.25 * s;
-        q[3] = (m[1][0] - m[0][1]) / s;
-    }
-    double len = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
-    /* q and -q are the same rotation; one sign makes matrices and quaternions easy to compare. */
-    double s = q[3] < 0 ? -1.0 / len : 1.0 / len;
-    for (int k = 0; k < 4; k++)
-        q[k] *= s;
+    double m[9]; /* the kernel reads columns */
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 3; c++)
+            m[3 * c + r] = rot->m[r][c];
+    plush__mat3_to_quat(m, 3, q);
+    if (q[3] < 0)
+        for (int k = 0; k < 4; k++)
+            q[k] = -q[k];
 }
 
 void proxy_skin_rigid(const proxy_rest *rest, const proxy_frame *now, float out[16], float dq[8])

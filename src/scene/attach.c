@@ -2,6 +2,7 @@
  * connected part of the cage). Presets and fields are in attach_params.c, reading the cage in
  * attach_proxy.c. */
 #include "plush/scene_attach.h"
+#include "core/geom.h"
 #include "scene/attach_internal.h"
 
 #include <math.h>
@@ -293,13 +294,6 @@ static int edge_key_cmp(const void *pa, const void *pb)
     return a->face < b->face ? -1 : a->face > b->face;
 }
 
-static uint32_t root_of(uint32_t *parent, uint32_t x)
-{
-    while (parent[x] != x)
-        x = parent[x] = parent[parent[x]];
-    return x;
-}
-
 static plush_status find_pieces(attach_work *w, plush_diag *diag)
 {
     const plush_cage_mesh *c = w->o->cage;
@@ -320,14 +314,11 @@ static plush_status find_pieces(attach_work *w, plush_diag *diag)
     }
     qsort(edges, 3 * nt, sizeof *edges, edge_key_cmp);
     for (size_t i = 1; i < 3 * nt; i++)
-        if (edges[i].lo == edges[i - 1].lo && edges[i].hi == edges[i - 1].hi) {
-            uint32_t a = root_of(parent, edges[i].face), b = root_of(parent, edges[i - 1].face);
-            if (a != b)
-                parent[a > b ? a : b] = a < b ? a : b; /* the first face stands for the piece */
-        }
+        if (edges[i].lo == edges[i - 1].lo && edges[i].hi == edges[i - 1].hi)
+            plush__uf_union(parent, edges[i].face, edges[i - 1].face); /* the first face stands for the piece */
     w->pieces = 0;
     for (size_t t = 0; t < nt; t++) {
-        uint32_t r = root_of(parent, (uint32_t)t);
+        uint32_t r = plush__uf_find(parent, (uint32_t)t);
         w->face_piece[t] = r == t ? (uint32_t)w->pieces++ : w->face_piece[r];
     }
     free(parent);

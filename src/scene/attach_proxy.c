@@ -1,5 +1,6 @@
 /* Attach's proxy cage: read from an OBJ or a PMX file, vertices joined by position. */
 #include "plush/obj.h"
+#include "core/geom.h"
 #include "plush/scene_attach.h"
 
 #include <math.h>
@@ -9,21 +10,6 @@
 #include <string.h>
 
 /* ---- reading a proxy ----------------------------------------------------------------------------- */
-
-/* Sorting vertex numbers by position joins equal ones (-0 and +0 compare equal, as == says). */
-typedef struct pos_key {
-    float p[3];
-    uint32_t v;
-} pos_key;
-
-static int pos_key_cmp(const void *pa, const void *pb)
-{
-    const pos_key *a = pa, *b = pb;
-    for (int k = 0; k < 3; k++)
-        if (a->p[k] != b->p[k])
-            return a->p[k] < b->p[k] ? -1 : 1;
-    return a->v < b->v ? -1 : a->v > b->v;
-}
 
 static plush_status no_memory(plush_diag *diag)
 {
@@ -35,22 +21,18 @@ static plush_status no_memory(plush_diag *diag)
 static plush_status join_positions(const float (*pos)[3], size_t nv, const uint32_t *idx, size_t nt,
                                    plush_arena *arena, plush_cage_mesh *out, plush_diag *diag)
 {
-    pos_key *keys = malloc((nv ? nv : 1) * sizeof *keys);
+    uint32_t *first = malloc((nv ? nv : 1) * sizeof *first);
     uint32_t *rep = malloc((nv ? nv : 1) * sizeof *rep), *number = malloc((nv ? nv : 1) * sizeof *number);
     uint32_t(*tris)[3] = plush_arena_array(arena, nt ? nt : 1, sizeof *tris);
-    plush_status st = keys && rep && number && tris ? PLUSH_OK : no_memory(diag);
-    for (size_t v = 0; st == PLUSH_OK && v < nv; v++) {
+    plush_status st = first && rep && number && tris ? PLUSH_OK : no_memory(diag);
+    for (size_t v = 0; st == PLUSH_OK && v < nv; v++)
         if (!isfinite(pos[v][0]) || !isfinite(pos[v][1]) || !isfinite(pos[v][2]))
             st = plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, "vertex", (int64_t)v, "position is not finite");
-        keys[v] = (pos_key){.p = {pos[v][0] + 0.0f, pos[v][1] + 0.0f, pos[v][2] + 0.0f}, .v = (uint32_t)v};
-    }
+    if (st == PLUSH_OK && plush__weld_positions(pos, nv, rep, first) == SIZE_MAX)
+        st = no_memory(diag);
     if (st == PLUSH_OK) {
-        qsort(keys, nv, sizeof *keys, pos_key_cmp);
-        for (size_t i = 0; i < nv; i++) {
-            const float *p = keys[i].p, *q = i > 0 ? keys[i - 1].p : NULL;
-            bool same = q && p[0] == q[0] && p[1] == q[1] && p[2] == q[2];
-            rep[keys[i].v] = same ? rep[keys[i - 1].v] : keys[i].v;
-        }
+        for (size_t v = 0; v < nv; v++)
+            rep[v] = first[rep[v]]; /* node -> the vertex that stands for it */
         for (size_t v = 0; v < nv; v++)
             number[v] = UINT32_MAX;
         size_t kept = 0, dropped = 0;
@@ -86,7 +68,7 @@ static plush_status join_positions(const float (*pos)[3], size_t nv, const uint3
         out->triangles = tris;
         out->triangle_count = kept;
     }
-    free(keys);
+    free(first);
     free(rep);
     free(number);
     if (st == PLUSH_OK && out->triangle_count == 0)

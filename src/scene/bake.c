@@ -1,5 +1,6 @@
 /* Baking the proxy animation into pseudo-bone keys: per frame, every proxy triangle's rigid frame
  * F(t) F(0)^-1 as a translation of the rest centroid and a rotation about it. */
+#include "core/geom.h"
 #include "scene/bake_internal.h"
 
 #include <errno.h>
@@ -46,45 +47,6 @@ plush_status plush_scene_bake_create(const plush_scene_binding *binding, const p
     return PLUSH_OK;
 }
 
-/* Unit quaternion (x y z w) of a rotation matrix given as columns (m[c][r]); Shepperd's branch on the
- * largest diagonal term keeps it accurate for every angle. */
-static void matrix_quat(double m[3][3], float q[4])
-{
-    double tr = m[0][0] + m[1][1] + m[2][2], x, y, z, w;
-    if (tr > 0) {
-        double s = 2.0 * sqrt(tr + 1.0);
-        w = 0.25 * s;
-        x = (m[1][2] - m[2][1]) / s;
-        y = (m[2][0] - m[0][2]) / s;
-        z = (m[0][1] - m[1][0]) / s;
-    } else if (m[0][0] > m[1][1] && m[0][0] > m[2][2]) {
-        double s = 2.0 * sqrt(1.0 + m[0][0] - m[1][1] - m[2][2]);
-        w = (m[1][2] - m[2][1]) / s;
-        x = 0.25 * s;
-        y = (m[1][0] + m[0][1]) / s;
-        z = (m[2][0] + m[0][2]) / s;
-    } else if (m[1][1] > m[2][2]) {
-        double s = 2.0 * sqrt(1.0 + m[1][1] - m[0][0] - m[2][2]);
-        w = (m[2][0] - m[0][2]) / s;
-        x = (m[1][0] + m[0][1]) / s;
-        y = 0.25 * s;
-        z = (m[2][1] + m[1][2]) / s;
-    } else {
-        double s = 2.0 * sqrt(1.0 + m[2][2] - m[0][0] - m[1][1]);
-        w = (m[0][1] - m[1][0]) / s;
-        x = (m[2][0] + m[0][2]) / s;
-        y = (m[2][1] + m[1][2]) / s;
-        z = 0.25 * s;
-    }
-    double len = sqrt(x * x + y * y + z * z + w * w);
-    if (w < 0)
-        len = -len; /* one hemisphere for every key, so linear key interpolation takes the short way */
-    q[0] = (float)(x / len);
-    q[1] = (float)(y / len);
-    q[2] = (float)(z / len);
-    q[3] = (float)(w / len);
-}
-
 /* The key of one triangle: R = A(t) A(0)^T, translation c(t) - c(0). False when degenerate now. */
 static bool triangle_key(const plush_scene_bake *b, size_t i, const float (*nodes)[3], float key[7])
 {
@@ -103,7 +65,12 @@ static bool triangle_key(const plush_scene_bake *b, size_t i, const float (*node
         }
     for (int k = 0; k < 3; k++)
         key[k] = f[12 + k] - b->centroids[i][k];
-    matrix_quat(r, key + 3);
+    double q[4];
+    plush__mat3_to_quat(&r[0][0], 3, q);
+    /* one hemisphere for every key, so linear key interpolation takes the short way */
+    double sign = q[3] < 0 ? -1.0 : 1.0;
+    for (int k = 0; k < 4; k++)
+        key[3 + k] = (float)(sign * q[k]);
     return true;
 }
 

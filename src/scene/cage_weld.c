@@ -1,6 +1,7 @@
 /* The detailed surface a cage is built around: the chosen materials of a PMX model, welded by position
  * into one plain mesh for src/proxy's cage functions (plush_cage_weld, plush/scene_proxy.h). */
 #include "plush/scene_proxy.h"
+#include "core/geom.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -35,48 +36,24 @@ static plush_status choose(const plush_pmx_model *model, const char *const *name
     return PLUSH_OK;
 }
 
-/* Adding 0.0f turns -0 into +0, so positions that compare equal hash equally. */
-static size_t position_hash(const float p[3])
-{
-    uint64_t h = 1469598103934665603u;
-    for (int k = 0; k < 3; k++) {
-        float f = p[k] + 0.0f;
-        uint32_t bits;
-        memcpy(&bits, &f, sizeof bits);
-        h = (h ^ bits) * 1099511628211u;
-        h ^= h >> 31;
-    }
-    return (size_t)h;
-}
-
+/* The kernel's weld, plus each node's summed normal and first vertex. */
 typedef struct welder {
-    uint32_t *slots;              /* node + 1, 0 empty */
-    size_t mask;
-    float (*pos)[3];
+    plush__weld weld;
     float (*nrm)[3];
     int32_t *source;
-    size_t count;
 } welder;
 
 static uint32_t weld_vertex(welder *w, const plush_pmx_vertex *v, uint32_t index)
 {
-    size_t i = position_hash(v->position) & w->mask;
-    for (;; i = (i + 1) & w->mask) {
-        uint32_t s = w->slots[i];
-        if (s == 0)
-            break;
-        const float *q = w->pos[s - 1];
-        if (q[0] == v->position[0] && q[1] == v->position[1] && q[2] == v->position[2]) {
-            for (int k = 0; k < 3; k++)
-                w->nrm[s - 1][k] += v->normal[k];
-            return s - 1;
-        }
+    bool added;
+    uint32_t node = plush__weld_add(&w->weld, v->position, &added);
+    if (added) {
+        memcpy(w->nrm[node], v->normal, sizeof w->nrm[node]);
+        w->source[node] = (int32_t)index;
+    } else {
+        for (int k = 0; k < 3; k++)
+            w->nrm[node][k] += v->normal[k];
     }
-    uint32_t node = (uint32_t)w->count++;
-    memcpy(w->pos[node], v->position, sizeof w->pos[node]);
-    memcpy(w->nrm[node], v->normal, sizeof w->nrm[node]);
-    w->source[node] = (int32_t)index;
-    w->slots[i] = node + 1;
     return node;
 }
 
@@ -131,18 +108,18 @@ static plush_status weld_faces(const plush_pmx_model *model, const bool *chosen,
         }
         first += n;
     }
-    size_t nv = w->count ? w->count : 1, nt = t ? t : 1;
+    size_t nv = w->weld.count ? w->weld.count : 1, nt = t ? t : 1;
     out->positions = plush_arena_array(arena, nv, sizeof *out->positions);
     out->normals = plush_arena_array(arena, nv, sizeof *out->normals);
     out->source = plush_arena_array(arena, nv, sizeof *out->source);
     out->triangles = plush_arena_array(arena, nt, sizeof *out->triangles);
     plush_status st = PLUSH_OK;
     if (out->positions && out->normals && out->source && out->triangles) {
-        memcpy(out->positions, w->pos, w->count * sizeof *w->pos);
-        memcpy(out->normals, w->nrm, w->count * sizeof *w->nrm);
-        memcpy(out->source, w->source, w->count * sizeof *w->source);
+        memcpy(out->positions, w->weld.positions, w->weld.count * sizeof *out->positions);
+        memcpy(out->normals, w->nrm, w->weld.count * sizeof *w->nrm);
+        memcpy(out->source, w->source, w->weld.count * sizeof *w->source);
         memcpy(out->triangles, tris, t * sizeof *tris);
-        out->vertex_count = w->count;
+        out->vertex_count = w->weld.count;
         out->triangle_count = t;
     } else {
         st = no_memory(diag);
@@ -169,17 +146,12 @@ plush_status plush_cage_weld(const plush_pmx_model *model, const char *const *ma
         free(chosen);
         return st;
     }
-    /* Distinct vertices bound the node count; the table stays at most half full. */
+    /* Distinct vertices bound the node count. */
     size_t most = total < model->vertex_count ? total : model->vertex_count;
-    size_t cap = 16;
-    while (cap < 2 * most)
-        cap *= 2;
-    welder w = {.slots = calloc(cap, sizeof *w.slots), .mask = cap - 1, .pos = malloc((most + 1) * sizeof *w.pos),
-                .nrm = malloc((most + 1) * sizeof *w.nrm), .source = malloc((most + 1) * sizeof *w.source)};
-    st = w.slots && w.pos && w.nrm && w.source ? weld_faces(model, chosen, total, &w, arena, out, diag)
-                                               : no_memory(diag);
-    free(w.slots);
-    free(w.pos);
+    welder w = {.nrm = malloc((most + 1) * sizeof *w.nrm), .source = malloc((most + 1) * sizeof *w.source)};
+    st = plush__weld_init(&w.weld, most) && w.nrm && w.source ? weld_faces(model, chosen, total, &w, arena, out, diag)
+                                                              : no_memory(diag);
+    plush__weld_free(&w.weld);
     free(w.nrm);
     free(w.source);
     free(chosen);

@@ -1,6 +1,8 @@
 /* plush compare's engine: the measured surface, the metrics, and runs of the pipeline in lockstep. */
 #include "plush/scene_compare.h"
 
+#include "core/geom.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,25 +11,6 @@
 static plush_status nomem(plush_diag *diag) { return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory"); }
 
 /* ---- the surface ---------------------------------------------------------------------------------- */
-
-/* qsort has no context argument: the vertices are sorted as (position, index) records instead. */
-typedef struct weld_key {
-    float p[3];
-    uint32_t v;
-} weld_key;
-
-static int cmp_weld_key(const void *x, const void *y)
-{
-    const weld_key *a = x, *b = y;
-    for (int k = 0; k < 3; k++) {
-        /* +0 and -0 compare equal here, as welding wants */
-        if (a->p[k] < b->p[k])
-            return -1;
-        if (a->p[k] > b->p[k])
-            return 1;
-    }
-    return (a->v > b->v) - (a->v < b->v);
-}
 
 typedef struct edge_rec {
     uint32_t lo, hi;   /* welded ids */
@@ -45,15 +28,6 @@ static int cmp_edge(const void *x, const void *y)
     return (a->face > b->face) - (a->face < b->face);
 }
 
-static uint32_t find_root(uint32_t *parent, uint32_t x)
-{
-    while (parent[x] != x) {
-        parent[x] = parent[parent[x]];
-        x = parent[x];
-    }
-    return x;
-}
-
 /* Marks the faces of closed pieces and counts pieces. weld[v] is the welded id of vertex v (ids 0..ids-1). */
 static plush_status find_closed_pieces(plush_compare_surface *s, const uint32_t *weld, uint32_t ids,
                                        plush_diag *diag)
@@ -66,8 +40,7 @@ static plush_status find_closed_pieces(plush_compare_surface *s, const uint32_t 
         free(parent), free(open), free(counted), free(edges);
         return nomem(diag);
     }
-    for (uint32_t i = 0; i < ids; i++)
-        parent[i] = i;
+    plush__uf_init(parent, ids);
     size_t ne = 0;
     for (size_t f = 0; f < nf; f++) {
         uint32_t w[3] = {weld[s->triangles[f][0]], weld[s->triangles[f][1]], weld[s->triangles[f][2]]};
@@ -76,9 +49,7 @@ static plush_status find_closed_pieces(plush_compare_surface *s, const uint32_t 
         for (int k = 0; k < 3; k++) {
             uint32_t a = w[k], b = w[(k + 1) % 3];
             edges[ne++] = (edge_rec){.lo = a < b ? a : b, .hi = a < b ? b : a, .face = (uint32_t)f, .forward = a < b};
-            uint32_t ra = find_root(parent, a), rb = find_root(parent, b);
-            if (ra != rb)
-                parent[ra] = rb;
+            plush__uf_union(parent, a, b);
         }
     }
     qsort(edges, ne, sizeof *edges, cmp_edge);
@@ -88,7 +59,7 @@ static plush_status find_closed_pieces(plush_compare_surface *s, const uint32_t 
             j++;
         bool manifold = j - i == 2 && edges[i].forward != edges[i + 1].forward;
         if (!manifold)
-            open[find_root(parent, edges[i].lo)] = true;
+            open[plush__uf_find(parent, edges[i].lo)] = true;
         i = j;
     }
     s->pieces = s->closed_pieces = 0;
@@ -96,7 +67,7 @@ static plush_status find_closed_pieces(plush_compare_surface *s, const uint32_t 
         uint32_t w0 = weld[s->triangles[f][0]], w1 = weld[s->triangles[f][1]], w2 = weld[s->triangles[f][2]];
         if (w0 == w1 || w1 == w2 || w0 == w2)
             continue;
-        uint32_t r = find_root(parent, w0);
+        uint32_t r = plush__uf_find(parent, w0);
         s->triangle_closed[f] = !open[r];
         if (!counted[r]) {
             counted[r] = true;
@@ -112,24 +83,21 @@ static plush_status find_closed_pieces(plush_compare_surface *s, const uint32_t 
 static plush_status weld_vertices(const plush_compare_surface *s, const float (*rest)[3], uint32_t *weld,
                                   uint32_t *ids, plush_diag *diag)
 {
-    weld_key *keys = malloc((s->vertex_count ? s->vertex_count : 1) * sizeof *keys);
-    if (!keys)
+    size_t n = s->vertex_count;
+    float(*points)[3] = malloc((n ? n : 1) * sizeof *points);
+    uint32_t *node_of = malloc((n ? n : 1) * sizeof *node_of);
+    size_t nodes = points && node_of ? 0 : SIZE_MAX;
+    for (size_t i = 0; nodes == 0 && i < n; i++)
+        memcpy(points[i], rest[s->vertices[i]], sizeof points[i]);
+    if (nodes == 0)
+        nodes = plush__weld_positions((const float(*)[3])points, n, node_of, NULL);
+    for (size_t i = 0; nodes != SIZE_MAX && i < n; i++)
+        weld[s->vertices[i]] = node_of[i];
+    free(points);
+    free(node_of);
+    if (nodes == SIZE_MAX)
         return nomem(diag);
-    for (size_t i = 0; i < s->vertex_count; i++) {
-        memcpy(keys[i].p, rest[s->vertices[i]], sizeof keys[i].p);
-        keys[i].v = s->vertices[i];
-    }
-    qsort(keys, s->vertex_count, sizeof *keys, cmp_weld_key);
-    uint32_t n = 0;
-    for (size_t i = 0; i < s->vertex_count; i++) {
-        bool same = i > 0 && keys[i].p[0] == keys[i - 1].p[0] && keys[i].p[1] == keys[i - 1].p[1] &&
-                    keys[i].p[2] == keys[i - 1].p[2];
-        if (!same)
-            n++;
-        weld[keys[i].v] = n - 1;
-    }
-    free(keys);
-    *ids = n;
+    *ids = (uint32_t)nodes;
     return PLUSH_OK;
 }
 

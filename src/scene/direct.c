@@ -1,6 +1,7 @@
 /* Direct mode: the bound detailed vertices, welded, simulated as the soft body themselves -- the
  * expensive reference a proxy is measured against. The rules (faces, seams, pins, anchors, what mass and
  * pressure mean) are documented at plush_scene_direct_build in include/plush/scene.h. */
+#include "core/geom.h"
 #include "scene/internal.h"
 
 #include <math.h>
@@ -35,21 +36,6 @@ static float dist2(const float a[3], const float b[3])
 {
     float d0 = a[0] - b[0], d1 = a[1] - b[1], d2 = a[2] - b[2];
     return d0 * d0 + d1 * d1 + d2 * d2;
-}
-
-static uint32_t find_root(uint32_t *parent, uint32_t x)
-{
-    while (parent[x] != x)
-        x = parent[x] = parent[parent[x]];
-    return x;
-}
-
-static void join(uint32_t *parent, uint32_t a, uint32_t b)
-{
-    a = find_root(parent, a);
-    b = find_root(parent, b);
-    if (a != b)
-        parent[a < b ? b : a] = a < b ? a : b;
 }
 
 /* ---- faces --------------------------------------------------------------------------------------- */
@@ -250,7 +236,7 @@ static void edges_and_pieces(part_work *w, uint32_t *degree)
             float len = sqrtf(dist2(mesh->nodes[a], mesh->nodes[b]));
             w->reach[a] += len, w->reach[b] += len;
             degree[a]++, degree[b]++;
-            join(w->piece, a, b);
+            plush__uf_union(w->piece, a, b);
         }
     for (size_t i = 0; i < mesh->node_count; i++)
         w->reach[i] = degree[i] ? w->reach[i] / (float)degree[i] : 0;
@@ -298,7 +284,7 @@ static plush_status sew(direct_ctx *c, direct_part *p, part_work *w)
         const float *x = mesh->nodes[a];
         int64_t cx = cell_of(x[0], h), cy = cell_of(x[1], h), cz = cell_of(x[2], h);
         int64_t span = (int64_t)ceilf(r / h);
-        uint32_t pa = find_root(w->piece, (uint32_t)a);
+        uint32_t pa = plush__uf_find(w->piece, (uint32_t)a);
         float best = r * r;
         int64_t best_node = -1;
         for (int64_t dx = -span; dx <= span; dx++)
@@ -309,7 +295,7 @@ static plush_status sew(direct_ctx *c, direct_part *p, part_work *w)
                         uint32_t b = grid[g].node;
                         float d = dist2(x, mesh->nodes[b]);
                         /* ties to the lower node: the same seams whatever the scan order */
-                        if (find_root(w->piece, b) != pa && (d < best || (d == best && (int64_t)b < best_node))) {
+                        if (plush__uf_find(w->piece, b) != pa && (d < best || (d == best && (int64_t)b < best_node))) {
                             best = d;
                             best_node = b;
                         }
@@ -519,16 +505,17 @@ static plush_status build_part(direct_ctx *c, size_t k, plush_pmx_soft_body *dsb
     edges_and_pieces(&w, degree);
     size_t pieces = 0;
     for (size_t a = 0; a < n; a++)
-        pieces += find_root(w.piece, (uint32_t)a) == a;
+        pieces += plush__uf_find(w.piece, (uint32_t)a) == a;
     c->stats->nodes += n;
     c->stats->pieces += pieces;
     if (pieces > 1)
         st = sew(c, p, &w);
     /* the seams join pieces: node numbers of their ends through the weld */
     for (size_t s = 0; st == PLUSH_OK && s < p->seam_count; s++)
-        join(w.piece, (uint32_t)w.mesh.vertex_node[p->seams[s][0]], (uint32_t)w.mesh.vertex_node[p->seams[s][1]]);
+        plush__uf_union(w.piece, (uint32_t)w.mesh.vertex_node[p->seams[s][0]],
+                        (uint32_t)w.mesh.vertex_node[p->seams[s][1]]);
     for (size_t a = 0; st == PLUSH_OK && a < n; a++)
-        w.piece[a] = find_root(w.piece, (uint32_t)a);
+        w.piece[a] = plush__uf_find(w.piece, (uint32_t)a);
     if (st == PLUSH_OK) {
         proxy_holds(&c->src->soft_bodies[part->soft_body], pm, hold, longest);
         size_t held_count = 0;

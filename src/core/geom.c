@@ -1,0 +1,164 @@
+/* The geometry kernel cglm lacks: weld by position, union-find, matrix -> quaternion (see core/geom.h). */
+#include "core/geom.h"
+
+#include <assert.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- welding by position ---------------------------------------------------------------------------- */
+
+/* FNV-1a over the coordinates' bits, each step folded so the low bits (the table index) see the high ones.
+ * Adding 0.0f turns -0 into +0, so positions that compare equal hash equally. */
+static size_t position_hash(const float p[3])
+{
+    uint64_t h = 1469598103934665603u;
+    for (int k = 0; k < 3; k++) {
+        float f = p[k] + 0.0f;
+        uint32_t bits;
+        memcpy(&bits, &f, sizeof bits);
+        h = (h ^ bits) * 1099511628211u;
+        h ^= h >> 29;
+    }
+    return (size_t)h;
+}
+
+bool plush__weld_init(plush__weld *w, size_t most)
+{
+    memset(w, 0, sizeof *w);
+    size_t cap = 16;
+    while (cap < 2 * most)
+        cap *= 2;
+    w->slots = calloc(cap, sizeof *w->slots);
+    w->positions = malloc((most ? most : 1) * sizeof *w->positions);
+    w->mask = cap - 1;
+    w->most = most;
+    if (w->slots && w->positions)
+        return true;
+    plush__weld_free(w);
+    return false;
+}
+
+uint32_t plush__weld_add(plush__weld *w, const float p[3], bool *added)
+{
+    size_t i = position_hash(p) & w->mask;
+    for (;; i = (i + 1) & w->mask) {
+        uint32_t s = w->slots[i];
+        if (s == 0)
+            break;
+        const float *q = w->positions[s - 1];
+        if (q[0] == p[0] && q[1] == p[1] && q[2] == p[2]) {
+            if (added)
+                *added = false;
+            return s - 1;
+        }
+    }
+    assert(w->count < w->most); /* more distinct points than the table was made for: a caller's bug */
+    uint32_t node = (uint32_t)w->count++;
+    memcpy(w->positions[node], p, sizeof w->positions[node]);
+    w->slots[i] = node + 1;
+    if (added)
+        *added = true;
+    return node;
+}
+
+void plush__weld_free(plush__weld *w)
+{
+    free(w->slots);
+    free(w->positions);
+    memset(w, 0, sizeof *w);
+}
+
+size_t plush__weld_positions(const float (*points)[3], size_t count, uint32_t *node_of, uint32_t *first)
+{
+    plush__weld w;
+    if (!plush__weld_init(&w, count))
+        return SIZE_MAX;
+    for (size_t i = 0; i < count; i++) {
+        bool added;
+        node_of[i] = plush__weld_add(&w, points[i], &added);
+        if (added && first)
+            first[node_of[i]] = (uint32_t)i;
+    }
+    size_t nodes = w.count;
+    plush__weld_free(&w);
+    return nodes;
+}
+
+/* ---- union-find --------------------------------------------------------------------------------------- */
+
+void plush__uf_init(uint32_t *parent, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        parent[i] = (uint32_t)i;
+}
+
+uint32_t plush__uf_find(uint32_t *parent, uint32_t x)
+{
+    while (parent[x] != x)
+        x = parent[x] = parent[parent[x]];
+    return x;
+}
+
+bool plush__uf_union(uint32_t *parent, uint32_t a, uint32_t b)
+{
+    a = plush__uf_find(parent, a);
+    b = plush__uf_find(parent, b);
+    if (a == b)
+        return false;
+    /* The smaller root wins, so a set's root is its first member: callers number sets by it. */
+    if (a < b)
+        parent[b] = a;
+    else
+        parent[a] = b;
+    return true;
+}
+
+/* ---- matrix -> quaternion ----------------------------------------------------------------------------- */
+
+/* One body for both precisions (T the float type, SQRT its square root). The arithmetic is written in a
+ * fixed order and the result divided by its length (not multiplied by the reciprocal): skinning, physics,
+ * bake and pose outputs are compared byte for byte, and these are the operations they were made with. */
+#define PLUSH__MAT3_TO_QUAT_BODY(T, SQRT)                                                                   \
+    const T r00 = m[0], r10 = m[1], r20 = m[2];                                                             \
+    const T r01 = m[stride], r11 = m[stride + 1], r21 = m[stride + 2];                                      \
+    const T r02 = m[2 * stride], r12 = m[2 * stride + 1], r22 = m[2 * stride + 2];                          \
+    const T trace = r00 + r11 + r22;                                                                        \
+    if (trace > 0) {                                                                                        \
+        T s = (T)2 * SQRT(trace + (T)1);                                                                    \
+        q[0] = (r21 - r12) / s;                                                                             \
+        q[1] = (r02 - r20) / s;                                                                             \
+        q[2] = (r10 - r01) / s;                                                                             \
+        q[3] = (T)0.25 * s;                                                                                 \
+    } else if (r00 > r11 && r00 > r22) {                                                                    \
+        T s = (T)2 * SQRT((T)1 + r00 - r11 - r22);                                                          \
+        q[0] = (T)0.25 * s;                                                                                 \
+        q[1] = (r01 + r10) / s;                                                                             \
+        q[2] = (r02 + r20) / s;                                                                             \
+        q[3] = (r21 - r12) / s;                                                                             \
+    } else if (r11 > r22) {                                                                                 \
+        T s = (T)2 * SQRT((T)1 + r11 - r00 - r22);                                                          \
+        q[0] = (r01 + r10) / s;                                                                             \
+        q[1] = (T)0.25 * s;                                                                                 \
+        q[2] = (r12 + r21) / s;                                                                             \
+        q[3] = (r02 - r20) / s;                                                                             \
+    } else {                                                                                                \
+        T s = (T)2 * SQRT((T)1 + r22 - r00 - r11);                                                          \
+        q[0] = (r02 + r20) / s;                                                                             \
+        q[1] = (r12 + r21) / s;                                                                             \
+        q[2] = (T)0.25 * s;                                                                                 \
+        q[3] = (r10 - r01) / s;                                                                             \
+    }                                                                                                       \
+    const T len = SQRT(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);                              \
+    for (int k = 0; k < 4; k++)                                                                             \
+        q[k] /= len;
+
+void plush__mat3_to_quat(const double *m, size_t stride, double q[4])
+{
+    PLUSH__MAT3_TO_QUAT_BODY(double, sqrt)
+}
+
+void plush__mat3_to_quatf(const float *m, size_t stride, float q[4])
+{
+    PLUSH__MAT3_TO_QUAT_BODY(float, sqrtf)
+}

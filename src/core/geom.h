@@ -1,0 +1,76 @@
+/* The small geometry kernel cglm lacks (internal; not installed): welding points by position, union-find,
+ * and the rotation of a matrix as a quaternion. Every module uses these instead of its own copy.
+ *
+ *     plush__weld w;                                  // weld a stream of points (faces' vertices, ...)
+ *     if (!plush__weld_init(&w, most_distinct)) ...
+ *     bool added;
+ *     uint32_t node = plush__weld_add(&w, p, &added); // nodes numbered in order of first appearance
+ *     ... w.positions[0 .. w.count-1] ...
+ *     plush__weld_free(&w);
+ *
+ *     uint32_t *node_of = ...;                        // or a whole array at once
+ *     size_t n = plush__weld_positions(points, count, node_of, first_point);
+ *
+ *     plush__uf_init(parent, n);                      // union-find over 0..n-1
+ *     plush__uf_union(parent, a, b);                  // the smaller root stands for the joined set
+ *     if (plush__uf_find(parent, x) == x) ...         // x is its set's smallest member
+ *
+ *     double q[4];
+ *     plush__mat3_to_quat(m, 3, q);                   // column-major 3x3 (stride 4 for a mat4) -> x y z w
+ */
+#ifndef PLUSH_CORE_GEOM_H
+#define PLUSH_CORE_GEOM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- welding by position ---------------------------------------------------------------------------- */
+
+/* Points weld when all three coordinates compare equal (+0 equals -0; a NaN coordinate never welds).
+ * Nodes are numbered in the order their first point was added, whatever the table's hashing does, so
+ * the numbering is the one a scan in input order gives. positions[n] is the first point of node n, as
+ * given (a -0 stays -0). */
+typedef struct plush__weld {
+    uint32_t *slots;         /* open addressing: node + 1, 0 empty */
+    size_t mask;
+    float (*positions)[3];   /* count of them; room for most */
+    size_t count, most;
+} plush__weld;
+
+/* A table for at most `most` distinct points (it stays at most half full). False when out of memory
+ * (w is then safe to free). */
+bool plush__weld_init(plush__weld *w, size_t most);
+/* The node of p, a new one when no earlier point sits there (*added, when not NULL, tells which). Adding a
+ * new point beyond `most` is a programming error. */
+uint32_t plush__weld_add(plush__weld *w, const float p[3], bool *added);
+/* Frees the table; plush__weld_free on a zeroed or freed weld is a no-op. */
+void plush__weld_free(plush__weld *w);
+
+/* Welds points[0..count-1] in index order: node_of[i] gets the node of point i and, when first is not
+ * NULL, first[n] the smallest point index of node n. Returns the node count, SIZE_MAX when out of memory. */
+size_t plush__weld_positions(const float (*points)[3], size_t count, uint32_t *node_of, uint32_t *first);
+
+/* ---- union-find --------------------------------------------------------------------------------------- */
+
+/* parent[i] = i for i < n: n singleton sets. */
+void plush__uf_init(uint32_t *parent, size_t n);
+/* The root of x's set (path halving on the way). The root is always the set's smallest member. */
+uint32_t plush__uf_find(uint32_t *parent, uint32_t x);
+/* Joins the sets of a and b under the smaller root; false when they were one set already. */
+bool plush__uf_union(uint32_t *parent, uint32_t a, uint32_t b);
+
+/* ---- matrix -> quaternion ----------------------------------------------------------------------------- */
+
+/* The unit quaternion (x y z w) of a rotation matrix stored column-major: element (row r, column c) at
+ * m[stride * c + r], so stride 3 reads a mat3 and stride 4 the rotation part of a mat4. Shepperd's method:
+ * the square root is taken of the largest of 4w², 4x², 4y², 4z² (the trace or a diagonal term), so it never
+ * divides by a small number, also for half-turns where w ≈ 0. w may come out negative; q and -q are the
+ * same rotation, and a caller that wants one hemisphere negates all four.
+ *
+ * One method in two precisions: the float form is what skinning and physics compute in (their outputs are
+ * compared byte for byte), the double form what the bake, proxy frames and pose output compute in. */
+void plush__mat3_to_quat(const double *m, size_t stride, double q[4]);
+void plush__mat3_to_quatf(const float *m, size_t stride, float q[4]);
+
+#endif
