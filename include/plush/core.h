@@ -21,7 +21,14 @@
 extern "C" {
 #endif
 
-/* One list makes both the enum and the message table. */
+/* One list makes both the enum and the message table; one status per condition, so callers branch on
+ * codes, never on message text. New codes go at the end (the values are kept).
+ *   UNSUPPORTED  a format or feature plush does not read (PMD)
+ *   LIBRARY      an optional library (Embree, meshoptimizer, libplush_physics.so, iconv's CP932) is missing
+ *   NO_PROXY     the model has no usable TriMesh soft body to serve as the proxy
+ *   CONFLICT     options or inputs that cannot go together (stretch with dual quaternions, 2.1 content
+ *                written as 2.0 without lossy)
+ *   GEOMETRY     a mesh cannot be made as asked (a wrap that stays in pieces or is not closed) */
 #define PLUSH_STATUS_LIST(X)                                   \
     X(PLUSH_OK, "ok")                                          \
     X(PLUSH_E_IO, "input/output error")                        \
@@ -32,7 +39,11 @@ extern "C" {
     X(PLUSH_E_RANGE, "value out of range")                     \
     X(PLUSH_E_ENCODING, "text cannot be encoded")              \
     X(PLUSH_E_UNSUPPORTED, "unsupported feature")              \
-    X(PLUSH_E_ARGUMENT, "invalid argument")
+    X(PLUSH_E_ARGUMENT, "invalid argument")                    \
+    X(PLUSH_E_LIBRARY, "optional library missing")             \
+    X(PLUSH_E_NO_PROXY, "no usable TriMesh soft body")         \
+    X(PLUSH_E_CONFLICT, "options that cannot go together")     \
+    X(PLUSH_E_GEOMETRY, "mesh cannot be made as asked")
 
 typedef enum plush_status {
 #define PLUSH_X_ENUM(name, text) name,

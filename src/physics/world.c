@@ -1,5 +1,5 @@
-/* The physics world: libplush_physics.so loaded per world, MMD rigid bodies, the bone <-> body exchange
- * and fixed-rate stepping. Joints are in world_joints.c, soft bodies in world_soft*.c.
+/* The physics world: MMD rigid bodies, the bone <-> body exchange and fixed-rate stepping, over
+ * libplush_physics.so (loaded once per process, world_library.c). Joints are in world_joints.c, soft bodies in world_soft*.c.
  *
  * A body's pose is its bone's global transform times a fixed offset: offset = T(bone.position)^-1 *
  * (the body's PMX pose), taken at rest, so a bone at rest puts its body exactly where the file does.
@@ -16,50 +16,13 @@
 #define _GNU_SOURCE
 #include "physics/world_internal.h"
 
-#include <dlfcn.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-
-#ifndef PLUSH_PHYSICS_INSTALL_DIR
-#define PLUSH_PHYSICS_INSTALL_DIR "/usr/local/lib/plush"
-#endif
 
 enum { GROUND_HALF_XZ = 1000, GROUND_HALF_Y = 50 };
-
-/* ---- loading ----------------------------------------------------------------------------------- */
-
-/* The candidates physics.h promises, in its order. paths holds the storage. */
-static size_t library_candidates(char paths[4][PATH_MAX], const char *candidates[4])
-{
-    size_t n = 0;
-    const char *env = getenv("PLUSH_PHYSICS_LIB");
-    if (env && env[0])
-        candidates[n++] = env;
-    char exe[PATH_MAX];
-    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (len > 0) {
-        exe[len] = 0;
-        char *slash = strrchr(exe, '/');
-        if (slash) {
-            *slash = 0; /* exe is now the executable's directory */
-            snprintf(paths[0], PATH_MAX, "%.*s/" PLUSH_PHYSICS_LIBRARY, PATH_MAX - 32, exe);
-            candidates[n++] = paths[0];
-            slash = strrchr(exe, '/');
-            if (slash) {
-                *slash = 0;
-                snprintf(paths[1], PATH_MAX, "%.*s/" PLUSH_PHYSICS_LIBRARY, PATH_MAX - 32, exe[0] ? exe : "");
-                candidates[n++] = paths[1];
-            }
-        }
-    }
-    snprintf(paths[2], PATH_MAX, "%s/" PLUSH_PHYSICS_LIBRARY, PLUSH_PHYSICS_INSTALL_DIR);
-    candidates[n++] = paths[2];
-    return n;
-}
 
 /* ---- the world --------------------------------------------------------------------------------- */
 
@@ -139,13 +102,9 @@ plush_status plush_world_create(const plush_world_desc *desc, plush_world **out,
     if (!w)
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, "physics", -1, "out of memory");
     w->desc = d;
-    char paths[4][PATH_MAX];
-    const char *candidates[4];
-    size_t n = library_candidates(paths, candidates);
-    char why[4 * PATH_MAX];
-    if (!world_library_load(candidates, n, &w->library, &w->bc, why, sizeof why)) {
+    if ((w->bc = plush__world_library(diag)) == NULL) {
         free(w);
-        return plush_diag_fail(diag, PLUSH_E_UNSUPPORTED, -1, "physics", -1, "%s", why);
+        return PLUSH_E_LIBRARY;
     }
     char err[BC_ERR] = "";
     bc_world_desc bwd = {.gravity = {d.gravity[0], d.gravity[1], d.gravity[2]}, .air_density = d.air_density};
@@ -174,8 +133,6 @@ void plush_world_destroy(plush_world *world)
     }
     if (world->bw)
         world->bc->world_destroy(world->bw);
-    if (world->library)
-        dlclose(world->library);
     free(world);
 }
 
