@@ -39,7 +39,7 @@ static void *try_one(const plush__library *lib, const char *c, void **functions,
 {
     *strong = false;
     if (strchr(c, '/') && access(c, F_OK) != 0) {
-        snprintf(reason, size, "%s: not found", c);
+        snprintf(reason, size, "not found");
         return NULL;
     }
     void *h = dlopen(c, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
