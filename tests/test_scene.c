@@ -85,12 +85,12 @@ static void test_bind_without_proxy(void **state)
     plush_scene_binding *b = (plush_scene_binding *)1;
     plush_diag d = pmx_fx_diag();
     m->soft_bodies[0].material = -1;
-    assert_int_equal(plush_scene_bind(m, NULL, &b, &d), PLUSH_E_UNSUPPORTED);
+    assert_int_equal(plush_scene_bind(m, NULL, &b, &d), PLUSH_E_NO_PROXY);
     assert_null(b);
     assert_int_equal(d.warning_count, 1);
     m->soft_body_count = 0;
     d = pmx_fx_diag();
-    assert_int_equal(plush_scene_bind(m, NULL, &b, &d), PLUSH_E_UNSUPPORTED);
+    assert_int_equal(plush_scene_bind(m, NULL, &b, &d), PLUSH_E_NO_PROXY);
     assert_int_equal(d.warning_count, 0);
     m->soft_body_count = 1;
     m->soft_bodies[0].material = 1;

@@ -142,6 +142,7 @@ bool plush_utf8_valid(const char *s, size_t len);
 
 /* Shift-JIS (CP932) through iconv. One converter pair per reader or writer, never global. */
 typedef struct plush_sjis plush_sjis;
+/* PLUSH_E_LIBRARY when iconv has no CP932 converter. */
 plush_status plush_sjis_create(plush_sjis **out);
 void plush_sjis_destroy(plush_sjis *sjis);
 /* Decodes up to n bytes, stopping at the first NUL. A character cut at the end of the field is

@@ -366,7 +366,8 @@ typedef struct plush_pmx_write_options {
 } plush_pmx_write_options;
 
 /* Appends the PMX bytes to out. Fails (out unchanged in size) when the model does not validate or
- * when 2.0 is asked for a model with 2.1-only elements and lossy is off; diag names the first one. */
+ * when 2.0 is asked for a model with 2.1-only elements and lossy is off (PLUSH_E_CONFLICT; diag names the
+ * first one). */
 plush_status plush_pmx_write(const plush_pmx_model *model, const plush_pmx_write_options *options, plush_buf *out,
                              plush_diag *diag);
 /* Writes atomically to path. */

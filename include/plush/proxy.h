@@ -109,7 +109,7 @@ typedef enum plush_proxy_blend {
 typedef struct plush_proxy_skin_options {
     int blend;              /* plush_proxy_blend */
     bool stretch;           /* stretch-aware frames: each triangle's deformation gradient, blended linearly
-                             * (with DUAL_QUATERNION, create fails with PLUSH_E_UNSUPPORTED) */
+                             * (with DUAL_QUATERNION, create fails with PLUSH_E_CONFLICT) */
 } plush_proxy_skin_options;
 /* Stretch-aware: S_i maps x to c(t) + A (x - c(0)) with A = [e1 e2 n'][E1 E2 N]^-1 (edges from p0 now
  * and at rest, N the rest unit normal, n' the current one scaled by sqrt(area / rest area)); normals go

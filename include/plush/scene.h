@@ -52,7 +52,7 @@ typedef struct plush_scene_binding {
 } plush_scene_binding;
 
 /* Builds the proxy (skipped soft bodies become warnings in diag), picks the bound vertices and binds their
- * rest positions. A model without a usable TriMesh soft body fails with PLUSH_E_UNSUPPORTED. */
+ * rest positions. A model without a usable TriMesh soft body fails with PLUSH_E_NO_PROXY. */
 plush_status plush_scene_bind(const plush_pmx_model *model, const plush_scene_bind_options *options,
                               plush_scene_binding **out, plush_diag *diag);
 void plush_scene_binding_free(plush_scene_binding *binding);
@@ -169,7 +169,7 @@ typedef struct plush_scene plush_scene;
 
 /* Builds everything the mode needs (anim, motion binding, world, binding, proxy skin; in direct mode the
  * model of plush_scene_direct_build); warnings (missing names, skipped soft bodies, unsupported features)
- * go to diag. Proxy and direct modes without a usable TriMesh soft body fail with PLUSH_E_UNSUPPORTED. */
+ * go to diag. Proxy and direct modes without a usable TriMesh soft body fail with PLUSH_E_NO_PROXY. */
 plush_status plush_scene_create(const plush_scene_desc *desc, plush_scene **out, plush_diag *diag);
 /* Computes frame f. Physics is reset at the first step and whenever f is not the previous frame + 1.
  * A soft body that blows up becomes a warning in diag (with its frame) and stays frozen. */
@@ -228,8 +228,8 @@ void plush_scene_destroy(plush_scene *scene);
  *   hanging mesh ten times finer stretches far more (the demo bear: its body sinks 9 units in 20 frames
  *   where the proxy's sinks 0.6; 64 iterations instead of 8 still sink it 4 units, at 6x the time). That
  *   is what simulating the detailed mesh directly gives; plush does not retune it.
- * The model must outlive the derived one. Fails on no usable TriMesh soft body (PLUSH_E_UNSUPPORTED),
- * no bound face (PLUSH_E_UNSUPPORTED), out of memory. */
+ * The model must outlive the derived one. Fails on no usable TriMesh soft body (PLUSH_E_NO_PROXY),
+ * no bound face (PLUSH_E_GEOMETRY), out of memory. */
 typedef struct plush_scene_direct_stats {
     size_t bodies;             /* direct soft bodies made (proxy parts with faces) */
     size_t faces;              /* detailed faces in them */

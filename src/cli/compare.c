@@ -1123,7 +1123,7 @@ static int simulate(compare_state *s)
                                .pairs = s->pairs,
                                .pair_count = s->pair_count};
     if (plush_compare_create(&desc, &s->cmp, &d) != PLUSH_OK) {
-        if (d.status == PLUSH_E_UNSUPPORTED && d.section && strcmp(d.section, "soft body") == 0)
+        if (d.status == PLUSH_E_NO_PROXY)
             fprintf(stderr, "plush: %s: no usable TriMesh soft body — add one with `plush attach`\n", job->model);
         else
             cli_report(&d);

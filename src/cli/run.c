@@ -392,8 +392,7 @@ static int simulate(run_state *s, plush_diag *model_diag)
     };
     plush_status st = plush_scene_create(&desc, &s->scene, model_diag);
     /* plush_scene_bind's refusal, as the contract words it */
-    if (st == PLUSH_E_UNSUPPORTED && job->mode != PLUSH_SCENE_BONES && model_diag->section &&
-        strcmp(model_diag->section, "soft body") == 0) {
+    if (st == PLUSH_E_NO_PROXY && job->mode != PLUSH_SCENE_BONES) {
         cli_report_warnings(model_diag); /* the soft bodies skipped, and why */
         fprintf(stderr, "plush: %s: no TriMesh soft body — add one with `plush attach`\n", job->model);
         return CLI_FAILED;

@@ -474,7 +474,7 @@ static int by_u32(const void *pa, const void *pb)
  * `distance` links, ordered by j and then i; pair k is to be appended as appendLink(i, j) with
  * m_bbending set. Bullet finds the distances with its table (a two-step scan for distance 2,
  * Floyd-Warshall beyond); a breadth-first search from every node, cut at `distance`, finds the same
- * distances, since both are exact shortest path lengths. PLUSH_E_UNSUPPORTED when the searches would
+ * distances, since both are exact shortest path lengths. PLUSH_E_RANGE when the searches would
  * visit more than budget nodes in all (a hostile distance on a large body); PLUSH_E_NOMEM. *out is
  * malloc'd (the caller frees it), NULL when no pair is found. */
 plush_status world_soft_bending_pairs(size_t node_count, const uint32_t (*links)[2], size_t link_count, int distance,
@@ -533,7 +533,7 @@ plush_status world_soft_bending_pairs(size_t node_count, const uint32_t (*links)
         }
         visits += tail;
         if (visits > budget) {
-            st = PLUSH_E_UNSUPPORTED;
+            st = PLUSH_E_RANGE;
             goto done;
         }
         qsort(found, nfound, sizeof *found, by_u32);
