@@ -5,6 +5,8 @@ CLANG   ?= clang
 BUILD   ?= build
 SAN     ?= 0
 PREFIX  ?= /usr/local
+# The release plush.pc reports (the CLI's --version says the same: src/cli/cli.h).
+PLUSH_VERSION := $(shell sed -n 's/^\#define PLUSH_CLI_VERSION "\(.*\)"/\1/p' src/cli/cli.h)
 DESTDIR ?=
 FUZZ_SECONDS ?= 60
 
@@ -138,6 +140,9 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/lib/plush
 	install -m 755 $(PHYS_SO) $(DESTDIR)$(PREFIX)/lib/plush/libplush_physics.so
 	install -m 644 include/plush/*.h $(DESTDIR)$(PREFIX)/include/plush/
+	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(PLUSH_VERSION)|' plush.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/plush.pc
+	chmod 644 $(DESTDIR)$(PREFIX)/lib/pkgconfig/plush.pc
 
 clean:
 	rm -rf build
