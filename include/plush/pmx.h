@@ -198,17 +198,29 @@ typedef struct plush_pmx_display_frame {
     plush_pmx_frame_element *elements;
 } plush_pmx_display_frame;
 
+typedef enum plush_pmx_rigid_shape {
+    PLUSH_PMX_RIGID_SPHERE = 0,     /* size[0] radius */
+    PLUSH_PMX_RIGID_BOX = 1,        /* size: half extents */
+    PLUSH_PMX_RIGID_CAPSULE = 2     /* size[0] radius, size[1] height of the cylinder part (Y) */
+} plush_pmx_rigid_shape;
+
+typedef enum plush_pmx_rigid_mode {
+    PLUSH_PMX_RIGID_FOLLOW_BONE = 0,     /* kinematic: placed at its bone */
+    PLUSH_PMX_RIGID_PHYSICS = 1,         /* dynamic: drives its bone */
+    PLUSH_PMX_RIGID_PHYSICS_BONE = 2     /* dynamic rotation, its bone's position */
+} plush_pmx_rigid_mode;
+
 typedef struct plush_pmx_rigid_body {
     plush_str name, name_en;
     int32_t bone;            /* -1: no bone */
     uint8_t group;           /* 0..15 */
     uint16_t mask;           /* collision mask as stored */
-    uint8_t shape;           /* 0 sphere, 1 box, 2 capsule */
+    uint8_t shape;           /* plush_pmx_rigid_shape (kept as stored: validation reports others) */
     float size[3];
     float position[3];
     float rotation[3];       /* radians */
     float mass, linear_damping, angular_damping, restitution, friction;
-    uint8_t mode;            /* 0 follows bone, 1 physics, 2 physics + bone position */
+    uint8_t mode;            /* plush_pmx_rigid_mode (kept as stored: validation reports others) */
 } plush_pmx_rigid_body;
 
 typedef enum plush_pmx_joint_type {
@@ -250,9 +262,14 @@ typedef struct plush_pmx_soft_anchor {
     uint8_t near_mode;
 } plush_pmx_soft_anchor;
 
+typedef enum plush_pmx_soft_shape {
+    PLUSH_PMX_SOFT_TRIMESH = 0,     /* the faces of the material, welded by position */
+    PLUSH_PMX_SOFT_ROPE = 1         /* the material's vertices in order, linked one after another */
+} plush_pmx_soft_shape;
+
 typedef struct plush_pmx_soft_body {
     plush_str name, name_en;
-    uint8_t shape;           /* 0 TriMesh, 1 Rope */
+    uint8_t shape;           /* plush_pmx_soft_shape (kept as stored: validation reports others) */
     int32_t material;        /* -1: none */
     uint8_t group;
     uint16_t mask;

@@ -13,7 +13,7 @@ typedef struct world_body {
     float from[16], to[16];  /* kinematic targets of the current plush_world_step */
     /* world.c only (p2): */
     int32_t bone;            /* the body's bone, -1 when it has none (or named one out of range) */
-    uint8_t mode;            /* PMX mode: 0 kinematic, 1 dynamic, 2 dynamic rotation + bone position */
+    uint8_t mode;            /* plush_pmx_rigid_mode, a known one (an unknown mode is simulated as PHYSICS) */
     float bone_from[3], bone_to[3]; /* mode 2: the bone's position at the start / end of the step */
 } world_body;
 

@@ -277,7 +277,7 @@ static plush_status near_dynamic_groups(soft_ctx *c)
     }
     size_t n = 0;
     for (size_t k = 0; k < s->anchor_count; k++)
-        if (s->anchors[k].near_mode && model->rigid_bodies[s->anchors[k].body].mode == 1)
+        if (s->anchors[k].near_mode && model->rigid_bodies[s->anchors[k].body].mode == PLUSH_PMX_RIGID_PHYSICS)
             keys[n++] = (uint64_t)(uint32_t)s->anchors[k].body << 32 | (uint32_t)k;
     qsort(keys, n, sizeof *keys, by_key);
     for (size_t i = 0; i < n; i++)
@@ -751,13 +751,13 @@ static plush_status add_one(plush_world_model *wm, size_t i, plush_diag *diag)
                             "skipped", c.name, (long)sb->material, model->material_count);
         return PLUSH_OK;
     }
-    if (sb->shape > 1) {
+    if (sb->shape > PLUSH_PMX_SOFT_ROPE) {
         plush_diag_warn(diag, -1, "soft body", (int64_t)i, "\"%s\": unknown shape %u: skipped", c.name,
                         (unsigned)sb->shape);
         return PLUSH_OK;
     }
     bool usable = false;
-    plush_status st = sb->shape == 0 ? build_trimesh(&c, &usable) : build_rope(&c, &usable);
+    plush_status st = sb->shape == PLUSH_PMX_SOFT_TRIMESH ? build_trimesh(&c, &usable) : build_rope(&c, &usable);
     if (st != PLUSH_OK || !usable) {
         c.s->node_count = 0;
         c.s->triangle_count = 0;
