@@ -23,7 +23,7 @@ CFLAGS   ?= -O2 -g
 CFLAGS   += -std=c11 $(WARN)
 LDLIBS   := -lm -lpthread -ldl
 CPPFLAGS += -DPLUSH_PHYSICS_INSTALL_DIR='"$(PREFIX)/lib/plush"'
-# Bullet is reached only through src/physics/bulletc.cpp, built into a shared object that the library
+# Bullet is reached only through src/physics/bulletc*.cpp, built into a shared object that the library
 # loads on first use (linking Bullet and libstdc++ into every process costs ~3 MB of resident memory).
 CXXFLAGS ?= -O2 -g
 CXXFLAGS += -std=c++17 -Wall -Wextra -Wshadow -fPIC -fvisibility=hidden
@@ -51,7 +51,9 @@ BENCHES  := $(BENCH_SRC:tools/bench/%.c=$(BUILD)/bench/%) $(BENCH_CXX:tools/benc
 LIB      := $(BUILD)/libplush.a
 BIN      := $(BUILD)/plush
 DEPS_OK  := $(BUILD)/.deps-ok
-PHYS_SO  := $(if $(wildcard src/physics/bulletc.cpp),$(BUILD)/libplush_physics.so)
+PHYS_CXX := $(sort $(wildcard src/physics/bulletc*.cpp))
+PHYS_OBJ := $(PHYS_CXX:%.cpp=$(BUILD)/obj/%.o)
+PHYS_SO  := $(if $(PHYS_CXX),$(BUILD)/libplush_physics.so)
 
 CMOCKA_CFLAGS = $(shell pkg-config --cflags cmocka 2>/dev/null)
 CMOCKA_LIBS   = $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
@@ -81,9 +83,14 @@ $(LIB): $(LIB_OBJ)
 	rm -f $@
 	ar rcs $@ $^
 
-$(PHYS_SO): src/physics/bulletc.cpp src/physics/bulletc.h | $(DEPS_OK)
+# The physics plugin: bulletc.cpp (world, table), bulletc_rigid.cpp, bulletc_soft.cpp, one shared object.
+$(BUILD)/obj/src/physics/%.o: src/physics/%.cpp | $(DEPS_OK)
 	@mkdir -p $(@D)
-	$(CXX) $(CPPFLAGS) $(BULLET_CFLAGS) $(CXXFLAGS) -shared -o $@ $< $(LDFLAGS) $(BULLET_LIBS)
+	$(CXX) $(CPPFLAGS) $(BULLET_CFLAGS) $(CXXFLAGS) -c $< -o $@
+
+$(PHYS_SO): $(PHYS_OBJ)
+	@mkdir -p $(@D)
+	$(CXX) $(CXXFLAGS) -shared -o $@ $(PHYS_OBJ) $(LDFLAGS) $(BULLET_LIBS)
 
 # plush demo builds the bear with tools/demo's code (gen_bear.c alone is the file writer's main).
 BEAR_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(filter-out tools/demo/gen_bear.c,$(sort $(wildcard tools/demo/*.c))))
