@@ -28,7 +28,9 @@ extern "C" {
  *   NO_PROXY     the model has no usable TriMesh soft body to serve as the proxy
  *   CONFLICT     options or inputs that cannot go together (stretch with dual quaternions, 2.1 content
  *                written as 2.0 without lossy)
- *   GEOMETRY     a mesh cannot be made as asked (a wrap that stays in pieces or is not closed) */
+ *   GEOMETRY     a mesh cannot be made as asked (a wrap that stays in pieces or is not closed, a direct mesh
+ *                with no bound face)
+ *   NO_GEOMETRY  a summary-only model (counts without vertices or faces) given to what reads them */
 #define PLUSH_STATUS_LIST(X)                                   \
     X(PLUSH_OK, "ok")                                          \
     X(PLUSH_E_IO, "input/output error")                        \
@@ -43,7 +45,8 @@ extern "C" {
     X(PLUSH_E_LIBRARY, "optional library missing")             \
     X(PLUSH_E_NO_PROXY, "no usable TriMesh soft body")         \
     X(PLUSH_E_CONFLICT, "options that cannot go together")     \
-    X(PLUSH_E_GEOMETRY, "mesh cannot be made as asked")
+    X(PLUSH_E_GEOMETRY, "mesh cannot be made as asked")       \
+    X(PLUSH_E_NO_GEOMETRY, "model read without its geometry")
 
 typedef enum plush_status {
 #define PLUSH_X_ENUM(name, text) name,

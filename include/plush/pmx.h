@@ -344,7 +344,7 @@ typedef struct plush_pmx_read_options {
      * with every check a full read makes, but do not keep them: the model then holds a few dozen
      * bytes for them instead of 76 per vertex (+16 per additional UV) and 4 per face index. For listing a file (plush info); anything that
      * needs the geometry (write, validate, simulate, bind, ...) refuses such a model with
-     * PLUSH_E_ARGUMENT, see plush_pmx_require_geometry. */
+     * PLUSH_E_NO_GEOMETRY, see plush_pmx_require_geometry. */
     bool summary_only;
 } plush_pmx_read_options;
 
@@ -357,11 +357,11 @@ plush_status plush_pmx_read_file(const char *path, const plush_pmx_read_options 
                                  plush_pmx_model **out, plush_diag *diag);
 /* Checks every index (or -1 where allowed), material index counts against the faces, finite floats
  * where physics uses them, weight types, morph kinds per version. Offsets in diag are -1 here.
- * A summary-only model is refused (PLUSH_E_ARGUMENT): its reader has already validated it. */
+ * A summary-only model is refused (PLUSH_E_NO_GEOMETRY): its reader has already validated it. */
 plush_status plush_pmx_validate(const plush_pmx_model *model, plush_diag *diag);
 
-/* PLUSH_OK for a model that holds its geometry; for a summary-only model PLUSH_E_ARGUMENT with
- * "summary-only model" in diag. Every function that reads vertices or faces starts with it. */
+/* PLUSH_OK for a model that holds its geometry; for a summary-only model PLUSH_E_NO_GEOMETRY. Every
+ * function that reads vertices or faces starts with it. */
 plush_status plush_pmx_require_geometry(const plush_pmx_model *model, plush_diag *diag);
 
 /* An empty PMX 2.0 UTF-16LE model (index sizes 0: smallest that fits); free with plush_pmx_free. */
