@@ -5,6 +5,8 @@ CLANG   ?= clang
 BUILD   ?= build
 SAN     ?= 0
 PREFIX  ?= /usr/local
+# The release plush.pc reports (the CLI's --version says the same: src/cli/cli.h).
+PLUSH_VERSION := $(shell sed -n 's/^\#define PLUSH_CLI_VERSION "\(.*\)"/\1/p' src/cli/cli.h)
 DESTDIR ?=
 FUZZ_SECONDS ?= 60
 
@@ -25,7 +27,7 @@ CFLAGS   ?= -O2 -g
 CFLAGS   += -std=c11 $(WARN)
 LDLIBS   := -lm -lpthread -ldl
 CPPFLAGS += -DPLUSH_PHYSICS_INSTALL_DIR='"$(PREFIX)/lib/plush"'
-# Bullet is reached only through src/physics/bulletc.cpp, built into a shared object that the library
+# Bullet is reached only through src/physics/bulletc*.cpp, built into a shared object that the library
 # loads on first use (linking Bullet and libstdc++ into every process costs ~3 MB of resident memory).
 CXXFLAGS ?= -O2 -g
 CXXFLAGS += -std=c++17 -Wall -Wextra -Wshadow -fPIC -fvisibility=hidden
@@ -53,7 +55,9 @@ BENCHES  := $(BENCH_SRC:tools/bench/%.c=$(BUILD)/bench/%) $(BENCH_CXX:tools/benc
 LIB      := $(BUILD)/libplush.a
 BIN      := $(BUILD)/plush
 DEPS_OK  := $(BUILD)/.deps-ok
-PHYS_SO  := $(if $(wildcard src/physics/bulletc.cpp),$(BUILD)/libplush_physics.so)
+PHYS_CXX := $(sort $(wildcard src/physics/bulletc*.cpp))
+PHYS_OBJ := $(PHYS_CXX:%.cpp=$(BUILD)/obj/%.o)
+PHYS_SO  := $(if $(PHYS_CXX),$(BUILD)/libplush_physics.so)
 
 CMOCKA_CFLAGS = $(shell pkg-config --cflags cmocka 2>/dev/null)
 CMOCKA_LIBS   = $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
@@ -83,9 +87,14 @@ $(LIB): $(LIB_OBJ)
 	rm -f $@
 	ar rcs $@ $^
 
-$(PHYS_SO): src/physics/bulletc.cpp src/physics/bulletc.h | $(DEPS_OK)
+# The physics plugin: bulletc.cpp (world, table), bulletc_rigid.cpp, bulletc_soft.cpp, one shared object.
+$(BUILD)/obj/src/physics/%.o: src/physics/%.cpp | $(DEPS_OK)
 	@mkdir -p $(@D)
-	$(CXX) $(CPPFLAGS) $(BULLET_CFLAGS) $(CXXFLAGS) -shared -o $@ $< $(LDFLAGS) $(BULLET_LIBS)
+	$(CXX) $(CPPFLAGS) $(BULLET_CFLAGS) $(CXXFLAGS) -c $< -o $@
+
+$(PHYS_SO): $(PHYS_OBJ)
+	@mkdir -p $(@D)
+	$(CXX) $(CXXFLAGS) -shared -o $@ $(PHYS_OBJ) $(LDFLAGS) $(BULLET_LIBS)
 
 $(BIN): $(CLI_OBJ) $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(LIB) $(LDLIBS)
@@ -138,6 +147,9 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/lib/plush
 	install -m 755 $(PHYS_SO) $(DESTDIR)$(PREFIX)/lib/plush/libplush_physics.so
 	install -m 644 include/plush/*.h $(DESTDIR)$(PREFIX)/include/plush/
+	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(PLUSH_VERSION)|' plush.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/plush.pc
+	chmod 644 $(DESTDIR)$(PREFIX)/lib/pkgconfig/plush.pc
 
 clean:
 	rm -rf build

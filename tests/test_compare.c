@@ -344,7 +344,7 @@ static void test_direct_run_and_when_it_cannot_be_made(void **state)
     assert_int_equal(plush_compare_create(&(plush_compare_desc){.model = m, .runs = runs, .run_count = 2,
                                                                 .pairs = pairs, .pair_count = 1},
                                           &c, &d),
-                     PLUSH_E_UNSUPPORTED);
+                     PLUSH_E_NO_PROXY);
     assert_null(c);
     plush_pmx_free(m);
 }

@@ -291,7 +291,7 @@ static void test_bound_vertices(void **state)
     const char *unknown[] = {"eyes", "tail"};
     plush_pmx_bound_options bad = {.materials = unknown, .material_count = 2};
     assert_int_equal(plush_pmx_bound_vertices(m, &p, &bad, &arena, &bound, &n, &d), PLUSH_E_ARGUMENT);
-    assert_non_null(strstr(d.message, "tail"));
+    assert_null(d.section); /* a name that matches nothing; a soft body's own material names its index */
     d = pmx_fx_diag();
     const char *cage[] = {"cage B"};
     plush_pmx_bound_options soft = {.materials = cage, .material_count = 1};

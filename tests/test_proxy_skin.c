@@ -476,7 +476,7 @@ static void test_create_errors(void **state)
     plush_proxy_skin_options opt = {.blend = 7};
     assert_int_equal(try_create(&f, &opt), PLUSH_E_ARGUMENT);
     opt = (plush_proxy_skin_options){.blend = PLUSH_PROXY_BLEND_DUAL_QUATERNION, .stretch = true};
-    assert_int_equal(try_create(&f, &opt), PLUSH_E_UNSUPPORTED);
+    assert_int_equal(try_create(&f, &opt), PLUSH_E_CONFLICT);
     f.binding.triangle_count = 9;
     assert_int_equal(try_create(&f, NULL), PLUSH_E_ARGUMENT);
     f.binding.triangle_count = 10;

@@ -342,7 +342,7 @@ static void test_direct_errors(void **state)
     m->soft_body_count = 0;
     d = pmx_fx_diag();
     assert_int_equal(plush_scene_create(&(plush_scene_desc){.model = m, .mode = PLUSH_SCENE_DIRECT}, &sc, &d),
-                     PLUSH_E_UNSUPPORTED);
+                     PLUSH_E_NO_PROXY);
     assert_null(sc);
     m->soft_body_count = 1;
     /* --materials narrows the detailed mesh: only the eyes become the soft body */
@@ -534,7 +534,7 @@ static void test_bending_pairs_equal_bullets(void **state)
     size_t count = 0;
     assert_int_equal(world_soft_bending_pairs(GRID_NODES, (const uint32_t(*)[2])links, link_count, 50, 100, &pairs,
                                               &count),
-                     PLUSH_E_UNSUPPORTED);
+                     PLUSH_E_RANGE);
     assert_null(pairs);
     dlclose(b.so);
 }

@@ -164,7 +164,7 @@ static void test_proxy_mode_needs_a_soft_body(void **state)
     m->soft_body_count = 0;
     plush_diag d = pmx_fx_diag();
     plush_scene *sc = NULL;
-    assert_int_equal(plush_scene_create(&(plush_scene_desc){.model = m}, &sc, &d), PLUSH_E_UNSUPPORTED);
+    assert_int_equal(plush_scene_create(&(plush_scene_desc){.model = m}, &sc, &d), PLUSH_E_NO_PROXY);
     assert_null(sc);
     /* bones mode does not */
     d = pmx_fx_diag();

@@ -21,7 +21,16 @@
 extern "C" {
 #endif
 
-/* One list makes both the enum and the message table. */
+/* One list makes both the enum and the message table; one status per condition, so callers branch on
+ * codes, never on message text. New codes go at the end (the values are kept).
+ *   UNSUPPORTED  a format or feature plush does not read (PMD)
+ *   LIBRARY      an optional library (Embree, meshoptimizer, libplush_physics.so, iconv's CP932) is missing
+ *   NO_PROXY     the model has no usable TriMesh soft body to serve as the proxy
+ *   CONFLICT     options or inputs that cannot go together (stretch with dual quaternions, 2.1 content
+ *                written as 2.0 without lossy)
+ *   GEOMETRY     a mesh cannot be made as asked (a wrap that stays in pieces or is not closed, a direct mesh
+ *                with no bound face)
+ *   NO_GEOMETRY  a summary-only model (counts without vertices or faces) given to what reads them */
 #define PLUSH_STATUS_LIST(X)                                   \
     X(PLUSH_OK, "ok")                                          \
     X(PLUSH_E_IO, "input/output error")                        \
@@ -32,7 +41,12 @@ extern "C" {
     X(PLUSH_E_RANGE, "value out of range")                     \
     X(PLUSH_E_ENCODING, "text cannot be encoded")              \
     X(PLUSH_E_UNSUPPORTED, "unsupported feature")              \
-    X(PLUSH_E_ARGUMENT, "invalid argument")
+    X(PLUSH_E_ARGUMENT, "invalid argument")                    \
+    X(PLUSH_E_LIBRARY, "optional library missing")             \
+    X(PLUSH_E_NO_PROXY, "no usable TriMesh soft body")         \
+    X(PLUSH_E_CONFLICT, "options that cannot go together")     \
+    X(PLUSH_E_GEOMETRY, "mesh cannot be made as asked")       \
+    X(PLUSH_E_NO_GEOMETRY, "model read without its geometry")
 
 typedef enum plush_status {
 #define PLUSH_X_ENUM(name, text) name,
@@ -131,6 +145,7 @@ bool plush_utf8_valid(const char *s, size_t len);
 
 /* Shift-JIS (CP932) through iconv. One converter pair per reader or writer, never global. */
 typedef struct plush_sjis plush_sjis;
+/* PLUSH_E_LIBRARY when iconv has no CP932 converter. */
 plush_status plush_sjis_create(plush_sjis **out);
 void plush_sjis_destroy(plush_sjis *sjis);
 /* Decodes up to n bytes, stopping at the first NUL. A character cut at the end of the field is

@@ -19,8 +19,9 @@
  * rotation = the bone's accumulated rotation, translation = the bone's current position (a bone at rest
  * is the translation to its PMX position).
  *
- * Bullet itself lives in a shared object (libplush_physics.so, built from src/physics/bulletc.cpp) that
- * plush_world_create loads on first use, so programs that never simulate never map Bullet or libstdc++.
+ * Bullet itself lives in a shared object (libplush_physics.so, built from src/physics/bulletc*.cpp) that
+ * plush_world_create loads on first use (once per process), so programs that never simulate never map
+ * Bullet or libstdc++.
  * It is looked up in: $PLUSH_PHYSICS_LIB (a path), the executable's directory, its parent directory, and
  * the install directory (PREFIX/lib/plush).
  *
@@ -54,8 +55,12 @@ typedef struct plush_world_desc {
     float max_node_speed;     /* blow-up guard, units per second; 0: 10000 */
 } plush_world_desc;
 
-/* Creates an empty world. Fails with PLUSH_E_UNSUPPORTED (diag says why) when the physics library
- * cannot be loaded. */
+/* True when the physics library can be loaded (it is, on the first call, once per process); false with
+ * PLUSH_E_LIBRARY in diag (may be NULL) naming every place looked in. Callers can ask before starting. */
+bool plush_world_available(plush_diag *diag);
+
+/* Creates an empty world. Fails with PLUSH_E_LIBRARY (diag says why) when the physics library cannot be
+ * loaded. */
 plush_status plush_world_create(const plush_world_desc *desc, plush_world **out, plush_diag *diag);
 /* Frees the world, its models and everything Bullet holds; NULL is a no-op. */
 void plush_world_destroy(plush_world *world);

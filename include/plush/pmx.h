@@ -198,17 +198,29 @@ typedef struct plush_pmx_display_frame {
     plush_pmx_frame_element *elements;
 } plush_pmx_display_frame;
 
+typedef enum plush_pmx_rigid_shape {
+    PLUSH_PMX_RIGID_SPHERE = 0,     /* size[0] radius */
+    PLUSH_PMX_RIGID_BOX = 1,        /* size: half extents */
+    PLUSH_PMX_RIGID_CAPSULE = 2     /* size[0] radius, size[1] height of the cylinder part (Y) */
+} plush_pmx_rigid_shape;
+
+typedef enum plush_pmx_rigid_mode {
+    PLUSH_PMX_RIGID_FOLLOW_BONE = 0,     /* kinematic: placed at its bone */
+    PLUSH_PMX_RIGID_PHYSICS = 1,         /* dynamic: drives its bone */
+    PLUSH_PMX_RIGID_PHYSICS_BONE = 2     /* dynamic rotation, its bone's position */
+} plush_pmx_rigid_mode;
+
 typedef struct plush_pmx_rigid_body {
     plush_str name, name_en;
     int32_t bone;            /* -1: no bone */
     uint8_t group;           /* 0..15 */
     uint16_t mask;           /* collision mask as stored */
-    uint8_t shape;           /* 0 sphere, 1 box, 2 capsule */
+    uint8_t shape;           /* plush_pmx_rigid_shape (kept as stored: validation reports others) */
     float size[3];
     float position[3];
     float rotation[3];       /* radians */
     float mass, linear_damping, angular_damping, restitution, friction;
-    uint8_t mode;            /* 0 follows bone, 1 physics, 2 physics + bone position */
+    uint8_t mode;            /* plush_pmx_rigid_mode (kept as stored: validation reports others) */
 } plush_pmx_rigid_body;
 
 typedef enum plush_pmx_joint_type {
@@ -250,9 +262,14 @@ typedef struct plush_pmx_soft_anchor {
     uint8_t near_mode;
 } plush_pmx_soft_anchor;
 
+typedef enum plush_pmx_soft_shape {
+    PLUSH_PMX_SOFT_TRIMESH = 0,     /* the faces of the material, welded by position */
+    PLUSH_PMX_SOFT_ROPE = 1         /* the material's vertices in order, linked one after another */
+} plush_pmx_soft_shape;
+
 typedef struct plush_pmx_soft_body {
     plush_str name, name_en;
-    uint8_t shape;           /* 0 TriMesh, 1 Rope */
+    uint8_t shape;           /* plush_pmx_soft_shape (kept as stored: validation reports others) */
     int32_t material;        /* -1: none */
     uint8_t group;
     uint16_t mask;
@@ -327,7 +344,7 @@ typedef struct plush_pmx_read_options {
      * with every check a full read makes, but do not keep them: the model then holds a few dozen
      * bytes for them instead of 76 per vertex (+16 per additional UV) and 4 per face index. For listing a file (plush info); anything that
      * needs the geometry (write, validate, simulate, bind, ...) refuses such a model with
-     * PLUSH_E_ARGUMENT, see plush_pmx_require_geometry. */
+     * PLUSH_E_NO_GEOMETRY, see plush_pmx_require_geometry. */
     bool summary_only;
 } plush_pmx_read_options;
 
@@ -340,11 +357,11 @@ plush_status plush_pmx_read_file(const char *path, const plush_pmx_read_options 
                                  plush_pmx_model **out, plush_diag *diag);
 /* Checks every index (or -1 where allowed), material index counts against the faces, finite floats
  * where physics uses them, weight types, morph kinds per version. Offsets in diag are -1 here.
- * A summary-only model is refused (PLUSH_E_ARGUMENT): its reader has already validated it. */
+ * A summary-only model is refused (PLUSH_E_NO_GEOMETRY): its reader has already validated it. */
 plush_status plush_pmx_validate(const plush_pmx_model *model, plush_diag *diag);
 
-/* PLUSH_OK for a model that holds its geometry; for a summary-only model PLUSH_E_ARGUMENT with
- * "summary-only model" in diag. Every function that reads vertices or faces starts with it. */
+/* PLUSH_OK for a model that holds its geometry; for a summary-only model PLUSH_E_NO_GEOMETRY. Every
+ * function that reads vertices or faces starts with it. */
 plush_status plush_pmx_require_geometry(const plush_pmx_model *model, plush_diag *diag);
 
 /* An empty PMX 2.0 UTF-16LE model (index sizes 0: smallest that fits); free with plush_pmx_free. */
@@ -366,7 +383,8 @@ typedef struct plush_pmx_write_options {
 } plush_pmx_write_options;
 
 /* Appends the PMX bytes to out. Fails (out unchanged in size) when the model does not validate or
- * when 2.0 is asked for a model with 2.1-only elements and lossy is off; diag names the first one. */
+ * when 2.0 is asked for a model with 2.1-only elements and lossy is off (PLUSH_E_CONFLICT; diag names the
+ * first one). */
 plush_status plush_pmx_write(const plush_pmx_model *model, const plush_pmx_write_options *options, plush_buf *out,
                              plush_diag *diag);
 /* Writes atomically to path. */

@@ -35,7 +35,7 @@ typedef struct plush_proxy_mesh {
 enum { PLUSH_PROXY_INFLUENCES = 4 };
 
 typedef enum plush_proxy_search {
-    PLUSH_PROXY_SEARCH_BVH = 0,     /* Embree point queries; libembree3.so.3 is dlopen'ed by the call (never
+    PLUSH_PROXY_SEARCH_BVH = 0,     /* Embree point queries; libembree3.so.3 is dlopen'ed on first use (never
                                      * linked); when it cannot be loaded the call binds by brute force
                                      * (same result) and adds a warning to diag */
     PLUSH_PROXY_SEARCH_BRUTE = 1    /* every triangle for every vertex: the reference for tests */
@@ -80,6 +80,13 @@ plush_status plush_proxy_bind(const plush_proxy_mesh *proxy, const float (*point
                               const plush_proxy_bind_options *options, plush_proxy_binding **out, plush_diag *diag);
 void plush_proxy_binding_free(plush_proxy_binding *binding);
 
+/* Whether the optional libraries can be loaded (each is, on the first call, once per process). False with
+ * PLUSH_E_LIBRARY in diag (may be NULL) naming what was tried; callers can ask before starting.
+ * Embree, for PLUSH_PROXY_SEARCH_BVH: without it plush_proxy_bind searches by brute force (same result). */
+bool plush_proxy_search_available(plush_diag *diag);
+/* meshoptimizer, for plush_cage_simplify (plush/cage.h): without it cages cannot be simplified. */
+bool plush_proxy_simplify_available(plush_diag *diag);
+
 /* Exact closest-point distance from p to triangle (a, b, c) (also correct for degenerate triangles:
  * collapsed to a segment or a point). Computed in double from float input. */
 float plush_proxy_point_triangle_distance(const float p[3], const float a[3], const float b[3], const float c[3]);
@@ -102,7 +109,7 @@ typedef enum plush_proxy_blend {
 typedef struct plush_proxy_skin_options {
     int blend;              /* plush_proxy_blend */
     bool stretch;           /* stretch-aware frames: each triangle's deformation gradient, blended linearly
-                             * (with DUAL_QUATERNION, create fails with PLUSH_E_UNSUPPORTED) */
+                             * (with DUAL_QUATERNION, create fails with PLUSH_E_CONFLICT) */
 } plush_proxy_skin_options;
 /* Stretch-aware: S_i maps x to c(t) + A (x - c(0)) with A = [e1 e2 n'][E1 E2 N]^-1 (edges from p0 now
  * and at rest, N the rest unit normal, n' the current one scaled by sqrt(area / rest area)); normals go

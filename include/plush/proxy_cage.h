@@ -97,7 +97,8 @@ typedef struct plush_cage_result {
  * out of every face. The same source and options give the same bytes.
  * Fails with PLUSH_E_ARGUMENT on a target of 0, an empty source or a non-finite position or offset (with
  * wrap: a negative offset or cell, an offset below 0.8 cell), PLUSH_E_RANGE when the wrap's grid would
- * pass 16M points, PLUSH_E_UNSUPPORTED when meshoptimizer cannot be loaded. */
+ * pass 16M points, PLUSH_E_LIBRARY when meshoptimizer cannot be loaded (plush_proxy_simplify_available asks
+ * beforehand), PLUSH_E_GEOMETRY when no closed wrap in one piece can be made. */
 plush_status plush_cage_simplify(const plush_cage_mesh *src, const plush_cage_options *options, plush_arena *arena,
                                  plush_cage_mesh *out, plush_cage_result *result, plush_diag *diag);
 

@@ -72,7 +72,7 @@ void plush_render_view_fit(const plush_render_mesh *mesh, float aspect, plush_re
  * fit the box around all of them. */
 void plush_render_view_fit_box(const float lo[3], const float hi[3], float aspect, plush_render_view *out);
 /* Ray casts one ray per pixel centre (Embree, loaded on first use like the binding's BVH; a brute-force
- * fallback is not offered: fails with PLUSH_E_UNSUPPORTED when Embree cannot be loaded). Background
+ * fallback is not offered: fails with PLUSH_E_LIBRARY when Embree cannot be loaded). Background
  * stays as it is in image; hit pixels get colour * (0.3 + 0.7 * max(0, -n . view direction)): a headlight
  * shining along the view direction, both sides of every face lit, n the vertex normals interpolated with
  * the hit's barycentrics (the face normal where normals is NULL or they cancel out), colour likewise
@@ -84,6 +84,9 @@ void plush_render_view_fit_box(const float lo[3], const float hi[3], float aspec
  * draws nothing and succeeds. */
 plush_status plush_render(const plush_render_mesh *mesh, const plush_render_view *view, plush_image *image,
                           plush_diag *diag);
+/* True when Embree can be loaded for plush_render (it is, on the first call, once per process); false with
+ * PLUSH_E_LIBRARY in diag (may be NULL). Callers can ask before starting a long run. */
+bool plush_render_available(plush_diag *diag);
 
 /* ---- drawing and line charts (src/render/plot.c) ------------------------------------------------------
  *

@@ -53,7 +53,7 @@ typedef struct plush_scene_binding {
 } plush_scene_binding;
 
 /* Builds the proxy (skipped soft bodies become warnings in diag), picks the bound vertices and binds their
- * rest positions. A model without a usable TriMesh soft body fails with PLUSH_E_UNSUPPORTED. */
+ * rest positions. A model without a usable TriMesh soft body fails with PLUSH_E_NO_PROXY. */
 plush_status plush_scene_bind(const plush_pmx_model *model, const plush_scene_bind_options *options,
                               plush_scene_binding **out, plush_diag *diag);
 void plush_scene_binding_free(plush_scene_binding *binding);
@@ -178,7 +178,7 @@ typedef struct plush_scene plush_scene;
 
 /* Builds everything the mode needs (anim, motion binding, world, binding, proxy skin; in direct mode the
  * model of plush_scene_direct_build); warnings (missing names, skipped soft bodies, unsupported features)
- * go to diag. Proxy and direct modes without a usable TriMesh soft body fail with PLUSH_E_UNSUPPORTED. */
+ * go to diag. Proxy and direct modes without a usable TriMesh soft body fail with PLUSH_E_NO_PROXY. */
 plush_status plush_scene_create(const plush_scene_desc *desc, plush_scene **out, plush_diag *diag);
 /* Computes frame f (fractions allowed, 0 <= f <= PLUSH_SCENE_MAX_FRAME). When f follows the previous
  * frame by at most one (0 < f - previous <= 1), physics advances by (f - previous) / fps; otherwise (the
@@ -246,8 +246,8 @@ void plush_scene_destroy(plush_scene *scene);
  * - Stiffness: the same LST and iterations make a much softer body at this resolution: Bullet solves the
  *   links a few Gauss-Seidel sweeps per step and a correction travels about one link per sweep, so a mesh
  *   ten times finer stretches far more under the same load. The parameters are copied unchanged.
- * The model must outlive the derived one. Fails on no usable TriMesh soft body (PLUSH_E_UNSUPPORTED),
- * no bound face (PLUSH_E_UNSUPPORTED), out of memory. */
+ * The model must outlive the derived one. Fails on no usable TriMesh soft body (PLUSH_E_NO_PROXY),
+ * no bound face (PLUSH_E_GEOMETRY), out of memory. */
 typedef struct plush_scene_direct_stats {
     size_t bodies;             /* direct soft bodies made (proxy parts with faces) */
     size_t faces;              /* detailed faces in them */

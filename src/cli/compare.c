@@ -214,7 +214,7 @@ static int simulate(const compare_inputs *in, plush_compare_study **st)
     if (plush_compare_study_create(&desc, st, &d) != PLUSH_OK) {
         cli_report_warnings(&d);
         /* without a soft body of its own, the first generated cage said why it cannot copy one */
-        if (own_proxy && d.status == PLUSH_E_UNSUPPORTED && d.section && strcmp(d.section, "soft body") == 0)
+        if (own_proxy && d.status == PLUSH_E_NO_PROXY)
             fprintf(stderr, "plush: %s: no usable TriMesh soft body — add one with `plush attach`\n", job->model);
         else
             cli_report(&d);

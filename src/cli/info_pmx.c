@@ -75,7 +75,7 @@ static const char *encoding_key(const plush_pmx_model *m)
 
 static const char *soft_shape_key(uint8_t shape)
 {
-    return shape == 0 ? "trimesh" : shape == 1 ? "rope" : "unknown";
+    return shape == PLUSH_PMX_SOFT_TRIMESH ? "trimesh" : shape == PLUSH_PMX_SOFT_ROPE ? "rope" : "unknown";
 }
 
 /* ---- text ------------------------------------------------------------------------------------ */
@@ -164,7 +164,7 @@ static void soft_body_text(const plush_pmx_soft_body *sb, size_t index)
     info_name_line(label, &sb->name);
     info_name_line("  English name", &sb->name_en);
     soft_flags_text(sb->flags, flags, sizeof flags);
-    const char *shape = sb->shape == 0 ? "TriMesh" : sb->shape == 1 ? "Rope" : "unknown";
+    const char *shape = sb->shape == PLUSH_PMX_SOFT_TRIMESH ? "TriMesh" : sb->shape == PLUSH_PMX_SOFT_ROPE ? "Rope" : "unknown";
     info_line("  shape", "%s, material %d, group %u, mask 0x%04x", shape, (int)sb->material, (unsigned)sb->group,
               (unsigned)sb->mask);
     info_line("  flags", "%s", flags);

@@ -319,8 +319,8 @@ static void stopped_early(const run_state *s, uint32_t f, uint32_t frames, const
 /* The scene's refusal of a model without a proxy, as the contract words it. */
 static bool no_proxy(const run_state *s, plush_status st, const plush_diag *diag)
 {
-    return st == PLUSH_E_UNSUPPORTED && s->job->mode != PLUSH_SCENE_BONES && diag->section &&
-           strcmp(diag->section, "soft body") == 0;
+    (void)diag;
+    return st == PLUSH_E_NO_PROXY && s->job->mode != PLUSH_SCENE_BONES;
 }
 
 static int simulate(run_state *s, plush_diag *model_diag)

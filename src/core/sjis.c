@@ -21,7 +21,7 @@ plush_status plush_sjis_create(plush_sjis **out)
     s->enc = iconv_open("CP932", "UTF-8");
     if (s->dec == (iconv_t)-1 || s->enc == (iconv_t)-1) {
         plush_sjis_destroy(s);
-        return PLUSH_E_UNSUPPORTED;
+        return PLUSH_E_LIBRARY;
     }
     *out = s;
     return PLUSH_OK;

@@ -105,7 +105,7 @@ plush_status pmx_downgrade(const plush_pmx_model *m, bool lossy, plush_arena *ar
     if (!first_21(m, &sec, &idx, &what))
         return PLUSH_OK;
     if (!lossy)
-        return plush_diag_fail(diag, PLUSH_E_UNSUPPORTED, -1, sec, (int64_t)idx,
+        return plush_diag_fail(diag, PLUSH_E_CONFLICT, -1, sec, (int64_t)idx,
                                "%s PMX 2.1; write 2.1, or allow dropping them (lossy)", what);
 
     size_t qdef = 0, first_qdef = 0;

@@ -19,7 +19,7 @@ plush_status plush_pmx_require_geometry(const plush_pmx_model *model, plush_diag
 {
     if (!model->summary_only)
         return PLUSH_OK;
-    return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, NULL, -1,
+    return plush_diag_fail(diag, PLUSH_E_NO_GEOMETRY, -1, NULL, -1,
                            "summary-only model: its vertices and faces were read without being kept");
 }
 

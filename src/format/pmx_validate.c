@@ -241,9 +241,9 @@ static bool check_bodies_joints(checker *k, bool as_21)
             return false;
         if (b->group > 15)
             FAIL(k, PLUSH_E_RANGE, PMX_SEC_RIGID, i, "group %d is not 0-15", b->group);
-        if (b->shape > 2)
+        if (b->shape > PLUSH_PMX_RIGID_CAPSULE)
             FAIL(k, PLUSH_E_FORMAT, PMX_SEC_RIGID, i, "shape %d is not 0 (sphere), 1 (box) or 2 (capsule)", b->shape);
-        if (b->mode > 2)
+        if (b->mode > PLUSH_PMX_RIGID_PHYSICS_BONE)
             FAIL(k, PLUSH_E_FORMAT, PMX_SEC_RIGID, i, "physics mode %d is not 0-2", b->mode);
         float f[5] = {b->mass, b->linear_damping, b->angular_damping, b->restitution, b->friction};
         if (!finite_all(b->size, 3) || !finite_all(b->position, 3) || !finite_all(b->rotation, 3) || !finite_all(f, 5))
@@ -272,7 +272,7 @@ static bool check_soft_bodies(checker *k, bool as_21)
         FAIL(k, PLUSH_E_FORMAT, PMX_SEC_SOFT, 0, "soft bodies need PMX 2.1");
     for (size_t i = 0; i < m->soft_body_count; i++) {
         const plush_pmx_soft_body *s = &m->soft_bodies[i];
-        if (s->shape > 1)
+        if (s->shape > PLUSH_PMX_SOFT_ROPE)
             FAIL(k, PLUSH_E_FORMAT, PMX_SEC_SOFT, i, "shape %d is not 0 (TriMesh) or 1 (Rope)", s->shape);
         if (!in_range(k, PMX_SEC_SOFT, i, "material", s->material, -1, m->material_count, "materials"))
             return false;

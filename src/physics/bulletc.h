@@ -1,8 +1,8 @@
 /* bulletc: plush's own small C ABI over Bullet (the part libbulletc plays for other languages).
  *
- * src/physics/bulletc.cpp is the only C++ file of plush. It is built into libplush_physics.so, which
- * exports one symbol, plush_bulletc_get; world.c loads it with dlopen and calls Bullet only through the
- * table below. Every entry catches C++ exceptions: a function that creates something returns NULL and
+ * src/physics/bulletc*.cpp are the only C++ files of plush. They are built into libplush_physics.so,
+ * which exports one symbol, plush_bulletc_get; world_library.c loads it through the core loader and
+ * world*.c call Bullet only through the table below. Every entry catches C++ exceptions: a function that creates something returns NULL and
  * fills err (when given, BC_ERR bytes) on failure; nothing throws across the boundary.
  *
  * Terms are Bullet's, not PMX's: mapping PMX fields onto these (joint kinds, soft-body config, rigid

@@ -1,5 +1,5 @@
-/* The physics world: libplush_physics.so loaded per world, MMD rigid bodies, the bone <-> body exchange
- * and fixed-rate stepping. Joints are in world_joints.c, soft bodies in world_soft*.c.
+/* The physics world: MMD rigid bodies, the bone <-> body exchange and fixed-rate stepping, over
+ * libplush_physics.so (loaded once per process, world_library.c). Joints are in world_joints.c, soft bodies in world_soft*.c.
  *
  * A body's pose is its bone's global transform times a fixed offset: offset = T(bone.position)^-1 *
  * (the body's PMX pose), taken at rest, so a bone at rest puts its body exactly where the file does.
@@ -16,50 +16,13 @@
 #define _GNU_SOURCE
 #include "physics/world_internal.h"
 
-#include <dlfcn.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-
-#ifndef PLUSH_PHYSICS_INSTALL_DIR
-#define PLUSH_PHYSICS_INSTALL_DIR "/usr/local/lib/plush"
-#endif
 
 enum { GROUND_HALF_XZ = 1000, GROUND_HALF_Y = 50 };
-
-/* ---- loading ----------------------------------------------------------------------------------- */
-
-/* The candidates physics.h promises, in its order. paths holds the storage. */
-static size_t library_candidates(char paths[4][PATH_MAX], const char *candidates[4])
-{
-    size_t n = 0;
-    const char *env = getenv("PLUSH_PHYSICS_LIB");
-    if (env && env[0])
-        candidates[n++] = env;
-    char exe[PATH_MAX];
-    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (len > 0) {
-        exe[len] = 0;
-        char *slash = strrchr(exe, '/');
-        if (slash) {
-            *slash = 0; /* exe is now the executable's directory */
-            snprintf(paths[0], PATH_MAX, "%.*s/" PLUSH_PHYSICS_LIBRARY, PATH_MAX - 32, exe);
-            candidates[n++] = paths[0];
-            slash = strrchr(exe, '/');
-            if (slash) {
-                *slash = 0;
-                snprintf(paths[1], PATH_MAX, "%.*s/" PLUSH_PHYSICS_LIBRARY, PATH_MAX - 32, exe[0] ? exe : "");
-                candidates[n++] = paths[1];
-            }
-        }
-    }
-    snprintf(paths[2], PATH_MAX, "%s/" PLUSH_PHYSICS_LIBRARY, PLUSH_PHYSICS_INSTALL_DIR);
-    candidates[n++] = paths[2];
-    return n;
-}
 
 /* ---- the world --------------------------------------------------------------------------------- */
 
@@ -139,13 +102,9 @@ plush_status plush_world_create(const plush_world_desc *desc, plush_world **out,
     if (!w)
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, "physics", -1, "out of memory");
     w->desc = d;
-    char paths[4][PATH_MAX];
-    const char *candidates[4];
-    size_t n = library_candidates(paths, candidates);
-    char why[4 * PATH_MAX];
-    if (!world_library_load(candidates, n, &w->library, &w->bc, why, sizeof why)) {
+    if ((w->bc = plush__world_library(diag)) == NULL) {
         free(w);
-        return plush_diag_fail(diag, PLUSH_E_UNSUPPORTED, -1, "physics", -1, "%s", why);
+        return PLUSH_E_LIBRARY;
     }
     char err[BC_ERR] = "";
     bc_world_desc bwd = {.gravity = {d.gravity[0], d.gravity[1], d.gravity[2]}, .air_density = d.air_density};
@@ -174,8 +133,6 @@ void plush_world_destroy(plush_world *world)
     }
     if (world->bw)
         world->bc->world_destroy(world->bw);
-    if (world->library)
-        dlclose(world->library);
     free(world);
 }
 
@@ -202,11 +159,11 @@ static void bone_global(const plush_world_model *wm, int32_t bone, const float (
  * (a sphere). */
 static void shape_size(const plush_pmx_rigid_body *rb, size_t i, float size[3], plush_diag *diag)
 {
-    int used = rb->shape == 1 ? 3 : rb->shape == 2 ? 2 : 1;
+    int used = rb->shape == PLUSH_PMX_RIGID_BOX ? 3 : rb->shape == PLUSH_PMX_RIGID_CAPSULE ? 2 : 1;
     bool clamped = false;
     for (int k = 0; k < 3; k++) {
         size[k] = k < used ? rb->size[k] : 0;
-        bool height = rb->shape == 2 && k == 1;
+        bool height = rb->shape == PLUSH_PMX_RIGID_CAPSULE && k == 1;
         if (k < used && !(size[k] >= (height ? 0.0f : 1e-3f))) { /* also catches NaN */
             size[k] = height ? 0 : 1e-3f;
             clamped = true;
@@ -217,6 +174,16 @@ static void shape_size(const plush_pmx_rigid_body *rb, size_t i, float size[3], 
                         "\"%s\": size %g %g %g is too small for its shape; simulated with %g %g %g instead", rb->name.s,
                         (double)rb->size[0], (double)rb->size[1], (double)rb->size[2], (double)size[0],
                         (double)size[1], (double)size[2]);
+}
+
+/* An unknown shape is simulated as a sphere (shape_size reads it as one too). */
+static bc_shape_kind bullet_shape(uint8_t shape)
+{
+    switch (shape) {
+    case PLUSH_PMX_RIGID_BOX: return BC_BOX;
+    case PLUSH_PMX_RIGID_CAPSULE: return BC_CAPSULE;
+    default: return BC_SPHERE;
+    }
 }
 
 static plush_status add_body(plush_world_model *wm, size_t i, const float (*globals)[16], plush_diag *diag)
@@ -235,8 +202,8 @@ static plush_status add_body(plush_world_model *wm, size_t i, const float (*glob
                         rb->name.s, (int)rb->bone);
         b->bone = -1;
     }
-    b->mode = rb->mode <= 2 ? rb->mode : 1;
-    if (rb->mode > 2)
+    b->mode = rb->mode <= PLUSH_PMX_RIGID_PHYSICS_BONE ? rb->mode : PLUSH_PMX_RIGID_PHYSICS;
+    if (rb->mode > PLUSH_PMX_RIGID_PHYSICS_BONE)
         plush_diag_warn(diag, -1, "rigid body", (int64_t)i, "\"%s\": unknown mode %d, simulated as mode 1",
                         rb->name.s, (int)rb->mode);
 
@@ -257,14 +224,14 @@ static plush_status add_body(plush_world_model *wm, size_t i, const float (*glob
 
     float size[3];
     shape_size(rb, i, size, diag);
-    bc_body_desc bd = {.kinematic = b->mode == 0, .mass = rb->mass, .linear_damping = rb->linear_damping,
+    bc_body_desc bd = {.kinematic = b->mode == PLUSH_PMX_RIGID_FOLLOW_BONE, .mass = rb->mass, .linear_damping = rb->linear_damping,
                        .angular_damping = rb->angular_damping, .restitution = rb->restitution,
                        .friction = rb->friction, .group = filter_bits(1u << (rb->group & 15)),
                        .mask = filter_bits(rb->mask)};
     if (rb->group > 15)
         plush_diag_warn(diag, -1, "rigid body", (int64_t)i, "\"%s\": group %d out of range, used as %d", rb->name.s,
                         (int)rb->group, (int)(rb->group & 15));
-    if (b->mode != 0 && !(rb->mass > 0)) {
+    if (b->mode != PLUSH_PMX_RIGID_FOLLOW_BONE && !(rb->mass > 0)) {
         plush_diag_warn(diag, -1, "rigid body", (int64_t)i,
                         "\"%s\": dynamic body with mass %g would be static; simulated with mass 1", rb->name.s,
                         (double)rb->mass);
@@ -272,7 +239,7 @@ static plush_status add_body(plush_world_model *wm, size_t i, const float (*glob
     }
     memcpy(bd.transform, b->to, sizeof bd.transform);
     char err[BC_ERR] = "";
-    bc_shape *shape = bc->shape_create(wm->world->bw, (bc_shape_kind)(rb->shape <= 2 ? rb->shape : 0), size, err);
+    bc_shape *shape = bc->shape_create(wm->world->bw, bullet_shape(rb->shape), size, err);
     b->bc = shape ? bc->body_create(wm->world->bw, shape, &bd, err) : NULL;
     if (!b->bc)
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, "rigid body", (int64_t)i, "\"%s\": Bullet refused it: %s",
@@ -337,13 +304,13 @@ void plush_world_set_bones(plush_world_model *wm, const float (*bone_globals)[16
         return;
     for (size_t i = 0; i < wm->model->rigid_body_count; i++) {
         world_body *b = &wm->bodies[i];
-        if (b->bone < 0 || b->mode == 1)
+        if (b->bone < 0 || b->mode == PLUSH_PMX_RIGID_PHYSICS)
             continue;
         float bone[16];
         bone_global(wm, b->bone, bone_globals, bone);
         if (!finite16(bone)) /* a broken input keeps the last target rather than poisoning Bullet */
             continue;
-        if (b->mode == 0)
+        if (b->mode == PLUSH_PMX_RIGID_FOLLOW_BONE)
             world_mat_mul(bone, b->offset, b->to);
         else
             memcpy(b->bone_to, bone + 12, sizeof b->bone_to);
@@ -387,12 +354,12 @@ void plush_world_get_bones(const plush_world_model *wm, float (*bone_globals)[16
         memset(driven, 0, wm->model->bone_count * sizeof *driven);
     for (size_t i = 0; i < wm->model->rigid_body_count; i++) {
         const world_body *b = &wm->bodies[i];
-        if (b->bone < 0 || b->mode == 0)
+        if (b->bone < 0 || b->mode == PLUSH_PMX_RIGID_FOLLOW_BONE)
             continue;
         float body[16], bone[16];
         wm->world->bc->body_get_transform(b->bc, body);
         world_mat_mul(body, b->offset_inv, bone);
-        if (b->mode == 2)
+        if (b->mode == PLUSH_PMX_RIGID_PHYSICS_BONE)
             memcpy(bone + 12, bone_globals[b->bone] + 12, 3 * sizeof(float));
         memcpy(bone_globals[b->bone], bone, sizeof bone);
         if (driven)
@@ -407,7 +374,7 @@ plush_status plush_world_impulse(plush_world_model *wm, int32_t rigid_body, cons
         !finite3(velocity) || !finite3(torque))
         return PLUSH_E_ARGUMENT;
     const world_body *b = &wm->bodies[rigid_body];
-    if (b->mode == 0)
+    if (b->mode == PLUSH_PMX_RIGID_FOLLOW_BONE)
         return PLUSH_OK;
     const plush_bulletc_api *bc = wm->world->bc;
     float lin[3] = {0, 0, 0}, ang[3] = {0, 0, 0};
@@ -477,11 +444,11 @@ static void place_before(plush_world_model *wm, int k, int n, float dt)
     float t = (float)(k + 1) / (float)n, t0 = (float)k / (float)n;
     for (size_t i = 0; i < wm->model->rigid_body_count; i++) {
         world_body *b = &wm->bodies[i];
-        if (b->mode == 0) {
+        if (b->mode == PLUSH_PMX_RIGID_FOLLOW_BONE) {
             float m[16];
             world_mat_interpolate(b->from, b->to, t, m);
             bc->body_set_transform(b->bc, m);
-        } else if (b->mode == 2 && b->bone >= 0) {
+        } else if (b->mode == PLUSH_PMX_RIGID_PHYSICS_BONE && b->bone >= 0) {
             float lin[3], ang[3], p[3], p0[3];
             bone_position(b, t, p);
             bone_position(b, t0, p0);
@@ -501,7 +468,7 @@ static void place_after(plush_world_model *wm, int k, int n)
     float t = (float)(k + 1) / (float)n;
     for (size_t i = 0; i < wm->model->rigid_body_count; i++) {
         const world_body *b = &wm->bodies[i];
-        if (b->mode == 2 && b->bone >= 0) {
+        if (b->mode == PLUSH_PMX_RIGID_PHYSICS_BONE && b->bone >= 0) {
             float p[3];
             bone_position(b, t, p);
             place_mode2(wm->world->bc, b, p);

@@ -13,7 +13,7 @@ typedef struct world_body {
     float from[16], to[16];  /* kinematic targets of the current plush_world_step */
     /* world.c only (p2): */
     int32_t bone;            /* the body's bone, -1 when it has none (or named one out of range) */
-    uint8_t mode;            /* PMX mode: 0 kinematic, 1 dynamic, 2 dynamic rotation + bone position */
+    uint8_t mode;            /* plush_pmx_rigid_mode, a known one (an unknown mode is simulated as PHYSICS) */
     float bone_from[3], bone_to[3]; /* mode 2: the bone's position at the start / end of the step */
 } world_body;
 
@@ -40,7 +40,6 @@ struct plush_world {
     uint64_t steps;
     plush_world_model *models;
     /* world.c only (p2): */
-    void *library;           /* dlopen handle of libplush_physics.so */
     bc_body *ground;         /* NULL without a ground */
 };
 
@@ -64,10 +63,12 @@ void world_mat_interpolate(const float a[16], const float b[16], float t, float 
 void world_mat_point(const float m[16], const float p[3], float out[3]);
 
 #define PLUSH_PHYSICS_LIBRARY "libplush_physics.so"
-/* Loads the physics library from the first candidate path that gives a matching table. On failure
- * returns false and why gets one line naming every candidate and why it failed. */
-bool world_library_load(const char *const *candidates, size_t count, void **handle, const plush_bulletc_api **api,
-                        char *why, size_t why_size);
+/* The process's physics table (world_library.c), loaded on first call through the core loader; NULL with
+ * PLUSH_E_LIBRARY in diag when no candidate of physics.h's list gives a matching table. */
+const plush_bulletc_api *plush__world_library(plush_diag *diag);
+/* Opens the first of candidates that gives a matching table, without the cache (tests name paths). */
+plush_status plush__world_library_open(const char *const *candidates, size_t count, const plush_bulletc_api **api,
+                                       plush_diag *diag);
 /* Creates joint j of wm's model (bodies exist). NULL with a warning when the joint is skipped. */
 bc_constraint *world_joint_create(plush_world_model *wm, size_t j, plush_diag *diag);
 

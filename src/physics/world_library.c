@@ -1,101 +1,104 @@
-/* Finding and opening libplush_physics.so (Bullet behind plush's C ABI).
+/* Finding and opening libplush_physics.so (Bullet behind plush's C ABI) through the core loader.
  *
- * The library is opened per world with dlopen, never linked: programs that never simulate never map
- * Bullet or libstdc++. dlopen is reference counted, so worlds share one mapping; RTLD_NODELETE keeps it
- * mapped after the last world closes it, so a process that creates worlds in a loop does not pay for
- * the relocation again, and nothing Bullet registered (atexit handlers of its statics) can outlive its
- * code. Nothing global: the handle and the function table belong to the world. */
+ * The library is opened on first use, once per process, never linked: programs that never simulate never
+ * map Bullet or libstdc++ (core/loader.h says why it is never closed). It is plush's own plugin, found by
+ * path in the places physics.h promises, and accepted only when its table has this build's ABI version
+ * and Bullet uses single precision. */
 #define _GNU_SOURCE
 #include "physics/world_internal.h"
 
-#include <dlfcn.h>
+#include "core/loader.h"
+
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-/* Appends "; text" (or text when first) to why, cutting at the end rather than overflowing. */
-static void add_reason(char *why, size_t why_size, const char *fmt, const char *a, const char *b)
+#ifndef PLUSH_PHYSICS_INSTALL_DIR
+#define PLUSH_PHYSICS_INSTALL_DIR "/usr/local/lib/plush"
+#endif
+
+/* The candidates physics.h promises, in its order. paths holds the storage. */
+static size_t library_candidates(char paths[3][PATH_MAX], const char *candidates[4])
 {
-    size_t k = strlen(why);
-    if (k + 1 >= why_size)
-        return;
-    snprintf(why + k, why_size - k, fmt, a, b);
+    size_t n = 0;
+    const char *env = getenv("PLUSH_PHYSICS_LIB");
+    if (env && env[0])
+        candidates[n++] = env;
+    char exe[PATH_MAX];
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (len > 0) {
+        exe[len] = 0;
+        char *slash = strrchr(exe, '/');
+        if (slash) {
+            *slash = 0; /* exe is now the executable's directory */
+            snprintf(paths[0], PATH_MAX, "%.*s/" PLUSH_PHYSICS_LIBRARY, PATH_MAX - 32, exe);
+            candidates[n++] = paths[0];
+            slash = strrchr(exe, '/');
+            if (slash) {
+                *slash = 0;
+                snprintf(paths[1], PATH_MAX, "%.*s/" PLUSH_PHYSICS_LIBRARY, PATH_MAX - 32, exe[0] ? exe : "");
+                candidates[n++] = paths[1];
+            }
+        }
+    }
+    snprintf(paths[2], PATH_MAX, "%s/" PLUSH_PHYSICS_LIBRARY, PLUSH_PHYSICS_INSTALL_DIR);
+    candidates[n++] = paths[2];
+    return n;
 }
 
-/* dlerror repeats the path in front of its reason ("PATH: cannot open shared object file: ..."); the
- * message already names the path, so keep the reason only. */
-static const char *short_reason(const char *path, const char *err)
+/* The loader's last word on a candidate: the table must be this build's and Bullet single precision. */
+static const char *check_table(void *const *functions, void *ctx)
 {
-    if (!err)
-        return "unknown error";
-    size_t n = strlen(path);
-    if (strncmp(err, path, n) == 0 && err[n] == ':' && err[n + 1] == ' ')
-        return err + n + 2;
-    return err;
-}
-
-/* A diagnostic holds 255 characters and four paths can exceed that: a candidate named like the library
- * is shown as its directory ("/usr/local/lib/plush/"). */
-static void shown_name(const char *path, char *out, size_t out_size)
-{
-    size_t n = strlen(path), k = strlen(PLUSH_PHYSICS_LIBRARY);
-    if (n > k && path[n - k - 1] == '/' && strcmp(path + n - k, PLUSH_PHYSICS_LIBRARY) == 0)
-        n -= k;
-    snprintf(out, out_size, "%.*s", (int)n, path);
-}
-
-static bool try_one(const char *path, void **handle, const plush_bulletc_api **api, char *why, size_t why_size)
-{
-    char shown[PATH_MAX];
-    shown_name(path, shown, sizeof shown);
-    if (access(path, F_OK) != 0) {
-        add_reason(why, why_size, "%s%s (not found)", shown, "");
-        return false;
-    }
-    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
-    if (!h) {
-        add_reason(why, why_size, "%s (%s)", shown, short_reason(path, dlerror()));
-        return false;
-    }
-    void *sym = dlsym(h, PLUSH_BULLETC_SYMBOL);
-    if (!sym) {
-        add_reason(why, why_size, "%s (no symbol " PLUSH_BULLETC_SYMBOL "%s)", shown, "");
-        dlclose(h);
-        return false;
-    }
-    /* dlsym gives a data pointer; copying its bytes is the conversion POSIX guarantees. */
     plush_bulletc_get_fn get;
-    memcpy(&get, &sym, sizeof get);
+    PLUSH__FN_SET(get, functions[0]);
     const plush_bulletc_api *table = get(PLUSH_BULLETC_VERSION);
-    if (!table || table->version != PLUSH_BULLETC_VERSION) {
-        add_reason(why, why_size, "%s (%s)", shown, "built for another ABI version");
-        dlclose(h);
-        return false;
-    }
-    if (!table->scalar_is_float || !table->scalar_is_float()) {
-        add_reason(why, why_size, "%s (%s)", shown, "Bullet built with double precision");
-        dlclose(h);
-        return false;
-    }
-    *handle = h;
-    *api = table;
-    return true;
+    if (!table || table->version != PLUSH_BULLETC_VERSION)
+        return "built for another ABI version";
+    if (!table->scalar_is_float || !table->scalar_is_float())
+        return "Bullet built with double precision";
+    *(const plush_bulletc_api **)ctx = table;
+    return NULL;
 }
 
-bool world_library_load(const char *const *candidates, size_t count, void **handle, const plush_bulletc_api **api,
-                        char *why, size_t why_size)
+plush_status plush__world_library_open(const char *const *candidates, size_t count, const plush_bulletc_api **api,
+                                       plush_diag *diag)
 {
-    static const char lead[] = "cannot load " PLUSH_PHYSICS_LIBRARY "; tried ";
-    if (why_size)
-        snprintf(why, why_size, "%s", lead);
-    for (size_t i = 0; i < count; i++) {
-        if (!candidates[i] || !candidates[i][0])
-            continue;
-        if (strlen(why) > sizeof lead - 1)
-            add_reason(why, why_size, "%s%s", ", ", "");
-        if (try_one(candidates[i], handle, api, why, why_size))
-            return true;
-    }
-    return false;
+    static const char *const symbols[] = {PLUSH_BULLETC_SYMBOL};
+    *api = NULL;
+    const plush_bulletc_api *table = NULL;
+    void *fn[1];
+    const plush__library lib = {.name = PLUSH_PHYSICS_LIBRARY, .candidates = candidates, .candidate_count = count,
+                                .symbols = symbols, .symbol_count = 1, .check = check_table, .ctx = &table};
+    plush_status st = plush__library_open(&lib, fn, diag);
+    if (st == PLUSH_OK)
+        *api = table;
+    return st;
+}
+
+/* The process's one table, and the outcome of finding it. */
+static struct {
+    plush__library_cache cache;
+    const plush_bulletc_api *api;
+} physics = {.cache = {.once = PTHREAD_ONCE_INIT}};
+
+static void physics_init(void)
+{
+    char paths[3][PATH_MAX];
+    const char *candidates[4];
+    size_t n = library_candidates(paths, candidates);
+    plush_diag d = {0};
+    plush_status st = plush__world_library_open(candidates, n, &physics.api, &d);
+    plush__library_cache_keep(&physics.cache, st, &d);
+}
+
+const plush_bulletc_api *plush__world_library(plush_diag *diag)
+{
+    return plush__library_cache_get(&physics.cache, physics_init, diag) == PLUSH_OK ? physics.api : NULL;
+}
+
+bool plush_world_available(plush_diag *diag)
+{
+    return plush__world_library(diag) != NULL;
 }

@@ -165,7 +165,7 @@ static void near_mode_pull(plush_world_model *wm, world_soft *s)
     const plush_bulletc_api *bc = wm->world->bc;
     for (size_t k = 0; k < s->anchor_count; k++) {
         const soft_anchor *a = &s->anchors[k];
-        if (!a->near_mode || s->pinned[a->node] || wm->model->rigid_bodies[a->body].mode == 1)
+        if (!a->near_mode || s->pinned[a->node] || wm->model->rigid_bodies[a->body].mode == PLUSH_PMX_RIGID_PHYSICS)
             continue;
         float m[16], w[3];
         bc->body_get_transform(wm->bodies[a->body].bc, m);

@@ -1,5 +1,6 @@
 /* Private to world_soft*.c: one PMX 2.1 soft body as the world keeps it. world_soft_build.c makes it
- * (world_soft_add), world_soft.c steps it, guards it and reads it back. */
+ * (world_soft_add) and world_soft_bullet.c its Bullet body; world_soft.c steps it, guards it and reads it
+ * back. */
 #ifndef PLUSH_PHYSICS_WORLD_SOFT_INTERNAL_H
 #define PLUSH_PHYSICS_WORLD_SOFT_INTERNAL_H
 
@@ -46,6 +47,31 @@ struct world_soft {
     float (*scratch_x)[3], (*scratch_v)[3]; /* the state Bullet left after a fixed step, before checking */
     float dt;                     /* the fixed step, as world.c last handed it */
 };
+
+/* world_soft_build.c and world_soft_bullet.c: one soft body while it is built. */
+typedef struct soft_ctx {
+    plush_world_model *wm;
+    const plush_pmx_soft_body *sb;
+    size_t index;
+    const char *name;
+    world_soft *s;
+    plush_diag *diag;
+    size_t pieces;                /* TriMesh: edge-connected pieces of its faces with area */
+} soft_ctx;
+
+/* "out of memory" for the soft body being built. */
+static inline plush_status world_soft_no_memory(soft_ctx *c)
+{
+    return plush_diag_fail(c->diag, PLUSH_E_NOMEM, -1, "soft body", (int64_t)c->index, "\"%s\": out of memory",
+                           c->name);
+}
+
+/* world_soft_build.c: whether face f of the rest positions has area (computed in double). */
+bool world_soft_has_area(const float (*rest)[3], const uint32_t f[3]);
+
+/* world_soft_bullet.c: creates c's Bullet soft body from the built nodes, pins and anchors, with every PMX
+ * field (repairs are warnings), and adds it to the world. */
+plush_status world_soft_create_bullet(soft_ctx *c);
 
 /* Area-weighted unit node normals of s->x into s->normals (zero for a rope or a node without area). */
 void world_soft_update_normals(world_soft *s);

@@ -1,10 +1,9 @@
 /* The Embree search: a triangle BVH and rtcPointQuery with a callback that keeps the best four and
  * shrinks the query radius.
  *
- * Embree is opened with dlopen at bind time, never linked (embree_load.h says why); the function table
- * lives in the bind call. */
+ * Embree is opened on first use through the core loader, never linked (core/loader.h says why). */
+#include "core/loader.h"
 #include "proxy/bind_internal.h"
-#include "proxy/embree_load.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -12,7 +11,7 @@
 #include <string.h>
 
 struct proxy_bvh {
-    embree_lib rtc;
+    const plush__embree *rtc;
     RTCDevice device;
     RTCScene scene;
     const proxy_search *search;
@@ -22,14 +21,14 @@ struct proxy_bvh {
 static bool build(proxy_bvh *b, char *why, size_t why_size)
 {
     const proxy_search *s = b->search;
-    RTCGeometry geom = b->rtc.rtcNewGeometry(b->device, RTC_GEOMETRY_TYPE_TRIANGLE);
+    RTCGeometry geom = b->rtc->rtcNewGeometry(b->device, RTC_GEOMETRY_TYPE_TRIANGLE);
     if (!geom) {
         snprintf(why, why_size, "embree: cannot create a triangle geometry");
         return false;
     }
-    float *v = b->rtc.rtcSetNewGeometryBuffer(geom, RTC_BUFFER_TYPE_VERTEX, 0, RTC_FORMAT_FLOAT3,
+    float *v = b->rtc->rtcSetNewGeometryBuffer(geom, RTC_BUFFER_TYPE_VERTEX, 0, RTC_FORMAT_FLOAT3,
                                               3 * sizeof(float), 3 * s->tri_count);
-    unsigned *idx = b->rtc.rtcSetNewGeometryBuffer(geom, RTC_BUFFER_TYPE_INDEX, 0, RTC_FORMAT_UINT3,
+    unsigned *idx = b->rtc->rtcSetNewGeometryBuffer(geom, RTC_BUFFER_TYPE_INDEX, 0, RTC_FORMAT_UINT3,
                                                    3 * sizeof(unsigned), s->tri_count);
     if (v && idx) {
         for (size_t i = 0; i < s->tri_count; i++) {
@@ -37,15 +36,15 @@ static bool build(proxy_bvh *b, char *why, size_t why_size)
             for (unsigned k = 0; k < 3; k++)
                 idx[3 * i + k] = (unsigned)(3 * i + k);
         }
-        b->rtc.rtcCommitGeometry(geom);
-        b->rtc.rtcAttachGeometry(b->scene, geom);
+        b->rtc->rtcCommitGeometry(geom);
+        b->rtc->rtcAttachGeometry(b->scene, geom);
     }
-    b->rtc.rtcReleaseGeometry(geom);
+    b->rtc->rtcReleaseGeometry(geom);
     if (v && idx)
-        b->rtc.rtcCommitScene(b->scene);
-    enum RTCError e = b->rtc.rtcGetDeviceError(b->device);
+        b->rtc->rtcCommitScene(b->scene);
+    enum RTCError e = b->rtc->rtcGetDeviceError(b->device);
     if (!v || !idx || e != RTC_ERROR_NONE) {
-        snprintf(why, why_size, "embree: cannot build the BVH: %s", embree_error_text(e));
+        snprintf(why, why_size, "embree: cannot build the BVH: %s", plush__embree_error_text(e));
         return false;
     }
     return true;
@@ -63,14 +62,16 @@ proxy_bvh *proxy_bvh_create(const proxy_search *s, char *why, size_t why_size)
         return NULL;
     }
     b->search = s;
-    if (!embree_lib_open(&b->rtc, why, why_size)) {
+    plush_diag d = {0};
+    if ((b->rtc = plush__embree_load(&d)) == NULL) {
+        snprintf(why, why_size, "%s", d.message);
         free(b);
         return NULL;
     }
     /* One build thread: the proxy is small, and a thread pool would outlive nothing but this call. */
-    if ((b->device = b->rtc.rtcNewDevice("threads=1")) == NULL)
+    if ((b->device = b->rtc->rtcNewDevice("threads=1")) == NULL)
         snprintf(why, why_size, "embree: cannot create a device");
-    if (b->device && (b->scene = b->rtc.rtcNewScene(b->device)) == NULL)
+    if (b->device && (b->scene = b->rtc->rtcNewScene(b->device)) == NULL)
         snprintf(why, why_size, "embree: cannot create a scene");
     if (b->scene && build(b, why, why_size))
         return b;
@@ -83,10 +84,9 @@ void proxy_bvh_destroy(proxy_bvh *b)
     if (!b)
         return;
     if (b->scene)
-        b->rtc.rtcReleaseScene(b->scene);
+        b->rtc->rtcReleaseScene(b->scene);
     if (b->device)
-        b->rtc.rtcReleaseDevice(b->device);
-    embree_lib_close(&b->rtc);
+        b->rtc->rtcReleaseDevice(b->device);
     free(b);
 }
 
@@ -137,5 +137,10 @@ void proxy_bvh_query(const proxy_bvh *b, const float p[3], proxy_best *best)
         query.radius = proxy_search_radius(best->d[PLUSH_PROXY_INFLUENCES - 1], ps);
     struct RTCPointQueryContext context;
     rtcInitPointQueryContext(&context);
-    b->rtc.rtcPointQuery(b->scene, &query, &context, on_triangle, &q);
+    b->rtc->rtcPointQuery(b->scene, &query, &context, on_triangle, &q);
+}
+
+bool plush_proxy_search_available(plush_diag *diag)
+{
+    return plush__embree_load(diag) != NULL;
 }

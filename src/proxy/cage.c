@@ -1,12 +1,11 @@
-/* Cages: simplifying with meshoptimizer (dlopen) and offsetting along normals. The normals, the topology
+/* Cages: simplifying with meshoptimizer (core/loader.h) and offsetting along normals. The normals, the topology
  * check and the distance are in cage_topology.c, the wrap in cage_wrap.c. */
 #define _GNU_SOURCE
 #include "plush/proxy_cage.h"
+#include "plush/proxy.h"
+#include "core/loader.h"
 #include "proxy/cage_internal.h"
 
-#include <meshoptimizer.h>
-
-#include <dlfcn.h>
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -18,47 +17,11 @@ static plush_status no_memory(plush_diag *diag)
     return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
 }
 
-/* ---- meshoptimizer, loaded on demand --------------------------------------------------------- */
+/* ---- meshoptimizer, loaded on first use by the core loader ------------------------------------ */
 
-#define MESHOPT_LIBRARY "libmeshoptimizer.so.2d"
-
-typedef struct meshopt {
-    void *library;
-    size_t (*simplify)(unsigned *, const unsigned *, size_t, const float *, size_t, size_t, size_t, float, unsigned,
-                       float *);
-    size_t (*sloppy)(unsigned *, const unsigned *, size_t, const float *, size_t, size_t, size_t, float, float *);
-    float (*scale)(const float *, size_t, size_t);
-} meshopt;
-
-/* dlsym gives a data pointer; copying its bytes is the conversion POSIX guarantees. */
-static bool meshopt_symbol(void *library, const char *name, void *fn, size_t size)
+bool plush_proxy_simplify_available(plush_diag *diag)
 {
-    void *sym = dlsym(library, name);
-    if (sym)
-        memcpy(fn, &sym, size);
-    return sym != NULL;
-}
-
-static plush_status meshopt_load(meshopt *mo, plush_diag *diag)
-{
-    memset(mo, 0, sizeof *mo);
-    mo->library = dlopen(MESHOPT_LIBRARY, RTLD_NOW | RTLD_LOCAL);
-    if (!mo->library)
-        mo->library = dlopen("libmeshoptimizer.so", RTLD_NOW | RTLD_LOCAL);
-    if (!mo->library) {
-        const char *err = dlerror();
-        return plush_diag_fail(diag, PLUSH_E_UNSUPPORTED, -1, NULL, -1,
-                               "cannot load meshoptimizer (%s): %s; install libmeshoptimizer-dev", MESHOPT_LIBRARY,
-                               err ? err : "unknown error");
-    }
-    if (meshopt_symbol(mo->library, "meshopt_simplify", &mo->simplify, sizeof mo->simplify) &&
-        meshopt_symbol(mo->library, "meshopt_simplifySloppy", &mo->sloppy, sizeof mo->sloppy) &&
-        meshopt_symbol(mo->library, "meshopt_simplifyScale", &mo->scale, sizeof mo->scale))
-        return PLUSH_OK;
-    dlclose(mo->library);
-    mo->library = NULL;
-    return plush_diag_fail(diag, PLUSH_E_UNSUPPORTED, -1, NULL, -1, "%s lacks the simplifier functions",
-                           MESHOPT_LIBRARY);
+    return plush__meshopt_load(diag) != NULL;
 }
 
 /* ---- simplification ---------------------------------------------------------------------------- */
@@ -121,20 +84,20 @@ static size_t clean_faces(unsigned *idx, size_t n, plush_diag *diag, bool *ok)
 }
 
 /* The ladder: each step starts from the best result so far and runs only while it is above the limit. */
-static size_t run_ladder(const meshopt *mo, const plush_cage_mesh *src, size_t target, size_t limit, bool sloppy,
+static size_t run_ladder(const plush__meshopt *mo, const plush_cage_mesh *src, size_t target, size_t limit, bool sloppy,
                          unsigned *idx, unsigned *tmp, plush_cage_result *res)
 {
     size_t n = 3 * src->triangle_count;
     const float *pos = &src->positions[0][0];
-    float scale = mo->scale(pos, src->vertex_count, sizeof *src->positions);
+    float scale = mo->meshopt_simplifyScale(pos, src->vertex_count, sizeof *src->positions);
     float err = 0;
     res->method = PLUSH_CAGE_COPY;
     if (n / 3 <= target)
         return n;
     static const unsigned flags[2] = {meshopt_SimplifyLockBorder, 0};
     for (int step = 0; step < 2 && n / 3 > limit; step++) {
-        size_t m = mo->simplify(tmp, idx, n, pos, src->vertex_count, sizeof *src->positions, 3 * target, FLT_MAX,
-                                flags[step], &err);
+        size_t m = mo->meshopt_simplify(tmp, idx, n, pos, src->vertex_count, sizeof *src->positions, 3 * target,
+                                        FLT_MAX, flags[step], &err);
         res->method = step == 0 ? PLUSH_CAGE_LOCKED_BORDER : PLUSH_CAGE_BORDER;
         if (m > 0 && m < n) {
             memcpy(idx, tmp, m * sizeof *idx);
@@ -143,8 +106,8 @@ static size_t run_ladder(const meshopt *mo, const plush_cage_mesh *src, size_t t
         }
     }
     if (sloppy && n / 3 > limit) {
-        size_t m = mo->sloppy(tmp, idx, n, pos, src->vertex_count, sizeof *src->positions, 3 * target, FLT_MAX,
-                              &err);
+        size_t m = mo->meshopt_simplifySloppy(tmp, idx, n, pos, src->vertex_count, sizeof *src->positions,
+                                              3 * target, FLT_MAX, &err);
         res->method = PLUSH_CAGE_SLOPPY;
         if (m > 0) {
             memcpy(idx, tmp, m * sizeof *idx);
@@ -256,9 +219,9 @@ plush_status plush_cage_simplify_ladder(const plush_cage_mesh *src, const plush_
     plush_status st = check_source(src, options, diag);
     if (st != PLUSH_OK)
         return st;
-    meshopt mo;
-    if ((st = meshopt_load(&mo, diag)) != PLUSH_OK)
-        return st;
+    const plush__meshopt *mo = plush__meshopt_load(diag);
+    if (!mo)
+        return PLUSH_E_LIBRARY;
     size_t n = 3 * src->triangle_count;
     unsigned *idx = malloc(n * sizeof *idx), *tmp = malloc(n * sizeof *tmp);
     if (!idx || !tmp) {
@@ -271,7 +234,7 @@ plush_status plush_cage_simplify_ladder(const plush_cage_mesh *src, const plush_
     double limit_d = floor((double)target * (1.0 + tolerance));
     size_t limit = limit_d > (double)SIZE_MAX / 2 ? SIZE_MAX / 2 : (size_t)limit_d;
     result->source_triangles = src->triangle_count;
-    n = run_ladder(&mo, src, target, limit, sloppy, idx, tmp, result);
+    n = run_ladder(mo, src, target, limit, sloppy, idx, tmp, result);
     bool ok;
     n = clean_faces(idx, n, diag, &ok);
     if (!ok) {
@@ -289,6 +252,5 @@ plush_status plush_cage_simplify_ladder(const plush_cage_mesh *src, const plush_
 done:
     free(idx);
     free(tmp);
-    dlclose(mo.library);
     return st;
 }

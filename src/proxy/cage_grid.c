@@ -531,7 +531,7 @@ plush_status plush__cage_wrap_grid(const plush_cage_mesh *src, double h, double 
         if (pieces == 1)
             break;
         if (round == 16) {
-            st = plush_diag_fail(diag, PLUSH_E_UNSUPPORTED, -1, NULL, -1,
+            st = plush_diag_fail(diag, PLUSH_E_GEOMETRY, -1, NULL, -1,
                                  "the wrap stays in %u pieces after joining them", pieces);
             break;
         }

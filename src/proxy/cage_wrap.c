@@ -224,7 +224,7 @@ plush_status plush_cage_wrap_simplify(const plush_cage_mesh *src, const plush_ca
         size_t target = t < (double)w.triangle_count ? (size_t)ceil(t) : w.triangle_count;
         st = try_target(&w, target, options, tolerance, &plan, &scratch, &best, diag);
         if (st == PLUSH_OK && !best.have && target == w.triangle_count)
-            st = plush_diag_fail(diag, PLUSH_E_UNSUPPORTED, -1, NULL, -1,
+            st = plush_diag_fail(diag, PLUSH_E_GEOMETRY, -1, NULL, -1,
                                  "the wrap is not a closed 2-manifold in one piece (cell %g)", plan.h);
     }
     if (st == PLUSH_OK)

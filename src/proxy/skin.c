@@ -83,7 +83,7 @@ static plush_status check_inputs(const plush_proxy_mesh *rest, const plush_proxy
     /* Blending the rotations of stretched frames as dual quaternions and their stretch linearly would
      * not be exact for any motion; refusing is clearer than quietly blending linearly. */
     if (opt->stretch && opt->blend == PLUSH_PROXY_BLEND_DUAL_QUATERNION)
-        return plush_diag_fail(diag, PLUSH_E_UNSUPPORTED, -1, "skin", -1,
+        return plush_diag_fail(diag, PLUSH_E_CONFLICT, -1, "skin", -1,
                                "stretch-aware frames blend linearly, not as dual quaternions");
     if (binding->triangle_count != rest->triangle_count)
         return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, "skin", -1,

@@ -1,6 +1,6 @@
 /* Meshes rendered by ray casting: one primary ray per pixel through Embree's BVH, shaded with a headlight.
  *
- * Embree is opened on first use through the loader the binding uses (proxy/embree_load.h: dlopen, never
+ * Embree is opened on first use through the core loader the binding uses too (core/loader.h: dlopen, never
  * linked, so processes that never render never map it). Each call builds its own device, scene and BVH
  * and releases them before returning: a picture is a one-off, and nothing is kept between calls.
  *
@@ -10,7 +10,8 @@
  * change of shape. Both sides of a triangle are lit (the normal is turned towards the viewer), because
  * simulated and exported meshes do not always agree on winding. */
 #include "plush/render.h"
-#include "proxy/embree_load.h"
+
+#include "core/loader.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -146,7 +147,7 @@ static plush_status check_mesh(const plush_render_mesh *mesh, plush_diag *diag)
 
 /* What one render holds: the Embree objects, and primID -> triangle for the triangles it could draw. */
 typedef struct renderer {
-    embree_lib rtc;
+    const plush__embree *rtc;
     RTCDevice device;
     RTCScene scene;
     uint32_t *triangle;
@@ -156,10 +157,9 @@ typedef struct renderer {
 static void renderer_release(renderer *r)
 {
     if (r->scene)
-        r->rtc.rtcReleaseScene(r->scene);
+        r->rtc->rtcReleaseScene(r->scene);
     if (r->device)
-        r->rtc.rtcReleaseDevice(r->device);
-    embree_lib_close(&r->rtc);
+        r->rtc->rtcReleaseDevice(r->device);
     free(r->triangle);
 }
 
@@ -168,13 +168,13 @@ static void renderer_release(renderer *r)
 static plush_status fill_geometry(renderer *r, const plush_render_mesh *mesh, RTCGeometry geom,
                                   plush_diag *diag)
 {
-    float *v = r->rtc.rtcSetNewGeometryBuffer(geom, RTC_BUFFER_TYPE_VERTEX, 0, RTC_FORMAT_FLOAT3,
+    float *v = r->rtc->rtcSetNewGeometryBuffer(geom, RTC_BUFFER_TYPE_VERTEX, 0, RTC_FORMAT_FLOAT3,
                                               3 * sizeof(float), mesh->vertex_count);
-    uint32_t *idx = r->rtc.rtcSetNewGeometryBuffer(geom, RTC_BUFFER_TYPE_INDEX, 0, RTC_FORMAT_UINT3,
+    uint32_t *idx = r->rtc->rtcSetNewGeometryBuffer(geom, RTC_BUFFER_TYPE_INDEX, 0, RTC_FORMAT_UINT3,
                                                    3 * sizeof(uint32_t), r->count);
     if (!v || !idx)
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, "render", -1, "embree: cannot allocate the mesh: %s",
-                               embree_error_text(r->rtc.rtcGetDeviceError(r->device)));
+                               plush__embree_error_text(r->rtc->rtcGetDeviceError(r->device)));
     for (size_t i = 0; i < mesh->vertex_count; i++) {
         if (finite3(mesh->positions[i]))
             memcpy(v + 3 * i, mesh->positions[i], 3 * sizeof(float));
@@ -199,29 +199,28 @@ static plush_status renderer_build(renderer *r, const plush_render_mesh *mesh, p
     }
     if (r->count == 0)
         return PLUSH_OK;
-    char why[256];
-    if (!embree_lib_open(&r->rtc, why, sizeof why))
-        return plush_diag_fail(diag, PLUSH_E_UNSUPPORTED, -1, "render", -1, "%s", why);
-    if ((r->device = r->rtc.rtcNewDevice("threads=1")) == NULL)
-        return plush_diag_fail(diag, PLUSH_E_UNSUPPORTED, -1, "render", -1, "embree: cannot create a device");
-    if ((r->scene = r->rtc.rtcNewScene(r->device)) == NULL)
+    if ((r->rtc = plush__embree_load(diag)) == NULL)
+        return PLUSH_E_LIBRARY;
+    if ((r->device = r->rtc->rtcNewDevice("threads=1")) == NULL)
+        return plush_diag_fail(diag, PLUSH_E_LIBRARY, -1, "render", -1, "embree: cannot create a device");
+    if ((r->scene = r->rtc->rtcNewScene(r->device)) == NULL)
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, "render", -1, "embree: cannot create a scene");
-    RTCGeometry geom = r->rtc.rtcNewGeometry(r->device, RTC_GEOMETRY_TYPE_TRIANGLE);
+    RTCGeometry geom = r->rtc->rtcNewGeometry(r->device, RTC_GEOMETRY_TYPE_TRIANGLE);
     if (!geom)
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, "render", -1, "embree: cannot create a triangle geometry");
     plush_status st = fill_geometry(r, mesh, geom, diag);
     if (st == PLUSH_OK) {
-        r->rtc.rtcCommitGeometry(geom);
-        r->rtc.rtcAttachGeometry(r->scene, geom);
+        r->rtc->rtcCommitGeometry(geom);
+        r->rtc->rtcAttachGeometry(r->scene, geom);
     }
-    r->rtc.rtcReleaseGeometry(geom);
+    r->rtc->rtcReleaseGeometry(geom);
     if (st != PLUSH_OK)
         return st;
-    r->rtc.rtcCommitScene(r->scene);
-    enum RTCError e = r->rtc.rtcGetDeviceError(r->device);
+    r->rtc->rtcCommitScene(r->scene);
+    enum RTCError e = r->rtc->rtcGetDeviceError(r->device);
     if (e != RTC_ERROR_NONE)
-        return plush_diag_fail(diag, e == RTC_ERROR_OUT_OF_MEMORY ? PLUSH_E_NOMEM : PLUSH_E_UNSUPPORTED, -1,
-                               "render", -1, "embree: cannot build the BVH: %s", embree_error_text(e));
+        return plush_diag_fail(diag, e == RTC_ERROR_OUT_OF_MEMORY ? PLUSH_E_NOMEM : PLUSH_E_LIBRARY, -1,
+                               "render", -1, "embree: cannot build the BVH: %s", plush__embree_error_text(e));
     return PLUSH_OK;
 }
 
@@ -304,7 +303,7 @@ static void trace_rows(const renderer *r, const plush_render_mesh *mesh, const c
             rh.ray.flags = 0;
             rh.hit.geomID = RTC_INVALID_GEOMETRY_ID;
             rh.hit.instID[0] = RTC_INVALID_GEOMETRY_ID;
-            r->rtc.rtcIntersect1(r->scene, &context, &rh);
+            r->rtc->rtcIntersect1(r->scene, &context, &rh);
             if (rh.hit.geomID == RTC_INVALID_GEOMETRY_ID || rh.hit.primID >= r->count)
                 continue;
             shade(mesh, r->triangle[rh.hit.primID], rh.hit.u, rh.hit.v, dir, cam->forward, row + 3 * (size_t)x);
@@ -333,4 +332,9 @@ plush_status plush_render(const plush_render_mesh *mesh, const plush_render_view
         trace_rows(&r, mesh, &cam, image, 0, image->height);
     renderer_release(&r);
     return st;
+}
+
+bool plush_render_available(plush_diag *diag)
+{
+    return plush__embree_load(diag) != NULL;
 }

@@ -178,9 +178,9 @@ static bool inside_body(const plush_pmx_rigid_body *b, const float p[3])
     for (int j = 0; j < 3; j++)
         l[j] = r[0][j] * d[0] + r[1][j] * d[1] + r[2][j] * d[2]; /* R^T d */
     double rad = b->size[0];
-    if (b->shape == 0)
+    if (b->shape == PLUSH_PMX_RIGID_SPHERE)
         return l[0] * l[0] + l[1] * l[1] + l[2] * l[2] <= rad * rad;
-    if (b->shape == 1)
+    if (b->shape == PLUSH_PMX_RIGID_BOX)
         return fabs(l[0]) <= b->size[0] && fabs(l[1]) <= b->size[1] && fabs(l[2]) <= b->size[2];
     double half = 0.5 * b->size[1], y = l[1] > half ? l[1] - half : l[1] < -half ? l[1] + half : 0;
     return l[0] * l[0] + y * y + l[2] * l[2] <= rad * rad;
@@ -441,7 +441,7 @@ static plush_status add_piece(attach_work *w, size_t p, size_t *slot, const plus
                                 .index_count = (int32_t)(*at - start)};
     *sb = w->o->soft;
     sb->name = sb->name_en = *name;
-    sb->shape = 0;
+    sb->shape = PLUSH_PMX_SOFT_TRIMESH;
     sb->material = (int32_t)(mat - w->out->materials);
     sb->anchor_count = 0, sb->pin_count = 0;
     sb->pins = plush_arena_array(a, pins ? pins : 1, sizeof *sb->pins);

@@ -63,7 +63,7 @@ plush_status plush_scene_bind(const plush_pmx_model *model, const plush_scene_bi
     b->model = model;
     plush_status st = plush_pmx_proxy_build(model, &b->arena, &b->proxy, diag);
     if (st == PLUSH_OK && b->proxy.triangle_count == 0)
-        st = plush_diag_fail(diag, PLUSH_E_UNSUPPORTED, -1, "soft body", -1,
+        st = plush_diag_fail(diag, PLUSH_E_NO_PROXY, -1, "soft body", -1,
                              "no usable TriMesh soft body to serve as the proxy (%zu soft bodies)",
                              model->soft_body_count);
     if (st == PLUSH_OK)

@@ -383,7 +383,7 @@ static plush_status create_run(plush_compare *c, size_t i, plush_diag *diag)
     if (!scene_mode(rd->kind, &mode, r->info.reason, sizeof r->info.reason)) {
         if (rd->optional)
             return PLUSH_OK;
-        return plush_diag_fail(diag, PLUSH_E_UNSUPPORTED, -1, NULL, (int64_t)i, "run '%s': %s", r->name,
+        return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, NULL, (int64_t)i, "run '%s': %s", r->name,
                                r->info.reason);
     }
     bool own = r->model == c->desc.model && rd->kind == PLUSH_COMPARE_PROXY;

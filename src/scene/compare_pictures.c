@@ -103,7 +103,7 @@ plush_status plush__compare_plots_by_size(plush_compare_study *s, plush_diag *di
             (void)surf;
             const plush_pmx_model *m = s->model;
             for (size_t b = 0; b < m->soft_body_count; b++)
-                if (m->soft_bodies[b].shape == 0 && m->soft_bodies[b].material >= 0 &&
+                if (m->soft_bodies[b].shape == PLUSH_PMX_SOFT_TRIMESH && m->soft_bodies[b].material >= 0 &&
                     (size_t)m->soft_bodies[b].material < m->material_count)
                     tri += (size_t)m->materials[m->soft_bodies[b].material].index_count / 3;
         } else {

@@ -142,7 +142,7 @@ static plush_status study_start(plush_compare_study *s, plush_diag *diag)
     const plush_compare_study_desc *desc = &s->desc;
     s->own_proxy = plush_compare_has_proxy(s->model);
     if (!s->own_proxy && desc->cage_count == 0)
-        return plush_diag_fail(diag, PLUSH_E_UNSUPPORTED, -1, "soft body", -1,
+        return plush_diag_fail(diag, PLUSH_E_NO_PROXY, -1, "soft body", -1,
                                "no TriMesh soft body and no cage to generate");
     plush_compare_surface *surf = NULL;
     plush_status st = plush_compare_surface_from_model(s->model, &surf, diag);

@@ -27,7 +27,7 @@ static plush_status strip_soft_bodies(const plush_pmx_model *m, plush_pmx_model 
     for (size_t i = 0; i < keep; i++)
         if (soft[i]) {
             free(soft);
-            return plush_diag_fail(diag, PLUSH_E_UNSUPPORTED, -1, "material", (int64_t)i,
+            return plush_diag_fail(diag, PLUSH_E_CONFLICT, -1, "material", (int64_t)i,
                                    "--proxy-triangles: the soft body's material is not after every visible one");
         }
     free(soft);
@@ -35,7 +35,7 @@ static plush_status strip_soft_bodies(const plush_pmx_model *m, plush_pmx_model 
         if (m->morphs[i].kind == PLUSH_PMX_MORPH_MATERIAL)
             for (uint32_t k = 0; k < m->morphs[i].offset_count; k++)
                 if (m->morphs[i].offsets.material[k].material >= (int32_t)keep)
-                    return plush_diag_fail(diag, PLUSH_E_UNSUPPORTED, -1, "morph", (int64_t)i,
+                    return plush_diag_fail(diag, PLUSH_E_CONFLICT, -1, "morph", (int64_t)i,
                                            "--proxy-triangles: a material morph changes the soft body's material");
     out->material_count = keep;
     out->index_count = faces;
@@ -150,7 +150,7 @@ done:
 static const plush_pmx_soft_body *first_trimesh(const plush_pmx_model *m)
 {
     for (size_t s = 0; s < m->soft_body_count; s++)
-        if (m->soft_bodies[s].shape == 0 && m->soft_bodies[s].material >= 0)
+        if (m->soft_bodies[s].shape == PLUSH_PMX_SOFT_TRIMESH && m->soft_bodies[s].material >= 0)
             return &m->soft_bodies[s];
     return NULL;
 }
@@ -166,7 +166,7 @@ plush_status plush_compare_variant_make(const plush_pmx_model *m, size_t target,
     v->target = target;
     const plush_pmx_soft_body *sb = first_trimesh(m);
     if (!sb)
-        return plush_diag_fail(diag, PLUSH_E_UNSUPPORTED, -1, "soft body", -1,
+        return plush_diag_fail(diag, PLUSH_E_NO_PROXY, -1, "soft body", -1,
                                "--proxy-triangles copies the model's TriMesh soft body, and it has none");
     plush_status st = strip_soft_bodies(m, &v->base, diag);
     plush_cage_mesh skin, cage;

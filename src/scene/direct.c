@@ -129,7 +129,7 @@ static plush_status lay_out_faces(direct_ctx *c)
         extra += 3 * (c->parts[k].face_count + c->parts[k].seam_count);
     }
     if (extra > (size_t)INT32_MAX || m->index_count > SIZE_MAX / 2 - extra)
-        return plush_diag_fail(c->diag, PLUSH_E_UNSUPPORTED, -1, NULL, -1, "the detailed mesh is too large (%zu faces)",
+        return plush_diag_fail(c->diag, PLUSH_E_RANGE, -1, NULL, -1, "the detailed mesh is too large (%zu faces)",
                                extra / 3);
     plush_pmx_material *mats = plush_arena_array(arena, m->material_count + used, sizeof *mats);
     uint32_t *idx = plush_arena_array(arena, m->index_count + extra, sizeof *idx);
@@ -424,7 +424,7 @@ static plush_status write_holds(direct_ctx *c, size_t k, const uint8_t *hold, pa
         c->stats->anchored_nodes += (hold[q] & HOLD_ANCHOR) != 0;
     }
     if (pins > UINT32_MAX || anchors > UINT32_MAX)
-        return plush_diag_fail(c->diag, PLUSH_E_UNSUPPORTED, -1, "soft body", part->soft_body, "too many pins");
+        return plush_diag_fail(c->diag, PLUSH_E_RANGE, -1, "soft body", part->soft_body, "too many pins");
     dsb->pins = plush_arena_array(arena, pins ? pins : 1, sizeof *dsb->pins);
     dsb->anchors = plush_arena_array(arena, anchors ? anchors : 1, sizeof *dsb->anchors);
     if (!dsb->pins || !dsb->anchors)
@@ -550,7 +550,7 @@ plush_status plush_scene_direct_build(const plush_scene_binding *b, plush_pmx_mo
     memset(stats, 0, sizeof *stats);
     const plush_pmx_model *m = b->model;
     if (b->proxy.part_count == 0)
-        return plush_diag_fail(diag, PLUSH_E_UNSUPPORTED, -1, "soft body", -1,
+        return plush_diag_fail(diag, PLUSH_E_NO_PROXY, -1, "soft body", -1,
                                "no usable TriMesh soft body whose parameters the detailed mesh could take");
     direct_ctx c = {.b = b, .src = m, .stats = stats, .diag = diag};
     c.parts = calloc(b->proxy.part_count, sizeof *c.parts);
@@ -561,7 +561,7 @@ plush_status plush_scene_direct_build(const plush_scene_binding *b, plush_pmx_mo
         stats->bodies += c.parts[k].face_count > 0;
     }
     if (st == PLUSH_OK && stats->faces == 0)
-        st = plush_diag_fail(diag, PLUSH_E_UNSUPPORTED, -1, NULL, -1,
+        st = plush_diag_fail(diag, PLUSH_E_GEOMETRY, -1, NULL, -1,
                              "no face of the detailed mesh has all its vertices bound: nothing to simulate directly");
     if (st == PLUSH_OK) {
         /* the source's fields and arrays, its own arena kept */

@@ -113,7 +113,7 @@ plush_status plush_pmx_proxy_build(const plush_pmx_model *model, plush_arena *ar
             out->soft_material[m] = true;
     }
     for (size_t i = 0; i < model->soft_body_count; i++) {
-        if (model->soft_bodies[i].shape != 0)
+        if (model->soft_bodies[i].shape != PLUSH_PMX_SOFT_TRIMESH)
             continue;
         bool used;
         plush_status st = proxy_part(model, i, arena, &out->parts[out->part_count], &used, diag);

@@ -1,0 +1,312 @@
+/* bulletc: soft bodies (bulletc.cpp says what every entry promises). */
+#include "physics/bulletc_internal.h"
+
+namespace plush_bulletc {
+
+bc_soft *soft_create(bc_world *w, const bc_soft_desc *desc, char *err)
+{
+    try {
+        if (!w || !desc) {
+            set_err(err, "soft_create: no world or description");
+            return nullptr;
+        }
+        if (desc->node_count == 0 || !desc->positions) {
+            set_err(err, "soft_create: no nodes");
+            return nullptr;
+        }
+        if (desc->node_count > (size_t)INT32_MAX) {
+            set_err(err, "soft_create: %zu nodes are more than Bullet can index", desc->node_count);
+            return nullptr;
+        }
+        const int n = (int)desc->node_count;
+        btAlignedObjectArray<btVector3> x;
+        btAlignedObjectArray<btScalar> m;
+        x.resize(n);
+        m.resize(n);
+        for (int i = 0; i < n; i++) {
+            if (!finite3(desc->positions[i])) {
+                set_err(err, "soft_create: node %d position is not finite", i);
+                return nullptr;
+            }
+            x[i] = v3(desc->positions[i]);
+            const float mi = desc->masses ? desc->masses[i] : 1.0f;
+            if (!(mi >= 0) || !std::isfinite(mi)) {
+                set_err(err, "soft_create: node %d mass %g is negative or not finite", i, (double)mi);
+                return nullptr;
+            }
+            m[i] = mi; /* Bullet's constructor turns 0 into inverse mass 0 (pinned) */
+        }
+        w->softs.reserve(w->softs.size() + 1);
+        std::unique_ptr<btSoftBody> sb(new btSoftBody(&w->world->getWorldInfo(), n, &x[0], &m[0]));
+        std::unique_ptr<bc_soft> s(
+            new bc_soft{w, sb.get(), filter_bits(desc->group), filter_bits(desc->mask), false});
+        w->softs.push_back(s.get());
+        sb.release();
+        return s.release();
+    } catch (...) {
+        set_err_exception(err, "soft_create");
+        return nullptr;
+    }
+}
+
+void soft_append_link(bc_soft *s, uint32_t a, uint32_t b)
+{
+    if (!node_ok(s, a) || !node_ok(s, b) || a == b)
+        return;
+    try {
+        s->soft->appendLink((int)a, (int)b);
+    } catch (...) {
+    }
+}
+
+void soft_append_face(bc_soft *s, uint32_t a, uint32_t b, uint32_t c)
+{
+    if (!node_ok(s, a) || !node_ok(s, b) || !node_ok(s, c) || a == b || b == c || a == c)
+        return;
+    try {
+        s->soft->appendFace((int)a, (int)b, (int)c);
+    } catch (...) {
+    }
+}
+
+void soft_set_material(bc_soft *s, float lst, float ast, float vst)
+{
+    if (!s || s->soft->m_materials.size() == 0)
+        return;
+    try {
+        btSoftBody::Material *mat = s->soft->m_materials[0];
+        mat->m_kLST = lst;
+        mat->m_kAST = ast;
+        mat->m_kVST = vst;
+        s->soft->m_bUpdateRtCst = true;
+    } catch (...) {
+    }
+}
+
+void soft_bending(bc_soft *s, int distance)
+{
+    if (!s || distance < 0)
+        return;
+    try {
+        s->soft->generateBendingConstraints(distance, s->soft->m_materials[0]);
+    } catch (...) {
+    }
+}
+
+void soft_append_bending_link(bc_soft *s, uint32_t a, uint32_t b)
+{
+    if (!node_ok(s, a) || !node_ok(s, b) || a == b || s->soft->m_materials.size() == 0)
+        return;
+    try {
+        /* generateBendingConstraints: appendLink(i, j, mat), then the new link's m_bbending = 1 */
+        s->soft->appendLink((int)a, (int)b, s->soft->m_materials[0]);
+        s->soft->m_links[s->soft->m_links.size() - 1].m_bbending = 1;
+    } catch (...) {
+    }
+}
+
+void soft_randomize(bc_soft *s)
+{
+    if (!s)
+        return;
+    try {
+        s->soft->randomizeConstraints();
+    } catch (...) {
+    }
+}
+
+void soft_clusters(bc_soft *s, int k)
+{
+    if (!s || k < 0)
+        return;
+    try {
+        s->soft->generateClusters(k);
+    } catch (...) {
+    }
+}
+
+void soft_set_config(bc_soft *s, const bc_soft_config *c)
+{
+    if (!s || !c)
+        return;
+    try {
+        btSoftBody::Config &cfg = s->soft->m_cfg;
+        if (c->aero_model >= 0 && c->aero_model < (int)btSoftBody::eAeroModel::END)
+            cfg.aeromodel = (btSoftBody::eAeroModel::_)c->aero_model;
+        cfg.kVCF = c->kVCF;
+        cfg.kDP = c->kDP;
+        cfg.kDG = c->kDG;
+        cfg.kLF = c->kLF;
+        cfg.kPR = c->kPR;
+        cfg.kVC = c->kVC;
+        cfg.kDF = c->kDF;
+        cfg.kMT = c->kMT;
+        cfg.kCHR = c->kCHR;
+        cfg.kKHR = c->kKHR;
+        cfg.kSHR = c->kSHR;
+        cfg.kAHR = c->kAHR;
+        cfg.kSRHR_CL = c->kSRHR_CL;
+        cfg.kSKHR_CL = c->kSKHR_CL;
+        cfg.kSSHR_CL = c->kSSHR_CL;
+        cfg.kSR_SPLT_CL = c->kSR_SPLT_CL;
+        cfg.kSK_SPLT_CL = c->kSK_SPLT_CL;
+        cfg.kSS_SPLT_CL = c->kSS_SPLT_CL;
+        cfg.viterations = c->viterations > 0 ? c->viterations : 0;
+        cfg.piterations = c->piterations > 0 ? c->piterations : 0;
+        cfg.diterations = c->diterations > 0 ? c->diterations : 0;
+        cfg.citerations = c->citerations > 0 ? c->citerations : 0;
+        cfg.collisions = c->collisions;
+        if (c->margin >= 0 && std::isfinite(c->margin))
+            s->soft->getCollisionShape()->setMargin(c->margin);
+        s->soft->m_bUpdateRtCst = true;
+    } catch (...) {
+    }
+}
+
+void soft_set_total_mass(bc_soft *s, float mass)
+{
+    /* Bullet scales every free node's inverse mass by total/mass: 0 or a body whose nodes are all
+     * pinned would give NaN or infinity. */
+    if (!s || !(mass > 0) || !std::isfinite(mass) || !(s->soft->getTotalMass() > 0))
+        return;
+    try {
+        s->soft->setTotalMass(mass, false);
+    } catch (...) {
+    }
+}
+
+void soft_append_anchor(bc_soft *s, uint32_t node, bc_body *body)
+{
+    if (!node_ok(s, node) || !body || body->world != s->world)
+        return;
+    try {
+        s->soft->appendAnchor((int)node, body->body, true, 1);
+    } catch (...) {
+    }
+}
+
+void soft_finish(bc_soft *s)
+{
+    if (!s || s->in_world)
+        return;
+    try {
+        s->world->world->addSoftBody(s->soft, s->group, s->mask);
+        s->soft->setActivationState(DISABLE_DEACTIVATION);
+        s->in_world = true;
+    } catch (...) {
+    }
+}
+
+size_t soft_node_count(const bc_soft *s)
+{
+    return s ? (size_t)s->soft->m_nodes.size() : 0;
+}
+
+void soft_get_nodes(const bc_soft *s, size_t first, size_t count, float (*x)[3], float (*v)[3], float (*n)[3])
+{
+    if (!s)
+        return;
+    const size_t total = (size_t)s->soft->m_nodes.size();
+    if (first > total || count > total - first)
+        return;
+    try {
+        for (size_t i = 0; i < count; i++) {
+            const btSoftBody::Node &node = s->soft->m_nodes[(int)(first + i)];
+            if (x) {
+                x[i][0] = node.m_x.x();
+                x[i][1] = node.m_x.y();
+                x[i][2] = node.m_x.z();
+            }
+            if (v) {
+                v[i][0] = node.m_v.x();
+                v[i][1] = node.m_v.y();
+                v[i][2] = node.m_v.z();
+            }
+            if (n) {
+                n[i][0] = node.m_n.x();
+                n[i][1] = node.m_n.y();
+                n[i][2] = node.m_n.z();
+            }
+        }
+    } catch (...) {
+    }
+}
+
+void soft_set_node(bc_soft *s, uint32_t node, const float x[3], const float v[3])
+{
+    if (!node_ok(s, node))
+        return;
+    try {
+        btSoftBody::Node &nd = s->soft->m_nodes[(int)node];
+        if (x && finite3(x)) {
+            nd.m_x = v3(x);
+            nd.m_q = nd.m_x;
+        }
+        if (v && finite3(v))
+            nd.m_v = v3(v);
+    } catch (...) {
+    }
+}
+
+void soft_set_node_inverse_mass(bc_soft *s, uint32_t node, float im)
+{
+    if (!node_ok(s, node) || !(im >= 0) || !std::isfinite(im))
+        return;
+    try {
+        btSoftBody::Node &nd = s->soft->m_nodes[(int)node];
+        nd.m_im = im;
+        /* Bullet still integrates a pinned node's velocity into its position; a pin stands still
+         * until soft_set_node moves it. */
+        if (im == 0)
+            nd.m_v = btVector3(0, 0, 0);
+        s->soft->m_bUpdateRtCst = true; /* link constants depend on the inverse masses */
+    } catch (...) {
+    }
+}
+
+void soft_set_all_nodes(bc_soft *s, const float (*x)[3], const float (*v)[3])
+{
+    if (!s)
+        return;
+    try {
+        btSoftBody *sb = s->soft;
+        for (int i = 0; i < sb->m_nodes.size(); i++) {
+            btSoftBody::Node &nd = sb->m_nodes[i];
+            if (x && finite3(x[i])) {
+                nd.m_x = v3(x[i]);
+                nd.m_q = nd.m_x;
+            }
+            if (v && finite3(v[i]))
+                nd.m_v = v3(v[i]);
+            nd.m_f = btVector3(0, 0, 0);
+        }
+        sb->updateBounds();
+    } catch (...) {
+    }
+}
+
+void soft_freeze(bc_soft *s)
+{
+    if (!s || !s->in_world)
+        return;
+    try {
+        s->world->world->removeSoftBody(s->soft);
+        s->in_world = false;
+    } catch (...) {
+    }
+}
+
+void soft_set_pose(bc_soft *s, bool volume, bool frame)
+{
+    if (!s || (!volume && !frame))
+        return;
+    try {
+        /* setPose weighs nodes by mass; with every node pinned it divides 0 by 0. */
+        if (!(s->soft->getTotalMass() > 0))
+            return;
+        s->soft->setPose(volume, frame);
+    } catch (...) {
+    }
+}
+
+} // namespace plush_bulletc

@@ -1,0 +1,117 @@
+/* The one loader (src/core/loader.c): candidates in order, versioned sonames, a status per failure, the
+ * tables loaded once per process, and the public availability queries. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "core/loader.h"
+#include "plush/render.h"
+#include "plush/physics.h"
+#include "plush/proxy.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static void test_first_candidate_that_loads(void **state)
+{
+    (void)state;
+    const char *const sonames[] = {"libplush-no-such-library.so.9", NULL, "", "libm.so.6"};
+    const char *const symbols[] = {"cos", "sin"};
+    void *fn[2] = {0};
+    const plush__library lib = {.name = "libm", .candidates = sonames, .candidate_count = 4, .symbols = symbols,
+                                .symbol_count = 2};
+    plush_diag d = {0};
+    assert_int_equal(plush__library_open(&lib, fn, &d), PLUSH_OK);
+    assert_int_equal(d.status, PLUSH_OK);
+    assert_non_null(fn[0]);
+    assert_non_null(fn[1]);
+    double (*cosine)(double);
+    PLUSH__FN_SET(cosine, fn[0]);
+    assert_true(cosine(0) == 1.0);
+}
+
+static void test_failures_are_library_status(void **state)
+{
+    (void)state;
+    const char *const missing[] = {"libplush-no-such-library.so.9", "/nonexistent/libplush-no-such.so.1"};
+    const char *const symbols[] = {"cos", "plush_no_such_symbol"};
+    void *fn[2] = {(void *)1, (void *)1};
+    plush__library lib = {.name = "nothing", .candidates = missing, .candidate_count = 2, .symbols = symbols,
+                          .symbol_count = 1};
+    plush_diag d = {0};
+    assert_int_equal(plush__library_open(&lib, fn, &d), PLUSH_E_LIBRARY);
+    assert_int_equal(d.status, PLUSH_E_LIBRARY);
+    assert_null(fn[0]);
+    /* A library that loads but lacks a symbol is refused the same way. */
+    const char *const libm[] = {"libm.so.6"};
+    lib.candidates = libm;
+    lib.candidate_count = 1;
+    lib.symbol_count = 2;
+    d = (plush_diag){0};
+    assert_int_equal(plush__library_open(&lib, fn, &d), PLUSH_E_LIBRARY);
+    /* Nothing to try at all. */
+    lib.candidate_count = 0;
+    d = (plush_diag){0};
+    assert_int_equal(plush__library_open(&lib, fn, &d), PLUSH_E_LIBRARY);
+}
+
+static const char *refuse(void *const *functions, void *ctx)
+{
+    (void)functions;
+    ++*(int *)ctx;
+    return "refused by the check";
+}
+
+static void test_check_refuses(void **state)
+{
+    (void)state;
+    const char *const libm[] = {"libm.so.6", "libm.so.6"};
+    const char *const symbols[] = {"cos"};
+    void *fn[1];
+    int calls = 0;
+    const plush__library lib = {.name = "libm", .candidates = libm, .candidate_count = 2, .symbols = symbols,
+                                .symbol_count = 1, .check = refuse, .ctx = &calls};
+    plush_diag d = {0};
+    assert_int_equal(plush__library_open(&lib, fn, &d), PLUSH_E_LIBRARY);
+    assert_int_equal(calls, 2); /* every candidate asked */
+}
+
+/* The tables are the process's own: every call gives the same pointer. */
+static void test_loaded_once(void **state)
+{
+    (void)state;
+    plush_diag d = {0};
+    const plush__embree *a = plush__embree_load(&d), *b = plush__embree_load(&d);
+    assert_non_null(a);
+    assert_ptr_equal(a, b);
+    assert_non_null(a->rtcNewDevice);
+    const plush__meshopt *m = plush__meshopt_load(&d), *n = plush__meshopt_load(&d);
+    assert_non_null(m);
+    assert_ptr_equal(m, n);
+    assert_non_null(m->meshopt_simplify);
+    assert_int_equal(d.status, PLUSH_OK);
+}
+
+static void test_available(void **state)
+{
+    (void)state;
+    plush_diag d = {0};
+    assert_true(plush_world_available(&d));
+    assert_true(plush_render_available(&d));
+    assert_true(plush_proxy_search_available(&d));
+    assert_true(plush_proxy_simplify_available(NULL));
+    assert_int_equal(d.status, PLUSH_OK);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_first_candidate_that_loads), cmocka_unit_test(test_failures_are_library_status),
+        cmocka_unit_test(test_check_refuses),             cmocka_unit_test(test_loaded_once),
+        cmocka_unit_test(test_available),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
