@@ -32,34 +32,9 @@ static int setup(void **state)
     return cli_tmp_setup("plush_run");
 }
 
-/* Removes what is inside dir, subdirectories included. */
-static void remove_contents(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return;
-    struct dirent *e;
-    char path[1024];
-    while ((e = readdir(d))) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-            continue;
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        struct stat st;
-        if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-            remove_contents(path);
-            rmdir(path);
-        } else {
-            unlink(path);
-        }
-    }
-    closedir(d);
-}
-
-/* The runs make OUTDIRs with frames/ inside: everything under the temporary directory goes. */
 static int teardown(void **state)
 {
     (void)state;
-    remove_contents(cli_tmp_dir());
     return cli_tmp_teardown();
 }
 

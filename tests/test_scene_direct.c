@@ -16,14 +16,12 @@
 #include "support/mesh_fixture.h"
 #include "support/pmx_fixture.h"
 
-#include <dirent.h>
 #include <dlfcn.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #define BEAR "proxies/plush_bear.pmx"
@@ -547,33 +545,9 @@ static int cli_setup(void **state)
     return cli_tmp_setup("plush_direct");
 }
 
-/* Removes what is inside dir, subdirectories included (the runs make OUTDIR/frames). */
-static void remove_contents(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return;
-    struct dirent *e;
-    char path[1024];
-    while ((e = readdir(d))) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-            continue;
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        struct stat st;
-        if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-            remove_contents(path);
-            rmdir(path);
-        } else {
-            unlink(path);
-        }
-    }
-    closedir(d);
-}
-
 static int cli_teardown(void **state)
 {
     (void)state;
-    remove_contents(cli_tmp_dir());
     return cli_tmp_teardown();
 }
 
