@@ -1,8 +1,8 @@
 /* Direct mode (plush_scene_direct_build, PLUSH_SCENE_DIRECT): the detailed mesh as the soft body. The
  * derived model on the small plush (faces, seams, pins with the proxy's weights), the run against proxy
  * mode (same sag, same lag), determinism, pins that hold, the demo bear for a few frames (ms per step
- * against proxy mode), the bending links plush finds for large bodies against Bullet's own, and
- * plush run --mode direct. */
+ * against proxy mode printed; which is faster is make bench's, tools/bench/bench_compare.c), the bending
+ * links plush finds for large bodies against Bullet's own, and plush run --mode direct. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -354,11 +354,11 @@ static void test_bear_direct_few_frames(void **state)
         assert_int_equal(plush_scene_failures(sc, NULL), 0);
         plush_scene_timing t;
         plush_scene_get_timing(sc, &t);
+        assert_int_equal(t.steps, FRAMES);
         ms[k] = 1000.0 * (t.motion + t.physics + t.frames + t.skinning) / (double)t.steps;
         plush_scene_destroy(sc);
     }
     print_message("bear: direct %.1f ms per frame, proxy %.2f ms per frame (%.0fx)\n", ms[0], ms[1], ms[0] / ms[1]);
-    assert_true(ms[0] > ms[1]);
     plush_vmd_free(v);
     plush_pmx_free(m);
 }
