@@ -168,6 +168,7 @@ DEMO_FILES   := proxies/plush_bear.pmx proxies/plush_bear_shake.vmd proxies/plus
 
 all: $(DEMO_FILES)
 test: $(GEN_BEAR) $(DEMO_FILES)
+bench: $(GEN_BEAR) $(DEMO_FILES)
 
 $(GEN_BEAR): $(GEN_BEAR_OBJ) $(LIB)
 	@mkdir -p $(@D)

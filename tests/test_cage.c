@@ -15,16 +15,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-static void expect_ok(plush_status st, const plush_diag *d)
-{
-    if (st != PLUSH_OK) {
-        char line[600];
-        plush_diag_format(d, line, sizeof line);
-        fail_msg("expected success: %s", line);
-    }
-}
 
 /* A model with one material: a UV sphere (seams and poles split as a textured sphere has them). */
 static plush_pmx_model *sphere_model(float radius, unsigned rings, unsigned segments)
@@ -104,11 +94,11 @@ static void test_weld_sphere(void **state)
     plush_arena arena = {0};
     plush_diag d = pmx_fx_diag();
     plush_cage_mesh mesh;
-    expect_ok(plush_cage_weld(m, NULL, 0, &arena, &mesh, &d), &d);
+    pmx_fx_ok(plush_cage_weld(m, NULL, 0, &arena, &mesh, &d), &d);
     assert_int_equal(mesh.vertex_count, 2 + 7 * 12);       /* two poles, seven inner rings */
     assert_int_equal(mesh.triangle_count, 2 * 12 + 2 * 6 * 12); /* pole fans + quads between inner rings */
     plush_cage_topology topo;
-    expect_ok(plush_cage_check(&mesh, &topo, &d), &d);
+    pmx_fx_ok(plush_cage_check(&mesh, &topo, &d), &d);
     assert_true(topo.closed_manifold);
     assert_int_equal(topo.edges, 3 * mesh.triangle_count / 2);
     for (size_t v = 0; v < mesh.vertex_count; v++) {
@@ -129,15 +119,15 @@ static void test_weld_materials(void **state)
     plush_diag d = pmx_fx_diag();
     plush_cage_mesh mesh;
     const char *eyes[] = {"eyes"};
-    expect_ok(plush_cage_weld(m, eyes, 1, &arena, &mesh, &d), &d);
+    pmx_fx_ok(plush_cage_weld(m, eyes, 1, &arena, &mesh, &d), &d);
     assert_int_equal(mesh.vertex_count, 8);
     assert_int_equal(mesh.triangle_count, 12);
     const char *two[] = {"cage", "eyes"};
-    expect_ok(plush_cage_weld(m, two, 2, &arena, &mesh, &d), &d);
+    pmx_fx_ok(plush_cage_weld(m, two, 2, &arena, &mesh, &d), &d);
     assert_int_equal(mesh.vertex_count, 12 + 8);
     assert_int_equal(mesh.triangle_count, 20 + 12);
     plush_cage_topology topo;
-    expect_ok(plush_cage_check(&mesh, &topo, &d), &d);
+    pmx_fx_ok(plush_cage_check(&mesh, &topo, &d), &d);
     assert_true(topo.closed_manifold); /* two closed pieces, each a manifold */
     assert_int_equal(topo.pieces, 2);
     const char *bad[] = {"nope"};
@@ -155,14 +145,14 @@ static void test_topology(void **state)
     plush_cage_mesh m = {.vertex_count = 4, .positions = pos, .triangle_count = 4, .triangles = tetra};
     plush_diag d = pmx_fx_diag();
     plush_cage_topology t;
-    expect_ok(plush_cage_check(&m, &t, &d), &d);
+    pmx_fx_ok(plush_cage_check(&m, &t, &d), &d);
     assert_true(t.closed_manifold);
     assert_int_equal(t.edges, 6);
 
     /* One face flipped: three edges now run the same way in both faces. */
     uint32_t flipped[4][3] = {{0, 2, 1}, {0, 1, 3}, {0, 3, 2}, {1, 3, 2}};
     m.triangles = flipped;
-    expect_ok(plush_cage_check(&m, &t, &d), &d);
+    pmx_fx_ok(plush_cage_check(&m, &t, &d), &d);
     assert_false(t.closed_manifold);
     assert_int_equal(t.misoriented_edges, 3);
     assert_int_equal(t.border_edges, 0);
@@ -170,7 +160,7 @@ static void test_topology(void **state)
     /* An open fan: borders only. */
     m.triangle_count = 3;
     m.triangles = tetra;
-    expect_ok(plush_cage_check(&m, &t, &d), &d);
+    pmx_fx_ok(plush_cage_check(&m, &t, &d), &d);
     assert_int_equal(t.border_edges, 3);
     assert_int_equal(t.nonmanifold_vertices, 0);
     assert_false(t.closed_manifold);
@@ -178,7 +168,7 @@ static void test_topology(void **state)
     /* Two triangles touching at one vertex (a bow tie): the vertex is not a manifold fan. */
     uint32_t bow[2][3] = {{0, 1, 2}, {0, 4, 5}};
     m = (plush_cage_mesh){.vertex_count = 6, .positions = pos, .triangle_count = 2, .triangles = bow};
-    expect_ok(plush_cage_check(&m, &t, &d), &d);
+    pmx_fx_ok(plush_cage_check(&m, &t, &d), &d);
     assert_int_equal(t.nonmanifold_vertices, 1);
     assert_int_equal(t.isolated_vertices, 1); /* vertex 3 */
 
@@ -186,7 +176,7 @@ static void test_topology(void **state)
     uint32_t fin[3][3] = {{0, 1, 2}, {1, 0, 3}, {0, 1, 5}};
     m.triangle_count = 3;
     m.triangles = fin;
-    expect_ok(plush_cage_check(&m, &t, &d), &d);
+    pmx_fx_ok(plush_cage_check(&m, &t, &d), &d);
     assert_int_equal(t.nonmanifold_edges, 1);
 
     uint32_t out_of_range[1][3] = {{0, 1, 6}};
@@ -204,12 +194,12 @@ static void test_simplify_large(void **state)
     plush_arena arena = {0};
     plush_diag d = pmx_fx_diag();
     plush_cage_mesh skin, cage;
-    expect_ok(plush_cage_weld(m, NULL, 0, &arena, &skin, &d), &d);
+    pmx_fx_ok(plush_cage_weld(m, NULL, 0, &arena, &skin, &d), &d);
     assert_true(skin.triangle_count > 80000);
     const size_t targets[] = {2000, 500, 100};
     for (size_t k = 0; k < sizeof targets / sizeof targets[0]; k++) {
         plush_cage_result res;
-        expect_ok(plush_cage_simplify(&skin, &(plush_cage_options){.target_triangles = targets[k]}, &arena, &cage,
+        pmx_fx_ok(plush_cage_simplify(&skin, &(plush_cage_options){.target_triangles = targets[k]}, &arena, &cage,
                                       &res, &d),
                   &d);
         assert_true(res.reached);
@@ -217,14 +207,14 @@ static void test_simplify_large(void **state)
         assert_int_equal(res.triangles, cage.triangle_count);
         assert_int_equal(res.source_triangles, skin.triangle_count);
         plush_cage_topology topo;
-        expect_ok(plush_cage_check(&cage, &topo, &d), &d);
+        pmx_fx_ok(plush_cage_check(&cage, &topo, &d), &d);
         assert_true(topo.closed_manifold);
         /* Cage vertices are source vertices. */
         for (size_t v = 0; v < cage.vertex_count; v++)
             assert_memory_equal(cage.positions[v], skin.positions[cage.source[v]], sizeof cage.positions[v]);
 
         float max, mean;
-        expect_ok(plush_cage_distance(&cage, (const float(*)[3])skin.positions, skin.vertex_count, &max, &mean, &d),
+        pmx_fx_ok(plush_cage_distance(&cage, (const float(*)[3])skin.positions, skin.vertex_count, &max, &mean, &d),
                   &d);
         double bmax = 0, bsum = 0;
         for (size_t i = 0; i < skin.vertex_count; i += 7) { /* every seventh point keeps the brute force short */
@@ -243,7 +233,7 @@ static void test_simplify_large(void **state)
         float(*pts)[3] = malloc(n * sizeof *pts);
         for (size_t i = 0, j = 0; i < skin.vertex_count; i += 7, j++)
             memcpy(pts[j], skin.positions[i], sizeof pts[j]);
-        expect_ok(plush_cage_distance(&cage, (const float(*)[3])pts, n, &sub_max, &sub_mean, &d), &d);
+        pmx_fx_ok(plush_cage_distance(&cage, (const float(*)[3])pts, n, &sub_max, &sub_mean, &d), &d);
         free(pts);
         assert_true(fabs(sub_max - bmax) <= 1e-5 * (1 + bmax));
         assert_true(fabs(sub_mean - bsum / (double)n) <= 1e-5 * (1 + bmax));
@@ -266,11 +256,11 @@ static void test_offset(void **state)
     plush_arena arena = {0};
     plush_diag d = pmx_fx_diag();
     plush_cage_mesh skin, cage;
-    expect_ok(plush_cage_weld(m, NULL, 0, &arena, &skin, &d), &d);
+    pmx_fx_ok(plush_cage_weld(m, NULL, 0, &arena, &skin, &d), &d);
     plush_cage_result res;
     for (int sign = -1; sign <= 1; sign += 2) {
         float off = 0.25f * (float)sign;
-        expect_ok(plush_cage_simplify(&skin, &(plush_cage_options){.target_triangles = 300, .offset = off}, &arena,
+        pmx_fx_ok(plush_cage_simplify(&skin, &(plush_cage_options){.target_triangles = 300, .offset = off}, &arena,
                                       &cage, &res, &d),
                   &d);
         for (size_t v = 0; v < cage.vertex_count; v++) {
@@ -285,7 +275,7 @@ static void test_offset(void **state)
         skin.triangles[t][1] = skin.triangles[t][2];
         skin.triangles[t][2] = x;
     }
-    expect_ok(plush_cage_simplify(&skin, &(plush_cage_options){.target_triangles = 300, .offset = 0.25f}, &arena,
+    pmx_fx_ok(plush_cage_simplify(&skin, &(plush_cage_options){.target_triangles = 300, .offset = 0.25f}, &arena,
                                   &cage, &res, &d),
               &d);
     for (size_t v = 0; v < cage.vertex_count; v++) {
@@ -305,15 +295,15 @@ static void test_simplify_edges(void **state)
     plush_diag d = pmx_fx_diag();
     plush_cage_mesh skin, cage;
     plush_cage_result res;
-    expect_ok(plush_cage_weld(m, NULL, 0, &arena, &skin, &d), &d);
-    expect_ok(plush_cage_simplify(&skin, &(plush_cage_options){.target_triangles = 100000}, &arena, &cage, &res, &d),
+    pmx_fx_ok(plush_cage_weld(m, NULL, 0, &arena, &skin, &d), &d);
+    pmx_fx_ok(plush_cage_simplify(&skin, &(plush_cage_options){.target_triangles = 100000}, &arena, &cage, &res, &d),
               &d);
     assert_int_equal(res.method, PLUSH_CAGE_COPY);
     assert_int_equal(cage.triangle_count, skin.triangle_count);
     assert_true(res.reached);
 
     /* A target the simplifier cannot keep topology for still ends near it (the sloppy fallback). */
-    expect_ok(plush_cage_simplify(&skin, &(plush_cage_options){.target_triangles = 4}, &arena, &cage, &res, &d), &d);
+    pmx_fx_ok(plush_cage_simplify(&skin, &(plush_cage_options){.target_triangles = 4}, &arena, &cage, &res, &d), &d);
     assert_true(cage.triangle_count >= 1);
 
     d = pmx_fx_diag();
@@ -388,7 +378,7 @@ static void expect_encloses(const plush_cage_mesh *cage, const plush_cage_mesh *
 {
     plush_diag d = pmx_fx_diag();
     plush_cage_topology topo;
-    expect_ok(plush_cage_check(cage, &topo, &d), &d);
+    pmx_fx_ok(plush_cage_check(cage, &topo, &d), &d);
     assert_true(topo.closed_manifold);
     assert_int_equal(topo.pieces, 1);
     float far_away[3] = {1e4f, 0, 0};
@@ -416,13 +406,13 @@ static void test_wrap_two_spheres(void **state)
     plush_arena arena = {0};
     plush_diag d = pmx_fx_diag();
     plush_cage_mesh skin, wrap, cage;
-    expect_ok(plush_cage_weld(m, NULL, 0, &arena, &skin, &d), &d);
+    pmx_fx_ok(plush_cage_weld(m, NULL, 0, &arena, &skin, &d), &d);
     plush_cage_topology topo;
-    expect_ok(plush_cage_check(&skin, &topo, &d), &d);
+    pmx_fx_ok(plush_cage_check(&skin, &topo, &d), &d);
     assert_int_equal(topo.pieces, 2);
 
     const float cell = 0.1f, offset = 0.2f;
-    expect_ok(plush_cage_wrap(&skin, cell, offset, &arena, &wrap, &d), &d);
+    pmx_fx_ok(plush_cage_wrap(&skin, cell, offset, &arena, &wrap, &d), &d);
     expect_encloses(&wrap, &skin, 0);
     assert_null(wrap.source);
     /* every wrap vertex about `offset` from the spheres, but the tube's, which lie between them */
@@ -437,7 +427,7 @@ static void test_wrap_two_spheres(void **state)
     const size_t targets[] = {200, 600};
     for (size_t k = 0; k < 2; k++) {
         plush_cage_result res;
-        expect_ok(plush_cage_simplify(&skin, &(plush_cage_options){.target_triangles = targets[k], .wrap = true,
+        pmx_fx_ok(plush_cage_simplify(&skin, &(plush_cage_options){.target_triangles = targets[k], .wrap = true,
                                                                    .offset = offset},
                                       &arena, &cage, &res, &d),
                   &d);
@@ -467,11 +457,11 @@ static void test_wrap_deterministic(void **state)
     plush_arena arena = {0};
     plush_diag d = pmx_fx_diag();
     plush_cage_mesh skin, a, b;
-    expect_ok(plush_cage_weld(m, NULL, 0, &arena, &skin, &d), &d);
+    pmx_fx_ok(plush_cage_weld(m, NULL, 0, &arena, &skin, &d), &d);
     plush_cage_options o = {.target_triangles = 400, .wrap = true};
     plush_cage_result ra, rb;
-    expect_ok(plush_cage_simplify(&skin, &o, &arena, &a, &ra, &d), &d);
-    expect_ok(plush_cage_simplify(&skin, &o, &arena, &b, &rb, &d), &d);
+    pmx_fx_ok(plush_cage_simplify(&skin, &o, &arena, &a, &ra, &d), &d);
+    pmx_fx_ok(plush_cage_simplify(&skin, &o, &arena, &b, &rb, &d), &d);
     assert_int_equal(a.vertex_count, b.vertex_count);
     assert_int_equal(a.triangle_count, b.triangle_count);
     assert_memory_equal(a.positions, b.positions, a.vertex_count * sizeof *a.positions);
@@ -493,7 +483,7 @@ static void test_wrap_errors(void **state)
     plush_diag d = pmx_fx_diag();
     plush_cage_mesh skin, cage;
     plush_cage_result res;
-    expect_ok(plush_cage_weld(m, NULL, 0, &arena, &skin, &d), &d);
+    pmx_fx_ok(plush_cage_weld(m, NULL, 0, &arena, &skin, &d), &d);
     assert_int_equal(plush_cage_simplify(&skin, &(plush_cage_options){.target_triangles = 100, .wrap = true,
                                                                      .offset = -0.1f},
                                          &arena, &cage, &res, &d),
@@ -544,12 +534,12 @@ static void test_wrap_torus(void **state)
     plush_cage_result res;
     const size_t targets[] = {300, 4};
     for (size_t k = 0; k < 2; k++) {
-        expect_ok(plush_cage_simplify(&torus, &(plush_cage_options){.target_triangles = targets[k], .wrap = true,
+        pmx_fx_ok(plush_cage_simplify(&torus, &(plush_cage_options){.target_triangles = targets[k], .wrap = true,
                                                                     .offset = 0.2f},
                                       &arena, &cage, &res, &d),
                   &d);
         plush_cage_topology topo;
-        expect_ok(plush_cage_check(&cage, &topo, &d), &d);
+        pmx_fx_ok(plush_cage_check(&cage, &topo, &d), &d);
         assert_true(topo.closed_manifold);
         assert_int_equal(topo.pieces, 1);
         assert_int_equal((long)cage.vertex_count - (long)topo.edges + (long)cage.triangle_count, 0);
@@ -562,51 +552,40 @@ static void test_wrap_torus(void **state)
     plush_arena_free(&arena);
 }
 
-static double seconds_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* The issue's case: the demo bear's fur (made by `make` into proxies/), a dozen separate pieces, wraps
- * into one closed piece at 300 and 1000 triangles (within 10%), in under 2 s each (optimised builds). */
+ * into one closed piece at 300 and 1000 triangles (within 10%). How long it takes is make bench's
+ * (tools/bench/bench_cage.c), not a test's. */
 static void test_wrap_bear(void **state)
 {
     (void)state;
     plush_pmx_model *m = NULL;
     plush_diag d = pmx_fx_diag();
-    expect_ok(plush_pmx_read_file("proxies/plush_bear.pmx", NULL, &m, &d), &d);
+    pmx_fx_ok(plush_pmx_read_file("proxies/plush_bear.pmx", NULL, &m, &d), &d);
     plush_arena arena = {0};
     const char *fur[] = {"体", "頭", "口元", "耳", "腕", "足"};
     plush_cage_mesh skin, cage;
-    expect_ok(plush_cage_weld(m, fur, 6, &arena, &skin, &d), &d);
+    pmx_fx_ok(plush_cage_weld(m, fur, 6, &arena, &skin, &d), &d);
     plush_cage_topology topo;
-    expect_ok(plush_cage_check(&skin, &topo, &d), &d);
+    pmx_fx_ok(plush_cage_check(&skin, &topo, &d), &d);
     assert_true(topo.pieces >= 10); /* 15 ellipsoids; welding joins those that share a seam */
     print_message("      bear fur: %zu triangles in %zu pieces\n", skin.triangle_count, topo.pieces);
     const size_t targets[] = {300, 1000};
     for (size_t k = 0; k < 2; k++) {
         plush_cage_result res;
-        double t0 = seconds_now();
-        expect_ok(plush_cage_simplify(&skin, &(plush_cage_options){.target_triangles = targets[k], .wrap = true},
+        pmx_fx_ok(plush_cage_simplify(&skin, &(plush_cage_options){.target_triangles = targets[k], .wrap = true},
                                       &arena, &cage, &res, &d),
                   &d);
-        double took = seconds_now() - t0;
-        expect_ok(plush_cage_check(&cage, &topo, &d), &d);
+        pmx_fx_ok(plush_cage_check(&cage, &topo, &d), &d);
         assert_true(topo.closed_manifold);
         assert_int_equal(topo.pieces, 1);
         assert_true(fabs((double)cage.triangle_count - (double)targets[k]) <= 0.1 * (double)targets[k]);
         float max, mean;
-        expect_ok(plush_cage_distance(&cage, (const float(*)[3])skin.positions, skin.vertex_count, &max, &mean, &d),
+        pmx_fx_ok(plush_cage_distance(&cage, (const float(*)[3])skin.positions, skin.vertex_count, &max, &mean, &d),
                   &d);
         print_message("      bear wrap %zu: %zu triangles (wrap %zu on a cell of %.3g, offset %.3g), distance max "
-                      "%.3g mean %.3g, %.3f s\n",
+                      "%.3g mean %.3g\n",
                       targets[k], cage.triangle_count, res.wrap_triangles, (double)res.wrap_cell,
-                      (double)res.wrap_offset, (double)max, (double)mean, took);
-#if !defined(__SANITIZE_ADDRESS__)
-        assert_true(took < 2.0);
-#endif
+                      (double)res.wrap_offset, (double)max, (double)mean);
     }
     plush_arena_free(&arena);
     plush_pmx_free(m);

@@ -25,7 +25,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 
 extern char **environ;
 
@@ -36,7 +35,6 @@ static const char *const files[3] = {"plush_bear.pmx", "plush_bear_shake.vmd", "
 
 typedef struct demo {
     char dir[2][600];           /* two generator runs */
-    double seconds[2];
     plush_pmx_model *model;     /* from the first run */
     plush_vmd_motion *motion;
     plush_im2_map *map;
@@ -61,7 +59,7 @@ static const char *generator(char *buf, size_t size)
 
 /* Runs the generator with args (stdout dropped, stderr too when quiet); returns its exit status (-1 when
  * it did not exit normally). */
-static int run_generator(const char *const *args, bool quiet, double *seconds)
+static int run_generator(const char *const *args, bool quiet)
 {
     char buf[600];
     const char *gen = generator(buf, sizeof buf);
@@ -69,8 +67,6 @@ static int run_generator(const char *const *args, bool quiet, double *seconds)
     int argc = 1;
     for (; *args && argc < 7; args++)
         argv[argc++] = (char *)*args;
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
     pid_t pid;
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
@@ -86,9 +82,6 @@ static int run_generator(const char *const *args, bool quiet, double *seconds)
     int status = 0;
     if (waitpid(pid, &status, 0) != pid)
         return -1;
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    if (seconds)
-        *seconds = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
@@ -111,7 +104,7 @@ static int setup(void **state)
         cli_tmp_path(d->dir[r], sizeof d->dir[r], r ? "b" : "a");
         if (mkdir(d->dir[r], 0755) != 0)
             return -1;
-        if (run_generator((const char *const[]){"-o", d->dir[r], NULL}, false, &d->seconds[r]) != 0)
+        if (run_generator((const char *const[]){"-o", d->dir[r], NULL}, false) != 0)
             return -1;
     }
     char path[700];
@@ -177,10 +170,6 @@ static void test_deterministic(void **state)
         free(a);
         free(b);
     }
-    print_message("generation took %.3f s and %.3f s\n", d->seconds[0], d->seconds[1]);
-#if !defined(__SANITIZE_ADDRESS__)
-    assert_true(d->seconds[0] < 2.0 && d->seconds[1] < 2.0);
-#endif
 }
 
 static void test_bad_output_directory(void **state)
@@ -188,8 +177,8 @@ static void test_bad_output_directory(void **state)
     (void)state;
     char path[600];
     cli_tmp_path(path, sizeof path, "no/such/dir");
-    assert_int_equal(run_generator((const char *const[]){"-o", path, NULL}, true, NULL), 1);
-    assert_int_equal(run_generator((const char *const[]){"--bogus", NULL}, true, NULL), 2);
+    assert_int_equal(run_generator((const char *const[]){"-o", path, NULL}, true), 1);
+    assert_int_equal(run_generator((const char *const[]){"--bogus", NULL}, true), 2);
 }
 
 static void test_model(void **state)

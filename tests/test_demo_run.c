@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "plush/plush.h"
+#include "support/mesh_fixture.h"
 #include "support/pmx_fixture.h"
 #include "support/cli_run.h"
 #include "support/shared_data.h"
@@ -36,14 +37,6 @@ typedef struct demo {
     bool *kept;                 /* bear vertex -> it survives the bake (used by a material no soft body owns) */
     size_t kept_count;
 } demo;
-
-static bool finite3(const float (*p)[3], size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (!isfinite(p[i][0]) || !isfinite(p[i][1]) || !isfinite(p[i][2]))
-            return false;
-    return true;
-}
 
 static double dist(const float a[3], const float b[3])
 {
@@ -297,9 +290,9 @@ static void test_soft_settles_eyes_rigid(void **state)
         pmx_fx_ok(plush_scene_step(soft, f, &diag), &diag);
         pmx_fx_ok(plush_scene_step(bones, f, &diag), &diag);
         const float(*p)[3] = plush_scene_positions(soft), (*b)[3] = plush_scene_positions(bones);
-        assert_true(finite3(p, m->vertex_count));
-        assert_true(finite3(plush_scene_normals(soft), m->vertex_count));
-        assert_true(finite3(plush_scene_proxy_nodes(soft), plush_scene_get_binding(soft)->proxy.node_count));
+        assert_true(mesh_fx_all_finite(p, m->vertex_count));
+        assert_true(mesh_fx_all_finite(plush_scene_normals(soft), m->vertex_count));
+        assert_true(mesh_fx_all_finite(plush_scene_proxy_nodes(soft), plush_scene_get_binding(soft)->proxy.node_count));
         /* the pins are where the hook holds them */
         for (uint32_t k = 0; k < sb->pin_count; k++)
             pin_error = fmax(pin_error, dist(p[sb->pins[k]], b[sb->pins[k]]));
@@ -417,8 +410,8 @@ static void test_alicia_bones_mode_physics(void **state)
         pmx_fx_ok(plush_scene_step(phys, f, &diag), &diag);
         pmx_fx_ok(plush_scene_step(none, f, &diag), &diag);
         const float(*p)[3] = plush_scene_positions(phys), (*q)[3] = plush_scene_positions(none);
-        assert_true(finite3(p, m->vertex_count));
-        assert_true(finite3(plush_scene_normals(phys), m->vertex_count));
+        assert_true(mesh_fx_all_finite(p, m->vertex_count));
+        assert_true(mesh_fx_all_finite(plush_scene_normals(phys), m->vertex_count));
         for (size_t v = 0; v < m->vertex_count; v++) {
             double e = dist(p[v], q[v]);
             anywhere = fmax(anywhere, e);

@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "physics/bulletc.h"
+#include "support/mesh_fixture.h"
 
 #include <dlfcn.h>
 #include <limits.h>
@@ -116,15 +117,6 @@ static bc_soft *octa_new(const plush_bulletc_api *bc, bc_world *w, float r, floa
     bc->soft_set_config(s, &cfg);
     bc->soft_set_total_mass(s, 1.0f);
     return s;
-}
-
-/* Takes non-const rows: C before C23 does not convert float (*)[3] to const float (*)[3]. */
-static int all_finite(float (*x)[3], size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (!isfinite(x[i][0]) || !isfinite(x[i][1]) || !isfinite(x[i][2]))
-            return 0;
-    return 1;
 }
 
 /* ---- setup: load the shared object the way the library does ------------------------------------ */
@@ -421,9 +413,9 @@ static void test_soft_steps_finite(void **state)
     for (int i = 0; i < 180; i++) {
         bc->world_step(w, DT);
         bc->soft_get_nodes(s, 0, OCTA_NODES, x, v, n);
-        assert_true(all_finite(x, OCTA_NODES));
-        assert_true(all_finite(v, OCTA_NODES));
-        assert_true(all_finite(n, OCTA_NODES));
+        assert_true(mesh_fx_all_finite((const float(*)[3])x, OCTA_NODES));
+        assert_true(mesh_fx_all_finite((const float(*)[3])v, OCTA_NODES));
+        assert_true(mesh_fx_all_finite((const float(*)[3])n, OCTA_NODES));
     }
     /* it fell onto the ground and stayed above it, roughly keeping its size */
     float lo = INFINITY, hi = -INFINITY;
@@ -465,7 +457,7 @@ static void test_soft_pin_and_anchor(void **state)
         bc->body_set_transform(k, m);
         bc->world_step(w, DT);
         bc->soft_get_nodes(s, 0, OCTA_NODES, x, NULL, NULL);
-        assert_true(all_finite(x, OCTA_NODES));
+        assert_true(mesh_fx_all_finite((const float(*)[3])x, OCTA_NODES));
         assert_true(x[4][0] == p[0] && x[4][1] == p[1] && x[4][2] == p[2]);
     }
     /* the anchored node stays with its body */
@@ -539,7 +531,7 @@ static void test_deterministic(void **state)
     float a[OCTA_NODES][3], b[OCTA_NODES][3], ma[16], mb[16];
     run_scene(bc, a, ma);
     run_scene(bc, b, mb);
-    assert_true(all_finite(a, OCTA_NODES));
+    assert_true(mesh_fx_all_finite((const float(*)[3])a, OCTA_NODES));
     assert_memory_equal(a, b, sizeof a);
     assert_memory_equal(ma, mb, sizeof ma);
 }

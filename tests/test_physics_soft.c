@@ -145,14 +145,6 @@ static float (*nodes_of(const sim *s, size_t body, size_t *count))[3]
     return x;
 }
 
-static bool all_finite(const float (*x)[3], size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (!isfinite(x[i][0]) || !isfinite(x[i][1]) || !isfinite(x[i][2]))
-            return false;
-    return true;
-}
-
 static double dist3(const float a[3], const float b[3])
 {
     double d[3] = {(double)a[0] - b[0], (double)a[1] - b[1], (double)a[2] - b[2]};
@@ -202,7 +194,7 @@ static void test_pressure_sphere_keeps_volume(void **state)
     for (int f = 0; f < 240; f++) {
         sim_step(&s, FRAME);
         float(*x)[3] = nodes_of(&s, 0, &n);
-        assert_true(all_finite((const float(*)[3])x, n));
+        assert_true(mesh_fx_all_finite((const float(*)[3])x, n));
         if (f >= 200) { /* the last 40 frames (1.3 s) */
             double v = volume((const float(*)[3])x, info.triangles, info.triangle_count) / rest, h = 0;
             for (size_t i = 0; i < n; i++) {
@@ -334,7 +326,7 @@ static void anchored_run(uint8_t near_mode, uint8_t body_mode, bool gravity, dou
             worst = fmax(worst, dist3(out[i], want));
         }
     }
-    assert_true(all_finite((const float(*)[3])out, m->vertex_count));
+    assert_true(mesh_fx_all_finite((const float(*)[3])out, m->vertex_count));
     plush_world_soft_get_info(s.wm, 0, &info);
     assert_int_equal(info.state, PLUSH_SOFT_ACTIVE);
     *worst_out = worst;
@@ -448,7 +440,7 @@ static void test_fixture_steps(void **state)
         assert_int_equal(info.failed_step, -1);
         size_t n;
         float(*x)[3] = nodes_of(&s, 0, &n);
-        assert_true(all_finite((const float(*)[3])x, n));
+        assert_true(mesh_fx_all_finite((const float(*)[3])x, n));
         free(x);
         free(skinned);
         plush_world_destroy(s.world);
@@ -528,11 +520,11 @@ static void test_blowup_guard(void **state)
                   (unsigned long long)plush_world_step_count(s.world));
     size_t n;
     float(*frozen)[3] = nodes_of(&s, 0, &n);
-    assert_true(all_finite((const float(*)[3])frozen, n));
+    assert_true(mesh_fx_all_finite((const float(*)[3])frozen, n));
     float(*normals)[3] = calloc(n, sizeof *normals);
     assert_non_null(normals);
     plush_world_soft_nodes(s.wm, 0, NULL, normals);
-    assert_true(all_finite((const float(*)[3])normals, n));
+    assert_true(mesh_fx_all_finite((const float(*)[3])normals, n));
     for (int f = 0; f < 20; f++)
         sim_step(&s, FRAME);
     float(*later)[3] = nodes_of(&s, 0, &n);
@@ -545,7 +537,7 @@ static void test_blowup_guard(void **state)
     float(*all)[3] = calloc(m->vertex_count, sizeof *all);
     assert_non_null(all);
     plush_world_soft_vertices(s.wm, all, NULL);
-    assert_true(all_finite((const float(*)[3])all, m->vertex_count));
+    assert_true(mesh_fx_all_finite((const float(*)[3])all, m->vertex_count));
     free(all);
     free(frozen);
     free(later);
@@ -630,7 +622,7 @@ static void test_numbering_readback_reset(void **state)
     sim_step(&s, FRAME); /* and it simulates on from there */
     free(x);
     x = nodes_of(&s, 0, &n);
-    assert_true(all_finite((const float(*)[3])x, n));
+    assert_true(mesh_fx_all_finite((const float(*)[3])x, n));
     assert_true(dist3(x[0], pos[info.node_vertex[0]]) < 1.0);
     free(normals);
     free(x);
@@ -681,7 +673,7 @@ static double settled_volume(float vc, float mt)
         sim_step(&s, FRAME);
     size_t n;
     float(*x)[3] = nodes_of(&s, 0, &n);
-    assert_true(all_finite((const float(*)[3])x, n));
+    assert_true(mesh_fx_all_finite((const float(*)[3])x, n));
     double v = volume((const float(*)[3])x, info.triangles, info.triangle_count) /
                volume(info.rest_nodes, info.triangles, info.triangle_count);
     free(x);
@@ -713,7 +705,7 @@ static void test_clusters(void **state)
         sim_step(&s, FRAME);
     size_t n;
     float(*x)[3] = nodes_of(&s, 0, &n);
-    assert_true(all_finite((const float(*)[3])x, n));
+    assert_true(mesh_fx_all_finite((const float(*)[3])x, n));
     double lowest = 1e9;
     for (size_t i = 0; i < n; i++)
         lowest = fmin(lowest, x[i][1]);
@@ -755,7 +747,7 @@ static void test_separate_pieces_simulate(void **state)
         sim_step(&s, 1.0f / 30);
     size_t n;
     float(*x)[3] = nodes_of(&s, k, &n);
-    assert_true(all_finite((const float(*)[3])x, n));
+    assert_true(mesh_fx_all_finite((const float(*)[3])x, n));
     assert_true(x[0][1] < a.positions[0][1] - 0.5f); /* it fell */
     free(x);
     plush_world_destroy(s.world);

@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -1408,7 +1407,6 @@ static void test_absurd_counts(void **state)
 {
     (void)state;
     long rss0 = max_rss_kib();
-    clock_t t0 = clock();
     plush_pmx_model *m = pmx_fx_rich(2.1f, PLUSH_ENC_UTF16LE, 4);
     plush_buf b = {0};
     pmx_fx_layout lay;
@@ -1448,10 +1446,8 @@ static void test_absurd_counts(void **state)
             free(c);
         }
     }
-    double seconds = (double)(clock() - t0) / CLOCKS_PER_SEC;
     long grown = max_rss_kib() - rss0;
-    print_message("absurd counts: %.3f s, peak RSS grew %ld KiB\n", seconds, grown);
-    assert_true(seconds < 5.0);
+    print_message("absurd counts: peak RSS grew %ld KiB\n", grown);
     assert_true(grown < 64 * 1024);
     plush_buf_free(&b);
     plush_pmx_free(m);

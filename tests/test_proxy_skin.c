@@ -107,7 +107,7 @@ static void test_matrix_is_frame_product(void **state)
 /* ---- rigid and stretched motions --------------------------------------------------------------- */
 
 /* Rotations and translations of the proxy, times scale: every vertex and normal follows exactly. */
-static void similar_motions(skin_fx *f, int blend, bool stretch, const double *scales, int rounds)
+static void similar_motions(skin_fx *f, plush_proxy_blend blend, bool stretch, const double *scales, int rounds)
 {
     plush_proxy_skin *skin = skin_fx_skin(f, blend, stretch);
     for (int round = 0; round < rounds; round++) {
@@ -125,7 +125,7 @@ static void similar_motions(skin_fx *f, int blend, bool stretch, const double *s
 static void test_rigid(void **state)
 {
     (void)state;
-    const struct { int blend; bool stretch; } modes[] = {
+    const struct { plush_proxy_blend blend; bool stretch; } modes[] = {
         {PLUSH_PROXY_BLEND_LINEAR, false}, {PLUSH_PROXY_BLEND_DUAL_QUATERNION, false}, {PLUSH_PROXY_BLEND_LINEAR, true}};
     for (int m = 0; m < 3; m++) {
         skin_fx f;

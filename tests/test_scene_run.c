@@ -10,6 +10,7 @@
 #include "plush/scene.h"
 #include "support/pmx_fixture.h"
 #include "support/mesh_fixture.h"
+#include "support/scene_fixture.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -17,64 +18,11 @@
 
 enum { SPHERE_VERTICES = 9 * 13, CAGE_VERTICES = 60, EYE_VERTICES = 24 };
 
-static bool all_finite(const float (*p)[3], size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        for (int k = 0; k < 3; k++)
-            if (!isfinite(p[i][k]))
-                return false;
-    return true;
-}
-
-/* A motion moving bone "root" sideways and back over 40 frames. */
-static plush_vmd_motion *sway(void)
-{
-    plush_vmd_motion *v = plush_vmd_create();
-    v->bone_key_count = 3;
-    v->bone_keys = plush_arena_array(plush_vmd_arena(v), 3, sizeof *v->bone_keys);
-    for (int i = 0; i < 3; i++) {
-        plush_vmd_bone_key *k = &v->bone_keys[i];
-        k->name = (plush_str){.s = "root", .len = 4};
-        k->frame = (uint32_t)(20 * i);
-        k->translation[0] = i == 1 ? 3.0f : 0.0f;
-        k->rotation[3] = 1;
-        for (int c = 0; c < 4; c++) /* linear curves */
-            k->interpolation[c] = k->interpolation[4 + c] = 20, k->interpolation[8 + c] = k->interpolation[12 + c] = 107;
-    }
-    return v;
-}
-
-/* A plush whose cage is pinned at its top node (to bone 0) and whose soft body is a soft pressure ball. */
-static plush_pmx_model *pinned_plush(void)
-{
-    plush_pmx_model *m = mesh_fx_plush();
-    plush_pmx_soft_body *s = &m->soft_bodies[0];
-    s->total_mass = 1;
-    s->p_iterations = 4;
-    s->config.pr = 50;
-    s->config.dp = 0.05f;
-    s->lst = 0.8f;
-    /* pin the cage's highest vertex */
-    size_t first = 0;
-    for (size_t mat = 0; mat < 1; mat++)
-        first += (size_t)m->materials[mat].index_count;
-    int32_t top = -1;
-    for (size_t i = first; i < first + (size_t)m->materials[1].index_count; i++) {
-        uint32_t v = m->indices[i];
-        if (top < 0 || m->vertices[v].position[1] > m->vertices[top].position[1])
-            top = (int32_t)v;
-    }
-    s->pin_count = 1;
-    s->pins = plush_arena_array(plush_pmx_arena(m), 1, sizeof *s->pins);
-    s->pins[0] = top;
-    return m;
-}
-
 static void test_bones_mode_matches_bone_pipeline(void **state)
 {
     (void)state;
-    plush_pmx_model *m = pinned_plush();
-    plush_vmd_motion *v = sway();
+    plush_pmx_model *m = scene_fx_pinned_plush();
+    plush_vmd_motion *v = scene_fx_sway();
     plush_diag d = pmx_fx_diag();
     plush_scene *sc = NULL;
     pmx_fx_ok(plush_scene_create(&(plush_scene_desc){.model = m, .motion = v, .mode = PLUSH_SCENE_BONES}, &sc, &d), &d);
@@ -112,8 +60,8 @@ static void run_proxy(const plush_pmx_model *m, const plush_vmd_motion *v, uint3
        &d);
     for (uint32_t f = 0; f < frames; f++) {
         pmx_fx_ok(plush_scene_step(sc, f, &d), &d);
-        assert_true(all_finite(plush_scene_positions(sc), m->vertex_count));
-        assert_true(all_finite(plush_scene_normals(sc), m->vertex_count));
+        assert_true(mesh_fx_all_finite(plush_scene_positions(sc), m->vertex_count));
+        assert_true(mesh_fx_all_finite(plush_scene_normals(sc), m->vertex_count));
     }
     assert_non_null(plush_scene_proxy_nodes(sc));
     int64_t first = 0;
@@ -129,8 +77,8 @@ static void run_proxy(const plush_pmx_model *m, const plush_vmd_motion *v, uint3
 static void test_proxy_mode_moves_softly_and_deterministically(void **state)
 {
     (void)state;
-    plush_pmx_model *m = pinned_plush();
-    plush_vmd_motion *v = sway();
+    plush_pmx_model *m = scene_fx_pinned_plush();
+    plush_vmd_motion *v = scene_fx_sway();
     float(*a)[3] = calloc(m->vertex_count, sizeof *a), (*b)[3] = calloc(m->vertex_count, sizeof *b);
     run_proxy(m, v, 30, a);
     run_proxy(m, v, 30, b);

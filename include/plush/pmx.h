@@ -372,12 +372,22 @@ void plush_pmx_free(plush_pmx_model *model);
 /* Smallest index size for count items of kind (vertex indices are unsigned at 1 and 2 bytes). */
 uint8_t plush_pmx_min_index_size(int kind, size_t count);
 
-enum { PLUSH_PMX_WRITE_KEEP = 0, PLUSH_PMX_WRITE_20 = 20, PLUSH_PMX_WRITE_21 = 21 };
-enum { PLUSH_PMX_WRITE_UTF16 = 1, PLUSH_PMX_WRITE_UTF8 = 2 };
+/* The model's version stays the float the file's header holds (2.0f or 2.1f, compared exactly); what a
+ * writer is asked for is one of these. */
+typedef enum plush_pmx_write_version {
+    PLUSH_PMX_WRITE_KEEP = 0,            /* the model's */
+    PLUSH_PMX_WRITE_20 = 20,
+    PLUSH_PMX_WRITE_21 = 21
+} plush_pmx_write_version;
+
+typedef enum plush_pmx_write_encoding {
+    PLUSH_PMX_WRITE_UTF16 = 1,           /* 0 keeps the model's */
+    PLUSH_PMX_WRITE_UTF8 = 2
+} plush_pmx_write_encoding;
 
 typedef struct plush_pmx_write_options {
-    int version;             /* PLUSH_PMX_WRITE_KEEP (the model's), _20 or _21 */
-    int encoding;            /* 0 keeps the model's; PLUSH_PMX_WRITE_UTF16 or _UTF8 */
+    plush_pmx_write_version version;
+    plush_pmx_write_encoding encoding;   /* 0 keeps the model's */
     bool minimal_indices;    /* smallest index sizes; otherwise the model's (grown when too small) */
     bool lossy;              /* 2.0 output: drop 2.1-only elements with a warning each instead of failing */
 } plush_pmx_write_options;

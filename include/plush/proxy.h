@@ -48,7 +48,7 @@ typedef struct plush_proxy_bind_options {
     float falloff;          /* default mode: w_i proportional to d_i^-falloff; 0: 1; at most 64 */
     float max_distance;     /* default mode: vertices with d_0 beyond this stay on bone skinning; 0: no limit */
     float handover;         /* default mode: width of the smooth hand-over band that ends at max_distance */
-    int search;             /* plush_proxy_search */
+    plush_proxy_search search;
     int threads;            /* 0 or 1: the calling thread; results are identical for any count (max 64) */
 } plush_proxy_bind_options;
 
@@ -107,7 +107,7 @@ typedef enum plush_proxy_blend {
 } plush_proxy_blend;
 
 typedef struct plush_proxy_skin_options {
-    int blend;              /* plush_proxy_blend */
+    plush_proxy_blend blend;
     bool stretch;           /* stretch-aware frames: each triangle's deformation gradient, blended linearly
                              * (with DUAL_QUATERNION, create fails with PLUSH_E_CONFLICT) */
 } plush_proxy_skin_options;

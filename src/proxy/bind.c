@@ -18,7 +18,7 @@ enum { MAX_THREADS = 64 };
 typedef struct bind_settings {
     bool seed;
     double drop_ratio, falloff, max_distance, handover;
-    int search;
+    plush_proxy_search search;
     int threads;
 } bind_settings;
 

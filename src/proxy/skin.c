@@ -79,7 +79,7 @@ static plush_status check_inputs(const plush_proxy_mesh *rest, const plush_proxy
                                  plush_diag *diag)
 {
     if (opt->blend != PLUSH_PROXY_BLEND_LINEAR && opt->blend != PLUSH_PROXY_BLEND_DUAL_QUATERNION)
-        return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, "skin", -1, "unknown blend mode %d", opt->blend);
+        return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, "skin", -1, "unknown blend mode %d", (int)opt->blend);
     /* Blending the rotations of stretched frames as dual quaternions and their stretch linearly would
      * not be exact for any motion; refusing is clearer than quietly blending linearly. */
     if (opt->stretch && opt->blend == PLUSH_PROXY_BLEND_DUAL_QUATERNION)

@@ -32,19 +32,33 @@ int cli_tmp_setup(const char *prefix)
     return mkdtemp(tmp_dir) ? 0 : -1;
 }
 
+/* Removes what is inside dir, subdirectories included (the runs make OUTDIRs with frames/ inside). */
+static void remove_contents(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    char path[1024];
+    while ((e = readdir(d))) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        struct stat st;
+        if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+            chmod(path, 0755); /* a test's read-only directory */
+            remove_contents(path);
+            rmdir(path);
+        } else {
+            unlink(path);
+        }
+    }
+    closedir(d);
+}
+
 int cli_tmp_teardown(void)
 {
-    DIR *d = opendir(tmp_dir);
-    if (d) {
-        struct dirent *e;
-        char path[600];
-        while ((e = readdir(d)))
-            if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) {
-                snprintf(path, sizeof path, "%s/%s", tmp_dir, e->d_name);
-                unlink(path);
-            }
-        closedir(d);
-    }
+    remove_contents(tmp_dir);
     rmdir(tmp_dir);
     return 0;
 }

@@ -12,7 +12,7 @@ typedef struct cli_result {
     size_t out_len, err_len;
 } cli_result;
 
-/* Makes (0) or removes with its files the temporary directory; prefix names it ("plush_cli"). */
+/* Makes (0) or removes with everything under it the temporary directory; prefix names it ("plush_cli"). */
 int cli_tmp_setup(const char *prefix);
 int cli_tmp_teardown(void);
 const char *cli_tmp_dir(void);

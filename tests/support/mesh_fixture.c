@@ -191,3 +191,11 @@ plush_pmx_model *mesh_fx_plush(void)
     mesh_fx_free(&eyes);
     return m;
 }
+
+bool mesh_fx_all_finite(const float (*p)[3], size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(p[i][0]) || !isfinite(p[i][1]) || !isfinite(p[i][2]))
+            return false;
+    return true;
+}

@@ -15,6 +15,8 @@
 
 #include "plush/pmx.h"
 
+#include <stdbool.h>
+
 typedef struct mesh_fx {
     size_t vertex_count;
     float (*positions)[3];
@@ -44,5 +46,8 @@ mesh_fx mesh_fx_uv_sphere(float radius, unsigned rings, unsigned segments);
 /* An icosahedron of circumradius r, three vertices per face (60). */
 mesh_fx mesh_fx_icosahedron(float r);
 void mesh_fx_free(mesh_fx *mesh);
+
+/* Whether every coordinate of the n rows is finite (positions, normals, nodes after a run). */
+bool mesh_fx_all_finite(const float (*p)[3], size_t n);
 
 #endif

@@ -118,7 +118,7 @@ void skin_fx_soup(skin_fx *f, size_t nodes, size_t tris, size_t count)
     skin_fx_bind_randomly(f);
 }
 
-plush_proxy_skin *skin_fx_skin(skin_fx *f, int blend, bool stretch)
+plush_proxy_skin *skin_fx_skin(skin_fx *f, plush_proxy_blend blend, bool stretch)
 {
     plush_proxy_skin_options opt = {.blend = blend, .stretch = stretch};
     plush_proxy_skin *skin = NULL;

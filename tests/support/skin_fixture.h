@@ -56,7 +56,7 @@ void skin_fx_soup(skin_fx *f, size_t nodes, size_t tris, size_t count);
  * the plane (on_plane) or up to 1 away from it, bound randomly. */
 void skin_fx_sheet(skin_fx *f, bool on_plane, double u[3], double v[3], double w[3]);
 /* A skin on f's proxy, binding, points and normals; fails the test when create fails. */
-plush_proxy_skin *skin_fx_skin(skin_fx *f, int blend, bool stretch);
+plush_proxy_skin *skin_fx_skin(skin_fx *f, plush_proxy_blend blend, bool stretch);
 /* Moves the proxy by the map, updates and applies into out_p/out_n. The bone-skinned input there is NaN
  * where proxy_share is 1 (never read) and the exact answer elsewhere. */
 void skin_fx_move(skin_fx *f, plush_proxy_skin *skin, const skin_fx_affine *map);

@@ -120,8 +120,8 @@ static float (*noisy_sphere(size_t n))[3]
     return p;
 }
 
-static double bind_seconds(const plush_proxy_mesh *m, const float (*pts)[3], size_t n, bool seed, int search,
-                           plush_proxy_binding **keep)
+static double bind_seconds(const plush_proxy_mesh *m, const float (*pts)[3], size_t n, bool seed,
+                           plush_proxy_search search, plush_proxy_binding **keep)
 {
     plush_proxy_bind_options o = {.seed = seed, .search = search, .threads = 1};
     double best = 1e30;
