@@ -73,18 +73,18 @@ static void relative(const plush_world_model *wm, float rel[16])
     const plush_pmx_model *m = wm->model;
     const plush_pmx_joint *j = &m->joints[0];
     float joint[16], rest[2][16], frame[2][16], now[16], ja[16], jb[16], inv[16], ri[16];
-    world_mat_pmx(j->position, j->rotation, joint);
+    plush__world_mat_pmx(j->position, j->rotation, joint);
     for (int k = 0; k < 2; k++) {
-        world_mat_pmx(m->rigid_bodies[k].position, m->rigid_bodies[k].rotation, rest[k]);
-        world_mat_rigid_inverse(rest[k], ri);
-        world_mat_mul(ri, joint, frame[k]);
+        plush__world_mat_pmx(m->rigid_bodies[k].position, m->rigid_bodies[k].rotation, rest[k]);
+        plush__world_mat_rigid_inverse(rest[k], ri);
+        plush__world_mat_mul(ri, joint, frame[k]);
     }
     plush_world_body_transform(wm, 0, now);
-    world_mat_mul(now, frame[0], ja);
+    plush__world_mat_mul(now, frame[0], ja);
     plush_world_body_transform(wm, 1, now);
-    world_mat_mul(now, frame[1], jb);
-    world_mat_rigid_inverse(ja, inv);
-    world_mat_mul(inv, jb, rel);
+    plush__world_mat_mul(now, frame[1], jb);
+    plush__world_mat_rigid_inverse(ja, inv);
+    plush__world_mat_mul(inv, jb, rel);
 }
 
 /* Rotation angle of a rigid transform. */
@@ -392,7 +392,7 @@ static void step_real(const char *path, void *ctx)
     float (*g)[16] = malloc(nb * sizeof *g), (*out)[16] = malloc(nb * sizeof *out);
     assert_true(g && out);
     for (size_t b = 0; b < m->bone_count; b++) {
-        world_mat_identity(g[b]);
+        plush__world_mat_identity(g[b]);
         memcpy(g[b] + 12, m->bones[b].position, 3 * sizeof(float));
     }
     for (int f = 0; f < 120; f++) {

@@ -75,7 +75,7 @@ static plush_pmx_rigid_body *body(plush_pmx_model *m, size_t i, uint8_t shape, u
 
 static void translation(float m[16], float x, float y, float z)
 {
-    world_mat_identity(m);
+    plush__world_mat_identity(m);
     m[12] = x;
     m[13] = y;
     m[14] = z;
@@ -243,14 +243,14 @@ static void test_add_at_pose(void **state)
     plush_pmx_model *m = two_bone_model(0, 1);
     float g[3][16], pmx[16], off[16], rest_inv[16], want[16], got[16];
     rest_globals(m, g);
-    world_mat_pmx((const float[3]){1, 12, 2}, (const float[3]){0.3f, -0.2f, 0.1f}, g[1]);
+    plush__world_mat_pmx((const float[3]){1, 12, 2}, (const float[3]){0.3f, -0.2f, 0.1f}, g[1]);
     plush_world_model *wm = add_ok(w, m, (const float(*)[16])g, NULL);
-    world_mat_pmx(m->rigid_bodies[1].position, m->rigid_bodies[1].rotation, pmx);
+    plush__world_mat_pmx(m->rigid_bodies[1].position, m->rigid_bodies[1].rotation, pmx);
     float rest[16];
     translation(rest, 4, 10, 0);
-    world_mat_rigid_inverse(rest, rest_inv);
-    world_mat_mul(rest_inv, pmx, off);
-    world_mat_mul(g[1], off, want);
+    plush__world_mat_rigid_inverse(rest, rest_inv);
+    plush__world_mat_mul(rest_inv, pmx, off);
+    plush__world_mat_mul(g[1], off, want);
     plush_world_body_transform(wm, 1, got);
     expect_mat_near(got, want, 1e-5f);
     plush_world_destroy(w);
@@ -267,18 +267,18 @@ static void test_mode0_follows_bone(void **state)
     plush_world_model *wm = add_ok(w, m, (const float(*)[16])g, NULL);
     /* At rest a body sits where the file puts it. */
     plush_world_body_transform(wm, 0, got);
-    world_mat_pmx(m->rigid_bodies[0].position, m->rigid_bodies[0].rotation, pmx);
+    plush__world_mat_pmx(m->rigid_bodies[0].position, m->rigid_bodies[0].rotation, pmx);
     expect_mat_near(got, pmx, 1e-5f);
     /* Animate bone 0: a turn about Y and a move; the body follows at bone * offset. */
     for (int frame = 1; frame <= 20; frame++) {
         float angle = 0.1f * (float)frame;
         const float rot[3] = {0, angle, 0}, pos[3] = {0.2f * (float)frame, 10, 0};
-        world_mat_pmx(pos, rot, g[0]);
+        plush__world_mat_pmx(pos, rot, g[0]);
         plush_world_set_bones(wm, (const float(*)[16])g);
         step_n(w, 1, 1.0f / 30);
         float off[16];
-        world_mat_mul((const float[16]){1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, -10, 0, 1}, pmx, off);
-        world_mat_mul(g[0], off, want);
+        plush__world_mat_mul((const float[16]){1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, -10, 0, 1}, pmx, off);
+        plush__world_mat_mul(g[0], off, want);
         plush_world_body_transform(wm, 0, got);
         expect_mat_near(got, want, 1e-4f);
     }
@@ -313,7 +313,7 @@ static void test_mode1_drives_bone(void **state)
     assert_memory_equal(out[2], g[2], sizeof g[2]);
     /* The bone is the body's pose times the inverse offset: it fell with the body, without turning. */
     plush_world_body_transform(wm, 1, body1);
-    world_mat_mul(body1, wm->bodies[1].offset_inv, want);
+    plush__world_mat_mul(body1, wm->bodies[1].offset_inv, want);
     expect_mat_near(out[1], want, 1e-5f);
     assert_true(out[1][13] < 10 - 5); /* g t^2 / 2 is 12 units (less with damping 0.5) */
     assert_true(fabsf(out[1][12] - 4) < 1e-3f && fabsf(out[1][0] - 1) < 1e-4f);
@@ -344,7 +344,7 @@ static void test_mode2_keeps_bone_position(void **state)
         assert_true(driven[1]);
         assert_memory_equal(out[1] + 12, g[1] + 12, 3 * sizeof(float)); /* the input position, exactly */
         plush_world_body_transform(wm, 1, body1);
-        world_mat_mul(body1, wm->bodies[1].offset_inv, b);
+        plush__world_mat_mul(body1, wm->bodies[1].offset_inv, b);
         for (int k = 0; k < 3; k++)
             assert_true(fabsf(b[12 + k] - g[1][12 + k]) < 1e-4f); /* the body sits at its bone */
         for (int k = 0; k < 12; k++)
@@ -441,7 +441,7 @@ static void test_reset_and_impulse(void **state)
     plush_world_body_velocity(wm, 1, lin, ang);
     assert_true(lin[0] == 0 && lin[1] == 0 && lin[2] == 0 && ang[0] == 0 && ang[1] == 0 && ang[2] == 0);
     plush_world_body_transform(wm, 1, t);
-    world_mat_pmx(m->rigid_bodies[1].position, m->rigid_bodies[1].rotation, pmx);
+    plush__world_mat_pmx(m->rigid_bodies[1].position, m->rigid_bodies[1].rotation, pmx);
     memcpy(want, pmx, sizeof want);
     want[13] += 10;
     expect_mat_near(t, want, 1e-5f);
@@ -517,40 +517,40 @@ static void test_math(void **state)
     const float origin[3] = {0, 0, 0};
     float rx[16], ry[16], rz[16], yx[16], yxz[16], pmx[16];
     /* Column-vector matrices: Rx(90 deg) turns Y into Z. */
-    world_mat_pmx(origin, (const float[3]){1.5707964f, 0, 0}, rx);
+    plush__world_mat_pmx(origin, (const float[3]){1.5707964f, 0, 0}, rx);
     assert_true(fabsf(rx[4]) < 1e-6f && fabsf(rx[5]) < 1e-6f && fabsf(rx[6] - 1) < 1e-6f);
     for (int i = 0; i < 20; i++) {
         float a = 0.37f * (float)i - 3, b = 0.23f * (float)i - 2, c = 1.1f - 0.19f * (float)i;
-        world_mat_pmx(origin, (const float[3]){a, 0, 0}, rx);
-        world_mat_pmx(origin, (const float[3]){0, b, 0}, ry);
-        world_mat_pmx(origin, (const float[3]){0, 0, c}, rz);
-        world_mat_mul(ry, rx, yx);
-        world_mat_mul(yx, rz, yxz);
+        plush__world_mat_pmx(origin, (const float[3]){a, 0, 0}, rx);
+        plush__world_mat_pmx(origin, (const float[3]){0, b, 0}, ry);
+        plush__world_mat_pmx(origin, (const float[3]){0, 0, c}, rz);
+        plush__world_mat_mul(ry, rx, yx);
+        plush__world_mat_mul(yx, rz, yxz);
         const float pos[3] = {(float)i, 2, -3};
-        world_mat_pmx(pos, (const float[3]){a, b, c}, pmx);
+        plush__world_mat_pmx(pos, (const float[3]){a, b, c}, pmx);
         yxz[12] = pos[0];
         yxz[13] = pos[1];
         yxz[14] = pos[2];
         expect_mat_near(pmx, yxz, 1e-5f); /* R = Ry * Rx * Rz */
         float q[4], back[16], inv[16], id[16], eye[16];
-        world_mat_to_quat(pmx, q);
-        world_mat_from_quat(q, pos, back);
+        plush__world_mat_to_quat(pmx, q);
+        plush__world_mat_from_quat(q, pos, back);
         expect_mat_near(back, pmx, 1e-5f);
-        world_mat_rigid_inverse(pmx, inv);
-        world_mat_mul(pmx, inv, id);
-        world_mat_identity(eye);
+        plush__world_mat_rigid_inverse(pmx, inv);
+        plush__world_mat_mul(pmx, inv, id);
+        plush__world_mat_identity(eye);
         expect_mat_near(id, eye, 1e-5f);
     }
     /* Halfway between two poses: half the turn, the middle of the move; the ends exactly. */
     float a[16], b[16], mid[16], want[16];
-    world_mat_pmx((const float[3]){0, 0, 0}, (const float[3]){0, 0.2f, 0}, a);
-    world_mat_pmx((const float[3]){2, 4, 6}, (const float[3]){0, 1.4f, 0}, b);
-    world_mat_interpolate(a, b, 0.5f, mid);
-    world_mat_pmx((const float[3]){1, 2, 3}, (const float[3]){0, 0.8f, 0}, want);
+    plush__world_mat_pmx((const float[3]){0, 0, 0}, (const float[3]){0, 0.2f, 0}, a);
+    plush__world_mat_pmx((const float[3]){2, 4, 6}, (const float[3]){0, 1.4f, 0}, b);
+    plush__world_mat_interpolate(a, b, 0.5f, mid);
+    plush__world_mat_pmx((const float[3]){1, 2, 3}, (const float[3]){0, 0.8f, 0}, want);
     expect_mat_near(mid, want, 1e-5f);
-    world_mat_interpolate(a, b, 1, mid);
+    plush__world_mat_interpolate(a, b, 1, mid);
     assert_memory_equal(mid, b, sizeof mid);
-    world_mat_interpolate(a, b, 0, mid);
+    plush__world_mat_interpolate(a, b, 0, mid);
     expect_mat_near(mid, a, 1e-6f);
 }
 

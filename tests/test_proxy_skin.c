@@ -441,7 +441,7 @@ static void test_portable_kernels_match(void **state)
                 n[v][k] = f.out_n[v][k] = (float)skin_fx_rnd(-1, 1);
             }
         plush_proxy_skin_apply(skin, f.out_p, f.out_n);
-        proxy_skin_apply_portable(skin, p, n);
+        plush__proxy_skin_apply_portable(skin, p, n);
         for (size_t v = 0; v < f.count; v++)
             for (int k = 0; k < 3; k++) {
                 assert_true(p[v][k] == f.out_p[v][k]);

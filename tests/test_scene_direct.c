@@ -29,7 +29,7 @@
 #define BEAR_VMD "proxies/plush_bear_shake.vmd"
 
 /* Private to the physics module (src/physics/world_soft_build.c), declared there for this test. */
-plush_status world_soft_bending_pairs(size_t node_count, const uint32_t (*links)[2], size_t link_count, int distance,
+plush_status plush__world_soft_bending_pairs(size_t node_count, const uint32_t (*links)[2], size_t link_count, int distance,
                                       uint64_t budget, uint32_t (**out)[2], size_t *out_count);
 
 enum { SPHERE_VERTICES = 9 * 13, SPHERE_FACES = 8 * 12 * 2, EYE_FACES = 12 };
@@ -473,7 +473,7 @@ static void test_bending_pairs_equal_bullets(void **state)
     for (int distance = 2; distance <= 4; distance++) {
         uint32_t(*pairs)[2] = NULL;
         size_t count = 0;
-        assert_int_equal(world_soft_bending_pairs(GRID_NODES, (const uint32_t(*)[2])links, link_count, distance,
+        assert_int_equal(plush__world_soft_bending_pairs(GRID_NODES, (const uint32_t(*)[2])links, link_count, distance,
                                                   UINT64_MAX, &pairs, &count),
                          PLUSH_OK);
         assert_true(count > 0);
@@ -488,7 +488,7 @@ static void test_bending_pairs_equal_bullets(void **state)
     /* the budget: a search that would visit too much is refused, not run */
     uint32_t(*pairs)[2] = NULL;
     size_t count = 0;
-    assert_int_equal(world_soft_bending_pairs(GRID_NODES, (const uint32_t(*)[2])links, link_count, 50, 100, &pairs,
+    assert_int_equal(plush__world_soft_bending_pairs(GRID_NODES, (const uint32_t(*)[2])links, link_count, 50, 100, &pairs,
                                               &count),
                      PLUSH_E_RANGE);
     assert_null(pairs);

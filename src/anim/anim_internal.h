@@ -124,20 +124,20 @@ struct plush_anim {
 };
 
 /* motion.c */
-void anim_motion_sample(plush_anim *anim, const plush_motion *motion, float frame);
+void plush__anim_motion_sample(plush_anim *anim, const plush_motion *motion, float frame);
 
 /* morph.c */
-plush_status anim_morph_setup(plush_anim *anim, plush_diag *diag);
-void anim_morph_reset(plush_anim *anim);
+plush_status plush__anim_morph_setup(plush_anim *anim, plush_diag *diag);
+void plush__anim_morph_reset(plush_anim *anim);
 
 /* bones.c: recomputes the globals of bone b's subtree from their locals (bones of stage only). */
-void anim_update_subtree(plush_anim *anim, uint32_t b, int stage);
-void anim_update_local(plush_anim *anim, uint32_t b);
+void plush__anim_update_subtree(plush_anim *anim, uint32_t b, int stage);
+void plush__anim_update_local(plush_anim *anim, uint32_t b);
 /* The globals of path[from..count-1] (parents first) from their locals (bones of stage only). */
-void anim_update_path(plush_anim *anim, const uint32_t *path, uint32_t from, uint32_t count, int stage);
+void plush__anim_update_path(plush_anim *anim, const uint32_t *path, uint32_t from, uint32_t count, int stage);
 
 /* ik.c */
-void anim_ik_solve(plush_anim *anim, uint32_t ik_bone, int stage);
+void plush__anim_ik_solve(plush_anim *anim, uint32_t ik_bone, int stage);
 
 /* ---- math ------------------------------------------------------------------------------------------ */
 
@@ -196,9 +196,9 @@ static inline void anim_q_axis_angle(const float axis[3], float angle, float out
 
 /* Spherical interpolation along the shorter arc; t outside 0..1 extrapolates (append ratios may be
  * negative or above 1). */
-void anim_q_slerp(const float a[4], const float b[4], float t, float out[4]);
+void plush__anim_q_slerp(const float a[4], const float b[4], float t, float out[4]);
 /* slerp(identity, q, t): q's rotation angle scaled by t about its axis. */
-void anim_q_scale(const float q[4], float t, float out[4]);
+void plush__anim_q_scale(const float q[4], float t, float out[4]);
 
 /* Rotation part of a rigid transform from a unit quaternion. */
 static inline void anim_q_mat3(const float q[4], float m[9])

@@ -303,7 +303,7 @@ plush_status plush_anim_create(const plush_pmx_model *model, plush_anim **out, p
         a->deform_order[i] = keys[i].index;
     free(keys);
 
-    st = anim_morph_setup(a, diag);
+    st = plush__anim_morph_setup(a, diag);
     if (st != PLUSH_OK) {
         plush_anim_destroy(a);
         return st;
@@ -355,11 +355,11 @@ void plush_anim_reset(plush_anim *anim)
     }
     for (size_t i = 0; i < anim->morph_count; i++)
         anim->weights_in[i] = 0.0f;
-    anim_morph_reset(anim);
+    plush__anim_morph_reset(anim);
     /* The rest pose: every global the translation to the bone's position. */
     for (size_t i = 0; i < anim->bone_count; i++) {
         uint32_t b = anim->tree[i];
-        anim_update_local(anim, b);
+        plush__anim_update_local(anim, b);
         anim_compose(anim->parent[b] >= 0 ? anim->global[anim->parent[b]] : NULL, anim->local_t[b],
                      anim->local_q[b], anim->global[b]);
     }
@@ -370,7 +370,7 @@ void plush_anim_sample(plush_anim *anim, const plush_motion *motion, float frame
 {
     if (!anim || !motion)
         return;
-    anim_motion_sample(anim, motion, frame);
+    plush__anim_motion_sample(anim, motion, frame);
 }
 
 void plush_anim_set_bone_motion(plush_anim *anim, size_t bone, const float translation[3], const float rotation[4])
@@ -404,7 +404,7 @@ void plush_anim_set_ik(plush_anim *anim, size_t bone, bool enabled)
 
 /* ---- deform ---------------------------------------------------------------------------------------- */
 
-void anim_update_local(plush_anim *a, uint32_t b)
+void plush__anim_update_local(plush_anim *a, uint32_t b)
 {
     vec3 t;
     glm_vec3_add(a->rel[b], a->motion_t[b], t);
@@ -423,7 +423,7 @@ static bool in_stage(const plush_anim *a, uint32_t b, int stage)
     return a->stage[b] == stage && !(stage == PLUSH_ANIM_AFTER_PHYSICS && a->driven[b]);
 }
 
-void anim_update_subtree(plush_anim *a, uint32_t b, int stage)
+void plush__anim_update_subtree(plush_anim *a, uint32_t b, int stage)
 {
     for (uint32_t i = a->tree_pos[b]; i < a->subtree_end[b]; i++) {
         uint32_t c = a->tree[i];
@@ -434,7 +434,7 @@ void anim_update_subtree(plush_anim *a, uint32_t b, int stage)
     }
 }
 
-void anim_update_path(plush_anim *a, const uint32_t *path, uint32_t from, uint32_t count, int stage)
+void plush__anim_update_path(plush_anim *a, const uint32_t *path, uint32_t from, uint32_t count, int stage)
 {
     for (uint32_t i = from; i < count; i++) {
         uint32_t c = path[i];
@@ -466,7 +466,7 @@ static void compute_append(plush_anim *a, uint32_t b)
         if (ratio == 1.0f)
             memcpy(a->append_q[b], q, sizeof q);
         else
-            anim_q_scale(q, ratio, a->append_q[b]);
+            plush__anim_q_scale(q, ratio, a->append_q[b]);
     }
     if (bone->flags & PLUSH_PMX_BONE_APPEND_TRANSLATE) {
         vec3 t;
@@ -492,7 +492,7 @@ void plush_anim_deform(plush_anim *anim, plush_anim_stage stage)
         memset(a->append_t[b], 0, sizeof a->append_t[b]);
         anim_q_identity(a->append_q[b]);
         anim_q_identity(a->ik_q[b]);
-        anim_update_local(a, (uint32_t)b);
+        plush__anim_update_local(a, (uint32_t)b);
     }
     for (size_t i = 0; i < a->bone_count; i++) {
         uint32_t b = a->tree[i];
@@ -507,11 +507,11 @@ void plush_anim_deform(plush_anim *anim, plush_anim_stage stage)
             continue;
         if (a->append[b] >= 0) {
             compute_append(a, b);
-            anim_update_local(a, b);
-            anim_update_subtree(a, b, st);
+            plush__anim_update_local(a, b);
+            plush__anim_update_subtree(a, b, st);
         }
         if (a->is_ik[b] && a->ik_enabled[b])
-            anim_ik_solve(a, b, st);
+            plush__anim_ik_solve(a, b, st);
     }
     update_skin(a);
 }

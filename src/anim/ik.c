@@ -87,9 +87,9 @@ typedef struct ik_solve {
 static void refresh(const ik_solve *s, uint32_t b)
 {
     if (s->path)
-        anim_update_path(s->a, s->path, s->a->path_pos[b], s->path_count, s->stage);
+        plush__anim_update_path(s->a, s->path, s->a->path_pos[b], s->path_count, s->stage);
     else
-        anim_update_subtree(s->a, b, s->stage);
+        plush__anim_update_subtree(s->a, b, s->stage);
 }
 
 /* base = morph * motion * append: the local rotation without IK. */
@@ -109,7 +109,7 @@ static void set_local_rotation(const ik_solve *s, uint32_t b, const float want[4
     anim_q_conj(base, inv);
     anim_q_mul(want, inv, a->ik_q[b]);
     anim_q_normalize(a->ik_q[b]);
-    anim_update_local(a, b);
+    plush__anim_update_local(a, b);
     refresh(s, b);
 }
 
@@ -212,7 +212,7 @@ static void restore(const ik_solve *s, const plush_pmx_ik_link *links, uint32_t 
     for (uint32_t k = n; k-- > 0;) {
         uint32_t b = (uint32_t)links[k].bone;
         memcpy(a->ik_q[b], a->ik_saved[b], sizeof a->ik_q[b]);
-        anim_update_local(a, b);
+        plush__anim_update_local(a, b);
         refresh(s, b);
     }
 }
@@ -256,7 +256,7 @@ static void solve_loops(const ik_solve *s, const plush_pmx_bone *bone)
     }
 }
 
-void anim_ik_solve(plush_anim *a, uint32_t ik, int stage)
+void plush__anim_ik_solve(plush_anim *a, uint32_t ik, int stage)
 {
     const plush_pmx_bone *bone = &a->model->bones[ik];
     ik_solve s = {.a = a, .ik = ik, .effector = (uint32_t)bone->ik_target, .stage = stage};
@@ -273,7 +273,7 @@ void anim_ik_solve(plush_anim *a, uint32_t ik, int stage)
     for (uint32_t k = n; k-- > 0;) {
         uint32_t b = (uint32_t)links[k].bone;
         anim_q_identity(a->ik_q[b]);
-        anim_update_local(a, b);
+        plush__anim_update_local(a, b);
         refresh(&s, b);
     }
     solve_loops(&s, bone);
@@ -282,6 +282,6 @@ void anim_ik_solve(plush_anim *a, uint32_t ik, int stage)
             a->path_pos[s.path[k]] = UINT32_MAX;
         /* Now everything below the links follows once. */
         for (uint32_t k = n; k-- > 0;)
-            anim_update_subtree(a, (uint32_t)links[k].bone, stage);
+            plush__anim_update_subtree(a, (uint32_t)links[k].bone, stage);
     }
 }

@@ -70,7 +70,7 @@ static plush_status check_morph(const plush_pmx_model *model, size_t i, plush_di
     return PLUSH_OK;
 }
 
-plush_status anim_morph_setup(plush_anim *a, plush_diag *diag)
+plush_status plush__anim_morph_setup(plush_anim *a, plush_diag *diag)
 {
     const plush_pmx_model *model = a->model;
     size_t nm = a->morph_count, nv = a->vertex_count;
@@ -148,7 +148,7 @@ static void materials_compute(plush_anim *a)
     }
 }
 
-void anim_morph_reset(plush_anim *a)
+void plush__anim_morph_reset(plush_anim *a)
 {
     for (size_t i = 0; i < a->morph_count; i++) {
         a->weights[i] = 0.0f;
@@ -299,7 +299,7 @@ void plush_anim_update_morphs(plush_anim *anim)
                 float q[4], r[4];
                 memcpy(q, o->rotation, sizeof q);
                 anim_q_normalize(q);
-                anim_q_scale(q, w, r);
+                plush__anim_q_scale(q, w, r);
                 anim_q_mul(a->morph_q[o->bone], r, a->morph_q[o->bone]);
             }
             break;

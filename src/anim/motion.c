@@ -564,7 +564,7 @@ static void sample_bone(const anim_bone_key *keys, uint32_t count, float frame, 
         float y = ease(k1, c, t);
         t_out[c] = k0->translation[c] + (k1->translation[c] - k0->translation[c]) * y;
     }
-    anim_q_slerp(k0->rotation, k1->rotation, ease(k1, 3, t), q_out);
+    plush__anim_q_slerp(k0->rotation, k1->rotation, ease(k1, 3, t), q_out);
 }
 
 static float sample_morph(const anim_morph_key *keys, uint32_t count, float frame)
@@ -578,7 +578,7 @@ static float sample_morph(const anim_morph_key *keys, uint32_t count, float fram
     return k0->weight + (k1->weight - k0->weight) * t;
 }
 
-void anim_motion_sample(plush_anim *anim, const plush_motion *motion, float frame)
+void plush__anim_motion_sample(plush_anim *anim, const plush_motion *motion, float frame)
 {
     if (!isfinite(frame))
         frame = 0.0f;
@@ -619,7 +619,7 @@ void anim_motion_sample(plush_anim *anim, const plush_motion *motion, float fram
 
 /* ---- quaternion helpers shared by the module -------------------------------------------------------- */
 
-void anim_q_slerp(const float a[4], const float b[4], float t, float out[4])
+void plush__anim_q_slerp(const float a[4], const float b[4], float t, float out[4])
 {
     double d = (double)a[0] * b[0] + (double)a[1] * b[1] + (double)a[2] * b[2] + (double)a[3] * b[3];
     double s = 1.0;
@@ -641,7 +641,7 @@ void anim_q_slerp(const float a[4], const float b[4], float t, float out[4])
     anim_q_normalize(out);
 }
 
-void anim_q_scale(const float q[4], float t, float out[4])
+void plush__anim_q_scale(const float q[4], float t, float out[4])
 {
     double x = q[0], y = q[1], z = q[2], w = q[3];
     if (w < 0) {

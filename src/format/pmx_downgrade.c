@@ -94,7 +94,7 @@ static plush_status drop_morphs(const plush_pmx_model *m, plush_arena *arena, pl
     return PLUSH_OK;
 }
 
-plush_status pmx_downgrade(const plush_pmx_model *m, bool lossy, plush_arena *arena, plush_pmx_model *view,
+plush_status plush__pmx_downgrade(const plush_pmx_model *m, bool lossy, plush_arena *arena, plush_pmx_model *view,
                            plush_diag *diag)
 {
     *view = *m;

@@ -25,11 +25,11 @@
 static inline bool pmx_is_21(float version) { return version == PMX_V21; }
 
 /* Number of items of each index kind in the model (for range checks and index sizes). */
-size_t pmx_index_kind_count(const plush_pmx_model *m, int kind);
+size_t plush__pmx_index_kind_count(const plush_pmx_model *m, int kind);
 
 /* Validation with a choice of target version (the writer validates against what it will write).
  * Refuses a summary-only model. */
-plush_status pmx_validate_as(const plush_pmx_model *m, bool as_21, plush_diag *diag);
+plush_status plush__pmx_validate_as(const plush_pmx_model *m, bool as_21, plush_diag *diag);
 
 /* What the validator needs of the vertices and faces a summary-only read did not keep. Vertex bone
  * indices can only be judged once the bone count (later in the file) is known: the reader keeps
@@ -46,14 +46,14 @@ typedef struct pmx_unkept {
 
 /* The validation a read runs: u is NULL for a model with its geometry, else what a summary-only
  * read learned while streaming (the same rules, the same first failure). */
-plush_status pmx_validate_read(const plush_pmx_model *m, bool as_21, const pmx_unkept *u, plush_diag *diag);
+plush_status plush__pmx_validate_read(const plush_pmx_model *m, bool as_21, const pmx_unkept *u, plush_diag *diag);
 
 /* The rules for one vertex (weight type, bone indices against m->bone_count, SDEF entry). */
-bool pmx_check_vertex(const plush_pmx_model *m, const plush_pmx_vertex *v, size_t i, plush_diag *diag);
+bool plush__pmx_check_vertex(const plush_pmx_model *m, const plush_pmx_vertex *v, size_t i, plush_diag *diag);
 
-/* Reads the vertex section of u->data again and checks each vertex with pmx_check_vertex, stopping
+/* Reads the vertex section of u->data again and checks each vertex with plush__pmx_check_vertex, stopping
  * at the first failure (false, diag set). */
-bool pmx_recheck_vertices(const pmx_unkept *u, const plush_pmx_model *m, plush_diag *diag);
+bool plush__pmx_recheck_vertices(const pmx_unkept *u, const plush_pmx_model *m, plush_diag *diag);
 
 
 /* The 18 soft-body config floats in file order (VCF ... SS_SPLT_CL). */
@@ -78,7 +78,7 @@ static inline void pmx_soft_config_set(plush_pmx_soft_config *c, const float v[P
 /* For a 2.0 target: fills *view with m itself when it has nothing 2.1-only; otherwise fails naming
  * the first 2.1-only element, or (lossy) makes *view a shallow copy without them, new arrays taken
  * from arena, one warning per drop. */
-plush_status pmx_downgrade(const plush_pmx_model *m, bool lossy, plush_arena *arena, plush_pmx_model *view,
+plush_status plush__pmx_downgrade(const plush_pmx_model *m, bool lossy, plush_arena *arena, plush_pmx_model *view,
                            plush_diag *diag);
 
 #endif

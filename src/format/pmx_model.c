@@ -40,7 +40,7 @@ uint8_t plush_pmx_min_index_size(int kind, size_t count)
     return count <= 128u ? 1 : count <= 32768u ? 2 : 4;
 }
 
-size_t pmx_index_kind_count(const plush_pmx_model *m, int kind)
+size_t plush__pmx_index_kind_count(const plush_pmx_model *m, int kind)
 {
     switch (kind) {
     case PLUSH_PMX_INDEX_VERTEX: return m->vertex_count;

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-bool pmx_rd_fail(reader *r, plush_status st, size_t offset, const char *fmt, ...)
+bool plush__pmx_rd_fail(reader *r, plush_status st, size_t offset, const char *fmt, ...)
 {
     if (r->find_section)
         return false;
@@ -25,24 +25,24 @@ bool pmx_rd_fail(reader *r, plush_status st, size_t offset, const char *fmt, ...
 }
 
 /* Checks room for n bytes of `what`; a short file is PLUSH_E_TRUNCATED at the field's offset. */
-bool pmx_rd_need(reader *r, size_t n, const char *what)
+bool plush__pmx_rd_need(reader *r, size_t n, const char *what)
 {
     if (cur_need(&r->c, n))
         return true;
-    return pmx_rd_fail(r, PLUSH_E_TRUNCATED, r->c.pos, "data ends inside %s: needs %zu bytes, %zu left", what, n,
+    return plush__pmx_rd_fail(r, PLUSH_E_TRUNCATED, r->c.pos, "data ends inside %s: needs %zu bytes, %zu left", what, n,
                 cur_left(&r->c));
 }
 
-bool pmx_rd_text(reader *r, plush_str *out, const char *what)
+bool plush__pmx_rd_text(reader *r, plush_str *out, const char *what)
 {
-    if (!pmx_rd_need(r, 4, what))
+    if (!plush__pmx_rd_need(r, 4, what))
         return false;
     size_t at = r->c.pos;
     int32_t len = cur_i32(&r->c);
     if (len < 0)
-        return pmx_rd_fail(r, PLUSH_E_FORMAT, at, "%s length %d is negative", what, (int)len);
+        return plush__pmx_rd_fail(r, PLUSH_E_FORMAT, at, "%s length %d is negative", what, (int)len);
     if ((size_t)len > cur_left(&r->c))
-        return pmx_rd_fail(r, PLUSH_E_TRUNCATED, at, "%s of %d bytes runs past the end (%zu left)", what, (int)len,
+        return plush__pmx_rd_fail(r, PLUSH_E_TRUNCATED, at, "%s of %d bytes runs past the end (%zu left)", what, (int)len,
                     cur_left(&r->c));
     if (r->find_section) { /* locating: no need to decode */
         cur_skip(&r->c, (size_t)len);
@@ -51,7 +51,7 @@ bool pmx_rd_text(reader *r, plush_str *out, const char *what)
     bool lossy = false;
     if (plush_text_decode(&r->m->arena, (plush_encoding)r->m->encoding, cur_ptr(&r->c), (size_t)len, out, &lossy) !=
         PLUSH_OK)
-        return pmx_rd_fail(r, PLUSH_E_NOMEM, at, "out of memory decoding %s", what);
+        return plush__pmx_rd_fail(r, PLUSH_E_NOMEM, at, "out of memory decoding %s", what);
     if (lossy)
         plush_diag_warn(r->diag, (int64_t)at, r->section, r->index, "%s is not valid %s; broken characters read as U+FFFD",
                         what, r->m->encoding == PLUSH_ENC_UTF8 ? "UTF-8" : "UTF-16LE");
@@ -60,7 +60,7 @@ bool pmx_rd_text(reader *r, plush_str *out, const char *what)
 }
 
 /* Starts a section (r->section set): no item yet; stops a locate walk aimed at the section itself. */
-bool pmx_rd_section_start(reader *r)
+bool plush__pmx_rd_section_start(reader *r)
 {
     r->index = -1;
     if (r->find_section && r->find_index < 0 && !strcmp(r->find_section, r->section)) {
@@ -71,34 +71,34 @@ bool pmx_rd_section_start(reader *r)
 }
 
 /* Reads an i32 count and checks that count records of at least min_size bytes can follow. */
-bool pmx_rd_count(reader *r, const char *what, size_t min_size, size_t *out)
+bool plush__pmx_rd_count(reader *r, const char *what, size_t min_size, size_t *out)
 {
-    if (!pmx_rd_need(r, 4, what))
+    if (!plush__pmx_rd_need(r, 4, what))
         return false;
     size_t at = r->c.pos;
     int32_t n = cur_i32(&r->c);
     if (n < 0)
-        return pmx_rd_fail(r, PLUSH_E_FORMAT, at, "%s count %d is negative", what, (int)n);
+        return plush__pmx_rd_fail(r, PLUSH_E_FORMAT, at, "%s count %d is negative", what, (int)n);
     if (min_size && (size_t)n > cur_left(&r->c) / min_size)
-        return pmx_rd_fail(r, PLUSH_E_TRUNCATED, at, "%s count %d needs more bytes than the %zu left", what, (int)n,
+        return plush__pmx_rd_fail(r, PLUSH_E_TRUNCATED, at, "%s count %d needs more bytes than the %zu left", what, (int)n,
                     cur_left(&r->c));
     *out = (size_t)n;
     return true;
 }
 
-void *pmx_rd_alloc(reader *r, size_t n, size_t size)
+void *plush__pmx_rd_alloc(reader *r, size_t n, size_t size)
 {
     void *p = plush_arena_array(&r->m->arena, n, size);
     if (!p)
-        pmx_rd_fail(r, PLUSH_E_NOMEM, r->c.pos, "out of memory for %s", r->section);
+        plush__pmx_rd_fail(r, PLUSH_E_NOMEM, r->c.pos, "out of memory for %s", r->section);
     return p;
 }
 static bool walk(reader *r)
 {
-    if (!pmx_rd_header(r) || !pmx_rd_vertices(r) || !pmx_rd_faces(r) || !pmx_rd_textures(r) || !pmx_rd_materials(r) ||
-        !pmx_rd_bones(r) || !pmx_rd_morphs(r) || !pmx_rd_frames(r) || !pmx_rd_rigid_bodies(r) || !pmx_rd_joints(r))
+    if (!plush__pmx_rd_header(r) || !plush__pmx_rd_vertices(r) || !plush__pmx_rd_faces(r) || !plush__pmx_rd_textures(r) || !plush__pmx_rd_materials(r) ||
+        !plush__pmx_rd_bones(r) || !plush__pmx_rd_morphs(r) || !plush__pmx_rd_frames(r) || !plush__pmx_rd_rigid_bodies(r) || !plush__pmx_rd_joints(r))
         return false;
-    if (pmx_is_21(r->m->version) && !pmx_rd_soft_bodies(r))
+    if (pmx_is_21(r->m->version) && !plush__pmx_rd_soft_bodies(r))
         return false;
     return true;
 }
@@ -155,7 +155,7 @@ plush_status plush_pmx_read(const uint8_t *data, size_t size, const plush_pmx_re
                         m->trailing_size);
     }
     if (!(options && options->skip_validation)) {
-        plush_status st = pmx_validate_read(m, pmx_is_21(m->version), summary ? &unkept : NULL, diag);
+        plush_status st = plush__pmx_validate_read(m, pmx_is_21(m->version), summary ? &unkept : NULL, diag);
         if (st != PLUSH_OK) {
             if (diag->section)
                 diag->offset = locate(data, size, diag->section, diag->index);

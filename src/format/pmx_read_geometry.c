@@ -4,41 +4,41 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-bool pmx_rd_header(reader *r)
+bool plush__pmx_rd_header(reader *r)
 {
     plush_pmx_model *m = r->m;
     r->section = PMX_SEC_HEADER;
     r->index = -1;
-    if (!pmx_rd_need(r, 9, "the header"))
+    if (!plush__pmx_rd_need(r, 9, "the header"))
         return false;
     if (memcmp(cur_ptr(&r->c), "PMX ", 4) != 0)
-        return pmx_rd_fail(r, PLUSH_E_FORMAT, 0, "not a PMX file (magic is not \"PMX \")");
+        return plush__pmx_rd_fail(r, PLUSH_E_FORMAT, 0, "not a PMX file (magic is not \"PMX \")");
     cur_skip(&r->c, 4);
     m->version = cur_f32(&r->c);
     if (m->version != PMX_V20 && m->version != PMX_V21) {
         char v[32];
         snprintf(v, sizeof v, "%g", (double)m->version);
-        return pmx_rd_fail(r, PLUSH_E_VERSION, 4, "version %s is not 2.0 or 2.1", v);
+        return plush__pmx_rd_fail(r, PLUSH_E_VERSION, 4, "version %s is not 2.0 or 2.1", v);
     }
     size_t at = r->c.pos;
     uint8_t globals = cur_u8(&r->c);
     if (globals < 8)
-        return pmx_rd_fail(r, PLUSH_E_FORMAT, at, "header holds %d settings, PMX needs 8", globals);
-    if (!pmx_rd_need(r, globals, "the header settings"))
+        return plush__pmx_rd_fail(r, PLUSH_E_FORMAT, at, "header holds %d settings, PMX needs 8", globals);
+    if (!plush__pmx_rd_need(r, globals, "the header settings"))
         return false;
     at = r->c.pos;
     uint8_t enc = cur_u8(&r->c);
     if (enc > 1)
-        return pmx_rd_fail(r, PLUSH_E_FORMAT, at, "text encoding %d is not 0 (UTF-16LE) or 1 (UTF-8)", enc);
+        return plush__pmx_rd_fail(r, PLUSH_E_FORMAT, at, "text encoding %d is not 0 (UTF-16LE) or 1 (UTF-8)", enc);
     m->encoding = enc;
     m->additional_uv = cur_u8(&r->c);
     if (m->additional_uv > 4)
-        return pmx_rd_fail(r, PLUSH_E_FORMAT, at + 1, "additional UV count %d is not 0-4", m->additional_uv);
+        return plush__pmx_rd_fail(r, PLUSH_E_FORMAT, at + 1, "additional UV count %d is not 0-4", m->additional_uv);
     static const char *const kinds[] = {"vertex", "texture", "material", "bone", "morph", "rigid body"};
     for (int k = 0; k < PLUSH_PMX_INDEX_KINDS; k++) {
         uint8_t s = cur_u8(&r->c);
         if (s != 1 && s != 2 && s != 4)
-            return pmx_rd_fail(r, PLUSH_E_FORMAT, at + 2 + (size_t)k, "%s index size %d is not 1, 2 or 4", kinds[k], s);
+            return plush__pmx_rd_fail(r, PLUSH_E_FORMAT, at + 2 + (size_t)k, "%s index size %d is not 1, 2 or 4", kinds[k], s);
         m->index_sizes[k] = s;
     }
     m->header_extra_size = (uint8_t)(globals - 8);
@@ -50,8 +50,8 @@ bool pmx_rd_header(reader *r)
         cur_skip(&r->c, m->header_extra_size);
     }
     r->section = PMX_SEC_INFO;
-    return pmx_rd_text(r, &m->name, "model name") && pmx_rd_text(r, &m->name_en, "English model name") &&
-           pmx_rd_text(r, &m->comment, "comment") && pmx_rd_text(r, &m->comment_en, "English comment");
+    return plush__pmx_rd_text(r, &m->name, "model name") && plush__pmx_rd_text(r, &m->name_en, "English model name") &&
+           plush__pmx_rd_text(r, &m->comment, "comment") && plush__pmx_rd_text(r, &m->comment_en, "English comment");
 }
 
 /* Decodes the vertex at the cursor into every field of *v: additional UVs into uvs (4 * auv floats),
@@ -60,7 +60,7 @@ bool pmx_rd_header(reader *r)
 static PMX_ALWAYS_INLINE bool read_vertex(reader *r, size_t auv, uint8_t bs, plush_pmx_vertex *v, float *uvs,
                                           plush_pmx_sdef *sdef, size_t *type_at)
 {
-    if (!pmx_rd_need(r, 32 + 16 * auv + 1, "the vertex"))
+    if (!plush__pmx_rd_need(r, 32 + 16 * auv + 1, "the vertex"))
         return false;
     cur_floats(&r->c, v->position, 3);
     cur_floats(&r->c, v->normal, 3);
@@ -75,7 +75,7 @@ static PMX_ALWAYS_INLINE bool read_vertex(reader *r, size_t auv, uint8_t bs, plu
     v->weights[1] = v->weights[2] = v->weights[3] = 0.0f;
     switch (v->weight_type) {
     case PLUSH_PMX_BDEF1:
-        if (!pmx_rd_need(r, bs + 4u, "the BDEF1 weights"))
+        if (!plush__pmx_rd_need(r, bs + 4u, "the BDEF1 weights"))
             return false;
         v->bones[0] = idx_signed(&r->c, bs);
         v->weights[0] = 1.0f;
@@ -83,7 +83,7 @@ static PMX_ALWAYS_INLINE bool read_vertex(reader *r, size_t auv, uint8_t bs, plu
     case PLUSH_PMX_BDEF2:
     case PLUSH_PMX_SDEF: {
         size_t extra = v->weight_type == PLUSH_PMX_SDEF ? 36 : 0;
-        if (!pmx_rd_need(r, 2u * bs + 4 + extra + 4, "the BDEF2/SDEF weights"))
+        if (!plush__pmx_rd_need(r, 2u * bs + 4 + extra + 4, "the BDEF2/SDEF weights"))
             return false;
         v->bones[0] = idx_signed(&r->c, bs);
         v->bones[1] = idx_signed(&r->c, bs);
@@ -98,14 +98,14 @@ static PMX_ALWAYS_INLINE bool read_vertex(reader *r, size_t auv, uint8_t bs, plu
     }
     case PLUSH_PMX_BDEF4:
     case PLUSH_PMX_QDEF:
-        if (!pmx_rd_need(r, 4u * bs + 16 + 4, "the BDEF4/QDEF weights"))
+        if (!plush__pmx_rd_need(r, 4u * bs + 16 + 4, "the BDEF4/QDEF weights"))
             return false;
         for (int k = 0; k < 4; k++)
             v->bones[k] = idx_signed(&r->c, bs);
         cur_floats(&r->c, v->weights, 4);
         break;
     default:
-        return pmx_rd_fail(r, PLUSH_E_FORMAT, at,
+        return plush__pmx_rd_fail(r, PLUSH_E_FORMAT, at,
                            "weight type %d is not 0-4 (BDEF1, BDEF2, BDEF4, SDEF, QDEF); does the header's bone index "
                            "size %d match the data?",
                            v->weight_type, bs);
@@ -127,7 +127,7 @@ static void summarize_vertex(reader *r, const plush_pmx_vertex *v)
     }
 }
 
-bool pmx_rd_vertices(reader *r)
+bool plush__pmx_rd_vertices(reader *r)
 {
     plush_pmx_model *m = r->m;
     const size_t auv = m->additional_uv;
@@ -136,13 +136,13 @@ bool pmx_rd_vertices(reader *r)
     r->section = PMX_SEC_VERTEX;
     size_t n;
     /* smallest vertex: 32 + 16 auv + type + one bone index + edge scale */
-    if (!pmx_rd_section_start(r) || !pmx_rd_count(r, "vertex", 32 + 16 * auv + 1 + bs + 4, &n))
+    if (!plush__pmx_rd_section_start(r) || !plush__pmx_rd_count(r, "vertex", 32 + 16 * auv + 1 + bs + 4, &n))
         return false;
     m->vertex_count = n;
     if (keep) {
-        if (!(m->vertices = pmx_rd_alloc(r, n, sizeof *m->vertices)))
+        if (!(m->vertices = plush__pmx_rd_alloc(r, n, sizeof *m->vertices)))
             return false;
-        if (auv && !(m->additional_uvs = pmx_rd_alloc(r, n * auv, sizeof *m->additional_uvs)))
+        if (auv && !(m->additional_uvs = plush__pmx_rd_alloc(r, n * auv, sizeof *m->additional_uvs)))
             return false;
     }
     if (r->unkept)
@@ -169,7 +169,7 @@ bool pmx_rd_vertices(reader *r)
                     sdef_cap = sdef_cap ? sdef_cap * 2 : 256;
                     plush_pmx_sdef *grown = realloc(sdefs, sdef_cap * sizeof *sdefs);
                     if (!grown) {
-                        pmx_rd_fail(r, PLUSH_E_NOMEM, at, "out of memory for SDEF data");
+                        plush__pmx_rd_fail(r, PLUSH_E_NOMEM, at, "out of memory for SDEF data");
                         goto fail;
                     }
                     sdefs = grown;
@@ -185,7 +185,7 @@ bool pmx_rd_vertices(reader *r)
             summarize_vertex(r, v);
     }
     if (keep && m->sdef_count && !r->find_section) {
-        m->sdefs = pmx_rd_alloc(r, m->sdef_count, sizeof *sdefs);
+        m->sdefs = plush__pmx_rd_alloc(r, m->sdef_count, sizeof *sdefs);
         if (!m->sdefs)
             goto fail;
         memcpy(m->sdefs, sdefs, m->sdef_count * sizeof *sdefs);
@@ -197,7 +197,7 @@ fail:
     return false;
 }
 
-bool pmx_recheck_vertices(const pmx_unkept *u, const plush_pmx_model *m, plush_diag *diag)
+bool plush__pmx_recheck_vertices(const pmx_unkept *u, const plush_pmx_model *m, plush_diag *diag)
 {
     plush_diag quiet = {0};
     reader r = {.diag = &quiet, .section = PMX_SEC_VERTEX, .drop_geometry = true};
@@ -217,7 +217,7 @@ bool pmx_recheck_vertices(const pmx_unkept *u, const plush_pmx_model *m, plush_d
         }
         if (v.weight_type == PLUSH_PMX_SDEF)
             v.sdef = sdefs++;
-        if (!pmx_check_vertex(m, &v, i, diag))
+        if (!plush__pmx_check_vertex(m, &v, i, diag))
             return false;
     }
     return true;
@@ -236,13 +236,13 @@ static uint32_t face_index(const uint8_t *p, uint8_t vs, size_t i)
     }
 }
 
-bool pmx_rd_faces(reader *r)
+bool plush__pmx_rd_faces(reader *r)
 {
     plush_pmx_model *m = r->m;
     const uint8_t vs = m->index_sizes[PLUSH_PMX_INDEX_VERTEX];
     r->section = PMX_SEC_FACE;
     size_t n;
-    if (!pmx_rd_section_start(r) || !pmx_rd_count(r, "face index", vs, &n))
+    if (!plush__pmx_rd_section_start(r) || !plush__pmx_rd_count(r, "face index", vs, &n))
         return false;
     size_t base = r->c.pos;
     if (r->find_section && !strcmp(r->find_section, PMX_SEC_FACE)) { /* items are fixed size: no walk needed */
@@ -264,7 +264,7 @@ bool pmx_rd_faces(reader *r)
         cur_skip(&r->c, n * vs);
         return true;
     }
-    if (!(m->indices = pmx_rd_alloc(r, n, sizeof *m->indices)))
+    if (!(m->indices = plush__pmx_rd_alloc(r, n, sizeof *m->indices)))
         return false;
     uint32_t *out = m->indices;
     if (vs == 1) {
@@ -280,41 +280,41 @@ bool pmx_rd_faces(reader *r)
     return true;
 }
 
-bool pmx_rd_textures(reader *r)
+bool plush__pmx_rd_textures(reader *r)
 {
     plush_pmx_model *m = r->m;
     r->section = PMX_SEC_TEXTURE;
     size_t n;
-    if (!pmx_rd_section_start(r) || !pmx_rd_count(r, "texture", 4, &n))
+    if (!plush__pmx_rd_section_start(r) || !plush__pmx_rd_count(r, "texture", 4, &n))
         return false;
     m->texture_count = n;
-    if (!(m->textures = pmx_rd_alloc(r, n, sizeof *m->textures)))
+    if (!(m->textures = plush__pmx_rd_alloc(r, n, sizeof *m->textures)))
         return false;
     for (size_t i = 0; i < n; i++) {
         ITEM(r, PMX_SEC_TEXTURE, i);
-        if (!pmx_rd_text(r, &m->textures[i], "texture path"))
+        if (!plush__pmx_rd_text(r, &m->textures[i], "texture path"))
             return false;
     }
     return true;
 }
 
-bool pmx_rd_materials(reader *r)
+bool plush__pmx_rd_materials(reader *r)
 {
     plush_pmx_model *m = r->m;
     const uint8_t ts = m->index_sizes[PLUSH_PMX_INDEX_TEXTURE];
     r->section = PMX_SEC_MATERIAL;
     size_t n;
-    if (!pmx_rd_section_start(r) || !pmx_rd_count(r, "material", 4 + 4 + 65 + 2u * ts + 2 + 1 + 4 + 4, &n))
+    if (!plush__pmx_rd_section_start(r) || !plush__pmx_rd_count(r, "material", 4 + 4 + 65 + 2u * ts + 2 + 1 + 4 + 4, &n))
         return false;
     m->material_count = n;
-    if (!(m->materials = pmx_rd_alloc(r, n, sizeof *m->materials)))
+    if (!(m->materials = plush__pmx_rd_alloc(r, n, sizeof *m->materials)))
         return false;
     for (size_t i = 0; i < n; i++) {
         ITEM(r, PMX_SEC_MATERIAL, i);
         plush_pmx_material *mt = &m->materials[i];
-        if (!pmx_rd_text(r, &mt->name, "material name") || !pmx_rd_text(r, &mt->name_en, "English material name"))
+        if (!plush__pmx_rd_text(r, &mt->name, "material name") || !plush__pmx_rd_text(r, &mt->name_en, "English material name"))
             return false;
-        if (!pmx_rd_need(r, 4 * 11 + 1 + 4 * 5 + 2u * ts + 2, "the material"))
+        if (!plush__pmx_rd_need(r, 4 * 11 + 1 + 4 * 5 + 2u * ts + 2, "the material"))
             return false;
         cur_floats(&r->c, mt->diffuse, 4);
         cur_floats(&r->c, mt->specular, 3);
@@ -329,11 +329,11 @@ bool pmx_rd_materials(reader *r)
         size_t at = r->c.pos;
         mt->toon_shared = cur_u8(&r->c);
         if (mt->toon_shared > 1)
-            return pmx_rd_fail(r, PLUSH_E_FORMAT, at, "toon flag %d is not 0 (texture) or 1 (shared)", mt->toon_shared);
-        if (!pmx_rd_need(r, mt->toon_shared ? 1u : ts, "the toon reference"))
+            return plush__pmx_rd_fail(r, PLUSH_E_FORMAT, at, "toon flag %d is not 0 (texture) or 1 (shared)", mt->toon_shared);
+        if (!plush__pmx_rd_need(r, mt->toon_shared ? 1u : ts, "the toon reference"))
             return false;
         mt->toon = mt->toon_shared ? (int32_t)cur_u8(&r->c) : idx_signed(&r->c, ts);
-        if (!pmx_rd_text(r, &mt->memo, "material memo") || !pmx_rd_need(r, 4, "the material face count"))
+        if (!plush__pmx_rd_text(r, &mt->memo, "material memo") || !plush__pmx_rd_need(r, 4, "the material face count"))
             return false;
         mt->index_count = cur_i32(&r->c);
     }
@@ -342,28 +342,28 @@ bool pmx_rd_materials(reader *r)
 
 static bool read_ik(reader *r, plush_pmx_bone *b, uint8_t bs)
 {
-    if (!pmx_rd_need(r, bs + 12u, "the IK settings"))
+    if (!plush__pmx_rd_need(r, bs + 12u, "the IK settings"))
         return false;
     b->ik_target = idx_signed(&r->c, bs);
     b->ik_loop_count = cur_i32(&r->c);
     b->ik_limit_angle = cur_f32(&r->c);
     size_t links;
-    if (!pmx_rd_count(r, "IK link", bs + 1u, &links))
+    if (!plush__pmx_rd_count(r, "IK link", bs + 1u, &links))
         return false;
     b->ik_link_count = (uint32_t)links;
-    if (!(b->ik_links = pmx_rd_alloc(r, links, sizeof *b->ik_links)))
+    if (!(b->ik_links = plush__pmx_rd_alloc(r, links, sizeof *b->ik_links)))
         return false;
     for (size_t k = 0; k < links; k++) {
         plush_pmx_ik_link *l = &b->ik_links[k];
-        if (!pmx_rd_need(r, bs + 1u, "the IK link"))
+        if (!plush__pmx_rd_need(r, bs + 1u, "the IK link"))
             return false;
         l->bone = idx_signed(&r->c, bs);
         size_t at = r->c.pos;
         l->has_limits = cur_u8(&r->c);
         if (l->has_limits > 1)
-            return pmx_rd_fail(r, PLUSH_E_FORMAT, at, "IK link %zu: limit flag %d is not 0 or 1", k, l->has_limits);
+            return plush__pmx_rd_fail(r, PLUSH_E_FORMAT, at, "IK link %zu: limit flag %d is not 0 or 1", k, l->has_limits);
         if (l->has_limits) {
-            if (!pmx_rd_need(r, 24, "the IK link limits"))
+            if (!plush__pmx_rd_need(r, 24, "the IK link limits"))
                 return false;
             cur_floats(&r->c, l->lower, 3);
             cur_floats(&r->c, l->upper, 3);
@@ -372,23 +372,23 @@ static bool read_ik(reader *r, plush_pmx_bone *b, uint8_t bs)
     return true;
 }
 
-bool pmx_rd_bones(reader *r)
+bool plush__pmx_rd_bones(reader *r)
 {
     plush_pmx_model *m = r->m;
     const uint8_t bs = m->index_sizes[PLUSH_PMX_INDEX_BONE];
     r->section = PMX_SEC_BONE;
     size_t n;
-    if (!pmx_rd_section_start(r) || !pmx_rd_count(r, "bone", 8 + 12 + bs + 4 + 2 + bs, &n))
+    if (!plush__pmx_rd_section_start(r) || !plush__pmx_rd_count(r, "bone", 8 + 12 + bs + 4 + 2 + bs, &n))
         return false;
     m->bone_count = n;
-    if (!(m->bones = pmx_rd_alloc(r, n, sizeof *m->bones)))
+    if (!(m->bones = plush__pmx_rd_alloc(r, n, sizeof *m->bones)))
         return false;
     for (size_t i = 0; i < n; i++) {
         ITEM(r, PMX_SEC_BONE, i);
         plush_pmx_bone *b = &m->bones[i];
-        if (!pmx_rd_text(r, &b->name, "bone name") || !pmx_rd_text(r, &b->name_en, "English bone name"))
+        if (!plush__pmx_rd_text(r, &b->name, "bone name") || !plush__pmx_rd_text(r, &b->name_en, "English bone name"))
             return false;
-        if (!pmx_rd_need(r, 12 + bs + 4 + 2u, "the bone"))
+        if (!plush__pmx_rd_need(r, 12 + bs + 4 + 2u, "the bone"))
             return false;
         cur_floats(&r->c, b->position, 3);
         b->parent = idx_signed(&r->c, bs);
@@ -396,33 +396,33 @@ bool pmx_rd_bones(reader *r)
         b->flags = cur_u16(&r->c);
         b->tail_bone = b->append_parent = b->ik_target = -1;
         if (b->flags & PLUSH_PMX_BONE_TAIL_IS_BONE) {
-            if (!pmx_rd_need(r, bs, "the tail bone"))
+            if (!plush__pmx_rd_need(r, bs, "the tail bone"))
                 return false;
             b->tail_bone = idx_signed(&r->c, bs);
         } else {
-            if (!pmx_rd_need(r, 12, "the tail offset"))
+            if (!plush__pmx_rd_need(r, 12, "the tail offset"))
                 return false;
             cur_floats(&r->c, b->tail_offset, 3);
         }
         if (b->flags & (PLUSH_PMX_BONE_APPEND_ROTATE | PLUSH_PMX_BONE_APPEND_TRANSLATE)) {
-            if (!pmx_rd_need(r, bs + 4u, "the append parent"))
+            if (!plush__pmx_rd_need(r, bs + 4u, "the append parent"))
                 return false;
             b->append_parent = idx_signed(&r->c, bs);
             b->append_ratio = cur_f32(&r->c);
         }
         if (b->flags & PLUSH_PMX_BONE_FIXED_AXIS) {
-            if (!pmx_rd_need(r, 12, "the fixed axis"))
+            if (!plush__pmx_rd_need(r, 12, "the fixed axis"))
                 return false;
             cur_floats(&r->c, b->fixed_axis, 3);
         }
         if (b->flags & PLUSH_PMX_BONE_LOCAL_AXES) {
-            if (!pmx_rd_need(r, 24, "the local axes"))
+            if (!plush__pmx_rd_need(r, 24, "the local axes"))
                 return false;
             cur_floats(&r->c, b->local_x, 3);
             cur_floats(&r->c, b->local_z, 3);
         }
         if (b->flags & PLUSH_PMX_BONE_EXTERNAL_PARENT) {
-            if (!pmx_rd_need(r, 4, "the external parent key"))
+            if (!plush__pmx_rd_need(r, 4, "the external parent key"))
                 return false;
             b->external_key = cur_i32(&r->c);
         }

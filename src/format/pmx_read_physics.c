@@ -81,35 +81,35 @@ static size_t morph_offset_struct_size(uint8_t kind)
     }
 }
 
-bool pmx_rd_morphs(reader *r)
+bool plush__pmx_rd_morphs(reader *r)
 {
     plush_pmx_model *m = r->m;
     r->section = PMX_SEC_MORPH;
     size_t n;
-    if (!pmx_rd_section_start(r) || !pmx_rd_count(r, "morph", 8 + 2 + 4, &n))
+    if (!plush__pmx_rd_section_start(r) || !plush__pmx_rd_count(r, "morph", 8 + 2 + 4, &n))
         return false;
     m->morph_count = n;
-    if (!(m->morphs = pmx_rd_alloc(r, n, sizeof *m->morphs)))
+    if (!(m->morphs = plush__pmx_rd_alloc(r, n, sizeof *m->morphs)))
         return false;
     for (size_t i = 0; i < n; i++) {
         ITEM(r, PMX_SEC_MORPH, i);
         plush_pmx_morph *mo = &m->morphs[i];
-        if (!pmx_rd_text(r, &mo->name, "morph name") || !pmx_rd_text(r, &mo->name_en, "English morph name"))
+        if (!plush__pmx_rd_text(r, &mo->name, "morph name") || !plush__pmx_rd_text(r, &mo->name_en, "English morph name"))
             return false;
-        if (!pmx_rd_need(r, 2, "the morph"))
+        if (!plush__pmx_rd_need(r, 2, "the morph"))
             return false;
         mo->panel = cur_u8(&r->c);
         size_t at = r->c.pos;
         mo->kind = cur_u8(&r->c);
         size_t rec = morph_offset_size(m, mo->kind);
         if (!rec || (mo->kind >= PLUSH_PMX_MORPH_FLIP && !pmx_is_21(m->version)))
-            return pmx_rd_fail(r, PLUSH_E_FORMAT, at, "morph kind %d is not valid in PMX %s", mo->kind,
+            return plush__pmx_rd_fail(r, PLUSH_E_FORMAT, at, "morph kind %d is not valid in PMX %s", mo->kind,
                         pmx_is_21(m->version) ? "2.1" : "2.0");
         size_t count;
-        if (!pmx_rd_count(r, "morph offset", rec, &count))
+        if (!plush__pmx_rd_count(r, "morph offset", rec, &count))
             return false;
         mo->offset_count = (uint32_t)count;
-        void *offsets = pmx_rd_alloc(r, count, morph_offset_struct_size(mo->kind));
+        void *offsets = plush__pmx_rd_alloc(r, count, morph_offset_struct_size(mo->kind));
         if (!offsets)
             return false;
         mo->offsets.group = offsets; /* every union member is a pointer to the same storage */
@@ -119,38 +119,38 @@ bool pmx_rd_morphs(reader *r)
     return true;
 }
 
-bool pmx_rd_frames(reader *r)
+bool plush__pmx_rd_frames(reader *r)
 {
     plush_pmx_model *m = r->m;
     const uint8_t bs = m->index_sizes[PLUSH_PMX_INDEX_BONE], ms = m->index_sizes[PLUSH_PMX_INDEX_MORPH];
     r->section = PMX_SEC_FRAME;
     size_t n;
-    if (!pmx_rd_section_start(r) || !pmx_rd_count(r, "display frame", 8 + 1 + 4, &n))
+    if (!plush__pmx_rd_section_start(r) || !plush__pmx_rd_count(r, "display frame", 8 + 1 + 4, &n))
         return false;
     m->display_frame_count = n;
-    if (!(m->display_frames = pmx_rd_alloc(r, n, sizeof *m->display_frames)))
+    if (!(m->display_frames = plush__pmx_rd_alloc(r, n, sizeof *m->display_frames)))
         return false;
     for (size_t i = 0; i < n; i++) {
         ITEM(r, PMX_SEC_FRAME, i);
         plush_pmx_display_frame *f = &m->display_frames[i];
-        if (!pmx_rd_text(r, &f->name, "frame name") || !pmx_rd_text(r, &f->name_en, "English frame name") ||
-            !pmx_rd_need(r, 1, "the frame"))
+        if (!plush__pmx_rd_text(r, &f->name, "frame name") || !plush__pmx_rd_text(r, &f->name_en, "English frame name") ||
+            !plush__pmx_rd_need(r, 1, "the frame"))
             return false;
         f->special = cur_u8(&r->c);
         size_t count;
-        if (!pmx_rd_count(r, "frame element", 1u + (bs < ms ? bs : ms), &count))
+        if (!plush__pmx_rd_count(r, "frame element", 1u + (bs < ms ? bs : ms), &count))
             return false;
         f->element_count = (uint32_t)count;
-        if (!(f->elements = pmx_rd_alloc(r, count, sizeof *f->elements)))
+        if (!(f->elements = plush__pmx_rd_alloc(r, count, sizeof *f->elements)))
             return false;
         for (size_t k = 0; k < count; k++) {
-            if (!pmx_rd_need(r, 1, "the frame element"))
+            if (!plush__pmx_rd_need(r, 1, "the frame element"))
                 return false;
             size_t at = r->c.pos;
             uint8_t type = cur_u8(&r->c);
             if (type > 1)
-                return pmx_rd_fail(r, PLUSH_E_FORMAT, at, "element %zu: type %d is not 0 (bone) or 1 (morph)", k, type);
-            if (!pmx_rd_need(r, type ? ms : bs, "the frame element"))
+                return plush__pmx_rd_fail(r, PLUSH_E_FORMAT, at, "element %zu: type %d is not 0 (bone) or 1 (morph)", k, type);
+            if (!plush__pmx_rd_need(r, type ? ms : bs, "the frame element"))
                 return false;
             f->elements[k].is_morph = type;
             f->elements[k].index = idx_signed(&r->c, type ? ms : bs);
@@ -159,23 +159,23 @@ bool pmx_rd_frames(reader *r)
     return true;
 }
 
-bool pmx_rd_rigid_bodies(reader *r)
+bool plush__pmx_rd_rigid_bodies(reader *r)
 {
     plush_pmx_model *m = r->m;
     const uint8_t bs = m->index_sizes[PLUSH_PMX_INDEX_BONE];
     const size_t rec = bs + 1u + 2 + 1 + 36 + 20 + 1;
     r->section = PMX_SEC_RIGID;
     size_t n;
-    if (!pmx_rd_section_start(r) || !pmx_rd_count(r, "rigid body", 8 + rec, &n))
+    if (!plush__pmx_rd_section_start(r) || !plush__pmx_rd_count(r, "rigid body", 8 + rec, &n))
         return false;
     m->rigid_body_count = n;
-    if (!(m->rigid_bodies = pmx_rd_alloc(r, n, sizeof *m->rigid_bodies)))
+    if (!(m->rigid_bodies = plush__pmx_rd_alloc(r, n, sizeof *m->rigid_bodies)))
         return false;
     for (size_t i = 0; i < n; i++) {
         ITEM(r, PMX_SEC_RIGID, i);
         plush_pmx_rigid_body *b = &m->rigid_bodies[i];
-        if (!pmx_rd_text(r, &b->name, "rigid body name") || !pmx_rd_text(r, &b->name_en, "English rigid body name") ||
-            !pmx_rd_need(r, rec, "the rigid body"))
+        if (!plush__pmx_rd_text(r, &b->name, "rigid body name") || !plush__pmx_rd_text(r, &b->name_en, "English rigid body name") ||
+            !plush__pmx_rd_need(r, rec, "the rigid body"))
             return false;
         b->bone = idx_signed(&r->c, bs);
         b->group = cur_u8(&r->c);
@@ -194,28 +194,28 @@ bool pmx_rd_rigid_bodies(reader *r)
     return true;
 }
 
-bool pmx_rd_joints(reader *r)
+bool plush__pmx_rd_joints(reader *r)
 {
     plush_pmx_model *m = r->m;
     const uint8_t rs = m->index_sizes[PLUSH_PMX_INDEX_RIGID_BODY];
     const size_t rec = 1 + 2u * rs + 96;
     r->section = PMX_SEC_JOINT;
     size_t n;
-    if (!pmx_rd_section_start(r) || !pmx_rd_count(r, "joint", 8 + rec, &n))
+    if (!plush__pmx_rd_section_start(r) || !plush__pmx_rd_count(r, "joint", 8 + rec, &n))
         return false;
     m->joint_count = n;
-    if (!(m->joints = pmx_rd_alloc(r, n, sizeof *m->joints)))
+    if (!(m->joints = plush__pmx_rd_alloc(r, n, sizeof *m->joints)))
         return false;
     for (size_t i = 0; i < n; i++) {
         ITEM(r, PMX_SEC_JOINT, i);
         plush_pmx_joint *j = &m->joints[i];
-        if (!pmx_rd_text(r, &j->name, "joint name") || !pmx_rd_text(r, &j->name_en, "English joint name") ||
-            !pmx_rd_need(r, rec, "the joint"))
+        if (!plush__pmx_rd_text(r, &j->name, "joint name") || !plush__pmx_rd_text(r, &j->name_en, "English joint name") ||
+            !plush__pmx_rd_need(r, rec, "the joint"))
             return false;
         size_t at = r->c.pos;
         j->type = cur_u8(&r->c);
         if (j->type > PLUSH_PMX_JOINT_HINGE || (j->type && !pmx_is_21(m->version)))
-            return pmx_rd_fail(r, PLUSH_E_FORMAT, at, "joint type %d is not valid in PMX %s", j->type,
+            return plush__pmx_rd_fail(r, PLUSH_E_FORMAT, at, "joint type %d is not valid in PMX %s", j->type,
                         pmx_is_21(m->version) ? "2.1" : "2.0");
         j->body_a = idx_signed(&r->c, rs);
         j->body_b = idx_signed(&r->c, rs);
@@ -231,7 +231,7 @@ bool pmx_rd_joints(reader *r)
     return true;
 }
 
-bool pmx_rd_soft_bodies(reader *r)
+bool plush__pmx_rd_soft_bodies(reader *r)
 {
     plush_pmx_model *m = r->m;
     const uint8_t ms = m->index_sizes[PLUSH_PMX_INDEX_MATERIAL], rs = m->index_sizes[PLUSH_PMX_INDEX_RIGID_BODY],
@@ -240,16 +240,16 @@ bool pmx_rd_soft_bodies(reader *r)
     const size_t rec = 1 + ms + 1 + 2 + 1 + 4 + 4 + 4 + 4 + 4 + 72 + 16 + 12u;
     r->section = PMX_SEC_SOFT;
     size_t n;
-    if (!pmx_rd_section_start(r) || !pmx_rd_count(r, "soft body", 8 + rec + 8, &n))
+    if (!plush__pmx_rd_section_start(r) || !plush__pmx_rd_count(r, "soft body", 8 + rec + 8, &n))
         return false;
     m->soft_body_count = n;
-    if (!(m->soft_bodies = pmx_rd_alloc(r, n, sizeof *m->soft_bodies)))
+    if (!(m->soft_bodies = plush__pmx_rd_alloc(r, n, sizeof *m->soft_bodies)))
         return false;
     for (size_t i = 0; i < n; i++) {
         ITEM(r, PMX_SEC_SOFT, i);
         plush_pmx_soft_body *s = &m->soft_bodies[i];
-        if (!pmx_rd_text(r, &s->name, "soft body name") || !pmx_rd_text(r, &s->name_en, "English soft body name") ||
-            !pmx_rd_need(r, rec, "the soft body"))
+        if (!plush__pmx_rd_text(r, &s->name, "soft body name") || !plush__pmx_rd_text(r, &s->name_en, "English soft body name") ||
+            !plush__pmx_rd_need(r, rec, "the soft body"))
             return false;
         s->shape = cur_u8(&r->c);
         s->material = idx_signed(&r->c, ms);
@@ -272,20 +272,20 @@ bool pmx_rd_soft_bodies(reader *r)
         s->ast = cur_f32(&r->c);
         s->vst = cur_f32(&r->c);
         size_t count;
-        if (!pmx_rd_count(r, "soft body anchor", rs + vs + 1u, &count))
+        if (!plush__pmx_rd_count(r, "soft body anchor", rs + vs + 1u, &count))
             return false;
         s->anchor_count = (uint32_t)count;
-        if (!(s->anchors = pmx_rd_alloc(r, count, sizeof *s->anchors)))
+        if (!(s->anchors = plush__pmx_rd_alloc(r, count, sizeof *s->anchors)))
             return false;
         for (size_t a = 0; a < count; a++) {
             s->anchors[a].rigid_body = idx_signed(&r->c, rs);
             s->anchors[a].vertex = idx_vertex(&r->c, vs);
             s->anchors[a].near_mode = cur_u8(&r->c);
         }
-        if (!pmx_rd_count(r, "soft body pin", vs, &count))
+        if (!plush__pmx_rd_count(r, "soft body pin", vs, &count))
             return false;
         s->pin_count = (uint32_t)count;
-        if (!(s->pins = pmx_rd_alloc(r, count, sizeof *s->pins)))
+        if (!(s->pins = plush__pmx_rd_alloc(r, count, sizeof *s->pins)))
             return false;
         for (size_t p = 0; p < count; p++)
             s->pins[p] = idx_vertex(&r->c, vs);

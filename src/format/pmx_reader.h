@@ -60,30 +60,30 @@ static inline int32_t idx_vertex(cursor *c, uint8_t size)
     }
 }
 
-bool pmx_rd_fail(reader *r, plush_status st, size_t offset, const char *fmt, ...)
+bool plush__pmx_rd_fail(reader *r, plush_status st, size_t offset, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 4, 5)))
 #endif
     ;
 /* Room for n bytes of `what`; a short file is PLUSH_E_TRUNCATED at the field's offset. */
-bool pmx_rd_need(reader *r, size_t n, const char *what);
-bool pmx_rd_text(reader *r, plush_str *out, const char *what);
+bool plush__pmx_rd_need(reader *r, size_t n, const char *what);
+bool plush__pmx_rd_text(reader *r, plush_str *out, const char *what);
 /* Starts a section (r->section set); stops a locate walk aimed at the section itself. */
-bool pmx_rd_section_start(reader *r);
+bool plush__pmx_rd_section_start(reader *r);
 /* An i32 count, checked against the bytes left for count records of at least min_size bytes. */
-bool pmx_rd_count(reader *r, const char *what, size_t min_size, size_t *out);
-void *pmx_rd_alloc(reader *r, size_t n, size_t size);
+bool plush__pmx_rd_count(reader *r, const char *what, size_t min_size, size_t *out);
+void *plush__pmx_rd_alloc(reader *r, size_t n, size_t size);
 
-bool pmx_rd_header(reader *r);
-bool pmx_rd_vertices(reader *r);
-bool pmx_rd_faces(reader *r);
-bool pmx_rd_textures(reader *r);
-bool pmx_rd_materials(reader *r);
-bool pmx_rd_bones(reader *r);
-bool pmx_rd_morphs(reader *r);
-bool pmx_rd_frames(reader *r);
-bool pmx_rd_rigid_bodies(reader *r);
-bool pmx_rd_joints(reader *r);
-bool pmx_rd_soft_bodies(reader *r);
+bool plush__pmx_rd_header(reader *r);
+bool plush__pmx_rd_vertices(reader *r);
+bool plush__pmx_rd_faces(reader *r);
+bool plush__pmx_rd_textures(reader *r);
+bool plush__pmx_rd_materials(reader *r);
+bool plush__pmx_rd_bones(reader *r);
+bool plush__pmx_rd_morphs(reader *r);
+bool plush__pmx_rd_frames(reader *r);
+bool plush__pmx_rd_rigid_bodies(reader *r);
+bool plush__pmx_rd_joints(reader *r);
+bool plush__pmx_rd_soft_bodies(reader *r);
 
 #endif

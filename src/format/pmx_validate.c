@@ -57,7 +57,7 @@ static inline bool check_vertex(checker *k, const plush_pmx_vertex *v, size_t i)
 {
     static const int used[] = {1, 2, 4, 2, 4};
     const plush_pmx_model *m = k->m;
-    /* QDEF is a 2.1 type, yet real 2.0 files carry it; a 2.1 -> 2.0 write decides (pmx_downgrade). */
+    /* QDEF is a 2.1 type, yet real 2.0 files carry it; a 2.1 -> 2.0 write decides (plush__pmx_downgrade). */
     if (v->weight_type > PLUSH_PMX_QDEF)
         FAIL(k, PLUSH_E_FORMAT, PMX_SEC_VERTEX, i, "weight type %d is not 0-4", v->weight_type);
     for (int b = 0; b < used[v->weight_type]; b++)
@@ -69,7 +69,7 @@ static inline bool check_vertex(checker *k, const plush_pmx_vertex *v, size_t i)
     return true;
 }
 
-bool pmx_check_vertex(const plush_pmx_model *m, const plush_pmx_vertex *v, size_t i, plush_diag *diag)
+bool plush__pmx_check_vertex(const plush_pmx_model *m, const plush_pmx_vertex *v, size_t i, plush_diag *diag)
 {
     checker k = {.m = m, .diag = diag};
     return check_vertex(&k, v, i);
@@ -84,7 +84,7 @@ static bool check_vertices(checker *k)
         const pmx_unkept *u = k->unkept;
         if (u->bone_min >= -1 && u->bone_max < (int64_t)m->bone_count)
             return true;
-        return pmx_recheck_vertices(u, m, k->diag);
+        return plush__pmx_recheck_vertices(u, m, k->diag);
     }
     for (size_t i = 0; i < m->vertex_count; i++)
         if (!check_vertex(k, &m->vertices[i], i))
@@ -292,7 +292,7 @@ static bool check_soft_bodies(checker *k, bool as_21)
     return true;
 }
 
-plush_status pmx_validate_read(const plush_pmx_model *m, bool as_21, const pmx_unkept *u, plush_diag *diag)
+plush_status plush__pmx_validate_read(const plush_pmx_model *m, bool as_21, const pmx_unkept *u, plush_diag *diag)
 {
     plush_diag local = {0};
     checker k = {.m = m, .unkept = u, .diag = diag ? diag : &local};
@@ -306,12 +306,12 @@ plush_status pmx_validate_read(const plush_pmx_model *m, bool as_21, const pmx_u
     return k.diag->status;
 }
 
-plush_status pmx_validate_as(const plush_pmx_model *m, bool as_21, plush_diag *diag)
+plush_status plush__pmx_validate_as(const plush_pmx_model *m, bool as_21, plush_diag *diag)
 {
-    return pmx_validate_read(m, as_21, NULL, diag);
+    return plush__pmx_validate_read(m, as_21, NULL, diag);
 }
 
 plush_status plush_pmx_validate(const plush_pmx_model *model, plush_diag *diag)
 {
-    return pmx_validate_as(model, model->version == PMX_V21, diag);
+    return plush__pmx_validate_as(model, model->version == PMX_V21, diag);
 }

@@ -370,14 +370,14 @@ plush_status plush_pmx_write(const plush_pmx_model *model, const plush_pmx_write
     plush_pmx_model view;
     const plush_pmx_model *m = model;
     if (!as_21 && pmx_is_21(model->version)) {
-        plush_status st = pmx_downgrade(model, o->lossy, &scratch, &view, diag);
+        plush_status st = plush__pmx_downgrade(model, o->lossy, &scratch, &view, diag);
         if (st != PLUSH_OK) {
             plush_arena_free(&scratch);
             return st;
         }
         m = &view;
     }
-    plush_status st = pmx_validate_as(m, as_21, diag);
+    plush_status st = plush__pmx_validate_as(m, as_21, diag);
     if (st != PLUSH_OK) {
         plush_arena_free(&scratch);
         return st;
@@ -388,7 +388,7 @@ plush_status plush_pmx_write(const plush_pmx_model *model, const plush_pmx_write
                                                    : (plush_encoding)m->encoding;
     w.same_encoding = w.enc == (plush_encoding)m->encoding;
     for (int k = 0; k < PLUSH_PMX_INDEX_KINDS; k++) {
-        size_t count = pmx_index_kind_count(m, k);
+        size_t count = plush__pmx_index_kind_count(m, k);
         uint8_t s = m->index_sizes[k];
         w.isz[k] = (o->minimal_indices || s == 0 || !size_fits(k, s, count)) ? plush_pmx_min_index_size(k, count) : s;
     }

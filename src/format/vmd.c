@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const vmd_section_names[PLUSH_VMD_SECTION_PROPERTIES + 1] = {
+const char *const plush__vmd_section_names[PLUSH_VMD_SECTION_PROPERTIES + 1] = {
     "header", "bone key", "morph key", "camera key", "light key", "shadow key", "property key",
 };
 
@@ -55,7 +55,7 @@ static bool names_grow(vmd_name_map *map)
     return true;
 }
 
-vmd_name_slot *vmd_names_get(vmd_name_map *map, const uint8_t *key, size_t len, uint32_t tag, bool *is_new)
+vmd_name_slot *plush__vmd_names_get(vmd_name_map *map, const uint8_t *key, size_t len, uint32_t tag, bool *is_new)
 {
     *is_new = false;
     /* Keys are name fields (at most 20 bytes) or names held by a motion; an empty key is given a
@@ -78,7 +78,7 @@ vmd_name_slot *vmd_names_get(vmd_name_map *map, const uint8_t *key, size_t len, 
     return s;
 }
 
-void vmd_names_free(vmd_name_map *map)
+void plush__vmd_names_free(vmd_name_map *map)
 {
     free(map->slots);
     map->slots = NULL;
@@ -141,7 +141,7 @@ typedef struct vmd_reader {
 
 static plush_status nomem(vmd_reader *r, int section, int64_t index)
 {
-    return plush_diag_fail(r->diag, PLUSH_E_NOMEM, (int64_t)r->cur.pos, vmd_section_names[section], index,
+    return plush_diag_fail(r->diag, PLUSH_E_NOMEM, (int64_t)r->cur.pos, plush__vmd_section_names[section], index,
                            "out of memory");
 }
 
@@ -151,7 +151,7 @@ static plush_status read_name(vmd_reader *r, const uint8_t *field, size_t size, 
 {
     size_t len = vmd_field_len(field, size);
     bool is_new;
-    vmd_name_slot *s = vmd_names_get(&r->names, field, len, 0, &is_new);
+    vmd_name_slot *s = plush__vmd_names_get(&r->names, field, len, 0, &is_new);
     if (!s)
         return PLUSH_E_NOMEM;
     if (is_new) {
@@ -169,7 +169,7 @@ static bool check_finite(vmd_reader *r, const float *v, size_t n, size_t at, int
 {
     for (size_t i = 0; i < n; i++) {
         if (!isfinite(v[i])) {
-            plush_diag_fail(r->diag, PLUSH_E_FORMAT, (int64_t)(at + 4 * i), vmd_section_names[section],
+            plush_diag_fail(r->diag, PLUSH_E_FORMAT, (int64_t)(at + 4 * i), plush__vmd_section_names[section],
                             (int64_t)index, "%s is not a finite number", what);
             return false;
         }
@@ -214,7 +214,7 @@ static plush_status read_header(vmd_reader *r)
  * the caller allocates for it. */
 static int begin_section(vmd_reader *r, int section, size_t min_record, uint32_t *count)
 {
-    const char *what = vmd_section_names[section];
+    const char *what = plush__vmd_section_names[section];
     size_t at = r->cur.pos;
     if (cur_left(&r->cur) == 0)
         return 0;
@@ -359,7 +359,7 @@ static plush_status read_shadows(vmd_reader *r, uint32_t n)
 /* Property keys vary in size (each holds its own IK list), so every key checks its own room. */
 static plush_status read_properties(vmd_reader *r, uint32_t n)
 {
-    const char *what = vmd_section_names[PLUSH_VMD_SECTION_PROPERTIES];
+    const char *what = plush__vmd_section_names[PLUSH_VMD_SECTION_PROPERTIES];
     plush_vmd_property_key *keys = section_array(r, PLUSH_VMD_SECTION_PROPERTIES, n, sizeof *keys);
     if (!keys)
         return PLUSH_E_NOMEM;
@@ -452,7 +452,7 @@ plush_status plush_vmd_read(const uint8_t *data, size_t size, plush_vmd_motion *
     if (st == PLUSH_OK)
         st = read_sections(&r);
     plush_sjis_destroy(r.sjis);
-    vmd_names_free(&r.names);
+    plush__vmd_names_free(&r.names);
     if (st != PLUSH_OK) {
         plush_vmd_free(r.m);
         return st;

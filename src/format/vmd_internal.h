@@ -24,8 +24,8 @@ typedef struct vmd_name_map {
 
 /* The slot for (key, len, tag). A new slot has *is_new set and must be filled by the caller before the
  * next call; its pointer stays valid until then. NULL when out of memory. */
-vmd_name_slot *vmd_names_get(vmd_name_map *map, const uint8_t *key, size_t len, uint32_t tag, bool *is_new);
-void vmd_names_free(vmd_name_map *map);
+vmd_name_slot *plush__vmd_names_get(vmd_name_map *map, const uint8_t *key, size_t len, uint32_t tag, bool *is_new);
+void plush__vmd_names_free(vmd_name_map *map);
 
 /* Bytes of a name field before its first NUL. */
 static inline size_t vmd_field_len(const uint8_t *field, size_t size)
@@ -36,7 +36,7 @@ static inline size_t vmd_field_len(const uint8_t *field, size_t size)
     return n;
 }
 
-extern const char *const vmd_section_names[PLUSH_VMD_SECTION_PROPERTIES + 1];
+extern const char *const plush__vmd_section_names[PLUSH_VMD_SECTION_PROPERTIES + 1];
 
 enum {
     VMD_SIGNATURE_SIZE = 30,

@@ -32,7 +32,7 @@ static plush_status stored_matches(vmd_writer *w, const uint8_t *field, size_t s
 {
     size_t flen = vmd_field_len(field, size);
     bool is_new;
-    vmd_name_slot *s = vmd_names_get(&w->stored, field, flen, 0, &is_new);
+    vmd_name_slot *s = plush__vmd_names_get(&w->stored, field, flen, 0, &is_new);
     if (!s)
         return PLUSH_E_NOMEM;
     if (is_new) {
@@ -49,7 +49,7 @@ static plush_status stored_matches(vmd_writer *w, const uint8_t *field, size_t s
 static plush_status put_name(vmd_writer *w, uint8_t *dst, size_t size, const plush_str *name, const uint8_t *raw,
                              int section, int64_t index)
 {
-    const char *what = vmd_section_names[section];
+    const char *what = plush__vmd_section_names[section];
     size_t len;
     const char *text = str_text(name, &len);
     bool match = false;
@@ -61,7 +61,7 @@ static plush_status put_name(vmd_writer *w, uint8_t *dst, size_t size, const plu
         return PLUSH_OK;
     }
     bool is_new;
-    vmd_name_slot *s = vmd_names_get(&w->encoded, (const uint8_t *)text, len, (uint32_t)size, &is_new);
+    vmd_name_slot *s = plush__vmd_names_get(&w->encoded, (const uint8_t *)text, len, (uint32_t)size, &is_new);
     if (!s)
         return plush_diag_fail(w->diag, PLUSH_E_NOMEM, -1, what, index, "out of memory");
     if (is_new) {
@@ -123,10 +123,10 @@ static plush_status file_size(vmd_writer *w, int last, size_t *out)
     size_t total = VMD_SIGNATURE_SIZE + (m->header_version == 1 ? PLUSH_VMD_MODEL_NAME_V1 : PLUSH_VMD_MODEL_NAME_V2);
     for (int s = 1; s <= last; s++) {
         if (!add_section(&total, counts[s], sizes[s]))
-            return plush_diag_fail(w->diag, PLUSH_E_RANGE, -1, vmd_section_names[s], -1, "too many keys (%zu)",
+            return plush_diag_fail(w->diag, PLUSH_E_RANGE, -1, plush__vmd_section_names[s], -1, "too many keys (%zu)",
                                    counts[s]);
         if (counts[s] > 0 && !arrays[s])
-            return plush_diag_fail(w->diag, PLUSH_E_ARGUMENT, -1, vmd_section_names[s], -1,
+            return plush_diag_fail(w->diag, PLUSH_E_ARGUMENT, -1, plush__vmd_section_names[s], -1,
                                    "%zu keys but no array", counts[s]);
     }
     if (last == PLUSH_VMD_SECTION_PROPERTIES) {
@@ -278,8 +278,8 @@ plush_status plush_vmd_write(const plush_vmd_motion *motion, const plush_vmd_wri
     if (st == PLUSH_OK)
         st = put_keys(&w, p, last, &p);
     plush_sjis_destroy(w.sjis);
-    vmd_names_free(&w.stored);
-    vmd_names_free(&w.encoded);
+    plush__vmd_names_free(&w.stored);
+    plush__vmd_names_free(&w.encoded);
     plush_arena_free(&w.scratch);
     if (st != PLUSH_OK)
         return st;

@@ -81,7 +81,7 @@ static plush_status make_ground(plush_world *w, plush_diag *diag)
     bc_shape *shape = w->bc->shape_create(w->bw, BC_BOX, half, err);
     bc_body_desc bd = {.mass = 0, .friction = 0.5f, .restitution = 0, .group = filter_bits(0xffff),
                        .mask = filter_bits(w->desc.ground_mask)};
-    world_mat_identity(bd.transform);
+    plush__world_mat_identity(bd.transform);
     bd.transform[13] = w->desc.ground_y - GROUND_HALF_Y;
     w->ground = shape ? w->bc->body_create(w->bw, shape, &bd, err) : NULL;
     if (!w->ground)
@@ -127,7 +127,7 @@ void plush_world_destroy(plush_world *world)
         return;
     for (plush_world_model *wm = world->models, *next; wm; wm = next) {
         next = wm->next;
-        world_soft_destroy(wm);
+        plush__world_soft_destroy(wm);
         plush_arena_free(&wm->arena);
         free(wm);
     }
@@ -140,7 +140,7 @@ void plush_world_destroy(plush_world *world)
 
 static void rest_bone(const plush_pmx_model *m, int32_t bone, float out[16])
 {
-    world_mat_identity(out);
+    plush__world_mat_identity(out);
     if (bone >= 0)
         memcpy(out + 12, m->bones[bone].position, 3 * sizeof(float));
 }
@@ -208,16 +208,16 @@ static plush_status add_body(plush_world_model *wm, size_t i, const float (*glob
                         rb->name.s, (int)rb->mode);
 
     float pose[16], rest[16], rest_inv[16], bone[16];
-    world_mat_pmx(rb->position, rb->rotation, pose);
+    plush__world_mat_pmx(rb->position, rb->rotation, pose);
     rest_bone(wm->model, b->bone, rest);
-    world_mat_rigid_inverse(rest, rest_inv);
-    world_mat_mul(rest_inv, pose, b->offset);
-    world_mat_rigid_inverse(b->offset, b->offset_inv);
+    plush__world_mat_rigid_inverse(rest, rest_inv);
+    plush__world_mat_mul(rest_inv, pose, b->offset);
+    plush__world_mat_rigid_inverse(b->offset, b->offset_inv);
     bone_global(wm, b->bone, globals, bone);
     if (!finite16(bone))
         return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, "rigid body", (int64_t)i,
                                "\"%s\": the global matrix of bone %d is not finite", rb->name.s, (int)b->bone);
-    world_mat_mul(bone, b->offset, b->to);
+    plush__world_mat_mul(bone, b->offset, b->to);
     memcpy(b->from, b->to, sizeof b->from);
     memcpy(b->bone_from, bone + 12, sizeof b->bone_from);
     memcpy(b->bone_to, bone + 12, sizeof b->bone_to);
@@ -260,8 +260,8 @@ static plush_status build_model(plush_world_model *wm, const float (*globals)[16
             return st;
     }
     for (size_t j = 0; j < m->joint_count; j++)
-        wm->joints[j] = world_joint_create(wm, j, diag);
-    return world_soft_add(wm, diag);
+        wm->joints[j] = plush__world_joint_create(wm, j, diag);
+    return plush__world_soft_add(wm, diag);
 }
 
 plush_status plush_world_add_model(plush_world *world, const plush_pmx_model *model, const float (*bone_globals)[16],
@@ -311,7 +311,7 @@ void plush_world_set_bones(plush_world_model *wm, const float (*bone_globals)[16
         if (!finite16(bone)) /* a broken input keeps the last target rather than poisoning Bullet */
             continue;
         if (b->mode == PLUSH_PMX_RIGID_FOLLOW_BONE)
-            world_mat_mul(bone, b->offset, b->to);
+            plush__world_mat_mul(bone, b->offset, b->to);
         else
             memcpy(b->bone_to, bone + 12, sizeof b->bone_to);
     }
@@ -329,7 +329,7 @@ void plush_world_reset(plush_world_model *wm, const float (*bone_globals)[16], c
         bone_global(wm, b->bone, bone_globals, bone);
         if (!finite16(bone))
             rest_bone(wm->model, b->bone, bone);
-        world_mat_mul(bone, b->offset, b->to);
+        plush__world_mat_mul(bone, b->offset, b->to);
         memcpy(b->from, b->to, sizeof b->from);
         memcpy(b->bone_from, bone + 12, sizeof b->bone_from);
         memcpy(b->bone_to, bone + 12, sizeof b->bone_to);
@@ -337,13 +337,13 @@ void plush_world_reset(plush_world_model *wm, const float (*bone_globals)[16], c
         bc->body_set_velocity(b->bc, zero, zero);
         bc->body_clear_forces(b->bc);
     }
-    world_soft_reset(wm, vertex_positions);
+    plush__world_soft_reset(wm, vertex_positions);
 }
 
 void plush_world_set_pins(plush_world_model *wm, const float (*vertex_positions)[3])
 {
     if (wm)
-        world_soft_set_pins(wm, vertex_positions);
+        plush__world_soft_set_pins(wm, vertex_positions);
 }
 
 void plush_world_get_bones(const plush_world_model *wm, float (*bone_globals)[16], bool *driven)
@@ -358,7 +358,7 @@ void plush_world_get_bones(const plush_world_model *wm, float (*bone_globals)[16
             continue;
         float body[16], bone[16];
         wm->world->bc->body_get_transform(b->bc, body);
-        world_mat_mul(body, b->offset_inv, bone);
+        plush__world_mat_mul(body, b->offset_inv, bone);
         if (b->mode == PLUSH_PMX_RIGID_PHYSICS_BONE)
             memcpy(bone + 12, bone_globals[b->bone] + 12, 3 * sizeof(float));
         memcpy(bone_globals[b->bone], bone, sizeof bone);
@@ -400,7 +400,7 @@ plush_status plush_world_impulse(plush_world_model *wm, int32_t rigid_body, cons
 void plush_world_body_transform(const plush_world_model *wm, size_t rigid_body, float out[16])
 {
     if (!wm || rigid_body >= wm->model->rigid_body_count) {
-        world_mat_identity(out);
+        plush__world_mat_identity(out);
         return;
     }
     wm->world->bc->body_get_transform(wm->bodies[rigid_body].bc, out);
@@ -446,7 +446,7 @@ static void place_before(plush_world_model *wm, int k, int n, float dt)
         world_body *b = &wm->bodies[i];
         if (b->mode == PLUSH_PMX_RIGID_FOLLOW_BONE) {
             float m[16];
-            world_mat_interpolate(b->from, b->to, t, m);
+            plush__world_mat_interpolate(b->from, b->to, t, m);
             bc->body_set_transform(b->bc, m);
         } else if (b->mode == PLUSH_PMX_RIGID_PHYSICS_BONE && b->bone >= 0) {
             float lin[3], ang[3], p[3], p0[3];
@@ -503,13 +503,13 @@ plush_status plush_world_step(plush_world *world, float dt, plush_diag *diag)
         for (plush_world_model *wm = world->models; wm; wm = wm->next)
             if (!wm->broken) {
                 place_before(wm, k, n, h);
-                world_soft_before_substep(wm, k, n, h);
+                plush__world_soft_before_substep(wm, k, n, h);
             }
         world->bc->world_step(world->bw, h);
         for (plush_world_model *wm = world->models; wm; wm = wm->next)
             if (!wm->broken) {
                 place_after(wm, k, n);
-                world_soft_after_substep(wm, k, n, world->steps, diag);
+                plush__world_soft_after_substep(wm, k, n, world->steps, diag);
             }
         world->steps++;
     }

@@ -28,7 +28,7 @@ struct plush_world_model {
     plush_arena arena;       /* owns everything above but the Bullet handles */
     plush_world_model *next;
     /* world.c only (p2): add_model failed part way; the model is never stepped, only destroyed
-     * (world_soft_destroy is still called: wm->soft may be NULL or partly built). */
+     * (plush__world_soft_destroy is still called: wm->soft may be NULL or partly built). */
     bool broken;
 };
 
@@ -46,21 +46,21 @@ struct plush_world {
 /* ---- world.c / world_joints.c / world_math.c (p2); world_soft*.c may use the math ------------- */
 
 /* Rigid transforms, column-major float[16] (cglm layout). out may alias neither input. */
-void world_mat_identity(float out[16]);
-void world_mat_mul(const float a[16], const float b[16], float out[16]);
+void plush__world_mat_identity(float out[16]);
+void plush__world_mat_mul(const float a[16], const float b[16], float out[16]);
 /* Inverse of a rotation + translation. */
-void world_mat_rigid_inverse(const float m[16], float out[16]);
+void plush__world_mat_rigid_inverse(const float m[16], float out[16]);
 /* T(position) * Ry(y) * Rx(x) * Rz(z): a PMX rigid body's or joint's pose. */
-void world_mat_pmx(const float position[3], const float rotation[3], float out[16]);
+void plush__world_mat_pmx(const float position[3], const float rotation[3], float out[16]);
 /* Unit quaternion (x y z w) of the rotation part, and back (with a translation). */
-void world_mat_to_quat(const float m[16], float q[4]);
-void world_mat_from_quat(const float q[4], const float t[3], float out[16]);
+void plush__world_mat_to_quat(const float m[16], float q[4]);
+void plush__world_mat_from_quat(const float q[4], const float t[3], float out[16]);
 /* Shortest-arc slerp of unit quaternions (t in [0, 1]). */
-void world_quat_slerp(const float a[4], const float b[4], float t, float out[4]);
+void plush__world_quat_slerp(const float a[4], const float b[4], float t, float out[4]);
 /* Pose between a and b: lerp of the translations, slerp of the rotations. */
-void world_mat_interpolate(const float a[16], const float b[16], float t, float out[16]);
+void plush__world_mat_interpolate(const float a[16], const float b[16], float t, float out[16]);
 /* m * p for a point. */
-void world_mat_point(const float m[16], const float p[3], float out[3]);
+void plush__world_mat_point(const float m[16], const float p[3], float out[3]);
 
 #define PLUSH_PHYSICS_LIBRARY "libplush_physics.so"
 /* The process's physics table (world_library.c), loaded on first call through the core loader; NULL with
@@ -70,20 +70,20 @@ const plush_bulletc_api *plush__world_library(plush_diag *diag);
 plush_status plush__world_library_open(const char *const *candidates, size_t count, const plush_bulletc_api **api,
                                        plush_diag *diag);
 /* Creates joint j of wm's model (bodies exist). NULL with a warning when the joint is skipped. */
-bc_constraint *world_joint_create(plush_world_model *wm, size_t j, plush_diag *diag);
+bc_constraint *plush__world_joint_create(plush_world_model *wm, size_t j, plush_diag *diag);
 
 /* world_soft.c. Called by world.c at these points: */
 /* after the model's rigid bodies exist (anchors need them); skipped bodies are warnings */
-plush_status world_soft_add(plush_world_model *wm, plush_diag *diag);
+plush_status plush__world_soft_add(plush_world_model *wm, plush_diag *diag);
 /* plush_world_set_pins */
-void world_soft_set_pins(plush_world_model *wm, const float (*vertex_positions)[3]);
+void plush__world_soft_set_pins(plush_world_model *wm, const float (*vertex_positions)[3]);
 /* plush_world_reset */
-void world_soft_reset(plush_world_model *wm, const float (*vertex_positions)[3]);
+void plush__world_soft_reset(plush_world_model *wm, const float (*vertex_positions)[3]);
 /* before fixed step k of n inside one plush_world_step (pins move along; anchors' near mode) */
-void world_soft_before_substep(plush_world_model *wm, int k, int n, float dt);
+void plush__world_soft_before_substep(plush_world_model *wm, int k, int n, float dt);
 /* after that fixed step; step is the world's step index; blow-ups become warnings in diag */
-void world_soft_after_substep(plush_world_model *wm, int k, int n, uint64_t step, plush_diag *diag);
+void plush__world_soft_after_substep(plush_world_model *wm, int k, int n, uint64_t step, plush_diag *diag);
 /* frees world_soft state (the Bullet soft bodies go with the world) */
-void world_soft_destroy(plush_world_model *wm);
+void plush__world_soft_destroy(plush_world_model *wm);
 
 #endif

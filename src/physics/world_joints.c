@@ -95,8 +95,8 @@ static void cone_twist(const plush_pmx_joint *j, bc_cone_twist_desc *d)
     d->max_motor_impulse = j->linear_upper[2];
     float m[16];
     static const float origin[3] = {0, 0, 0};
-    world_mat_pmx(origin, j->spring_angular, m);
-    world_mat_to_quat(m, d->motor_target);
+    plush__world_mat_pmx(origin, j->spring_angular, m);
+    plush__world_mat_to_quat(m, d->motor_target);
 }
 
 static void slider(const plush_pmx_joint *j, bc_slider_desc *d)
@@ -132,7 +132,7 @@ static bool body_ok(const plush_world_model *wm, int32_t b)
     return b >= 0 && (size_t)b < wm->model->rigid_body_count && wm->bodies[b].bc;
 }
 
-bc_constraint *world_joint_create(plush_world_model *wm, size_t index, plush_diag *diag)
+bc_constraint *plush__world_joint_create(plush_world_model *wm, size_t index, plush_diag *diag)
 {
     const plush_pmx_joint *j = &wm->model->joints[index];
     const plush_pmx_model *m = wm->model;
@@ -153,13 +153,13 @@ bc_constraint *world_joint_create(plush_world_model *wm, size_t index, plush_dia
     }
     const plush_pmx_rigid_body *ra = &m->rigid_bodies[j->body_a], *rb = &m->rigid_bodies[j->body_b];
     float joint[16], a[16], b[16], a_inv[16], b_inv[16], frame_a[16], frame_b[16];
-    world_mat_pmx(j->position, j->rotation, joint);
-    world_mat_pmx(ra->position, ra->rotation, a);
-    world_mat_pmx(rb->position, rb->rotation, b);
-    world_mat_rigid_inverse(a, a_inv);
-    world_mat_rigid_inverse(b, b_inv);
-    world_mat_mul(a_inv, joint, frame_a);
-    world_mat_mul(b_inv, joint, frame_b);
+    plush__world_mat_pmx(j->position, j->rotation, joint);
+    plush__world_mat_pmx(ra->position, ra->rotation, a);
+    plush__world_mat_pmx(rb->position, rb->rotation, b);
+    plush__world_mat_rigid_inverse(a, a_inv);
+    plush__world_mat_rigid_inverse(b, b_inv);
+    plush__world_mat_mul(a_inv, joint, frame_a);
+    plush__world_mat_mul(b_inv, joint, frame_b);
 
     const plush_bulletc_api *bc = wm->world->bc;
     bc_world *bw = wm->world->bw;
@@ -178,8 +178,8 @@ bc_constraint *world_joint_create(plush_world_model *wm, size_t index, plush_dia
     }
     case PLUSH_PMX_JOINT_P2P: {
         bc_p2p_desc d;
-        world_mat_point(a_inv, j->position, d.pivot_a);
-        world_mat_point(b_inv, j->position, d.pivot_b);
+        plush__world_mat_point(a_inv, j->position, d.pivot_a);
+        plush__world_mat_point(b_inv, j->position, d.pivot_b);
         c = bc->constraint_p2p(bw, body_a, body_b, &d, err);
         break;
     }

@@ -12,12 +12,12 @@
 #include <math.h>
 #include <string.h>
 
-void world_mat_identity(float out[16])
+void plush__world_mat_identity(float out[16])
 {
     glm_mat4_identity((vec4 *)out);
 }
 
-void world_mat_mul(const float a[16], const float b[16], float out[16])
+void plush__world_mat_mul(const float a[16], const float b[16], float out[16])
 {
     mat4 la, lb;
     memcpy(la, a, sizeof la);
@@ -25,7 +25,7 @@ void world_mat_mul(const float a[16], const float b[16], float out[16])
     glm_mat4_mul(la, lb, (vec4 *)out);
 }
 
-void world_mat_rigid_inverse(const float m[16], float out[16])
+void plush__world_mat_rigid_inverse(const float m[16], float out[16])
 {
     mat4 l;
     memcpy(l, m, sizeof l);
@@ -41,7 +41,7 @@ void world_mat_rigid_inverse(const float m[16], float out[16])
 
 /* Ry(y) * Rx(x) * Rz(z) multiplied out (standard right-handed-form matrices acting on columns, which is
  * what D3DX's row-vector yaw-pitch-roll is, transposed). */
-void world_mat_pmx(const float position[3], const float rotation[3], float out[16])
+void plush__world_mat_pmx(const float position[3], const float rotation[3], float out[16])
 {
     float sx = sinf(rotation[0]), cx = cosf(rotation[0]);
     float sy = sinf(rotation[1]), cy = cosf(rotation[1]);
@@ -65,12 +65,12 @@ void world_mat_pmx(const float position[3], const float rotation[3], float out[1
     out[15] = 1;
 }
 
-void world_mat_to_quat(const float m[16], float q[4])
+void plush__world_mat_to_quat(const float m[16], float q[4])
 {
     plush__mat3_to_quatf(m, 4, q);
 }
 
-void world_mat_from_quat(const float q[4], const float t[3], float out[16])
+void plush__world_mat_from_quat(const float q[4], const float t[3], float out[16])
 {
     float x = q[0], y = q[1], z = q[2], w = q[3];
     out[0] = 1 - 2 * (y * y + z * z);
@@ -89,7 +89,7 @@ void world_mat_from_quat(const float q[4], const float t[3], float out[16])
     out[15] = 1;
 }
 
-void world_quat_slerp(const float a[4], const float b[4], float t, float out[4])
+void plush__world_quat_slerp(const float a[4], const float b[4], float t, float out[4])
 {
     float d = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3];
     float sign = 1;
@@ -116,7 +116,7 @@ void world_quat_slerp(const float a[4], const float b[4], float t, float out[4])
         out[k] /= n;
 }
 
-void world_mat_interpolate(const float a[16], const float b[16], float t, float out[16])
+void plush__world_mat_interpolate(const float a[16], const float b[16], float t, float out[16])
 {
     if (t >= 1 || memcmp(a, b, 16 * sizeof(float)) == 0) { /* exactly on the target; a body that does
                                                                not move gets no rounding noise */
@@ -125,16 +125,16 @@ void world_mat_interpolate(const float a[16], const float b[16], float t, float 
     }
     versor qa, qb, q;
     vec3 p, ta, tb;
-    world_mat_to_quat(a, qa);
-    world_mat_to_quat(b, qb);
-    world_quat_slerp(qa, qb, t, q);
+    plush__world_mat_to_quat(a, qa);
+    plush__world_mat_to_quat(b, qb);
+    plush__world_quat_slerp(qa, qb, t, q);
     memcpy(ta, a + 12, sizeof ta);
     memcpy(tb, b + 12, sizeof tb);
     glm_vec3_lerp(ta, tb, t, p);
-    world_mat_from_quat(q, p, out);
+    plush__world_mat_from_quat(q, p, out);
 }
 
-void world_mat_point(const float m[16], const float p[3], float out[3])
+void plush__world_mat_point(const float m[16], const float p[3], float out[3])
 {
     for (int r = 0; r < 3; r++)
         out[r] = m[r] * p[0] + m[4 + r] * p[1] + m[8 + r] * p[2] + m[12 + r];

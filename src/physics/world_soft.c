@@ -13,7 +13,7 @@ static bool finite3(const float p[3])
     return isfinite(p[0]) && isfinite(p[1]) && isfinite(p[2]);
 }
 
-void world_soft_update_normals(world_soft *s)
+void plush__world_soft_update_normals(world_soft *s)
 {
     memset(s->normals, 0, s->node_count * sizeof *s->normals);
     if (s->rope)
@@ -48,7 +48,7 @@ static world_soft *active(const plush_world_model *wm, size_t i)
 
 /* ---- pins ----------------------------------------------------------------------------------------- */
 
-void world_soft_set_pins(plush_world_model *wm, const float (*vertex_positions)[3])
+void plush__world_soft_set_pins(plush_world_model *wm, const float (*vertex_positions)[3])
 {
     if (!wm->soft || !vertex_positions)
         return;
@@ -72,7 +72,7 @@ static void lerp3(const float a[3], const float b[3], float t, float out[3])
 /* A pinned node has inverse mass 0, so Bullet's integration moves it by exactly its velocity: each
  * fixed step starts it on the straight path from where it was to its target and gives it the velocity
  * that carries it to the next point of that path. */
-void world_soft_before_substep(plush_world_model *wm, int k, int n, float dt)
+void plush__world_soft_before_substep(plush_world_model *wm, int k, int n, float dt)
 {
     if (!wm->soft || n <= 0 || !(dt > 0))
         return;
@@ -135,7 +135,7 @@ static void fail(plush_world_model *wm, size_t i, int64_t node, double speed, ui
     bc->soft_freeze(s->bc);
     s->state = PLUSH_SOFT_FAILED;
     s->failed_step = (int64_t)step;
-    world_soft_update_normals(s);
+    plush__world_soft_update_normals(s);
     if (isfinite(speed))
         plush_diag_warn(diag, -1, "soft body", (int64_t)i,
                         "\"%s\" blew up at step %llu: node %lld moved at %.6g units/s (limit %g); restored to its "
@@ -200,7 +200,7 @@ static void near_mode_move_bodies(plush_world_model *wm, const world_soft *s)
     }
 }
 
-void world_soft_after_substep(plush_world_model *wm, int k, int n, uint64_t step, plush_diag *diag)
+void plush__world_soft_after_substep(plush_world_model *wm, int k, int n, uint64_t step, plush_diag *diag)
 {
     if (!wm->soft)
         return;
@@ -229,14 +229,14 @@ void world_soft_after_substep(plush_world_model *wm, int k, int n, uint64_t step
                 memcpy(s->x[p->node], p->to, sizeof p->to);
                 bc->soft_set_node(s->bc, p->node, p->to, s->v[p->node]);
             }
-            world_soft_update_normals(s);
+            plush__world_soft_update_normals(s);
         }
     }
 }
 
 /* ---- reset and destroy --------------------------------------------------------------------------- */
 
-void world_soft_reset(plush_world_model *wm, const float (*vertex_positions)[3])
+void plush__world_soft_reset(plush_world_model *wm, const float (*vertex_positions)[3])
 {
     if (!wm->soft)
         return;
@@ -258,11 +258,11 @@ void world_soft_reset(plush_world_model *wm, const float (*vertex_positions)[3])
             memcpy(p->to, s->x[p->node], sizeof p->to);
         }
         bc->soft_set_all_nodes(s->bc, (const float(*)[3])s->x, (const float(*)[3])s->v);
-        world_soft_update_normals(s);
+        plush__world_soft_update_normals(s);
     }
 }
 
-void world_soft_destroy(plush_world_model *wm)
+void plush__world_soft_destroy(plush_world_model *wm)
 {
     /* Every world_soft buffer lives in wm->arena (freed by world.c with the model) and the Bullet soft
      * bodies, frozen ones included, belong to the Bullet world: only the pointer is left to drop. */

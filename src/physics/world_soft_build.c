@@ -22,7 +22,7 @@ static bool finite3(const float p[3])
 
 /* ---- geometry ----------------------------------------------------------------------------------- */
 
-bool world_soft_has_area(const float (*rest)[3], const uint32_t f[3])
+bool plush__world_soft_has_area(const float (*rest)[3], const uint32_t f[3])
 {
     const float *a = rest[f[0]], *b = rest[f[1]], *d = rest[f[2]];
     double e[3], g[3];
@@ -65,7 +65,7 @@ static size_t face_pieces(const float (*rest)[3], const uint32_t (*tris)[3], siz
     }
     for (size_t t = 0; t < count; t++) {
         parent[t] = (uint32_t)t;
-        if (!(used[t] = world_soft_has_area(rest, tris[t])))
+        if (!(used[t] = plush__world_soft_has_area(rest, tris[t])))
             continue;
         for (int k = 0; k < 3; k++) {
             uint32_t a = tris[t][k], b = tris[t][(k + 1) % 3];
@@ -308,7 +308,7 @@ static plush_status alloc_state(soft_ctx *c)
         if (s->vertex_node[v] >= 0)
             s->members[m++] = (uint32_t)v;
     memcpy(s->x, s->rest, n * sizeof *s->x);
-    world_soft_update_normals(s);
+    plush__world_soft_update_normals(s);
     return PLUSH_OK;
 }
 
@@ -345,14 +345,14 @@ static plush_status add_one(plush_world_model *wm, size_t i, plush_diag *diag)
     if (st == PLUSH_OK)
         st = alloc_state(&c);
     if (st == PLUSH_OK)
-        st = world_soft_create_bullet(&c);
+        st = plush__world_soft_create_bullet(&c);
     if (st != PLUSH_OK)
         return st;
     c.s->state = PLUSH_SOFT_ACTIVE;
     return PLUSH_OK;
 }
 
-plush_status world_soft_add(plush_world_model *wm, plush_diag *diag)
+plush_status plush__world_soft_add(plush_world_model *wm, plush_diag *diag)
 {
     size_t n = wm->model->soft_body_count;
     wm->soft = plush_arena_array(&wm->arena, n ? n : 1, sizeof *wm->soft);

@@ -177,9 +177,9 @@ static int by_u32(const void *pa, const void *pb)
  * distances, since both are exact shortest path lengths. PLUSH_E_RANGE when the searches would
  * visit more than budget nodes in all (a hostile distance on a large body); PLUSH_E_NOMEM. *out is
  * malloc'd (the caller frees it), NULL when no pair is found. */
-plush_status world_soft_bending_pairs(size_t node_count, const uint32_t (*links)[2], size_t link_count, int distance,
+plush_status plush__world_soft_bending_pairs(size_t node_count, const uint32_t (*links)[2], size_t link_count, int distance,
                                       uint64_t budget, uint32_t (**out)[2], size_t *out_count);
-plush_status world_soft_bending_pairs(size_t node_count, const uint32_t (*links)[2], size_t link_count, int distance,
+plush_status plush__world_soft_bending_pairs(size_t node_count, const uint32_t (*links)[2], size_t link_count, int distance,
                                       uint64_t budget, uint32_t (**out)[2], size_t *out_count)
 {
     *out = NULL;
@@ -282,7 +282,7 @@ static void append_faces(soft_ctx *c)
     world_soft *s = c->s;
     for (size_t t = 0; t < s->triangle_count; t++) {
         const uint32_t *f = s->triangles[t];
-        if (world_soft_has_area((const float(*)[3])s->rest, f))
+        if (plush__world_soft_has_area((const float(*)[3])s->rest, f))
             bc->soft_append_face(s->bc, f[0], f[1], f[2]);
     }
 }
@@ -290,7 +290,7 @@ static void append_faces(soft_ctx *c)
 /* Bending links at the B-link distance. Small bodies: Bullet's own generateBendingConstraints. Large ones
  * (more than SOFT_FLOYD_MAX_NODES nodes): its n*n table would not fit (60k nodes: 14 GB) and beyond
  * distance 2 its Floyd-Warshall is n^3, so plush finds the same pairs by breadth-first search and appends
- * them in Bullet's order, flagged as bending (world_soft_bending_pairs) -- the same links, the same
+ * them in Bullet's order, flagged as bending (plush__world_soft_bending_pairs) -- the same links, the same
  * simulation. A distance whose searches would exceed SOFT_BENDING_BUDGET visits falls back to 2. */
 static plush_status add_bending(soft_ctx *c, const uint32_t (*links)[2], size_t link_count)
 {
@@ -305,7 +305,7 @@ static plush_status add_bending(soft_ctx *c, const uint32_t (*links)[2], size_t 
     for (;;) {
         uint32_t(*pairs)[2] = NULL;
         size_t count = 0;
-        plush_status st = world_soft_bending_pairs(s->node_count, links, link_count, d, SOFT_BENDING_BUDGET, &pairs,
+        plush_status st = plush__world_soft_bending_pairs(s->node_count, links, link_count, d, SOFT_BENDING_BUDGET, &pairs,
                                                    &count);
         if (st == PLUSH_E_NOMEM)
             return world_soft_no_memory(c);
@@ -338,7 +338,7 @@ static float total_mass(soft_ctx *c)
     return 1;
 }
 
-plush_status world_soft_create_bullet(soft_ctx *c)
+plush_status plush__world_soft_create_bullet(soft_ctx *c)
 {
     const plush_bulletc_api *bc = c->wm->world->bc;
     world_soft *s = c->s;

@@ -1,5 +1,5 @@
 /* Private to world_soft*.c: one PMX 2.1 soft body as the world keeps it. world_soft_build.c makes it
- * (world_soft_add) and world_soft_bullet.c its Bullet body; world_soft.c steps it, guards it and reads it
+ * (plush__world_soft_add) and world_soft_bullet.c its Bullet body; world_soft.c steps it, guards it and reads it
  * back. */
 #ifndef PLUSH_PHYSICS_WORLD_SOFT_INTERNAL_H
 #define PLUSH_PHYSICS_WORLD_SOFT_INTERNAL_H
@@ -67,13 +67,13 @@ static inline plush_status world_soft_no_memory(soft_ctx *c)
 }
 
 /* world_soft_build.c: whether face f of the rest positions has area (computed in double). */
-bool world_soft_has_area(const float (*rest)[3], const uint32_t f[3]);
+bool plush__world_soft_has_area(const float (*rest)[3], const uint32_t f[3]);
 
 /* world_soft_bullet.c: creates c's Bullet soft body from the built nodes, pins and anchors, with every PMX
  * field (repairs are warnings), and adds it to the world. */
-plush_status world_soft_create_bullet(soft_ctx *c);
+plush_status plush__world_soft_create_bullet(soft_ctx *c);
 
 /* Area-weighted unit node normals of s->x into s->normals (zero for a rope or a node without area). */
-void world_soft_update_normals(world_soft *s);
+void plush__world_soft_update_normals(world_soft *s);
 
 #endif

@@ -121,14 +121,14 @@ static plush_status usable_triangles(const plush_proxy_mesh *proxy, bool seed, p
         proxy_tri *dst = &tris[n];
         for (int k = 0; k < 3; k++)
             memcpy(dst->v[k], proxy->nodes[proxy->triangles[t][k]], sizeof dst->v[k]);
-        if (!proxy_seed_normal(dst->v[0], dst->v[1], dst->v[2], dst->n))
+        if (!plush__proxy_seed_normal(dst->v[0], dst->v[1], dst->v[2], dst->n))
             continue;
         float frame[16];
-        if (!seed && (proxy_tri_degenerate(dst->v[0], dst->v[1], dst->v[2]) ||
+        if (!seed && (plush__proxy_tri_degenerate(dst->v[0], dst->v[1], dst->v[2]) ||
                       !plush_proxy_triangle_frame(dst->v[0], dst->v[1], dst->v[2], frame)))
             continue;
         dst->index = (uint32_t)t;
-        proxy_exact_prepare(dst->v[0], dst->v[1], dst->v[2], &dst->exact);
+        plush__proxy_exact_prepare(dst->v[0], dst->v[1], dst->v[2], &dst->exact);
         bounds[n] = bounding_sphere(dst);
         for (int k = 0; k < 9; k++)
             scale = fmaxf(scale, fabsf(dst->v[k / 3][k % 3]));
@@ -267,7 +267,7 @@ static void *run_job(void *arg)
         proxy_best best = {.n = 0};
         if (job->bvh) {
             offer_hint(s, &prev, job->points[i], &best);
-            proxy_bvh_query(job->bvh, job->points[i], &best);
+            plush__proxy_bvh_query(job->bvh, job->points[i], &best);
             prev = best;
         } else {
             brute_force(s, job->points[i], &best);
@@ -422,7 +422,7 @@ plush_status plush_proxy_bind(const plush_proxy_mesh *proxy, const float (*point
     proxy_bvh *bvh = NULL;
     if (set.search == PLUSH_PROXY_SEARCH_BVH && count) {
         char why[PLUSH_DIAG_MESSAGE];
-        bvh = proxy_bvh_create(&search, why, sizeof why);
+        bvh = plush__proxy_bvh_create(&search, why, sizeof why);
         if (!bvh)
             plush_diag_warn(diag, -1, "proxy", -1, "%s; binding by brute force (same result, slower)", why);
     }
@@ -436,7 +436,7 @@ plush_status plush_proxy_bind(const plush_proxy_mesh *proxy, const float (*point
                              .begin = count * (size_t)k / (size_t)threads,
                              .end = count * (size_t)(k + 1) / (size_t)threads, .out = b};
     run_jobs(jobs, threads);
-    proxy_bvh_destroy(bvh);
+    plush__proxy_bvh_destroy(bvh);
     plush_arena_free(&scratch);
     *out = b;
     return PLUSH_OK;

@@ -14,10 +14,10 @@ typedef struct proxy_exact {
     bool flat;
 } proxy_exact;
 
-void proxy_exact_prepare(const float a[3], const float b[3], const float c[3], proxy_exact *e);
+void plush__proxy_exact_prepare(const float a[3], const float b[3], const float c[3], proxy_exact *e);
 /* plush_proxy_point_triangle_distance with the precomputed part: the public routine prepares and calls
  * this, so cached and public give the same bits. */
-float proxy_exact_distance(const proxy_exact *e, const float p[3], const float a[3], const float b[3],
+float plush__proxy_exact_distance(const proxy_exact *e, const float p[3], const float a[3], const float b[3],
                            const float c[3]);
 
 /* A usable proxy triangle, corners copied side by side. n is the seed routine's unit normal, computed
@@ -31,12 +31,12 @@ typedef struct proxy_tri {
 
 /* The seed routine's unit normal; false when the original's arithmetic would give NaN (zero or
  * non-finite cross product): such a triangle is never a seed candidate. */
-bool proxy_seed_normal(const float a[3], const float b[3], const float c[3], float n[3]);
-float proxy_seed_distance_n(const float p[3], const float a[3], const float b[3], const float c[3],
+bool plush__proxy_seed_normal(const float a[3], const float b[3], const float c[3], float n[3]);
+float plush__proxy_seed_distance_n(const float p[3], const float a[3], const float b[3], const float c[3],
                             const float n[3]);
 /* Default mode rejects a triangle whose area is zero relative to its size (twice the area at most
  * 1e-6 of the longest edge squared): its normal, and so its frame, would be noise. */
-bool proxy_tri_degenerate(const float a[3], const float b[3], const float c[3]);
+bool plush__proxy_tri_degenerate(const float a[3], const float b[3], const float c[3]);
 
 /* A sphere around a triangle's corners, kept apart from the triangles so the cheap test that skips most
  * of them reads 16 bytes: a lower bound on the distance is |p - center| - radius. */
@@ -58,8 +58,8 @@ typedef struct proxy_search {
 static inline float proxy_search_distance(const proxy_search *s, const proxy_tri *t, const float p[3])
 {
     if (s->seed)
-        return proxy_seed_distance_n(p, t->v[0], t->v[1], t->v[2], t->n);
-    return proxy_exact_distance(&t->exact, p, t->v[0], t->v[1], t->v[2]);
+        return plush__proxy_seed_distance_n(p, t->v[0], t->v[1], t->v[2], t->n);
+    return plush__proxy_exact_distance(&t->exact, p, t->v[0], t->v[1], t->v[2]);
 }
 
 /* The best four candidates so far, best first, as positions in the search's tris (which order like
@@ -127,10 +127,10 @@ typedef struct proxy_bvh proxy_bvh;
 
 /* Loads Embree (dlopen, no link-time dependency) and builds a BVH over s->tris. On failure returns
  * NULL with a reason in why; the caller then falls back to brute force. The search must outlive it. */
-proxy_bvh *proxy_bvh_create(const proxy_search *s, char *why, size_t why_size);
+proxy_bvh *plush__proxy_bvh_create(const proxy_search *s, char *why, size_t why_size);
 /* The best four for p; best may arrive pre-filled (a hint), which only shrinks the starting radius.
  * Safe to call from several threads at once. */
-void proxy_bvh_query(const proxy_bvh *bvh, const float p[3], proxy_best *best);
-void proxy_bvh_destroy(proxy_bvh *bvh);
+void plush__proxy_bvh_query(const proxy_bvh *bvh, const float p[3], proxy_best *best);
+void plush__proxy_bvh_destroy(proxy_bvh *bvh);
 
 #endif

@@ -50,7 +50,7 @@ static bool build(proxy_bvh *b, char *why, size_t why_size)
     return true;
 }
 
-proxy_bvh *proxy_bvh_create(const proxy_search *s, char *why, size_t why_size)
+proxy_bvh *plush__proxy_bvh_create(const proxy_search *s, char *why, size_t why_size)
 {
     if (s->tri_count > (size_t)UINT32_MAX / 3) {
         snprintf(why, why_size, "too many triangles for embree (%zu)", s->tri_count);
@@ -75,11 +75,11 @@ proxy_bvh *proxy_bvh_create(const proxy_search *s, char *why, size_t why_size)
         snprintf(why, why_size, "embree: cannot create a scene");
     if (b->scene && build(b, why, why_size))
         return b;
-    proxy_bvh_destroy(b);
+    plush__proxy_bvh_destroy(b);
     return NULL;
 }
 
-void proxy_bvh_destroy(proxy_bvh *b)
+void plush__proxy_bvh_destroy(proxy_bvh *b)
 {
     if (!b)
         return;
@@ -126,7 +126,7 @@ static bool on_triangle(struct RTCPointQueryFunctionArguments *args)
     return true;
 }
 
-void proxy_bvh_query(const proxy_bvh *b, const float p[3], proxy_best *best)
+void plush__proxy_bvh_query(const proxy_bvh *b, const float p[3], proxy_best *best)
 {
     float ps = b->search->scale;
     for (int i = 0; i < 3; i++)

@@ -42,7 +42,7 @@ static inline void cross3(const double a[3], const double b[3], double out[3])
 /* With n = ab x ac, the projection of p is a + s ab + t ac where s = ap . (ac x n) / |n|^2 and
  * t = ap . (n x ab) / |n|^2. Those dual vectors are only well conditioned while the angle at a is
  * neither near 0 nor near 180 degrees; below a sine of 1e-6 the triangle counts as flat. */
-void proxy_exact_prepare(const float a[3], const float b[3], const float c[3], proxy_exact *e)
+void plush__proxy_exact_prepare(const float a[3], const float b[3], const float c[3], proxy_exact *e)
 {
     double ab[3], ac[3], n[3], g[3], h[3];
     sub3(b, a, ab), sub3(c, a, ac);
@@ -69,7 +69,7 @@ void proxy_exact_prepare(const float a[3], const float b[3], const float c[3], p
  * corner. So the nearest of the (one or two) violated edges is exact. A flat triangle is the union of
  * its three edges. Double precision from float input keeps the cancellation of nearby points far below
  * the float result's rounding. */
-float proxy_exact_distance(const proxy_exact *e, const float p[3], const float a[3], const float b[3],
+float plush__proxy_exact_distance(const proxy_exact *e, const float p[3], const float a[3], const float b[3],
                            const float c[3])
 {
     if (e->flat) {
@@ -95,11 +95,11 @@ float proxy_exact_distance(const proxy_exact *e, const float p[3], const float a
 float plush_proxy_point_triangle_distance(const float p[3], const float a[3], const float b[3], const float c[3])
 {
     proxy_exact e;
-    proxy_exact_prepare(a, b, c, &e);
-    return proxy_exact_distance(&e, p, a, b, c);
+    plush__proxy_exact_prepare(a, b, c, &e);
+    return plush__proxy_exact_distance(&e, p, a, b, c);
 }
 
-bool proxy_tri_degenerate(const float a[3], const float b[3], const float c[3])
+bool plush__proxy_tri_degenerate(const float a[3], const float b[3], const float c[3])
 {
     double ab[3], ac[3], bc[3];
     sub3(b, a, ab), sub3(c, a, ac), sub3(c, b, bc);
@@ -119,7 +119,7 @@ static inline void crossf(const float a[3], const float b[3], float out[3])
     out[2] = a[0] * b[1] - a[1] * b[0];
 }
 
-bool proxy_seed_normal(const float a[3], const float b[3], const float c[3], float n[3])
+bool plush__proxy_seed_normal(const float a[3], const float b[3], const float c[3], float n[3])
 {
     float e0[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
     float e1[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
@@ -149,7 +149,7 @@ static float segment_distf(const float p[3], const float a[3], const float b[3])
 /* Project onto the plane; the first edge (p0p1, p1p2, p2p0) with the projection strictly outside decides
  * by its segment, otherwise the plane distance. Never below the true distance (before rounding): a
  * segment of the triangle is part of it, and an inside projection is the closest point. */
-float proxy_seed_distance_n(const float p[3], const float a[3], const float b[3], const float c[3],
+float plush__proxy_seed_distance_n(const float p[3], const float a[3], const float b[3], const float c[3],
                             const float n[3])
 {
     float ap[3] = {p[0] - a[0], p[1] - a[1], p[2] - a[2]};
@@ -171,7 +171,7 @@ float proxy_seed_distance_n(const float p[3], const float a[3], const float b[3]
 float plush_proxy_seed_distance(const float p[3], const float a[3], const float b[3], const float c[3])
 {
     float n[3];
-    if (!proxy_seed_normal(a, b, c, n))
+    if (!plush__proxy_seed_normal(a, b, c, n))
         return NAN;
-    return proxy_seed_distance_n(p, a, b, c, n);
+    return plush__proxy_seed_distance_n(p, a, b, c, n);
 }

@@ -36,7 +36,7 @@ static bool finite3(const float p[3])
     return isfinite(p[0]) && isfinite(p[1]) && isfinite(p[2]);
 }
 
-bool proxy_frame_build(const float p0[3], const float p1[3], const float p2[3], proxy_frame *f)
+bool plush__proxy_frame_build(const float p0[3], const float p1[3], const float p2[3], proxy_frame *f)
 {
     if (!finite3(p0) || !finite3(p1) || !finite3(p2))
         return false;
@@ -72,7 +72,7 @@ bool proxy_frame_build(const float p0[3], const float p1[3], const float p2[3], 
 bool plush_proxy_triangle_frame(const float p0[3], const float p1[3], const float p2[3], float out[16])
 {
     proxy_frame f;
-    if (!proxy_frame_build(p0, p1, p2, &f))
+    if (!plush__proxy_frame_build(p0, p1, p2, &f))
         return false;
     for (int c = 0; c < 3; c++) {
         for (int r = 0; r < 3; r++)
@@ -84,10 +84,10 @@ bool plush_proxy_triangle_frame(const float p0[3], const float p1[3], const floa
     return true;
 }
 
-bool proxy_rest_build(const float p0[3], const float p1[3], const float p2[3], proxy_rest *rest)
+bool plush__proxy_rest_build(const float p0[3], const float p1[3], const float p2[3], proxy_rest *rest)
 {
     proxy_frame f;
-    if (!proxy_frame_build(p0, p1, p2, &f))
+    if (!plush__proxy_frame_build(p0, p1, p2, &f))
         return false;
     for (int k = 0; k < 3; k++) {
         for (int j = 0; j < 3; j++)
@@ -140,7 +140,7 @@ static void rotation_quaternion(const mat3 *rot, double q[4])
             q[k] = -q[k];
 }
 
-void proxy_skin_rigid(const proxy_rest *rest, const proxy_frame *now, float out[16], float dq[8])
+void plush__proxy_skin_rigid(const proxy_rest *rest, const proxy_frame *now, float out[16], float dq[8])
 {
     /* F(t) F(0)^-1 = [R_t R_0^T | c_t - R_t R_0^T c_0]; the axes are the columns of R. */
     mat3 s;
@@ -167,7 +167,7 @@ void proxy_skin_rigid(const proxy_rest *rest, const proxy_frame *now, float out[
     dq[7] = (float)(-0.5 * dot3(t, q));
 }
 
-void proxy_skin_stretch(const proxy_rest *rest, const proxy_frame *now, float out[16])
+void plush__proxy_skin_stretch(const proxy_rest *rest, const proxy_frame *now, float out[16])
 {
     /* n' keeps the current normal's direction and grows with the square root of the area ratio, so a
      * uniform scale s gives A = s I exactly. */

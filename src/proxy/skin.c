@@ -166,7 +166,7 @@ plush_status plush_proxy_skin_create(const plush_proxy_mesh *rest, const plush_p
     size_t degenerate = 0, first = 0;
     for (size_t i = 0; i < n; i++) {
         const uint32_t *t = rest->triangles[i];
-        skin->usable[i] = proxy_rest_build(rest->nodes[t[0]], rest->nodes[t[1]], rest->nodes[t[2]], &skin->rest[i]);
+        skin->usable[i] = plush__proxy_rest_build(rest->nodes[t[0]], rest->nodes[t[1]], rest->nodes[t[2]], &skin->rest[i]);
         if (!skin->usable[i] && degenerate++ == 0)
             first = i;
         set_identity(skin->matrices + SLOT_FLOATS * (i + 1), skin->dual ? skin->dual + DUAL_FLOATS * (i + 1) : NULL);
@@ -204,19 +204,19 @@ void plush_proxy_skin_update(plush_proxy_skin *skin, const float (*nodes)[3])
         const uint32_t *t = skin->triangles[i];
         proxy_frame now;
         /* A triangle collapsed by the simulation has no frame: keep the matrix it had. */
-        if (!proxy_frame_build(nodes[t[0]], nodes[t[1]], nodes[t[2]], &now))
+        if (!plush__proxy_frame_build(nodes[t[0]], nodes[t[1]], nodes[t[2]], &now))
             continue;
         float *m = skin->matrices + SLOT_FLOATS * (i + 1);
         if (skin->kind == KIND_STRETCH) {
-            proxy_skin_stretch(&skin->rest[i], &now, m);
+            plush__proxy_skin_stretch(&skin->rest[i], &now, m);
         } else if (!skin->dual) {
-            proxy_skin_rigid(&skin->rest[i], &now, m, NULL);
+            plush__proxy_skin_rigid(&skin->rest[i], &now, m, NULL);
         } else {
             /* q and -q are the same motion. Taking the one nearer last frame's keeps neighbouring
              * triangles, which all start at the identity, in one hemisphere, so the per-vertex sign
              * alignment in apply almost never has to flip anything. */
             float dq[DUAL_FLOATS], *last = skin->dual + DUAL_FLOATS * (i + 1);
-            proxy_skin_rigid(&skin->rest[i], &now, m, dq);
+            plush__proxy_skin_rigid(&skin->rest[i], &now, m, dq);
             float near = dq[0] * last[0] + dq[1] * last[1] + dq[2] * last[2] + dq[3] * last[3];
             for (int k = 0; k < DUAL_FLOATS; k++)
                 last[k] = near < 0 ? -dq[k] : dq[k];
@@ -463,7 +463,7 @@ void plush_proxy_skin_apply(const plush_proxy_skin *skin, float (*positions)[3],
     apply_with(skin, skin->kernels, positions, normals);
 }
 
-void proxy_skin_apply_portable(const plush_proxy_skin *skin, float (*positions)[3], float (*normals)[3])
+void plush__proxy_skin_apply_portable(const plush_proxy_skin *skin, float (*positions)[3], float (*normals)[3])
 {
     apply_with(skin, portable_kernels[skin->kind], positions, normals);
 }

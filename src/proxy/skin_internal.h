@@ -16,7 +16,7 @@ typedef struct proxy_frame {
     double area2;        /* |(p1 - p0) x (p2 - p0)|: twice the area */
 } proxy_frame;
 
-/* Rest data of one triangle, built once by proxy_rest_build. */
+/* Rest data of one triangle, built once by plush__proxy_rest_build. */
 typedef struct proxy_rest {
     double axis[3][3];      /* rest frame axes: F(0)^-1 is their transpose */
     double center[3];
@@ -25,18 +25,18 @@ typedef struct proxy_rest {
 } proxy_rest;
 
 /* False when the triangle is degenerate (zero area to float precision, or non-finite). */
-bool proxy_frame_build(const float p0[3], const float p1[3], const float p2[3], proxy_frame *frame);
-bool proxy_rest_build(const float p0[3], const float p1[3], const float p2[3], proxy_rest *rest);
+bool plush__proxy_frame_build(const float p0[3], const float p1[3], const float p2[3], proxy_frame *frame);
+bool plush__proxy_rest_build(const float p0[3], const float p1[3], const float p2[3], proxy_rest *rest);
 
 /* The skin matrix as 16 floats, column-major, bottom row (0 0 0 1). Rigid: F(t) * F(0)^-1. Stretch:
  * x -> c(t) + A (x - c(0)) with A the deformation gradient [e1 e2 n'][E1 E2 N]^-1. */
-void proxy_skin_stretch(const proxy_rest *rest, const proxy_frame *now, float out[16]);
+void plush__proxy_skin_stretch(const proxy_rest *rest, const proxy_frame *now, float out[16]);
 /* dq, when not NULL, gets the same rigid motion as a unit dual quaternion: real part (x y z w) with
  * w >= 0, then dual part (x y z w). */
-void proxy_skin_rigid(const proxy_rest *rest, const proxy_frame *now, float out[16], float dq[8]);
+void plush__proxy_skin_rigid(const proxy_rest *rest, const proxy_frame *now, float out[16], float dq[8]);
 
 /* plush_proxy_skin_apply on the kernels built for any CPU, whatever this one supports, so the tests can
  * check that the AVX2 kernels give the same results. */
-void proxy_skin_apply_portable(const plush_proxy_skin *skin, float (*positions)[3], float (*normals)[3]);
+void plush__proxy_skin_apply_portable(const plush_proxy_skin *skin, float (*positions)[3], float (*normals)[3]);
 
 #endif

@@ -157,7 +157,7 @@ plush_status plush_scene_bake_motion(const plush_scene_bake *b, plush_vmd_motion
     }
     for (size_t i = 0; i < b->triangle_count; i++) {
         char name[16];
-        bake_pseudo_name(i, name);
+        plush__bake_pseudo_name(i, name);
         size_t len = strlen(name);
         names[i] = (plush_str){.s = plush_arena_strdup(arena, name, len), .len = (uint32_t)len};
         if (!names[i].s) {

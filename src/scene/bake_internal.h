@@ -20,6 +20,6 @@ struct plush_scene_bake {
 };
 
 /* "pb0001" for triangle 0: short ASCII that fits VMD's 15-byte bone names. */
-void bake_pseudo_name(size_t triangle, char name[16]);
+void plush__bake_pseudo_name(size_t triangle, char name[16]);
 
 #endif

@@ -15,7 +15,7 @@ static plush_str ascii(plush_arena *arena, const char *s)
     return (plush_str){.s = plush_arena_strdup(arena, s, n), .len = (uint32_t)n};
 }
 
-void bake_pseudo_name(size_t triangle, char name[16])
+void plush__bake_pseudo_name(size_t triangle, char name[16])
 {
     /* pb0001 ... pb9999, then more digits (a proxy never has a billion triangles): inside VMD's 15 bytes */
     snprintf(name, 16, "pb%04u", (unsigned)((triangle + 1) % 1000000000u));
@@ -162,7 +162,7 @@ static plush_status add_bones(const plush_scene_bake *bake, plush_pmx_model *o, 
     for (size_t t = 0; t < tris; t++) {
         plush_pmx_bone *pb = &o->bones[m->bone_count + 1 + t];
         char name[16];
-        bake_pseudo_name(t, name);
+        plush__bake_pseudo_name(t, name);
         pb->name = pb->name_en = ascii(arena, name);
         if (!pb->name.s)
             return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");

@@ -101,7 +101,7 @@ int64_t plush_scene_binding_row(const plush_scene_binding *binding, uint32_t ver
     return lo < binding->vertex_count && binding->vertices[lo] == vertex ? (int64_t)lo : -1;
 }
 
-plush_status scene_im2_materials(const plush_scene_binding *b, plush_arena *arena, scene_material_vertices **out,
+plush_status plush__scene_im2_materials(const plush_scene_binding *b, plush_arena *arena, scene_material_vertices **out,
                                  plush_diag *diag)
 {
     const plush_pmx_model *model = b->model;
@@ -207,7 +207,7 @@ plush_status plush_scene_binding_to_im2(const plush_scene_binding *b, plush_im2_
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
     plush_arena scratch = {0};
     scene_material_vertices *mv = NULL;
-    plush_status st = scene_im2_materials(b, &scratch, &mv, diag);
+    plush_status st = plush__scene_im2_materials(b, &scratch, &mv, diag);
     if (st == PLUSH_OK) {
         map->parts = plush_arena_array(&map->arena, model->material_count ? model->material_count : 1,
                                        sizeof *map->parts);

@@ -206,7 +206,7 @@ plush_status plush_scene_binding_apply_im2(plush_scene_binding *binding, const p
                           ? PLUSH_OK
                           : plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
     if (st == PLUSH_OK)
-        st = scene_im2_materials(binding, &scratch, &s.materials, diag);
+        st = plush__scene_im2_materials(binding, &scratch, &s.materials, diag);
     for (size_t p = 0; st == PLUSH_OK && p < map->part_count; p++)
         st = apply_part(&s, &map->parts[p], p);
     if (st == PLUSH_OK) {

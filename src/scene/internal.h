@@ -20,7 +20,7 @@ typedef struct scene_material_vertices {
     size_t count;
 } scene_material_vertices;
 
-plush_status scene_im2_materials(const plush_scene_binding *b, plush_arena *arena, scene_material_vertices **out,
+plush_status plush__scene_im2_materials(const plush_scene_binding *b, plush_arena *arena, scene_material_vertices **out,
                                  plush_diag *diag);
 
 #endif

@@ -238,7 +238,7 @@ int main(void)
            s.tri_count, VERTICES, read_bytes, copy / 1e6);
     for (int portable = 0; portable < 2; portable++)
         for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++) {
-            timing t = measure(&s, &modes[m].opt, portable ? proxy_skin_apply_portable : plush_proxy_skin_apply);
+            timing t = measure(&s, &modes[m].opt, portable ? plush__proxy_skin_apply_portable : plush_proxy_skin_apply);
             printf("proxy skin  %-16s %-8s update %5.1f ns/triangle  apply %6.1f M vertices/s = %5.2fx the 100M"
                    " target  (skin/memcpy %.2f, %.1f GB/s moved)\n",
                    modes[m].name, portable ? "portable" : "", t.update_ns_per_triangle, t.apply_vps / 1e6,
