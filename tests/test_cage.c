@@ -1,4 +1,4 @@
-/* Cages (plush/proxy_cage.h; plush_cage_weld in plush/scene_proxy.h): welding materials, simplification
+/* Cages (plush/proxy_cage.h; plush_scene_cage_weld in plush/scene_proxy.h): welding materials, simplification
  * toward a target, offset, topology, distances. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -94,7 +94,7 @@ static void test_weld_sphere(void **state)
     plush_arena arena = {0};
     plush_diag d = pmx_fx_diag();
     plush_cage_mesh mesh;
-    pmx_fx_ok(plush_cage_weld(m, NULL, 0, &arena, &mesh, &d), &d);
+    pmx_fx_ok(plush_scene_cage_weld(m, NULL, 0, &arena, &mesh, &d), &d);
     assert_int_equal(mesh.vertex_count, 2 + 7 * 12);       /* two poles, seven inner rings */
     assert_int_equal(mesh.triangle_count, 2 * 12 + 2 * 6 * 12); /* pole fans + quads between inner rings */
     plush_cage_topology topo;
@@ -119,11 +119,11 @@ static void test_weld_materials(void **state)
     plush_diag d = pmx_fx_diag();
     plush_cage_mesh mesh;
     const char *eyes[] = {"eyes"};
-    pmx_fx_ok(plush_cage_weld(m, eyes, 1, &arena, &mesh, &d), &d);
+    pmx_fx_ok(plush_scene_cage_weld(m, eyes, 1, &arena, &mesh, &d), &d);
     assert_int_equal(mesh.vertex_count, 8);
     assert_int_equal(mesh.triangle_count, 12);
     const char *two[] = {"cage", "eyes"};
-    pmx_fx_ok(plush_cage_weld(m, two, 2, &arena, &mesh, &d), &d);
+    pmx_fx_ok(plush_scene_cage_weld(m, two, 2, &arena, &mesh, &d), &d);
     assert_int_equal(mesh.vertex_count, 12 + 8);
     assert_int_equal(mesh.triangle_count, 20 + 12);
     plush_cage_topology topo;
@@ -131,7 +131,7 @@ static void test_weld_materials(void **state)
     assert_true(topo.closed_manifold); /* two closed pieces, each a manifold */
     assert_int_equal(topo.pieces, 2);
     const char *bad[] = {"nope"};
-    assert_int_equal(plush_cage_weld(m, bad, 1, &arena, &mesh, &d), PLUSH_E_ARGUMENT);
+    assert_int_equal(plush_scene_cage_weld(m, bad, 1, &arena, &mesh, &d), PLUSH_E_ARGUMENT);
     plush_arena_free(&arena);
     plush_pmx_free(m);
 }
@@ -194,7 +194,7 @@ static void test_simplify_large(void **state)
     plush_arena arena = {0};
     plush_diag d = pmx_fx_diag();
     plush_cage_mesh skin, cage;
-    pmx_fx_ok(plush_cage_weld(m, NULL, 0, &arena, &skin, &d), &d);
+    pmx_fx_ok(plush_scene_cage_weld(m, NULL, 0, &arena, &skin, &d), &d);
     assert_true(skin.triangle_count > 80000);
     const size_t targets[] = {2000, 500, 100};
     for (size_t k = 0; k < sizeof targets / sizeof targets[0]; k++) {
@@ -256,7 +256,7 @@ static void test_offset(void **state)
     plush_arena arena = {0};
     plush_diag d = pmx_fx_diag();
     plush_cage_mesh skin, cage;
-    pmx_fx_ok(plush_cage_weld(m, NULL, 0, &arena, &skin, &d), &d);
+    pmx_fx_ok(plush_scene_cage_weld(m, NULL, 0, &arena, &skin, &d), &d);
     plush_cage_result res;
     for (int sign = -1; sign <= 1; sign += 2) {
         float off = 0.25f * (float)sign;
@@ -295,7 +295,7 @@ static void test_simplify_edges(void **state)
     plush_diag d = pmx_fx_diag();
     plush_cage_mesh skin, cage;
     plush_cage_result res;
-    pmx_fx_ok(plush_cage_weld(m, NULL, 0, &arena, &skin, &d), &d);
+    pmx_fx_ok(plush_scene_cage_weld(m, NULL, 0, &arena, &skin, &d), &d);
     pmx_fx_ok(plush_cage_simplify(&skin, &(plush_cage_options){.target_triangles = 100000}, &arena, &cage, &res, &d),
               &d);
     assert_int_equal(res.method, PLUSH_CAGE_COPY);
@@ -406,7 +406,7 @@ static void test_wrap_two_spheres(void **state)
     plush_arena arena = {0};
     plush_diag d = pmx_fx_diag();
     plush_cage_mesh skin, wrap, cage;
-    pmx_fx_ok(plush_cage_weld(m, NULL, 0, &arena, &skin, &d), &d);
+    pmx_fx_ok(plush_scene_cage_weld(m, NULL, 0, &arena, &skin, &d), &d);
     plush_cage_topology topo;
     pmx_fx_ok(plush_cage_check(&skin, &topo, &d), &d);
     assert_int_equal(topo.pieces, 2);
@@ -457,7 +457,7 @@ static void test_wrap_deterministic(void **state)
     plush_arena arena = {0};
     plush_diag d = pmx_fx_diag();
     plush_cage_mesh skin, a, b;
-    pmx_fx_ok(plush_cage_weld(m, NULL, 0, &arena, &skin, &d), &d);
+    pmx_fx_ok(plush_scene_cage_weld(m, NULL, 0, &arena, &skin, &d), &d);
     plush_cage_options o = {.target_triangles = 400, .wrap = true};
     plush_cage_result ra, rb;
     pmx_fx_ok(plush_cage_simplify(&skin, &o, &arena, &a, &ra, &d), &d);
@@ -483,7 +483,7 @@ static void test_wrap_errors(void **state)
     plush_diag d = pmx_fx_diag();
     plush_cage_mesh skin, cage;
     plush_cage_result res;
-    pmx_fx_ok(plush_cage_weld(m, NULL, 0, &arena, &skin, &d), &d);
+    pmx_fx_ok(plush_scene_cage_weld(m, NULL, 0, &arena, &skin, &d), &d);
     assert_int_equal(plush_cage_simplify(&skin, &(plush_cage_options){.target_triangles = 100, .wrap = true,
                                                                      .offset = -0.1f},
                                          &arena, &cage, &res, &d),
@@ -564,7 +564,7 @@ static void test_wrap_bear(void **state)
     plush_arena arena = {0};
     const char *fur[] = {"体", "頭", "口元", "耳", "腕", "足"};
     plush_cage_mesh skin, cage;
-    pmx_fx_ok(plush_cage_weld(m, fur, 6, &arena, &skin, &d), &d);
+    pmx_fx_ok(plush_scene_cage_weld(m, fur, 6, &arena, &skin, &d), &d);
     plush_cage_topology topo;
     pmx_fx_ok(plush_cage_check(&skin, &topo, &d), &d);
     assert_true(topo.pieces >= 10); /* 15 ellipsoids; welding joins those that share a seam */

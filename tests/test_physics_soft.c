@@ -554,9 +554,9 @@ static void test_numbering_readback_reset(void **state)
     plush_pmx_model *m = mesh_fx_plush();
     soft_defaults(&m->soft_bodies[0]);
     plush_arena arena = {0};
-    plush_pmx_proxy proxy;
+    plush_scene_proxy proxy;
     plush_diag d = pmx_fx_diag();
-    assert_int_equal(plush_pmx_proxy_build(m, &arena, &proxy, &d), PLUSH_OK);
+    assert_int_equal(plush_scene_proxy_build(m, &arena, &proxy, &d), PLUSH_OK);
     assert_int_equal(proxy.part_count, 1);
 
     sim s = sim_new(m, &(plush_world_desc){.ground = true, .ground_y = -3});

@@ -194,8 +194,8 @@ static void test_proxy_build(void **state)
     plush_pmx_model *m = proxy_model();
     plush_arena arena = {0};
     plush_diag d = pmx_fx_diag();
-    plush_pmx_proxy p;
-    assert_int_equal(plush_pmx_proxy_build(m, &arena, &p, &d), PLUSH_OK);
+    plush_scene_proxy p;
+    assert_int_equal(plush_scene_proxy_build(m, &arena, &p, &d), PLUSH_OK);
     assert_int_equal(d.warning_count, 3);
     assert_non_null(strstr(d.warnings[0], "soft body 1"));
     assert_non_null(strstr(d.warnings[1], "soft body 2"));
@@ -215,7 +215,7 @@ static void test_proxy_build(void **state)
     size_t first;
     size_t count;
     for (size_t k = 0; k < 2; k++) {
-        const plush_pmx_proxy_part *part = &p.parts[k];
+        const plush_scene_proxy_part *part = &p.parts[k];
         assert_int_equal(plush_pmx_material_faces(m, (size_t)part->mesh.material, &first, &count, &d), PLUSH_OK);
         for (size_t t = 0; t < count / 3; t++)
             for (int c = 0; c < 3; c++) {
@@ -235,7 +235,7 @@ static void test_proxy_build(void **state)
     /* A soft body whose material does not exist is an error, not a skip. */
     m->soft_bodies[0].material = 70;
     d = pmx_fx_diag();
-    assert_int_equal(plush_pmx_proxy_build(m, &arena, &p, &d), PLUSH_E_RANGE);
+    assert_int_equal(plush_scene_proxy_build(m, &arena, &p, &d), PLUSH_E_RANGE);
     assert_string_equal(d.section, "soft body");
     assert_int_equal(d.index, 0);
     plush_arena_free(&arena);
@@ -248,14 +248,14 @@ static void test_proxy_none(void **state)
     plush_pmx_model *m = cube_model();
     plush_arena arena = {0};
     plush_diag d = pmx_fx_diag();
-    plush_pmx_proxy p;
-    assert_int_equal(plush_pmx_proxy_build(m, &arena, &p, &d), PLUSH_OK);
+    plush_scene_proxy p;
+    assert_int_equal(plush_scene_proxy_build(m, &arena, &p, &d), PLUSH_OK);
     assert_int_equal(p.part_count, 0);
     assert_int_equal(p.triangle_count, 0);
     assert_int_equal(d.warning_count, 0);
     uint32_t *bound;
     size_t n;
-    assert_int_equal(plush_pmx_bound_vertices(m, &p, NULL, &arena, &bound, &n, &d), PLUSH_OK);
+    assert_int_equal(plush_scene_bound_vertices(m, &p, NULL, &arena, &bound, &n, &d), PLUSH_OK);
     assert_int_equal(n, m->vertex_count);
     plush_arena_free(&arena);
     plush_pmx_free(m);
@@ -267,14 +267,14 @@ static void test_bound_vertices(void **state)
     plush_pmx_model *m = proxy_model();
     plush_arena arena = {0};
     plush_diag d = pmx_fx_diag();
-    plush_pmx_proxy p;
-    assert_int_equal(plush_pmx_proxy_build(m, &arena, &p, &d), PLUSH_OK);
+    plush_scene_proxy p;
+    assert_int_equal(plush_scene_proxy_build(m, &arena, &p, &d), PLUSH_OK);
     size_t body_first, body_count, eyes_first, eyes_count;
     assert_int_equal(plush_pmx_material_faces(m, 0, &body_first, &body_count, &d), PLUSH_OK);
     assert_int_equal(plush_pmx_material_faces(m, 6, &eyes_first, &eyes_count, &d), PLUSH_OK);
     uint32_t *bound;
     size_t n;
-    assert_int_equal(plush_pmx_bound_vertices(m, &p, NULL, &arena, &bound, &n, &d), PLUSH_OK);
+    assert_int_equal(plush_scene_bound_vertices(m, &p, NULL, &arena, &bound, &n, &d), PLUSH_OK);
     /* body: 5 x 7 sphere vertices first in the model; eyes: the last 24. */
     assert_int_equal(n, 35 + 24);
     for (size_t i = 0; i < 35; i++)
@@ -283,19 +283,19 @@ static void test_bound_vertices(void **state)
         assert_int_equal(bound[35 + i], m->vertex_count - 24 + i);
 
     const char *eyes[] = {"eyes"};
-    plush_pmx_bound_options only = {.materials = eyes, .material_count = 1};
-    assert_int_equal(plush_pmx_bound_vertices(m, &p, &only, &arena, &bound, &n, &d), PLUSH_OK);
+    plush_scene_bound_options only = {.materials = eyes, .material_count = 1};
+    assert_int_equal(plush_scene_bound_vertices(m, &p, &only, &arena, &bound, &n, &d), PLUSH_OK);
     assert_int_equal(n, 24);
     assert_int_equal(bound[0], m->vertex_count - 24);
 
     const char *unknown[] = {"eyes", "tail"};
-    plush_pmx_bound_options bad = {.materials = unknown, .material_count = 2};
-    assert_int_equal(plush_pmx_bound_vertices(m, &p, &bad, &arena, &bound, &n, &d), PLUSH_E_ARGUMENT);
+    plush_scene_bound_options bad = {.materials = unknown, .material_count = 2};
+    assert_int_equal(plush_scene_bound_vertices(m, &p, &bad, &arena, &bound, &n, &d), PLUSH_E_ARGUMENT);
     assert_null(d.section); /* a name that matches nothing; a soft body's own material names its index */
     d = pmx_fx_diag();
     const char *cage[] = {"cage B"};
-    plush_pmx_bound_options soft = {.materials = cage, .material_count = 1};
-    assert_int_equal(plush_pmx_bound_vertices(m, &p, &soft, &arena, &bound, &n, &d), PLUSH_E_ARGUMENT);
+    plush_scene_bound_options soft = {.materials = cage, .material_count = 1};
+    assert_int_equal(plush_scene_bound_vertices(m, &p, &soft, &arena, &bound, &n, &d), PLUSH_E_ARGUMENT);
     assert_int_equal(d.index, 4);
     plush_arena_free(&arena);
     plush_pmx_free(m);

@@ -600,8 +600,8 @@ static void bear_load(bear_fx *b)
     plush_diag diag = {0};
     assert_int_equal(plush_pmx_read_file(BEAR, NULL, &b->model, &diag), PLUSH_OK);
     const plush_pmx_model *m = b->model;
-    plush_pmx_proxy proxy;
-    assert_int_equal(plush_pmx_proxy_build(m, &b->arena, &proxy, &diag), PLUSH_OK);
+    plush_scene_proxy proxy;
+    assert_int_equal(plush_scene_proxy_build(m, &b->arena, &proxy, &diag), PLUSH_OK);
     assert_true(proxy.triangle_count > 0);
     b->positions = calloc(m->vertex_count, sizeof *b->positions);
     b->normals = calloc(m->vertex_count, sizeof *b->normals);

@@ -299,12 +299,12 @@ static void test_summary_model_refused(void **state)
     size_t count = 0;
     d = pmx_fx_diag();
     expect_refused(plush_pmx_material_vertices(m, 0, &arena, &list, &count, &d), &d);
-    plush_pmx_proxy proxy;
+    plush_scene_proxy proxy;
     d = pmx_fx_diag();
-    expect_refused(plush_pmx_proxy_build(m, &arena, &proxy, &d), &d);
+    expect_refused(plush_scene_proxy_build(m, &arena, &proxy, &d), &d);
     d = pmx_fx_diag();
-    assert_int_equal(plush_pmx_proxy_build(full, &arena, &proxy, &d), PLUSH_OK);
-    expect_refused(plush_pmx_bound_vertices(m, &proxy, NULL, &arena, &list, &count, &d), &d);
+    assert_int_equal(plush_scene_proxy_build(full, &arena, &proxy, &d), PLUSH_OK);
+    expect_refused(plush_scene_bound_vertices(m, &proxy, NULL, &arena, &list, &count, &d), &d);
     plush_arena_free(&arena);
 
     plush_pmx_free(m);

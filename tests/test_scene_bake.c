@@ -21,7 +21,7 @@
 enum { SPHERE_VERTICES = 9 * 13, CAGE_VERTICES = 60, EYE_VERTICES = 24, CAGE_TRIANGLES = 20, BONES = 2 };
 
 /* Three poses of the cage: rest, moved by (1, 2, 3), turned 90 degrees about Y and squashed a little. */
-static void pose_nodes(const plush_pmx_proxy *p, int pose, float (*out)[3])
+static void pose_nodes(const plush_scene_proxy *p, int pose, float (*out)[3])
 {
     for (size_t n = 0; n < p->node_count; n++) {
         const float *x = p->nodes[n];

@@ -115,7 +115,7 @@ typedef enum plush_world_soft_state {
 } plush_world_soft_state;
 
 /* One soft body as simulated. TriMesh nodes are numbered as plush_pmx_weld numbers them (so node n of
- * soft body s is proxy node parts[k].first_node + n of plush_pmx_proxy_build); Rope nodes are the
+ * soft body s is proxy node parts[k].first_node + n of plush_scene_proxy_build); Rope nodes are the
  * material's distinct vertices in order of first use (plush_pmx_material_vertices). */
 typedef struct plush_world_soft_info {
     plush_world_soft_state state;

@@ -1,11 +1,11 @@
 /* Cages: a coarse surface around a detailed mesh, to become a soft body's TriMesh (plush proxy).
  * Plain meshes only (positions and triangles in, a cage out): the surface of a PMX model's materials comes
- * from plush_cage_weld (plush/scene_proxy.h).
+ * from plush_scene_cage_weld (plush/scene_proxy.h).
  *
  *   plush_arena arena = {0};
  *   plush_cage_mesh skin, cage;
  *   const char *names[] = {"hair"};
- *   plush_cage_weld(model, names, 1, &arena, &skin, &diag);                  // the detailed surface
+ *   plush_scene_cage_weld(model, names, 1, &arena, &skin, &diag);                  // the detailed surface
  *   plush_cage_result res;
  *   plush_cage_simplify(&skin, &(plush_cage_options){.target_triangles = 500, .offset = 0.05f}, &arena,
  *                       &cage, &res, &diag);

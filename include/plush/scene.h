@@ -12,7 +12,7 @@
  *   plush_scene_binding_free(b);
  *
  * Proxy triangle t is pseudo-bone bone_count + t: in an Influence Map File a bone number below the model's
- * bone count is a model bone, the numbers after it are the proxy's triangles (plush_pmx_proxy order).
+ * bone count is a model bone, the numbers after it are the proxy's triangles (plush_scene_proxy order).
  * The pseudo-bones hang from one root of their own that is not numbered, so their parent is -1.
  *
  * Parts are PMX materials by name, matched among the materials that have bound vertices, in material
@@ -37,14 +37,14 @@ extern "C" {
 /* Zero fields mean the defaults. */
 typedef struct plush_scene_bind_options {
     plush_proxy_bind_options proxy;   /* seed mode, drop ratio, falloff, maximum distance, search, threads */
-    plush_pmx_bound_options bound;    /* only these materials' vertices (default: every non-soft material) */
+    plush_scene_bound_options bound;    /* only these materials' vertices (default: every non-soft material) */
 } plush_scene_bind_options;
 
 /* A model's detailed vertices bound to its soft-body proxy. Row i of binding is PMX vertex vertices[i].
  * The model must outlive the binding. */
 typedef struct plush_scene_binding {
     const plush_pmx_model *model;
-    plush_pmx_proxy proxy;
+    plush_scene_proxy proxy;
     size_t vertex_count;              /* bound vertices */
     uint32_t *vertices;               /* increasing PMX vertex indices */
     plush_proxy_binding *binding;     /* vertex_count rows */

@@ -230,7 +230,7 @@ static int run_proxy(const proxy_job *job)
     plush_cage_topology topo;
     float max = 0, mean = 0;
     plush_cage_options options = {.target_triangles = job->triangles, .offset = job->offset, .wrap = job->wrap};
-    if (plush_cage_weld(model, (const char *const *)job->materials.names, job->materials.count, &arena, &skin,
+    if (plush_scene_cage_weld(model, (const char *const *)job->materials.names, job->materials.count, &arena, &skin,
                         &model_diag) != PLUSH_OK ||
         plush_cage_simplify(&skin, &options, &arena, &cage, &res, &model_diag) != PLUSH_OK ||
         plush_cage_check(&cage, &topo, &model_diag) != PLUSH_OK ||

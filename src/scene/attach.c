@@ -29,7 +29,7 @@ static bool str_is(const plush_str *name, const char *s)
 static plush_status check_cage(const plush_cage_mesh *cage, plush_diag *diag)
 {
     if (!cage || cage->triangle_count == 0 || cage->vertex_count == 0)
-        return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, NULL, -1, "the proxy has no triangles");
+        return plush_diag_fail(diag, PLUSH_E_GEOMETRY, -1, "proxy", -1, "the proxy has no triangles");
     for (size_t v = 0; v < cage->vertex_count; v++)
         for (int k = 0; k < 3; k++)
             if (!isfinite(cage->positions[v][k]))
@@ -49,17 +49,17 @@ static plush_status check_cage(const plush_cage_mesh *cage, plush_diag *diag)
 static plush_status check_limits(const plush_pmx_model *m, const plush_cage_mesh *cage, plush_diag *diag)
 {
     const size_t most = INT32_MAX;
-    const char *what = NULL;
+    const char *what = NULL, *section = NULL;
     if (m->vertex_count > most || cage->vertex_count > most - m->vertex_count)
-        what = "vertices";
+        what = "vertices", section = "vertex";
     else if (cage->triangle_count > most / 3 || m->index_count > most - 3 * cage->triangle_count)
-        what = "face indices";
+        what = "face indices", section = "face";
     else if (m->material_count >= most)
-        what = "materials";
+        what = "materials", section = "material";
     else if (m->soft_body_count >= most)
-        what = "soft bodies";
+        what = "soft bodies", section = "soft body";
     if (what)
-        return plush_diag_fail(diag, PLUSH_E_RANGE, -1, NULL, -1,
+        return plush_diag_fail(diag, PLUSH_E_RANGE, -1, section, -1,
                                "the model is at the PMX index limit: with the cage it would have more than "
                                "%zu %s",
                                most, what);
@@ -81,7 +81,7 @@ static plush_status mark_names(const char *const *names, size_t count, const plu
             if (str_is(name_of(items, i), want))
                 marked[i] = found = true;
         if (!found)
-            return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, NULL, -1, "no %s named \"%s\"", kind, want);
+            return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, kind, -1, "no %s named \"%s\"", kind, want);
     }
     return PLUSH_OK;
 }
@@ -231,7 +231,7 @@ static plush_status find_pins(attach_work *w, plush_diag *diag)
         for (size_t k = 0; k < n && !any; k++)
             any = w->pinned[k] && pinned_share(&w->cage[k], one, m->bone_count) > 0;
         if (!any)
-            st = plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, NULL, -1,
+            st = plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, "pin bone", (int64_t)b,
                                  "bone \"%s\" pins no cage vertex (none has %g of its weight on the pin bones)",
                                  o->pin_bones[b], need);
     }
@@ -269,7 +269,7 @@ static plush_status find_anchors(attach_work *w, plush_diag *diag)
                         w->anchor[k] = (int32_t)b;
                 }
         if (st == PLUSH_OK && !any)
-            st = plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, NULL, -1,
+            st = plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, "anchor", (int64_t)a,
                                  "rigid body \"%s\" holds no cage vertex: nothing to anchor", o->anchors[a]);
     }
     free(named);

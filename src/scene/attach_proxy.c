@@ -72,7 +72,7 @@ static plush_status join_positions(const float (*pos)[3], size_t nv, const uint3
     free(rep);
     free(number);
     if (st == PLUSH_OK && out->triangle_count == 0)
-        st = plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, NULL, -1, "the proxy has no triangles");
+        st = plush_diag_fail(diag, PLUSH_E_GEOMETRY, -1, "proxy", -1, "the proxy has no triangles");
     return st;
 }
 

@@ -61,13 +61,13 @@ plush_status plush_scene_bind(const plush_pmx_model *model, const plush_scene_bi
     if (!b)
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
     b->model = model;
-    plush_status st = plush_pmx_proxy_build(model, &b->arena, &b->proxy, diag);
+    plush_status st = plush_scene_proxy_build(model, &b->arena, &b->proxy, diag);
     if (st == PLUSH_OK && b->proxy.triangle_count == 0)
         st = plush_diag_fail(diag, PLUSH_E_NO_PROXY, -1, "soft body", -1,
                              "no usable TriMesh soft body to serve as the proxy (%zu soft bodies)",
                              model->soft_body_count);
     if (st == PLUSH_OK)
-        st = plush_pmx_bound_vertices(model, &b->proxy, options ? &options->bound : NULL, &b->arena, &b->vertices,
+        st = plush_scene_bound_vertices(model, &b->proxy, options ? &options->bound : NULL, &b->arena, &b->vertices,
                                       &b->vertex_count, diag);
     if (st == PLUSH_OK)
         st = bind_rows(b, options, diag);

@@ -77,7 +77,7 @@ static float distance_to(const apply_state *s, size_t row, int32_t t)
     for (int k = 0; k < PLUSH_PROXY_INFLUENCES; k++)
         if (c->triangles[row][k] == t)
             return c->distances[row][k];
-    const plush_pmx_proxy *p = &s->b->proxy;
+    const plush_scene_proxy *p = &s->b->proxy;
     const float *v = s->b->model->vertices[s->b->vertices[row]].position;
     const uint32_t *tri = p->triangles[t];
     return s->b->binding->seed ? plush_proxy_seed_distance(v, p->nodes[tri[0]], p->nodes[tri[1]], p->nodes[tri[2]])
@@ -141,7 +141,7 @@ static plush_status find_material(apply_state *s, const plush_im2_part *part, si
 
 static bool triangle_usable(const apply_state *s, size_t t)
 {
-    const plush_pmx_proxy *p = &s->b->proxy;
+    const plush_scene_proxy *p = &s->b->proxy;
     const uint32_t *tri = p->triangles[t];
     float frame[16];
     return plush_proxy_triangle_frame(p->nodes[tri[0]], p->nodes[tri[1]], p->nodes[tri[2]], frame);

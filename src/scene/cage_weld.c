@@ -1,5 +1,5 @@
 /* The detailed surface a cage is built around: the chosen materials of a PMX model, welded by position
- * into one plain mesh for src/proxy's cage functions (plush_cage_weld, plush/scene_proxy.h). */
+ * into one plain mesh for src/proxy's cage functions (plush_scene_cage_weld, plush/scene_proxy.h). */
 #include "plush/scene_proxy.h"
 #include "core/geom.h"
 
@@ -129,7 +129,7 @@ static plush_status weld_faces(const plush_pmx_model *model, const bool *chosen,
     return st;
 }
 
-plush_status plush_cage_weld(const plush_pmx_model *model, const char *const *materials, size_t material_count,
+plush_status plush_scene_cage_weld(const plush_pmx_model *model, const char *const *materials, size_t material_count,
                              plush_arena *arena, plush_cage_mesh *out, plush_diag *diag)
 {
     memset(out, 0, sizeof *out);

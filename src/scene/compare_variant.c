@@ -174,7 +174,7 @@ plush_status plush_compare_variant_make(const plush_pmx_model *m, size_t target,
     plush_cage_options copt = {.target_triangles = v->target, .offset = 0.02f * size};
     plush_cage_topology topo;
     if (st == PLUSH_OK)
-        st = plush_cage_weld(&v->base, NULL, 0, &v->arena, &skin, diag);
+        st = plush_scene_cage_weld(&v->base, NULL, 0, &v->arena, &skin, diag);
     /* A surface in several pieces would give a cage in as many pieces, one soft body each, and those
      * without a pin fall: one wrap around them all instead, at the same distance. */
     if (st == PLUSH_OK)

@@ -50,7 +50,7 @@ static int32_t vertex_part(const plush_scene_binding *b, const int32_t *row, uin
     if (t < 0)
         return -1;
     for (size_t k = 0; k < b->proxy.part_count; k++) {
-        const plush_pmx_proxy_part *p = &b->proxy.parts[k];
+        const plush_scene_proxy_part *p = &b->proxy.parts[k];
         if ((size_t)t >= p->first_triangle && (size_t)t < p->first_triangle + p->mesh.triangle_count)
             return (int32_t)k;
     }
@@ -406,7 +406,7 @@ static void choose_holders(const plush_pmx_welded_mesh *pm, const uint8_t *hold,
 /* The direct soft body's pins and anchors from the holders; pinned vertices take the proxy pin's weights. */
 static plush_status write_holds(direct_ctx *c, size_t k, const uint8_t *hold, part_work *w, plush_pmx_soft_body *dsb)
 {
-    const plush_pmx_proxy_part *part = &c->b->proxy.parts[k];
+    const plush_scene_proxy_part *part = &c->b->proxy.parts[k];
     const plush_pmx_welded_mesh *pm = &part->mesh, *mesh = &w->mesh;
     const plush_pmx_soft_body *sb = &c->src->soft_bodies[part->soft_body];
     plush_arena *arena = plush_pmx_arena(c->out);
@@ -478,7 +478,7 @@ static size_t loose_pieces(const part_work *w, const plush_pmx_soft_body *dsb, b
 static plush_status build_part(direct_ctx *c, size_t k, plush_pmx_soft_body *dsb)
 {
     direct_part *p = &c->parts[k];
-    const plush_pmx_proxy_part *part = &c->b->proxy.parts[k];
+    const plush_scene_proxy_part *part = &c->b->proxy.parts[k];
     const plush_pmx_welded_mesh *pm = &part->mesh;
     plush_arena tmp = {0};
     part_work w = {0};

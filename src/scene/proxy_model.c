@@ -33,7 +33,7 @@ static const char *material_name(const plush_pmx_model *model, int32_t material)
 
 /* Welds soft body i into part when it can carry a proxy; otherwise warns and leaves *used false. */
 static plush_status proxy_part(const plush_pmx_model *model, size_t i, plush_arena *arena,
-                               plush_pmx_proxy_part *part, bool *used, plush_diag *diag)
+                               plush_scene_proxy_part *part, bool *used, plush_diag *diag)
 {
     const plush_pmx_soft_body *sb = &model->soft_bodies[i];
     *used = false;
@@ -62,7 +62,7 @@ static plush_status proxy_part(const plush_pmx_model *model, size_t i, plush_are
 }
 
 /* Copies the parts' nodes and triangles into the proxy's arrays, renumbered. */
-static plush_status proxy_concatenate(plush_pmx_proxy *proxy, plush_arena *arena, plush_diag *diag)
+static plush_status proxy_concatenate(plush_scene_proxy *proxy, plush_arena *arena, plush_diag *diag)
 {
     size_t nodes = 0, triangles = 0;
     for (size_t p = 0; p < proxy->part_count; p++) {
@@ -79,7 +79,7 @@ static plush_status proxy_concatenate(plush_pmx_proxy *proxy, plush_arena *arena
     if (!proxy->nodes || !proxy->node_vertex || !proxy->triangles)
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, "soft body", -1, "out of memory");
     for (size_t p = 0; p < proxy->part_count; p++) {
-        const plush_pmx_proxy_part *part = &proxy->parts[p];
+        const plush_scene_proxy_part *part = &proxy->parts[p];
         const plush_pmx_welded_mesh *m = &part->mesh;
         memcpy(proxy->nodes + part->first_node, m->nodes, m->node_count * sizeof *m->nodes);
         memcpy(proxy->node_vertex + part->first_node, m->node_vertex, m->node_count * sizeof *m->node_vertex);
@@ -92,7 +92,7 @@ static plush_status proxy_concatenate(plush_pmx_proxy *proxy, plush_arena *arena
     return PLUSH_OK;
 }
 
-plush_status plush_pmx_proxy_build(const plush_pmx_model *model, plush_arena *arena, plush_pmx_proxy *out,
+plush_status plush_scene_proxy_build(const plush_pmx_model *model, plush_arena *arena, plush_scene_proxy *out,
                                    plush_diag *diag)
 {
     memset(out, 0, sizeof *out);
@@ -133,8 +133,8 @@ static bool name_is(const plush_str *name, const char *s)
 }
 
 /* Marks the materials options choose (all non-soft ones without options). */
-static plush_status choose_materials(const plush_pmx_model *model, const plush_pmx_proxy *proxy,
-                                     const plush_pmx_bound_options *options, bool *chosen, plush_diag *diag)
+static plush_status choose_materials(const plush_pmx_model *model, const plush_scene_proxy *proxy,
+                                     const plush_scene_bound_options *options, bool *chosen, plush_diag *diag)
 {
     if (!options || options->material_count == 0) {
         for (size_t m = 0; m < model->material_count; m++)
@@ -158,8 +158,8 @@ static plush_status choose_materials(const plush_pmx_model *model, const plush_p
     return PLUSH_OK;
 }
 
-plush_status plush_pmx_bound_vertices(const plush_pmx_model *model, const plush_pmx_proxy *proxy,
-                                      const plush_pmx_bound_options *options, plush_arena *arena, uint32_t **out,
+plush_status plush_scene_bound_vertices(const plush_pmx_model *model, const plush_scene_proxy *proxy,
+                                      const plush_scene_bound_options *options, plush_arena *arena, uint32_t **out,
                                       size_t *out_count, plush_diag *diag)
 {
     *out = NULL;

@@ -292,9 +292,9 @@ plush_status plush_scene_create(const plush_scene_desc *desc, plush_scene **out,
 /* This frame's proxy nodes from the simulated TriMesh soft bodies of the proxy's parts. */
 static void gather_proxy_nodes(plush_scene *sc)
 {
-    const plush_pmx_proxy *p = &sc->binding->proxy;
+    const plush_scene_proxy *p = &sc->binding->proxy;
     for (size_t k = 0; k < p->part_count; k++) {
-        const plush_pmx_proxy_part *part = &p->parts[k];
+        const plush_scene_proxy_part *part = &p->parts[k];
         plush_world_soft_info info;
         plush_world_soft_get_info(sc->wm, (size_t)part->soft_body, &info);
         if (info.node_count != part->mesh.node_count)

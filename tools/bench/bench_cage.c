@@ -55,7 +55,7 @@ int main(void)
     static const char *const fur[] = {"体", "頭", "口元", "耳", "腕", "足"};
     plush_arena arena = {0};
     plush_cage_mesh skin;
-    if (plush_cage_weld(model, fur, sizeof fur / sizeof *fur, &arena, &skin, &d) != PLUSH_OK)
+    if (plush_scene_cage_weld(model, fur, sizeof fur / sizeof *fur, &arena, &skin, &d) != PLUSH_OK)
         die("weld", &d);
     static const size_t targets[] = {300, 1000};
     for (size_t k = 0; k < sizeof targets / sizeof *targets; k++) {
