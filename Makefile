@@ -117,7 +117,8 @@ run: all
 	$(BIN) demo -o plush-demo
 
 # Every suite runs from the project root (fixtures are read from ../shared/data/mmd).
-test: $(TESTS) $(BIN) $(PHYS_SO)
+# The benchmarks are built (not run) with the tests, so that a change that breaks one fails CI.
+test: $(TESTS) $(BIN) $(PHYS_SO) $(BENCHES)
 	@set -e; for t in $(TESTS); do echo "== $$t"; PLUSH_BIN=$(BIN) $$t; done; echo "all tests passed"
 
 check:
