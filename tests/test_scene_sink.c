@@ -11,28 +11,11 @@
 #include "support/cli_run.h"
 #include "support/mesh_fixture.h"
 #include "support/pmx_fixture.h"
+#include "support/scene_fixture.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* A motion moving bone "root" sideways and back, keys at frames 0, 20, 40. */
-static plush_vmd_motion *sway(void)
-{
-    plush_vmd_motion *v = plush_vmd_create();
-    v->bone_key_count = 3;
-    v->bone_keys = plush_arena_array(plush_vmd_arena(v), 3, sizeof *v->bone_keys);
-    for (int i = 0; i < 3; i++) {
-        plush_vmd_bone_key *k = &v->bone_keys[i];
-        k->name = (plush_str){.s = "root", .len = 4};
-        k->frame = (uint32_t)(20 * i);
-        k->translation[0] = i == 1 ? 3.0f : 0.0f;
-        k->rotation[3] = 1;
-        for (int c = 0; c < 4; c++)
-            k->interpolation[c] = k->interpolation[4 + c] = 20, k->interpolation[8 + c] = k->interpolation[12 + c] = 107;
-    }
-    return v;
-}
 
 /* ---- a sink of the test's own: it records the calls ------------------------------------------ */
 
@@ -163,7 +146,7 @@ static void test_real_exports(void **state)
 {
     (void)state;
     plush_pmx_model *m = mesh_fx_plush();
-    plush_vmd_motion *v = sway();
+    plush_vmd_motion *v = scene_fx_sway();
     plush_diag d = pmx_fx_diag();
     plush_scene *sc = NULL;
     pmx_fx_ok(plush_scene_create(&(plush_scene_desc){.model = m, .motion = v}, &sc, &d), &d);
@@ -213,7 +196,7 @@ static void test_resolved_defaults(void **state)
 {
     (void)state;
     plush_pmx_model *m = mesh_fx_plush();
-    plush_vmd_motion *v = sway();
+    plush_vmd_motion *v = scene_fx_sway();
     plush_diag d = pmx_fx_diag();
     plush_scene *sc = NULL;
     plush_scene_desc desc;
@@ -246,7 +229,7 @@ static void test_seek_equals_stepping(void **state)
 {
     (void)state;
     plush_pmx_model *m = mesh_fx_plush();
-    plush_vmd_motion *v = sway();
+    plush_vmd_motion *v = scene_fx_sway();
     plush_diag d = pmx_fx_diag();
     plush_scene *a = NULL, *b = NULL;
     plush_scene_desc desc = {.model = m, .motion = v, .mode = PLUSH_SCENE_PLAIN};

@@ -413,6 +413,10 @@ plush_status plush_pmx_write_file(const plush_pmx_model *model, const plush_pmx_
  * run past the face list. */
 plush_status plush_pmx_material_faces(const plush_pmx_model *model, size_t material, size_t *out_first,
                                       size_t *out_count, plush_diag *diag);
+/* The same faces as a pointer into model->indices, each index checked against the vertex count
+ * (PLUSH_E_RANGE naming the material and the face index otherwise). */
+plush_status plush_pmx_material_faces_checked(const plush_pmx_model *model, size_t material, const uint32_t **out,
+                                              size_t *count, plush_diag *diag);
 
 /* The distinct vertices a material's faces use, in order of first use (the numbering Influence Map
  * files use for a part's vertices). *out is arena memory (NULL when the count is 0). */

@@ -32,8 +32,8 @@ plush_status plush_pmx_material_faces(const plush_pmx_model *model, size_t mater
 }
 
 /* The material's face indices, each checked against the vertex count. */
-static plush_status faces_checked(const plush_pmx_model *model, size_t material, const uint32_t **out,
-                                  size_t *count, plush_diag *diag)
+plush_status plush_pmx_material_faces_checked(const plush_pmx_model *model, size_t material, const uint32_t **out,
+                                              size_t *count, plush_diag *diag)
 {
     size_t first;
     plush_status st = plush_pmx_require_geometry(model, diag);
@@ -62,7 +62,7 @@ plush_status plush_pmx_material_vertices(const plush_pmx_model *model, size_t ma
     *out_count = 0;
     const uint32_t *faces;
     size_t count;
-    plush_status st = faces_checked(model, material, &faces, &count, diag);
+    plush_status st = plush_pmx_material_faces_checked(model, material, &faces, &count, diag);
     if (st != PLUSH_OK || count == 0)
         return st;
     uint8_t *seen = calloc(model->vertex_count, 1);
@@ -93,7 +93,7 @@ plush_status plush_pmx_weld(const plush_pmx_model *model, size_t material, plush
     memset(out, 0, sizeof *out);
     const uint32_t *faces;
     size_t count;
-    plush_status st = faces_checked(model, material, &faces, &count, diag);
+    plush_status st = plush_pmx_material_faces_checked(model, material, &faces, &count, diag);
     if (st != PLUSH_OK)
         return st;
     if (model->vertex_count > INT32_MAX || count > (size_t)INT32_MAX)

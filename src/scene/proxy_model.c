@@ -5,25 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The material's face indices, each checked against the vertex count. */
-static plush_status faces_checked(const plush_pmx_model *model, size_t material, const uint32_t **out,
-                                  size_t *count, plush_diag *diag)
-{
-    size_t first;
-    plush_status st = plush_pmx_require_geometry(model, diag);
-    if (st == PLUSH_OK)
-        st = plush_pmx_material_faces(model, material, &first, count, diag);
-    if (st != PLUSH_OK)
-        return st;
-    *out = model->indices + first;
-    for (size_t i = 0; i < *count; i++)
-        if ((*out)[i] >= model->vertex_count)
-            return plush_diag_fail(diag, PLUSH_E_RANGE, -1, "material", (int64_t)material,
-                                   "face index %zu: vertex %lu out of range (%zu vertices)", first + i,
-                                   (unsigned long)(*out)[i], model->vertex_count);
-    return PLUSH_OK;
-}
-
 /* ---- the proxy ------------------------------------------------------------------------------- */
 
 static const char *material_name(const plush_pmx_model *model, int32_t material)
@@ -179,7 +160,7 @@ plush_status plush_scene_bound_vertices(const plush_pmx_model *model, const plus
         size_t count;
         if (!chosen[m])
             continue;
-        st = faces_checked(model, m, &faces, &count, diag);
+        st = plush_pmx_material_faces_checked(model, m, &faces, &count, diag);
         for (size_t i = 0; st == PLUSH_OK && i < count; i++) {
             n += !used[faces[i]];
             used[faces[i]] = 1;
