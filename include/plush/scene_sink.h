@@ -27,6 +27,9 @@ typedef struct plush_scene_output {
     const char *dir;          /* OUTDIR, made by the caller before the sinks begin */
     const char *stem;         /* file names start with it: <stem>_plush.pmx (the model's name) */
     uint32_t every;           /* mesh sequences: every K-th frame only; 0: every frame */
+    const char *model_file;   /* the model's path (textures are named relative to its folder); may be NULL */
+    bool copy_textures;       /* the bake and glTF: copy textures beside the outputs instead of pointing at
+                                 them where they are */
 } plush_scene_output;
 
 typedef struct plush_scene_sink plush_scene_sink;

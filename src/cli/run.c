@@ -235,7 +235,8 @@ static bool read_inputs(run_state *s, plush_diag *model_diag)
 /* One sink per name of the export list, in its order (a name given twice counts once). */
 static plush_status make_sinks(run_state *s, const char *list, plush_diag *diag)
 {
-    plush_scene_output out = {.dir = s->job->out_dir, .stem = s->stem, .every = s->job->every};
+    plush_scene_output out = {.dir = s->job->out_dir, .stem = s->stem, .every = s->job->every,
+                              .model_file = s->job->model};
     for (const char *p = list; *p;) {
         size_t n = strcspn(p, ",");
         const plush_scene_export *e = plush_scene_export_find(p, n);
