@@ -105,7 +105,6 @@ struct plush_anim {
     float (*skin)[16];
     bool *driven;                /* bones whose global physics wrote last */
     bool *dirty;                 /* scratch for plush_anim_apply_physics */
-    float (*ik_saved)[4];        /* scratch: best link rotations of one IK solve */
 
     /* Morph results. */
     float *weights;              /* effective weights after group / flip */

@@ -264,7 +264,6 @@ plush_status plush_anim_create(const plush_pmx_model *model, plush_anim **out, p
     ANIM_ARRAY(skin, nb);
     ANIM_ARRAY(driven, nb);
     ANIM_ARRAY(dirty, nb);
-    ANIM_ARRAY(ik_saved, nb);
 
     for (size_t i = 0; i < nb; i++) {
         const plush_pmx_bone *b = &model->bones[i];
