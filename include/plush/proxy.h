@@ -33,6 +33,8 @@ typedef struct plush_proxy_mesh {
 } plush_proxy_mesh;
 
 enum { PLUSH_PROXY_INFLUENCES = 4 };
+/* Coordinates the binding accepts (beyond it, distances lose every digit a weight needs). */
+#define PLUSH_PROXY_COORDINATE_LIMIT 1e15f
 
 typedef enum plush_proxy_search {
     PLUSH_PROXY_SEARCH_BVH = 0,     /* Embree point queries; libembree3.so.3 is dlopen'ed on first use (never

@@ -70,13 +70,48 @@ void cli_names_free(cli_names *list)
     *list = (cli_names){0};
 }
 
+bool cli_decimal_text(const char *s, bool fraction)
+{
+    const char *p = s + (*s == '-' || *s == '+');
+    size_t digits = 0;
+    for (; *p >= '0' && *p <= '9'; p++)
+        digits++;
+    if (fraction && *p == '.')
+        for (p++; *p >= '0' && *p <= '9'; p++)
+            digits++;
+    if (!digits)
+        return false;
+    if (fraction && (*p == 'e' || *p == 'E')) {
+        p += 1 + (p[1] == '-' || p[1] == '+');
+        if (*p < '0' || *p > '9')
+            return false;
+        while (*p >= '0' && *p <= '9')
+            p++;
+    }
+    return *p == '\0';
+}
+
 int cli_parse_number(const char *usage, const char *name, const char *text, double lo, double hi, double *out)
 {
     char *end = NULL;
     errno = 0;
-    double v = strtod(text, &end);
-    if (errno || end == text || *end || !isfinite(v) || v < lo || v > hi)
+    double v = cli_decimal_text(text, true) ? strtod(text, &end) : NAN;
+    if (errno || !end || *end || !isfinite(v) || v < lo || v > hi)
         return cli_usage_error(usage, "%s wants a number from %g to %g, not '%s'", name, lo, hi, text);
+    *out = v;
+    return CLI_OK;
+}
+
+int cli_parse_count(const char *usage, const char *name, const char *text, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+    char *end = NULL;
+    errno = 0;
+    unsigned long long v = text[0] != '-' && text[0] != '+' && cli_decimal_text(text, false)
+                               ? strtoull(text, &end, 10)
+                               : 0;
+    if (errno || !end || *end || v < lo || v > hi)
+        return cli_usage_error(usage, "%s wants a whole number from %llu to %llu, not '%s'", name,
+                               (unsigned long long)lo, (unsigned long long)hi, text);
     *out = v;
     return CLI_OK;
 }

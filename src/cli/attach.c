@@ -163,9 +163,9 @@ static int take_value(attach_job *job, const char *name, const char *v)
     } else if (strcmp(name, "--pin-vertices") == 0) {
         return add_vertices(job, v);
     } else if (strcmp(name, "--pin-share") == 0) {
-        char *end;
-        double s = strtod(v, &end);
-        if (end == v || *end || !(s > 0 && s <= 1))
+        char *end = NULL;
+        double s = cli_decimal_text(v, true) ? strtod(v, &end) : NAN;
+        if (!end || *end || !(s > 0 && s <= 1))
             return cli_usage_error(attach_usage, "--pin-share needs a number above 0 and at most 1, not '%s'", v);
         job->pin_share = (float)s;
     } else if (strcmp(name, "--set") == 0) {
@@ -233,13 +233,11 @@ static int soft_params(const attach_job *job, plush_pmx_soft_body *sb)
         } else {
             snprintf(field, sizeof field, "%s", job->sets[i]);
         }
-        char *end;
+        char *end = NULL;
         errno = 0;
-        double v = strtod(text, &end);
-        if (strncmp(text, "0x", 2) == 0 || strncmp(text, "0X", 2) == 0)
-            v = (double)strtoul(text, &end, 16);
-        if (errno || end == text || *end)
-            return cli_usage_error(attach_usage, "%s: '%s' is not a number", field, text);
+        double v = cli_decimal_text(text, true) ? strtod(text, &end) : NAN;
+        if (errno || !end || *end)
+            return cli_usage_error(attach_usage, "%s: '%s' is not a decimal number", field, text);
         plush_diag d;
         cli_diag_init(&d, NULL);
         if (plush_attach_set_field(sb, field, v, &d) != PLUSH_OK)

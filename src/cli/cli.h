@@ -89,8 +89,14 @@ typedef struct cli_names {
 int cli_names_add(cli_names *list, const char *text);
 void cli_names_free(cli_names *list);
 
-/* A finite number within lo..hi, else a usage error naming the option. */
+/* True when s is a plain decimal number: an optional sign, digits, and (fraction) a decimal point and an
+ * exponent; no spaces, no hexadecimal, no inf or nan. */
+bool cli_decimal_text(const char *s, bool fraction);
+/* A finite decimal number within lo..hi, else a usage error naming the option. */
 int cli_parse_number(const char *usage, const char *name, const char *text, double lo, double hi, double *out);
+/* A whole decimal number (digits only: no sign, fraction, exponent or hexadecimal) within lo..hi, else a usage
+ * error naming the option. */
+int cli_parse_count(const char *usage, const char *name, const char *text, uint64_t lo, uint64_t hi, uint64_t *out);
 /* True when s ends in suffix (any case) after at least one other character. */
 bool cli_ends_with(const char *s, const char *suffix);
 /* mkdir for one level; an existing directory is fine. False with diag set otherwise. */

@@ -62,8 +62,8 @@ static int parse_triangles(const char *list, compare_job *job)
     for (const char *p = list;;) {
         char *end = NULL;
         errno = 0;
-        unsigned long long n = strtoull(p, &end, 10);
-        if (errno || end == p || *p == '-' || *p == '+' || n < 4 || n > 10000000 || (*end && *end != ','))
+        unsigned long long n = *p >= '0' && *p <= '9' ? strtoull(p, &end, 10) : 0;
+        if (errno || end == p || !end || n < 4 || n > 10000000 || (*end && *end != ','))
             return cli_usage_error(compare_usage, "--proxy-triangles wants whole numbers from 4 to 10000000, not '%s'",
                                    list);
         size_t *t = realloc(job->triangles, (job->triangle_count + 1) * sizeof *t);
@@ -99,11 +99,10 @@ static int compare_option(cli_args *args, const char *name, const char *inline_v
         job->motion = v;
     else if (strcmp(name, "--im2") == 0)
         job->overrides = v;
-    else if (strcmp(name, "--frames") == 0 && (rc = cli_parse_number(compare_usage, name, v, 1, 1e7, &x)) == CLI_OK) {
-        if (x != floor(x))
-            return cli_usage_error(compare_usage, "--frames wants a whole number, not '%s'", v);
-        job->frames = (uint32_t)x;
-        job->frames_set = true;
+    else if (strcmp(name, "--frames") == 0) {
+        uint64_t n = 0;
+        if ((rc = cli_parse_count(compare_usage, name, v, 1, 10000000, &n)) == CLI_OK)
+            job->frames = (uint32_t)n, job->frames_set = true;
     } else if (strcmp(name, "--fps") == 0 && (rc = cli_parse_number(compare_usage, name, v, 1, 1000, &x)) == CLI_OK)
         job->fps = (float)x;
     else if (strcmp(name, "--physics-hz") == 0 && (rc = cli_parse_number(compare_usage, name, v, 10, 10000, &x)) == CLI_OK)

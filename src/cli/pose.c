@@ -49,8 +49,8 @@ enum { POSE_MAX_FRAME = 1000000 };
 static int parse_frame(const char *v, pose_job *job)
 {
     char *end = NULL;
-    double f = strtod(v, &end);
-    if (end == v || *end != '\0' || !isfinite(f) || f < 0 || f > POSE_MAX_FRAME)
+    double f = cli_decimal_text(v, true) ? strtod(v, &end) : NAN;
+    if (!end || *end != '\0' || !isfinite(f) || f < 0 || f > POSE_MAX_FRAME)
         return cli_usage_error(pose_usage, "--frame needs a number from 0 to %d, not '%s'", POSE_MAX_FRAME, v);
     job->frame = f;
     job->have_frame = true;

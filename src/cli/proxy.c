@@ -77,18 +77,18 @@ static int proxy_option(cli_args *args, const char *name, const char *inline_val
         job->out = v;
         return CLI_OK;
     }
-    char *end;
+    char *end = NULL;
     errno = 0;
     if (strcmp(name, "--triangles") == 0) {
-        unsigned long long n = strtoull(v, &end, 10);
-        if (errno || end == v || *end || v[0] == '-' || n == 0 || n > (unsigned long long)UINT32_MAX / 3)
+        unsigned long long n = cli_decimal_text(v, false) && v[0] != '-' && v[0] != '+' ? strtoull(v, &end, 10) : 0;
+        if (errno || n == 0 || *end || n > (unsigned long long)UINT32_MAX / 3)
             return cli_usage_error(proxy_usage, "--triangles needs a whole number from 1 to %lu, not '%s'",
                                    (unsigned long)(UINT32_MAX / 3), v);
         job->triangles = (size_t)n;
         return CLI_OK;
     }
-    double d = strtod(v, &end);
-    if (errno || end == v || *end || !isfinite(d) || fabs(d) > 1e30)
+    double d = cli_decimal_text(v, true) ? strtod(v, &end) : NAN;
+    if (errno || !isfinite(d) || *end || fabs(d) > 1e30)
         return cli_usage_error(proxy_usage, "--offset needs a finite number, not '%s'", v);
     job->offset = (float)d;
     return CLI_OK;

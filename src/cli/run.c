@@ -103,6 +103,7 @@ static int run_option(cli_args *args, const char *name, const char *inline_value
     if (!v)
         return CLI_USAGE;
     double x = 0;
+    uint64_t n = 0;
     int rc = CLI_OK;
     if (strcmp(name, "-o") == 0 || strcmp(name, "--output") == 0)
         job->out_dir = v;
@@ -112,18 +113,16 @@ static int run_option(cli_args *args, const char *name, const char *inline_value
         job->overrides = v;
     else if (strcmp(name, "--materials") == 0)
         rc = cli_names_add(&job->materials, v);
-    else if (strcmp(name, "--frames") == 0 && (rc = cli_parse_number(run_usage, name, v, 1, 1e7, &x)) == CLI_OK) {
-        if (x != floor(x))
-            return cli_usage_error(run_usage, "--frames wants a whole number, not '%s'", v);
-        job->frames = (uint32_t)x;
+    else if (strcmp(name, "--frames") == 0 && (rc = cli_parse_count(run_usage, name, v, 1, 10000000, &n)) == CLI_OK) {
+        job->frames = (uint32_t)n;
         job->frames_set = true;
     }
     else if (strcmp(name, "--fps") == 0 && (rc = cli_parse_number(run_usage, name, v, 1, 1000, &x)) == CLI_OK)
         job->fps = (float)x;
     else if (strcmp(name, "--physics-hz") == 0 && (rc = cli_parse_number(run_usage, name, v, 10, 10000, &x)) == CLI_OK)
         job->physics_hz = (float)x;
-    else if (strcmp(name, "--every") == 0 && (rc = cli_parse_number(run_usage, name, v, 1, 1e7, &x)) == CLI_OK)
-        job->every = (uint32_t)floor(x);
+    else if (strcmp(name, "--every") == 0 && (rc = cli_parse_count(run_usage, name, v, 1, 10000000, &n)) == CLI_OK)
+        job->every = (uint32_t)n;
     else if (strcmp(name, "--ground") == 0 && (rc = cli_parse_number(run_usage, name, v, -1e6, 1e6, &x)) == CLI_OK)
         job->ground = true, job->ground_y = (float)x;
     else if (strcmp(name, "--export") == 0)

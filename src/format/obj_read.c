@@ -21,6 +21,9 @@ typedef struct obj_parser {
     size_t ccap;
     size_t faces, texcoords, normals;
     bool warned_elements;
+    size_t locate;                /* plush_obj_locate_position: the position sought, SIZE_MAX otherwise */
+    size_t located_line, located_at;
+    bool located;
 } obj_parser;
 
 static plush_status fail_at(obj_parser *ps, plush_status st, size_t at, const char *fmt, const char *what)
@@ -217,6 +220,11 @@ static plush_status read_position(obj_parser *ps, size_t keyword_at)
         return fail_at(ps, PLUSH_E_FORMAT, keyword_at, "%s: a position needs three numbers", "v");
     if (ps->vcount >= UINT32_MAX - 1)
         return fail_at(ps, PLUSH_E_RANGE, keyword_at, "%s: too many vertices", "v");
+    if (ps->locate != SIZE_MAX) {
+        if (ps->vcount++ == ps->locate)
+            ps->located = true, ps->located_line = ps->line, ps->located_at = keyword_at;
+        return PLUSH_OK;
+    }
     if (!grow((void **)&ps->pos3, &ps->vcap, ps->vcount, sizeof *ps->pos3))
         return no_memory(ps);
     memcpy(ps->pos3[ps->vcount++], v, sizeof v);
@@ -342,7 +350,7 @@ static plush_status finish(obj_parser *ps, plush_obj_model **out)
 plush_status plush_obj_read(const uint8_t *data, size_t size, plush_obj_model **out, plush_diag *diag)
 {
     *out = NULL;
-    obj_parser ps = {.p = data, .n = size, .line = 1, .diag = diag};
+    obj_parser ps = {.p = data, .n = size, .line = 1, .diag = diag, .locate = SIZE_MAX};
     plush_status st = PLUSH_OK;
     /* A UTF-8 byte order mark some editors write. */
     if (size >= 3 && data[0] == 0xEF && data[1] == 0xBB && data[2] == 0xBF)
@@ -357,6 +365,24 @@ plush_status plush_obj_read(const uint8_t *data, size_t size, plush_obj_model **
     free(ps.tris);
     free(ps.corners);
     return st;
+}
+
+bool plush_obj_locate_position(const uint8_t *data, size_t size, size_t vertex, size_t *line, size_t *offset)
+{
+    plush_diag ignored = {0};
+    obj_parser ps = {.p = data, .n = size, .line = 1, .diag = &ignored, .locate = vertex};
+    if (size >= 3 && data[0] == 0xEF && data[1] == 0xBB && data[2] == 0xBF)
+        ps.pos = 3;
+    plush_status st = PLUSH_OK;
+    while (st == PLUSH_OK && !ps.located && ps.pos < ps.n) {
+        st = read_statement(&ps);
+        end_line(&ps);
+    }
+    free(ps.tris);
+    free(ps.corners);
+    *line = ps.located_line;
+    *offset = ps.located_at;
+    return ps.located;
 }
 
 static plush_status parse_file(const uint8_t *data, size_t size, void *ctx, plush_diag *diag)

@@ -58,44 +58,47 @@ typedef struct field {
 #define SB(member) offsetof(plush_pmx_soft_body, member)
 #define CF(member) (offsetof(plush_pmx_soft_body, config) + offsetof(plush_pmx_soft_config, member))
 #define FLOAT_FIELD(n, off) {n, off, F_FLOAT, 0, 3.0e38}
+/* A k-value Bullet documents as 0..1 (plush run clamps others with a warning: attach refuses them) */
+#define UNIT_FIELD(n, off) {n, off, F_FLOAT, 0, 1}
 static const field fields[] = {
     {"group", SB(group), F_U8, 0, 15},
     {"mask", SB(mask), F_U16, 0, 65535},
     {"flags", SB(flags), F_U8, 0, 7},
-    {"blink_distance", SB(blink_distance), F_I32, 0, INT32_MAX},
+    {"blink_distance", SB(blink_distance), F_I32, 0, INT32_MAX / 2},
     {"clusters", SB(cluster_count), F_I32, 0, INT32_MAX},
-    FLOAT_FIELD("total_mass", SB(total_mass)),
+    {"total_mass", SB(total_mass), F_FLOAT, 1e-30, 3.0e38},
     FLOAT_FIELD("margin", SB(margin)),
-    {"aero_model", SB(aero_model), F_I32, 0, 6},
+    {"aero_model", SB(aero_model), F_I32, 0, 4},
     FLOAT_FIELD("config.vcf", CF(vcf)),
-    FLOAT_FIELD("config.dp", CF(dp)),
+    UNIT_FIELD("config.dp", CF(dp)),
     FLOAT_FIELD("config.dg", CF(dg)),
     FLOAT_FIELD("config.lf", CF(lf)),
     {"config.pr", CF(pr), F_FLOAT, -3.0e38, 3.0e38},
     FLOAT_FIELD("config.vc", CF(vc)),
-    FLOAT_FIELD("config.df", CF(df)),
-    FLOAT_FIELD("config.mt", CF(mt)),
-    FLOAT_FIELD("config.chr", CF(chr)),
-    FLOAT_FIELD("config.khr", CF(khr)),
-    FLOAT_FIELD("config.shr", CF(shr)),
-    FLOAT_FIELD("config.ahr", CF(ahr)),
-    FLOAT_FIELD("config.srhr_cl", CF(srhr_cl)),
-    FLOAT_FIELD("config.skhr_cl", CF(skhr_cl)),
-    FLOAT_FIELD("config.sshr_cl", CF(sshr_cl)),
-    FLOAT_FIELD("config.sr_splt_cl", CF(sr_splt_cl)),
-    FLOAT_FIELD("config.sk_splt_cl", CF(sk_splt_cl)),
-    FLOAT_FIELD("config.ss_splt_cl", CF(ss_splt_cl)),
-    {"iterations.v", SB(v_iterations), F_I32, 0, INT32_MAX},
-    {"iterations.p", SB(p_iterations), F_I32, 0, INT32_MAX},
-    {"iterations.d", SB(d_iterations), F_I32, 0, INT32_MAX},
-    {"iterations.c", SB(c_iterations), F_I32, 0, INT32_MAX},
-    FLOAT_FIELD("material_params.lst", SB(lst)),
-    FLOAT_FIELD("material_params.ast", SB(ast)),
-    FLOAT_FIELD("material_params.vst", SB(vst)),
+    UNIT_FIELD("config.df", CF(df)),
+    UNIT_FIELD("config.mt", CF(mt)),
+    UNIT_FIELD("config.chr", CF(chr)),
+    UNIT_FIELD("config.khr", CF(khr)),
+    UNIT_FIELD("config.shr", CF(shr)),
+    UNIT_FIELD("config.ahr", CF(ahr)),
+    UNIT_FIELD("config.srhr_cl", CF(srhr_cl)),
+    UNIT_FIELD("config.skhr_cl", CF(skhr_cl)),
+    UNIT_FIELD("config.sshr_cl", CF(sshr_cl)),
+    UNIT_FIELD("config.sr_splt_cl", CF(sr_splt_cl)),
+    UNIT_FIELD("config.sk_splt_cl", CF(sk_splt_cl)),
+    UNIT_FIELD("config.ss_splt_cl", CF(ss_splt_cl)),
+    {"iterations.v", SB(v_iterations), F_I32, 0, 1000},
+    {"iterations.p", SB(p_iterations), F_I32, 0, 1000},
+    {"iterations.d", SB(d_iterations), F_I32, 0, 1000},
+    {"iterations.c", SB(c_iterations), F_I32, 0, 1000},
+    UNIT_FIELD("material_params.lst", SB(lst)),
+    UNIT_FIELD("material_params.ast", SB(ast)),
+    UNIT_FIELD("material_params.vst", SB(vst)),
 };
 #undef SB
 #undef CF
 #undef FLOAT_FIELD
+#undef UNIT_FIELD
 
 enum { FIELD_COUNT = sizeof fields / sizeof fields[0] };
 

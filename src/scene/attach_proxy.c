@@ -2,6 +2,7 @@
 #include "plush/obj.h"
 #include "core/geom.h"
 #include "plush/scene_attach.h"
+#include "plush/proxy.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -108,6 +109,17 @@ plush_status plush_attach_read_proxy(const uint8_t *data, size_t size, plush_are
     plush_status st = plush_obj_read(data, size, &obj, diag);
     if (st == PLUSH_OK && obj->vertex_count > INT32_MAX)
         st = plush_diag_fail(diag, PLUSH_E_RANGE, -1, NULL, -1, "proxy too large");
+    /* what the binding and the world refuse later, refused here with the line that holds it */
+    for (size_t v = 0; st == PLUSH_OK && v < obj->vertex_count; v++)
+        for (int k = 0; k < 3; k++)
+            if (!(fabsf(obj->positions[v][k]) <= PLUSH_PROXY_COORDINATE_LIMIT)) {
+                size_t line = 0, at = 0;
+                bool found = plush_obj_locate_position(data, size, v, &line, &at);
+                st = plush_diag_fail(diag, PLUSH_E_RANGE, found ? (int64_t)at : -1, found ? "line" : "vertex",
+                                     found ? (int64_t)line : (int64_t)v, "v: coordinate %g beyond %g",
+                                     (double)obj->positions[v][k], (double)PLUSH_PROXY_COORDINATE_LIMIT);
+                break;
+            }
     if (st == PLUSH_OK)
         st = join_positions((const float(*)[3])obj->positions, obj->vertex_count, &obj->triangles[0][0],
                             obj->triangle_count, arena, out, diag);
