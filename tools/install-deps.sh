@@ -4,7 +4,7 @@ set -euo pipefail
 PACKAGES=(
   build-essential pkg-config
   libbullet-dev libcglm-dev libcmocka-dev libembree-dev libmeshoptimizer-dev libstb-dev
-  clang
+  clang ffmpeg
 )
 missing=()
 for p in "${PACKAGES[@]}"; do

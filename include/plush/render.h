@@ -56,6 +56,7 @@ typedef struct plush_render_mesh {
     size_t index_count;           /* 3 per triangle */
     const uint32_t *indices;
     const float (*colors)[3];     /* per vertex, 0..1; NULL: light grey */
+    const float (*face_colors)[3];/* per triangle, 0..1, instead of colors (a material's colour); may be NULL */
 } plush_render_mesh;
 
 typedef struct plush_render_view {
@@ -84,6 +85,29 @@ void plush_render_view_fit_box(const float lo[3], const float hi[3], float aspec
  * draws nothing and succeeds. */
 plush_status plush_render(const plush_render_mesh *mesh, const plush_render_view *view, plush_image *image,
                           plush_diag *diag);
+/* ---- a stream: one mesh drawn frame after frame (previews) ----------------------------------------------
+ *
+ *   plush_render_stream *rs = NULL;
+ *   plush_render_stream_create(&mesh, &rs, &diag);       // the faces are fixed from here on
+ *   each frame: mesh.positions = this frame's;
+ *               plush_image_fill(&img, background); plush_render_stream_draw(rs, &mesh, &view, &img, &diag);
+ *   plush_render_stream_destroy(rs);
+ *
+ * The same shading as plush_render, cheaper per picture: the BVH is built once and refitted to each frame's
+ * positions (rebuilt only when a corner becomes or stops being non-finite), and Embree's buffers are reused.
+ * A picture can differ from plush_render's only where two faces tie at a pixel. Both trace only the pixels
+ * inside the projection of the drawn triangles' bounds. */
+typedef struct plush_render_stream plush_render_stream;
+
+/* Checks the mesh as plush_render does and builds its BVH (PLUSH_E_LIBRARY without Embree). */
+plush_status plush_render_stream_create(const plush_render_mesh *mesh, plush_render_stream **out, plush_diag *diag);
+/* Draws mesh (the same vertex and face counts and faces as at creation; positions, normals and colours may
+ * change) into image. Fails with PLUSH_E_ARGUMENT for other counts or a bad view or image (image untouched). */
+plush_status plush_render_stream_draw(plush_render_stream *stream, const plush_render_mesh *mesh,
+                                      const plush_render_view *view, plush_image *image, plush_diag *diag);
+/* NULL is a no-op. */
+void plush_render_stream_destroy(plush_render_stream *stream);
+
 /* True when Embree can be loaded for plush_render (it is, on the first call, once per process); false with
  * PLUSH_E_LIBRARY in diag (may be NULL). Callers can ask before starting a long run. */
 bool plush_render_available(plush_diag *diag);

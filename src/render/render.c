@@ -145,22 +145,52 @@ static plush_status check_mesh(const plush_render_mesh *mesh, plush_diag *diag)
     return PLUSH_OK;
 }
 
-/* What one render holds: the Embree objects, and primID -> triangle for the triangles it could draw. */
+/* What one render holds: the Embree objects, and primID -> triangle for the triangles it could draw. A
+ * stream's renderer also keeps its geometry and Embree's vertex buffer, to refit the BVH to new positions. */
 typedef struct renderer {
     const plush__embree *rtc;
     RTCDevice device;
     RTCScene scene;
+    RTCGeometry geom;             /* kept by a stream only */
+    float *vertices;              /* Embree's vertex buffer (3 floats per vertex) */
     uint32_t *triangle;
     size_t count;
+    float lo[3], hi[3];           /* bounds of the drawn triangles' corners, for the traced rectangle */
 } renderer;
 
 static void renderer_release(renderer *r)
 {
+    if (r->geom)
+        r->rtc->rtcReleaseGeometry(r->geom);
     if (r->scene)
         r->rtc->rtcReleaseScene(r->scene);
     if (r->device)
         r->rtc->rtcReleaseDevice(r->device);
     free(r->triangle);
+}
+
+/* Copies positions into Embree's buffer (a non-finite one as zero: the buffer holds no NaN) and sets the
+ * bounds to the corners of the drawn triangles. */
+static void copy_positions(renderer *r, const plush_render_mesh *mesh)
+{
+    float *v = r->vertices;
+    for (size_t i = 0; i < mesh->vertex_count; i++) {
+        if (finite3(mesh->positions[i]))
+            memcpy(v + 3 * i, mesh->positions[i], 3 * sizeof(float));
+        else
+            memset(v + 3 * i, 0, 3 * sizeof(float));
+    }
+    for (int k = 0; k < 3; k++)
+        r->lo[k] = INFINITY, r->hi[k] = -INFINITY;
+    for (size_t p = 0; p < r->count; p++) {
+        const uint32_t *f = mesh->indices + 3 * (size_t)r->triangle[p];
+        for (int c = 0; c < 3; c++)
+            for (int k = 0; k < 3; k++) {
+                float x = v[3 * (size_t)f[c] + (size_t)k];
+                r->lo[k] = x < r->lo[k] ? x : r->lo[k];
+                r->hi[k] = x > r->hi[k] ? x : r->hi[k];
+            }
+    }
 }
 
 /* The triangles with three finite corners go in (a blown-up vertex hides its faces rather than spoiling
@@ -175,18 +205,16 @@ static plush_status fill_geometry(renderer *r, const plush_render_mesh *mesh, RT
     if (!v || !idx)
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, "render", -1, "embree: cannot allocate the mesh: %s",
                                plush__embree_error_text(r->rtc->rtcGetDeviceError(r->device)));
-    for (size_t i = 0; i < mesh->vertex_count; i++) {
-        if (finite3(mesh->positions[i]))
-            memcpy(v + 3 * i, mesh->positions[i], 3 * sizeof(float));
-        else
-            memset(v + 3 * i, 0, 3 * sizeof(float));
-    }
+    r->vertices = v;
     for (size_t p = 0; p < r->count; p++)
         memcpy(idx + 3 * p, mesh->indices + 3 * (size_t)r->triangle[p], 3 * sizeof(uint32_t));
+    copy_positions(r, mesh);
     return PLUSH_OK;
 }
 
-static plush_status renderer_build(renderer *r, const plush_render_mesh *mesh, plush_diag *diag)
+/* Builds the BVH of the triangles with finite corners. A dynamic renderer (a stream) keeps its geometry and
+ * asks for a BVH that can be refitted when only the positions change. */
+static plush_status renderer_build(renderer *r, const plush_render_mesh *mesh, bool dynamic, plush_diag *diag)
 {
     size_t triangles = mesh->index_count / 3;
     r->triangle = malloc((triangles ? triangles : 1) * sizeof *r->triangle);
@@ -208,12 +236,20 @@ static plush_status renderer_build(renderer *r, const plush_render_mesh *mesh, p
     RTCGeometry geom = r->rtc->rtcNewGeometry(r->device, RTC_GEOMETRY_TYPE_TRIANGLE);
     if (!geom)
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, "render", -1, "embree: cannot create a triangle geometry");
+    if (dynamic) {
+        r->rtc->rtcSetSceneFlags(r->scene, RTC_SCENE_FLAG_DYNAMIC);
+        r->rtc->rtcSetSceneBuildQuality(r->scene, RTC_BUILD_QUALITY_LOW);
+        r->rtc->rtcSetGeometryBuildQuality(geom, RTC_BUILD_QUALITY_REFIT);
+    }
     plush_status st = fill_geometry(r, mesh, geom, diag);
     if (st == PLUSH_OK) {
         r->rtc->rtcCommitGeometry(geom);
         r->rtc->rtcAttachGeometry(r->scene, geom);
     }
-    r->rtc->rtcReleaseGeometry(geom);
+    if (dynamic && st == PLUSH_OK)
+        r->geom = geom;
+    else
+        r->rtc->rtcReleaseGeometry(geom);
     if (st != PLUSH_OK)
         return st;
     r->rtc->rtcCommitScene(r->scene);
@@ -262,7 +298,9 @@ static void shade(const plush_render_mesh *mesh, uint32_t t, float u, float v, c
     float lambert = -dot3(n, light_dir);
     float light = render_ambient + render_diffuse * (lambert > 0 ? lambert : 0);
     float colour[3];
-    if (mesh->colors) {
+    if (mesh->face_colors) {
+        memcpy(colour, mesh->face_colors[t], sizeof colour);
+    } else if (mesh->colors) {
         for (int k = 0; k < 3; k++)
             colour[k] = w[0] * mesh->colors[f[0]][k] + w[1] * mesh->colors[f[1]][k] + w[2] * mesh->colors[f[2]][k];
     } else {
@@ -272,17 +310,49 @@ static void shade(const plush_render_mesh *mesh, uint32_t t, float u, float v, c
         out[k] = to_byte(colour[k] * light);
 }
 
+/* The pixels a ray through the bounds [lo, hi] can pass: the rectangle around the projections of the box's
+ * corners, widened by two pixels against rounding; the whole image when a corner is not in front of the
+ * eye. Pixels outside it see nothing, so tracing only inside it gives the same picture. */
+typedef struct pixel_rect {
+    int x0, y0, x1, y1;           /* x0 <= x < x1, y0 <= y < y1 */
+} pixel_rect;
+
+static pixel_rect screen_rect(const camera *cam, const float lo[3], const float hi[3], int width, int height)
+{
+    pixel_rect all = {0, 0, width, height};
+    if (!(lo[0] <= hi[0] && lo[1] <= hi[1] && lo[2] <= hi[2]))
+        return (pixel_rect){0, 0, 0, 0}; /* no drawn corner */
+    float px0 = INFINITY, py0 = INFINITY, px1 = -INFINITY, py1 = -INFINITY;
+    for (int c = 0; c < 8; c++) {
+        float p[3] = {c & 1 ? hi[0] : lo[0], c & 2 ? hi[1] : lo[1], c & 4 ? hi[2] : lo[2]};
+        float d[3] = {p[0] - cam->eye[0], p[1] - cam->eye[1], p[2] - cam->eye[2]};
+        float z = dot3(d, cam->forward);
+        if (!(z > 1e-6f))
+            return all;
+        float sx = dot3(d, cam->right) / (z * cam->tan_x), sy = dot3(d, cam->up) / (z * cam->tan_y);
+        float x = 0.5f * (sx + 1.0f) * (float)width, y = 0.5f * (1.0f - sy) * (float)height;
+        px0 = fminf(px0, x), px1 = fmaxf(px1, x), py0 = fminf(py0, y), py1 = fmaxf(py1, y);
+    }
+    if (!(isfinite(px0) && isfinite(px1) && isfinite(py0) && isfinite(py1)))
+        return all;
+    pixel_rect r = {(int)fmaxf(floorf(px0) - 2, 0), (int)fmaxf(floorf(py0) - 2, 0),
+                    (int)fminf(ceilf(px1) + 2, (float)width), (int)fminf(ceilf(py1) + 2, (float)height)};
+    if (r.x1 < r.x0 || r.y1 < r.y0)
+        return (pixel_rect){0, 0, 0, 0};
+    return r;
+}
+
 static void trace_rows(const renderer *r, const plush_render_mesh *mesh, const camera *cam, plush_image *image,
-                       int row0, int row1)
+                       pixel_rect rect)
 {
     struct RTCIntersectContext context;
     rtcInitIntersectContext(&context);
     context.flags = RTC_INTERSECT_CONTEXT_FLAG_COHERENT;
     float inv_w = 2.0f / (float)image->width, inv_h = 2.0f / (float)image->height;
-    for (int y = row0; y < row1; y++) {
+    for (int y = rect.y0; y < rect.y1; y++) {
         float sy = (1.0f - ((float)y + 0.5f) * inv_h) * cam->tan_y;
         uint8_t *row = image->rgb + (size_t)y * (size_t)image->width * 3;
-        for (int x = 0; x < image->width; x++) {
+        for (int x = rect.x0; x < rect.x1; x++) {
             float sx = (((float)x + 0.5f) * inv_w - 1.0f) * cam->tan_x;
             float dir[3];
             for (int k = 0; k < 3; k++)
@@ -327,9 +397,9 @@ plush_status plush_render(const plush_render_mesh *mesh, const plush_render_view
     if (st != PLUSH_OK)
         return st;
     renderer r = {0};
-    st = renderer_build(&r, mesh, diag);
+    st = renderer_build(&r, mesh, false, diag);
     if (st == PLUSH_OK && r.count > 0)
-        trace_rows(&r, mesh, &cam, image, 0, image->height);
+        trace_rows(&r, mesh, &cam, image, screen_rect(&cam, r.lo, r.hi, image->width, image->height));
     renderer_release(&r);
     return st;
 }
@@ -337,4 +407,96 @@ plush_status plush_render(const plush_render_mesh *mesh, const plush_render_view
 bool plush_render_available(plush_diag *diag)
 {
     return plush__embree_load(diag) != NULL;
+}
+
+/* ---- a stream: one mesh, many pictures ------------------------------------------------------------ */
+
+struct plush_render_stream {
+    renderer r;
+    size_t vertex_count, index_count;
+    bool all;                     /* every triangle is in the BVH (no corner was non-finite at the build) */
+};
+
+plush_status plush_render_stream_create(const plush_render_mesh *mesh, plush_render_stream **out, plush_diag *diag)
+{
+    if (!out)
+        return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, "stream", -1, "no stream to create");
+    *out = NULL;
+    plush_status st = check_mesh(mesh, diag);
+    if (st != PLUSH_OK)
+        return st;
+    plush_render_stream *s = calloc(1, sizeof *s);
+    if (!s)
+        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, "render", -1, "out of memory");
+    s->vertex_count = mesh->vertex_count;
+    s->index_count = mesh->index_count;
+    st = renderer_build(&s->r, mesh, true, diag);
+    if (st != PLUSH_OK) {
+        plush_render_stream_destroy(s);
+        return st;
+    }
+    s->all = s->r.count == mesh->index_count / 3;
+    *out = s;
+    return PLUSH_OK;
+}
+
+static bool all_finite(const plush_render_mesh *mesh)
+{
+    for (size_t i = 0; i < mesh->vertex_count; i++)
+        if (!finite3(mesh->positions[i]))
+            return false;
+    return true;
+}
+
+/* New positions: refit the BVH when every triangle stays in it, rebuild it when the set of drawable
+ * triangles changes (a corner became or stopped being non-finite). */
+static plush_status stream_update(plush_render_stream *s, const plush_render_mesh *mesh, plush_diag *diag)
+{
+    renderer *r = &s->r;
+    if (s->all && r->geom && all_finite(mesh)) {
+        copy_positions(r, mesh);
+        r->rtc->rtcUpdateGeometryBuffer(r->geom, RTC_BUFFER_TYPE_VERTEX, 0);
+        r->rtc->rtcCommitGeometry(r->geom);
+        r->rtc->rtcCommitScene(r->scene);
+        enum RTCError e = r->rtc->rtcGetDeviceError(r->device);
+        if (e != RTC_ERROR_NONE)
+            return plush_diag_fail(diag, e == RTC_ERROR_OUT_OF_MEMORY ? PLUSH_E_NOMEM : PLUSH_E_LIBRARY, -1,
+                                   "render", -1, "embree: cannot refit the BVH: %s", plush__embree_error_text(e));
+        return PLUSH_OK;
+    }
+    renderer_release(r);
+    memset(r, 0, sizeof *r);
+    plush_status st = renderer_build(r, mesh, true, diag);
+    s->all = st == PLUSH_OK && r->count == mesh->index_count / 3;
+    return st;
+}
+
+plush_status plush_render_stream_draw(plush_render_stream *s, const plush_render_mesh *mesh,
+                                      const plush_render_view *view, plush_image *image, plush_diag *diag)
+{
+    if (!s || !mesh || !view)
+        return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, "stream", -1, "no stream, mesh or view");
+    if (mesh->vertex_count != s->vertex_count || mesh->index_count != s->index_count ||
+        (mesh->vertex_count && !mesh->positions) || (mesh->index_count && !mesh->indices))
+        return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, "mesh", -1,
+                               "%zu vertices and %zu face indices, the stream was made for %zu and %zu",
+                               mesh->vertex_count, mesh->index_count, s->vertex_count, s->index_count);
+    if (!image || !image->rgb || image->width <= 0 || image->height <= 0 || image->width > PLUSH_IMAGE_MAX_SIZE ||
+        image->height > PLUSH_IMAGE_MAX_SIZE)
+        return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, "image", -1, "no image to render into");
+    camera cam;
+    plush_status st = make_camera(view, image->width, image->height, &cam, diag);
+    if (st == PLUSH_OK)
+        st = stream_update(s, mesh, diag);
+    if (st == PLUSH_OK && s->r.count > 0)
+        trace_rows(&s->r, mesh, &cam, image, screen_rect(&cam, s->r.lo, s->r.hi, image->width, image->height));
+    return st;
+}
+
+void plush_render_stream_destroy(plush_render_stream *s)
+{
+    if (!s)
+        return;
+    renderer_release(&s->r);
+    free(s);
 }

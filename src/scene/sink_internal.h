@@ -10,7 +10,8 @@
     X(bake)                  \
     X(obj)                   \
     X(ply)                   \
-    X(im2)
+    X(im2)                   \
+    X(preview)
 
 #define PLUSH_SCENE_SINK_DECLARE(name) extern const plush_scene_export plush__export_##name;
 PLUSH_SCENE_SINKS(PLUSH_SCENE_SINK_DECLARE)
