@@ -106,10 +106,12 @@ static void test_bake_replays_as_the_proxy_run(void **state)
     size_t na = 0, nb = 0;
     float(*a)[3] = obj_positions(frame, &na), (*b)[3] = obj_positions(posed, &nb);
     assert_int_equal(nb, baked_vertices);
-    assert_true(na > nb); /* the run's mesh still has the cage's vertices, after the bear's own */
+    assert_int_equal(na, nb); /* the run's frame has the baked PMX's vertices: the cage's are left out */
+    assert_int_equal(na, 59929);
     double worst = 0, moved = 0;
     plush_pmx_model *bear = NULL;
     assert_int_equal(plush_pmx_read_file(BEAR, NULL, &bear, &d), PLUSH_OK);
+    assert_int_equal(bear->vertex_count, 60431); /* the bear's 59,929 and the cage's 502 after them */
     for (size_t i = 0; i < nb; i++)
         for (int k = 0; k < 3; k++) {
             worst = fmax(worst, fabs((double)a[i][k] - b[i][k]));
@@ -160,6 +162,47 @@ static void test_deterministic(void **state)
     }
     static const char *const names[] = {"plush_bear_plush.pmx", "plush_bear_plush.vmd", "frames/frame_00060.ply"};
     expect_same_outputs(o1, o2, names, sizeof names / sizeof *names);
+}
+
+/* "element NAME N" of a PLY header. */
+static unsigned long ply_count(const char *path, const char *element)
+{
+    size_t len = 0;
+    char *text = cli_read_all(path, &len);
+    if (!text)
+        fail_msg("missing: %s", path);
+    char key[64];
+    snprintf(key, sizeof key, "element %s ", element);
+    const char *at = strstr(text, key), *end = strstr(text, "end_header");
+    assert_true(at && end && at < end);
+    unsigned long n = strtoul(at + strlen(key), NULL, 10);
+    free(text);
+    return n;
+}
+
+/* The bear's frames have its 59,929 vertices (the baked PMX's); the cage's 502 nodes go to their own files. */
+static void test_frames_and_cage(void **state)
+{
+    (void)state;
+    char out[512], p[600];
+    cli_tmp_path(out, sizeof out, "cage");
+    cli_result r;
+    CLI_RUN(&r, "run", BEAR, "--motion", BEAR_VMD, "--frames", "3", "--every", "2", "--export", "ply,cage", "-o", out);
+    cli_expect_code(&r, 0);
+    cli_result_free(&r);
+    snprintf(p, sizeof p, "%s/frames/frame_00002.ply", out);
+    assert_int_equal(ply_count(p, "vertex"), 59929);
+    snprintf(p, sizeof p, "%s/frames/cage_00002.ply", out);
+    assert_int_equal(ply_count(p, "vertex"), 502);
+    assert_int_equal(ply_count(p, "face"), 1000);
+    snprintf(p, sizeof p, "%s/frames/cage_00000.ply", out);
+    assert_true(cli_exists(p));
+    snprintf(p, sizeof p, "%s/frames/cage_00001.ply", out);
+    assert_false(cli_exists(p)); /* --every 2 */
+    /* the cage is the proxy's: no cage in bones mode */
+    CLI_RUN(&r, "run", BEAR, "--mode", "bones", "--export", "ply,cage", "-o", out);
+    cli_expect_code(&r, 2);
+    cli_result_free(&r);
 }
 
 static void test_bones_mode_on_alicia(void **state)
@@ -468,6 +511,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_bake_replays_as_the_proxy_run, setup, teardown),
         cmocka_unit_test_setup_teardown(test_deterministic, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_frames_and_cage, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bones_mode_on_alicia, setup, teardown),
         cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
         cmocka_unit_test_setup_teardown(test_missing_motion, setup, teardown),

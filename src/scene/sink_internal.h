@@ -10,6 +10,7 @@
     X(bake)                  \
     X(obj)                   \
     X(ply)                   \
+    X(cage)                  \
     X(im2)
 
 #define PLUSH_SCENE_SINK_DECLARE(name) extern const plush_scene_export plush__export_##name;
