@@ -205,6 +205,95 @@ static void test_frames_and_cage(void **state)
     cli_result_free(&r);
 }
 
+/* The texture path of a baked PMX, read from OUTDIR as MMD reads it ('\' as '/'), names an existing file. */
+static bool resolves(const char *dir, const plush_str *texture)
+{
+    char path[2048];
+    snprintf(path, sizeof path, "%s/%s", dir, texture->s);
+    for (char *c = path; *c; c++)
+        if (*c == '\\')
+            *c = '/';
+    return cli_exists(path);
+}
+
+static plush_pmx_model *read_model(const char *path)
+{
+    plush_diag d = {0};
+    plush_diag_reset(&d);
+    plush_pmx_model *m = NULL;
+    assert_int_equal(plush_pmx_read_file(path, NULL, &m, &d), PLUSH_OK);
+    return m;
+}
+
+/* A model whose textures sit in a folder next to it, baked into an OUTDIR elsewhere (another depth): every
+ * texture resolves from OUTDIR; with --copy-textures the copies sit under OUTDIR. */
+static void test_bake_textures(void **state)
+{
+    (void)state;
+    char dir[512], model[600], out[600], copied[600], p[800];
+    cli_tmp_path(dir, sizeof dir, "models");
+    assert_int_equal(mkdir(dir, 0777), 0);
+    snprintf(p, sizeof p, "%s/tex", dir);
+    assert_int_equal(mkdir(p, 0777), 0);
+    snprintf(p, sizeof p, "%s/tex/a.png", dir);
+    cli_write_all(p, "png", 3);
+    snprintf(p, sizeof p, "%s/tex/b.bmp", dir);
+    cli_write_all(p, "bmp", 3);
+    snprintf(model, sizeof model, "%s/bear.pmx", dir);
+    plush_pmx_model *m = read_model(BEAR);
+    plush_str textures[2] = {{.s = "tex\\a.png", .len = 9}, {.s = "tex/b.bmp", .len = 9}};
+    m->texture_count = 2;
+    m->textures = textures;
+    m->materials[0].texture = 0;
+    m->materials[1].texture = 1;
+    plush_diag d = {0};
+    plush_diag_reset(&d);
+    assert_int_equal(plush_pmx_write_file(m, NULL, model, &d), PLUSH_OK);
+    m->texture_count = 0, m->textures = NULL;
+    plush_pmx_free(m);
+
+    cli_tmp_path(out, sizeof out, "runs/today/bear");
+    cli_tmp_path(p, sizeof p, "runs");
+    assert_int_equal(mkdir(p, 0777), 0);
+    cli_tmp_path(p, sizeof p, "runs/today");
+    assert_int_equal(mkdir(p, 0777), 0);
+    cli_result r;
+    CLI_RUN(&r, "run", model, "--frames", "2", "-o", out);
+    cli_expect_code(&r, 0);
+    assert_int_equal(r.err_len, 0); /* every texture found */
+    cli_result_free(&r);
+    snprintf(p, sizeof p, "%s/bear_plush.pmx", out);
+    plush_pmx_model *baked = read_model(p);
+    assert_int_equal(baked->texture_count, 2);
+    for (size_t i = 0; i < 2; i++)
+        if (!resolves(out, &baked->textures[i]))
+            fail_msg("texture %zu '%s' is not there from %s", i, baked->textures[i].s, out);
+    assert_non_null(strchr(baked->textures[0].s, '\\')); /* Windows-style stays Windows-style */
+    plush_pmx_free(baked);
+
+    /* --copy-textures: OUTDIR/tex/a.png and b.bmp, named so */
+    cli_tmp_path(copied, sizeof copied, "copied");
+    CLI_RUN(&r, "run", model, "--frames", "2", "--copy-textures", "-o", copied);
+    cli_expect_code(&r, 0);
+    cli_result_free(&r);
+    snprintf(p, sizeof p, "%s/bear_plush.pmx", copied);
+    baked = read_model(p);
+    assert_string_equal(baked->textures[0].s, "tex\\a.png");
+    assert_string_equal(baked->textures[1].s, "tex/b.bmp");
+    for (size_t i = 0; i < 2; i++)
+        assert_true(resolves(copied, &baked->textures[i]));
+    plush_pmx_free(baked);
+    snprintf(p, sizeof p, "%s/tex/a.png", copied);
+    size_t len = 0;
+    char *bytes = cli_read_all(p, &len);
+    assert_int_equal(len, 3);
+    assert_memory_equal(bytes, "png", 3);
+    free(bytes);
+    CLI_RUN(&r, "run", model, "--copy-textures=yes", "-o", copied);
+    cli_expect_code(&r, 2);
+    cli_result_free(&r);
+}
+
 static void test_bones_mode_on_alicia(void **state)
 {
     (void)state;
@@ -512,6 +601,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_bake_replays_as_the_proxy_run, setup, teardown),
         cmocka_unit_test_setup_teardown(test_deterministic, setup, teardown),
         cmocka_unit_test_setup_teardown(test_frames_and_cage, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_bake_textures, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bones_mode_on_alicia, setup, teardown),
         cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
         cmocka_unit_test_setup_teardown(test_missing_motion, setup, teardown),

@@ -33,4 +33,17 @@ bool *plush__bake_soft_materials(const plush_pmx_model *m, plush_arena *arena);
 plush_status plush__bake_keep_vertices(const plush_pmx_model *m, const bool *soft_material, plush_arena *arena,
                                        int32_t **map, size_t *kept, plush_diag *diag);
 
+/* The bake's texture copies (bake_textures.c): planned while the model's paths are rewritten, made once
+ * the files are known to build. */
+typedef struct plush__bake_copies plush__bake_copies;
+/* Rewrites o's texture paths (new strings in o's arena) for a PMX written to pmx_path, per options (NULL
+ * or no model_file: nothing changes); missing textures are warnings. *copies: the copies to make (NULL
+ * when none; plush__bake_copies_free). */
+plush_status plush__bake_textures(plush_pmx_model *o, const char *pmx_path,
+                                  const plush_scene_bake_write_options *options, plush__bake_copies **copies,
+                                  plush_diag *diag);
+/* Makes the copies (folders below the bake's folder as needed, each file written atomically). */
+plush_status plush__bake_copy_textures(const plush__bake_copies *copies, const char *pmx_path, plush_diag *diag);
+void plush__bake_copies_free(plush__bake_copies *copies);
+
 #endif
