@@ -204,8 +204,8 @@ static plush_status add_copy(plush__bake_copies *c, char *from, char *to, char *
 }
 
 /* Copy mode: where texture `sub` (normalized, relative to the model's folder) goes beside the bake: the
- * same sub-path, or its file name alone when the path leaves the model's folder. NULL when another
- * texture already goes there from a different file (the caller points at this one instead). */
+ * same sub-path, or its file name alone when the path leaves the model's folder (malloc'd). *taken: a
+ * different file already goes there (the caller then points at this one where it is). */
 static char *copy_place(const texture_ctx *c, const char *sub, const char *from_abs, bool *taken)
 {
     const char *name = strrchr(sub, '/');
