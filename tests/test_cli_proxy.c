@@ -377,13 +377,27 @@ static void test_committed_alicia_hair_cage(void **state)
     CLI_RUN(&r, "run", soft, "--motion", SHARED_MMD "/mmd_base/サンプルモーション_0046.vmd", "--frames", "5",
             "--materials", "hair", "-o", out_dir);
     cli_expect_code(&r, 0);
+    /* Alicia's textures are not in the shared folder: warnings, and the run goes on */
+    for (const char *line = r.err; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL)
+        assert_memory_equal(line, "plush: warning: ", 16);
+    assert_true(r.err_len > 0);
     cli_result_free(&r);
 
     snprintf(baked, sizeof baked, "%s/alicia_hair_soft_plush.pmx", out_dir);
-    plush_pmx_model *m = NULL;
+    plush_pmx_model *m = NULL, *src = NULL;
     plush_diag_reset(&d);
     assert_int_equal(plush_pmx_read_file(baked, NULL, &m, &d), PLUSH_OK);
     assert_int_equal(m->soft_body_count, 0); /* the bake: the soft bodies became bones */
+    /* the textures are named from OUTDIR, one folder below the attached model: where the model has them */
+    assert_int_equal(plush_pmx_read_file(soft, NULL, &src, &d), PLUSH_OK);
+    assert_int_equal(m->texture_count, src->texture_count);
+    assert_true(m->texture_count > 0);
+    for (size_t i = 0; i < m->texture_count; i++) {
+        char want[300];
+        snprintf(want, sizeof want, "../%s", src->textures[i].s);
+        assert_string_equal(m->textures[i].s, want);
+    }
+    plush_pmx_free(src);
     plush_pmx_free(m);
 }
 

@@ -106,10 +106,12 @@ static void test_bake_replays_as_the_proxy_run(void **state)
     size_t na = 0, nb = 0;
     float(*a)[3] = obj_positions(frame, &na), (*b)[3] = obj_positions(posed, &nb);
     assert_int_equal(nb, baked_vertices);
-    assert_true(na > nb); /* the run's mesh still has the cage's vertices, after the bear's own */
+    assert_int_equal(na, nb); /* the run's frame has the baked PMX's vertices: the cage's are left out */
+    assert_int_equal(na, 59929);
     double worst = 0, moved = 0;
     plush_pmx_model *bear = NULL;
     assert_int_equal(plush_pmx_read_file(BEAR, NULL, &bear, &d), PLUSH_OK);
+    assert_int_equal(bear->vertex_count, 60431); /* the bear's 59,929 and the cage's 502 after them */
     for (size_t i = 0; i < nb; i++)
         for (int k = 0; k < 3; k++) {
             worst = fmax(worst, fabs((double)a[i][k] - b[i][k]));
@@ -160,6 +162,136 @@ static void test_deterministic(void **state)
     }
     static const char *const names[] = {"plush_bear_plush.pmx", "plush_bear_plush.vmd", "frames/frame_00060.ply"};
     expect_same_outputs(o1, o2, names, sizeof names / sizeof *names);
+}
+
+/* "element NAME N" of a PLY header. */
+static unsigned long ply_count(const char *path, const char *element)
+{
+    size_t len = 0;
+    char *text = cli_read_all(path, &len);
+    if (!text)
+        fail_msg("missing: %s", path);
+    char key[64];
+    snprintf(key, sizeof key, "element %s ", element);
+    const char *at = strstr(text, key), *end = strstr(text, "end_header");
+    assert_true(at && end && at < end);
+    unsigned long n = strtoul(at + strlen(key), NULL, 10);
+    free(text);
+    return n;
+}
+
+/* The bear's frames have its 59,929 vertices (the baked PMX's); the cage's 502 nodes go to their own files. */
+static void test_frames_and_cage(void **state)
+{
+    (void)state;
+    char out[512], p[600];
+    cli_tmp_path(out, sizeof out, "cage");
+    cli_result r;
+    CLI_RUN(&r, "run", BEAR, "--motion", BEAR_VMD, "--frames", "3", "--every", "2", "--export", "ply,cage", "-o", out);
+    cli_expect_code(&r, 0);
+    cli_result_free(&r);
+    snprintf(p, sizeof p, "%s/frames/frame_00002.ply", out);
+    assert_int_equal(ply_count(p, "vertex"), 59929);
+    snprintf(p, sizeof p, "%s/frames/cage_00002.ply", out);
+    assert_int_equal(ply_count(p, "vertex"), 502);
+    assert_int_equal(ply_count(p, "face"), 1000);
+    snprintf(p, sizeof p, "%s/frames/cage_00000.ply", out);
+    assert_true(cli_exists(p));
+    snprintf(p, sizeof p, "%s/frames/cage_00001.ply", out);
+    assert_false(cli_exists(p)); /* --every 2 */
+    /* the cage is the proxy's: no cage in bones mode */
+    CLI_RUN(&r, "run", BEAR, "--mode", "bones", "--export", "ply,cage", "-o", out);
+    cli_expect_code(&r, 2);
+    cli_result_free(&r);
+}
+
+/* The texture path of a baked PMX, read from OUTDIR as MMD reads it ('\' as '/'), names an existing file. */
+static bool resolves(const char *dir, const plush_str *texture)
+{
+    char path[2048];
+    snprintf(path, sizeof path, "%s/%s", dir, texture->s);
+    for (char *c = path; *c; c++)
+        if (*c == '\\')
+            *c = '/';
+    return cli_exists(path);
+}
+
+static plush_pmx_model *read_model(const char *path)
+{
+    plush_diag d = {0};
+    plush_diag_reset(&d);
+    plush_pmx_model *m = NULL;
+    assert_int_equal(plush_pmx_read_file(path, NULL, &m, &d), PLUSH_OK);
+    return m;
+}
+
+/* A model whose textures sit in a folder next to it, baked into an OUTDIR elsewhere (another depth): every
+ * texture resolves from OUTDIR; with --copy-textures the copies sit under OUTDIR. */
+static void test_bake_textures(void **state)
+{
+    (void)state;
+    char dir[512], model[600], out[600], copied[600], p[800];
+    cli_tmp_path(dir, sizeof dir, "models");
+    assert_int_equal(mkdir(dir, 0777), 0);
+    snprintf(p, sizeof p, "%s/tex", dir);
+    assert_int_equal(mkdir(p, 0777), 0);
+    snprintf(p, sizeof p, "%s/tex/a.png", dir);
+    cli_write_all(p, "png", 3);
+    snprintf(p, sizeof p, "%s/tex/b.bmp", dir);
+    cli_write_all(p, "bmp", 3);
+    snprintf(model, sizeof model, "%s/bear.pmx", dir);
+    plush_pmx_model *m = read_model(BEAR);
+    plush_str textures[2] = {{.s = "tex\\a.png", .len = 9}, {.s = "tex/b.bmp", .len = 9}};
+    m->texture_count = 2;
+    m->textures = textures;
+    m->materials[0].texture = 0;
+    m->materials[1].texture = 1;
+    plush_diag d = {0};
+    plush_diag_reset(&d);
+    assert_int_equal(plush_pmx_write_file(m, NULL, model, &d), PLUSH_OK);
+    m->texture_count = 0, m->textures = NULL;
+    plush_pmx_free(m);
+
+    cli_tmp_path(out, sizeof out, "runs/today/bear");
+    cli_tmp_path(p, sizeof p, "runs");
+    assert_int_equal(mkdir(p, 0777), 0);
+    cli_tmp_path(p, sizeof p, "runs/today");
+    assert_int_equal(mkdir(p, 0777), 0);
+    cli_result r;
+    CLI_RUN(&r, "run", model, "--frames", "2", "-o", out);
+    cli_expect_code(&r, 0);
+    assert_int_equal(r.err_len, 0); /* every texture found */
+    cli_result_free(&r);
+    snprintf(p, sizeof p, "%s/bear_plush.pmx", out);
+    plush_pmx_model *baked = read_model(p);
+    assert_int_equal(baked->texture_count, 2);
+    for (size_t i = 0; i < 2; i++)
+        if (!resolves(out, &baked->textures[i]))
+            fail_msg("texture %zu '%s' is not there from %s", i, baked->textures[i].s, out);
+    assert_non_null(strchr(baked->textures[0].s, '\\')); /* Windows-style stays Windows-style */
+    plush_pmx_free(baked);
+
+    /* --copy-textures: OUTDIR/tex/a.png and b.bmp, named so */
+    cli_tmp_path(copied, sizeof copied, "copied");
+    CLI_RUN(&r, "run", model, "--frames", "2", "--copy-textures", "-o", copied);
+    cli_expect_code(&r, 0);
+    cli_result_free(&r);
+    snprintf(p, sizeof p, "%s/bear_plush.pmx", copied);
+    baked = read_model(p);
+    assert_string_equal(baked->textures[0].s, "tex\\a.png");
+    assert_string_equal(baked->textures[1].s, "tex/b.bmp");
+    for (size_t i = 0; i < 2; i++)
+        assert_true(resolves(copied, &baked->textures[i]));
+    plush_pmx_free(baked);
+    snprintf(p, sizeof p, "%s/tex/a.png", copied);
+    size_t len = 0;
+    char *bytes = cli_read_all(p, &len);
+    assert_int_equal(len, 3);
+    assert_memory_equal(bytes, "png", 3);
+    free(bytes);
+    CLI_RUN(&r, "run", model, "--copy-textures=yes", "-o", copied);
+    cli_expect_code(&r, 2);
+    cli_result_free(&r);
 }
 
 static void test_bones_mode_on_alicia(void **state)
@@ -468,6 +600,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_bake_replays_as_the_proxy_run, setup, teardown),
         cmocka_unit_test_setup_teardown(test_deterministic, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_frames_and_cage, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_bake_textures, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bones_mode_on_alicia, setup, teardown),
         cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
         cmocka_unit_test_setup_teardown(test_missing_motion, setup, teardown),

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 enum { SPHERE_VERTICES = 9 * 13, CAGE_VERTICES = 60, EYE_VERTICES = 24, CAGE_TRIANGLES = 20, BONES = 2 };
 
@@ -282,6 +283,162 @@ static void test_write_files_with_motion(void **state)
     plush_pmx_free(m);
 }
 
+/* ---- textures: named from the bake's folder, or copied there ---------------------------------------- */
+
+/* A file whose bytes are its own name, so that a path found later can be told apart. */
+static void tex_file(const char *path)
+{
+    cli_write_all(path, path, strlen(path));
+}
+
+/* The texture path read from dir, '\' as '/' (as MMD reads it), names the file made as `want`. */
+static void expect_resolves(const char *dir, const plush_str *texture, const char *want)
+{
+    char path[2048];
+    if (texture->s[0] == '/')
+        snprintf(path, sizeof path, "%s", texture->s); /* an absolute path names its file from anywhere */
+    else
+        snprintf(path, sizeof path, "%s/%s", dir, texture->s);
+    for (char *c = path; *c; c++)
+        if (*c == '\\')
+            *c = '/';
+    size_t len = 0;
+    char *got = cli_read_all(path, &len);
+    if (!got)
+        fail_msg("texture '%s' does not resolve from %s", texture->s, dir);
+    assert_int_equal(len, strlen(want));
+    assert_memory_equal(got, want, len);
+    free(got);
+}
+
+static plush_pmx_model *baked_with(const fx *f, const char *dir, const plush_scene_bake_write_options *opt,
+                                   plush_diag *d)
+{
+    char pmx[700], vmd[700];
+    snprintf(pmx, sizeof pmx, "%s/toy_plush.pmx", dir);
+    snprintf(vmd, sizeof vmd, "%s/toy_plush.vmd", dir);
+    pmx_fx_ok(plush_scene_bake_write_with(f->bake, pmx, vmd, opt, d), d);
+    plush_pmx_model *o = NULL;
+    plush_diag rd = pmx_fx_diag();
+    pmx_fx_ok(plush_pmx_read_file(pmx, NULL, &o, &rd), &rd);
+    return o;
+}
+
+static void test_textures(void **state)
+{
+    fx *f = *state;
+    assert_int_equal(cli_tmp_setup("bake_tex"), 0);
+    char models[400], model_dir[500], model[600], out[400], copy[400], p[800];
+    char a[700], b[700], c[700], e[700], abs_tex[700];
+    cli_tmp_path(models, sizeof models, "models");
+    snprintf(model_dir, sizeof model_dir, "%s/deep", models);
+    snprintf(model, sizeof model, "%s/toy.pmx", model_dir); /* only its folder needs to exist */
+    cli_tmp_path(out, sizeof out, "out");
+    cli_tmp_path(copy, sizeof copy, "copy");
+    assert_int_equal(mkdir(models, 0777) | mkdir(model_dir, 0777) | mkdir(out, 0777) | mkdir(copy, 0777), 0);
+    const char *below[] = {"deep/tex", "deep/sub", "deep/sub/deep", "shared"};
+    for (int i = 0; i < 4; i++) {
+        snprintf(p, sizeof p, "%s/%s", models, below[i]);
+        assert_int_equal(mkdir(p, 0777), 0);
+    }
+    snprintf(p, sizeof p, "%s/a", out);
+    assert_int_equal(mkdir(p, 0777), 0);
+    snprintf(p, sizeof p, "%s/a/b", out);
+    assert_int_equal(mkdir(p, 0777), 0);
+    snprintf(a, sizeof a, "%s/tex/a.png", model_dir);
+    snprintf(b, sizeof b, "%s/tex/b.bmp", model_dir);
+    snprintf(c, sizeof c, "%s/shared/c.tga", models);
+    snprintf(e, sizeof e, "%s/sub/e.png", model_dir);
+    cli_tmp_path(abs_tex, sizeof abs_tex, "abs.png");
+    tex_file(a), tex_file(b), tex_file(c), tex_file(e), tex_file(abs_tex);
+
+    /* the source model's textures, as MMD models name them */
+    const char *stored[] = {"tex\\a.png", "tex/b.bmp", "..\\shared\\c.tga", "missing.png", "", "C:\\x\\d.png",
+                            abs_tex, "sub/./deep/../e.png"};
+    enum { N = sizeof stored / sizeof *stored };
+    plush_str textures[N];
+    for (int i = 0; i < N; i++)
+        textures[i] = (plush_str){.s = stored[i], .len = (uint32_t)strlen(stored[i])};
+    f->model->texture_count = N;
+    f->model->textures = textures;
+
+    /* named from OUTDIR, three folders below the models' common folder */
+    snprintf(p, sizeof p, "%s/a/b", out);
+    plush_diag d = pmx_fx_diag();
+    plush_pmx_model *o = baked_with(f, p, &(plush_scene_bake_write_options){.model_file = model}, &d);
+    assert_int_equal(d.warning_count, 2); /* missing.png, the drive path */
+    assert_int_equal(o->texture_count, N);
+    expect_resolves(p, &o->textures[0], a);
+    expect_resolves(p, &o->textures[1], b);
+    expect_resolves(p, &o->textures[2], c);
+    expect_resolves(p, &o->textures[6], abs_tex);
+    expect_resolves(p, &o->textures[7], e);
+    assert_non_null(strchr(o->textures[0].s, '\\')); /* each keeps its separator */
+    assert_null(strchr(o->textures[0].s, '/'));
+    assert_null(strchr(o->textures[1].s, '\\'));
+    assert_string_equal(o->textures[2].s, "..\\..\\..\\models\\shared\\c.tga");
+    assert_string_equal(o->textures[3].s, "../../../models/deep/missing.png"); /* where the model expects it */
+    assert_string_equal(o->textures[4].s, "");
+    assert_string_equal(o->textures[5].s, stored[5]);
+    assert_string_equal(o->textures[6].s, abs_tex);
+    plush_pmx_free(o);
+
+    /* copied beside the bake, under the same sub-path (a path leaving the model's folder: the name alone) */
+    d = pmx_fx_diag();
+    o = baked_with(f, copy, &(plush_scene_bake_write_options){.model_file = model, .copy_textures = true}, &d);
+    assert_int_equal(d.warning_count, 2);
+    assert_string_equal(o->textures[0].s, "tex\\a.png");
+    assert_string_equal(o->textures[1].s, "tex/b.bmp");
+    assert_string_equal(o->textures[2].s, "c.tga");
+    assert_string_equal(o->textures[3].s, "missing.png");
+    assert_string_equal(o->textures[6].s, "abs.png");
+    assert_string_equal(o->textures[7].s, "sub/e.png");
+    const int copied[] = {0, 1, 2, 6, 7};
+    const char *want[] = {a, b, c, abs_tex, e};
+    for (int i = 0; i < 5; i++)
+        expect_resolves(copy, &o->textures[copied[i]], want[i]);
+    snprintf(p, sizeof p, "%s/missing.png", copy);
+    assert_false(cli_exists(p));
+    plush_pmx_free(o);
+
+    /* a bake beside the model copies nothing onto itself and names the textures as they were */
+    d = pmx_fx_diag();
+    o = baked_with(f, model_dir, &(plush_scene_bake_write_options){.model_file = model, .copy_textures = true}, &d);
+    assert_string_equal(o->textures[0].s, "tex\\a.png");
+    expect_resolves(model_dir, &o->textures[0], a);
+    plush_pmx_free(o);
+
+    /* without options the paths stay as stored */
+    d = pmx_fx_diag();
+    o = baked_with(f, out, NULL, &d);
+    assert_int_equal(d.warning_count, 0);
+    for (int i = 0; i < N; i++)
+        assert_string_equal(o->textures[i].s, stored[i]);
+    plush_pmx_free(o);
+
+    /* a copy that cannot be made (its folder's name taken by a file) fails the write, leaving no bake */
+    char blocked[400];
+    cli_tmp_path(blocked, sizeof blocked, "blocked");
+    assert_int_equal(mkdir(blocked, 0777), 0);
+    snprintf(p, sizeof p, "%s/tex", blocked);
+    cli_write_all(p, "x", 1);
+    char pmx[700], vmd[700];
+    snprintf(pmx, sizeof pmx, "%s/toy_plush.pmx", blocked);
+    snprintf(vmd, sizeof vmd, "%s/toy_plush.vmd", blocked);
+    d = pmx_fx_diag();
+    assert_int_equal(plush_scene_bake_write_with(f->bake, pmx, vmd,
+                                                 &(plush_scene_bake_write_options){.model_file = model,
+                                                                                    .copy_textures = true},
+                                                 &d),
+                     PLUSH_E_IO);
+    assert_false(cli_exists(pmx));
+    assert_false(cli_exists(vmd));
+
+    f->model->texture_count = 0;
+    f->model->textures = NULL;
+    cli_tmp_teardown();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -289,6 +446,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_motion_keys, setup, teardown),
         cmocka_unit_test_setup_teardown(test_replay_matches_proxy_skinning, setup, teardown),
         cmocka_unit_test(test_write_files_with_motion),
+        cmocka_unit_test_setup_teardown(test_textures, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

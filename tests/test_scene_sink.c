@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* ---- a sink of the test's own: it records the calls ------------------------------------------ */
 
@@ -63,7 +64,7 @@ static void test_registry(void **state)
     (void)state;
     size_t n = 0;
     const plush_scene_export *const *all = plush_scene_exports(&n);
-    assert_int_equal(n, 5);
+    assert_int_equal(n, 6);
     for (size_t i = 0; i < n; i++) {
         assert_ptr_equal(plush_scene_export_find(all[i]->name, strlen(all[i]->name)), all[i]);
         assert_non_null(all[i]->create);
@@ -177,6 +178,111 @@ static void test_real_exports(void **state)
     plush_pmx_free(m);
 }
 
+/* A binary little-endian PLY as plush writes it: its vertices' positions (malloc'd) and counts. */
+static float (*ply_positions(const char *path, size_t *vertices, size_t *faces))[3]
+{
+    size_t len = 0;
+    char *text = cli_read_all(path, &len);
+    assert_non_null(text);
+    char *end = strstr(text, "end_header\n");
+    assert_non_null(end);
+    unsigned long nv = 0, nf = 0;
+    const char *at = strstr(text, "element vertex ");
+    assert_non_null(at);
+    nv = strtoul(at + 15, NULL, 10);
+    at = strstr(text, "element face ");
+    assert_non_null(at);
+    nf = strtoul(at + 13, NULL, 10);
+    size_t stride = strstr(text, "property float nx") && strstr(text, "property float nx") < end ? 24 : 12;
+    const char *data = end + sizeof "end_header\n" - 1;
+    assert_true((size_t)(data - text) + nv * stride <= len);
+    float(*p)[3] = malloc((nv ? nv : 1) * sizeof *p);
+    assert_non_null(p);
+    for (size_t v = 0; v < nv; v++)
+        memcpy(p[v], data + v * stride, sizeof *p); /* the test machines are little-endian */
+    free(text);
+    *vertices = nv;
+    *faces = nf;
+    return p;
+}
+
+/* Mesh frames hold the baked PMX's vertices (the cage's left out, the rest in order) at the run's positions;
+ * the cage goes to cage_NNNNN.ply with the proxy's nodes and triangles. */
+static void test_mesh_frames_leave_the_cage_out(void **state)
+{
+    (void)state;
+    plush_pmx_model *m = mesh_fx_plush();
+    plush_vmd_motion *v = scene_fx_sway();
+    plush_diag d = pmx_fx_diag();
+    plush_scene *sc = NULL;
+    pmx_fx_ok(plush_scene_create(&(plush_scene_desc){.model = m, .motion = v}, &sc, &d), &d);
+    char dir[600], path[700];
+    cli_tmp_path(dir, sizeof dir, "clean");
+    assert_int_equal(mkdir(dir, 0777), 0);
+    plush_scene_output out = {.dir = dir, .stem = "toy", .every = 8};
+    const char *names[] = {"ply", "cage", "pmx+vmd"};
+    plush_scene_sink *sinks[3] = {0};
+    for (int i = 0; i < 3; i++)
+        pmx_fx_ok(plush_scene_sink_create(plush_scene_export_find(names[i], strlen(names[i])), sc, &out, &sinks[i], &d),
+                  &d);
+    pmx_fx_ok(plush_scene_run(sc, &(plush_scene_run_options){.frames = 17, .sinks = sinks, .sink_count = 3}, NULL, &d),
+              &d);
+
+    /* the kept vertices, as the bake keeps them: all but those only soft-body materials draw */
+    bool *soft = calloc(m->material_count, 1);
+    uint8_t *use = calloc(m->vertex_count, 1);
+    for (size_t s = 0; s < m->soft_body_count; s++)
+        soft[m->soft_bodies[s].material] = true;
+    size_t first = 0;
+    for (size_t mat = 0; mat < m->material_count; mat++) {
+        for (size_t i = first; i < first + (size_t)m->materials[mat].index_count; i++)
+            use[m->indices[i]] |= soft[mat] ? 2 : 1;
+        first += (size_t)m->materials[mat].index_count;
+    }
+    size_t kept = 0;
+    for (size_t i = 0; i < m->vertex_count; i++)
+        kept += use[i] != 2;
+    assert_true(kept < m->vertex_count); /* the fixture has a cage */
+
+    snprintf(path, sizeof path, "%s/toy_plush.pmx", dir);
+    plush_pmx_model *baked = NULL;
+    pmx_fx_ok(plush_pmx_read_file(path, NULL, &baked, &d), &d);
+    assert_int_equal(baked->vertex_count, kept);
+
+    size_t nv = 0, nf = 0;
+    snprintf(path, sizeof path, "%s/frames/frame_00016.ply", dir);
+    float(*got)[3] = ply_positions(path, &nv, &nf);
+    assert_int_equal(nv, kept);
+    const float(*pos)[3] = plush_scene_positions(sc); /* frame 16, the run's last */
+    for (size_t i = 0, k = 0; i < m->vertex_count; i++)
+        if (use[i] != 2) {
+            assert_memory_equal(got[k], pos[i], sizeof *got);
+            k++;
+        }
+    free(got);
+
+    const plush_scene_binding *b = plush_scene_get_binding(sc);
+    snprintf(path, sizeof path, "%s/frames/cage_00016.ply", dir);
+    got = ply_positions(path, &nv, &nf);
+    assert_int_equal(nv, b->proxy.node_count);
+    assert_int_equal(nf, b->proxy.triangle_count);
+    assert_memory_equal(got, plush_scene_proxy_nodes(sc), nv * sizeof *got);
+    free(got);
+    snprintf(path, sizeof path, "%s/frames/cage_00008.ply", dir);
+    assert_true(cli_exists(path));
+    snprintf(path, sizeof path, "%s/frames/cage_00004.ply", dir);
+    assert_false(cli_exists(path)); /* every 8 */
+
+    free(soft);
+    free(use);
+    plush_pmx_free(baked);
+    for (int i = 0; i < 3; i++)
+        plush_scene_sink_destroy(sinks[i]);
+    plush_scene_destroy(sc);
+    plush_vmd_free(v);
+    plush_pmx_free(m);
+}
+
 static void test_proxy_exports_need_proxy_mode(void **state)
 {
     (void)state;
@@ -187,6 +293,9 @@ static void test_proxy_exports_need_proxy_mode(void **state)
     plush_scene_output out = {.dir = cli_tmp_dir(), .stem = "toy"};
     plush_scene_sink *sink = NULL;
     assert_int_equal(plush_scene_sink_create(plush_scene_export_find("pmx+vmd", 7), sc, &out, &sink, &d),
+                     PLUSH_E_ARGUMENT);
+    assert_null(sink);
+    assert_int_equal(plush_scene_sink_create(plush_scene_export_find("cage", 4), sc, &out, &sink, &d),
                      PLUSH_E_ARGUMENT);
     assert_null(sink);
     plush_scene_destroy(sc);
@@ -267,6 +376,7 @@ int main(void)
         cmocka_unit_test(test_calls_in_order),
         cmocka_unit_test(test_failing_sink_stops_the_run),
         cmocka_unit_test(test_real_exports),
+        cmocka_unit_test(test_mesh_frames_leave_the_cage_out),
         cmocka_unit_test(test_proxy_exports_need_proxy_mode),
         cmocka_unit_test(test_resolved_defaults),
         cmocka_unit_test(test_seek_equals_stepping),

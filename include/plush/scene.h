@@ -114,9 +114,29 @@ plush_status plush_scene_bake_add_frame(plush_scene_bake *bake, uint32_t frame, 
 plush_status plush_scene_bake_model(const plush_scene_bake *bake, plush_pmx_model **out, plush_diag *diag);
 /* The baked motion alone (owned by the caller, plush_vmd_free). */
 plush_status plush_scene_bake_motion(const plush_scene_bake *bake, plush_vmd_motion **out, plush_diag *diag);
-/* Both files, each written atomically; on failure neither is left half-written. */
+/* Both files, each written atomically; on failure neither is left half-written. The texture paths stay as
+ * the source model stores them: plush_scene_bake_write_with names them from the bake's folder. */
 plush_status plush_scene_bake_write(const plush_scene_bake *bake, const char *pmx_path, const char *vmd_path,
                                     plush_diag *diag);
+
+/* Where the baked PMX's textures point. Zero fields: the paths as the source model stores them. */
+typedef struct plush_scene_bake_write_options {
+    /* The source model's path: its textures are named relative to its folder ('\' and '/' both separate,
+     * ".." is taken lexically, as MMD on Windows does). Set, each path is rewritten to name the same file
+     * from the baked PMX's folder, with the separator the original used ("../models/bear/tex\fur.png");
+     * a texture that is not there is a warning (section "texture", its index) and is rewritten all the
+     * same; an absolute path stays, a Windows drive path stays with a warning. */
+    const char *model_file;
+    /* With model_file: copy each texture into the baked PMX's folder under the same sub-path
+     * (OUTDIR/tex/fur.png for "tex\fur.png"; a path that leaves the model's folder keeps its file name
+     * alone) and name the copy. The copies are made (atomically, folders as needed) before the PMX and
+     * VMD are written; a copy that fails fails the write. */
+    bool copy_textures;
+} plush_scene_bake_write_options;
+
+/* plush_scene_bake_write with the textures named per options (NULL: as plush_scene_bake_write). */
+plush_status plush_scene_bake_write_with(const plush_scene_bake *bake, const char *pmx_path, const char *vmd_path,
+                                         const plush_scene_bake_write_options *options, plush_diag *diag);
 void plush_scene_bake_destroy(plush_scene_bake *bake);
 
 /* ---- the pipeline: one model instance stepped frame by frame (DESIGN.md, "One frame") ----------------

@@ -110,6 +110,7 @@ typedef struct cli_run_job {
     float fps, physics_hz;
     plush_scene_mode mode;
     bool seed, stretch;
+    bool copy_textures;       /* --copy-textures: the bake's textures copied into OUTDIR */
     const char *exports;      /* --export's list of registry names; NULL: plush_scene_default_exports */
     uint32_t every;
     bool ground;

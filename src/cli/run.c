@@ -15,7 +15,7 @@
 static const char run_usage[] =
     "usage: plush run MODEL.pmx -o OUTDIR [--motion M.vmd] [--frames N] [--fps 30] [--physics-hz 60]\n"
     "                 [--mode proxy|direct|bones] [--seed] [--stretch] [--im2 OVERRIDES.im2] [--materials NAME,...]\n"
-    "                 [--export pmx+vmd,obj,ply,im2] [--every K] [--ground Y]\n";
+    "                 [--export pmx+vmd,gltf,obj,ply,cage,im2,preview] [--every K] [--ground Y] [--copy-textures]\n";
 
 static const char run_help[] =
     "\n"
@@ -43,6 +43,8 @@ static const char run_help[] =
     "                              e.g. --materials hair for a cage made with plush proxy --materials hair\n"
     "  --export LIST               comma-separated, default pmx+vmd (modes bones and direct: ply); below\n"
     "  --every K                   mesh exports every K-th frame only (default 1)\n"
+    "  --copy-textures             copy the model's textures into OUTDIR (same sub-folders) and name the\n"
+    "                              copies in the baked PMX (default: it names them where they are)\n"
     "  --ground Y                  a static ground whose top is at height Y (default: none)\n"
     "  -h, --help                  this text\n"
     "\n"
@@ -85,7 +87,10 @@ static void print_exports(void)
 
 static int run_option(cli_args *args, const char *name, const char *inline_value, cli_run_job *job)
 {
-    bool *flag = strcmp(name, "--seed") == 0 ? &job->seed : strcmp(name, "--stretch") == 0 ? &job->stretch : NULL;
+    bool *flag = strcmp(name, "--seed") == 0            ? &job->seed
+                 : strcmp(name, "--stretch") == 0       ? &job->stretch
+                 : strcmp(name, "--copy-textures") == 0 ? &job->copy_textures
+                                                        : NULL;
     if (flag) {
         if (inline_value)
             return cli_usage_error(run_usage, "option '%s' takes no value", name);
@@ -235,7 +240,7 @@ static bool read_inputs(run_state *s, plush_diag *model_diag)
 static plush_status make_sinks(run_state *s, const char *list, plush_diag *diag)
 {
     plush_scene_output out = {.dir = s->job->out_dir, .stem = s->stem, .every = s->job->every,
-                              .model_file = s->job->model};
+                              .model_file = s->job->model, .copy_textures = s->job->copy_textures};
     for (const char *p = list; *p;) {
         size_t n = strcspn(p, ",");
         const plush_scene_export *e = plush_scene_export_find(p, n);

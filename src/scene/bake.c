@@ -186,10 +186,21 @@ plush_status plush_scene_bake_motion(const plush_scene_bake *b, plush_vmd_motion
 plush_status plush_scene_bake_write(const plush_scene_bake *b, const char *pmx_path, const char *vmd_path,
                                     plush_diag *diag)
 {
+    return plush_scene_bake_write_with(b, pmx_path, vmd_path, NULL, diag);
+}
+
+plush_status plush_scene_bake_write_with(const plush_scene_bake *b, const char *pmx_path, const char *vmd_path,
+                                         const plush_scene_bake_write_options *options, plush_diag *diag)
+{
     plush_pmx_model *model = NULL;
     plush_vmd_motion *motion = NULL;
+    plush__bake_copies *copies = NULL;
     plush_buf pmx = {0}, vmd = {0};
+    if (!b || !pmx_path || !vmd_path)
+        return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, NULL, -1, "no bake or no file names");
     plush_status st = plush_scene_bake_model(b, &model, diag);
+    if (st == PLUSH_OK)
+        st = plush__bake_textures(model, pmx_path, options, &copies, diag);
     if (st == PLUSH_OK)
         st = plush_scene_bake_motion(b, &motion, diag);
     /* Both files are built in memory first, so a failure leaves neither behind. */
@@ -201,6 +212,12 @@ plush_status plush_scene_bake_write(const plush_scene_bake *b, const char *pmx_p
     /* Both files or neither: the model goes to a side name first and takes its place only once the
      * motion is written, so a failure leaves whatever was there before. */
     const char *file = diag ? diag->file : NULL;
+    if (st == PLUSH_OK) {
+        /* the textures first: a bake whose copies failed is not written */
+        if (diag)
+            diag->file = pmx_path;
+        st = plush__bake_copy_textures(copies, pmx_path, diag);
+    }
     size_t n = strlen(pmx_path) + sizeof ".bake-tmp";
     char *side = malloc(n);
     if (st == PLUSH_OK && !side)
@@ -230,6 +247,7 @@ plush_status plush_scene_bake_write(const plush_scene_bake *b, const char *pmx_p
     plush_buf_free(&vmd);
     plush_pmx_free(model);
     plush_vmd_free(motion);
+    plush__bake_copies_free(copies);
     return st;
 }
 

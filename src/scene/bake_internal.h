@@ -1,5 +1,6 @@
 /* Private to src/scene: the bake's recorded frames, shared by bake.c (frames, motion, files) and
- * bake_model.c (the re-weighted model). */
+ * bake_model.c (the re-weighted model); which vertices the bake keeps, shared with the mesh exports
+ * (sink_mesh.c) so that a PLY/OBJ frame has the baked PMX's vertices in its order. */
 #ifndef PLUSH_SCENE_BAKE_INTERNAL_H
 #define PLUSH_SCENE_BAKE_INTERNAL_H
 
@@ -21,5 +22,28 @@ struct plush_scene_bake {
 
 /* "pb0001" for triangle 0: short ASCII that fits VMD's 15-byte bone names. */
 void plush__bake_pseudo_name(size_t triangle, char name[16]);
+
+/* Per material: a soft body owns it (the materials the model's soft bodies name; out-of-range ones are
+ * ignored): the proxy's soft_material for a model that has a proxy. In arena; NULL when out of memory. */
+bool *plush__bake_soft_materials(const plush_pmx_model *m, plush_arena *arena);
+
+/* The vertices the bake keeps, in source order: every vertex a material no soft body owns draws, and
+ * vertices no material draws (harmless, and a model may use them for morph tricks); a vertex only
+ * soft-body materials draw goes. map[v] is v's index among the kept, -1 when it goes. In arena. */
+plush_status plush__bake_keep_vertices(const plush_pmx_model *m, const bool *soft_material, plush_arena *arena,
+                                       int32_t **map, size_t *kept, plush_diag *diag);
+
+/* The bake's texture copies (bake_textures.c): planned while the model's paths are rewritten, made once
+ * the files are known to build. */
+typedef struct plush__bake_copies plush__bake_copies;
+/* Rewrites o's texture paths (new strings in o's arena) for a PMX written to pmx_path, per options (NULL
+ * or no model_file: nothing changes); missing textures are warnings. *copies: the copies to make (NULL
+ * when none; plush__bake_copies_free). */
+plush_status plush__bake_textures(plush_pmx_model *o, const char *pmx_path,
+                                  const plush_scene_bake_write_options *options, plush__bake_copies **copies,
+                                  plush_diag *diag);
+/* Makes the copies (folders below the bake's folder as needed, each file written atomically). */
+plush_status plush__bake_copy_textures(const plush__bake_copies *copies, const char *pmx_path, plush_diag *diag);
+void plush__bake_copies_free(plush__bake_copies *copies);
 
 #endif

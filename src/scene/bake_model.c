@@ -21,10 +21,19 @@ void plush__bake_pseudo_name(size_t triangle, char name[16])
     snprintf(name, 16, "pb%04u", (unsigned)((triangle + 1) % 1000000000u));
 }
 
-/* Which source vertices stay: every vertex a kept material draws, and vertices no material draws
- * (harmless, and a model may use them for morph tricks); a vertex only soft-body materials draw goes. */
-static plush_status keep_vertices(const plush_pmx_model *m, const bool *soft_material, plush_arena *arena,
-                                  int32_t **out_map, size_t *out_kept, plush_diag *diag)
+bool *plush__bake_soft_materials(const plush_pmx_model *m, plush_arena *arena)
+{
+    bool *soft = plush_arena_array(arena, m->material_count ? m->material_count : 1, sizeof *soft);
+    for (size_t s = 0; soft && s < m->soft_body_count; s++) {
+        int32_t mat = m->soft_bodies[s].material;
+        if (mat >= 0 && (size_t)mat < m->material_count)
+            soft[mat] = true;
+    }
+    return soft;
+}
+
+plush_status plush__bake_keep_vertices(const plush_pmx_model *m, const bool *soft_material, plush_arena *arena,
+                                       int32_t **out_map, size_t *out_kept, plush_diag *diag)
 {
     size_t n = m->vertex_count ? m->vertex_count : 1;
     uint8_t *use = plush_arena_array(arena, n, 1); /* bit 0: a kept material, bit 1: a soft material */
@@ -36,7 +45,8 @@ static plush_status keep_vertices(const plush_pmx_model *m, const bool *soft_mat
         size_t count = (size_t)m->materials[mat].index_count;
         uint8_t bit = soft_material[mat] ? 2 : 1;
         for (size_t i = first; i < first + count && i < m->index_count; i++)
-            use[m->indices[i]] |= bit;
+            if (m->indices[i] < m->vertex_count)
+                use[m->indices[i]] |= bit;
         first += count;
     }
     size_t kept = 0;
@@ -270,7 +280,7 @@ plush_status plush_scene_bake_model(const plush_scene_bake *bake, plush_pmx_mode
     int32_t *vmap = NULL;
     size_t kept = 0;
     int32_t *matmap = plush_arena_array(arena, m->material_count ? m->material_count : 1, sizeof *matmap);
-    plush_status st = matmap ? keep_vertices(m, b->proxy.soft_material, arena, &vmap, &kept, diag)
+    plush_status st = matmap ? plush__bake_keep_vertices(m, b->proxy.soft_material, arena, &vmap, &kept, diag)
                              : plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
     if (st == PLUSH_OK) {
         int32_t next = 0;

@@ -1,14 +1,17 @@
 /* Export "pmx+vmd": the bake (scene.h, plush_scene_bake_*) as a sink -- a key per frame for every
- * pseudo-bone, both files written when the run ends. */
+ * pseudo-bone, both files written when the run ends, the textures named from OUTDIR (or copied there). */
 #include "scene/sink_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 typedef struct bake_sink {
     plush_scene_sink base;
     plush_scene_bake *bake;
     char *pmx, *vmd;
+    char *model_file;         /* NULL: the texture paths stay as stored */
+    bool copy_textures;
     bool stretch;             /* the mesh exports use stretch-aware frames the bake cannot hold */
 } bake_sink;
 
@@ -20,13 +23,26 @@ static plush_status bake_frame(plush_scene_sink *s, const plush_scene *scene, ui
     return st == PLUSH_OK ? st : plush__sink_fail(diag, &local);
 }
 
+/* The writer's warnings (missing textures) into the run's diag. */
+static void forward_warnings(plush_diag *diag, const plush_diag *local)
+{
+    if (!diag)
+        return;
+    uint32_t kept = local->warning_count < PLUSH_DIAG_KEPT_WARNINGS ? local->warning_count : PLUSH_DIAG_KEPT_WARNINGS;
+    for (uint32_t i = 0; i < kept; i++)
+        plush_diag_warn(diag, -1, NULL, -1, "%s", local->warnings[i]);
+    diag->warning_count += local->warning_count - kept;
+}
+
 static plush_status bake_end(plush_scene_sink *s, const plush_scene *scene, plush_diag *diag)
 {
     (void)scene;
     bake_sink *b = (bake_sink *)s;
     plush_diag local = {.file = b->pmx};
-    /* plush_scene_bake_write names the file at fault itself */
-    plush_status st = plush_scene_bake_write(b->bake, b->pmx, b->vmd, &local);
+    plush_scene_bake_write_options opt = {.model_file = b->model_file, .copy_textures = b->copy_textures};
+    /* plush_scene_bake_write_with names the file at fault itself */
+    plush_status st = plush_scene_bake_write_with(b->bake, b->pmx, b->vmd, &opt, &local);
+    forward_warnings(diag, &local);
     return st == PLUSH_OK ? st : plush__sink_fail(diag, &local);
 }
 
@@ -43,6 +59,7 @@ static void bake_destroy(plush_scene_sink *s)
     plush_scene_bake_destroy(b->bake);
     free(b->pmx);
     free(b->vmd);
+    free(b->model_file);
     free(b);
 }
 
@@ -57,8 +74,11 @@ static plush_status bake_create(const plush_scene *scene, const plush_scene_outp
         b->base.ops = &bake_ops;
         b->pmx = plush__sink_path(out, "_plush.pmx");
         b->vmd = plush__sink_path(out, "_plush.vmd");
+        b->copy_textures = out->copy_textures;
+        if (out->model_file)
+            b->model_file = strdup(out->model_file);
     }
-    if (!b || !b->pmx || !b->vmd) {
+    if (!b || !b->pmx || !b->vmd || (out->model_file && !b->model_file)) {
         if (b)
             bake_destroy(&b->base);
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");

@@ -10,6 +10,7 @@
     X(bake)                  \
     X(obj)                   \
     X(ply)                   \
+    X(cage)                  \
     X(im2)                   \
     X(preview)
 

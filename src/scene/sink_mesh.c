@@ -1,5 +1,8 @@
-/* Exports "obj" and "ply": OUTDIR/frames/frame_NNNNN.obj|ply, every vertex's position and normal and the
- * faces of every material but the soft bodies' own, every K-th frame. */
+/* Exports "obj" and "ply": OUTDIR/frames/frame_NNNNN.obj|ply, every K-th frame: the model's vertices as
+ * the baked PMX has them (the vertices only soft-body materials draw -- a cage -- left out, the rest in
+ * order: plush__bake_keep_vertices), their positions and normals, and the faces of every material but the
+ * soft bodies' own, renumbered. The cage has its own export (sink_cage.c). */
+#include "scene/bake_internal.h"
 #include "scene/sink_internal.h"
 #include "plush/obj.h"
 
@@ -13,38 +16,43 @@ typedef struct mesh_sink {
     uint32_t every;
     char *dir;                /* OUTDIR/frames */
     char path[4096];          /* the frame being written: a failure's diag points at it */
-    uint32_t *faces;
+    uint32_t *faces;          /* over the kept vertices */
     size_t face_count;
     const plush_pmx_model *model;
+    int32_t *map;             /* model vertex -> kept vertex, -1 when left out */
+    size_t kept;
+    float (*positions)[3], (*normals)[3];  /* this frame's kept vertices; NULL when every vertex is kept */
+    plush_arena arena;
 } mesh_sink;
 
-/* The faces a mesh export shows: every material's but those soft bodies own (an invisible cage would
- * hide the model in viewers that ignore alpha). */
-static uint32_t *visible_faces(const plush_pmx_model *m, size_t *count)
+/* The kept vertices and the faces a mesh export shows: every material's but those soft bodies own (an
+ * invisible cage would hide the model in viewers that ignore alpha), over the kept vertices. */
+static plush_status mesh_layout(mesh_sink *m, plush_diag *diag)
 {
-    bool *soft = calloc(m->material_count ? m->material_count : 1, 1);
-    uint32_t *faces = malloc((m->index_count ? m->index_count : 1) * sizeof *faces);
-    if (!soft || !faces) {
-        free(soft);
-        free(faces);
-        return NULL;
+    const plush_pmx_model *model = m->model;
+    bool *soft = plush__bake_soft_materials(model, &m->arena);
+    if (!soft)
+        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+    plush_status st = plush__bake_keep_vertices(model, soft, &m->arena, &m->map, &m->kept, diag);
+    if (st != PLUSH_OK)
+        return st;
+    m->faces = plush_arena_array(&m->arena, model->index_count ? model->index_count : 1, sizeof *m->faces);
+    if (m->kept < model->vertex_count) {
+        m->positions = plush_arena_array(&m->arena, m->kept ? m->kept : 1, sizeof *m->positions);
+        m->normals = plush_arena_array(&m->arena, m->kept ? m->kept : 1, sizeof *m->normals);
     }
-    for (size_t s = 0; s < m->soft_body_count; s++) {
-        int32_t mat = m->soft_bodies[s].material;
-        if (mat >= 0 && (size_t)mat < m->material_count)
-            soft[mat] = true;
-    }
+    if (!m->faces || (m->kept < model->vertex_count && (!m->positions || !m->normals)))
+        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
     size_t first = 0, n = 0;
-    for (size_t mat = 0; mat < m->material_count; mat++) {
-        size_t c = (size_t)m->materials[mat].index_count;
+    for (size_t mat = 0; mat < model->material_count; mat++) {
+        size_t c = (size_t)model->materials[mat].index_count;
         if (!soft[mat])
-            for (size_t i = first; i < first + c && i < m->index_count; i++)
-                faces[n++] = m->indices[i];
+            for (size_t i = first; i < first + c && i < model->index_count; i++)
+                m->faces[n++] = (uint32_t)m->map[model->indices[i]];
         first += c;
     }
-    free(soft);
-    *count = n;
-    return faces;
+    m->face_count = n;
+    return PLUSH_OK;
 }
 
 static plush_status mesh_begin(plush_scene_sink *s, const plush_scene *scene, plush_diag *diag)
@@ -62,9 +70,19 @@ static plush_status mesh_frame(plush_scene_sink *s, const plush_scene *scene, ui
         return PLUSH_OK;
     char comment[64];
     snprintf(comment, sizeof comment, "plush run, frame %u", frame);
-    plush_obj_mesh mesh = {.vertex_count = m->model->vertex_count,
-                           .positions = plush_scene_positions(scene),
-                           .normals = plush_scene_normals(scene),
+    const float(*positions)[3] = plush_scene_positions(scene), (*normals)[3] = plush_scene_normals(scene);
+    if (m->positions) {
+        for (size_t v = 0; v < m->model->vertex_count; v++)
+            if (m->map[v] >= 0) {
+                memcpy(m->positions[m->map[v]], positions[v], sizeof *positions);
+                memcpy(m->normals[m->map[v]], normals[v], sizeof *normals);
+            }
+        positions = (const float(*)[3])m->positions;
+        normals = (const float(*)[3])m->normals;
+    }
+    plush_obj_mesh mesh = {.vertex_count = m->kept,
+                           .positions = positions,
+                           .normals = normals,
                            .index_count = m->face_count,
                            .indices = m->faces,
                            .comment = comment};
@@ -91,7 +109,7 @@ static void mesh_destroy(plush_scene_sink *s)
 {
     mesh_sink *m = (mesh_sink *)s;
     free(m->dir);
-    free(m->faces);
+    plush_arena_free(&m->arena);
     free(m);
 }
 
@@ -112,12 +130,16 @@ static plush_status mesh_create(const plush_scene *scene, const plush_scene_outp
         plush_scene_get_desc(scene, &desc);
         m->model = desc.model;
         m->dir = malloc(n);
-        m->faces = visible_faces(m->model, &m->face_count);
     }
-    if (!m || !m->dir || !m->faces) {
+    if (!m || !m->dir) {
         if (m)
             mesh_destroy(&m->base);
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+    }
+    plush_status st = mesh_layout(m, diag);
+    if (st != PLUSH_OK) {
+        mesh_destroy(&m->base);
+        return st;
     }
     snprintf(m->dir, n, "%s/frames", out->dir);
     *sink = &m->base;
@@ -139,7 +161,7 @@ static plush_status ply_create(const plush_scene *scene, const plush_scene_outpu
 const plush_scene_export plush__export_obj = {
     .name = "obj",
     .label = "mesh frames",
-    .help = "OUTDIR/frames/frame_NNNNN.obj: every vertex, the faces of all but soft-body materials",
+    .help = "OUTDIR/frames/frame_NNNNN.obj: the model's vertices and faces as the bake has them (no cage)",
     .modes = PLUSH_SCENE_ALL_MODES,
     .create = obj_create,
 };
