@@ -342,7 +342,7 @@ static void test_errors(void **state)
     CLI_RUN(&r, "run", BEAR, "--mode", "bones", "--export", "pmx+vmd", "-o", out);
     cli_expect_code(&r, 2);
     cli_result_free(&r);
-    CLI_RUN(&r, "run", BEAR, "--export", "gltf", "-o", out);
+    CLI_RUN(&r, "run", BEAR, "--export", "fbx", "-o", out);
     cli_expect_code(&r, 2);
     cli_result_free(&r);
     CLI_RUN(&r, "run", BEAR, "--frames", "1.5", "-o", out);

@@ -64,7 +64,7 @@ static void test_registry(void **state)
     (void)state;
     size_t n = 0;
     const plush_scene_export *const *all = plush_scene_exports(&n);
-    assert_int_equal(n, 6);
+    assert_int_equal(n, 7);
     for (size_t i = 0; i < n; i++) {
         assert_ptr_equal(plush_scene_export_find(all[i]->name, strlen(all[i]->name)), all[i]);
         assert_non_null(all[i]->create);
@@ -74,7 +74,7 @@ static void test_registry(void **state)
     assert_non_null(plush_scene_export_find("pmx+vmd,ply", 7));
     assert_non_null(plush_scene_export_find("preview", 7));
     assert_null(plush_scene_export_find("pmx", 3));
-    assert_null(plush_scene_export_find("gltf", 4));
+    assert_non_null(plush_scene_export_find("gltf", 4));
     assert_string_equal(plush_scene_default_exports(PLUSH_SCENE_PROXY), "pmx+vmd");
     assert_string_equal(plush_scene_default_exports(PLUSH_SCENE_BONES), "ply");
 }

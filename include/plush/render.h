@@ -40,6 +40,16 @@ void plush_image_blit(plush_image *dst, const plush_image *src, int x, int y);
 /* Appends the image as PNG bytes (stb_image_write, zlib level 8, no metadata: the same pixels always give
  * the same bytes). On failure out keeps its old size. */
 plush_status plush_image_encode_png(const plush_image *image, plush_buf *out, plush_diag *diag);
+/* The same for any pixels: width x height, channels (1 grey, 2 grey + alpha, 3 RGB, 4 RGBA) bytes each, rows
+ * top to bottom. */
+plush_status plush_image_encode_png_pixels(const uint8_t *pixels, int width, int height, int channels, plush_buf *out,
+                                           plush_diag *diag);
+/* A texture file's bytes (BMP, TGA, PNG or JPEG: what MMD models carry, read by stb_image) as a picture a
+ * glTF file can embed: a JPEG as it is, anything else re-encoded as PNG (RGBA when some pixel is not
+ * opaque, RGB otherwise). *mime_type gets "image/png" or "image/jpeg", *translucent whether some pixel
+ * is not opaque. Fails with PLUSH_E_FORMAT (out unchanged) when stb_image cannot read the bytes. */
+plush_status plush_image_convert_texture(const uint8_t *data, size_t size, plush_buf *out, const char **mime_type,
+                                         bool *translucent, plush_diag *diag);
 /* PNG, written atomically (temporary file, then rename). diag->file is set to path when empty. */
 plush_status plush_image_write_png(const plush_image *image, const char *path, plush_diag *diag);
 

@@ -16,7 +16,7 @@ static const char demo_help[] =
     "swings, drops and settles the hook (plush_bear_shake.vmd) and an override that keeps the eyes and\n"
     "nose rigid (plush_bear.im2). Then runs the main job on them, as\n"
     "  plush run OUTDIR/plush_bear.pmx --motion OUTDIR/plush_bear_shake.vmd --im2 OUTDIR/plush_bear.im2\n"
-    "            --export pmx+vmd,ply --every 10 -o OUTDIR\n"
+    "            --export pmx+vmd,gltf,ply,preview --every 10 -o OUTDIR\n"
     "and says how to open the results.\n";
 
 int cli_demo(int argc, char **argv)
@@ -53,7 +53,7 @@ int cli_demo(int argc, char **argv)
                        .overrides = files.im2,
                        .out_dir = dir,
                        .mode = PLUSH_SCENE_PROXY,
-                       .exports = "pmx+vmd,ply",
+                       .exports = "pmx+vmd,gltf,ply,preview",
                        .every = 10};
     int rc = cli_run_execute(&job);
     if (rc != CLI_OK)
@@ -61,8 +61,14 @@ int cli_demo(int argc, char **argv)
     printf("\nopen the results:\n"
            "  MMD / nanoem / Blender mmd_tools: load %s/plush_bear_plush.pmx, then the motion\n"
            "      %s/plush_bear_plush.vmd -- the plush animation plays as plain bones, no soft bodies needed\n"
-           "  any mesh viewer (MeshLab, Blender): %s/frames/frame_00000.ply ... every 10th frame\n"
-           "  the input model with its soft body: %s (PMX 2.1: PMX Editor; plush info shows it)\n",
-           dir, dir, dir, files.pmx);
+           "  game engines and DCC tools (Blender, Godot, Unity, three.js): %s/plush_bear_plush.glb (glTF 2.0)\n"
+           "  any mesh viewer (MeshLab, Blender): %s/frames/frame_00000.ply ... every 10th frame\n",
+           dir, dir, dir, dir);
+    char preview[4096];
+    snprintf(preview, sizeof preview, "%s/preview.mp4", dir);
+    struct stat st;
+    if (stat(preview, &st) == 0)
+        printf("  any video player or browser: %s\n", preview);
+    printf("  the input model with its soft body: %s (PMX 2.1: PMX Editor; plush info shows it)\n", files.pmx);
     return CLI_OK;
 }

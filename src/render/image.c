@@ -136,19 +136,28 @@ static void append_png(void *context, void *data, int size)
         sink->failed = true;
 }
 
+plush_status plush_image_encode_png_pixels(const uint8_t *pixels, int width, int height, int channels, plush_buf *out,
+                                           plush_diag *diag)
+{
+    if (!pixels || !out || width <= 0 || height <= 0 || width > PLUSH_IMAGE_MAX_SIZE || height > PLUSH_IMAGE_MAX_SIZE ||
+        channels < 1 || channels > 4)
+        return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, "image", -1, "no image to write");
+    size_t keep = out->size;
+    png_sink sink = {.buf = out};
+    int ok = stbi_write_png_to_func(append_png, &sink, width, height, channels, pixels, width * channels);
+    if (!ok || sink.failed) {
+        out->size = keep;
+        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, "image", -1, "out of memory encoding a %dx%d PNG", width,
+                               height);
+    }
+    return PLUSH_OK;
+}
+
 plush_status plush_image_encode_png(const plush_image *image, plush_buf *out, plush_diag *diag)
 {
     if (!image_usable(image) || !out)
         return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, "image", -1, "no image to write");
-    size_t keep = out->size;
-    png_sink sink = {.buf = out};
-    int ok = stbi_write_png_to_func(append_png, &sink, image->width, image->height, 3, image->rgb, image->width * 3);
-    if (!ok || sink.failed) {
-        out->size = keep;
-        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, "image", -1, "out of memory encoding a %dx%d PNG",
-                               image->width, image->height);
-    }
-    return PLUSH_OK;
+    return plush_image_encode_png_pixels(image->rgb, image->width, image->height, 3, out, diag);
 }
 
 plush_status plush_image_write_png(const plush_image *image, const char *path, plush_diag *diag)

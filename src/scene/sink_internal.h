@@ -8,6 +8,7 @@
  * plush__export_<name> that src/scene/sink_<file>.c defines. Adding an export is one line here. */
 #define PLUSH_SCENE_SINKS(X) \
     X(bake)                  \
+    X(gltf)                  \
     X(obj)                   \
     X(ply)                   \
     X(cage)                  \
