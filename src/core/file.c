@@ -166,13 +166,17 @@ plush_status plush__file_write_temp(const char *target, const void *data, size_t
     if (!name)
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
     snprintf(name, n, "%.*s.%s.plush-tmp.XXXXXX", (int)dir, target, target + dir);
+    /* Registered before it exists: mkstemp fills the name in place, so a signal that lands just after
+     * the file is created still finds it. */
+    *slot = plush__guard_add(PLUSH__GUARD_FILE, name);
     int fd = mkstemp(name);
     if (fd < 0) {
         int e = errno;
+        plush__guard_remove(*slot);
+        *slot = -1;
         free(name);
         return plush_diag_fail(diag, PLUSH_E_IO, -1, NULL, -1, "cannot create: %s", strerror(e));
     }
-    *slot = plush__guard_add(PLUSH__GUARD_FILE, name);
     plush_status st = write_all(fd, data, size, diag);
     /* mkstemp makes 0600 files; outputs are ordinary files the user shares, so follow the umask. */
     mode_t mask = umask(0);

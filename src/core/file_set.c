@@ -123,6 +123,7 @@ plush_status plush_file_stage_begin(const char *dir, plush_file_stage **out, plu
         return st;
     plush_file_stage *s = calloc(1, sizeof *s);
     if (s) {
+        s->slot = -1;
         s->dir = strdup(dir);
         s->path = join(dir, ".plush-tmp.XXXXXX");
     }
@@ -130,15 +131,16 @@ plush_status plush_file_stage_begin(const char *dir, plush_file_stage **out, plu
         plush_file_stage_destroy(s);
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
     }
+    s->slot = plush__guard_add(PLUSH__GUARD_TREE, s->path); /* before it exists, as for temporary files */
     if (!mkdtemp(s->path)) {
         int e = errno;
+        plush__guard_remove(s->slot);
         free(s->path);
         s->path = NULL;
         plush_file_stage_destroy(s);
         return plush_diag_fail(diag, PLUSH_E_IO, -1, NULL, -1, "cannot create the staging directory: %s",
                                strerror(e));
     }
-    s->slot = plush__guard_add(PLUSH__GUARD_TREE, s->path);
     *out = s;
     return PLUSH_OK;
 }
@@ -289,13 +291,14 @@ plush_status plush_file_stage_commit(plush_file_stage *stage, plush_diag *diag)
         st = plush_diag_fail(diag, PLUSH_E_IO, -1, NULL, -1, "cannot prepare the outputs: %s", strerror(errno));
         goto done;
     }
+    old_slot = plush__guard_add(PLUSH__GUARD_TREE, old);
     if (!mkdtemp(old)) {
         st = plush_diag_fail(diag, PLUSH_E_IO, -1, NULL, -1, "cannot create a directory: %s", strerror(errno));
+        plush__guard_remove(old_slot);
         free(old);
         old = NULL;
         goto done;
     }
-    old_slot = plush__guard_add(PLUSH__GUARD_TREE, old);
     bool ok = true;
     /* A folder is moved aside before the new one takes its name (rename cannot replace a full folder);
      * a file is replaced by the rename itself. */
