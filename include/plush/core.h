@@ -30,7 +30,8 @@ extern "C" {
  *                written as 2.0 without lossy)
  *   GEOMETRY     a mesh cannot be made as asked (a wrap that stays in pieces or is not closed, a direct mesh
  *                with no bound face)
- *   NO_GEOMETRY  a summary-only model (counts without vertices or faces) given to what reads them */
+ *   NO_GEOMETRY  a summary-only model (counts without vertices or faces) given to what reads them
+ *   LOCKED       the output directory is locked by another live plush process */
 #define PLUSH_STATUS_LIST(X)                                   \
     X(PLUSH_OK, "ok")                                          \
     X(PLUSH_E_IO, "input/output error")                        \
@@ -46,7 +47,8 @@ extern "C" {
     X(PLUSH_E_NO_PROXY, "no usable TriMesh soft body")         \
     X(PLUSH_E_CONFLICT, "options that cannot go together")     \
     X(PLUSH_E_GEOMETRY, "mesh cannot be made as asked")       \
-    X(PLUSH_E_NO_GEOMETRY, "model read without its geometry")
+    X(PLUSH_E_NO_GEOMETRY, "model read without its geometry")  \
+    X(PLUSH_E_LOCKED, "output directory in use by another run")
 
 typedef enum plush_status {
 #define PLUSH_X_ENUM(name, text) name,
@@ -166,10 +168,91 @@ plush_status plush_file_read(const char *path, uint8_t **out_data, size_t *out_s
  * frees them: the one body behind every plush_<format>_read_file. */
 typedef plush_status (*plush_file_parser)(const uint8_t *data, size_t size, void *ctx, plush_diag *diag);
 plush_status plush_file_parse(const char *path, plush_file_parser parse, void *ctx, plush_diag *diag);
-/* Writes to a temporary file beside path, then renames it over path: never a half-written file. */
+/* Writes an output file, never leaving a half-written one, by what path is:
+ *   a regular file or nothing   data goes to a temporary file ".NAME.plush-tmp.XXXXXX" beside it, then
+ *                               is renamed over it (file mode from the umask);
+ *   a symbolic link             followed: the file it names is replaced that way, the link stays;
+ *   a character device or FIFO  written through (opened without O_CREAT/O_TRUNC, never renamed over):
+ *                               "-o /dev/stdout" and "-o /dev/null" work;
+ *   anything else               refused with PLUSH_E_IO ("is a directory", "is a socket", ...).
+ * The temporary file is registered for removal on a signal (plush_file_cleanup_on_signals). */
 plush_status plush_file_write_atomic(const char *path, const void *data, size_t size, plush_diag *diag);
 /* mkdir for one level; an existing directory is fine, anything else there is PLUSH_E_IO. */
 plush_status plush_file_make_dir(const char *path, plush_diag *diag);
+
+/* ---- interrupted runs -------------------------------------------------------------------------- */
+
+/* Temporary files, staging directories and lock files in flight are kept in a small process-wide
+ * registry. The library installs no signal handler by itself (a host program owns its signals):
+ *
+ *   plush_file_cleanup_on_signals();   // the CLI, at start: SIGINT, SIGTERM, SIGHUP
+ *
+ * makes each of those signals (unless it was ignored at start) remove every registered path, finish a
+ * commit that is under way (see plush_file_set_commit), then end the process by the signal's default
+ * action, so the exit status still says which signal it was. The handler is async-signal-safe. */
+plush_status plush_file_cleanup_on_signals(void);
+/* What the handler does, without the signal: for atexit, or a host's own handler (async-signal-safe). */
+void plush_file_cleanup_now(void);
+
+/* ---- several files as one set ------------------------------------------------------------------ */
+
+/* Outputs that belong together (a bake's PMX and VMD) appear together or not at all:
+ *
+ *   plush_file_set *set;
+ *   plush_file_set_create(&set, &diag);
+ *   plush_file_set_add(set, "out/model.pmx", pmx.data, pmx.size, &diag);   // temporary files only
+ *   plush_file_set_add(set, "out/motion.vmd", vmd.data, vmd.size, &diag);
+ *   plush_file_set_commit(set, &diag);                                     // renames them in order
+ *   plush_file_set_destroy(set);            // removes what was not committed
+ *
+ * Each add writes a temporary file beside its target (links followed as plush_file_write_atomic does)
+ * and registers it. The commit renames the temporaries over their targets one after another while the
+ * signal handler knows the list: a signal during the commit finishes the remaining renames before the
+ * process ends, a signal before it removes the temporaries. So an interruption leaves the old set or
+ * the new set, never a mix. (A failing rename in the middle of a commit, which needs the disk to change
+ * under it, is reported; the files renamed before it stay.) A device or FIFO target cannot be staged: it
+ * is written through when added. Paths are copied; data is not kept. */
+typedef struct plush_file_set plush_file_set;
+plush_status plush_file_set_create(plush_file_set **out, plush_diag *diag);
+plush_status plush_file_set_add(plush_file_set *set, const char *path, const void *data, size_t size,
+                                plush_diag *diag);
+plush_status plush_file_set_commit(plush_file_set *set, plush_diag *diag);
+void plush_file_set_destroy(plush_file_set *set);
+
+/* ---- a directory of outputs as one set --------------------------------------------------------- */
+
+/* A command with many outputs (frames/, a report's CSV and plots) writes them into a staging directory
+ * inside DIR and puts them in place as one set:
+ *
+ *   plush_file_stage *stage;
+ *   plush_file_stage_begin("OUTDIR", &stage, &diag);    // mkdir OUTDIR; OUTDIR/.plush-tmp.XXXXXX
+ *   ... write files and folders under plush_file_stage_path(stage) ...
+ *   plush_file_stage_commit(stage, &diag);              // or nothing: destroy removes the staging dir
+ *   plush_file_stage_destroy(stage);
+ *
+ * The commit moves each entry of the staging directory to OUTDIR, replacing an entry of the same name
+ * whole (a folder such as frames/ too, so no stale frame of an earlier run survives), and removes the
+ * entries the previous commit put there that this one does not have (it keeps their names in
+ * OUTDIR/.plush-set). Files of the user's that plush did not write are left alone. The moves run as one
+ * commit (see plush_file_set_commit): after a signal OUTDIR holds the old set or the new set; replaced
+ * entries go to OUTDIR/.plush-old.XXXXXX and are removed. Names starting with ".plush" are plush's own
+ * and are not moved. */
+typedef struct plush_file_stage plush_file_stage;
+plush_status plush_file_stage_begin(const char *dir, plush_file_stage **out, plush_diag *diag);
+const char *plush_file_stage_path(const plush_file_stage *stage);
+plush_status plush_file_stage_commit(plush_file_stage *stage, plush_diag *diag);
+void plush_file_stage_destroy(plush_file_stage *stage);
+
+/* ---- one writer per output directory ----------------------------------------------------------- */
+
+/* Creates DIR (one level) and DIR/.plush.lock with O_CREAT|O_EXCL, holding this process's id. A lock held
+ * by a live process gives PLUSH_E_LOCKED ("locked by process N"); a lock left by a process that no longer
+ * exists is taken over with a warning in diag. The lock is registered: a signal removes it, and so does
+ * plush_file_cleanup_now. */
+typedef struct plush_file_lock plush_file_lock;
+plush_status plush_file_lock_dir(const char *dir, plush_file_lock **out, plush_diag *diag);
+/* Removes the lock file (NULL is a no-op). */
+void plush_file_unlock(plush_file_lock *lock);
 
 #ifdef __cplusplus
 }

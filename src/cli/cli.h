@@ -35,6 +35,9 @@ int cli_compare(int argc, char **argv);
 void cli_report(const plush_diag *diag);
 /* Prints each kept warning as "plush: warning: FILE: ..." on stderr, then how many were not kept. */
 void cli_report_warnings(const plush_diag *diag);
+/* Prints "plush: " + the formatted text as one line on stderr, its control characters escaped
+ * (text_write_escaped): every message that may hold text from a file goes through here. */
+void cli_message(const char *fmt, ...) CLI_PRINTF(1, 2);
 /* Prints "plush: <message>" and the usage text on stderr; returns CLI_USAGE. */
 int cli_usage_error(const char *usage, const char *fmt, ...) CLI_PRINTF(2, 3);
 

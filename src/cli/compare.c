@@ -193,7 +193,7 @@ static int simulate(const compare_inputs *in, plush_compare_study **st)
     const compare_job *job = in->job;
     bool own_proxy = plush_compare_has_proxy(in->model);
     if (!own_proxy && job->triangle_count == 0) {
-        fprintf(stderr, "plush: %s: no TriMesh soft body — add one with `plush attach`\n", job->model);
+        cli_message("%s: no TriMesh soft body — add one with `plush attach`", job->model);
         return CLI_FAILED;
     }
     plush_diag d;
@@ -214,7 +214,7 @@ static int simulate(const compare_inputs *in, plush_compare_study **st)
         cli_report_warnings(&d);
         /* without a soft body of its own, the first generated cage said why it cannot copy one */
         if (own_proxy && d.status == PLUSH_E_NO_PROXY)
-            fprintf(stderr, "plush: %s: no usable TriMesh soft body — add one with `plush attach`\n", job->model);
+            cli_message("%s: no usable TriMesh soft body — add one with `plush attach`", job->model);
         else
             cli_report(&d);
         return CLI_FAILED;

@@ -36,7 +36,7 @@ int cli_demo(int argc, char **argv)
             return cli_usage_error(demo_usage, "unexpected argument '%s'", argv[i]);
     }
     if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
-        fprintf(stderr, "plush: %s: cannot create the directory: %s\n", dir, strerror(errno));
+        cli_message("%s: cannot create the directory: %s", dir, strerror(errno));
         return CLI_FAILED;
     }
     plush_diag diag;

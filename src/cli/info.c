@@ -100,8 +100,7 @@ void info_warnings_text(const plush_diag *diag)
     for (uint32_t i = 0; i < kept; i++) {
         /* Warnings quote file text; keep each on its own line whatever it holds. */
         fputs("    ", stdout);
-        for (const char *c = diag->warnings[i]; *c; c++)
-            fputc((unsigned char)*c < 0x20 ? ' ' : *c, stdout);
+        text_write_escaped(stdout, diag->warnings[i], strlen(diag->warnings[i]), false);
         fputc('\n', stdout);
     }
     if (diag->warning_count > kept)

@@ -46,38 +46,45 @@ static size_t utf8_sequence(const unsigned char *s, size_t left)
     return n;
 }
 
-void json_write_escaped(FILE *out, const char *s, size_t len)
+void text_write_escaped(FILE *out, const char *s, size_t len, bool json)
 {
     const unsigned char *p = (const unsigned char *)s;
-    fputc('"', out);
     size_t i = 0;
     while (i < len) {
         unsigned char c = p[i];
-        if (c == '"' || c == '\\') {
+        size_t n = c < 0x80 ? 1 : utf8_sequence(p + i, len - i);
+        /* C1 controls (U+0080..U+009F, C2 80..C2 9F in UTF-8) act on terminals as ESC sequences do. */
+        unsigned cp = c < 0x80 ? c : n == 2 ? ((c & 0x1Fu) << 6) | (p[i + 1] & 0x3Fu) : 0x100;
+        if (json && (c == '"' || c == '\\')) {
             fputc('\\', out);
             fputc(c, out);
-            i++;
-        } else if (c < 0x20) {
-            switch (c) {
+        } else if (cp < 0x20 || (cp >= 0x7F && cp <= 0x9F)) {
+            switch (cp) {
             case '\n': fputs("\\n", out); break;
             case '\r': fputs("\\r", out); break;
             case '\t': fputs("\\t", out); break;
-            case '\b': fputs("\\b", out); break;
-            case '\f': fputs("\\f", out); break;
-            default: fprintf(out, "\\u%04x", c); break;
+            case '\b': fputs(json ? "\\b" : "\\x08", out); break;
+            case '\f': fputs(json ? "\\f" : "\\x0c", out); break;
+            default: fprintf(out, json ? "\\u%04x" : cp < 0x80 ? "\\x%02x" : "\\u%04x", cp); break;
             }
-            i++;
-        } else {
-            size_t n = utf8_sequence(p + i, len - i);
-            if (n == 0) {
+        } else if (n == 0) {
+            /* A byte that is not UTF-8: JSON cannot carry it; a terminal line shows its value. */
+            if (json)
                 fputs("\\ufffd", out);
-                i++;
-            } else {
-                fwrite(p + i, 1, n, out);
-                i += n;
-            }
+            else
+                fprintf(out, "\\x%02x", c);
+            n = 1;
+        } else {
+            fwrite(p + i, 1, n, out);
         }
+        i += n;
     }
+}
+
+void json_write_escaped(FILE *out, const char *s, size_t len)
+{
+    fputc('"', out);
+    text_write_escaped(out, s, len, true);
     fputc('"', out);
 }
 

@@ -2,6 +2,7 @@
 #include "cli/cli.h"
 
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -68,6 +69,37 @@ bool cli_regular_file(const char *path, plush_diag *diag)
     return false;
 }
 
+/* "plush: " + text with its control characters escaped + a newline, in one write: text from files
+ * (names in warnings, file names) must neither split the line nor reach the terminal as a command. */
+static void print_line(const char *text)
+{
+    char *line = NULL;
+    size_t size = 0;
+    FILE *mem = open_memstream(&line, &size);
+    if (mem) {
+        fputs("plush: ", mem);
+        text_write_escaped(mem, text, strlen(text), false);
+        fputc('\n', mem);
+    }
+    if (!mem || fclose(mem) != 0 || !line) {
+        free(line);
+        fputs("plush: out of memory\n", stderr);
+        return;
+    }
+    fwrite(line, 1, size, stderr);
+    free(line);
+}
+
+void cli_message(const char *fmt, ...)
+{
+    char text[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    print_line(text);
+}
+
 void cli_report(const plush_diag *diag)
 {
     char line[1024];
@@ -76,11 +108,8 @@ void cli_report(const plush_diag *diag)
     if (shown.status == PLUSH_OK)
         plush_diag_fail(&shown, PLUSH_E_FORMAT, -1, NULL, -1, "failed");
     plush_diag_format(&shown, line, sizeof line);
-    /* The contract is exactly one line: a newline inside a file name or message must not split it. */
-    for (char *p = line; *p; p++)
-        if (*p == '\n' || *p == '\r')
-            *p = ' ';
-    fprintf(stderr, "plush: %s\n", line);
+    /* The contract is exactly one line: a newline inside a file name or message is escaped. */
+    print_line(line);
 }
 
 void cli_report_warnings(const plush_diag *diag)
@@ -89,20 +118,19 @@ void cli_report_warnings(const plush_diag *diag)
                                                                    : PLUSH_DIAG_KEPT_WARNINGS;
     const char *file = diag->file ? diag->file : "-";
     for (uint32_t i = 0; i < kept; i++)
-        fprintf(stderr, "plush: warning: %s: %s\n", file, diag->warnings[i]);
+        cli_message("warning: %s: %s", file, diag->warnings[i]);
     if (diag->warning_count > kept)
-        fprintf(stderr, "plush: warning: %s: %u more warnings not shown\n", file,
-                (unsigned)(diag->warning_count - kept));
+        cli_message("warning: %s: %u more warnings not shown", file, (unsigned)(diag->warning_count - kept));
 }
 
 int cli_usage_error(const char *usage, const char *fmt, ...)
 {
-    fputs("plush: ", stderr);
+    char text[2048];
     va_list ap;
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
+    print_line(text);
     fputs(usage, stderr);
     return CLI_USAGE;
 }
@@ -151,6 +179,9 @@ const char *cli_args_value(cli_args *args, const char *name, const char *inline_
 
 int main(int argc, char **argv)
 {
+    /* Temporary files, staging folders and locks go away when the run is interrupted or ends. */
+    plush_file_cleanup_on_signals();
+    atexit(plush_file_cleanup_now);
     if (argc < 2)
         return cli_usage_error(main_usage, "no command given");
     const char *cmd = argv[1];

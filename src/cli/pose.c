@@ -294,7 +294,7 @@ static int run_pose(const pose_job *job)
         cli_report_warnings(&run_diag);
         char message[PLUSH_DIAG_MESSAGE];
         if (plush_anim_unsupported(plush_scene_get_anim(scene), message, sizeof message))
-            fprintf(stderr, "plush: warning: %s: %s\n", job->motion ? job->motion : job->model, message);
+            cli_message("warning: %s: %s", job->motion ? job->motion : job->model, message);
     }
 done:
     plush_scene_destroy(scene);

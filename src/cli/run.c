@@ -313,12 +313,11 @@ static void stopped_early(const run_state *s, uint32_t f, uint32_t frames, const
 {
     const cli_run_job *job = s->job;
     if (f == 0 || !s->mesh_frames)
-        fprintf(stderr, "plush: %s: direct mode: the detailed soft body %s at frame %u of %u; no frame written\n",
-                job->model, what, f, frames);
+        cli_message("%s: direct mode: the detailed soft body %s at frame %u of %u; no frame written", job->model,
+                    what, f, frames);
     else
-        fprintf(stderr,
-                "plush: %s: direct mode: the detailed soft body %s at frame %u of %u; frames 0..%u are kept in %s\n",
-                job->model, what, f, frames, (f - 1) / job->every * job->every, s->frames_dir);
+        cli_message("%s: direct mode: the detailed soft body %s at frame %u of %u; frames 0..%u are kept in %s",
+                    job->model, what, f, frames, (f - 1) / job->every * job->every, s->frames_dir);
 }
 
 /* The scene's refusal of a model without a proxy, as the contract words it. */
@@ -348,7 +347,7 @@ static int simulate(run_state *s, plush_diag *model_diag)
     plush_status st = plush_scene_create(&desc, &s->scene, model_diag);
     if (no_proxy(s, st, model_diag)) {
         cli_report_warnings(model_diag); /* the soft bodies skipped, and why */
-        fprintf(stderr, "plush: %s: no TriMesh soft body — add one with `plush attach`\n", job->model);
+        cli_message("%s: no TriMesh soft body — add one with `plush attach`", job->model);
         return CLI_FAILED;
     }
     uint32_t frames = job->frames;

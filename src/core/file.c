@@ -1,5 +1,8 @@
-/* Whole-file reads and atomic writes (temporary file + rename). */
-#include "plush/core.h"
+/* Whole-file reads and output writes: a regular file replaced atomically (temporary file + rename), a
+ * symlink followed to the file it names, a device or FIFO written through, anything else refused. */
+#include "core/file_internal.h"
+
+#include <limits.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -63,47 +66,174 @@ plush_status plush_file_parse(const char *path, plush_file_parser parse, void *c
     return st;
 }
 
-plush_status plush_file_write_atomic(const char *path, const void *data, size_t size, plush_diag *diag)
+/* Bounded number of links followed, as the kernel's ELOOP limit. */
+enum { TARGET_MAX_LINKS = 40 };
+
+static plush_status refuse_kind(mode_t mode, plush_diag *diag)
 {
-    size_t plen = strlen(path);
-    char *tmp = malloc(plen + 16);
-    if (!tmp)
-        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
-    memcpy(tmp, path, plen);
-    memcpy(tmp + plen, ".tmp.XXXXXX", 12);
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        int e = errno;
-        free(tmp);
-        return plush_diag_fail(diag, PLUSH_E_IO, -1, NULL, -1, "cannot create: %s", strerror(e));
+    const char *what = S_ISDIR(mode) ? "is a directory" : S_ISSOCK(mode) ? "is a socket"
+                     : S_ISBLK(mode) ? "is a block device" : "is not a regular file";
+    return plush_diag_fail(diag, PLUSH_E_IO, -1, NULL, -1, "%s", what);
+}
+
+/* The next path along a link: its text, relative to the link's own folder unless absolute. */
+static char *link_step(const char *link, plush_diag *diag)
+{
+    char text[PATH_MAX];
+    ssize_t n = readlink(link, text, sizeof text - 1);
+    if (n < 0) {
+        plush_diag_fail(diag, PLUSH_E_IO, -1, NULL, -1, "cannot follow the link: %s", strerror(errno));
+        return NULL;
     }
+    text[n] = '\0';
+    const char *slash = strrchr(link, '/');
+    size_t dir = text[0] == '/' || !slash ? 0 : (size_t)(slash - link) + 1;
+    char *next = malloc(dir + (size_t)n + 1);
+    if (!next) {
+        plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+        return NULL;
+    }
+    memcpy(next, link, dir);
+    memcpy(next + dir, text, (size_t)n + 1);
+    return next;
+}
+
+plush_status plush__file_target(const char *path, plush__target_kind *kind, char **target, plush_diag *diag)
+{
+    *target = NULL;
+    *kind = PLUSH__TARGET_FILE;
+    struct stat st;
+    /* What the path leads to, links followed: streams are written through the path itself, so that the
+     * kernel's own links (/dev/stdout -> /proc/self/fd/1 -> pipe:[...]) resolve as they must. */
+    if (stat(path, &st) == 0) {
+        if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) {
+            *kind = PLUSH__TARGET_STREAM;
+            return PLUSH_OK;
+        }
+        if (!S_ISREG(st.st_mode))
+            return refuse_kind(st.st_mode, diag);
+    }
+    char *cur = strdup(path);
+    if (!cur)
+        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+    for (int hops = 0;; hops++) {
+        if (lstat(cur, &st) != 0 || !S_ISLNK(st.st_mode))
+            break;
+        /* A link into /proc (a file descriptor's own link) names no path that could be replaced. */
+        if (hops == TARGET_MAX_LINKS || strncmp(cur, "/proc/", 6) == 0) {
+            free(cur);
+            if (hops == TARGET_MAX_LINKS)
+                return plush_diag_fail(diag, PLUSH_E_IO, -1, NULL, -1, "too many levels of symbolic links");
+            *kind = PLUSH__TARGET_STREAM;
+            return PLUSH_OK;
+        }
+        char *next = link_step(cur, diag);
+        free(cur);
+        if (!next)
+            return diag ? diag->status : PLUSH_E_IO;
+        cur = next;
+    }
+    *target = cur;
+    return PLUSH_OK;
+}
+
+static plush_status write_all(int fd, const void *data, size_t size, plush_diag *diag)
+{
     const uint8_t *p = data;
     size_t done = 0;
     while (done < size) {
         ssize_t w = write(fd, p + done, size - done);
         if (w < 0 && errno == EINTR)
             continue;
-        if (w <= 0) {
-            int e = errno;
-            close(fd);
-            unlink(tmp);
-            free(tmp);
-            return plush_diag_fail(diag, PLUSH_E_IO, -1, NULL, -1, "write failed: %s", strerror(e));
-        }
+        if (w <= 0)
+            return plush_diag_fail(diag, PLUSH_E_IO, -1, NULL, -1, "write failed: %s",
+                                   w == 0 ? "nothing written" : strerror(errno));
         done += (size_t)w;
     }
+    return PLUSH_OK;
+}
+
+plush_status plush__file_write_temp(const char *target, const void *data, size_t size, char **tmp, int *slot,
+                                    plush_diag *diag)
+{
+    *tmp = NULL;
+    *slot = -1;
+    /* ".NAME.plush-tmp.XXXXXX" beside the target: hidden, and recognisable as plush's own. */
+    const char *slash = strrchr(target, '/');
+    size_t dir = slash ? (size_t)(slash - target) + 1 : 0;
+    size_t n = strlen(target) + sizeof ".plush-tmp.XXXXXX" + 1;
+    char *name = malloc(n);
+    if (!name)
+        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+    snprintf(name, n, "%.*s.%s.plush-tmp.XXXXXX", (int)dir, target, target + dir);
+    /* Registered before it exists: mkstemp fills the name in place, so a signal that lands just after
+     * the file is created still finds it. */
+    *slot = plush__guard_add(PLUSH__GUARD_FILE, name);
+    int fd = mkstemp(name);
+    if (fd < 0) {
+        int e = errno;
+        plush__guard_remove(*slot);
+        *slot = -1;
+        free(name);
+        return plush_diag_fail(diag, PLUSH_E_IO, -1, NULL, -1, "cannot create: %s", strerror(e));
+    }
+    plush_status st = write_all(fd, data, size, diag);
     /* mkstemp makes 0600 files; outputs are ordinary files the user shares, so follow the umask. */
     mode_t mask = umask(0);
     umask(mask);
     fchmod(fd, 0666 & ~mask);
-    if (close(fd) != 0 || rename(tmp, path) != 0) {
-        int e = errno;
-        unlink(tmp);
-        free(tmp);
-        return plush_diag_fail(diag, PLUSH_E_IO, -1, NULL, -1, "cannot write: %s", strerror(e));
+    if (close(fd) != 0 && st == PLUSH_OK)
+        st = plush_diag_fail(diag, PLUSH_E_IO, -1, NULL, -1, "cannot write: %s", strerror(errno));
+    if (st != PLUSH_OK) {
+        unlink(name);
+        plush__guard_remove(*slot);
+        *slot = -1;
+        free(name);
+        return st;
     }
-    free(tmp);
+    *tmp = name;
     return PLUSH_OK;
+}
+
+plush_status plush__file_write_stream(const char *path, const void *data, size_t size, plush_diag *diag)
+{
+    struct stat st;
+    /* No O_CREAT: the node is there. O_TRUNC only where a /proc link leads to a regular file. */
+    int flags = O_WRONLY | O_NOCTTY | O_CLOEXEC;
+    if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
+        flags |= O_TRUNC;
+    int fd = open(path, flags);
+    if (fd < 0)
+        return plush_diag_fail(diag, PLUSH_E_IO, -1, NULL, -1, "cannot open: %s", strerror(errno));
+    plush_status s = write_all(fd, data, size, diag);
+    if (close(fd) != 0 && s == PLUSH_OK && errno != EINTR)
+        s = plush_diag_fail(diag, PLUSH_E_IO, -1, NULL, -1, "cannot write: %s", strerror(errno));
+    return s;
+}
+
+plush_status plush_file_write_atomic(const char *path, const void *data, size_t size, plush_diag *diag)
+{
+    plush__target_kind kind;
+    char *target;
+    plush_status st = plush__file_target(path, &kind, &target, diag);
+    if (st != PLUSH_OK)
+        return st;
+    if (kind == PLUSH__TARGET_STREAM)
+        return plush__file_write_stream(path, data, size, diag);
+    char *tmp;
+    int slot;
+    st = plush__file_write_temp(target, data, size, &tmp, &slot, diag);
+    if (st == PLUSH_OK) {
+        const plush__rename op = {tmp, target, false};
+        if (plush__guard_commit(&op, 1) != 1) {
+            st = plush_diag_fail(diag, PLUSH_E_IO, -1, NULL, -1, "cannot write: %s", strerror(errno));
+            unlink(tmp);
+        }
+        plush__guard_remove(slot);
+        free(tmp);
+    }
+    free(target);
+    return st;
 }
 
 plush_status plush_file_make_dir(const char *path, plush_diag *diag)

@@ -1,0 +1,175 @@
+/* The paths in flight: temporary files, staging directories and lock files that must not outlive an
+ * interrupted run, and the commit that must not stop half-way.
+ *
+ * The registry is global on purpose (a signal handler cannot be handed a context): a fixed array of
+ * slots whose paths are published and read through lock-free atomics, which C11 lets a signal handler
+ * touch. The handler calls only async-signal-safe functions: rename, unlink, open, close, rmdir, the
+ * getdents64 system call, sigaction, raise. The library installs no handler itself: a host program owns
+ * its signals, and the CLI calls plush_file_cleanup_on_signals at start. */
+#include "core/file_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+enum { GUARD_SLOTS = 64, TREE_DEPTH = 8 };
+
+typedef struct guard_slot {
+    atomic_int state;                 /* 0 free, 1 claimed, being filled */
+    atomic_int kind;
+    _Atomic(const char *) path;       /* published last; NULL when not in use */
+} guard_slot;
+
+static guard_slot guard_slots[GUARD_SLOTS];
+
+/* The commit in progress: its steps, how many are done. One at a time; a second concurrent commit
+ * (another thread) runs unprotected rather than waiting. */
+static atomic_flag guard_commit_busy = ATOMIC_FLAG_INIT;
+static _Atomic(const plush__rename *) guard_commit_ops;
+static atomic_size_t guard_commit_count, guard_commit_done;
+
+int plush__guard_add(plush__guard_kind kind, const char *path)
+{
+    for (int i = 0; i < GUARD_SLOTS; i++) {
+        int expected = 0;
+        if (atomic_compare_exchange_strong(&guard_slots[i].state, &expected, 1)) {
+            atomic_store(&guard_slots[i].kind, (int)kind);
+            atomic_store(&guard_slots[i].path, path);
+            return i;
+        }
+    }
+    return -1;
+}
+
+void plush__guard_remove(int slot)
+{
+    if (slot < 0 || slot >= GUARD_SLOTS)
+        return;
+    atomic_store(&guard_slots[slot].path, (const char *)NULL);
+    atomic_store(&guard_slots[slot].state, 0);
+}
+
+size_t plush__guard_commit(const plush__rename *ops, size_t n)
+{
+    bool guarded = !atomic_flag_test_and_set(&guard_commit_busy);
+    if (guarded) {
+        atomic_store(&guard_commit_done, 0);
+        atomic_store(&guard_commit_count, n);
+        atomic_store(&guard_commit_ops, ops);
+    }
+    size_t i = 0;
+    int err = 0;
+    for (; i < n; i++) {
+        if (rename(ops[i].from, ops[i].to) != 0 && !(ops[i].optional && errno == ENOENT)) {
+            err = errno;
+            break;
+        }
+        if (guarded)
+            atomic_store(&guard_commit_done, i + 1);
+    }
+    if (guarded) {
+        atomic_store(&guard_commit_ops, (const plush__rename *)NULL);
+        atomic_flag_clear(&guard_commit_busy);
+    }
+    errno = err;
+    return i;
+}
+
+/* Linux's directory reading without malloc: struct linux_dirent64 laid out by hand. */
+static void remove_tree_at(int parent, const char *name, int depth)
+{
+    if (unlinkat(parent, name, 0) == 0 || errno == ENOENT)
+        return;
+    if (depth >= TREE_DEPTH)
+        return;
+    int fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    /* Entries removed while reading may make a pass skip some: read again until a pass removes none. */
+    for (int pass = 0; pass < 64; pass++) {
+        bool removed = false;
+        lseek(fd, 0, SEEK_SET);
+        for (;;) {
+            _Alignas(8) char buf[4096];
+            long got = syscall(SYS_getdents64, fd, buf, sizeof buf);
+            if (got <= 0)
+                break;
+            for (long off = 0; off < got;) {
+                unsigned short reclen;
+                memcpy(&reclen, buf + off + 16, sizeof reclen);
+                const char *entry = buf + off + 19;
+                off += reclen;
+                if (strcmp(entry, ".") == 0 || strcmp(entry, "..") == 0)
+                    continue;
+                remove_tree_at(fd, entry, depth + 1);
+                removed = true;
+            }
+        }
+        if (!removed)
+            break;
+    }
+    close(fd);
+    unlinkat(parent, name, AT_REMOVEDIR);
+}
+
+void plush__remove_tree(const char *path)
+{
+    remove_tree_at(AT_FDCWD, path, 0);
+}
+
+void plush_file_cleanup_now(void)
+{
+    /* A commit under way is finished first: the outputs are then the new set, whole. */
+    const plush__rename *ops = atomic_load(&guard_commit_ops);
+    if (ops) {
+        size_t n = atomic_load(&guard_commit_count);
+        for (size_t i = atomic_load(&guard_commit_done); i < n; i++)
+            rename(ops[i].from, ops[i].to);
+    }
+    for (int i = 0; i < GUARD_SLOTS; i++) {
+        const char *path = atomic_load(&guard_slots[i].path);
+        if (!path)
+            continue;
+        if (atomic_load(&guard_slots[i].kind) == PLUSH__GUARD_TREE)
+            plush__remove_tree(path);
+        else
+            unlink(path);
+    }
+}
+
+static const int guard_signals[] = {SIGINT, SIGTERM, SIGHUP};
+
+static void guard_handler(int sig)
+{
+    plush_file_cleanup_now();
+    /* SA_RESETHAND has put the default action back; SA_NODEFER lets it act at once. */
+    raise(sig);
+}
+
+plush_status plush_file_cleanup_on_signals(void)
+{
+    for (size_t i = 0; i < sizeof guard_signals / sizeof guard_signals[0]; i++) {
+        struct sigaction old;
+        if (sigaction(guard_signals[i], NULL, &old) != 0)
+            return PLUSH_E_IO;
+        /* A signal the program was started with ignored (nohup, a background job) stays ignored. */
+        if (old.sa_handler == SIG_IGN)
+            continue;
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = guard_handler;
+        sa.sa_flags = SA_RESETHAND | SA_NODEFER;
+        sigemptyset(&sa.sa_mask);
+        for (size_t k = 0; k < sizeof guard_signals / sizeof guard_signals[0]; k++)
+            if (k != i)
+                sigaddset(&sa.sa_mask, guard_signals[k]);
+        if (sigaction(guard_signals[i], &sa, NULL) != 0)
+            return PLUSH_E_IO;
+    }
+    return PLUSH_OK;
+}
