@@ -163,7 +163,8 @@ static size_t entries(const char *dir, const char *prefix, bool *found)
     size_t n = 0;
     *found = false;
     for (struct dirent *e; (e = readdir(d)) != NULL;) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+        /* .plush-set lists the run's outputs (the next run replaces them as a set) */
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0 || strcmp(e->d_name, ".plush-set") == 0)
             continue;
         n++;
         *found |= strncmp(e->d_name, prefix, strlen(prefix)) == 0;

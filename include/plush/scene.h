@@ -132,6 +132,10 @@ typedef struct plush_scene_bake_write_options {
      * alone) and name the copy. The copies are made (atomically, folders as needed) before the PMX and
      * VMD are written; a copy that fails fails the write. */
     bool copy_textures;
+    /* The folder the baked PMX will end up in when it is written elsewhere first (a staging folder that
+     * is moved in place as a whole): texture paths and copies are made for this folder. NULL: the PMX's
+     * own folder. */
+    const char *bake_dir;
 } plush_scene_bake_write_options;
 
 /* plush_scene_bake_write with the textures named per options (NULL: as plush_scene_bake_write). */

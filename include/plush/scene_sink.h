@@ -30,6 +30,8 @@ typedef struct plush_scene_output {
     const char *model_file;   /* the model's path (textures are named relative to its folder); may be NULL */
     bool copy_textures;       /* the bake and glTF: copy textures beside the outputs instead of pointing at
                                  them where they are */
+    const char *final_dir;    /* where dir's files end up when dir is a staging folder moved in place
+                                 afterwards (paths inside the outputs are made for it); NULL: dir */
 } plush_scene_output;
 
 typedef struct plush_scene_sink plush_scene_sink;

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 int cli_parse_model_command(int argc, char **argv, const char *usage, cli_option_fn option, void *job,
                             const char **model, bool *help)
@@ -125,4 +126,56 @@ bool cli_ends_with(const char *s, const char *suffix)
 bool cli_make_dir(const char *path, plush_diag *diag)
 {
     return plush_file_make_dir(path, diag) == PLUSH_OK;
+}
+
+bool cli_outdir_open(cli_outdir *o, const char *dir)
+{
+    memset(o, 0, sizeof *o);
+    o->dir = dir;
+    struct stat st;
+    o->created = stat(dir, &st) != 0;
+    plush_diag d;
+    cli_diag_init(&d, dir);
+    if (!cli_make_dir(dir, &d) || plush_file_lock_dir(dir, &o->lock, &d) != PLUSH_OK ||
+        plush_file_stage_begin(dir, &o->stage, &d) != PLUSH_OK) {
+        cli_report(&d);
+        cli_outdir_close(o);
+        return false;
+    }
+    cli_report_warnings(&d); /* a stale lock taken over */
+    return true;
+}
+
+const char *cli_outdir_stage(const cli_outdir *o) { return plush_file_stage_path(o->stage); }
+
+bool cli_outdir_commit(cli_outdir *o)
+{
+    plush_diag d;
+    cli_diag_init(&d, o->dir);
+    if (plush_file_stage_commit(o->stage, &d) != PLUSH_OK) {
+        cli_report(&d);
+        return false;
+    }
+    o->created = false; /* it holds the outputs now */
+    return true;
+}
+
+void cli_outdir_close(cli_outdir *o)
+{
+    plush_file_stage_destroy(o->stage);
+    o->stage = NULL;
+    plush_file_unlock(o->lock);
+    o->lock = NULL;
+    if (o->created && o->dir)
+        rmdir(o->dir); /* only when empty: nothing of the user's goes */
+}
+
+const char *cli_outdir_shown(const cli_outdir *o, const char *path, char *buf, size_t size)
+{
+    const char *stage = o->stage ? plush_file_stage_path(o->stage) : NULL;
+    size_t n = stage ? strlen(stage) : 0;
+    if (!path || !n || strncmp(path, stage, n) != 0 || (path[n] != '/' && path[n] != '\0'))
+        return path;
+    snprintf(buf, size, "%s%s", o->dir, path + n);
+    return buf;
 }

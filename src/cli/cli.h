@@ -105,6 +105,25 @@ bool cli_ends_with(const char *s, const char *suffix);
 /* mkdir for one level; an existing directory is fine. False with diag set otherwise. */
 bool cli_make_dir(const char *path, plush_diag *diag);
 
+/* An output folder written as one set: made when missing, locked against a second writer
+ * (OUTDIR/.plush.lock), the outputs staged inside it and moved in place together by cli_outdir_commit
+ * (stale outputs of an earlier run go); cli_outdir_close removes what was not committed, the lock, and
+ * the folder itself when this command made it and nothing was committed. */
+typedef struct cli_outdir {
+    const char *dir;
+    bool created;
+    plush_file_lock *lock;
+    plush_file_stage *stage;
+} cli_outdir;
+/* One line on stderr and false on failure (including "locked by process N"). */
+bool cli_outdir_open(cli_outdir *o, const char *dir);
+/* Where the command writes its outputs until the commit. */
+const char *cli_outdir_stage(const cli_outdir *o);
+bool cli_outdir_commit(cli_outdir *o);
+void cli_outdir_close(cli_outdir *o);
+/* path as the user will find it: the staging folder's prefix replaced by the output folder. */
+const char *cli_outdir_shown(const cli_outdir *o, const char *path, char *buf, size_t size);
+
 /* plush run's job (run.c), shared with plush demo. Zero fields mean the defaults. */
 typedef struct cli_run_job {
     const char *model, *motion, *out_dir, *overrides;

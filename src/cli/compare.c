@@ -134,16 +134,6 @@ typedef struct compare_inputs {
     plush_im2_map *overrides;
 } compare_inputs;
 
-static bool make_dir(const char *path)
-{
-    plush_diag d;
-    cli_diag_init(&d, path);
-    if (cli_make_dir(path, &d))
-        return true;
-    cli_report(&d);
-    return false;
-}
-
 static bool read_inputs(compare_inputs *s)
 {
     const compare_job *job = s->job;
@@ -188,7 +178,7 @@ static void print_summary(const compare_job *job, const plush_compare_study *st)
     printf("  report          %s/report.md\n", job->out_dir);
 }
 
-static int simulate(const compare_inputs *in, plush_compare_study **st)
+static int simulate(const compare_inputs *in, cli_outdir *outdir, plush_compare_study **st)
 {
     const compare_job *job = in->job;
     bool own_proxy = plush_compare_has_proxy(in->model);
@@ -209,7 +199,7 @@ static int simulate(const compare_inputs *in, plush_compare_study **st)
                                      .frames = job->frames_set ? job->frames : 0,
                                      .cage_triangles = job->triangles,
                                      .cage_count = job->triangle_count,
-                                     .out_dir = job->out_dir};
+                                     .out_dir = cli_outdir_stage(outdir)};
     if (plush_compare_study_create(&desc, st, &d) != PLUSH_OK) {
         cli_report_warnings(&d);
         /* without a soft body of its own, the first generated cage said why it cannot copy one */
@@ -238,9 +228,14 @@ static int simulate(const compare_inputs *in, plush_compare_study **st)
     cli_report_warnings(&d);
     cli_report_warnings(&od);
     if (done != PLUSH_OK) {
+        char shown[4096];
+        od.file = cli_outdir_shown(outdir, od.file, shown, sizeof shown);
         cli_report(&od);
         return CLI_FAILED;
     }
+    /* the report, CSV, plots and pictures appear together or not at all */
+    if (!cli_outdir_commit(outdir))
+        return CLI_FAILED;
     print_summary(job, *st);
     return CLI_OK;
 }
@@ -249,10 +244,12 @@ static int run_compare(const compare_job *job)
 {
     compare_inputs in = {.job = job};
     plush_compare_study *st = NULL;
+    cli_outdir outdir = {0};
     int rc = CLI_FAILED;
-    if (read_inputs(&in) && make_dir(job->out_dir))
-        rc = simulate(&in, &st);
+    if (read_inputs(&in) && cli_outdir_open(&outdir, job->out_dir))
+        rc = simulate(&in, &outdir, &st);
     plush_compare_study_destroy(st);
+    cli_outdir_close(&outdir);
     plush_im2_free(in.overrides);
     plush_vmd_free(in.motion);
     plush_pmx_free(in.model);

@@ -244,12 +244,19 @@ static int write_outputs(const plush_pmx_model *model, const plush_scene *scene,
             goto done;
         }
     }
-    if (job->bones && plush_file_write_atomic(job->bones, csv.data, csv.size, &bones_diag) != PLUSH_OK) {
-        cli_report(&bones_diag);
-        goto done;
-    }
-    if (job->mesh && plush_file_write_atomic(job->mesh, mesh.data, mesh.size, &mesh_diag) != PLUSH_OK) {
-        cli_report(&mesh_diag);
+    /* both outputs or neither: temporary files first, renamed as one set */
+    plush_file_set *set = NULL;
+    plush_diag *at = &bones_diag;
+    plush_status st = plush_file_set_create(&set, at);
+    if (st == PLUSH_OK && job->bones)
+        st = plush_file_set_add(set, job->bones, csv.data, csv.size, at);
+    if (st == PLUSH_OK && job->mesh)
+        st = plush_file_set_add(set, job->mesh, mesh.data, mesh.size, at = &mesh_diag);
+    if (st == PLUSH_OK)
+        st = plush_file_set_commit(set, at);
+    plush_file_set_destroy(set);
+    if (st != PLUSH_OK) {
+        cli_report(at);
         goto done;
     }
     rc = CLI_OK;

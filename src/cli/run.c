@@ -206,6 +206,7 @@ typedef struct run_state {
     size_t sink_count;
     char *stem;
     char *frames_dir;             /* OUTDIR/frames, for messages */
+    cli_outdir outdir;            /* OUTDIR, locked; the sinks write into its staging folder */
     bool mesh_frames;             /* an obj or ply export is on */
 } run_state;
 
@@ -239,8 +240,9 @@ static bool read_inputs(run_state *s, plush_diag *model_diag)
 /* One sink per name of the export list, in its order (a name given twice counts once). */
 static plush_status make_sinks(run_state *s, const char *list, plush_diag *diag)
 {
-    plush_scene_output out = {.dir = s->job->out_dir, .stem = s->stem, .every = s->job->every,
-                              .model_file = s->job->model, .copy_textures = s->job->copy_textures};
+    plush_scene_output out = {.dir = cli_outdir_stage(&s->outdir), .stem = s->stem, .every = s->job->every,
+                              .model_file = s->job->model, .copy_textures = s->job->copy_textures,
+                              .final_dir = s->job->out_dir};
     for (const char *p = list; *p;) {
         size_t n = strcspn(p, ",");
         const plush_scene_export *e = plush_scene_export_find(p, n);
@@ -264,6 +266,23 @@ static plush_status make_sinks(run_state *s, const char *list, plush_diag *diag)
 static const char *mode_name(plush_scene_mode mode)
 {
     return mode == PLUSH_SCENE_BONES ? "bones" : mode == PLUSH_SCENE_DIRECT ? "direct" : "proxy";
+}
+
+/* text with every mention of the staging folder replaced by OUTDIR (the summary is printed after the
+ * commit, where the files are now). */
+static void shown_text(const cli_outdir *o, const char *in, char *out, size_t size)
+{
+    const char *stage = cli_outdir_stage(o);
+    size_t k = 0, n = strlen(stage), d = strlen(o->dir);
+    while (*in && k + 1 < size) {
+        if (n && strncmp(in, stage, n) == 0 && k + d + 1 < size) {
+            memcpy(out + k, o->dir, d);
+            k += d, in += n;
+        } else {
+            out[k++] = *in++;
+        }
+    }
+    out[k] = '\0';
 }
 
 static void summary(const run_state *s, uint32_t frames, const plush_diag *diag)
@@ -296,7 +315,9 @@ static void summary(const run_state *s, uint32_t frames, const plush_diag *diag)
         printf("  warnings        %u (on stderr)\n", diag->warning_count);
     for (size_t i = 0; i < s->sink_count; i++) {
         char text[8192];
-        plush_scene_sink_describe(s->sinks[i], text, sizeof text);
+        char raw[8192];
+        plush_scene_sink_describe(s->sinks[i], raw, sizeof raw);
+        shown_text(&s->outdir, raw, text, sizeof text);
         /* continuation lines line up under the first */
         const char *line = text;
         for (int k = 0; line; k++) {
@@ -357,11 +378,10 @@ static int simulate(run_state *s, plush_diag *model_diag)
         cli_report(model_diag);
         return CLI_FAILED;
     }
-    /* OUTDIR only once the model is known to run, so a refused model leaves no empty directory */
-    if (!cli_make_dir(job->out_dir, &out_diag)) {
-        cli_report(&out_diag);
+    /* OUTDIR only once the model is known to run, so a refused model leaves no empty directory; locked
+     * against a second run, the outputs staged and put in place together at the end */
+    if (!cli_outdir_open(&s->outdir, job->out_dir))
         return CLI_FAILED;
-    }
     if (make_sinks(s, job->exports ? job->exports : plush_scene_default_exports(job->mode), model_diag) != PLUSH_OK) {
         cli_report(model_diag);
         return CLI_FAILED;
@@ -378,15 +398,22 @@ static int simulate(run_state *s, plush_diag *model_diag)
         if (ro.progress)
             fputc('\n', stderr);
         cli_report_warnings(model_diag);
+        /* the frames before the blow-up are the reference's answer so far: they are kept */
+        if (res.stopped_at > 0 && s->mesh_frames && !cli_outdir_commit(&s->outdir))
+            return CLI_FAILED;
         stopped_early(s, (uint32_t)res.stopped_at, frames, "blew up");
         return CLI_FAILED;
     }
     if (st != PLUSH_OK) {
+        char shown[4096];
+        model_diag->file = cli_outdir_shown(&s->outdir, model_diag->file, shown, sizeof shown);
         cli_report(model_diag);
         if (job->mode == PLUSH_SCENE_DIRECT && !res.failed_sink && res.stopped_at >= 0)
             stopped_early(s, (uint32_t)res.stopped_at, frames, "failed");
         return CLI_FAILED;
     }
+    if (!cli_outdir_commit(&s->outdir))
+        return CLI_FAILED;
     cli_report_warnings(model_diag);
     summary(s, frames, model_diag);
     return CLI_OK;
@@ -415,6 +442,7 @@ int cli_run_execute(const cli_run_job *in)
 done:
     for (size_t i = 0; i < s.sink_count; i++)
         plush_scene_sink_destroy(s.sinks[i]);
+    cli_outdir_close(&s.outdir);
     plush_scene_destroy(s.scene);
     plush_im2_free(s.overrides);
     plush_vmd_free(s.motion);

@@ -291,6 +291,20 @@ plush_status plush_file_stage_commit(plush_file_stage *stage, plush_diag *diag)
         st = plush_diag_fail(diag, PLUSH_E_IO, -1, NULL, -1, "cannot prepare the outputs: %s", strerror(errno));
         goto done;
     }
+    /* An entry of the user's whose kind differs from the output's (a folder where a file goes, or the
+     * other way) is not replaced: that is a name clash, not an earlier run's output. */
+    for (size_t i = 0; i < fresh.count && st == PLUSH_OK; i++) {
+        char *there = join(stage->dir, fresh.names[i]), *staged = join(stage->path, fresh.names[i]);
+        struct stat a;
+        if (there && staged && lstat(there, &a) == 0 && !names_has(&previous, fresh.names[i]) &&
+            S_ISDIR(a.st_mode) != is_dir(staged))
+            st = plush_diag_fail(diag, PLUSH_E_IO, -1, NULL, -1, "%s %s, not replaced by an output",
+                                 fresh.names[i], S_ISDIR(a.st_mode) ? "is a directory" : "is not a directory");
+        free(there);
+        free(staged);
+    }
+    if (st != PLUSH_OK)
+        goto done;
     old_slot = plush__guard_add(PLUSH__GUARD_TREE, old);
     if (!mkdtemp(old)) {
         st = plush_diag_fail(diag, PLUSH_E_IO, -1, NULL, -1, "cannot create a directory: %s", strerror(errno));

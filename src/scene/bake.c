@@ -209,38 +209,28 @@ plush_status plush_scene_bake_write_with(const plush_scene_bake *b, const char *
                              diag);
     if (st == PLUSH_OK)
         st = plush_vmd_write(motion, &(plush_vmd_write_options){.truncate_names = true}, &vmd, diag);
-    /* Both files or neither: the model goes to a side name first and takes its place only once the
-     * motion is written, so a failure leaves whatever was there before. */
+    /* Both files or neither: both go to temporary files first and are renamed as one set; a signal
+     * during the renames lets the set finish (plush_file_set_commit), so OUTDIR never mixes two runs. */
     const char *file = diag ? diag->file : NULL;
     if (st == PLUSH_OK) {
         /* the textures first: a bake whose copies failed is not written */
         if (diag)
             diag->file = pmx_path;
-        st = plush__bake_copy_textures(copies, pmx_path, diag);
+        st = plush__bake_copy_textures(copies, pmx_path, options ? options->bake_dir : NULL, diag);
     }
-    size_t n = strlen(pmx_path) + sizeof ".bake-tmp";
-    char *side = malloc(n);
-    if (st == PLUSH_OK && !side)
-        st = plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
-    if (st == PLUSH_OK) {
-        snprintf(side, n, "%s.bake-tmp", pmx_path);
-        if (diag)
-            diag->file = pmx_path;
-        st = plush_file_write_atomic(side, pmx.data, pmx.size, diag);
-    }
+    plush_file_set *set = NULL;
+    if (st == PLUSH_OK)
+        st = plush_file_set_create(&set, diag);
+    if (st == PLUSH_OK)
+        st = plush_file_set_add(set, pmx_path, pmx.data, pmx.size, diag);
     if (st == PLUSH_OK) {
         if (diag)
             diag->file = vmd_path;
-        st = plush_file_write_atomic(vmd_path, vmd.data, vmd.size, diag);
-        if (st == PLUSH_OK && rename(side, pmx_path) != 0) {
-            if (diag)
-                diag->file = pmx_path;
-            st = plush_diag_fail(diag, PLUSH_E_IO, -1, NULL, -1, "cannot write: %s", strerror(errno));
-        }
-        if (st != PLUSH_OK)
-            unlink(side);
+        st = plush_file_set_add(set, vmd_path, vmd.data, vmd.size, diag);
     }
-    free(side);
+    if (st == PLUSH_OK)
+        st = plush_file_set_commit(set, diag);
+    plush_file_set_destroy(set);
     if (st == PLUSH_OK && diag)
         diag->file = file;
     plush_buf_free(&pmx);

@@ -43,7 +43,8 @@ plush_status plush__bake_textures(plush_pmx_model *o, const char *pmx_path,
                                   const plush_scene_bake_write_options *options, plush__bake_copies **copies,
                                   plush_diag *diag);
 /* Makes the copies (folders below the bake's folder as needed, each file written atomically). */
-plush_status plush__bake_copy_textures(const plush__bake_copies *copies, const char *pmx_path, plush_diag *diag);
+plush_status plush__bake_copy_textures(const plush__bake_copies *copies, const char *pmx_path, const char *bake_dir,
+                                       plush_diag *diag);
 void plush__bake_copies_free(plush__bake_copies *copies);
 
 #endif

@@ -307,7 +307,8 @@ plush_status plush__bake_textures(plush_pmx_model *o, const char *pmx_path,
     if (!options || !options->model_file || !o->texture_count)
         return PLUSH_OK;
     texture_ctx c = {.copy = options->copy_textures, .diag = diag};
-    char *model_dir = folder_of(options->model_file), *bake_dir = folder_of(pmx_path);
+    char *model_dir = folder_of(options->model_file);
+    char *bake_dir = options->bake_dir ? dup_n(options->bake_dir, strlen(options->bake_dir)) : folder_of(pmx_path);
     c.model_dir = model_dir, c.bake_dir = bake_dir;
     c.model_abs = model_dir ? absolute(model_dir) : NULL;
     c.bake_abs = bake_dir ? absolute(bake_dir) : NULL;
@@ -358,11 +359,12 @@ static plush_status make_folders(const char *dir, const char *sub, plush_diag *d
     return st;
 }
 
-plush_status plush__bake_copy_textures(const plush__bake_copies *copies, const char *pmx_path, plush_diag *diag)
+plush_status plush__bake_copy_textures(const plush__bake_copies *copies, const char *pmx_path, const char *bake_dir,
+                                       plush_diag *diag)
 {
     if (!copies || !copies->count)
         return PLUSH_OK;
-    char *dir = folder_of(pmx_path);
+    char *dir = bake_dir ? dup_n(bake_dir, strlen(bake_dir)) : folder_of(pmx_path);
     if (!dir)
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
     plush_status st = PLUSH_OK;

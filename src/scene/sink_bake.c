@@ -11,6 +11,7 @@ typedef struct bake_sink {
     plush_scene_bake *bake;
     char *pmx, *vmd;
     char *model_file;         /* NULL: the texture paths stay as stored */
+    char *final_dir;          /* the folder the bake ends in; NULL: where it is written */
     bool copy_textures;
     bool stretch;             /* the mesh exports use stretch-aware frames the bake cannot hold */
 } bake_sink;
@@ -39,7 +40,8 @@ static plush_status bake_end(plush_scene_sink *s, const plush_scene *scene, plus
     (void)scene;
     bake_sink *b = (bake_sink *)s;
     plush_diag local = {.file = b->pmx};
-    plush_scene_bake_write_options opt = {.model_file = b->model_file, .copy_textures = b->copy_textures};
+    plush_scene_bake_write_options opt = {.model_file = b->model_file, .copy_textures = b->copy_textures,
+                                          .bake_dir = b->final_dir};
     /* plush_scene_bake_write_with names the file at fault itself */
     plush_status st = plush_scene_bake_write_with(b->bake, b->pmx, b->vmd, &opt, &local);
     forward_warnings(diag, &local);
@@ -60,6 +62,7 @@ static void bake_destroy(plush_scene_sink *s)
     free(b->pmx);
     free(b->vmd);
     free(b->model_file);
+    free(b->final_dir);
     free(b);
 }
 
@@ -77,8 +80,10 @@ static plush_status bake_create(const plush_scene *scene, const plush_scene_outp
         b->copy_textures = out->copy_textures;
         if (out->model_file)
             b->model_file = strdup(out->model_file);
+        if (out->final_dir)
+            b->final_dir = strdup(out->final_dir);
     }
-    if (!b || !b->pmx || !b->vmd || (out->model_file && !b->model_file)) {
+    if (!b || !b->pmx || !b->vmd || (out->model_file && !b->model_file) || (out->final_dir && !b->final_dir)) {
         if (b)
             bake_destroy(&b->base);
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
