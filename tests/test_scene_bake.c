@@ -439,6 +439,63 @@ static void test_textures(void **state)
     cli_tmp_teardown();
 }
 
+/* PMX 2.1 joints become the spring 6DOF that holds what they held (issue 15, item 7): the bake is a plain
+ * PMX 2.0 that writes without --lossy, and one warning counts the conversions. */
+static void test_joints_converted(void **state)
+{
+    (void)state;
+    plush_pmx_model *m = mesh_fx_plush();
+    plush_pmx_rigid_body *rb = pmx_fx_rigid_bodies(m, 2);
+    for (int i = 0; i < 2; i++)
+        rb[i] = (plush_pmx_rigid_body){.name = pmx_fx_str(m, i ? "b" : "a"), .bone = 0, .mask = 0xFFFF, .mass = 1,
+                                       .size = {0.5f, 0, 0}, .mode = (uint8_t)i};
+    plush_pmx_joint *j = pmx_fx_joints(m, 6);
+    for (int t = 0; t < 6; t++) {
+        j[t] = (plush_pmx_joint){.name = pmx_fx_str(m, "j"), .type = (uint8_t)t, .body_a = 0, .body_b = 1};
+        for (int k = 0; k < 3; k++) {
+            j[t].linear_lower[k] = -0.1f * (float)(k + 1), j[t].linear_upper[k] = 0.2f * (float)(k + 1);
+            j[t].angular_lower[k] = -0.3f * (float)(k + 1), j[t].angular_upper[k] = 0.4f * (float)(k + 1);
+            j[t].spring_linear[k] = 5, j[t].spring_angular[k] = 6;
+        }
+    }
+    plush_diag d = pmx_fx_diag();
+    plush_scene_binding *b = NULL;
+    plush_scene_bake *bake = NULL;
+    plush_pmx_model *o = NULL;
+    pmx_fx_ok(plush_scene_bind(m, NULL, &b, &d), &d);
+    pmx_fx_ok(plush_scene_bake_create(b, NULL, &bake, &d), &d);
+    uint32_t before = d.warning_count;
+    pmx_fx_ok(plush_scene_bake_model(bake, &o, &d), &d);
+    assert_int_equal(d.warning_count, before + 1);
+    assert_int_equal(o->joint_count, 6);
+    for (int t = 0; t < 6; t++)
+        assert_int_equal(o->joints[t].type, PLUSH_PMX_JOINT_SPRING_6DOF);
+    const plush_pmx_joint *g = o->joints;
+    /* spring 6DOF as it was, springs kept; 6DOF: the limits, no springs */
+    assert_true(g[0].spring_linear[0] == 5 && g[0].angular_upper[2] == 1.2f);
+    assert_true(g[1].spring_linear[0] == 0 && g[1].spring_angular[1] == 0 && g[1].linear_lower[1] == -0.2f &&
+                g[1].angular_upper[2] == 1.2f);
+    /* point-to-point: the point locked, every angle free (lower > upper) */
+    for (int k = 0; k < 3; k++)
+        assert_true(g[2].linear_lower[k] == 0 && g[2].linear_upper[k] == 0 && g[2].angular_lower[k] > g[2].angular_upper[k]);
+    /* cone-twist: spans from angular_lower, symmetric */
+    for (int k = 0; k < 3; k++)
+        assert_true(g[3].angular_lower[k] == -0.3f * (float)(k + 1) && g[3].angular_upper[k] == 0.3f * (float)(k + 1));
+    /* slider: along and about X only */
+    assert_true(g[4].linear_lower[0] == -0.1f && g[4].linear_upper[0] == 0.2f && g[4].angular_lower[0] == -0.3f &&
+                g[4].angular_upper[0] == 0.4f && g[4].linear_upper[1] == 0 && g[4].angular_upper[2] == 0);
+    /* hinge: about Z within the limits stored in x, nothing else */
+    assert_true(g[5].angular_lower[2] == -0.3f && g[5].angular_upper[2] == 0.4f && g[5].angular_upper[0] == 0 &&
+                g[5].linear_upper[0] == 0);
+    plush_buf bytes = {0};
+    pmx_fx_ok(plush_pmx_write(o, &(plush_pmx_write_options){.version = PLUSH_PMX_WRITE_20}, &bytes, &d), &d);
+    plush_buf_free(&bytes);
+    plush_pmx_free(o);
+    plush_scene_bake_destroy(bake);
+    plush_scene_binding_free(b);
+    plush_pmx_free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -446,6 +503,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_motion_keys, setup, teardown),
         cmocka_unit_test_setup_teardown(test_replay_matches_proxy_skinning, setup, teardown),
         cmocka_unit_test(test_write_files_with_motion),
+        cmocka_unit_test(test_joints_converted),
         cmocka_unit_test_setup_teardown(test_textures, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -4,6 +4,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 
 static const uint16_t PSEUDO_FLAGS = PLUSH_PMX_BONE_ROTATABLE | PLUSH_PMX_BONE_TRANSLATABLE |
@@ -252,6 +253,71 @@ static plush_status copy_morphs(const plush_pmx_model *m, const int32_t *vmap, c
     return PLUSH_OK;
 }
 
+/* PMX 2.0 knows spring 6DOF joints only (and MMD reads lower > upper as a free axis, equal as locked):
+ * each 2.1 joint becomes the spring 6DOF that holds what it held, springs zero. The fields each kind
+ * reads are src/physics/world_joints.c's. */
+static void to_spring_6dof(plush_pmx_joint *j)
+{
+    const plush_pmx_joint in = *j;
+    const float free_lo = 1.0f, free_hi = 0.0f; /* lower > upper: free */
+    memset(j->linear_lower, 0, sizeof j->linear_lower);
+    memset(j->linear_upper, 0, sizeof j->linear_upper);
+    memset(j->angular_lower, 0, sizeof j->angular_lower);
+    memset(j->angular_upper, 0, sizeof j->angular_upper);
+    memset(j->spring_linear, 0, sizeof j->spring_linear);
+    memset(j->spring_angular, 0, sizeof j->spring_angular);
+    switch (in.type) {
+    case PLUSH_PMX_JOINT_6DOF: /* the same limits, no springs */
+        memcpy(j->linear_lower, in.linear_lower, sizeof j->linear_lower);
+        memcpy(j->linear_upper, in.linear_upper, sizeof j->linear_upper);
+        memcpy(j->angular_lower, in.angular_lower, sizeof j->angular_lower);
+        memcpy(j->angular_upper, in.angular_upper, sizeof j->angular_upper);
+        break;
+    case PLUSH_PMX_JOINT_P2P: /* the point held, turning free */
+        for (int k = 0; k < 3; k++)
+            j->angular_lower[k] = free_lo, j->angular_upper[k] = free_hi;
+        break;
+    case PLUSH_PMX_JOINT_CONE_TWIST: /* symmetric spans: twist about X, swings about Y and Z */
+        for (int k = 0; k < 3; k++)
+            j->angular_lower[k] = -fabsf(in.angular_lower[k]), j->angular_upper[k] = fabsf(in.angular_lower[k]);
+        break;
+    case PLUSH_PMX_JOINT_SLIDER: /* along and about X only */
+        j->linear_lower[0] = in.linear_lower[0], j->linear_upper[0] = in.linear_upper[0];
+        j->angular_lower[0] = in.angular_lower[0], j->angular_upper[0] = in.angular_upper[0];
+        break;
+    case PLUSH_PMX_JOINT_HINGE: /* about Z only, within the limits stored in x */
+        j->angular_lower[2] = in.angular_lower[0], j->angular_upper[2] = in.angular_upper[0];
+        break;
+    default:
+        break;
+    }
+    j->type = PLUSH_PMX_JOINT_SPRING_6DOF;
+}
+
+/* The joints as PMX 2.0 holds them; converted ones are counted in one warning. False when out of memory. */
+static bool spring_joints(const plush_pmx_model *m, plush_pmx_model *o, plush_diag *diag)
+{
+    size_t by_type[6] = {0}, converted = 0;
+    for (size_t i = 0; i < m->joint_count; i++)
+        if (m->joints[i].type != PLUSH_PMX_JOINT_SPRING_6DOF && m->joints[i].type < 6)
+            by_type[m->joints[i].type]++, converted++;
+    if (!converted)
+        return true;
+    plush_pmx_joint *js = plush_arena_array(plush_pmx_arena(o), m->joint_count, sizeof *js);
+    if (!js)
+        return false;
+    memcpy(js, m->joints, m->joint_count * sizeof *js);
+    for (size_t i = 0; i < m->joint_count; i++)
+        if (js[i].type != PLUSH_PMX_JOINT_SPRING_6DOF && js[i].type < 6)
+            to_spring_6dof(&js[i]);
+    o->joints = js;
+    plush_diag_warn(diag, -1, "joint", -1,
+                    "%zu PMX 2.1 joints converted to spring 6DOF for PMX 2.0 (6DOF %zu, point-to-point %zu, "
+                    "cone-twist %zu, slider %zu, hinge %zu)",
+                    converted, by_type[1], by_type[2], by_type[3], by_type[4], by_type[5]);
+    return true;
+}
+
 plush_status plush_scene_bake_model(const plush_scene_bake *bake, plush_pmx_model **out, plush_diag *diag)
 {
     if (!bake || !out)
@@ -276,6 +342,10 @@ plush_status plush_scene_bake_model(const plush_scene_bake *bake, plush_pmx_mode
     o->rigid_bodies = m->rigid_bodies;
     o->joint_count = m->joint_count;
     o->joints = m->joints;
+    if (!spring_joints(m, o, diag)) {
+        plush_pmx_free(o);
+        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+    }
 
     int32_t *vmap = NULL;
     size_t kept = 0;
