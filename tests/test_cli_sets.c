@@ -103,6 +103,21 @@ static void test_compare_one_set(void **state)
     assert_false(cli_exists(p));
 }
 
+/* A run too large for the machine is refused before its first frame with the figure, and leaves no
+ * OUTDIR behind (issue 15, item 2). */
+static void test_run_too_large(void **state)
+{
+    (void)state;
+    char out[512];
+    cli_tmp_path(out, sizeof out, "huge");
+    cli_result r;
+    CLI_RUN(&r, "run", BEAR, "--frames", "10000000", "-o", out);
+    cli_expect_one_error_line(&r);
+    assert_non_null(strstr(r.err, "GB in memory"));
+    cli_result_free(&r);
+    assert_false(cli_exists(out));
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -121,6 +136,7 @@ int main(void)
         cmocka_unit_test(test_pose_both_or_neither),
         cmocka_unit_test(test_run_locked),
         cmocka_unit_test(test_compare_one_set),
+        cmocka_unit_test(test_run_too_large),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

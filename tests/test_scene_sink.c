@@ -357,6 +357,41 @@ static void test_seek_equals_stepping(void **state)
     plush_pmx_free(m);
 }
 
+/* A run whose exports would not fit is refused before its first frame, with the figures (issue 15). */
+static void test_budget_refused(void **state)
+{
+    (void)state;
+    plush_pmx_model *m = mesh_fx_plush();
+    plush_diag d = pmx_fx_diag();
+    plush_scene *sc = NULL;
+    pmx_fx_ok(plush_scene_create(&(plush_scene_desc){.model = m}, &sc, &d), &d);
+    plush_scene_output out = {.dir = cli_tmp_dir(), .stem = "budget"};
+    plush_scene_sink *sinks[2] = {0};
+    pmx_fx_ok(plush_scene_sink_create(plush_scene_export_find("pmx+vmd", 7), sc, &out, &sinks[0], &d), &d);
+    pmx_fx_ok(plush_scene_sink_create(plush_scene_export_find("ply", 3), sc, &out, &sinks[1], &d), &d);
+    plush_scene_run_result r;
+    /* memory: ten million frames of keys */
+    assert_int_equal(plush_scene_run(sc, &(plush_scene_run_options){.frames = 10000000, .sinks = sinks,
+                                                                      .sink_count = 2, .memory_available = 1e9,
+                                                                      .disk_available = 1e15},
+                                     &r, &d),
+                     PLUSH_E_RANGE);
+    assert_int_equal(r.done, 0);
+    assert_non_null(strstr(d.message, "GB"));
+    /* disk: 100 frames of PLY into 10 kB */
+    d = pmx_fx_diag();
+    assert_int_equal(plush_scene_run(sc, &(plush_scene_run_options){.frames = 100, .sinks = sinks, .sink_count = 2,
+                                                                      .memory_available = 1e12,
+                                                                      .disk_available = 1e4},
+                                     &r, &d),
+                     PLUSH_E_RANGE);
+    assert_int_equal(r.done, 0);
+    for (int i = 0; i < 2; i++)
+        plush_scene_sink_destroy(sinks[i]);
+    plush_scene_destroy(sc);
+    plush_pmx_free(m);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -380,6 +415,7 @@ int main(void)
         cmocka_unit_test(test_proxy_exports_need_proxy_mode),
         cmocka_unit_test(test_resolved_defaults),
         cmocka_unit_test(test_seek_equals_stepping),
+        cmocka_unit_test(test_budget_refused),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

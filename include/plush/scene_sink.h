@@ -44,6 +44,9 @@ typedef struct plush_scene_sink_ops {
     /* What it wrote, for a summary: one or more lines (no trailing newline); returns snprintf's count. */
     int (*describe)(const plush_scene_sink *sink, char *buf, size_t size);
     void (*destroy)(plush_scene_sink *sink);
+    /* What a run of frames will cost it at most, in bytes: memory held at once and disk written. May be
+     * NULL (nothing that grows with the frames). */
+    void (*estimate)(const plush_scene_sink *sink, uint32_t frames, double *memory, double *disk);
 } plush_scene_sink_ops;
 
 typedef struct plush_scene_export plush_scene_export;
@@ -88,6 +91,9 @@ typedef struct plush_scene_run_options {
                                              body is no reference) */
     void (*progress)(void *user, uint32_t done, uint32_t total);   /* after each frame, may be NULL */
     void *user;
+    const char *out_dir;                  /* where the sinks write: its free disk space is checked; NULL:
+                                             no disk check */
+    double memory_available, disk_available;  /* bytes; 0: read from the system (MemAvailable, statvfs) */
 } plush_scene_run_options;
 
 typedef struct plush_scene_run_result {
@@ -98,7 +104,9 @@ typedef struct plush_scene_run_result {
     const plush_scene_sink *failed_sink;  /* the sink whose call failed, NULL otherwise */
 } plush_scene_run_result;
 
-/* Begins every sink, steps frames 0 .. frames - 1 handing each to every sink in order, then ends every
+/* Before anything starts, the sinks' estimates for the frames are summed and checked against the memory
+ * and disk space available: a run that would not fit is refused (PLUSH_E_RANGE, the figures in the
+ * message). Then it begins every sink, steps frames 0 .. frames - 1 handing each to every sink in order, then ends every
  * sink (only when all frames were done: a stopped run writes no end-of-run file). The time the sinks
  * take is added to the scene's timing (exports). On failure diag names the file at fault: a sink's
  * output, or the model for a step. */

@@ -391,7 +391,8 @@ static int simulate(run_state *s, plush_diag *model_diag)
                                   .sinks = s->sinks,
                                   .sink_count = s->sink_count,
                                   .stop_on_blow_up = job->mode == PLUSH_SCENE_DIRECT,
-                                  .progress = isatty(STDERR_FILENO) ? progress : NULL};
+                                  .progress = isatty(STDERR_FILENO) ? progress : NULL,
+                                  .out_dir = cli_outdir_stage(&s->outdir)};
     plush_scene_run_result res;
     st = plush_scene_run(s->scene, &ro, &res, model_diag);
     if (res.blew_up) {

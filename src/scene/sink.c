@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 #include <time.h>
 
 #define PLUSH_SCENE_SINK_ENTRY(name) &plush__export_##name,
@@ -107,6 +108,60 @@ static plush_status call_sinks(plush_scene *sc, const plush_scene_run_options *o
     return st;
 }
 
+/* Memory the system can give without swapping (MemAvailable), in bytes; 0 when unknown. */
+static double memory_available(void)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    double kb = 0;
+    char line[256];
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "MemAvailable: %lf kB", &kb) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return kb * 1024.0;
+}
+
+static double disk_available(const char *dir)
+{
+    struct statvfs v;
+    return dir && statvfs(dir, &v) == 0 ? (double)v.f_bavail * (double)v.f_frsize : 0;
+}
+
+static const char *bytes_text(double b, char *buf, size_t size)
+{
+    if (b >= 1e9)
+        snprintf(buf, size, "%.1f GB", b / 1e9);
+    else
+        snprintf(buf, size, "%.1f MB", b / 1e6);
+    return buf;
+}
+
+/* The run's outputs must fit: refused before the first frame rather than after hours or a killed process. */
+static plush_status check_budget(const plush_scene_run_options *o, plush_diag *diag)
+{
+    double memory = 0, disk = 0;
+    for (size_t i = 0; i < o->sink_count; i++) {
+        double m = 0, d = 0;
+        if (o->sinks[i]->ops->estimate)
+            o->sinks[i]->ops->estimate(o->sinks[i], o->frames, &m, &d);
+        memory += m, disk += d;
+    }
+    double have_memory = o->memory_available > 0 ? o->memory_available : memory_available();
+    double have_disk = o->disk_available > 0 ? o->disk_available : o->out_dir ? disk_available(o->out_dir) : 0;
+    char need[32], have[32];
+    if (have_memory > 0 && memory > 0.9 * have_memory)
+        return plush_diag_fail(diag, PLUSH_E_RANGE, -1, NULL, -1,
+                               "%u frames of these exports would hold about %s in memory; %s are available "
+                               "(fewer frames, or fewer exports)",
+                               o->frames, bytes_text(memory, need, sizeof need), bytes_text(have_memory, have, sizeof have));
+    if ((o->out_dir || o->disk_available > 0) && have_disk > 0 && disk > have_disk)
+        return plush_diag_fail(diag, PLUSH_E_RANGE, -1, NULL, -1,
+                               "%u frames of these exports would write about %s; %s are free there", o->frames,
+                               bytes_text(disk, need, sizeof need), bytes_text(have_disk, have, sizeof have));
+    return PLUSH_OK;
+}
+
 plush_status plush_scene_run(plush_scene *sc, const plush_scene_run_options *options, plush_scene_run_result *result,
                              plush_diag *diag)
 {
@@ -118,6 +173,8 @@ plush_status plush_scene_run(plush_scene *sc, const plush_scene_run_options *opt
         return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, NULL, -1, "no scene or no sinks");
     plush_status st = o.frames ? PLUSH_OK : plush_scene_default_frames(sc, &o.frames, diag);
     r.frames = o.frames;
+    if (st == PLUSH_OK)
+        st = check_budget(&o, diag);
     if (st == PLUSH_OK)
         st = call_sinks(sc, &o, SINK_BEGIN, 0, &r, diag);
     for (uint32_t f = 0; st == PLUSH_OK && f < o.frames; f++) {

@@ -5,6 +5,7 @@
 #include "scene/sink_internal.h"
 #include "plush/obj.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,8 +65,20 @@ static void cage_destroy(plush_scene_sink *s)
     free(c);
 }
 
-static const plush_scene_sink_ops cage_ops = {
-    .begin = cage_begin, .frame = cage_frame, .end = cage_end, .describe = cage_describe, .destroy = cage_destroy};
+static void cage_estimate(const plush_scene_sink *s, uint32_t frames, double *memory, double *disk)
+{
+    const cage_sink *c = (const cage_sink *)s;
+    *memory = 0;
+    *disk = ceil((double)frames / (double)c->every) *
+            ((double)c->proxy->node_count * 12.0 + (double)c->proxy->triangle_count * 13.0);
+}
+
+static const plush_scene_sink_ops cage_ops = {.begin = cage_begin,
+                                              .frame = cage_frame,
+                                              .end = cage_end,
+                                              .describe = cage_describe,
+                                              .destroy = cage_destroy,
+                                              .estimate = cage_estimate};
 
 static plush_status cage_create(const plush_scene *scene, const plush_scene_output *out, plush_scene_sink **sink,
                                 plush_diag *diag)

@@ -254,8 +254,21 @@ static void gltf_destroy(plush_scene_sink *sk)
     free(s);
 }
 
-static const plush_scene_sink_ops gltf_ops = {
-    .frame = gltf_frame, .end = gltf_end, .describe = gltf_describe, .destroy = gltf_destroy};
+/* Per frame a translation and a rotation per joint and the morph weights, held until the end, where the
+ * GLB (about as large again) is built in memory and written; the bake inside keeps its own keys. */
+static void gltf_estimate(const plush_scene_sink *s, uint32_t frames, double *memory, double *disk)
+{
+    const gltf_sink *g = (const gltf_sink *)s;
+    double per = (double)g->bones * 28.0 + (double)g->morphs * 4.0 + 4.0;
+    *memory = (double)frames * (2.0 * per + (double)g->bake->triangle_count * 28.0);
+    *disk = (double)frames * per;
+}
+
+static const plush_scene_sink_ops gltf_ops = {.frame = gltf_frame,
+                                              .end = gltf_end,
+                                              .describe = gltf_describe,
+                                              .destroy = gltf_destroy,
+                                              .estimate = gltf_estimate};
 
 static plush_status gltf_create(const plush_scene *scene, const plush_scene_output *out, plush_scene_sink **sink,
                                 plush_diag *diag)

@@ -6,6 +6,7 @@
 #include "scene/sink_internal.h"
 #include "plush/obj.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,8 +114,21 @@ static void mesh_destroy(plush_scene_sink *s)
     free(m);
 }
 
-static const plush_scene_sink_ops mesh_ops = {
-    .begin = mesh_begin, .frame = mesh_frame, .end = mesh_end, .describe = mesh_describe, .destroy = mesh_destroy};
+/* Disk only: a file per K-th frame (PLY 24 bytes a vertex and 13 a face; OBJ text about 80 and 40). */
+static void mesh_estimate(const plush_scene_sink *s, uint32_t frames, double *memory, double *disk)
+{
+    const mesh_sink *m = (const mesh_sink *)s;
+    double files = ceil((double)frames / (double)m->every), faces = (double)m->face_count / 3.0;
+    *memory = 0;
+    *disk = files * (m->ply ? (double)m->kept * 24.0 + faces * 13.0 : (double)m->kept * 80.0 + faces * 40.0);
+}
+
+static const plush_scene_sink_ops mesh_ops = {.begin = mesh_begin,
+                                              .frame = mesh_frame,
+                                              .end = mesh_end,
+                                              .describe = mesh_describe,
+                                              .destroy = mesh_destroy,
+                                              .estimate = mesh_estimate};
 
 static plush_status mesh_create(const plush_scene *scene, const plush_scene_output *out, bool ply,
                                 plush_scene_sink **sink, plush_diag *diag)

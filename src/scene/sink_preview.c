@@ -487,11 +487,20 @@ static void preview_destroy(plush_scene_sink *s)
     free(p);
 }
 
+/* H.264 at this size: under half a kilobyte a frame for the demo; 4 KB is the generous bound. */
+static void preview_estimate(const plush_scene_sink *s, uint32_t frames, double *memory, double *disk)
+{
+    (void)s;
+    *memory = 0;
+    *disk = (double)frames * 4096.0;
+}
+
 static const plush_scene_sink_ops preview_ops = {.begin = preview_begin,
                                                  .frame = preview_frame,
                                                  .end = preview_end,
                                                  .describe = preview_describe,
-                                                 .destroy = preview_destroy};
+                                                 .destroy = preview_destroy,
+                                                 .estimate = preview_estimate};
 
 static plush_status preview_create(const plush_scene *scene, const plush_scene_output *out, plush_scene_sink **sink,
                                    plush_diag *diag)
