@@ -471,6 +471,44 @@ static void test_unequal_rows_by_hand(void **state)
     free_cage(&c);
 }
 
+/* The box pre-check decides: a slightly tilted triangle T whose rounded box distance in z is one ulp
+ * above its computed plane distance d (found by a random search). Three nearer triangles fill slots 0-2,
+ * then an exact copy of T (index 3) lands in the fourth slot itself and sets far = d; T (index 4) has the
+ * same d, which would win the tie, but its box distance exceeds far, so the original never measures it.
+ * Plush's BVH finds T among the overall best four and must notice that the scan skips it. */
+static void test_box_precheck_skips_a_tie(void **state)
+{
+    (void)state;
+    const float t[3][3] = {{0x1.a0e5eep-6f, -0x1.6284e8p-7f, 0},
+                           {0x1.037e8cp+0f, -0x1.cc557p-7f, 0},
+                           {0x1.0c5662p-5f, 0x1.084c88p+0f, 0x1.361ce8p-12f}};
+    const float pts[1][3] = {{0x1.0cfb0ap-5f, 0x1.07e308p+0f, 0x1.8053dp+1f}};
+    const float *p = pts[0];
+    float d = plush_proxy_seed_distance(p, t[0], t[1], t[2]);
+    assert_true(p[2] - t[2][2] > d);   /* the premise: box distance above the distance */
+    cage c = new_cage(15, 5);
+    for (int i = 0; i < 3; i++) {   /* three copies of a flat triangle 2.5 below the point */
+        float z = p[2] - 2.5f;
+        uint32_t a = add_node(&c, p[0] - 1, p[1] - 1, z), b = add_node(&c, p[0] + 2, p[1] - 1, z);
+        add_tri(&c, a, b, add_node(&c, p[0] - 1, p[1] + 2, z));
+    }
+    for (int copy = 0; copy < 2; copy++) {
+        uint32_t a = add_node(&c, t[0][0], t[0][1], t[0][2]), b = add_node(&c, t[1][0], t[1][1], t[1][2]);
+        add_tri(&c, a, b, add_node(&c, t[2][0], t[2][1], t[2][2]));
+    }
+    plush_proxy_mesh m = mesh_of(&c);
+    compare_with_port(&m, pts, 1, false);
+    plush_proxy_binding *b = NULL;
+    plush_diag diag = {0};
+    plush_proxy_bind_options o = {.seed = true};
+    assert_int_equal(plush_proxy_bind(&m, pts, 1, &o, &b, &diag), PLUSH_OK);
+    const int32_t want[4] = {2, 1, 0, 3};
+    assert_memory_equal(b->triangles[0], want, sizeof want);
+    assert_true(b->distances[0][3] == d);
+    plush_proxy_binding_free(b);
+    free_cage(&c);
+}
+
 /* ---- the percent rounding ------------------------------------------------------------------------------ */
 
 static void assert_pct(const uint32_t got[4], uint32_t a, uint32_t b, uint32_t c, uint32_t d)
@@ -595,6 +633,7 @@ int main(void)
         cmocka_unit_test(test_grid_near_ties_match_port),
         cmocka_unit_test(test_shared_vertex_by_hand),
         cmocka_unit_test(test_unequal_rows_by_hand),
+        cmocka_unit_test(test_box_precheck_skips_a_tie),
         cmocka_unit_test(test_percent_rounding),
         cmocka_unit_test(test_demo_bear_matches_port),
         cmocka_unit_test(test_alicia_hair_cage_matches_port),
