@@ -337,12 +337,13 @@ static void box_grid(cage *c, int n)
 
 /* Points on a lattice of step `step` over [lo, hi]^2 x heights: on shared vertices, on shared edges, at
  * square centres, and above them, where several triangles are exactly equally far. */
-static size_t lattice(float (*pts)[3], float lo, float hi, float step, const float *zs, int z_count)
+static size_t lattice(float (*pts)[3], size_t cap, float lo, float hi, float step, const float *zs, int z_count)
 {
     size_t n = 0;
     for (int iz = 0; iz < z_count; iz++)
         for (float y = lo; y <= hi; y += step)
             for (float x = lo; x <= hi; x += step) {
+                assert_true(n < cap);
                 pts[n][0] = x, pts[n][1] = y, pts[n][2] = zs[iz];
                 n++;
             }
@@ -355,9 +356,9 @@ static void test_flat_grid_ties_match_port(void **state)
     enum { N = 8 };
     cage c = new_cage((N + 1) * (N + 1), 2 * N * N);
     flat_grid(&c, N);
-    static float pts[8000][3];
+    static float pts[9000][3];
     const float zs[] = {0, 0.25f, -0.5f, 1, 3};
-    size_t n = lattice(pts, -1, N + 1, 0.25f, zs, 5);
+    size_t n = lattice(pts, 9000, -1, N + 1, 0.25f, zs, 5);
     plush_proxy_mesh m = mesh_of(&c);
     tally t = compare_with_port(&m, (const float(*)[3])pts, n, false);
     print_message("flat grid: %zu rows, %zu with exact ties among the kept slots\n", t.rows, t.ties);
@@ -376,7 +377,7 @@ static void test_box_grid_ties_match_port(void **state)
     size_t n = 0;
     for (float z = -1; z <= N + 1; z += 0.5f) {
         const float zs[1] = {z};
-        n += lattice(pts + n, -1, N + 1, 0.5f, zs, 1);
+        n += lattice(pts + n, 12000 - n, -1, N + 1, 0.5f, zs, 1);
     }
     plush_proxy_mesh m = mesh_of(&c);
     tally t = compare_with_port(&m, (const float(*)[3])pts, n, false);
