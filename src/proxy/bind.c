@@ -203,26 +203,16 @@ static void finish_default(const proxy_search *search, const proxy_best *b, cons
     out->proxy_share[i] = share_of(b->d[0], s);
 }
 
-/* The original's quantisation, in its single precision: percent_i = (unsigned)(100 r_i / S + 0.00001)
- * with r_i = d_0 / d_i and S the sum of the kept r_i, the shortfall to 100 going to the nearest. */
+/* The original's percents (seed.c). With no candidate at all (it cannot happen once a usable triangle
+ * exists) the original puts 100 on triangle 0. */
 static void finish_seed(const proxy_search *search, const proxy_best *b, const bind_settings *s, size_t i,
                         plush_proxy_binding *out)
 {
-    int n = kept_count(b, (float)s->drop_ratio);
-    float r[PLUSH_PROXY_INFLUENCES], sum = 1;
-    r[0] = 1;
-    for (int k = 1; k < n; k++) {
-        r[k] = b->d[0] / b->d[k];
-        sum += r[k];
-    }
-    unsigned pct[PLUSH_PROXY_INFLUENCES] = {0}, total = 0;
-    for (int k = 0; k < n; k++) {
-        pct[k] = (unsigned)(100.0f * r[k] / sum + 0.00001f);
-        total += pct[k];
-    }
-    pct[0] += 100 - total;
+    uint32_t pct[PLUSH_PROXY_INFLUENCES];
+    int n = plush__proxy_seed_percent(b->d, b->n, (float)s->drop_ratio, pct);
     for (int k = 0; k < PLUSH_PROXY_INFLUENCES; k++) {
-        out->triangles[i][k] = k < n ? (int32_t)search->tris[b->t[k]].index : -1;
+        bool used = k < n || (n == 0 && k == 0);
+        out->triangles[i][k] = k < n ? (int32_t)search->tris[b->t[k]].index : used ? 0 : -1;
         out->percent[i][k] = (uint8_t)pct[k];
         out->weights[i][k] = (float)pct[k] / 100.0f;
         out->distances[i][k] = k < n ? b->d[k] : 0;
@@ -242,8 +232,13 @@ typedef struct bind_job {
     plush_proxy_binding *out;
 } bind_job;
 
+/* Seed mode scans as the original does; see plush__proxy_seed_scan for why the BVH agrees with it. */
 static void brute_force(const proxy_search *s, const float p[3], proxy_best *best)
 {
+    if (s->seed) {
+        plush__proxy_seed_scan(s, p, best);
+        return;
+    }
     for (size_t t = 0; t < s->tri_count; t++)
         proxy_best_offer(best, proxy_search_distance(s, &s->tris[t], p), (uint32_t)t, s->seed);
 }
@@ -255,6 +250,18 @@ static void offer_hint(const proxy_search *s, const proxy_best *prev, const floa
 {
     for (int k = 0; k < prev->n; k++)
         proxy_best_offer(best, proxy_search_distance(s, &s->tris[prev->t[k]], p), prev->t[k], s->seed);
+}
+
+/* The BVH finds the best four of the seed order over every triangle. The original's scan skips none of
+ * them (so gives the same four) unless its box pre-check, which compares a rounded box distance with
+ * far >= the triangle's own distance, rejects one; that needs the box distance above the computed
+ * distance, which only rounding can do. */
+static bool seed_scan_agrees(const proxy_search *s, const float p[3], const proxy_best *best)
+{
+    for (int k = 0; k < best->n; k++)
+        if (plush__proxy_seed_box_skips(&s->tris[best->t[k]], p, best->d[k]))
+            return false;
+    return true;
 }
 
 static void *run_job(void *arg)
@@ -269,14 +276,14 @@ static void *run_job(void *arg)
             offer_hint(s, &prev, job->points[i], &best);
             plush__proxy_bvh_query(job->bvh, job->points[i], &best);
             prev = best;
+            if (s->seed && !seed_scan_agrees(s, job->points[i], &best))
+                plush__proxy_seed_scan(s, job->points[i], &best);
         } else {
             brute_force(s, job->points[i], &best);
         }
-        if (finish_empty(&best, i, job->out))
-            continue;
         if (job->settings->seed)
             finish_seed(s, &best, job->settings, i, job->out);
-        else
+        else if (!finish_empty(&best, i, job->out))
             finish_default(s, &best, job->settings, i, job->out);
     }
     return NULL;

@@ -1,5 +1,6 @@
-/* Private pieces of plush_proxy_bind shared by bind.c (driver, brute force), distance.c (the two distance
- * routines) and bvh_embree.c (the Embree search). Frames and skinning do not need any of this. */
+/* Private pieces of plush_proxy_bind shared by bind.c (driver, brute force), distance.c (the exact
+ * distance), seed.c (the original method's arithmetic) and bvh_embree.c (the Embree search). Frames and
+ * skinning do not need any of this. */
 #ifndef PLUSH_PROXY_BIND_INTERNAL_H
 #define PLUSH_PROXY_BIND_INTERNAL_H
 
@@ -30,8 +31,10 @@ typedef struct proxy_tri {
 } proxy_tri;
 
 /* The seed routine's unit normal; false when the original's arithmetic would give NaN (zero or
- * non-finite cross product): such a triangle is never a seed candidate. */
+ * non-finite cross product): such a triangle is never a seed candidate (the original's scan measures NaN
+ * for it and never places it). */
 bool plush__proxy_seed_normal(const float a[3], const float b[3], const float c[3], float n[3]);
+/* plush_proxy_seed_distance with the normal from plush__proxy_seed_normal. */
 float plush__proxy_seed_distance_n(const float p[3], const float a[3], const float b[3], const float c[3],
                             const float n[3]);
 /* Default mode rejects a triangle whose area is zero relative to its size (twice the area at most
@@ -120,6 +123,27 @@ static inline float proxy_search_radius(float d, float point_scale)
 {
     return d + 1e-5f * (d + point_scale);
 }
+
+/* ---- seed mode (seed.c, built without FMA contraction) ------------------------------------------ */
+
+/* The original's bounding-box pre-check: true when a component of p - max or min - p exceeds far. */
+bool plush__proxy_seed_box_skips(const proxy_tri *t, const float p[3], float far);
+/* The original's search for p, literally: s->tris in index order, the box pre-check and the d > far skip
+ * against its far, four slots where an equal distance goes before the held one. best is overwritten.
+ * Its result is the best four of proxy_best's seed order over the triangles it does not skip; it skips
+ * none of the overall best four unless the box pre-check rejects one of them at a far >= its distance,
+ * so a search that finds the overall best four (the BVH) gives the scan's answer whenever
+ * plush__proxy_seed_box_skips(t, p, d) is false for each of them (bind.c checks, and scans otherwise). */
+void plush__proxy_seed_scan(const proxy_search *s, const float p[3], proxy_best *best);
+/* The original's percents from the n (0..4) sorted distances d: none -> 100 on slot 0 (the original's
+ * "triangle 0"); d0 < 0.00001 -> 100 on slot 0 alone; slots with d_b / d0 > drop_ratio dropped; each
+ * (uint32)(100 (d0 / d_b / sum) + 0.00001) with sum = 1 + the sum of d0 / d_b over the kept b >= 1, then
+ * plush__proxy_seed_settle. Returns the number of slots kept (0 for none). */
+int plush__proxy_seed_percent(const float d[PLUSH_PROXY_INFLUENCES], int n, float drop_ratio,
+                              uint32_t pct[PLUSH_PROXY_INFLUENCES]);
+/* The rounding remainder: the difference of the total to 100 added to (or, when over, taken from, down
+ * to 0) the first percent, which is capped at 100. */
+void plush__proxy_seed_settle(uint32_t pct[PLUSH_PROXY_INFLUENCES]);
 
 /* ---- Embree search (bvh_embree.c) --------------------------------------------------------------- */
 

@@ -1,4 +1,4 @@
-/* Point-triangle distances: the exact one (default mode) and the original method's (seed mode). */
+/* The exact point-triangle distance (default mode); the original method's routine is in seed.c. */
 #include "proxy/bind_internal.h"
 
 #include <math.h>
@@ -106,72 +106,4 @@ bool plush__proxy_tri_degenerate(const float a[3], const float b[3], const float
     double n[3] = {ab[1] * ac[2] - ab[2] * ac[1], ab[2] * ac[0] - ab[0] * ac[2], ab[0] * ac[1] - ab[1] * ac[0]};
     double longest = fmax(dot3(ab, ab), fmax(dot3(ac, ac), dot3(bc, bc)));
     return !(sqrt(dot3(n, n)) > 1e-6 * longest);
-}
-
-/* ---- the original method's routine, in single precision like the original's vectors ------------ */
-
-static inline float dotf(const float a[3], const float b[3]) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
-
-static inline void crossf(const float a[3], const float b[3], float out[3])
-{
-    out[0] = a[1] * b[2] - a[2] * b[1];
-    out[1] = a[2] * b[0] - a[0] * b[2];
-    out[2] = a[0] * b[1] - a[1] * b[0];
-}
-
-bool plush__proxy_seed_normal(const float a[3], const float b[3], const float c[3], float n[3])
-{
-    float e0[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
-    float e1[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
-    float m[3];
-    crossf(e0, e1, m);
-    float len = sqrtf(dotf(m, m));
-    if (!(len > 0) || !isfinite(len))
-        return false;
-    for (int i = 0; i < 3; i++)
-        n[i] = m[i] / len;
-    return isfinite(n[0]) && isfinite(n[1]) && isfinite(n[2]);
-}
-
-/* Distance from p (not from its projection: both are the same up to rounding, since the segment lies in
- * the plane) to segment ab, the parameter clamped to the ends. */
-static float segment_distf(const float p[3], const float a[3], const float b[3])
-{
-    float ab[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
-    float ap[3] = {p[0] - a[0], p[1] - a[1], p[2] - a[2]};
-    float len2 = dotf(ab, ab);
-    float t = len2 > 0 ? dotf(ap, ab) / len2 : 0;
-    t = t < 0 ? 0 : t > 1 ? 1 : t;
-    float d[3] = {ap[0] - t * ab[0], ap[1] - t * ab[1], ap[2] - t * ab[2]};
-    return sqrtf(dotf(d, d));
-}
-
-/* Project onto the plane; the first edge (p0p1, p1p2, p2p0) with the projection strictly outside decides
- * by its segment, otherwise the plane distance. Never below the true distance (before rounding): a
- * segment of the triangle is part of it, and an inside projection is the closest point. */
-float plush__proxy_seed_distance_n(const float p[3], const float a[3], const float b[3], const float c[3],
-                            const float n[3])
-{
-    float ap[3] = {p[0] - a[0], p[1] - a[1], p[2] - a[2]};
-    float h = dotf(ap, n);
-    float q[3] = {p[0] - h * n[0], p[1] - h * n[1], p[2] - h * n[2]};
-    const float *edge[3][2] = {{a, b}, {b, c}, {c, a}};
-    for (int k = 0; k < 3; k++) {
-        const float *s = edge[k][0], *e = edge[k][1];
-        float se[3] = {e[0] - s[0], e[1] - s[1], e[2] - s[2]};
-        float sq[3] = {q[0] - s[0], q[1] - s[1], q[2] - s[2]};
-        float side[3];
-        crossf(se, sq, side);
-        if (dotf(side, n) < 0)
-            return segment_distf(p, s, e);
-    }
-    return fabsf(h);
-}
-
-float plush_proxy_seed_distance(const float p[3], const float a[3], const float b[3], const float c[3])
-{
-    float n[3];
-    if (!plush__proxy_seed_normal(a, b, c, n))
-        return NAN;
-    return plush__proxy_seed_distance_n(p, a, b, c, n);
 }
