@@ -10,7 +10,7 @@
 #include <string.h>
 
 /* Beyond this a float squared distance could overflow in the seed routine; no model is that big. */
-#define COORDINATE_LIMIT 1e15f
+#define COORDINATE_LIMIT PLUSH_PROXY_COORDINATE_LIMIT
 /* d_0 below this binds to that triangle alone (both modes, as the original). */
 #define TOUCH_DISTANCE 1e-5f
 enum { MAX_THREADS = 64 };
