@@ -55,7 +55,7 @@ static plush_status apply_defaults(const plush_world_desc *in, plush_world_desc 
     if (d->physics_hz == 0)
         d->physics_hz = 60;
     if (d->max_substeps == 0)
-        d->max_substeps = 16;
+        d->max_substeps = PLUSH_WORLD_MAX_SUBSTEPS;
     if (d->air_density == 0)
         d->air_density = 1.2f;
     if (d->ground_mask == 0)
@@ -497,7 +497,16 @@ plush_status plush_world_step(plush_world *world, float dt, plush_diag *diag)
     world->carry -= whole * fixed;
     if (world->carry < 0)
         world->carry = 0;
-    int n = whole > world->desc.max_substeps ? world->desc.max_substeps : (int)whole;
+    int n = (int)whole;
+    if (whole > world->desc.max_substeps) {
+        /* Only a pathological dt gets here (the default guard is hours of simulated time per call):
+         * the time beyond the guard is dropped, loudly, never silently. */
+        n = world->desc.max_substeps;
+        double dropped = (whole - n) * fixed;
+        world->dropped += dropped;
+        plush_diag_warn(diag, -1, "physics", -1, "step of %g s needs %.0f fixed steps, more than the %d allowed: "
+                        "%g s of simulated time dropped", (double)dt, whole, n, dropped);
+    }
     float h = (float)fixed;
     for (int k = 0; k < n; k++) {
         for (plush_world_model *wm = world->models; wm; wm = wm->next)
@@ -523,4 +532,9 @@ plush_status plush_world_step(plush_world *world, float dt, plush_diag *diag)
 uint64_t plush_world_step_count(const plush_world *world)
 {
     return world ? world->steps : 0;
+}
+
+double plush_world_dropped_time(const plush_world *world)
+{
+    return world ? world->dropped : 0;
 }
