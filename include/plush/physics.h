@@ -75,6 +75,8 @@ void plush_world_destroy(plush_world *world);
  * and soft bodies. The model must outlive the world. A soft body that cannot be built (material -1, an
  * empty or degenerate mesh) is skipped, and anchors or pins naming vertices outside its material are
  * dropped, each with a warning in diag naming the soft body; the rest of the model still simulates.
+ * Valid fields Bullet cannot run together are overridden with a warning: an anchor on a pinned node is
+ * dropped (the pin wins), pressure on a body that encloses no volume (a rope, a flat cloth) is 0.
  * Fails only on bad arguments or when Bullet refuses (PLUSH_E_NOMEM, PLUSH_E_ARGUMENT). */
 plush_status plush_world_add_model(plush_world *world, const plush_pmx_model *model,
                                    const float (*bone_globals)[16], plush_world_model **out, plush_diag *diag);

@@ -271,6 +271,13 @@ static plush_status resolve_anchors(soft_ctx *c)
                                 c->name, (unsigned long)k, (long)a->rigid_body);
             continue;
         }
+        if (s->pinned[node]) {
+            /* Bullet's anchor impulse divides by the node's mass, which a pin makes 0: the pin wins */
+            plush_diag_warn(c->diag, -1, "soft body", (int64_t)c->index,
+                            "\"%s\": anchor %lu is on vertex %ld, which is pinned: the pin wins, anchor dropped",
+                            c->name, (unsigned long)k, (long)a->vertex);
+            continue;
+        }
         soft_anchor *out = &s->anchors[s->anchor_count++];
         out->node = (uint32_t)node;
         out->body = a->rigid_body;
