@@ -644,16 +644,30 @@ static void test_bad_arguments(void **state)
     d = pmx_fx_diag();
     assert_int_equal(plush_world_add_model(w, NULL, NULL, &wm, &d), PLUSH_E_ARGUMENT);
     assert_null(wm);
-    /* A body with a non-finite value fails the model; the world still steps and frees. */
+    /* A body with a non-finite value is left out with a warning; the other body simulates (it falls). */
     plush_pmx_model *m = plush_pmx_create();
     pmx_fx_rigid_bodies(m, 2);
+    m->rigid_bodies[0].mode = 1;
     m->rigid_bodies[1].mass = NAN;
     m->rigid_bodies[1].mode = 1;
     d = pmx_fx_diag();
-    assert_int_equal(plush_world_add_model(w, m, NULL, &wm, &d), PLUSH_E_ARGUMENT);
-    assert_null(wm);
+    assert_int_equal(plush_world_add_model(w, m, NULL, &wm, &d), PLUSH_OK);
+    assert_true(d.warning_count == 1);
     step_n(w, 3, 1.0f / 30);
-    plush_pmx_free(m);
+    float t[16], lin[3], ang[3];
+    plush_world_body_transform(wm, 0, t);
+    assert_true(t[13] < -0.1f);
+    plush_world_body_transform(wm, 1, t);
+    assert_true(t[0] == 1 && t[13] == 0); /* left out: identity */
+    plush_world_body_velocity(wm, 1, lin, ang);
+    assert_true(lin[1] == 0);
+    assert_int_equal(plush_world_impulse(wm, 1, (const float[3]){1, 0, 0}, (const float[3]){0, 0, 0}, false), PLUSH_OK);
+    float g2[2][16];
+    for (int b = 0; b < 2; b++)
+        plush__world_mat_identity(g2[b]);
+    plush_world_reset(wm, NULL, NULL);
+    plush_world_get_bones(wm, g2, NULL);
+    plush_pmx_model *left_out = m; /* the world holds it until destroyed */
     /* Non-finite bone matrices: refused by add_model, ignored by set_bones (the last target stays). */
     m = two_bone_model(0, 1);
     float g[3][16];
@@ -673,6 +687,7 @@ static void test_bad_arguments(void **state)
     plush_world_destroy(w);
     plush_world_destroy(NULL);
     plush_pmx_free(m);
+    plush_pmx_free(left_out);
 }
 
 static void test_defaults_and_out_of_range_queries(void **state)

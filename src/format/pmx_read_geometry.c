@@ -1,6 +1,7 @@
 /* PMX sections up to the bones: header, vertices, faces, textures, materials, bones. */
 #include "pmx_reader.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -160,9 +161,12 @@ bool plush__pmx_rd_vertices(reader *r)
         float dropped_uvs[4 * 4];
         plush_pmx_sdef sdef;
         plush_pmx_vertex *v = keep ? &m->vertices[i] : &dropped;
-        size_t at;
-        if (!read_vertex(r, auv, bs, v, keep && auv ? m->additional_uvs[i * auv] : dropped_uvs, &sdef, &at))
+        size_t at, start = r->c.pos;
+        float *uvs = keep && auv ? m->additional_uvs[i * auv] : dropped_uvs;
+        if (!read_vertex(r, auv, bs, v, uvs, &sdef, &at))
             goto fail;
+        if (!r->find_section)
+            plush__pmx_rd_check_vertex(r, v, uvs, auv, &sdef, start, at, bs);
         if (v->weight_type == PLUSH_PMX_SDEF) {
             if (keep) {
                 if (m->sdef_count == sdef_cap) {
@@ -346,7 +350,10 @@ static bool read_ik(reader *r, plush_pmx_bone *b, uint8_t bs)
         return false;
     b->ik_target = idx_signed(&r->c, bs);
     b->ik_loop_count = cur_i32(&r->c);
+    size_t angle_at = r->c.pos;
     b->ik_limit_angle = cur_f32(&r->c);
+    if (!r->find_section)
+        plush__pmx_rd_finite(r, &b->ik_limit_angle, 1, angle_at, "IK angle limit is not finite");
     size_t links;
     if (!plush__pmx_rd_count(r, "IK link", bs + 1u, &links))
         return false;
@@ -367,10 +374,14 @@ static bool read_ik(reader *r, plush_pmx_bone *b, uint8_t bs)
                 return false;
             cur_floats(&r->c, l->lower, 3);
             cur_floats(&r->c, l->upper, 3);
+            if (!r->find_section && plush__pmx_rd_finite(r, l->lower, 3, r->c.pos - 24, "IK link limit is not finite"))
+                plush__pmx_rd_finite(r, l->upper, 3, r->c.pos - 12, "IK link limit is not finite");
         }
     }
     return true;
 }
+
+static bool read_bones(reader *r, size_t n, uint8_t bs, size_t *parent_at);
 
 bool plush__pmx_rd_bones(reader *r)
 {
@@ -383,6 +394,20 @@ bool plush__pmx_rd_bones(reader *r)
     m->bone_count = n;
     if (!(m->bones = plush__pmx_rd_alloc(r, n, sizeof *m->bones)))
         return false;
+    /* where each parent index lies, for a cycle's warning (a locate walk needs none) */
+    size_t *parent_at = r->find_section ? NULL : malloc((n ? n : 1) * sizeof *parent_at);
+    if (!r->find_section && !parent_at)
+        return plush__pmx_rd_fail(r, PLUSH_E_NOMEM, r->c.pos, "out of memory for the bones");
+    bool ok = read_bones(r, n, bs, parent_at);
+    if (ok && parent_at)
+        plush__pmx_rd_check_bone_cycles(r, parent_at);
+    free(parent_at);
+    return ok;
+}
+
+static bool read_bones(reader *r, size_t n, uint8_t bs, size_t *parent_at)
+{
+    plush_pmx_model *m = r->m;
     for (size_t i = 0; i < n; i++) {
         ITEM(r, PMX_SEC_BONE, i);
         plush_pmx_bone *b = &m->bones[i];
@@ -391,6 +416,10 @@ bool plush__pmx_rd_bones(reader *r)
         if (!plush__pmx_rd_need(r, 12 + bs + 4 + 2u, "the bone"))
             return false;
         cur_floats(&r->c, b->position, 3);
+        if (parent_at) {
+            plush__pmx_rd_finite(r, b->position, 3, r->c.pos - 12, "position is not finite");
+            parent_at[i] = r->c.pos;
+        }
         b->parent = idx_signed(&r->c, bs);
         b->layer = cur_i32(&r->c);
         b->flags = cur_u16(&r->c);
@@ -403,23 +432,32 @@ bool plush__pmx_rd_bones(reader *r)
             if (!plush__pmx_rd_need(r, 12, "the tail offset"))
                 return false;
             cur_floats(&r->c, b->tail_offset, 3);
+            /* the tail only draws the bone in an editor: a warning, not an issue anything refuses */
+            if (parent_at && !(isfinite(b->tail_offset[0]) && isfinite(b->tail_offset[1]) && isfinite(b->tail_offset[2])))
+                plush_diag_warn(r->diag, (int64_t)r->c.pos - 12, r->section, r->index, "tail offset is not finite");
         }
         if (b->flags & (PLUSH_PMX_BONE_APPEND_ROTATE | PLUSH_PMX_BONE_APPEND_TRANSLATE)) {
             if (!plush__pmx_rd_need(r, bs + 4u, "the append parent"))
                 return false;
             b->append_parent = idx_signed(&r->c, bs);
             b->append_ratio = cur_f32(&r->c);
+            if (parent_at)
+                plush__pmx_rd_finite(r, &b->append_ratio, 1, r->c.pos - 4, "append ratio is not finite");
         }
         if (b->flags & PLUSH_PMX_BONE_FIXED_AXIS) {
             if (!plush__pmx_rd_need(r, 12, "the fixed axis"))
                 return false;
             cur_floats(&r->c, b->fixed_axis, 3);
+            if (parent_at)
+                plush__pmx_rd_finite(r, b->fixed_axis, 3, r->c.pos - 12, "fixed axis is not finite");
         }
         if (b->flags & PLUSH_PMX_BONE_LOCAL_AXES) {
             if (!plush__pmx_rd_need(r, 24, "the local axes"))
                 return false;
             cur_floats(&r->c, b->local_x, 3);
             cur_floats(&r->c, b->local_z, 3);
+            if (parent_at && plush__pmx_rd_finite(r, b->local_x, 3, r->c.pos - 24, "local axis is not finite"))
+                plush__pmx_rd_finite(r, b->local_z, 3, r->c.pos - 12, "local axis is not finite");
         }
         if (b->flags & PLUSH_PMX_BONE_EXTERNAL_PARENT) {
             if (!plush__pmx_rd_need(r, 4, "the external parent key"))

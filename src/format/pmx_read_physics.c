@@ -81,6 +81,29 @@ static size_t morph_offset_struct_size(uint8_t kind)
     }
 }
 
+/* Bytes of a morph offset before its floats: the index, and the operation or local flag. */
+static size_t morph_head_size(const plush_pmx_model *m, uint8_t kind)
+{
+    const uint8_t *s = m->index_sizes;
+    switch (kind) {
+    case PLUSH_PMX_MORPH_GROUP:
+    case PLUSH_PMX_MORPH_FLIP: return s[PLUSH_PMX_INDEX_MORPH];
+    case PLUSH_PMX_MORPH_BONE: return s[PLUSH_PMX_INDEX_BONE];
+    case PLUSH_PMX_MORPH_MATERIAL: return s[PLUSH_PMX_INDEX_MATERIAL] + 1u;
+    case PLUSH_PMX_MORPH_IMPULSE: return s[PLUSH_PMX_INDEX_RIGID_BODY] + 1u;
+    default: return s[PLUSH_PMX_INDEX_VERTEX];
+    }
+}
+
+/* The n bytes of floats of one morph offset, as stored at offset `at` of the file. */
+static void check_morph_floats(reader *r, size_t at, size_t n)
+{
+    float v[32];
+    size_t count = n / 4 < 32 ? n / 4 : 32;
+    memcpy(v, r->c.base + at, count * 4);
+    plush__pmx_rd_finite(r, v, count, at, "an offset value is not finite");
+}
+
 bool plush__pmx_rd_morphs(reader *r)
 {
     plush_pmx_model *m = r->m;
@@ -113,8 +136,13 @@ bool plush__pmx_rd_morphs(reader *r)
         if (!offsets)
             return false;
         mo->offsets.group = offsets; /* every union member is a pointer to the same storage */
-        for (size_t k = 0; k < count; k++)
+        const size_t head = morph_head_size(m, mo->kind);
+        for (size_t k = 0; k < count; k++) {
+            size_t start = r->c.pos;
             read_morph_offset(&r->c, m, mo, k);
+            if (!r->find_section)
+                check_morph_floats(r, start + head, rec - head);
+        }
     }
     return true;
 }
@@ -181,6 +209,7 @@ bool plush__pmx_rd_rigid_bodies(reader *r)
         b->group = cur_u8(&r->c);
         b->mask = cur_u16(&r->c);
         b->shape = cur_u8(&r->c);
+        size_t at = r->c.pos;
         cur_floats(&r->c, b->size, 3);
         cur_floats(&r->c, b->position, 3);
         cur_floats(&r->c, b->rotation, 3);
@@ -190,6 +219,13 @@ bool plush__pmx_rd_rigid_bodies(reader *r)
         b->restitution = cur_f32(&r->c);
         b->friction = cur_f32(&r->c);
         b->mode = cur_u8(&r->c);
+        if (!r->find_section) {
+            const float f[5] = {b->mass, b->linear_damping, b->angular_damping, b->restitution, b->friction};
+            if (plush__pmx_rd_finite(r, b->size, 3, at, "size is not finite") &&
+                plush__pmx_rd_finite(r, b->position, 3, at + 12, "position is not finite") &&
+                plush__pmx_rd_finite(r, b->rotation, 3, at + 24, "rotation is not finite"))
+                plush__pmx_rd_finite(r, f, 5, at + 36, "mass, damping, restitution or friction is not finite");
+        }
     }
     return true;
 }
@@ -219,6 +255,7 @@ bool plush__pmx_rd_joints(reader *r)
                         pmx_is_21(m->version) ? "2.1" : "2.0");
         j->body_a = idx_signed(&r->c, rs);
         j->body_b = idx_signed(&r->c, rs);
+        at = r->c.pos;
         cur_floats(&r->c, j->position, 3);
         cur_floats(&r->c, j->rotation, 3);
         cur_floats(&r->c, j->linear_lower, 3);
@@ -227,6 +264,13 @@ bool plush__pmx_rd_joints(reader *r)
         cur_floats(&r->c, j->angular_upper, 3);
         cur_floats(&r->c, j->spring_linear, 3);
         cur_floats(&r->c, j->spring_angular, 3);
+        if (!r->find_section) {
+            float f[24];
+            memcpy(f, r->c.base + at, sizeof f);
+            if (plush__pmx_rd_finite(r, f, 6, at, "position or rotation is not finite"))
+                if (plush__pmx_rd_finite(r, f + 6, 12, at + 24, "a limit is not finite"))
+                    plush__pmx_rd_finite(r, f + 18, 6, at + 72, "a spring is not finite");
+        }
     }
     return true;
 }
@@ -258,6 +302,7 @@ bool plush__pmx_rd_soft_bodies(reader *r)
         s->flags = cur_u8(&r->c);
         s->blink_distance = cur_i32(&r->c);
         s->cluster_count = cur_i32(&r->c);
+        size_t at = r->c.pos;
         s->total_mass = cur_f32(&r->c);
         s->margin = cur_f32(&r->c);
         s->aero_model = cur_i32(&r->c);
@@ -271,6 +316,12 @@ bool plush__pmx_rd_soft_bodies(reader *r)
         s->lst = cur_f32(&r->c);
         s->ast = cur_f32(&r->c);
         s->vst = cur_f32(&r->c);
+        if (!r->find_section) {
+            const float mass[2] = {s->total_mass, s->margin}, stiffness[3] = {s->lst, s->ast, s->vst};
+            if (plush__pmx_rd_finite(r, mass, 2, at, "total mass or margin is not finite") &&
+                plush__pmx_rd_finite(r, cfg, PMX_SOFT_CONFIG_COUNT, at + 12, "a config value is not finite"))
+                plush__pmx_rd_finite(r, stiffness, 3, at + 12 + 72 + 16, "a material stiffness is not finite");
+        }
         size_t count;
         if (!plush__pmx_rd_count(r, "soft body anchor", rs + vs + 1u, &count))
             return false;

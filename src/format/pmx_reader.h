@@ -22,6 +22,7 @@ typedef struct reader {
      * summary-only read, and every locate walk); unkept, when set, collects what validation needs. */
     bool drop_geometry;
     pmx_unkept *unkept;
+    plush_pmx_value_issue *issues; /* m->value_issues, writable; allocated at the first issue */
 } reader;
 
 /* Stops the walk when the locate target is reached. */
@@ -73,6 +74,16 @@ bool plush__pmx_rd_section_start(reader *r);
 /* An i32 count, checked against the bytes left for count records of at least min_size bytes. */
 bool plush__pmx_rd_count(reader *r, const char *what, size_t min_size, size_t *out);
 void *plush__pmx_rd_alloc(reader *r, size_t n, size_t size);
+
+/* pmx_read_values.c: a value issue of the current item at offset (a warning, kept in the model). */
+void plush__pmx_rd_note(reader *r, size_t offset, const char *what);
+/* False (and one note at the first bad float) when one of the n floats read from offset is not finite. */
+bool plush__pmx_rd_finite(reader *r, const float *v, size_t n, size_t offset, const char *what);
+/* Every value of one vertex read from start (type_at: its weight type byte). */
+void plush__pmx_rd_check_vertex(reader *r, const plush_pmx_vertex *v, const float *uvs, size_t auv,
+                                const plush_pmx_sdef *sdef, size_t start, size_t type_at, uint8_t bs);
+/* A note for the lowest-numbered bone of every parent cycle, at its parent index (parent_at[bone]). */
+void plush__pmx_rd_check_bone_cycles(reader *r, const size_t *parent_at);
 
 bool plush__pmx_rd_header(reader *r);
 bool plush__pmx_rd_vertices(reader *r);
