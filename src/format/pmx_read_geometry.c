@@ -128,6 +128,53 @@ static void summarize_vertex(reader *r, const plush_pmx_vertex *v)
     }
 }
 
+/* The kept vertices (and their SDEF data, still in the reader's scratch array) without a closer look:
+ * every float finite (exponent bits not all ones), every weight a fraction. */
+#if defined(__GNUC__)
+/* Four lanes at once (GCC and Clang vector extensions): the check costs a few instructions a vertex. */
+typedef uint32_t pmx_u32x4 __attribute__((vector_size(16)));
+typedef int32_t pmx_i32x4 __attribute__((vector_size(16)));
+typedef float pmx_f32x4 __attribute__((vector_size(16)));
+#endif
+
+static bool kept_values_ok(const plush_pmx_model *m, const plush_pmx_sdef *sdefs)
+{
+    const float lo = -PMX_WEIGHT_SLACK, hi = 1 + PMX_WEIGHT_SLACK;
+    bool ok = true;
+#if defined(__GNUC__)
+    const pmx_u32x4 exp = {0x7f800000u, 0x7f800000u, 0x7f800000u, 0x7f800000u},
+                    one = {0x00800000u, 0x00800000u, 0x00800000u, 0x00800000u};
+    const pmx_f32x4 lo4 = {lo, lo, lo, lo}, hi4 = {hi, hi, hi, hi};
+    pmx_u32x4 bad = {0, 0, 0, 0};
+    pmx_i32x4 in = {-1, -1, -1, -1};
+    uint32_t edge = 0;
+    for (size_t i = 0; i < m->vertex_count; i++) {
+        const plush_pmx_vertex *v = &m->vertices[i];
+        pmx_u32x4 a, b;
+        pmx_f32x4 w;
+        uint32_t e;
+        memcpy(&a, v->position, 16); /* position, normal[0] */
+        memcpy(&b, v->normal + 1, 16); /* normal[1..2], uv */
+        memcpy(&w, v->weights, 16);
+        memcpy(&e, &v->edge_scale, 4);
+        bad |= ((a & exp) + one) | ((b & exp) + one);
+        edge |= PMX_NONFINITE_BIT(e);
+        in &= (w >= lo4) & (w <= hi4);
+    }
+    ok = !((bad[0] | bad[1] | bad[2] | bad[3] | edge) & 0x80000000u) && (in[0] & in[1] & in[2] & in[3]);
+#else
+    for (size_t i = 0; i < m->vertex_count && ok; i++) {
+        const plush_pmx_vertex *v = &m->vertices[i];
+        ok = pmx_stored_finite((const uint8_t *)v->position, 8) && pmx_stored_finite((const uint8_t *)&v->edge_scale, 1);
+        for (int k = 0; k < 4; k++)
+            ok = ok && v->weights[k] >= lo && v->weights[k] <= hi;
+    }
+#endif
+    const float *uvs = m->additional_uvs ? m->additional_uvs[0] : NULL;
+    return ok && pmx_stored_finite((const uint8_t *)uvs, uvs ? m->vertex_count * m->additional_uv * 4 : 0) &&
+           pmx_stored_finite((const uint8_t *)sdefs, sdefs ? m->sdef_count * 9 : 0);
+}
+
 bool plush__pmx_rd_vertices(reader *r)
 {
     plush_pmx_model *m = r->m;
@@ -148,6 +195,8 @@ bool plush__pmx_rd_vertices(reader *r)
     }
     if (r->unkept)
         r->unkept->vertex_start = r->c.pos;
+    const size_t first = r->c.pos;
+    bool values_ok = true; /* no call in the loop: a vertex with an odd value is found by a second walk */
     size_t sdef_cap = 0;
     int qdef_warned = 0;
     plush_pmx_sdef *sdefs = NULL;
@@ -165,8 +214,8 @@ bool plush__pmx_rd_vertices(reader *r)
         float *uvs = keep && auv ? m->additional_uvs[i * auv] : dropped_uvs;
         if (!read_vertex(r, auv, bs, v, uvs, &sdef, &at))
             goto fail;
-        if (!r->find_section)
-            plush__pmx_rd_check_vertex(r, v, uvs, auv, &sdef, start, at, bs);
+        if (!keep) /* a kept model's vertices are looked at after the loop, in one pass over the array */
+            values_ok &= pmx_vertex_values_ok(r, v, start, auv);
         if (v->weight_type == PLUSH_PMX_SDEF) {
             if (keep) {
                 if (m->sdef_count == sdef_cap) {
@@ -188,6 +237,10 @@ bool plush__pmx_rd_vertices(reader *r)
         if (r->unkept)
             summarize_vertex(r, v);
     }
+    if (keep && !r->find_section)
+        values_ok = kept_values_ok(m, sdefs);
+    if (!values_ok && !r->find_section)
+        plush__pmx_rd_check_vertices(r, first, n);
     if (keep && m->sdef_count && !r->find_section) {
         m->sdefs = plush__pmx_rd_alloc(r, m->sdef_count, sizeof *sdefs);
         if (!m->sdefs)
@@ -199,6 +252,27 @@ bool plush__pmx_rd_vertices(reader *r)
 fail:
     free(sdefs);
     return false;
+}
+
+void plush__pmx_rd_check_vertices(reader *r, size_t first, size_t n)
+{
+    const size_t auv = r->m->additional_uv;
+    const uint8_t bs = r->m->index_sizes[PLUSH_PMX_INDEX_BONE];
+    reader w = *r; /* the same bytes again, on a cursor of its own; notes go to r's model and diag */
+    w.c.pos = first;
+    for (size_t i = 0; i < n; i++) {
+        w.index = (int64_t)i;
+        plush_pmx_vertex v;
+        float uvs[4 * 4];
+        plush_pmx_sdef sdef;
+        size_t at, start = w.c.pos;
+        if (!read_vertex(&w, auv, bs, &v, uvs, &sdef, &at))
+            break; /* read once already: cannot happen */
+        if (!pmx_vertex_values_ok(&w, &v, start, auv))
+            plush__pmx_rd_check_vertex(&w, &v, uvs, auv, &sdef, start, at, bs);
+    }
+    r->issues = w.issues;
+    r->index = (int64_t)n - 1;
 }
 
 bool plush__pmx_recheck_vertices(const pmx_unkept *u, const plush_pmx_model *m, plush_diag *diag)

@@ -95,6 +95,28 @@ static size_t morph_head_size(const plush_pmx_model *m, uint8_t kind)
     }
 }
 
+static uint32_t load_u32(const uint8_t *p)
+{
+    uint32_t u;
+    memcpy(&u, p, 4);
+    return u;
+}
+
+/* Whether the floats of count offsets (floats of them at p, then every rec bytes) are all finite; the
+ * vertex morph's three written out, as they are most of a model's offsets. */
+static bool offsets_finite(const uint8_t *p, size_t count, size_t rec, size_t floats)
+{
+    uint32_t bad = 0;
+    if (floats == 3)
+        for (size_t k = 0; k < count; k++, p += rec)
+            bad |= PMX_NONFINITE_BIT(load_u32(p)) | PMX_NONFINITE_BIT(load_u32(p + 4)) | PMX_NONFINITE_BIT(load_u32(p + 8));
+    else
+        for (size_t k = 0; k < count; k++, p += rec)
+            for (size_t j = 0; j < floats; j++)
+                bad |= PMX_NONFINITE_BIT(load_u32(p + 4 * j));
+    return !(bad & 0x80000000u);
+}
+
 /* The n bytes of floats of one morph offset, as stored at offset `at` of the file. */
 static void check_morph_floats(reader *r, size_t at, size_t n)
 {
@@ -136,13 +158,14 @@ bool plush__pmx_rd_morphs(reader *r)
         if (!offsets)
             return false;
         mo->offsets.group = offsets; /* every union member is a pointer to the same storage */
-        const size_t head = morph_head_size(m, mo->kind);
-        for (size_t k = 0; k < count; k++) {
-            size_t start = r->c.pos;
+        const size_t first = r->c.pos, head = morph_head_size(m, mo->kind), floats = (rec - head) / 4;
+        for (size_t k = 0; k < count; k++)
             read_morph_offset(&r->c, m, mo, k);
-            if (!r->find_section)
-                check_morph_floats(r, start + head, rec - head);
-        }
+        /* the floats again, apart from the reading loop (which stays as tight as it was) */
+        bool finite = r->find_section || offsets_finite(r->c.base + first + head, count, rec, floats);
+        for (size_t k = 0; !finite && k < count; k++)
+            if (!pmx_stored_finite(r->c.base + first + k * rec + head, floats))
+                check_morph_floats(r, first + k * rec + head, rec - head);
     }
     return true;
 }

@@ -7,9 +7,6 @@
 #include <math.h>
 #include <stdlib.h>
 
-/* Weights are fractions; files from editors hold rounding a little outside 0..1. */
-#define WEIGHT_SLACK 1e-3f
-
 void plush__pmx_rd_note(reader *r, size_t offset, const char *what)
 {
     if (r->find_section || !r->m)
@@ -46,7 +43,7 @@ static void check_weights(reader *r, const float *w, int n, size_t at)
     for (int k = 0; k < n; k++) {
         if (!isfinite(w[k]))
             plush__pmx_rd_note(r, at + 4 * (size_t)k, "weight is not finite");
-        else if (w[k] < -WEIGHT_SLACK || w[k] > 1 + WEIGHT_SLACK)
+        else if (w[k] < -PMX_WEIGHT_SLACK || w[k] > 1 + PMX_WEIGHT_SLACK)
             plush__pmx_rd_note(r, at + 4 * (size_t)k, bad[k]);
         else
             continue;
