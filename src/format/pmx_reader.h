@@ -100,7 +100,7 @@ static PMX_ALWAYS_INLINE bool pmx_stored_finite(const uint8_t *p, size_t n)
 }
 
 /* Whether the vertex read from start (position, normal, UV, additional UVs, weights, edge scale) needs
- * no closer look (plush__pmx_rd_check_vertex). SDEF vertices are always looked at. */
+ * no closer look (plush__pmx_rd_check_vertex). */
 static PMX_ALWAYS_INLINE bool pmx_vertex_values_ok(const reader *r, const plush_pmx_vertex *v, size_t start,
                                                    size_t auv)
 {
@@ -111,7 +111,8 @@ static PMX_ALWAYS_INLINE bool pmx_vertex_values_ok(const reader *r, const plush_
     bool weights = true;
     for (int k = 0; k < 4; k++)
         weights &= v->weights[k] >= -PMX_WEIGHT_SLACK && v->weights[k] <= 1 + PMX_WEIGHT_SLACK;
-    return weights && v->weight_type != PLUSH_PMX_SDEF;
+    /* SDEF's C, R0, R1 lie just before the edge scale */
+    return weights && (v->weight_type != PLUSH_PMX_SDEF || pmx_stored_finite(r->c.base + r->c.pos - 40, 9));
 }
 
 /* The n vertices from offset first again, each looked at closely where pmx_vertex_values_ok says so. */
