@@ -136,15 +136,55 @@ static void test_ground_height_and_step_carry(void **state)
     assert_true(plush_world_step_count(w) == 0);
     assert_int_equal(plush_world_step(w, 1.0f / 120, &d), PLUSH_OK);
     assert_true(plush_world_step_count(w) == 1);
-    /* A long frame is cut at max_substeps (16 by default). */
+    /* A long frame takes all of its steps. */
     assert_int_equal(plush_world_step(w, 1.0f, &d), PLUSH_OK);
-    assert_true(plush_world_step_count(w) == 17);
+    assert_true(plush_world_step_count(w) == 61);
+    assert_true(plush_world_dropped_time(w) == 0 && d.warning_count == 0);
     step_n(w, 200, 1.0f / 30);
     float t[16];
     plush_world_body_transform(wm, 0, t);
     assert_true(fabsf(t[13] - (-3 + 1.5f)) <= 0.015f);
     plush_world_destroy(w);
     plush_pmx_free(m);
+}
+
+/* A free-falling body after 3 s, stepped in frames of frame_dt seconds. */
+static float fall_after_3s(float frame_dt, int max_substeps, double *dropped, plush_diag *d)
+{
+    plush_world *w = world_ok(&(plush_world_desc){.physics_hz = 60, .max_substeps = max_substeps});
+    plush_pmx_model *m = plush_pmx_create();
+    pmx_fx_rigid_bodies(m, 1);
+    body(m, 0, 0, 1, 0, 0, 0, 1)->linear_damping = 0;
+    plush_world_model *wm = add_ok(w, m, NULL, NULL);
+    int frames = (int)lroundf(3.0f / frame_dt);
+    for (int i = 0; i < frames; i++)
+        assert_int_equal(plush_world_step(w, frame_dt, d), PLUSH_OK);
+    float t[16];
+    plush_world_body_transform(wm, 0, t);
+    *dropped = plush_world_dropped_time(w);
+    plush_world_destroy(w);
+    plush_pmx_free(m);
+    return t[13];
+}
+
+/* Issue 15 item 4: one frame per second simulates the same 3 s as 30 frames per second. */
+static void test_long_frames_take_every_step(void **state)
+{
+    (void)state;
+    plush_diag d = pmx_fx_diag();
+    double dropped = -1;
+    float at30 = fall_after_3s(1.0f / 30, 0, &dropped, &d);
+    assert_true(dropped == 0);
+    float at1 = fall_after_3s(1.0f, 0, &dropped, &d);
+    assert_true(dropped == 0 && d.warning_count == 0);
+    /* Free fall without damping: about 0.5 * 98 * 3^2 = 441 units. */
+    assert_true(at30 < -400 && at30 > -480);
+    assert_true(fabsf(at1 - at30) <= 0.01f * fabsf(at30));
+    /* A guard set low drops time, with a warning and the seconds counted: 3 frames of 1 s, 10 of 60 steps. */
+    float capped = fall_after_3s(1.0f, 10, &dropped, &d);
+    assert_true(fabs(dropped - 3 * 50.0 / 60) < 1e-6);
+    assert_true(d.warning_count == 3);
+    assert_true(capped > at1 + 100);
 }
 
 /* ---- collision filtering ------------------------------------------------------------------------- */
@@ -604,16 +644,30 @@ static void test_bad_arguments(void **state)
     d = pmx_fx_diag();
     assert_int_equal(plush_world_add_model(w, NULL, NULL, &wm, &d), PLUSH_E_ARGUMENT);
     assert_null(wm);
-    /* A body with a non-finite value fails the model; the world still steps and frees. */
+    /* A body with a non-finite value is left out with a warning; the other body simulates (it falls). */
     plush_pmx_model *m = plush_pmx_create();
     pmx_fx_rigid_bodies(m, 2);
+    m->rigid_bodies[0].mode = 1;
     m->rigid_bodies[1].mass = NAN;
     m->rigid_bodies[1].mode = 1;
     d = pmx_fx_diag();
-    assert_int_equal(plush_world_add_model(w, m, NULL, &wm, &d), PLUSH_E_ARGUMENT);
-    assert_null(wm);
+    assert_int_equal(plush_world_add_model(w, m, NULL, &wm, &d), PLUSH_OK);
+    assert_true(d.warning_count == 1);
     step_n(w, 3, 1.0f / 30);
-    plush_pmx_free(m);
+    float t[16], lin[3], ang[3];
+    plush_world_body_transform(wm, 0, t);
+    assert_true(t[13] < -0.1f);
+    plush_world_body_transform(wm, 1, t);
+    assert_true(t[0] == 1 && t[13] == 0); /* left out: identity */
+    plush_world_body_velocity(wm, 1, lin, ang);
+    assert_true(lin[1] == 0);
+    assert_int_equal(plush_world_impulse(wm, 1, (const float[3]){1, 0, 0}, (const float[3]){0, 0, 0}, false), PLUSH_OK);
+    float g2[2][16];
+    for (int b = 0; b < 2; b++)
+        plush__world_mat_identity(g2[b]);
+    plush_world_reset(wm, NULL, NULL);
+    plush_world_get_bones(wm, g2, NULL);
+    plush_pmx_model *left_out = m; /* the world holds it until destroyed */
     /* Non-finite bone matrices: refused by add_model, ignored by set_bones (the last target stays). */
     m = two_bone_model(0, 1);
     float g[3][16];
@@ -633,13 +687,14 @@ static void test_bad_arguments(void **state)
     plush_world_destroy(w);
     plush_world_destroy(NULL);
     plush_pmx_free(m);
+    plush_pmx_free(left_out);
 }
 
 static void test_defaults_and_out_of_range_queries(void **state)
 {
     (void)state;
     plush_world *w = world_ok(NULL);
-    assert_true(w->desc.gravity[1] == -98.0f && w->desc.physics_hz == 60 && w->desc.max_substeps == 16);
+    assert_true(w->desc.gravity[1] == -98.0f && w->desc.physics_hz == 60 && w->desc.max_substeps == PLUSH_WORLD_MAX_SUBSTEPS);
     assert_true(w->desc.air_density == 1.2f && w->desc.max_node_speed == 10000 && w->desc.ground_mask == 0xffff);
     plush_pmx_model *m = plush_pmx_create();
     pmx_fx_rigid_bodies(m, 1);
@@ -769,6 +824,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_box_rests_on_ground),
         cmocka_unit_test(test_box_rests_at_120hz),
         cmocka_unit_test(test_ground_height_and_step_carry),
+        cmocka_unit_test(test_long_frames_take_every_step),
         cmocka_unit_test(test_collision_filter),
         cmocka_unit_test(test_ground_mask),
         cmocka_unit_test(test_add_at_pose),

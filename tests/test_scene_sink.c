@@ -313,7 +313,7 @@ static void test_resolved_defaults(void **state)
     uint32_t frames = 0;
     pmx_fx_ok(plush_scene_create(&(plush_scene_desc){.model = m, .mode = PLUSH_SCENE_BONES}, &sc, &d), &d);
     plush_scene_get_desc(sc, &desc);
-    assert_true(desc.fps == 30.0f && desc.world.physics_hz == 60.0f && desc.world.max_substeps == 16);
+    assert_true(desc.fps == 30.0f && desc.world.physics_hz == 60.0f && desc.world.max_substeps == PLUSH_WORLD_MAX_SUBSTEPS);
     pmx_fx_ok(plush_scene_default_frames(sc, &frames, &d), &d);
     assert_int_equal(frames, 300);
     plush_scene_destroy(sc);

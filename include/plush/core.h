@@ -164,8 +164,21 @@ plush_status plush_sjis_encode(plush_sjis *sjis, const char *s, size_t len, uint
 
 /* Reads a whole file into malloc'd memory (free with free()). diag->file should be set by caller. */
 plush_status plush_file_read(const char *path, uint8_t **out_data, size_t *out_size, plush_diag *diag);
-/* Reads path (diag->file is set to path when empty), hands its bytes to parse(data, size, ctx, diag) and
- * frees them: the one body behind every plush_<format>_read_file. */
+/* A file's bytes as plush_file_map gives them: mapped read-only (MAP_PRIVATE) from PLUSH_FILE_MAP_MIN
+ * bytes up, so only the pages a reader touches are read (a 2 GB file with a bad magic costs one page),
+ * else held in malloc'd memory. The file must not shrink while mapped. */
+enum { PLUSH_FILE_MAP_MIN = 1 << 20 };
+typedef struct plush_file_bytes {
+    const uint8_t *data;
+    size_t size;
+    bool mapped;
+} plush_file_bytes;
+/* A regular file's bytes (anything else is PLUSH_E_IO); release them with plush_file_unmap. */
+plush_status plush_file_map(const char *path, plush_file_bytes *out, plush_diag *diag);
+/* Releases what plush_file_map gave (and zeroes *bytes); an empty one is a no-op. */
+void plush_file_unmap(plush_file_bytes *bytes);
+/* Maps path (diag->file is set to path when empty), hands its bytes to parse(data, size, ctx, diag) and
+ * releases them: the one body behind every plush_<format>_read_file. */
 typedef plush_status (*plush_file_parser)(const uint8_t *data, size_t size, void *ctx, plush_diag *diag);
 plush_status plush_file_parse(const char *path, plush_file_parser parse, void *ctx, plush_diag *diag);
 /* Writes an output file, never leaving a half-written one, by what path is:

@@ -41,12 +41,18 @@ extern "C" {
 typedef struct plush_world plush_world;
 typedef struct plush_world_model plush_world_model;
 
+/* The default step guard: 2^20 fixed steps per plush_world_step (4.8 hours of simulated time at 60 Hz),
+ * so every real frame, at any frame and physics rate, simulates all of its time. */
+#define PLUSH_WORLD_MAX_SUBSTEPS (1 << 20)
+
 /* Zero fields mean the defaults. */
 typedef struct plush_world_desc {
     float gravity[3];         /* all zero: (0, -98, 0) */
     bool no_gravity;          /* a weightless world (gravity is then ignored) */
     float physics_hz;         /* fixed step rate; 0: 60 (120 works as well) */
-    int max_substeps;         /* fixed steps one plush_world_step may take; 0: 16. Time beyond is dropped */
+    int max_substeps;         /* guard against a pathological dt: fixed steps one plush_world_step may
+                                 take; 0: PLUSH_WORLD_MAX_SUBSTEPS. Time beyond is dropped with a warning
+                                 and counted (plush_world_dropped_time) */
     float air_density;        /* soft-body aerodynamics; 0: 1.2 */
     bool ground;              /* a static box whose top face is the plane y = ground_y (Bullet's plane
                                  shape lets soft bodies through, a box does not) */
@@ -69,6 +75,8 @@ void plush_world_destroy(plush_world *world);
  * and soft bodies. The model must outlive the world. A soft body that cannot be built (material -1, an
  * empty or degenerate mesh) is skipped, and anchors or pins naming vertices outside its material are
  * dropped, each with a warning in diag naming the soft body; the rest of the model still simulates.
+ * Valid fields Bullet cannot run together are overridden with a warning: an anchor on a pinned node is
+ * dropped (the pin wins), pressure on a body that encloses no volume (a rope, a flat cloth) is 0.
  * Fails only on bad arguments or when Bullet refuses (PLUSH_E_NOMEM, PLUSH_E_ARGUMENT). */
 plush_status plush_world_add_model(plush_world *world, const plush_pmx_model *model,
                                    const float (*bone_globals)[16], plush_world_model **out, plush_diag *diag);
@@ -92,11 +100,14 @@ plush_status plush_world_impulse(plush_world_model *wm, int32_t rigid_body, cons
                                  const float torque[3], bool local);
 
 /* Advances dt seconds in fixed steps of 1 / physics_hz (time left over is carried to the next call).
- * A soft body that blows up during the step gets a warning in diag (its name and the step) and is
+ * Every step is taken, up to the max_substeps guard; time beyond it is dropped with a warning in diag
+ * (the seconds dropped) and added to plush_world_dropped_time. A soft body that blows up during the step gets a warning in diag (its name and the step) and is
  * frozen from then on. Fails only on a bad argument (dt negative or not finite). */
 plush_status plush_world_step(plush_world *world, float dt, plush_diag *diag);
 /* Fixed steps taken since the world was created. */
 uint64_t plush_world_step_count(const plush_world *world);
+/* Simulated seconds dropped by the max_substeps guard since the world was created (0 normally). */
+double plush_world_dropped_time(const plush_world *world);
 
 /* In/out: on input the animated bone globals (as handed to plush_world_set_bones); on output the bones
  * of mode-1 bodies take their body's pose and the bones of mode-2 bodies their body's rotation (with the

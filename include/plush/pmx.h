@@ -293,6 +293,18 @@ typedef struct plush_pmx_summary {
     size_t weight_types[PLUSH_PMX_QDEF + 1]; /* vertices of each plush_pmx_weight_type */
 } plush_pmx_summary;
 
+/* A value a read found non-finite or out of range, kept as stored: the item and the byte of the value in
+ * the file. The reader also gave it as a warning ("vertex 0: position is not finite (at byte 1234)"). */
+typedef struct plush_pmx_value_issue {
+    const char *section;                 /* static: "vertex", "bone", "morph", "rigid body", "joint", "soft body" */
+    int64_t index;                       /* item in its section */
+    int64_t offset;                      /* byte of the value (of the parent index for a parent cycle) */
+    const char *what;                    /* static: "position is not finite", "weight 2 is outside 0..1", ... */
+} plush_pmx_value_issue;
+
+/* How many issues a model keeps (each one is a warning however many there are). */
+enum { PLUSH_PMX_KEPT_VALUE_ISSUES = 256 };
+
 typedef struct plush_pmx_model {
     float version;                       /* 2.0f or 2.1f */
     uint8_t encoding;                    /* plush_encoding */
@@ -329,6 +341,12 @@ typedef struct plush_pmx_model {
     size_t trailing_size;                /* bytes after the last section (kept, with a warning) */
     const uint8_t *trailing;
 
+    /* The non-finite and out-of-range values the read found (the file's policy: read and kept, warned
+     * about; refused by what needs them): value_issue_count counts all, value_issues holds the first
+     * PLUSH_PMX_KEPT_VALUE_ISSUES in file order. Zero in a built model. */
+    size_t value_issue_count;
+    const plush_pmx_value_issue *value_issues;
+
     /* Set by a summary-only read (plush_pmx_read_options.summary_only): vertices, additional_uvs,
      * sdefs and indices are NULL while vertex_count, sdef_count and index_count hold the file's
      * counts, and `summary` holds what is known of the vertices. Zero in every other model. */
@@ -355,14 +373,22 @@ plush_status plush_pmx_read(const uint8_t *data, size_t size, const plush_pmx_re
 /* Reads a file (diag->file is set to path when empty). */
 plush_status plush_pmx_read_file(const char *path, const plush_pmx_read_options *options,
                                  plush_pmx_model **out, plush_diag *diag);
-/* Checks every index (or -1 where allowed), material index counts against the faces, finite floats
- * where physics uses them, weight types, morph kinds per version. Offsets in diag are -1 here.
+/* Checks every index (or -1 where allowed), material index counts against the faces, weight types, morph
+ * kinds per version: the structure. Values (non-finite, out of range) are not its business: the reader
+ * warns about them and what uses them refuses or skips (plush_pmx_require_geometry, the physics world).
+ * Offsets in diag are -1 here.
  * A summary-only model is refused (PLUSH_E_NO_GEOMETRY): its reader has already validated it. */
 plush_status plush_pmx_validate(const plush_pmx_model *model, plush_diag *diag);
 
-/* PLUSH_OK for a model that holds its geometry; for a summary-only model PLUSH_E_NO_GEOMETRY. Every
- * function that reads vertices or faces starts with it. */
+/* PLUSH_OK for a model that holds its geometry and whose vertices and bones can be used; for a
+ * summary-only model PLUSH_E_NO_GEOMETRY; for a read model with a vertex or bone value issue (a
+ * non-finite position, normal, UV or weight, a weight outside 0..1, a non-finite bone value, a bone parent
+ * cycle) PLUSH_E_RANGE naming the first such item and its byte, as the reader's warning did. Every
+ * function that reads vertices or faces starts with it (writing a model does not: it keeps the values). */
 plush_status plush_pmx_require_geometry(const plush_pmx_model *model, plush_diag *diag);
+/* The first kept value issue of item index of section (a PMX section name, "rigid body"), or NULL. */
+const plush_pmx_value_issue *plush_pmx_value_issue_find(const plush_pmx_model *model, const char *section,
+                                                        int64_t index);
 
 /* An empty PMX 2.0 UTF-16LE model (index sizes 0: smallest that fits); free with plush_pmx_free. */
 plush_pmx_model *plush_pmx_create(void);

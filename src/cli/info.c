@@ -222,10 +222,11 @@ static bool info_file(info_output *out, const char *path)
 {
     plush_diag diag;
     cli_diag_init(&diag, path);
-    uint8_t *data = NULL;
-    size_t size = 0;
-    if (!cli_regular_file(path, &diag) || plush_file_read(path, &data, &size, &diag) != PLUSH_OK)
+    plush_file_bytes bytes = {0}; /* mapped when large: a bad header costs one page, not the file */
+    if (!cli_regular_file(path, &diag) || plush_file_map(path, &bytes, &diag) != PLUSH_OK)
         return report_failure(out, path, &diag);
+    const uint8_t *data = bytes.data;
+    size_t size = bytes.size;
 
     bool ok = false;
     switch (detect_kind(data, size, &diag)) {
@@ -279,7 +280,7 @@ static bool info_file(info_output *out, const char *path)
     case KIND_UNKNOWN:
         break;
     }
-    free(data);
+    plush_file_unmap(&bytes);
     if (!ok) {
         /* A reader that failed without saying why still owes the user a line. */
         if (diag.status == PLUSH_OK)

@@ -125,16 +125,17 @@ static plush_status read_motion(const char *path, pose_motion *out, plush_diag *
 {
     if (!cli_regular_file(path, diag))
         return diag->status;
-    uint8_t *data = NULL;
-    size_t size = 0;
-    plush_status st = plush_file_read(path, &data, &size, diag);
+    plush_file_bytes bytes;
+    plush_status st = plush_file_map(path, &bytes, diag);
     if (st != PLUSH_OK)
         return st;
+    const uint8_t *data = bytes.data;
+    size_t size = bytes.size;
     if (size >= sizeof vpd_magic - 1 && memcmp(data, vpd_magic, sizeof vpd_magic - 1) == 0)
         st = plush_vpd_read(data, size, &out->vpd, diag);
     else
         st = plush_vmd_read(data, size, &out->vmd, diag);
-    free(data);
+    plush_file_unmap(&bytes);
     return st;
 }
 

@@ -1,5 +1,6 @@
-/* Whole-file reads and output writes: a regular file replaced atomically (temporary file + rename), a
- * symlink followed to the file it names, a device or FIFO written through, anything else refused. */
+/* Whole-file reads (large files mapped, so a reader refusing the header touches one page) and output
+ * writes: a regular file replaced atomically (temporary file + rename), a symlink followed to the file it
+ * names, a device or FIFO written through, anything else refused. */
 #include "core/file_internal.h"
 
 #include <limits.h>
@@ -9,13 +10,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-plush_status plush_file_read(const char *path, uint8_t **out_data, size_t *out_size, plush_diag *diag)
+/* Opens path for reading: a regular file, else PLUSH_E_IO (a directory, a FIFO, a device). */
+static plush_status open_regular(const char *path, int *out_fd, size_t *size, plush_diag *diag)
 {
-    *out_data = NULL;
-    *out_size = 0;
     /* O_NONBLOCK so a FIFO without a writer cannot hang the open; regular files ignore it. */
     int fd = open(path, O_RDONLY | O_NONBLOCK);
     if (fd < 0)
@@ -26,12 +27,16 @@ plush_status plush_file_read(const char *path, uint8_t **out_data, size_t *out_s
         return plush_diag_fail(diag, PLUSH_E_IO, -1, NULL, -1, "not a regular file");
     }
     fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-    size_t size = (size_t)st.st_size;
+    *size = (size_t)st.st_size;
+    *out_fd = fd;
+    return PLUSH_OK;
+}
+
+static plush_status read_all(int fd, size_t size, uint8_t **out, plush_diag *diag)
+{
     uint8_t *data = malloc(size ? size : 1);
-    if (!data) {
-        close(fd);
+    if (!data)
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "cannot hold %zu bytes in memory", size);
-    }
     size_t got = 0;
     while (got < size) {
         ssize_t r = read(fd, data + got, size - got);
@@ -40,29 +45,75 @@ plush_status plush_file_read(const char *path, uint8_t **out_data, size_t *out_s
         if (r <= 0) {
             int e = errno;
             free(data);
-            close(fd);
             return plush_diag_fail(diag, PLUSH_E_IO, (int64_t)got, NULL, -1, "read failed: %s",
                                    r == 0 ? "file shrank while reading" : strerror(e));
         }
         got += (size_t)r;
     }
-    close(fd);
-    *out_data = data;
-    *out_size = size;
+    *out = data;
     return PLUSH_OK;
+}
+
+plush_status plush_file_read(const char *path, uint8_t **out_data, size_t *out_size, plush_diag *diag)
+{
+    *out_data = NULL;
+    *out_size = 0;
+    size_t size = 0;
+    int fd = -1;
+    plush_status st = open_regular(path, &fd, &size, diag);
+    if (st != PLUSH_OK)
+        return st;
+    st = read_all(fd, size, out_data, diag);
+    close(fd);
+    if (st == PLUSH_OK)
+        *out_size = size;
+    return st;
+}
+
+plush_status plush_file_map(const char *path, plush_file_bytes *out, plush_diag *diag)
+{
+    *out = (plush_file_bytes){0};
+    size_t size = 0;
+    int fd = -1;
+    plush_status st = open_regular(path, &fd, &size, diag);
+    if (st != PLUSH_OK)
+        return st;
+    void *map = size >= PLUSH_FILE_MAP_MIN ? mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0) : MAP_FAILED;
+    if (map != MAP_FAILED) {
+        /* the readers look at the header first and walk forwards: tell the kernel so */
+        madvise(map, size, MADV_SEQUENTIAL);
+        *out = (plush_file_bytes){.data = map, .size = size, .mapped = true};
+    } else {
+        uint8_t *data = NULL;
+        st = read_all(fd, size, &data, diag);
+        if (st == PLUSH_OK)
+            *out = (plush_file_bytes){.data = data, .size = size};
+    }
+    close(fd);
+    return st;
+}
+
+void plush_file_unmap(plush_file_bytes *bytes)
+{
+    if (!bytes || !bytes->data)
+        return;
+    if (bytes->mapped)
+        munmap((void *)bytes->data, bytes->size);
+    else
+        free((void *)bytes->data);
+    *bytes = (plush_file_bytes){0};
 }
 
 plush_status plush_file_parse(const char *path, plush_file_parser parse, void *ctx, plush_diag *diag)
 {
     if (diag && !diag->file)
         diag->file = path;
-    uint8_t *data;
-    size_t size;
-    plush_status st = plush_file_read(path, &data, &size, diag);
+    plush_file_bytes bytes;
+    plush_status st = plush_file_map(path, &bytes, diag);
     if (st != PLUSH_OK)
         return st;
-    st = parse(data, size, ctx, diag);
-    free(data);
+    st = parse(bytes.data, bytes.size, ctx, diag);
+    plush_file_unmap(&bytes);
     return st;
 }
 

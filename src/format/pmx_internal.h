@@ -24,6 +24,10 @@
 
 static inline bool pmx_is_21(float version) { return version == PMX_V21; }
 
+/* PLUSH_E_NO_GEOMETRY for a summary-only model: what the writer needs (it keeps values as they are,
+ * where plush_pmx_require_geometry also refuses unusable vertex and bone values). */
+plush_status plush__pmx_require_kept(const plush_pmx_model *m, plush_diag *diag);
+
 /* Number of items of each index kind in the model (for range checks and index sizes). */
 size_t plush__pmx_index_kind_count(const plush_pmx_model *m, int kind);
 

@@ -2,6 +2,7 @@
 #include "pmx_internal.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 plush_pmx_model *plush_pmx_create(void)
 {
@@ -15,12 +16,39 @@ plush_pmx_model *plush_pmx_create(void)
 
 plush_arena *plush_pmx_arena(plush_pmx_model *model) { return &model->arena; }
 
-plush_status plush_pmx_require_geometry(const plush_pmx_model *model, plush_diag *diag)
+plush_status plush__pmx_require_kept(const plush_pmx_model *model, plush_diag *diag)
 {
     if (!model->summary_only)
         return PLUSH_OK;
     return plush_diag_fail(diag, PLUSH_E_NO_GEOMETRY, -1, NULL, -1,
                            "summary-only model: its vertices and faces were read without being kept");
+}
+
+plush_status plush_pmx_require_geometry(const plush_pmx_model *model, plush_diag *diag)
+{
+    plush_status st = plush__pmx_require_kept(model, diag);
+    if (st != PLUSH_OK)
+        return st;
+    /* kept in file order, vertices before bones: the first vertex or bone issue is always kept */
+    size_t kept = model->value_issue_count < PLUSH_PMX_KEPT_VALUE_ISSUES ? model->value_issue_count
+                                                                         : PLUSH_PMX_KEPT_VALUE_ISSUES;
+    for (size_t i = 0; i < kept; i++) {
+        const plush_pmx_value_issue *q = &model->value_issues[i];
+        if (!strcmp(q->section, PMX_SEC_VERTEX) || !strcmp(q->section, PMX_SEC_BONE))
+            return plush_diag_fail(diag, PLUSH_E_RANGE, q->offset, q->section, q->index, "%s", q->what);
+    }
+    return PLUSH_OK;
+}
+
+const plush_pmx_value_issue *plush_pmx_value_issue_find(const plush_pmx_model *model, const char *section,
+                                                        int64_t index)
+{
+    size_t kept = model->value_issue_count < PLUSH_PMX_KEPT_VALUE_ISSUES ? model->value_issue_count
+                                                                         : PLUSH_PMX_KEPT_VALUE_ISSUES;
+    for (size_t i = 0; i < kept; i++)
+        if (model->value_issues[i].index == index && !strcmp(model->value_issues[i].section, section))
+            return &model->value_issues[i];
+    return NULL;
 }
 
 void plush_pmx_free(plush_pmx_model *model)

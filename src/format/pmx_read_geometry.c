@@ -1,6 +1,7 @@
 /* PMX sections up to the bones: header, vertices, faces, textures, materials, bones. */
 #include "pmx_reader.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -127,6 +128,53 @@ static void summarize_vertex(reader *r, const plush_pmx_vertex *v)
     }
 }
 
+/* The kept vertices (and their SDEF data, still in the reader's scratch array) without a closer look:
+ * every float finite (exponent bits not all ones), every weight a fraction. */
+#if defined(__GNUC__)
+/* Four lanes at once (GCC and Clang vector extensions): the check costs a few instructions a vertex. */
+typedef uint32_t pmx_u32x4 __attribute__((vector_size(16)));
+typedef int32_t pmx_i32x4 __attribute__((vector_size(16)));
+typedef float pmx_f32x4 __attribute__((vector_size(16)));
+#endif
+
+static bool kept_values_ok(const plush_pmx_model *m, const plush_pmx_sdef *sdefs)
+{
+    const float lo = -PMX_WEIGHT_SLACK, hi = 1 + PMX_WEIGHT_SLACK;
+    bool ok = true;
+#if defined(__GNUC__)
+    const pmx_u32x4 exp = {0x7f800000u, 0x7f800000u, 0x7f800000u, 0x7f800000u},
+                    one = {0x00800000u, 0x00800000u, 0x00800000u, 0x00800000u};
+    const pmx_f32x4 lo4 = {lo, lo, lo, lo}, hi4 = {hi, hi, hi, hi};
+    pmx_u32x4 bad = {0, 0, 0, 0};
+    pmx_i32x4 in = {-1, -1, -1, -1};
+    uint32_t edge = 0;
+    for (size_t i = 0; i < m->vertex_count; i++) {
+        const plush_pmx_vertex *v = &m->vertices[i];
+        pmx_u32x4 a, b;
+        pmx_f32x4 w;
+        uint32_t e;
+        memcpy(&a, v->position, 16); /* position, normal[0] */
+        memcpy(&b, v->normal + 1, 16); /* normal[1..2], uv */
+        memcpy(&w, v->weights, 16);
+        memcpy(&e, &v->edge_scale, 4);
+        bad |= ((a & exp) + one) | ((b & exp) + one);
+        edge |= PMX_NONFINITE_BIT(e);
+        in &= (w >= lo4) & (w <= hi4);
+    }
+    ok = !((bad[0] | bad[1] | bad[2] | bad[3] | edge) & 0x80000000u) && (in[0] & in[1] & in[2] & in[3]);
+#else
+    for (size_t i = 0; i < m->vertex_count && ok; i++) {
+        const plush_pmx_vertex *v = &m->vertices[i];
+        ok = pmx_stored_finite((const uint8_t *)v->position, 8) && pmx_stored_finite((const uint8_t *)&v->edge_scale, 1);
+        for (int k = 0; k < 4; k++)
+            ok = ok && v->weights[k] >= lo && v->weights[k] <= hi;
+    }
+#endif
+    const float *uvs = m->additional_uvs ? m->additional_uvs[0] : NULL;
+    return ok && pmx_stored_finite((const uint8_t *)uvs, uvs ? m->vertex_count * m->additional_uv * 4 : 0) &&
+           pmx_stored_finite((const uint8_t *)sdefs, sdefs ? m->sdef_count * 9 : 0);
+}
+
 bool plush__pmx_rd_vertices(reader *r)
 {
     plush_pmx_model *m = r->m;
@@ -147,6 +195,8 @@ bool plush__pmx_rd_vertices(reader *r)
     }
     if (r->unkept)
         r->unkept->vertex_start = r->c.pos;
+    const size_t first = r->c.pos;
+    bool values_ok = true; /* no call in the loop: a vertex with an odd value is found by a second walk */
     size_t sdef_cap = 0;
     int qdef_warned = 0;
     plush_pmx_sdef *sdefs = NULL;
@@ -160,9 +210,12 @@ bool plush__pmx_rd_vertices(reader *r)
         float dropped_uvs[4 * 4];
         plush_pmx_sdef sdef;
         plush_pmx_vertex *v = keep ? &m->vertices[i] : &dropped;
-        size_t at;
-        if (!read_vertex(r, auv, bs, v, keep && auv ? m->additional_uvs[i * auv] : dropped_uvs, &sdef, &at))
+        size_t at, start = r->c.pos;
+        float *uvs = keep && auv ? m->additional_uvs[i * auv] : dropped_uvs;
+        if (!read_vertex(r, auv, bs, v, uvs, &sdef, &at))
             goto fail;
+        if (!keep) /* a kept model's vertices are looked at after the loop, in one pass over the array */
+            values_ok &= pmx_vertex_values_ok(r, v, start, auv);
         if (v->weight_type == PLUSH_PMX_SDEF) {
             if (keep) {
                 if (m->sdef_count == sdef_cap) {
@@ -184,6 +237,10 @@ bool plush__pmx_rd_vertices(reader *r)
         if (r->unkept)
             summarize_vertex(r, v);
     }
+    if (keep && !r->find_section)
+        values_ok = kept_values_ok(m, sdefs);
+    if (!values_ok && !r->find_section)
+        plush__pmx_rd_check_vertices(r, first, n);
     if (keep && m->sdef_count && !r->find_section) {
         m->sdefs = plush__pmx_rd_alloc(r, m->sdef_count, sizeof *sdefs);
         if (!m->sdefs)
@@ -195,6 +252,27 @@ bool plush__pmx_rd_vertices(reader *r)
 fail:
     free(sdefs);
     return false;
+}
+
+void plush__pmx_rd_check_vertices(reader *r, size_t first, size_t n)
+{
+    const size_t auv = r->m->additional_uv;
+    const uint8_t bs = r->m->index_sizes[PLUSH_PMX_INDEX_BONE];
+    reader w = *r; /* the same bytes again, on a cursor of its own; notes go to r's model and diag */
+    w.c.pos = first;
+    for (size_t i = 0; i < n; i++) {
+        w.index = (int64_t)i;
+        plush_pmx_vertex v;
+        float uvs[4 * 4];
+        plush_pmx_sdef sdef;
+        size_t at, start = w.c.pos;
+        if (!read_vertex(&w, auv, bs, &v, uvs, &sdef, &at))
+            break; /* read once already: cannot happen */
+        if (!pmx_vertex_values_ok(&w, &v, start, auv))
+            plush__pmx_rd_check_vertex(&w, &v, uvs, auv, &sdef, start, at, bs);
+    }
+    r->issues = w.issues;
+    r->index = (int64_t)n - 1;
 }
 
 bool plush__pmx_recheck_vertices(const pmx_unkept *u, const plush_pmx_model *m, plush_diag *diag)
@@ -346,7 +424,10 @@ static bool read_ik(reader *r, plush_pmx_bone *b, uint8_t bs)
         return false;
     b->ik_target = idx_signed(&r->c, bs);
     b->ik_loop_count = cur_i32(&r->c);
+    size_t angle_at = r->c.pos;
     b->ik_limit_angle = cur_f32(&r->c);
+    if (!r->find_section)
+        plush__pmx_rd_finite(r, &b->ik_limit_angle, 1, angle_at, "IK angle limit is not finite");
     size_t links;
     if (!plush__pmx_rd_count(r, "IK link", bs + 1u, &links))
         return false;
@@ -367,10 +448,14 @@ static bool read_ik(reader *r, plush_pmx_bone *b, uint8_t bs)
                 return false;
             cur_floats(&r->c, l->lower, 3);
             cur_floats(&r->c, l->upper, 3);
+            if (!r->find_section && plush__pmx_rd_finite(r, l->lower, 3, r->c.pos - 24, "IK link limit is not finite"))
+                plush__pmx_rd_finite(r, l->upper, 3, r->c.pos - 12, "IK link limit is not finite");
         }
     }
     return true;
 }
+
+static bool read_bones(reader *r, size_t n, uint8_t bs, size_t *parent_at);
 
 bool plush__pmx_rd_bones(reader *r)
 {
@@ -383,6 +468,20 @@ bool plush__pmx_rd_bones(reader *r)
     m->bone_count = n;
     if (!(m->bones = plush__pmx_rd_alloc(r, n, sizeof *m->bones)))
         return false;
+    /* where each parent index lies, for a cycle's warning (a locate walk needs none) */
+    size_t *parent_at = r->find_section ? NULL : malloc((n ? n : 1) * sizeof *parent_at);
+    if (!r->find_section && !parent_at)
+        return plush__pmx_rd_fail(r, PLUSH_E_NOMEM, r->c.pos, "out of memory for the bones");
+    bool ok = read_bones(r, n, bs, parent_at);
+    if (ok && parent_at)
+        plush__pmx_rd_check_bone_cycles(r, parent_at);
+    free(parent_at);
+    return ok;
+}
+
+static bool read_bones(reader *r, size_t n, uint8_t bs, size_t *parent_at)
+{
+    plush_pmx_model *m = r->m;
     for (size_t i = 0; i < n; i++) {
         ITEM(r, PMX_SEC_BONE, i);
         plush_pmx_bone *b = &m->bones[i];
@@ -391,6 +490,10 @@ bool plush__pmx_rd_bones(reader *r)
         if (!plush__pmx_rd_need(r, 12 + bs + 4 + 2u, "the bone"))
             return false;
         cur_floats(&r->c, b->position, 3);
+        if (parent_at) {
+            plush__pmx_rd_finite(r, b->position, 3, r->c.pos - 12, "position is not finite");
+            parent_at[i] = r->c.pos;
+        }
         b->parent = idx_signed(&r->c, bs);
         b->layer = cur_i32(&r->c);
         b->flags = cur_u16(&r->c);
@@ -403,23 +506,32 @@ bool plush__pmx_rd_bones(reader *r)
             if (!plush__pmx_rd_need(r, 12, "the tail offset"))
                 return false;
             cur_floats(&r->c, b->tail_offset, 3);
+            /* the tail only draws the bone in an editor: a warning, not an issue anything refuses */
+            if (parent_at && !(isfinite(b->tail_offset[0]) && isfinite(b->tail_offset[1]) && isfinite(b->tail_offset[2])))
+                plush_diag_warn(r->diag, (int64_t)r->c.pos - 12, r->section, r->index, "tail offset is not finite");
         }
         if (b->flags & (PLUSH_PMX_BONE_APPEND_ROTATE | PLUSH_PMX_BONE_APPEND_TRANSLATE)) {
             if (!plush__pmx_rd_need(r, bs + 4u, "the append parent"))
                 return false;
             b->append_parent = idx_signed(&r->c, bs);
             b->append_ratio = cur_f32(&r->c);
+            if (parent_at)
+                plush__pmx_rd_finite(r, &b->append_ratio, 1, r->c.pos - 4, "append ratio is not finite");
         }
         if (b->flags & PLUSH_PMX_BONE_FIXED_AXIS) {
             if (!plush__pmx_rd_need(r, 12, "the fixed axis"))
                 return false;
             cur_floats(&r->c, b->fixed_axis, 3);
+            if (parent_at)
+                plush__pmx_rd_finite(r, b->fixed_axis, 3, r->c.pos - 12, "fixed axis is not finite");
         }
         if (b->flags & PLUSH_PMX_BONE_LOCAL_AXES) {
             if (!plush__pmx_rd_need(r, 24, "the local axes"))
                 return false;
             cur_floats(&r->c, b->local_x, 3);
             cur_floats(&r->c, b->local_z, 3);
+            if (parent_at && plush__pmx_rd_finite(r, b->local_x, 3, r->c.pos - 24, "local axis is not finite"))
+                plush__pmx_rd_finite(r, b->local_z, 3, r->c.pos - 12, "local axis is not finite");
         }
         if (b->flags & PLUSH_PMX_BONE_EXTERNAL_PARENT) {
             if (!plush__pmx_rd_need(r, 4, "the external parent key"))

@@ -81,6 +81,51 @@ static size_t morph_offset_struct_size(uint8_t kind)
     }
 }
 
+/* Bytes of a morph offset before its floats: the index, and the operation or local flag. */
+static size_t morph_head_size(const plush_pmx_model *m, uint8_t kind)
+{
+    const uint8_t *s = m->index_sizes;
+    switch (kind) {
+    case PLUSH_PMX_MORPH_GROUP:
+    case PLUSH_PMX_MORPH_FLIP: return s[PLUSH_PMX_INDEX_MORPH];
+    case PLUSH_PMX_MORPH_BONE: return s[PLUSH_PMX_INDEX_BONE];
+    case PLUSH_PMX_MORPH_MATERIAL: return s[PLUSH_PMX_INDEX_MATERIAL] + 1u;
+    case PLUSH_PMX_MORPH_IMPULSE: return s[PLUSH_PMX_INDEX_RIGID_BODY] + 1u;
+    default: return s[PLUSH_PMX_INDEX_VERTEX];
+    }
+}
+
+static uint32_t load_u32(const uint8_t *p)
+{
+    uint32_t u;
+    memcpy(&u, p, 4);
+    return u;
+}
+
+/* Whether the floats of count offsets (floats of them at p, then every rec bytes) are all finite; the
+ * vertex morph's three written out, as they are most of a model's offsets. */
+static bool offsets_finite(const uint8_t *p, size_t count, size_t rec, size_t floats)
+{
+    uint32_t bad = 0;
+    if (floats == 3)
+        for (size_t k = 0; k < count; k++, p += rec)
+            bad |= PMX_NONFINITE_BIT(load_u32(p)) | PMX_NONFINITE_BIT(load_u32(p + 4)) | PMX_NONFINITE_BIT(load_u32(p + 8));
+    else
+        for (size_t k = 0; k < count; k++, p += rec)
+            for (size_t j = 0; j < floats; j++)
+                bad |= PMX_NONFINITE_BIT(load_u32(p + 4 * j));
+    return !(bad & 0x80000000u);
+}
+
+/* The n bytes of floats of one morph offset, as stored at offset `at` of the file. */
+static void check_morph_floats(reader *r, size_t at, size_t n)
+{
+    float v[32];
+    size_t count = n / 4 < 32 ? n / 4 : 32;
+    memcpy(v, r->c.base + at, count * 4);
+    plush__pmx_rd_finite(r, v, count, at, "an offset value is not finite");
+}
+
 bool plush__pmx_rd_morphs(reader *r)
 {
     plush_pmx_model *m = r->m;
@@ -113,8 +158,14 @@ bool plush__pmx_rd_morphs(reader *r)
         if (!offsets)
             return false;
         mo->offsets.group = offsets; /* every union member is a pointer to the same storage */
+        const size_t first = r->c.pos, head = morph_head_size(m, mo->kind), floats = (rec - head) / 4;
         for (size_t k = 0; k < count; k++)
             read_morph_offset(&r->c, m, mo, k);
+        /* the floats again, apart from the reading loop (which stays as tight as it was) */
+        bool finite = r->find_section || offsets_finite(r->c.base + first + head, count, rec, floats);
+        for (size_t k = 0; !finite && k < count; k++)
+            if (!pmx_stored_finite(r->c.base + first + k * rec + head, floats))
+                check_morph_floats(r, first + k * rec + head, rec - head);
     }
     return true;
 }
@@ -181,6 +232,7 @@ bool plush__pmx_rd_rigid_bodies(reader *r)
         b->group = cur_u8(&r->c);
         b->mask = cur_u16(&r->c);
         b->shape = cur_u8(&r->c);
+        size_t at = r->c.pos;
         cur_floats(&r->c, b->size, 3);
         cur_floats(&r->c, b->position, 3);
         cur_floats(&r->c, b->rotation, 3);
@@ -190,6 +242,13 @@ bool plush__pmx_rd_rigid_bodies(reader *r)
         b->restitution = cur_f32(&r->c);
         b->friction = cur_f32(&r->c);
         b->mode = cur_u8(&r->c);
+        if (!r->find_section) {
+            const float f[5] = {b->mass, b->linear_damping, b->angular_damping, b->restitution, b->friction};
+            if (plush__pmx_rd_finite(r, b->size, 3, at, "size is not finite") &&
+                plush__pmx_rd_finite(r, b->position, 3, at + 12, "position is not finite") &&
+                plush__pmx_rd_finite(r, b->rotation, 3, at + 24, "rotation is not finite"))
+                plush__pmx_rd_finite(r, f, 5, at + 36, "mass, damping, restitution or friction is not finite");
+        }
     }
     return true;
 }
@@ -219,6 +278,7 @@ bool plush__pmx_rd_joints(reader *r)
                         pmx_is_21(m->version) ? "2.1" : "2.0");
         j->body_a = idx_signed(&r->c, rs);
         j->body_b = idx_signed(&r->c, rs);
+        at = r->c.pos;
         cur_floats(&r->c, j->position, 3);
         cur_floats(&r->c, j->rotation, 3);
         cur_floats(&r->c, j->linear_lower, 3);
@@ -227,6 +287,13 @@ bool plush__pmx_rd_joints(reader *r)
         cur_floats(&r->c, j->angular_upper, 3);
         cur_floats(&r->c, j->spring_linear, 3);
         cur_floats(&r->c, j->spring_angular, 3);
+        if (!r->find_section) {
+            float f[24];
+            memcpy(f, r->c.base + at, sizeof f);
+            if (plush__pmx_rd_finite(r, f, 6, at, "position or rotation is not finite"))
+                if (plush__pmx_rd_finite(r, f + 6, 12, at + 24, "a limit is not finite"))
+                    plush__pmx_rd_finite(r, f + 18, 6, at + 72, "a spring is not finite");
+        }
     }
     return true;
 }
@@ -258,6 +325,7 @@ bool plush__pmx_rd_soft_bodies(reader *r)
         s->flags = cur_u8(&r->c);
         s->blink_distance = cur_i32(&r->c);
         s->cluster_count = cur_i32(&r->c);
+        size_t at = r->c.pos;
         s->total_mass = cur_f32(&r->c);
         s->margin = cur_f32(&r->c);
         s->aero_model = cur_i32(&r->c);
@@ -271,6 +339,12 @@ bool plush__pmx_rd_soft_bodies(reader *r)
         s->lst = cur_f32(&r->c);
         s->ast = cur_f32(&r->c);
         s->vst = cur_f32(&r->c);
+        if (!r->find_section) {
+            const float mass[2] = {s->total_mass, s->margin}, stiffness[3] = {s->lst, s->ast, s->vst};
+            if (plush__pmx_rd_finite(r, mass, 2, at, "total mass or margin is not finite") &&
+                plush__pmx_rd_finite(r, cfg, PMX_SOFT_CONFIG_COUNT, at + 12, "a config value is not finite"))
+                plush__pmx_rd_finite(r, stiffness, 3, at + 12 + 72 + 16, "a material stiffness is not finite");
+        }
         size_t count;
         if (!plush__pmx_rd_count(r, "soft body anchor", rs + vs + 1u, &count))
             return false;

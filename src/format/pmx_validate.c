@@ -1,9 +1,8 @@
 /* The PMX rules: every index in range (or -1 where the format allows it), material face counts
- * that add up, values that decide behaviour within their enumerations, finite floats where the
- * physics engine will use them. The reader and the writer both run this one pass. */
+ * that add up, values that decide behaviour within their enumerations: the structure. Non-finite and
+ * out-of-range values are the reader's warnings (pmx_read_values.c), refused or left out by what uses
+ * them. The reader and the writer both run this one pass. */
 #include "pmx_internal.h"
-
-#include <math.h>
 
 typedef struct checker {
     const plush_pmx_model *m;
@@ -24,14 +23,6 @@ static bool in_range(checker *k, const char *sec, size_t item, const char *what,
     if (idx >= lo && idx < (int64_t)count)
         return true;
     FAIL(k, PLUSH_E_RANGE, sec, item, "%s index %lld out of range (%zu %s)", what, (long long)idx, count, of);
-}
-
-static bool finite_all(const float *v, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (!isfinite(v[i]))
-            return false;
-    return true;
 }
 
 static bool check_header(checker *k, bool as_21)
@@ -152,8 +143,6 @@ static bool check_bones(checker *k)
         if ((b->flags & (PLUSH_PMX_BONE_APPEND_ROTATE | PLUSH_PMX_BONE_APPEND_TRANSLATE)) &&
             !in_range(k, PMX_SEC_BONE, i, "append parent", b->append_parent, -1, n, "bones"))
             return false;
-        if (!finite_all(b->position, 3))
-            FAIL(k, PLUSH_E_RANGE, PMX_SEC_BONE, i, "position is not finite");
         if (!(b->flags & PLUSH_PMX_BONE_IK))
             continue;
         if (!in_range(k, PMX_SEC_BONE, i, "IK target", b->ik_target, -1, n, "bones"))
@@ -200,8 +189,6 @@ static bool check_morphs(checker *k, bool as_21)
             case PLUSH_PMX_MORPH_IMPULSE:
                 ok = in_range(k, PMX_SEC_MORPH, i, "rigid body", mo->offsets.impulse[j].rigid_body, 0,
                               m->rigid_body_count, "rigid bodies");
-                if (ok && !(finite_all(mo->offsets.impulse[j].velocity, 3) && finite_all(mo->offsets.impulse[j].torque, 3)))
-                    FAIL(k, PLUSH_E_RANGE, PMX_SEC_MORPH, i, "impulse is not finite");
                 break;
             default:
                 ok = in_range(k, PMX_SEC_MORPH, i, "vertex", mo->offsets.uv[j].vertex, 0, m->vertex_count, "vertices");
@@ -245,9 +232,6 @@ static bool check_bodies_joints(checker *k, bool as_21)
             FAIL(k, PLUSH_E_FORMAT, PMX_SEC_RIGID, i, "shape %d is not 0 (sphere), 1 (box) or 2 (capsule)", b->shape);
         if (b->mode > PLUSH_PMX_RIGID_PHYSICS_BONE)
             FAIL(k, PLUSH_E_FORMAT, PMX_SEC_RIGID, i, "physics mode %d is not 0-2", b->mode);
-        float f[5] = {b->mass, b->linear_damping, b->angular_damping, b->restitution, b->friction};
-        if (!finite_all(b->size, 3) || !finite_all(b->position, 3) || !finite_all(b->rotation, 3) || !finite_all(f, 5))
-            FAIL(k, PLUSH_E_RANGE, PMX_SEC_RIGID, i, "a size, position, rotation or physics value is not finite");
     }
     for (size_t i = 0; i < m->joint_count; i++) {
         const plush_pmx_joint *j = &m->joints[i];
@@ -257,10 +241,6 @@ static bool check_bodies_joints(checker *k, bool as_21)
         if (!in_range(k, PMX_SEC_JOINT, i, "rigid body A", j->body_a, -1, m->rigid_body_count, "rigid bodies") ||
             !in_range(k, PMX_SEC_JOINT, i, "rigid body B", j->body_b, -1, m->rigid_body_count, "rigid bodies"))
             return false;
-        if (!finite_all(j->position, 3) || !finite_all(j->rotation, 3) || !finite_all(j->linear_lower, 3) ||
-            !finite_all(j->linear_upper, 3) || !finite_all(j->angular_lower, 3) || !finite_all(j->angular_upper, 3) ||
-            !finite_all(j->spring_linear, 3) || !finite_all(j->spring_angular, 3))
-            FAIL(k, PLUSH_E_RANGE, PMX_SEC_JOINT, i, "a position, rotation, limit or spring value is not finite");
     }
     return true;
 }
@@ -276,10 +256,6 @@ static bool check_soft_bodies(checker *k, bool as_21)
             FAIL(k, PLUSH_E_FORMAT, PMX_SEC_SOFT, i, "shape %d is not 0 (TriMesh) or 1 (Rope)", s->shape);
         if (!in_range(k, PMX_SEC_SOFT, i, "material", s->material, -1, m->material_count, "materials"))
             return false;
-        float f[5] = {s->total_mass, s->margin, s->lst, s->ast, s->vst}, cfg[PMX_SOFT_CONFIG_COUNT];
-        pmx_soft_config_get(&s->config, cfg);
-        if (!finite_all(f, 5) || !finite_all(cfg, PMX_SOFT_CONFIG_COUNT))
-            FAIL(k, PLUSH_E_RANGE, PMX_SEC_SOFT, i, "a mass, margin, config or material value is not finite");
         for (uint32_t a = 0; a < s->anchor_count; a++)
             if (!in_range(k, PMX_SEC_SOFT, i, "anchor rigid body", s->anchors[a].rigid_body, 0, m->rigid_body_count,
                           "rigid bodies") ||
@@ -299,7 +275,7 @@ plush_status plush__pmx_validate_read(const plush_pmx_model *m, bool as_21, cons
     if (k.diag->status != PLUSH_OK) /* keep the first error, but report this pass on its own */
         return k.diag->status;
     if (m->summary_only && !u)
-        return plush_pmx_require_geometry(m, k.diag);
+        return plush__pmx_require_kept(m, k.diag);
     if (check_header(&k, as_21) && check_vertices(&k) && check_faces_materials(&k) && check_bones(&k) &&
         check_morphs(&k, as_21) && check_frames(&k) && check_bodies_joints(&k, as_21) && check_soft_bodies(&k, as_21))
         return PLUSH_OK;

@@ -357,7 +357,7 @@ plush_status plush_pmx_write(const plush_pmx_model *model, const plush_pmx_write
     plush_diag local = {0};
     if (!diag)
         diag = &local;
-    if (plush_pmx_require_geometry(model, diag) != PLUSH_OK) /* before the downgrade reads the vertices */
+    if (plush__pmx_require_kept(model, diag) != PLUSH_OK) /* before the downgrade reads the vertices */
         return diag->status;
     const plush_pmx_write_options defaults = {0};
     const plush_pmx_write_options *o = options ? options : &defaults;

@@ -55,7 +55,7 @@ static plush_status apply_defaults(const plush_world_desc *in, plush_world_desc 
     if (d->physics_hz == 0)
         d->physics_hz = 60;
     if (d->max_substeps == 0)
-        d->max_substeps = 16;
+        d->max_substeps = PLUSH_WORLD_MAX_SUBSTEPS;
     if (d->air_density == 0)
         d->air_density = 1.2f;
     if (d->ground_mask == 0)
@@ -193,9 +193,18 @@ static plush_status add_body(plush_world_model *wm, size_t i, const float (*glob
     world_body *b = &wm->bodies[i];
     if (!finite3(rb->position) || !finite3(rb->rotation) || !finite3(rb->size) || !isfinite(rb->mass) ||
         !isfinite(rb->linear_damping) || !isfinite(rb->angular_damping) || !isfinite(rb->restitution) ||
-        !isfinite(rb->friction))
-        return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, "rigid body", (int64_t)i, "\"%s\": a value is not finite",
-                               rb->name.s);
+        !isfinite(rb->friction)) {
+        /* left out (b->bc stays NULL, every loop over the bodies skips it); the rest simulates */
+        const plush_pmx_value_issue *q = plush_pmx_value_issue_find(wm->model, "rigid body", (int64_t)i);
+        plush_diag_warn(diag, q ? q->offset : -1, "rigid body", (int64_t)i,
+                        "\"%s\": %s; left out of the simulation", rb->name.s ? rb->name.s : "",
+                        q ? q->what : "a value is not finite");
+        b->bone = -1;
+        b->mode = PLUSH_PMX_RIGID_FOLLOW_BONE;
+        plush__world_mat_identity(b->offset);
+        plush__world_mat_identity(b->offset_inv);
+        return PLUSH_OK;
+    }
     b->bone = rb->bone;
     if (rb->bone < -1 || (rb->bone >= 0 && (size_t)rb->bone >= wm->model->bone_count)) {
         plush_diag_warn(diag, -1, "rigid body", (int64_t)i, "\"%s\": bone %d out of range; the body has no bone",
@@ -304,7 +313,7 @@ void plush_world_set_bones(plush_world_model *wm, const float (*bone_globals)[16
         return;
     for (size_t i = 0; i < wm->model->rigid_body_count; i++) {
         world_body *b = &wm->bodies[i];
-        if (b->bone < 0 || b->mode == PLUSH_PMX_RIGID_PHYSICS)
+        if (!b->bc || b->bone < 0 || b->mode == PLUSH_PMX_RIGID_PHYSICS)
             continue;
         float bone[16];
         bone_global(wm, b->bone, bone_globals, bone);
@@ -325,6 +334,8 @@ void plush_world_reset(plush_world_model *wm, const float (*bone_globals)[16], c
     static const float zero[3] = {0, 0, 0};
     for (size_t i = 0; i < wm->model->rigid_body_count; i++) {
         world_body *b = &wm->bodies[i];
+        if (!b->bc)
+            continue;
         float bone[16];
         bone_global(wm, b->bone, bone_globals, bone);
         if (!finite16(bone))
@@ -354,7 +365,7 @@ void plush_world_get_bones(const plush_world_model *wm, float (*bone_globals)[16
         memset(driven, 0, wm->model->bone_count * sizeof *driven);
     for (size_t i = 0; i < wm->model->rigid_body_count; i++) {
         const world_body *b = &wm->bodies[i];
-        if (b->bone < 0 || b->mode == PLUSH_PMX_RIGID_FOLLOW_BONE)
+        if (!b->bc || b->bone < 0 || b->mode == PLUSH_PMX_RIGID_FOLLOW_BONE)
             continue;
         float body[16], bone[16];
         wm->world->bc->body_get_transform(b->bc, body);
@@ -374,7 +385,7 @@ plush_status plush_world_impulse(plush_world_model *wm, int32_t rigid_body, cons
         !finite3(velocity) || !finite3(torque))
         return PLUSH_E_ARGUMENT;
     const world_body *b = &wm->bodies[rigid_body];
-    if (b->mode == PLUSH_PMX_RIGID_FOLLOW_BONE)
+    if (!b->bc || b->mode == PLUSH_PMX_RIGID_FOLLOW_BONE)
         return PLUSH_OK;
     const plush_bulletc_api *bc = wm->world->bc;
     float lin[3] = {0, 0, 0}, ang[3] = {0, 0, 0};
@@ -399,7 +410,7 @@ plush_status plush_world_impulse(plush_world_model *wm, int32_t rigid_body, cons
 
 void plush_world_body_transform(const plush_world_model *wm, size_t rigid_body, float out[16])
 {
-    if (!wm || rigid_body >= wm->model->rigid_body_count) {
+    if (!wm || rigid_body >= wm->model->rigid_body_count || !wm->bodies[rigid_body].bc) {
         plush__world_mat_identity(out);
         return;
     }
@@ -408,7 +419,7 @@ void plush_world_body_transform(const plush_world_model *wm, size_t rigid_body, 
 
 void plush_world_body_velocity(const plush_world_model *wm, size_t rigid_body, float linear[3], float angular[3])
 {
-    if (!wm || rigid_body >= wm->model->rigid_body_count) {
+    if (!wm || rigid_body >= wm->model->rigid_body_count || !wm->bodies[rigid_body].bc) {
         memset(linear, 0, 3 * sizeof(float));
         memset(angular, 0, 3 * sizeof(float));
         return;
@@ -444,6 +455,8 @@ static void place_before(plush_world_model *wm, int k, int n, float dt)
     float t = (float)(k + 1) / (float)n, t0 = (float)k / (float)n;
     for (size_t i = 0; i < wm->model->rigid_body_count; i++) {
         world_body *b = &wm->bodies[i];
+        if (!b->bc)
+            continue;
         if (b->mode == PLUSH_PMX_RIGID_FOLLOW_BONE) {
             float m[16];
             plush__world_mat_interpolate(b->from, b->to, t, m);
@@ -468,7 +481,7 @@ static void place_after(plush_world_model *wm, int k, int n)
     float t = (float)(k + 1) / (float)n;
     for (size_t i = 0; i < wm->model->rigid_body_count; i++) {
         const world_body *b = &wm->bodies[i];
-        if (b->mode == PLUSH_PMX_RIGID_PHYSICS_BONE && b->bone >= 0) {
+        if (b->bc && b->mode == PLUSH_PMX_RIGID_PHYSICS_BONE && b->bone >= 0) {
             float p[3];
             bone_position(b, t, p);
             place_mode2(wm->world->bc, b, p);
@@ -497,7 +510,16 @@ plush_status plush_world_step(plush_world *world, float dt, plush_diag *diag)
     world->carry -= whole * fixed;
     if (world->carry < 0)
         world->carry = 0;
-    int n = whole > world->desc.max_substeps ? world->desc.max_substeps : (int)whole;
+    int n = (int)whole;
+    if (whole > world->desc.max_substeps) {
+        /* Only a pathological dt gets here (the default guard is hours of simulated time per call):
+         * the time beyond the guard is dropped, loudly, never silently. */
+        n = world->desc.max_substeps;
+        double dropped = (whole - n) * fixed;
+        world->dropped += dropped;
+        plush_diag_warn(diag, -1, "physics", -1, "step of %g s needs %.0f fixed steps, more than the %d allowed: "
+                        "%g s of simulated time dropped", (double)dt, whole, n, dropped);
+    }
     float h = (float)fixed;
     for (int k = 0; k < n; k++) {
         for (plush_world_model *wm = world->models; wm; wm = wm->next)
@@ -523,4 +545,9 @@ plush_status plush_world_step(plush_world *world, float dt, plush_diag *diag)
 uint64_t plush_world_step_count(const plush_world *world)
 {
     return world ? world->steps : 0;
+}
+
+double plush_world_dropped_time(const plush_world *world)
+{
+    return world ? world->dropped : 0;
 }

@@ -38,6 +38,7 @@ struct plush_world {
     plush_world_desc desc;   /* defaults applied */
     double carry;            /* time not yet stepped, seconds */
     uint64_t steps;
+    double dropped;          /* simulated time dropped by the max_substeps guard, seconds */
     plush_world_model *models;
     /* world.c only (p2): */
     bc_body *ground;         /* NULL without a ground */

@@ -136,6 +136,13 @@ bc_constraint *plush__world_joint_create(plush_world_model *wm, size_t index, pl
 {
     const plush_pmx_joint *j = &wm->model->joints[index];
     const plush_pmx_model *m = wm->model;
+    bool left_out_a = j->body_a >= 0 && (size_t)j->body_a < m->rigid_body_count && !wm->bodies[j->body_a].bc,
+         left_out_b = j->body_b >= 0 && (size_t)j->body_b < m->rigid_body_count && !wm->bodies[j->body_b].bc;
+    if (left_out_a || left_out_b) {
+        plush_diag_warn(diag, -1, "joint", (int64_t)index, "\"%s\": rigid body %d is left out of the simulation; "
+                        "joint skipped", j->name.s ? j->name.s : "", (int)(left_out_a ? j->body_a : j->body_b));
+        return NULL;
+    }
     if (!body_ok(wm, j->body_a) || !body_ok(wm, j->body_b) || j->body_a == j->body_b) {
         plush_diag_warn(diag, -1, "joint", (int64_t)index, "\"%s\": rigid bodies %d and %d are not two bodies of "
                         "the model (%zu); joint skipped", j->name.s, (int)j->body_a, (int)j->body_b,
@@ -148,7 +155,9 @@ bc_constraint *plush__world_joint_create(plush_world_model *wm, size_t index, pl
         return NULL;
     }
     if (!joint_finite(j)) {
-        plush_diag_warn(diag, -1, "joint", (int64_t)index, "\"%s\": a value is not finite; joint skipped", j->name.s);
+        const plush_pmx_value_issue *q = plush_pmx_value_issue_find(m, "joint", (int64_t)index);
+        plush_diag_warn(diag, q ? q->offset : -1, "joint", (int64_t)index, "\"%s\": %s; joint left out of the "
+                        "simulation", j->name.s ? j->name.s : "", q ? q->what : "a value is not finite");
         return NULL;
     }
     const plush_pmx_rigid_body *ra = &m->rigid_bodies[j->body_a], *rb = &m->rigid_bodies[j->body_b];

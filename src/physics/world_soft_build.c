@@ -271,6 +271,13 @@ static plush_status resolve_anchors(soft_ctx *c)
                                 c->name, (unsigned long)k, (long)a->rigid_body);
             continue;
         }
+        if (s->pinned[node]) {
+            /* Bullet's anchor impulse divides by the node's mass, which a pin makes 0: the pin wins */
+            plush_diag_warn(c->diag, -1, "soft body", (int64_t)c->index,
+                            "\"%s\": anchor %lu is on vertex %ld, which is pinned: the pin wins, anchor dropped",
+                            c->name, (unsigned long)k, (long)a->vertex);
+            continue;
+        }
         soft_anchor *out = &s->anchors[s->anchor_count++];
         out->node = (uint32_t)node;
         out->body = a->rigid_body;
@@ -327,6 +334,17 @@ static plush_status add_one(plush_world_model *wm, size_t i, plush_diag *diag)
                             "skipped", c.name, (long)sb->material, model->material_count);
         return PLUSH_OK;
     }
+    const plush_pmx_soft_config *k = &sb->config;
+    const float values[] = {sb->total_mass, sb->margin, sb->lst, sb->ast, sb->vst, k->vcf, k->dp, k->dg, k->lf,
+                            k->pr, k->vc, k->df, k->mt, k->chr, k->khr, k->shr, k->ahr, k->srhr_cl, k->skhr_cl,
+                            k->sshr_cl, k->sr_splt_cl, k->sk_splt_cl, k->ss_splt_cl};
+    for (size_t v = 0; v < sizeof values / sizeof values[0]; v++)
+        if (!isfinite(values[v])) {
+            const plush_pmx_value_issue *q = plush_pmx_value_issue_find(model, "soft body", (int64_t)i);
+            plush_diag_warn(diag, q ? q->offset : -1, "soft body", (int64_t)i, "\"%s\": %s; left out of the "
+                            "simulation", c.name, q ? q->what : "a mass, margin, config or stiffness value is not finite");
+            return PLUSH_OK;
+        }
     if (sb->shape > PLUSH_PMX_SOFT_ROPE) {
         plush_diag_warn(diag, -1, "soft body", (int64_t)i, "\"%s\": unknown shape %u: skipped", c.name,
                         (unsigned)sb->shape);

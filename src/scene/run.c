@@ -250,7 +250,7 @@ plush_status plush_scene_create(const plush_scene_desc *desc, plush_scene **out,
     if (sc->desc.world.physics_hz == 0)
         sc->desc.world.physics_hz = 60;
     if (sc->desc.world.max_substeps == 0)
-        sc->desc.world.max_substeps = 16;
+        sc->desc.world.max_substeps = PLUSH_WORLD_MAX_SUBSTEPS;
     sc->model = desc->model;
     sc->first_failure = -1;
     plush_status st = desc->mode == PLUSH_SCENE_DIRECT ? setup_direct(sc, diag) : PLUSH_OK;

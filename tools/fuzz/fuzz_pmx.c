@@ -29,7 +29,7 @@ static void same_summary(const uint8_t *data, size_t size, const plush_pmx_model
         memcmp(hist, s->summary.weight_types, sizeof hist) != 0)
         abort();
     plush_buf out = {0};
-    if (plush_pmx_write(s, NULL, &out, NULL) != PLUSH_E_ARGUMENT || out.size != 0)
+    if (plush_pmx_write(s, NULL, &out, NULL) != PLUSH_E_NO_GEOMETRY || out.size != 0)
         abort();
     plush_pmx_free(s);
 }
