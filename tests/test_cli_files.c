@@ -13,6 +13,7 @@
 #include "support/pmx_fixture.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -161,6 +162,73 @@ static void test_interrupted_write(void **state)
     free(fresh);
 }
 
+/* plush run's bake into an OUTDIR that holds an earlier pair, signalled at the moment its staging folder
+ * appears (before any output exists) and at the moment its commit starts (the folder that takes the
+ * replaced entries appears): afterwards OUTDIR holds the old pair or the new pair, never one of each, and
+ * no temporary file or staging folder. */
+static void test_interrupted_bake_pair(void **state)
+{
+    (void)state;
+    const char *bin = getenv("PLUSH_BIN") ? getenv("PLUSH_BIN") : "build/plush";
+    char dir[400], pmx[512], vmd[512];
+    cli_tmp_path(dir, sizeof dir, "bake_pair");
+    mkdir(dir, 0777);
+    snprintf(pmx, sizeof pmx, "%s/plush_bear_plush.pmx", dir);
+    snprintf(vmd, sizeof vmd, "%s/plush_bear_plush.vmd", dir);
+    const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+    int interrupted = 0;
+    for (int t = 0; t < 6; t++) {
+        cli_write_all(pmx, "old pmx", 7);
+        cli_write_all(vmd, "old vmd", 7);
+        int in = inotify_init1(IN_CLOEXEC);
+        assert_true(in >= 0);
+        assert_true(inotify_add_watch(in, dir, IN_CREATE) >= 0);
+        pid_t child = fork();
+        assert_true(child >= 0);
+        if (child == 0) {
+            int null = open("/dev/null", O_WRONLY);
+            dup2(null, 1), dup2(null, 2);
+            execl(bin, bin, "run", "proxies/plush_bear.pmx", "--frames", "4", "-o", dir, (char *)NULL);
+            _exit(127);
+        }
+        /* even t: the staging folder; odd t: the commit's folder for replaced entries */
+        const char *want = t % 2 ? ".plush-old" : ".plush-tmp";
+        bool seen = false;
+        while (!seen) {
+            char ev[4096] __attribute__((aligned(8)));
+            ssize_t n = read(in, ev, sizeof ev);
+            assert_true(n > 0);
+            for (char *p = ev; p < ev + n;) {
+                struct inotify_event *e = (struct inotify_event *)p;
+                seen |= e->len && strncmp(e->name, want, strlen(want)) == 0;
+                p += sizeof *e + e->len;
+            }
+        }
+        kill(child, sigs[t % 3]);
+        close(in);
+        int status;
+        assert_int_equal(waitpid(child, &status, 0), child);
+        interrupted += WIFSIGNALED(status);
+        size_t lp = 0, lv = 0;
+        char *gp = cli_read_all(pmx, &lp), *gv = cli_read_all(vmd, &lv);
+        assert_non_null(gp);
+        assert_non_null(gv);
+        bool old_p = lp == 7 && memcmp(gp, "old pmx", 7) == 0, old_v = lv == 7 && memcmp(gv, "old vmd", 7) == 0;
+        assert_true(old_p == old_v); /* never a mix */
+        if (!old_p)
+            assert_true(lp > 1000 && lv > 1000 && memcmp(gp, "PMX ", 4) == 0);
+        free(gp);
+        free(gv);
+        assert_int_equal(count_temps(dir), 0);
+        DIR *d = opendir(dir);
+        for (struct dirent *e; (e = readdir(d));)
+            assert_true(strncmp(e->d_name, ".plush-tmp", 10) != 0 && strncmp(e->d_name, ".plush-old", 10) != 0 &&
+                        strcmp(e->d_name, ".plush.lock") != 0);
+        closedir(d);
+    }
+    printf("test_cli_files: %d of 6 bake runs ended by the signal\n", interrupted);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -179,6 +247,7 @@ int main(void)
         cmocka_unit_test(test_warning_text_escaped),
         cmocka_unit_test(test_output_to_stdout),
         cmocka_unit_test(test_interrupted_write),
+        cmocka_unit_test(test_interrupted_bake_pair),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
