@@ -48,6 +48,12 @@ plush_status plush__sink_fail(plush_diag *diag, const plush_diag *local)
     return local->status;
 }
 
+plush_status plush__sink_make_dir(const char *dir, plush_diag *diag)
+{
+    plush_diag local = {.file = dir};
+    return plush_file_make_dir(dir, &local) == PLUSH_OK ? PLUSH_OK : plush__sink_fail(diag, &local);
+}
+
 plush_status plush_scene_sink_create(const plush_scene_export *kind, const plush_scene *scene,
                                      const plush_scene_output *out, plush_scene_sink **sink, plush_diag *diag)
 {

@@ -21,9 +21,7 @@ typedef struct cage_sink {
 static plush_status cage_begin(plush_scene_sink *s, const plush_scene *scene, plush_diag *diag)
 {
     (void)scene;
-    cage_sink *c = (cage_sink *)s;
-    plush_diag local = {.file = c->dir};
-    return plush_file_make_dir(c->dir, &local) == PLUSH_OK ? PLUSH_OK : plush__sink_fail(diag, &local);
+    return plush__sink_make_dir(((cage_sink *)s)->dir, diag);
 }
 
 static plush_status cage_frame(plush_scene_sink *s, const plush_scene *scene, uint32_t frame, plush_diag *diag)

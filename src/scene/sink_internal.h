@@ -29,6 +29,8 @@ PLUSH_SCENE_SINKS(PLUSH_SCENE_SINK_DECLARE)
 char *plush__sink_path(const plush_scene_output *out, const char *suffix);
 /* Moves a sink's failure (status, place, message, file) into the run's diag, keeping its warnings. */
 plush_status plush__sink_fail(plush_diag *diag, const plush_diag *local);
+/* The folder a sink writes into (OUTDIR/frames), made when missing; a failure names it. */
+plush_status plush__sink_make_dir(const char *dir, plush_diag *diag);
 /* Adds seconds to the scene's export time. */
 void plush__scene_add_export_time(plush_scene *scene, double seconds);
 

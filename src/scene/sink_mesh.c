@@ -59,9 +59,7 @@ static plush_status mesh_layout(mesh_sink *m, plush_diag *diag)
 static plush_status mesh_begin(plush_scene_sink *s, const plush_scene *scene, plush_diag *diag)
 {
     (void)scene;
-    mesh_sink *m = (mesh_sink *)s;
-    plush_diag local = {.file = m->dir};
-    return plush_file_make_dir(m->dir, &local) == PLUSH_OK ? PLUSH_OK : plush__sink_fail(diag, &local);
+    return plush__sink_make_dir(((mesh_sink *)s)->dir, diag);
 }
 
 static plush_status mesh_frame(plush_scene_sink *s, const plush_scene *scene, uint32_t frame, plush_diag *diag)
