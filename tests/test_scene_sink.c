@@ -64,7 +64,7 @@ static void test_registry(void **state)
     (void)state;
     size_t n = 0;
     const plush_scene_export *const *all = plush_scene_exports(&n);
-    assert_int_equal(n, 7);
+    assert_int_equal(n, 8);
     for (size_t i = 0; i < n; i++) {
         assert_ptr_equal(plush_scene_export_find(all[i]->name, strlen(all[i]->name)), all[i]);
         assert_non_null(all[i]->create);

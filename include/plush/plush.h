@@ -20,6 +20,7 @@
 #include "plush/render.h"
 #include "plush/scene.h"
 #include "plush/scene_sink.h"
+#include "plush/scene_quality.h"
 #include "plush/scene_proxy.h"
 #include "plush/scene_attach.h"
 #include "plush/scene_compare.h"

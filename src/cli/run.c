@@ -15,7 +15,7 @@
 static const char run_usage[] =
     "usage: plush run MODEL.pmx -o OUTDIR [--motion M.vmd] [--frames N] [--fps 30] [--physics-hz 60]\n"
     "                 [--mode proxy|direct|bones] [--seed] [--stretch] [--im2 OVERRIDES.im2] [--materials NAME,...]\n"
-    "                 [--export pmx+vmd,gltf,obj,ply,cage,im2,preview] [--every K] [--ground Y] [--copy-textures]\n";
+    "                 [--export pmx+vmd,gltf,obj,ply,cage,im2,quality,preview] [--every K] [--ground Y] [--copy-textures]\n";
 
 static const char run_help[] =
     "\n"

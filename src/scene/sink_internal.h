@@ -13,6 +13,7 @@
     X(ply)                   \
     X(cage)                  \
     X(im2)                   \
+    X(quality)               \
     X(preview)
 
 #define PLUSH_SCENE_SINK_DECLARE(name) extern const plush_scene_export plush__export_##name;
