@@ -1,6 +1,16 @@
 #!/usr/bin/env bash
 # Installs every Debian package plush uses. Idempotent. `--check` only reports whether all are present.
+# `--clients` also installs the real clients used to check exports by hand (Blender with numpy for
+# tools/blender_gltf_check.py); no test needs them, and they are large, so CI leaves them out.
 set -euo pipefail
+if [ "${1:-}" = "--clients" ]; then
+  SUDO=""
+  [ "$(id -u)" = 0 ] || SUDO="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update
+  $SUDO apt-get install -y --no-install-recommends blender python3-numpy
+  exit 0
+fi
 PACKAGES=(
   build-essential pkg-config
   libbullet-dev libcglm-dev libcmocka-dev libembree-dev libmeshoptimizer-dev libstb-dev
