@@ -341,18 +341,9 @@ static void stopped_early(const run_state *s, uint32_t f, uint32_t frames, const
                     job->model, what, f, frames, (f - 1) / job->every * job->every, s->frames_dir);
 }
 
-/* The scene's refusal of a model without a proxy, as the contract words it. */
-static bool no_proxy(const run_state *s, plush_status st, const plush_diag *diag)
-{
-    (void)diag;
-    return st == PLUSH_E_NO_PROXY && s->job->mode != PLUSH_SCENE_BONES;
-}
-
 static int simulate(run_state *s, plush_diag *model_diag)
 {
     const cli_run_job *job = s->job;
-    plush_diag out_diag;
-    cli_diag_init(&out_diag, job->out_dir);
     plush_scene_desc desc = {
         .model = s->model,
         .motion = s->motion,
@@ -366,7 +357,8 @@ static int simulate(run_state *s, plush_diag *model_diag)
         .overrides_file = job->overrides,
     };
     plush_status st = plush_scene_create(&desc, &s->scene, model_diag);
-    if (no_proxy(s, st, model_diag)) {
+    /* the scene's refusal of a model without a proxy, as the contract words it */
+    if (st == PLUSH_E_NO_PROXY) {
         cli_report_warnings(model_diag); /* the soft bodies skipped, and why */
         cli_message("%s: no TriMesh soft body — add one with `plush attach`", job->model);
         return CLI_FAILED;

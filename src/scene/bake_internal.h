@@ -32,6 +32,10 @@ bool *plush__bake_soft_materials(const plush_pmx_model *m, plush_arena *arena);
  * soft-body materials draw goes. map[v] is v's index among the kept, -1 when it goes. In arena. */
 plush_status plush__bake_keep_vertices(const plush_pmx_model *m, const bool *soft_material, plush_arena *arena,
                                        int32_t **map, size_t *kept, plush_diag *diag);
+/* The faces every material draws but those soft bodies own (what the bake, the mesh frames and the quality
+ * measure show), whole triangles in file order, as the model's vertex numbers. In arena. */
+plush_status plush__bake_visible_faces(const plush_pmx_model *m, const bool *soft_material, plush_arena *arena,
+                                       uint32_t (**faces)[3], size_t *count, plush_diag *diag);
 
 /* The bake's texture copies (bake_textures.c): planned while the model's paths are rewritten, made once
  * the files are known to build. */

@@ -59,6 +59,25 @@ plush_status plush__bake_keep_vertices(const plush_pmx_model *m, const bool *sof
 }
 
 /* Bound vertex weights: pseudo-bones by share, PMX bones by 1 - share, the four largest kept. */
+plush_status plush__bake_visible_faces(const plush_pmx_model *m, const bool *soft_material, plush_arena *arena,
+                                       uint32_t (**faces)[3], size_t *count, plush_diag *diag)
+{
+    uint32_t(*t)[3] = plush_arena_array(arena, m->index_count / 3 + 1, sizeof *t);
+    if (!t)
+        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+    size_t first = 0, n = 0;
+    for (size_t mat = 0; mat < m->material_count; mat++) {
+        size_t c = (size_t)m->materials[mat].index_count;
+        if (!soft_material[mat])
+            for (size_t i = first; i + 3 <= first + c && i + 3 <= m->index_count; i += 3)
+                memcpy(t[n++], m->indices + i, sizeof t[0]);
+        first += c;
+    }
+    *faces = t;
+    *count = n;
+    return PLUSH_OK;
+}
+
 static void reweight(const plush_scene_binding *b, size_t row, size_t root, plush_pmx_vertex *v)
 {
     const plush_proxy_binding *pb = b->binding;

@@ -39,6 +39,15 @@ char *plush__sink_path(const plush_scene_output *out, const char *suffix)
     return p;
 }
 
+char *plush__sink_file(const plush_scene_output *out, const char *name)
+{
+    size_t n = strlen(out->dir) + 1 + strlen(name) + 1;
+    char *p = malloc(n);
+    if (p)
+        snprintf(p, n, "%s/%s", out->dir, name);
+    return p;
+}
+
 plush_status plush__sink_fail(plush_diag *diag, const plush_diag *local)
 {
     if (!diag || diag->status != PLUSH_OK)

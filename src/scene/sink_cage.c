@@ -85,19 +85,17 @@ static plush_status cage_create(const plush_scene *scene, const plush_scene_outp
     if (!b)
         return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, NULL, -1, "export cage needs the proxy");
     cage_sink *c = calloc(1, sizeof *c);
-    size_t n = strlen(out->dir) + sizeof "/frames";
     if (c) {
         c->base.ops = &cage_ops;
         c->every = out->every ? out->every : 1;
         c->proxy = &b->proxy;
-        c->dir = malloc(n);
+        c->dir = plush__sink_file(out, "frames");
     }
     if (!c || !c->dir) {
         if (c)
             cage_destroy(&c->base);
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
     }
-    snprintf(c->dir, n, "%s/frames", out->dir);
     *sink = &c->base;
     return PLUSH_OK;
 }

@@ -28,6 +28,8 @@ PLUSH_SCENE_SINKS(PLUSH_SCENE_SINK_DECLARE)
 
 /* "dir/stem<suffix>", malloc'd (NULL when out of memory). */
 char *plush__sink_path(const plush_scene_output *out, const char *suffix);
+/* "dir/name" (frames, preview.mp4), malloc'd (NULL when out of memory). */
+char *plush__sink_file(const plush_scene_output *out, const char *name);
 /* Moves a sink's failure (status, place, message, file) into the run's diag, keeping its warnings. */
 plush_status plush__sink_fail(plush_diag *diag, const plush_diag *local);
 /* The folder a sink writes into (OUTDIR/frames), made when missing; a failure names it. */

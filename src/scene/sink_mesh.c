@@ -37,21 +37,21 @@ static plush_status mesh_layout(mesh_sink *m, plush_diag *diag)
     plush_status st = plush__bake_keep_vertices(model, soft, &m->arena, &m->map, &m->kept, diag);
     if (st != PLUSH_OK)
         return st;
-    m->faces = plush_arena_array(&m->arena, model->index_count ? model->index_count : 1, sizeof *m->faces);
+    uint32_t(*visible)[3] = NULL;
+    size_t triangles = 0;
+    st = plush__bake_visible_faces(model, soft, &m->arena, &visible, &triangles, diag);
+    if (st != PLUSH_OK)
+        return st;
+    m->faces = &visible[0][0];
     if (m->kept < model->vertex_count) {
         m->positions = plush_arena_array(&m->arena, m->kept ? m->kept : 1, sizeof *m->positions);
         m->normals = plush_arena_array(&m->arena, m->kept ? m->kept : 1, sizeof *m->normals);
+        if (!m->positions || !m->normals)
+            return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
     }
-    if (!m->faces || (m->kept < model->vertex_count && (!m->positions || !m->normals)))
-        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
-    size_t first = 0, n = 0;
-    for (size_t mat = 0; mat < model->material_count; mat++) {
-        size_t c = (size_t)model->materials[mat].index_count;
-        if (!soft[mat])
-            for (size_t i = first; i < first + c && i < model->index_count; i++)
-                m->faces[n++] = (uint32_t)m->map[model->indices[i]];
-        first += c;
-    }
+    size_t n = 3 * triangles;
+    for (size_t i = 0; i < n; i++) /* over the kept vertices, in place */
+        m->faces[i] = (uint32_t)m->map[m->faces[i]];
     m->face_count = n;
     return PLUSH_OK;
 }
@@ -132,7 +132,6 @@ static plush_status mesh_create(const plush_scene *scene, const plush_scene_outp
                                 plush_scene_sink **sink, plush_diag *diag)
 {
     mesh_sink *m = calloc(1, sizeof *m);
-    size_t n = strlen(out->dir) + sizeof "/frames";
     if (m) {
         m->base.ops = &mesh_ops;
         m->ply = ply;
@@ -141,7 +140,7 @@ static plush_status mesh_create(const plush_scene *scene, const plush_scene_outp
         plush_scene_desc desc;
         plush_scene_get_desc(scene, &desc);
         m->model = desc.model;
-        m->dir = malloc(n);
+        m->dir = plush__sink_file(out, "frames");
     }
     if (!m || !m->dir) {
         if (m)
@@ -153,7 +152,6 @@ static plush_status mesh_create(const plush_scene *scene, const plush_scene_outp
         mesh_destroy(&m->base);
         return st;
     }
-    snprintf(m->dir, n, "%s/frames", out->dir);
     *sink = &m->base;
     return PLUSH_OK;
 }

@@ -506,7 +506,6 @@ static plush_status preview_create(const plush_scene *scene, const plush_scene_o
                                    plush_diag *diag)
 {
     preview_sink *p = calloc(1, sizeof *p);
-    size_t n = strlen(out->dir) + sizeof "/preview.mp4";
     if (p) {
         p->base.ops = &preview_ops;
         p->pipe_fd = -1;
@@ -514,14 +513,13 @@ static plush_status preview_create(const plush_scene *scene, const plush_scene_o
         plush_scene_get_desc(scene, &desc);
         p->model = desc.model;
         p->fps = desc.fps > 0 ? desc.fps : PREVIEW_FPS;
-        p->path = malloc(n);
+        p->path = plush__sink_file(out, "preview.mp4");
     }
     if (!p || !p->path || !drawn_faces(p)) {
         if (p)
             preview_destroy(&p->base);
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
     }
-    snprintf(p->path, n, "%s/preview.mp4", out->dir);
     *sink = &p->base;
     return PLUSH_OK;
 }

@@ -95,51 +95,29 @@ static const plush_scene_sink_ops quality_ops = {.frame = quality_frame,
                                                  .describe = quality_describe,
                                                  .destroy = quality_destroy};
 
-/* The faces every material draws but those soft bodies own, over the model's vertices. */
-static plush_status visible_triangles(const plush_pmx_model *m, plush_arena *arena, uint32_t (**out)[3], size_t *count,
-                                      plush_diag *diag)
-{
-    bool *soft = plush__bake_soft_materials(m, arena);
-    uint32_t(*t)[3] = plush_arena_array(arena, m->index_count / 3 + 1, sizeof *t);
-    if (!soft || !t)
-        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
-    size_t first = 0, n = 0;
-    for (size_t mat = 0; mat < m->material_count; mat++) {
-        size_t c = (size_t)m->materials[mat].index_count;
-        if (!soft[mat])
-            for (size_t i = first; i + 2 < first + c + 0 && i + 2 < m->index_count; i += 3)
-                t[n][0] = m->indices[i], t[n][1] = m->indices[i + 1], t[n][2] = m->indices[i + 2], n++;
-        first += c;
-    }
-    *out = t;
-    *count = n;
-    return PLUSH_OK;
-}
-
 static plush_status quality_create(const plush_scene *scene, const plush_scene_output *out, plush_scene_sink **sink,
                                    plush_diag *diag)
 {
     quality_sink *q = calloc(1, sizeof *q);
-    size_t n = strlen(out->dir) + sizeof "/quality.csv";
     if (q) {
         q->base.ops = &quality_ops;
         q->worst_frame = -1;
-        q->path = malloc(n);
+        q->path = plush__sink_file(out, "quality.csv");
     }
     if (!q || !q->path || !plush_buf_append(&q->csv, header, sizeof header - 1)) {
         if (q)
             quality_destroy(&q->base);
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
     }
-    snprintf(q->path, n, "%s/quality.csv", out->dir);
     plush_scene_desc desc;
     plush_scene_get_desc(scene, &desc);
     const plush_pmx_model *m = desc.model;
     float(*rest)[3] = plush_arena_array(&q->arena, m->vertex_count ? m->vertex_count : 1, sizeof *rest);
     uint32_t(*tris)[3] = NULL;
     size_t nt = 0;
-    plush_status st = rest ? visible_triangles(m, &q->arena, &tris, &nt, diag)
-                           : plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+    bool *soft = plush__bake_soft_materials(m, &q->arena);
+    plush_status st = rest && soft ? plush__bake_visible_faces(m, soft, &q->arena, &tris, &nt, diag)
+                                   : plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
     for (size_t v = 0; st == PLUSH_OK && v < m->vertex_count; v++)
         memcpy(rest[v], m->vertices[v].position, sizeof rest[v]);
     if (st == PLUSH_OK)
