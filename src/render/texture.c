@@ -16,19 +16,11 @@
 #define STBI_ONLY_BMP
 #define STBI_ONLY_TGA
 #define STBI_NO_GIF
-#if defined(__GNUC__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wall"
-#pragma GCC diagnostic ignored "-Wextra"
-#pragma GCC diagnostic ignored "-Wpedantic"
-#pragma GCC diagnostic ignored "-Wshadow"
-#pragma GCC diagnostic ignored "-Wunused-function"
-#pragma GCC diagnostic ignored "-Wsign-compare"
-#pragma GCC diagnostic ignored "-Wconversion"
-#endif
+#include "render/stb_quiet.h"
+PLUSH_STB_QUIET_BEGIN
 #include <stb/stb_image.h>
+PLUSH_STB_QUIET_END
 #if defined(__GNUC__)
-#pragma GCC diagnostic pop
 /* stb_image 2.27 declares stbi_set_unpremultiply_on_load_thread static without defining it; the compiler
  * says so at the end of the file, outside the push/pop above */
 #pragma GCC diagnostic ignored "-Wunused-function"
