@@ -28,7 +28,9 @@ typedef struct golden {
     uint64_t bones, mesh;
 } golden;
 
-/* "@demo" and "@shake" are the demo bear files make builds in proxies/. */
+/* "@demo" and "@shake" are the demo bear files make builds in proxies/. The two demo meshes with physics
+ * after frame 0 were retaken in issue 13, when the bear's soft body got pose matching (MT 0.2) and 16 position iterations: the cage
+ * moves differently by design; the pipeline did not change. */
 static const golden cases[] = {
     {"alicia/Alicia_solid.pmx", "", "0", 0, 0x772cae2990115099ull, 0x2249c0a09d889b31ull},
     {"alicia/Alicia_solid.pmx", "mmd_base/サンプルモーション_0046.vmd", "0", 0, 0x960967825bf427d3ull, 0xd5c29b84f7d20b7aull},
@@ -49,8 +51,8 @@ static const golden cases[] = {
     {"pmx_tailor/01_基本の使い方.pmx", "mmd_base/サンプルモーション3.vmd", "30", 0, 0x5962fa37a1557709ull, 0x34d17fde582c388full},
     {"pmx_tailor/01_基本の使い方.pmx", "mmd_base/サンプルモーション3.vmd", "5", 1, 0x5962fa37a1557709ull, 0x95a9c3a009a941a0ull},
     {"@demo", "@shake", "0", 1, 0x6d4d3a78d0904f7eull, 0xe8ae8743b00cc246ull},
-    {"@demo", "@shake", "10", 1, 0x6d4d3a78d0904f7eull, 0xd60817b45b7aa933ull},
-    {"@demo", "@shake", "20.5", 1, 0x381733c74ab6a5b2ull, 0x2526923621fa8201ull},
+    {"@demo", "@shake", "10", 1, 0x6d4d3a78d0904f7eull, 0x779f29092cde29bfull},
+    {"@demo", "@shake", "20.5", 1, 0x381733c74ab6a5b2ull, 0x8949ad86cf53ec3dull},
 };
 
 static uint64_t fnv1a_bytes(uint64_t h, const void *data, size_t n)

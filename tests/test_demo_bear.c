@@ -485,9 +485,11 @@ static void test_soft_body(void **state)
     assert_int_equal(s->cluster_count, 0);
     assert_true(s->total_mass == 2.0f);
     assert_true(s->config.pr == 1200.0f);
-    assert_true(s->config.vcf == 1.0f && s->config.dp == 0.1f && s->config.df == 0.2f && s->config.mt == 0);
+    /* pose matching 0.2 and 16 position iterations since issue 13: they keep the cage from creasing by the
+     * pins while it still sways (test_shake_simulates) */
+    assert_true(s->config.vcf == 1.0f && s->config.dp == 0.1f && s->config.df == 0.2f && s->config.mt == 0.2f);
     assert_true(s->lst == 0.5f && s->ast == 0.5f && s->vst == 0.5f);
-    assert_int_equal(s->p_iterations, 8);
+    assert_int_equal(s->p_iterations, 16);
     assert_int_equal(s->anchor_count, 0);
     assert_true(s->pin_count >= 3 && s->pin_count <= 16);
     /* The pins: cage vertices at the top of the head, on the hook bone alone, which the motion moves. */

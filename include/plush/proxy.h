@@ -81,6 +81,26 @@ typedef struct plush_proxy_binding {
 plush_status plush_proxy_bind(const plush_proxy_mesh *proxy, const float (*points)[3], size_t count,
                               const plush_proxy_bind_options *options, plush_proxy_binding **out, plush_diag *diag);
 void plush_proxy_binding_free(plush_proxy_binding *binding);
+/* Smoothing a default-mode binding along the detailed surface (plush_proxy_binding_smooth). Zero fields
+ * mean the defaults. */
+/* The default reach, chosen on the demo bear's quality figures (README, Quality). */
+#define PLUSH_PROXY_SMOOTH_RADIUS 4.0
+typedef struct plush_proxy_smooth_options {
+    float radius;           /* smoothing reach in mean proxy edge lengths; 0: PLUSH_PROXY_SMOOTH_RADIUS */
+} plush_proxy_smooth_options;
+/* Makes the weights continuous across the detailed surface: faces (indices into the binding's points,
+ * which are welded by position first so seams count as joined) define the surface and its connected
+ * pieces. Each point's weights become the mean of the weights around it on its own piece (clusters of
+ * nodes per grid cell radius/2 proxy edges wide, weighted by a smooth kernel of their distance, reaching
+ * radius times the larger of the mean proxy edge and the point's distance d_0 to the proxy), keeping the
+ * eight strongest triangles; then the four strongest minus the fifth's
+ * weight (so a triangle leaves the four at weight zero), listed nearest first with exact distances.
+ * Points with no triangle stay as they are and take no part. proxy must be the mesh the binding was made
+ * for. PLUSH_E_CONFLICT on a seed binding (the original method stays as it is), PLUSH_E_RANGE on a face
+ * index beyond the points. */
+plush_status plush_proxy_binding_smooth(plush_proxy_binding *binding, const plush_proxy_mesh *proxy,
+                                        const float (*points)[3], const uint32_t (*faces)[3], size_t face_count,
+                                        const plush_proxy_smooth_options *options, plush_diag *diag);
 
 /* Whether the optional libraries can be loaded (each is, on the first call, once per process). False with
  * PLUSH_E_LIBRARY in diag (may be NULL) naming what was tried; callers can ask before starting.
@@ -113,7 +133,28 @@ typedef struct plush_proxy_skin_options {
     plush_proxy_blend blend;
     bool stretch;           /* stretch-aware frames: each triangle's deformation gradient, blended linearly
                              * (with DUAL_QUATERNION, create fails with PLUSH_E_CONFLICT) */
+    int patch_rings;        /* 0: each triangle's own frame (above); k >= 1: patch frames (plush_proxy_patch),
+                             * the rigid motion fitted to the nodes within k rings of the triangle; not with
+                             * stretch (PLUSH_E_CONFLICT) */
 } plush_proxy_skin_options;
+/* Patch frames: per proxy triangle, the best rigid motion (shape matching) of the nodes within `rings`
+ * edge steps of its corners: x -> R (x - m0) + m with m0, m the patch's mean node at rest and now and R
+ * the rotation of sum (p - m)(p0 - m0)^T, found by an iteration warm-started from the last update (so
+ * a sequence of updates is deterministic, and any sequence converges to the same rotation to about
+ * 1e-13). Each triangle turns with its neighbourhood rather than its own corners: detailed vertices off
+ * the cage no longer swing with every wrinkle. A rigid motion of the whole proxy is reproduced
+ * exactly. Nodes that are not finite leave a patch's motion as it was. */
+typedef struct plush_proxy_patch plush_proxy_patch;
+/* rings in [0, 64]; 0 fits each triangle's three corners alone. PLUSH_E_RANGE on a node index out of
+ * range. The motion is the identity until the first update. */
+plush_status plush_proxy_patch_create(const plush_proxy_mesh *rest, int rings, plush_proxy_patch **out,
+                                      plush_diag *diag);
+void plush_proxy_patch_update(plush_proxy_patch *patch, const float (*nodes)[3]);
+/* Triangle's current motion: x -> R(q) x + translation, q = (x y z w) with w >= 0. */
+void plush_proxy_patch_motion(const plush_proxy_patch *patch, size_t triangle, double q[4], double translation[3]);
+/* Nodes in a triangle's patch (0 out of range). */
+size_t plush_proxy_patch_size(const plush_proxy_patch *patch, size_t triangle);
+void plush_proxy_patch_destroy(plush_proxy_patch *patch);
 /* Stretch-aware: S_i maps x to c(t) + A (x - c(0)) with A = [e1 e2 n'][E1 E2 N]^-1 (edges from p0 now
  * and at rest, N the rest unit normal, n' the current one scaled by sqrt(area / rest area)); normals go
  * through the inverse transpose of the blended A. A uniform scale of the proxy is reproduced exactly

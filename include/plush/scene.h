@@ -38,6 +38,8 @@ extern "C" {
 typedef struct plush_scene_bind_options {
     plush_proxy_bind_options proxy;   /* seed mode, drop ratio, falloff, maximum distance, search, threads */
     plush_scene_bound_options bound;    /* only these materials' vertices (default: every non-soft material) */
+    plush_proxy_smooth_options smooth;  /* default mode: the weights diffused along the model's surface */
+    bool rough;                         /* default mode without the smoothing: the nearest-four weights as they are */
 } plush_scene_bind_options;
 
 /* A model's detailed vertices bound to its soft-body proxy. Row i of binding is PMX vertex vertices[i].
@@ -84,7 +86,7 @@ plush_status plush_scene_binding_apply_im2(plush_scene_binding *binding, const p
 /* ---- bake: the proxy animation as plain bones + a VMD any MMD player can play ----------------------
  *
  *   plush_scene_bake *bake = NULL;
- *   plush_scene_bake_create(binding, motion, &bake, &diag);     // motion may be NULL
+ *   plush_scene_bake_create(binding, motion, 0, &bake, &diag);  // motion may be NULL; 0: own frames
  *   each frame f: plush_scene_bake_add_frame(bake, f, simulated_proxy_nodes);
  *   plush_scene_bake_write(bake, "out/bear_plush.pmx", "out/bear_plush.vmd", &diag);
  *   plush_scene_bake_destroy(bake);
@@ -104,7 +106,7 @@ plush_status plush_scene_binding_apply_im2(plush_scene_binding *binding, const p
 typedef struct plush_scene_bake plush_scene_bake;
 
 /* The binding and motion must outlive the bake. */
-plush_status plush_scene_bake_create(const plush_scene_binding *binding, const plush_vmd_motion *motion,
+plush_status plush_scene_bake_create(const plush_scene_binding *binding, const plush_vmd_motion *motion, int patch_rings,
                                      plush_scene_bake **out, plush_diag *diag);
 /* Records one frame (frame numbers increasing) from the proxy's node positions (binding->proxy order). */
 plush_status plush_scene_bake_add_frame(plush_scene_bake *bake, uint32_t frame, const float (*nodes)[3],
@@ -170,6 +172,8 @@ typedef enum plush_scene_mode {
 
 /* Frame numbers a scene accepts: 0 up to this (a bound that keeps float frames exact to a hundredth). */
 #define PLUSH_SCENE_MAX_FRAME 10000000.0
+/* Rings of cage nodes a triangle's frame is fitted to by default (plush_proxy_patch). */
+#define PLUSH_SCENE_PATCH_RINGS 4
 
 /* Zero fields mean the defaults; plush_scene_get_desc gives them back resolved. */
 typedef struct plush_scene_desc {
@@ -182,11 +186,16 @@ typedef struct plush_scene_desc {
     plush_world_desc world;                /* physics rate (0: 60 Hz), ground, blow-up guard */
     plush_scene_bind_options bind;         /* proxy and direct modes: binding options (seed mode, materials
                                               -- in direct mode the materials that become the soft body) */
-    plush_proxy_skin_options skin;         /* proxy mode: blending, stretch-aware frames */
+    plush_proxy_skin_options skin;         /* proxy mode: blending, stretch-aware frames, patch frames
+                                              (patch_rings 0: PLUSH_SCENE_PATCH_RINGS unless the binding is
+                                              seed or the frames stretch-aware; -1: each triangle's own) */
     const plush_im2_map *overrides;        /* proxy mode: Influence Map overrides, may be NULL (direct mode
                                               ignores them: it simulates every bound vertex) */
     const char *overrides_file;            /* its name, for messages */
 } plush_scene_desc;
+
+/* The patch rings a scene made from desc uses: what plush_proxy_skin_create and the bake are given. */
+int plush_scene_patch_rings(const plush_scene_desc *desc);
 
 /* Seconds spent, summed over the steps so far. */
 typedef struct plush_scene_timing {

@@ -234,7 +234,8 @@ static bool set_frames(plush_pmx_model *m, plush_arena *arena)
     return true;
 }
 
-/* A plush toy: soft links, bending links, pressure that keeps it round, some damping so it settles. */
+/* A plush toy: soft links, bending links, pressure that keeps it round, pose matching for the stuffing
+ * that pulls it back into shape (without it the cage creases by the pins), some damping so it settles. */
 static bool set_soft_body(plush_pmx_model *m, const bear_cage *cage, uint32_t cage_first, plush_arena *arena)
 {
     plush_pmx_soft_body *s = plush_arena_alloc(arena, sizeof *s);
@@ -270,7 +271,7 @@ static bool set_soft_body(plush_pmx_model *m, const bear_cage *cage, uint32_t ca
     /* Bullet's defaults where plush needs nothing else (VCF 1, DF 0.2, the contact hardnesses and the
      * cluster values), with damping and pressure added. */
     s->config = (plush_pmx_soft_config){
-        .vcf = 1, .dp = 0.1f, .dg = 0, .lf = 0, .pr = BEAR_SOFT_PRESSURE, .vc = 0, .df = 0.2f, .mt = 0,
+        .vcf = 1, .dp = 0.1f, .dg = 0, .lf = 0, .pr = BEAR_SOFT_PRESSURE, .vc = 0, .df = 0.2f, .mt = BEAR_SOFT_MT,
         .chr = 1, .khr = 0.1f, .shr = 1, .ahr = 0.7f,
         .srhr_cl = 0.1f, .skhr_cl = 1, .sshr_cl = 0.5f, .sr_splt_cl = 0.5f, .sk_splt_cl = 0.5f, .ss_splt_cl = 0.5f,
     };

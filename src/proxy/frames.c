@@ -182,3 +182,23 @@ void plush__proxy_skin_stretch(const proxy_rest *rest, const proxy_frame *now, f
                       n[r] * rest->edge_inv[2][c];
     store_affine(&grad, rest->center, now->center, out);
 }
+
+void plush__proxy_skin_from_motion(const double q[4], const double t[3], float out[16], float dq[8])
+{
+    double x = q[0], y = q[1], z = q[2], w = q[3];
+    mat3 r = {{{1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)},
+               {2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)},
+               {2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)}}};
+    double zero[3] = {0, 0, 0};
+    store_affine(&r, zero, t, out);
+    if (!dq)
+        return;
+    double tq[3];
+    cross3(t, q, tq);
+    for (int k = 0; k < 3; k++) {
+        dq[k] = (float)q[k];
+        dq[4 + k] = (float)(0.5 * (q[3] * t[k] + tq[k]));
+    }
+    dq[3] = (float)q[3];
+    dq[7] = (float)(-0.5 * dot3(t, q));
+}

@@ -58,6 +58,7 @@ struct plush_proxy_skin {
     float *dual;       /* (triangle_count + 1) dual quaternions, KIND_DUAL only */
     proxy_rest *rest;
     bool *usable;      /* not degenerate at rest */
+    plush_proxy_patch *patch;  /* patch frames, or NULL for each triangle's own */
     skin_fn kernels[2][2]; /* [normals][proxy_share] for this kind and CPU */
     plush_arena arena;
 };
@@ -85,6 +86,12 @@ static plush_status check_inputs(const plush_proxy_mesh *rest, const plush_proxy
     if (opt->stretch && opt->blend == PLUSH_PROXY_BLEND_DUAL_QUATERNION)
         return plush_diag_fail(diag, PLUSH_E_CONFLICT, -1, "skin", -1,
                                "stretch-aware frames blend linearly, not as dual quaternions");
+    if (opt->stretch && opt->patch_rings > 0)
+        return plush_diag_fail(diag, PLUSH_E_CONFLICT, -1, "skin", -1,
+                               "stretch-aware frames are each triangle's own, not patch frames");
+    if (opt->patch_rings < 0 || opt->patch_rings > 64)
+        return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, "skin", -1, "patch rings must be in [0, 64], not %d",
+                               opt->patch_rings);
     if (binding->triangle_count != rest->triangle_count)
         return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, "skin", -1,
                                "binding made for %zu proxy triangles, proxy has %zu", binding->triangle_count,
@@ -171,6 +178,13 @@ plush_status plush_proxy_skin_create(const plush_proxy_mesh *rest, const plush_p
             first = i;
         set_identity(skin->matrices + SLOT_FLOATS * (i + 1), skin->dual ? skin->dual + DUAL_FLOATS * (i + 1) : NULL);
     }
+    if (opt.patch_rings > 0) {
+        st = plush_proxy_patch_create(rest, opt.patch_rings, &skin->patch, diag);
+        if (st != PLUSH_OK) {
+            plush_proxy_skin_destroy(skin);
+            return st;
+        }
+    }
     if (degenerate)
         plush_diag_warn(diag, -1, "proxy triangle", (int64_t)first,
                         "%zu proxy triangles are degenerate at rest; their skin matrices stay the identity",
@@ -183,6 +197,7 @@ void plush_proxy_skin_destroy(plush_proxy_skin *skin)
 {
     if (!skin)
         return;
+    plush_proxy_patch_destroy(skin->patch);
     plush_arena_free(&skin->arena);
     free(skin);
 }
@@ -196,8 +211,26 @@ const float *plush_proxy_skin_matrix(const plush_proxy_skin *skin, size_t triang
 
 /* ---- each frame: matrices -------------------------------------------------------------------- */
 
+/* Patch frames: the fitted motion as a matrix (and dual quaternion). */
+static void update_patch(plush_proxy_skin *skin, const float (*nodes)[3])
+{
+    plush_proxy_patch_update(skin->patch, nodes);
+    for (size_t i = 0; i < skin->triangle_count; i++) {
+        if (!skin->usable[i])
+            continue;
+        double q[4], t[3];
+        plush_proxy_patch_motion(skin->patch, i, q, t);
+        float *m = skin->matrices + SLOT_FLOATS * (i + 1);
+        plush__proxy_skin_from_motion(q, t, m, skin->dual ? skin->dual + DUAL_FLOATS * (i + 1) : NULL);
+    }
+}
+
 void plush_proxy_skin_update(plush_proxy_skin *skin, const float (*nodes)[3])
 {
+    if (skin->patch) {
+        update_patch(skin, nodes);
+        return;
+    }
     for (size_t i = 0; i < skin->triangle_count; i++) {
         if (!skin->usable[i])
             continue;

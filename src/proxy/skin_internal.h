@@ -35,6 +35,9 @@ void plush__proxy_skin_stretch(const proxy_rest *rest, const proxy_frame *now, f
  * w >= 0, then dual part (x y z w). */
 void plush__proxy_skin_rigid(const proxy_rest *rest, const proxy_frame *now, float out[16], float dq[8]);
 
+/* A rigid motion x -> R(q) x + t as the skin matrix and, when dq is not NULL, the dual quaternion (real
+ * part with w >= 0). */
+void plush__proxy_skin_from_motion(const double q[4], const double t[3], float out[16], float dq[8]);
 /* plush_proxy_skin_apply on the kernels built for any CPU, whatever this one supports, so the tests can
  * check that the AVX2 kernels give the same results. */
 void plush__proxy_skin_apply_portable(const plush_proxy_skin *skin, float (*positions)[3], float (*normals)[3]);

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 plush_status plush_scene_bake_create(const plush_scene_binding *binding, const plush_vmd_motion *motion,
-                                     plush_scene_bake **out, plush_diag *diag)
+                                     int patch_rings, plush_scene_bake **out, plush_diag *diag)
 {
     if (!binding || !out)
         return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, NULL, -1, "no binding or no place for the bake");
@@ -43,13 +43,44 @@ plush_status plush_scene_bake_create(const plush_scene_binding *binding, const p
                 b->rest_axes[i][c][r] = b->rest_ok[i] ? f[4 * c + r] : (c == r);
         b->last[i][6] = 1.0f; /* identity rotation */
     }
+    if (patch_rings > 0) {
+        plush_proxy_mesh mesh = {.nodes = nodes, .node_count = binding->proxy.node_count,
+                                 .triangles = (const uint32_t(*)[3])binding->proxy.triangles, .triangle_count = t};
+        plush_status st = plush_proxy_patch_create(&mesh, patch_rings, &b->patch, diag);
+        if (st != PLUSH_OK) {
+            plush_scene_bake_destroy(b);
+            return st;
+        }
+    }
     *out = b;
     return PLUSH_OK;
+}
+
+/* The key of one triangle under patch frames: the bone at c(0) goes to R c(0) + t. */
+static void patch_key(const plush_scene_bake *b, size_t i, float key[7])
+{
+    double q[4], t[3], r[3][3];
+    plush_proxy_patch_motion(b->patch, i, q, t);
+    double x = q[0], y = q[1], z = q[2], w = q[3];
+    r[0][0] = 1 - 2 * (y * y + z * z), r[0][1] = 2 * (x * y - w * z), r[0][2] = 2 * (x * z + w * y);
+    r[1][0] = 2 * (x * y + w * z), r[1][1] = 1 - 2 * (x * x + z * z), r[1][2] = 2 * (y * z - w * x);
+    r[2][0] = 2 * (x * z - w * y), r[2][1] = 2 * (y * z + w * x), r[2][2] = 1 - 2 * (x * x + y * y);
+    const float *c = b->centroids[i];
+    for (int k = 0; k < 3; k++)
+        key[k] = (float)(r[k][0] * c[0] + r[k][1] * c[1] + r[k][2] * c[2] + t[k] - c[k]);
+    for (int k = 0; k < 4; k++)
+        key[3 + k] = (float)q[k];   /* w >= 0 already: one hemisphere for every key */
 }
 
 /* The key of one triangle: R = A(t) A(0)^T, translation c(t) - c(0). False when degenerate now. */
 static bool triangle_key(const plush_scene_bake *b, size_t i, const float (*nodes)[3], float key[7])
 {
+    if (b->patch) {
+        if (!b->rest_ok[i])
+            return false;
+        patch_key(b, i, key);
+        return true;
+    }
     const uint32_t *tri = b->binding->proxy.triangles[i];
     float f[16];
     if (!b->rest_ok[i] || !plush_proxy_triangle_frame(nodes[tri[0]], nodes[tri[1]], nodes[tri[2]], f))
@@ -94,6 +125,8 @@ plush_status plush_scene_bake_add_frame(plush_scene_bake *b, uint32_t frame, con
         b->keys = keys;
         b->frame_capacity = cap;
     }
+    if (b->patch)
+        plush_proxy_patch_update(b->patch, nodes);
     float(*row)[7] = b->keys + b->frame_count * b->triangle_count;
     for (size_t i = 0; i < b->triangle_count; i++) {
         float key[7];
@@ -247,6 +280,7 @@ void plush_scene_bake_destroy(plush_scene_bake *b)
         return;
     free(b->frames);
     free(b->keys);
+    plush_proxy_patch_destroy(b->patch);
     plush_arena_free(&b->arena);
     free(b);
 }

@@ -28,6 +28,32 @@ static struct plush_scene_computed *keep_computed(plush_arena *arena, const plus
     return c;
 }
 
+/* The model's faces whose three vertices are all bound, as binding rows, for the smoothing. */
+static plush_status smooth_rows(plush_scene_binding *b, const plush_proxy_mesh *mesh, const float (*points)[3],
+                                const plush_scene_bind_options *options, plush_diag *diag)
+{
+    const plush_pmx_model *model = b->model;
+    size_t tris = model->index_count / 3;
+    uint32_t(*faces)[3] = malloc((tris ? tris : 1) * sizeof *faces);
+    if (!faces)
+        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+    size_t n = 0;
+    for (size_t f = 0; f < tris; f++) {
+        int64_t r[3];
+        for (int k = 0; k < 3; k++)
+            r[k] = plush_scene_binding_row(b, model->indices[3 * f + k]);
+        if (r[0] >= 0 && r[1] >= 0 && r[2] >= 0) {
+            for (int k = 0; k < 3; k++)
+                faces[n][k] = (uint32_t)r[k];
+            n++;
+        }
+    }
+    plush_proxy_smooth_options so = options ? options->smooth : (plush_proxy_smooth_options){0};
+    plush_status st = plush_proxy_binding_smooth(b->binding, mesh, points, (const uint32_t(*)[3])faces, n, &so, diag);
+    free(faces);
+    return st;
+}
+
 static plush_status bind_rows(plush_scene_binding *b, const plush_scene_bind_options *options, plush_diag *diag)
 {
     const plush_pmx_model *model = b->model;
@@ -42,6 +68,8 @@ static plush_status bind_rows(plush_scene_binding *b, const plush_scene_bind_opt
                              .triangle_count = b->proxy.triangle_count};
     plush_status st = plush_proxy_bind(&mesh, (const float(*)[3])points, b->vertex_count,
                                        options ? &options->proxy : NULL, &b->binding, diag);
+    if (st == PLUSH_OK && !b->binding->seed && !(options && options->rough))
+        st = smooth_rows(b, &mesh, (const float(*)[3])points, options, diag);
     if (st != PLUSH_OK)
         return st;
     b->computed = keep_computed(&b->arena, b->binding);

@@ -134,8 +134,10 @@ static plush_status setup_proxy(plush_scene *sc, plush_diag *diag)
     plush_proxy_mesh mesh = {.nodes = (const float(*)[3])b->proxy.nodes, .node_count = b->proxy.node_count,
                              .triangles = (const uint32_t(*)[3])b->proxy.triangles,
                              .triangle_count = b->proxy.triangle_count};
+    plush_proxy_skin_options skin = sc->desc.skin;
+    skin.patch_rings = plush_scene_patch_rings(&sc->desc);
     return plush_proxy_skin_create(&mesh, b->binding, (const float(*)[3])sc->rest_bound,
-                                   (const float(*)[3])sc->rest_bound_normals, &sc->desc.skin, &sc->skin, diag);
+                                   (const float(*)[3])sc->rest_bound_normals, &skin, &sc->skin, diag);
 }
 
 /* Direct mode: the binding says which vertices are detailed; the derived model makes them the soft body
@@ -420,6 +422,15 @@ plush_status plush_scene_seek(plush_scene *sc, double frame, plush_diag *diag)
 }
 
 void plush_scene_get_desc(const plush_scene *sc, plush_scene_desc *out) { *out = sc->desc; }
+
+int plush_scene_patch_rings(const plush_scene_desc *desc)
+{
+    if (desc->skin.patch_rings < 0)
+        return 0;
+    if (desc->skin.patch_rings > 0)
+        return desc->skin.patch_rings;
+    return desc->skin.stretch || desc->bind.proxy.seed ? 0 : PLUSH_SCENE_PATCH_RINGS;
+}
 
 plush_status plush_scene_default_frames(const plush_scene *sc, uint32_t *frames, plush_diag *diag)
 {

@@ -1,0 +1,385 @@
+/* plush_proxy_binding_smooth: the nearest-four weights smoothed over the detailed surface, then reduced
+ * to four again in a way that keeps them continuous.
+ *
+ * Nearest-four weights jump wherever the set of four changes (a fifth triangle comes closer than the
+ * fourth) or a triangle crosses the drop ratio: two neighbouring vertices then follow unrelated
+ * triangles, and when those move differently the edge between them tears. Here the welded surface is cut
+ * into clusters (its nodes per cell of a grid half a proxy edge wide, and per connected piece); each
+ * cluster gets the mean of its nodes' weights; and every node takes the average of the clusters of its
+ * own piece around it, each weighted by a smooth kernel (1 - r^2/R^2)^3 of its distance, R two cells or,
+ * for a point deep under the proxy, radius times its distance to the proxy (a long lever needs a wider
+ * average; d_0 is continuous, so R is).
+ * That is a continuous function of the node's position, the same on both sides of a seam, and spreads
+ * each triangle's influence over a patch about as wide as a proxy triangle. The eight strongest are
+ * kept, then the four strongest minus the fifth's weight: a triangle that leaves the four does so at
+ * weight zero, so the result stays continuous.
+ *
+ * Deterministic: clusters are ordered by cell and piece, every sum runs in that order, ties go to the
+ * lower triangle index. */
+#include "plush/proxy.h"
+
+#include "core/geom.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { KEEP = 8 };
+
+typedef struct sparse {
+    int32_t t[KEEP];   /* triangle, -1 unused; strongest first */
+    float w[KEEP];
+} sparse;
+
+/* A dense accumulator over the triangles with the list of those touched, so adding is O(1) and
+ * clearing costs only what was used. */
+typedef struct accum {
+    double *w;         /* triangle_count, zero between uses */
+    int32_t *touched;
+    size_t count, cap;
+} accum;
+
+static void acc_add(accum *a, const sparse *src, double weight)
+{
+    for (int k = 0; k < KEEP && src->t[k] >= 0; k++) {
+        int32_t t = src->t[k];
+        if (a->w[t] == 0 && a->count < a->cap)
+            a->touched[a->count++] = t;
+        a->w[t] += weight * src->w[k];
+    }
+}
+
+/* The strongest KEEP of the accumulator, strongest first (ties: lower triangle), summing to 1; clears it. */
+static void acc_take(accum *a, sparse *out)
+{
+    for (int k = 0; k < KEEP; k++) {
+        out->t[k] = -1;
+        out->w[k] = 0;
+    }
+    double best_w[KEEP] = {0};
+    int n = 0;
+    for (size_t j = 0; j < a->count; j++) {
+        int32_t t = a->touched[j];
+        double w = a->w[t];
+        a->w[t] = 0;
+        if (!(w > 0))
+            continue;
+        int k = n < KEEP ? n : KEEP;
+        if (k == KEEP && !(w > best_w[KEEP - 1] || (w == best_w[KEEP - 1] && t < out->t[KEEP - 1])))
+            continue;
+        if (k == KEEP)
+            k--;
+        while (k > 0 && (w > best_w[k - 1] || (w == best_w[k - 1] && t < out->t[k - 1]))) {
+            best_w[k] = best_w[k - 1];
+            out->t[k] = out->t[k - 1];
+            k--;
+        }
+        best_w[k] = w;
+        out->t[k] = t;
+        if (n < KEEP)
+            n++;
+    }
+    a->count = 0;
+    double sum = 0;
+    for (int k = 0; k < n; k++)
+        sum += best_w[k];
+    for (int k = 0; k < n; k++)
+        out->w[k] = (float)(best_w[k] / sum);
+}
+
+/* The four strongest minus the fifth, renormalised: continuous where the set of four changes. */
+static void reduce_to_four(const sparse *s, int32_t tri[PLUSH_PROXY_INFLUENCES], float w[PLUSH_PROXY_INFLUENCES])
+{
+    float fifth = s->t[PLUSH_PROXY_INFLUENCES] >= 0 ? s->w[PLUSH_PROXY_INFLUENCES] : 0;
+    double sum = 0;
+    for (int k = 0; k < PLUSH_PROXY_INFLUENCES; k++) {
+        float v = s->t[k] >= 0 ? s->w[k] - fifth : 0;
+        tri[k] = v > 0 ? s->t[k] : -1;
+        w[k] = v > 0 ? v : 0;
+        sum += w[k];
+    }
+    if (!(sum > 0)) {   /* five equal weights: nothing is continuous here, keep the four */
+        sum = 0;
+        for (int k = 0; k < PLUSH_PROXY_INFLUENCES; k++) {
+            tri[k] = s->t[k];
+            w[k] = s->t[k] >= 0 ? s->w[k] : 0;
+            sum += w[k];
+        }
+    }
+    for (int k = 0; k < PLUSH_PROXY_INFLUENCES; k++)
+        w[k] = (float)(w[k] / sum);
+}
+
+/* A node's grid cell and piece; sorting these groups the nodes into clusters. */
+typedef struct cell_key {
+    int32_t c[3];
+    uint32_t piece;
+    uint32_t node;
+} cell_key;
+
+static int cmp_cell(const int32_t *a, const int32_t *b)
+{
+    for (int k = 0; k < 3; k++)
+        if (a[k] != b[k])
+            return a[k] < b[k] ? -1 : 1;
+    return 0;
+}
+
+static int cmp_key(const void *pa, const void *pb)
+{
+    const cell_key *a = pa, *b = pb;
+    int c = cmp_cell(a->c, b->c);
+    if (c)
+        return c;
+    if (a->piece != b->piece)
+        return a->piece < b->piece ? -1 : 1;
+    return (a->node > b->node) - (a->node < b->node);
+}
+
+typedef struct cluster {
+    int32_t c[3];
+    uint32_t piece;
+    double center[3];
+    sparse w;
+} cluster;
+
+/* The first cluster whose cell is not before c (clusters are sorted by cell). */
+static size_t lower_bound(const cluster *cl, size_t n, const int32_t c[3])
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (cmp_cell(cl[mid].c, c) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static double mean_edge(const float (*p)[3], const uint32_t (*tri)[3], size_t count, const uint32_t *map)
+{
+    double sum = 0;
+    size_t n = 0;
+    for (size_t t = 0; t < count; t++)
+        for (int k = 0; k < 3; k++) {
+            const float *a = p[map ? map[tri[t][k]] : tri[t][k]], *b = p[map ? map[tri[t][(k + 1) % 3]] : tri[t][(k + 1) % 3]];
+            double d[3] = {(double)a[0] - b[0], (double)a[1] - b[1], (double)a[2] - b[2]};
+            sum += sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+            n++;
+        }
+    return n ? sum / (double)n : 0;
+}
+
+typedef struct smooth_work {
+    uint32_t *node_of, *first, *parent;
+    cell_key *keys;
+    cluster *clusters;
+    sparse *node_w;
+    bool *fixed;
+    size_t *candidates;
+    accum acc;
+} smooth_work;
+
+static void work_free(smooth_work *w)
+{
+    free(w->node_of);
+    free(w->first);
+    free(w->parent);
+    free(w->keys);
+    free(w->clusters);
+    free(w->node_w);
+    free(w->fixed);
+    free(w->candidates);
+    free(w->acc.w);
+    free(w->acc.touched);
+}
+
+/* Writes node n's smoothed weights to every point welded into it, nearest first with exact distances. */
+static void write_rows(plush_proxy_binding *b, const plush_proxy_mesh *proxy, const float (*points)[3],
+                       const smooth_work *w)
+{
+    for (size_t i = 0; i < b->vertex_count; i++) {
+        size_t n = w->node_of[i];
+        if (w->fixed[n] || b->triangles[i][0] < 0)
+            continue;
+        int32_t tri[PLUSH_PROXY_INFLUENCES];
+        float wt[PLUSH_PROXY_INFLUENCES], d[PLUSH_PROXY_INFLUENCES];
+        reduce_to_four(&w->node_w[n], tri, wt);
+        for (int k = 0; k < PLUSH_PROXY_INFLUENCES; k++) {
+            const uint32_t *t = tri[k] >= 0 ? proxy->triangles[tri[k]] : NULL;
+            d[k] = t ? plush_proxy_point_triangle_distance(points[i], proxy->nodes[t[0]], proxy->nodes[t[1]],
+                                                           proxy->nodes[t[2]])
+                     : INFINITY;
+        }
+        for (int k = 1; k < PLUSH_PROXY_INFLUENCES; k++)
+            for (int q = k; q > 0 && (d[q] < d[q - 1] || (d[q] == d[q - 1] && tri[q] >= 0 && tri[q] < tri[q - 1])); q--) {
+                float td = d[q], tw = wt[q];
+                int32_t tt = tri[q];
+                d[q] = d[q - 1], wt[q] = wt[q - 1], tri[q] = tri[q - 1];
+                d[q - 1] = td, wt[q - 1] = tw, tri[q - 1] = tt;
+            }
+        for (int k = 0; k < PLUSH_PROXY_INFLUENCES; k++) {
+            b->triangles[i][k] = tri[k];
+            b->weights[i][k] = tri[k] >= 0 ? wt[k] : 0;
+            b->distances[i][k] = tri[k] >= 0 ? d[k] : 0;
+        }
+    }
+}
+
+plush_status plush_proxy_binding_smooth(plush_proxy_binding *b, const plush_proxy_mesh *proxy,
+                                        const float (*points)[3], const uint32_t (*faces)[3], size_t face_count,
+                                        const plush_proxy_smooth_options *options, plush_diag *diag)
+{
+    if (!b || !proxy || (b->vertex_count && !points) || (face_count && !faces) ||
+        (proxy->triangle_count && (!proxy->nodes || !proxy->triangles)))
+        return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, NULL, -1, "plush_proxy_binding_smooth: missing argument");
+    if (b->seed)
+        return plush_diag_fail(diag, PLUSH_E_CONFLICT, -1, NULL, -1, "a seed binding stays the original method");
+    if (b->triangle_count != proxy->triangle_count)
+        return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, NULL, -1, "binding made for %zu proxy triangles, proxy has %zu",
+                               b->triangle_count, proxy->triangle_count);
+    plush_proxy_smooth_options zero = {0};
+    if (!options)
+        options = &zero;
+    if (!(options->radius >= 0) || options->radius > 1000)
+        return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, "options", -1, "radius must be in [0, 1000] proxy edges");
+    size_t count = b->vertex_count;
+    for (size_t f = 0; f < face_count; f++)
+        for (int k = 0; k < 3; k++)
+            if (faces[f][k] >= count)
+                return plush_diag_fail(diag, PLUSH_E_RANGE, -1, "face", (int64_t)f,
+                                       "vertex %u out of range (%zu points)", (unsigned)faces[f][k], count);
+    for (size_t t = 0; t < proxy->triangle_count; t++)
+        for (int k = 0; k < 3; k++)
+            if (proxy->triangles[t][k] >= proxy->node_count)
+                return plush_diag_fail(diag, PLUSH_E_RANGE, -1, "triangle", (int64_t)t, "node index %u out of range",
+                                       (unsigned)proxy->triangles[t][k]);
+    double cage_edge = mean_edge(proxy->nodes, proxy->triangles, proxy->triangle_count, NULL);
+    if (count == 0 || face_count == 0 || !(cage_edge > 0))
+        return PLUSH_OK;
+
+    smooth_work w = {0};
+    size_t tc = proxy->triangle_count;
+    w.node_of = malloc(count * sizeof *w.node_of);
+    w.first = malloc(count * sizeof *w.first);
+    size_t nodes = w.node_of && w.first ? plush__weld_positions(points, count, w.node_of, w.first) : SIZE_MAX;
+    if (nodes != SIZE_MAX) {
+        w.parent = malloc(nodes * sizeof *w.parent);
+        w.keys = malloc(nodes * sizeof *w.keys);
+        w.clusters = malloc(nodes * sizeof *w.clusters);
+        w.node_w = malloc(nodes * sizeof *w.node_w);
+        w.fixed = malloc(nodes * sizeof *w.fixed);
+        w.candidates = malloc(nodes * sizeof *w.candidates);
+        w.acc.w = calloc(tc, sizeof *w.acc.w);
+        w.acc.touched = malloc(tc * sizeof *w.acc.touched);
+        w.acc.cap = tc;
+    }
+    if (nodes == SIZE_MAX || !w.parent || !w.keys || !w.clusters || !w.node_w || !w.fixed || !w.candidates ||
+        !w.acc.w || !w.acc.touched) {
+        work_free(&w);
+        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory smoothing %zu points", count);
+    }
+    /* Pieces: the welded surface's connected parts. */
+    plush__uf_init(w.parent, nodes);
+    for (size_t f = 0; f < face_count; f++)
+        for (int k = 0; k < 2; k++)
+            plush__uf_union(w.parent, w.node_of[faces[f][k]], w.node_of[faces[f][k + 1]]);
+    double radius = options->radius > 0 ? options->radius : PLUSH_PROXY_SMOOTH_RADIUS;
+    double cell = 0.5 * radius * cage_edge, reach = 2 * cell;
+    float lo[3] = {INFINITY, INFINITY, INFINITY};
+    for (size_t n = 0; n < nodes; n++)
+        for (int k = 0; k < 3; k++)
+            lo[k] = fminf(lo[k], points[w.first[n]][k]);
+    size_t keyed = 0;
+    for (size_t n = 0; n < nodes; n++) {
+        size_t i = w.first[n];
+        w.fixed[n] = b->triangles[i][0] < 0;
+        for (int k = 0; k < KEEP; k++) {
+            w.node_w[n].t[k] = k < PLUSH_PROXY_INFLUENCES && b->triangles[i][k] >= 0 ? b->triangles[i][k] : -1;
+            w.node_w[n].w[k] = w.node_w[n].t[k] >= 0 ? b->weights[i][k] : 0;
+        }
+        if (w.fixed[n])
+            continue;
+        cell_key *key = &w.keys[keyed++];
+        for (int k = 0; k < 3; k++) {
+            double c = floor(((double)points[i][k] - lo[k]) / cell);
+            key->c[k] = (int32_t)(c < 1e9 ? c : 1e9);
+        }
+        key->piece = plush__uf_find(w.parent, (uint32_t)n);
+        key->node = (uint32_t)n;
+    }
+    qsort(w.keys, keyed, sizeof *w.keys, cmp_key);
+    /* Clusters: mean position and mean weights of the nodes sharing a cell and a piece. */
+    size_t clusters = 0;
+    for (size_t j = 0; j < keyed;) {
+        size_t e = j;
+        double c[3] = {0, 0, 0};
+        while (e < keyed && cmp_cell(w.keys[e].c, w.keys[j].c) == 0 && w.keys[e].piece == w.keys[j].piece) {
+            const float *p = points[w.first[w.keys[e].node]];
+            for (int k = 0; k < 3; k++)
+                c[k] += p[k];
+            acc_add(&w.acc, &w.node_w[w.keys[e].node], 1.0);
+            e++;
+        }
+        cluster *cl = &w.clusters[clusters++];
+        memcpy(cl->c, w.keys[j].c, sizeof cl->c);
+        cl->piece = w.keys[j].piece;
+        for (int k = 0; k < 3; k++)
+            cl->center[k] = c[k] / (double)(e - j);
+        acc_take(&w.acc, &cl->w);
+        j = e;
+    }
+    /* Each node: the kernel-weighted mean of the clusters of its piece within reach. Nodes of one cell
+     * share the candidate list. */
+    sparse *out = malloc(nodes * sizeof *out);
+    if (!out) {
+        work_free(&w);
+        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory smoothing %zu points", count);
+    }
+    memcpy(out, w.node_w, nodes * sizeof *out);
+    for (size_t j = 0; j < keyed;) {
+        size_t e = j, found = 0;
+        double far = reach;
+        while (e < keyed && cmp_cell(w.keys[e].c, w.keys[j].c) == 0) {
+            double d0 = b->distances[w.first[w.keys[e].node]][0];
+            far = fmax(far, d0 * radius);
+            e++;
+        }
+        int span = (int)ceil(far / cell);
+        for (int dx = -span; dx <= span; dx++)
+            for (int dy = -span; dy <= span; dy++)
+                for (int dz = -span; dz <= span; dz++) {
+                    int32_t c[3] = {w.keys[j].c[0] + dx, w.keys[j].c[1] + dy, w.keys[j].c[2] + dz};
+                    for (size_t q = lower_bound(w.clusters, clusters, c); q < clusters && cmp_cell(w.clusters[q].c, c) == 0; q++)
+                        w.candidates[found++] = q;
+                }
+        for (size_t m = j; m < e; m++) {
+            uint32_t n = w.keys[m].node;
+            const float *p = points[w.first[n]];
+            double total = 0, my = fmax(reach, b->distances[w.first[n]][0] * radius);
+            for (size_t q = 0; q < found; q++) {
+                const cluster *cl = &w.clusters[w.candidates[q]];
+                if (cl->piece != w.keys[m].piece)
+                    continue;
+                double d[3] = {p[0] - cl->center[0], p[1] - cl->center[1], p[2] - cl->center[2]};
+                double r2 = (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) / (my * my);
+                if (r2 >= 1)
+                    continue;
+                double k = (1 - r2) * (1 - r2) * (1 - r2);
+                acc_add(&w.acc, &cl->w, k);
+                total += k;
+            }
+            if (total > 0)
+                acc_take(&w.acc, &out[n]);
+            else
+                w.acc.count = 0;
+        }
+        j = e;
+    }
+    free(w.node_w);
+    w.node_w = out;
+    write_rows(b, proxy, points, &w);
+    work_free(&w);
+    return PLUSH_OK;
+}

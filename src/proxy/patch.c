@@ -1,0 +1,283 @@
+/* Patch frames: each proxy triangle's rigid motion fitted to the nodes around it.
+ *
+ * A triangle's own frame turns with every wrinkle of the simulated cage, and a detailed vertex some way
+ * off the cage (inside a limb, under a thick fur) turns with it on a long lever: neighbouring vertices
+ * bound to neighbouring triangles then part. Fitting each triangle's rotation and translation to the
+ * nodes within a few rings of it (the best rigid motion of that patch, as in shape matching) keeps what
+ * the cage does at the scale of a patch -- sway, sag, squash -- and drops the wrinkles below it.
+ *
+ * The rotation of the patch's covariance A = sum (p - m)(p0 - m0)^T is found by the iteration of Müller
+ * et al., "A Robust Method to Extract the Rotational Part of Deformations" (2016): starting from last
+ * frame's rotation, turn R by the axis sum_c r_c x a_c / |sum_c r_c . a_c| until it no longer moves. It
+ * never meets a division by a small determinant (flat or collapsed patches keep the nearest rotation)
+ * and, warm-started, takes two or three steps per frame. */
+#include "plush/proxy.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { MAX_STEPS = 64 };
+
+struct plush_proxy_patch {
+    size_t triangle_count, node_count;
+    size_t *start;           /* patch of triangle i: node[start[i] .. start[i + 1]) */
+    uint32_t *node;
+    double (*rest_offset)[3];/* p0 - m0 for each patch entry */
+    double (*rest_mean)[3];  /* m0 per triangle */
+    double (*now_mean)[3];   /* m per triangle, after the last update */
+    double (*q)[4];          /* rotation per triangle, x y z w, w >= 0 */
+};
+
+static void quat_to_columns(const double q[4], double r[3][3])
+{
+    double x = q[0], y = q[1], z = q[2], w = q[3];
+    r[0][0] = 1 - 2 * (y * y + z * z), r[0][1] = 2 * (x * y + w * z), r[0][2] = 2 * (x * z - w * y);
+    r[1][0] = 2 * (x * y - w * z), r[1][1] = 1 - 2 * (x * x + z * z), r[1][2] = 2 * (y * z + w * x);
+    r[2][0] = 2 * (x * z + w * y), r[2][1] = 2 * (y * z - w * x), r[2][2] = 1 - 2 * (x * x + y * y);
+}
+
+/* Solves h x = g for a symmetric 3x3 h by Cholesky; false when h is not positive definite enough. */
+static bool solve_spd(double h[3][3], const double g[3], double x[3])
+{
+    double l00 = h[0][0];
+    if (!(l00 > 0))
+        return false;
+    l00 = sqrt(l00);
+    double l10 = h[1][0] / l00, l20 = h[2][0] / l00;
+    double d1 = h[1][1] - l10 * l10;
+    if (!(d1 > 0))
+        return false;
+    double l11 = sqrt(d1), l21 = (h[2][1] - l20 * l10) / l11;
+    double d2 = h[2][2] - l20 * l20 - l21 * l21;
+    if (!(d2 > 1e-12 * (h[0][0] + h[1][1] + h[2][2])))
+        return false;
+    double l22 = sqrt(d2);
+    double y0 = g[0] / l00, y1 = (g[1] - l10 * y0) / l11, y2 = (g[2] - l20 * y0 - l21 * y1) / l22;
+    x[2] = y2 / l22;
+    x[1] = (y1 - l21 * x[2]) / l11;
+    x[0] = (y0 - l10 * x[1] - l20 * x[2]) / l00;
+    return true;
+}
+
+/* a[c] is column c of A (read only); q is refined in place. Each step turns R by w, Newton's step for
+ * the best fit (maximum of trace(R^T A)): gradient g = sum_c r_c x a_c, Hessian trace(S) I - S with S the
+ * symmetric part of A R^T. Where that Hessian is not positive definite (far from the fit, or a patch
+ * on one line) the step is Müller's, g / |trace|, which always climbs. */
+static void extract_rotation(double a[3][3], double q[4])
+{
+    for (int step = 0; step < MAX_STEPS; step++) {
+        double r[3][3], g[3] = {0, 0, 0}, b[3][3] = {{0}};
+        quat_to_columns(q, r);
+        for (int c = 0; c < 3; c++) {
+            g[0] += r[c][1] * a[c][2] - r[c][2] * a[c][1];
+            g[1] += r[c][2] * a[c][0] - r[c][0] * a[c][2];
+            g[2] += r[c][0] * a[c][1] - r[c][1] * a[c][0];
+            for (int i = 0; i < 3; i++)
+                for (int j = 0; j < 3; j++)
+                    b[i][j] += a[c][i] * r[c][j];   /* B = A R^T = sum_c a_c r_c^T */
+        }
+        double tr = b[0][0] + b[1][1] + b[2][2], h[3][3], w[3];
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++)
+                h[i][j] = (i == j ? tr : 0) - 0.5 * (b[i][j] + b[j][i]);
+        if (!solve_spd(h, g, w)) {
+            double scale = 1.0 / (fabs(tr) + 1e-300);
+            for (int k = 0; k < 3; k++)
+                w[k] = g[k] * scale;
+        }
+        double angle = sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2]);
+        if (!(angle > 1e-12))
+            break;
+        if (angle > 1.0) {   /* a trust region: a long Newton step from far away may overshoot */
+            for (int k = 0; k < 3; k++)
+                w[k] /= angle;
+            angle = 1.0;
+        }
+        double s = sin(0.5 * angle) / angle, d[4] = {w[0] * s, w[1] * s, w[2] * s, cos(0.5 * angle)};
+        double n[4] = {d[3] * q[0] + d[0] * q[3] + d[1] * q[2] - d[2] * q[1],
+                       d[3] * q[1] - d[0] * q[2] + d[1] * q[3] + d[2] * q[0],
+                       d[3] * q[2] + d[0] * q[1] - d[1] * q[0] + d[2] * q[3],
+                       d[3] * q[3] - d[0] * q[0] - d[1] * q[1] - d[2] * q[2]};
+        double len = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2] + n[3] * n[3]);
+        for (int k = 0; k < 4; k++)
+            q[k] = n[k] / len;
+    }
+    if (q[3] < 0)
+        for (int k = 0; k < 4; k++)
+            q[k] = -q[k];
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+plush_status plush_proxy_patch_create(const plush_proxy_mesh *rest, int rings, plush_proxy_patch **out,
+                                      plush_diag *diag)
+{
+    if (out)
+        *out = NULL;
+    if (!rest || !out || (rest->triangle_count && (!rest->nodes || !rest->triangles)))
+        return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, "patch", -1, "missing proxy or output");
+    if (rings < 0 || rings > 64)
+        return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, "patch", -1, "rings must be in [0, 64], not %d", rings);
+    size_t tn = rest->triangle_count, nn = rest->node_count;
+    for (size_t i = 0; i < tn; i++)
+        for (int k = 0; k < 3; k++)
+            if (rest->triangles[i][k] >= nn)
+                return plush_diag_fail(diag, PLUSH_E_RANGE, -1, "proxy triangle", (int64_t)i,
+                                       "node %u out of range (%zu nodes)", rest->triangles[i][k], nn);
+    plush_proxy_patch *p = calloc(1, sizeof *p);
+    /* Node neighbours (CSR, repeats kept: they only cost a visit). */
+    size_t *nstart = calloc(nn + 1, sizeof *nstart), *fill = calloc(nn + 1, sizeof *fill);
+    uint32_t *nadj = malloc((6 * tn + 1) * sizeof *nadj);
+    uint32_t *mark = calloc(nn ? nn : 1, sizeof *mark), *list = malloc((nn ? nn : 1) * sizeof *list);
+    size_t cap = 3 * tn + 16;
+    if (p)
+        p->start = calloc(tn + 1, sizeof *p->start), p->node = malloc(cap * sizeof *p->node);
+    bool ok = p && nstart && fill && nadj && mark && list && p->start && p->node;
+    if (ok) {
+        for (size_t i = 0; i < tn; i++)
+            for (int k = 0; k < 3; k++)
+                nstart[rest->triangles[i][k] + 1] += 2;
+        for (size_t v = 0; v < nn; v++)
+            nstart[v + 1] += nstart[v];
+        memcpy(fill, nstart, (nn + 1) * sizeof *fill);
+        for (size_t i = 0; i < tn; i++)
+            for (int k = 0; k < 3; k++) {
+                uint32_t a = rest->triangles[i][k];
+                nadj[fill[a]++] = rest->triangles[i][(k + 1) % 3];
+                nadj[fill[a]++] = rest->triangles[i][(k + 2) % 3];
+            }
+    }
+    /* Each patch by a breadth-first walk of `rings` steps; mark[v] == i + 1 means v is in patch i. */
+    size_t used = 0;
+    for (size_t i = 0; ok && i < tn; i++) {
+        size_t count = 0, begin = 0;
+        for (int k = 0; k < 3; k++) {
+            uint32_t v = rest->triangles[i][k];
+            if (mark[v] != i + 1)
+                mark[v] = (uint32_t)(i + 1), list[count++] = v;
+        }
+        for (int r = 0; r < rings; r++) {
+            size_t end = count;
+            for (size_t e = begin; e < end; e++)
+                for (size_t k = nstart[list[e]]; k < nstart[list[e] + 1]; k++) {
+                    uint32_t v = nadj[k];
+                    if (mark[v] != i + 1)
+                        mark[v] = (uint32_t)(i + 1), list[count++] = v;
+                }
+            begin = end;
+        }
+        qsort(list, count, sizeof *list, cmp_u32);   /* sums in node order: the same on every run */
+        if (used + count > cap) {
+            size_t grown = 2 * (used + count);
+            uint32_t *node = realloc(p->node, grown * sizeof *node);
+            if (!node) {
+                ok = false;
+                break;
+            }
+            p->node = node;
+            cap = grown;
+        }
+        memcpy(p->node + used, list, count * sizeof *list);
+        p->start[i] = used;
+        used += count;
+    }
+    if (ok) {
+        p->start[tn] = used;
+        p->triangle_count = tn;
+        p->node_count = nn;
+        p->rest_offset = malloc((used ? used : 1) * sizeof *p->rest_offset);
+        p->rest_mean = malloc((tn ? tn : 1) * sizeof *p->rest_mean);
+        p->now_mean = malloc((tn ? tn : 1) * sizeof *p->now_mean);
+        p->q = malloc((tn ? tn : 1) * sizeof *p->q);
+        ok = p->rest_offset && p->rest_mean && p->now_mean && p->q;
+    }
+    free(nstart);
+    free(fill);
+    free(nadj);
+    free(mark);
+    free(list);
+    if (!ok) {
+        plush_proxy_patch_destroy(p);
+        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, "patch", -1, "out of memory for %zu triangles", tn);
+    }
+    for (size_t i = 0; i < tn; i++) {
+        double m[3] = {0, 0, 0};
+        size_t n = p->start[i + 1] - p->start[i];
+        for (size_t e = p->start[i]; e < p->start[i + 1]; e++)
+            for (int k = 0; k < 3; k++)
+                m[k] += rest->nodes[p->node[e]][k];
+        for (int k = 0; k < 3; k++)
+            m[k] /= (double)n;
+        for (size_t e = p->start[i]; e < p->start[i + 1]; e++)
+            for (int k = 0; k < 3; k++)
+                p->rest_offset[e][k] = rest->nodes[p->node[e]][k] - m[k];
+        memcpy(p->rest_mean[i], m, sizeof m);
+        memcpy(p->now_mean[i], m, sizeof m);
+        p->q[i][0] = p->q[i][1] = p->q[i][2] = 0;
+        p->q[i][3] = 1;
+    }
+    *out = p;
+    return PLUSH_OK;
+}
+
+void plush_proxy_patch_update(plush_proxy_patch *p, const float (*nodes)[3])
+{
+    for (size_t i = 0; i < p->triangle_count; i++) {
+        double m[3] = {0, 0, 0};
+        size_t n = p->start[i + 1] - p->start[i];
+        bool finite = true;
+        for (size_t e = p->start[i]; e < p->start[i + 1]; e++)
+            for (int k = 0; k < 3; k++)
+                m[k] += nodes[p->node[e]][k];
+        for (int k = 0; k < 3; k++) {
+            m[k] /= (double)n;
+            finite = finite && isfinite(m[k]);
+        }
+        if (!finite)
+            continue;   /* keep the last motion, as a collapsed triangle keeps its frame */
+        double a[3][3] = {{0}};
+        for (size_t e = p->start[i]; e < p->start[i + 1]; e++) {
+            const float *x = nodes[p->node[e]];
+            double d[3] = {x[0] - m[0], x[1] - m[1], x[2] - m[2]};
+            const double *o = p->rest_offset[e];
+            for (int c = 0; c < 3; c++)
+                for (int r = 0; r < 3; r++)
+                    a[c][r] += d[r] * o[c];
+        }
+        extract_rotation(a, p->q[i]);
+        memcpy(p->now_mean[i], m, sizeof m);
+    }
+}
+
+void plush_proxy_patch_motion(const plush_proxy_patch *p, size_t triangle, double q[4], double translation[3])
+{
+    const double *r = p->q[triangle], *m0 = p->rest_mean[triangle], *m = p->now_mean[triangle];
+    double c[3][3];
+    quat_to_columns(r, c);
+    memcpy(q, r, 4 * sizeof *q);
+    for (int k = 0; k < 3; k++)
+        translation[k] = m[k] - (c[0][k] * m0[0] + c[1][k] * m0[1] + c[2][k] * m0[2]);
+}
+
+size_t plush_proxy_patch_size(const plush_proxy_patch *p, size_t triangle)
+{
+    return triangle < p->triangle_count ? p->start[triangle + 1] - p->start[triangle] : 0;
+}
+
+void plush_proxy_patch_destroy(plush_proxy_patch *p)
+{
+    if (!p)
+        return;
+    free(p->start);
+    free(p->node);
+    free(p->rest_offset);
+    free(p->rest_mean);
+    free(p->now_mean);
+    free(p->q);
+    free(p);
+}
