@@ -159,6 +159,18 @@ typedef struct plush_attach_result {
 plush_status plush_attach(const plush_pmx_model *model, const plush_attach_options *options, plush_pmx_model **out,
                           plush_attach_result *result, plush_diag *diag);
 
+/* The default triangle count of plush_attach_make_cage. */
+enum { PLUSH_ATTACH_CAGE_TRIANGLES = 300 };
+
+/* The cage `plush run --cage` makes for some materials (NULL or count 0: every material): their faces
+ * welded (plush_scene_cage_weld) and simplified toward `triangles` (0: PLUSH_ATTACH_CAGE_TRIANGLES) by
+ * plush_cage_simplify with plush proxy's defaults; a surface of several closed pieces (no border edge) is
+ * wrapped into one closed piece first (options.wrap), open sheets are not (a wrap would fill the head they
+ * surround). Errors: those of the weld and the simplifier. */
+plush_status plush_attach_make_cage(const plush_pmx_model *model, const char *const *materials, size_t material_count,
+                                    size_t triangles, plush_arena *arena, plush_cage_mesh *out,
+                                    plush_cage_result *result, plush_diag *diag);
+
 #ifdef __cplusplus
 }
 #endif

@@ -138,6 +138,7 @@ typedef struct cli_run_job {
     bool ground;
     float ground_y;
     cli_names materials;      /* --materials: the bound set */
+    const char *cage;         /* --cage MATERIAL,...[:TRIANGLES]: a cage made, attached and run */
 } cli_run_job;
 int cli_run(int argc, char **argv);
 int cli_demo(int argc, char **argv);
