@@ -322,7 +322,6 @@ static int run_attach(const attach_job *job, const plush_pmx_soft_body *soft)
                               .material_count = job->materials.count, .require_hold = !job->allow_free};
     plush_attach_result r;
     if (plush_attach(model, &o, &out, &r, &model_diag) != PLUSH_OK) {
-        cli_report_warnings(&model_diag); /* the pieces pinned so far, and how */
         cli_report(&model_diag);
         goto done;
     }

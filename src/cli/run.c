@@ -297,7 +297,6 @@ static bool make_cage(run_state *s, plush_diag *model_diag)
     if (plush_attach_make_cage(s->model, o.materials, o.material_count, s->cage_triangles, &s->cage_arena, &s->cage,
                                &s->cage_made, model_diag) != PLUSH_OK ||
         plush_attach(s->model, &o, &out, &s->attached, model_diag) != PLUSH_OK) {
-        cli_report_warnings(model_diag);
         cli_report(model_diag);
         return false;
     }
