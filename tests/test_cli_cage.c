@@ -318,12 +318,20 @@ static void test_alicia_hair_auto_pins(void **state)
     cli_expect_code(&r, 0);
     printf("%s", r.out);
     assert_null(strstr(r.err, "spin"));
+    /* the summary's range of new model vertices: first .. first + added - 1 (241 cage vertices add 247) */
+    const char *range = strstr(r.out, "model vertices ");
+    assert_non_null(range);
+    char *dots;
+    unsigned long lo = strtoul(range + 15, &dots, 10), hi = strtoul(dots + 2, NULL, 10);
     cli_result_free(&r);
     plush_diag d;
     plush_diag_reset(&d);
     plush_pmx_model *m = NULL;
     assert_int_equal(plush_pmx_read_file(soft, NULL, &m, &d), PLUSH_OK);
     assert_int_equal(m->soft_body_count, 10);
+    assert_int_equal(lo, 22311);
+    assert_int_equal(hi, m->vertex_count - 1);
+    assert_int_equal(hi - lo + 1, 247);
     expect_held(m, 0);
     plush_pmx_free(m);
 
