@@ -106,7 +106,8 @@ static void test_proxy_attach_alicia(void **state)
     plush_pmx_free(cage);
     cli_result_free(&r);
 
-    CLI_RUN(&r, "attach", ALICIA, "--proxy", hair_obj, "--pin-bone", "頭", "--preset", "cloth", "--set",
+    /* the head alone leaves the braid's pieces free: allowed here (refused without --allow-free) */
+    CLI_RUN(&r, "attach", ALICIA, "--proxy", hair_obj, "--pin-bone", "頭", "--allow-free", "--preset", "cloth", "--set",
             "config.mt=0.4", "--iterations.p", "7", "--name", "髪", "-o", out_path);
     cli_expect_code(&r, 0);
     long pinned = reported(&r, "pinned           ");
@@ -134,7 +135,7 @@ static void test_proxy_attach_alicia(void **state)
     /* The PMX cage attaches the same way. */
     char out2[300];
     cli_tmp_path(out2, sizeof out2, "out2.pmx");
-    CLI_RUN(&r, "attach", ALICIA, "--proxy", hair_pmx, "--pin-bone", "頭", "-o", out2);
+    CLI_RUN(&r, "attach", ALICIA, "--proxy", hair_pmx, "--pin-bone", "頭", "--allow-free", "-o", out2);
     cli_expect_code(&r, 0);
     cli_result_free(&r);
 }

@@ -31,7 +31,8 @@ extern "C" {
  *   GEOMETRY     a mesh cannot be made as asked (a wrap that stays in pieces or is not closed, a direct mesh
  *                with no bound face)
  *   NO_GEOMETRY  a summary-only model (counts without vertices or faces) given to what reads them
- *   LOCKED       the output directory is locked by another live plush process */
+ *   LOCKED       the output directory is locked by another live plush process
+ *   UNHELD       a soft-body piece nothing pins or anchors (plush attach refuses it without --allow-free) */
 #define PLUSH_STATUS_LIST(X)                                   \
     X(PLUSH_OK, "ok")                                          \
     X(PLUSH_E_IO, "input/output error")                        \
@@ -48,7 +49,8 @@ extern "C" {
     X(PLUSH_E_CONFLICT, "options that cannot go together")     \
     X(PLUSH_E_GEOMETRY, "mesh cannot be made as asked")       \
     X(PLUSH_E_NO_GEOMETRY, "model read without its geometry")  \
-    X(PLUSH_E_LOCKED, "output directory in use by another run")
+    X(PLUSH_E_LOCKED, "output directory in use by another run") \
+    X(PLUSH_E_UNHELD, "soft-body piece nothing holds")
 
 typedef enum plush_status {
 #define PLUSH_X_ENUM(name, text) name,

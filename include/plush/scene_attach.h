@@ -97,7 +97,28 @@ typedef struct plush_attach_options {
                                            * box, capsule at its PMX pose) are anchored to it; a pinned vertex is
                                            * not anchored, and a vertex inside several bodies goes to the first */
     size_t anchor_count;
+    bool auto_pins;                       /* pin each piece where the part it covers is held (see below), on
+                                           * top of pin_bones and pin_vertices */
+    const char *const *materials;         /* the materials the cage covers (auto_pins); NULL: every material
+                                           * at least half of whose vertices lie within the cage's mean edge
+                                           * length of a cage vertex */
+    size_t material_count;
+    bool require_hold;                    /* fail (PLUSH_E_UNHELD) when a piece has no pinned or anchored
+                                           * vertex, instead of the warning "it falls freely" */
 } plush_attach_options;
+
+/* What holds one piece (plush_attach_result.piece_info). */
+typedef struct plush_attach_piece {
+    size_t triangles, vertices;           /* the piece's faces and new model vertices */
+    size_t pinned, anchored;
+    bool spins;                           /* fewer than three non-collinear pinned vertices and no anchor: a
+                                           * warning says so */
+    size_t auto_pinned;                   /* of pinned: set by auto_pins */
+    bool physics;                         /* no held bone reaches it: its automatic pins follow the bone its
+                                           * chain hangs from, which physics moves */
+    int32_t bones[4];                     /* the bones its automatic pins follow, most used first */
+    size_t bone_count;
+} plush_attach_piece;
 
 typedef struct plush_attach_result {
     size_t first_vertex;                  /* the first new model vertex */
@@ -109,18 +130,46 @@ typedef struct plush_attach_result {
     size_t pieces;                        /* new materials and soft bodies: one per connected piece */
     size_t pinned, anchored;              /* cage vertices pinned / anchored */
     uint16_t mask;                        /* the soft body's collision mask */
+    const plush_attach_piece *piece_info; /* per piece (owned by *out) */
+    size_t auto_pinned;                   /* cage vertices pinned by auto_pins */
 } plush_attach_result;
+
+/* Automatic pins (options.auto_pins). A bone is held when no dynamic rigid body (mode 1 or 2) drives it or
+ * any of its ancestors: hair hangs from the head, a skirt from the hips, while the hair's and skirt's own
+ * physics bones are not held. Each vertex of the covered materials goes to its nearest cage vertex; a cage
+ * vertex whose vertices give held bones on average at least pin_share of their weight (a cage vertex
+ * without any: its nearest covered vertex) is pinned, and follows those held bones alone (its weights
+ * become theirs, the strongest four, renormalised). A piece none of whose cage vertices reaches the share
+ * is seeded at its most held vertex when that has at least a quarter; a piece whose pins are fewer than
+ * three non-collinear vertices grows them over its edges (the most held neighbour first, following its
+ * pinned neighbour's bones) until they are, so it cannot spin about them. A piece no held bone reaches (a
+ * braid on physics bones) is pinned the same way to the bone its chain hangs from: of the bones with a
+ * tenth of its weight, the one nearest the skeleton's root. A piece still unpinned is left free
+ * (require_hold refuses it). */
 
 /* Builds *out from model and the cage. *out shares model's unchanged arrays: free it first, and do not change
  * model while out lives. Fails, with *out NULL, on: no cage or a cage without faces, a cage index out of range
- * or a non-finite position (PLUSH_E_ARGUMENT / PLUSH_E_RANGE); an unknown bone or rigid body name, a pin
+ * or a non-finite position (PLUSH_E_ARGUMENT / PLUSH_E_RANGE); an unknown bone, material or rigid body name, a pin
  * bone that pins no cage vertex, an anchor body that holds no cage vertex, a pin vertex out of range
  * (PLUSH_E_ARGUMENT); a model that does not validate; counts beyond what PMX indices can hold (vertices,
- * face indices, materials, soft bodies past 2^31 - 1: PLUSH_E_RANGE). When the new counts outgrow the
+ * face indices, materials, soft bodies past 2^31 - 1: PLUSH_E_RANGE); with require_hold a piece with no pinned
+ * or anchored vertex (PLUSH_E_UNHELD). When the new counts outgrow the
  * model's index sizes the writer widens them: a warning in diag says so (the values are unchanged, the
  * bytes of sections holding such indices are not). */
 plush_status plush_attach(const plush_pmx_model *model, const plush_attach_options *options, plush_pmx_model **out,
                           plush_attach_result *result, plush_diag *diag);
+
+/* The default triangle count of plush_attach_make_cage. */
+enum { PLUSH_ATTACH_CAGE_TRIANGLES = 300 };
+
+/* The cage `plush run --cage` makes for some materials (NULL or count 0: every material): their faces
+ * welded (plush_scene_cage_weld) and simplified toward `triangles` (0: PLUSH_ATTACH_CAGE_TRIANGLES) by
+ * plush_cage_simplify with plush proxy's defaults; a surface of several closed pieces (no border edge) is
+ * wrapped into one closed piece first (options.wrap), open sheets are not (a wrap would fill the head they
+ * surround). Errors: those of the weld and the simplifier. */
+plush_status plush_attach_make_cage(const plush_pmx_model *model, const char *const *materials, size_t material_count,
+                                    size_t triangles, plush_arena *arena, plush_cage_mesh *out,
+                                    plush_cage_result *result, plush_diag *diag);
 
 #ifdef __cplusplus
 }

@@ -1,6 +1,7 @@
 /* plush attach MODEL.pmx --proxy PROXY.obj|PROXY.pmx [--pin-bone NAME]... [--pin-vertices LIST]
- * [--anchor RIGIDBODY]... [--preset plush|jelly|cloth] [--set FIELD=VALUE]... -o OUT.pmx: write the model with
- * the cage added as a PMX 2.1 soft body. */
+ * [--anchor RIGIDBODY]... [--materials NAME,...] [--allow-free] [--preset plush|jelly|cloth] [--set FIELD=VALUE]...
+ * -o OUT.pmx: write the model with the cage added as a PMX 2.1 soft body, pinned automatically unless told
+ * where. */
 #include "cli/cli.h"
 #include "plush/scene_attach.h"
 
@@ -12,7 +13,8 @@
 
 static const char attach_usage[] =
     "usage: plush attach MODEL.pmx --proxy PROXY.obj|PROXY.pmx [--pin-bone NAME]... [--pin-vertices LIST]\n"
-    "                    [--anchor RIGIDBODY]... [--preset plush|jelly|cloth] [--set FIELD=VALUE]... -o OUT.pmx\n";
+    "                    [--anchor RIGIDBODY]... [--materials NAME,...] [--allow-free]\n"
+    "                    [--preset plush|jelly|cloth] [--set FIELD=VALUE]... -o OUT.pmx\n";
 
 static const char attach_help[] =
     "\n"
@@ -26,12 +28,24 @@ static const char attach_help[] =
     "  --proxy FILE                the cage (required): PMX (every material's faces) or OBJ ('v' and\n"
     "                              'f' lines; n-gons become fans). Vertices at the same position are\n"
     "                              joined, unused ones dropped; cage vertex k is the k-th that remains\n"
+    "  (no --pin-bone or --pin-vertices) automatic pins: a bone is held when no dynamic rigid body\n"
+    "                              (physics mode 1 or 2) moves it or an ancestor (the head holds the\n"
+    "                              hair, the hips a skirt); each cage vertex whose nearby vertices of\n"
+    "                              the covered materials are weighted at least half to held bones is\n"
+    "                              pinned and follows those bones; a piece pinned by fewer than three\n"
+    "                              vertices on a plane grows its pins to its most held neighbours\n"
+    "  --materials NAME,...        the materials the cage covers, for the automatic pins (repeatable;\n"
+    "                              default: those at least half of whose vertices lie near the cage)\n"
     "  --pin-bone NAME             pin the cage vertices whose copied weights give the pin bones at least\n"
     "                              half of their weight (repeatable; each bone must pin something)\n"
     "  --pin-share S               that share instead of 0.5 (above 0, at most 1)\n"
     "  --pin-vertices LIST         pin these cage vertices too: '0,4,10-20' (0-based)\n"
+    "  --allow-free                let a piece nothing pins or anchors fall (refused otherwise)\n"
     "  --anchor RIGIDBODY          anchor the cage vertices inside the rigid body's shape to it\n"
     "                              (repeatable; pinned vertices are not anchored)\n"
+    ;
+
+static const char attach_help_params[] =
     "  --preset NAME               soft-body parameters: plush (default), jelly or cloth\n"
     "  --set FIELD=VALUE           one soft-body field by its 'plush info --json' name, after the preset\n"
     "                              (repeatable); '--FIELD VALUE' works too. Fields: group mask flags\n"
@@ -52,9 +66,13 @@ static const char attach_help[] =
     "  collides with every group but 15 and the groups of rigid bodies on the bones the cage is weighted\n"
     "  to (they stand for the same part).\n"
     "\n"
-    "Errors (one line 'plush: FILE: ...', exit status 1, no output file): an unknown bone or rigid body, a\n"
-    "pin bone that pins nothing, an anchor body that holds no cage vertex, a proxy with no triangles, a\n"
-    "model whose counts would pass what PMX indices hold.\n";
+    "Prints per piece its triangles, vertices, pins and the bones they follow. A piece pinned by fewer than\n"
+    "three vertices off one line and anchored by none is a warning (it can spin about them).\n"
+    "\n"
+    "Errors (one line 'plush: FILE: ...', exit status 1, no output file): an unknown bone, material or rigid\n"
+    "body, a pin bone that pins nothing, an anchor body that holds no cage vertex, a piece nothing pins or\n"
+    "anchors (unless --allow-free), a proxy with no triangles, a model whose counts would pass what PMX\n"
+    "indices hold.\n";
 
 typedef struct attach_job {
     const char *model, *proxy, *out, *preset, *name;
@@ -64,8 +82,9 @@ typedef struct attach_job {
     size_t pin_vertex_count;
     const char **sets;                 /* "FIELD=VALUE" or FIELD then VALUE (pairs) */
     size_t set_count;
-    bool mask_set;
+    bool mask_set, allow_free;
     float pin_share;
+    cli_names materials;               /* --materials */
 } attach_job;
 
 static void job_free(attach_job *job)
@@ -74,6 +93,7 @@ static void job_free(attach_job *job)
     free(job->anchors);
     free(job->pin_vertices);
     free(job->sets);
+    cli_names_free(&job->materials);
 }
 
 static bool push(const char ***list, size_t *count, const char *item)
@@ -162,6 +182,8 @@ static int take_value(attach_job *job, const char *name, const char *v)
         ok = push(&job->anchors, &job->anchor_count, v);
     } else if (strcmp(name, "--pin-vertices") == 0) {
         return add_vertices(job, v);
+    } else if (strcmp(name, "--materials") == 0) {
+        return cli_names_add(&job->materials, v);
     } else if (strcmp(name, "--pin-share") == 0) {
         char *end = NULL;
         double s = cli_decimal_text(v, true) ? strtod(v, &end) : NAN;
@@ -187,8 +209,14 @@ static int take_value(attach_job *job, const char *name, const char *v)
 
 static int attach_option(cli_args *args, const char *name, const char *value, void *ctx)
 {
-    static const char *const known[] = {"--proxy", "-o",     "--output",    "--preset",       "--name",
-                                        "--pin-bone", "--anchor", "--pin-vertices", "--pin-share", "--set"};
+    static const char *const known[] = {"--proxy",  "-o",           "--output",    "--preset", "--name",     "--pin-bone",
+                                        "--anchor", "--pin-vertices", "--pin-share", "--set",  "--materials"};
+    if (strcmp(name, "--allow-free") == 0) {
+        if (value)
+            return cli_usage_error(attach_usage, "--allow-free takes no value");
+        ((attach_job *)ctx)->allow_free = true;
+        return CLI_OK;
+    }
     bool ok = strncmp(name, "--", 2) == 0 && is_field(name + 2);
     for (size_t i = 0; i < sizeof known / sizeof known[0] && !ok; i++)
         ok = strcmp(name, known[i]) == 0;
@@ -250,16 +278,18 @@ static void report(const attach_job *job, const plush_cage_mesh *cage, const plu
                    const plush_attach_result *r)
 {
     const plush_pmx_soft_body *sb = &out->soft_bodies[r->soft_body];
+    /* the new model vertices: a vertex two pieces share is copied into each, so they can outnumber the cage's */
     info_line("cage", "%zu vertices, %zu triangles (model vertices %zu..%zu)", cage->vertex_count,
-              cage->triangle_count, r->first_vertex, r->first_vertex + cage->vertex_count - 1);
+              cage->triangle_count, r->first_vertex, r->first_vertex + r->vertex_count - 1);
     if (r->pieces > 1)
         info_line("pieces", "%zu, each its own material and soft body", r->pieces);
     info_line("materials", "%zu..%zu \"%s\"... (invisible)", r->material, r->material + r->pieces - 1, sb->name.s);
     info_line("soft bodies", "%zu..%zu, TriMesh, preset %s, mass %g each, group %u, mask 0x%04x", r->soft_body,
               r->soft_body + r->pieces - 1, job->preset ? job->preset : "plush", (double)sb->total_mass,
               (unsigned)sb->group, (unsigned)sb->mask);
-    info_line("pinned", "%zu cage vertices", r->pinned);
+    info_line("pinned", "%zu cage vertices%s", r->pinned, r->auto_pinned ? " (automatic pins)" : "");
     info_line("anchored", "%zu cage vertices", r->anchored);
+    cli_attach_report_pieces(out, r);
 }
 
 static int run_attach(const attach_job *job, const plush_pmx_soft_body *soft)
@@ -286,7 +316,10 @@ static int run_attach(const attach_job *job, const plush_pmx_soft_body *soft)
                               .pin_bones = job->pin_bones, .pin_bone_count = job->pin_bone_count,
                               .pin_share = job->pin_share, .pin_vertices = job->pin_vertices,
                               .pin_vertex_count = job->pin_vertex_count, .anchors = job->anchors,
-                              .anchor_count = job->anchor_count};
+                              .anchor_count = job->anchor_count,
+                              .auto_pins = job->pin_bone_count == 0 && job->pin_vertex_count == 0,
+                              .materials = (const char *const *)job->materials.names,
+                              .material_count = job->materials.count, .require_hold = !job->allow_free};
     plush_attach_result r;
     if (plush_attach(model, &o, &out, &r, &model_diag) != PLUSH_OK) {
         cli_report(&model_diag);
@@ -309,6 +342,24 @@ done:
     return rc;
 }
 
+void cli_attach_report_pieces(const plush_pmx_model *out, const plush_attach_result *r)
+{
+    for (size_t p = 0; p < r->pieces; p++) {
+        const plush_attach_piece *pi = &r->piece_info[p];
+        char label[32], bones[512] = "";
+        size_t at = 0;
+        for (size_t b = 0; b < pi->bone_count && at < sizeof bones; b++) {
+            const plush_str *name = &out->bones[pi->bones[b]].name;
+            int n = snprintf(bones + at, sizeof bones - at, "%s\"%.*s\"", b ? ", " : " to ", (int)name->len, name->s);
+            at += n > 0 ? (size_t)n : 0;
+        }
+        snprintf(label, sizeof label, "piece %zu", p + 1);
+        info_line(label, "%zu triangles, %zu vertices, %zu pinned%s%s, %zu anchored%s", pi->triangles, pi->vertices,
+                  pi->pinned, pi->auto_pinned ? (pi->physics ? " automatically (physics bones)" : " automatically") : "", bones, pi->anchored,
+                  pi->pinned + pi->anchored == 0 ? " (free: it falls)" : pi->spins ? " (it can spin)" : "");
+    }
+}
+
 int cli_attach(int argc, char **argv)
 {
     attach_job job = {0};
@@ -318,6 +369,7 @@ int cli_attach(int argc, char **argv)
     if (rc == CLI_OK && help) {
         fputs(attach_usage, stdout);
         fputs(attach_help, stdout);
+        fputs(attach_help_params, stdout);
     } else if (rc == CLI_OK && (rc = soft_params(&job, &soft)) == CLI_OK) {
         rc = run_attach(&job, &soft);
     }

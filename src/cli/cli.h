@@ -138,10 +138,14 @@ typedef struct cli_run_job {
     bool ground;
     float ground_y;
     cli_names materials;      /* --materials: the bound set */
+    const char *cage;         /* --cage MATERIAL,...[:TRIANGLES]: a cage made, attached and run */
 } cli_run_job;
 int cli_run(int argc, char **argv);
 int cli_demo(int argc, char **argv);
 int cli_run_execute(const cli_run_job *job);
+/* attach's per-piece lines (piece N: triangles, vertices, pins and the bones they follow), for run --cage too. */
+struct plush_attach_result;
+void cli_attach_report_pieces(const plush_pmx_model *out, const struct plush_attach_result *result);
 
 
 /* info's text output: "  label           value" lines with the values in one column. */

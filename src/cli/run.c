@@ -2,6 +2,7 @@
  * exports: a baked PMX 2.0 + VMD any MMD player can play, mesh sequences, the binding. */
 #include "cli/cli.h"
 #include "plush/obj.h"
+#include "plush/scene_attach.h"
 
 #include <errno.h>
 #include <math.h>
@@ -15,6 +16,7 @@
 static const char run_usage[] =
     "usage: plush run MODEL.pmx -o OUTDIR [--motion M.vmd] [--frames N] [--fps 30] [--physics-hz 60]\n"
     "                 [--mode proxy|direct|bones] [--seed] [--stretch] [--im2 OVERRIDES.im2] [--materials NAME,...]\n"
+    "                 [--cage MATERIAL,...[:TRIANGLES]]\n"
     "                 [--export pmx+vmd,gltf,obj,ply,cage,im2,quality,preview] [--every K] [--ground Y] [--copy-textures]\n";
 
 static const char run_help[] =
@@ -41,6 +43,11 @@ static const char run_help[] =
     "  --materials NAME,...        only these materials' vertices follow the proxy (default: every\n"
     "                              material no soft body owns); use it when the cage covers one part,\n"
     "                              e.g. --materials hair for a cage made with plush proxy --materials hair\n"
+    "  --cage MATERIAL,...[:N]     make a cage of about N triangles (default 300) for these materials as\n"
+    "                              plush proxy does (several closed pieces wrapped into one), attach it\n"
+    "                              with automatic pins as plush attach does, and run that; the model file\n"
+    "                              is not changed. The materials become the bound set unless --materials\n"
+    "                              says otherwise. A model that has a TriMesh soft body already is refused\n"
     "  --export LIST               comma-separated, default pmx+vmd (modes bones and direct: ply); below\n"
     "  --every K                   mesh exports every K-th frame only (default 1)\n"
     "  --copy-textures             copy the model's textures into OUTDIR (same sub-folders) and name the\n"
@@ -98,7 +105,7 @@ static int run_option(cli_args *args, const char *name, const char *inline_value
         return CLI_OK;
     }
     static const char *const valued[] = {"-o", "--output", "--motion", "--frames", "--fps", "--physics-hz", "--mode",
-                                         "--im2", "--export", "--every", "--ground", "--materials"};
+                                         "--im2", "--export", "--every", "--ground", "--materials", "--cage"};
     bool known = false;
     for (size_t i = 0; i < sizeof valued / sizeof *valued; i++)
         known |= strcmp(name, valued[i]) == 0;
@@ -114,6 +121,8 @@ static int run_option(cli_args *args, const char *name, const char *inline_value
         job->out_dir = v;
     else if (strcmp(name, "--motion") == 0)
         job->motion = v;
+    else if (strcmp(name, "--cage") == 0)
+        job->cage = v;
     else if (strcmp(name, "--im2") == 0)
         job->overrides = v;
     else if (strcmp(name, "--materials") == 0)
@@ -202,6 +211,13 @@ typedef struct run_state {
     plush_vmd_motion *motion;
     plush_im2_map *overrides;
     plush_scene *scene;
+    plush_pmx_model *source;      /* with --cage: the model as read (s->model is it with the cage attached) */
+    plush_arena cage_arena;
+    cli_names cage_materials;
+    size_t cage_triangles;        /* what --cage asked for (0: the default) */
+    plush_cage_mesh cage;
+    plush_cage_result cage_made;
+    plush_attach_result attached;
     plush_scene_sink *sinks[RUN_MAX_SINKS];
     size_t sink_count;
     char *stem;
@@ -234,6 +250,58 @@ static bool read_inputs(run_state *s, plush_diag *model_diag)
         }
         cli_report_warnings(&d);
     }
+    return true;
+}
+
+/* "MATERIAL,...[:TRIANGLES]". */
+static bool parse_cage(run_state *s)
+{
+    const char *spec = s->job->cage, *colon = strrchr(spec, ':');
+    size_t n = colon ? (size_t)(colon - spec) : strlen(spec);
+    char *names = strndup(spec, n);
+    if (!names) {
+        fprintf(stderr, "plush: out of memory\n");
+        return false;
+    }
+    int rc = n == 0 ? cli_usage_error(run_usage, "--cage needs at least one material: --cage NAME,...[:TRIANGLES]")
+                    : cli_names_add(&s->cage_materials, names);
+    free(names);
+    if (rc != CLI_OK)
+        return false;
+    if (colon) {
+        uint64_t t = 0;
+        if (cli_parse_count(run_usage, "--cage", colon + 1, 1, UINT32_MAX / 3, &t) != CLI_OK)
+            return false;
+        s->cage_triangles = (size_t)t;
+    }
+    return true;
+}
+
+/* --cage: the cage made, attached with automatic pins in memory; s->model becomes the attached model. */
+static bool make_cage(run_state *s, plush_diag *model_diag)
+{
+    const cli_run_job *job = s->job;
+    for (size_t i = 0; i < s->model->soft_body_count; i++)
+        if (s->model->soft_bodies[i].shape == PLUSH_PMX_SOFT_TRIMESH) {
+            cli_message("%s: --cage makes a cage, and the model has a TriMesh soft body already: run it without "
+                        "--cage",
+                        job->model);
+            return false;
+        }
+    if (!parse_cage(s))
+        return false;
+    plush_attach_options o = {.cage = &s->cage, .auto_mask = true, .auto_pins = true,
+                              .materials = (const char *const *)s->cage_materials.names,
+                              .material_count = s->cage_materials.count, .require_hold = true};
+    plush_pmx_model *out = NULL;
+    if (plush_attach_make_cage(s->model, o.materials, o.material_count, s->cage_triangles, &s->cage_arena, &s->cage,
+                               &s->cage_made, model_diag) != PLUSH_OK ||
+        plush_attach(s->model, &o, &out, &s->attached, model_diag) != PLUSH_OK) {
+        cli_report(model_diag);
+        return false;
+    }
+    s->source = s->model;
+    s->model = out;
     return true;
 }
 
@@ -297,6 +365,13 @@ static void summary(const run_state *s, uint32_t frames, const plush_diag *diag)
     printf("plush run: %s\n", job->model);
     printf("  frames          %u at %g fps, physics %g Hz, mode %s\n", frames, (double)desc.fps,
            (double)desc.world.physics_hz, mode_name(desc.mode));
+    if (s->source) {
+        printf("  cage            %zu triangles, %zu nodes (%s), %zu piece%s, %zu pinned nodes\n",
+               s->cage.triangle_count, s->cage.vertex_count,
+               s->cage_made.wrapped ? "one wrap around the materials' closed pieces" : "simplified from the materials",
+               s->attached.pieces, s->attached.pieces == 1 ? "" : "s", s->attached.pinned);
+        cli_attach_report_pieces(s->model, &s->attached);
+    }
     plush_scene_direct_stats ds;
     if (plush_scene_direct_model(s->scene, &ds))
         printf("  direct          %zu soft bod%s: %zu nodes, %zu faces, %zu pieces sewn by %zu seam links, %zu pinned "
@@ -344,6 +419,8 @@ static void stopped_early(const run_state *s, uint32_t f, uint32_t frames, const
 static int simulate(run_state *s, plush_diag *model_diag)
 {
     const cli_run_job *job = s->job;
+    /* a made cage binds its own materials unless --materials says otherwise */
+    const cli_names *bound = job->materials.count || !s->source ? &job->materials : &s->cage_materials;
     plush_scene_desc desc = {
         .model = s->model,
         .motion = s->motion,
@@ -351,7 +428,7 @@ static int simulate(run_state *s, plush_diag *model_diag)
         .fps = job->fps,
         .world = {.physics_hz = job->physics_hz, .ground = job->ground, .ground_y = job->ground_y},
         .bind = {.proxy = {.seed = job->seed},
-                 .bound = {.materials = (const char *const *)job->materials.names, .material_count = job->materials.count}},
+                 .bound = {.materials = (const char *const *)bound->names, .material_count = bound->count}},
         .skin = {.stretch = job->stretch},
         .overrides = s->overrides,
         .overrides_file = job->overrides,
@@ -429,7 +506,7 @@ int cli_run_execute(const cli_run_job *in)
         goto done;
     }
     snprintf(s.frames_dir, n, "%s/frames", job.out_dir);
-    if (!read_inputs(&s, &model_diag))
+    if (!read_inputs(&s, &model_diag) || (job.cage && !make_cage(&s, &model_diag)))
         goto done;
     rc = simulate(&s, &model_diag);
 done:
@@ -440,6 +517,9 @@ done:
     plush_im2_free(s.overrides);
     plush_vmd_free(s.motion);
     plush_pmx_free(s.model);
+    plush_pmx_free(s.source);
+    plush_arena_free(&s.cage_arena);
+    cli_names_free(&s.cage_materials);
     free(s.stem);
     free(s.frames_dir);
     return rc;

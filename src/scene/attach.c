@@ -203,6 +203,8 @@ typedef struct attach_work {
     const plush_pmx_vertex *cage;          /* out->vertices + first */
     size_t first;
     bool *pinned;                          /* per cage vertex */
+    bool *auto_pinned;                     /* per cage vertex: pinned by auto_pins */
+    plush_attach_piece *info;              /* per piece */
     int32_t *anchor;                       /* per cage vertex: the rigid body, or -1 */
     uint32_t *face_piece;                  /* per cage face: its piece (faces joined by shared edges) */
     size_t pieces;
@@ -431,10 +433,14 @@ static plush_status add_piece(attach_work *w, size_t p, size_t *slot, const plus
             for (int k = 0; k < 3; k++)
                 idx[(*at)++] = (uint32_t)(w->first + local[cage->triangles[t][k]]);
     free(local);
+    plush_attach_piece *info = &w->info[p];
+    info->triangles = (*at - start) / 3, info->vertices = count;
     for (size_t s2 = first_slot; s2 < end; s2++) {
         pins += w->pinned[w->slot_vertex[s2]];
         anchors += w->anchor[w->slot_vertex[s2]] >= 0;
+        info->auto_pinned += w->auto_pinned[w->slot_vertex[s2]];
     }
+    info->pinned = pins, info->anchored = anchors;
     *mat = (plush_pmx_material){.name = *name, .name_en = *name, .diffuse = {1, 1, 1, 0}, .specular_power = 1,
                                 .ambient = {0.5f, 0.5f, 0.5f}, .flags = 0, .edge_color = {0, 0, 0, 1},
                                 .edge_size = 0, .texture = -1, .sphere_texture = -1, .toon_shared = 0, .toon = -1,
@@ -458,6 +464,39 @@ static plush_status add_piece(attach_work *w, size_t p, size_t *slot, const plus
     }
     if (w->o->auto_mask)
         sb->mask = auto_mask(w, sb->group);
+    return PLUSH_OK;
+}
+
+/* A piece nothing pins or anchors falls (refused with require_hold); one pinned along a line and not
+ * anchored spins about it. */
+static plush_status check_hold(attach_work *w, size_t p, const plush_pmx_soft_body *sb, const plush_pmx_vertex *verts,
+                               size_t index, plush_diag *diag)
+{
+    const plush_attach_options *o = w->o;
+    plush_attach_piece *info = &w->info[p];
+    if (sb->pin_count == 0 && sb->anchor_count == 0) {
+        if (o->require_hold)
+            return plush_diag_fail(diag, PLUSH_E_UNHELD, -1, "soft body", (int64_t)index,
+                                   "cage piece %zu (%zu triangles) has no pinned or anchored vertex: it would fall",
+                                   p + 1, info->triangles);
+        if (o->pin_bone_count || o->pin_vertex_count || o->anchor_count || o->auto_pins)
+            plush_diag_warn(diag, -1, "soft body", (int64_t)index, "\"%s\" has no pinned or anchored vertex: it falls freely",
+                            sb->name.s);
+        return PLUSH_OK;
+    }
+    if (sb->anchor_count > 0)
+        return PLUSH_OK;
+    float(*pts)[3] = malloc(sb->pin_count * sizeof *pts);
+    if (!pts)
+        return no_memory(diag);
+    for (size_t i = 0; i < sb->pin_count; i++)
+        memcpy(pts[i], verts[sb->pins[i]].position, sizeof pts[i]);
+    info->spins = !plush__attach_points_span((const float(*)[3])pts, sb->pin_count);
+    free(pts);
+    if (info->spins)
+        plush_diag_warn(diag, -1, "soft body", (int64_t)index,
+                        "\"%s\" is pinned by %zu vertices on one line and anchored by none: it can spin about them",
+                        sb->name.s, (size_t)sb->pin_count);
     return PLUSH_OK;
 }
 
@@ -508,8 +547,16 @@ static plush_status build(attach_work *w, plush_pmx_vertex *cage_verts, plush_at
         memcpy(auv, m->additional_uvs, m->vertex_count * m->additional_uv * sizeof *auv);
     w->first = m->vertex_count;
     w->cage = cage_verts;
-    if ((st = cage_vertices(m, cage, cage_verts, diag)) != PLUSH_OK || (st = find_pins(w, diag)) != PLUSH_OK ||
-        (st = find_anchors(w, diag)) != PLUSH_OK)
+    w->info = plush_arena_array(a, w->pieces, sizeof *w->info);
+    if (!w->info)
+        return no_memory(diag);
+    memset(w->info, 0, w->pieces * sizeof *w->info);
+    if ((st = cage_vertices(m, cage, cage_verts, diag)) != PLUSH_OK || (st = find_pins(w, diag)) != PLUSH_OK)
+        return st;
+    if (w->o->auto_pins && (st = plush__attach_auto_pins(m, w->o, w->face_piece, w->pieces, cage_verts, w->pinned,
+                                                         w->auto_pinned, w->info, diag)) != PLUSH_OK)
+        return st;
+    if ((st = find_anchors(w, diag)) != PLUSH_OK)
         return st;
     for (size_t s2 = 0; s2 < w->slots; s2++)
         verts[w->first + s2] = cage_verts[w->slot_vertex[s2]];
@@ -526,18 +573,20 @@ static plush_status build(attach_work *w, plush_pmx_vertex *cage_verts, plush_at
                             diag)) != PLUSH_OK)
             return st;
         const plush_pmx_soft_body *sb = &sbs[m->soft_body_count + p];
-        if (sb->pin_count == 0 && sb->anchor_count == 0 &&
-            (w->o->pin_bone_count || w->o->pin_vertex_count || w->o->anchor_count))
-            plush_diag_warn(diag, -1, "soft body", (int64_t)(m->soft_body_count + p),
-                            "\"%s\" has no pinned or anchored vertex: it falls freely", name.s);
+        if ((st = check_hold(w, p, sb, verts, m->soft_body_count + p, diag)) != PLUSH_OK)
+            return st;
         pinned += sb->pin_count;
         anchored += sb->anchor_count;
     }
     warn_index_sizes(m, out, diag);
+    size_t auto_pinned = 0;
+    for (size_t k = 0; k < cage->vertex_count; k++)
+        auto_pinned += w->auto_pinned[k];
     *res = (plush_attach_result){.first_vertex = w->first, .vertex_count = w->slots, .cage_vertex = w->slot_vertex,
                                  .material = m->material_count, .soft_body = m->soft_body_count,
                                  .pieces = w->pieces, .pinned = pinned, .anchored = anchored,
-                                 .mask = sbs[m->soft_body_count].mask};
+                                 .mask = sbs[m->soft_body_count].mask, .piece_info = w->info,
+                                 .auto_pinned = auto_pinned};
     return plush_pmx_validate(out, diag);
 }
 
@@ -562,13 +611,14 @@ plush_status plush_attach(const plush_pmx_model *model, const plush_attach_optio
         plush_attach_preset("plush", &o.soft);
     plush_pmx_model *m = plush_pmx_create();
     size_t n = o.cage->vertex_count;
-    bool *pinned = calloc(n, sizeof *pinned);
+    bool *pinned = calloc(n, sizeof *pinned), *auto_pinned = calloc(n, sizeof *auto_pinned);
     int32_t *anchor = malloc(n * sizeof *anchor);
     uint32_t *piece = malloc(o.cage->triangle_count * sizeof *piece);
     plush_pmx_vertex *cage_verts = malloc(n * sizeof *cage_verts);
-    if (!m || !pinned || !anchor || !piece || !cage_verts) {
+    if (!m || !pinned || !auto_pinned || !anchor || !piece || !cage_verts) {
         plush_pmx_free(m);
         free(pinned);
+        free(auto_pinned);
         free(anchor);
         free(piece);
         free(cage_verts);
@@ -578,9 +628,11 @@ plush_status plush_attach(const plush_pmx_model *model, const plush_attach_optio
     plush_arena own = m->arena;
     *m = *model;
     m->arena = own;
-    attach_work w = {.model = model, .o = &o, .out = m, .pinned = pinned, .anchor = anchor, .face_piece = piece};
+    attach_work w = {.model = model, .o = &o, .out = m, .pinned = pinned, .auto_pinned = auto_pinned, .anchor = anchor,
+                     .face_piece = piece};
     st = build(&w, cage_verts, result, diag);
     free(pinned);
+    free(auto_pinned);
     free(anchor);
     free(piece);
     free(cage_verts);

@@ -7,4 +7,13 @@
 /* Every parameter field zero (padding aside): the caller chose none, so the "plush" preset applies. */
 bool plush__attach_soft_unset(const plush_pmx_soft_body *sb);
 
+/* Whether the points span a plane (three of them not on one line, to a thousandth of their extent). */
+bool plush__attach_points_span(const float (*p)[3], size_t n);
+
+/* options->auto_pins (attach_pins.c): sets pinned and auto_pinned per cage vertex, rewrites the weights of
+ * the cage vertices it pins (cage_verts), and the bones of info[p] for each piece. */
+plush_status plush__attach_auto_pins(const plush_pmx_model *m, const plush_attach_options *o, const uint32_t *face_piece,
+                                     size_t pieces, plush_pmx_vertex *cage_verts, bool *pinned, bool *auto_pinned,
+                                     plush_attach_piece *info, plush_diag *diag);
+
 #endif

@@ -1,0 +1,506 @@
+/* Attach's automatic pins: each cage piece pinned where the part it covers hangs from bones no dynamic rigid
+ * body moves (plush_attach_options.auto_pins; the rule is in plush/scene_attach.h). */
+#include "scene/attach_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static plush_status no_memory(plush_diag *diag)
+{
+    return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+}
+
+bool plush__attach_points_span(const float (*p)[3], size_t n)
+{
+    if (n < 3)
+        return false;
+    /* the two points furthest apart along one sweep, then the furthest from their line */
+    size_t a = 0, b = 0;
+    double best = 0;
+    for (size_t i = 1; i < n; i++) {
+        double d = 0;
+        for (int k = 0; k < 3; k++)
+            d += ((double)p[i][k] - p[a][k]) * ((double)p[i][k] - p[a][k]);
+        if (d > best)
+            best = d, b = i;
+    }
+    if (best <= 0)
+        return false;
+    double u[3], len = sqrt(best);
+    for (int k = 0; k < 3; k++)
+        u[k] = ((double)p[b][k] - p[a][k]) / len;
+    for (size_t i = 0; i < n; i++) {
+        double d[3], t = 0, off = 0;
+        for (int k = 0; k < 3; k++)
+            d[k] = (double)p[i][k] - p[a][k], t += d[k] * u[k];
+        for (int k = 0; k < 3; k++)
+            off += (d[k] - t * u[k]) * (d[k] - t * u[k]);
+        if (sqrt(off) > 1e-3 * len)
+            return true;
+    }
+    return false;
+}
+
+/* Held: no dynamic rigid body on the bone or any ancestor. */
+static void held_bones(const plush_pmx_model *m, bool *dynamic, bool *held)
+{
+    size_t n = m->bone_count;
+    memset(dynamic, 0, n * sizeof *dynamic);
+    for (size_t r = 0; r < m->rigid_body_count; r++) {
+        const plush_pmx_rigid_body *rb = &m->rigid_bodies[r];
+        if (rb->mode != PLUSH_PMX_RIGID_FOLLOW_BONE && rb->bone >= 0 && (size_t)rb->bone < n)
+            dynamic[rb->bone] = true;
+    }
+    for (size_t b = 0; b < n; b++) {
+        held[b] = true;
+        int64_t x = (int64_t)b;
+        for (size_t steps = 0; x >= 0 && (size_t)x < n && steps <= n; steps++, x = m->bones[x].parent)
+            if (dynamic[x]) {
+                held[b] = false;
+                break;
+            }
+    }
+}
+
+static double held_share(const plush_pmx_vertex *v, const bool *held, size_t bone_count)
+{
+    double s = 0;
+    for (int j = 0; j < 4; j++)
+        if (v->bones[j] >= 0 && (size_t)v->bones[j] < bone_count && held[v->bones[j]])
+            s += v->weights[j];
+    return s;
+}
+
+static bool str_is(const plush_str *name, const char *s)
+{
+    size_t n = strlen(s);
+    return name->len == n && (n == 0 || memcmp(name->s, s, n) == 0);
+}
+
+typedef struct pin_work {
+    const plush_pmx_model *m;
+    const plush_attach_options *o;
+    const plush_cage_mesh *cage;
+    bool *held;
+    uint32_t *nearest;                 /* per model vertex: its nearest cage vertex */
+    float *dist;                       /* and the distance */
+    bool *covered;                     /* per model vertex */
+    double *share;                     /* per cage vertex: the held share around it */
+    uint32_t *first, *list;            /* per cage vertex: its covered vertices list[first[k]..first[k+1]] */
+    double *bone_w;                    /* scratch per bone */
+} pin_work;
+
+/* Mean edge length of the cage. */
+static double mean_edge(const plush_cage_mesh *c)
+{
+    double sum = 0;
+    for (size_t t = 0; t < c->triangle_count; t++)
+        for (int k = 0; k < 3; k++) {
+            const float *a = c->positions[c->triangles[t][k]], *b = c->positions[c->triangles[t][(k + 1) % 3]];
+            sum += sqrt(((double)a[0] - b[0]) * ((double)a[0] - b[0]) + ((double)a[1] - b[1]) * ((double)a[1] - b[1]) +
+                        ((double)a[2] - b[2]) * ((double)a[2] - b[2]));
+        }
+    return c->triangle_count ? sum / (3.0 * (double)c->triangle_count) : 0;
+}
+
+static void nearest_nodes(pin_work *w)
+{
+    const plush_cage_mesh *c = w->cage;
+    for (size_t v = 0; v < w->m->vertex_count; v++) {
+        const float *p = w->m->vertices[v].position;
+        double best = INFINITY;
+        uint32_t at = 0;
+        for (size_t k = 0; k < c->vertex_count; k++) {
+            double dx = (double)c->positions[k][0] - p[0], dy = (double)c->positions[k][1] - p[1],
+                   dz = (double)c->positions[k][2] - p[2], d = dx * dx + dy * dy + dz * dz;
+            if (d < best)
+                best = d, at = (uint32_t)k;
+        }
+        w->nearest[v] = at;
+        w->dist[v] = (float)sqrt(best);
+    }
+}
+
+/* The covered vertices: those of the named materials, or else of the materials the cage was made around:
+ * each cage vertex votes for the material of its nearest model vertex, and every material with at least a
+ * tenth of the most voted material's votes counts (plush proxy's cage vertices are its materials' own, a
+ * wrap's lie at one distance from them; a material that only sits under the cage, like eyes under a
+ * fringe, gets none). */
+static plush_status cover(pin_work *w, plush_diag *diag)
+{
+    const plush_pmx_model *m = w->m;
+    const plush_cage_mesh *c = w->cage;
+    size_t nm = m->material_count ? m->material_count : 1;
+    plush_arena arena = {0};
+    plush_status st = PLUSH_OK;
+    bool *take = calloc(nm, sizeof *take);
+    size_t *votes = calloc(nm, sizeof *votes);
+    int32_t *material_of = malloc((m->vertex_count ? m->vertex_count : 1) * sizeof *material_of);
+    uint32_t **verts = calloc(nm, sizeof *verts);
+    size_t *counts = calloc(nm, sizeof *counts);
+    if (!take || !votes || !material_of || !verts || !counts) {
+        st = no_memory(diag);
+        goto done;
+    }
+    for (size_t i = 0; i < w->o->material_count; i++) {
+        const char *want = w->o->materials[i] ? w->o->materials[i] : "";
+        bool found = false;
+        for (size_t mat = 0; mat < m->material_count; mat++)
+            if (str_is(&m->materials[mat].name, want))
+                take[mat] = found = true;
+        if (!found) {
+            st = plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, "material", -1, "no material named \"%s\"", want);
+            goto done;
+        }
+    }
+    for (size_t v = 0; v < m->vertex_count; v++)
+        material_of[v] = -1;
+    for (size_t mat = 0; mat < m->material_count; mat++) {
+        if ((st = plush_pmx_material_vertices(m, mat, &arena, &verts[mat], &counts[mat], diag)) != PLUSH_OK)
+            goto done;
+        for (size_t i = 0; i < counts[mat]; i++)
+            if (material_of[verts[mat][i]] < 0)
+                material_of[verts[mat][i]] = (int32_t)mat;
+    }
+    if (w->o->material_count == 0) {
+        size_t most = 0;
+        for (size_t k = 0; k < c->vertex_count; k++) {
+            const float *p = c->positions[k];
+            double best = INFINITY;
+            int32_t at = -1;
+            for (size_t v = 0; v < m->vertex_count; v++) {
+                const float *q = m->vertices[v].position;
+                double dx = (double)q[0] - p[0], dy = (double)q[1] - p[1], dz = (double)q[2] - p[2];
+                double d = dx * dx + dy * dy + dz * dz;
+                if (material_of[v] >= 0 && d < best)
+                    best = d, at = material_of[v];
+            }
+            if (at >= 0 && ++votes[at] > most)
+                most = votes[at];
+        }
+        for (size_t mat = 0; mat < m->material_count; mat++)
+            take[mat] = most > 0 && 10 * votes[mat] >= most;
+    }
+    for (size_t mat = 0; mat < m->material_count; mat++)
+        for (size_t i = 0; take[mat] && i < counts[mat]; i++)
+            w->covered[verts[mat][i]] = true;
+done:
+    free(take);
+    free(votes);
+    free(material_of);
+    free(verts);
+    free(counts);
+    plush_arena_free(&arena);
+    return st;
+}
+
+/* Per cage vertex, the covered vertices nearest to it and within reach (counting sort by cage vertex). */
+static void group(pin_work *w, double reach)
+{
+    size_t nc = w->cage->vertex_count;
+    memset(w->first, 0, (nc + 1) * sizeof *w->first);
+    for (size_t v = 0; v < w->m->vertex_count; v++)
+        if (w->covered[v] && w->dist[v] <= reach)
+            w->first[w->nearest[v] + 1]++;
+    for (size_t k = 0; k < nc; k++)
+        w->first[k + 1] += w->first[k];
+    uint32_t *fill = w->first; /* walks forward, then is restored */
+    for (size_t v = 0; v < w->m->vertex_count; v++)
+        if (w->covered[v] && w->dist[v] <= reach)
+            w->list[fill[w->nearest[v]]++] = (uint32_t)v;
+    for (size_t k = nc; k > 0; k--)
+        w->first[k] = w->first[k - 1];
+    w->first[0] = 0;
+}
+
+/* The covered vertex nearest to cage vertex k (any distance), or UINT32_MAX. */
+static uint32_t nearest_covered(const pin_work *w, size_t k)
+{
+    const float *p = w->cage->positions[k];
+    double best = INFINITY;
+    uint32_t at = UINT32_MAX;
+    for (size_t v = 0; v < w->m->vertex_count; v++) {
+        if (!w->covered[v])
+            continue;
+        const float *q = w->m->vertices[v].position;
+        double dx = (double)q[0] - p[0], dy = (double)q[1] - p[1], dz = (double)q[2] - p[2], d = dx * dx + dy * dy + dz * dz;
+        if (d < best)
+            best = d, at = (uint32_t)v;
+    }
+    return at;
+}
+
+/* The held share around cage vertex k; with add, its held bones' weights are added to w->bone_w. */
+static double around(pin_work *w, size_t k, bool add)
+{
+    size_t nb = w->m->bone_count;
+    uint32_t one, *vs = w->list + w->first[k];
+    size_t count = w->first[k + 1] - w->first[k];
+    if (count == 0) {
+        one = nearest_covered(w, k);
+        if (one == UINT32_MAX)
+            return 0;
+        vs = &one, count = 1;
+    }
+    double s = 0;
+    for (size_t i = 0; i < count; i++) {
+        const plush_pmx_vertex *v = &w->m->vertices[vs[i]];
+        s += held_share(v, w->held, nb);
+        for (int j = 0; add && j < 4; j++)
+            if (v->bones[j] >= 0 && (size_t)v->bones[j] < nb && w->held[v->bones[j]])
+                w->bone_w[v->bones[j]] += v->weights[j];
+    }
+    return s / (double)count;
+}
+
+/* The strongest four bones of w->bone_w (cleared afterwards), into bones/weights summing to 1; 0 when none. */
+static int strongest(pin_work *w, int32_t bones[4], float weights[4])
+{
+    size_t nb = w->m->bone_count;
+    int n = 0;
+    double wt[4] = {0};
+    for (int j = 0; j < 4; j++)
+        bones[j] = -1, weights[j] = 0;
+    for (size_t b = 0; b < nb; b++) {
+        double x = w->bone_w[b];
+        w->bone_w[b] = 0;
+        if (!(x > 0))
+            continue;
+        int at = n < 4 ? n++ : 4;
+        while (at > 0 && wt[at - 1] < x) {
+            if (at < 4)
+                wt[at] = wt[at - 1], bones[at] = bones[at - 1];
+            at--;
+        }
+        if (at < 4)
+            wt[at] = x, bones[at] = (int32_t)b;
+    }
+    double sum = 0;
+    for (int j = 0; j < n; j++)
+        sum += wt[j];
+    for (int j = 0; j < n; j++)
+        weights[j] = (float)(wt[j] / sum);
+    return n;
+}
+
+/* Cage vertex k follows these bones alone. */
+static void follow(plush_pmx_vertex *v, const int32_t bones[4], const float weights[4], int n)
+{
+    memcpy(v->bones, bones, sizeof v->bones);
+    memcpy(v->weights, weights, sizeof v->weights);
+    v->sdef = -1;
+    if (n <= 1) {
+        v->weight_type = PLUSH_PMX_BDEF1;
+        v->weights[0] = 1;
+    } else if (n == 2) {
+        v->weight_type = PLUSH_PMX_BDEF2;
+        v->weights[1] = 1 - v->weights[0];
+    } else {
+        v->weight_type = PLUSH_PMX_BDEF4;
+    }
+}
+
+static void pin_here(pin_work *w, size_t k, plush_pmx_vertex *cage, bool *pinned, bool *auto_pinned,
+                     const plush_pmx_vertex *fallback)
+{
+    int32_t bones[4];
+    float weights[4];
+    around(w, k, true);
+    int n = strongest(w, bones, weights);
+    if (n > 0)
+        follow(&cage[k], bones, weights, n);
+    else if (fallback)
+        cage[k] = (plush_pmx_vertex){.position = {cage[k].position[0], cage[k].position[1], cage[k].position[2]},
+                                     .normal = {cage[k].normal[0], cage[k].normal[1], cage[k].normal[2]},
+                                     .bones = {fallback->bones[0], fallback->bones[1], fallback->bones[2],
+                                               fallback->bones[3]},
+                                     .weights = {fallback->weights[0], fallback->weights[1], fallback->weights[2],
+                                                 fallback->weights[3]},
+                                     .edge_scale = 1, .weight_type = fallback->weight_type, .sdef = -1};
+    pinned[k] = auto_pinned[k] = true;
+}
+
+/* Do piece p's pinned cage vertices span a plane? */
+static bool piece_spans(const pin_work *w, const uint32_t *nodes, size_t count, const bool *pinned, float (*scratch)[3])
+{
+    size_t n = 0;
+    for (size_t i = 0; i < count; i++)
+        if (pinned[nodes[i]])
+            memcpy(scratch[n++], w->cage->positions[nodes[i]], sizeof scratch[0]);
+    return plush__attach_points_span((const float(*)[3])scratch, n);
+}
+
+/* Grows piece p's pins over its edges, the most held neighbour first, until they span a plane. */
+static void grow(pin_work *w, const uint32_t *face_piece, size_t p, const uint32_t *nodes, size_t count,
+                 plush_pmx_vertex *cage, bool *pinned, bool *auto_pinned, float (*scratch)[3])
+{
+    const plush_cage_mesh *c = w->cage;
+    for (size_t round = 0; round < count && !piece_spans(w, nodes, count, pinned, scratch); round++) {
+        size_t best = SIZE_MAX, from = 0;
+        for (size_t t = 0; t < c->triangle_count; t++) {
+            if (face_piece[t] != p)
+                continue;
+            for (int a = 0; a < 3; a++)
+                for (int b = 0; b < 3; b++) {
+                    uint32_t x = c->triangles[t][a], y = c->triangles[t][b];
+                    if (!pinned[x] || pinned[y])
+                        continue;
+                    if (best == SIZE_MAX || w->share[y] > w->share[best] || (w->share[y] == w->share[best] && y < best))
+                        best = y, from = x;
+                }
+        }
+        if (best == SIZE_MAX)
+            return;
+        pin_here(w, best, cage, pinned, auto_pinned, &cage[from]);
+    }
+}
+
+/* The bones the piece's automatic pins follow, by summed weight. */
+static void piece_bones(pin_work *w, const uint32_t *nodes, size_t count, const plush_pmx_vertex *cage,
+                        const bool *auto_pinned, plush_attach_piece *info)
+{
+    for (size_t i = 0; i < count; i++)
+        if (auto_pinned[nodes[i]])
+            for (int j = 0; j < 4; j++)
+                if (cage[nodes[i]].bones[j] >= 0 && (size_t)cage[nodes[i]].bones[j] < w->m->bone_count)
+                    w->bone_w[cage[nodes[i]].bones[j]] += cage[nodes[i]].weights[j];
+    float weights[4];
+    info->bone_count = (size_t)strongest(w, info->bones, weights);
+}
+
+static size_t depth(const plush_pmx_model *m, int32_t b)
+{
+    size_t d = 0;
+    for (int64_t x = m->bones[b].parent; x >= 0 && (size_t)x < m->bone_count && d <= m->bone_count; x = m->bones[x].parent)
+        d++;
+    return d;
+}
+
+/* The bone a piece nothing held reaches hangs from: of the bones with at least a tenth of the weight of
+ * its covered vertices, the one nearest the root of the skeleton (the most weight first among equals), or
+ * -1. */
+static int32_t chain_root(pin_work *w, const uint32_t *nodes, size_t count)
+{
+    const plush_pmx_model *m = w->m;
+    double total = 0;
+    for (size_t i = 0; i < count; i++)
+        for (uint32_t j = w->first[nodes[i]]; j < w->first[nodes[i] + 1]; j++) {
+            const plush_pmx_vertex *v = &m->vertices[w->list[j]];
+            for (int b = 0; b < 4; b++)
+                if (v->bones[b] >= 0 && (size_t)v->bones[b] < m->bone_count)
+                    w->bone_w[v->bones[b]] += v->weights[b], total += v->weights[b];
+        }
+    int32_t root = -1;
+    size_t root_depth = SIZE_MAX;
+    for (size_t b = 0; b < m->bone_count; b++) {
+        if (total > 0 && w->bone_w[b] >= 0.1 * total) {
+            size_t d = depth(m, (int32_t)b);
+            if (d < root_depth || (d == root_depth && w->bone_w[b] > w->bone_w[root]))
+                root = (int32_t)b, root_depth = d;
+        }
+    }
+    for (size_t b = 0; b < m->bone_count; b++)
+        if (root < 0 || (int32_t)b != root)
+            w->bone_w[b] = 0;
+    if (root >= 0)
+        w->bone_w[root] = 0;
+    return root;
+}
+
+/* Pins piece p: the cage vertices at least `need` held, else its most held one when it has a quarter;
+ * then grown until they span a plane. The number of cage vertices it pinned first. */
+static size_t pin_piece(pin_work *w, const uint32_t *face_piece, size_t p, const uint32_t *nodes, size_t count,
+                        double need, plush_pmx_vertex *cage, bool *pinned, bool *auto_pinned, float (*scratch)[3])
+{
+    size_t best = SIZE_MAX, pins = 0;
+    for (size_t i = 0; i < count; i++) {
+        w->share[nodes[i]] = around(w, nodes[i], false);
+        if (best == SIZE_MAX || w->share[nodes[i]] > w->share[best])
+            best = nodes[i];
+    }
+    for (size_t i = 0; i < count; i++)
+        if (w->share[nodes[i]] >= need - 1e-6) {
+            pin_here(w, nodes[i], cage, pinned, auto_pinned, NULL);
+            pins++;
+        }
+    if (pins == 0 && best != SIZE_MAX && w->share[best] >= 0.25) {
+        pin_here(w, best, cage, pinned, auto_pinned, NULL);
+        pins++;
+    }
+    if (pins > 0)
+        grow(w, face_piece, p, nodes, count, cage, pinned, auto_pinned, scratch);
+    return pins;
+}
+
+plush_status plush__attach_auto_pins(const plush_pmx_model *m, const plush_attach_options *o, const uint32_t *face_piece,
+                                     size_t pieces, plush_pmx_vertex *cage_verts, bool *pinned, bool *auto_pinned,
+                                     plush_attach_piece *info, plush_diag *diag)
+{
+    const plush_cage_mesh *c = o->cage;
+    size_t nv = m->vertex_count, nc = c->vertex_count, nb = m->bone_count ? m->bone_count : 1;
+    pin_work w = {.m = m, .o = o, .cage = c};
+    bool *dynamic = calloc(nb, sizeof *dynamic);
+    w.held = calloc(nb, sizeof *w.held);
+    w.bone_w = calloc(nb, sizeof *w.bone_w);
+    w.nearest = malloc(nv * sizeof *w.nearest);
+    w.dist = malloc(nv * sizeof *w.dist);
+    w.covered = calloc(nv, sizeof *w.covered);
+    w.list = malloc(nv * sizeof *w.list);
+    w.first = malloc((nc + 1) * sizeof *w.first);
+    w.share = malloc(nc * sizeof *w.share);
+    uint32_t *nodes = malloc(nc * sizeof *nodes);
+    bool *in_piece = malloc(nc * sizeof *in_piece);
+    float(*scratch)[3] = malloc(nc * sizeof *scratch);
+    plush_status st = PLUSH_OK;
+    if (!dynamic || !w.held || !w.bone_w || !w.nearest || !w.dist || !w.covered || !w.list || !w.first || !w.share ||
+        !nodes || !in_piece || !scratch) {
+        st = no_memory(diag);
+        goto done;
+    }
+    held_bones(m, dynamic, w.held);
+    double reach = mean_edge(c);
+    nearest_nodes(&w);
+    if ((st = cover(&w, diag)) != PLUSH_OK)
+        goto done;
+    group(&w, reach);
+    double need = o->pin_share > 0 ? o->pin_share : 0.5;
+    for (size_t p = 0; p < pieces; p++) {
+        memset(in_piece, 0, nc * sizeof *in_piece);
+        for (size_t t = 0; t < c->triangle_count; t++)
+            for (int k = 0; k < 3 && face_piece[t] == p; k++)
+                in_piece[c->triangles[t][k]] = true;
+        size_t count = 0;
+        for (size_t k = 0; k < nc; k++)
+            if (in_piece[k])
+                nodes[count++] = (uint32_t)k;
+        if (pin_piece(&w, face_piece, p, nodes, count, need, cage_verts, pinned, auto_pinned, scratch) == 0) {
+            /* nothing held reaches it (a braid on physics bones): it rides the bone its chain hangs from */
+            int32_t root = chain_root(&w, nodes, count);
+            if (root >= 0) {
+                memset(dynamic, 0, nb * sizeof *dynamic);
+                dynamic[root] = true;
+                bool *held = w.held;
+                w.held = dynamic;
+                info[p].physics = pin_piece(&w, face_piece, p, nodes, count, need, cage_verts, pinned, auto_pinned,
+                                            scratch) > 0;
+                w.held = held;
+            }
+        }
+        piece_bones(&w, nodes, count, cage_verts, auto_pinned, &info[p]);
+    }
+done:
+    free(dynamic);
+    free(w.held);
+    free(w.bone_w);
+    free(w.nearest);
+    free(w.dist);
+    free(w.covered);
+    free(w.list);
+    free(w.first);
+    free(w.share);
+    free(nodes);
+    free(in_piece);
+    free(scratch);
+    return st;
+}

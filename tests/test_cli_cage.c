@@ -1,0 +1,376 @@
+/* Pins that hold, in one command: plush attach's automatic pins (in the library and on Alicia's hair) and
+ * plush run --cage on a plush-like toy built in code, hung by the head and swung for 300 frames. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "plush/plush.h"
+#include "support/cli_run.h"
+#include "support/shared_data.h"
+#include "support/toy_fixture.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ALICIA SHARED_MMD "/alicia/Alicia_solid.pmx"
+#define MOTION SHARED_MMD "/mmd_base/サンプルモーション_0046.vmd"
+
+static const char *const toy_materials[] = {"head", "body", "arms", "legs"};
+
+static int setup(void **state)
+{
+    (void)state;
+    return cli_tmp_setup("plush_cage");
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    return cli_tmp_teardown();
+}
+
+static bool have_alicia(void)
+{
+    FILE *f = fopen(ALICIA, "rb"), *g = fopen(MOTION, "rb");
+    bool ok = f && g;
+    if (f)
+        fclose(f);
+    if (g)
+        fclose(g);
+    if (!ok)
+        printf("skipped: %s or %s is absent (../shared/data/mmd)\n", ALICIA, MOTION);
+    return ok;
+}
+
+/* Do three of the points lie off one line? */
+static bool spans(const float (*p)[3], size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = i + 1; j < n; j++)
+            for (size_t k = j + 1; k < n; k++) {
+                double a[3], b[3], c[3];
+                for (int x = 0; x < 3; x++)
+                    a[x] = (double)p[j][x] - p[i][x], b[x] = (double)p[k][x] - p[i][x];
+                c[0] = a[1] * b[2] - a[2] * b[1], c[1] = a[2] * b[0] - a[0] * b[2], c[2] = a[0] * b[1] - a[1] * b[0];
+                if (sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2]) > 1e-4)
+                    return true;
+            }
+    return false;
+}
+
+/* Every soft body's pins: at least three, off one line. */
+static void expect_held(const plush_pmx_model *m, size_t first_soft_body)
+{
+    for (size_t s = first_soft_body; s < m->soft_body_count; s++) {
+        const plush_pmx_soft_body *sb = &m->soft_bodies[s];
+        assert_true(sb->pin_count >= 3);
+        float(*p)[3] = malloc(sb->pin_count * sizeof *p);
+        for (size_t i = 0; i < sb->pin_count; i++)
+            memcpy(p[i], m->vertices[sb->pins[i]].position, sizeof p[i]);
+        assert_true(spans((const float(*)[3])p, sb->pin_count));
+        free(p);
+    }
+}
+
+/* The toy's cage is one wrap (its pieces are closed), pinned at the head alone: a patch of cage vertices
+ * above the neck following the head bone. */
+static void test_toy_auto_pins(void **state)
+{
+    (void)state;
+    plush_pmx_model *m = toy_fx_model(), *out = NULL;
+    plush_arena arena = {0};
+    plush_diag d;
+    plush_diag_reset(&d);
+    plush_cage_mesh cage;
+    plush_cage_result made;
+    assert_int_equal(plush_attach_make_cage(m, toy_materials, 4, 0, &arena, &cage, &made, &d), PLUSH_OK);
+    assert_true(made.wrapped);
+    plush_attach_options o = {.cage = &cage, .auto_mask = true, .auto_pins = true, .require_hold = true};
+    plush_attach_result r;
+    assert_int_equal(plush_attach(m, &o, &out, &r, &d), PLUSH_OK);
+    assert_int_equal(r.pieces, 1);
+    const plush_attach_piece *pi = &r.piece_info[0];
+    assert_true(pi->pinned >= 3 && pi->auto_pinned == pi->pinned && !pi->spins && !pi->physics);
+    assert_int_equal(pi->bone_count, 1);
+    assert_int_equal(pi->bones[0], 1); /* "head" */
+    assert_true(pi->pinned < pi->vertices / 2); /* the head's part, not the whole toy */
+    const plush_pmx_soft_body *sb = &out->soft_bodies[r.soft_body];
+    for (size_t i = 0; i < sb->pin_count; i++) {
+        const plush_pmx_vertex *v = &out->vertices[sb->pins[i]];
+        assert_true(v->position[1] > TOY_FX_NECK_Y - 0.3f);
+        assert_int_equal(v->weight_type, PLUSH_PMX_BDEF1);
+        assert_int_equal(v->bones[0], 1);
+    }
+    expect_held(out, r.soft_body);
+    printf("toy: %zu-triangle wrap, %zu of %zu cage vertices pinned to the head\n", cage.triangle_count, pi->pinned,
+           pi->vertices);
+    plush_pmx_free(out);
+
+    /* Pinned by hand by one vertex: it spins (a warning); the body's piece of an unwrapped cage pinned to
+     * the head bone alone is held by nothing: refused with require_hold, a warning without it. */
+    uint32_t one = 0;
+    plush_attach_options o1 = {.cage = &cage, .pin_vertices = &one, .pin_vertex_count = 1, .require_hold = true};
+    plush_diag_reset(&d);
+    assert_int_equal(plush_attach(m, &o1, &out, &r, &d), PLUSH_OK);
+    assert_true(r.piece_info[0].spins && d.warning_count >= 1);
+    plush_pmx_free(out);
+    plush_cage_mesh skin, pieces;
+    assert_int_equal(plush_scene_cage_weld(m, toy_materials, 4, &arena, &skin, &d), PLUSH_OK);
+    assert_int_equal(plush_cage_simplify(&skin, &(plush_cage_options){.target_triangles = 600}, &arena, &pieces, &made, &d),
+                     PLUSH_OK);
+    const char *head[] = {"head"};
+    plush_attach_options o2 = {.cage = &pieces, .pin_bones = head, .pin_bone_count = 1, .require_hold = true};
+    assert_int_equal(plush_attach(m, &o2, &out, &r, &d), PLUSH_E_UNHELD);
+    assert_null(out);
+    o2.require_hold = false;
+    plush_diag_reset(&d);
+    assert_int_equal(plush_attach(m, &o2, &out, &r, &d), PLUSH_OK);
+    assert_int_equal(r.pieces, 6);
+    plush_pmx_free(out);
+    /* with automatic pins every piece hangs from something: the head, or the body bone's chain */
+    plush_attach_options o3 = {.cage = &pieces, .auto_pins = true, .require_hold = true};
+    plush_diag_reset(&d);
+    assert_int_equal(plush_attach(m, &o3, &out, &r, &d), PLUSH_OK);
+    for (size_t p = 0; p < r.pieces; p++)
+        assert_true(r.piece_info[p].pinned >= 3 && !r.piece_info[p].spins);
+    plush_pmx_free(out);
+    plush_arena_free(&arena);
+    plush_pmx_free(m);
+}
+
+/* The column named name in a CSV header line, or -1. */
+static int column(const char *header, const char *name)
+{
+    int k = 0;
+    size_t n = strlen(name);
+    for (const char *p = header; *p && *p != '\n'; k++) {
+        size_t len = strcspn(p, ",\n");
+        if (len == n && strncmp(p, name, n) == 0)
+            return k;
+        p += len;
+        if (*p == ',')
+            p++;
+    }
+    return -1;
+}
+
+/* The worst (largest) value of a column over the rows, NAN when the column is absent. */
+static double worst(const char *csv, const char *name, size_t *rows)
+{
+    int c = column(csv, name);
+    *rows = 0;
+    if (c < 0)
+        return NAN;
+    double w = -INFINITY;
+    for (const char *line = strchr(csv, '\n'); line && line[1]; line = strchr(line + 1, '\n')) {
+        const char *p = line + 1;
+        for (int k = 0; k < c && p; k++)
+            p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL;
+        assert_non_null(p);
+        double x = strtod(p, NULL);
+        assert_true(isfinite(x));
+        w = x > w ? x : w;
+        (*rows)++;
+    }
+    return w;
+}
+
+/* The one command on the toy: plush run --cage makes, pins and runs the cage, 300 frames hung by the head
+ * and swung; the model file is untouched. */
+static void test_toy_run(void **state)
+{
+    (void)state;
+    char model[300], motion[300], out[300], csv[400];
+    cli_tmp_path(model, sizeof model, "toy.pmx");
+    cli_tmp_path(motion, sizeof motion, "swing.vmd");
+    cli_tmp_path(out, sizeof out, "toy_run");
+    plush_diag d;
+    plush_diag_reset(&d);
+    plush_pmx_model *m = toy_fx_model();
+    plush_vmd_motion *v = toy_fx_swing(300);
+    assert_int_equal(plush_pmx_write_file(m, NULL, model, &d), PLUSH_OK);
+    assert_int_equal(plush_vmd_write_file(v, NULL, motion, &d), PLUSH_OK);
+    plush_vmd_free(v);
+    plush_pmx_free(m);
+    size_t before_len, after_len;
+    char *before = cli_read_all(model, &before_len);
+
+    cli_result r;
+    CLI_RUN(&r, "run", model, "--cage", "head,body,arms,legs", "--motion", motion, "--frames", "300", "--export",
+            "quality,pmx+vmd", "-o", out);
+    cli_expect_code(&r, 0);
+    assert_null(strstr(r.out, "blow-ups"));
+    printf("%s", r.out);
+    cli_result_free(&r);
+    char *after = cli_read_all(model, &after_len);
+    assert_int_equal(before_len, after_len);
+    assert_memory_equal(before, after, before_len);
+    free(before);
+    free(after);
+
+    snprintf(csv, sizeof csv, "%s/quality.csv", out);
+    size_t len, rows;
+    char *text = cli_read_all(csv, &len);
+    assert_non_null(text);
+    static const char *const cols[] = {"surface_strain_p999", "surface_strain_max", "surface_strain_outside",
+                                       "surface_crease_p99", "cage_strain_p999", "cage_strain_outside",
+                                       "cage_crease_p99"};
+    double w[7];
+    for (int i = 0; i < 7; i++) {
+        w[i] = worst(text, cols[i], &rows);
+        printf("toy swing, worst over %zu frames: %s %g\n", rows, cols[i], w[i]);
+    }
+    assert_true(rows >= 300);
+    /* What holds today with a margin; issue 13's thresholds (0.5% beyond 1.5x, p99.9 <= 1.5, crease p99
+     * within 20 deg) come with the smoother binding. */
+    if (!isnan(w[0]))
+        assert_true(w[0] < 40);
+    if (!isnan(w[4]))
+        assert_true(w[4] < 10);
+    free(text);
+
+    /* refused: a model with a TriMesh soft body already, and a material the model lacks */
+    char soft[300], out2[300];
+    cli_tmp_path(soft, sizeof soft, "toy_soft.pmx");
+    cli_tmp_path(out2, sizeof out2, "toy_run2");
+    CLI_RUN(&r, "attach", model, "--proxy", model, "-o", soft);
+    cli_expect_code(&r, 0);
+    cli_result_free(&r);
+    CLI_RUN(&r, "run", soft, "--cage", "head", "--frames", "2", "-o", out2);
+    cli_expect_one_error_line(&r);
+    cli_result_free(&r);
+    CLI_RUN(&r, "run", model, "--cage", "tail:200", "--frames", "2", "-o", out2);
+    cli_expect_one_error_line(&r);
+    cli_result_free(&r);
+    assert_false(cli_exists(out2));
+}
+
+/* Head position of Alicia at frame f (the head is not on physics: plush pose gives it as plush run has it). */
+static void head_at(int f, float p[3])
+{
+    char csv[300], frame[16];
+    cli_tmp_path(csv, sizeof csv, "bones.csv");
+    snprintf(frame, sizeof frame, "%d", f);
+    cli_result r;
+    CLI_RUN(&r, "pose", ALICIA, "--motion", MOTION, "--frame", frame, "--bones", csv);
+    cli_expect_code(&r, 0);
+    cli_result_free(&r);
+    size_t len;
+    char *text = cli_read_all(csv, &len);
+    char *at = strstr(text, ",\"頭\",");
+    if (!at)
+        at = strstr(text, ",頭,");
+    assert_non_null(at);
+    at = strchr(at + 1, ',') + 1; /* past the name */
+    for (int k = 0; k < 3; k++) {
+        p[k] = strtof(at, &at);
+        at++;
+    }
+    free(text);
+}
+
+/* The largest distance of a cage PLY's nodes from p. */
+static double farthest(const char *path, const float p[3])
+{
+    size_t len = 0;
+    char *data = cli_read_all(path, &len);
+    assert_non_null(data);
+    char *end = strstr(data, "end_header\n"), *line = strstr(data, "element vertex ");
+    assert_true(end && line);
+    size_t n = strtoul(line + 15, NULL, 10), off = (size_t)(end - data) + 11;
+    assert_true(off + n * 12 <= len);
+    double most = 0;
+    for (size_t i = 0; i < n; i++) {
+        float q[3];
+        memcpy(q, data + off + 12 * i, sizeof q);
+        double dx = (double)q[0] - p[0], dy = (double)q[1] - p[1], dz = (double)q[2] - p[2];
+        assert_true(isfinite(dx) && isfinite(dy) && isfinite(dz));
+        double dist = sqrt(dx * dx + dy * dy + dz * dz);
+        most = dist > most ? dist : most;
+    }
+    free(data);
+    return most;
+}
+
+/* Alicia's hair, the README flow without --pin-bone: every piece held by at least three non-collinear
+ * pins, and over the dance the hair cage stays around the head. */
+static void test_alicia_hair_auto_pins(void **state)
+{
+    (void)state;
+    if (!have_alicia())
+        return;
+    char soft[300], out[300], ply[400];
+    cli_tmp_path(soft, sizeof soft, "alicia_auto.pmx");
+    cli_tmp_path(out, sizeof out, "alicia_auto_run");
+    cli_result r;
+    /* the head alone leaves the braid free: refused, nothing written */
+    CLI_RUN(&r, "attach", ALICIA, "--proxy", "proxies/alicia_hair_cage.obj", "--pin-bone", "頭", "-o", soft);
+    cli_expect_one_error_line(&r);
+    cli_result_free(&r);
+    assert_false(cli_exists(soft));
+
+    CLI_RUN(&r, "attach", ALICIA, "--proxy", "proxies/alicia_hair_cage.obj", "--preset", "plush", "-o", soft);
+    cli_expect_code(&r, 0);
+    printf("%s", r.out);
+    assert_null(strstr(r.err, "spin"));
+    /* the summary's range of new model vertices: first .. first + added - 1 (241 cage vertices add 247) */
+    const char *range = strstr(r.out, "model vertices ");
+    assert_non_null(range);
+    char *dots;
+    unsigned long lo = strtoul(range + 15, &dots, 10), hi = strtoul(dots + 2, NULL, 10);
+    cli_result_free(&r);
+    plush_diag d;
+    plush_diag_reset(&d);
+    plush_pmx_model *m = NULL;
+    assert_int_equal(plush_pmx_read_file(soft, NULL, &m, &d), PLUSH_OK);
+    assert_int_equal(m->soft_body_count, 10);
+    assert_int_equal(lo, 22311);
+    assert_int_equal(hi, m->vertex_count - 1);
+    assert_int_equal(hi - lo + 1, 247);
+    expect_held(m, 0);
+    plush_pmx_free(m);
+
+    CLI_RUN(&r, "run", soft, "--motion", MOTION, "--frames", "120", "--materials", "hair", "--export",
+            "cage,quality", "--every", "20", "-o", out);
+    cli_expect_code(&r, 0);
+    assert_null(strstr(r.out, "blow-ups"));
+    cli_result_free(&r);
+    float head[3];
+    head_at(0, head);
+    snprintf(ply, sizeof ply, "%s/frames/cage_00000.ply", out);
+    double rest = farthest(ply, head), most = 0;
+    for (int f = 20; f < 120; f += 20) {
+        head_at(f, head);
+        snprintf(ply, sizeof ply, "%s/frames/cage_%05d.ply", out, f);
+        double x = farthest(ply, head);
+        most = x > most ? x : most;
+    }
+    printf("alicia hair, automatic pins: the cage reaches %.3f units from the head at rest, at most %.3f over "
+           "120 frames\n",
+           rest, most);
+    assert_true(most < rest + 2.0); /* on the head, not falling away (Alicia is ~20 units tall) */
+
+    /* The same in one command. */
+    char out2[300];
+    cli_tmp_path(out2, sizeof out2, "alicia_cage_run");
+    CLI_RUN(&r, "run", ALICIA, "--cage", "hair:300", "--motion", MOTION, "--frames", "30", "--export", "quality", "-o",
+            out2);
+    cli_expect_code(&r, 0);
+    assert_null(strstr(r.out, "blow-ups"));
+    cli_result_free(&r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_toy_auto_pins),
+        cmocka_unit_test(test_toy_run),
+        cmocka_unit_test(test_alicia_hair_auto_pins),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
