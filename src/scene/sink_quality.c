@@ -120,10 +120,20 @@ static plush_status quality_create(const plush_scene *scene, const plush_scene_o
                                    : plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
     for (size_t v = 0; st == PLUSH_OK && v < m->vertex_count; v++)
         memcpy(rest[v], m->vertices[v].position, sizeof rest[v]);
+    /* With a binding, the surface is what the proxy skins: the faces of bound vertices only (Alicia's
+     * hair, not her bone-skinned elbows, whose strain is plain MMD skinning). */
+    const plush_scene_binding *b = plush_scene_get_binding(scene);
+    if (st == PLUSH_OK && b) {
+        size_t kept = 0;
+        for (size_t f = 0; f < nt; f++)
+            if (plush_scene_binding_row(b, tris[f][0]) >= 0 && plush_scene_binding_row(b, tris[f][1]) >= 0 &&
+                plush_scene_binding_row(b, tris[f][2]) >= 0)
+                memmove(tris[kept++], tris[f], sizeof tris[f]);
+        nt = kept;
+    }
     if (st == PLUSH_OK)
         st = plush_quality_create((const float(*)[3])rest, m->vertex_count, (const uint32_t(*)[3])tris, nt,
                                   &q->surface, diag);
-    const plush_scene_binding *b = plush_scene_get_binding(scene);
     if (st == PLUSH_OK && desc.mode == PLUSH_SCENE_PROXY && b)
         st = plush_quality_create((const float(*)[3])b->proxy.nodes, b->proxy.node_count,
                                   (const uint32_t(*)[3])b->proxy.triangles, b->proxy.triangle_count, &q->cage, diag);

@@ -88,6 +88,11 @@ plush_pmx_model *toy_fx_model(void)
 
 plush_vmd_motion *toy_fx_swing(uint32_t frames)
 {
+    return toy_fx_swing_bone("root", frames);
+}
+
+plush_vmd_motion *toy_fx_swing_bone(const char *bone, uint32_t frames)
+{
     plush_vmd_motion *v = plush_vmd_create();
     assert_non_null(v);
     size_t n = frames / 30 + 2;
@@ -98,7 +103,7 @@ plush_vmd_motion *toy_fx_swing(uint32_t frames)
         uint32_t at = f < frames ? f : frames;
         plush_vmd_bone_key *k = &v->bone_keys[v->bone_key_count++];
         memset(k, 0, sizeof *k);
-        k->name = (plush_str){.s = "root", .len = 4};
+        k->name = (plush_str){.s = bone, .len = (uint32_t)strlen(bone)};
         k->frame = at;
         int phase = (int)(at / 30) % 4; /* rest, right, rest, left */
         bool end = at == frames;

@@ -25,5 +25,8 @@ plush_pmx_model *toy_fx_model(void);
 /* "root" keys every 30 frames up to `frames`: carried along x by +-3 units and tilted about z by
  * +-0.5 rad in turn (linear curves), back to rest at the end. */
 plush_vmd_motion *toy_fx_swing(uint32_t frames);
+/* The same keys on another bone (UTF-8 name; it must outlive the motion): "センター" swings any model
+ * with MMD's standard skeleton. */
+plush_vmd_motion *toy_fx_swing_bone(const char *bone, uint32_t frames);
 
 #endif
