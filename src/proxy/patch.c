@@ -23,7 +23,9 @@ struct plush_proxy_patch {
     size_t triangle_count, node_count;
     size_t *start;           /* patch of triangle i: node[start[i] .. start[i + 1]) */
     uint32_t *node;
-    double (*rest_offset)[3];/* p0 - m0 for each patch entry */
+    double origin[3];        /* the rest nodes' mean: coordinates below are taken from it */
+    double (*rest_node)[3];  /* p0 - origin per node */
+    double (*moment)[12];    /* per node, each update: (x - origin) (p0 - origin)^T, then x - origin */
     double (*rest_mean)[3];  /* m0 per triangle */
     double (*now_mean)[3];   /* m per triangle, after the last update */
     double (*q)[4];          /* rotation per triangle, x y z w, w >= 0 */
@@ -190,11 +192,12 @@ plush_status plush_proxy_patch_create(const plush_proxy_mesh *rest, int rings, p
         p->start[tn] = used;
         p->triangle_count = tn;
         p->node_count = nn;
-        p->rest_offset = malloc((used ? used : 1) * sizeof *p->rest_offset);
+        p->rest_node = malloc((nn ? nn : 1) * sizeof *p->rest_node);
+        p->moment = malloc((nn ? nn : 1) * sizeof *p->moment);
         p->rest_mean = malloc((tn ? tn : 1) * sizeof *p->rest_mean);
         p->now_mean = malloc((tn ? tn : 1) * sizeof *p->now_mean);
         p->q = malloc((tn ? tn : 1) * sizeof *p->q);
-        ok = p->rest_offset && p->rest_mean && p->now_mean && p->q;
+        ok = p->rest_node && p->moment && p->rest_mean && p->now_mean && p->q;
     }
     free(nstart);
     free(fill);
@@ -205,19 +208,25 @@ plush_status plush_proxy_patch_create(const plush_proxy_mesh *rest, int rings, p
         plush_proxy_patch_destroy(p);
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, "patch", -1, "out of memory for %zu triangles", tn);
     }
+    for (size_t v = 0; v < nn; v++)
+        for (int k = 0; k < 3; k++)
+            p->origin[k] += rest->nodes[v][k];
+    for (int k = 0; k < 3; k++)
+        p->origin[k] = nn ? p->origin[k] / (double)nn : 0;
+    for (size_t v = 0; v < nn; v++)
+        for (int k = 0; k < 3; k++)
+            p->rest_node[v][k] = rest->nodes[v][k] - p->origin[k];
     for (size_t i = 0; i < tn; i++) {
         double m[3] = {0, 0, 0};
         size_t n = p->start[i + 1] - p->start[i];
         for (size_t e = p->start[i]; e < p->start[i + 1]; e++)
             for (int k = 0; k < 3; k++)
-                m[k] += rest->nodes[p->node[e]][k];
+                m[k] += p->rest_node[p->node[e]][k];
         for (int k = 0; k < 3; k++)
             m[k] /= (double)n;
-        for (size_t e = p->start[i]; e < p->start[i + 1]; e++)
-            for (int k = 0; k < 3; k++)
-                p->rest_offset[e][k] = rest->nodes[p->node[e]][k] - m[k];
-        memcpy(p->rest_mean[i], m, sizeof m);
-        memcpy(p->now_mean[i], m, sizeof m);
+        memcpy(p->rest_mean[i], m, sizeof m);   /* from the origin, like rest_node */
+        for (int k = 0; k < 3; k++)
+            p->now_mean[i][k] = m[k] + p->origin[k];
         p->q[i][0] = p->q[i][1] = p->q[i][2] = 0;
         p->q[i][3] = 1;
     }
@@ -225,39 +234,48 @@ plush_status plush_proxy_patch_create(const plush_proxy_mesh *rest, int rings, p
     return PLUSH_OK;
 }
 
+/* sum over the patch of (x - m)(p0 - m0)^T = sum x p0^T - (sum x) m0^T (both from the origin): each
+ * node's outer product is made once per update and patches only add them up. */
 void plush_proxy_patch_update(plush_proxy_patch *p, const float (*nodes)[3])
 {
+    for (size_t v = 0; v < p->node_count; v++) {
+        double y[3] = {nodes[v][0] - p->origin[0], nodes[v][1] - p->origin[1], nodes[v][2] - p->origin[2]};
+        const double *o = p->rest_node[v];
+        double *mo = p->moment[v];
+        for (int c = 0; c < 3; c++)
+            for (int r = 0; r < 3; r++)
+                mo[3 * c + r] = y[r] * o[c];
+        mo[9] = y[0], mo[10] = y[1], mo[11] = y[2];
+    }
     for (size_t i = 0; i < p->triangle_count; i++) {
-        double m[3] = {0, 0, 0};
-        size_t n = p->start[i + 1] - p->start[i];
-        bool finite = true;
-        for (size_t e = p->start[i]; e < p->start[i + 1]; e++)
-            for (int k = 0; k < 3; k++)
-                m[k] += nodes[p->node[e]][k];
-        for (int k = 0; k < 3; k++) {
-            m[k] /= (double)n;
-            finite = finite && isfinite(m[k]);
+        double sum[12] = {0};
+        for (size_t e = p->start[i]; e < p->start[i + 1]; e++) {
+            const double *mo = p->moment[p->node[e]];
+            for (int k = 0; k < 12; k++)
+                sum[k] += mo[k];
         }
+        double n = (double)(p->start[i + 1] - p->start[i]), a[3][3];
+        const double *m0 = p->rest_mean[i];
+        bool finite = true;
+        for (int c = 0; c < 3; c++)
+            for (int r = 0; r < 3; r++) {
+                a[c][r] = sum[3 * c + r] - sum[9 + r] * m0[c];
+                finite = finite && isfinite(a[c][r]);
+            }
         if (!finite)
             continue;   /* keep the last motion, as a collapsed triangle keeps its frame */
-        double a[3][3] = {{0}};
-        for (size_t e = p->start[i]; e < p->start[i + 1]; e++) {
-            const float *x = nodes[p->node[e]];
-            double d[3] = {x[0] - m[0], x[1] - m[1], x[2] - m[2]};
-            const double *o = p->rest_offset[e];
-            for (int c = 0; c < 3; c++)
-                for (int r = 0; r < 3; r++)
-                    a[c][r] += d[r] * o[c];
-        }
         extract_rotation(a, p->q[i]);
-        memcpy(p->now_mean[i], m, sizeof m);
+        for (int k = 0; k < 3; k++)
+            p->now_mean[i][k] = sum[9 + k] / n + p->origin[k];
     }
 }
 
 void plush_proxy_patch_motion(const plush_proxy_patch *p, size_t triangle, double q[4], double translation[3])
 {
-    const double *r = p->q[triangle], *m0 = p->rest_mean[triangle], *m = p->now_mean[triangle];
-    double c[3][3];
+    const double *r = p->q[triangle], *m = p->now_mean[triangle];
+    double c[3][3], m0[3];
+    for (int k = 0; k < 3; k++)
+        m0[k] = p->rest_mean[triangle][k] + p->origin[k];
     quat_to_columns(r, c);
     memcpy(q, r, 4 * sizeof *q);
     for (int k = 0; k < 3; k++)
@@ -275,7 +293,8 @@ void plush_proxy_patch_destroy(plush_proxy_patch *p)
         return;
     free(p->start);
     free(p->node);
-    free(p->rest_offset);
+    free(p->rest_node);
+    free(p->moment);
     free(p->rest_mean);
     free(p->now_mean);
     free(p->q);

@@ -1,0 +1,347 @@
+/* The smooth plush surface's two parts (issue 13): binding weights smoothed over the detailed surface
+ * (plush_proxy_binding_smooth) and patch frames (plush_proxy_patch, and the skin that uses them).
+ *
+ * The fixture is a wavy coarse sheet (the proxy) under a fine grid (the detailed surface): a vertex's
+ * nearest four triangles change from one grid vertex to the next, which is where the nearest-four
+ * weights jump. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "plush/proxy.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { CN = 7 };   /* coarse nodes per side */
+#define SIZE 6.0f
+static int FN = 61;   /* fine nodes per side: test_smooth_is_continuous refines it */
+
+typedef struct fixture {
+    float cage[CN * CN][3];
+    uint32_t cage_tris[2 * (CN - 1) * (CN - 1)][3];
+    float (*fine)[3];
+    uint32_t (*fine_tris)[3];
+} fixture;
+
+static void grid_tris(uint32_t (*t)[3], int n)
+{
+    size_t k = 0;
+    for (int j = 0; j + 1 < n; j++)
+        for (int i = 0; i + 1 < n; i++) {
+            uint32_t a = (uint32_t)(j * n + i), b = a + 1, c = a + (uint32_t)n, d = c + 1;
+            t[k][0] = a, t[k][1] = b, t[k][2] = d, k++;
+            t[k][0] = a, t[k][1] = d, t[k][2] = c, k++;
+        }
+}
+
+static fixture *make_fixture(void)
+{
+    fixture *f = calloc(1, sizeof *f);
+    assert_non_null(f);
+    f->fine = calloc((size_t)(FN * FN), sizeof *f->fine);
+    f->fine_tris = calloc((size_t)(2 * (FN - 1) * (FN - 1)), sizeof *f->fine_tris);
+    assert_true(f->fine && f->fine_tris);
+    for (int j = 0; j < CN; j++)
+        for (int i = 0; i < CN; i++) {
+            float x = SIZE * (float)i / (CN - 1), y = SIZE * (float)j / (CN - 1);
+            f->cage[j * CN + i][0] = x, f->cage[j * CN + i][1] = y;
+            f->cage[j * CN + i][2] = 0.3f * sinf(1.7f * x) * cosf(1.3f * y);
+        }
+    for (int j = 0; j < FN; j++)
+        for (int i = 0; i < FN; i++) {
+            float x = SIZE * (float)i / (FN - 1), y = SIZE * (float)j / (FN - 1);
+            f->fine[j * FN + i][0] = x, f->fine[j * FN + i][1] = y, f->fine[j * FN + i][2] = 0.25f;
+        }
+    grid_tris(f->cage_tris, CN);
+    grid_tris(f->fine_tris, FN);
+    return f;
+}
+
+static void free_fixture(fixture *f)
+{
+    free(f->fine);
+    free(f->fine_tris);
+    free(f);
+}
+
+static plush_proxy_mesh cage_mesh(const fixture *f)
+{
+    return (plush_proxy_mesh){.nodes = (const float(*)[3])f->cage, .node_count = CN * CN,
+                              .triangles = (const uint32_t(*)[3])f->cage_tris,
+                              .triangle_count = 2 * (CN - 1) * (CN - 1)};
+}
+
+static plush_proxy_binding *bind(const fixture *f, bool smooth)
+{
+    plush_proxy_mesh mesh = cage_mesh(f);
+    plush_proxy_binding *b = NULL;
+    plush_diag d;
+    plush_diag_reset(&d);
+    plush_proxy_bind_options o = {.search = PLUSH_PROXY_SEARCH_BRUTE};
+    assert_int_equal(plush_proxy_bind(&mesh, (const float(*)[3])f->fine, (size_t)(FN * FN), &o, &b, &d), PLUSH_OK);
+    if (smooth)
+        assert_int_equal(plush_proxy_binding_smooth(b, &mesh, (const float(*)[3])f->fine,
+                                                    (const uint32_t(*)[3])f->fine_tris, (size_t)(2 * (FN - 1) * (FN - 1)),
+                                                    NULL, &d),
+                         PLUSH_OK);
+    return b;
+}
+
+/* Sum over triangles of |w_a - w_b|: 0 for equal weights, 2 for disjoint sets. */
+static double jump(const plush_proxy_binding *b, size_t va, size_t vb)
+{
+    double sum = 0;
+    for (int k = 0; k < PLUSH_PROXY_INFLUENCES; k++) {
+        int32_t t = b->triangles[va][k];
+        if (t < 0)
+            continue;
+        double other = 0;
+        for (int q = 0; q < PLUSH_PROXY_INFLUENCES; q++)
+            if (b->triangles[vb][q] == t)
+                other = b->weights[vb][q];
+        sum += fabs(b->weights[va][k] - other);
+    }
+    for (int q = 0; q < PLUSH_PROXY_INFLUENCES; q++) {
+        int32_t t = b->triangles[vb][q];
+        bool shared = false;
+        for (int k = 0; k < PLUSH_PROXY_INFLUENCES; k++)
+            shared = shared || (t >= 0 && b->triangles[va][k] == t);
+        if (t >= 0 && !shared)
+            sum += b->weights[vb][q];
+    }
+    return sum;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The share of neighbouring pairs (along the grid) whose weights change by more than `limit`, and the
+ * 99th percentile of the change. */
+static void jumps(const plush_proxy_binding *b, double limit, double *share, double *p99)
+{
+    size_t n = (size_t)(2 * FN * (FN - 1)), k = 0, over = 0;
+    double *all = malloc(n * sizeof *all);
+    assert_non_null(all);
+    for (int j = 0; j < FN; j++)
+        for (int i = 0; i + 1 < FN; i++) {
+            all[k++] = jump(b, (size_t)(j * FN + i), (size_t)(j * FN + i + 1));
+            all[k++] = jump(b, (size_t)(i * FN + j), (size_t)((i + 1) * FN + j));
+        }
+    for (size_t q = 0; q < n; q++)
+        over += all[q] > limit;
+    qsort(all, n, sizeof *all, cmp_double);
+    *share = (double)over / (double)n;
+    *p99 = all[(size_t)(0.99 * (double)(n - 1))];
+    free(all);
+}
+
+static void test_smooth_rows_are_bindings(void **state)
+{
+    (void)state;
+    fixture *f = make_fixture();
+    plush_proxy_binding *b = bind(f, true);
+    plush_proxy_mesh mesh = cage_mesh(f);
+    for (size_t v = 0; v < (size_t)(FN * FN); v++) {
+        double sum = 0;
+        float last = -1;
+        for (int k = 0; k < PLUSH_PROXY_INFLUENCES; k++) {
+            int32_t t = b->triangles[v][k];
+            if (t < 0) {
+                assert_true(b->weights[v][k] == 0);
+                continue;
+            }
+            assert_true(t < (int32_t)mesh.triangle_count);
+            assert_true(b->weights[v][k] > 0);
+            sum += b->weights[v][k];
+            /* nearest first, with the exact distance */
+            const uint32_t *tri = mesh.triangles[t];
+            float d = plush_proxy_point_triangle_distance(f->fine[v], mesh.nodes[tri[0]], mesh.nodes[tri[1]],
+                                                          mesh.nodes[tri[2]]);
+            assert_true(b->distances[v][k] == d);
+            assert_true(d >= last);
+            last = d;
+        }
+        assert_true(fabs(sum - 1) < 1e-5);
+    }
+    plush_proxy_binding_free(b);
+    free_fixture(f);
+}
+
+/* Continuity, seen by refining the detailed grid over the same proxy: between neighbouring vertices the
+ * nearest-four weights jump by the same amount at every change of the four however fine the grid (their
+ * 99th percentile stays near 0.5), while the smoothed weights' changes shrink with the grid step (a
+ * continuous function; the reduction to four is steep where five averaged weights are nearly equal, so
+ * a coarse grid still shows large steps there). */
+static void test_smooth_is_continuous(void **state)
+{
+    (void)state;
+    static const int sizes[] = {61, 121, 241};
+    double rough_p99[3], smooth_p99[3], rough_share[3], smooth_share[3];
+    for (int s = 0; s < 3; s++) {
+        FN = sizes[s];
+        fixture *f = make_fixture();
+        plush_proxy_binding *rough = bind(f, false), *smooth = bind(f, true);
+        jumps(rough, 0.25, &rough_share[s], &rough_p99[s]);
+        jumps(smooth, 0.25, &smooth_share[s], &smooth_p99[s]);
+        print_message("grid %dx%d: neighbours whose weights change by more than 0.25: nearest four %.2f%%, smoothed "
+                      "%.2f%%; 99th percentile of the change %.3f and %.3f\n",
+                      FN, FN, 100 * rough_share[s], 100 * smooth_share[s], rough_p99[s], smooth_p99[s]);
+        plush_proxy_binding_free(rough);
+        plush_proxy_binding_free(smooth);
+        free_fixture(f);
+    }
+    FN = 61;
+    assert_true(rough_p99[2] > 0.4);                    /* jumps stay */
+    assert_true(smooth_p99[2] < 0.3 * smooth_p99[0]);   /* changes shrink with the step */
+    assert_true(smooth_p99[2] < 0.5 * rough_p99[2]);
+    assert_true(smooth_share[2] < 0.1 * rough_share[2]);
+}
+
+/* Bad faces, a bad radius and a seed binding (the original method stays as it is) are refused. */
+static void test_smooth_refuses(void **state)
+{
+    (void)state;
+    fixture *f = make_fixture();
+    plush_proxy_mesh mesh = cage_mesh(f);
+    plush_diag d;
+    plush_diag_reset(&d);
+    plush_proxy_binding *b = bind(f, false);
+    uint32_t bad[1][3] = {{0, 1, (uint32_t)(FN * FN)}};
+    assert_int_equal(plush_proxy_binding_smooth(b, &mesh, (const float(*)[3])f->fine, (const uint32_t(*)[3])bad, 1,
+                                                NULL, &d),
+                     PLUSH_E_RANGE);
+    plush_proxy_smooth_options o = {.radius = -1};
+    plush_diag_reset(&d);
+    assert_int_equal(plush_proxy_binding_smooth(b, &mesh, (const float(*)[3])f->fine,
+                                                (const uint32_t(*)[3])f->fine_tris, 1, &o, &d),
+                     PLUSH_E_ARGUMENT);
+    plush_proxy_binding_free(b);
+    plush_diag_reset(&d);
+    plush_proxy_binding *seed = NULL;
+    plush_proxy_bind_options so = {.seed = true};
+    assert_int_equal(plush_proxy_bind(&mesh, (const float(*)[3])f->fine, (size_t)(FN * FN), &so, &seed, &d), PLUSH_OK);
+    assert_int_equal(plush_proxy_binding_smooth(seed, &mesh, (const float(*)[3])f->fine,
+                                                (const uint32_t(*)[3])f->fine_tris, 1, NULL, &d),
+                     PLUSH_E_CONFLICT);
+    plush_proxy_binding_free(seed);
+    free_fixture(f);
+}
+
+/* ---- patch frames ------------------------------------------------------------------------------- */
+
+static void rotate(const double q[4], const float in[3], double out[3])
+{
+    double x = q[0], y = q[1], z = q[2], w = q[3];
+    double r[3][3] = {{1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)},
+                      {2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)},
+                      {2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)}};
+    for (int k = 0; k < 3; k++)
+        out[k] = r[k][0] * in[0] + r[k][1] * in[1] + r[k][2] * in[2];
+}
+
+/* A rigid motion of the whole cage, even a half turn from the identity, is every patch's motion. */
+static void test_patch_rigid(void **state)
+{
+    (void)state;
+    fixture *f = make_fixture();
+    plush_proxy_mesh mesh = cage_mesh(f);
+    plush_proxy_patch *p = NULL;
+    plush_diag d;
+    plush_diag_reset(&d);
+    assert_int_equal(plush_proxy_patch_create(&mesh, 2, &p, &d), PLUSH_OK);
+    assert_true(plush_proxy_patch_size(p, 0) > 3);
+    double q[4], t[3];
+    plush_proxy_patch_motion(p, 5, q, t);
+    assert_true(q[3] == 1 && q[0] == 0 && t[0] == 0 && t[2] == 0);
+    static const double turns[][4] = {{0.1, 0.2, -0.3, 0.927}, {0.0, 0.0, 1.0, 0.0}, {0.6, -0.5, 0.3, 0.5}};
+    for (size_t s = 0; s < sizeof turns / sizeof turns[0]; s++) {
+        double want[4], len = 0;
+        for (int k = 0; k < 4; k++)
+            len += turns[s][k] * turns[s][k];
+        for (int k = 0; k < 4; k++)
+            want[k] = turns[s][k] / sqrt(len);
+        const double shift[3] = {1.5, -2.0, 0.25};
+        float moved[CN * CN][3];
+        for (size_t v = 0; v < CN * CN; v++) {
+            double r[3];
+            rotate(want, f->cage[v], r);
+            for (int k = 0; k < 3; k++)
+                moved[v][k] = (float)(r[k] + shift[k]);
+        }
+        plush_proxy_patch_update(p, (const float(*)[3])moved);
+        for (size_t i = 0; i < mesh.triangle_count; i++) {
+            plush_proxy_patch_motion(p, i, q, t);
+            double dot = fabs(q[0] * want[0] + q[1] * want[1] + q[2] * want[2] + q[3] * want[3]);
+            assert_true(dot > 1 - 1e-9);
+            assert_true(q[3] >= 0);
+            for (int k = 0; k < 3; k++)
+                assert_float_equal(t[k], shift[k], 1e-5);
+        }
+    }
+    plush_proxy_patch_destroy(p);
+    assert_int_equal(plush_proxy_patch_create(&mesh, 65, &p, &d), PLUSH_E_ARGUMENT);
+    assert_null(p);
+    free_fixture(f);
+}
+
+/* The skin with patch frames: a rigid motion moves every bound vertex rigidly; stretch-aware frames are
+ * each triangle's own, so asking for both is refused. */
+static void test_patch_skin(void **state)
+{
+    (void)state;
+    fixture *f = make_fixture();
+    plush_proxy_mesh mesh = cage_mesh(f);
+    plush_proxy_binding *b = bind(f, true);
+    plush_proxy_skin *skin = NULL;
+    plush_diag d;
+    plush_diag_reset(&d);
+    plush_proxy_skin_options o = {.patch_rings = 4, .stretch = true};
+    assert_int_equal(plush_proxy_skin_create(&mesh, b, (const float(*)[3])f->fine, NULL, &o, &skin, &d),
+                     PLUSH_E_CONFLICT);
+    o.stretch = false;
+    o.patch_rings = 3;
+    assert_int_equal(plush_proxy_skin_create(&mesh, b, (const float(*)[3])f->fine, NULL, &o, &skin, &d), PLUSH_OK);
+    const double turn[4] = {0, 0.38268343236, 0, 0.92387953251}; /* 45 degrees about y */
+    float moved[CN * CN][3];
+    for (size_t v = 0; v < CN * CN; v++) {
+        double r[3];
+        rotate(turn, f->cage[v], r);
+        for (int k = 0; k < 3; k++)
+            moved[v][k] = (float)(r[k] + (k == 1 ? 3.0 : 0.0));
+    }
+    plush_proxy_skin_update(skin, (const float(*)[3])moved);
+    float(*pos)[3] = malloc((size_t)(FN * FN) * sizeof *pos);
+    memcpy(pos, f->fine, (size_t)(FN * FN) * sizeof *pos);
+    plush_proxy_skin_apply(skin, pos, NULL);
+    for (size_t v = 0; v < (size_t)(FN * FN); v++) {
+        double r[3];
+        rotate(turn, f->fine[v], r);
+        r[1] += 3.0;
+        for (int k = 0; k < 3; k++)
+            assert_float_equal(pos[v][k], r[k], 2e-5);
+    }
+    free(pos);
+    plush_proxy_skin_destroy(skin);
+    plush_proxy_binding_free(b);
+    free_fixture(f);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_smooth_rows_are_bindings),
+        cmocka_unit_test(test_smooth_is_continuous),
+        cmocka_unit_test(test_smooth_refuses),
+        cmocka_unit_test(test_patch_rigid),
+        cmocka_unit_test(test_patch_skin),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
