@@ -260,6 +260,16 @@ static plush_status make_sinks(run_state *s, const char *list, plush_diag *diag)
         if (*p == ',')
             p++;
     }
+    /* the quality measure always runs (the summary's worst frame); --export quality adds its file */
+    bool quality = false;
+    for (size_t i = 0; i < s->sink_count; i++)
+        quality |= s->sinks[i]->kind == plush_scene_export_find("quality", 7);
+    if (!quality && s->sink_count < RUN_MAX_SINKS) {
+        plush_status st = plush_scene_quality_sink_create(s->scene, &s->sinks[s->sink_count], diag);
+        if (st != PLUSH_OK)
+            return st;
+        s->sink_count++;
+    }
     return PLUSH_OK;
 }
 
