@@ -19,13 +19,17 @@
 /* Crease histogram: 0.05 degree bins over 0 .. 180. */
 #define C_BINS 3601
 
+/* One edge (its two vertices) or fold (its two faces) and its value at rest, read together. */
+typedef struct q_pair {
+    uint32_t a, b;
+    float rest;
+} q_pair;
+
 struct plush_quality {
     size_t vertex_count, face_count, edge_count, fold_count;
     uint32_t (*faces)[3];         /* vertex indices (one per welded node), degenerate faces left out */
-    uint32_t *edge_a, *edge_b;    /* the edges with a rest length, as vertex indices */
-    float *edge_rest;
-    uint32_t *fold_f0, *fold_f1;  /* the edges with exactly two faces: those faces */
-    float *fold_rest;             /* their dihedral angle at rest, degrees */
+    q_pair *edges;                /* the edges with a rest length: vertex indices, rest length */
+    q_pair *folds;                /* the edges with exactly two faces: those faces, rest dihedral (degrees) */
     bool closed;
     double rest_volume;
     float (*normals)[3];          /* per face, this frame's */
@@ -85,13 +89,9 @@ static bool build_edges(plush_quality *q, const uint32_t (*faces)[3], size_t nod
     size_t nh = 3 * q->face_count;
     size_t *start = calloc(node_count + 1, sizeof *start);
     half_edge *h = malloc((nh ? nh : 1) * sizeof *h);
-    q->edge_a = malloc((nh ? nh : 1) * sizeof *q->edge_a);
-    q->edge_b = malloc((nh ? nh : 1) * sizeof *q->edge_b);
-    q->edge_rest = malloc((nh ? nh : 1) * sizeof *q->edge_rest);
-    q->fold_f0 = malloc((nh ? nh : 1) * sizeof *q->fold_f0);
-    q->fold_f1 = malloc((nh ? nh : 1) * sizeof *q->fold_f1);
-    q->fold_rest = malloc((nh ? nh : 1) * sizeof *q->fold_rest);
-    bool ok = start && h && q->edge_a && q->edge_b && q->edge_rest && q->fold_f0 && q->fold_f1 && q->fold_rest;
+    q->edges = malloc((nh ? nh : 1) * sizeof *q->edges);
+    q->folds = malloc((nh ? nh : 1) * sizeof *q->folds);
+    bool ok = start && h && q->edges && q->folds;
     for (size_t f = 0; ok && f < q->face_count; f++)
         for (int k = 0; k < 3; k++) {
             uint32_t a = faces[f][k], b = faces[f][(k + 1) % 3];
@@ -119,9 +119,9 @@ static bool build_edges(plush_quality *q, const uint32_t (*faces)[3], size_t nod
             size_t j = i + 1;
             while (j < end && h[j].hi == h[i].hi)
                 j++;
-            q->edge_a[q->edge_count] = (uint32_t)n, q->edge_b[q->edge_count++] = h[i].hi;
+            q->edges[q->edge_count++] = (q_pair){.a = (uint32_t)n, .b = h[i].hi};
             if (j - i == 2)
-                q->fold_f0[q->fold_count] = h[i].face, q->fold_f1[q->fold_count++] = h[i + 1].face;
+                q->folds[q->fold_count++] = (q_pair){.a = h[i].face, .b = h[i + 1].face};
             q->closed &= j - i == 2;
             i = j;
         }
@@ -177,16 +177,16 @@ plush_status plush_quality_create(const float (*rest)[3], size_t vertex_count, c
     /* nodes to the vertices standing for them; edges without a rest length measure no strain */
     size_t kept = 0;
     for (size_t i = 0; i < q->edge_count; i++) {
-        uint32_t a = first[q->edge_a[i]], b = first[q->edge_b[i]];
+        uint32_t a = first[q->edges[i].a], b = first[q->edges[i].b];
         float len = edge_length(rest, a, b);
         if (len > 0)
-            q->edge_a[kept] = a, q->edge_b[kept] = b, q->edge_rest[kept++] = len;
+            q->edges[kept++] = (q_pair){.a = a, .b = b, .rest = len};
     }
     q->edge_count = kept;
     free(first);
     double v = faces_pass(q, rest, q->normals);
     for (size_t i = 0; i < q->fold_count; i++)
-        q->fold_rest[i] = normal_angle(q->normals[q->fold_f0[i]], q->normals[q->fold_f1[i]]);
+        q->folds[i].rest = normal_angle(q->normals[q->folds[i].a], q->normals[q->folds[i].b]);
     q->rest_volume = q->closed ? v : 0;
     *out = q;
     return PLUSH_OK;
@@ -235,7 +235,8 @@ void plush_quality_measure(plush_quality *q, const float (*positions)[3], plush_
     size_t outside = 0;
     float smax = 0;
     for (size_t i = 0; i < q->edge_count; i++) {
-        float s = edge_length(positions, q->edge_a[i], q->edge_b[i]) / q->edge_rest[i];
+        const q_pair *e = &q->edges[i];
+        float s = edge_length(positions, e->a, e->b) / e->rest;
         sb[strain_bin(s)]++;
         outside += !(s >= 2.0f / 3.0f && s <= 1.5f);
         smax = s > smax || s != s ? s : smax;
@@ -244,7 +245,8 @@ void plush_quality_measure(plush_quality *q, const float (*positions)[3], plush_
     size_t folds = 0;
     float cmax = 0;
     for (size_t i = 0; i < q->fold_count; i++) {
-        float c = fabsf(normal_angle(n[q->fold_f0[i]], n[q->fold_f1[i]]) - q->fold_rest[i]);
+        const q_pair *e = &q->folds[i];
+        float c = fabsf(normal_angle(n[e->a], n[e->b]) - e->rest);
         if (c == c) {
             uint32_t bin = (uint32_t)(c * 20.0f + 0.5f);
             cb[bin < C_BINS ? bin : C_BINS - 1]++;
@@ -276,12 +278,8 @@ void plush_quality_destroy(plush_quality *q)
     if (!q)
         return;
     free(q->faces);
-    free(q->edge_a);
-    free(q->edge_b);
-    free(q->edge_rest);
-    free(q->fold_f0);
-    free(q->fold_f1);
-    free(q->fold_rest);
+    free(q->edges);
+    free(q->folds);
     free(q->normals);
     free(q->strain_bins);
     free(q->crease_bins);

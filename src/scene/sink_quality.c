@@ -2,7 +2,8 @@
  * volume against rest (plush/scene_quality.h); the worst frame in the summary, and with --export quality
  * every frame in OUTDIR/quality.csv. plush run measures whether or not the file is asked for
  * (plush_scene_quality_sink_create), so the measure runs on a thread of its own: a frame's positions are
- * copied into one of two buffers and measured there while the run computes the next frame. The figures
+ * copied into one of a ring of buffers and measured there while the run computes the next frames (a few
+ * buffers rather than two, so that the thread losing its core for a moment does not stop the run). The figures
  * are the same, frame for frame, as measuring in line (it is the same function on the same floats); only
  * when no thread can be started does it measure in line. */
 #include "plush/scene_quality.h"
@@ -16,6 +17,9 @@
 #include <string.h>
 
 /* A frame handed to the measure: its positions, copied. */
+/* Frames the run may be ahead of the measure (2.9 MB of positions on the demo bear). */
+#define QUALITY_SLOTS 4
+
 typedef struct quality_slot {
     float (*surface)[3], (*cage)[3];
     uint32_t frame;
@@ -32,7 +36,7 @@ typedef struct quality_sink {
     plush_quality_figures worst, worst_cage;
     plush_arena arena;
     /* the measure's thread; the figures above and the CSV are written under sync->lock while it runs */
-    quality_slot slot[2];
+    quality_slot slot[QUALITY_SLOTS];
     pthread_t thread;
     struct quality_sync *sync;    /* NULL: measured in line */
 } quality_sink;
@@ -101,7 +105,7 @@ static void *measure_thread(void *arg)
             pthread_cond_wait(&y->cond, &y->lock);
         if (y->measured == y->handed)
             break;
-        const quality_slot *in = &q->slot[y->measured % 2];
+        const quality_slot *in = &q->slot[y->measured % QUALITY_SLOTS];
         pthread_mutex_unlock(&y->lock);
         measure(q, in);
         pthread_mutex_lock(&y->lock);
@@ -141,12 +145,12 @@ static plush_status quality_frame(plush_scene_sink *s, const plush_scene *scene,
         measure(q, &in);
         return q->csv.failed ? plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory") : PLUSH_OK;
     }
-    /* the slot of frame handed - 2 is free once that frame is measured */
+    /* the slot of frame handed - QUALITY_SLOTS is free once that frame is measured */
     pthread_mutex_lock(&y->lock);
-    while (y->handed - y->measured >= 2)
+    while (y->handed - y->measured >= QUALITY_SLOTS)
         pthread_cond_wait(&y->cond, &y->lock);
     bool failed = q->csv.failed;
-    quality_slot *out = &q->slot[y->handed % 2];
+    quality_slot *out = &q->slot[y->handed % QUALITY_SLOTS];
     pthread_mutex_unlock(&y->lock);
     if (failed)
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
@@ -230,7 +234,7 @@ static const plush_scene_sink_ops quality_ops = {.frame = quality_frame,
 /* The measure's thread and its two buffers; without them the sink measures in line. */
 static void start_thread(quality_sink *q)
 {
-    for (int k = 0; k < 2; k++) {
+    for (int k = 0; k < QUALITY_SLOTS; k++) {
         q->slot[k].surface = plush_arena_array(&q->arena, q->surface_count ? q->surface_count : 1,
                                                sizeof *q->slot[k].surface);
         q->slot[k].cage = plush_arena_array(&q->arena, q->cage_count ? q->cage_count : 1, sizeof *q->slot[k].cage);
