@@ -53,7 +53,9 @@ static const char run_help[] =
 static const char run_help_end[] =
     "\n"
     "At the end a summary: frames, time per frame by stage, warnings (missing bone names, skipped soft\n"
-    "bodies, blow-ups with their frame). A progress bar is shown on stderr when it is a terminal.\n"
+    "bodies, blow-ups with their frame) and the quality of the worst frame (edge strain, crease, volume of\n"
+    "the surface and the cage: always measured, --export quality writes every frame). A progress bar is\n"
+    "shown on stderr when it is a terminal.\n"
     "A model without a usable TriMesh soft body in mode proxy is an error (add one with plush attach).\n";
 
 /* Every name in the list is an export of the registry (plush_scene_exports) that works in the mode. */
