@@ -176,6 +176,81 @@ static void check_plot(const char *path)
     stbi_image_free(px);
 }
 
+/* The index of the column named name in the CSV's header, or -1. */
+static int csv_column(const char *csv, const char *name)
+{
+    size_t n = strlen(name);
+    int k = 0;
+    for (const char *p = csv; *p && *p != '\n'; k++) {
+        size_t len = strcspn(p, ",\n");
+        if (len == n && strncmp(p, name, n) == 0)
+            return k;
+        p += len;
+        if (*p == ',')
+            p++;
+    }
+    return -1;
+}
+
+/* Field k of line (NaN when empty). */
+static double csv_field(const char *line, int k)
+{
+    for (int i = 0; i < k; i++) {
+        line += strcspn(line, ",\n");
+        assert_int_equal(*line, ',');
+        line++;
+    }
+    return *line == ',' || *line == '\n' ? NAN : strtod(line, NULL);
+}
+
+/* metrics.csv's quality columns (surface for every run, the cage for a proxy run only), report.md's worst
+ * frames and quality.png. */
+static void check_quality(const char *csv, const char *out)
+{
+    static const char *const names[] = {"strain_p50_a", "strain_p99_a", "strain_p999_a", "strain_max_a",
+                                        "strain_outside_a", "crease_p99_deg_a", "crease_max_deg_a",
+                                        "cage_strain_p999_a", "cage_volume_ratio_a", "strain_p999_b",
+                                        "cage_strain_p999_b"};
+    int col[11];
+    for (int k = 0; k < 11; k++) {
+        col[k] = csv_column(csv, names[k]);
+        assert_true(col[k] >= 14); /* after the 14 columns that were there before */
+    }
+    size_t rows = 0;
+    for (const char *line = strchr(csv, '\n'); line && line[1]; line = strchr(line + 1, '\n')) {
+        const char *comma = strchr(line + 1, ',');
+        if (!comma || strncmp(comma + 1, "proxy,bones,", 12) != 0)
+            continue;
+        double v[11];
+        for (int k = 0; k < 11; k++)
+            v[k] = csv_field(line + 1, col[k]);
+        assert_true(v[0] > 0.5 && v[0] <= v[1] && v[1] <= v[2] && v[2] <= v[3] * 1.005);
+        assert_true(v[4] >= 0 && v[4] <= 1 && v[5] >= 0 && v[5] <= v[6] + 0.05 && v[6] <= 180);
+        assert_true(v[7] >= 1 && isfinite(v[8]));   /* proxy: its cage */
+        assert_true(v[9] >= 1 && isnan(v[10]));     /* bones: no cage */
+        rows++;
+    }
+    assert_int_equal(rows, FRAMES);
+    char p[700];
+    size_t len = 0;
+    snprintf(p, sizeof p, "%s/report.md", out);
+    char *md = cli_read_all(p, &len);
+    assert_non_null(md);
+    assert_non_null(strstr(md, "## Surface quality, worst frame"));
+    assert_non_null(strstr(md, "\n| proxy | "));
+    free(md);
+    int w = 0, h = 0;
+    snprintf(p, sizeof p, "%s/quality.png", out);
+    uint8_t *px = load_png(p, &w, &h);
+    assert_int_equal(w, 900);
+    assert_int_equal(h, 3 * 420);
+    for (int c = 0; c < 3; c++) {
+        panel_content pc = panel(px, w, 0, w, 420 * c, 420 * c + 420);
+        assert_true(pc.model > 0.01 && pc.model < 0.5 && pc.coloured > 0.001); /* each chart has its lines */
+    }
+    stbi_image_free(px);
+}
+
 static void test_demo_bear_writes_every_file(void **state)
 {
     (void)state;
@@ -186,9 +261,11 @@ static void test_demo_bear_writes_every_file(void **state)
     size_t len = 0;
     char *csv = cli_read_all(p, &len);
     assert_non_null(csv);
+    /* the columns before the quality figures, as they always were (those follow them) */
     assert_true(strncmp(csv, "frame,run_a,run_b,rms,p95,max,normal_mean_deg,normal_max_deg,volume_ratio_a,"
-                             "volume_ratio_b,physics_ms_a,skinning_ms_a,physics_ms_b,skinning_ms_b\n",
+                             "volume_ratio_b,physics_ms_a,skinning_ms_a,physics_ms_b,skinning_ms_b,",
                         140) == 0);
+    check_quality(csv, out);
     static csv_row rows[200];
     size_t n = csv_rows(csv, "proxy,bones", rows, 200);
     assert_int_equal(n, FRAMES);

@@ -205,6 +205,47 @@ static void test_frames_and_cage(void **state)
     cli_result_free(&r);
 }
 
+/* The p99.9 strain of the summary's quality line (and whether the cage line follows it), or -1 without one. */
+static double summary_p999(const cli_result *r, bool *cage)
+{
+    const char *line = r->out ? strstr(r->out, "\n  quality ") : NULL;
+    const char *p = line ? strstr(line, "p99.9 ") : NULL;
+    if (!p)
+        return -1;
+    const char *next = strchr(line + 1, '\n');
+    *cage = next && strncmp(next + 1, "                  cage", 22) == 0;
+    return strtod(p + 6, NULL);
+}
+
+/* plush run measures the surface quality whatever it exports: the worst frame's figures are in the summary
+ * (the cage's in proxy mode), and quality.csv is written only when --export quality asks for it. */
+static void test_quality_by_default(void **state)
+{
+    (void)state;
+    char out[512], p[600];
+    cli_tmp_path(out, sizeof out, "quality");
+    snprintf(p, sizeof p, "%s/quality.csv", out);
+    cli_result r;
+    bool cage = false;
+    CLI_RUN(&r, "run", BEAR, "--motion", BEAR_VMD, "--frames", "3", "-o", out);
+    cli_expect_code(&r, 0);
+    double proxy = summary_p999(&r, &cage);
+    assert_true(proxy >= 1 && isfinite(proxy)); /* a figure, whatever the binding makes of it */
+    assert_true(cage);
+    assert_false(cli_exists(p));
+    cli_result_free(&r);
+    CLI_RUN(&r, "run", BEAR, "--mode", "bones", "--frames", "3", "--export", "quality", "-o", out);
+    cli_expect_code(&r, 0);
+    assert_true(summary_p999(&r, &cage) >= 1);
+    assert_false(cage);
+    cli_result_free(&r);
+    size_t n = 0;
+    char *csv = cli_read_all(p, &n);
+    assert_non_null(csv);
+    assert_int_equal(cli_count_lines(csv, n), 4);
+    free(csv);
+}
+
 /* The texture path of a baked PMX, read from OUTDIR as MMD reads it ('\' as '/'), names an existing file. */
 static bool resolves(const char *dir, const plush_str *texture)
 {
@@ -606,6 +647,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_bake_replays_as_the_proxy_run, setup, teardown),
         cmocka_unit_test_setup_teardown(test_deterministic, setup, teardown),
         cmocka_unit_test_setup_teardown(test_frames_and_cage, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_quality_by_default, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bake_textures, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bones_mode_on_alicia, setup, teardown),
         cmocka_unit_test_setup_teardown(test_errors, setup, teardown),

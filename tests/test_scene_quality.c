@@ -12,6 +12,7 @@
 #include "support/cli_run.h"
 #include "support/mesh_fixture.h"
 #include "support/pmx_fixture.h"
+#include "test_scene_quality_old.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -111,6 +112,213 @@ static void test_quality_export(void **state)
     plush_pmx_free(m);
 }
 
+/* Every figure of two measures, bit for bit (a NaN volume equals a NaN volume). */
+static void assert_same(const plush_quality_figures *a, const plush_quality_figures *b)
+{
+    const double x[8] = {a->strain_p50, a->strain_p99, a->strain_p999, a->strain_max,
+                         a->strain_outside, a->crease_p99, a->crease_max, a->volume_ratio};
+    const double y[8] = {b->strain_p50, b->strain_p99, b->strain_p999, b->strain_max,
+                         b->strain_outside, b->crease_p99, b->crease_max, b->volume_ratio};
+    for (int k = 0; k < 8; k++)
+        assert_true(memcmp(&x[k], &y[k], sizeof x[k]) == 0 || (isnan(x[k]) && isnan(y[k])));
+    assert_int_equal(a->edges, b->edges);
+    assert_int_equal(a->folds, b->folds);
+}
+
+static uint32_t lcg(uint32_t *seed)
+{
+    *seed = *seed * 1664525u + 1013904223u;
+    return *seed >> 8;
+}
+
+/* The rewritten kernels (no gather, one face pass, compact edge and fold arrays, one percentile scan) give
+ * exactly the old path's figures: the small plush's whole mesh, seams and open pieces included, at rest,
+ * scaled, jittered hard enough to fold and tear, and with a face collapsed. */
+static void test_kernels_equal_old(void **state)
+{
+    (void)state;
+    plush_pmx_model *m = mesh_fx_plush();
+    size_t nv = m->vertex_count, nt = m->index_count / 3;
+    float(*rest)[3] = malloc(nv * sizeof *rest), (*p)[3] = malloc(nv * sizeof *p);
+    uint32_t(*tris)[3] = malloc(nt * sizeof *tris);
+    assert_non_null(rest), assert_non_null(p), assert_non_null(tris);
+    for (size_t v = 0; v < nv; v++)
+        memcpy(rest[v], m->vertices[v].position, sizeof rest[v]);
+    for (size_t t = 0; t < nt; t++)
+        for (int k = 0; k < 3; k++)
+            tris[t][k] = (uint32_t)m->indices[3 * t + (size_t)k];
+    plush_quality *q = make((const float(*)[3])rest, nv, (const uint32_t(*)[3])tris, nt);
+    old_quality *o = NULL;
+    plush_diag d = pmx_fx_diag();
+    pmx_fx_ok(old_quality_create((const float(*)[3])rest, nv, (const uint32_t(*)[3])tris, nt, &o, &d), &d);
+    uint32_t seed = 7;
+    for (int frame = 0; frame < 40; frame++) {
+        float amp = frame == 0 ? 0 : 0.002f * (float)frame;
+        for (size_t v = 0; v < nv; v++)
+            for (int k = 0; k < 3; k++)
+                p[v][k] = rest[v][k] * (1 + 0.01f * (float)(frame % 5)) + amp * ((float)(lcg(&seed) % 2001) / 1000 - 1);
+        if (frame == 39) /* a face with no area: NaN normals, left out of the crease */
+            memcpy(p[tris[0][1]], p[tris[0][0]], sizeof p[0]), memcpy(p[tris[0][2]], p[tris[0][0]], sizeof p[0]);
+        plush_quality_figures a, b;
+        plush_quality_measure(q, (const float(*)[3])p, &a);
+        old_quality_measure(o, (const float(*)[3])p, &b);
+        assert_same(&a, &b);
+    }
+    /* the cube cases too (closed, seamed, open) */
+    const size_t counts[2] = {12, 10};
+    for (int i = 0; i < 2; i++) {
+        plush_quality *qc = make(cube_v, 8, cube_t, counts[i]);
+        old_quality *oc = NULL;
+        pmx_fx_ok(old_quality_create(cube_v, 8, cube_t, counts[i], &oc, &d), &d);
+        float dent[8][3];
+        memcpy(dent, cube_v, sizeof dent);
+        dent[6][0] = dent[6][1] = 0.5f;
+        plush_quality_figures a, b;
+        plush_quality_measure(qc, (const float(*)[3])dent, &a);
+        old_quality_measure(oc, (const float(*)[3])dent, &b);
+        assert_same(&a, &b);
+        plush_quality_destroy(qc);
+        old_quality_destroy(oc);
+    }
+    plush_quality_destroy(q);
+    old_quality_destroy(o);
+    free(rest), free(p), free(tris);
+    plush_pmx_free(m);
+}
+
+/* A sink of the test's own: the old path measured in line, the export's CSV rows as it would write them. */
+typedef struct ref_sink {
+    plush_scene_sink base;
+    old_quality *surface, *cage;
+    char rows[64][512];
+    uint32_t frames;
+} ref_sink;
+
+static void ref_row(char *dst, size_t cap, uint32_t frame, const plush_quality_figures *f,
+                    const plush_quality_figures *c)
+{
+    int n = snprintf(dst, cap, "%u,%.6g,%.6g,%.6g,%.6g,%.6g,%.4g,%.4g,%.6g", frame, f->strain_p50, f->strain_p99,
+                     f->strain_p999, f->strain_max, f->strain_outside, f->crease_p99, f->crease_max, f->volume_ratio);
+    snprintf(dst + n, cap - (size_t)n, ",%.6g,%.6g,%.6g,%.6g,%.6g,%.4g,%.4g,%.6g\n", c->strain_p50, c->strain_p99,
+             c->strain_p999, c->strain_max, c->strain_outside, c->crease_p99, c->crease_max, c->volume_ratio);
+}
+
+static plush_status ref_frame(plush_scene_sink *s, const plush_scene *scene, uint32_t frame, plush_diag *diag)
+{
+    (void)diag;
+    ref_sink *r = (ref_sink *)s;
+    plush_quality_figures f, c;
+    old_quality_measure(r->surface, plush_scene_positions(scene), &f);
+    old_quality_measure(r->cage, plush_scene_proxy_nodes(scene), &c);
+    assert_true(frame < 64);
+    ref_row(r->rows[frame], sizeof r->rows[frame], frame, &f, &c);
+    r->frames = frame + 1;
+    return PLUSH_OK;
+}
+
+static plush_status ref_end(plush_scene_sink *s, const plush_scene *scene, plush_diag *diag)
+{
+    (void)s, (void)scene, (void)diag;
+    return PLUSH_OK;
+}
+
+static void ref_destroy(plush_scene_sink *s)
+{
+    (void)s;
+}
+
+/* The export measures on its own thread while the run goes on: its rows are the old path's measured in
+ * line, frame for frame, to the byte; the measure-only sink (what plush run always adds) finds the same
+ * worst frame and writes no file. */
+static void test_thread_equals_inline(void **state)
+{
+    (void)state;
+    plush_pmx_model *m = mesh_fx_plush();
+    plush_diag d = pmx_fx_diag();
+    plush_scene *sc = NULL;
+    pmx_fx_ok(plush_scene_create(&(plush_scene_desc){.model = m}, &sc, &d), &d);
+    static const plush_scene_sink_ops ref_ops = {.frame = ref_frame, .end = ref_end, .destroy = ref_destroy};
+    static ref_sink ref;
+    memset(&ref, 0, sizeof ref);
+    ref.base.ops = &ref_ops;
+    /* the surface the export measures: the faces of the materials no soft body owns (body and eyes) */
+    size_t nt = (m->materials[0].index_count + m->materials[2].index_count) / 3, t = 0;
+    uint32_t(*tris)[3] = malloc(nt * sizeof *tris);
+    float(*rest)[3] = malloc(m->vertex_count * sizeof *rest);
+    assert_non_null(tris), assert_non_null(rest);
+    for (size_t v = 0; v < m->vertex_count; v++)
+        memcpy(rest[v], m->vertices[v].position, sizeof rest[v]);
+    size_t first = 0;
+    for (size_t mat = 0; mat < m->material_count; mat++) {
+        for (size_t i = 0; mat != 1 && i < (size_t)m->materials[mat].index_count; i += 3, t++)
+            for (int k = 0; k < 3; k++)
+                tris[t][k] = (uint32_t)m->indices[first + i + (size_t)k];
+        first += (size_t)m->materials[mat].index_count;
+    }
+    assert_int_equal(t, nt);
+    pmx_fx_ok(old_quality_create((const float(*)[3])rest, m->vertex_count, (const uint32_t(*)[3])tris, nt,
+                                 &ref.surface, &d), &d);
+    const plush_scene_binding *b = plush_scene_get_binding(sc);
+    pmx_fx_ok(old_quality_create((const float(*)[3])b->proxy.nodes, b->proxy.node_count,
+                                 (const uint32_t(*)[3])b->proxy.triangles, b->proxy.triangle_count, &ref.cage, &d), &d);
+    plush_scene_output out = {.dir = cli_tmp_dir(), .stem = "t"};
+    plush_scene_sink *sinks[3] = {&ref.base, NULL, NULL};
+    pmx_fx_ok(plush_scene_sink_create(plush_scene_export_find("quality", 7), sc, &out, &sinks[1], &d), &d);
+    pmx_fx_ok(plush_scene_quality_sink_create(sc, &sinks[2], &d), &d);
+    assert_ptr_equal(sinks[2]->kind, plush_scene_export_find("quality", 7));
+    plush_scene_run_result r;
+    pmx_fx_ok(plush_scene_run(sc, &(plush_scene_run_options){.frames = 40, .sinks = sinks, .sink_count = 3}, &r, &d),
+              &d);
+    char path[600];
+    snprintf(path, sizeof path, "%.580s/quality.csv", cli_tmp_dir());
+    size_t n = 0;
+    char *csv = cli_read_all(path, &n);
+    assert_non_null(csv);
+    const char *row = strchr(csv, '\n') + 1;
+    for (uint32_t f = 0; f < 40; f++) {
+        size_t len = strlen(ref.rows[f]);
+        assert_true(strncmp(row, ref.rows[f], len) == 0);
+        row += len;
+    }
+    assert_int_equal(*row, '\0');
+    free(csv);
+    int64_t wf[2];
+    plush_quality_figures ws[2], wc[2];
+    assert_true(plush_scene_quality_sink_worst(sinks[1], &wf[0], &ws[0], &wc[0]));
+    assert_true(plush_scene_quality_sink_worst(sinks[2], &wf[1], &ws[1], &wc[1]));
+    assert_int_equal(wf[0], wf[1]);
+    assert_same(&ws[0], &ws[1]);
+    assert_same(&wc[0], &wc[1]);
+    assert_false(plush_scene_quality_sink_worst(sinks[0], NULL, NULL, NULL));
+    plush_scene_sink_destroy(sinks[1]);
+    plush_scene_sink_destroy(sinks[2]);
+    old_quality_destroy(ref.surface);
+    old_quality_destroy(ref.cage);
+    free(tris), free(rest);
+    plush_scene_destroy(sc);
+    plush_pmx_free(m);
+}
+
+/* A run stopped before its end destroys the sink with frames still handed to the thread: nothing leaks,
+ * nothing hangs (ASan and the test's timeout watch). */
+static void test_destroy_mid_run(void **state)
+{
+    (void)state;
+    plush_pmx_model *m = mesh_fx_plush();
+    plush_diag d = pmx_fx_diag();
+    plush_scene *sc = NULL;
+    pmx_fx_ok(plush_scene_create(&(plush_scene_desc){.model = m}, &sc, &d), &d);
+    plush_scene_sink *sink = NULL;
+    pmx_fx_ok(plush_scene_quality_sink_create(sc, &sink, &d), &d);
+    for (uint32_t f = 0; f < 5; f++) {
+        pmx_fx_ok(plush_scene_step(sc, f, &d), &d);
+        pmx_fx_ok(sink->ops->frame(sink, sc, f, &d), &d);
+    }
+    plush_scene_sink_destroy(sink);
+    plush_scene_destroy(sc);
+    plush_pmx_free(m);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -129,6 +337,9 @@ int main(void)
         cmocka_unit_test(test_cube),
         cmocka_unit_test(test_seam_and_open),
         cmocka_unit_test(test_quality_export),
+        cmocka_unit_test(test_kernels_equal_old),
+        cmocka_unit_test(test_thread_equals_inline),
+        cmocka_unit_test(test_destroy_mid_run),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

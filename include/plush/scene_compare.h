@@ -162,6 +162,8 @@ const plush_compare_surface *plush_compare_get_surface(const plush_compare *cmp)
 /* A live run's current positions and normals (its model's vertex count); NULL for an unavailable run. */
 const float (*plush_compare_positions(const plush_compare *cmp, size_t run))[3];
 const float (*plush_compare_normals(const plush_compare *cmp, size_t run))[3];
+/* A live run's scene (its binding, proxy nodes); NULL for an unavailable run. */
+const plush_scene *plush_compare_scene(const plush_compare *cmp, size_t run);
 /* This frame's per-vertex distances of a pair (surface->vertex_count, in surface->vertices order). */
 const float *plush_compare_distances(const plush_compare *cmp, size_t pair);
 void plush_compare_destroy(plush_compare *cmp);

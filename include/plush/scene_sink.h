@@ -17,6 +17,7 @@
 #define PLUSH_SCENE_SINK_H
 
 #include "plush/scene.h"
+#include "plush/scene_quality.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -80,6 +81,17 @@ const char *plush_scene_default_exports(plush_scene_mode mode);
 plush_status plush_scene_sink_create(const plush_scene_export *kind, const plush_scene *scene,
                                      const plush_scene_output *out, plush_scene_sink **sink, plush_diag *diag);
 int plush_scene_sink_describe(const plush_scene_sink *sink, char *buf, size_t size);
+
+/* The quality measure without its file: what plush run adds when --export quality is not asked for, so
+ * that its summary always has the worst frame's figures (the surface's and, in proxy mode, the cage's).
+ * Its kind is the "quality" export. Like that export it measures on a thread of its own while the run
+ * computes the next frame (the same figures as in line); end waits for the last frame. */
+plush_status plush_scene_quality_sink_create(const plush_scene *scene, plush_scene_sink **sink, plush_diag *diag);
+/* A quality sink's worst frame so far (the surface's largest p99.9 strain) and its figures, the cage's at
+ * that frame (zero with a NaN volume when there is no cage); false when the sink is not a quality sink or
+ * has measured no frame. Complete once the run has ended the sink. */
+bool plush_scene_quality_sink_worst(const plush_scene_sink *sink, int64_t *frame, plush_quality_figures *surface,
+                                    plush_quality_figures *cage);
 void plush_scene_sink_destroy(plush_scene_sink *sink);
 
 /* Zero fields mean the defaults. */

@@ -60,7 +60,9 @@ static const char run_help[] =
 static const char run_help_end[] =
     "\n"
     "At the end a summary: frames, time per frame by stage, warnings (missing bone names, skipped soft\n"
-    "bodies, blow-ups with their frame). A progress bar is shown on stderr when it is a terminal.\n"
+    "bodies, blow-ups with their frame) and the quality of the worst frame (edge strain, crease, volume of\n"
+    "the surface and the cage: always measured, --export quality writes every frame). A progress bar is\n"
+    "shown on stderr when it is a terminal.\n"
     "A model without a usable TriMesh soft body in mode proxy is an error (add one with plush attach).\n";
 
 /* Every name in the list is an export of the registry (plush_scene_exports) that works in the mode. */
@@ -327,6 +329,16 @@ static plush_status make_sinks(run_state *s, const char *list, plush_diag *diag)
         p += n;
         if (*p == ',')
             p++;
+    }
+    /* the quality measure always runs (the summary's worst frame); --export quality adds its file */
+    bool quality = false;
+    for (size_t i = 0; i < s->sink_count; i++)
+        quality |= s->sinks[i]->kind == plush_scene_export_find("quality", 7);
+    if (!quality && s->sink_count < RUN_MAX_SINKS) {
+        plush_status st = plush_scene_quality_sink_create(s->scene, &s->sinks[s->sink_count], diag);
+        if (st != PLUSH_OK)
+            return st;
+        s->sink_count++;
     }
     return PLUSH_OK;
 }

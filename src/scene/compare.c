@@ -531,6 +531,11 @@ const float (*plush_compare_normals(const plush_compare *c, size_t run))[3]
     return c->runs[run].scene ? plush_scene_normals(c->runs[run].scene) : NULL;
 }
 
+const plush_scene *plush_compare_scene(const plush_compare *c, size_t run)
+{
+    return run < c->desc.run_count ? c->runs[run].scene : NULL;
+}
+
 const float *plush_compare_distances(const plush_compare *c, size_t pair)
 {
     return c->distances + pair * c->surface->vertex_count;

@@ -29,6 +29,8 @@ typedef struct run_stats {
     uint32_t frames, vol_frames;
 } run_stats;
 
+typedef struct plush__compare_quality plush__compare_quality;
+
 struct plush_compare_study {
     plush_compare_study_desc desc;
     const plush_pmx_model *model;
@@ -60,6 +62,7 @@ struct plush_compare_study {
     float (*colors)[3];
     plush_image panel, sheet;
     bool render_failed;
+    plush__compare_quality *quality; /* compare_quality.c */
 };
 
 /* Appends one formatted line of at most 1023 bytes (the report's and the CSV's lines are short). */
@@ -112,5 +115,16 @@ plush_status plush__compare_plots_by_size(plush_compare_study *s, plush_diag *di
 plush_status plush__compare_pictures_setup(plush_compare_study *s, plush_diag *diag);
 void plush__compare_pictures_frame(plush_compare_study *s, uint32_t f, plush_diag *diag);
 void plush__compare_pictures_finish(plush_compare_study *s, plush_diag *diag);
+
+/* compare_quality.c: each run's surface (and cage) quality per frame -- metrics.csv's added columns,
+ * quality.png, report.md's worst frames. setup after the runs exist; frame after each step, before the
+ * rows; a row's columns for runs a and b after the row's own. */
+plush_status plush__compare_quality_setup(plush_compare_study *s, plush_diag *diag);
+void plush__compare_quality_frame(plush_compare_study *s, uint32_t frame);
+void plush__compare_quality_csv_header(plush_buf *csv);
+void plush__compare_quality_csv_row(const plush__compare_quality *q, plush_buf *csv, size_t a, size_t b);
+plush_status plush__compare_quality_plot(plush_compare_study *s, plush_diag *diag);
+void plush__compare_quality_report(const plush_compare_study *s, plush_buf *md);
+void plush__compare_quality_free(plush__compare_quality *q);
 
 #endif

@@ -163,6 +163,7 @@ plush_status plush__compare_write_report(const plush_compare_study *s, float siz
     buf_printf(&md, "# plush compare: %s\n\n", base ? base + 1 : s->desc.model_file);
     verdict(s, &md, size);
     runs_table(s, &md);
+    plush__compare_quality_report(s, &md);
     pairs_table(s, &md, size);
     speedups(s, &md);
     meaning(s, &md, size);

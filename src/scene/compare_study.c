@@ -34,6 +34,7 @@ static void csv_number(plush_buf *b, double v, double scale)
 
 static void record_frame(plush_compare_study *s, uint32_t f)
 {
+    plush__compare_quality_frame(s, f);
     const plush_compare_run_frame *rf = plush_compare_run_frames(s->cmp);
     const plush_compare_pair_frame *pf = plush_compare_pair_frames(s->cmp);
     for (size_t r = 0; r < s->run_count; r++) {
@@ -64,6 +65,7 @@ static void record_frame(plush_compare_study *s, uint32_t f)
         csv_number(&s->csv, rf[a].valid ? rf[a].skinning : NAN, 1e3);
         csv_number(&s->csv, rf[b].valid ? rf[b].physics : NAN, 1e3);
         csv_number(&s->csv, rf[b].valid ? rf[b].skinning : NAN, 1e3);
+        plush__compare_quality_csv_row(s->quality, &s->csv, a, b);
         buf_printf(&s->csv, "\n");
         if (!pf[p].valid)
             continue;
@@ -172,10 +174,13 @@ static plush_status study_start(plush_compare_study *s, plush_diag *diag)
     if (!s->pstats || !s->rstats || !s->series_pair || !s->series_run)
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
     s->size = size;
-    if ((st = plush__compare_pictures_setup(s, diag)) != PLUSH_OK)
+    if ((st = plush__compare_pictures_setup(s, diag)) != PLUSH_OK ||
+        (st = plush__compare_quality_setup(s, diag)) != PLUSH_OK)
         return st;
     buf_printf(&s->csv, "frame,run_a,run_b,rms,p95,max,normal_mean_deg,normal_max_deg,volume_ratio_a,"
-                                   "volume_ratio_b,physics_ms_a,skinning_ms_a,physics_ms_b,skinning_ms_b\n");
+                                   "volume_ratio_b,physics_ms_a,skinning_ms_a,physics_ms_b,skinning_ms_b");
+    plush__compare_quality_csv_header(&s->csv);
+    buf_printf(&s->csv, "\n");
     return PLUSH_OK;
 }
 
@@ -230,6 +235,8 @@ plush_status plush_compare_study_finish(plush_compare_study *s, plush_diag *diag
         st = plush__compare_plots_over_time(s, diag);
     if (st == PLUSH_OK)
         st = plush__compare_plots_by_size(s, diag);
+    if (st == PLUSH_OK)
+        st = plush__compare_quality_plot(s, diag);
     if (st != PLUSH_OK)
         return st;
     plush__compare_name_file(s, "report.md", diag);
@@ -279,5 +286,6 @@ void plush_compare_study_destroy(plush_compare_study *s)
     free(s->colors);
     plush_image_free(&s->panel);
     plush_image_free(&s->sheet);
+    plush__compare_quality_free(s->quality);
     free(s);
 }

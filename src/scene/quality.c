@@ -1,4 +1,9 @@
-/* Surface quality against rest: edge strain, crease, volume (plush/scene_quality.h). */
+/* Surface quality against rest: edge strain, crease, volume (plush/scene_quality.h).
+ *
+ * Every figure is computed from the positions as given: each welded node is read through one vertex that
+ * stands for it, fixed at create, so a frame needs no copy of the nodes. A frame is one pass over the
+ * faces (unit normals and the volume, from the same three loads) and one over the edges (strain) and the
+ * folds (crease), each over compact arrays built at create. */
 #include "plush/scene_quality.h"
 #include "core/geom.h"
 
@@ -14,50 +19,26 @@
 /* Crease histogram: 0.05 degree bins over 0 .. 180. */
 #define C_BINS 3601
 
-typedef struct q_edge {
-    uint32_t lo, hi;
-    int32_t f0, f1;               /* the faces of a fold (f1 -1: not a fold) */
-    float rest_length, rest_angle;
-} q_edge;
+/* One edge (its two vertices) or fold (its two faces) and its value at rest, read together. */
+typedef struct q_pair {
+    uint32_t a, b;
+    float rest;
+} q_pair;
 
 struct plush_quality {
-    size_t vertex_count, node_count, face_count, edge_count, fold_count;
-    uint32_t *first;              /* per node: a vertex standing for it */
-    uint32_t (*faces)[3];         /* over nodes, degenerate ones left out */
-    q_edge *edges;
+    size_t vertex_count, face_count, edge_count, fold_count;
+    uint32_t (*faces)[3];         /* vertex indices (one per welded node), degenerate faces left out */
+    q_pair *edges;                /* the edges with a rest length: vertex indices, rest length */
+    q_pair *folds;                /* the edges with exactly two faces: those faces, rest dihedral (degrees) */
     bool closed;
     double rest_volume;
-    float (*nodes)[3], (*normals)[3];
+    float (*normals)[3];          /* per face, this frame's */
     uint32_t *strain_bins, *crease_bins;
 };
 
-typedef struct half_edge {
-    uint32_t lo, hi, face;
-} half_edge;
-
-static int half_cmp(const void *pa, const void *pb)
-{
-    const half_edge *a = pa, *b = pb;
-    if (a->lo != b->lo)
-        return a->lo < b->lo ? -1 : 1;
-    if (a->hi != b->hi)
-        return a->hi < b->hi ? -1 : 1;
-    return a->face < b->face ? -1 : a->face > b->face;
-}
-
-static void face_normal(const float (*p)[3], const uint32_t f[3], float n[3])
-{
-    float u[3], v[3];
-    for (int k = 0; k < 3; k++)
-        u[k] = p[f[1]][k] - p[f[0]][k], v[k] = p[f[2]][k] - p[f[0]][k];
-    n[0] = u[1] * v[2] - u[2] * v[1];
-    n[1] = u[2] * v[0] - u[0] * v[2];
-    n[2] = u[0] * v[1] - u[1] * v[0];
-}
-
 /* acos within 7e-5 rad (Abramowitz & Stegun 4.4.45): the crease of 180k folds per frame must cost little,
  * and its histogram bins are 0.05 degrees (9e-4 rad) wide. */
-static float fast_acos(float x)
+static inline float fast_acos(float x)
 {
     float a = fabsf(x);
     a = a > 1.0f ? 1.0f : a;
@@ -66,22 +47,23 @@ static float fast_acos(float x)
 }
 
 /* The angle between two unit normals, in degrees (NaN when a face has no area). */
-static float normal_angle(const float a[3], const float b[3])
+static inline float normal_angle(const float a[3], const float b[3])
 {
     return fast_acos(a[0] * b[0] + a[1] * b[1] + a[2] * b[2]) * (180.0f / 3.14159265f);
 }
 
-static float edge_length(const float (*p)[3], uint32_t a, uint32_t b)
-{
-    float d0 = p[a][0] - p[b][0], d1 = p[a][1] - p[b][1], d2 = p[a][2] - p[b][2];
-    return sqrtf(d0 * d0 + d1 * d1 + d2 * d2);
-}
-
-static double volume(const float (*p)[3], const uint32_t (*faces)[3], size_t n)
+/* Unit normals of the faces and, with them, the signed volume (1/6 sum of a . (b x c), in double). */
+static double faces_pass(const plush_quality *q, const float (*p)[3], float (*normals)[3])
 {
     double v = 0;
-    for (size_t f = 0; f < n; f++) {
-        const float *a = p[faces[f][0]], *b = p[faces[f][1]], *c = p[faces[f][2]];
+    for (size_t f = 0; f < q->face_count; f++) {
+        const float *a = p[q->faces[f][0]], *b = p[q->faces[f][1]], *c = p[q->faces[f][2]];
+        float u0 = b[0] - a[0], u1 = b[1] - a[1], u2 = b[2] - a[2];
+        float v0 = c[0] - a[0], v1 = c[1] - a[1], v2 = c[2] - a[2];
+        float n0 = u1 * v2 - u2 * v1, n1 = u2 * v0 - u0 * v2, n2 = u0 * v1 - u1 * v0;
+        float len = sqrtf(n0 * n0 + n1 * n1 + n2 * n2);
+        float inv = len > 0 ? 1.0f / len : NAN;
+        normals[f][0] = n0 * inv, normals[f][1] = n1 * inv, normals[f][2] = n2 * inv;
         v += (double)a[0] * ((double)b[1] * c[2] - (double)b[2] * c[1]) -
              (double)a[1] * ((double)b[0] * c[2] - (double)b[2] * c[0]) +
              (double)a[2] * ((double)b[0] * c[1] - (double)b[1] * c[0]);
@@ -89,48 +71,64 @@ static double volume(const float (*p)[3], const uint32_t (*faces)[3], size_t n)
     return v / 6.0;
 }
 
-static void gather(plush_quality *q, const float (*positions)[3])
+static inline float edge_length(const float (*p)[3], uint32_t a, uint32_t b)
 {
-    for (size_t k = 0; k < q->node_count; k++)
-        memcpy(q->nodes[k], positions[q->first[k]], sizeof q->nodes[k]);
-    for (size_t f = 0; f < q->face_count; f++) {
-        float *n = q->normals[f];
-        face_normal((const float(*)[3])q->nodes, q->faces[f], n);
-        float len = sqrtf(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
-        float inv = len > 0 ? 1.0f / len : NAN;
-        n[0] *= inv, n[1] *= inv, n[2] *= inv;
-    }
+    float d0 = p[a][0] - p[b][0], d1 = p[a][1] - p[b][1], d2 = p[a][2] - p[b][2];
+    return sqrtf(d0 * d0 + d1 * d1 + d2 * d2);
 }
 
-/* Edges from the faces' half-edges, sorted: an edge shared by exactly two faces is a fold. */
-static bool build_edges(plush_quality *q)
+typedef struct half_edge {
+    uint32_t hi, face;
+} half_edge;
+
+/* Edges from the faces' half-edges, by (lower node, higher node, face): a counting sort on the lower node,
+ * an insertion sort within each (a node has a handful of edges). An edge with exactly two faces is a fold.
+ * Writes node pairs into edge_a/edge_b (turned into vertices by the caller). */
+static bool build_edges(plush_quality *q, const uint32_t (*faces)[3], size_t node_count)
 {
     size_t nh = 3 * q->face_count;
+    size_t *start = calloc(node_count + 1, sizeof *start);
     half_edge *h = malloc((nh ? nh : 1) * sizeof *h);
     q->edges = malloc((nh ? nh : 1) * sizeof *q->edges);
-    if (!h || !q->edges) {
-        free(h);
-        return false;
-    }
-    for (size_t f = 0; f < q->face_count; f++)
+    q->folds = malloc((nh ? nh : 1) * sizeof *q->folds);
+    bool ok = start && h && q->edges && q->folds;
+    for (size_t f = 0; ok && f < q->face_count; f++)
         for (int k = 0; k < 3; k++) {
-            uint32_t a = q->faces[f][k], b = q->faces[f][(k + 1) % 3];
-            h[3 * f + (size_t)k] = (half_edge){.lo = a < b ? a : b, .hi = a < b ? b : a, .face = (uint32_t)f};
+            uint32_t a = faces[f][k], b = faces[f][(k + 1) % 3];
+            start[(a < b ? a : b) + 1]++;
         }
-    qsort(h, nh, sizeof *h, half_cmp);
-    q->closed = nh > 0;
-    for (size_t i = 0; i < nh;) {
-        size_t j = i + 1;
-        while (j < nh && h[j].lo == h[i].lo && h[j].hi == h[i].hi)
-            j++;
-        q_edge *e = &q->edges[q->edge_count++];
-        *e = (q_edge){.lo = h[i].lo, .hi = h[i].hi, .f0 = (int32_t)h[i].face, .f1 = j - i == 2 ? (int32_t)h[i + 1].face : -1};
-        q->closed &= j - i == 2;
-        q->fold_count += e->f1 >= 0;
-        i = j;
+    for (size_t n = 0; ok && n < node_count; n++)
+        start[n + 1] += start[n];
+    for (size_t f = 0; ok && f < q->face_count; f++)
+        for (int k = 0; k < 3; k++) {
+            uint32_t a = faces[f][k], b = faces[f][(k + 1) % 3];
+            h[start[a < b ? a : b]++] = (half_edge){.hi = a < b ? b : a, .face = (uint32_t)f};
+        }
+    /* start[n] is now the end of node n's run (the start of n + 1's) */
+    q->closed = ok && nh > 0;
+    for (size_t n = 0, i = 0; ok && n < node_count; n++) {
+        size_t end = start[n];
+        for (size_t j = i + 1; j < end; j++) {
+            half_edge x = h[j];
+            size_t k = j;
+            for (; k > i && (h[k - 1].hi > x.hi || (h[k - 1].hi == x.hi && h[k - 1].face > x.face)); k--)
+                h[k] = h[k - 1];
+            h[k] = x;
+        }
+        while (i < end) {
+            size_t j = i + 1;
+            while (j < end && h[j].hi == h[i].hi)
+                j++;
+            q->edges[q->edge_count++] = (q_pair){.a = (uint32_t)n, .b = h[i].hi};
+            if (j - i == 2)
+                q->folds[q->fold_count++] = (q_pair){.a = h[i].face, .b = h[i + 1].face};
+            q->closed &= j - i == 2;
+            i = j;
+        }
     }
+    free(start);
     free(h);
-    return true;
+    return ok;
 }
 
 plush_status plush_quality_create(const float (*rest)[3], size_t vertex_count, const uint32_t (*triangles)[3],
@@ -139,54 +137,62 @@ plush_status plush_quality_create(const float (*rest)[3], size_t vertex_count, c
     *out = NULL;
     plush_quality *q = calloc(1, sizeof *q);
     uint32_t *node_of = malloc((vertex_count ? vertex_count : 1) * sizeof *node_of);
+    uint32_t *first = malloc((vertex_count ? vertex_count : 1) * sizeof *first);
+    uint32_t(*node_faces)[3] = malloc((triangle_count ? triangle_count : 1) * sizeof *node_faces);
     if (q) {
         q->vertex_count = vertex_count;
-        q->first = malloc((vertex_count ? vertex_count : 1) * sizeof *q->first);
         q->faces = malloc((triangle_count ? triangle_count : 1) * sizeof *q->faces);
+        q->normals = malloc((triangle_count ? triangle_count : 1) * sizeof *q->normals);
         q->strain_bins = malloc(Q_BINS * sizeof *q->strain_bins);
         q->crease_bins = malloc(C_BINS * sizeof *q->crease_bins);
     }
-    bool ok = q && node_of && q->first && q->faces && q->strain_bins && q->crease_bins;
-    size_t nodes = ok ? plush__weld_positions(rest, vertex_count, node_of, q->first) : SIZE_MAX;
+    bool ok = q && node_of && first && node_faces && q->faces && q->normals && q->strain_bins && q->crease_bins;
+    size_t nodes = ok ? plush__weld_positions(rest, vertex_count, node_of, first) : SIZE_MAX;
     ok = ok && nodes != SIZE_MAX;
     for (size_t t = 0; ok && t < triangle_count; t++) {
         uint32_t f[3];
         for (int k = 0; k < 3; k++) {
             if (triangles[t][k] >= vertex_count) {
-                free(node_of);
+                free(node_of), free(first), free(node_faces);
                 plush_quality_destroy(q);
                 return plush_diag_fail(diag, PLUSH_E_RANGE, -1, "face", (int64_t)t, "vertex %u out of range",
                                        (unsigned)triangles[t][k]);
             }
             f[k] = node_of[triangles[t][k]];
         }
-        if (f[0] != f[1] && f[1] != f[2] && f[0] != f[2])
-            memcpy(q->faces[q->face_count++], f, sizeof f);
+        if (f[0] != f[1] && f[1] != f[2] && f[0] != f[2]) {
+            memcpy(node_faces[q->face_count], f, sizeof f);
+            for (int k = 0; k < 3; k++)
+                q->faces[q->face_count][k] = first[f[k]];
+            q->face_count++;
+        }
     }
-    free(node_of);
-    if (ok) {
-        q->node_count = nodes;
-        q->nodes = malloc((nodes ? nodes : 1) * sizeof *q->nodes);
-        q->normals = malloc((q->face_count ? q->face_count : 1) * sizeof *q->normals);
-        ok = q->nodes && q->normals && build_edges(q);
-    }
+    ok = ok && build_edges(q, (const uint32_t(*)[3])node_faces, nodes);
+    free(node_of), free(node_faces);
     if (!ok) {
+        free(first);
         plush_quality_destroy(q);
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
     }
-    gather(q, rest);
+    /* nodes to the vertices standing for them; edges without a rest length measure no strain */
+    size_t kept = 0;
     for (size_t i = 0; i < q->edge_count; i++) {
-        q_edge *e = &q->edges[i];
-        e->rest_length = edge_length((const float(*)[3])q->nodes, e->lo, e->hi);
-        if (e->f1 >= 0)
-            e->rest_angle = normal_angle(q->normals[e->f0], q->normals[e->f1]);
+        uint32_t a = first[q->edges[i].a], b = first[q->edges[i].b];
+        float len = edge_length(rest, a, b);
+        if (len > 0)
+            q->edges[kept++] = (q_pair){.a = a, .b = b, .rest = len};
     }
-    q->rest_volume = q->closed ? volume((const float(*)[3])q->nodes, (const uint32_t(*)[3])q->faces, q->face_count) : 0;
+    q->edge_count = kept;
+    free(first);
+    double v = faces_pass(q, rest, q->normals);
+    for (size_t i = 0; i < q->fold_count; i++)
+        q->folds[i].rest = normal_angle(q->normals[q->folds[i].a], q->normals[q->folds[i].b]);
+    q->rest_volume = q->closed ? v : 0;
     *out = q;
     return PLUSH_OK;
 }
 
-static uint32_t strain_bin(float s)
+static inline uint32_t strain_bin(float s)
 {
     uint32_t bits;
     memcpy(&bits, &s, sizeof bits);
@@ -204,69 +210,76 @@ static double strain_of(uint32_t bin)
     return s;
 }
 
-/* The bin where the cumulative count reaches share of total. */
-static uint32_t percentile_bin(const uint32_t *bins, uint32_t count, size_t total, double share)
+/* For each share (increasing), the bin where the cumulative count reaches share of total: one scan. */
+static void percentile_bins(const uint32_t *bins, uint32_t count, size_t total, const double *share, int n,
+                            uint32_t *out)
 {
-    double want = ceil(share * (double)total);
     double seen = 0;
-    for (uint32_t b = 0; b < count; b++)
-        if ((seen += bins[b]) >= want && want > 0)
-            return b;
-    return count - 1;
+    int k = 0;
+    for (uint32_t b = 0; b < count && k < n; b++) {
+        seen += bins[b];
+        while (k < n && ceil(share[k] * (double)total) > 0 && seen >= ceil(share[k] * (double)total))
+            out[k++] = b;
+    }
+    while (k < n)
+        out[k++] = count - 1;
 }
 
 void plush_quality_measure(plush_quality *q, const float (*positions)[3], plush_quality_figures *out)
 {
     memset(out, 0, sizeof *out);
-    gather(q, positions);
     memset(q->strain_bins, 0, Q_BINS * sizeof *q->strain_bins);
     memset(q->crease_bins, 0, C_BINS * sizeof *q->crease_bins);
-    const float (*p)[3] = (const float(*)[3])q->nodes;
-    size_t measured = 0, outside = 0, folds = 0;
-    double smax = 0, cmax = 0;
+    double vol = faces_pass(q, positions, q->normals);
+    uint32_t *sb = q->strain_bins, *cb = q->crease_bins;
+    size_t outside = 0;
+    float smax = 0;
     for (size_t i = 0; i < q->edge_count; i++) {
-        const q_edge *e = &q->edges[i];
-        if (e->rest_length > 0) {
-            float s = edge_length(p, e->lo, e->hi) / e->rest_length;
-            q->strain_bins[strain_bin(s)]++;
-            measured++;
-            outside += !(s >= 2.0f / 3.0f && s <= 1.5f);
-            smax = s > smax || s != s ? s : smax;
-        }
-        if (e->f1 >= 0) {
-            float c = fabsf(normal_angle(q->normals[e->f0], q->normals[e->f1]) - e->rest_angle);
-            if (c == c) {
-                q->crease_bins[(uint32_t)(c * 20.0f + 0.5f) < C_BINS ? (uint32_t)(c * 20.0f + 0.5f) : C_BINS - 1]++;
-                folds++;
-                cmax = c > cmax ? c : cmax;
-            }
+        const q_pair *e = &q->edges[i];
+        float s = edge_length(positions, e->a, e->b) / e->rest;
+        sb[strain_bin(s)]++;
+        outside += !(s >= 2.0f / 3.0f && s <= 1.5f);
+        smax = s > smax || s != s ? s : smax;
+    }
+    const float (*n)[3] = (const float(*)[3])q->normals;
+    size_t folds = 0;
+    float cmax = 0;
+    for (size_t i = 0; i < q->fold_count; i++) {
+        const q_pair *e = &q->folds[i];
+        float c = fabsf(normal_angle(n[e->a], n[e->b]) - e->rest);
+        if (c == c) {
+            uint32_t bin = (uint32_t)(c * 20.0f + 0.5f);
+            cb[bin < C_BINS ? bin : C_BINS - 1]++;
+            folds++;
+            cmax = c > cmax ? c : cmax;
         }
     }
-    out->edges = measured, out->folds = folds;
-    if (measured) {
-        out->strain_p50 = strain_of(percentile_bin(q->strain_bins, Q_BINS, measured, 0.5));
-        out->strain_p99 = strain_of(percentile_bin(q->strain_bins, Q_BINS, measured, 0.99));
-        out->strain_p999 = strain_of(percentile_bin(q->strain_bins, Q_BINS, measured, 0.999));
+    out->edges = q->edge_count, out->folds = folds;
+    if (q->edge_count) {
+        static const double shares[3] = {0.5, 0.99, 0.999};
+        uint32_t b[3];
+        percentile_bins(sb, Q_BINS, q->edge_count, shares, 3, b);
+        out->strain_p50 = strain_of(b[0]), out->strain_p99 = strain_of(b[1]), out->strain_p999 = strain_of(b[2]);
         out->strain_max = smax;
-        out->strain_outside = (double)outside / (double)measured;
+        out->strain_outside = (double)outside / (double)q->edge_count;
     }
     if (folds) {
-        out->crease_p99 = percentile_bin(q->crease_bins, C_BINS, folds, 0.99) / 20.0;
+        static const double share = 0.99;
+        uint32_t b;
+        percentile_bins(cb, C_BINS, folds, &share, 1, &b);
+        out->crease_p99 = b / 20.0;
         out->crease_max = cmax;
     }
-    out->volume_ratio = q->closed && q->rest_volume != 0
-                            ? volume(p, (const uint32_t(*)[3])q->faces, q->face_count) / q->rest_volume
-                            : NAN;
+    out->volume_ratio = q->closed && q->rest_volume != 0 ? vol / q->rest_volume : NAN;
 }
 
 void plush_quality_destroy(plush_quality *q)
 {
     if (!q)
         return;
-    free(q->first);
     free(q->faces);
     free(q->edges);
-    free(q->nodes);
+    free(q->folds);
     free(q->normals);
     free(q->strain_bins);
     free(q->crease_bins);
