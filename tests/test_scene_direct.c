@@ -195,6 +195,45 @@ static void run_mode(const plush_pmx_model *m, const plush_vmd_motion *v, int mo
     plush_scene_destroy(sc);
 }
 
+/* The calibrated reference on the small plush swaying: its volume stays near rest at every frame, and
+ * direct on a quarter of the triangles lies nearer to it than the proxy does (plush compare's figures). */
+static void test_direct_converges(void **state)
+{
+    (void)state;
+    plush_pmx_model *m = pinned_plush();
+    plush_vmd_motion *v = scene_fx_sway();
+    plush_compare_variant q = {0};
+    plush_diag d = pmx_fx_diag();
+    pmx_fx_ok(plush_compare_quarter_make(m, &q, &d), &d);
+    assert_true(q.triangles < q.source_pieces);
+    plush_compare_run_desc runs[] = {{.name = "direct", .kind = PLUSH_COMPARE_DIRECT},
+                                     {.name = "proxy", .kind = PLUSH_COMPARE_PROXY},
+                                     {.name = "direct/4", .kind = PLUSH_COMPARE_DIRECT, .model = q.model}};
+    plush_compare_pair pairs[] = {{.a = 1, .b = 0, .surface = q.model}, {.a = 2, .b = 0, .surface = q.model}};
+    plush_compare *c = NULL;
+    pmx_fx_ok(plush_compare_create(&(plush_compare_desc){.model = m, .motion = v, .runs = runs, .run_count = 3,
+                                                         .pairs = pairs, .pair_count = 2},
+                                   &c, &d),
+              &d);
+    double proxy = 0, quarter = 0, lo = 1, hi = 1;
+    for (uint32_t f = 0; f < 40; f++) {
+        pmx_fx_ok(plush_compare_step(c, f, &d), &d);
+        const plush_compare_run_frame *rf = plush_compare_run_frames(c);
+        const plush_compare_pair_frame *pf = plush_compare_pair_frames(c);
+        assert_true(rf[0].valid && pf[0].valid && pf[1].valid);
+        lo = fmin(lo, rf[0].volume_ratio), hi = fmax(hi, rf[0].volume_ratio);
+        proxy += pf[0].error.rms, quarter += pf[1].error.rms;
+    }
+    print_message("small plush: direct volume %.3f .. %.3f; RMS to direct: direct/4 %.4f, proxy %.4f\n", lo, hi,
+                  quarter / 40, proxy / 40);
+    assert_true(lo >= 0.8 && hi <= 1.25);
+    assert_true(quarter < proxy);
+    plush_compare_destroy(c);
+    plush_compare_variant_free(&q);
+    plush_vmd_free(v);
+    plush_pmx_free(m);
+}
+
 static void test_direct_moves_like_proxy(void **state)
 {
     (void)state;
@@ -560,8 +599,8 @@ static void test_cli_run_direct(void **state)
     cli_expect_code(&r, 2);
     cli_result_free(&r);
 
-    /* a direct body that blows up (a pressure no solver holds, on links without stiffness solved once): the run stops at
-     * that frame, says so, and keeps the frames before it */
+    /* a direct body that blows up (a pressure no solver holds, on links without stiffness solved once): the
+     * run stops at that frame, says so, and keeps the frames before it */
     m = pinned_plush();
     m->soft_bodies[0].config.pr = 1e12f;
     m->soft_bodies[0].lst = 0;
@@ -602,6 +641,7 @@ int main(void)
         cmocka_unit_test(test_derived_model_of_the_small_plush),
         cmocka_unit_test(test_loose_piece_is_reported),
         cmocka_unit_test(test_direct_moves_like_proxy),
+        cmocka_unit_test(test_direct_converges),
         cmocka_unit_test(test_anchors_move_to_the_detailed_mesh),
         cmocka_unit_test(test_direct_errors),
         cmocka_unit_test(test_bending_pairs_equal_bullets),
