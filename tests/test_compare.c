@@ -249,7 +249,7 @@ static void test_runs_in_lockstep_on_the_small_plush(void **state)
         {.name = "proxy again", .kind = PLUSH_COMPARE_PROXY},
         {.name = "bones", .kind = PLUSH_COMPARE_BONES},
     };
-    plush_compare_pair pairs[] = {{1, 0}, {2, 0}};
+    plush_compare_pair pairs[] = {{1, 0, NULL}, {2, 0, NULL}};
     plush_diag d = pmx_fx_diag();
     plush_compare *c = NULL;
     pmx_fx_ok(plush_compare_create(&(plush_compare_desc){.model = m, .runs = runs, .run_count = 3, .pairs = pairs,
@@ -301,7 +301,7 @@ static void test_direct_run_and_when_it_cannot_be_made(void **state)
         {.name = "proxy", .kind = PLUSH_COMPARE_PROXY},
         {.name = "direct", .kind = PLUSH_COMPARE_DIRECT, .optional = true},
     };
-    plush_compare_pair pairs[] = {{0, 1}};
+    plush_compare_pair pairs[] = {{0, 1, NULL}};
     plush_diag d = pmx_fx_diag();
     plush_compare *c = NULL;
     pmx_fx_ok(plush_compare_create(&(plush_compare_desc){.model = m, .runs = runs, .run_count = 2, .pairs = pairs,
@@ -358,7 +358,7 @@ static void test_create_errors(void **state)
     memset(&small.arena, 0, sizeof small.arena);
     plush_compare_run_desc runs[] = {{.name = "bones", .kind = PLUSH_COMPARE_BONES},
                                      {.name = "short", .kind = PLUSH_COMPARE_BONES, .model = &small}};
-    plush_compare_pair bad[] = {{0, 2}};
+    plush_compare_pair bad[] = {{0, 2, NULL}};
     plush_compare *c = NULL;
     plush_diag d = pmx_fx_diag();
     assert_int_equal(plush_compare_create(&(plush_compare_desc){.model = m, .runs = runs, .run_count = 1, .pairs = bad,
@@ -389,7 +389,7 @@ static void test_demo_bear(void **state)
     plush_compare_run_desc runs[] = {{.name = "bones", .kind = PLUSH_COMPARE_BONES},
                                      {.name = "proxy", .kind = PLUSH_COMPARE_PROXY},
                                      {.name = "proxy 2", .kind = PLUSH_COMPARE_PROXY}};
-    plush_compare_pair pairs[] = {{2, 1}, {0, 1}};
+    plush_compare_pair pairs[] = {{2, 1, NULL}, {0, 1, NULL}};
     plush_compare *c = NULL;
     pmx_fx_ok(plush_compare_create(&(plush_compare_desc){.model = m, .motion = v, .runs = runs, .run_count = 3,
                                                   .pairs = pairs, .pair_count = 2},

@@ -106,6 +106,8 @@ typedef struct plush_compare_run_desc {
 
 typedef struct plush_compare_pair {
     size_t a, b;                  /* run indices; b is the reference (direct) */
+    const plush_pmx_model *surface; /* NULL: measured on the compare's surface; else on this model's visible
+                                     * surface (vertex numbers the compare model's; fewer vertices) */
 } plush_compare_pair;
 
 /* Zero fields mean the defaults. */
@@ -164,7 +166,7 @@ const float (*plush_compare_positions(const plush_compare *cmp, size_t run))[3];
 const float (*plush_compare_normals(const plush_compare *cmp, size_t run))[3];
 /* A live run's scene (its binding, proxy nodes); NULL for an unavailable run. */
 const plush_scene *plush_compare_scene(const plush_compare *cmp, size_t run);
-/* This frame's per-vertex distances of a pair (surface->vertex_count, in surface->vertices order). */
+/* This frame's per-vertex distances of a pair (its surface's vertex_count, in that surface's vertices order). */
 const float *plush_compare_distances(const plush_compare *cmp, size_t pair);
 void plush_compare_destroy(plush_compare *cmp);
 
@@ -195,6 +197,13 @@ bool plush_compare_has_proxy(const plush_pmx_model *model);
  * The model must outlive out (out->base and out->model share its arrays). */
 plush_status plush_compare_variant_make(const plush_pmx_model *model, size_t target, float size,
                                         plush_compare_variant *out, plush_diag *diag);
+/* Direct at a quarter of the detail (plush compare's convergence run "direct/4"): the model with its
+ * visible surface, welded, simplified (no offset, no wrap) toward a quarter of its triangles, on the same
+ * vertices (meshoptimizer keeps vertex positions): out->model holds the simplified faces in the first visible
+ * material and none in the other visible ones; its soft bodies are the model's. out->target is the quarter,
+ * out->triangles what the simplifier made, out->source_pieces the full surface's triangle count. Fails as
+ * plush_compare_variant_make (PLUSH_E_LIBRARY without meshoptimizer). */
+plush_status plush_compare_quarter_make(const plush_pmx_model *model, plush_compare_variant *out, plush_diag *diag);
 /* Frees the cage model and the arena make built. NULL is a no-op. */
 void plush_compare_variant_free(plush_compare_variant *variant);
 
@@ -228,6 +237,8 @@ typedef struct plush_compare_study_desc {
     const size_t *cage_triangles;          /* generated cages (plush_compare_variant_make), in this order */
     size_t cage_count;
     const char *out_dir;                   /* required, existing: where every file goes */
+    bool no_quarter;                       /* leave out the convergence run "direct/4"
+                                            * (plush_compare_quarter_make; run last, paired with direct) */
 } plush_compare_study_desc;
 
 typedef struct plush_compare_study plush_compare_study;

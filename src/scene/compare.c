@@ -328,6 +328,7 @@ typedef struct compare_run {
 struct plush_compare {
     plush_compare_desc desc;
     plush_compare_surface *surface;
+    plush_compare_surface **pair_surface;  /* per pair: its own surface (pair.surface), or NULL */
     compare_run *runs;
     plush_compare_pair *pairs;
     plush_compare_run_frame *run_frames;
@@ -440,8 +441,18 @@ plush_status plush_compare_create(const plush_compare_desc *desc, plush_compare 
         c->pair_frames = calloc(np ? np : 1, sizeof *c->pair_frames);
         c->distances = calloc((np ? np : 1) * (nv ? nv : 1), sizeof *c->distances);
         c->scratch = malloc((nv ? nv : 1) * sizeof *c->scratch);
-        if (!c->runs || !c->pairs || !c->run_frames || !c->pair_frames || !c->distances || !c->scratch)
+        c->pair_surface = calloc(np ? np : 1, sizeof *c->pair_surface);
+        if (!c->runs || !c->pairs || !c->run_frames || !c->pair_frames || !c->distances || !c->scratch ||
+            !c->pair_surface)
             st = nomem(diag);
+    }
+    for (size_t p = 0; st == PLUSH_OK && p < np; p++) {
+        if (!desc->pairs[p].surface)
+            continue;
+        st = plush_compare_surface_from_model(desc->pairs[p].surface, &c->pair_surface[p], diag);
+        if (st == PLUSH_OK && c->pair_surface[p]->vertex_count > nv)
+            st = plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, NULL, (int64_t)p,
+                                 "pair %zu: its surface has more vertices than the compare's", p);
     }
     if (st == PLUSH_OK && np) {
         memcpy(c->pairs, desc->pairs, np * sizeof *c->pairs);
@@ -505,7 +516,7 @@ plush_status plush_compare_step(plush_compare *c, uint32_t frame, plush_diag *di
         if (!c->run_frames[a].valid || !c->run_frames[b].valid)
             continue;
         pf->valid = true;
-        plush_compare_measure(c->surface, plush_scene_positions(c->runs[a].scene), plush_scene_normals(c->runs[a].scene),
+        plush_compare_measure(c->pair_surface[p] ? c->pair_surface[p] : c->surface, plush_scene_positions(c->runs[a].scene), plush_scene_normals(c->runs[a].scene),
                               plush_scene_positions(c->runs[b].scene), plush_scene_normals(c->runs[b].scene),
                               c->distances + p * nv, c->scratch, &pf->error);
     }
@@ -549,6 +560,9 @@ void plush_compare_destroy(plush_compare *c)
         for (size_t i = 0; i < c->desc.run_count; i++)
             plush_scene_destroy(c->runs[i].scene);
     plush_compare_surface_free(c->surface);
+    for (size_t p = 0; c->pair_surface && p < c->desc.pair_count; p++)
+        plush_compare_surface_free(c->pair_surface[p]);
+    free(c->pair_surface);
     free(c->runs);
     free(c->pairs);
     free(c->run_frames);

@@ -36,6 +36,9 @@ struct plush_compare_study {
     const plush_pmx_model *model;
     plush_compare_variant *variants;
     size_t variant_count;
+    plush_compare_variant quarter; /* direct at a quarter of the triangles: the convergence run, last */
+    bool has_quarter;
+    size_t quarter_run, quarter_pair; /* its run and its pair against direct (0 when none) */
     bool own_proxy;               /* the model has a soft body: run "proxy" on it */
     plush_compare_run_desc *runs;
     char (*run_names)[48];

@@ -163,7 +163,7 @@ static const uint8_t ink[3] = {20, 20, 20}, paper[3] = {255, 255, 255}, mute[3] 
 /* The pair whose error the fourth panel shows: proxy against direct, or against bones without direct. */
 static size_t picture_pair(const plush_compare_study *s)
 {
-    return run_available(s, RUN_DIRECT) ? 0 : 1 + (s->pair_count - 1) / 2;
+    return run_available(s, RUN_DIRECT) ? 0 : 1 + (s->pair_count - s->has_quarter - 1) / 2;
 }
 
 static void render_panel(plush_compare_study *s, int slot, const float (*pos)[3], const float (*nrm)[3],

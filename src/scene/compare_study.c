@@ -84,8 +84,8 @@ static void record_frame(plush_compare_study *s, uint32_t f)
 static plush_status plan_runs(plush_compare_study *s, plush_diag *diag)
 {
     size_t proxies = (s->own_proxy ? 1 : 0) + s->variant_count;
-    s->run_count = 2 + proxies;
-    s->pair_count = 1 + 2 * proxies;
+    s->run_count = 2 + proxies + s->has_quarter;
+    s->pair_count = 1 + 2 * proxies + s->has_quarter;
     s->runs = calloc(s->run_count, sizeof *s->runs);
     s->run_names = calloc(s->run_count, sizeof *s->run_names);
     s->pairs = calloc(s->pair_count, sizeof *s->pairs);
@@ -105,12 +105,19 @@ static plush_status plan_runs(plush_compare_study *s, plush_diag *diag)
                                               .model = s->variants[i].model};
     }
     size_t p = 0;
-    s->pairs[p++] = (plush_compare_pair){RUN_PROXY, RUN_DIRECT};
-    s->pairs[p++] = (plush_compare_pair){RUN_BONES, RUN_DIRECT};
+    s->pairs[p++] = (plush_compare_pair){.a = RUN_PROXY, .b = RUN_DIRECT};
+    s->pairs[p++] = (plush_compare_pair){.a = RUN_BONES, .b = RUN_DIRECT};
     for (size_t k = 1; k < proxies; k++)
-        s->pairs[p++] = (plush_compare_pair){RUN_PROXY + k, RUN_DIRECT};
+        s->pairs[p++] = (plush_compare_pair){.a = RUN_PROXY + k, .b = RUN_DIRECT};
     for (size_t k = 0; k < proxies; k++)
-        s->pairs[p++] = (plush_compare_pair){RUN_PROXY + k, RUN_BONES};
+        s->pairs[p++] = (plush_compare_pair){.a = RUN_PROXY + k, .b = RUN_BONES};
+    /* convergence: direct at a quarter of the triangles against direct, on the vertices both simulate */
+    if (s->has_quarter) {
+        s->quarter_run = r, s->quarter_pair = p;
+        s->runs[r] = (plush_compare_run_desc){.name = "direct/4", .kind = PLUSH_COMPARE_DIRECT, .optional = true,
+                                              .model = s->quarter.model};
+        s->pairs[p++] = (plush_compare_pair){.a = r, .b = RUN_DIRECT, .surface = s->quarter.model};
+    }
     return PLUSH_OK;
 }
 
@@ -152,7 +159,16 @@ static plush_status study_start(plush_compare_study *s, plush_diag *diag)
         return st;
     float size = surf->diagonal > 0 ? surf->diagonal : 1;
     plush_compare_surface_free(surf);
-    if ((st = make_variants(s, size, diag)) != PLUSH_OK || (st = plan_runs(s, diag)) != PLUSH_OK)
+    if ((st = make_variants(s, size, diag)) != PLUSH_OK)
+        return st;
+    /* the convergence run needs the model's own soft body and meshoptimizer; without them, a warning */
+    if (s->own_proxy && !desc->no_quarter) {
+        plush_diag local = {.offset = -1, .index = -1};
+        s->has_quarter = plush_compare_quarter_make(s->model, &s->quarter, &local) == PLUSH_OK;
+        if (!s->has_quarter)
+            plush_diag_warn(diag, -1, NULL, -1, "direct/4 (convergence) not run: %s", local.message);
+    }
+    if ((st = plan_runs(s, diag)) != PLUSH_OK)
         return st;
     plush_compare_desc cdesc = {.model = s->model,
                                 .motion = desc->motion,
@@ -270,6 +286,7 @@ void plush_compare_study_destroy(plush_compare_study *s)
     plush_compare_destroy(s->cmp);
     for (size_t i = 0; i < s->variant_count; i++)
         plush_compare_variant_free(&s->variants[i]);
+    plush_compare_variant_free(&s->quarter);
     free(s->variants);
     free(s->runs);
     free(s->run_names);

@@ -212,3 +212,76 @@ void plush_compare_variant_free(plush_compare_variant *variant)
     variant->model = NULL;
     plush_arena_free(&variant->arena);
 }
+
+plush_status plush_compare_quarter_make(const plush_pmx_model *m, plush_compare_variant *v, plush_diag *diag)
+{
+    /* the visible materials (no soft body owns them), by name: the surface plush compare measures */
+    bool *soft = calloc(m->material_count ? m->material_count : 1, 1);
+    const char **names = plush_arena_array(&v->arena, m->material_count ? m->material_count : 1, sizeof *names);
+    if (!soft || !names) {
+        free(soft);
+        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+    }
+    for (size_t i = 0; i < m->soft_body_count; i++)
+        if (m->soft_bodies[i].material >= 0 && (size_t)m->soft_bodies[i].material < m->material_count)
+            soft[m->soft_bodies[i].material] = true;
+    size_t visible = 0, first = SIZE_MAX;
+    for (size_t i = 0; i < m->material_count; i++)
+        if (!soft[i] && m->materials[i].index_count > 0) {
+            names[visible++] = m->materials[i].name.s ? m->materials[i].name.s : "";
+            first = first == SIZE_MAX ? i : first;
+        }
+    plush_cage_mesh skin, cage;
+    plush_cage_result res;
+    plush_status st = visible ? plush_scene_cage_weld(m, names, visible, &v->arena, &skin, diag)
+                              : plush_diag_fail(diag, PLUSH_E_GEOMETRY, -1, NULL, -1, "no visible face");
+    if (st == PLUSH_OK) {
+        v->target = skin.triangle_count / 4 ? skin.triangle_count / 4 : 1;
+        st = plush_cage_simplify(&skin, &(plush_cage_options){.target_triangles = v->target}, &v->arena, &cage, &res,
+                                 diag);
+    }
+    if (st == PLUSH_OK && (!skin.source || !cage.source))
+        st = plush_diag_fail(diag, PLUSH_E_GEOMETRY, -1, NULL, -1, "the simplified surface lost its vertices");
+    if (st == PLUSH_OK && !(v->model = plush_pmx_create()))
+        st = plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+    if (st != PLUSH_OK) {
+        free(soft);
+        return st;
+    }
+    /* the model with its visible faces replaced: the simplified ones, on the same vertices, in the first
+     * visible material (the other visible ones keep no face); the soft bodies' materials keep theirs */
+    plush_arena keep = v->model->arena;
+    *v->model = *m;
+    v->model->arena = keep;
+    plush_arena *arena = plush_pmx_arena(v->model);
+    plush_pmx_material *mats = plush_arena_array(arena, m->material_count, sizeof *mats);
+    uint32_t *idx = plush_arena_array(arena, 3 * cage.triangle_count + m->index_count + 1, sizeof *idx);
+    if (!mats || !idx) {
+        free(soft);
+        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+    }
+    memcpy(mats, m->materials, m->material_count * sizeof *mats);
+    size_t at = 0, from = 0;
+    for (size_t i = 0; i < m->material_count; i++) {
+        size_t count = (size_t)(m->materials[i].index_count > 0 ? m->materials[i].index_count : 0);
+        if (soft[i]) {
+            memcpy(idx + at, m->indices + from, count * sizeof *idx);
+            at += count;
+        } else if (i == first) {
+            for (size_t t = 0; t < cage.triangle_count; t++)
+                for (int k = 0; k < 3; k++)
+                    idx[at++] = (uint32_t)skin.source[cage.source[cage.triangles[t][k]]];
+            mats[i].index_count = (int32_t)(3 * cage.triangle_count);
+        } else {
+            mats[i].index_count = 0;
+        }
+        from += count;
+    }
+    free(soft);
+    v->model->materials = mats;
+    v->model->indices = idx;
+    v->model->index_count = at;
+    v->triangles = cage.triangle_count;
+    v->source_pieces = skin.triangle_count; /* here: the full surface's triangles */
+    return PLUSH_OK;
+}

@@ -11,6 +11,8 @@
 
 /* Seam search radius cap, in mean edge lengths: one huge triangle must not make the grid search all. */
 #define SEAM_RADIUS_CAP 4.0f
+/* The physics module's own cap on an iteration count. */
+#define DIRECT_MAX_ITERATIONS 1000
 
 typedef struct direct_part {
     size_t face_count;
@@ -475,6 +477,38 @@ static size_t loose_pieces(const part_work *w, const plush_pmx_soft_body *dsb, b
     return loose;
 }
 
+/* Mean length of a mesh's face edges (each face's three, degenerate ones skipped). */
+static double mean_edge(const plush_pmx_welded_mesh *mesh)
+{
+    double sum = 0;
+    size_t n = 0;
+    for (size_t t = 0; t < mesh->triangle_count; t++)
+        for (int e = 0; e < 3; e++) {
+            uint32_t a = mesh->triangles[t][e], b = mesh->triangles[t][(e + 1) % 3];
+            if (a != b)
+                sum += sqrt((double)dist2(mesh->nodes[a], mesh->nodes[b])), n++;
+        }
+    return n ? sum / (double)n : 0;
+}
+
+/* The direct body's material made the proxy's (see plush_scene_direct_build): per-step link stiffness the
+ * proxy reaches, LST_eff = 1 - (1 - LST)^P, given to every sweep, and sweeps scaled by the ratio of the
+ * meshes' mean edge lengths so that a correction crosses the body in as many steps as on the cage. */
+static void calibrate(direct_ctx *c, const plush_pmx_welded_mesh *pm, const plush_pmx_welded_mesh *mesh,
+                      plush_pmx_soft_body *dsb)
+{
+    double dp = mean_edge(pm), dd = mean_edge(mesh);
+    double scale = dp > 0 && dd > 0 && dp > dd ? dp / dd : 1;
+    int32_t p = dsb->p_iterations > 0 ? dsb->p_iterations : 1;
+    double lst = dsb->lst >= 0 && dsb->lst <= 1 ? (double)dsb->lst : 1;
+    double piter = ceil((double)p * scale);
+    dsb->p_iterations = (int32_t)(piter > DIRECT_MAX_ITERATIONS ? DIRECT_MAX_ITERATIONS : piter);
+    dsb->lst = (float)(1 - pow(1 - lst, (double)p));
+    c->stats->resolution = c->stats->resolution > scale ? c->stats->resolution : scale;
+    c->stats->p_iterations = c->stats->p_iterations > dsb->p_iterations ? c->stats->p_iterations : dsb->p_iterations;
+    c->stats->lst = dsb->lst;
+}
+
 static plush_status build_part(direct_ctx *c, size_t k, plush_pmx_soft_body *dsb)
 {
     direct_part *p = &c->parts[k];
@@ -525,6 +559,8 @@ static plush_status build_part(direct_ctx *c, size_t k, plush_pmx_soft_body *dsb
         choose_holders(pm, hold, longest, held, held_count, &w);
         st = write_holds(c, k, hold, &w, dsb);
     }
+    if (st == PLUSH_OK)
+        calibrate(c, pm, &w.mesh, dsb);
     if (st == PLUSH_OK) {
         size_t loose = loose_pieces(&w, dsb, scratch);
         c->stats->loose_pieces += loose;

@@ -37,7 +37,7 @@ int main(void)
     enum { PROXY, DIRECT };
     plush_compare_run_desc runs[] = {{.name = "proxy", .kind = PLUSH_COMPARE_PROXY},
                                      {.name = "direct", .kind = PLUSH_COMPARE_DIRECT}};
-    plush_compare_pair pair = {PROXY, DIRECT};
+    plush_compare_pair pair = {PROXY, DIRECT, NULL};
     plush_compare *cmp = NULL;
     if (plush_compare_create(&(plush_compare_desc){.model = model, .motion = motion, .overrides = map,
                                                    .runs = runs, .run_count = 2, .pairs = &pair, .pair_count = 1},
