@@ -433,7 +433,23 @@ static void test_errors(void **state)
     CLI_RUN(&r, "compare", "--help");
     cli_expect_code(&r, 0);
     assert_non_null(strstr(r.out, "--proxy-triangles"));
+    assert_non_null(strstr(r.out, "--seed"));
     cli_result_free(&r);
+    CLI_RUN(&r, "compare", BEAR, "--seed=1", "-o", out);
+    cli_expect_code(&r, 2);
+    cli_result_free(&r);
+    /* the original method's proxy (the 'before' picture), and the report says so */
+    char seeded[700], md_path[800];
+    snprintf(seeded, sizeof seeded, "%s/seeded", cli_tmp_dir());
+    CLI_RUN(&r, "compare", BEAR, "--motion", BEAR_VMD, "--frames", "2", "--seed", "-o", seeded);
+    cli_expect_code(&r, 0);
+    cli_result_free(&r);
+    snprintf(md_path, sizeof md_path, "%s/report.md", seeded);
+    size_t md_len = 0;
+    char *md = cli_read_all(md_path, &md_len);
+    assert_non_null(md);
+    assert_non_null(strstr(md, "the original method (`--seed`)"));
+    free(md);
     /* the report directory cannot be made */
     char p[700];
     snprintf(p, sizeof p, "%s/no/such/dir", cli_tmp_dir());

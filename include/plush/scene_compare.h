@@ -237,6 +237,7 @@ typedef struct plush_compare_study_desc {
     const size_t *cage_triangles;          /* generated cages (plush_compare_variant_make), in this order */
     size_t cage_count;
     const char *out_dir;                   /* required, existing: where every file goes */
+    bool seed;                             /* proxy runs bind and skin as the original method (plush run --seed) */
     bool no_quarter;                       /* leave out the convergence run "direct/4"
                                             * (plush_compare_quarter_make; run last, paired with direct) */
 } plush_compare_study_desc;

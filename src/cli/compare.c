@@ -13,7 +13,7 @@
 
 static const char compare_usage[] =
     "usage: plush compare MODEL.pmx -o REPORTDIR [--motion M.vmd] [--frames N] [--proxy-triangles N1,N2,...]\n"
-    "                     [--fps 30] [--physics-hz 60] [--im2 OVERRIDES.im2]\n";
+    "                     [--fps 30] [--physics-hz 60] [--im2 OVERRIDES.im2] [--seed]\n";
 
 static const char compare_help[] =
     "\n"
@@ -37,6 +37,9 @@ static const char compare_help[] =
     "                              proxy size\n"
     "  --fps F, --physics-hz H     as plush run (defaults 30 and 60)\n"
     "  --im2 OVERRIDES.im2         Influence Map overrides for the model's own proxy run\n"
+    "  --seed                      the proxy runs bind and skin as the original method (nearest four\n"
+    "                              triangles, percent weights, each triangle's own frame): the 'before' of\n"
+    "                              the smooth surface\n"
     "  -h, --help                  this text\n"
     "\n"
     "REPORTDIR gets:\n"
@@ -53,7 +56,7 @@ static const char compare_help[] =
 typedef struct compare_job {
     const char *model, *motion, *out_dir, *overrides;
     uint32_t frames;
-    bool frames_set;
+    bool frames_set, seed;
     float fps, physics_hz;
     size_t *triangles;            /* --proxy-triangles */
     size_t triangle_count;
@@ -83,6 +86,12 @@ static int parse_triangles(const char *list, compare_job *job)
 
 static int compare_option(cli_args *args, const char *name, const char *inline_value, compare_job *job)
 {
+    if (strcmp(name, "--seed") == 0) {
+        if (inline_value)
+            return cli_usage_error(compare_usage, "option '--seed' takes no value");
+        job->seed = true;
+        return CLI_OK;
+    }
     static const char *const valued[] = {"-o", "--output", "--motion", "--frames", "--fps", "--physics-hz",
                                          "--proxy-triangles", "--im2"};
     bool known = false;
@@ -201,6 +210,7 @@ static int simulate(const compare_inputs *in, cli_outdir *outdir, plush_compare_
                                      .frames = job->frames_set ? job->frames : 0,
                                      .cage_triangles = job->triangles,
                                      .cage_count = job->triangle_count,
+                                     .seed = job->seed,
                                      .out_dir = cli_outdir_stage(outdir)};
     if (plush_compare_study_create(&desc, st, &d) != PLUSH_OK) {
         cli_report_warnings(&d);

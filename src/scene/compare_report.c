@@ -195,6 +195,11 @@ plush_status plush__compare_write_report(const plush_compare_study *s, float siz
     buf_printf(&md, "- Input: `%s`%s%s, %u frames at %g fps, physics %g Hz.\n", s->desc.model_file,
                s->desc.motion_file ? ", motion " : "", s->desc.motion_file ? s->desc.motion_file : "", s->frames,
                (double)(s->desc.fps ? s->desc.fps : 30), (double)(s->desc.physics_hz ? s->desc.physics_hz : 60));
+    buf_printf(&md, s->desc.seed ? "- Proxy skinning: the original method (`--seed`): nearest four triangles, percent "
+                                   "weights, each triangle's own frame.\n"
+                                 : "- Proxy skinning: weights smoothed over the surface (reach %g proxy edges), frames "
+                                   "fitted to %d rings of cage nodes.\n",
+               PLUSH_PROXY_SMOOTH_RADIUS, PLUSH_SCENE_PATCH_RINGS);
     plush_status st = md.failed ? plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory")
                                 : plush_file_write_atomic(path, md.data, md.size, diag);
     plush_buf_free(&md);

@@ -174,6 +174,7 @@ static plush_status study_start(plush_compare_study *s, plush_diag *diag)
                                 .motion = desc->motion,
                                 .fps = desc->fps,
                                 .world = {.physics_hz = desc->physics_hz},
+                                .bind = {.proxy = {.seed = desc->seed}},
                                 .overrides = desc->overrides,
                                 .overrides_file = desc->overrides_file,
                                 .runs = s->runs,
