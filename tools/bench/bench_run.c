@@ -2,11 +2,14 @@
  * override, all 241 frames at 30 fps with 60 Hz physics): time per output frame of the proxy path
  * (physics + proxy frames + skinning) against the issue's 5 ms target, with its breakdown, and the bones
  * mode (plain MMD, no soft body) on the same motion as the baseline measured in the same run. Times are
- * the pipeline thread's CPU time (plush_scene_timing), best of three passes. */
+ * the pipeline thread's CPU time (plush_scene_timing), best of three passes. Also the smooth surface's two
+ * costs in the same run: binding with the weights smoothed against the nearest four alone (wall clock,
+ * plush_scene_bind, best of three), and the proxy frames as patch frames against each triangle's own. */
 #include "plush/plush.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #define TARGET_MS 5.0
 
@@ -45,6 +48,31 @@ static plush_scene_timing best(const plush_scene_desc *desc, uint32_t frames)
     return b;
 }
 
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static double bind_seconds(const plush_pmx_model *model, bool rough)
+{
+    double most = 1e30;
+    for (int i = 0; i < 3; i++) {
+        plush_diag d = {0};
+        plush_diag_reset(&d);
+        plush_scene_bind_options o = {.rough = rough};
+        plush_scene_binding *b = NULL;
+        double t0 = now();
+        if (plush_scene_bind(model, &o, &b, &d) != PLUSH_OK)
+            die("bind", &d);
+        double t = now() - t0;
+        most = t < most ? t : most;
+        plush_scene_binding_free(b);
+    }
+    return most;
+}
+
 int main(void)
 {
     plush_diag d = {0};
@@ -70,6 +98,14 @@ int main(void)
            "proxy/bones %.2fx\n",
            model->vertex_count, frames, path, TARGET_MS / path, TARGET_MS, p.physics * ms, p.frames * ms,
            p.skinning * ms, p.motion * ms, base, path / base);
+    plush_scene_desc own = proxy;
+    own.skin.patch_rings = -1;
+    plush_scene_timing o = best(&own, frames);
+    double smooth = bind_seconds(model, false), rough = bind_seconds(model, true);
+    printf("smooth surface on the demo bear: binding %.3f s with the weights smoothed, %.3f s nearest four alone "
+           "(%.2fx); proxy frames %.3f ms/frame as patch frames (%d rings), %.3f ms each triangle's own (%.1fx)\n",
+           smooth, rough, smooth / rough, p.frames * ms, PLUSH_SCENE_PATCH_RINGS, o.frames * 1000.0 / (double)o.steps,
+           p.frames / o.frames * (double)o.steps / n);
     plush_im2_free(map);
     plush_vmd_free(motion);
     plush_pmx_free(model);
