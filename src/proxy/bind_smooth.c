@@ -4,13 +4,13 @@
  * Nearest-four weights jump wherever the set of four changes (a fifth triangle comes closer than the
  * fourth) or a triangle crosses the drop ratio: two neighbouring vertices then follow unrelated
  * triangles, and when those move differently the edge between them tears. Here the welded surface is cut
- * into clusters (its nodes per cell of a grid half a proxy edge wide, and per connected piece); each
- * cluster gets the mean of its nodes' weights; and every node takes the average of the clusters of its
- * own piece around it, each weighted by a smooth kernel (1 - r^2/R^2)^3 of its distance, R two cells or,
- * for a point deep under the proxy, radius times its distance to the proxy (a long lever needs a wider
- * average; d_0 is continuous, so R is).
+ * into clusters (its nodes per cell of a grid radius/2 mean proxy edges wide, and per connected piece);
+ * each cluster gets the mean of its nodes' weights; and every node takes the average of the clusters of
+ * its own piece around it, each weighted by a smooth kernel (1 - r^2/R^2)^3 of its distance, R two cells
+ * (radius proxy edges) or, for a point deep under the proxy, radius times its distance to the proxy (a
+ * long lever needs a wider average; d_0 is continuous, so R is).
  * That is a continuous function of the node's position, the same on both sides of a seam, and spreads
- * each triangle's influence over a patch about as wide as a proxy triangle. The eight strongest are
+ * each triangle's influence over a patch a few proxy triangles wide. The eight strongest are
  * kept, then the four strongest minus the fifth's weight: a triangle that leaves the four does so at
  * weight zero, so the result stays continuous.
  *
@@ -43,9 +43,15 @@ static void acc_add(accum *a, const sparse *src, double weight)
 {
     for (int k = 0; k < KEEP && src->t[k] >= 0; k++) {
         int32_t t = src->t[k];
-        if (a->w[t] == 0 && a->count < a->cap)
+        double add = weight * src->w[k];
+        if (!(add > 0))
+            continue;   /* nothing to add; a zero would also list t twice */
+        if (a->w[t] == 0) {
+            if (a->count == a->cap)
+                continue;   /* cannot happen (cap is the triangle count), but never leave one unlisted */
             a->touched[a->count++] = t;
-        a->w[t] += weight * src->w[k];
+        }
+        a->w[t] += add;
     }
 }
 
