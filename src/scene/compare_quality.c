@@ -198,6 +198,12 @@ void plush__compare_quality_report(const plush_compare_study *s, plush_buf *md)
     for (size_t r = 0; r < q->runs; r++) {
         if (q->worst_frame[r] < 0)
             continue;
+        if (s->has_quarter && r == s->quarter_run) {
+            /* its dropped vertices stay where the bones put them, so the whole surface's figures mean nothing */
+            buf_printf(md, "| %s | | not measured: it simulates a quarter of the vertices, the rest stay on their "
+                           "bones | | | | | | |\n", run_name(s, r));
+            continue;
+        }
         const plush_quality_figures *f = &q->worst[r][SURFACE], *c = &q->worst[r][CAGE];
         buf_printf(md, "| %s | %lld | %.3f / %.3f / %.3f / %.2f | %.2f%% | %.1f / %.1f", run_name(s, r),
                    (long long)q->worst_frame[r], f->strain_p50, f->strain_p99, f->strain_p999, f->strain_max,
