@@ -183,6 +183,8 @@ void plush_proxy_skin_update(plush_proxy_skin *skin, const float (*nodes)[3]);
  * (NULL) counts as s = 1 everywhere. normals may be NULL. On x86 CPUs with AVX2 wider kernels run; they
  * give the same results as the portable ones. */
 void plush_proxy_skin_apply(const plush_proxy_skin *skin, float (*positions)[3], float (*normals)[3]);
+/* The skin's patch frames (updated by plush_proxy_skin_update), or NULL when it uses each triangle's own. */
+const plush_proxy_patch *plush_proxy_skin_patch(const plush_proxy_skin *skin);
 /* The current skin matrix of a triangle (16 floats, column-major); NULL when out of range. */
 const float *plush_proxy_skin_matrix(const plush_proxy_skin *skin, size_t triangle);
 void plush_proxy_skin_destroy(plush_proxy_skin *skin);

@@ -202,6 +202,11 @@ void plush_proxy_skin_destroy(plush_proxy_skin *skin)
     free(skin);
 }
 
+const plush_proxy_patch *plush_proxy_skin_patch(const plush_proxy_skin *skin)
+{
+    return skin ? skin->patch : NULL;
+}
+
 const float *plush_proxy_skin_matrix(const plush_proxy_skin *skin, size_t triangle)
 {
     if (!skin || triangle >= skin->triangle_count)

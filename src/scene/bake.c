@@ -60,7 +60,7 @@ plush_status plush_scene_bake_create(const plush_scene_binding *binding, const p
 static void patch_key(const plush_scene_bake *b, size_t i, float key[7])
 {
     double q[4], t[3], r[3][3];
-    plush_proxy_patch_motion(b->patch, i, q, t);
+    plush_proxy_patch_motion(b->shared ? b->shared : b->patch, i, q, t);
     double x = q[0], y = q[1], z = q[2], w = q[3];
     r[0][0] = 1 - 2 * (y * y + z * z), r[0][1] = 2 * (x * y - w * z), r[0][2] = 2 * (x * z + w * y);
     r[1][0] = 2 * (x * y + w * z), r[1][1] = 1 - 2 * (x * x + z * z), r[1][2] = 2 * (y * z - w * x);
@@ -105,6 +105,14 @@ static bool triangle_key(const plush_scene_bake *b, size_t i, const float (*node
     return true;
 }
 
+bool plush_scene_bake_share_patch(plush_scene_bake *b, const plush_proxy_patch *patch)
+{
+    if (!b || !b->patch || !patch)
+        return false;
+    b->shared = patch;
+    return true;
+}
+
 plush_status plush_scene_bake_add_frame(plush_scene_bake *b, uint32_t frame, const float (*nodes)[3], plush_diag *diag)
 {
     if (!b || !nodes)
@@ -125,7 +133,7 @@ plush_status plush_scene_bake_add_frame(plush_scene_bake *b, uint32_t frame, con
         b->keys = keys;
         b->frame_capacity = cap;
     }
-    if (b->patch)
+    if (b->patch && !b->shared)
         plush_proxy_patch_update(b->patch, nodes);
     float(*row)[7] = b->keys + b->frame_count * b->triangle_count;
     for (size_t i = 0; i < b->triangle_count; i++) {

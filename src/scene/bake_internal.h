@@ -14,6 +14,7 @@ struct plush_scene_bake {
     double (*rest_axes)[3][3];           /* rest frame axes per triangle (columns X Y Z) */
     bool *rest_ok;                       /* false: degenerate at rest, its key stays the identity */
     plush_proxy_patch *patch;            /* patch frames (the skin's), or NULL for each triangle's own */
+    const plush_proxy_patch *shared;     /* the scene's, read instead of updating patch; NULL: our own */
     float (*last)[7];                    /* last key per triangle: translation xyz, rotation xyzw */
     uint32_t *frames;                    /* recorded frame numbers */
     float (*keys)[7];                    /* frame_count * triangle_count keys */

@@ -450,6 +450,8 @@ plush_status plush_scene_default_frames(const plush_scene *sc, uint32_t *frames,
 const float (*plush_scene_positions(const plush_scene *sc))[3] { return (const float(*)[3])sc->positions; }
 const float (*plush_scene_normals(const plush_scene *sc))[3] { return (const float(*)[3])sc->normals; }
 const plush_scene_binding *plush_scene_get_binding(const plush_scene *sc) { return sc->binding; }
+
+const plush_proxy_patch *plush_scene_get_patch(const plush_scene *sc) { return plush_proxy_skin_patch(sc->skin); }
 const float (*plush_scene_proxy_nodes(const plush_scene *sc))[3]
 {
     return sc->skin ? (const float(*)[3])sc->proxy_nodes : NULL;

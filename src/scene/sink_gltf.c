@@ -298,6 +298,7 @@ static plush_status gltf_create(const plush_scene *scene, const plush_scene_outp
         gltf_destroy(&s->base);
         return st;
     }
+    plush_scene_bake_share_patch(s->bake, plush_scene_get_patch(scene));   /* the skin's fit, not a second one */
     *sink = &s->base;
     return PLUSH_OK;
 }
