@@ -80,9 +80,12 @@ static void test_derived_model_of_the_small_plush(void **state)
     const plush_pmx_soft_body *sb = &dm->soft_bodies[0], *src = &m->soft_bodies[0];
     assert_int_equal(sb->material, 3);
     /* the proxy's parameters unchanged but for the stiffness: iterations scaled by the edge-length ratio,
-     * LST the stiffness the proxy's links reach in one step */
-    assert_true(sb->total_mass == src->total_mass && sb->config.pr == src->config.pr &&
-                sb->blink_distance == src->blink_distance && sb->flags == src->flags && sb->margin == src->margin);
+     * LST the stiffness the proxy's links reach in one step; and the pressure, the proxy's per-node
+     * acceleration divided by that ratio (a finer mesh, more area per node mass and volume: lower kPR) */
+    assert_true(sb->total_mass == src->total_mass && sb->blink_distance == src->blink_distance &&
+                sb->flags == src->flags && sb->margin == src->margin && sb->config.mt == src->config.mt);
+    assert_true(sb->config.pr > 0 && sb->config.pr < src->config.pr / st.resolution * 2);
+    assert_float_equal(st.pressure, sb->config.pr, 0);
     assert_true(st.resolution >= 1);
     assert_int_equal(sb->p_iterations, (int32_t)ceil(src->p_iterations * st.resolution));
     assert_int_equal(st.p_iterations, sb->p_iterations);

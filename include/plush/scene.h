@@ -258,9 +258,9 @@ void plush_scene_destroy(plush_scene *scene);
  * The derived model is the source model (sharing its unchanged arrays) with, per proxy part (TriMesh soft
  * body of the proxy), one new material appended after the source's materials, and that soft body moved
  * onto it with its parameters (total mass, margin, aero model, config, AST / VST, B-link distance,
- * clusters, flags, group, mask) unchanged but for the stiffness (iterations, LST: see below); the proxy's
- * cages stay as plain, bone-skinned
- * materials. Other soft bodies (ropes, skipped ones) are kept as they are.
+ * clusters, flags, group, mask) unchanged but for the stiffness (iterations, LST) and the pressure
+ * (kPR): see below; the proxy's cages stay as plain, bone-skinned materials. Other soft bodies (ropes,
+ * skipped ones) are kept as they are.
  * - Faces: every face of the source's materials that no soft body owns whose three vertices are all
  *   bound; the face goes to the part of the proxy triangle its first vertex binds to most (the nearest).
  *   The world welds them by position as any TriMesh, so the bound vertices, welded, are the nodes.
@@ -279,20 +279,28 @@ void plush_scene_destroy(plush_scene *scene);
  * - Mass and pressure: the total mass is spread over many more nodes (each lighter). Bullet's pressure
  *   (kPR) and volume conservation (kVC) use the body's total enclosed volume, summed over its faces: with
  *   several closed pieces that is the sum of their volumes, so the pieces share one pressure as if their
- *   insides were connected (p = kPR / V_total); for open pieces the volume means little.
+ *   insides were connected (p = kPR / V_total); for open pieces the volume means little. kPR is
+ *   calibrated (below).
  * - Bending: B-link distance over the detailed links; above 1500 nodes the physics module finds the
  *   pairs itself (Bullet's table would need n^2 memory) and appends the same links Bullet would.
  * - Self-collision (VF_SS) is off when the faces are several pieces (Bullet cannot build it), as the
  *   world decides for any soft body.
- * - Stiffness (the one calibration; every other parameter is copied unchanged): the same LST and
- *   iterations make a much softer body at this resolution -- Bullet solves the links a few Gauss-Seidel
- *   sweeps per step and a correction travels about one link per sweep, so a mesh ten times finer
- *   stretches far more under the same load (the demo bear inflated to 3.9 times its volume). So the
+ * - Stiffness (with the pressure below, the calibration; every other parameter is copied unchanged):
+ *   the same LST and iterations make a much softer body at this resolution -- Bullet solves the links
+ *   a few Gauss-Seidel sweeps per step and a correction travels about one link per sweep, so a mesh
+ *   ten times finer stretches far more under the same load (the demo bear inflated to 3.9 times its volume). So the
  *   position iterations are multiplied by the ratio of the proxy's mean edge length to the detailed
  *   mesh's (at least 1; capped at 1000), and LST becomes the stiffness the proxy's links reach in one
  *   step, 1 - (1 - LST)^P for its P iterations (LST 0.5, P 8: 0.996). Measured on the demo bear's shake:
  *   volume ratio 1.08 at rest against the proxy's 1.08 (it was 3.8), and direct on a quarter of the
  *   triangles lies nearer to it than the proxy does (plush compare's convergence figure).
+ * - Pressure: Bullet pushes a node by kPR x its area / the body's volume, so a node's pressure
+ *   acceleration (over its mass, total / nodes) goes with the mesh's area / volume, and the link solver
+ *   holds a smooth stretch about (ratio of edge lengths) times less well at the iterations above. kPR
+ *   becomes kPR x (A/V of the proxy) / (A/V of the detailed mesh) / that ratio (the demo: 1200 -> 76).
+ *   At the proxy's kPR the bear's 15 sewn pieces pushed one another apart (legs down, arms out): hanging
+ *   at rest its centroid sank 0.098 against the proxy's 0.084 and lay 0.075 (RMS) from it; calibrated,
+ *   0.090 and 0.042.
  * The model must outlive the derived one. Fails on no usable TriMesh soft body (PLUSH_E_NO_PROXY),
  * no bound face (PLUSH_E_GEOMETRY), out of memory. */
 typedef struct plush_scene_direct_stats {
@@ -307,6 +315,7 @@ typedef struct plush_scene_direct_stats {
     double resolution;         /* largest ratio of proxy to detailed mean edge length (iterations scale) */
     int32_t p_iterations;      /* the largest calibrated position iteration count */
     float lst;                 /* the calibrated link stiffness (of the last body) */
+    float pressure;            /* the calibrated pressure kPR (of the last body) */
 } plush_scene_direct_stats;
 
 plush_status plush_scene_direct_build(const plush_scene_binding *binding, plush_pmx_model **out,

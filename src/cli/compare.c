@@ -21,7 +21,7 @@ static const char compare_help[] =
     "  bones   plain MMD: bones and rigid bodies, no soft body (the baseline)\n"
     "  proxy   the soft-body cage simulated, the detailed mesh skinned to it (what plush run does)\n"
     "  direct  the detailed mesh itself simulated as the soft body (the expensive ground truth; the proxy's\n"
-    "          material: its iterations and link stiffness calibrated to the resolution)\n"
+    "          material: its iterations, link stiffness and pressure calibrated to the resolution)\n"
     "  direct/4  direct on the surface simplified to a quarter of its triangles: how well direct converges\n"
     "The runs are stepped together, one frame at a time, so memory does not grow with the frame count.\n"
     "\n"

@@ -491,9 +491,27 @@ static double mean_edge(const plush_pmx_welded_mesh *mesh)
     return n ? sum / (double)n : 0;
 }
 
+/* Area and enclosed volume (|sum of signed tetrahedra|, every piece) of a mesh's faces. */
+static void area_volume(const plush_pmx_welded_mesh *mesh, double *area, double *volume)
+{
+    double a = 0, v = 0;
+    for (size_t t = 0; t < mesh->triangle_count; t++) {
+        const float *p = mesh->nodes[mesh->triangles[t][0]], *q = mesh->nodes[mesh->triangles[t][1]],
+                    *r = mesh->nodes[mesh->triangles[t][2]];
+        double u[3] = {q[0] - p[0], q[1] - p[1], q[2] - p[2]}, w[3] = {r[0] - p[0], r[1] - p[1], r[2] - p[2]};
+        double n[3] = {u[1] * w[2] - u[2] * w[1], u[2] * w[0] - u[0] * w[2], u[0] * w[1] - u[1] * w[0]};
+        a += sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]) / 2;
+        v += (p[0] * n[0] + p[1] * n[1] + p[2] * n[2]) / 6;
+    }
+    *area = a;
+    *volume = fabs(v);
+}
+
 /* The direct body's material made the proxy's (see plush_scene_direct_build): per-step link stiffness the
  * proxy reaches, LST_eff = 1 - (1 - LST)^P, given to every sweep, and sweeps scaled by the ratio of the
- * meshes' mean edge lengths so that a correction crosses the body in as many steps as on the cage. */
+ * meshes' mean edge lengths so that a correction crosses the body in as many steps as on the cage; the
+ * pressure scaled so that a node gets the proxy's pressure acceleration (kPR x node area / volume / node
+ * mass: at equal kPR and total mass that goes with area / volume, larger on the detailed pieces). */
 static void calibrate(direct_ctx *c, const plush_pmx_welded_mesh *pm, const plush_pmx_welded_mesh *mesh,
                       plush_pmx_soft_body *dsb)
 {
@@ -504,9 +522,15 @@ static void calibrate(direct_ctx *c, const plush_pmx_welded_mesh *pm, const plus
     double piter = ceil((double)p * scale);
     dsb->p_iterations = (int32_t)(piter > DIRECT_MAX_ITERATIONS ? DIRECT_MAX_ITERATIONS : piter);
     dsb->lst = (float)(1 - pow(1 - lst, (double)p));
+    double ap, vp, ad, vd;
+    area_volume(pm, &ap, &vp);
+    area_volume(mesh, &ad, &vd);
+    if (ap > 0 && vp > 0 && ad > 0 && vd > 0)
+        dsb->config.pr = (float)((double)dsb->config.pr * (ap / vp) / (ad / vd) / scale);
     c->stats->resolution = c->stats->resolution > scale ? c->stats->resolution : scale;
     c->stats->p_iterations = c->stats->p_iterations > dsb->p_iterations ? c->stats->p_iterations : dsb->p_iterations;
     c->stats->lst = dsb->lst;
+    c->stats->pressure = dsb->config.pr;
 }
 
 static plush_status build_part(direct_ctx *c, size_t k, plush_pmx_soft_body *dsb)
