@@ -357,6 +357,9 @@ static void interrupted_child(int sig)
     pid_t child = fork();
     assert_true(child >= 0);
     if (child == 0) {
+        /* as a terminal's or a service manager's signal finds it: not ignored (nohup would ignore SIGHUP,
+         * and the cleanup rightly leaves an ignored signal ignored) */
+        signal(sig, SIG_DFL);
         plush_file_cleanup_on_signals();
         plush_diag d = {0};
         plush_file_set *set;
