@@ -162,3 +162,14 @@ void plush__mat3_to_quatf(const float *m, size_t stride, float q[4])
 {
     PLUSH__MAT3_TO_QUAT_BODY(float, sqrtf)
 }
+
+void plush__quat_to_mat3(const double q[4], double *m, size_t stride)
+{
+    double x = q[0], y = q[1], z = q[2], w = q[3];
+    const double r[3][3] = {{1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)},
+                            {2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)},
+                            {2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)}};
+    for (int c = 0; c < 3; c++)
+        for (int row = 0; row < 3; row++)
+            m[stride * (size_t)c + (size_t)row] = r[row][c];
+}

@@ -71,6 +71,8 @@ bool plush__uf_union(uint32_t *parent, uint32_t a, uint32_t b);
  * One method in two precisions: the float form is what skinning and physics compute in (their outputs are
  * compared byte for byte), the double form what the bake, proxy frames and pose output compute in. */
 void plush__mat3_to_quat(const double *m, size_t stride, double q[4]);
+/* The other way: the rotation of a unit quaternion (x y z w) into a column-major 3x3, the same layout. */
+void plush__quat_to_mat3(const double q[4], double *m, size_t stride);
 void plush__mat3_to_quatf(const float *m, size_t stride, float q[4]);
 
 #endif

@@ -185,10 +185,12 @@ void plush__proxy_skin_stretch(const proxy_rest *rest, const proxy_frame *now, f
 
 void plush__proxy_skin_from_motion(const double q[4], const double t[3], float out[16], float dq[8])
 {
-    double x = q[0], y = q[1], z = q[2], w = q[3];
-    mat3 r = {{{1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)},
-               {2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)},
-               {2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)}}};
+    double col[9];
+    plush__quat_to_mat3(q, col, 3);
+    mat3 r;
+    for (int row = 0; row < 3; row++)
+        for (int c = 0; c < 3; c++)
+            r.m[row][c] = col[3 * c + row];
     double zero[3] = {0, 0, 0};
     store_affine(&r, zero, t, out);
     if (!dq)

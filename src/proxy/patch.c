@@ -13,6 +13,8 @@
  * and, warm-started, takes two or three steps per frame. */
 #include "plush/proxy.h"
 
+#include "core/geom.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,14 +32,6 @@ struct plush_proxy_patch {
     double (*now_mean)[3];   /* m per triangle, after the last update */
     double (*q)[4];          /* rotation per triangle, x y z w, w >= 0 */
 };
-
-static void quat_to_columns(const double q[4], double r[3][3])
-{
-    double x = q[0], y = q[1], z = q[2], w = q[3];
-    r[0][0] = 1 - 2 * (y * y + z * z), r[0][1] = 2 * (x * y + w * z), r[0][2] = 2 * (x * z - w * y);
-    r[1][0] = 2 * (x * y - w * z), r[1][1] = 1 - 2 * (x * x + z * z), r[1][2] = 2 * (y * z + w * x);
-    r[2][0] = 2 * (x * z + w * y), r[2][1] = 2 * (y * z - w * x), r[2][2] = 1 - 2 * (x * x + y * y);
-}
 
 /* Solves h x = g for a symmetric 3x3 h by Cholesky; false when h is not positive definite enough. */
 static bool solve_spd(double h[3][3], const double g[3], double x[3])
@@ -70,7 +64,7 @@ static void extract_rotation(double a[3][3], double q[4])
 {
     for (int step = 0; step < MAX_STEPS; step++) {
         double r[3][3], g[3] = {0, 0, 0}, b[3][3] = {{0}};
-        quat_to_columns(q, r);
+        plush__quat_to_mat3(q, &r[0][0], 3);   /* r[c] is column c */
         for (int c = 0; c < 3; c++) {
             g[0] += r[c][1] * a[c][2] - r[c][2] * a[c][1];
             g[1] += r[c][2] * a[c][0] - r[c][0] * a[c][2];
@@ -276,7 +270,7 @@ void plush_proxy_patch_motion(const plush_proxy_patch *p, size_t triangle, doubl
     double c[3][3], m0[3];
     for (int k = 0; k < 3; k++)
         m0[k] = p->rest_mean[triangle][k] + p->origin[k];
-    quat_to_columns(r, c);
+    plush__quat_to_mat3(r, &c[0][0], 3);
     memcpy(q, r, 4 * sizeof *q);
     for (int k = 0; k < 3; k++)
         translation[k] = m[k] - (c[0][k] * m0[0] + c[1][k] * m0[1] + c[2][k] * m0[2]);

@@ -59,15 +59,12 @@ plush_status plush_scene_bake_create(const plush_scene_binding *binding, const p
 /* The key of one triangle under patch frames: the bone at c(0) goes to R c(0) + t. */
 static void patch_key(const plush_scene_bake *b, size_t i, float key[7])
 {
-    double q[4], t[3], r[3][3];
+    double q[4], t[3], r[9];
     plush_proxy_patch_motion(b->shared ? b->shared : b->patch, i, q, t);
-    double x = q[0], y = q[1], z = q[2], w = q[3];
-    r[0][0] = 1 - 2 * (y * y + z * z), r[0][1] = 2 * (x * y - w * z), r[0][2] = 2 * (x * z + w * y);
-    r[1][0] = 2 * (x * y + w * z), r[1][1] = 1 - 2 * (x * x + z * z), r[1][2] = 2 * (y * z - w * x);
-    r[2][0] = 2 * (x * z - w * y), r[2][1] = 2 * (y * z + w * x), r[2][2] = 1 - 2 * (x * x + y * y);
+    plush__quat_to_mat3(q, r, 3);
     const float *c = b->centroids[i];
     for (int k = 0; k < 3; k++)
-        key[k] = (float)(r[k][0] * c[0] + r[k][1] * c[1] + r[k][2] * c[2] + t[k] - c[k]);
+        key[k] = (float)(r[k] * c[0] + r[3 + k] * c[1] + r[6 + k] * c[2] + t[k] - c[k]);
     for (int k = 0; k < 4; k++)
         key[3 + k] = (float)q[k];   /* w >= 0 already: one hemisphere for every key */
 }
