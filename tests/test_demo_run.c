@@ -22,11 +22,11 @@
 #include <string.h>
 
 /* The patch rings the scene's skin uses, for a bake made beside it. */
-static int scene_rings(const plush_scene *sc)
+static plush_proxy_patch_shape scene_patch(const plush_scene *sc)
 {
     plush_scene_desc desc;
     plush_scene_get_desc(sc, &desc);
-    return plush_scene_patch_rings(&desc);
+    return plush_scene_patch(&desc);
 }
 
 #define BEAR "proxies/plush_bear.pmx"
@@ -133,7 +133,7 @@ static void bake_shake(const demo *d, const char *pmx, const char *vmd)
     plush_diag diag = pmx_fx_diag();
     plush_scene *sc = bear_scene(d, PLUSH_SCENE_PROXY);
     plush_scene_bake *bake = NULL;
-    pmx_fx_ok(plush_scene_bake_create(plush_scene_get_binding(sc), d->shake, scene_rings(sc), &bake, &diag), &diag);
+    pmx_fx_ok(plush_scene_bake_create(plush_scene_get_binding(sc), d->shake, scene_patch(sc), &bake, &diag), &diag);
     for (uint32_t f = 0; f < BEAR_FRAMES; f++) {
         pmx_fx_ok(plush_scene_step(sc, f, &diag), &diag);
         pmx_fx_ok(plush_scene_bake_add_frame(bake, f, plush_scene_proxy_nodes(sc), &diag), &diag);

@@ -32,11 +32,11 @@
 #include <sys/wait.h>
 
 /* The patch rings the scene's skin uses, for a bake made beside it. */
-static int scene_rings(const plush_scene *sc)
+static plush_proxy_patch_shape scene_patch(const plush_scene *sc)
 {
     plush_scene_desc desc;
     plush_scene_get_desc(sc, &desc);
-    return plush_scene_patch_rings(&desc);
+    return plush_scene_patch(&desc);
 }
 
 #define BEAR "proxies/plush_bear.pmx"
@@ -166,7 +166,7 @@ static int setup(void **state)
         return -1;
     bool *kept = kept_vertices(bear, plush_scene_get_binding(sc), &run.kept_count);
     probe pr = {.base.ops = &probe_ops, .kept = kept};
-    if (plush_scene_bake_create(plush_scene_get_binding(sc), shake, scene_rings(sc), &pr.bake, &diag) != PLUSH_OK)
+    if (plush_scene_bake_create(plush_scene_get_binding(sc), shake, scene_patch(sc), &pr.bake, &diag) != PLUSH_OK)
         return -1;
     plush_scene_output out = {.dir = cli_tmp_dir(), .stem = "plush_bear", .model_file = BEAR};
     plush_scene_sink *sinks[2] = {NULL, &pr.base};

@@ -256,7 +256,7 @@ static void test_patch_rigid(void **state)
     plush_proxy_patch *p = NULL;
     plush_diag d;
     plush_diag_reset(&d);
-    assert_int_equal(plush_proxy_patch_create(&mesh, 2, &p, &d), PLUSH_OK);
+    assert_int_equal(plush_proxy_patch_create(&mesh, (plush_proxy_patch_shape){2, 0}, &p, &d), PLUSH_OK);
     assert_true(plush_proxy_patch_size(p, 0) > 3);
     double q[4], t[3];
     plush_proxy_patch_motion(p, 5, q, t);
@@ -287,9 +287,85 @@ static void test_patch_rigid(void **state)
         }
     }
     plush_proxy_patch_destroy(p);
-    assert_int_equal(plush_proxy_patch_create(&mesh, 65, &p, &d), PLUSH_E_ARGUMENT);
+    assert_int_equal(plush_proxy_patch_create(&mesh, (plush_proxy_patch_shape){65, 0}, &p, &d), PLUSH_E_ARGUMENT);
     assert_null(p);
     free_fixture(f);
+}
+
+/* Patches by reach: shortest paths over edge lengths out to reach x the piece's diagonal, never into
+ * another piece; the rings add their steps; out-of-range shapes are refused. Two ladders of unit squares
+ * (20 and 5 nodes long), far apart: from triangle 0 of the long one, (i, 0) lies i - 1 along the edges
+ * and (i, 1) lies i, so a reach of 3.5 units holds 2 x 3 + 3 = 9 nodes. */
+enum { LADDER = 20, SHORT = 5 };
+
+static void test_patch_reach(void **state)
+{
+    (void)state;
+    float nodes[2 * (LADDER + SHORT)][3];
+    uint32_t tris[2 * (LADDER - 1 + SHORT - 1)][3];
+    size_t nt = 0, at = 0;
+    const int length[2] = {LADDER, SHORT};
+    for (int piece = 0; piece < 2; piece++) {
+        size_t first = at;
+        for (int i = 0; i < length[piece]; i++)
+            for (int y = 0; y < 2; y++, at++) {
+                nodes[at][0] = (float)i;
+                nodes[at][1] = (float)y;
+                nodes[at][2] = piece ? 10.0f : 0.0f;
+            }
+        for (int i = 0; i + 1 < length[piece]; i++) {
+            uint32_t a = (uint32_t)(first + 2 * (size_t)i), b = a + 2, c = a + 1, e = a + 3;
+            tris[nt][0] = a, tris[nt][1] = b, tris[nt][2] = c, nt++;
+            tris[nt][0] = b, tris[nt][1] = e, tris[nt][2] = c, nt++;
+        }
+    }
+    plush_proxy_mesh mesh = {.nodes = (const float(*)[3])nodes, .node_count = at,
+                             .triangles = (const uint32_t(*)[3])tris, .triangle_count = nt};
+    double diagonal = sqrt((double)(LADDER - 1) * (LADDER - 1) + 1);
+    plush_diag d;
+    plush_diag_reset(&d);
+    struct {
+        plush_proxy_patch_shape shape;
+        size_t first, last; /* patch size of triangle 0 and of the short ladder's last triangle */
+    } cases[] = {
+        {{0, 0}, 3, 3},
+        {{0, (float)(3.5 / diagonal)}, 9, 3},           /* the short ladder's: 0.76 units, no neighbour */
+        {{0, 4.0f}, 2 * LADDER, 2 * SHORT},            /* all of each piece, nothing of the other */
+        {{2, 0}, 7, 7},                                  /* rings alone: each step one square and a corner */
+        {{6, (float)(3.5 / diagonal)}, 15, 2 * SHORT},  /* the rings reach further than the reach here */
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        plush_proxy_patch *p = NULL;
+        assert_int_equal(plush_proxy_patch_create(&mesh, cases[c].shape, &p, &d), PLUSH_OK);
+        assert_int_equal(plush_proxy_patch_size(p, 0), cases[c].first);
+        assert_int_equal(plush_proxy_patch_size(p, nt - 1), cases[c].last);
+        /* a rigid motion of both pieces is every patch's motion */
+        const double turn[4] = {0.2, -0.1, 0.3, 0.92736184955};
+        float moved[2 * (LADDER + SHORT)][3];
+        for (size_t v = 0; v < at; v++) {
+            double r[3];
+            rotate(turn, nodes[v], r);
+            for (int k = 0; k < 3; k++)
+                moved[v][k] = (float)(r[k] + 0.5 * k);
+        }
+        plush_proxy_patch_update(p, (const float(*)[3])moved);
+        for (size_t i = 0; i < nt; i++) {
+            double q[4], t[3];
+            plush_proxy_patch_motion(p, i, q, t);
+            assert_true(fabs(q[0] * turn[0] + q[1] * turn[1] + q[2] * turn[2] + q[3] * turn[3]) > 1 - 1e-6);
+            for (int k = 0; k < 3; k++)
+                assert_float_equal(t[k], 0.5 * k, 1e-4);
+        }
+        plush_proxy_patch_destroy(p);
+    }
+    static const float bad[] = {-0.1f, 4.5f, NAN};
+    for (size_t c = 0; c < sizeof bad / sizeof bad[0]; c++) {
+        plush_proxy_patch *p = NULL;
+        plush_diag_reset(&d);
+        assert_int_equal(plush_proxy_patch_create(&mesh, (plush_proxy_patch_shape){0, bad[c]}, &p, &d),
+                         PLUSH_E_ARGUMENT);
+        assert_null(p);
+    }
 }
 
 /* The skin with patch frames: a rigid motion moves every bound vertex rigidly; stretch-aware frames are
@@ -307,6 +383,11 @@ static void test_patch_skin(void **state)
     assert_int_equal(plush_proxy_skin_create(&mesh, b, (const float(*)[3])f->fine, NULL, &o, &skin, &d),
                      PLUSH_E_CONFLICT);
     o.stretch = false;
+    o.patch_reach = NAN;
+    plush_diag_reset(&d);
+    assert_int_equal(plush_proxy_skin_create(&mesh, b, (const float(*)[3])f->fine, NULL, &o, &skin, &d),
+                     PLUSH_E_ARGUMENT);
+    o.patch_reach = 0;
     o.patch_rings = 3;
     assert_int_equal(plush_proxy_skin_create(&mesh, b, (const float(*)[3])f->fine, NULL, &o, &skin, &d), PLUSH_OK);
     const double turn[4] = {0, 0.38268343236, 0, 0.92387953251}; /* 45 degrees about y */
@@ -341,6 +422,7 @@ int main(void)
         cmocka_unit_test(test_smooth_is_continuous),
         cmocka_unit_test(test_smooth_refuses),
         cmocka_unit_test(test_patch_rigid),
+        cmocka_unit_test(test_patch_reach),
         cmocka_unit_test(test_patch_skin),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

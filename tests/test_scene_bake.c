@@ -50,7 +50,7 @@ static int setup(void **state)
     plush_diag d = pmx_fx_diag();
     f->model = mesh_fx_plush();
     pmx_fx_ok(plush_scene_bind(f->model, NULL, &f->binding, &d), &d);
-    pmx_fx_ok(plush_scene_bake_create(f->binding, NULL, 0, &f->bake, &d), &d);
+    pmx_fx_ok(plush_scene_bake_create(f->binding, NULL, (plush_proxy_patch_shape){0}, &f->bake, &d), &d);
     for (int p = 0; p < 3; p++) {
         f->nodes[p] = calloc(f->binding->proxy.node_count, sizeof *f->nodes[p]);
         pose_nodes(&f->binding->proxy, p, f->nodes[p]);
@@ -243,7 +243,7 @@ static void test_write_files_with_motion(void **state)
         in->bone_keys[i].translation[1] = (float)i;
     }
     plush_scene_bake *bake = NULL;
-    pmx_fx_ok(plush_scene_bake_create(b, in, 0, &bake, &d), &d);
+    pmx_fx_ok(plush_scene_bake_create(b, in, (plush_proxy_patch_shape){0}, &bake, &d), &d);
     float(*nodes)[3] = calloc(b->proxy.node_count, sizeof *nodes);
     for (uint32_t fr = 0; fr < 4; fr++) {
         pose_nodes(&b->proxy, fr % 2, nodes);
@@ -463,7 +463,7 @@ static void test_joints_converted(void **state)
     plush_scene_bake *bake = NULL;
     plush_pmx_model *o = NULL;
     pmx_fx_ok(plush_scene_bind(m, NULL, &b, &d), &d);
-    pmx_fx_ok(plush_scene_bake_create(b, NULL, 0, &bake, &d), &d);
+    pmx_fx_ok(plush_scene_bake_create(b, NULL, (plush_proxy_patch_shape){0}, &bake, &d), &d);
     uint32_t before = d.warning_count;
     pmx_fx_ok(plush_scene_bake_model(bake, &o, &d), &d);
     assert_int_equal(d.warning_count, before + 1);

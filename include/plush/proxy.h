@@ -136,6 +136,8 @@ typedef struct plush_proxy_skin_options {
     int patch_rings;        /* 0: each triangle's own frame (above); k >= 1: patch frames (plush_proxy_patch),
                              * the rigid motion fitted to the nodes within k rings of the triangle; not with
                              * stretch (PLUSH_E_CONFLICT) */
+    float patch_reach;      /* > 0: patch frames also take the nodes within reach x the diagonal of their
+                             * piece's bounding box, along the cage's edges (plush_proxy_patch_shape) */
 } plush_proxy_skin_options;
 /* Patch frames: per proxy triangle, the best rigid motion (shape matching) of the nodes within `rings`
  * edge steps of its corners: x -> R (x - m0) + m with m0, m the patch's mean node at rest and now and R
@@ -145,10 +147,19 @@ typedef struct plush_proxy_skin_options {
  * the cage no longer swing with every wrinkle. A rigid motion of the whole proxy is reproduced
  * exactly. Nodes that are not finite leave a patch's motion as it was. */
 typedef struct plush_proxy_patch plush_proxy_patch;
-/* rings in [0, 64]; 0 fits each triangle's three corners alone. PLUSH_E_RANGE on a node index out of
- * range. The motion is the identity until the first update. */
-plush_status plush_proxy_patch_create(const plush_proxy_mesh *rest, int rings, plush_proxy_patch **out,
-                                      plush_diag *diag);
+/* The nodes a patch holds: the triangle's corners, those within `rings` in [0, 64] edge steps of them,
+ * and those within reach x D along the cage's edges (shortest paths over edge lengths from the corners),
+ * D the bounding-box diagonal of the triangle's connected piece. The reach is the same share of the
+ * piece whatever the cage's resolution, so cages of 300 and 3,000 triangles smooth at the same scale;
+ * the rings keep a patch of a few steps on small pieces (a strand of hair of a dozen nodes). */
+typedef struct plush_proxy_patch_shape {
+    int rings;
+    float reach;
+} plush_proxy_patch_shape;
+/* PLUSH_E_ARGUMENT on rings outside [0, 64] or a reach that is negative, not finite or above 4;
+ * PLUSH_E_RANGE on a node index out of range. The motion is the identity until the first update. */
+plush_status plush_proxy_patch_create(const plush_proxy_mesh *rest, plush_proxy_patch_shape shape,
+                                      plush_proxy_patch **out, plush_diag *diag);
 void plush_proxy_patch_update(plush_proxy_patch *patch, const float (*nodes)[3]);
 /* Triangle's current motion: x -> R(q) x + translation, q = (x y z w) with w >= 0. */
 void plush_proxy_patch_motion(const plush_proxy_patch *patch, size_t triangle, double q[4], double translation[3]);

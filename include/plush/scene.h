@@ -86,7 +86,7 @@ plush_status plush_scene_binding_apply_im2(plush_scene_binding *binding, const p
 /* ---- bake: the proxy animation as plain bones + a VMD any MMD player can play ----------------------
  *
  *   plush_scene_bake *bake = NULL;
- *   plush_scene_bake_create(binding, motion, 0, &bake, &diag);  // motion may be NULL; 0: own frames
+ *   plush_scene_bake_create(binding, motion, (plush_proxy_patch_shape){0}, &bake, &diag);  // motion may be NULL; {0}: own frames
  *   each frame f: plush_scene_bake_add_frame(bake, f, simulated_proxy_nodes);
  *   plush_scene_bake_write(bake, "out/bear_plush.pmx", "out/bear_plush.vmd", &diag);
  *   plush_scene_bake_destroy(bake);
@@ -106,7 +106,7 @@ plush_status plush_scene_binding_apply_im2(plush_scene_binding *binding, const p
 typedef struct plush_scene_bake plush_scene_bake;
 
 /* The binding and motion must outlive the bake. */
-plush_status plush_scene_bake_create(const plush_scene_binding *binding, const plush_vmd_motion *motion, int patch_rings,
+plush_status plush_scene_bake_create(const plush_scene_binding *binding, const plush_vmd_motion *motion, plush_proxy_patch_shape patch,
                                      plush_scene_bake **out, plush_diag *diag);
 /* Records one frame (frame numbers increasing) from the proxy's node positions (binding->proxy order). */
 /* From now on the bake reads its keys from patch (already updated to the frame being added: the scene's,
@@ -176,8 +176,10 @@ typedef enum plush_scene_mode {
 
 /* Frame numbers a scene accepts: 0 up to this (a bound that keeps float frames exact to a hundredth). */
 #define PLUSH_SCENE_MAX_FRAME 10000000.0
-/* Rings of cage nodes a triangle's frame is fitted to by default (plush_proxy_patch). */
+/* The patch a triangle's frame is fitted to by default (plush_proxy_patch_shape): the cage nodes within 4
+ * edge steps and those within 0.4 of their piece's bounding-box diagonal, along the cage's edges. */
 #define PLUSH_SCENE_PATCH_RINGS 4
+#define PLUSH_SCENE_PATCH_REACH 0.4f
 
 /* Zero fields mean the defaults; plush_scene_get_desc gives them back resolved. */
 typedef struct plush_scene_desc {
@@ -191,15 +193,17 @@ typedef struct plush_scene_desc {
     plush_scene_bind_options bind;         /* proxy and direct modes: binding options (seed mode, materials
                                               -- in direct mode the materials that become the soft body) */
     plush_proxy_skin_options skin;         /* proxy mode: blending, stretch-aware frames, patch frames
-                                              (patch_rings 0: PLUSH_SCENE_PATCH_RINGS unless the binding is
-                                              seed or the frames stretch-aware; -1: each triangle's own) */
+                                              (patch_rings and patch_reach 0: PLUSH_SCENE_PATCH_RINGS and
+                                              _REACH unless the binding is seed or the frames stretch-aware;
+                                              patch_rings -1: each triangle's own) */
     const plush_im2_map *overrides;        /* proxy mode: Influence Map overrides, may be NULL (direct mode
                                               ignores them: it simulates every bound vertex) */
     const char *overrides_file;            /* its name, for messages */
 } plush_scene_desc;
 
-/* The patch rings a scene made from desc uses: what plush_proxy_skin_create and the bake are given. */
-int plush_scene_patch_rings(const plush_scene_desc *desc);
+/* The patch a scene made from desc fits its frames to: what plush_proxy_skin_create and the bake are
+ * given ({0, 0}: each triangle's own frame). */
+plush_proxy_patch_shape plush_scene_patch(const plush_scene_desc *desc);
 
 /* Seconds spent, summed over the steps so far. */
 typedef struct plush_scene_timing {

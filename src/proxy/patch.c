@@ -110,15 +110,98 @@ static int cmp_u32(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-plush_status plush_proxy_patch_create(const plush_proxy_mesh *rest, int rings, plush_proxy_patch **out,
-                                      plush_diag *diag)
+/* ---- patches by reach: shortest paths over the cage's edges, a binary heap of (distance, node) ---- */
+
+typedef struct reach_item {
+    double d;
+    uint32_t v;
+} reach_item;
+
+static void heap_push(reach_item *h, size_t *n, reach_item x)
+{
+    size_t i = (*n)++;
+    while (i > 0 && h[(i - 1) / 2].d > x.d) {
+        h[i] = h[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    h[i] = x;
+}
+
+static reach_item heap_pop(reach_item *h, size_t *n)
+{
+    reach_item top = h[0], x = h[--*n];
+    size_t i = 0;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= *n)
+            break;
+        if (c + 1 < *n && h[c + 1].d < h[c].d)
+            c++;
+        if (h[c].d >= x.d)
+            break;
+        h[i] = h[c];
+        i = c;
+    }
+    if (*n)
+        h[i] = x;
+    return top;
+}
+
+static double node_distance(const plush_proxy_mesh *rest, uint32_t a, uint32_t b)
+{
+    double d0 = (double)rest->nodes[a][0] - rest->nodes[b][0], d1 = (double)rest->nodes[a][1] - rest->nodes[b][1],
+           d2 = (double)rest->nodes[a][2] - rest->nodes[b][2];
+    return sqrt(d0 * d0 + d1 * d1 + d2 * d2);
+}
+
+/* Per node, reach x the bounding-box diagonal of its connected piece (pieces joined by triangles). */
+static bool piece_reach(const plush_proxy_mesh *rest, double reach, double *out)
+{
+    size_t nn = rest->node_count;
+    uint32_t *root = malloc((nn ? nn : 1) * sizeof *root);
+    double(*box)[6] = malloc((nn ? nn : 1) * sizeof *box);
+    if (!root || !box) {
+        free(root);
+        free(box);
+        return false;
+    }
+    plush__uf_init(root, nn);
+    for (size_t v = 0; v < nn; v++)
+        for (int k = 0; k < 3; k++)
+            box[v][k] = INFINITY, box[v][3 + k] = -INFINITY;
+    for (size_t i = 0; i < rest->triangle_count; i++)
+        for (int k = 1; k < 3; k++)
+            plush__uf_union(root, rest->triangles[i][0], rest->triangles[i][k]);
+    for (size_t v = 0; v < nn; v++) {
+        uint32_t r = plush__uf_find(root, (uint32_t)v);
+        for (int k = 0; k < 3; k++) {
+            box[r][k] = fmin(box[r][k], rest->nodes[v][k]);
+            box[r][3 + k] = fmax(box[r][3 + k], rest->nodes[v][k]);
+        }
+    }
+    for (size_t v = 0; v < nn; v++) {
+        const double *b = box[plush__uf_find(root, (uint32_t)v)];
+        out[v] = reach * sqrt((b[3] - b[0]) * (b[3] - b[0]) + (b[4] - b[1]) * (b[4] - b[1]) + (b[5] - b[2]) * (b[5] - b[2]));
+    }
+    free(root);
+    free(box);
+    return true;
+}
+
+plush_status plush_proxy_patch_create(const plush_proxy_mesh *rest, plush_proxy_patch_shape shape,
+                                      plush_proxy_patch **out, plush_diag *diag)
 {
     if (out)
         *out = NULL;
     if (!rest || !out || (rest->triangle_count && (!rest->nodes || !rest->triangles)))
         return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, "patch", -1, "missing proxy or output");
+    int rings = shape.rings;
     if (rings < 0 || rings > 64)
         return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, "patch", -1, "rings must be in [0, 64], not %d", rings);
+    if (!(shape.reach >= 0 && shape.reach <= 4))
+        return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, "patch", -1, "reach must be in [0, 4], not %g",
+                               (double)shape.reach);
+    bool by_reach = shape.reach > 0;
     size_t tn = rest->triangle_count, nn = rest->node_count;
     for (size_t i = 0; i < tn; i++)
         for (int k = 0; k < 3; k++)
@@ -133,7 +216,19 @@ plush_status plush_proxy_patch_create(const plush_proxy_mesh *rest, int rings, p
     size_t cap = 3 * tn + 16;
     if (p)
         p->start = calloc(tn + 1, sizeof *p->start), p->node = malloc(cap * sizeof *p->node);
-    bool ok = p && nstart && fill && nadj && mark && list && p->start && p->node;
+    /* by reach: per node its piece's reach, the best distance found (INFINITY outside the current walk)
+     * and a heap that holds at most one entry per edge end plus the corners */
+    double *radius = NULL, *dist = NULL;
+    reach_item *heap = NULL;
+    if (by_reach) {
+        radius = malloc((nn ? nn : 1) * sizeof *radius);
+        dist = malloc((nn ? nn : 1) * sizeof *dist);
+        heap = malloc((6 * tn + 4) * sizeof *heap);
+    }
+    bool ok = p && nstart && fill && nadj && mark && list && p->start && p->node &&
+              (!by_reach || (radius && dist && heap && piece_reach(rest, shape.reach, radius)));
+    for (size_t v = 0; ok && by_reach && v < nn; v++)
+        dist[v] = INFINITY;
     if (ok) {
         for (size_t i = 0; i < tn; i++)
             for (int k = 0; k < 3; k++)
@@ -148,7 +243,8 @@ plush_status plush_proxy_patch_create(const plush_proxy_mesh *rest, int rings, p
                 nadj[fill[a]++] = rest->triangles[i][(k + 2) % 3];
             }
     }
-    /* Each patch by a breadth-first walk of `rings` steps; mark[v] == i + 1 means v is in patch i. */
+    /* Each patch by a breadth-first walk of `rings` steps, then by shortest paths from the corners out to
+     * the piece's reach; mark[v] == i + 1 means v is in patch i. */
     size_t used = 0;
     for (size_t i = 0; ok && i < tn; i++) {
         size_t count = 0, begin = 0;
@@ -157,6 +253,7 @@ plush_status plush_proxy_patch_create(const plush_proxy_mesh *rest, int rings, p
             if (mark[v] != i + 1)
                 mark[v] = (uint32_t)(i + 1), list[count++] = v;
         }
+        size_t corners = count;
         for (int r = 0; r < rings; r++) {
             size_t end = count;
             for (size_t e = begin; e < end; e++)
@@ -166,6 +263,31 @@ plush_status plush_proxy_patch_create(const plush_proxy_mesh *rest, int rings, p
                         mark[v] = (uint32_t)(i + 1), list[count++] = v;
                 }
             begin = end;
+        }
+        if (by_reach) {
+            size_t hn = 0;
+            double limit = radius[rest->triangles[i][0]];
+            for (size_t e = 0; e < corners; e++) {
+                dist[list[e]] = 0;
+                heap_push(heap, &hn, (reach_item){0, list[e]});
+            }
+            while (hn) {
+                reach_item it = heap_pop(heap, &hn);
+                if (it.d > dist[it.v])
+                    continue;   /* a stale entry: the node was reached shorter since */
+                for (size_t k = nstart[it.v]; k < nstart[it.v + 1]; k++) {
+                    uint32_t v = nadj[k];
+                    double d = it.d + node_distance(rest, it.v, v);
+                    if (d > limit || d >= dist[v])
+                        continue;
+                    if (mark[v] != i + 1)
+                        mark[v] = (uint32_t)(i + 1), list[count++] = v;
+                    dist[v] = d;
+                    heap_push(heap, &hn, (reach_item){d, v});
+                }
+            }
+            for (size_t e = 0; e < count; e++)
+                dist[list[e]] = INFINITY;
         }
         qsort(list, count, sizeof *list, cmp_u32);   /* sums in node order: the same on every run */
         if (used + count > cap) {
@@ -193,6 +315,9 @@ plush_status plush_proxy_patch_create(const plush_proxy_mesh *rest, int rings, p
         p->q = malloc((tn ? tn : 1) * sizeof *p->q);
         ok = p->rest_node && p->moment && p->rest_mean && p->now_mean && p->q;
     }
+    free(radius);
+    free(dist);
+    free(heap);
     free(nstart);
     free(fill);
     free(nadj);

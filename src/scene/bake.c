@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 plush_status plush_scene_bake_create(const plush_scene_binding *binding, const plush_vmd_motion *motion,
-                                     int patch_rings, plush_scene_bake **out, plush_diag *diag)
+                                     plush_proxy_patch_shape patch, plush_scene_bake **out, plush_diag *diag)
 {
     if (!binding || !out)
         return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, NULL, -1, "no binding or no place for the bake");
@@ -43,10 +43,10 @@ plush_status plush_scene_bake_create(const plush_scene_binding *binding, const p
                 b->rest_axes[i][c][r] = b->rest_ok[i] ? f[4 * c + r] : (c == r);
         b->last[i][6] = 1.0f; /* identity rotation */
     }
-    if (patch_rings > 0) {
+    if (patch.rings > 0 || patch.reach > 0) {
         plush_proxy_mesh mesh = {.nodes = nodes, .node_count = binding->proxy.node_count,
                                  .triangles = (const uint32_t(*)[3])binding->proxy.triangles, .triangle_count = t};
-        plush_status st = plush_proxy_patch_create(&mesh, patch_rings, &b->patch, diag);
+        plush_status st = plush_proxy_patch_create(&mesh, patch, &b->patch, diag);
         if (st != PLUSH_OK) {
             plush_scene_bake_destroy(b);
             return st;

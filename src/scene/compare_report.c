@@ -199,8 +199,8 @@ plush_status plush__compare_write_report(const plush_compare_study *s, float siz
     buf_printf(&md, s->desc.seed ? "- Proxy skinning: the original method (`--seed`): nearest four triangles, percent "
                                    "weights, each triangle's own frame.\n"
                                  : "- Proxy skinning: weights smoothed over the surface (reach %g proxy edges), frames "
-                                   "fitted to %d rings of cage nodes.\n",
-               PLUSH_PROXY_SMOOTH_RADIUS, PLUSH_SCENE_PATCH_RINGS);
+                                   "fitted to the cage nodes within %d rings and %g of their piece's size (along the cage).\n",
+               PLUSH_PROXY_SMOOTH_RADIUS, PLUSH_SCENE_PATCH_RINGS, (double)PLUSH_SCENE_PATCH_REACH);
     plush_status st = md.failed ? plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory")
                                 : plush_file_write_atomic(path, md.data, md.size, diag);
     plush_buf_free(&md);

@@ -106,7 +106,7 @@ static plush_status bake_create(const plush_scene *scene, const plush_scene_outp
     plush_scene_get_desc(scene, &desc);
     b->stretch = desc.skin.stretch;
     plush_status st = plush_scene_bake_create(plush_scene_get_binding(scene), desc.motion,
-                                              plush_scene_patch_rings(&desc), &b->bake, diag);
+                                              plush_scene_patch(&desc), &b->bake, diag);
     if (st != PLUSH_OK) {
         bake_destroy(&b->base);
         return st;

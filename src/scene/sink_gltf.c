@@ -293,7 +293,7 @@ static plush_status gltf_create(const plush_scene *scene, const plush_scene_outp
             gltf_destroy(&s->base);
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
     }
-    plush_status st = plush_scene_bake_create(binding, desc.motion, plush_scene_patch_rings(&desc), &s->bake, diag);
+    plush_status st = plush_scene_bake_create(binding, desc.motion, plush_scene_patch(&desc), &s->bake, diag);
     if (st != PLUSH_OK) {
         gltf_destroy(&s->base);
         return st;

@@ -103,8 +103,8 @@ int main(void)
     plush_scene_timing o = best(&own, frames);
     double smooth = bind_seconds(model, false), rough = bind_seconds(model, true);
     printf("smooth surface on the demo bear: binding %.3f s with the weights smoothed, %.3f s nearest four alone "
-           "(%.2fx); proxy frames %.3f ms/frame as patch frames (%d rings), %.3f ms each triangle's own (%.1fx)\n",
-           smooth, rough, smooth / rough, p.frames * ms, PLUSH_SCENE_PATCH_RINGS, o.frames * 1000.0 / (double)o.steps,
+           "(%.2fx); proxy frames %.3f ms/frame as patch frames (%d rings and %g of the piece), %.3f ms each triangle's own (%.1fx)\n",
+           smooth, rough, smooth / rough, p.frames * ms, PLUSH_SCENE_PATCH_RINGS, (double)PLUSH_SCENE_PATCH_REACH, o.frames * 1000.0 / (double)o.steps,
            p.frames / o.frames * (double)o.steps / n);
     plush_im2_free(map);
     plush_vmd_free(motion);
