@@ -278,7 +278,7 @@ plush_status plush_proxy_patch_create(const plush_proxy_mesh *rest, plush_proxy_
                 for (size_t k = nstart[it.v]; k < nstart[it.v + 1]; k++) {
                     uint32_t v = nadj[k];
                     double d = it.d + node_distance(rest, it.v, v);
-                    if (d > limit || d >= dist[v])
+                    if (!(d <= limit) || d >= dist[v])   /* beyond the reach (a NaN too) or no shorter */
                         continue;
                     if (mark[v] != i + 1)
                         mark[v] = (uint32_t)(i + 1), list[count++] = v;
