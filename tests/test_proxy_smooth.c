@@ -379,16 +379,16 @@ static void test_patch_skin(void **state)
     plush_proxy_skin *skin = NULL;
     plush_diag d;
     plush_diag_reset(&d);
-    plush_proxy_skin_options o = {.patch_rings = 4, .stretch = true};
+    plush_proxy_skin_options o = {.patch = {4, 0}, .stretch = true};
     assert_int_equal(plush_proxy_skin_create(&mesh, b, (const float(*)[3])f->fine, NULL, &o, &skin, &d),
                      PLUSH_E_CONFLICT);
     o.stretch = false;
-    o.patch_reach = NAN;
+    o.patch.reach = NAN;
     plush_diag_reset(&d);
     assert_int_equal(plush_proxy_skin_create(&mesh, b, (const float(*)[3])f->fine, NULL, &o, &skin, &d),
                      PLUSH_E_ARGUMENT);
-    o.patch_reach = 0;
-    o.patch_rings = 3;
+    o.patch.reach = 0;
+    o.patch.rings = 3;
     assert_int_equal(plush_proxy_skin_create(&mesh, b, (const float(*)[3])f->fine, NULL, &o, &skin, &d), PLUSH_OK);
     const double turn[4] = {0, 0.38268343236, 0, 0.92387953251}; /* 45 degrees about y */
     float moved[CN * CN][3];

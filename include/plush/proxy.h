@@ -129,24 +129,6 @@ typedef enum plush_proxy_blend {
     PLUSH_PROXY_BLEND_DUAL_QUATERNION = 1  /* dual-quaternion blend of the rigid frames */
 } plush_proxy_blend;
 
-typedef struct plush_proxy_skin_options {
-    plush_proxy_blend blend;
-    bool stretch;           /* stretch-aware frames: each triangle's deformation gradient, blended linearly
-                             * (with DUAL_QUATERNION, create fails with PLUSH_E_CONFLICT) */
-    int patch_rings;        /* 0: each triangle's own frame (above); k >= 1: patch frames (plush_proxy_patch),
-                             * the rigid motion fitted to the nodes within k rings of the triangle; not with
-                             * stretch (PLUSH_E_CONFLICT) */
-    float patch_reach;      /* > 0: patch frames also take the nodes within reach x the diagonal of their
-                             * piece's bounding box, along the cage's edges (plush_proxy_patch_shape) */
-} plush_proxy_skin_options;
-/* Patch frames: per proxy triangle, the best rigid motion (shape matching) of the nodes within `rings`
- * edge steps of its corners: x -> R (x - m0) + m with m0, m the patch's mean node at rest and now and R
- * the rotation of sum (p - m)(p0 - m0)^T, found by an iteration warm-started from the last update (so
- * a sequence of updates is deterministic, and any sequence converges to the same rotation to about
- * 1e-13). Each triangle turns with its neighbourhood rather than its own corners: detailed vertices off
- * the cage no longer swing with every wrinkle. A rigid motion of the whole proxy is reproduced
- * exactly. Nodes that are not finite leave a patch's motion as it was. */
-typedef struct plush_proxy_patch plush_proxy_patch;
 /* The nodes a patch holds: the triangle's corners, those within `rings` in [0, 64] edge steps of them,
  * and those within reach x D along the cage's edges (shortest paths over edge lengths from the corners),
  * D the bounding-box diagonal of the triangle's connected piece. The reach is the same share of the
@@ -156,6 +138,24 @@ typedef struct plush_proxy_patch_shape {
     int rings;
     float reach;
 } plush_proxy_patch_shape;
+
+typedef struct plush_proxy_skin_options {
+    plush_proxy_blend blend;
+    bool stretch;           /* stretch-aware frames: each triangle's deformation gradient, blended linearly
+                             * (with DUAL_QUATERNION, create fails with PLUSH_E_CONFLICT) */
+    plush_proxy_patch_shape patch; /* {0, 0}: each triangle's own frame (above); rings >= 1 or reach > 0:
+                                    * patch frames (plush_proxy_patch), the rigid motion fitted to the
+                                    * nodes of that shape around the triangle; not with stretch
+                                    * (PLUSH_E_CONFLICT) */
+} plush_proxy_skin_options;
+/* Patch frames: per proxy triangle, the best rigid motion (shape matching) of the nodes within `rings`
+ * edge steps of its corners: x -> R (x - m0) + m with m0, m the patch's mean node at rest and now and R
+ * the rotation of sum (p - m)(p0 - m0)^T, found by an iteration warm-started from the last update (so
+ * a sequence of updates is deterministic, and any sequence converges to the same rotation to about
+ * 1e-13). Each triangle turns with its neighbourhood rather than its own corners: detailed vertices off
+ * the cage no longer swing with every wrinkle. A rigid motion of the whole proxy is reproduced
+ * exactly. Nodes that are not finite leave a patch's motion as it was. */
+typedef struct plush_proxy_patch plush_proxy_patch;
 /* PLUSH_E_ARGUMENT on rings outside [0, 64] or a reach that is negative, not finite or above 4;
  * PLUSH_E_RANGE on a node index out of range. The motion is the identity until the first update. */
 plush_status plush_proxy_patch_create(const plush_proxy_mesh *rest, plush_proxy_patch_shape shape,

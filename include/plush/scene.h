@@ -193,9 +193,9 @@ typedef struct plush_scene_desc {
     plush_scene_bind_options bind;         /* proxy and direct modes: binding options (seed mode, materials
                                               -- in direct mode the materials that become the soft body) */
     plush_proxy_skin_options skin;         /* proxy mode: blending, stretch-aware frames, patch frames
-                                              (patch_rings and patch_reach 0: PLUSH_SCENE_PATCH_RINGS and
-                                              _REACH unless the binding is seed or the frames stretch-aware;
-                                              patch_rings -1: each triangle's own) */
+                                              (patch {0, 0}: PLUSH_SCENE_PATCH_RINGS and _REACH unless the
+                                              binding is seed or the frames stretch-aware; patch.rings -1:
+                                              each triangle's own) */
     const plush_im2_map *overrides;        /* proxy mode: Influence Map overrides, may be NULL (direct mode
                                               ignores them: it simulates every bound vertex) */
     const char *overrides_file;            /* its name, for messages */

@@ -14,6 +14,7 @@
 #include "plush/proxy.h"
 
 #include "core/geom.h"
+#include "proxy/skin_internal.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -188,6 +189,17 @@ static bool piece_reach(const plush_proxy_mesh *rest, double reach, double *out)
     return true;
 }
 
+plush_status plush__proxy_patch_shape_check(plush_proxy_patch_shape shape, const char *what, plush_diag *diag)
+{
+    if (shape.rings < 0 || shape.rings > 64)
+        return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, what, -1, "patch rings must be in [0, 64], not %d",
+                               shape.rings);
+    if (!(shape.reach >= 0 && shape.reach <= 4))
+        return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, what, -1, "patch reach must be in [0, 4], not %g",
+                               (double)shape.reach);
+    return PLUSH_OK;
+}
+
 plush_status plush_proxy_patch_create(const plush_proxy_mesh *rest, plush_proxy_patch_shape shape,
                                       plush_proxy_patch **out, plush_diag *diag)
 {
@@ -195,12 +207,10 @@ plush_status plush_proxy_patch_create(const plush_proxy_mesh *rest, plush_proxy_
         *out = NULL;
     if (!rest || !out || (rest->triangle_count && (!rest->nodes || !rest->triangles)))
         return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, "patch", -1, "missing proxy or output");
+    plush_status st = plush__proxy_patch_shape_check(shape, "patch", diag);
+    if (st != PLUSH_OK)
+        return st;
     int rings = shape.rings;
-    if (rings < 0 || rings > 64)
-        return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, "patch", -1, "rings must be in [0, 64], not %d", rings);
-    if (!(shape.reach >= 0 && shape.reach <= 4))
-        return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, "patch", -1, "reach must be in [0, 4], not %g",
-                               (double)shape.reach);
     bool by_reach = shape.reach > 0;
     size_t tn = rest->triangle_count, nn = rest->node_count;
     for (size_t i = 0; i < tn; i++)

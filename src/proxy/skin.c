@@ -86,16 +86,12 @@ static plush_status check_inputs(const plush_proxy_mesh *rest, const plush_proxy
     if (opt->stretch && opt->blend == PLUSH_PROXY_BLEND_DUAL_QUATERNION)
         return plush_diag_fail(diag, PLUSH_E_CONFLICT, -1, "skin", -1,
                                "stretch-aware frames blend linearly, not as dual quaternions");
-    bool patched = opt->patch_rings > 0 || opt->patch_reach > 0;
-    if (opt->stretch && patched)
+    if (opt->stretch && (opt->patch.rings > 0 || opt->patch.reach > 0))
         return plush_diag_fail(diag, PLUSH_E_CONFLICT, -1, "skin", -1,
                                "stretch-aware frames are each triangle's own, not patch frames");
-    if (!(opt->patch_reach >= 0 && opt->patch_reach <= 4))
-        return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, "skin", -1, "patch reach must be in [0, 4], not %g",
-                               (double)opt->patch_reach);
-    if (opt->patch_rings < 0 || opt->patch_rings > 64)
-        return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, "skin", -1, "patch rings must be in [0, 64], not %d",
-                               opt->patch_rings);
+    plush_status st = plush__proxy_patch_shape_check(opt->patch, "skin", diag);
+    if (st != PLUSH_OK)
+        return st;
     if (binding->triangle_count != rest->triangle_count)
         return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, "skin", -1,
                                "binding made for %zu proxy triangles, proxy has %zu", binding->triangle_count,
@@ -182,9 +178,8 @@ plush_status plush_proxy_skin_create(const plush_proxy_mesh *rest, const plush_p
             first = i;
         set_identity(skin->matrices + SLOT_FLOATS * (i + 1), skin->dual ? skin->dual + DUAL_FLOATS * (i + 1) : NULL);
     }
-    if (opt.patch_rings > 0 || opt.patch_reach > 0) {
-        plush_proxy_patch_shape shape = {opt.patch_rings, opt.patch_reach};
-        st = plush_proxy_patch_create(rest, shape, &skin->patch, diag);
+    if (opt.patch.rings > 0 || opt.patch.reach > 0) {
+        st = plush_proxy_patch_create(rest, opt.patch, &skin->patch, diag);
         if (st != PLUSH_OK) {
             plush_proxy_skin_destroy(skin);
             return st;

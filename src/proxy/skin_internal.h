@@ -24,6 +24,9 @@ typedef struct proxy_rest {
     double area2;
 } proxy_rest;
 
+/* PLUSH_E_ARGUMENT unless rings is in [0, 64] and reach in [0, 4] (what plush_proxy_patch_create takes). */
+plush_status plush__proxy_patch_shape_check(plush_proxy_patch_shape shape, const char *what, plush_diag *diag);
+
 /* False when the triangle is degenerate (zero area to float precision, or non-finite). */
 bool plush__proxy_frame_build(const float p0[3], const float p1[3], const float p2[3], proxy_frame *frame);
 bool plush__proxy_rest_build(const float p0[3], const float p1[3], const float p2[3], proxy_rest *rest);

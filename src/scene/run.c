@@ -135,9 +135,7 @@ static plush_status setup_proxy(plush_scene *sc, plush_diag *diag)
                              .triangles = (const uint32_t(*)[3])b->proxy.triangles,
                              .triangle_count = b->proxy.triangle_count};
     plush_proxy_skin_options skin = sc->desc.skin;
-    plush_proxy_patch_shape patch = plush_scene_patch(&sc->desc);
-    skin.patch_rings = patch.rings;
-    skin.patch_reach = patch.reach;
+    skin.patch = plush_scene_patch(&sc->desc);
     return plush_proxy_skin_create(&mesh, b->binding, (const float(*)[3])sc->rest_bound,
                                    (const float(*)[3])sc->rest_bound_normals, &skin, &sc->skin, diag);
 }
@@ -427,10 +425,10 @@ void plush_scene_get_desc(const plush_scene *sc, plush_scene_desc *out) { *out =
 
 plush_proxy_patch_shape plush_scene_patch(const plush_scene_desc *desc)
 {
-    if (desc->skin.patch_rings < 0)
+    if (desc->skin.patch.rings < 0)
         return (plush_proxy_patch_shape){0, 0};
-    if (desc->skin.patch_rings > 0 || desc->skin.patch_reach > 0)
-        return (plush_proxy_patch_shape){desc->skin.patch_rings, desc->skin.patch_reach};
+    if (desc->skin.patch.rings > 0 || desc->skin.patch.reach > 0)
+        return desc->skin.patch;
     return desc->skin.stretch || desc->bind.proxy.seed
                ? (plush_proxy_patch_shape){0, 0}
                : (plush_proxy_patch_shape){PLUSH_SCENE_PATCH_RINGS, PLUSH_SCENE_PATCH_REACH};

@@ -99,7 +99,7 @@ int main(void)
            model->vertex_count, frames, path, TARGET_MS / path, TARGET_MS, p.physics * ms, p.frames * ms,
            p.skinning * ms, p.motion * ms, base, path / base);
     plush_scene_desc own = proxy;
-    own.skin.patch_rings = -1;
+    own.skin.patch.rings = -1;
     plush_scene_timing o = best(&own, frames);
     double smooth = bind_seconds(model, false), rough = bind_seconds(model, true);
     printf("smooth surface on the demo bear: binding %.3f s with the weights smoothed, %.3f s nearest four alone "
