@@ -182,12 +182,32 @@ static double worst(const char *csv, const char *name, size_t *rows)
     return w;
 }
 
+/* Issue 13's plush surface at every frame of OUT/quality.csv: p99.9 strain at most 1.5, at most 0.5% of
+ * the edges beyond 1.5x, crease p99 within 20 degrees of rest. Prints the worst figures; the frame count. */
+static size_t expect_plush_surface(const char *out, const char *what)
+{
+    char csv[400];
+    snprintf(csv, sizeof csv, "%s/quality.csv", out);
+    size_t len, rows;
+    char *text = cli_read_all(csv, &len);
+    assert_non_null(text);
+    double p999 = worst(text, "surface_strain_p999", &rows), outside = worst(text, "surface_strain_outside", &rows),
+           crease = worst(text, "surface_crease_p99", &rows), cage = worst(text, "cage_strain_p999", &rows),
+           cage_crease = worst(text, "cage_crease_p99", &rows);
+    printf("%s, worst over %zu frames: surface strain p99.9 %g, beyond 1.5x %g, crease p99 %g deg; cage strain "
+           "p99.9 %g, crease p99 %g deg\n",
+           what, rows, p999, outside, crease, cage, cage_crease);
+    assert_true(p999 <= 1.5 && outside <= 0.005 && crease <= 20);
+    free(text);
+    return rows;
+}
+
 /* The one command on the toy: plush run --cage makes, pins and runs the cage, 300 frames hung by the head
  * and swung; the model file is untouched. */
 static void test_toy_run(void **state)
 {
     (void)state;
-    char model[300], motion[300], out[300], csv[400];
+    char model[300], motion[300], out[300];
     cli_tmp_path(model, sizeof model, "toy.pmx");
     cli_tmp_path(motion, sizeof motion, "swing.vmd");
     cli_tmp_path(out, sizeof out, "toy_run");
@@ -215,25 +235,7 @@ static void test_toy_run(void **state)
     free(before);
     free(after);
 
-    snprintf(csv, sizeof csv, "%s/quality.csv", out);
-    size_t len, rows;
-    char *text = cli_read_all(csv, &len);
-    assert_non_null(text);
-    static const char *const cols[] = {"surface_strain_p999", "surface_strain_max", "surface_strain_outside",
-                                       "surface_crease_p99", "cage_strain_p999", "cage_strain_outside",
-                                       "cage_crease_p99"};
-    double w[7];
-    for (int i = 0; i < 7; i++) {
-        w[i] = worst(text, cols[i], &rows);
-        printf("toy swing, worst over %zu frames: %s %g\n", rows, cols[i], w[i]);
-    }
-    assert_true(rows >= 300);
-    /* issue 13's plush surface, at every frame: p99.9 strain at most 1.5, at most 0.5% of the edges beyond
-     * 1.5x, crease p99 within 20 degrees of rest */
-    assert_true(w[0] <= 1.5);
-    assert_true(w[2] <= 0.005);
-    assert_true(w[3] <= 20);
-    free(text);
+    assert_true(expect_plush_surface(out, "toy swing") >= 300);
 
     /* refused: a model with a TriMesh soft body already, and a material the model lacks */
     char soft[300], out2[300];
@@ -358,7 +360,7 @@ static void test_alicia_hair_auto_pins(void **state)
 
     /* The plush surface over 300 frames of a standard-skeleton motion that carries and tilts the whole
      * model by its centre bone (so the hair swings): issue 13's thresholds at every frame. */
-    char motion[300], out3[300], csv[400];
+    char motion[300], out3[300];
     cli_tmp_path(motion, sizeof motion, "centre_swing.vmd");
     cli_tmp_path(out3, sizeof out3, "alicia_swing_run");
     plush_vmd_motion *v = toy_fx_swing_bone("センター", 300);
@@ -368,18 +370,7 @@ static void test_alicia_hair_auto_pins(void **state)
     cli_expect_code(&r, 0);
     assert_null(strstr(r.out, "blow-ups"));
     cli_result_free(&r);
-    snprintf(csv, sizeof csv, "%s/quality.csv", out3);
-    size_t len, rows;
-    char *text = cli_read_all(csv, &len);
-    assert_non_null(text);
-    double p999 = worst(text, "surface_strain_p999", &rows), outside = worst(text, "surface_strain_outside", &rows),
-           crease = worst(text, "surface_crease_p99", &rows), cage = worst(text, "cage_strain_p999", &rows);
-    printf("alicia hair swung by the centre bone, worst over %zu frames: surface strain p99.9 %g, beyond 1.5x %g, "
-           "crease p99 %g deg; cage strain p99.9 %g\n",
-           rows, p999, outside, crease, cage);
-    assert_true(rows >= 300);
-    assert_true(p999 <= 1.5 && outside <= 0.005 && crease <= 20);
-    free(text);
+    assert_true(expect_plush_surface(out3, "alicia hair swung by the centre bone") >= 300);
 
     /* The same in one command. */
     char out2[300];
@@ -396,25 +387,14 @@ static void test_alicia_hair_auto_pins(void **state)
 static void test_demo_quality(void **state)
 {
     (void)state;
-    char out[300], csv[400];
+    char out[300];
     cli_tmp_path(out, sizeof out, "demo_quality");
     cli_result r;
     CLI_RUN(&r, "run", "proxies/plush_bear.pmx", "--motion", "proxies/plush_bear_shake.vmd", "--im2",
             "proxies/plush_bear.im2", "--export", "quality", "-o", out);
     cli_expect_code(&r, 0);
     cli_result_free(&r);
-    snprintf(csv, sizeof csv, "%s/quality.csv", out);
-    size_t len, rows;
-    char *text = cli_read_all(csv, &len);
-    assert_non_null(text);
-    double p999 = worst(text, "surface_strain_p999", &rows), outside = worst(text, "surface_strain_outside", &rows),
-           crease = worst(text, "surface_crease_p99", &rows), cage = worst(text, "cage_strain_p999", &rows);
-    printf("demo shake, worst over %zu frames: surface strain p99.9 %g, beyond 1.5x %g, crease p99 %g deg; cage "
-           "strain p99.9 %g\n",
-           rows, p999, outside, crease, cage);
-    assert_int_equal(rows, 241);
-    assert_true(p999 <= 1.5 && outside <= 0.005 && crease <= 20);
-    free(text);
+    assert_int_equal(expect_plush_surface(out, "demo shake"), 241);
 }
 
 int main(void)
