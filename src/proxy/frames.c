@@ -140,6 +140,19 @@ static void rotation_quaternion(const mat3 *rot, double q[4])
             q[k] = -q[k];
 }
 
+/* The unit dual quaternion of x -> R(q) x + t: real part q, dual part (t, 0) q / 2. */
+static void store_dual(const double q[4], const double t[3], float dq[8])
+{
+    double tq[3];
+    cross3(t, q, tq);
+    for (int k = 0; k < 3; k++) {
+        dq[k] = (float)q[k];
+        dq[4 + k] = (float)(0.5 * (q[3] * t[k] + tq[k]));
+    }
+    dq[3] = (float)q[3];
+    dq[7] = (float)(-0.5 * dot3(t, q));
+}
+
 void plush__proxy_skin_rigid(const proxy_rest *rest, const proxy_frame *now, float out[16], float dq[8])
 {
     /* F(t) F(0)^-1 = [R_t R_0^T | c_t - R_t R_0^T c_0]; the axes are the columns of R. */
@@ -152,19 +165,12 @@ void plush__proxy_skin_rigid(const proxy_rest *rest, const proxy_frame *now, flo
     store_affine(&s, rest->center, now->center, out);
     if (!dq)
         return;
-    double q[4], t[3], tq[3];
+    double q[4], t[3];
     rotation_quaternion(&s, q);
     for (int r = 0; r < 3; r++)
         t[r] = now->center[r] - (lin[r][0] * rest->center[0] + lin[r][1] * rest->center[1] +
                                  lin[r][2] * rest->center[2]);
-    /* Dual part = (t, 0) q / 2. */
-    cross3(t, q, tq);
-    for (int k = 0; k < 3; k++) {
-        dq[k] = (float)q[k];
-        dq[4 + k] = (float)(0.5 * (q[3] * t[k] + tq[k]));
-    }
-    dq[3] = (float)q[3];
-    dq[7] = (float)(-0.5 * dot3(t, q));
+    store_dual(q, t, dq);
 }
 
 void plush__proxy_skin_stretch(const proxy_rest *rest, const proxy_frame *now, float out[16])
@@ -193,14 +199,6 @@ void plush__proxy_skin_from_motion(const double q[4], const double t[3], float o
             r.m[row][c] = col[3 * c + row];
     double zero[3] = {0, 0, 0};
     store_affine(&r, zero, t, out);
-    if (!dq)
-        return;
-    double tq[3];
-    cross3(t, q, tq);
-    for (int k = 0; k < 3; k++) {
-        dq[k] = (float)q[k];
-        dq[4 + k] = (float)(0.5 * (q[3] * t[k] + tq[k]));
-    }
-    dq[3] = (float)q[3];
-    dq[7] = (float)(-0.5 * dot3(t, q));
+    if (dq)
+        store_dual(q, t, dq);
 }
