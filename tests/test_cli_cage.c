@@ -145,26 +145,10 @@ static void test_toy_auto_pins(void **state)
     plush_pmx_free(m);
 }
 
-/* The column named name in a CSV header line, or -1. */
-static int column(const char *header, const char *name)
-{
-    int k = 0;
-    size_t n = strlen(name);
-    for (const char *p = header; *p && *p != '\n'; k++) {
-        size_t len = strcspn(p, ",\n");
-        if (len == n && strncmp(p, name, n) == 0)
-            return k;
-        p += len;
-        if (*p == ',')
-            p++;
-    }
-    return -1;
-}
-
 /* The worst (largest) value of a column over the rows, NAN when the column is absent. */
 static double worst(const char *csv, const char *name, size_t *rows)
 {
-    int c = column(csv, name);
+    int c = cli_csv_column(csv, name);
     *rows = 0;
     if (c < 0)
         return NAN;

@@ -176,22 +176,6 @@ static void check_plot(const char *path)
     stbi_image_free(px);
 }
 
-/* The index of the column named name in the CSV's header, or -1. */
-static int csv_column(const char *csv, const char *name)
-{
-    size_t n = strlen(name);
-    int k = 0;
-    for (const char *p = csv; *p && *p != '\n'; k++) {
-        size_t len = strcspn(p, ",\n");
-        if (len == n && strncmp(p, name, n) == 0)
-            return k;
-        p += len;
-        if (*p == ',')
-            p++;
-    }
-    return -1;
-}
-
 /* Field k of line (NaN when empty). */
 static double csv_field(const char *line, int k)
 {
@@ -213,7 +197,7 @@ static void check_quality(const char *csv, const char *out)
                                         "cage_strain_p999_b"};
     int col[11];
     for (int k = 0; k < 11; k++) {
-        col[k] = csv_column(csv, names[k]);
+        col[k] = cli_csv_column(csv, names[k]);
         assert_true(col[k] >= 14); /* after the 14 columns that were there before */
     }
     size_t rows = 0;

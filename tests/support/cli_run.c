@@ -71,6 +71,21 @@ const char *cli_tmp_path(char *buf, size_t size, const char *name)
     return buf;
 }
 
+int cli_csv_column(const char *csv, const char *name)
+{
+    size_t n = strlen(name);
+    int k = 0;
+    for (const char *p = csv; *p && *p != '\n'; k++) {
+        size_t len = strcspn(p, ",\n");
+        if (len == n && strncmp(p, name, n) == 0)
+            return k;
+        p += len;
+        if (*p == ',')
+            p++;
+    }
+    return -1;
+}
+
 char *cli_read_all(const char *path, size_t *len)
 {
     *len = 0;

@@ -22,6 +22,8 @@ const char *cli_tmp_path(char *buf, size_t size, const char *name);
 /* A whole file, NUL-terminated, or NULL when it cannot be opened. */
 char *cli_read_all(const char *path, size_t *len);
 void cli_write_all(const char *path, const void *data, size_t len);
+/* The index of the column named name in a CSV's header line (its first), or -1. */
+int cli_csv_column(const char *csv, const char *name);
 bool cli_exists(const char *path);
 
 /* Runs plush with args (NULL-terminated). */
