@@ -118,6 +118,114 @@ static void test_derived_model_of_the_small_plush(void **state)
     plush_pmx_free(m);
 }
 
+static bool same_position(const plush_pmx_model *m, uint32_t a, uint32_t b)
+{
+    const float *x = m->vertices[a].position, *y = m->vertices[b].position;
+    return x[0] == y[0] && x[1] == y[1] && x[2] == y[2];   /* not memcmp: the poles have -0 and 0 */
+}
+
+/* Nearest distance from x to the cage's triangles (material 1), over those fully pinned (want 1), those
+ * not (want 0) or all (want -1). */
+static float cage_triangle_distance(const plush_pmx_model *m, const bool *pinned, const float x[3], int want)
+{
+    size_t first = (size_t)m->materials[0].index_count, count = (size_t)m->materials[1].index_count;
+    float best = INFINITY;
+    for (size_t i = first; i + 2 < first + count; i += 3) {
+        const uint32_t *f = &m->indices[i];
+        int full = pinned[f[0]] && pinned[f[1]] && pinned[f[2]];
+        if (want >= 0 && full != want)
+            continue;
+        float d = plush_proxy_point_triangle_distance(x, m->vertices[f[0]].position, m->vertices[f[1]].position,
+                                                      m->vertices[f[2]].position);
+        best = d < best ? d : best;
+    }
+    return best;
+}
+
+/* Where the cage is pinned over whole triangles (here the fan round its top), direct pins the detailed
+ * surface under them and not the rest of the pinned nodes' share: a link from a pinned node to a free one
+ * stretches in the proxy, so the detailed surface under it must stay free too. */
+static void test_pinned_patch_holds_only_the_surface_under_it(void **state)
+{
+    (void)state;
+    plush_pmx_model *m = pinned_plush();
+    plush_pmx_soft_body *s = &m->soft_bodies[0];
+    size_t first = (size_t)m->materials[0].index_count, count = (size_t)m->materials[1].index_count;
+    uint32_t top = (uint32_t)s->pins[0];
+    /* pin every cage vertex of a triangle that has the top as a corner */
+    bool *pinned = calloc(m->vertex_count, sizeof *pinned);
+    assert_non_null(pinned);
+    for (size_t i = first; i + 2 < first + count; i += 3) {
+        const uint32_t *f = &m->indices[i];
+        if (same_position(m, f[0], top) || same_position(m, f[1], top) || same_position(m, f[2], top))
+            pinned[f[0]] = pinned[f[1]] = pinned[f[2]] = true;
+    }
+    for (size_t i = first; i < first + count; i++)   /* welded copies of a pinned vertex are pinned too */
+        for (size_t j = first; j < first + count; j++)
+            if (pinned[m->indices[j]] && same_position(m, m->indices[i], m->indices[j]))
+                pinned[m->indices[i]] = true;
+    uint32_t n = 0;
+    for (size_t v = 0; v < m->vertex_count; v++)
+        n += pinned[v];
+    s->pins = plush_arena_array(plush_pmx_arena(m), n, sizeof *s->pins);
+    assert_non_null(s->pins);
+    s->pin_count = 0;
+    for (size_t v = 0; v < m->vertex_count; v++)
+        if (pinned[v])
+            s->pins[s->pin_count++] = (int32_t)v;
+    assert_true(s->pin_count >= 4);
+
+    plush_diag d = pmx_fx_diag();
+    plush_scene_binding *b = NULL;
+    pmx_fx_ok(plush_scene_bind(m, NULL, &b, &d), &d);
+    plush_pmx_model *dm = NULL;
+    plush_scene_direct_stats st;
+    pmx_fx_ok(plush_scene_direct_build(b, &dm, &st, &d), &d);
+    const plush_pmx_soft_body *sb = &dm->soft_bodies[0];
+    assert_int_equal(sb->pin_count, st.pinned_nodes);
+    assert_true(sb->pin_count >= 1);
+    /* every pin lies under a pinned triangle: none nearer that is not */
+    bool *is_pin = calloc(m->vertex_count, sizeof *is_pin);
+    assert_non_null(is_pin);
+    for (uint32_t i = 0; i < sb->pin_count; i++) {
+        uint32_t v = (uint32_t)sb->pins[i];
+        assert_true(v < SPHERE_VERTICES);
+        const float *x = m->vertices[v].position;
+        assert_true(cage_triangle_distance(m, pinned, x, 1) <= cage_triangle_distance(m, pinned, x, -1) + 1e-6f);
+        assert_int_equal(dm->vertices[v].bones[0], 0);   /* the cage pin's bone */
+        for (size_t u = 0; u < SPHERE_VERTICES; u++)
+            is_pin[u] = is_pin[u] || same_position(m, (uint32_t)u, v);
+    }
+    /* the free sphere vertices nearest a pinned cage vertex (its share before) lie under a triangle with a
+     * free corner, or as near one as to any pinned triangle */
+    size_t share = 0, freed = 0;
+    for (size_t u = 0; u < SPHERE_VERTICES; u++) {
+        const float *x = m->vertices[u].position;
+        float bd = INFINITY;
+        bool near_pinned = false;
+        for (size_t i = first; i < first + count; i++) {
+            float dd = dist2(x, m->vertices[m->indices[i]].position);
+            if (dd < bd)
+                bd = dd, near_pinned = pinned[m->indices[i]];
+        }
+        if (!near_pinned)
+            continue;
+        share++;
+        if (is_pin[u])
+            continue;
+        freed++;
+        assert_true(cage_triangle_distance(m, pinned, x, 0) <= cage_triangle_distance(m, pinned, x, -1) + 1e-6f);
+    }
+    print_message("pinned patch: %zu pinned cage vertices, %u detailed pins; %zu sphere vertices nearest a pinned "
+                  "one, %zu of them left free\n", (size_t)s->pin_count, sb->pin_count, share, freed);
+    assert_true(freed > 0);
+    free(is_pin);
+    free(pinned);
+    plush_pmx_free(dm);
+    plush_scene_binding_free(b);
+    plush_pmx_free(m);
+}
+
 /* A piece that touches nothing and holds to nothing is reported: it would fall away from the toy. */
 static void test_loose_piece_is_reported(void **state)
 {
@@ -642,6 +750,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_derived_model_of_the_small_plush),
+        cmocka_unit_test(test_pinned_patch_holds_only_the_surface_under_it),
         cmocka_unit_test(test_loose_piece_is_reported),
         cmocka_unit_test(test_direct_moves_like_proxy),
         cmocka_unit_test(test_direct_converges),

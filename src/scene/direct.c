@@ -370,10 +370,26 @@ static size_t nearest_proxy_node(const plush_pmx_welded_mesh *pm, const float x[
     return best;
 }
 
+/* The nearest proxy triangle to x (ties to the lower index). */
+static size_t nearest_proxy_triangle(const plush_pmx_welded_mesh *pm, const float x[3])
+{
+    size_t best = 0;
+    float bd = INFINITY;
+    for (size_t t = 0; t < pm->triangle_count; t++) {
+        const uint32_t *f = pm->triangles[t];
+        float d = plush_proxy_point_triangle_distance(x, pm->nodes[f[0]], pm->nodes[f[1]], pm->nodes[f[2]]);
+        if (d < bd)
+            bd = d, best = t;
+    }
+    return best;
+}
+
 /* Which detailed nodes take a pinned or anchored proxy node's hold (w->hold_node). held lists the held
- * proxy nodes (held_count of them). */
+ * proxy nodes (held_count of them); patch[q] says that q is a corner of a proxy triangle whose three
+ * nodes are held, and held_triangle[t] that triangle t is one. */
 static void choose_holders(const plush_pmx_welded_mesh *pm, const uint8_t *hold, const float *longest,
-                           const uint32_t *held, size_t held_count, part_work *w)
+                           const uint32_t *held, size_t held_count, const bool *patch, const bool *held_triangle,
+                           part_work *w)
 {
     const plush_pmx_welded_mesh *mesh = &w->mesh;
     for (size_t a = 0; a < mesh->node_count; a++) {
@@ -384,8 +400,13 @@ static void choose_holders(const plush_pmx_welded_mesh *pm, const uint8_t *hold,
         if (!near)
             continue;
         size_t q = nearest_proxy_node(pm, mesh->nodes[a]);
-        if (hold[q] && dist2(mesh->nodes[a], pm->nodes[q]) <= longest[q] * longest[q])
-            w->hold_node[a] = (int32_t)q;
+        if (!hold[q] || dist2(mesh->nodes[a], pm->nodes[q]) > longest[q] * longest[q])
+            continue;
+        /* where the cage is held over whole triangles, only the surface under them is: a link from a held
+         * node to a free one stretches in the proxy, so the detailed surface under it stays free */
+        if (patch[q] && !held_triangle[nearest_proxy_triangle(pm, mesh->nodes[a])])
+            continue;
+        w->hold_node[a] = (int32_t)q;
     }
     /* a held proxy node no detailed node chose: its nearest free detailed node takes it */
     for (size_t i = 0; i < held_count; i++) {
@@ -555,8 +576,11 @@ static plush_status build_part(direct_ctx *c, size_t k, plush_pmx_soft_body *dsb
     uint8_t *hold = plush_arena_array(&tmp, pm->node_count ? pm->node_count : 1, sizeof *hold);
     float *longest = plush_arena_array(&tmp, pm->node_count ? pm->node_count : 1, sizeof *longest);
     uint32_t *held = plush_arena_array(&tmp, pm->node_count ? pm->node_count : 1, sizeof *held);
+    bool *patch = plush_arena_array(&tmp, pm->node_count ? pm->node_count : 1, sizeof *patch);
+    bool *held_triangle = plush_arena_array(&tmp, pm->triangle_count ? pm->triangle_count : 1, sizeof *held_triangle);
     bool *scratch = plush_arena_array(&tmp, n ? n : 1, sizeof *scratch);
-    if (!w.reach || !w.piece || !w.hold_node || !degree || !hold || !longest || !held || !scratch) {
+    if (!w.reach || !w.piece || !w.hold_node || !degree || !hold || !longest || !held || !patch || !held_triangle ||
+        !scratch) {
         plush_arena_free(&tmp);
         return nomem(c->diag);
     }
@@ -580,7 +604,13 @@ static plush_status build_part(direct_ctx *c, size_t k, plush_pmx_soft_body *dsb
         for (size_t q = 0; q < pm->node_count; q++)
             if (hold[q])
                 held[held_count++] = (uint32_t)q;
-        choose_holders(pm, hold, longest, held, held_count, &w);
+        for (size_t t = 0; t < pm->triangle_count; t++) {
+            const uint32_t *f = pm->triangles[t];
+            held_triangle[t] = hold[f[0]] && hold[f[1]] && hold[f[2]];
+            for (int e = 0; e < 3 && held_triangle[t]; e++)
+                patch[f[e]] = true;
+        }
+        choose_holders(pm, hold, longest, held, held_count, patch, held_triangle, &w);
         st = write_holds(c, k, hold, &w, dsb);
     }
     if (st == PLUSH_OK)
