@@ -279,11 +279,11 @@ void plush_scene_destroy(plush_scene *scene);
  *   is a corner of a triangle whose three nodes are pinned (the cage held over a patch), only the detailed
  *   nodes whose nearest proxy triangle is such a triangle are: the proxy holds that patch rigid, but a
  *   link from a pinned node to a free one stretches, so the surface under it stays free (the demo bear:
- *   1,049 pinned nodes instead of 1,906; its ears, just outside the pinned cap, no longer tilt 4 degrees on
- *   the head as the head sags, where the cage's tilt 1.4). A pin alone or pins on a line keep their whole
- *   share: one detailed node would tear out. A pinned proxy node no detailed node chose pins its nearest
- *   detailed node, so no pin is lost. Pinned detailed vertices take
- *   the bone weights of the pinned proxy vertex: they follow exactly what the proxy's pins follow.
+ *   1,049 pinned nodes instead of 1,906; hanging at rest, its ears just outside the pinned cap tilted 4
+ *   degrees on the head with the whole shares, 0.4-1.0 now, 1.4 in the cage). A pin alone or pins on a
+ *   line keep their whole share: one detailed node would tear out. A pinned proxy node no detailed node
+ *   chose pins its nearest detailed node, so no pin is lost. Pinned detailed vertices take the bone
+ *   weights of the pinned proxy vertex: they follow exactly what the proxy's pins follow.
  * - Anchors: the same rule for anchored proxy nodes; each anchor of the proxy node (rigid body, near mode)
  *   is repeated for each detailed node it covers.
  * - Mass and pressure: the total mass is spread over many more nodes (each lighter). Bullet's pressure
@@ -310,7 +310,8 @@ void plush_scene_destroy(plush_scene *scene);
  *   becomes kPR x (A/V of the proxy) / (A/V of the detailed mesh) / that ratio (the demo: 1200 -> 76).
  *   At the proxy's kPR the bear's 15 sewn pieces pushed one another apart (legs down, arms out): hanging
  *   at rest its centroid sank 0.098 against the proxy's 0.084 and lay 0.075 (RMS) from it; calibrated,
- *   0.090 and 0.042.
+ *   0.090 and 0.042 (pinned by whole shares; with the pins above it sinks 0.098, the body below the head
+ *   0.106 against the proxy's 0.087, and no Bullet parameter tried closes that: see README).
  * The model must outlive the derived one. Fails on no usable TriMesh soft body (PLUSH_E_NO_PROXY),
  * no bound face (PLUSH_E_GEOMETRY), out of memory. */
 typedef struct plush_scene_direct_stats {

@@ -36,7 +36,8 @@ static void verdict(const plush_compare_study *s, plush_buf *md, float size)
                        "proxy lies %.3g from it. Direct is the proxy's material at the detailed resolution: its "
                        "position iterations scaled by the ratio of the cage's edge length to the detail's, its link "
                        "stiffness the one the cage's links reach in a step, its pressure the cage's per-node push "
-                       "divided by that ratio.\n\n",
+                       "divided by that ratio, its pins on the detailed surface under the cage's pinned "
+                       "triangles (a lone pin: the detailed nodes nearest it).\n\n",
                    s->quarter.triangles, s->quarter.source_pieces, q->sum[0] / q->frames, q->frames, rms);
     if (dinfo.stopped)
         buf_printf(md, "The direct run stopped at frame %u (%s): the comparison covers the %u frames before it.\n\n",
