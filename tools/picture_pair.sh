@@ -3,7 +3,7 @@
 # (the middle of 221 frames, as the hook drops the bear) with the original method's proxy (--seed: nearest
 # four triangles, each triangle's own frame) and with today's (smoothed weights, patch frames). Each
 # picture is bones | proxy | direct | proxy error as colours.
-#   tools/picture_pair.sh [OUTDIR]     (default docs/; about ten minutes: direct is the slow run)
+#   tools/picture_pair.sh [OUTDIR]     (default docs/; some twenty minutes: direct, run twice, is the slow part)
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-$here/docs}
