@@ -50,16 +50,23 @@ static plush_pmx_model *pinned_plush(void)
     return m;
 }
 
+/* m bound and its direct model built, both checked; the caller frees the binding and the model. */
+static plush_pmx_model *direct_of(const plush_pmx_model *m, plush_scene_binding **b, plush_scene_direct_stats *st)
+{
+    plush_diag d = pmx_fx_diag();
+    pmx_fx_ok(plush_scene_bind(m, NULL, b, &d), &d);
+    plush_pmx_model *dm = NULL;
+    pmx_fx_ok(plush_scene_direct_build(*b, &dm, st, &d), &d);
+    return dm;
+}
+
 static void test_derived_model_of_the_small_plush(void **state)
 {
     (void)state;
     plush_pmx_model *m = pinned_plush();
-    plush_diag d = pmx_fx_diag();
     plush_scene_binding *b = NULL;
-    pmx_fx_ok(plush_scene_bind(m, NULL, &b, &d), &d);
-    plush_pmx_model *dm = NULL;
     plush_scene_direct_stats st;
-    pmx_fx_ok(plush_scene_direct_build(b, &dm, &st, &d), &d);
+    plush_pmx_model *dm = direct_of(m, &b, &st);
     assert_int_equal(st.bodies, 1);
     assert_int_equal(st.faces, SPHERE_FACES + EYE_FACES);
     /* the sphere (welded across its seam and poles) and the eye cube (welded across its faces) */
@@ -175,12 +182,9 @@ static void test_pinned_patch_holds_only_the_surface_under_it(void **state)
             s->pins[s->pin_count++] = (int32_t)v;
     assert_true(s->pin_count >= 4);
 
-    plush_diag d = pmx_fx_diag();
     plush_scene_binding *b = NULL;
-    pmx_fx_ok(plush_scene_bind(m, NULL, &b, &d), &d);
-    plush_pmx_model *dm = NULL;
     plush_scene_direct_stats st;
-    pmx_fx_ok(plush_scene_direct_build(b, &dm, &st, &d), &d);
+    plush_pmx_model *dm = direct_of(m, &b, &st);
     const plush_pmx_soft_body *sb = &dm->soft_bodies[0];
     assert_int_equal(sb->pin_count, st.pinned_nodes);
     assert_true(sb->pin_count >= 1);

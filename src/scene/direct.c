@@ -334,9 +334,10 @@ static plush_status sew(direct_ctx *c, direct_part *p, part_work *w)
 enum { HOLD_PIN = 1, HOLD_ANCHOR = 2 };
 
 /* Per proxy node of the part: HOLD_* bits from the soft body's pins and anchors (those on its
- * material; the world warns about the rest), and its longest edge. */
+ * material; the world warns about the rest), its longest edge, and whether it is a corner of a triangle
+ * whose three nodes are held (patch); per proxy triangle, whether it is one (held_triangle). */
 static void proxy_holds(const plush_pmx_soft_body *sb, const plush_pmx_welded_mesh *pm, uint8_t *hold,
-                                float *longest)
+                                float *longest, bool *patch, bool *held_triangle)
 {
     for (uint32_t i = 0; i < sb->pin_count; i++) {
         int32_t v = sb->pins[i];
@@ -355,6 +356,12 @@ static void proxy_holds(const plush_pmx_soft_body *sb, const plush_pmx_welded_me
             longest[a] = len > longest[a] ? len : longest[a];
             longest[b] = len > longest[b] ? len : longest[b];
         }
+    for (size_t t = 0; t < pm->triangle_count; t++) {
+        const uint32_t *f = pm->triangles[t];
+        held_triangle[t] = hold[f[0]] && hold[f[1]] && hold[f[2]];
+        for (int e = 0; e < 3 && held_triangle[t]; e++)
+            patch[f[e]] = true;
+    }
 }
 
 /* The nearest proxy node to x (ties to the lower index). */
@@ -599,17 +606,11 @@ static plush_status build_part(direct_ctx *c, size_t k, plush_pmx_soft_body *dsb
     for (size_t a = 0; st == PLUSH_OK && a < n; a++)
         w.piece[a] = plush__uf_find(w.piece, (uint32_t)a);
     if (st == PLUSH_OK) {
-        proxy_holds(&c->src->soft_bodies[part->soft_body], pm, hold, longest);
+        proxy_holds(&c->src->soft_bodies[part->soft_body], pm, hold, longest, patch, held_triangle);
         size_t held_count = 0;
         for (size_t q = 0; q < pm->node_count; q++)
             if (hold[q])
                 held[held_count++] = (uint32_t)q;
-        for (size_t t = 0; t < pm->triangle_count; t++) {
-            const uint32_t *f = pm->triangles[t];
-            held_triangle[t] = hold[f[0]] && hold[f[1]] && hold[f[2]];
-            for (int e = 0; e < 3 && held_triangle[t]; e++)
-                patch[f[e]] = true;
-        }
         choose_holders(pm, hold, longest, held, held_count, patch, held_triangle, &w);
         st = write_holds(c, k, hold, &w, dsb);
     }
