@@ -97,8 +97,11 @@ typedef struct plush_attach_options {
                                            * box, capsule at its PMX pose) are anchored to it; a pinned vertex is
                                            * not anchored, and a vertex inside several bodies goes to the first */
     size_t anchor_count;
-    bool auto_pins;                       /* pin each piece where the part it covers is held (see below), on
-                                           * top of pin_bones and pin_vertices */
+    bool auto_pins;                       /* pin each piece where it attaches (see below), on top of pin_bones
+                                           * and pin_vertices */
+    float pin_band;                       /* auto_pins: the band pinned, a share of the piece's extent along its
+                                           * up direction from its top; 0: 0.15, and at most 40% of the piece's
+                                           * vertices (a band given here has no such cap) */
     const char *const *materials;         /* the materials the cage covers (auto_pins); NULL: every material
                                            * at least half of whose vertices lie within the cage's mean edge
                                            * length of a cage vertex */
@@ -118,6 +121,8 @@ typedef struct plush_attach_piece {
                                            * chain hangs from, which physics moves */
     int32_t bones[4];                     /* the bones its automatic pins follow, most used first */
     size_t bone_count;
+    float free_length;                    /* the longest distance along the cage's edges from a pinned or
+                                           * anchored vertex to a vertex of the piece (0: none held) */
 } plush_attach_piece;
 
 typedef struct plush_attach_result {
@@ -134,18 +139,17 @@ typedef struct plush_attach_result {
     size_t auto_pinned;                   /* cage vertices pinned by auto_pins */
 } plush_attach_result;
 
-/* Automatic pins (options.auto_pins). A bone is held when no dynamic rigid body (mode 1 or 2) drives it or
- * any of its ancestors: hair hangs from the head, a skirt from the hips, while the hair's and skirt's own
- * physics bones are not held. Each vertex of the covered materials goes to its nearest cage vertex; a cage
- * vertex whose vertices give held bones on average at least pin_share of their weight (a cage vertex
- * without any: its nearest covered vertex) is pinned, and follows those held bones alone (its weights
- * become theirs, the strongest four, renormalised). A piece none of whose cage vertices reaches the share
- * is seeded at its most held vertex when that has at least a quarter; a piece whose pins are fewer than
- * three non-collinear vertices grows them over its edges (the most held neighbour first, following its
- * pinned neighbour's bones) until they are, so it cannot spin about them. A piece no held bone reaches (a
- * braid on physics bones) is pinned the same way to the bone its chain hangs from: of the bones with a
- * tenth of its weight, the one nearest the skeleton's root. A piece still unpinned is left free
- * (require_hold refuses it). */
+/* Automatic pins (options.auto_pins): each piece is pinned where it attaches, not where it is weighted (real
+ * models weight a skirt, a cape or hair to the body bones they hang from, all of it). A bone is held when no
+ * dynamic rigid body (mode 1 or 2) drives it or any of its ancestors. Each vertex of the covered materials
+ * goes to its nearest cage vertex. A piece whose covered vertices give weight to held bones hangs from its
+ * top: the cage vertices within pin_band of its height (+Y, MMD's up) below its highest are pinned, and each
+ * follows the held bones of the covered vertices around it (strongest four, renormalised; with none, the
+ * piece's held bones). A piece no held bone reaches (a braid on physics bones) hangs from the bone its chain
+ * hangs from (of the bones with a tenth of its weight, the one nearest the skeleton's root): the band is
+ * measured from the piece's point nearest that bone, and its pins follow it. A piece whose pins are fewer
+ * than three non-collinear vertices grows them over its edges (the highest neighbour first) until they are,
+ * so it cannot spin about them. */
 
 /* Builds *out from model and the cage. *out shares model's unchanged arrays: free it first, and do not change
  * model while out lives. Fails, with *out NULL, on: no cage or a cage without faces, a cage index out of range

@@ -28,14 +28,17 @@ static const char attach_help[] =
     "  --proxy FILE                the cage (required): PMX (every material's faces) or OBJ ('v' and\n"
     "                              'f' lines; n-gons become fans). Vertices at the same position are\n"
     "                              joined, unused ones dropped; cage vertex k is the k-th that remains\n"
-    "  (no --pin-bone or --pin-vertices) automatic pins: a bone is held when no dynamic rigid body\n"
-    "                              (physics mode 1 or 2) moves it or an ancestor (the head holds the\n"
-    "                              hair, the hips a skirt); each cage vertex whose nearby vertices of\n"
-    "                              the covered materials are weighted at least half to held bones is\n"
-    "                              pinned and follows those bones; a piece pinned by fewer than three\n"
-    "                              vertices on a plane grows its pins to its most held neighbours\n"
+    "  (no --pin-bone or --pin-vertices) automatic pins where each piece attaches: a piece hangs from\n"
+    "                              its top (a skirt's waistband, a cape's collar, hair's crown), so the\n"
+    "                              band at its top (--pin-band) is pinned and follows the held bones\n"
+    "                              (no dynamic rigid body moves them or an ancestor) its vertices are\n"
+    "                              weighted to; a piece on physics bones only (a braid) is pinned where\n"
+    "                              it is nearest the bone its chain hangs from, and follows that bone\n"
     "  --materials NAME,...        the materials the cage covers, for the automatic pins (repeatable;\n"
     "                              default: those at least half of whose vertices lie near the cage)\n"
+    "  --pin-band S                automatic pins: the band pinned at the top of each piece, a share of\n"
+    "                              its height (default 0.15, and then at most 40% of its vertices);\n"
+    "                              e.g. --pin-band 0.3 for a wider waistband, 0.05 for a looser one\n"
     "  --pin-bone NAME             pin the cage vertices whose copied weights give the pin bones at least\n"
     "                              half of their weight (repeatable; each bone must pin something)\n"
     "  --pin-share S               that share instead of 0.5 (above 0, at most 1)\n"
@@ -83,7 +86,7 @@ typedef struct attach_job {
     const char **sets;                 /* "FIELD=VALUE" or FIELD then VALUE (pairs) */
     size_t set_count;
     bool mask_set, allow_free;
-    float pin_share;
+    float pin_share, pin_band;
     cli_names materials;               /* --materials */
 } attach_job;
 
@@ -190,6 +193,11 @@ static int take_value(attach_job *job, const char *name, const char *v)
         if (!end || *end || !(s > 0 && s <= 1))
             return cli_usage_error(attach_usage, "--pin-share needs a number above 0 and at most 1, not '%s'", v);
         job->pin_share = (float)s;
+    } else if (strcmp(name, "--pin-band") == 0) {
+        double band;
+        if (cli_parse_number(attach_usage, name, v, 0.001, 1, &band) != CLI_OK)
+            return CLI_USAGE;
+        job->pin_band = (float)band;
     } else if (strcmp(name, "--set") == 0) {
         if (!strchr(v, '='))
             return cli_usage_error(attach_usage, "--set needs FIELD=VALUE, not '%s'", v);
@@ -210,7 +218,7 @@ static int take_value(attach_job *job, const char *name, const char *v)
 static int attach_option(cli_args *args, const char *name, const char *value, void *ctx)
 {
     static const char *const known[] = {"--proxy",  "-o",           "--output",    "--preset", "--name",     "--pin-bone",
-                                        "--anchor", "--pin-vertices", "--pin-share", "--set",  "--materials"};
+                                        "--anchor", "--pin-vertices", "--pin-share", "--pin-band", "--set",  "--materials"};
     if (strcmp(name, "--allow-free") == 0) {
         if (value)
             return cli_usage_error(attach_usage, "--allow-free takes no value");
@@ -314,7 +322,7 @@ static int run_attach(const attach_job *job, const plush_pmx_soft_body *soft)
     }
     plush_attach_options o = {.cage = &cage, .name = job->name, .soft = *soft, .auto_mask = !job->mask_set,
                               .pin_bones = job->pin_bones, .pin_bone_count = job->pin_bone_count,
-                              .pin_share = job->pin_share, .pin_vertices = job->pin_vertices,
+                              .pin_share = job->pin_share, .pin_band = job->pin_band, .pin_vertices = job->pin_vertices,
                               .pin_vertex_count = job->pin_vertex_count, .anchors = job->anchors,
                               .anchor_count = job->anchor_count,
                               .auto_pins = job->pin_bone_count == 0 && job->pin_vertex_count == 0,
@@ -354,9 +362,16 @@ void cli_attach_report_pieces(const plush_pmx_model *out, const plush_attach_res
             at += n > 0 ? (size_t)n : 0;
         }
         snprintf(label, sizeof label, "piece %zu", p + 1);
-        info_line(label, "%zu triangles, %zu vertices, %zu pinned%s%s, %zu anchored%s", pi->triangles, pi->vertices,
-                  pi->pinned, pi->auto_pinned ? (pi->physics ? " automatically (physics bones)" : " automatically") : "", bones, pi->anchored,
-                  pi->pinned + pi->anchored == 0 ? " (free: it falls)" : pi->spins ? " (it can spin)" : "");
+        double share = pi->vertices ? (double)pi->pinned / (double)pi->vertices : 0;
+        info_line(label, "%zu triangles, %zu vertices, %zu pinned (%.0f%%)%s%s, %zu anchored%s; free %.3g along the cage",
+                  pi->triangles, pi->vertices, pi->pinned, 100 * share,
+                  pi->auto_pinned ? (pi->physics ? " automatically (physics bones)" : " automatically") : "", bones,
+                  pi->anchored, pi->pinned + pi->anchored == 0 ? " (free: it falls)" : pi->spins ? " (it can spin)" : "",
+                  (double)pi->free_length);
+        if (share > 0.5)
+            cli_message("warning: cage piece %zu has %zu of its %zu vertices pinned: most of it cannot move (%s)",
+                        p + 1, pi->pinned, pi->vertices,
+                        pi->auto_pinned ? "a narrower --pin-band frees more" : "pin fewer vertices");
     }
 }
 

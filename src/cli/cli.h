@@ -139,6 +139,7 @@ typedef struct cli_run_job {
     float ground_y;
     cli_names materials;      /* --materials: the bound set */
     const char *cage;         /* --cage MATERIAL,...[:TRIANGLES]: a cage made, attached and run */
+    float pin_band;           /* --pin-band: the automatic pins' band (0: the default) */
 } cli_run_job;
 int cli_run(int argc, char **argv);
 int cli_demo(int argc, char **argv);

@@ -83,6 +83,75 @@ static size_t clean_faces(unsigned *idx, size_t n, plush_diag *diag, bool *ok)
     return 3 * kept;
 }
 
+static double dist2(const float *a, const float *b)
+{
+    double d0 = (double)a[0] - b[0], d1 = (double)a[1] - b[1], d2 = (double)a[2] - b[2];
+    return d0 * d0 + d1 * d1 + d2 * d2;
+}
+
+/* A triangle this thin (twice its area below SLIVER times its longest edge squared: its height under a
+ * ten-thousandth of its base) has no usable frame: its skin matrix would stay the identity while its
+ * neighbours move, tearing the surface bound to it. Simplifying with the border locked makes them where a
+ * border runs straight through several vertices (a T-junction between two halves of a skirt). */
+#define SLIVER 1e-4
+
+/* Collapses every sliver's shortest edge (moving the vertex opposite the longest edge, else the later one,
+ * onto the other), over rounds until none is left; faces that then name a vertex twice are dropped by
+ * clean_faces. */
+static void collapse_slivers(const float (*pos)[3], size_t vertex_count, unsigned *idx, size_t n, bool *ok)
+{
+    unsigned *to = malloc((vertex_count ? vertex_count : 1) * sizeof *to);
+    *ok = to != NULL;
+    if (!to)
+        return;
+    for (size_t v = 0; v < vertex_count; v++)
+        to[v] = (unsigned)v;
+    for (int round = 0; round < 32; round++) {
+        bool changed = false;
+        for (size_t f = 0; f + 2 < n; f += 3) {
+            unsigned v[3];
+            for (int k = 0; k < 3; k++) {
+                unsigned x = idx[f + k];
+                while (to[x] != x)
+                    x = to[x];
+                v[k] = idx[f + k] = x;
+            }
+            if (v[0] == v[1] || v[1] == v[2] || v[0] == v[2])
+                continue;
+            double e[3], longest = 0;
+            int lo = 0, hi = 0;
+            for (int k = 0; k < 3; k++) {
+                e[k] = dist2(pos[v[k]], pos[v[(k + 1) % 3]]); /* edge k: v[k] - v[k+1] */
+                if (e[k] < e[lo])
+                    lo = k;
+                if (e[k] > e[hi])
+                    hi = k;
+                longest = e[k] > longest ? e[k] : longest;
+            }
+            const float *a = pos[v[0]], *b = pos[v[1]], *c = pos[v[2]];
+            double u[3], w[3];
+            for (int k = 0; k < 3; k++)
+                u[k] = (double)b[k] - a[k], w[k] = (double)c[k] - a[k];
+            double cx = u[1] * w[2] - u[2] * w[1], cy = u[2] * w[0] - u[0] * w[2], cz = u[0] * w[1] - u[1] * w[0];
+            if (cx * cx + cy * cy + cz * cz > SLIVER * SLIVER * longest * longest)
+                continue;
+            unsigned p = v[lo], q = v[(lo + 1) % 3], apex = v[(hi + 2) % 3];
+            unsigned from = p == apex ? p : q == apex ? q : (p > q ? p : q), onto = from == p ? q : p;
+            to[from] = onto;
+            changed = true;
+        }
+        if (!changed)
+            break;
+    }
+    for (size_t i = 0; i < n; i++) {
+        unsigned x = idx[i];
+        while (to[x] != x)
+            x = to[x];
+        idx[i] = x;
+    }
+    free(to);
+}
+
 /* The ladder: each step starts from the best result so far and runs only while it is above the limit. */
 static size_t run_ladder(const plush__meshopt *mo, const plush_cage_mesh *src, size_t target, size_t limit, bool sloppy,
                          unsigned *idx, unsigned *tmp, plush_cage_result *res)
@@ -236,6 +305,11 @@ plush_status plush_cage_simplify_ladder(const plush_cage_mesh *src, const plush_
     result->source_triangles = src->triangle_count;
     n = run_ladder(mo, src, target, limit, sloppy, idx, tmp, result);
     bool ok;
+    collapse_slivers((const float(*)[3])src->positions, src->vertex_count, idx, n, &ok);
+    if (!ok) {
+        st = no_memory(diag);
+        goto done;
+    }
     n = clean_faces(idx, n, diag, &ok);
     if (!ok) {
         st = PLUSH_E_NOMEM;

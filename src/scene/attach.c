@@ -578,6 +578,15 @@ static plush_status build(attach_work *w, plush_pmx_vertex *cage_verts, plush_at
         pinned += sb->pin_count;
         anchored += sb->anchor_count;
     }
+    bool *held = malloc((cage->vertex_count ? cage->vertex_count : 1) * sizeof *held);
+    if (!held)
+        return no_memory(diag);
+    for (size_t k = 0; k < cage->vertex_count; k++)
+        held[k] = w->pinned[k] || w->anchor[k] >= 0;
+    st = plush__attach_free_lengths(cage, w->face_piece, w->pieces, held, w->info, diag);
+    free(held);
+    if (st != PLUSH_OK)
+        return st;
     warn_index_sizes(m, out, diag);
     size_t auto_pinned = 0;
     for (size_t k = 0; k < cage->vertex_count; k++)

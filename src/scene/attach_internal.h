@@ -16,4 +16,9 @@ plush_status plush__attach_auto_pins(const plush_pmx_model *m, const plush_attac
                                      size_t pieces, plush_pmx_vertex *cage_verts, bool *pinned, bool *auto_pinned,
                                      plush_attach_piece *info, plush_diag *diag);
 
+/* Per piece, the longest distance along the cage's edges (within the piece's faces) from a held cage vertex
+ * (pinned or anchored) to any of its vertices, into info[p].free_length; 0 for a piece nothing holds. */
+plush_status plush__attach_free_lengths(const plush_cage_mesh *c, const uint32_t *face_piece, size_t pieces,
+                                        const bool *held, plush_attach_piece *info, plush_diag *diag);
+
 #endif

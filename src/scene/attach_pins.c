@@ -86,7 +86,7 @@ typedef struct pin_work {
     uint32_t *nearest;                 /* per model vertex: its nearest cage vertex */
     float *dist;                       /* and the distance */
     bool *covered;                     /* per model vertex */
-    double *share;                     /* per cage vertex: the held share around it */
+    double *share;                     /* per cage vertex: its height along the piece's up direction */
     uint32_t *first, *list;            /* per cage vertex: its covered vertices list[first[k]..first[k+1]] */
     double *bone_w;                    /* scratch per bone */
 } pin_work;
@@ -331,7 +331,8 @@ static bool piece_spans(const pin_work *w, const uint32_t *nodes, size_t count, 
     return plush__attach_points_span((const float(*)[3])scratch, n);
 }
 
-/* Grows piece p's pins over its edges, the most held neighbour first, until they span a plane. */
+/* Grows piece p's pins over its edges, the highest neighbour first (w->share holds the height), until they
+ * span a plane. */
 static void grow(pin_work *w, const uint32_t *face_piece, size_t p, const uint32_t *nodes, size_t count,
                  plush_pmx_vertex *cage, bool *pinned, bool *auto_pinned, float (*scratch)[3])
 {
@@ -384,13 +385,18 @@ static int32_t chain_root(pin_work *w, const uint32_t *nodes, size_t count)
 {
     const plush_pmx_model *m = w->m;
     double total = 0;
-    for (size_t i = 0; i < count; i++)
-        for (uint32_t j = w->first[nodes[i]]; j < w->first[nodes[i] + 1]; j++) {
-            const plush_pmx_vertex *v = &m->vertices[w->list[j]];
+    for (size_t i = 0; i < count; i++) {
+        uint32_t one, *vs = w->list + w->first[nodes[i]];
+        size_t n = w->first[nodes[i] + 1] - w->first[nodes[i]];
+        if (n == 0 && (one = nearest_covered(w, nodes[i])) != UINT32_MAX)
+            vs = &one, n = 1; /* a node with no covered vertex within reach still speaks for the piece */
+        for (size_t j = 0; j < n; j++) {
+            const plush_pmx_vertex *v = &m->vertices[vs[j]];
             for (int b = 0; b < 4; b++)
                 if (v->bones[b] >= 0 && (size_t)v->bones[b] < m->bone_count)
                     w->bone_w[v->bones[b]] += v->weights[b], total += v->weights[b];
         }
+    }
     int32_t root = -1;
     size_t root_depth = SIZE_MAX;
     for (size_t b = 0; b < m->bone_count; b++) {
@@ -408,29 +414,66 @@ static int32_t chain_root(pin_work *w, const uint32_t *nodes, size_t count)
     return root;
 }
 
-/* Pins piece p: the cage vertices at least `need` held, else its most held one when it has a quarter;
- * then grown until they span a plane. The number of cage vertices it pinned first. */
-static size_t pin_piece(pin_work *w, const uint32_t *face_piece, size_t p, const uint32_t *nodes, size_t count,
-                        double need, plush_pmx_vertex *cage, bool *pinned, bool *auto_pinned, float (*scratch)[3])
+/* The default band (plush_attach_options.pin_band): the top 15% of a piece's extent. A skirt's waistband, a
+ * cape's collar, a strand's root: wide enough to hold the piece's rim in shape, narrow enough that most of it
+ * is free (checked on skirts, capes, long hair and braids of several real models). */
+#define DEFAULT_BAND 0.15
+/* Without an explicit band at most this share of a piece's nodes is pinned: a cage simplified around a
+ * detailed waistband or scalp can put most of its nodes in the top rows, and a piece mostly pinned does not
+ * move. */
+#define DEFAULT_MOST_PINNED 0.4
+
+static double dot3(const float *p, const double *u)
 {
-    size_t best = SIZE_MAX, pins = 0;
+    return (double)p[0] * u[0] + (double)p[1] * u[1] + (double)p[2] * u[2];
+}
+
+typedef struct ranked {
+    double h;
+    uint32_t node;
+} ranked;
+
+static int by_height_down(const void *a, const void *b)
+{
+    const ranked *x = a, *y = b;
+    return x->h > y->h ? -1 : x->h < y->h ? 1 : (x->node > y->node) - (x->node < y->node);
+}
+
+/* Pins piece p where it attaches: the band of its nodes within `band` of its extent from its highest point
+ * along `up` (at most DEFAULT_MOST_PINNED of them unless the band was given). Each follows the held bones of
+ * the covered vertices around it, else the piece's (`fallback`, when it has any). The number pinned. */
+static size_t pin_band(pin_work *w, const uint32_t *nodes, size_t count, const double up[3], ranked *order,
+                       const plush_pmx_vertex *fallback, plush_pmx_vertex *cage, bool *pinned, bool *auto_pinned)
+{
+    if (count == 0)
+        return 0;
     for (size_t i = 0; i < count; i++) {
-        w->share[nodes[i]] = around(w, nodes[i], false);
-        if (best == SIZE_MAX || w->share[nodes[i]] > w->share[best])
-            best = nodes[i];
+        order[i] = (ranked){dot3(w->cage->positions[nodes[i]], up), nodes[i]};
+        w->share[nodes[i]] = order[i].h;
     }
-    for (size_t i = 0; i < count; i++)
-        if (w->share[nodes[i]] >= need - 1e-6) {
-            pin_here(w, nodes[i], cage, pinned, auto_pinned, NULL);
-            pins++;
-        }
-    if (pins == 0 && best != SIZE_MAX && w->share[best] >= 0.25) {
-        pin_here(w, best, cage, pinned, auto_pinned, NULL);
-        pins++;
-    }
-    if (pins > 0)
-        grow(w, face_piece, p, nodes, count, cage, pinned, auto_pinned, scratch);
+    qsort(order, count, sizeof *order, by_height_down);
+    double band = w->o->pin_band > 0 ? w->o->pin_band : DEFAULT_BAND;
+    double top = order[0].h, lowest = top - band * (top - order[count - 1].h);
+    size_t most = w->o->pin_band > 0 ? count : (size_t)fmax(3.0, floor(DEFAULT_MOST_PINNED * (double)count));
+    size_t pins = 0;
+    for (size_t i = 0; i < count && pins < most && (order[i].h >= lowest || pins == 0); i++, pins++)
+        pin_here(w, order[i].node, cage, pinned, auto_pinned, fallback);
     return pins;
+}
+
+/* The held bones of a piece's covered vertices, strongest four, as a vertex to fall back on; false when none. */
+static bool piece_holders(pin_work *w, const uint32_t *nodes, size_t count, plush_pmx_vertex *out)
+{
+    for (size_t i = 0; i < count; i++)
+        around(w, nodes[i], true);
+    int32_t bones[4];
+    float weights[4];
+    int n = strongest(w, bones, weights);
+    if (n == 0)
+        return false;
+    *out = (plush_pmx_vertex){.edge_scale = 1, .sdef = -1};
+    follow(out, bones, weights, n);
+    return true;
 }
 
 plush_status plush__attach_auto_pins(const plush_pmx_model *m, const plush_attach_options *o, const uint32_t *face_piece,
@@ -452,9 +495,10 @@ plush_status plush__attach_auto_pins(const plush_pmx_model *m, const plush_attac
     uint32_t *nodes = malloc(nc * sizeof *nodes);
     bool *in_piece = malloc(nc * sizeof *in_piece);
     float(*scratch)[3] = malloc(nc * sizeof *scratch);
+    ranked *order = malloc(nc * sizeof *order);
     plush_status st = PLUSH_OK;
     if (!dynamic || !w.held || !w.bone_w || !w.nearest || !w.dist || !w.covered || !w.list || !w.first || !w.share ||
-        !nodes || !in_piece || !scratch) {
+        !nodes || !in_piece || !scratch || !order) {
         st = no_memory(diag);
         goto done;
     }
@@ -464,7 +508,7 @@ plush_status plush__attach_auto_pins(const plush_pmx_model *m, const plush_attac
     if ((st = cover(&w, diag)) != PLUSH_OK)
         goto done;
     group(&w, reach);
-    double need = o->pin_share > 0 ? o->pin_share : 0.5;
+    const double gravity_up[3] = {0, 1, 0};
     for (size_t p = 0; p < pieces; p++) {
         memset(in_piece, 0, nc * sizeof *in_piece);
         for (size_t t = 0; t < c->triangle_count; t++)
@@ -474,19 +518,37 @@ plush_status plush__attach_auto_pins(const plush_pmx_model *m, const plush_attac
         for (size_t k = 0; k < nc; k++)
             if (in_piece[k])
                 nodes[count++] = (uint32_t)k;
-        if (pin_piece(&w, face_piece, p, nodes, count, need, cage_verts, pinned, auto_pinned, scratch) == 0) {
-            /* nothing held reaches it (a braid on physics bones): it rides the bone its chain hangs from */
+        plush_pmx_vertex holder;
+        if (piece_holders(&w, nodes, count, &holder)) {
+            /* held: it hangs from its top (MMD's up is +Y, gravity -Y) */
+            pin_band(&w, nodes, count, gravity_up, order, &holder, cage_verts, pinned, auto_pinned);
+        } else {
+            /* nothing held reaches it (a braid on physics bones): it rides the bone its chain hangs from,
+             * pinned where it is nearest that bone */
             int32_t root = chain_root(&w, nodes, count);
-            if (root >= 0) {
-                memset(dynamic, 0, nb * sizeof *dynamic);
-                dynamic[root] = true;
-                bool *held = w.held;
-                w.held = dynamic;
-                info[p].physics = pin_piece(&w, face_piece, p, nodes, count, need, cage_verts, pinned, auto_pinned,
-                                            scratch) > 0;
-                w.held = held;
-            }
+            if (root < 0)
+                continue;
+            double centre[3] = {0, 0, 0}, up[3], len = 0;
+            for (size_t i = 0; i < count; i++)
+                for (int k = 0; k < 3; k++)
+                    centre[k] += c->positions[nodes[i]][k] / (double)count;
+            for (int k = 0; k < 3; k++)
+                up[k] = m->bones[root].position[k] - centre[k], len += up[k] * up[k];
+            len = sqrt(len);
+            for (int k = 0; k < 3; k++)
+                up[k] = len > 0 ? up[k] / len : gravity_up[k];
+            holder = (plush_pmx_vertex){.edge_scale = 1, .sdef = -1};
+            int32_t bones[4] = {root, -1, -1, -1};
+            float weights[4] = {1, 0, 0, 0};
+            follow(&holder, bones, weights, 1);
+            memset(dynamic, 0, nb * sizeof *dynamic);
+            dynamic[root] = true;
+            bool *held = w.held;
+            w.held = dynamic;
+            info[p].physics = pin_band(&w, nodes, count, up, order, &holder, cage_verts, pinned, auto_pinned) > 0;
+            w.held = held;
         }
+        grow(&w, face_piece, p, nodes, count, cage_verts, pinned, auto_pinned, scratch);
         piece_bones(&w, nodes, count, cage_verts, auto_pinned, &info[p]);
     }
 done:
@@ -502,5 +564,114 @@ done:
     free(nodes);
     free(in_piece);
     free(scratch);
+    free(order);
+    return st;
+}
+
+/* A binary min-heap of (distance, node) for the walk along the cage. */
+typedef struct heap_item {
+    double d;
+    uint32_t node;
+} heap_item;
+
+static void heap_push(heap_item *h, size_t *n, heap_item x)
+{
+    size_t i = (*n)++;
+    while (i > 0 && h[(i - 1) / 2].d > x.d) {
+        h[i] = h[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    h[i] = x;
+}
+
+static heap_item heap_pop(heap_item *h, size_t *n)
+{
+    heap_item top = h[0], last = h[--*n];
+    size_t i = 0;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= *n)
+            break;
+        if (c + 1 < *n && h[c + 1].d < h[c].d)
+            c++;
+        if (h[c].d >= last.d)
+            break;
+        h[i] = h[c];
+        i = c;
+    }
+    if (*n > 0)
+        h[i] = last;
+    return top;
+}
+
+plush_status plush__attach_free_lengths(const plush_cage_mesh *c, const uint32_t *face_piece, size_t pieces,
+                                        const bool *held, plush_attach_piece *info, plush_diag *diag)
+{
+    size_t nv = c->vertex_count, nt = c->triangle_count, half = 6 * nt;
+    uint32_t *first = calloc(nv + 1, sizeof *first), *to = malloc((half ? half : 1) * sizeof *to);
+    uint32_t *piece_of = malloc((half ? half : 1) * sizeof *piece_of);
+    double *dist = malloc((nv ? nv : 1) * sizeof *dist);
+    /* each directed edge is pushed at most once per piece walk, plus the sources */
+    heap_item *heap = malloc((half + nv + 1) * sizeof *heap);
+    plush_status st = PLUSH_OK;
+    if (!first || !to || !piece_of || !dist || !heap) {
+        st = no_memory(diag);
+        goto done;
+    }
+    for (size_t t = 0; t < nt; t++)
+        for (int k = 0; k < 3; k++)
+            first[c->triangles[t][k] + 1] += 2;
+    for (size_t k = 0; k < nv; k++)
+        first[k + 1] += first[k];
+    for (size_t t = 0; t < nt; t++)
+        for (int k = 0; k < 3; k++) {
+            uint32_t a = c->triangles[t][k];
+            for (int j = 1; j < 3; j++) {
+                to[first[a]] = c->triangles[t][(k + j) % 3];
+                piece_of[first[a]++] = face_piece[t];
+            }
+        }
+    for (size_t k = nv; k > 0; k--)
+        first[k] = first[k - 1];
+    first[0] = 0;
+    for (size_t p = 0; p < pieces; p++) {
+        size_t n = 0;
+        for (size_t k = 0; k < nv; k++) {
+            dist[k] = INFINITY;
+            for (uint32_t e = first[k]; e < first[k + 1]; e++)
+                if (piece_of[e] == p && held[k]) {
+                    dist[k] = 0;
+                    heap_push(heap, &n, (heap_item){0, (uint32_t)k});
+                    break;
+                }
+        }
+        double longest = 0;
+        while (n > 0) {
+            heap_item x = heap_pop(heap, &n);
+            if (x.d > dist[x.node])
+                continue;
+            longest = fmax(longest, x.d);
+            const float *a = c->positions[x.node];
+            for (uint32_t e = first[x.node]; e < first[x.node + 1]; e++) {
+                if (piece_of[e] != p)
+                    continue;
+                const float *b = c->positions[to[e]];
+                double d = x.d + sqrt(((double)a[0] - b[0]) * ((double)a[0] - b[0]) +
+                                      ((double)a[1] - b[1]) * ((double)a[1] - b[1]) +
+                                      ((double)a[2] - b[2]) * ((double)a[2] - b[2]));
+                if (d < dist[to[e]]) {
+                    dist[to[e]] = d;
+                    heap_push(heap, &n, (heap_item){d, to[e]});
+                }
+            }
+        }
+        info[p].free_length = (float)longest;
+    }
+done:
+    free(first);
+    free(to);
+    free(piece_of);
+    free(dist);
+    free(heap);
     return st;
 }
