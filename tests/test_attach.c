@@ -205,7 +205,7 @@ static void test_presets_and_fields(void **state)
     assert_true(plush_attach_preset("jelly", &jelly));
     assert_true(plush_attach_preset("cloth", &cloth));
     assert_false(plush_attach_preset("rubber", &sb));
-    assert_true(sb.total_mass == 1.0f && sb.config.mt == 0.2f && sb.p_iterations == 16 && sb.flags == 1);
+    assert_true(sb.total_mass == 1.0f && sb.config.mt == 0.05f && sb.v_iterations == 0 && sb.p_iterations == 16 && sb.flags == 1);
     assert_true(jelly.config.vc == 20.0f && jelly.p_iterations == 8 && jelly.vst == 1.0f);
     assert_true(cloth.aero_model == 1 && cloth.config.lf == 0.05f && cloth.lst == 0.9f);
 

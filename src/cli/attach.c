@@ -61,7 +61,7 @@ static const char attach_help_params[] =
     "  -h, --help                  this text\n"
     "\n"
     "presets (total_mass margin aero_model | dp dg lf pr vc df mt | iterations v p | lst ast vst):\n"
-    "  plush   1   0.05 0 | 0.05 0    0    0 0  0.2 0.2  | 1 16 | 0.5  0.5  0.5\n"
+    "  plush   1   0.05 0 | 0.05 0    0    0 0  0.2 0.05 | 0 16 | 0.5  0.5  0.5\n"
     "  jelly   1   0.05 0 | 0.01 0    0    0 20 0.5 0.05 | 1 8  | 0.45 0.45 1\n"
     "  cloth   0.2 0.02 1 | 0.02 0.01 0.05 0 0  0.5 0    | 1 8  | 0.9  0.9  1\n"
     "  all: group 15, B-link at distance 2 (flags 1), no clusters, vcf 1, chr 1, khr 0.1, shr 1, ahr 0.7,\n"

@@ -20,7 +20,11 @@ typedef struct preset {
 } preset;
 
 static const preset presets[] = {
-    {"plush", 1.0f, 0.05f, 0, 0.05f, 0, 0, 0, 0, 0.2f, 0.2f, 1, 16, 0.5f, 0.5f, 0.5f}, /* p 16: issue 13 */
+    /* v 0: after a velocity pass Bullet rebuilds positions from velocities, which undoes the pose matching
+     * (kMT) that keeps the rest shape; with v 1 this preset had no shape memory and open sheets (skirts,
+     * capes) folded up under gravity (cage crease p99 80-100 deg hanging at rest). kMT 0.05 per step keeps
+     * the shape and leaves it free to sway (0.2 held skirts almost rigid). p 16 for closed toys. */
+    {"plush", 1.0f, 0.05f, 0, 0.05f, 0, 0, 0, 0, 0.2f, 0.05f, 0, 16, 0.5f, 0.5f, 0.5f},
     {"jelly", 1.0f, 0.05f, 0, 0.01f, 0, 0, 0, 20.0f, 0.5f, 0.05f, 1, 8, 0.45f, 0.45f, 1.0f},
     {"cloth", 0.2f, 0.02f, 1, 0.02f, 0.01f, 0.05f, 0, 0, 0.5f, 0, 1, 8, 0.9f, 0.9f, 1.0f},
 };
