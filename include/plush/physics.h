@@ -117,6 +117,9 @@ void plush_world_get_bones(const plush_world_model *wm, float (*bone_globals)[16
 
 /* A rigid body's current pose (column-major, rotation + translation) and velocities. */
 void plush_world_body_transform(const plush_world_model *wm, size_t rigid_body, float out[16]);
+/* A rigid body's pose as the PMX file places it (its position, and its rotation as Ry * Rx * Rz), column-major:
+ * where plush_world_body_transform starts for a body at rest. */
+void plush_world_rigid_rest_transform(const plush_pmx_rigid_body *rb, float out[16]);
 void plush_world_body_velocity(const plush_world_model *wm, size_t rigid_body, float linear[3], float angular[3]);
 
 typedef enum plush_world_soft_state {

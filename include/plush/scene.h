@@ -217,6 +217,25 @@ typedef struct plush_scene_timing {
 
 typedef struct plush_scene plush_scene;
 
+/* How the soft part moved in one frame (proxy and direct modes; zero in bones mode). */
+typedef struct plush_scene_soft_figures {
+    double offset;        /* mean distance of the bound vertices from where bone skinning puts them (model
+                           * units; over at most 1,024 of them spread evenly) */
+    double offset_share;  /* offset over the diagonal of the bound vertices' rest box */
+    double inside_share;  /* bound vertices inside the rigid bodies that follow bones, posed at the frame
+                           * (0..1; a vertex inside a body already at rest is not counted for that body) */
+    double inside_depth;  /* the deepest of them below the shape's surface (model units) */
+} plush_scene_soft_figures;
+
+/* Over the steps so far: the mean offset_share, and the frame with the largest inside_share. */
+typedef struct plush_scene_soft_summary {
+    uint64_t frames;
+    double mean_offset_share;
+    double worst_inside_share, worst_inside_depth, deepest;
+    int64_t worst_inside_frame;   /* -1: no step yet */
+    size_t bodies;                /* the rigid bodies measured */
+} plush_scene_soft_summary;
+
 /* Builds everything the mode needs (anim, motion binding, world, binding, proxy skin; in direct mode the
  * model of plush_scene_direct_build); warnings (missing names, skipped soft bodies, unsupported features)
  * go to diag. Proxy and direct modes without a usable TriMesh soft body fail with PLUSH_E_NO_PROXY. */
@@ -247,6 +266,8 @@ const plush_proxy_patch *plush_scene_get_patch(const plush_scene *scene);
 const float (*plush_scene_proxy_nodes(const plush_scene *scene))[3];
 const plush_anim *plush_scene_get_anim(const plush_scene *scene);
 void plush_scene_get_timing(const plush_scene *scene, plush_scene_timing *out);
+/* The last step's soft figures, and their summary over the steps so far. */
+void plush_scene_soft(const plush_scene *scene, plush_scene_soft_figures *frame, plush_scene_soft_summary *summary);
 /* Soft bodies that blew up so far, and the first one's frame (-1 when none). */
 size_t plush_scene_failures(const plush_scene *scene, int64_t *first_frame);
 void plush_scene_destroy(plush_scene *scene);

@@ -85,8 +85,9 @@ typedef struct plush_attach_options {
     plush_pmx_soft_body soft;             /* parameters (a preset, then fields); name, material, anchors and
                                            * pins are ignored. All zero: the "plush" preset */
     bool auto_mask;                       /* replace soft.mask: every group but the soft body's own and the groups
-                                           * of rigid bodies on bones the cage's copied weights use (they stand for
-                                           * the same part and would push the cage from inside) */
+                                           * of rigid bodies whose shape at rest holds a free cage vertex (they
+                                           * stand inside the part and would push the cage from inside); the
+                                           * body (legs, hips, torso) is collided with */
     const char *const *pin_bones;         /* bone names: a cage vertex whose copied weights give these bones
                                            * together at least pin_share is pinned */
     size_t pin_bone_count;

@@ -405,6 +405,16 @@ static void summary(const run_state *s, uint32_t frames, const plush_diag *diag)
     if (failed)
         printf("  blow-ups        %zu soft bod%s, the first at frame %lld (frozen from then on)\n", failed,
                failed == 1 ? "y" : "ies", (long long)first);
+    plush_scene_soft_summary soft;
+    plush_scene_soft(s->scene, NULL, &soft);
+    if (soft.frames) {
+        printf("  soft part       moves on average %.2f%% of its size from bone skinning\n", 100 * soft.mean_offset_share);
+        if (soft.worst_inside_frame >= 0)
+            printf("  body            %zu rigid bodies that follow bones; worst frame %lld: %.2f%% of the bound vertices "
+                   "inside them, %.3g deep (deepest over the run %.3g)\n",
+                   soft.bodies, (long long)soft.worst_inside_frame, 100 * soft.worst_inside_share,
+                   soft.worst_inside_depth, soft.deepest);
+    }
     if (diag->warning_count)
         printf("  warnings        %u (on stderr)\n", diag->warning_count);
     for (size_t i = 0; i < s->sink_count; i++) {

@@ -139,3 +139,8 @@ void plush__world_mat_point(const float m[16], const float p[3], float out[3])
     for (int r = 0; r < 3; r++)
         out[r] = m[r] * p[0] + m[4 + r] * p[1] + m[8 + r] * p[2] + m[12 + r];
 }
+
+void plush_world_rigid_rest_transform(const plush_pmx_rigid_body *rb, float out[16])
+{
+    plush__world_mat_pmx(rb->position, rb->rotation, out);
+}

@@ -375,17 +375,20 @@ static plush_status make_slots(attach_work *w, plush_diag *diag)
 }
 
 /* Every group but the soft body's own and those of rigid bodies on bones the cage is weighted to. */
+/* Collides with every group but the soft body's own and those of rigid bodies that hold a free cage vertex
+ * at rest: such a body stands inside the part (the model's own hair or skirt bodies, a head under a cap of
+ * hair) and would push the cage from inside from the first frame. The body (legs, hips, torso, arms) is
+ * collided with, whatever bones the cage is weighted to: a skirt must not let the knees through. */
 static uint16_t auto_mask(const attach_work *w, uint8_t group)
 {
     const plush_pmx_model *m = w->model;
     uint16_t mask = (uint16_t)(0xFFFFu & ~(1u << (group & 15)));
     for (size_t b = 0; b < m->rigid_body_count; b++) {
         const plush_pmx_rigid_body *rb = &m->rigid_bodies[b];
-        bool used = false;
-        for (size_t k = 0; k < w->o->cage->vertex_count && !used; k++)
-            for (int j = 0; j < 4; j++)
-                used |= rb->bone >= 0 && w->cage[k].bones[j] == rb->bone && w->cage[k].weights[j] > 0;
-        if (used)
+        bool holds = false;
+        for (size_t k = 0; k < w->o->cage->vertex_count && !holds; k++)
+            holds = !w->pinned[k] && inside_body(rb, w->o->cage->positions[k]);
+        if (holds)
             mask = (uint16_t)(mask & ~(1u << (rb->group & 15)));
     }
     return mask;

@@ -1,5 +1,6 @@
 /* The pipeline: one model instance stepped frame by frame (DESIGN.md, "One frame, as data flows"). */
 #include "scene/internal.h"
+#include "scene/soft_measure.h"
 #include "scene/sink_internal.h"
 
 #include <math.h>
@@ -41,6 +42,9 @@ struct plush_scene {
     size_t failures;
     int64_t first_failure;
     plush_scene_timing timing;
+    plush__soft_measure soft_measure;    /* with a binding */
+    plush_scene_soft_figures soft_frame;
+    plush_scene_soft_summary soft_summary;
     plush_arena arena;
 };
 
@@ -283,6 +287,11 @@ plush_status plush_scene_create(const plush_scene_desc *desc, plush_scene **out,
     /* after the world: direct mode skips only the vertices of soft bodies it built */
     if (st == PLUSH_OK)
         st = plan_bone_skinning(sc, diag);
+    sc->soft_summary.worst_inside_frame = -1;
+    if (st == PLUSH_OK && sc->binding)
+        st = plush__soft_measure_init(&sc->soft_measure, sc->model, sc->binding->vertices, sc->binding->vertex_count,
+                                      sc->wm, &sc->arena, diag);
+    sc->soft_summary.bodies = sc->soft_measure.body_count;
     if (st != PLUSH_OK) {
         plush_scene_destroy(sc);
         return st;
@@ -397,6 +406,18 @@ plush_status plush_scene_step(plush_scene *sc, double frame, plush_diag *diag)
         skin_to_proxy(sc);
     }
     double t6 = now();
+    if (sc->binding && sc->soft_measure.count) {
+        plush__soft_measure_frame(&sc->soft_measure, sc->anim, (const float(*)[3])sc->positions, &sc->soft_frame);
+        plush_scene_soft_summary *u = &sc->soft_summary;
+        u->mean_offset_share += (sc->soft_frame.offset_share - u->mean_offset_share) / (double)(u->frames + 1);
+        u->frames++;
+        if (u->worst_inside_frame < 0 || sc->soft_frame.inside_share > u->worst_inside_share) {
+            u->worst_inside_share = sc->soft_frame.inside_share;
+            u->worst_inside_depth = sc->soft_frame.inside_depth;
+            u->worst_inside_frame = (int64_t)frame;
+        }
+        u->deepest = sc->soft_frame.inside_depth > u->deepest ? sc->soft_frame.inside_depth : u->deepest;
+    }
     sc->timing.motion += (t1 - t0) + (t3 - t2);
     sc->timing.physics += t2 - t1;
     sc->timing.frames += t5 - t4;
@@ -466,6 +487,14 @@ const plush_pmx_model *plush_scene_direct_model(const plush_scene *sc, plush_sce
         *stats = sc->direct_stats;
     return sc->direct_model;
 }
+void plush_scene_soft(const plush_scene *sc, plush_scene_soft_figures *frame, plush_scene_soft_summary *summary)
+{
+    if (frame)
+        *frame = sc->soft_frame;
+    if (summary)
+        *summary = sc->soft_summary;
+}
+
 void plush_scene_get_timing(const plush_scene *sc, plush_scene_timing *out) { *out = sc->timing; }
 void plush__scene_add_export_time(plush_scene *sc, double seconds) { sc->timing.exports += seconds; }
 

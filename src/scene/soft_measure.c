@@ -1,0 +1,161 @@
+/* How the soft part moves against the body (plush_scene_soft_figures): how far the proxy puts the bound
+ * vertices from where plain bone skinning would (a part that does not move is not plush), and how many of
+ * them lie inside the model's own body shapes (the rigid bodies that follow bones) posed at that frame. */
+#include "scene/soft_measure.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The offset is measured on at most this many bound vertices, evenly spread over them: it is a mean, and
+ * skinning all of them twice would cost as much as the run's own skinning. */
+enum { OFFSET_SAMPLES = 1024 };
+
+static double rest_size(const plush_pmx_model *m, const uint32_t *vertices, size_t count)
+{
+    float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (size_t i = 0; i < count; i++)
+        for (int k = 0; k < 3; k++) {
+            float x = m->vertices[vertices[i]].position[k];
+            lo[k] = x < lo[k] ? x : lo[k];
+            hi[k] = x > hi[k] ? x : hi[k];
+        }
+    double d = 0;
+    for (int k = 0; count && k < 3; k++)
+        d += ((double)hi[k] - lo[k]) * ((double)hi[k] - lo[k]);
+    return sqrt(d);
+}
+
+/* The signed distance from p (in the body's frame) to the shape's surface: negative inside. */
+static double shape_distance(const plush_pmx_rigid_body *rb, const double p[3])
+{
+    switch (rb->shape) {
+    case PLUSH_PMX_RIGID_SPHERE:
+        return sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2]) - rb->size[0];
+    case PLUSH_PMX_RIGID_BOX: {
+        double out = 0, in = -INFINITY;
+        for (int k = 0; k < 3; k++) {
+            double d = fabs(p[k]) - rb->size[k];
+            out += d > 0 ? d * d : 0;
+            in = d > in ? d : in;
+        }
+        return out > 0 ? sqrt(out) : in;
+    }
+    case PLUSH_PMX_RIGID_CAPSULE: {
+        /* radius size[0], the cylinder's height size[1] along the local Y axis (as MMD and Bullet) */
+        double h = rb->size[1] * 0.5, y = p[1] < -h ? -h : p[1] > h ? h : p[1];
+        return sqrt(p[0] * p[0] + (p[1] - y) * (p[1] - y) + p[2] * p[2]) - rb->size[0];
+    }
+    default:
+        return INFINITY;
+    }
+}
+
+/* p in the frame of a column-major rigid transform m. */
+static void to_local(const float m[16], const float p[3], double out[3])
+{
+    double d[3] = {(double)p[0] - m[12], (double)p[1] - m[13], (double)p[2] - m[14]};
+    for (int i = 0; i < 3; i++)
+        out[i] = m[4 * i] * d[0] + m[4 * i + 1] * d[1] + m[4 * i + 2] * d[2];
+}
+
+static double bounding_radius(const plush_pmx_rigid_body *rb)
+{
+    switch (rb->shape) {
+    case PLUSH_PMX_RIGID_SPHERE:
+        return rb->size[0];
+    case PLUSH_PMX_RIGID_BOX:
+        return sqrt((double)rb->size[0] * rb->size[0] + (double)rb->size[1] * rb->size[1] +
+                    (double)rb->size[2] * rb->size[2]);
+    default:
+        return rb->size[0] + 0.5 * rb->size[1];
+    }
+}
+
+plush_status plush__soft_measure_init(plush__soft_measure *sm, const plush_pmx_model *m, const uint32_t *vertices,
+                                      size_t count, const plush_world_model *wm, plush_arena *arena, plush_diag *diag)
+{
+    memset(sm, 0, sizeof *sm);
+    sm->model = m;
+    sm->vertices = vertices;
+    sm->count = count;
+    sm->size = rest_size(m, vertices, count);
+    size_t step = count > OFFSET_SAMPLES ? (count + OFFSET_SAMPLES - 1) / OFFSET_SAMPLES : 1;
+    sm->sample_step = step;
+    sm->scratch = plush_arena_array(arena, m->vertex_count ? m->vertex_count : 1, sizeof *sm->scratch);
+    sm->bodies = plush_arena_array(arena, m->rigid_body_count ? m->rigid_body_count : 1, sizeof *sm->bodies);
+    if (!sm->scratch || !sm->bodies)
+        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+    /* The body: rigid bodies that follow their bones (legs, hips, torso, arms, head). A bound vertex
+     * already inside one at rest (hair roots in the head's sphere) is not counted for that body. */
+    for (size_t r = 0; wm && r < m->rigid_body_count; r++) {
+        const plush_pmx_rigid_body *rb = &m->rigid_bodies[r];
+        if (rb->mode != PLUSH_PMX_RIGID_FOLLOW_BONE || rb->shape > PLUSH_PMX_RIGID_CAPSULE)
+            continue;
+        sm->bodies[sm->body_count++] = (uint32_t)r;
+    }
+    sm->wm = wm;
+    size_t bits = sm->body_count * count;
+    sm->inside_at_rest = plush_arena_array(arena, bits / 8 + 1, 1);
+    if (!sm->inside_at_rest)
+        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+    memset(sm->inside_at_rest, 0, bits / 8 + 1);
+    for (size_t b = 0; b < sm->body_count; b++) {
+        const plush_pmx_rigid_body *rb = &m->rigid_bodies[sm->bodies[b]];
+        float t[16];
+        plush_world_rigid_rest_transform(rb, t);
+        for (size_t i = 0; i < count; i++) {
+            double local[3];
+            to_local(t, m->vertices[vertices[i]].position, local);
+            if (shape_distance(rb, local) < 0) {
+                size_t bit = b * count + i;
+                sm->inside_at_rest[bit / 8] |= (uint8_t)(1u << (bit % 8));
+            }
+        }
+    }
+    return PLUSH_OK;
+}
+
+void plush__soft_measure_frame(plush__soft_measure *sm, const plush_anim *anim, const float (*positions)[3],
+                               plush_scene_soft_figures *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!sm->count)
+        return;
+    double sum = 0;
+    size_t n = 0;
+    for (size_t i = 0; i < sm->count; i += sm->sample_step, n++) {
+        uint32_t v = sm->vertices[i];
+        plush_anim_skin(anim, v, 1, sm->scratch, NULL);
+        double d2 = 0;
+        for (int k = 0; k < 3; k++)
+            d2 += ((double)positions[v][k] - sm->scratch[v][k]) * ((double)positions[v][k] - sm->scratch[v][k]);
+        sum += sqrt(d2);
+    }
+    out->offset = n ? sum / (double)n : 0;
+    out->offset_share = sm->size > 0 ? out->offset / sm->size : 0;
+    size_t inside = 0;
+    double deepest = 0;
+    for (size_t b = 0; sm->wm && b < sm->body_count; b++) {
+        const plush_pmx_rigid_body *rb = &sm->model->rigid_bodies[sm->bodies[b]];
+        float t[16];
+        plush_world_body_transform(sm->wm, sm->bodies[b], t);
+        double reach = bounding_radius(rb);
+        for (size_t i = 0; i < sm->count; i++) {
+            size_t bit = b * sm->count + i;
+            if (sm->inside_at_rest[bit / 8] & (1u << (bit % 8)))
+                continue;
+            double local[3];
+            to_local(t, positions[sm->vertices[i]], local);
+            if (local[0] * local[0] + local[1] * local[1] + local[2] * local[2] > reach * reach)
+                continue;
+            double d = shape_distance(rb, local);
+            if (d < 0) {
+                inside++; /* a vertex inside two bodies counts twice: rare, and an upper bound */
+                deepest = -d > deepest ? -d : deepest;
+            }
+        }
+    }
+    out->inside_share = (double)(inside < sm->count ? inside : sm->count) / (double)sm->count;
+    out->inside_depth = deepest;
+}

@@ -1,0 +1,28 @@
+/* Private to src/scene: the per-frame measure of the soft part against bone skinning and the body
+ * (soft_measure.c), kept by the scene. */
+#ifndef PLUSH_SCENE_SOFT_MEASURE_H
+#define PLUSH_SCENE_SOFT_MEASURE_H
+
+#include "plush/anim.h"
+#include "plush/physics.h"
+#include "plush/scene.h"
+
+typedef struct plush__soft_measure {
+    const plush_pmx_model *model;
+    const plush_world_model *wm;
+    const uint32_t *vertices;          /* the bound vertices */
+    size_t count, sample_step;
+    double size;                       /* the diagonal of their rest box */
+    float (*scratch)[3];               /* bone-skinned positions, indexed by vertex */
+    uint32_t *bodies;                  /* the rigid bodies that follow bones */
+    size_t body_count;
+    uint8_t *inside_at_rest;           /* bit body * count + i: bound vertex i lies inside that body at rest */
+} plush__soft_measure;
+
+plush_status plush__soft_measure_init(plush__soft_measure *sm, const plush_pmx_model *m, const uint32_t *vertices,
+                                      size_t count, const plush_world_model *wm, plush_arena *arena, plush_diag *diag);
+/* This frame's figures; positions are the frame's vertices (the bound ones skinned by the proxy). */
+void plush__soft_measure_frame(plush__soft_measure *sm, const plush_anim *anim, const float (*positions)[3],
+                               plush_scene_soft_figures *out);
+
+#endif
