@@ -1,6 +1,6 @@
 /* Output writes (src/core/file*.c): a symlink followed, a FIFO and a character device written through,
  * other kinds refused; file sets and staged directories committed as one set; the output directory
- * lock; the cleanup a signal runs. Every node is made in a private temporary directory. */
+ * lock; the cleanup a signal (a crash too) runs. Every node is made in a private temporary directory. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -350,9 +351,12 @@ static void test_lock(void **state)
     assert_int_equal(count_named(dir, ".plush.lock"), 0);
 }
 
-/* In a child: temporaries, a stage and a lock in flight, then the signal. The parent checks that the
- * child died by the signal and left nothing behind. */
-static void interrupted_child(int sig)
+/* How the child of interrupted_child ends. */
+typedef enum ending { RAISED, FAULTED } ending;
+
+/* In a child: temporaries, a stage and a lock in flight, then the signal (raised, or for SIGSEGV a real
+ * fault). The parent checks that the child died by the signal and left nothing behind. */
+static void interrupted_child(int sig, ending how)
 {
     pid_t child = fork();
     assert_true(child >= 0);
@@ -360,6 +364,7 @@ static void interrupted_child(int sig)
         /* as a terminal's or a service manager's signal finds it: not ignored (nohup would ignore SIGHUP,
          * and the cleanup rightly leaves an ignored signal ignored) */
         signal(sig, SIG_DFL);
+        setrlimit(RLIMIT_CORE, &(struct rlimit){0, 0}); /* a crash leaves no core file in the tree */
         plush_file_cleanup_on_signals();
         plush_diag d = {0};
         plush_file_set *set;
@@ -376,7 +381,11 @@ static void interrupted_child(int sig)
         put(path, "frame");
         if (count_named(at("sig"), "plush-tmp") != 2 || count_named(at("sig/out"), ".plush") != 2)
             _exit(4);
-        raise(sig);
+        if (how == FAULTED) {
+            int *volatile nowhere = (int *)(uintptr_t)16; /* unmapped, and not NULL, which UBSan traps first */
+            *nowhere = 1;
+        } else
+            raise(sig);
         _exit(5);
     }
     int status;
@@ -398,9 +407,25 @@ static void test_signals_remove_what_is_in_flight(void **state)
     put(at("sig/a.pmx"), "old a");
     put(at("sig/b.vmd"), "old b");
     put(at("sig/out/kept.txt"), "kept");
-    interrupted_child(SIGINT);
-    interrupted_child(SIGTERM);
-    interrupted_child(SIGHUP);
+    interrupted_child(SIGINT, RAISED);
+    interrupted_child(SIGTERM, RAISED);
+    interrupted_child(SIGHUP, RAISED);
+}
+
+/* A crash (Bullet dying in a contact query is a SIGSEGV) cleans up as an interruption does, and the exit
+ * status still names the signal. */
+static void test_fatal_signals_remove_what_is_in_flight(void **state)
+{
+    (void)state;
+    mkdir(at("sig"), 0777);
+    mkdir(at("sig/out"), 0777);
+    put(at("sig/a.pmx"), "old a");
+    put(at("sig/b.vmd"), "old b");
+    put(at("sig/out/kept.txt"), "kept");
+    interrupted_child(SIGSEGV, FAULTED);
+    const int fatal[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+    for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; i++)
+        interrupted_child(fatal[i], RAISED);
 }
 
 static void test_cleanup_now(void **state)
@@ -429,6 +454,7 @@ int main(void)
         cmocka_unit_test(test_stage),
         cmocka_unit_test(test_lock),
         cmocka_unit_test(test_signals_remove_what_is_in_flight),
+        cmocka_unit_test(test_fatal_signals_remove_what_is_in_flight),
         cmocka_unit_test(test_cleanup_now),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -200,11 +200,14 @@ plush_status plush_file_make_dir(const char *path, plush_diag *diag);
 /* Temporary files, staging directories and lock files in flight are kept in a small process-wide
  * registry. The library installs no signal handler by itself (a host program owns its signals):
  *
- *   plush_file_cleanup_on_signals();   // the CLI, at start: SIGINT, SIGTERM, SIGHUP
+ *   plush_file_cleanup_on_signals();   // the CLI, at start: SIGINT, SIGTERM, SIGHUP, and the crashes
+ *                                      // SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT
  *
  * makes each of those signals (unless it was ignored at start) remove every registered path, finish a
  * commit that is under way (see plush_file_set_commit), then end the process by the signal's default
- * action, so the exit status still says which signal it was. The handler is async-signal-safe. */
+ * action, so the exit status still says which signal it was. The handler is async-signal-safe and runs
+ * on an alternate stack of its own (unless the calling thread has one already), so a stack overflow is
+ * cleaned up too. */
 plush_status plush_file_cleanup_on_signals(void);
 /* What the handler does, without the signal: for atexit, or a host's own handler (async-signal-safe). */
 void plush_file_cleanup_now(void);
