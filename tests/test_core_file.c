@@ -1,6 +1,7 @@
 /* Output writes (src/core/file*.c): a symlink followed, a FIFO and a character device written through,
  * other kinds refused; file sets and staged directories committed as one set; the output directory
- * lock; the cleanup a signal (a crash too) runs. Every node is made in a private temporary directory. */
+ * lock; the cleanup a signal (a crash too) runs, and the one the next run does after a SIGKILL. Every
+ * node is made in a private temporary directory. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -428,6 +429,46 @@ static void test_fatal_signals_remove_what_is_in_flight(void **state)
         interrupted_child(fatal[i], RAISED);
 }
 
+/* SIGKILL leaves the lock and the staging folder: the next run takes the lock over and removes the
+ * staging folder, with warnings, and leaves the user's files alone. */
+static void test_killed_run_cleaned_by_the_next(void **state)
+{
+    (void)state;
+    mkdir(at("killed"), 0777);
+    put(at("killed/kept.txt"), "kept");
+    pid_t child = fork();
+    assert_true(child >= 0);
+    if (child == 0) {
+        plush_diag d = {0};
+        plush_file_stage *stage;
+        plush_file_lock *lock;
+        if (plush_file_lock_dir(at("killed"), &lock, &d) != PLUSH_OK ||
+            plush_file_stage_begin(at("killed"), &stage, &d) != PLUSH_OK)
+            _exit(3);
+        char path[600];
+        snprintf(path, sizeof path, "%s/frames", plush_file_stage_path(stage));
+        mkdir(path, 0777);
+        snprintf(path, sizeof path, "%s/frames/f0.obj", plush_file_stage_path(stage));
+        put(path, "frame");
+        raise(SIGKILL);
+        _exit(5);
+    }
+    int status;
+    assert_int_equal(waitpid(child, &status, 0), child);
+    assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+    assert_int_equal(count_named(at("killed"), ".plush.lock"), 1);
+    assert_int_equal(count_named(at("killed"), ".plush-tmp."), 1);
+
+    plush_diag d = {0};
+    plush_file_lock *lock;
+    assert_int_equal(plush_file_lock_dir(at("killed"), &lock, &d), PLUSH_OK);
+    assert_int_equal(d.warning_count, 2); /* the lock taken over, the staging folder removed */
+    assert_int_equal(count_named(at("killed"), ".plush-tmp."), 0);
+    assert_string_equal(get(at("killed/kept.txt")), "kept");
+    plush_file_unlock(lock);
+    assert_int_equal(count_named(at("killed"), ".plush"), 0);
+}
+
 static void test_cleanup_now(void **state)
 {
     (void)state;
@@ -455,6 +496,7 @@ int main(void)
         cmocka_unit_test(test_lock),
         cmocka_unit_test(test_signals_remove_what_is_in_flight),
         cmocka_unit_test(test_fatal_signals_remove_what_is_in_flight),
+        cmocka_unit_test(test_killed_run_cleaned_by_the_next),
         cmocka_unit_test(test_cleanup_now),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
