@@ -1,6 +1,7 @@
 /* Output writes (src/core/file*.c): a symlink followed, a FIFO and a character device written through,
  * other kinds refused; file sets and staged directories committed as one set; the output directory
- * lock; the cleanup a signal runs. Every node is made in a private temporary directory. */
+ * lock; the cleanup a signal (a crash too) runs, and the one the next run does after a SIGKILL. Every
+ * node is made in a private temporary directory. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -350,9 +352,12 @@ static void test_lock(void **state)
     assert_int_equal(count_named(dir, ".plush.lock"), 0);
 }
 
-/* In a child: temporaries, a stage and a lock in flight, then the signal. The parent checks that the
- * child died by the signal and left nothing behind. */
-static void interrupted_child(int sig)
+/* How the child of interrupted_child ends. */
+typedef enum ending { RAISED, FAULTED } ending;
+
+/* In a child: temporaries, a stage and a lock in flight, then the signal (raised, or for SIGSEGV a real
+ * fault). The parent checks that the child died by the signal and left nothing behind. */
+static void interrupted_child(int sig, ending how)
 {
     pid_t child = fork();
     assert_true(child >= 0);
@@ -360,6 +365,7 @@ static void interrupted_child(int sig)
         /* as a terminal's or a service manager's signal finds it: not ignored (nohup would ignore SIGHUP,
          * and the cleanup rightly leaves an ignored signal ignored) */
         signal(sig, SIG_DFL);
+        setrlimit(RLIMIT_CORE, &(struct rlimit){0, 0}); /* a crash leaves no core file in the tree */
         plush_file_cleanup_on_signals();
         plush_diag d = {0};
         plush_file_set *set;
@@ -376,7 +382,11 @@ static void interrupted_child(int sig)
         put(path, "frame");
         if (count_named(at("sig"), "plush-tmp") != 2 || count_named(at("sig/out"), ".plush") != 2)
             _exit(4);
-        raise(sig);
+        if (how == FAULTED) {
+            int *volatile nowhere = (int *)(uintptr_t)16; /* unmapped, and not NULL, which UBSan traps first */
+            *nowhere = 1;
+        } else
+            raise(sig);
         _exit(5);
     }
     int status;
@@ -398,9 +408,65 @@ static void test_signals_remove_what_is_in_flight(void **state)
     put(at("sig/a.pmx"), "old a");
     put(at("sig/b.vmd"), "old b");
     put(at("sig/out/kept.txt"), "kept");
-    interrupted_child(SIGINT);
-    interrupted_child(SIGTERM);
-    interrupted_child(SIGHUP);
+    interrupted_child(SIGINT, RAISED);
+    interrupted_child(SIGTERM, RAISED);
+    interrupted_child(SIGHUP, RAISED);
+}
+
+/* A crash (Bullet dying in a contact query is a SIGSEGV) cleans up as an interruption does, and the exit
+ * status still names the signal. */
+static void test_fatal_signals_remove_what_is_in_flight(void **state)
+{
+    (void)state;
+    mkdir(at("sig"), 0777);
+    mkdir(at("sig/out"), 0777);
+    put(at("sig/a.pmx"), "old a");
+    put(at("sig/b.vmd"), "old b");
+    put(at("sig/out/kept.txt"), "kept");
+    interrupted_child(SIGSEGV, FAULTED);
+    const int fatal[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+    for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; i++)
+        interrupted_child(fatal[i], RAISED);
+}
+
+/* SIGKILL leaves the lock and the staging folder: the next run takes the lock over and removes the
+ * staging folder, with warnings, and leaves the user's files alone. */
+static void test_killed_run_cleaned_by_the_next(void **state)
+{
+    (void)state;
+    mkdir(at("killed"), 0777);
+    put(at("killed/kept.txt"), "kept");
+    pid_t child = fork();
+    assert_true(child >= 0);
+    if (child == 0) {
+        plush_diag d = {0};
+        plush_file_stage *stage;
+        plush_file_lock *lock;
+        if (plush_file_lock_dir(at("killed"), &lock, &d) != PLUSH_OK ||
+            plush_file_stage_begin(at("killed"), &stage, &d) != PLUSH_OK)
+            _exit(3);
+        char path[600];
+        snprintf(path, sizeof path, "%s/frames", plush_file_stage_path(stage));
+        mkdir(path, 0777);
+        snprintf(path, sizeof path, "%s/frames/f0.obj", plush_file_stage_path(stage));
+        put(path, "frame");
+        raise(SIGKILL);
+        _exit(5);
+    }
+    int status;
+    assert_int_equal(waitpid(child, &status, 0), child);
+    assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+    assert_int_equal(count_named(at("killed"), ".plush.lock"), 1);
+    assert_int_equal(count_named(at("killed"), ".plush-tmp."), 1);
+
+    plush_diag d = {0};
+    plush_file_lock *lock;
+    assert_int_equal(plush_file_lock_dir(at("killed"), &lock, &d), PLUSH_OK);
+    assert_int_equal(d.warning_count, 2); /* the lock taken over, the staging folder removed */
+    assert_int_equal(count_named(at("killed"), ".plush-tmp."), 0);
+    assert_string_equal(get(at("killed/kept.txt")), "kept");
+    plush_file_unlock(lock);
+    assert_int_equal(count_named(at("killed"), ".plush"), 0);
 }
 
 static void test_cleanup_now(void **state)
@@ -429,6 +495,8 @@ int main(void)
         cmocka_unit_test(test_stage),
         cmocka_unit_test(test_lock),
         cmocka_unit_test(test_signals_remove_what_is_in_flight),
+        cmocka_unit_test(test_fatal_signals_remove_what_is_in_flight),
+        cmocka_unit_test(test_killed_run_cleaned_by_the_next),
         cmocka_unit_test(test_cleanup_now),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

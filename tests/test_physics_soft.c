@@ -1,7 +1,8 @@
 /* PMX 2.1 soft bodies in a plush world: a pressurised sphere on the ground, pins on their path, anchors
  * on rigid bodies, a hanging rope, the PMX 2.1 fixture, repairs (material -1, pins and anchors outside
- * the material), the blow-up guard, reset, read-back through the node <-> vertex map, node numbering
- * shared with the proxy, and determinism. Models are built in code (tests/support). */
+ * the material), the blow-up guards (soft bodies, and rigid bodies beside one), reset, read-back through
+ * the node <-> vertex map, node numbering shared with the proxy, and determinism. Models are built in
+ * code (tests/support). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -163,6 +164,14 @@ static double volume(const float (*x)[3], const uint32_t (*tri)[3], size_t trian
              6.0;
     }
     return fabs(v);
+}
+
+static bool all_finite(const float *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(v[i]))
+            return false;
+    return true;
 }
 
 static bool warned_about(const plush_diag *d, const char *text)
@@ -546,6 +555,68 @@ static void test_blowup_guard(void **state)
     plush_pmx_free(m);
 }
 
+/* A rigid body that blows up beside a cloth. A sphere spun at an absurd rate gets a NaN rotation while its
+ * position stays finite; a sphere's bounding box ignores the rotation, so the cloth's nodes in it reach
+ * Bullet's sparse distance field with NaN coordinates, which ended the process in
+ * btSoftBody::checkContact. The guard puts the body back on its bone with a warning, the cloth goes on
+ * simulating, and everything read back stays finite. A pin target out of reach is refused as a
+ * non-finite one is. */
+static void test_rigid_blowup_beside_cloth(void **state)
+{
+    (void)state;
+    plush_pmx_model *m = mesh_fx_model(1);
+    mesh_fx g = grid_mesh(6, 3.0f);
+    size_t mat = mesh_fx_add_material(m, "cloth", &g, 0);
+    mesh_fx_free(&g);
+    translate_material(m, 0, 0, 0.5f, 0); /* through the ball's bounding box */
+    plush_pmx_rigid_body *rb = pmx_fx_rigid_bodies(m, 1);
+    rb->name = pmx_fx_str(m, "ball");
+    rb->bone = 0;
+    rb->mode = PLUSH_PMX_RIGID_PHYSICS;
+    rb->shape = PLUSH_PMX_RIGID_SPHERE;
+    rb->size[0] = 1.0f;
+    rb->mass = 1.0f;
+    rb->group = 1;
+    rb->mask = 0xFFFF;
+    size_t k = mesh_fx_add_soft_body(m, (int32_t)mat, 0);
+    soft_defaults(&m->soft_bodies[k]);
+    int32_t pins[4] = {0, 6, 42, 48}; /* the corners */
+    m->soft_bodies[k].pins = pins;
+    m->soft_bodies[k].pin_count = 4;
+
+    sim s = sim_new(m, &(plush_world_desc){.no_gravity = true});
+    float(*skinned)[3] = calloc(m->vertex_count, sizeof *skinned);
+    float(*out)[3] = calloc(m->vertex_count, sizeof *out);
+    assert_non_null(skinned);
+    assert_non_null(out);
+    for (size_t v = 0; v < m->vertex_count; v++)
+        memcpy(skinned[v], m->vertices[v].position, sizeof skinned[v]);
+    for (int f = 0; f < 30; f++) {
+        if (f == 5)
+            assert_int_equal(plush_world_impulse(s.wm, 0, (float[3]){0, 0, 0}, (float[3]){3e38f, 3e38f, 3e38f}, false),
+                             PLUSH_OK);
+        if (f == 10)
+            skinned[0][1] = 1e30f; /* one pin target out of reach */
+        plush_world_set_pins(s.wm, (const float(*)[3])skinned);
+        sim_step(&s, FRAME);
+        float pose[16], lin[3], ang[3];
+        plush_world_body_transform(s.wm, 0, pose);
+        plush_world_body_velocity(s.wm, 0, lin, ang);
+        assert_true(all_finite(pose, 16) && all_finite(lin, 3) && all_finite(ang, 3));
+        plush_world_soft_vertices(s.wm, out, NULL);
+        assert_true(mesh_fx_all_finite((const float(*)[3])out, m->vertex_count));
+        assert_true(fabsf(out[0][1]) < 10);
+    }
+    assert_true(warned_about(&s.diag, "\"ball\" blew up"));
+    plush_world_soft_info info;
+    plush_world_soft_get_info(s.wm, 0, &info);
+    assert_int_equal(info.state, PLUSH_SOFT_ACTIVE);
+    free(skinned);
+    free(out);
+    plush_world_destroy(s.world);
+    plush_pmx_free(m);
+}
+
 /* Nodes are the proxy's nodes; every PMX vertex of the material (seam copies too) gets its node's
  * position and normal; vertices outside are left alone; reset puts the nodes back. */
 static void test_numbering_readback_reset(void **state)
@@ -767,6 +838,7 @@ int main(void)
         cmocka_unit_test(test_fixture_steps),
         cmocka_unit_test(test_repairs),
         cmocka_unit_test(test_blowup_guard),
+        cmocka_unit_test(test_rigid_blowup_beside_cloth),
         cmocka_unit_test(test_numbering_readback_reset),
         cmocka_unit_test(test_deterministic),
         cmocka_unit_test(test_volume_and_pose_matching),

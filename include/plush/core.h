@@ -200,11 +200,14 @@ plush_status plush_file_make_dir(const char *path, plush_diag *diag);
 /* Temporary files, staging directories and lock files in flight are kept in a small process-wide
  * registry. The library installs no signal handler by itself (a host program owns its signals):
  *
- *   plush_file_cleanup_on_signals();   // the CLI, at start: SIGINT, SIGTERM, SIGHUP
+ *   plush_file_cleanup_on_signals();   // the CLI, at start: SIGINT, SIGTERM, SIGHUP, and the crashes
+ *                                      // SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT
  *
  * makes each of those signals (unless it was ignored at start) remove every registered path, finish a
  * commit that is under way (see plush_file_set_commit), then end the process by the signal's default
- * action, so the exit status still says which signal it was. The handler is async-signal-safe. */
+ * action, so the exit status still says which signal it was. The handler is async-signal-safe and runs
+ * on an alternate stack of its own (unless the calling thread has one already), so a stack overflow is
+ * cleaned up too. What no handler sees (SIGKILL) the next run cleans: see plush_file_lock_dir. */
 plush_status plush_file_cleanup_on_signals(void);
 /* What the handler does, without the signal: for atexit, or a host's own handler (async-signal-safe). */
 void plush_file_cleanup_now(void);
@@ -262,8 +265,9 @@ void plush_file_stage_destroy(plush_file_stage *stage);
 
 /* Creates DIR (one level) and DIR/.plush.lock with O_CREAT|O_EXCL, holding this process's id. A lock held
  * by a live process gives PLUSH_E_LOCKED ("locked by process N"); a lock left by a process that no longer
- * exists is taken over with a warning in diag. The lock is registered: a signal removes it, and so does
- * plush_file_cleanup_now. */
+ * exists is taken over with a warning in diag, and the staging folders that process left in DIR
+ * (.plush-tmp.*, .plush-old.*) are removed, one warning each. The lock is registered: a signal removes it,
+ * and so does plush_file_cleanup_now. */
 typedef struct plush_file_lock plush_file_lock;
 plush_status plush_file_lock_dir(const char *dir, plush_file_lock **out, plush_diag *diag);
 /* Removes the lock file (NULL is a no-op). */

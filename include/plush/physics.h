@@ -27,7 +27,8 @@
  *
  * Deterministic: the same calls with the same inputs give bit-identical results (single-threaded
  * Bullet, fixed steps, no clock). Nothing non-finite ever reaches the caller: a soft body that blows up
- * is restored to its last good state, frozen and reported (plush_world_soft_get_info).
+ * is restored to its last good state, frozen and reported (plush_world_soft_get_info); a simulated rigid
+ * body that blows up is put back on its bone's pose at rest, with a warning, and simulates on.
  */
 #ifndef PLUSH_PHYSICS_H
 #define PLUSH_PHYSICS_H
@@ -58,7 +59,8 @@ typedef struct plush_world_desc {
                                  shape lets soft bodies through, a box does not) */
     float ground_y;
     uint16_t ground_mask;     /* groups the ground collides with; 0: all. The ground is in every group */
-    float max_node_speed;     /* blow-up guard, units per second; 0: 10000 */
+    float max_node_speed;     /* blow-up guard, units per second, for soft-body nodes and mode-1 rigid
+                                 bodies; 0: 10000 */
 } plush_world_desc;
 
 /* True when the physics library can be loaded (it is, on the first call, once per process); false with
@@ -102,7 +104,8 @@ plush_status plush_world_impulse(plush_world_model *wm, int32_t rigid_body, cons
 /* Advances dt seconds in fixed steps of 1 / physics_hz (time left over is carried to the next call).
  * Every step is taken, up to the max_substeps guard; time beyond it is dropped with a warning in diag
  * (the seconds dropped) and added to plush_world_dropped_time. A soft body that blows up during the step gets a warning in diag (its name and the step) and is
- * frozen from then on. Fails only on a bad argument (dt negative or not finite). */
+ * frozen from then on; a rigid body that does is put back on its bone (a warning at its first reset and
+ * at every tenfold count after). Fails only on a bad argument (dt negative or not finite). */
 plush_status plush_world_step(plush_world *world, float dt, plush_diag *diag);
 /* Fixed steps taken since the world was created. */
 uint64_t plush_world_step_count(const plush_world *world);

@@ -5,7 +5,11 @@
  * slots whose paths are published and read through lock-free atomics, which C11 lets a signal handler
  * touch. The handler calls only async-signal-safe functions: rename, unlink, open, close, rmdir, the
  * getdents64 system call, sigaction, raise. The library installs no handler itself: a host program owns
- * its signals, and the CLI calls plush_file_cleanup_on_signals at start. */
+ * its signals, and the CLI calls plush_file_cleanup_on_signals at start.
+ *
+ * The fatal signals (a crash inside Bullet is a SIGSEGV) get the same cleanup. The handler runs on its
+ * own stack, so a crash that is a stack overflow still cleans up; it touches nothing but the registry,
+ * which lives in static storage a heap overrun does not reach. */
 #include "core/file_internal.h"
 
 #include <errno.h>
@@ -142,17 +146,28 @@ void plush_file_cleanup_now(void)
     }
 }
 
-static const int guard_signals[] = {SIGINT, SIGTERM, SIGHUP};
+static const int guard_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+
+/* Big enough for the deepest cleanup: remove_tree_at keeps a 4 KiB buffer per level, TREE_DEPTH levels. */
+static _Alignas(16) char guard_stack[(TREE_DEPTH + 4) * 8192];
 
 static void guard_handler(int sig)
 {
     plush_file_cleanup_now();
-    /* SA_RESETHAND has put the default action back; SA_NODEFER lets it act at once. */
+    /* SA_RESETHAND has put the default action back; SA_NODEFER lets it act at once. (A hardware fault
+     * would recur on return by itself; a raise()d or abort()ed signal would not.) */
     raise(sig);
 }
 
 plush_status plush_file_cleanup_on_signals(void)
 {
+    /* Per thread: the main thread's, which runs the pipeline. An alternate stack already set up by
+     * the host is kept. */
+    stack_t current;
+    if (sigaltstack(NULL, &current) == 0 && (current.ss_flags & SS_DISABLE)) {
+        stack_t alt = {.ss_sp = guard_stack, .ss_size = sizeof guard_stack, .ss_flags = 0};
+        sigaltstack(&alt, NULL);
+    }
     for (size_t i = 0; i < sizeof guard_signals / sizeof guard_signals[0]; i++) {
         struct sigaction old;
         if (sigaction(guard_signals[i], NULL, &old) != 0)
@@ -163,7 +178,7 @@ plush_status plush_file_cleanup_on_signals(void)
         struct sigaction sa;
         memset(&sa, 0, sizeof sa);
         sa.sa_handler = guard_handler;
-        sa.sa_flags = SA_RESETHAND | SA_NODEFER;
+        sa.sa_flags = SA_RESETHAND | SA_NODEFER | SA_ONSTACK;
         sigemptyset(&sa.sa_mask);
         for (size_t k = 0; k < sizeof guard_signals / sizeof guard_signals[0]; k++)
             if (k != i)

@@ -416,6 +416,31 @@ static bool take_over(const char *path, long dead)
     return ok;
 }
 
+/* The staging folders (.plush-tmp.*) and the folders of replaced entries (.plush-old.*) of a run that
+ * died without cleaning up: SIGKILL, a power cut. Only called by the lock's new holder, so no live run
+ * is writing into them. */
+static void remove_stale_folders(const char *dir, plush_diag *diag)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    name_list stale = {0};
+    bool ok = true;
+    for (struct dirent *e; ok && (e = readdir(d));)
+        if (strncmp(e->d_name, ".plush-tmp.", 11) == 0 || strncmp(e->d_name, ".plush-old.", 11) == 0)
+            ok = names_push(&stale, e->d_name, strlen(e->d_name));
+    closedir(d);
+    for (size_t i = 0; i < stale.count; i++) {
+        char *path = join(dir, stale.names[i]);
+        if (path && is_dir(path)) {
+            plush__remove_tree(path);
+            plush_diag_warn(diag, -1, NULL, -1, "removed %s, left by a run that no longer runs", stale.names[i]);
+        }
+        free(path);
+    }
+    names_free(&stale);
+}
+
 plush_status plush_file_lock_dir(const char *dir, plush_file_lock **out, plush_diag *diag)
 {
     *out = NULL;
@@ -425,6 +450,7 @@ plush_status plush_file_lock_dir(const char *dir, plush_file_lock **out, plush_d
     char *path = join(dir, ".plush.lock");
     if (!path)
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+    bool took_over = false;
     for (int attempt = 0; attempt < 4; attempt++) {
         int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
         if (fd >= 0) {
@@ -446,6 +472,8 @@ plush_status plush_file_lock_dir(const char *dir, plush_file_lock **out, plush_d
             lock->path = path;
             lock->slot = plush__guard_add(PLUSH__GUARD_FILE, path);
             *out = lock;
+            if (took_over)
+                remove_stale_folders(dir, diag);
             return PLUSH_OK;
         }
         if (errno != EEXIST) {
@@ -456,8 +484,10 @@ plush_status plush_file_lock_dir(const char *dir, plush_file_lock **out, plush_d
         long owner = lock_owner(path);
         if (owner == 0 || owner == (long)getpid() || process_alive(owner))
             break;
-        if (take_over(path, owner))
+        if (take_over(path, owner)) {
+            took_over = true;
             plush_diag_warn(diag, -1, NULL, -1, "took over the lock of process %ld, which no longer runs", owner);
+        }
     }
     long owner = lock_owner(path);
     free(path);

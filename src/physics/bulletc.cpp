@@ -166,6 +166,7 @@ const plush_bulletc_api api = {
     soft_freeze,
     soft_set_pose,
     soft_append_bending_link,
+    body_reset,
 };
 
 } // namespace plush_bulletc

@@ -21,7 +21,7 @@
 extern "C" {
 #endif
 
-#define PLUSH_BULLETC_VERSION 3u
+#define PLUSH_BULLETC_VERSION 4u
 enum { BC_ERR = 256 };
 
 typedef struct bc_world bc_world;
@@ -186,6 +186,10 @@ typedef struct plush_bulletc_api {
      * appends for each pair it finds: plush finds the pairs itself on large bodies, where Bullet's n*n
      * distance table would not fit in memory (60k nodes: 14 GB). (version 3) */
     void (*soft_append_bending_link)(bc_soft *soft, uint32_t a, uint32_t b);
+    /* Puts a dynamic body at pose m at rest (velocities and forces zero) and drops its contact points,
+     * whose cached impulses would carry a blown-up state into the next solve. A non-finite m is
+     * ignored. (version 4) */
+    void (*body_reset)(bc_body *body, const float m[16]);
 } plush_bulletc_api;
 
 /* The one exported symbol. Returns NULL when version differs from the library's. */

@@ -148,6 +148,7 @@ void body_get_transform(const bc_body *b, float m[16]);
 void body_set_velocity(bc_body *b, const float linear[3], const float angular[3]);
 void body_get_velocity(const bc_body *b, float linear[3], float angular[3]);
 void body_clear_forces(bc_body *b);
+void body_reset(bc_body *b, const float m[16]);
 bc_constraint *constraint_6dof(bc_world *w, bc_body *a, bc_body *b, const bc_6dof_desc *d, char *err);
 bc_constraint *constraint_p2p(bc_world *w, bc_body *a, bc_body *b, const bc_p2p_desc *d, char *err);
 bc_constraint *constraint_cone_twist(bc_world *w, bc_body *a, bc_body *b, const bc_cone_twist_desc *d, char *err);

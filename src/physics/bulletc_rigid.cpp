@@ -181,6 +181,28 @@ void body_clear_forces(bc_body *b)
     }
 }
 
+void body_reset(bc_body *b, const float m[16])
+{
+    if (!b || !m || !finite16(m))
+        return;
+    try {
+        const btTransform t = to_bt(m);
+        const btVector3 zero(0, 0, 0);
+        btRigidBody *body = b->body;
+        b->motion->setWorldTransform(t);
+        body->setWorldTransform(t);
+        body->setInterpolationWorldTransform(t);
+        body->setLinearVelocity(zero);
+        body->setAngularVelocity(zero);
+        body->setInterpolationLinearVelocity(zero);
+        body->setInterpolationAngularVelocity(zero);
+        body->clearForces();
+        if (btBroadphaseProxy *proxy = body->getBroadphaseHandle())
+            b->world->broadphase->getOverlappingPairCache()->cleanProxyFromPairs(proxy, b->world->dispatcher);
+    } catch (...) {
+    }
+}
+
 /* ---- constraints ---- */
 
 static bool constraint_args(bc_world *w, bc_body *a, bc_body *b, const void *desc, const char *what, char *err)

@@ -313,15 +313,16 @@ void plush_world_set_bones(plush_world_model *wm, const float (*bone_globals)[16
         return;
     for (size_t i = 0; i < wm->model->rigid_body_count; i++) {
         world_body *b = &wm->bodies[i];
-        if (!b->bc || b->bone < 0 || b->mode == PLUSH_PMX_RIGID_PHYSICS)
+        if (!b->bc || b->bone < 0)
             continue;
-        float bone[16];
+        float bone[16], to[16];
         bone_global(wm, b->bone, bone_globals, bone);
-        if (!finite16(bone)) /* a broken input keeps the last target rather than poisoning Bullet */
+        plush__world_mat_mul(bone, b->offset, to);
+        /* a broken input keeps the last target rather than poisoning Bullet */
+        if (!finite16(bone) || !finite16(to) || !plush__world_in_reach(to + 12))
             continue;
-        if (b->mode == PLUSH_PMX_RIGID_FOLLOW_BONE)
-            plush__world_mat_mul(bone, b->offset, b->to);
-        else
+        memcpy(b->to, to, sizeof b->to); /* mode 1 keeps it only as the guard's place to put it back */
+        if (b->mode == PLUSH_PMX_RIGID_PHYSICS_BONE)
             memcpy(b->bone_to, bone + 12, sizeof b->bone_to);
     }
 }
@@ -489,6 +490,60 @@ static void place_after(plush_world_model *wm, int k, int n)
     }
 }
 
+/* A simulated body whose pose or velocity is no longer finite, that left PLUSH__WORLD_REACH, or (mode 1,
+ * whose velocity is its own) that runs faster than the blow-up guard's limit is put back on its bone's
+ * animated pose, at rest. Bullet would go on integrating it, and its joints spread it to their other
+ * bodies. Worse, a sphere whose rotation went NaN keeps a finite bounding box (a sphere's ignores the
+ * rotation), so soft-body nodes beside it reach Bullet's sparse distance field with NaN coordinates,
+ * whose cell index then points anywhere: the process dies in btSoftBody::checkContact. Checked after
+ * every fixed step, before the next step's contacts read the pose. */
+static bool body_blew_up(const plush_bulletc_api *bc, const world_body *b, float limit, double *speed)
+{
+    float m[16], lin[3], ang[3];
+    bc->body_get_transform(b->bc, m);
+    bc->body_get_velocity(b->bc, lin, ang);
+    *speed = INFINITY;
+    if (!finite16(m) || !finite3(lin) || !finite3(ang) || !plush__world_in_reach(m + 12))
+        return true;
+    *speed = sqrt((double)lin[0] * lin[0] + (double)lin[1] * lin[1] + (double)lin[2] * lin[2]);
+    return b->mode == PLUSH_PMX_RIGID_PHYSICS && *speed > limit;
+}
+
+static void guard_bodies(plush_world_model *wm, uint64_t step, plush_diag *diag)
+{
+    const plush_bulletc_api *bc = wm->world->bc;
+    float limit = wm->world->desc.max_node_speed;
+    for (size_t i = 0; i < wm->model->rigid_body_count; i++) {
+        world_body *b = &wm->bodies[i];
+        double speed;
+        if (!b->bc || b->mode == PLUSH_PMX_RIGID_FOLLOW_BONE || !body_blew_up(bc, b, limit, &speed))
+            continue;
+        bc->body_reset(b->bc, b->to);
+        /* One warning per power of ten of resets: a body its joints fling every step stays visible
+         * without burying the other warnings. */
+        uint32_t n = ++b->resets;
+        uint32_t p = 1;
+        while (p <= n / 10)
+            p *= 10;
+        if (n != p)
+            continue;
+        const char *name = wm->model->rigid_bodies[i].name.s ? wm->model->rigid_bodies[i].name.s : "";
+        char count[48] = "";
+        if (n > 1)
+            snprintf(count, sizeof count, " (%u times so far)", n);
+        if (isfinite(speed))
+            plush_diag_warn(diag, -1, "rigid body", (int64_t)i,
+                            "\"%s\" blew up at step %llu: it moved at %.6g units/s (limit %g); put back on its "
+                            "bone's pose at rest%s",
+                            name, (unsigned long long)step, speed, (double)limit, count);
+        else
+            plush_diag_warn(diag, -1, "rigid body", (int64_t)i,
+                            "\"%s\" blew up at step %llu: its pose or velocity is not finite or out of reach; put "
+                            "back on its bone's pose at rest%s",
+                            name, (unsigned long long)step, count);
+    }
+}
+
 static void finish_step(plush_world_model *wm)
 {
     for (size_t i = 0; i < wm->model->rigid_body_count; i++) {
@@ -531,6 +586,7 @@ plush_status plush_world_step(plush_world *world, float dt, plush_diag *diag)
         for (plush_world_model *wm = world->models; wm; wm = wm->next)
             if (!wm->broken) {
                 place_after(wm, k, n);
+                guard_bodies(wm, world->steps, diag);
                 plush__world_soft_after_substep(wm, k, n, world->steps, diag);
             }
         world->steps++;

@@ -10,11 +10,13 @@ typedef struct world_body {
     bc_body *bc;
     float offset[16];        /* body pose relative to its bone's rest global (T(bone.position)) */
     float offset_inv[16];
-    float from[16], to[16];  /* kinematic targets of the current plush_world_step */
+    float from[16], to[16];  /* the pose the bone's animated global gives: mode 0's targets over the current
+                                plush_world_step; for modes 1 and 2, where the guard puts a body that blew up */
     /* world.c only (p2): */
     int32_t bone;            /* the body's bone, -1 when it has none (or named one out of range) */
     uint8_t mode;            /* plush_pmx_rigid_mode, a known one (an unknown mode is simulated as PHYSICS) */
     float bone_from[3], bone_to[3]; /* mode 2: the bone's position at the start / end of the step */
+    uint32_t resets;         /* times the guard put it back (warnings thin out as this grows) */
 } world_body;
 
 typedef struct world_soft world_soft; /* world_soft.c */
@@ -43,6 +45,22 @@ struct plush_world {
     /* world.c only (p2): */
     bc_body *ground;         /* NULL without a ground */
 };
+
+/* How far from the origin a position may lie and still be simulated, in units. Beyond it a float's spacing
+ * is a whole unit (8 cm), so nothing there is physics any more; and Bullet's sparse distance field, which
+ * rigid-versus-soft contacts read, turns coordinates into int cell indices (cells of 0.75 units) that
+ * overflow at 1.6e9 and send it reading far outside its cells. A pin, a bone or a body beyond is treated
+ * as a non-finite one. */
+#define PLUSH__WORLD_REACH 16777216.0f
+
+/* A point that is finite and within PLUSH__WORLD_REACH of the origin on every axis. */
+static inline bool plush__world_in_reach(const float p[3])
+{
+    for (int k = 0; k < 3; k++)
+        if (!(p[k] >= -PLUSH__WORLD_REACH && p[k] <= PLUSH__WORLD_REACH)) /* also false for NaN */
+            return false;
+    return true;
+}
 
 /* ---- world.c / world_joints.c / world_math.c (p2); world_soft*.c may use the math ------------- */
 

@@ -56,8 +56,9 @@ void plush__world_soft_set_pins(plush_world_model *wm, const float (*vertex_posi
         world_soft *s = active(wm, i);
         for (size_t k = 0; s && k < s->pin_count; k++) {
             soft_pin *p = &s->pins[k];
-            /* A non-finite skinned position would poison Bullet: the pin keeps its last target. */
-            if (finite3(vertex_positions[p->vertex]))
+            /* A non-finite skinned position would poison Bullet, one out of reach would send the
+             * contacts reading outside their cells: the pin keeps its last target. */
+            if (plush__world_in_reach(vertex_positions[p->vertex]))
                 memcpy(p->to, vertex_positions[p->vertex], sizeof p->to);
         }
     }
@@ -101,15 +102,15 @@ void plush__world_soft_before_substep(plush_world_model *wm, int k, int n, float
 
 /* ---- after a fixed step ------------------------------------------------------------------------- */
 
-/* The first node that is non-finite or runs faster than the limit (pinned nodes go where they are
- * told, so only their finiteness counts), or -1. */
+/* The first node that is non-finite, out of reach or runs faster than the limit (pinned nodes go where
+ * they are told, so only their finiteness counts), or -1. */
 static int64_t find_blowup(const world_soft *s, float dt, float limit, double *speed)
 {
     double limit2 = (double)limit * limit;
     for (size_t i = 0; i < s->node_count; i++) {
         const float *x = s->scratch_x[i], *v = s->scratch_v[i];
         *speed = INFINITY;
-        if (!finite3(x) || !finite3(v))
+        if (!plush__world_in_reach(x) || !finite3(v))
             return (int64_t)i;
         if (s->pinned[i])
             continue;
@@ -143,8 +144,8 @@ static void fail(plush_world_model *wm, size_t i, int64_t node, double speed, ui
                         name, (unsigned long long)step, (long long)node, speed, (double)wm->world->desc.max_node_speed);
     else
         plush_diag_warn(diag, -1, "soft body", (int64_t)i,
-                        "\"%s\" blew up at step %llu: node %lld is not finite; restored to its last good state and "
-                        "frozen",
+                        "\"%s\" blew up at step %llu: node %lld is not finite or out of reach; restored to its last "
+                        "good state and frozen",
                         name, (unsigned long long)step, (long long)node);
 }
 
