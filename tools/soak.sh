@@ -2,9 +2,10 @@
 # Soak: every shared character with a soft part, caged, through both long dances to their last frame,
 # the way a user runs them. A run must end with status 0, write every frame, keep quality.csv finite
 # and leave no .plush.lock or .plush-tmp* behind in its OUTDIR, whatever happened.
-#   tools/soak.sh [--frames N] [--out DIR] [--mode proxy|direct] [FILTER]
+#   tools/soak.sh [--frames N] [--out DIR] [--mode proxy|direct] [--motion M.vmd]... [FILTER]
 #     --frames N   only the first N frames of each dance (a short soak; default: the whole dance)
 #     --out DIR    where each run's OUTDIR goes (default: a temporary folder, removed at the end)
+#     --motion M   these motions instead of the two dances (repeatable; e.g. a synthetic teleport)
 #     FILTER       only the cases whose "model cage dance" line contains it (e.g. ルカ, test.vmd, hair)
 # PLUSH_BIN names another plush binary (e.g. a local build with a different pin rule). One line per run,
 # then a table; the exit status is 1 when any run failed one of the checks above.
@@ -16,12 +17,14 @@ frames=""
 out=""
 mode=proxy
 filter=""
+motions=()
 while [ $# -gt 0 ]; do
     case $1 in
     --frames) frames=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --mode) mode=$2; shift 2 ;;
-    -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --motion) motions+=("$(cd "$(dirname "$2")" && pwd)/$(basename "$2")"); shift 2 ;;
+    -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
     -*) echo "soak: unknown option $1" >&2; exit 2 ;;
     *) filter=$1; shift ;;
     esac
@@ -45,9 +48,10 @@ cases=(
     "characters/pmx_tailor/04_色々な使い方_裏面.pmx|表マント,裏マント"
 )
 dances=(
-    "characters/mmd_base/サンプルモーション2.vmd"
-    "characters/blender_mmd_tools/test.vmd"
+    "$data/characters/mmd_base/サンプルモーション2.vmd"
+    "$data/characters/blender_mmd_tools/test.vmd"
 )
+[ ${#motions[@]} -gt 0 ] && dances=("${motions[@]}")
 
 # A column of quality.csv that is not a finite number, other than a volume ratio (an open surface has
 # no volume: nan there is the measurement's answer, not a fault). Prints "column@frame" or nothing.
@@ -75,12 +79,12 @@ for c in "${cases[@]}"; do
     model=${c%%|*}
     cage=${c#*|}
     for dance in "${dances[@]}"; do
-        line="$model $cage $dance"
+        line="$model $cage ${dance#"$data"/}"
         case $line in *"$filter"*) ;; *) continue ;; esac
         n=$((n + 1))
         dir=$out/run$n
         rm -rf "$dir"
-        args=(run "$data/$model" --cage "$cage" --motion "$data/$dance" --mode "$mode" --export quality -o "$dir")
+        args=(run "$data/$model" --cage "$cage" --motion "$dance" --mode "$mode" --export quality -o "$dir")
         [ -n "$frames" ] && args+=(--frames "$frames")
         start=$(date +%s)
         "$plush" "${args[@]}" >"$out/run$n.out" 2>"$out/run$n.err"
