@@ -786,6 +786,130 @@ static void test_view_fit(void **state)
     mesh_fx_free(&cube);
 }
 
+/* ---- textures --------------------------------------------------------------------------------------- */
+
+/* A 2x2 RGBA texture written as a PNG file in the temporary folder, read back and decoded as the preview
+ * decodes a model's texture. */
+static plush_render_texture texture_from_file(const uint8_t texels[16], const char *name)
+{
+    plush_diag d = {0};
+    plush_buf png = {0};
+    char path[600];
+    assert_int_equal(plush_image_encode_png_pixels(texels, 2, 2, 4, &png, &d), PLUSH_OK);
+    cli_write_all(cli_tmp_path(path, sizeof path, name), png.data, png.size);
+    plush_buf_free(&png);
+    uint8_t *data = NULL;
+    size_t size = 0;
+    assert_int_equal(plush_file_read(path, &data, &size, &d), PLUSH_OK);
+    plush_render_texture tex;
+    assert_int_equal(plush_image_decode_texture(data, size, 8192, &tex, &d), PLUSH_OK);
+    free(data);
+    assert_int_equal(tex.width, 2);
+    assert_int_equal(tex.height, 2);
+    assert_memory_equal(tex.rgba, texels, 16);
+    return tex;
+}
+
+/* A quad 2 x 2 at depth z, facing the front view, with UV (0, 0) at its top left. */
+static void quad(float z, float pos[4][3], float uv[4][2])
+{
+    const float corners[4][2] = {{-1, 1}, {1, 1}, {-1, -1}, {1, -1}};
+    for (int i = 0; i < 4; i++) {
+        pos[i][0] = corners[i][0], pos[i][1] = corners[i][1], pos[i][2] = z;
+        uv[i][0] = corners[i][0] > 0 ? 1.0f : 0.0f, uv[i][1] = corners[i][1] > 0 ? 0.0f : 1.0f;
+    }
+}
+
+/* A textured quad seen head-on (the headlight lights it fully) shows its texture's colours times the face
+ * colour, the texture's top row at the top and its left column at the left; a texel with alpha 0 shows the
+ * quad behind it, and without a cutout texel the front quad hides it everywhere. */
+static void test_textured_quad(void **state)
+{
+    (void)state;
+    if (!plush_render_available(NULL)) {
+        print_message("SKIPPED: no Embree\n");
+        return;
+    }
+    const uint8_t texels[16] = {255, 0, 0, 255,    0, 255, 0, 255,     /* top: red, green */
+                                0, 0, 255, 255,    255, 255, 255, 0};  /* bottom: blue, see-through white */
+    plush_render_texture tex = texture_from_file(texels, "quad.png");
+    assert_true(tex.cutout);
+    float pos[8][3], uv[8][2];
+    quad(0, pos, uv);
+    quad(1, pos + 4, uv + 4);
+    const uint32_t idx[12] = {0, 1, 2, 1, 3, 2, 4, 5, 6, 5, 7, 6};
+    const float colors[4][3] = {{1, 1, 0.5f}, {1, 1, 0.5f}, {0.4f, 0.4f, 0.4f}, {0.4f, 0.4f, 0.4f}};
+    const int32_t face_textures[4] = {0, 0, -1, -1};
+    plush_render_mesh m = {.vertex_count = 8, .positions = CONST3(pos), .index_count = 12, .indices = idx,
+                           .face_colors = CONST3(colors), .uvs = (const float(*)[2])uv,
+                           .face_textures = face_textures, .textures = &tex, .texture_count = 1};
+    const float lo[3] = {-1, -1, 0}, hi[3] = {1, 1, 0};
+    plush_render_view v;
+    plush_render_view_fit_box(lo, hi, 1, &v);
+    plush_image img = new_image(64, 64);
+    plush_diag d = {0};
+    assert_int_equal(plush_render(&m, &v, &img, &d), PLUSH_OK);
+    /* each quadrant's middle is a texel's centre: the bilinear sample is that texel, give or take the
+     * half pixel between the pixel's centre and the quadrant's */
+    double a[2], b[2];
+    project(&v, 64, 64, pos[0], a);
+    project(&v, 64, 64, pos[3], b);
+    int x0 = (int)(0.75 * a[0] + 0.25 * b[0]), x1 = (int)(0.25 * a[0] + 0.75 * b[0]);
+    int y0 = (int)(0.75 * a[1] + 0.25 * b[1]), y1 = (int)(0.25 * a[1] + 0.75 * b[1]);
+    const uint8_t red[3] = {255, 0, 0}, green[3] = {0, 255, 0}, blue[3] = {0, 0, 128}, behind[3] = {102, 102, 102};
+    const uint8_t *got[4] = {pixel(&img, x0, y0), pixel(&img, x1, y0), pixel(&img, x0, y1), pixel(&img, x1, y1)};
+    const uint8_t *want[4] = {red, green, blue, behind};
+    for (int q = 0; q < 4; q++)
+        for (int k = 0; k < 3; k++)
+            assert_true(abs((int)got[q][k] - (int)want[q][k]) <= 8);
+
+    /* the same texels, all opaque: the front quad everywhere, white times its colour */
+    uint8_t opaque[16];
+    memcpy(opaque, texels, sizeof opaque);
+    opaque[15] = 255;
+    plush_render_texture_free(&tex);
+    tex = texture_from_file(opaque, "opaque.png");
+    assert_false(tex.cutout);
+    plush_image_fill(&img, BG);
+    assert_int_equal(plush_render(&m, &v, &img, &d), PLUSH_OK);
+    const uint8_t white[3] = {255, 255, 128};
+    for (int k = 0; k < 3; k++)
+        assert_true(abs((int)pixel(&img, x1, y1)[k] - (int)white[k]) <= 8);
+
+    /* a face pointing past the textures is refused */
+    const int32_t bad[4] = {0, 1, -1, -1};
+    m.face_textures = bad;
+    assert_int_equal(plush_render(&m, &v, &img, &d), PLUSH_E_RANGE);
+    plush_render_texture_free(&tex);
+    plush_render_texture_free(&tex); /* a zeroed texture is a no-op */
+    plush_image_free(&img);
+}
+
+/* A texture larger than the limit is refused from its header, before its texels are decoded; bytes that
+ * are no picture are refused as such. */
+static void test_texture_limits(void **state)
+{
+    (void)state;
+    enum { WIDE = 300 };
+    uint8_t *row = calloc(WIDE * 4, 1);
+    plush_buf png = {0};
+    plush_diag d = {0};
+    assert_int_equal(plush_image_encode_png_pixels(row, WIDE, 1, 4, &png, &d), PLUSH_OK);
+    plush_render_texture tex;
+    assert_int_equal(plush_image_decode_texture(png.data, png.size, WIDE - 1, &tex, &d), PLUSH_E_RANGE);
+    assert_null(tex.rgba);
+    assert_int_equal(plush_image_decode_texture(png.data, png.size, WIDE, &tex, &d), PLUSH_OK);
+    assert_int_equal(tex.width, WIDE);
+    assert_true(tex.cutout); /* alpha 0 everywhere */
+    plush_render_texture_free(&tex);
+    const uint8_t junk[32] = {0}; /* a TGA header would need an image type */
+    plush_diag d2 = {0}; /* a diag keeps its first failure */
+    assert_int_equal(plush_image_decode_texture(junk, sizeof junk, 8192, &tex, &d2), PLUSH_E_FORMAT);
+    assert_null(tex.rgba);
+    plush_buf_free(&png);
+    free(row);
+}
+
 /* ---- bad input ------------------------------------------------------------------------------------ */
 
 static const float TRI_POS[4][3] = {{-1, -1, 0}, {1, -1, 0}, {0, 1, 0}, {NAN, 0, 0}};
@@ -892,6 +1016,8 @@ int main(void)
         cmocka_unit_test(test_bear_front),
         cmocka_unit_test(test_view_fit),
         cmocka_unit_test(test_render_errors),
+        cmocka_unit_test(test_textured_quad),
+        cmocka_unit_test(test_texture_limits),
     };
     return cmocka_run_group_tests(tests, setup_tmp, teardown_tmp);
 }

@@ -50,6 +50,22 @@ plush_status plush_image_encode_png_pixels(const uint8_t *pixels, int width, int
  * is not opaque. Fails with PLUSH_E_FORMAT (out unchanged) when stb_image cannot read the bytes. */
 plush_status plush_image_convert_texture(const uint8_t *data, size_t size, plush_buf *out, const char **mime_type,
                                          bool *translucent, plush_diag *diag);
+/* A texture decoded for drawing: RGBA, 4 bytes a texel, rows top to bottom (texture coordinate v = 0 is the
+ * top row, as PMX has it). cutout: some texel has alpha below 128, so plush_render lets rays through there. */
+typedef struct plush_render_texture {
+    int width, height;
+    uint8_t *rgba;
+    bool cutout;
+} plush_render_texture;
+
+/* Decodes a texture file's bytes (BMP, TGA, PNG or JPEG, as plush_image_convert_texture reads them) into
+ * out (malloc'd texels; free with plush_render_texture_free). A picture wider or taller than max_side is
+ * refused before decoding with PLUSH_E_RANGE; bytes stb_image cannot read fail with PLUSH_E_FORMAT. On
+ * failure out is zeroed. */
+plush_status plush_image_decode_texture(const uint8_t *data, size_t size, int max_side, plush_render_texture *out,
+                                        plush_diag *diag);
+/* Frees the texels and zeroes the texture; NULL or a zeroed one is a no-op. */
+void plush_render_texture_free(plush_render_texture *texture);
 /* PNG, written atomically (temporary file, then rename). diag->file is set to path when empty. */
 plush_status plush_image_write_png(const plush_image *image, const char *path, plush_diag *diag);
 
@@ -67,6 +83,12 @@ typedef struct plush_render_mesh {
     const uint32_t *indices;
     const float (*colors)[3];     /* per vertex, 0..1; NULL: light grey */
     const float (*face_colors)[3];/* per triangle, 0..1, instead of colors (a material's colour); may be NULL */
+    /* Textures, used when uvs, face_textures and textures are all given: a face whose entry is a texture
+     * shows that texture's texel at the hit's interpolated UV (bilinear, repeating) times its colour. */
+    const float (*uvs)[2];        /* per vertex; (0, 0) is the texture's top left */
+    const int32_t *face_textures; /* per triangle: an index into textures, or -1 for none */
+    const plush_render_texture *textures;
+    size_t texture_count;
 } plush_render_mesh;
 
 typedef struct plush_render_view {
@@ -87,11 +109,14 @@ void plush_render_view_fit_box(const float lo[3], const float hi[3], float aspec
  * stays as it is in image; hit pixels get colour * (0.3 + 0.7 * max(0, -n . view direction)): a headlight
  * shining along the view direction, both sides of every face lit, n the vertex normals interpolated with
  * the hit's barycentrics (the face normal where normals is NULL or they cancel out), colour likewise
- * interpolated from colors. Faces with a non-finite corner are left out. Single-threaded and
+ * interpolated from colors, times the texel where the face has a texture. A texel with alpha below 0.5 of
+ * a cutout texture lets the ray through to what lies behind (Embree's intersection filter; hair strands,
+ * lashes); other alpha is ignored: nothing is blended. Faces with a non-finite corner are left out. Single-threaded and
  * deterministic: the same input gives the same bytes. Fails (image untouched) with PLUSH_E_ARGUMENT for a
  * NULL mesh, view or image, an index count that is not a multiple of 3, or a view with the eye on the
  * target, up along the view direction, a non-finite vector or a field of view outside (0, 180) degrees;
- * with PLUSH_E_RANGE (section "face", its index) for a vertex index out of range. A mesh with no face
+ * with PLUSH_E_RANGE (section "face", its index) for a vertex or texture index out of range, with
+ * PLUSH_E_ARGUMENT for a texture without texels or of a size outside 1..PLUSH_IMAGE_MAX_SIZE. A mesh with no face
  * draws nothing and succeeds. */
 plush_status plush_render(const plush_render_mesh *mesh, const plush_render_view *view, plush_image *image,
                           plush_diag *diag);
@@ -111,8 +136,8 @@ typedef struct plush_render_stream plush_render_stream;
 
 /* Checks the mesh as plush_render does and builds its BVH (PLUSH_E_LIBRARY without Embree). */
 plush_status plush_render_stream_create(const plush_render_mesh *mesh, plush_render_stream **out, plush_diag *diag);
-/* Draws mesh (the same vertex and face counts and faces as at creation; positions, normals and colours may
- * change) into image. Fails with PLUSH_E_ARGUMENT for other counts or a bad view or image (image untouched). */
+/* Draws mesh (the same vertex and face counts, faces and textures as at creation; positions, normals and
+ * colours may change) into image. Fails with PLUSH_E_ARGUMENT for other counts or a bad view or image (image untouched). */
 plush_status plush_render_stream_draw(plush_render_stream *stream, const plush_render_mesh *mesh,
                                       const plush_render_view *view, plush_image *image, plush_diag *diag);
 /* NULL is a no-op. */
