@@ -786,6 +786,100 @@ static void test_view_fit(void **state)
     mesh_fx_free(&cube);
 }
 
+/* ---- the camera that follows --------------------------------------------------------------------------- */
+
+/* The rectangle, in shares of the picture (0..1 inside it), around the projected corners of [lo, hi]. */
+static void box_on_screen(const plush_render_view *v, const float lo[3], const float hi[3], double r[4])
+{
+    r[0] = r[1] = INFINITY, r[2] = r[3] = -INFINITY;
+    for (int c = 0; c < 8; c++) {
+        float p[3] = {c & 1 ? hi[0] : lo[0], c & 2 ? hi[1] : lo[1], c & 4 ? hi[2] : lo[2]};
+        double q[2];
+        project(v, W, H, p, q);
+        r[0] = fmin(r[0], q[0] / W), r[1] = fmin(r[1], q[1] / H);
+        r[2] = fmax(r[2], q[0] / W), r[3] = fmax(r[3], q[1] / H);
+    }
+}
+
+/* A character-sized box (0.5 wide, 1.6 tall, 0.3 deep) at (x, y, z). */
+static void person(float x, float y, float z, float lo[3], float hi[3])
+{
+    lo[0] = x - 0.25f, lo[1] = y, lo[2] = z - 0.15f;
+    hi[0] = x + 0.25f, hi[1] = y + 1.6f, hi[2] = z + 0.15f;
+}
+
+/* How far the camera moved between two views: eye and target, each the larger of its moves. */
+static double view_change(const plush_render_view *a, const plush_render_view *b)
+{
+    double e = 0, t = 0;
+    for (int k = 0; k < 3; k++)
+        e += pow((double)a->eye[k] - b->eye[k], 2), t += pow((double)a->target[k] - b->target[k], 2);
+    return fmax(sqrt(e), sqrt(t));
+}
+
+/* A box running at 5 m/s, turning back, hopping 0.6 high twice a second and stepping towards the camera:
+ * every picture holds it whole and it fills at least 70% of the picture's height; the first picture frames
+ * it at once. */
+static void test_follow_keeps_a_moving_box(void **state)
+{
+    (void)state;
+    plush_render_follow follow = {0};
+    plush_render_view v;
+    const float dt = 1.0f / 30;
+    double least = INFINITY;
+    for (int f = 0; f < 300; f++) {
+        float t = (float)f * dt;
+        float x = t < 5 ? 5 * t : 50 - 5 * t;
+        float y = 0.6f * fabsf(sinf(2 * (float)M_PI * t));
+        float lo[3], hi[3];
+        person(x, y, 0.5f * t, lo, hi);
+        plush_render_follow_update(&follow, lo, hi, dt, (float)W / H, &v);
+        double r[4];
+        box_on_screen(&v, lo, hi, r);
+        assert_true(r[0] >= 0 && r[1] >= 0 && r[2] <= 1 && r[3] <= 1);
+        least = fmin(least, r[3] - r[1]);
+        if (f == 0)
+            assert_true(r[3] - r[1] > 0.8); /* framed on its own bounds from the start */
+    }
+    assert_true(least >= 0.7);
+    print_message("moving box: at least %.0f%% of the height\n", 100 * least);
+}
+
+/* A box that stands still but jitters (2 cm in position and size, pseudo-random) moves the camera far less
+ * from picture to picture than framing each picture on its own does, and never lets the box out. */
+static void test_follow_does_not_jitter(void **state)
+{
+    (void)state;
+    plush_render_follow follow = {0};
+    plush_render_view v, prev, raw, raw_prev;
+    uint32_t seed = 12345;
+    double most = 0, most_raw = 0;
+    for (int f = 0; f < 300; f++) {
+        float j[5];
+        for (int i = 0; i < 5; i++) {
+            seed = seed * 1664525u + 1013904223u;
+            j[i] = 0.02f * ((float)(seed >> 8) / (float)(1u << 24) * 2 - 1);
+        }
+        float lo[3], hi[3];
+        person(j[0], j[1], j[2], lo, hi);
+        hi[1] += j[3], hi[0] += j[4];
+        plush_render_follow_update(&follow, lo, hi, 1.0f / 30, (float)W / H, &v);
+        plush_render_follow alone = {0};
+        plush_render_follow_update(&alone, lo, hi, 0, (float)W / H, &raw);
+        double r[4];
+        box_on_screen(&v, lo, hi, r);
+        assert_true(r[0] >= 0 && r[1] >= 0 && r[2] <= 1 && r[3] <= 1);
+        if (f > 0) {
+            most = fmax(most, view_change(&v, &prev));
+            most_raw = fmax(most_raw, view_change(&raw, &raw_prev));
+        }
+        prev = v, raw_prev = raw;
+    }
+    print_message("jitter: camera moves at most %.2f mm per picture, %.2f mm framed alone\n", 1e3 * most,
+                  1e3 * most_raw);
+    assert_true(most < 0.1 * most_raw);
+}
+
 /* ---- textures --------------------------------------------------------------------------------------- */
 
 /* A 2x2 RGBA texture written as a PNG file in the temporary folder, read back and decoded as the preview
@@ -1016,6 +1110,8 @@ int main(void)
         cmocka_unit_test(test_bear_front),
         cmocka_unit_test(test_view_fit),
         cmocka_unit_test(test_render_errors),
+        cmocka_unit_test(test_follow_keeps_a_moving_box),
+        cmocka_unit_test(test_follow_does_not_jitter),
         cmocka_unit_test(test_textured_quad),
         cmocka_unit_test(test_texture_limits),
     };

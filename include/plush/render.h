@@ -104,6 +104,36 @@ void plush_render_view_fit(const plush_render_mesh *mesh, float aspect, plush_re
 /* The same for a box [lo, hi]: side-by-side pictures that must share one camera (bones | proxy | direct)
  * fit the box around all of them. */
 void plush_render_view_fit_box(const float lo[3], const float hi[3], float aspect, plush_render_view *out);
+/* ---- a camera that follows (previews) -------------------------------------------------------------------
+ *
+ *   plush_render_follow follow = {0};
+ *   each picture: box of what to show [lo, hi] this frame;
+ *                 plush_render_follow_update(&follow, lo, hi, seconds_since_the_last, aspect, &view);
+ *
+ * A front view of a smoothed box, so that a moving character stays in the picture, large, without the
+ * picture shaking with every swing of an arm. The smoothed box eases towards the current box grown by
+ * PLUSH_RENDER_FOLLOW_SLACK of its largest side (half on each side), with the time constant
+ * PLUSH_RENDER_FOLLOW_SECONDS, in size and centre; but it grows at once as far as it must to hold the
+ * current box, and is pushed along when the current box reaches its edge. So the current
+ * box is always in the picture, a box that stands still comes to rest framed, a box that moves at constant
+ * speed is followed at that speed, and a box that only jitters inside the slack moves the camera by a small
+ * share of the jitter. The smoothed box's height (or width, for a wide box) fills PLUSH_RENDER_FOLLOW_FILL
+ * of the picture's at its centre's depth (its near face never more than the whole picture). */
+#define PLUSH_RENDER_FOLLOW_SECONDS 0.5f  /* time constant of the smoothing */
+#define PLUSH_RENDER_FOLLOW_SLACK 0.08f   /* room around the current box, a share of its largest side */
+#define PLUSH_RENDER_FOLLOW_FILL 0.92f    /* share of the picture the smoothed box fills */
+
+typedef struct plush_render_follow {
+    float center[3], half[3];     /* the smoothed box */
+    bool started;                 /* false: the next update frames its box alone */
+} plush_render_follow;
+
+/* Moves the smoothed box seconds (>= 0; anything else counts as 0) towards the box [lo, hi] and writes the
+ * view that frames it for pictures of width / height = aspect (a bad aspect counts as 1), as above. The
+ * first update (started false) frames [lo, hi] with its slack at once. An empty or non-finite box leaves the
+ * smoothed box as it is (before the first one: MMD's default camera, as plush_render_view_fit_box gives). */
+void plush_render_follow_update(plush_render_follow *follow, const float lo[3], const float hi[3], float seconds,
+                                float aspect, plush_render_view *out);
 /* Ray casts one ray per pixel centre (Embree, loaded on first use like the binding's BVH; a brute-force
  * fallback is not offered: fails with PLUSH_E_LIBRARY when Embree cannot be loaded). Background
  * stays as it is in image; hit pixels get colour * (0.3 + 0.7 * max(0, -n . view direction)): a headlight
