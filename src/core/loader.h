@@ -73,7 +73,7 @@ plush_status plush__library_cache_get(plush__library_cache *cache, void (*init)(
     X(rtcCommitScene) X(rtcAttachGeometry) X(rtcNewGeometry) X(rtcReleaseGeometry) X(rtcCommitGeometry)  \
     X(rtcSetNewGeometryBuffer) X(rtcPointQuery) X(rtcIntersect1) X(rtcUpdateGeometryBuffer)                \
     X(rtcSetGeometryBuildQuality) X(rtcSetSceneFlags) X(rtcSetSceneBuildQuality)                        \
-    X(rtcSetGeometryIntersectFilterFunction) X(rtcSetGeometryUserData)
+    X(rtcSetGeometryIntersectFilterFunction) X(rtcSetGeometryUserData) X(rtcIntersect1M)
 
 typedef struct plush__embree {
 #define PLUSH__EMBREE_FIELD(name) __typeof__(&name) name;
