@@ -139,6 +139,7 @@ typedef struct cli_run_job {
     float ground_y;
     cli_names materials;      /* --materials: the bound set */
     const char *cage;         /* --cage MATERIAL,...[:TRIANGLES]: a cage made, attached and run */
+    plush_scene_preview_frame preview_frame; /* --preview-frame: what the preview's camera follows */
 } cli_run_job;
 int cli_run(int argc, char **argv);
 int cli_demo(int argc, char **argv);
