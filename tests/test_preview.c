@@ -201,6 +201,38 @@ static void test_preview_mp4(void **state)
     assert_string_equal(line, "h264,640,480,yuv420p,10");
 }
 
+/* --preview-frame soft frames the soft part: with the bear's binding (proxy mode) no warning; in mode
+ * bones there is nothing bound, so one warning and the whole model; a value it does not know is a usage
+ * error. */
+static void test_preview_frame_soft(void **state)
+{
+    (void)state;
+    cli_result r;
+    char out[512];
+    cli_tmp_path(out, sizeof out, "frame_bad");
+    CLI_RUN(&r, "run", BEAR, "--frames", "2", "--export", "preview", "--preview-frame", "hair", "-o", out);
+    cli_expect_code(&r, 2);
+    cli_result_free(&r);
+    if (!have_encoder())
+        return;
+    cli_tmp_path(out, sizeof out, "frame_soft");
+    CLI_RUN(&r, "run", BEAR, "--motion", BEAR_VMD, "--frames", "6", "--export", "preview", "--preview-frame", "soft",
+            "-o", out);
+    cli_expect_code(&r, 0);
+    assert_int_equal(cli_count_lines(r.err, r.err_len), 0);
+    cli_result_free(&r);
+    cli_tmp_path(out, sizeof out, "frame_soft_bones");
+    CLI_RUN(&r, "run", BEAR, "--motion", BEAR_VMD, "--frames", "6", "--mode", "bones", "--export", "preview",
+            "--preview-frame", "soft", "-o", out);
+    cli_expect_code(&r, 0);
+    assert_int_equal(cli_count_lines(r.err, r.err_len), 1);
+    cli_result_free(&r);
+    char mp4[600], line[256];
+    snprintf(mp4, sizeof mp4, "%s/preview.mp4", out);
+    probe(mp4, line, sizeof line);
+    assert_string_equal(line, "h264,640,480,yuv420p,6");
+}
+
 /* Runs the bear with --export preview,obj under PATH = bin: exit 0, exactly one warning line, the OBJ
  * frames written, and neither preview.mp4 nor a temporary file. */
 static void run_without_preview(const char *name, const char *bin)
@@ -252,6 +284,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_stream_matches_render),
         cmocka_unit_test(test_preview_mp4),
+        cmocka_unit_test(test_preview_frame_soft),
         cmocka_unit_test(test_no_ffmpeg_is_one_warning),
         cmocka_unit_test(test_broken_ffmpeg_is_one_warning),
     };

@@ -786,6 +786,224 @@ static void test_view_fit(void **state)
     mesh_fx_free(&cube);
 }
 
+/* ---- the camera that follows --------------------------------------------------------------------------- */
+
+/* The rectangle, in shares of the picture (0..1 inside it), around the projected corners of [lo, hi]. */
+static void box_on_screen(const plush_render_view *v, const float lo[3], const float hi[3], double r[4])
+{
+    r[0] = r[1] = INFINITY, r[2] = r[3] = -INFINITY;
+    for (int c = 0; c < 8; c++) {
+        float p[3] = {c & 1 ? hi[0] : lo[0], c & 2 ? hi[1] : lo[1], c & 4 ? hi[2] : lo[2]};
+        double q[2];
+        project(v, W, H, p, q);
+        r[0] = fmin(r[0], q[0] / W), r[1] = fmin(r[1], q[1] / H);
+        r[2] = fmax(r[2], q[0] / W), r[3] = fmax(r[3], q[1] / H);
+    }
+}
+
+/* A character-sized box (0.5 wide, 1.6 tall, 0.3 deep) at (x, y, z). */
+static void person(float x, float y, float z, float lo[3], float hi[3])
+{
+    lo[0] = x - 0.25f, lo[1] = y, lo[2] = z - 0.15f;
+    hi[0] = x + 0.25f, hi[1] = y + 1.6f, hi[2] = z + 0.15f;
+}
+
+/* How far the camera moved between two views: eye and target, each the larger of its moves. */
+static double view_change(const plush_render_view *a, const plush_render_view *b)
+{
+    double e = 0, t = 0;
+    for (int k = 0; k < 3; k++)
+        e += pow((double)a->eye[k] - b->eye[k], 2), t += pow((double)a->target[k] - b->target[k], 2);
+    return fmax(sqrt(e), sqrt(t));
+}
+
+/* A box running at 5 m/s, turning back, hopping 0.6 high twice a second and stepping towards the camera:
+ * every picture holds it whole and it fills at least 70% of the picture's height; the first picture frames
+ * it at once. */
+static void test_follow_keeps_a_moving_box(void **state)
+{
+    (void)state;
+    plush_render_follow follow = {0};
+    plush_render_view v;
+    const float dt = 1.0f / 30;
+    double least = INFINITY;
+    for (int f = 0; f < 300; f++) {
+        float t = (float)f * dt;
+        float x = t < 5 ? 5 * t : 50 - 5 * t;
+        float y = 0.6f * fabsf(sinf(2 * (float)M_PI * t));
+        float lo[3], hi[3];
+        person(x, y, 0.5f * t, lo, hi);
+        plush_render_follow_update(&follow, lo, hi, dt, (float)W / H, &v);
+        double r[4];
+        box_on_screen(&v, lo, hi, r);
+        assert_true(r[0] >= 0 && r[1] >= 0 && r[2] <= 1 && r[3] <= 1);
+        least = fmin(least, r[3] - r[1]);
+        if (f == 0)
+            assert_true(r[3] - r[1] > 0.8); /* framed on its own bounds from the start */
+    }
+    assert_true(least >= 0.7);
+    print_message("moving box: at least %.0f%% of the height\n", 100 * least);
+}
+
+/* A box that stands still but jitters (2 cm in position and size, pseudo-random) moves the camera far less
+ * from picture to picture than framing each picture on its own does, and never lets the box out. */
+static void test_follow_does_not_jitter(void **state)
+{
+    (void)state;
+    plush_render_follow follow = {0};
+    plush_render_view v, prev, raw, raw_prev;
+    uint32_t seed = 12345;
+    double most = 0, most_raw = 0;
+    for (int f = 0; f < 300; f++) {
+        float j[5];
+        for (int i = 0; i < 5; i++) {
+            seed = seed * 1664525u + 1013904223u;
+            j[i] = 0.02f * ((float)(seed >> 8) / (float)(1u << 24) * 2 - 1);
+        }
+        float lo[3], hi[3];
+        person(j[0], j[1], j[2], lo, hi);
+        hi[1] += j[3], hi[0] += j[4];
+        plush_render_follow_update(&follow, lo, hi, 1.0f / 30, (float)W / H, &v);
+        plush_render_follow alone = {0};
+        plush_render_follow_update(&alone, lo, hi, 0, (float)W / H, &raw);
+        double r[4];
+        box_on_screen(&v, lo, hi, r);
+        assert_true(r[0] >= 0 && r[1] >= 0 && r[2] <= 1 && r[3] <= 1);
+        if (f > 0) {
+            most = fmax(most, view_change(&v, &prev));
+            most_raw = fmax(most_raw, view_change(&raw, &raw_prev));
+        }
+        prev = v, raw_prev = raw;
+    }
+    print_message("jitter: camera moves at most %.2f mm per picture, %.2f mm framed alone\n", 1e3 * most,
+                  1e3 * most_raw);
+    assert_true(most < 0.1 * most_raw);
+}
+
+/* ---- textures --------------------------------------------------------------------------------------- */
+
+/* A 2x2 RGBA texture written as a PNG file in the temporary folder, read back and decoded as the preview
+ * decodes a model's texture. */
+static plush_render_texture texture_from_file(const uint8_t texels[16], const char *name)
+{
+    plush_diag d = {0};
+    plush_buf png = {0};
+    char path[600];
+    assert_int_equal(plush_image_encode_png_pixels(texels, 2, 2, 4, &png, &d), PLUSH_OK);
+    cli_write_all(cli_tmp_path(path, sizeof path, name), png.data, png.size);
+    plush_buf_free(&png);
+    uint8_t *data = NULL;
+    size_t size = 0;
+    assert_int_equal(plush_file_read(path, &data, &size, &d), PLUSH_OK);
+    plush_render_texture tex;
+    assert_int_equal(plush_image_decode_texture(data, size, 8192, &tex, &d), PLUSH_OK);
+    free(data);
+    assert_int_equal(tex.width, 2);
+    assert_int_equal(tex.height, 2);
+    assert_memory_equal(tex.rgba, texels, 16);
+    return tex;
+}
+
+/* A quad 2 x 2 at depth z, facing the front view, with UV (0, 0) at its top left. */
+static void quad(float z, float pos[4][3], float uv[4][2])
+{
+    const float corners[4][2] = {{-1, 1}, {1, 1}, {-1, -1}, {1, -1}};
+    for (int i = 0; i < 4; i++) {
+        pos[i][0] = corners[i][0], pos[i][1] = corners[i][1], pos[i][2] = z;
+        uv[i][0] = corners[i][0] > 0 ? 1.0f : 0.0f, uv[i][1] = corners[i][1] > 0 ? 0.0f : 1.0f;
+    }
+}
+
+/* A textured quad seen head-on (the headlight lights it fully) shows its texture's colours times the face
+ * colour, the texture's top row at the top and its left column at the left; a texel with alpha 0 shows the
+ * quad behind it, and without a cutout texel the front quad hides it everywhere. */
+static void test_textured_quad(void **state)
+{
+    (void)state;
+    if (!plush_render_available(NULL)) {
+        print_message("SKIPPED: no Embree\n");
+        return;
+    }
+    const uint8_t texels[16] = {255, 0, 0, 255,    0, 255, 0, 255,     /* top: red, green */
+                                0, 0, 255, 255,    255, 255, 255, 0};  /* bottom: blue, see-through white */
+    plush_render_texture tex = texture_from_file(texels, "quad.png");
+    assert_true(tex.cutout);
+    float pos[8][3], uv[8][2];
+    quad(0, pos, uv);
+    quad(1, pos + 4, uv + 4);
+    const uint32_t idx[12] = {0, 1, 2, 1, 3, 2, 4, 5, 6, 5, 7, 6};
+    const float colors[4][3] = {{1, 1, 0.5f}, {1, 1, 0.5f}, {0.4f, 0.4f, 0.4f}, {0.4f, 0.4f, 0.4f}};
+    const int32_t face_textures[4] = {0, 0, -1, -1};
+    plush_render_mesh m = {.vertex_count = 8, .positions = CONST3(pos), .index_count = 12, .indices = idx,
+                           .face_colors = CONST3(colors), .uvs = (const float(*)[2])uv,
+                           .face_textures = face_textures, .textures = &tex, .texture_count = 1};
+    const float lo[3] = {-1, -1, 0}, hi[3] = {1, 1, 0};
+    plush_render_view v;
+    plush_render_view_fit_box(lo, hi, 1, &v);
+    plush_image img = new_image(64, 64);
+    plush_diag d = {0};
+    assert_int_equal(plush_render(&m, &v, &img, &d), PLUSH_OK);
+    /* each quadrant's middle is a texel's centre: the bilinear sample is that texel, give or take the
+     * half pixel between the pixel's centre and the quadrant's */
+    double a[2], b[2];
+    project(&v, 64, 64, pos[0], a);
+    project(&v, 64, 64, pos[3], b);
+    int x0 = (int)(0.75 * a[0] + 0.25 * b[0]), x1 = (int)(0.25 * a[0] + 0.75 * b[0]);
+    int y0 = (int)(0.75 * a[1] + 0.25 * b[1]), y1 = (int)(0.25 * a[1] + 0.75 * b[1]);
+    const uint8_t red[3] = {255, 0, 0}, green[3] = {0, 255, 0}, blue[3] = {0, 0, 128}, behind[3] = {102, 102, 102};
+    const uint8_t *got[4] = {pixel(&img, x0, y0), pixel(&img, x1, y0), pixel(&img, x0, y1), pixel(&img, x1, y1)};
+    const uint8_t *want[4] = {red, green, blue, behind};
+    for (int q = 0; q < 4; q++)
+        for (int k = 0; k < 3; k++)
+            assert_true(abs((int)got[q][k] - (int)want[q][k]) <= 8);
+
+    /* the same texels, all opaque: the front quad everywhere, white times its colour */
+    uint8_t opaque[16];
+    memcpy(opaque, texels, sizeof opaque);
+    opaque[15] = 255;
+    plush_render_texture_free(&tex);
+    tex = texture_from_file(opaque, "opaque.png");
+    assert_false(tex.cutout);
+    plush_image_fill(&img, BG);
+    assert_int_equal(plush_render(&m, &v, &img, &d), PLUSH_OK);
+    const uint8_t white[3] = {255, 255, 128};
+    for (int k = 0; k < 3; k++)
+        assert_true(abs((int)pixel(&img, x1, y1)[k] - (int)white[k]) <= 8);
+
+    /* a face pointing past the textures is refused */
+    const int32_t bad[4] = {0, 1, -1, -1};
+    m.face_textures = bad;
+    assert_int_equal(plush_render(&m, &v, &img, &d), PLUSH_E_RANGE);
+    plush_render_texture_free(&tex);
+    plush_render_texture_free(&tex); /* a zeroed texture is a no-op */
+    plush_image_free(&img);
+}
+
+/* A texture larger than the limit is refused from its header, before its texels are decoded; bytes that
+ * are no picture are refused as such. */
+static void test_texture_limits(void **state)
+{
+    (void)state;
+    enum { WIDE = 300 };
+    uint8_t *row = calloc(WIDE * 4, 1);
+    plush_buf png = {0};
+    plush_diag d = {0};
+    assert_int_equal(plush_image_encode_png_pixels(row, WIDE, 1, 4, &png, &d), PLUSH_OK);
+    plush_render_texture tex;
+    assert_int_equal(plush_image_decode_texture(png.data, png.size, WIDE - 1, &tex, &d), PLUSH_E_RANGE);
+    assert_null(tex.rgba);
+    assert_int_equal(plush_image_decode_texture(png.data, png.size, WIDE, &tex, &d), PLUSH_OK);
+    assert_int_equal(tex.width, WIDE);
+    assert_true(tex.cutout); /* alpha 0 everywhere */
+    plush_render_texture_free(&tex);
+    const uint8_t junk[32] = {0}; /* a TGA header would need an image type */
+    plush_diag d2 = {0}; /* a diag keeps its first failure */
+    assert_int_equal(plush_image_decode_texture(junk, sizeof junk, 8192, &tex, &d2), PLUSH_E_FORMAT);
+    assert_null(tex.rgba);
+    plush_buf_free(&png);
+    free(row);
+}
+
 /* ---- bad input ------------------------------------------------------------------------------------ */
 
 static const float TRI_POS[4][3] = {{-1, -1, 0}, {1, -1, 0}, {0, 1, 0}, {NAN, 0, 0}};
@@ -892,6 +1110,10 @@ int main(void)
         cmocka_unit_test(test_bear_front),
         cmocka_unit_test(test_view_fit),
         cmocka_unit_test(test_render_errors),
+        cmocka_unit_test(test_follow_keeps_a_moving_box),
+        cmocka_unit_test(test_follow_does_not_jitter),
+        cmocka_unit_test(test_textured_quad),
+        cmocka_unit_test(test_texture_limits),
     };
     return cmocka_run_group_tests(tests, setup_tmp, teardown_tmp);
 }

@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include "plush/scene_sink.h"
+#include "scene/sink_internal.h"
 #include "support/cli_run.h"
 #include "support/mesh_fixture.h"
 #include "support/pmx_fixture.h"
@@ -17,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* ---- a sink of the test's own: it records the calls ------------------------------------------ */
 
@@ -392,6 +394,83 @@ static void test_budget_refused(void **state)
     plush_pmx_free(m);
 }
 
+/* ---- the textures a model names, read under a budget ------------------------------------------ */
+
+/* The status plush__sink_texture_load gives for a texture stored as `stored` beside dir/model.pmx; on
+ * success the texture is checked to be the 1x1 picture the test wrote (none for an empty path), then
+ * freed. */
+static plush_status texture_status(const char *dir, const char *stored)
+{
+    char model[600];
+    snprintf(model, sizeof model, "%s/model.pmx", dir);
+    plush_str s = {.s = stored, .len = (uint32_t)strlen(stored)};
+    plush_render_texture tex;
+    plush_diag d = {0};
+    plush_status st = plush__sink_texture_load(model, &s, &tex, &d);
+    if (st == PLUSH_OK && *stored) {
+        assert_int_equal(tex.width, 1);
+        assert_int_equal(tex.rgba[0], 200);
+    } else {
+        assert_null(tex.rgba);
+    }
+    plush_render_texture_free(&tex);
+    return st;
+}
+
+static void write_png(const char *path, int width)
+{
+    uint8_t *px = calloc((size_t)width * 4, 1);
+    px[0] = 200, px[3] = 255;
+    plush_buf png = {0};
+    plush_diag d = {0};
+    assert_int_equal(plush_image_encode_png_pixels(px, width, 1, 4, &png, &d), PLUSH_OK);
+    cli_write_all(path, png.data, png.size);
+    plush_buf_free(&png);
+    free(px);
+}
+
+/* A texture is read when it lies inside the model's folder ('\' and '/' both separate, ".." that stays
+ * inside is fine); an absolute path, a Windows drive path, ".." leading out and a symbolic link leading
+ * out are refused without reading; a missing file, one over the size budget, a picture over the texel
+ * budget and bytes that are no picture each have their status. */
+static void test_texture_paths(void **state)
+{
+    (void)state;
+    char dir[600], path[700];
+    cli_tmp_path(dir, sizeof dir, "model");
+    assert_int_equal(mkdir(dir, 0777), 0);
+    snprintf(path, sizeof path, "%s/tex", dir);
+    assert_int_equal(mkdir(path, 0777), 0);
+    snprintf(path, sizeof path, "%s/tex/a.png", dir);
+    write_png(path, 1);
+    write_png(cli_tmp_path(path, sizeof path, "outside.png"), 1);
+    snprintf(path, sizeof path, "%s/link.png", dir);
+    assert_int_equal(symlink("../outside.png", path), 0);
+    snprintf(path, sizeof path, "%s/wide.png", dir);
+    write_png(path, PLUSH__TEXTURE_MAX_SIDE + 1);
+    snprintf(path, sizeof path, "%s/junk.png", dir);
+    cli_write_all(path, "\0\0\0\0\0\0\0\0", 8);
+    snprintf(path, sizeof path, "%s/huge.png", dir);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(ftruncate(fileno(f), (off_t)PLUSH__TEXTURE_MAX_BYTES + 1), 0); /* sparse: no disk used */
+    fclose(f);
+
+    assert_int_equal(texture_status(dir, "tex\\a.png"), PLUSH_OK);
+    assert_int_equal(texture_status(dir, "tex/a.png"), PLUSH_OK);
+    assert_int_equal(texture_status(dir, "tex/../tex/a.png"), PLUSH_OK);
+    assert_int_equal(texture_status(dir, "../outside.png"), PLUSH_E_OUTSIDE);
+    assert_int_equal(texture_status(dir, "..\\outside.png"), PLUSH_E_OUTSIDE);
+    assert_int_equal(texture_status(dir, "link.png"), PLUSH_E_OUTSIDE);
+    assert_int_equal(texture_status(dir, cli_tmp_path(path, sizeof path, "outside.png")), PLUSH_E_OUTSIDE);
+    assert_int_equal(texture_status(dir, "C:\\outside.png"), PLUSH_E_OUTSIDE);
+    assert_int_equal(texture_status(dir, "missing.png"), PLUSH_E_IO);
+    assert_int_equal(texture_status(dir, "huge.png"), PLUSH_E_RANGE);
+    assert_int_equal(texture_status(dir, "wide.png"), PLUSH_E_RANGE);
+    assert_int_equal(texture_status(dir, "junk.png"), PLUSH_E_FORMAT);
+    assert_int_equal(texture_status(dir, ""), PLUSH_OK); /* no texture named: nothing read */
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -416,6 +495,7 @@ int main(void)
         cmocka_unit_test(test_resolved_defaults),
         cmocka_unit_test(test_seek_equals_stepping),
         cmocka_unit_test(test_budget_refused),
+        cmocka_unit_test(test_texture_paths),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -32,7 +32,9 @@ extern "C" {
  *                with no bound face)
  *   NO_GEOMETRY  a summary-only model (counts without vertices or faces) given to what reads them
  *   LOCKED       the output directory is locked by another live plush process
- *   UNHELD       a soft-body piece nothing pins or anchors (plush attach refuses it without --allow-free) */
+ *   UNHELD       a soft-body piece nothing pins or anchors (plush attach refuses it without --allow-free)
+ *   OUTSIDE      a file a model names lies outside the model's folder (an absolute path, or one leading out
+ *                through ".." or a symbolic link): a downloaded model must not make plush read other files */
 #define PLUSH_STATUS_LIST(X)                                   \
     X(PLUSH_OK, "ok")                                          \
     X(PLUSH_E_IO, "input/output error")                        \
@@ -50,7 +52,8 @@ extern "C" {
     X(PLUSH_E_GEOMETRY, "mesh cannot be made as asked")       \
     X(PLUSH_E_NO_GEOMETRY, "model read without its geometry")  \
     X(PLUSH_E_LOCKED, "output directory in use by another run") \
-    X(PLUSH_E_UNHELD, "soft-body piece nothing holds")
+    X(PLUSH_E_UNHELD, "soft-body piece nothing holds")         \
+    X(PLUSH_E_OUTSIDE, "file outside the model's folder")
 
 typedef enum plush_status {
 #define PLUSH_X_ENUM(name, text) name,

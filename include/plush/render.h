@@ -50,6 +50,22 @@ plush_status plush_image_encode_png_pixels(const uint8_t *pixels, int width, int
  * is not opaque. Fails with PLUSH_E_FORMAT (out unchanged) when stb_image cannot read the bytes. */
 plush_status plush_image_convert_texture(const uint8_t *data, size_t size, plush_buf *out, const char **mime_type,
                                          bool *translucent, plush_diag *diag);
+/* A texture decoded for drawing: RGBA, 4 bytes a texel, rows top to bottom (texture coordinate v = 0 is the
+ * top row, as PMX has it). cutout: some texel has alpha below 128, so plush_render lets rays through there. */
+typedef struct plush_render_texture {
+    int width, height;
+    uint8_t *rgba;
+    bool cutout;
+} plush_render_texture;
+
+/* Decodes a texture file's bytes (BMP, TGA, PNG or JPEG, as plush_image_convert_texture reads them) into
+ * out (malloc'd texels; free with plush_render_texture_free). A picture wider or taller than max_side is
+ * refused before decoding with PLUSH_E_RANGE; bytes stb_image cannot read fail with PLUSH_E_FORMAT. On
+ * failure out is zeroed. */
+plush_status plush_image_decode_texture(const uint8_t *data, size_t size, int max_side, plush_render_texture *out,
+                                        plush_diag *diag);
+/* Frees the texels and zeroes the texture; NULL or a zeroed one is a no-op. */
+void plush_render_texture_free(plush_render_texture *texture);
 /* PNG, written atomically (temporary file, then rename). diag->file is set to path when empty. */
 plush_status plush_image_write_png(const plush_image *image, const char *path, plush_diag *diag);
 
@@ -67,6 +83,12 @@ typedef struct plush_render_mesh {
     const uint32_t *indices;
     const float (*colors)[3];     /* per vertex, 0..1; NULL: light grey */
     const float (*face_colors)[3];/* per triangle, 0..1, instead of colors (a material's colour); may be NULL */
+    /* Textures, used when uvs, face_textures and textures are all given: a face whose entry is a texture
+     * shows that texture's texel at the hit's interpolated UV (bilinear, repeating) times its colour. */
+    const float (*uvs)[2];        /* per vertex; (0, 0) is the texture's top left */
+    const int32_t *face_textures; /* per triangle: an index into textures, or -1 for none */
+    const plush_render_texture *textures;
+    size_t texture_count;
 } plush_render_mesh;
 
 typedef struct plush_render_view {
@@ -82,16 +104,49 @@ void plush_render_view_fit(const plush_render_mesh *mesh, float aspect, plush_re
 /* The same for a box [lo, hi]: side-by-side pictures that must share one camera (bones | proxy | direct)
  * fit the box around all of them. */
 void plush_render_view_fit_box(const float lo[3], const float hi[3], float aspect, plush_render_view *out);
+/* ---- a camera that follows (previews) -------------------------------------------------------------------
+ *
+ *   plush_render_follow follow = {0};
+ *   each picture: box of what to show [lo, hi] this frame;
+ *                 plush_render_follow_update(&follow, lo, hi, seconds_since_the_last, aspect, &view);
+ *
+ * A front view of a smoothed box, so that a moving character stays in the picture, large, without the
+ * picture shaking with every swing of an arm. The smoothed box eases towards the current box grown by
+ * PLUSH_RENDER_FOLLOW_SLACK of its largest side (half on each side), with the time constant
+ * PLUSH_RENDER_FOLLOW_SECONDS, in size and centre; but it grows at once as far as it must to hold the
+ * current box, and is pushed along when the current box reaches its edge. So the current
+ * box is always in the picture, a box that stands still comes to rest framed, a box that moves at constant
+ * speed is followed at that speed, and a box that only jitters inside the slack moves the camera by a small
+ * share of the jitter. The smoothed box's height (or width, for a wide box) fills PLUSH_RENDER_FOLLOW_FILL
+ * of the picture's at its centre's depth (its near face never more than the whole picture). */
+#define PLUSH_RENDER_FOLLOW_SECONDS 0.5f  /* time constant of the smoothing */
+#define PLUSH_RENDER_FOLLOW_SLACK 0.08f   /* room around the current box, a share of its largest side */
+#define PLUSH_RENDER_FOLLOW_FILL 0.92f    /* share of the picture the smoothed box fills */
+
+typedef struct plush_render_follow {
+    float center[3], half[3];     /* the smoothed box */
+    bool started;                 /* false: the next update frames its box alone */
+} plush_render_follow;
+
+/* Moves the smoothed box seconds (>= 0; anything else counts as 0) towards the box [lo, hi] and writes the
+ * view that frames it for pictures of width / height = aspect (a bad aspect counts as 1), as above. The
+ * first update (started false) frames [lo, hi] with its slack at once. An empty or non-finite box leaves the
+ * smoothed box as it is (before the first one: MMD's default camera, as plush_render_view_fit_box gives). */
+void plush_render_follow_update(plush_render_follow *follow, const float lo[3], const float hi[3], float seconds,
+                                float aspect, plush_render_view *out);
 /* Ray casts one ray per pixel centre (Embree, loaded on first use like the binding's BVH; a brute-force
  * fallback is not offered: fails with PLUSH_E_LIBRARY when Embree cannot be loaded). Background
  * stays as it is in image; hit pixels get colour * (0.3 + 0.7 * max(0, -n . view direction)): a headlight
  * shining along the view direction, both sides of every face lit, n the vertex normals interpolated with
  * the hit's barycentrics (the face normal where normals is NULL or they cancel out), colour likewise
- * interpolated from colors. Faces with a non-finite corner are left out. Single-threaded and
+ * interpolated from colors, times the texel where the face has a texture. A texel with alpha below 0.5 of
+ * a cutout texture lets the ray through to what lies behind (Embree's intersection filter; hair strands,
+ * lashes); other alpha is ignored: nothing is blended. Faces with a non-finite corner are left out. Single-threaded and
  * deterministic: the same input gives the same bytes. Fails (image untouched) with PLUSH_E_ARGUMENT for a
  * NULL mesh, view or image, an index count that is not a multiple of 3, or a view with the eye on the
  * target, up along the view direction, a non-finite vector or a field of view outside (0, 180) degrees;
- * with PLUSH_E_RANGE (section "face", its index) for a vertex index out of range. A mesh with no face
+ * with PLUSH_E_RANGE (section "face", its index) for a vertex or texture index out of range, with
+ * PLUSH_E_ARGUMENT for a texture without texels or of a size outside 1..PLUSH_IMAGE_MAX_SIZE. A mesh with no face
  * draws nothing and succeeds. */
 plush_status plush_render(const plush_render_mesh *mesh, const plush_render_view *view, plush_image *image,
                           plush_diag *diag);
@@ -111,8 +166,8 @@ typedef struct plush_render_stream plush_render_stream;
 
 /* Checks the mesh as plush_render does and builds its BVH (PLUSH_E_LIBRARY without Embree). */
 plush_status plush_render_stream_create(const plush_render_mesh *mesh, plush_render_stream **out, plush_diag *diag);
-/* Draws mesh (the same vertex and face counts and faces as at creation; positions, normals and colours may
- * change) into image. Fails with PLUSH_E_ARGUMENT for other counts or a bad view or image (image untouched). */
+/* Draws mesh (the same vertex and face counts, faces and textures as at creation; positions, normals and
+ * colours may change) into image. Fails with PLUSH_E_ARGUMENT for other counts or a bad view or image (image untouched). */
 plush_status plush_render_stream_draw(plush_render_stream *stream, const plush_render_mesh *mesh,
                                       const plush_render_view *view, plush_image *image, plush_diag *diag);
 /* NULL is a no-op. */

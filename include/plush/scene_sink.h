@@ -23,6 +23,13 @@
 extern "C" {
 #endif
 
+/* What the preview's camera follows. */
+typedef enum plush_scene_preview_frame {
+    PLUSH_SCENE_PREVIEW_MODEL = 0,    /* every vertex it draws */
+    PLUSH_SCENE_PREVIEW_SOFT          /* the bound vertices (those the proxy or the direct soft body moves),
+                                         with a margin; without a binding, the model (and a warning) */
+} plush_scene_preview_frame;
+
 /* Where a run's files go. */
 typedef struct plush_scene_output {
     const char *dir;          /* OUTDIR, made by the caller before the sinks begin */
@@ -33,6 +40,7 @@ typedef struct plush_scene_output {
                                  them where they are */
     const char *final_dir;    /* where dir's files end up when dir is a staging folder moved in place
                                  afterwards (paths inside the outputs are made for it); NULL: dir */
+    plush_scene_preview_frame preview_frame; /* the preview: what its camera follows */
 } plush_scene_output;
 
 typedef struct plush_scene_sink plush_scene_sink;

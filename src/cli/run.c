@@ -17,7 +17,8 @@ static const char run_usage[] =
     "usage: plush run MODEL.pmx -o OUTDIR [--motion M.vmd] [--frames N] [--fps 30] [--physics-hz 60]\n"
     "                 [--mode proxy|direct|bones] [--seed] [--stretch] [--im2 OVERRIDES.im2] [--materials NAME,...]\n"
     "                 [--cage MATERIAL,...[:TRIANGLES]] [--pin-band S]\n"
-    "                 [--export pmx+vmd,gltf,obj,ply,cage,im2,quality,preview] [--every K] [--ground Y] [--copy-textures]\n";
+    "                 [--export pmx+vmd,gltf,obj,ply,cage,im2,quality,preview] [--every K] [--ground Y] [--copy-textures]\n"
+    "                 [--preview-frame model|soft]\n";
 
 static const char run_help[] =
     "\n"
@@ -56,6 +57,8 @@ static const char run_help[] =
     "  --copy-textures             copy the model's textures into OUTDIR (same sub-folders) and name the\n"
     "                              copies in the baked PMX (default: it names them where they are)\n"
     "  --ground Y                  a static ground whose top is at height Y (default: none)\n"
+    "  --preview-frame model|soft  what the preview's camera follows: the whole model (default) or, up\n"
+    "                              close, the soft part (the bound vertices; mode bones: the model)\n"
     "  -h, --help                  this text\n"
     "\n"
     "exports:\n";
@@ -111,7 +114,7 @@ static int run_option(cli_args *args, const char *name, const char *inline_value
     }
     static const char *const valued[] = {"-o", "--output", "--motion", "--frames", "--fps", "--physics-hz", "--mode",
                                          "--im2", "--export", "--every", "--ground", "--materials", "--cage",
-                                         "--pin-band"};
+                                         "--pin-band", "--preview-frame"};
     bool known = false;
     for (size_t i = 0; i < sizeof valued / sizeof *valued; i++)
         known |= strcmp(name, valued[i]) == 0;
@@ -149,6 +152,14 @@ static int run_option(cli_args *args, const char *name, const char *inline_value
         job->exports = v;
     else if (strcmp(name, "--pin-band") == 0 && (rc = cli_parse_number(run_usage, name, v, 0.001, 1, &x)) == CLI_OK)
         job->pin_band = (float)x;
+    else if (strcmp(name, "--preview-frame") == 0) {
+        if (strcmp(v, "model") == 0)
+            job->preview_frame = PLUSH_SCENE_PREVIEW_MODEL;
+        else if (strcmp(v, "soft") == 0)
+            job->preview_frame = PLUSH_SCENE_PREVIEW_SOFT;
+        else
+            rc = cli_usage_error(run_usage, "--preview-frame is model or soft, not '%s'", v);
+    }
     else if (strcmp(name, "--mode") == 0) {
         if (strcmp(v, "proxy") == 0)
             job->mode = PLUSH_SCENE_PROXY;
@@ -319,7 +330,7 @@ static plush_status make_sinks(run_state *s, const char *list, plush_diag *diag)
 {
     plush_scene_output out = {.dir = cli_outdir_stage(&s->outdir), .stem = s->stem, .every = s->job->every,
                               .model_file = s->job->model, .copy_textures = s->job->copy_textures,
-                              .final_dir = s->job->out_dir};
+                              .final_dir = s->job->out_dir, .preview_frame = s->job->preview_frame};
     for (const char *p = list; *p;) {
         size_t n = strcspn(p, ",");
         const plush_scene_export *e = plush_scene_export_find(p, n);

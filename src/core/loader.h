@@ -72,7 +72,8 @@ plush_status plush__library_cache_get(plush__library_cache *cache, void (*init)(
     X(rtcNewDevice) X(rtcReleaseDevice) X(rtcGetDeviceError) X(rtcNewScene) X(rtcReleaseScene)            \
     X(rtcCommitScene) X(rtcAttachGeometry) X(rtcNewGeometry) X(rtcReleaseGeometry) X(rtcCommitGeometry)  \
     X(rtcSetNewGeometryBuffer) X(rtcPointQuery) X(rtcIntersect1) X(rtcUpdateGeometryBuffer)                \
-    X(rtcSetGeometryBuildQuality) X(rtcSetSceneFlags) X(rtcSetSceneBuildQuality)
+    X(rtcSetGeometryBuildQuality) X(rtcSetSceneFlags) X(rtcSetSceneBuildQuality)                        \
+    X(rtcSetGeometryIntersectFilterFunction) X(rtcSetGeometryUserData) X(rtcIntersect1M)
 
 typedef struct plush__embree {
 #define PLUSH__EMBREE_FIELD(name) __typeof__(&name) name;

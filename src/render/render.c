@@ -8,7 +8,9 @@
  * max(0, -n . forward)), a headlight shining along the view direction. A directional light rather than a
  * point at the eye keeps a flat face one flat shade, so a change of shade between two pictures means a
  * change of shape. Both sides of a triangle are lit (the normal is turned towards the viewer), because
- * simulated and exported meshes do not always agree on winding. */
+ * simulated and exported meshes do not always agree on winding. A texture multiplies the colour; its
+ * alpha only cuts holes (below one half, through Embree's intersection filter), since blending would need
+ * the hits sorted along each ray and a preview is for judging shapes. */
 #include "plush/render.h"
 
 #include "core/loader.h"
@@ -125,6 +127,54 @@ static plush_status make_camera(const plush_render_view *view, int width, int he
     return PLUSH_OK;
 }
 
+static bool textured(const plush_render_mesh *mesh)
+{
+    return mesh->uvs && mesh->face_textures && mesh->textures && mesh->texture_count > 0;
+}
+
+/* Triangle t's texture, NULL when it has none. The index is checked again here because a stream's draw
+ * does not re-check the faces it was given (it trusts them to be the creation's). */
+static const plush_render_texture *face_texture(const plush_render_mesh *mesh, uint32_t t)
+{
+    if (!textured(mesh))
+        return NULL;
+    int32_t i = mesh->face_textures[t];
+    return i >= 0 && (size_t)i < mesh->texture_count ? &mesh->textures[i] : NULL;
+}
+
+static int wrap(float i, int n)
+{
+    float m = fmodf(i, (float)n);
+    int r = (int)(m < 0 ? m + (float)n : m);
+    return r >= 0 && r < n ? r : 0;
+}
+
+/* Texture tex at the UV that barycentric weights w give on triangle t, bilinear between the four nearest
+ * texel centres with the texture repeating (as MMD samples); rgba in 0..1. */
+static void sample(const plush_render_mesh *mesh, const plush_render_texture *tex, uint32_t t, const float w[3],
+                   float rgba[4])
+{
+    const uint32_t *f = mesh->indices + 3 * (size_t)t;
+    float u = 0, v = 0;
+    for (int c = 0; c < 3; c++)
+        u += w[c] * mesh->uvs[f[c]][0], v += w[c] * mesh->uvs[f[c]][1];
+    float x = u * (float)tex->width - 0.5f, y = v * (float)tex->height - 0.5f;
+    if (!isfinite(x) || !isfinite(y)) {
+        rgba[0] = rgba[1] = rgba[2] = rgba[3] = 1;
+        return;
+    }
+    float fx = floorf(x), fy = floorf(y), ax = x - fx, ay = y - fy;
+    int x0 = wrap(fx, tex->width), y0 = wrap(fy, tex->height);
+    int x1 = x0 + 1 < tex->width ? x0 + 1 : 0, y1 = y0 + 1 < tex->height ? y0 + 1 : 0;
+    const uint8_t *row0 = tex->rgba + 4 * (size_t)y0 * (size_t)tex->width;
+    const uint8_t *row1 = tex->rgba + 4 * (size_t)y1 * (size_t)tex->width;
+    for (int k = 0; k < 4; k++) {
+        float top = (1 - ax) * row0[4 * x0 + k] + ax * row0[4 * x1 + k];
+        float bottom = (1 - ax) * row1[4 * x0 + k] + ax * row1[4 * x1 + k];
+        rgba[k] = ((1 - ay) * top + ay * bottom) * (1.0f / 255.0f);
+    }
+}
+
 static plush_status check_mesh(const plush_render_mesh *mesh, plush_diag *diag)
 {
     if (!mesh)
@@ -142,6 +192,18 @@ static plush_status check_mesh(const plush_render_mesh *mesh, plush_diag *diag)
         if (mesh->indices[i] >= mesh->vertex_count)
             return plush_diag_fail(diag, PLUSH_E_RANGE, -1, "face", (int64_t)(i / 3),
                                    "vertex %u out of range (%zu vertices)", mesh->indices[i], mesh->vertex_count);
+    if (!textured(mesh))
+        return PLUSH_OK;
+    for (size_t t = 0; t < mesh->texture_count; t++) {
+        const plush_render_texture *tex = &mesh->textures[t];
+        if (!tex->rgba || tex->width <= 0 || tex->height <= 0 || tex->width > PLUSH_IMAGE_MAX_SIZE ||
+            tex->height > PLUSH_IMAGE_MAX_SIZE)
+            return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, "texture", (int64_t)t, "no texels or a bad size");
+    }
+    for (size_t f = 0; f < mesh->index_count / 3; f++)
+        if (mesh->face_textures[f] < -1 || mesh->face_textures[f] >= (int64_t)mesh->texture_count)
+            return plush_diag_fail(diag, PLUSH_E_RANGE, -1, "face", (int64_t)f, "texture %d out of range (%zu textures)",
+                                   mesh->face_textures[f], mesh->texture_count);
     return PLUSH_OK;
 }
 
@@ -156,6 +218,7 @@ typedef struct renderer {
     uint32_t *triangle;
     size_t count;
     float lo[3], hi[3];           /* bounds of the drawn triangles' corners, for the traced rectangle */
+    const plush_render_mesh *mesh;/* the one being drawn, for the cutout filter */
 } renderer;
 
 static void renderer_release(renderer *r)
@@ -212,6 +275,37 @@ static plush_status fill_geometry(renderer *r, const plush_render_mesh *mesh, RT
     return PLUSH_OK;
 }
 
+/* Embree's intersection filter for meshes with cutout textures: a hit where the texel's alpha is below
+ * one half is refused, and the ray goes on to the next surface. Only geometries with a cutout texture get
+ * it: the filter is called on every candidate hit, and opaque meshes should not pay for it. */
+static void cutout_filter(const struct RTCFilterFunctionNArguments *args)
+{
+    const renderer *r = args->geometryUserPtr;
+    const float *hit = (const float *)args->hit;
+    const unsigned *ids = (const unsigned *)args->hit;
+    for (unsigned i = 0; i < args->N; i++) {
+        unsigned prim = ids[5 * args->N + i]; /* RTCHitN's layout: Ng x, y, z, u, v, primID, each N wide */
+        if (args->valid[i] != -1 || prim >= r->count)
+            continue;
+        uint32_t t = r->triangle[prim];
+        const plush_render_texture *tex = face_texture(r->mesh, t);
+        if (!tex || !tex->cutout)
+            continue;
+        float u = hit[3 * args->N + i], v = hit[4 * args->N + i], w[3] = {1.0f - u - v, u, v}, rgba[4];
+        sample(r->mesh, tex, t, w, rgba);
+        if (rgba[3] < 0.5f)
+            args->valid[i] = 0;
+    }
+}
+
+static bool has_cutout(const plush_render_mesh *mesh)
+{
+    for (size_t t = 0; textured(mesh) && t < mesh->texture_count; t++)
+        if (mesh->textures[t].cutout)
+            return true;
+    return false;
+}
+
 /* Builds the BVH of the triangles with finite corners. A dynamic renderer (a stream) keeps its geometry and
  * asks for a BVH that can be refitted when only the positions change. */
 static plush_status renderer_build(renderer *r, const plush_render_mesh *mesh, bool dynamic, plush_diag *diag)
@@ -240,6 +334,10 @@ static plush_status renderer_build(renderer *r, const plush_render_mesh *mesh, b
         r->rtc->rtcSetSceneFlags(r->scene, RTC_SCENE_FLAG_DYNAMIC);
         r->rtc->rtcSetSceneBuildQuality(r->scene, RTC_BUILD_QUALITY_LOW);
         r->rtc->rtcSetGeometryBuildQuality(geom, RTC_BUILD_QUALITY_REFIT);
+    }
+    if (has_cutout(mesh)) {
+        r->rtc->rtcSetGeometryUserData(geom, r);
+        r->rtc->rtcSetGeometryIntersectFilterFunction(geom, cutout_filter);
     }
     plush_status st = fill_geometry(r, mesh, geom, diag);
     if (st == PLUSH_OK) {
@@ -298,6 +396,7 @@ static void shade(const plush_render_mesh *mesh, uint32_t t, float u, float v, c
     float lambert = -dot3(n, light_dir);
     float light = render_ambient + render_diffuse * (lambert > 0 ? lambert : 0);
     float colour[3];
+    const plush_render_texture *tex = face_texture(mesh, t);
     if (mesh->face_colors) {
         memcpy(colour, mesh->face_colors[t], sizeof colour);
     } else if (mesh->colors) {
@@ -305,6 +404,12 @@ static void shade(const plush_render_mesh *mesh, uint32_t t, float u, float v, c
             colour[k] = w[0] * mesh->colors[f[0]][k] + w[1] * mesh->colors[f[1]][k] + w[2] * mesh->colors[f[2]][k];
     } else {
         memcpy(colour, render_grey, sizeof colour);
+    }
+    if (tex) {
+        float rgba[4];
+        sample(mesh, tex, t, w, rgba);
+        for (int k = 0; k < 3; k++)
+            colour[k] *= rgba[k];
     }
     for (int k = 0; k < 3; k++)
         out[k] = to_byte(colour[k] * light);
@@ -342,6 +447,10 @@ static pixel_rect screen_rect(const camera *cam, const float lo[3], const float 
     return r;
 }
 
+/* Rays go to Embree a run of pixels at a time (rtcIntersect1M): adjacent primary rays are coherent, and
+ * Embree traces such a stream as packets, which costs less per ray than one rtcIntersect1 each. */
+enum { TRACE_RUN = 64 };
+
 static void trace_rows(const renderer *r, const plush_render_mesh *mesh, const camera *cam, plush_image *image,
                        pixel_rect rect)
 {
@@ -349,34 +458,43 @@ static void trace_rows(const renderer *r, const plush_render_mesh *mesh, const c
     rtcInitIntersectContext(&context);
     context.flags = RTC_INTERSECT_CONTEXT_FLAG_COHERENT;
     float inv_w = 2.0f / (float)image->width, inv_h = 2.0f / (float)image->height;
+    struct RTCRayHit run[TRACE_RUN];
     for (int y = rect.y0; y < rect.y1; y++) {
         float sy = (1.0f - ((float)y + 0.5f) * inv_h) * cam->tan_y;
         uint8_t *row = image->rgb + (size_t)y * (size_t)image->width * 3;
-        for (int x = rect.x0; x < rect.x1; x++) {
-            float sx = (((float)x + 0.5f) * inv_w - 1.0f) * cam->tan_x;
-            float dir[3];
-            for (int k = 0; k < 3; k++)
-                dir[k] = cam->forward[k] + sx * cam->right[k] + sy * cam->up[k];
-            normalize3(dir);
-            struct RTCRayHit rh;
-            rh.ray.org_x = cam->eye[0];
-            rh.ray.org_y = cam->eye[1];
-            rh.ray.org_z = cam->eye[2];
-            rh.ray.dir_x = dir[0];
-            rh.ray.dir_y = dir[1];
-            rh.ray.dir_z = dir[2];
-            rh.ray.tnear = 0;
-            rh.ray.tfar = INFINITY;
-            rh.ray.time = 0;
-            rh.ray.mask = UINT32_MAX;
-            rh.ray.id = 0;
-            rh.ray.flags = 0;
-            rh.hit.geomID = RTC_INVALID_GEOMETRY_ID;
-            rh.hit.instID[0] = RTC_INVALID_GEOMETRY_ID;
-            r->rtc->rtcIntersect1(r->scene, &context, &rh);
-            if (rh.hit.geomID == RTC_INVALID_GEOMETRY_ID || rh.hit.primID >= r->count)
-                continue;
-            shade(mesh, r->triangle[rh.hit.primID], rh.hit.u, rh.hit.v, dir, cam->forward, row + 3 * (size_t)x);
+        for (int x0 = rect.x0; x0 < rect.x1; x0 += TRACE_RUN) {
+            int n = rect.x1 - x0 < TRACE_RUN ? rect.x1 - x0 : TRACE_RUN;
+            for (int i = 0; i < n; i++) {
+                float sx = (((float)(x0 + i) + 0.5f) * inv_w - 1.0f) * cam->tan_x;
+                float dir[3];
+                for (int k = 0; k < 3; k++)
+                    dir[k] = cam->forward[k] + sx * cam->right[k] + sy * cam->up[k];
+                normalize3(dir);
+                struct RTCRayHit *rh = &run[i];
+                rh->ray.org_x = cam->eye[0];
+                rh->ray.org_y = cam->eye[1];
+                rh->ray.org_z = cam->eye[2];
+                rh->ray.dir_x = dir[0];
+                rh->ray.dir_y = dir[1];
+                rh->ray.dir_z = dir[2];
+                rh->ray.tnear = 0;
+                rh->ray.tfar = INFINITY;
+                rh->ray.time = 0;
+                rh->ray.mask = UINT32_MAX;
+                rh->ray.id = 0;
+                rh->ray.flags = 0;
+                rh->hit.geomID = RTC_INVALID_GEOMETRY_ID;
+                rh->hit.instID[0] = RTC_INVALID_GEOMETRY_ID;
+            }
+            r->rtc->rtcIntersect1M(r->scene, &context, run, (unsigned)n, sizeof run[0]);
+            for (int i = 0; i < n; i++) {
+                const struct RTCRayHit *rh = &run[i];
+                if (rh->hit.geomID == RTC_INVALID_GEOMETRY_ID || rh->hit.primID >= r->count)
+                    continue;
+                const float dir[3] = {rh->ray.dir_x, rh->ray.dir_y, rh->ray.dir_z};
+                shade(mesh, r->triangle[rh->hit.primID], rh->hit.u, rh->hit.v, dir, cam->forward,
+                      row + 3 * (size_t)(x0 + i));
+            }
         }
     }
 }
@@ -396,7 +514,7 @@ plush_status plush_render(const plush_render_mesh *mesh, const plush_render_view
     st = make_camera(view, image->width, image->height, &cam, diag);
     if (st != PLUSH_OK)
         return st;
-    renderer r = {0};
+    renderer r = {.mesh = mesh};
     st = renderer_build(&r, mesh, false, diag);
     if (st == PLUSH_OK && r.count > 0)
         trace_rows(&r, mesh, &cam, image, screen_rect(&cam, r.lo, r.hi, image->width, image->height));
@@ -488,6 +606,7 @@ plush_status plush_render_stream_draw(plush_render_stream *s, const plush_render
     plush_status st = make_camera(view, image->width, image->height, &cam, diag);
     if (st == PLUSH_OK)
         st = stream_update(s, mesh, diag);
+    s->r.mesh = mesh;
     if (st == PLUSH_OK && s->r.count > 0)
         trace_rows(&s->r, mesh, &cam, image, screen_rect(&cam, s->r.lo, s->r.hi, image->width, image->height));
     return st;

@@ -1,5 +1,6 @@
 /* Export "preview": OUTDIR/preview.mp4, the run ray-cast with Embree (plush_render_stream) at 640x480,
- * 30 pictures per second, each material in its PMX diffuse colour, encoded to H.264 by the ffmpeg program.
+ * 30 pictures per second, each material in its PMX diffuse colour times its texture, encoded to H.264 by
+ * the ffmpeg program.
  *
  * Why the ffmpeg program and not FFmpeg's libraries: linking libavcodec/libavformat would map them into
  * every plush process (as linking Embree would; core/loader.h) and tie the build to their -dev packages,
@@ -10,13 +11,16 @@
  * A preview is a convenience, never a reason for a run to fail: no ffmpeg on PATH, no Embree, a broken pipe
  * or an ffmpeg failure is one warning, the temporary file is removed, and the run goes on without it.
  *
- * The camera is fixed for the whole video and chosen before the first frame, since frames stream: the
- * motion is played once without physics (bones and morphs, every VMD frame up to its last key) and a few
- * thousand of the drawn vertices skinned at each; the box holding them all and the rest pose, grown by 12%
- * of the rest pose's largest side on every side for what physics adds (a soft body sagging, hair
- * swinging), is framed from the front (plush_render_view_fit_box). The video runs at 30 frames per second
- * whatever the run's fps: video frame k shows the run frame nearest to k / 30 s (a 60 fps run gives every
- * other frame, a 24 fps run repeats some). */
+ * The camera follows what it shows (plush_render_follow_update): each picture frames the box of the drawn
+ * vertices at that frame -- or, with PLUSH_SCENE_PREVIEW_SOFT, of the bound ones, grown by
+ * preview_soft_margin of its largest side so the soft part is seen with what holds it -- from the front,
+ * smoothed over time so that the picture does not shake with every swing of an arm. A camera fixed on the
+ * box of the whole motion (what came before) showed a dancing character some 60 pixels tall; frames
+ * stream, so the smoothing looks only backwards. Textures are decoded once, before the first frame, under
+ * the budget of plush__sink_texture_load (a downloaded model names its own texture files), and drawn
+ * times the diffuse colour; one that cannot be read keeps the flat colour with a warning. The video runs
+ * at 30 frames per second whatever the run's fps: video frame k shows the run frame nearest to k / 30 s (a
+ * 60 fps run gives every other frame, a 24 fps run repeats some). */
 #include "scene/sink_internal.h"
 #include "plush/render.h"
 
@@ -36,9 +40,10 @@
 
 extern char **environ;
 
-enum { PREVIEW_WIDTH = 640, PREVIEW_HEIGHT = 480, PREVIEW_FPS = 30, PREVIEW_FIT_SAMPLES = 4096,
-       PREVIEW_FIT_FRAMES = 6000 };
-static const float preview_margin = 0.12f;
+enum { PREVIEW_WIDTH = 640, PREVIEW_HEIGHT = 480, PREVIEW_FPS = 30 };
+/* Room around the soft part's box on every side, a share of its largest side: hair framed with the head
+ * it hangs from, a skirt with the legs. */
+static const float preview_soft_margin = 0.15f;
 static const uint8_t preview_background[3] = {46, 50, 58};
 
 typedef struct preview_sink {
@@ -47,10 +52,20 @@ typedef struct preview_sink {
     char *tmp;                    /* OUTDIR/preview.mp4.tmp.XXXXXX while ffmpeg writes it */
     char ffmpeg[4096];            /* the program found on PATH */
     const plush_pmx_model *model;
+    char *model_file;             /* textures are named from its folder; may be NULL */
     uint32_t *faces;
     size_t face_count;
     float (*face_colors)[3];
+    int32_t *face_textures;       /* per face: the PMX texture index, then (begin) one of textures, or -1 */
+    float (*uvs)[2];
+    plush_render_texture *textures;
+    size_t texture_count;
     plush_render_stream *stream;
+    plush_scene_preview_frame framing;
+    uint32_t *framed;             /* the vertices whose box the camera follows */
+    size_t framed_count;
+    plush_render_follow follow;
+    uint32_t last_frame;          /* of the last picture, for the time the camera eased */
     plush_render_view view;
     plush_image image;
     float fps;                    /* the run's */
@@ -73,7 +88,8 @@ static bool drawn_faces(preview_sink *p)
     bool *hidden = calloc(m->material_count ? m->material_count : 1, 1);
     p->faces = malloc((m->index_count ? m->index_count : 1) * sizeof *p->faces);
     p->face_colors = malloc((m->index_count / 3 + 1) * sizeof *p->face_colors);
-    if (!hidden || !p->faces || !p->face_colors) {
+    p->face_textures = malloc((m->index_count / 3 + 1) * sizeof *p->face_textures);
+    if (!hidden || !p->faces || !p->face_colors || !p->face_textures) {
         free(hidden);
         return false;
     }
@@ -93,6 +109,7 @@ static bool drawn_faces(preview_sink *p)
                     float d = pm->diffuse[k];
                     p->face_colors[n / 3][k] = isfinite(d) ? (d < 0 ? 0 : d > 1 ? 1 : d) : 0.8f;
                 }
+                p->face_textures[n / 3] = pm->texture >= 0 && (size_t)pm->texture < m->texture_count ? pm->texture : -1;
                 n += 3;
             }
         first += c;
@@ -102,82 +119,88 @@ static bool drawn_faces(preview_sink *p)
     return true;
 }
 
-static void grow(float lo[3], float hi[3], const float v[3])
+/* The vertices the camera follows: those the faces draw, or of them the bound ones (the soft part). A
+ * soft framing with no bound vertex to frame falls back to the model with a warning. */
+static bool framed_vertices(preview_sink *p, const plush_scene *scene, plush_diag *diag)
 {
-    for (int k = 0; k < 3; k++)
-        if (isfinite(v[k])) {
-            lo[k] = fminf(lo[k], v[k]);
-            hi[k] = fmaxf(hi[k], v[k]);
-        }
+    const plush_pmx_model *m = p->model;
+    bool *used = calloc(m->vertex_count ? m->vertex_count : 1, 1);
+    p->framed = malloc((m->vertex_count ? m->vertex_count : 1) * sizeof *p->framed);
+    if (!used || !p->framed) {
+        free(used);
+        return false;
+    }
+    for (size_t i = 0; i < p->face_count; i++)
+        used[p->faces[i]] = true;
+    const plush_scene_binding *b = p->framing == PLUSH_SCENE_PREVIEW_SOFT ? plush_scene_get_binding(scene) : NULL;
+    for (size_t v = 0; b && v < m->vertex_count; v++)
+        if (used[v] && plush_scene_binding_row(b, (uint32_t)v) >= 0)
+            p->framed[p->framed_count++] = (uint32_t)v;
+    if (p->framing == PLUSH_SCENE_PREVIEW_SOFT && p->framed_count == 0) {
+        plush_diag_warn(diag, -1, "preview", -1, "%s: the camera follows the whole model",
+                        b ? "no drawn vertex is bound" : "no soft part to frame without a binding (mode bones)");
+        p->framing = PLUSH_SCENE_PREVIEW_MODEL;
+    }
+    for (size_t v = 0; p->framing == PLUSH_SCENE_PREVIEW_MODEL && v < m->vertex_count; v++)
+        if (used[v])
+            p->framed[p->framed_count++] = (uint32_t)v;
+    free(used);
+    return true;
 }
 
-/* The box the motion sweeps without physics (see the top of the file), with the rest pose in it. */
-static plush_status motion_box(const preview_sink *p, const plush_scene *scene, float lo[3], float hi[3],
-                               plush_diag *diag)
+/* This frame's box of the framed vertices (the non-finite ones left out; empty, lo > hi, when none is
+ * finite), grown by the soft margin when it frames the soft part. */
+static void framed_box(const preview_sink *p, const float (*pos)[3], float lo[3], float hi[3])
 {
-    plush_scene_desc desc;
-    plush_scene_get_desc(scene, &desc);
-    const plush_pmx_model *m = p->model;
     for (int k = 0; k < 3; k++)
         lo[k] = INFINITY, hi[k] = -INFINITY;
-    for (size_t i = 0; i < p->face_count; i++)
-        grow(lo, hi, m->vertices[p->faces[i]].position);
-    if (!desc.motion && !desc.pose)
-        return PLUSH_OK;
-    /* a sample of the drawn vertices: every stride-th face corner */
-    size_t stride = p->face_count / PREVIEW_FIT_SAMPLES + 1;
-    plush_diag local = {0}; /* the scene has reported the motion's warnings already */
-    plush_diag_reset(&local);
-    plush_motion *motion = NULL;
-    plush_anim *anim = NULL;
-    plush_status st = desc.motion ? plush_motion_bind_vmd(m, desc.motion, &motion, &local)
-                                  : plush_motion_bind_vpd(m, desc.pose, &motion, &local);
-    if (st == PLUSH_OK)
-        st = plush_anim_create(m, &anim, &local);
-    /* plush_anim_skin writes vertex v at positions[v] */
-    float(*skinned)[3] = st == PLUSH_OK ? malloc((m->vertex_count ? m->vertex_count : 1) * sizeof *skinned) : NULL;
-    if (st == PLUSH_OK && !skinned)
-        st = plush_diag_fail(&local, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
-    if (st != PLUSH_OK) {
-        plush_anim_destroy(anim);
-        plush_motion_free(motion);
-        return plush__sink_fail(diag, &local);
+    for (size_t i = 0; i < p->framed_count; i++) {
+        const float *v = pos[p->framed[i]];
+        if (!(isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2])))
+            continue;
+        for (int k = 0; k < 3; k++)
+            lo[k] = fminf(lo[k], v[k]), hi[k] = fmaxf(hi[k], v[k]);
     }
-    uint32_t last = desc.motion ? plush_vmd_last_frame(desc.motion) : 0;
-    uint32_t step = last / PREVIEW_FIT_FRAMES + 1;
-    for (uint32_t f = 0; f <= last; f += step) {
-        plush_anim_sample(anim, motion, (float)f);
-        plush_anim_update_morphs(anim);
-        plush_anim_deform(anim, PLUSH_ANIM_BEFORE_PHYSICS);
-        plush_anim_deform(anim, PLUSH_ANIM_AFTER_PHYSICS);
-        for (size_t i = 0; i < p->face_count; i += stride) {
-            plush_anim_skin(anim, p->faces[i], 1, skinned, NULL);
-            grow(lo, hi, skinned[p->faces[i]]);
-        }
-    }
-    free(skinned);
-    plush_anim_destroy(anim);
-    plush_motion_free(motion);
-    return PLUSH_OK;
+    if (p->framing != PLUSH_SCENE_PREVIEW_SOFT || !(lo[0] <= hi[0]))
+        return;
+    float side = fmaxf(hi[0] - lo[0], fmaxf(hi[1] - lo[1], hi[2] - lo[2]));
+    for (int k = 0; k < 3; k++)
+        lo[k] -= preview_soft_margin * side, hi[k] += preview_soft_margin * side;
 }
 
-static plush_status fit_view(preview_sink *p, const plush_scene *scene, plush_diag *diag)
+/* Decodes the textures the drawn faces use, each once, and points the faces at them; a texture that
+ * cannot be used is one warning and its faces keep the flat colour. Only running out of memory fails. */
+static plush_status load_textures(preview_sink *p, plush_diag *diag)
 {
-    float lo[3], hi[3];
-    plush_status st = motion_box(p, scene, lo, hi, diag);
-    if (st != PLUSH_OK)
-        return st;
-    /* the margin is a share of the rest pose's size (the model's own, not the distance it travels) */
-    float rest_lo[3] = {INFINITY, INFINITY, INFINITY}, rest_hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-    for (size_t i = 0; i < p->face_count; i++)
-        grow(rest_lo, rest_hi, p->model->vertices[p->faces[i]].position);
-    float size = 0;
-    for (int k = 0; k < 3; k++)
-        size = fmaxf(size, rest_hi[k] - rest_lo[k]);
-    for (int k = 0; k < 3 && size > 0; k++)
-        lo[k] -= preview_margin * size, hi[k] += preview_margin * size;
-    plush_render_view_fit_box(lo, hi, (float)PREVIEW_WIDTH / PREVIEW_HEIGHT, &p->view);
-    return PLUSH_OK;
+    const plush_pmx_model *m = p->model;
+    size_t faces = p->face_count / 3;
+    p->uvs = malloc((m->vertex_count ? m->vertex_count : 1) * sizeof *p->uvs);
+    int32_t *slot = malloc((m->texture_count ? m->texture_count : 1) * sizeof *slot); /* -2: not tried */
+    p->textures = calloc(m->texture_count ? m->texture_count : 1, sizeof *p->textures);
+    if (!p->uvs || !slot || !p->textures) {
+        free(slot);
+        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+    }
+    for (size_t v = 0; v < m->vertex_count; v++)
+        memcpy(p->uvs[v], m->vertices[v].uv, sizeof p->uvs[v]);
+    for (size_t t = 0; t < m->texture_count; t++)
+        slot[t] = -2;
+    plush_status st = PLUSH_OK;
+    for (size_t f = 0; f < faces && st == PLUSH_OK; f++) {
+        int32_t t = p->face_textures[f];
+        if (t >= 0 && slot[t] == -2) {
+            plush_diag local = {0};
+            plush_render_texture *tex = &p->textures[p->texture_count];
+            st = plush__sink_texture_load(p->model_file, &m->textures[t], tex, &local);
+            slot[t] = tex->rgba ? (int32_t)p->texture_count++ : -1;
+            if (st != PLUSH_OK && st != PLUSH_E_NOMEM)
+                plush_diag_warn(diag, -1, "texture", t, "%s: drawn in its flat colour", local.message);
+            st = st == PLUSH_E_NOMEM ? plush_diag_fail(diag, st, -1, NULL, -1, "out of memory") : PLUSH_OK;
+        }
+        p->face_textures[f] = t >= 0 ? slot[t] : -1;
+    }
+    free(slot);
+    return st;
 }
 
 /* ---- ffmpeg ---------------------------------------------------------------------------------------- */
@@ -349,6 +372,21 @@ static bool pipe_write(int fd, const uint8_t *buf, size_t size)
 
 /* ---- the sink -------------------------------------------------------------------------------------- */
 
+/* What is drawn at these positions: the drawn faces with their colours and textures. */
+static plush_render_mesh textured_mesh(const preview_sink *p, const float (*positions)[3], const float (*normals)[3])
+{
+    return (plush_render_mesh){.vertex_count = p->model->vertex_count,
+                               .positions = positions,
+                               .normals = normals,
+                               .index_count = p->face_count,
+                               .indices = p->faces,
+                               .face_colors = (const float(*)[3])p->face_colors,
+                               .uvs = (const float(*)[2])p->uvs,
+                               .face_textures = p->face_textures,
+                               .textures = p->textures,
+                               .texture_count = p->texture_count};
+}
+
 static plush_status preview_begin(plush_scene_sink *s, const plush_scene *scene, plush_diag *diag)
 {
     preview_sink *p = (preview_sink *)s;
@@ -362,10 +400,11 @@ static plush_status preview_begin(plush_scene_sink *s, const plush_scene *scene,
         give_up(p, diag, "%s", local.message);
         return PLUSH_OK;
     }
-    plush_status st = fit_view(p, scene, diag);
-    if (st != PLUSH_OK)
-        return st;
-    st = plush_image_create(PREVIEW_WIDTH, PREVIEW_HEIGHT, &p->image, diag);
+    if (!framed_vertices(p, scene, diag))
+        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+    plush_status st = load_textures(p, diag);
+    if (st == PLUSH_OK)
+        st = plush_image_create(PREVIEW_WIDTH, PREVIEW_HEIGHT, &p->image, diag);
     if (st != PLUSH_OK)
         return st;
     /* the BVH over the rest pose; each frame refits it */
@@ -375,8 +414,7 @@ static plush_status preview_begin(plush_scene_sink *s, const plush_scene *scene,
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
     for (size_t i = 0; i < m->vertex_count; i++)
         memcpy(rest[i], m->vertices[i].position, sizeof rest[i]);
-    plush_render_mesh mesh = {.vertex_count = m->vertex_count, .positions = (const float(*)[3])rest,
-                              .index_count = p->face_count, .indices = p->faces};
+    plush_render_mesh mesh = textured_mesh(p, (const float(*)[3])rest, NULL);
     plush_diag_reset(&local);
     st = plush_render_stream_create(&mesh, &p->stream, &local);
     free(rest);
@@ -407,12 +445,12 @@ static plush_status preview_frame(plush_scene_sink *s, const plush_scene *scene,
     uint64_t due = pictures_due(p, frame);
     if (due == 0)
         return PLUSH_OK;
-    plush_render_mesh mesh = {.vertex_count = p->model->vertex_count,
-                              .positions = plush_scene_positions(scene),
-                              .normals = plush_scene_normals(scene),
-                              .index_count = p->face_count,
-                              .indices = p->faces,
-                              .face_colors = (const float(*)[3])p->face_colors};
+    plush_render_mesh mesh = textured_mesh(p, plush_scene_positions(scene), plush_scene_normals(scene));
+    float lo[3], hi[3];
+    framed_box(p, mesh.positions, lo, hi);
+    plush_render_follow_update(&p->follow, lo, hi, (float)((double)(frame - p->last_frame) / p->fps),
+                               (float)PREVIEW_WIDTH / PREVIEW_HEIGHT, &p->view);
+    p->last_frame = frame;
     plush_image_fill(&p->image, preview_background);
     plush_diag local = {0};
     plush_diag_reset(&local);
@@ -482,6 +520,13 @@ static void preview_destroy(plush_scene_sink *s)
     plush_image_free(&p->image);
     free(p->faces);
     free(p->face_colors);
+    free(p->face_textures);
+    free(p->uvs);
+    for (size_t t = 0; t < p->texture_count; t++)
+        plush_render_texture_free(&p->textures[t]);
+    free(p->textures);
+    free(p->framed);
+    free(p->model_file);
     free(p->tmp);
     free(p->path);
     free(p);
@@ -512,10 +557,12 @@ static plush_status preview_create(const plush_scene *scene, const plush_scene_o
         plush_scene_desc desc;
         plush_scene_get_desc(scene, &desc);
         p->model = desc.model;
+        p->model_file = out->model_file ? strdup(out->model_file) : NULL;
+        p->framing = out->preview_frame;
         p->fps = desc.fps > 0 ? desc.fps : PREVIEW_FPS;
         p->path = plush__sink_file(out, "preview.mp4");
     }
-    if (!p || !p->path || !drawn_faces(p)) {
+    if (!p || !p->path || (out->model_file && !p->model_file) || !drawn_faces(p)) {
         if (p)
             preview_destroy(&p->base);
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
