@@ -173,3 +173,33 @@ void plush__quat_to_mat3(const double q[4], double *m, size_t stride)
         for (int row = 0; row < 3; row++)
             m[stride * (size_t)c + (size_t)row] = r[row][c];
 }
+
+void plush__dist_heap_push(plush__dist_item *h, size_t *n, plush__dist_item x)
+{
+    size_t i = (*n)++;
+    while (i > 0 && h[(i - 1) / 2].d > x.d) {
+        h[i] = h[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    h[i] = x;
+}
+
+plush__dist_item plush__dist_heap_pop(plush__dist_item *h, size_t *n)
+{
+    plush__dist_item top = h[0], x = h[--*n];
+    size_t i = 0;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= *n)
+            break;
+        if (c + 1 < *n && h[c + 1].d < h[c].d)
+            c++;
+        if (h[c].d >= x.d)
+            break;
+        h[i] = h[c];
+        i = c;
+    }
+    if (*n)
+        h[i] = x;
+    return top;
+}

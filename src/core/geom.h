@@ -75,4 +75,16 @@ void plush__mat3_to_quat(const double *m, size_t stride, double q[4]);
 void plush__quat_to_mat3(const double q[4], double *m, size_t stride);
 void plush__mat3_to_quatf(const float *m, size_t stride, float q[4]);
 
+/* ---- a binary min-heap of (distance, node), for shortest paths over a mesh's edges ------------------- */
+
+typedef struct plush__dist_item {
+    double d;
+    uint32_t v;
+} plush__dist_item;
+
+/* h holds *n items and has room for one more. */
+void plush__dist_heap_push(plush__dist_item *h, size_t *n, plush__dist_item x);
+/* The nearest item, removed; *n > 0. */
+plush__dist_item plush__dist_heap_pop(plush__dist_item *h, size_t *n);
+
 #endif

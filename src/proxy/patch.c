@@ -113,40 +113,6 @@ static int cmp_u32(const void *a, const void *b)
 
 /* ---- patches by reach: shortest paths over the cage's edges, a binary heap of (distance, node) ---- */
 
-typedef struct reach_item {
-    double d;
-    uint32_t v;
-} reach_item;
-
-static void heap_push(reach_item *h, size_t *n, reach_item x)
-{
-    size_t i = (*n)++;
-    while (i > 0 && h[(i - 1) / 2].d > x.d) {
-        h[i] = h[(i - 1) / 2];
-        i = (i - 1) / 2;
-    }
-    h[i] = x;
-}
-
-static reach_item heap_pop(reach_item *h, size_t *n)
-{
-    reach_item top = h[0], x = h[--*n];
-    size_t i = 0;
-    for (;;) {
-        size_t c = 2 * i + 1;
-        if (c >= *n)
-            break;
-        if (c + 1 < *n && h[c + 1].d < h[c].d)
-            c++;
-        if (h[c].d >= x.d)
-            break;
-        h[i] = h[c];
-        i = c;
-    }
-    if (*n)
-        h[i] = x;
-    return top;
-}
 
 static double node_distance(const plush_proxy_mesh *rest, uint32_t a, uint32_t b)
 {
@@ -229,7 +195,7 @@ plush_status plush_proxy_patch_create(const plush_proxy_mesh *rest, plush_proxy_
     /* by reach: per node its piece's reach, the best distance found (INFINITY outside the current walk)
      * and a heap that holds at most one entry per edge end plus the corners */
     double *radius = NULL, *dist = NULL;
-    reach_item *heap = NULL;
+    plush__dist_item *heap = NULL;
     if (by_reach) {
         radius = malloc((nn ? nn : 1) * sizeof *radius);
         dist = malloc((nn ? nn : 1) * sizeof *dist);
@@ -279,10 +245,10 @@ plush_status plush_proxy_patch_create(const plush_proxy_mesh *rest, plush_proxy_
             double limit = radius[rest->triangles[i][0]];
             for (size_t e = 0; e < corners; e++) {
                 dist[list[e]] = 0;
-                heap_push(heap, &hn, (reach_item){0, list[e]});
+                plush__dist_heap_push(heap, &hn, (plush__dist_item){0, list[e]});
             }
             while (hn) {
-                reach_item it = heap_pop(heap, &hn);
+                plush__dist_item it = plush__dist_heap_pop(heap, &hn);
                 if (it.d > dist[it.v])
                     continue;   /* a stale entry: the node was reached shorter since */
                 for (size_t k = nstart[it.v]; k < nstart[it.v + 1]; k++) {
@@ -293,7 +259,7 @@ plush_status plush_proxy_patch_create(const plush_proxy_mesh *rest, plush_proxy_
                     if (mark[v] != i + 1)
                         mark[v] = (uint32_t)(i + 1), list[count++] = v;
                     dist[v] = d;
-                    heap_push(heap, &hn, (reach_item){d, v});
+                    plush__dist_heap_push(heap, &hn, (plush__dist_item){d, v});
                 }
             }
             for (size_t e = 0; e < count; e++)

@@ -4,6 +4,7 @@
 #include "plush/scene_attach.h"
 #include "core/geom.h"
 #include "scene/attach_internal.h"
+#include "scene/internal.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -147,45 +148,6 @@ static plush_status cage_vertices(const plush_pmx_model *m, const plush_cage_mes
     return PLUSH_OK;
 }
 
-/* Rigid body rotation (x, y, z radians) as physics.h defines it: Ry(y) * Rx(x) * Rz(z) on column vectors;
- * r[row][col]. */
-static void body_rotation(const float e[3], double r[3][3])
-{
-    double cx = cos(e[0]), sx = sin(e[0]), cy = cos(e[1]), sy = sin(e[1]), cz = cos(e[2]), sz = sin(e[2]);
-    double ry[3][3] = {{cy, 0, sy}, {0, 1, 0}, {-sy, 0, cy}}, rx[3][3] = {{1, 0, 0}, {0, cx, -sx}, {0, sx, cx}};
-    double rz[3][3] = {{cz, -sz, 0}, {sz, cz, 0}, {0, 0, 1}}, t[3][3];
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++) {
-            t[i][j] = 0;
-            for (int k = 0; k < 3; k++)
-                t[i][j] += ry[i][k] * rx[k][j];
-        }
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++) {
-            r[i][j] = 0;
-            for (int k = 0; k < 3; k++)
-                r[i][j] += t[i][k] * rz[k][j];
-        }
-}
-
-/* Inside the body's shape at its PMX pose: sphere (radius size[0]), box (half extents size), capsule
- * (radius size[0], cylinder length size[1] along local Y). */
-static bool inside_body(const plush_pmx_rigid_body *b, const float p[3])
-{
-    double r[3][3], d[3] = {(double)p[0] - b->position[0], (double)p[1] - b->position[1], (double)p[2] - b->position[2]};
-    body_rotation(b->rotation, r);
-    double l[3];
-    for (int j = 0; j < 3; j++)
-        l[j] = r[0][j] * d[0] + r[1][j] * d[1] + r[2][j] * d[2]; /* R^T d */
-    double rad = b->size[0];
-    if (b->shape == PLUSH_PMX_RIGID_SPHERE)
-        return l[0] * l[0] + l[1] * l[1] + l[2] * l[2] <= rad * rad;
-    if (b->shape == PLUSH_PMX_RIGID_BOX)
-        return fabs(l[0]) <= b->size[0] && fabs(l[1]) <= b->size[1] && fabs(l[2]) <= b->size[2];
-    double half = 0.5 * b->size[1], y = l[1] > half ? l[1] - half : l[1] < -half ? l[1] + half : 0;
-    return l[0] * l[0] + y * y + l[2] * l[2] <= rad * rad;
-}
-
 /* The share of a vertex's weight that the marked bones hold. */
 static double pinned_share(const plush_pmx_vertex *v, const bool *pin_bone, size_t bone_count)
 {
@@ -265,7 +227,7 @@ static plush_status find_anchors(attach_work *w, plush_diag *diag)
         bool any = false;
         for (size_t b = 0; st == PLUSH_OK && b < m->rigid_body_count; b++)
             for (size_t k = 0; named[b] && k < n; k++)
-                if (inside_body(&m->rigid_bodies[b], w->cage[k].position)) {
+                if (plush__rigid_rest_inside(&m->rigid_bodies[b], w->cage[k].position)) {
                     any = true;
                     if (w->anchor[k] < 0 && !w->pinned[k])
                         w->anchor[k] = (int32_t)b;
@@ -387,7 +349,7 @@ static uint16_t auto_mask(const attach_work *w, uint8_t group)
         const plush_pmx_rigid_body *rb = &m->rigid_bodies[b];
         bool holds = false;
         for (size_t k = 0; k < w->o->cage->vertex_count && !holds; k++)
-            holds = !w->pinned[k] && inside_body(rb, w->o->cage->positions[k]);
+            holds = !w->pinned[k] && plush__rigid_rest_inside(rb, w->o->cage->positions[k]);
         if (holds)
             mask = (uint16_t)(mask & ~(1u << (rb->group & 15)));
     }

@@ -2,6 +2,8 @@
  * body moves (plush_attach_options.auto_pins; the rule is in plush/scene_attach.h). */
 #include "scene/attach_internal.h"
 
+#include "core/geom.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -568,42 +570,6 @@ done:
     return st;
 }
 
-/* A binary min-heap of (distance, node) for the walk along the cage. */
-typedef struct heap_item {
-    double d;
-    uint32_t node;
-} heap_item;
-
-static void heap_push(heap_item *h, size_t *n, heap_item x)
-{
-    size_t i = (*n)++;
-    while (i > 0 && h[(i - 1) / 2].d > x.d) {
-        h[i] = h[(i - 1) / 2];
-        i = (i - 1) / 2;
-    }
-    h[i] = x;
-}
-
-static heap_item heap_pop(heap_item *h, size_t *n)
-{
-    heap_item top = h[0], last = h[--*n];
-    size_t i = 0;
-    for (;;) {
-        size_t c = 2 * i + 1;
-        if (c >= *n)
-            break;
-        if (c + 1 < *n && h[c + 1].d < h[c].d)
-            c++;
-        if (h[c].d >= last.d)
-            break;
-        h[i] = h[c];
-        i = c;
-    }
-    if (*n > 0)
-        h[i] = last;
-    return top;
-}
-
 plush_status plush__attach_free_lengths(const plush_cage_mesh *c, const uint32_t *face_piece, size_t pieces,
                                         const bool *held, plush_attach_piece *info, plush_diag *diag)
 {
@@ -612,7 +578,7 @@ plush_status plush__attach_free_lengths(const plush_cage_mesh *c, const uint32_t
     uint32_t *piece_of = malloc((half ? half : 1) * sizeof *piece_of);
     double *dist = malloc((nv ? nv : 1) * sizeof *dist);
     /* each directed edge is pushed at most once per piece walk, plus the sources */
-    heap_item *heap = malloc((half + nv + 1) * sizeof *heap);
+    plush__dist_item *heap = malloc((half + nv + 1) * sizeof *heap);
     plush_status st = PLUSH_OK;
     if (!first || !to || !piece_of || !dist || !heap) {
         st = no_memory(diag);
@@ -641,18 +607,18 @@ plush_status plush__attach_free_lengths(const plush_cage_mesh *c, const uint32_t
             for (uint32_t e = first[k]; e < first[k + 1]; e++)
                 if (piece_of[e] == p && held[k]) {
                     dist[k] = 0;
-                    heap_push(heap, &n, (heap_item){0, (uint32_t)k});
+                    plush__dist_heap_push(heap, &n, (plush__dist_item){0, (uint32_t)k});
                     break;
                 }
         }
         double longest = 0;
         while (n > 0) {
-            heap_item x = heap_pop(heap, &n);
-            if (x.d > dist[x.node])
+            plush__dist_item x = plush__dist_heap_pop(heap, &n);
+            if (x.d > dist[x.v])
                 continue;
             longest = fmax(longest, x.d);
-            const float *a = c->positions[x.node];
-            for (uint32_t e = first[x.node]; e < first[x.node + 1]; e++) {
+            const float *a = c->positions[x.v];
+            for (uint32_t e = first[x.v]; e < first[x.v + 1]; e++) {
                 if (piece_of[e] != p)
                     continue;
                 const float *b = c->positions[to[e]];
@@ -661,7 +627,7 @@ plush_status plush__attach_free_lengths(const plush_cage_mesh *c, const uint32_t
                                       ((double)a[2] - b[2]) * ((double)a[2] - b[2]));
                 if (d < dist[to[e]]) {
                     dist[to[e]] = d;
-                    heap_push(heap, &n, (heap_item){d, to[e]});
+                    plush__dist_heap_push(heap, &n, (plush__dist_item){d, to[e]});
                 }
             }
         }

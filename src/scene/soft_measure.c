@@ -26,39 +26,6 @@ static double rest_size(const plush_pmx_model *m, const uint32_t *vertices, size
     return sqrt(d);
 }
 
-/* The signed distance from p (in the body's frame) to the shape's surface: negative inside. */
-static double shape_distance(const plush_pmx_rigid_body *rb, const double p[3])
-{
-    switch (rb->shape) {
-    case PLUSH_PMX_RIGID_SPHERE:
-        return sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2]) - rb->size[0];
-    case PLUSH_PMX_RIGID_BOX: {
-        double out = 0, in = -INFINITY;
-        for (int k = 0; k < 3; k++) {
-            double d = fabs(p[k]) - rb->size[k];
-            out += d > 0 ? d * d : 0;
-            in = d > in ? d : in;
-        }
-        return out > 0 ? sqrt(out) : in;
-    }
-    case PLUSH_PMX_RIGID_CAPSULE: {
-        /* radius size[0], the cylinder's height size[1] along the local Y axis (as MMD and Bullet) */
-        double h = rb->size[1] * 0.5, y = p[1] < -h ? -h : p[1] > h ? h : p[1];
-        return sqrt(p[0] * p[0] + (p[1] - y) * (p[1] - y) + p[2] * p[2]) - rb->size[0];
-    }
-    default:
-        return INFINITY;
-    }
-}
-
-/* p in the frame of a column-major rigid transform m. */
-static void to_local(const float m[16], const float p[3], double out[3])
-{
-    double d[3] = {(double)p[0] - m[12], (double)p[1] - m[13], (double)p[2] - m[14]};
-    for (int i = 0; i < 3; i++)
-        out[i] = m[4 * i] * d[0] + m[4 * i + 1] * d[1] + m[4 * i + 2] * d[2];
-}
-
 static double bounding_radius(const plush_pmx_rigid_body *rb)
 {
     switch (rb->shape) {
@@ -106,8 +73,8 @@ plush_status plush__soft_measure_init(plush__soft_measure *sm, const plush_pmx_m
         plush_world_rigid_rest_transform(rb, t);
         for (size_t i = 0; i < count; i++) {
             double local[3];
-            to_local(t, m->vertices[vertices[i]].position, local);
-            if (shape_distance(rb, local) < 0) {
+            plush__rigid_local(t, m->vertices[vertices[i]].position, local);
+            if (plush__rigid_shape_distance(rb, local) < 0) {
                 size_t bit = b * count + i;
                 sm->inside_at_rest[bit / 8] |= (uint8_t)(1u << (bit % 8));
             }
@@ -146,10 +113,10 @@ void plush__soft_measure_frame(plush__soft_measure *sm, const plush_anim *anim, 
             if (sm->inside_at_rest[bit / 8] & (1u << (bit % 8)))
                 continue;
             double local[3];
-            to_local(t, positions[sm->vertices[i]], local);
+            plush__rigid_local(t, positions[sm->vertices[i]], local);
             if (local[0] * local[0] + local[1] * local[1] + local[2] * local[2] > reach * reach)
                 continue;
-            double d = shape_distance(rb, local);
+            double d = plush__rigid_shape_distance(rb, local);
             if (d < 0) {
                 inside++; /* a vertex inside two bodies counts twice: rare, and an upper bound */
                 deepest = -d > deepest ? -d : deepest;

@@ -6,6 +6,7 @@
 #include "plush/anim.h"
 #include "plush/physics.h"
 #include "plush/scene.h"
+#include "scene/internal.h"
 
 typedef struct plush__soft_measure {
     const plush_pmx_model *model;
