@@ -420,7 +420,7 @@ static void summary(const run_state *s, uint32_t frames, const plush_diag *diag)
     plush_scene_soft(s->scene, NULL, &soft);
     if (soft.frames) {
         printf("  soft part       moves on average %.2f%% of its size from bone skinning\n", 100 * soft.mean_offset_share);
-        if (soft.worst_inside_frame >= 0)
+        if (soft.worst_inside_frame >= 0 && soft.bodies > 0)
             printf("  body            %zu rigid bodies that follow bones; worst frame %lld: %.2f%% of the bound vertices "
                    "inside them, %.3g deep (deepest over the run %.3g)\n",
                    soft.bodies, (long long)soft.worst_inside_frame, 100 * soft.worst_inside_share,
