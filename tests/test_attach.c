@@ -316,10 +316,11 @@ static void test_attach_fixture(void **state)
     plush_pmx_rigid_body *rb = pmx_fx_rigid_bodies(m, 4);
     /* Sphere around +x, box around +y (rotated), capsule lying along z around +z, and one on bone 1. */
     rb[0] = (plush_pmx_rigid_body){.name = pmx_fx_str(m, "ball"), .bone = 0, .group = 2, .mask = 0xFFFF, .shape = 0,
-                                   .size = {0.5f, 0, 0}, .position = {2.2f, 0, 0}, .mass = 1};
+                                   .size = {0.5f, 0, 0}, .position = {2.2f, 0, 0}, .mass = 1,
+                                   .mode = PLUSH_PMX_RIGID_PHYSICS};
     rb[1] = (plush_pmx_rigid_body){.name = pmx_fx_str(m, "box"), .bone = 0, .group = 3, .mask = 0xFFFF, .shape = 1,
                                    .size = {0.2f, 0.05f, 0.2f}, .position = {0, 2.1f, 0},
-                                   .rotation = {0, 0, 1.5707964f}, .mass = 1};
+                                   .rotation = {0, 0, 1.5707964f}, .mass = 1, .mode = PLUSH_PMX_RIGID_PHYSICS};
     rb[2] = (plush_pmx_rigid_body){.name = pmx_fx_str(m, "stick"), .bone = 0, .group = 4, .mask = 0xFFFF,
                                    .shape = 2, .size = {0.1f, 2.0f, 0}, .position = {0, 0, 3.0f},
                                    .rotation = {1.5707964f, 0, 0}, .mass = 1};
@@ -388,11 +389,13 @@ static void test_attach_fixture(void **state)
         assert_int_equal(sb->anchors[i].rigid_body, bodies[i]);
         assert_int_equal(sb->anchors[i].vertex, (int32_t)res.first_vertex + vertices[i]);
     }
-    /* Bodies holding a free cage vertex at rest (the three anchor bodies hold vertices 0, 2 and 4) are left
-     * out; the body sphere inside the cage is collided with, whatever bones the cage is weighted to. */
+    /* Bodies physics moves that hold a free cage vertex at rest (ball and box hold vertices 0 and 2) are
+     * left out; the stick holds vertex 4 but follows its bone (the physics collides the faces with it,
+     * leaving out the faces on it at rest); the body sphere inside the cage is collided with. */
     uint16_t mask = 0x7FFF;
-    for (int b = 0; b < 3; b++)
+    for (int b = 0; b < 2; b++)
         mask = (uint16_t)(mask & ~(1u << rb[b].group));
+    assert_true((mask >> rb[2].group) & 1u);
     assert_true((mask >> rb[3].group) & 1u);
     assert_int_equal(sb->mask, mask);
     assert_int_equal(res.mask, mask);

@@ -617,6 +617,87 @@ static void test_rigid_blowup_beside_cloth(void **state)
     plush_pmx_free(m);
 }
 
+/* The sheet's height at (x, z) on face (a, b, c) of its nodes (barycentric in the XZ plane). */
+static double sheet_height(const float (*x)[3], uint32_t a, uint32_t b, uint32_t c, double px, double pz)
+{
+    double e1x = (double)x[b][0] - x[a][0], e1z = (double)x[b][2] - x[a][2];
+    double e2x = (double)x[c][0] - x[a][0], e2z = (double)x[c][2] - x[a][2];
+    double qx = px - x[a][0], qz = pz - x[a][2], det = e1x * e2z - e2x * e1z;
+    double u = (qx * e2z - e2x * qz) / det, v = (e1x * qz - qx * e1z) / det;
+    return (1 - u - v) * x[a][1] + u * x[b][1] + v * x[c][1];
+}
+
+/* A body that follows its bone pushes a coarse sheet's faces away even where it rises between their
+ * nodes (Bullet's node contacts alone let it through: no node comes near it), whatever the soft body's
+ * mask; a body a face touches at rest is left alone with it. */
+static void test_faces_stay_off_a_body(void **state)
+{
+    (void)state;
+    for (int touching = 0; touching < 2; touching++) {
+        plush_pmx_model *m = mesh_fx_model(1);
+        mesh_fx g = grid_mesh(2, 4.0f); /* nodes 2 apart */
+        size_t mat = mesh_fx_add_material(m, "sheet", &g, 0);
+        mesh_fx_free(&g);
+        plush_pmx_rigid_body *rb = pmx_fx_rigid_bodies(m, 1);
+        rb->name = pmx_fx_str(m, "fist");
+        rb->bone = 0;
+        rb->mode = PLUSH_PMX_RIGID_FOLLOW_BONE;
+        rb->shape = PLUSH_PMX_RIGID_SPHERE;
+        rb->size[0] = 0.4f;
+        rb->position[0] = rb->position[2] = 0.7f; /* under a face, 0.99 from its nearest node */
+        rb->position[1] = touching ? 0 : -1;
+        rb->group = 1;
+        rb->mask = 0xFFFF;
+        size_t k = mesh_fx_add_soft_body(m, (int32_t)mat, 0);
+        soft_defaults(&m->soft_bodies[k]);
+        m->soft_bodies[k].mask = 0; /* the body is collided with whatever the mask says */
+        int32_t pins[4] = {0, 2, 6, 8};
+        m->soft_bodies[k].pins = pins;
+        m->soft_bodies[k].pin_count = 4;
+        sim s = sim_new(m, &(plush_world_desc){.no_gravity = true});
+        float(*rest)[3] = calloc(m->vertex_count, sizeof *rest);
+        assert_non_null(rest);
+        for (size_t v = 0; v < m->vertex_count; v++)
+            memcpy(rest[v], m->vertices[v].position, sizeof rest[v]);
+        float bone[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+        double lowest_gap = INFINITY;
+        /* the face over the body: nodes (0, 0), (2, 0), (0, 2) at rest (nodes are numbered by the weld) */
+        uint32_t face[3] = {0, 0, 0};
+        const float corner[3][2] = {{0, 0}, {2, 0}, {0, 2}};
+        size_t n0;
+        float(*x0)[3] = nodes_of(&s, 0, &n0);
+        for (int c = 0; c < 3; c++)
+            for (uint32_t q = 0; q < n0; q++)
+                if (fabsf(x0[q][0] - corner[c][0]) < 1e-6f && fabsf(x0[q][2] - corner[c][1]) < 1e-6f)
+                    face[c] = q;
+        free(x0);
+        for (int f = 1; f <= 45; f++) {
+            bone[13] = touching ? 0 : 1.05f * (float)(f < 30 ? f : 30) / 30.0f; /* rises 1.05 in a second */
+            plush_world_set_bones(s.wm, (const float(*)[16])bone);
+            plush_world_set_pins(s.wm, (const float(*)[3])rest);
+            sim_step(&s, FRAME);
+            size_t n;
+            float(*x)[3] = nodes_of(&s, 0, &n);
+            assert_int_equal(n, 9);
+            assert_true(mesh_fx_all_finite((const float(*)[3])x, n));
+            double top = rb->position[1] + bone[13] + rb->size[0];
+            double gap = sheet_height((const float(*)[3])x, face[0], face[1], face[2], 0.7, 0.7) - top;
+            if (touching) /* left alone: the sheet keeps its rest plane through the body */
+                assert_true(fabs(sheet_height((const float(*)[3])x, face[0], face[1], face[2], 0.7, 0.7)) < 1e-3);
+            else if (top > 0)
+                lowest_gap = gap < lowest_gap ? gap : lowest_gap;
+            free(x);
+        }
+        if (!touching) {
+            print_message("      sheet over the rising body: lowest gap %.3f (radius 0.4)\n", lowest_gap);
+            assert_true(lowest_gap > 0); /* the face stays off it (the margin is 0.05) */
+        }
+        free(rest);
+        plush_world_destroy(s.world);
+        plush_pmx_free(m);
+    }
+}
+
 /* Nodes are the proxy's nodes; every PMX vertex of the material (seam copies too) gets its node's
  * position and normal; vertices outside are left alone; reset puts the nodes back. */
 static void test_numbering_readback_reset(void **state)
@@ -839,6 +920,7 @@ int main(void)
         cmocka_unit_test(test_repairs),
         cmocka_unit_test(test_blowup_guard),
         cmocka_unit_test(test_rigid_blowup_beside_cloth),
+        cmocka_unit_test(test_faces_stay_off_a_body),
         cmocka_unit_test(test_numbering_readback_reset),
         cmocka_unit_test(test_deterministic),
         cmocka_unit_test(test_volume_and_pose_matching),

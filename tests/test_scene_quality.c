@@ -195,12 +195,15 @@ typedef struct ref_sink {
 } ref_sink;
 
 static void ref_row(char *dst, size_t cap, uint32_t frame, const plush_quality_figures *f,
-                    const plush_quality_figures *c)
+                    const plush_quality_figures *c, const plush_scene_soft_figures *soft)
 {
     int n = snprintf(dst, cap, "%u,%.6g,%.6g,%.6g,%.6g,%.6g,%.4g,%.4g,%.6g", frame, f->strain_p50, f->strain_p99,
                      f->strain_p999, f->strain_max, f->strain_outside, f->crease_p99, f->crease_max, f->volume_ratio);
-    snprintf(dst + n, cap - (size_t)n, ",%.6g,%.6g,%.6g,%.6g,%.6g,%.4g,%.4g,%.6g\n", c->strain_p50, c->strain_p99,
-             c->strain_p999, c->strain_max, c->strain_outside, c->crease_p99, c->crease_max, c->volume_ratio);
+    n += snprintf(dst + n, cap - (size_t)n, ",%.6g,%.6g,%.6g,%.6g,%.6g,%.4g,%.4g,%.6g", c->strain_p50,
+                  c->strain_p99, c->strain_p999, c->strain_max, c->strain_outside, c->crease_p99, c->crease_max,
+                  c->volume_ratio);
+    snprintf(dst + n, cap - (size_t)n, ",%.6g,%.6g,%.6g,%.6g\n", soft->inside_share, soft->inside_depth,
+             soft->bones_inside_share, soft->offset_share);
 }
 
 static plush_status ref_frame(plush_scene_sink *s, const plush_scene *scene, uint32_t frame, plush_diag *diag)
@@ -211,7 +214,9 @@ static plush_status ref_frame(plush_scene_sink *s, const plush_scene *scene, uin
     old_quality_measure(r->surface, plush_scene_positions(scene), &f);
     old_quality_measure(r->cage, plush_scene_proxy_nodes(scene), &c);
     assert_true(frame < 64);
-    ref_row(r->rows[frame], sizeof r->rows[frame], frame, &f, &c);
+    plush_scene_soft_figures soft;
+    plush_scene_soft(scene, &soft, NULL);
+    ref_row(r->rows[frame], sizeof r->rows[frame], frame, &f, &c, &soft);
     r->frames = frame + 1;
     return PLUSH_OK;
 }

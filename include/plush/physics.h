@@ -79,6 +79,11 @@ void plush_world_destroy(plush_world *world);
  * dropped, each with a warning in diag naming the soft body; the rest of the model still simulates.
  * Valid fields Bullet cannot run together are overridden with a warning: an anchor on a pinned node is
  * dropped (the pin wins), pressure on a body that encloses no volume (a rope, a flat cloth) is 0.
+ * A TriMesh soft body's faces collide with every rigid body that follows its bone (mode 0: the model's
+ * body), whatever the soft body's mask: after each fixed step each face is pushed out of the body's exact
+ * shape by its deepest of ten sample points, keeping the soft body's margin (or its rest distance, when
+ * less), and a face that reaches into a body at rest is left alone with it. Bullet's own node contacts
+ * (filtered by group and mask) handle the bodies physics moves.
  * Fails only on bad arguments or when Bullet refuses (PLUSH_E_NOMEM, PLUSH_E_ARGUMENT). */
 plush_status plush_world_add_model(plush_world *world, const plush_pmx_model *model,
                                    const float (*bone_globals)[16], plush_world_model **out, plush_diag *diag);

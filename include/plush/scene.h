@@ -225,6 +225,8 @@ typedef struct plush_scene_soft_figures {
     double inside_share;  /* bound vertices inside the rigid bodies that follow bones, posed at the frame
                            * (0..1; a vertex inside a body already at rest is not counted for that body) */
     double inside_depth;  /* the deepest of them below the shape's surface (model units) */
+    double bones_inside_share; /* the same share where plain bone skinning puts the bound vertices: what
+                                * the model's own weights do against its own body at this frame */
 } plush_scene_soft_figures;
 
 /* Over the steps so far: the mean offset_share, and the frame with the largest inside_share. */
@@ -232,6 +234,8 @@ typedef struct plush_scene_soft_summary {
     uint64_t frames;
     double mean_offset_share;
     double worst_inside_share, worst_inside_depth, deepest;
+    double worst_bones_inside_share; /* bone skinning's share at the worst frame */
+    double most_bones_inside_share;  /* bone skinning's largest share over the steps */
     int64_t worst_inside_frame;   /* -1: no step yet */
     size_t bodies;                /* the rigid bodies measured */
 } plush_scene_soft_summary;

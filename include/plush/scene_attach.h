@@ -41,7 +41,7 @@ extern "C" {
  *
  *   field            plush   jelly   cloth
  *   total_mass       1       1       0.2
- *   margin           0.05    0.05    0.02
+ *   margin           -0.1    -0.1    -0.04  negative: in mean edges of each cage piece (see below)
  *   aero_model       0       0       1 (V_TwoSided)
  *   config.dp        0.05    0.01    0.02   damping
  *   config.dg        0       0       0.01   drag
@@ -49,13 +49,15 @@ extern "C" {
  *   config.pr        0       0       0      pressure (needs a closed cage)
  *   config.vc        0       20      0      volume conservation (needs a closed cage)
  *   config.df        0.2     0.5     0.5    dynamic friction
- *   config.mt        0.2     0.05    0      pose matching: pull back toward the rest shape
- *   iterations.v     1       1       1      velocity solver
- *   iterations.p     4       8       8      position solver
+ *   config.mt        0.05    0.05    0      pose matching: pull back toward the rest shape
+ *   iterations.v     0       1       1      velocity solver
+ *   iterations.p     16      8       8      position solver
  *   material_params  0.5     0.45    0.9    lst, ast (linear, angular stiffness); vst 0.5 / 1 / 1
  *
  * "plush" keeps a stuffed shape that gives way and recovers; "jelly" wobbles and keeps its volume;
- * "cloth" hangs and folds. Returns false (out untouched) for an unknown name. */
+ * "cloth" hangs and folds. A negative margin is relative: attach turns it into that many mean edges of each
+ * cage piece, in model units (the margin keeps the piece's faces off the model's body, see plush/physics.h).
+ * Returns false (out untouched) for an unknown name. */
 bool plush_attach_preset(const char *name, plush_pmx_soft_body *out);
 
 /* Sets one numeric field by its `plush info --json` name: group, mask, flags, blink_distance, clusters,

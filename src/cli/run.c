@@ -422,9 +422,11 @@ static void summary(const run_state *s, uint32_t frames, const plush_diag *diag)
         printf("  soft part       moves on average %.2f%% of its size from bone skinning\n", 100 * soft.mean_offset_share);
         if (soft.worst_inside_frame >= 0 && soft.bodies > 0)
             printf("  body            %zu rigid bodies that follow bones; worst frame %lld: %.2f%% of the bound vertices "
-                   "inside them, %.3g deep (deepest over the run %.3g)\n",
+                   "inside them (bone skinning: %.2f%%), %.3g deep; over the run deepest %.3g, bone skinning at most "
+                   "%.2f%%\n",
                    soft.bodies, (long long)soft.worst_inside_frame, 100 * soft.worst_inside_share,
-                   soft.worst_inside_depth, soft.deepest);
+                   100 * soft.worst_bones_inside_share, soft.worst_inside_depth, soft.deepest,
+                   100 * soft.most_bones_inside_share);
     }
     if (diag->warning_count)
         printf("  warnings        %u (on stderr)\n", diag->warning_count);

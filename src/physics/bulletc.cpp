@@ -167,6 +167,7 @@ const plush_bulletc_api api = {
     soft_set_pose,
     soft_append_bending_link,
     body_reset,
+    soft_ignore_body,
 };
 
 } // namespace plush_bulletc

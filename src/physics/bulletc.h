@@ -21,7 +21,7 @@
 extern "C" {
 #endif
 
-#define PLUSH_BULLETC_VERSION 4u
+#define PLUSH_BULLETC_VERSION 5u
 enum { BC_ERR = 256 };
 
 typedef struct bc_world bc_world;
@@ -190,6 +190,9 @@ typedef struct plush_bulletc_api {
      * whose cached impulses would carry a blown-up state into the next solve. A non-finite m is
      * ignored. (version 4) */
     void (*body_reset)(bc_body *body, const float m[16]);
+    /* Bullet leaves the pair soft-body, rigid-body alone (no node contacts): plush collides the soft body's
+     * faces with that body itself. (version 5) */
+    void (*soft_ignore_body)(bc_soft *soft, bc_body *body);
 } plush_bulletc_api;
 
 /* The one exported symbol. Returns NULL when version differs from the library's. */

@@ -309,4 +309,15 @@ void soft_set_pose(bc_soft *s, bool volume, bool frame)
     }
 }
 
+void soft_ignore_body(bc_soft *s, bc_body *b)
+{
+    if (!s || !b || s->world != b->world)
+        return;
+    try {
+        /* The dispatcher asks both objects (checkCollideWith) before it makes a pair's contacts. */
+        s->soft->setIgnoreCollisionCheck(b->body, true);
+    } catch (...) {
+    }
+}
+
 } // namespace plush_bulletc

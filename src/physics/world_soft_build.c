@@ -364,6 +364,8 @@ static plush_status add_one(plush_world_model *wm, size_t i, plush_diag *diag)
         st = alloc_state(&c);
     if (st == PLUSH_OK)
         st = plush__world_soft_create_bullet(&c);
+    if (st == PLUSH_OK)
+        st = plush__world_soft_collide_init(&c);
     if (st != PLUSH_OK)
         return st;
     c.s->state = PLUSH_SOFT_ACTIVE;

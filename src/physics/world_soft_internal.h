@@ -46,6 +46,15 @@ struct world_soft {
     float (*normals)[3];          /* TriMesh: unit area-weighted node normals of x; rope: zero */
     float (*scratch_x)[3], (*scratch_v)[3]; /* the state Bullet left after a fixed step, before checking */
     float dt;                     /* the fixed step, as world.c last handed it */
+    /* Faces against the body (world_soft_collide.c): the rigid bodies that follow bones in this soft body's
+     * mask, and per body and face the margin kept. */
+    float margin;
+    size_t collide_count;
+    uint32_t *collide_bodies;
+    float *collide_rest;          /* [slot * triangle_count + face]: the face's margin against that body, its
+                                     rest clearance up to `margin`; negative: into it at rest, left alone */
+    uint8_t *touched;             /* per node, scratch for one substep */
+    uint64_t contacts;            /* faces pushed out, over the run */
 };
 
 /* world_soft_build.c and world_soft_bullet.c: one soft body while it is built. */
@@ -72,6 +81,11 @@ bool plush__world_soft_has_area(const float (*rest)[3], const uint32_t f[3]);
 /* world_soft_bullet.c: creates c's Bullet soft body from the built nodes, pins and anchors, with every PMX
  * field (repairs are warnings), and adds it to the world. */
 plush_status plush__world_soft_create_bullet(soft_ctx *c);
+
+/* world_soft_collide.c: the faces' bodies for c's soft body (after its Bullet body exists: Bullet is told to
+ * leave those pairs to plush), and one substep's pushes of the faces out of them. */
+plush_status plush__world_soft_collide_init(soft_ctx *c);
+void plush__world_soft_collide(plush_world_model *wm, world_soft *s);
 
 /* Area-weighted unit node normals of s->x into s->normals (zero for a rope or a node without area). */
 void plush__world_soft_update_normals(world_soft *s);

@@ -3,6 +3,7 @@
  * attach_proxy.c. */
 #include "plush/scene_attach.h"
 #include "core/geom.h"
+#include "physics/rigid_shape.h"
 #include "scene/attach_internal.h"
 #include "scene/internal.h"
 
@@ -336,17 +337,18 @@ static plush_status make_slots(attach_work *w, plush_diag *diag)
     return st;
 }
 
-/* Every group but the soft body's own and those of rigid bodies on bones the cage is weighted to. */
-/* Collides with every group but the soft body's own and those of rigid bodies that hold a free cage vertex
- * at rest: such a body stands inside the part (the model's own hair or skirt bodies, a head under a cap of
- * hair) and would push the cage from inside from the first frame. The body (legs, hips, torso, arms) is
- * collided with, whatever bones the cage is weighted to: a skirt must not let the knees through. */
+/* Collides with every group but the soft body's own and those of rigid bodies physics moves that hold a
+ * free cage vertex at rest: such a body stands inside the part (the model's own hair or skirt bodies) and
+ * would push the cage from inside from the first frame. The mask leaves out the bodies that follow bones:
+ * the physics collides the faces with every one of those itself (plush/physics.h), whatever the mask. */
 static uint16_t auto_mask(const attach_work *w, uint8_t group)
 {
     const plush_pmx_model *m = w->model;
     uint16_t mask = (uint16_t)(0xFFFFu & ~(1u << (group & 15)));
     for (size_t b = 0; b < m->rigid_body_count; b++) {
         const plush_pmx_rigid_body *rb = &m->rigid_bodies[b];
+        if (rb->mode == PLUSH_PMX_RIGID_FOLLOW_BONE)
+            continue; /* the physics collides the faces with these itself, leaving out the faces on one at rest */
         bool holds = false;
         for (size_t k = 0; k < w->o->cage->vertex_count && !holds; k++)
             holds = !w->pinned[k] && plush__rigid_rest_inside(rb, w->o->cage->positions[k]);
@@ -369,6 +371,20 @@ static void warn_index_sizes(const plush_pmx_model *m, const plush_pmx_model *ou
                             "(same values)",
                             kinds[i].what, (unsigned)have, (unsigned)need);
     }
+}
+
+/* The mean edge of the faces idx[0..count) (new model vertices), in model units. */
+static double mean_edge(const attach_work *w, const uint32_t *idx, size_t count)
+{
+    double sum = 0;
+    for (size_t i = 0; i + 2 < count; i += 3)
+        for (int k = 0; k < 3; k++) {
+            const float *a = w->o->cage->positions[w->slot_vertex[idx[i + k] - w->first]];
+            const float *b = w->o->cage->positions[w->slot_vertex[idx[i + (k + 1) % 3] - w->first]];
+            double d[3] = {(double)a[0] - b[0], (double)a[1] - b[1], (double)a[2] - b[2]};
+            sum += sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+        }
+    return count >= 3 ? sum / (double)(count / 3 * 3) : 0;
 }
 
 /* Piece p's faces (in cage order), its material and its soft body with its pins and anchors. *slot is the
@@ -429,6 +445,8 @@ static plush_status add_piece(attach_work *w, size_t p, size_t *slot, const plus
     }
     if (w->o->auto_mask)
         sb->mask = auto_mask(w, sb->group);
+    if (sb->margin < 0) /* in mean edges of the piece */
+        sb->margin = (float)(-sb->margin * mean_edge(w, idx + start, *at - start));
     return PLUSH_OK;
 }
 

@@ -24,9 +24,11 @@ static const preset presets[] = {
      * (kMT) that keeps the rest shape; with v 1 this preset had no shape memory and open sheets (skirts,
      * capes) folded up under gravity (cage crease p99 80-100 deg hanging at rest). kMT 0.05 per step keeps
      * the shape and leaves it free to sway (0.2 held skirts almost rigid). p 16 for closed toys. */
-    {"plush", 1.0f, 0.05f, 0, 0.05f, 0, 0, 0, 0, 0.2f, 0.05f, 0, 16, 0.5f, 0.5f, 0.5f},
-    {"jelly", 1.0f, 0.05f, 0, 0.01f, 0, 0, 0, 20.0f, 0.5f, 0.05f, 1, 8, 0.45f, 0.45f, 1.0f},
-    {"cloth", 0.2f, 0.02f, 1, 0.02f, 0.01f, 0.05f, 0, 0, 0.5f, 0, 1, 8, 0.9f, 0.9f, 1.0f},
+    /* margin: negative, in mean cage edges (attach turns it into model units per piece): a tenth of an edge
+     * keeps a face off the body by about what a coarse face sags between its nodes, at any model scale */
+    {"plush", 1.0f, -0.1f, 0, 0.05f, 0, 0, 0, 0, 0.2f, 0.05f, 0, 16, 0.5f, 0.5f, 0.5f},
+    {"jelly", 1.0f, -0.1f, 0, 0.01f, 0, 0, 0, 20.0f, 0.5f, 0.05f, 1, 8, 0.45f, 0.45f, 1.0f},
+    {"cloth", 0.2f, -0.04f, 1, 0.02f, 0.01f, 0.05f, 0, 0, 0.5f, 0, 1, 8, 0.9f, 0.9f, 1.0f},
 };
 
 bool plush_attach_preset(const char *name, plush_pmx_soft_body *out)

@@ -289,8 +289,10 @@ static int strongest(pin_work *w, int32_t bones[4], float weights[4])
 /* Cage vertex k follows these bones alone. */
 static void follow(plush_pmx_vertex *v, const int32_t bones[4], const float weights[4], int n)
 {
-    memcpy(v->bones, bones, sizeof v->bones);
-    memcpy(v->weights, weights, sizeof v->weights);
+    for (int j = 0; j < 4; j++) { /* the slots past n stay empty: a BDEF1 or BDEF2 reads only its first */
+        v->bones[j] = j < n || j == 0 ? bones[j] : -1;
+        v->weights[j] = j < n || j == 0 ? weights[j] : 0;
+    }
     v->sdef = -1;
     if (n <= 1) {
         v->weight_type = PLUSH_PMX_BDEF1;

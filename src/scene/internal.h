@@ -24,15 +24,4 @@ typedef struct scene_material_vertices {
 plush_status plush__scene_im2_materials(const plush_scene_binding *b, plush_arena *arena, scene_material_vertices **out,
                                  plush_diag *diag);
 
-/* ---- rigid body shapes (rigid_shape.c) ---- */
-
-/* The signed distance from p, in the body's frame, to its shape's surface (sphere: radius size[0]; box: half
- * extents size; capsule: radius size[0], cylinder height size[1] along local Y): negative inside, infinity
- * for an unknown shape. */
-double plush__rigid_shape_distance(const plush_pmx_rigid_body *rb, const double p[3]);
-/* p in the frame of a column-major rigid transform m. */
-void plush__rigid_local(const float m[16], const float p[3], double out[3]);
-/* p inside (or on) the body's shape at its PMX pose. */
-bool plush__rigid_rest_inside(const plush_pmx_rigid_body *rb, const float p[3]);
-
 #endif

@@ -413,11 +413,14 @@ plush_status plush_scene_step(plush_scene *sc, double frame, plush_diag *diag)
         if (u->worst_inside_frame < 0 || sc->soft_frame.inside_share > u->worst_inside_share) {
             u->worst_inside_share = sc->soft_frame.inside_share;
             u->worst_inside_depth = sc->soft_frame.inside_depth;
+            u->worst_bones_inside_share = sc->soft_frame.bones_inside_share;
             u->worst_inside_frame = (int64_t)frame;
         }
+        if (sc->soft_frame.bones_inside_share > u->most_bones_inside_share)
+            u->most_bones_inside_share = sc->soft_frame.bones_inside_share;
         u->deepest = sc->soft_frame.inside_depth > u->deepest ? sc->soft_frame.inside_depth : u->deepest;
     }
-    double t6 = now(); /* the soft measure (bone skinning of a sample, the body test) counts as skinning */
+    double t6 = now(); /* the soft measure (bone skinning of the bound vertices, the body test) counts as skinning */
     sc->timing.motion += (t1 - t0) + (t3 - t2);
     sc->timing.physics += t2 - t1;
     sc->timing.frames += t5 - t4;

@@ -22,6 +22,8 @@
 
 typedef struct quality_slot {
     float (*surface)[3], (*cage)[3];
+    plush_scene_soft_figures soft; /* the scene's body and offset figures of the frame */
+    bool has_soft;
     uint32_t frame;
 } quality_slot;
 
@@ -53,7 +55,8 @@ typedef struct quality_sync {
 static const char header[] =
     "frame,surface_strain_p50,surface_strain_p99,surface_strain_p999,surface_strain_max,surface_strain_outside,"
     "surface_crease_p99,surface_crease_max,surface_volume_ratio,cage_strain_p50,cage_strain_p99,"
-    "cage_strain_p999,cage_strain_max,cage_strain_outside,cage_crease_p99,cage_crease_max,cage_volume_ratio\n";
+    "cage_strain_p999,cage_strain_max,cage_strain_outside,cage_crease_p99,cage_crease_max,cage_volume_ratio,"
+    "body_inside_share,body_inside_depth,bones_inside_share,soft_offset_share\n";
 
 static int figures_csv(char *dst, size_t cap, const plush_quality_figures *f)
 {
@@ -61,7 +64,8 @@ static int figures_csv(char *dst, size_t cap, const plush_quality_figures *f)
                     f->strain_p999, f->strain_max, f->strain_outside, f->crease_p99, f->crease_max, f->volume_ratio);
 }
 
-static void keep(quality_sink *q, uint32_t frame, const plush_quality_figures *f, const plush_quality_figures *c);
+static void keep(quality_sink *q, const quality_slot *in, const plush_quality_figures *f,
+                 const plush_quality_figures *c);
 
 /* Measures one frame and keeps what it gives (the thread, or the run's thread when there is none). A row
  * that cannot be stored marks the buffer failed; end reports it. */
@@ -73,13 +77,15 @@ static void measure(quality_sink *q, const quality_slot *in)
         plush_quality_measure(q->cage, (const float(*)[3])in->cage, &c);
     if (q->sync)
         pthread_mutex_lock(&q->sync->lock);
-    keep(q, in->frame, &f, &c);
+    keep(q, in, &f, &c);
     if (q->sync)
         pthread_mutex_unlock(&q->sync->lock);
 }
 
-static void keep(quality_sink *q, uint32_t frame, const plush_quality_figures *f, const plush_quality_figures *c)
+static void keep(quality_sink *q, const quality_slot *in, const plush_quality_figures *f,
+                 const plush_quality_figures *c)
 {
+    uint32_t frame = in->frame;
     if (q->worst_frame < 0 || f->strain_p999 > q->worst.strain_p999)
         q->worst_frame = frame, q->worst = *f, q->worst_cage = *c;
     if (!q->path)
@@ -91,6 +97,11 @@ static void keep(quality_sink *q, uint32_t frame, const plush_quality_figures *f
         n += figures_csv(line + n, sizeof line - (size_t)n, c);
     else
         n += snprintf(line + n, sizeof line - (size_t)n, ",,,,,,,,");
+    if (in->has_soft)
+        n += snprintf(line + n, sizeof line - (size_t)n, ",%.6g,%.6g,%.6g,%.6g", in->soft.inside_share,
+                      in->soft.inside_depth, in->soft.bones_inside_share, in->soft.offset_share);
+    else
+        n += snprintf(line + n, sizeof line - (size_t)n, ",,,,");
     line[n++] = '\n';
     plush_buf_append(&q->csv, line, (size_t)n);
 }
@@ -134,6 +145,14 @@ static void stop_thread(quality_sink *q)
     q->sync = NULL;
 }
 
+/* The scene's figures of the soft part against the body, when it has a binding to measure. */
+static void soft_figures(const plush_scene *scene, quality_slot *slot)
+{
+    plush_scene_soft_summary summary;
+    plush_scene_soft(scene, &slot->soft, &summary);
+    slot->has_soft = summary.frames > 0;
+}
+
 static plush_status quality_frame(plush_scene_sink *s, const plush_scene *scene, uint32_t frame, plush_diag *diag)
 {
     quality_sink *q = (quality_sink *)s;
@@ -142,6 +161,7 @@ static plush_status quality_frame(plush_scene_sink *s, const plush_scene *scene,
         quality_slot in = {.surface = (float(*)[3])plush_scene_positions(scene),
                            .cage = q->cage ? (float(*)[3])plush_scene_proxy_nodes(scene) : NULL,
                            .frame = frame};
+        soft_figures(scene, &in);
         measure(q, &in);
         return q->csv.failed ? plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory") : PLUSH_OK;
     }
@@ -158,6 +178,7 @@ static plush_status quality_frame(plush_scene_sink *s, const plush_scene *scene,
     if (q->cage)
         memcpy(out->cage, plush_scene_proxy_nodes(scene), q->cage_count * sizeof *out->cage);
     out->frame = frame;
+    soft_figures(scene, out);
     pthread_mutex_lock(&y->lock);
     y->handed++;
     pthread_cond_broadcast(&y->cond);

@@ -26,19 +26,6 @@ static double rest_size(const plush_pmx_model *m, const uint32_t *vertices, size
     return sqrt(d);
 }
 
-static double bounding_radius(const plush_pmx_rigid_body *rb)
-{
-    switch (rb->shape) {
-    case PLUSH_PMX_RIGID_SPHERE:
-        return rb->size[0];
-    case PLUSH_PMX_RIGID_BOX:
-        return sqrt((double)rb->size[0] * rb->size[0] + (double)rb->size[1] * rb->size[1] +
-                    (double)rb->size[2] * rb->size[2]);
-    default:
-        return rb->size[0] + 0.5 * rb->size[1];
-    }
-}
-
 plush_status plush__soft_measure_init(plush__soft_measure *sm, const plush_pmx_model *m, const uint32_t *vertices,
                                       size_t count, const plush_world_model *wm, plush_arena *arena, plush_diag *diag)
 {
@@ -51,7 +38,8 @@ plush_status plush__soft_measure_init(plush__soft_measure *sm, const plush_pmx_m
     sm->sample_step = step;
     sm->scratch = plush_arena_array(arena, m->vertex_count ? m->vertex_count : 1, sizeof *sm->scratch);
     sm->bodies = plush_arena_array(arena, m->rigid_body_count ? m->rigid_body_count : 1, sizeof *sm->bodies);
-    if (!sm->scratch || !sm->bodies)
+    sm->poses = plush_arena_array(arena, m->rigid_body_count ? m->rigid_body_count : 1, sizeof *sm->poses);
+    if (!sm->scratch || !sm->bodies || !sm->poses)
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
     /* The body: rigid bodies that follow their bones (legs, hips, torso, arms, head). A bound vertex
      * already inside one at rest (hair roots in the head's sphere) is not counted for that body. */
@@ -74,7 +62,7 @@ plush_status plush__soft_measure_init(plush__soft_measure *sm, const plush_pmx_m
         for (size_t i = 0; i < count; i++) {
             double local[3];
             plush__rigid_local(t, m->vertices[vertices[i]].position, local);
-            if (plush__rigid_shape_distance(rb, local) < 0) {
+            if (plush__rigid_shape_distance(rb, local, NULL) < 0) {
                 size_t bit = b * count + i;
                 sm->inside_at_rest[bit / 8] |= (uint8_t)(1u << (bit % 8));
             }
@@ -83,17 +71,44 @@ plush_status plush__soft_measure_init(plush__soft_measure *sm, const plush_pmx_m
     return PLUSH_OK;
 }
 
+/* Whether bound vertex i at p lies inside a body it was not inside at rest, and how deep. */
+static bool inside_body(const plush__soft_measure *sm, size_t i, const float p[3], double *depth)
+{
+    bool inside = false;
+    for (size_t b = 0; b < sm->body_count; b++) {
+        size_t bit = b * sm->count + i;
+        if (sm->inside_at_rest[bit / 8] & (1u << (bit % 8)))
+            continue;
+        const plush_pmx_rigid_body *rb = &sm->model->rigid_bodies[sm->bodies[b]];
+        const float *t = sm->poses[b];
+        double dx = (double)p[0] - t[12], dy = (double)p[1] - t[13], dz = (double)p[2] - t[14],
+               reach = plush__rigid_shape_reach(rb);
+        if (dx * dx + dy * dy + dz * dz > reach * reach)
+            continue;
+        double local[3];
+        plush__rigid_local(t, p, local);
+        double d = plush__rigid_shape_distance(rb, local, NULL);
+        if (d < 0) {
+            inside = true;
+            *depth = -d > *depth ? -d : *depth;
+        }
+    }
+    return inside;
+}
+
 void plush__soft_measure_frame(plush__soft_measure *sm, const plush_anim *anim, const float (*positions)[3],
                                plush_scene_soft_figures *out)
 {
     memset(out, 0, sizeof *out);
     if (!sm->count)
         return;
+    /* where bone skinning puts every bound vertex: the offset's reference and the body's baseline */
+    for (size_t i = 0; i < sm->count; i++)
+        plush_anim_skin(anim, sm->vertices[i], 1, sm->scratch, NULL);
     double sum = 0;
     size_t n = 0;
     for (size_t i = 0; i < sm->count; i += sm->sample_step, n++) {
         uint32_t v = sm->vertices[i];
-        plush_anim_skin(anim, v, 1, sm->scratch, NULL);
         double d2 = 0;
         for (int k = 0; k < 3; k++)
             d2 += ((double)positions[v][k] - sm->scratch[v][k]) * ((double)positions[v][k] - sm->scratch[v][k]);
@@ -101,28 +116,18 @@ void plush__soft_measure_frame(plush__soft_measure *sm, const plush_anim *anim, 
     }
     out->offset = n ? sum / (double)n : 0;
     out->offset_share = sm->size > 0 ? out->offset / sm->size : 0;
-    size_t inside = 0;
-    double deepest = 0;
-    for (size_t b = 0; sm->wm && b < sm->body_count; b++) {
-        const plush_pmx_rigid_body *rb = &sm->model->rigid_bodies[sm->bodies[b]];
-        float t[16];
-        plush_world_body_transform(sm->wm, sm->bodies[b], t);
-        double reach = bounding_radius(rb);
-        for (size_t i = 0; i < sm->count; i++) {
-            size_t bit = b * sm->count + i;
-            if (sm->inside_at_rest[bit / 8] & (1u << (bit % 8)))
-                continue;
-            double local[3];
-            plush__rigid_local(t, positions[sm->vertices[i]], local);
-            if (local[0] * local[0] + local[1] * local[1] + local[2] * local[2] > reach * reach)
-                continue;
-            double d = plush__rigid_shape_distance(rb, local);
-            if (d < 0) {
-                inside++; /* a vertex inside two bodies counts twice: rare, and an upper bound */
-                deepest = -d > deepest ? -d : deepest;
-            }
-        }
+    if (!sm->wm || sm->body_count == 0)
+        return;
+    for (size_t b = 0; b < sm->body_count; b++)
+        plush_world_body_transform(sm->wm, sm->bodies[b], sm->poses[b]);
+    size_t inside = 0, bones_inside = 0;
+    double deepest = 0, bones_deepest = 0;
+    for (size_t i = 0; i < sm->count; i++) {
+        uint32_t v = sm->vertices[i];
+        inside += inside_body(sm, i, positions[v], &deepest);
+        bones_inside += inside_body(sm, i, sm->scratch[v], &bones_deepest);
     }
-    out->inside_share = (double)(inside < sm->count ? inside : sm->count) / (double)sm->count;
+    out->inside_share = (double)inside / (double)sm->count;
     out->inside_depth = deepest;
+    out->bones_inside_share = (double)bones_inside / (double)sm->count;
 }

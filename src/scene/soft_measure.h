@@ -6,6 +6,7 @@
 #include "plush/anim.h"
 #include "plush/physics.h"
 #include "plush/scene.h"
+#include "physics/rigid_shape.h"
 #include "scene/internal.h"
 
 typedef struct plush__soft_measure {
@@ -16,6 +17,8 @@ typedef struct plush__soft_measure {
     double size;                       /* the diagonal of their rest box */
     float (*scratch)[3];               /* bone-skinned positions, indexed by vertex */
     uint32_t *bodies;                  /* the rigid bodies that follow bones */
+    float (*poses)[16];
+    double dbg_a, dbg_b;                /* and their poses at the frame measured */
     size_t body_count;
     uint8_t *inside_at_rest;           /* bit body * count + i: bound vertex i lies inside that body at rest */
 } plush__soft_measure;

@@ -1,0 +1,97 @@
+/* A rigid body's shape as plain geometry (rigid_shape.h). */
+#include "physics/rigid_shape.h"
+
+#include "plush/physics.h"
+
+#include <math.h>
+
+static void unit_or(double v[3], double len, int axis, double sign)
+{
+    if (len > 1e-12) {
+        for (int k = 0; k < 3; k++)
+            v[k] /= len;
+        return;
+    }
+    v[0] = v[1] = v[2] = 0; /* at the centre (or on the axis): any direction is as good; this one is fixed */
+    v[axis] = sign;
+}
+
+double plush__rigid_shape_distance(const plush_pmx_rigid_body *rb, const double p[3], double normal[3])
+{
+    double n[3] = {0, 0, 0}, d;
+    switch (rb->shape) {
+    case PLUSH_PMX_RIGID_SPHERE: {
+        double len = sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2]);
+        d = len - rb->size[0];
+        n[0] = p[0], n[1] = p[1], n[2] = p[2];
+        unit_or(n, len, 1, 1);
+        break;
+    }
+    case PLUSH_PMX_RIGID_BOX: {
+        double out = 0, in = -INFINITY;
+        int axis = 0;
+        for (int k = 0; k < 3; k++) {
+            double e = fabs(p[k]) - rb->size[k];
+            if (e > 0) {
+                out += e * e;
+                n[k] = p[k] < 0 ? -e : e;
+            }
+            if (e > in)
+                in = e, axis = k;
+        }
+        if (out > 0) {
+            d = sqrt(out);
+            unit_or(n, d, 1, 1);
+        } else {
+            d = in; /* inside: out through the nearest face */
+            n[0] = n[1] = n[2] = 0;
+            n[axis] = p[axis] < 0 ? -1 : 1;
+        }
+        break;
+    }
+    case PLUSH_PMX_RIGID_CAPSULE: {
+        /* radius size[0], the cylinder's height size[1] along the local Y axis (as MMD and Bullet) */
+        double h = rb->size[1] * 0.5, y = p[1] < -h ? -h : p[1] > h ? h : p[1];
+        n[0] = p[0], n[1] = p[1] - y, n[2] = p[2];
+        double len = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+        d = len - rb->size[0];
+        unit_or(n, len, 0, 1);
+        break;
+    }
+    default:
+        d = INFINITY;
+        break;
+    }
+    if (normal)
+        normal[0] = n[0], normal[1] = n[1], normal[2] = n[2];
+    return d;
+}
+
+double plush__rigid_shape_reach(const plush_pmx_rigid_body *rb)
+{
+    switch (rb->shape) {
+    case PLUSH_PMX_RIGID_SPHERE:
+        return rb->size[0];
+    case PLUSH_PMX_RIGID_BOX:
+        return sqrt((double)rb->size[0] * rb->size[0] + (double)rb->size[1] * rb->size[1] +
+                    (double)rb->size[2] * rb->size[2]);
+    default:
+        return rb->size[0] + 0.5 * rb->size[1];
+    }
+}
+
+void plush__rigid_local(const float m[16], const float p[3], double out[3])
+{
+    double d[3] = {(double)p[0] - m[12], (double)p[1] - m[13], (double)p[2] - m[14]};
+    for (int i = 0; i < 3; i++)
+        out[i] = m[4 * i] * d[0] + m[4 * i + 1] * d[1] + m[4 * i + 2] * d[2];
+}
+
+bool plush__rigid_rest_inside(const plush_pmx_rigid_body *rb, const float p[3])
+{
+    float t[16];
+    double local[3];
+    plush_world_rigid_rest_transform(rb, t);
+    plush__rigid_local(t, p, local);
+    return plush__rigid_shape_distance(rb, local, NULL) <= 0;
+}

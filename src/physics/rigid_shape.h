@@ -1,0 +1,22 @@
+/* A PMX rigid body's shape as plain geometry (rigid_shape.c): where a point lies against it. Used by the
+ * soft bodies' faces against the body (world_soft_collide.c) and by the scene's attach and body measure. */
+#ifndef PLUSH_PHYSICS_RIGID_SHAPE_H
+#define PLUSH_PHYSICS_RIGID_SHAPE_H
+
+#include "plush/pmx.h"
+
+#include <stdbool.h>
+
+/* The signed distance from p, in the body's frame, to its shape's surface (sphere: radius size[0]; box: half
+ * extents size; capsule: radius size[0], cylinder height size[1] along local Y): negative inside, infinity
+ * for an unknown shape. With normal non-NULL, the unit direction in the body's frame in which the distance
+ * grows fastest (out of the shape) is written there. */
+double plush__rigid_shape_distance(const plush_pmx_rigid_body *rb, const double p[3], double normal[3]);
+/* The radius of a sphere about the body's origin that holds its shape. */
+double plush__rigid_shape_reach(const plush_pmx_rigid_body *rb);
+/* p in the frame of a column-major rigid transform m. */
+void plush__rigid_local(const float m[16], const float p[3], double out[3]);
+/* p inside (or on) the body's shape at its PMX pose. */
+bool plush__rigid_rest_inside(const plush_pmx_rigid_body *rb, const float p[3]);
+
+#endif
