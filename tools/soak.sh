@@ -95,6 +95,8 @@ for c in "${cases[@]}"; do
         want=$(sed -n 's/^  frames *\([0-9]*\) .*/\1/p' "$out/run$n.out")
         quality=$(sed -n 's/^  quality *[^;]*; *//p' "$out/run$n.out")
         blowups=$(sed -n 's/^  blow-ups *//p' "$out/run$n.out")
+        soft=$(sed -n 's/^  soft part *//p' "$out/run$n.out")
+        body=$(sed -n 's/^  body *//p' "$out/run$n.out")
         bad=""
         [ -f "$dir/quality.csv" ] && bad=$(nonfinite "$dir/quality.csv")
         stray=$(cd "$dir" 2>/dev/null && ls -d .plush.lock .plush-tmp* 2>/dev/null | tr '\n' ' ')
@@ -107,6 +109,8 @@ for c in "${cases[@]}"; do
         echo "[$n] $verdict $line: exit $(status_text $rc), frames $done_frames/${want:-?}, ${secs}s" \
             "${blowups:+, blow-ups $blowups}${bad:+, non-finite $bad}${stray:+, left behind: $stray}"
         echo "    quality: ${quality:-none}"
+        [ -n "$soft" ] && echo "    soft part: $soft"
+        [ -n "$body" ] && echo "    body: $body"
         [ "$rc" -ne 0 ] && sed 's/^/    stderr: /' "$out/run$n.err" | tail -3
         table+=("$verdict|$(status_text $rc)|$done_frames/${want:-?}|${blowups:-0}|${bad:--}|${stray:--}|$line|${quality:-none}")
     done

@@ -13,6 +13,7 @@
 #include "physics/world_soft_internal.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Barycentric sample points of a face: its corners, edge midpoints, centre and three inner points. */
@@ -28,25 +29,28 @@ static void sample(const float (*x)[3], const uint32_t f[3], const float b[3], f
         out[k] = b[0] * x[f[0]][k] + b[1] * x[f[1]][k] + b[2] * x[f[2]][k];
 }
 
-/* The deepest sample of face f within margin of the body at pose t: its depth below the margin (0: none),
- * its barycentric point and the outward normal in the world. */
+/* The deepest sample of face f against the body at pose t: how far it lies inside the margin (negative: the
+ * nearest sample's distance beyond it), its barycentric point and the outward normal in the world. The
+ * corners are taken into the body's frame once; the samples, being affine combinations, follow. */
 static double deepest(const plush_pmx_rigid_body *rb, const float t[16], const float (*x)[3], const uint32_t f[3],
                       float margin, int *which, float normal[3])
 {
-    double best = 0, n[3];
+    double corner[3][3], best = -INFINITY, n[3], keep[3] = {0, 1, 0};
+    for (int i = 0; i < 3; i++)
+        plush__rigid_local(t, x[f[i]], corner[i]);
     for (int q = 0; q < SAMPLES; q++) {
-        float p[3];
         double local[3];
-        sample(x, f, samples[q], p);
-        plush__rigid_local(t, p, local);
-        double d = plush__rigid_shape_distance(rb, local, n);
-        if ((double)margin - d > best) {
-            best = (double)margin - d;
+        for (int k = 0; k < 3; k++)
+            local[k] = samples[q][0] * corner[0][k] + samples[q][1] * corner[1][k] + samples[q][2] * corner[2][k];
+        double d = (double)margin - plush__rigid_shape_distance(rb, local, n);
+        if (d > best) {
+            best = d;
             *which = q;
-            for (int k = 0; k < 3; k++) /* the body's axes are t's columns */
-                normal[k] = (float)(t[k] * n[0] + t[4 + k] * n[1] + t[8 + k] * n[2]);
+            memcpy(keep, n, sizeof keep);
         }
     }
+    for (int k = 0; k < 3; k++) /* the body's axes are t's columns */
+        normal[k] = (float)(t[k] * keep[0] + t[4 + k] * keep[1] + t[8 + k] * keep[2]);
     return best;
 }
 
@@ -64,6 +68,45 @@ static double rest_clearance(const world_soft *s, const plush_pmx_rigid_body *rb
         nearest = d < nearest ? d : nearest;
     }
     return nearest;
+}
+
+static int by_edge(const void *a, const void *b)
+{
+    const uint32_t *x = a, *y = b;
+    return x[0] != y[0] ? (x[0] > y[0]) - (x[0] < y[0]) : (x[1] > y[1]) - (x[1] < y[1]);
+}
+
+/* The faces' distinct edges and their rest lengths; false when out of memory. */
+static bool edges(soft_ctx *c)
+{
+    world_soft *s = c->s;
+    size_t n = 3 * s->triangle_count;
+    uint32_t(*e)[2] = plush_arena_array(&c->wm->arena, n, sizeof *e);
+    if (!e)
+        return false;
+    for (size_t f = 0; f < s->triangle_count; f++)
+        for (int k = 0; k < 3; k++) {
+            uint32_t a = s->triangles[f][k], b = s->triangles[f][(k + 1) % 3];
+            e[3 * f + (size_t)k][0] = a < b ? a : b;
+            e[3 * f + (size_t)k][1] = a < b ? b : a;
+        }
+    qsort(e, n, sizeof *e, by_edge);
+    size_t kept = 0;
+    for (size_t i = 0; i < n; i++)
+        if (e[i][0] != e[i][1] && (kept == 0 || by_edge(e[kept - 1], e[i]) != 0))
+            memcpy(e[kept++], e[i], sizeof e[i]);
+    s->collide_edges = e;
+    s->collide_edge_count = kept;
+    s->collide_rest_length = plush_arena_array(&c->wm->arena, kept ? kept : 1, sizeof *s->collide_rest_length);
+    if (!s->collide_rest_length)
+        return false;
+    for (size_t i = 0; i < kept; i++) {
+        double d = 0;
+        for (int k = 0; k < 3; k++)
+            d += ((double)s->rest[e[i][1]][k] - s->rest[e[i][0]][k]) * ((double)s->rest[e[i][1]][k] - s->rest[e[i][0]][k]);
+        s->collide_rest_length[i] = (float)sqrt(d);
+    }
+    return true;
 }
 
 plush_status plush__world_soft_collide_init(soft_ctx *c)
@@ -84,7 +127,12 @@ plush_status plush__world_soft_collide_init(soft_ctx *c)
     s->collide_bodies = plush_arena_array(&wm->arena, count, sizeof *s->collide_bodies);
     s->collide_rest = plush_arena_array(&wm->arena, count * s->triangle_count, sizeof *s->collide_rest);
     s->touched = plush_arena_array(&wm->arena, s->node_count, 1);
-    if (!s->collide_bodies || !s->collide_rest || !s->touched)
+    s->collide_poses = plush_arena_array(&wm->arena, count, sizeof *s->collide_poses);
+    s->near_capacity = 4 * s->triangle_count; /* a face near more bodies than four at once is rare */
+    s->near = plush_arena_array(&wm->arena, s->near_capacity, sizeof *s->near);
+    s->near_gap = plush_arena_array(&wm->arena, s->near_capacity, sizeof *s->near_gap);
+    if (!s->collide_bodies || !s->collide_rest || !s->touched || !s->collide_poses || !s->near || !s->near_gap ||
+        !edges(c))
         return world_soft_no_memory(c);
     const plush_bulletc_api *bc = wm->world->bc;
     for (size_t r = 0; r < m->rigid_body_count; r++) {
@@ -104,69 +152,153 @@ plush_status plush__world_soft_collide_init(soft_ctx *c)
     return PLUSH_OK;
 }
 
+/* Face f against the body in slot: when its deepest sample lies within the face's margin, the face is
+ * pushed out along the body's normal, shared among its free nodes by their barycentric weights (a
+ * position-based contact: the sample lands on the margin); with `spend`, the velocity that brought a node in
+ * is spent on the body (no bounce; the push itself is not made speed, which would fling a face off). */
+static bool push_face(world_soft *s, const plush_pmx_rigid_body *rb, size_t slot, size_t f, bool spend, double *gap)
+{
+    float margin = s->collide_rest[slot * s->triangle_count + f];
+    const uint32_t *tri = s->triangles[f];
+    float w[3] = {!s->pinned[tri[0]], !s->pinned[tri[1]], !s->pinned[tri[2]]};
+    int which = 0;
+    float n[3];
+    double depth = deepest(rb, s->collide_poses[slot], (const float(*)[3])s->x, tri, margin, &which, n);
+    *gap = depth;
+    if (!(depth > 0) || !isfinite(depth))
+        return false;
+    const float *b = samples[which];
+    double denom = 0;
+    for (int i = 0; i < 3; i++)
+        denom += (double)b[i] * b[i] * w[i];
+    if (!(denom > 0))
+        return false;
+    double scale = depth / denom;
+    for (int i = 0; i < 3; i++) {
+        if (w[i] == 0 || b[i] == 0)
+            continue;
+        float *x = s->x[tri[i]], *v = s->v[tri[i]], push = (float)(scale * b[i]);
+        for (int k = 0; k < 3; k++)
+            x[k] += push * n[k];
+        float vn = v[0] * n[0] + v[1] * n[1] + v[2] * n[2];
+        if (spend && vn < 0)
+            for (int k = 0; k < 3; k++)
+                v[k] -= vn * n[k];
+        s->touched[tri[i]] = 1;
+    }
+    return true;
+}
+
+/* Whether face f can reach the body in slot: every point of the face lies within the face's radius of its
+ * centre, and a distance moves no faster than the point, so a centre farther from the shape than that
+ * radius and the margin together keeps the whole face off. */
+static bool within_reach(const world_soft *s, const plush_pmx_rigid_body *rb, size_t slot, size_t f)
+{
+    const uint32_t *tri = s->triangles[f];
+    float centre[3];
+    sample((const float(*)[3])s->x, tri, samples[6], centre);
+    double radius = 0, local[3];
+    for (int i = 0; i < 3; i++) {
+        double e = 0;
+        for (int k = 0; k < 3; k++)
+            e += ((double)s->x[tri[i]][k] - centre[k]) * ((double)s->x[tri[i]][k] - centre[k]);
+        radius = e > radius ? e : radius;
+    }
+    plush__rigid_local(s->collide_poses[slot], centre, local);
+    return plush__rigid_shape_distance(rb, local, NULL) <= sqrt(radius) + s->margin;
+}
+
+/* The first pass: every face with a free node against every body it can reach. The pairs that may still
+ * touch after the later passes' edges move the nodes (within the deepest push of this pass of the margin)
+ * are kept in s->near while they fit. The faces pushed. */
+static size_t push_all(world_soft *s, const plush_pmx_model *m)
+{
+    size_t pushes = 0;
+    double most = 0;
+    s->near_count = 0;
+    s->near_overflow = false;
+    for (size_t slot = 0; slot < s->collide_count; slot++) {
+        const plush_pmx_rigid_body *rb = &m->rigid_bodies[s->collide_bodies[slot]];
+        for (size_t f = 0; f < s->triangle_count; f++) {
+            const uint32_t *tri = s->triangles[f];
+            if (s->collide_rest[slot * s->triangle_count + f] < 0 ||
+                (s->pinned[tri[0]] && s->pinned[tri[1]] && s->pinned[tri[2]]) || !within_reach(s, rb, slot, f))
+                continue;
+            double gap = -INFINITY;
+            pushes += push_face(s, rb, slot, f, true, &gap);
+            most = gap > most ? gap : most;
+            if (s->near_count < s->near_capacity) {
+                s->near[s->near_count] = (uint32_t)(slot * s->triangle_count + f);
+                s->near_gap[s->near_count++] = (float)gap;
+            } else {
+                s->near_overflow = true;
+            }
+        }
+    }
+    size_t kept = 0;
+    for (size_t i = 0; i < s->near_count; i++)
+        if (s->near_gap[i] > -2 * most)
+            s->near[kept++] = s->near[i];
+    s->near_count = kept;
+    return pushes;
+}
+
+/* A later pass: the pairs the first pass kept (all of them again if they did not fit). */
+static size_t push_near(world_soft *s, const plush_pmx_model *m)
+{
+    if (s->near_overflow)
+        return push_all(s, m);
+    size_t pushes = 0;
+    for (size_t i = 0; i < s->near_count; i++) {
+        size_t slot = s->near[i] / s->triangle_count, f = s->near[i] % s->triangle_count;
+        double gap;
+        /* a push smaller than a hundredth of the margin is done: the face is on it */
+        pushes += push_face(s, &m->rigid_bodies[s->collide_bodies[slot]], slot, f, false, &gap) &&
+                  gap > 0.01 * s->margin;
+    }
+    return pushes;
+}
+
+/* One pass of the cage's edges back toward their rest lengths (free nodes only, each edge's error shared by
+ * its free ends), so that a pushed node takes its neighbours along instead of stretching its edges. */
+static void relax_edges(world_soft *s)
+{
+    for (size_t e = 0; e < s->collide_edge_count; e++) {
+        uint32_t a = s->collide_edges[e][0], b = s->collide_edges[e][1];
+        float wa = !s->pinned[a], wb = !s->pinned[b];
+        if (wa + wb == 0)
+            continue;
+        double d[3], len = 0;
+        for (int k = 0; k < 3; k++)
+            d[k] = (double)s->x[b][k] - s->x[a][k], len += d[k] * d[k];
+        len = sqrt(len);
+        if (!(len > 0))
+            continue;
+        double err = (len - s->collide_rest_length[e]) / (len * (wa + wb));
+        for (int k = 0; k < 3; k++) {
+            s->x[a][k] += (float)(wa * err * d[k]);
+            s->x[b][k] -= (float)(wb * err * d[k]);
+        }
+        s->touched[a] |= wa > 0, s->touched[b] |= wb > 0;
+    }
+}
+
+/* Rounds of edges and pushes after the first push: each lets the faces pushed carry their neighbours. */
+enum { RELAX_ROUNDS = 16 };
+
 void plush__world_soft_collide(plush_world_model *wm, world_soft *s)
 {
     if (s->collide_count == 0)
         return;
     const plush_bulletc_api *bc = wm->world->bc;
-    const plush_pmx_model *m = wm->model;
     memset(s->touched, 0, s->node_count);
-    for (size_t slot = 0; slot < s->collide_count; slot++) {
-        const plush_pmx_rigid_body *rb = &m->rigid_bodies[s->collide_bodies[slot]];
-        float t[16];
-        bc->body_get_transform(wm->bodies[s->collide_bodies[slot]].bc, t);
-        double reach = plush__rigid_shape_reach(rb) + s->margin;
-        for (size_t f = 0; f < s->triangle_count; f++) {
-            float margin = s->collide_rest[slot * s->triangle_count + f];
-            if (margin < 0)
-                continue;
-            const uint32_t *tri = s->triangles[f];
-            float w[3] = {!s->pinned[tri[0]], !s->pinned[tri[1]], !s->pinned[tri[2]]};
-            if (w[0] + w[1] + w[2] == 0)
-                continue;
-            /* Far from the body: the face's centre is farther from the body's origin than the face's own
-             * radius and the body's reach together. */
-            float centre[3];
-            sample((const float(*)[3])s->x, tri, samples[6], centre);
-            double radius = 0, d0 = 0;
-            for (int i = 0; i < 3; i++) {
-                double e = 0;
-                for (int k = 0; k < 3; k++)
-                    e += ((double)s->x[tri[i]][k] - centre[k]) * ((double)s->x[tri[i]][k] - centre[k]);
-                radius = e > radius ? e : radius;
-            }
-            for (int k = 0; k < 3; k++)
-                d0 += ((double)centre[k] - t[12 + k]) * ((double)centre[k] - t[12 + k]);
-            if (sqrt(d0) > sqrt(radius) + reach)
-                continue;
-            int which = 0;
-            float n[3];
-            double depth = deepest(rb, t, (const float(*)[3])s->x, tri, margin, &which, n);
-            if (!(depth > 0) || !isfinite(depth))
-                continue;
-            const float *b = samples[which];
-            double denom = 0;
-            for (int i = 0; i < 3; i++)
-                denom += (double)b[i] * b[i] * w[i];
-            if (!(denom > 0))
-                continue;
-            double scale = depth / denom;
-            for (int i = 0; i < 3; i++) {
-                if (w[i] == 0 || b[i] == 0)
-                    continue;
-                float *x = s->x[tri[i]], *v = s->v[tri[i]], push = (float)(scale * b[i]);
-                for (int k = 0; k < 3; k++)
-                    x[k] += push * n[k];
-                /* the velocity that brought it in is spent on the body (no bounce); the push itself is not
-                 * turned into speed, which would fling a face off a body that stops */
-                float vn = v[0] * n[0] + v[1] * n[1] + v[2] * n[2];
-                if (vn < 0)
-                    for (int k = 0; k < 3; k++)
-                        v[k] -= vn * n[k];
-                s->touched[tri[i]] = 1;
-            }
-            s->contacts++;
-        }
+    for (size_t slot = 0; slot < s->collide_count; slot++)
+        bc->body_get_transform(wm->bodies[s->collide_bodies[slot]].bc, s->collide_poses[slot]);
+    size_t pushes = push_all(s, wm->model);
+    s->contacts += pushes;
+    for (int round = 0; pushes && round < RELAX_ROUNDS; round++) {
+        relax_edges(s);
+        pushes = push_near(s, wm->model);
     }
     for (size_t i = 0; i < s->node_count; i++)
         if (s->touched[i])

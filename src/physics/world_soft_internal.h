@@ -53,6 +53,14 @@ struct world_soft {
     uint32_t *collide_bodies;
     float *collide_rest;          /* [slot * triangle_count + face]: the face's margin against that body, its
                                      rest clearance up to `margin`; negative: into it at rest, left alone */
+    float (*collide_poses)[16];   /* per slot: the body's pose this substep */
+    size_t collide_edge_count;    /* the faces' distinct edges (low node, high node) and rest lengths */
+    uint32_t (*collide_edges)[2];
+    float *collide_rest_length;
+    uint32_t *near;               /* slot * triangle_count + face: the pairs within reach this substep */
+    float *near_gap;              /* scratch: each pair's deepest sample inside the margin (first pass) */
+    size_t near_count, near_capacity;
+    bool near_overflow;           /* more than fit: later passes scan every pair */
     uint8_t *touched;             /* per node, scratch for one substep */
     uint64_t contacts;            /* faces pushed out, over the run */
 };

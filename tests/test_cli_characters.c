@@ -1,0 +1,177 @@
+/* The shared characters with their soft parts, caged the way a user cages them (plush run MODEL --cage
+ * MATERIAL --motion DANCE), on a short version of each case of issue 22's acceptance: the first FRAMES
+ * frames of the long dance and the whole of the short one. Every case must end with status 0, write every
+ * frame with finite figures, blow nothing up and leave the soft part alive (its bound vertices on average
+ * at least 0.5% of its size from where bone skinning puts them). The cases that meet the surface bar
+ * (p99.9 strain <= 1.5, <= 0.5% of edges beyond 1.5x, crease p99 <= 30 degrees at every frame) are held
+ * to it, and none of their pieces may be more than half pinned. The body figure is printed, and held to
+ * the level reached (issue 22's bar of 1% is not met: see docs/measured.md). The full-length runs are
+ * tools/soak.sh's. Skipped, visibly, without ../shared/data. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "support/cli_run.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DATA "../shared/data/"
+#define LONG_DANCE DATA "characters/mmd_base/サンプルモーション2.vmd"
+#define SHORT_DANCE DATA "characters/blender_mmd_tools/test.vmd"
+#define FRAMES "120"
+
+typedef struct character_case {
+    const char *model, *cage;
+    bool surface_bar;      /* meets the surface bar and has no piece more than half pinned */
+    double most_inside;    /* the body figure reached: the worst frame's share inside, at most */
+} character_case;
+
+static const character_case cases[] = {
+    {DATA "mmd/pmx_tailor/01_基本の使い方.pmx", "スカート", true, 0.08},
+    {DATA "mmd/pmx_tailor/04_色々な使い方_裾.pmx", "スカート", true, 0.08},
+    {DATA "characters/pmx_tailor/03_扱えるメッシュ_裾不均等.pmx", "スカート", true, 0.08},
+    /* the cape (0.5% of edges beyond 1.5x), Alicia's hair and Luka's hair and skirt do not meet the bar yet
+     * (docs/measured.md) */
+    {DATA "characters/pmx_tailor/04_色々な使い方_裏面.pmx", "表マント,裏マント", false, 0.2},
+    {DATA "mmd/alicia/Alicia_solid.pmx", "hair", false, 0.2},
+    {DATA "characters/blender_mmd_tools/巡音ルカ_f14b5a4.pmx", "材質3", false, 0.2},
+    {DATA "characters/blender_mmd_tools/巡音ルカ_f14b5a4.pmx", "材質18", false, 0.25},
+};
+
+static int setup(void **state)
+{
+    (void)state;
+    return cli_tmp_setup("plush_characters");
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    return cli_tmp_teardown();
+}
+
+static bool present(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (f)
+        fclose(f);
+    return f != NULL;
+}
+
+/* Column `name` of every data row of csv into out (at most cap rows); the number of rows. */
+static size_t column(const char *csv, const char *name, double *out, size_t cap)
+{
+    int col = cli_csv_column(csv, name);
+    assert_true(col >= 0);
+    size_t rows = 0;
+    for (const char *p = strchr(csv, '\n'); p && p[1] && rows < cap; p = strchr(p + 1, '\n')) {
+        const char *q = p + 1;
+        for (int k = 0; k < col; k++)
+            q = strchr(q, ',') + 1;
+        out[rows++] = strtod(q, NULL);
+    }
+    return rows;
+}
+
+/* The largest "pinned (N%)" of the summary's piece lines. */
+static int most_pinned(const char *out)
+{
+    int most = 0;
+    for (const char *p = strstr(out, " pinned ("); p; p = strstr(p + 1, " pinned (")) {
+        int pct = atoi(p + 9);
+        most = pct > most ? pct : most;
+    }
+    return most;
+}
+
+static double max_of(const double *v, size_t n)
+{
+    double m = -INFINITY;
+    for (size_t i = 0; i < n; i++)
+        m = v[i] > m ? v[i] : m;
+    return m;
+}
+
+static void run_case(const character_case *c, const char *dance, const char *frames, size_t want)
+{
+    char out[600], csv_path[700];
+    snprintf(out, sizeof out, "%s/run", cli_tmp_dir());
+    snprintf(csv_path, sizeof csv_path, "%s/quality.csv", out);
+    cli_result r;
+    if (frames)
+        CLI_RUN(&r, "run", c->model, "--cage", c->cage, "--motion", dance, "--frames", frames, "--export", "quality",
+                "-o", out);
+    else
+        CLI_RUN(&r, "run", c->model, "--cage", c->cage, "--motion", dance, "--export", "quality", "-o", out);
+    cli_expect_code(&r, 0);
+    assert_null(strstr(r.out, "blow-ups"));
+    size_t n = 0;
+    char *csv = cli_read_all(csv_path, &n);
+    assert_non_null(csv);
+    enum { CAP = 8192 };
+    static double p999[CAP], outside[CAP], crease[CAP], inside[CAP], bones[CAP], offset[CAP];
+    size_t rows = column(csv, "surface_strain_p999", p999, CAP);
+    assert_int_equal(rows, want);
+    assert_int_equal(column(csv, "surface_strain_outside", outside, CAP), rows);
+    assert_int_equal(column(csv, "surface_crease_p99", crease, CAP), rows);
+    assert_int_equal(column(csv, "body_inside_share", inside, CAP), rows);
+    assert_int_equal(column(csv, "bones_inside_share", bones, CAP), rows);
+    assert_int_equal(column(csv, "soft_offset_share", offset, CAP), rows);
+    double alive = 0;
+    for (size_t i = 0; i < rows; i++) {
+        assert_true(isfinite(p999[i]) && isfinite(outside[i]) && isfinite(crease[i]) && isfinite(inside[i]) &&
+                    isfinite(bones[i]) && isfinite(offset[i]));
+        alive += offset[i] / (double)rows;
+    }
+    const char *name = strrchr(c->model, '/') + 1;
+    print_message("      %s %s, %zu frames of %s: p99.9 %.3f, beyond 1.5x %.2f%%, crease p99 %.1f, alive %.2f%%, "
+                  "inside %.2f%% (bone skinning %.2f%%), most pinned %d%%\n",
+                  name, c->cage, rows, strrchr(dance, '/') + 1, max_of(p999, rows), 100 * max_of(outside, rows),
+                  max_of(crease, rows), 100 * alive, 100 * max_of(inside, rows), 100 * max_of(bones, rows),
+                  most_pinned(r.out));
+    assert_true(alive >= 0.005);
+    assert_true(max_of(inside, rows) <= c->most_inside);
+    if (c->surface_bar) {
+        assert_true(max_of(p999, rows) <= 1.5);
+        assert_true(max_of(outside, rows) <= 0.005);
+        assert_true(max_of(crease, rows) <= 30);
+        assert_true(most_pinned(r.out) <= 50);
+    }
+    free(csv);
+    cli_result_free(&r);
+}
+
+static void test_characters_dance(void **state)
+{
+    (void)state;
+    if (!present(LONG_DANCE) || !present(SHORT_DANCE)) {
+        print_message("skipped: the shared dances are absent (%s, %s)\n", LONG_DANCE, SHORT_DANCE);
+        skip();
+    }
+    size_t ran = 0;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        if (!present(cases[i].model)) {
+            print_message("      absent, not run: %s\n", cases[i].model);
+            continue;
+        }
+        run_case(&cases[i], LONG_DANCE, FRAMES, (size_t)atoi(FRAMES));
+        run_case(&cases[i], SHORT_DANCE, NULL, 25); /* the short dance whole: 25 frames */
+        ran++;
+    }
+    if (ran == 0)
+        skip();
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_characters_dance, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
