@@ -168,10 +168,47 @@ static void test_characters_dance(void **state)
         skip();
 }
 
+/* A cape of two layers (表マント outside, 裏マント inside, sharing every position): caged by one layer or
+ * both, the layers stay together (tear <= 0.01 units at every frame), and the summary names the layer it
+ * pulled in. */
+static void test_layers_stay_together(void **state)
+{
+    (void)state;
+    const char *cape = DATA "characters/pmx_tailor/04_色々な使い方_裏面.pmx";
+    if (!present(cape) || !present(LONG_DANCE)) {
+        print_message("skipped: %s or %s is absent\n", cape, LONG_DANCE);
+        skip();
+    }
+    static const char *const cages[] = {"表マント", "表マント,裏マント"};
+    for (int k = 0; k < 2; k++) {
+        char out[600], csv_path[700];
+        snprintf(out, sizeof out, "%s/cape%d", cli_tmp_dir(), k);
+        snprintf(csv_path, sizeof csv_path, "%s/quality.csv", out);
+        cli_result r;
+        CLI_RUN(&r, "run", cape, "--cage", cages[k], "--motion", LONG_DANCE, "--frames", FRAMES, "--export",
+                "quality", "-o", out);
+        cli_expect_code(&r, 0);
+        if (k == 0)
+            assert_non_null(strstr(r.out, "\"裏マント\""));
+        size_t n = 0;
+        char *csv = cli_read_all(csv_path, &n);
+        assert_non_null(csv);
+        enum { CAP = 1024 };
+        static double tear[CAP];
+        size_t rows = column(csv, "surface_tear", tear, CAP);
+        assert_int_equal(rows, (size_t)atoi(FRAMES));
+        print_message("      --cage %s: layers apart at most %.3g over %zu frames\n", cages[k], max_of(tear, rows), rows);
+        assert_true(max_of(tear, rows) <= 0.01);
+        free(csv);
+        cli_result_free(&r);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_characters_dance, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_layers_stay_together, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

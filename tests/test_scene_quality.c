@@ -83,6 +83,35 @@ static void test_seam_and_open(void **state)
     plush_quality_destroy(q);
 }
 
+/* Two layers: the cube's faces, and a second copy of its first corner (vertex 8, an inner layer's vertex
+ * with faces of its own that are not measured). The tear is the copy's distance from the corner it shared
+ * its rest position with, whichever moves; a dropped vertex takes no part. */
+static void test_layers_tear(void **state)
+{
+    (void)state;
+    float v[9][3];
+    memcpy(v, cube_v, sizeof cube_v);
+    memcpy(v[8], cube_v[0], sizeof v[8]);
+    plush_quality *q = make((const float(*)[3])v, 9, cube_t, 12);
+    plush_quality_figures f;
+    plush_quality_measure(q, (const float(*)[3])v, &f);
+    assert_true(f.tear == 0);
+    v[8][1] += 0.25f; /* the inner layer's vertex comes away */
+    plush_quality_measure(q, (const float(*)[3])v, &f);
+    assert_true(fabs(f.tear - 0.25) < 1e-6);
+    memcpy(v[8], cube_v[0], sizeof v[8]);
+    v[0][0] -= 0.5f; /* or the measured corner does */
+    plush_quality_measure(q, (const float(*)[3])v, &f);
+    assert_true(fabs(f.tear - 0.5) < 1e-6);
+    assert_int_equal(f.edges, 18); /* the copy measures no strain of its own */
+    bool dropped[9] = {false};
+    dropped[8] = true;
+    plush_quality_drop_layers(q, dropped);
+    plush_quality_measure(q, (const float(*)[3])v, &f);
+    assert_true(f.tear == 0);
+    plush_quality_destroy(q);
+}
+
 /* The export: a row per frame, the summary names the worst frame. */
 static void test_quality_export(void **state)
 {
@@ -202,7 +231,7 @@ static void ref_row(char *dst, size_t cap, uint32_t frame, const plush_quality_f
     n += snprintf(dst + n, cap - (size_t)n, ",%.6g,%.6g,%.6g,%.6g,%.6g,%.4g,%.4g,%.6g", c->strain_p50,
                   c->strain_p99, c->strain_p999, c->strain_max, c->strain_outside, c->crease_p99, c->crease_max,
                   c->volume_ratio);
-    snprintf(dst + n, cap - (size_t)n, ",%.6g,%.6g,%.6g,%.6g\n", soft->inside_share, soft->inside_depth,
+    snprintf(dst + n, cap - (size_t)n, ",%.6g,%.6g,%.6g,%.6g,", soft->inside_share, soft->inside_depth,
              soft->bones_inside_share, soft->offset_share);
 }
 
@@ -284,6 +313,10 @@ static void test_thread_equals_inline(void **state)
         size_t len = strlen(ref.rows[f]);
         assert_true(strncmp(row, ref.rows[f], len) == 0);
         row += len;
+        char *end; /* the tear, which the old path does not measure: a distance */
+        double tear = strtod(row, &end);
+        assert_true(end > row && *end == '\n' && tear >= 0 && tear < 1e-3);
+        row = end + 1;
     }
     assert_int_equal(*row, '\0');
     free(csv);
@@ -341,6 +374,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cube),
         cmocka_unit_test(test_seam_and_open),
+        cmocka_unit_test(test_layers_tear),
         cmocka_unit_test(test_quality_export),
         cmocka_unit_test(test_kernels_equal_old),
         cmocka_unit_test(test_thread_equals_inline),

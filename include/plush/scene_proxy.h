@@ -58,10 +58,15 @@ plush_status plush_scene_proxy_build(const plush_pmx_model *model, plush_arena *
 typedef struct plush_scene_bound_options {
     const char *const *materials; /* material names (UTF-8); every material with such a name counts */
     size_t material_count;
+    size_t *pulled;               /* out, optional (model->material_count entries): per material, its
+                                   * vertices bound as a layer of the named ones (below) */
 } plush_scene_bound_options;
 
 /* The vertices to skin with the proxy: those used by the faces of the chosen materials, in increasing
- * order. Naming a material that does not exist, or one a soft body owns, fails (PLUSH_E_ARGUMENT). */
+ * order. With materials named, the vertices of the other materials (not a soft body's) that share their
+ * rest position with a chosen vertex (within a millionth of the chosen vertices' extent) are bound too:
+ * layers -- an inner and an outer shell, back faces, an outline -- move as one. Naming a material that
+ * does not exist, or one a soft body owns, fails (PLUSH_E_ARGUMENT). */
 plush_status plush_scene_bound_vertices(const plush_pmx_model *model, const plush_scene_proxy *proxy,
                                       const plush_scene_bound_options *options, plush_arena *arena, uint32_t **out,
                                       size_t *out_count, plush_diag *diag);

@@ -26,6 +26,8 @@ typedef struct plush_quality_figures {
     double strain_outside;        /* share of the edges whose strain is outside [2/3, 3/2] */
     double crease_p99, crease_max; /* degrees */
     double volume_ratio;          /* NaN when the surface is not closed */
+    double tear;                  /* the largest distance between two vertices that shared their rest
+                                   * position (one of them on the measured faces): layers torn apart */
     size_t edges, folds;          /* edges measured; edges with two faces (crease) */
 } plush_quality_figures;
 
@@ -35,6 +37,9 @@ plush_status plush_quality_create(const float (*rest)[3], size_t vertex_count, c
                                   size_t triangle_count, plush_quality **out, plush_diag *diag);
 /* positions: vertex_count entries, the same numbering as at create. */
 void plush_quality_measure(plush_quality *q, const float (*positions)[3], plush_quality_figures *out);
+/* Vertices marked in dropped (vertex_count entries) take no part in the tear: a copy of the surface that
+ * is not a layer of it (a soft body's own mesh, made from the surface and moving with the simulation). */
+void plush_quality_drop_layers(plush_quality *q, const bool *dropped);
 void plush_quality_destroy(plush_quality *q);
 
 #ifdef __cplusplus

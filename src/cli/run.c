@@ -243,6 +243,7 @@ typedef struct run_state {
     char *frames_dir;             /* OUTDIR/frames, for messages */
     cli_outdir outdir;            /* OUTDIR, locked; the sinks write into its staging folder */
     bool mesh_frames;             /* an obj or ply export is on */
+    size_t *pulled;               /* per material: vertices bound as a layer of the named materials */
 } run_state;
 
 static bool read_inputs(run_state *s, plush_diag *model_diag)
@@ -383,6 +384,23 @@ static void shown_text(const cli_outdir *o, const char *in, char *out, size_t si
     out[k] = '\0';
 }
 
+/* The materials bound as layers of the named ones (they share rest positions with them), if any. */
+static void layers_line(const run_state *s)
+{
+    size_t total = 0, shown = 0;
+    for (size_t m = 0; s->pulled && m < s->model->material_count; m++)
+        total += s->pulled[m];
+    if (total == 0)
+        return;
+    printf("  layers          %zu vertices of other materials share their rest position with bound ones and move "
+           "with them:",
+           total);
+    for (size_t m = 0; m < s->model->material_count; m++)
+        if (s->pulled[m] && shown++ < 8)
+            printf("%s \"%s\" %zu", shown > 1 ? "," : "", s->model->materials[m].name.s, s->pulled[m]);
+    printf("%s\n", shown > 8 ? ", ..." : "");
+}
+
 static void summary(const run_state *s, uint32_t frames, const plush_diag *diag)
 {
     const cli_run_job *job = s->job;
@@ -402,6 +420,7 @@ static void summary(const run_state *s, uint32_t frames, const plush_diag *diag)
                s->attached.pieces, s->attached.pieces == 1 ? "" : "s", s->attached.pinned);
         cli_attach_report_pieces(s->model, &s->attached);
     }
+    layers_line(s);
     plush_scene_direct_stats ds;
     if (plush_scene_direct_model(s->scene, &ds))
         printf("  direct          %zu soft bod%s: %zu nodes, %zu faces, %zu pieces sewn by %zu seam links, %zu pinned "
@@ -463,6 +482,7 @@ static int simulate(run_state *s, plush_diag *model_diag)
     const cli_run_job *job = s->job;
     /* a made cage binds its own materials unless --materials says otherwise */
     const cli_names *bound = job->materials.count || !s->source ? &job->materials : &s->cage_materials;
+    s->pulled = calloc(s->model->material_count ? s->model->material_count : 1, sizeof *s->pulled);
     plush_scene_desc desc = {
         .model = s->model,
         .motion = s->motion,
@@ -470,7 +490,8 @@ static int simulate(run_state *s, plush_diag *model_diag)
         .fps = job->fps,
         .world = {.physics_hz = job->physics_hz, .ground = job->ground, .ground_y = job->ground_y},
         .bind = {.proxy = {.seed = job->seed},
-                 .bound = {.materials = (const char *const *)bound->names, .material_count = bound->count}},
+                 .bound = {.materials = (const char *const *)bound->names, .material_count = bound->count,
+                           .pulled = s->pulled}},
         .skin = {.stretch = job->stretch},
         .overrides = s->overrides,
         .overrides_file = job->overrides,
@@ -563,6 +584,7 @@ done:
     plush_arena_free(&s.cage_arena);
     cli_names_free(&s.cage_materials);
     free(s.stem);
+    free(s.pulled);
     free(s.frames_dir);
     return rc;
 }

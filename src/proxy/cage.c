@@ -153,10 +153,9 @@ static void collapse_slivers(const float (*pos)[3], size_t vertex_count, unsigne
 }
 
 /* The ladder: each step starts from the best result so far and runs only while it is above the limit. */
-static size_t run_ladder(const plush__meshopt *mo, const plush_cage_mesh *src, size_t target, size_t limit, bool sloppy,
-                         unsigned *idx, unsigned *tmp, plush_cage_result *res)
+static size_t run_ladder(const plush__meshopt *mo, const plush_cage_mesh *src, size_t n, size_t target, size_t limit,
+                         bool sloppy, unsigned *idx, unsigned *tmp, plush_cage_result *res)
 {
-    size_t n = 3 * src->triangle_count;
     const float *pos = &src->positions[0][0];
     float scale = mo->meshopt_simplifyScale(pos, src->vertex_count, sizeof *src->positions);
     float err = 0;
@@ -298,12 +297,20 @@ plush_status plush_cage_simplify_ladder(const plush_cage_mesh *src, const plush_
         goto done;
     }
     memcpy(idx, src->triangles, n * sizeof *idx);
+    /* Layers that share positions (an outer and an inner shell, front and back faces) are one surface: its
+     * faces once, before the simplifier sees edges shared by four faces and stops short of the target. */
+    bool clean;
+    n = clean_faces(idx, n, diag, &clean);
+    if (!clean) {
+        st = PLUSH_E_NOMEM;
+        goto done;
+    }
     float tolerance = options->tolerance > 0 ? options->tolerance : 0.1f;
     size_t target = options->target_triangles;
     double limit_d = floor((double)target * (1.0 + tolerance));
     size_t limit = limit_d > (double)SIZE_MAX / 2 ? SIZE_MAX / 2 : (size_t)limit_d;
     result->source_triangles = src->triangle_count;
-    n = run_ladder(mo, src, target, limit, sloppy, idx, tmp, result);
+    n = run_ladder(mo, src, n, target, limit, sloppy, idx, tmp, result);
     bool ok;
     collapse_slivers((const float(*)[3])src->positions, src->vertex_count, idx, n, &ok);
     if (!ok) {

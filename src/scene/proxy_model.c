@@ -2,6 +2,7 @@
  * bodies and which materials is scene policy, so it lives here, not in the format module. */
 #include "plush/scene_proxy.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -139,6 +140,103 @@ static plush_status choose_materials(const plush_pmx_model *model, const plush_s
     return PLUSH_OK;
 }
 
+/* ---- layers ---------------------------------------------------------------------------------- */
+
+/* Two vertices this near (a millionth of the chosen vertices' extent, per axis) share a position. */
+#define LAYER_TOLERANCE 1e-6
+
+typedef struct cell_point {
+    int64_t cell[3];
+    uint32_t vertex;
+} cell_point;
+
+static int by_cell(const void *a, const void *b)
+{
+    const cell_point *x = a, *y = b;
+    for (int k = 0; k < 3; k++)
+        if (x->cell[k] != y->cell[k])
+            return x->cell[k] < y->cell[k] ? -1 : 1;
+    return (x->vertex > y->vertex) - (x->vertex < y->vertex);
+}
+
+/* Whether a point of `points` (sorted by cell) lies within tol of p on every axis: cells are tol wide, so
+ * such a point lies in one of the 27 cells around p's. */
+static bool near_point(const plush_pmx_model *model, const cell_point *points, size_t count, const float p[3],
+                       double tol)
+{
+    int64_t c[3];
+    for (int k = 0; k < 3; k++)
+        c[k] = (int64_t)floor((double)p[k] / tol);
+    for (int dx = -1; dx <= 1; dx++)
+        for (int dy = -1; dy <= 1; dy++)
+            for (int dz = -1; dz <= 1; dz++) {
+                cell_point key = {{c[0] + dx, c[1] + dy, c[2] + dz}, 0};
+                size_t lo = 0, hi = count;
+                while (lo < hi) { /* the first point of the cell */
+                    size_t mid = lo + (hi - lo) / 2;
+                    if (by_cell(&points[mid], &key) < 0)
+                        lo = mid + 1;
+                    else
+                        hi = mid;
+                }
+                for (size_t i = lo; i < count && memcmp(points[i].cell, key.cell, sizeof key.cell) == 0; i++) {
+                    const float *q = model->vertices[points[i].vertex].position;
+                    if (fabs((double)q[0] - p[0]) <= tol && fabs((double)q[1] - p[1]) <= tol &&
+                        fabs((double)q[2] - p[2]) <= tol)
+                        return true;
+                }
+            }
+    return false;
+}
+
+/* Layers move as one: a vertex of another material (not a soft body's) that shares its rest position with
+ * a chosen vertex -- the inner layer of a cape, the back faces of hair, an outline shell -- is bound too,
+ * so the two stay together whatever material the user named. *n counts the vertices marked in used. */
+static plush_status pull_layers(const plush_pmx_model *model, const plush_scene_proxy *proxy, const bool *chosen,
+                                uint8_t *used, size_t *n, size_t *pulled, plush_diag *diag)
+{
+    if (*n == 0)
+        return PLUSH_OK;
+    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (size_t v = 0; v < model->vertex_count; v++)
+        for (int k = 0; used[v] && k < 3; k++) {
+            lo[k] = fmin(lo[k], model->vertices[v].position[k]);
+            hi[k] = fmax(hi[k], model->vertices[v].position[k]);
+        }
+    double extent = fmax(hi[0] - lo[0], fmax(hi[1] - lo[1], hi[2] - lo[2]));
+    double tol = extent > 0 ? LAYER_TOLERANCE * extent : 1e-9;
+    cell_point *points = malloc(*n * sizeof *points);
+    if (!points)
+        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+    size_t count = 0;
+    for (size_t v = 0; v < model->vertex_count; v++)
+        if (used[v]) {
+            for (int k = 0; k < 3; k++)
+                points[count].cell[k] = (int64_t)floor((double)model->vertices[v].position[k] / tol);
+            points[count++].vertex = (uint32_t)v;
+        }
+    qsort(points, count, sizeof *points, by_cell);
+    plush_status st = PLUSH_OK;
+    for (size_t m = 0; st == PLUSH_OK && m < model->material_count; m++) {
+        if (chosen[m] || (m < proxy->material_count && proxy->soft_material[m]))
+            continue;
+        const uint32_t *faces;
+        size_t fc;
+        st = plush_pmx_material_faces_checked(model, m, &faces, &fc, diag);
+        for (size_t i = 0; st == PLUSH_OK && i < fc; i++) {
+            uint32_t v = faces[i];
+            if (used[v] || !near_point(model, points, count, model->vertices[v].position, tol))
+                continue;
+            used[v] = 1;
+            (*n)++;
+            if (pulled)
+                pulled[m]++;
+        }
+    }
+    free(points);
+    return st;
+}
+
 plush_status plush_scene_bound_vertices(const plush_pmx_model *model, const plush_scene_proxy *proxy,
                                       const plush_scene_bound_options *options, plush_arena *arena, uint32_t **out,
                                       size_t *out_count, plush_diag *diag)
@@ -166,6 +264,10 @@ plush_status plush_scene_bound_vertices(const plush_pmx_model *model, const plus
             used[faces[i]] = 1;
         }
     }
+    if (options && options->pulled)
+        memset(options->pulled, 0, model->material_count * sizeof *options->pulled);
+    if (st == PLUSH_OK && options && options->material_count > 0)
+        st = pull_layers(model, proxy, chosen, used, &n, options->pulled, diag);
     if (st == PLUSH_OK) {
         uint32_t *list = plush_arena_array(arena, n ? n : 1, sizeof *list);
         if (!list) {

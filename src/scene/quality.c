@@ -33,6 +33,8 @@ struct plush_quality {
     bool closed;
     double rest_volume;
     float (*normals)[3];          /* per face, this frame's */
+    size_t layer_count;           /* vertices sharing a surface node's rest position with the one standing */
+    q_pair *layers;               /* for it (a: the vertex, b: that one): where a layer can tear away */
     uint32_t *strain_bins, *crease_bins;
 };
 
@@ -131,6 +133,29 @@ static bool build_edges(plush_quality *q, const uint32_t (*faces)[3], size_t nod
     return ok;
 }
 
+/* Every vertex welded into a node of the measured faces, other than the one standing for that node: an
+ * inner layer, a back face, a seam's other side, whether or not its own faces are measured. */
+static bool build_layers(plush_quality *q, const uint32_t (*node_faces)[3], const uint32_t *node_of,
+                         const uint32_t *first, size_t nodes)
+{
+    uint8_t *on = calloc(nodes ? nodes : 1, 1);
+    if (!on)
+        return false;
+    for (size_t f = 0; f < q->face_count; f++)
+        for (int k = 0; k < 3; k++)
+            on[node_faces[f][k]] = 1;
+    size_t n = 0;
+    for (size_t v = 0; v < q->vertex_count; v++)
+        n += on[node_of[v]] && first[node_of[v]] != v;
+    q->layers = malloc((n ? n : 1) * sizeof *q->layers);
+    if (q->layers)
+        for (size_t v = 0; v < q->vertex_count; v++)
+            if (on[node_of[v]] && first[node_of[v]] != v)
+                q->layers[q->layer_count++] = (q_pair){.a = (uint32_t)v, .b = first[node_of[v]]};
+    free(on);
+    return q->layers != NULL;
+}
+
 plush_status plush_quality_create(const float (*rest)[3], size_t vertex_count, const uint32_t (*triangles)[3],
                                   size_t triangle_count, plush_quality **out, plush_diag *diag)
 {
@@ -168,6 +193,7 @@ plush_status plush_quality_create(const float (*rest)[3], size_t vertex_count, c
         }
     }
     ok = ok && build_edges(q, (const uint32_t(*)[3])node_faces, nodes);
+    ok = ok && build_layers(q, (const uint32_t(*)[3])node_faces, node_of, first, nodes);
     free(node_of), free(node_faces);
     if (!ok) {
         free(first);
@@ -254,6 +280,12 @@ void plush_quality_measure(plush_quality *q, const float (*positions)[3], plush_
             cmax = c > cmax ? c : cmax;
         }
     }
+    float tear = 0;
+    for (size_t i = 0; i < q->layer_count; i++) {
+        float d = edge_length(positions, q->layers[i].a, q->layers[i].b);
+        tear = d > tear || d != d ? d : tear;
+    }
+    out->tear = tear;
     out->edges = q->edge_count, out->folds = folds;
     if (q->edge_count) {
         static const double shares[3] = {0.5, 0.99, 0.999};
@@ -273,6 +305,15 @@ void plush_quality_measure(plush_quality *q, const float (*positions)[3], plush_
     out->volume_ratio = q->closed && q->rest_volume != 0 ? vol / q->rest_volume : NAN;
 }
 
+void plush_quality_drop_layers(plush_quality *q, const bool *dropped)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < q->layer_count; i++)
+        if (!dropped[q->layers[i].a] && !dropped[q->layers[i].b])
+            q->layers[kept++] = q->layers[i];
+    q->layer_count = kept;
+}
+
 void plush_quality_destroy(plush_quality *q)
 {
     if (!q)
@@ -280,6 +321,7 @@ void plush_quality_destroy(plush_quality *q)
     free(q->faces);
     free(q->edges);
     free(q->folds);
+    free(q->layers);
     free(q->normals);
     free(q->strain_bins);
     free(q->crease_bins);

@@ -36,6 +36,8 @@ typedef struct quality_sink {
     /* the worst frame of the surface (largest p99.9 strain) and its figures */
     int64_t worst_frame;
     plush_quality_figures worst, worst_cage;
+    double tear;                  /* the largest tear over the frames measured, and its frame */
+    int64_t tear_frame;
     plush_arena arena;
     /* the measure's thread; the figures above and the CSV are written under sync->lock while it runs */
     quality_slot slot[QUALITY_SLOTS];
@@ -56,7 +58,7 @@ static const char header[] =
     "frame,surface_strain_p50,surface_strain_p99,surface_strain_p999,surface_strain_max,surface_strain_outside,"
     "surface_crease_p99,surface_crease_max,surface_volume_ratio,cage_strain_p50,cage_strain_p99,"
     "cage_strain_p999,cage_strain_max,cage_strain_outside,cage_crease_p99,cage_crease_max,cage_volume_ratio,"
-    "body_inside_share,body_inside_depth,bones_inside_share,soft_offset_share\n";
+    "body_inside_share,body_inside_depth,bones_inside_share,soft_offset_share,surface_tear\n";
 
 static int figures_csv(char *dst, size_t cap, const plush_quality_figures *f)
 {
@@ -88,6 +90,8 @@ static void keep(quality_sink *q, const quality_slot *in, const plush_quality_fi
     uint32_t frame = in->frame;
     if (q->worst_frame < 0 || f->strain_p999 > q->worst.strain_p999)
         q->worst_frame = frame, q->worst = *f, q->worst_cage = *c;
+    if (q->tear_frame < 0 || f->tear > q->tear || f->tear != f->tear)
+        q->tear = f->tear, q->tear_frame = frame;
     if (!q->path)
         return;
     char line[512];
@@ -102,6 +106,7 @@ static void keep(quality_sink *q, const quality_slot *in, const plush_quality_fi
                       in->soft.inside_depth, in->soft.bones_inside_share, in->soft.offset_share);
     else
         n += snprintf(line + n, sizeof line - (size_t)n, ",,,,");
+    n += snprintf(line + n, sizeof line - (size_t)n, ",%.6g", f->tear);
     line[n++] = '\n';
     plush_buf_append(&q->csv, line, (size_t)n);
 }
@@ -201,12 +206,15 @@ static plush_status quality_end(plush_scene_sink *s, const plush_scene *scene, p
 }
 
 /* The worst frame so far and its figures (under the lock while the thread runs). */
-static int64_t worst(const quality_sink *q, plush_quality_figures *f, plush_quality_figures *c)
+static int64_t worst(const quality_sink *q, plush_quality_figures *f, plush_quality_figures *c, double *tear,
+                     int64_t *tear_frame)
 {
     if (q->sync)
         pthread_mutex_lock(&q->sync->lock);
     int64_t frame = q->worst_frame;
     *f = q->worst, *c = q->worst_cage;
+    if (tear)
+        *tear = q->tear, *tear_frame = q->tear_frame;
     if (q->sync)
         pthread_mutex_unlock(&q->sync->lock);
     return frame;
@@ -216,7 +224,9 @@ static int quality_describe(const plush_scene_sink *s, char *buf, size_t size)
 {
     const quality_sink *q = (const quality_sink *)s;
     plush_quality_figures fig, cage;
-    int64_t frame = worst(q, &fig, &cage);
+    double tear;
+    int64_t tear_frame;
+    int64_t frame = worst(q, &fig, &cage, &tear, &tear_frame);
     const plush_quality_figures *f = &fig, *c = &cage;
     if (frame < 0)
         return snprintf(buf, size, "%s%sno frame measured", q->path ? q->path : "", q->path ? "; " : "");
@@ -226,6 +236,9 @@ static int quality_describe(const plush_scene_sink *s, char *buf, size_t size)
                      q->path ? q->path : "", q->path ? "; " : "", (long long)frame, f->strain_p50,
                      f->strain_p99, f->strain_p999, f->strain_max, 100.0 * f->strain_outside, f->crease_p99,
                      f->crease_max, f->volume_ratio);
+    if (tear_frame >= 0 && n >= 0 && (size_t)n < size)
+        n += snprintf(buf + n, size - (size_t)n, "; layers apart at most %.3g (frame %lld)", tear,
+                      (long long)tear_frame);
     if (q->cage && n >= 0 && (size_t)n < size)
         n += snprintf(buf + n, size - (size_t)n,
                       "\ncage at that frame: strain p50 %.3f p99 %.3f p99.9 %.3f max %.2f, %.2f%% beyond 1.5x, "
@@ -289,7 +302,7 @@ static plush_status quality_make(const plush_scene *scene, char *file, plush_sce
     quality_sink *q = calloc(1, sizeof *q);
     if (q) {
         q->base.ops = &quality_ops;
-        q->worst_frame = -1;
+        q->worst_frame = q->tear_frame = -1;
         q->path = file;
     }
     if (!q || (file && !plush_buf_append(&q->csv, header, sizeof header - 1))) {
@@ -324,6 +337,20 @@ static plush_status quality_make(const plush_scene *scene, char *file, plush_sce
     if (st == PLUSH_OK)
         st = plush_quality_create((const float(*)[3])rest, m->vertex_count, (const uint32_t(*)[3])tris, nt,
                                   &q->surface, diag);
+    if (st == PLUSH_OK) { /* a soft body's own mesh copies the surface it was made from: not a layer of it */
+        bool *dropped = plush_arena_array(&q->arena, m->vertex_count ? m->vertex_count : 1, sizeof *dropped);
+        st = dropped ? PLUSH_OK : plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+        size_t first = 0;
+        for (size_t mat = 0; st == PLUSH_OK && mat < m->material_count; mat++) {
+            size_t count = m->materials[mat].index_count > 0 ? (size_t)m->materials[mat].index_count : 0;
+            for (size_t i = 0; soft[mat] && i < count && first + i < m->index_count; i++)
+                if (m->indices[first + i] < m->vertex_count)
+                    dropped[m->indices[first + i]] = true;
+            first += count;
+        }
+        if (st == PLUSH_OK)
+            plush_quality_drop_layers(q->surface, dropped);
+    }
     q->surface_count = m->vertex_count;
     if (st == PLUSH_OK && desc.mode == PLUSH_SCENE_PROXY && b) {
         st = plush_quality_create((const float(*)[3])b->proxy.nodes, b->proxy.node_count,
@@ -363,7 +390,7 @@ bool plush_scene_quality_sink_worst(const plush_scene_sink *sink, int64_t *frame
     if (!sink || sink->kind != &plush__export_quality)
         return false;
     plush_quality_figures f, c;
-    int64_t w = worst((const quality_sink *)sink, &f, &c);
+    int64_t w = worst((const quality_sink *)sink, &f, &c, NULL, NULL);
     if (frame)
         *frame = w;
     if (surface)
