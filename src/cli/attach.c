@@ -315,6 +315,8 @@ static int run_attach(const attach_job *job, const plush_pmx_soft_body *soft)
         cli_report(&model_diag);
         goto done;
     }
+    if (!cli_check_materials(model, job->model, &job->materials))
+        goto done;
     if (!cli_regular_file(job->proxy, &proxy_diag) ||
         plush_attach_read_proxy_file(job->proxy, &arena, &cage, &proxy_diag) != PLUSH_OK) {
         cli_report(&proxy_diag);

@@ -149,6 +149,8 @@ static bool read_inputs(const bind_job *job, plush_pmx_model **model, plush_im2_
         cli_report(model_diag);
         return false;
     }
+    if (!cli_check_materials(*model, job->model, &job->materials))
+        return false;
     if (!job->overrides)
         return true;
     plush_diag im2_diag;

@@ -225,6 +225,8 @@ static int run_proxy(const proxy_job *job)
         cli_report(&model_diag);
         goto done;
     }
+    if (!cli_check_materials(model, job->model, &job->materials))
+        goto done;
     plush_cage_mesh skin, cage;
     plush_cage_result res;
     plush_cage_topology topo;

@@ -307,7 +307,7 @@ static bool make_cage(run_state *s, plush_diag *model_diag)
                         job->model);
             return false;
         }
-    if (!parse_cage(s))
+    if (!parse_cage(s) || !cli_check_materials(s->model, job->model, &s->cage_materials))
         return false;
     plush_attach_options o = {.cage = &s->cage, .auto_mask = true, .auto_pins = true,
                               .materials = (const char *const *)s->cage_materials.names,
@@ -546,7 +546,9 @@ int cli_run_execute(const cli_run_job *in)
         goto done;
     }
     snprintf(s.frames_dir, n, "%s/frames", job.out_dir);
-    if (!read_inputs(&s, &model_diag) || (job.cage && !make_cage(&s, &model_diag)))
+    /* a name the model does not have is told before anything else is made */
+    if (!read_inputs(&s, &model_diag) || !cli_check_materials(s.model, job.model, &job.materials) ||
+        (job.cage && !make_cage(&s, &model_diag)))
         goto done;
     rc = simulate(&s, &model_diag);
 done:
