@@ -65,7 +65,12 @@ size_t plush_pmx_material_nearest(const plush_pmx_model *model, const char *name
         const plush_str *s = &model->materials[m].name;
         const char *text = s->s ? s->s : "";
         /* one entry per name: a later material of the same name adds nothing */
-        if (plush_pmx_material_find(model, text) != (int32_t)m)
+        bool seen = false;
+        for (size_t e = 0; e < m && !seen; e++) {
+            const plush_str *t = &model->materials[e].name;
+            seen = t->len == s->len && (s->len == 0 || memcmp(t->s, s->s, s->len) == 0);
+        }
+        if (seen)
             continue;
         size_t edits = plush__text_distance(text, s->len, name, len);
         if (edits == SIZE_MAX)
