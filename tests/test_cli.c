@@ -32,6 +32,8 @@
 #define MIXED_UTF8 DATA "unity-mmd-loader/mixed-deform-types.pmx"
 #define WIDE_INDICES DATA "unity-mmd-loader/mmd-alpha-blend-overlap.pmx"
 #define MOTION DATA "mmd_base/サンプルモーション_0046.vmd"
+/* a character whose materials are called 材質1 .. 材質31 */
+#define LUKA "../shared/data/characters/blender_mmd_tools/巡音ルカ_f14b5a4.pmx"
 
 /* ---- files ----------------------------------------------------------------------------------- */
 
@@ -756,6 +758,132 @@ static void test_info_errors_match_full_read(void **state)
     plush_pmx_free(m);
 }
 
+/* How many times needle occurs in text. */
+static size_t count_of(const char *text, const char *needle)
+{
+    size_t n = 0;
+    for (const char *p = strstr(text, needle); p; p = strstr(p + 1, needle))
+        n++;
+    return n;
+}
+
+/* The line of text that starts with prefix (up to its newline), or fails. */
+static const char *line_starting(const char *text, const char *prefix, char *buf, size_t size)
+{
+    const char *p = strstr(text, prefix);
+    if (!p)
+        fail_msg("no line starting '%s' in:\n%.3000s", prefix, text);
+    p += *p == '\n';
+    size_t n = strcspn(p, "\n");
+    snprintf(buf, size, "%.*s", (int)n, p);
+    return buf;
+}
+
+/* A model whose materials are called 材質N: info lists every one with the bones that carry it (the skirt's
+ * waist and skirt bones, the hair's head and hair bones), --bones every bone with its rigid body; the
+ * same in JSON. */
+static void test_info_materials_and_bones(void **state)
+{
+    (void)state;
+    need(LUKA);
+    cli_result r;
+    char line[1024];
+    CLI_RUN(&r, "info", LUKA);
+    cli_expect_code(&r, 0);
+    assert_int_equal(r.err_len, 0);
+    expect_text_field(r.out, "materials", "31");
+    assert_int_equal(count_of(r.out, "\n  material "), 31);
+    assert_int_equal(count_of(r.out, "; bones \""), 31);
+    assert_int_equal(count_of(r.out, "\n  bone "), 0);
+    line_starting(r.out, "\n  material 17      \"材質18\"; 604 faces; no texture; bones \"下半身\" ", line,
+                  sizeof line);
+    expect_contains(line, "スカート");
+    line_starting(r.out, "\n  material 2       \"材質3\"; 3401 faces; no texture; bones \"頭\" ", line, sizeof line);
+    expect_contains(line, "髪");
+    line_starting(r.out, "\n  material 29      \"材質30\"", line, sizeof line);
+    expect_contains(line, "texture \"eyelu.bmp\"");
+    cli_result_free(&r);
+
+    CLI_RUN(&r, "info", "--bones", LUKA);
+    cli_expect_code(&r, 0);
+    assert_int_equal(count_of(r.out, "\n  bone "), 188);
+    assert_int_equal(count_of(r.out, "\n  material "), 31);
+    line_starting(r.out, "\n  bone 0           \"センター\"; no parent", line, sizeof line);
+    line_starting(r.out, "\n  bone 12          \"前髪１\"; parent 4 \"頭\"; rigid body 1 \"前髪１\", physics", line,
+                  sizeof line);
+    cli_result_free(&r);
+
+    CLI_RUN(&r, "info", "--json", "--bones", LUKA);
+    cli_expect_code(&r, 0);
+    assert_int_equal(expect_json_lines(&r), 1);
+    expect_contains(r.out, "\"materials\":[{\"index\":0,\"name\":\"材質1\",");
+    assert_int_equal(count_of(r.out, "\"soft_body\":null"), 31);
+    assert_int_equal(count_of(r.out, "\"texture\":null"), 29);
+    expect_contains(r.out, "\"texture\":\"eyelu.bmp\"");
+    expect_contains(r.out, "{\"index\":17,\"name\":\"材質18\",\"name_en\":");
+    expect_contains(r.out, "\"bones\":[{\"index\":0,\"name\":\"センター\",\"name_en\":");
+    expect_contains(r.out, "{\"index\":12,\"name\":\"前髪１\",\"name_en\":\"");
+    expect_contains(r.out, "\"rigid_body\":{\"index\":1,\"name\":\"前髪１\",\"mode\":\"physics\"}");
+    assert_int_equal(count_of(r.out, "\"rigid_body\":{\"index\"") + count_of(r.out, "\"rigid_body\":null"), 188);
+    cli_result_free(&r);
+
+    CLI_RUN(&r, "info", "--bones=yes", LUKA);
+    cli_expect_code(&r, 2);
+    cli_result_free(&r);
+}
+
+/* A soft body's material says so in its line. */
+static void test_info_soft_material(void **state)
+{
+    (void)state;
+    char path[300], line[512];
+    write_soft_model(path, sizeof path);
+    cli_result r;
+    CLI_RUN(&r, "info", path);
+    cli_expect_code(&r, 0);
+    line_starting(r.out, "\n  material 0 ", line, sizeof line);
+    expect_contains(line, "; soft body 0 \"スカート\"");
+    cli_result_free(&r);
+    CLI_RUN(&r, "info", "--json", path);
+    cli_expect_code(&r, 0);
+    expect_contains(r.out, "\"soft_body\":{\"index\":0,\"name\":\"スカート\"}");
+    cli_result_free(&r);
+}
+
+/* A material name the model does not have, wherever one is taken: one line naming the nearest names and
+ * the command that lists them all, before any work is done. */
+static void test_unknown_material_names(void **state)
+{
+    (void)state;
+    need(LUKA);
+    char out[300], obj[300], csv[300];
+    cli_tmp_path(out, sizeof out, "names_out");
+    cli_tmp_path(obj, sizeof obj, "names.obj");
+    cli_tmp_path(csv, sizeof csv, "names.csv");
+    const char *const commands[][9] = {
+        {"run", LUKA, "--cage", "材質99", "-o", out},
+        {"run", LUKA, "--cage", "材質18,材質99:200", "-o", out},
+        {"run", LUKA, "--materials", "材質99", "-o", out},
+        {"proxy", LUKA, "--materials", "材質99", "--triangles", "100", "-o", obj},
+        {"bind", LUKA, "--materials", "材質99", "-o", csv},
+    };
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+        cli_result r;
+        cli_run_list(&r, commands[i]);
+        cli_expect_one_error_line(&r);
+        expect_contains(r.err, "no material named \"材質99\"; nearest: \"材質9\", \"材質19\", \"材質29\", ");
+        expect_contains(r.err, "plush info " LUKA " lists every material");
+        assert_false(cli_exists(out) || cli_exists(obj) || cli_exists(csv));
+        cli_result_free(&r);
+    }
+    /* a name that is part of others finds them first, whatever the case */
+    cli_result r;
+    CLI_RUN(&r, "run", LUKA, "--cage", "質18", "-o", out);
+    cli_expect_one_error_line(&r);
+    expect_contains(r.err, "nearest: \"材質18\"");
+    cli_result_free(&r);
+}
+
 /* ---- convert --------------------------------------------------------------------------------- */
 
 static void convert_ok(const char *in, const char *out, const char *const *extra)
@@ -993,6 +1121,9 @@ int main(void)
         cmocka_unit_test(test_info_json_pmx),
         cmocka_unit_test(test_info_json_vmd),
         cmocka_unit_test(test_info_text),
+        cmocka_unit_test(test_info_materials_and_bones),
+        cmocka_unit_test(test_info_soft_material),
+        cmocka_unit_test(test_unknown_material_names),
         cmocka_unit_test(test_info_soft_body),
         cmocka_unit_test(test_info_vpd_and_content_detection),
         cmocka_unit_test(test_info_several_with_failure),

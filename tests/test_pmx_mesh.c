@@ -1,4 +1,5 @@
-/* PMX mesh geometry: material faces and vertices, welding, the soft-body proxy, the bound set. */
+/* PMX mesh geometry: material faces and vertices, welding, the soft-body proxy, the bound set; materials
+ * found by name (and the nearest names when one is not there), by owner, by the bones that move them. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -6,11 +7,13 @@
 
 #include <cmocka.h>
 
+#include "core/text.h"
 #include "plush/scene_proxy.h"
 #include "support/mesh_fixture.h"
 #include "support/pmx_fixture.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 /* Two materials: 0 a cube (24 split vertices), 1 a single triangle. */
@@ -301,6 +304,110 @@ static void test_bound_vertices(void **state)
     plush_pmx_free(m);
 }
 
+/* Materials named as many models name them (材質1 .. 材質31), and two with names of words. */
+static plush_pmx_model *named_model(void)
+{
+    plush_pmx_model *m = mesh_fx_model(3);
+    mesh_fx tri = {.vertex_count = 3, .index_count = 3,
+                   .positions = (float[3][3]){{0, 0, 0}, {1, 0, 0}, {0, 1, 0}},
+                   .indices = (uint32_t[3]){0, 1, 2}};
+    char name[32];
+    for (int i = 1; i <= 31; i++) {
+        snprintf(name, sizeof name, "材質%d", i);
+        mesh_fx_add_material(m, name, &tri, 0);
+    }
+    mesh_fx_add_material(m, "Hair_front", &tri, 1);
+    mesh_fx_add_material(m, "skirt", &tri, 2);
+    mesh_fx_add_material(m, "skirt", &tri, 2);
+    return m;
+}
+
+static void test_text_distance(void **state)
+{
+    (void)state;
+    assert_int_equal(plush__text_distance("材質99", strlen("材質99"), "材質9", strlen("材質9")), 1);
+    assert_int_equal(plush__text_distance("材質99", strlen("材質99"), "材質19", strlen("材質19")), 1);
+    assert_int_equal(plush__text_distance("材質99", strlen("材質99"), "材質1", strlen("材質1")), 2);
+    assert_int_equal(plush__text_distance("Skirt", 5, "skirt", 5), 0); /* ASCII without case */
+    assert_int_equal(plush__text_distance("", 0, "髪", strlen("髪")), 1);
+    assert_int_equal(plush__text_distance("kitten", 6, "sitting", 7), 3);
+    assert_true(plush__text_contains("Hair_front", 10, "hair", 4));
+    assert_false(plush__text_contains("Hai", 3, "hair", 4));
+}
+
+static void test_material_names(void **state)
+{
+    (void)state;
+    plush_pmx_model *m = named_model();
+    assert_int_equal(plush_pmx_material_find(m, "材質18"), 17);
+    assert_int_equal(plush_pmx_material_find(m, "skirt"), 32);
+    assert_int_equal(plush_pmx_material_find(m, "材質99"), -1);
+    size_t near[5];
+    /* one character off: 材質9, 材質19, 材質29 (the one sharing the longer beginning first) */
+    assert_int_equal(plush_pmx_material_nearest(m, "材質99", near, 5), 5);
+    assert_int_equal(near[0], 8);
+    assert_int_equal(near[1], 18);
+    assert_int_equal(near[2], 28);
+    /* a name that holds what was asked comes first, whatever the case; a name given twice is listed once */
+    assert_int_equal(plush_pmx_material_nearest(m, "hair", near, 2), 2);
+    assert_int_equal(near[0], 31);
+    assert_int_equal(plush_pmx_material_nearest(m, "skirts", near, 5), 5);
+    assert_int_equal(near[0], 32);
+    for (int k = 1; k < 5; k++)
+        assert_int_not_equal(near[k], 33);
+    assert_int_equal(plush_pmx_material_nearest(m, "x", near, 0), 0);
+
+    plush_diag d = pmx_fx_diag();
+    assert_int_equal(plush_pmx_material_check(m, "材質18", &d), PLUSH_OK);
+    assert_int_equal(plush_pmx_material_check(m, "材質99", &d), PLUSH_E_ARGUMENT);
+    assert_null(d.section);
+    plush_pmx_free(m);
+    /* a model without materials */
+    m = mesh_fx_model(1);
+    assert_int_equal(plush_pmx_material_nearest(m, "x", near, 5), 0);
+    d = pmx_fx_diag();
+    assert_int_equal(plush_pmx_material_check(m, "x", &d), PLUSH_E_ARGUMENT);
+    plush_pmx_free(m);
+}
+
+/* The bones that carry a material, heaviest first, and the soft body that owns one. */
+static void test_material_bones(void **state)
+{
+    (void)state;
+    plush_pmx_model *m = named_model();
+    plush_pmx_bone_share b[3];
+    size_t n = 0;
+    plush_diag d = pmx_fx_diag();
+    assert_int_equal(plush_pmx_material_bones(m, 31, b, 3, &n, &d), PLUSH_OK);
+    assert_int_equal(n, 1);
+    assert_int_equal(b[0].bone, 1);
+    assert_float_equal(b[0].share, 1, 1e-6);
+    /* material 0's three vertices: BDEF2 3/4 on bone 2; BDEF4 4:2:1:1 over bones 2, 1, 0, 0 (scaled to sum 1);
+     * BDEF1 on bone 0 */
+    plush_pmx_vertex *v = m->vertices;
+    v[0] = (plush_pmx_vertex){.bones = {2, 0, -1, -1}, .weights = {0.75f, 0.25f}, .weight_type = PLUSH_PMX_BDEF2};
+    v[1] = (plush_pmx_vertex){.bones = {2, 1, 0, 0}, .weights = {1, 0.5f, 0.25f, 0.25f}, .weight_type = PLUSH_PMX_BDEF4};
+    v[2].bones[0] = 0;
+    assert_int_equal(plush_pmx_material_bones(m, 0, b, 3, &n, &d), PLUSH_OK);
+    assert_int_equal(n, 3);
+    assert_int_equal(b[0].bone, 0);
+    assert_float_equal(b[0].share, (0.25 + 0.25 + 1) / 3, 1e-6);
+    assert_int_equal(b[1].bone, 2);
+    assert_float_equal(b[1].share, (0.75 + 0.5) / 3, 1e-6);
+    assert_int_equal(b[2].bone, 1);
+    assert_float_equal(b[2].share, 0.25 / 3, 1e-6);
+    assert_int_equal(plush_pmx_material_bones(m, 0, b, 1, &n, &d), PLUSH_OK);
+    assert_int_equal(n, 1);
+    assert_int_equal(b[0].bone, 0);
+    assert_int_equal(plush_pmx_material_bones(m, 99, b, 3, &n, &d), PLUSH_E_RANGE);
+
+    assert_int_equal(plush_pmx_material_soft_body(m, 32), -1);
+    mesh_fx_add_soft_body(m, 32, PLUSH_PMX_SOFT_TRIMESH);
+    assert_int_equal(plush_pmx_material_soft_body(m, 32), 0);
+    assert_int_equal(plush_pmx_material_soft_body(m, 33), -1);
+    plush_pmx_free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -311,6 +418,9 @@ int main(void)
         cmocka_unit_test(test_proxy_build),
         cmocka_unit_test(test_proxy_none),
         cmocka_unit_test(test_bound_vertices),
+        cmocka_unit_test(test_text_distance),
+        cmocka_unit_test(test_material_names),
+        cmocka_unit_test(test_material_bones),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -112,6 +112,93 @@ static void test_layers_tear(void **state)
     plush_quality_destroy(q);
 }
 
+static uint32_t lcg(uint32_t *seed)
+{
+    *seed = *seed * 1664525u + 1013904223u;
+    return *seed >> 8;
+}
+
+/* Every percentile at most the maximum, and in order. */
+static void assert_in_order(const plush_quality_figures *f)
+{
+    assert_true(f->strain_p50 <= f->strain_p99 && f->strain_p99 <= f->strain_p999);
+    assert_true(f->strain_p999 <= f->strain_max);
+    assert_true(f->crease_p99 <= f->crease_max);
+}
+
+/* No percentile above the maximum, whatever the values: every edge at one strain (which a bin's middle
+ * overshoots), a sweep of uniform scales across many bins, a crease smaller than half a crease bin, and
+ * the small plush jittered from rest to torn. */
+static void test_percentiles_at_most_max(void **state)
+{
+    (void)state;
+    plush_quality *q = make(cube_v, 8, cube_t, 12);
+    plush_quality_figures f;
+    plush_quality_measure(q, cube_v, &f);
+    assert_in_order(&f);
+    assert_true(f.strain_max == 1 && f.strain_p50 == 1); /* at rest: exactly 1, not the bin's middle */
+    float p[8][3];
+    for (int k = 0; k < 600; k++) {
+        float scale = 0.9f + 0.00037f * (float)k;
+        for (int i = 0; i < 8; i++)
+            for (int j = 0; j < 3; j++)
+                p[i][j] = scale * cube_v[i][j];
+        plush_quality_measure(q, (const float(*)[3])p, &f);
+        assert_in_order(&f);
+    }
+    /* a corner moved by a hair: creases of a few hundredths of a degree */
+    memcpy(p, cube_v, sizeof p);
+    p[6][0] += 2e-4f;
+    plush_quality_measure(q, (const float(*)[3])p, &f);
+    assert_true(f.crease_max > 0 && f.crease_max < 0.025);
+    assert_in_order(&f);
+    plush_quality_destroy(q);
+
+    plush_pmx_model *m = mesh_fx_plush();
+    size_t nv = m->vertex_count, nt = m->index_count / 3;
+    float(*rest)[3] = malloc(nv * sizeof *rest), (*pos)[3] = malloc(nv * sizeof *pos);
+    uint32_t(*tris)[3] = malloc(nt * sizeof *tris);
+    assert_non_null(rest), assert_non_null(pos), assert_non_null(tris);
+    for (size_t v = 0; v < nv; v++)
+        memcpy(rest[v], m->vertices[v].position, sizeof rest[v]);
+    for (size_t t = 0; t < nt; t++)
+        for (int k = 0; k < 3; k++)
+            tris[t][k] = (uint32_t)m->indices[3 * t + (size_t)k];
+    q = make((const float(*)[3])rest, nv, (const uint32_t(*)[3])tris, nt);
+    uint32_t seed = 11;
+    for (int frame = 0; frame < 60; frame++) {
+        float amp = frame < 20 ? 1e-5f * (float)frame : 0.003f * (float)(frame - 20);
+        for (size_t v = 0; v < nv; v++)
+            for (int k = 0; k < 3; k++)
+                pos[v][k] = rest[v][k] + amp * ((float)(lcg(&seed) % 2001) / 1000 - 1);
+        plush_quality_measure(q, (const float(*)[3])pos, &f);
+        assert_in_order(&f);
+    }
+    plush_quality_destroy(q);
+    free(rest), free(pos), free(tris);
+    plush_pmx_free(m);
+}
+
+/* The figures as printed: in each "strain p50 A p99 B p99.9 C max D" and "crease p99 E max F" of text,
+ * no percentile reads above its maximum. Returns how many groups it found. */
+static int assert_printed_in_order(const char *text)
+{
+    int groups = 0;
+    for (const char *s = strstr(text, "strain p50 "); s; s = strstr(s + 1, "strain p50 ")) {
+        double v[4];
+        assert_int_equal(sscanf(s, "strain p50 %lf p99 %lf p99.9 %lf max %lf", &v[0], &v[1], &v[2], &v[3]), 4);
+        assert_true(v[0] <= v[1] && v[1] <= v[2] && v[2] <= v[3]);
+        groups++;
+    }
+    for (const char *s = strstr(text, "crease p99 "); s; s = strstr(s + 1, "crease p99 ")) {
+        double v[2];
+        assert_int_equal(sscanf(s, "crease p99 %lf max %lf", &v[0], &v[1]), 2);
+        assert_true(v[0] <= v[1]);
+        groups++;
+    }
+    return groups;
+}
+
 /* The export: a row per frame, the summary names the worst frame. */
 static void test_quality_export(void **state)
 {
@@ -136,6 +223,7 @@ static void test_quality_export(void **state)
     plush_scene_sink_describe(sink, text, sizeof text);
     assert_non_null(strstr(text, "worst frame"));
     assert_non_null(strstr(text, "cage at that frame"));
+    assert_int_equal(assert_printed_in_order(text), 4); /* strain and crease, surface and cage */
     plush_scene_sink_destroy(sink);
     plush_scene_destroy(sc);
     plush_pmx_free(m);
@@ -152,12 +240,6 @@ static void assert_same(const plush_quality_figures *a, const plush_quality_figu
         assert_true(memcmp(&x[k], &y[k], sizeof x[k]) == 0 || (isnan(x[k]) && isnan(y[k])));
     assert_int_equal(a->edges, b->edges);
     assert_int_equal(a->folds, b->folds);
-}
-
-static uint32_t lcg(uint32_t *seed)
-{
-    *seed = *seed * 1664525u + 1013904223u;
-    return *seed >> 8;
 }
 
 /* The rewritten kernels (no gather, one face pass, compact edge and fold arrays, one percentile scan) give
@@ -375,6 +457,7 @@ int main(void)
         cmocka_unit_test(test_cube),
         cmocka_unit_test(test_seam_and_open),
         cmocka_unit_test(test_layers_tear),
+        cmocka_unit_test(test_percentiles_at_most_max),
         cmocka_unit_test(test_quality_export),
         cmocka_unit_test(test_kernels_equal_old),
         cmocka_unit_test(test_thread_equals_inline),

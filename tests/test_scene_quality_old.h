@@ -247,14 +247,15 @@ static void old_quality_measure(old_quality *q, const float (*positions)[3], plu
     }
     out->edges = measured, out->folds = folds;
     if (measured) {
-        out->strain_p50 = strain_of(percentile_bin(q->strain_bins, Q_BINS, measured, 0.5));
-        out->strain_p99 = strain_of(percentile_bin(q->strain_bins, Q_BINS, measured, 0.99));
-        out->strain_p999 = strain_of(percentile_bin(q->strain_bins, Q_BINS, measured, 0.999));
+        /* a bin's middle can lie above the largest value in it: no percentile above the maximum */
+        out->strain_p50 = fmin(strain_of(percentile_bin(q->strain_bins, Q_BINS, measured, 0.5)), smax);
+        out->strain_p99 = fmin(strain_of(percentile_bin(q->strain_bins, Q_BINS, measured, 0.99)), smax);
+        out->strain_p999 = fmin(strain_of(percentile_bin(q->strain_bins, Q_BINS, measured, 0.999)), smax);
         out->strain_max = smax;
         out->strain_outside = (double)outside / (double)measured;
     }
     if (folds) {
-        out->crease_p99 = percentile_bin(q->crease_bins, C_BINS, folds, 0.99) / 20.0;
+        out->crease_p99 = fmin(percentile_bin(q->crease_bins, C_BINS, folds, 0.99) / 20.0, cmax);
         out->crease_max = cmax;
     }
     out->volume_ratio = q->closed && q->rest_volume != 0

@@ -469,6 +469,33 @@ plush_status plush_pmx_weld(const plush_pmx_model *model, size_t material, plush
  * finite. */
 bool plush_pmx_welded_mesh_usable(const plush_pmx_welded_mesh *mesh);
 
+/* ---- materials as a user finds them: by name, by owner, by the bones that move them (pmx_material.c) ---- */
+
+/* The first material named name (UTF-8, compared exactly), or -1. */
+int32_t plush_pmx_material_find(const plush_pmx_model *model, const char *name);
+/* Up to max materials whose names come nearest to name, nearest first, one per distinct name: names that
+ * hold name (ASCII letters without case) before the others, then by edit distance over characters, then
+ * by the longer shared beginning, then by index. Writes material indices into out; returns how many. */
+size_t plush_pmx_material_nearest(const plush_pmx_model *model, const char *name, size_t *out, size_t max);
+/* PLUSH_OK when a material is named name; otherwise PLUSH_E_ARGUMENT with the message
+ * 'no material named "NAME"; nearest: "A", "B", ...' (up to five, as many as fit the message). */
+plush_status plush_pmx_material_check(const plush_pmx_model *model, const char *name, plush_diag *diag);
+/* The first soft body whose material is this one (TriMesh or Rope, whether it can run or not), or -1. */
+int32_t plush_pmx_material_soft_body(const plush_pmx_model *model, size_t material);
+
+/* A bone's part of a material's skinning weight, 0..1. */
+typedef struct plush_pmx_bone_share {
+    int32_t bone;
+    float share;
+} plush_pmx_bone_share;
+
+/* The bones that carry a material, heaviest first: every distinct vertex its faces draw gives weight 1,
+ * spread over its bones by its weights (BDEF4 and QDEF as stored, scaled to sum 1; non-finite and
+ * negative weights and bone indices out of range give nothing). Writes up to max entries (equal shares in
+ * bone order) and their count. Fails as plush_pmx_material_faces_checked does. */
+plush_status plush_pmx_material_bones(const plush_pmx_model *model, size_t material, plush_pmx_bone_share *out,
+                                      size_t max, size_t *out_count, plush_diag *diag);
+
 #ifdef __cplusplus
 }
 #endif

@@ -62,6 +62,50 @@ int cli_names_add(cli_names *list, const char *text)
     }
 }
 
+/* path as a shell reads it back: as it is when it holds nothing a shell treats specially, else in single
+ * quotes (a quote inside written as '\''). */
+static void shell_word(const char *path, char *buf, size_t size)
+{
+    bool plain = *path != '\0';
+    for (const unsigned char *c = (const unsigned char *)path; *c; c++)
+        plain &= *c >= 0x80 || (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+                 strchr("._-/+,:@%", *c) != NULL;
+    if (plain) {
+        snprintf(buf, size, "%s", path);
+        return;
+    }
+    size_t k = 0;
+    if (k + 1 < size)
+        buf[k++] = '\'';
+    for (const char *c = path; *c && k + 5 < size; c++) {
+        if (*c == '\'') {
+            memcpy(buf + k, "'\\''", 4);
+            k += 4;
+        } else {
+            buf[k++] = *c;
+        }
+    }
+    if (k + 1 < size)
+        buf[k++] = '\'';
+    buf[k < size ? k : size - 1] = '\0';
+}
+
+bool cli_check_materials(const plush_pmx_model *model, const char *path, const cli_names *names)
+{
+    for (size_t i = 0; i < names->count; i++) {
+        plush_diag d;
+        cli_diag_init(&d, path);
+        if (plush_pmx_material_check(model, names->names[i], &d) == PLUSH_OK)
+            continue;
+        char line[1024], word[1024];
+        plush_diag_format(&d, line, sizeof line);
+        shell_word(path, word, sizeof word);
+        cli_message("%s; plush info %s lists every material and its main bones", line, word);
+        return false;
+    }
+    return true;
+}
+
 void cli_names_free(cli_names *list)
 {
     for (size_t i = 0; i < list->text_count; i++)

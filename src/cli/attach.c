@@ -35,7 +35,8 @@ static const char attach_help[] =
     "                              weighted to; a piece on physics bones only (a braid) is pinned where\n"
     "                              it is nearest the bone its chain hangs from, and follows that bone\n"
     "  --materials NAME,...        the materials the cage covers, for the automatic pins (repeatable;\n"
-    "                              default: those at least half of whose vertices lie near the cage)\n"
+    "                              default: those at least half of whose vertices lie near the cage;\n"
+    "                              plush info MODEL lists them)\n"
     "  --pin-band S                automatic pins: the band pinned at the top of each piece, a share of\n"
     "                              its height (default 0.15, and then at most 40% of its vertices);\n"
     "                              e.g. --pin-band 0.3 for a wider waistband, 0.05 for a looser one\n"
@@ -317,6 +318,8 @@ static int run_attach(const attach_job *job, const plush_pmx_soft_body *soft)
         cli_report(&model_diag);
         goto done;
     }
+    if (!cli_check_materials(model, job->model, &job->materials))
+        goto done;
     if (!cli_regular_file(job->proxy, &proxy_diag) ||
         plush_attach_read_proxy_file(job->proxy, &arena, &cage, &proxy_diag) != PLUSH_OK) {
         cli_report(&proxy_diag);

@@ -30,7 +30,8 @@ static const char bind_help[] =
     "                              pseudo-bone pins a vertex to that triangle alone; CALC_ONESKIN0 keeps\n"
     "                              the computed blend; a model bone as child leaves the vertex on bone\n"
     "                              skinning\n"
-    "  --materials NAME,...        bind only these materials' vertices (repeatable)\n"
+    "  --materials NAME,...        bind only these materials' vertices (repeatable; plush info MODEL\n"
+    "                              lists them)\n"
     "  -h, --help                  this text\n"
     "\n"
     "A model without a usable TriMesh soft body is an error. Skipped soft bodies (no material, empty or\n"
@@ -149,6 +150,8 @@ static bool read_inputs(const bind_job *job, plush_pmx_model **model, plush_im2_
         cli_report(model_diag);
         return false;
     }
+    if (!cli_check_materials(*model, job->model, &job->materials))
+        return false;
     if (!job->overrides)
         return true;
     plush_diag im2_diag;

@@ -91,6 +91,9 @@ typedef struct cli_names {
 } cli_names;
 int cli_names_add(cli_names *list, const char *text);
 void cli_names_free(cli_names *list);
+/* True when model has a material of every name in names; otherwise one line on stderr that names the
+ * nearest materials and the `plush info` command that lists them all, and false. */
+bool cli_check_materials(const plush_pmx_model *model, const char *path, const cli_names *names);
 
 /* True when s is a plain decimal number: an optional sign, digits, and (fraction) a decimal point and an
  * exponent; no spaces, no hexadecimal, no inf or nan. */
@@ -158,8 +161,8 @@ void info_name_line(const char *label, const plush_str *name);
 void info_warnings_text(const plush_diag *diag);
 void info_warnings_json(json_writer *w, const plush_diag *diag);
 
-/* The PMX part of info (info_pmx.c): the fields after "file". */
-void info_pmx_text(const plush_pmx_model *model, const plush_diag *diag);
-void info_pmx_json(json_writer *w, const plush_pmx_model *model, const plush_diag *diag);
+/* The PMX part of info (info_pmx.c): the fields after "file"; every material, and with bones every bone. */
+void info_pmx_text(const plush_pmx_model *model, bool bones, const plush_diag *diag);
+void info_pmx_json(json_writer *w, const plush_pmx_model *model, bool bones, const plush_diag *diag);
 
 #endif

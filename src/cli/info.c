@@ -1,25 +1,33 @@
-/* plush info FILE... [--json]: what a file holds, and whether plush reads it without error. */
+/* plush info FILE... [--bones] [--json]: what a file holds, and whether plush reads it without error. */
 #include "cli/cli.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char info_usage[] = "usage: plush info FILE... [--json]\n";
+static const char info_usage[] = "usage: plush info FILE... [--bones] [--json]\n";
 
 static const char info_help[] =
     "\n"
     "Reads each FILE (a PMX model, VMD motion or VPD pose, told apart by content, not by name),\n"
     "checks it, and prints a summary: for PMX the version, text encoding, additional UVs, index\n"
-    "sizes, names, counts, weight/morph/joint type histograms and every soft body; for VMD the\n"
-    "model name, the key counts of each section and the last frame; for VPD the bone and morph\n"
-    "counts. Warnings (text that did not decode, trailing bytes, ...) are listed.\n"
+    "sizes, names, counts, weight/morph/joint type histograms, every material and every soft body;\n"
+    "for VMD the model name, the key counts of each section and the last frame; for VPD the bone\n"
+    "and morph counts. Warnings (text that did not decode, trailing bytes, ...) are listed.\n"
+    "\n"
+    "A material's line gives its index, name (what --cage and --materials take), faces, texture,\n"
+    "the bones that carry most of its weight (the three heaviest, each with at least 1%, with their\n"
+    "shares) and the soft body that owns it. On a model whose materials are called 材質1, 材質2, ...\n"
+    "the bones tell which is the skirt (waist and skirt bones) and which the hair (head and hair).\n"
     "\n"
     "options:\n"
+    "  --bones     also every bone: index, name, parent, and the rigid body that drives it with its\n"
+    "              physics mode (physics; physics, bone position; or follows the bone)\n"
     "  --json      one JSON object per FILE, one per line (JSON Lines), in argument order.\n"
     "              Every object has \"file\". A file that reads gets \"format\" (\"pmx\", \"vmd\",\n"
     "              \"vpd\") and its fields; one that fails gets \"error\" (the message below)\n"
-    "              and \"status\" instead.\n"
+    "              and \"status\" instead. A PMX object has \"materials\" (and with --bones\n"
+    "              \"bones\") as arrays of objects with the fields above.\n"
     "  -h, --help  this text\n"
     "\n"
     "A file that cannot be read gives one line 'plush: FILE: what went wrong (at byte N)' on\n"
@@ -173,7 +181,7 @@ static void vpd_json(json_writer *w, const plush_vpd_pose *p, const plush_diag *
 /* ---- one file -------------------------------------------------------------------------------- */
 
 typedef struct info_output {
-    bool json;
+    bool json, bones;
     json_writer w;
 } info_output;
 
@@ -232,14 +240,14 @@ static bool info_file(info_output *out, const char *path)
     switch (detect_kind(data, size, &diag)) {
     case KIND_PMX: {
         plush_pmx_model *model = NULL;
-        /* info prints no per-vertex data: the vertices and faces are checked as they pass, not kept. */
-        if (plush_pmx_read(data, size, &(plush_pmx_read_options){.summary_only = true}, &model, &diag) != PLUSH_OK)
+        /* read whole: a material's main bones come from its vertices' weights */
+        if (plush_pmx_read(data, size, NULL, &model, &diag) != PLUSH_OK)
             break;
         begin_file(out, path);
         if (out->json)
-            info_pmx_json(&out->w, model, &diag);
+            info_pmx_json(&out->w, model, out->bones, &diag);
         else
-            info_pmx_text(model, &diag);
+            info_pmx_text(model, out->bones, &diag);
         end_file(out);
         plush_pmx_free(model);
         ok = true;
@@ -309,6 +317,10 @@ int cli_info(int argc, char **argv)
             if (value)
                 return cli_usage_error(info_usage, "option '--json' takes no value");
             out.json = true;
+        } else if (strcmp(name, "--bones") == 0) {
+            if (value)
+                return cli_usage_error(info_usage, "option '--bones' takes no value");
+            out.bones = true;
         } else {
             return cli_usage_error(info_usage, "unknown option '%s'", name);
         }

@@ -1,6 +1,8 @@
-/* plush info, the PMX part: header, counts, histograms and soft bodies, as text or JSON. */
+/* plush info, the PMX part: header, counts, histograms, the materials (with the bones that move each and
+ * the soft body that owns it), the bones on request, and soft bodies, as text or JSON. */
 #include "cli/cli.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static const char *const weight_keys[] = {"bdef1", "bdef2", "bdef4", "sdef", "qdef"};
@@ -76,6 +78,63 @@ static const char *encoding_key(const plush_pmx_model *m)
 static const char *soft_shape_key(uint8_t shape)
 {
     return shape == PLUSH_PMX_SOFT_TRIMESH ? "trimesh" : shape == PLUSH_PMX_SOFT_ROPE ? "rope" : "unknown";
+}
+
+/* ---- materials and bones: what a user names in --cage and --materials ------------------------ */
+
+/* A material's main bones: the three heaviest, each carrying at least 1% of its weight (the first always),
+ * so that a skirt reads as its waist and skirt bones and hair as its head and hair bones. */
+enum { MAIN_BONES = 3 };
+static size_t main_bones(const plush_pmx_model *m, size_t material, plush_pmx_bone_share *out)
+{
+    size_t n = 0;
+    plush_diag d;
+    cli_diag_init(&d, NULL);
+    if (plush_pmx_material_bones(m, material, out, MAIN_BONES, &n, &d) != PLUSH_OK)
+        return 0;
+    size_t kept = n ? 1 : 0;
+    while (kept < n && out[kept].share >= 0.01f)
+        kept++;
+    return kept;
+}
+
+static const plush_str *texture_of(const plush_pmx_model *m, const plush_pmx_material *mat)
+{
+    return mat->texture >= 0 && (size_t)mat->texture < m->texture_count ? &m->textures[mat->texture] : NULL;
+}
+
+/* Per bone: the rigid body that drives it (a dynamic one before one that follows the bone; the first of
+ * each kind), or -1. NULL when out of memory. */
+static int32_t *bone_bodies(const plush_pmx_model *m)
+{
+    int32_t *body = malloc((m->bone_count ? m->bone_count : 1) * sizeof *body);
+    for (size_t b = 0; body && b < m->bone_count; b++)
+        body[b] = -1;
+    for (size_t r = 0; body && r < m->rigid_body_count; r++) {
+        int32_t b = m->rigid_bodies[r].bone;
+        if (b < 0 || (size_t)b >= m->bone_count)
+            continue;
+        bool dynamic = m->rigid_bodies[r].mode != PLUSH_PMX_RIGID_FOLLOW_BONE;
+        if (body[b] < 0 || (dynamic && m->rigid_bodies[body[b]].mode == PLUSH_PMX_RIGID_FOLLOW_BONE))
+            body[b] = (int32_t)r;
+    }
+    return body;
+}
+
+static const char *rigid_mode_key(uint8_t mode)
+{
+    return mode == PLUSH_PMX_RIGID_FOLLOW_BONE ? "follow_bone"
+           : mode == PLUSH_PMX_RIGID_PHYSICS   ? "physics"
+           : mode == PLUSH_PMX_RIGID_PHYSICS_BONE ? "physics_bone"
+                                                  : "unknown";
+}
+
+static const char *rigid_mode_text(uint8_t mode)
+{
+    return mode == PLUSH_PMX_RIGID_FOLLOW_BONE ? "follows the bone"
+           : mode == PLUSH_PMX_RIGID_PHYSICS   ? "physics"
+           : mode == PLUSH_PMX_RIGID_PHYSICS_BONE ? "physics, bone position"
+                                                  : "unknown mode";
 }
 
 /* ---- text ------------------------------------------------------------------------------------ */
@@ -204,7 +263,74 @@ static void soft_body_text(const plush_pmx_soft_body *sb, size_t index)
     list_end(&l, "none");
 }
 
-void info_pmx_text(const plush_pmx_model *m, const plush_diag *diag)
+static void name_text(const plush_str *name)
+{
+    json_write_escaped(stdout, name->s ? name->s : "", name->s ? name->len : 0);
+}
+
+/* material 17      "材質18"; 1234 faces; texture "hair.png"; bones "頭" 62%, "髪1" 20%; soft body 0 "..." */
+static void material_text(const plush_pmx_model *m, size_t i)
+{
+    const plush_pmx_material *mat = &m->materials[i];
+    char label[32];
+    snprintf(label, sizeof label, "material %zu", i);
+    printf("  %-*s ", INFO_LABEL_WIDTH, label);
+    name_text(&mat->name);
+    printf("; %ld faces; ", (long)(mat->index_count / 3));
+    const plush_str *tex = texture_of(m, mat);
+    if (tex) {
+        fputs("texture ", stdout);
+        name_text(tex);
+    } else {
+        fputs("no texture", stdout);
+    }
+    plush_pmx_bone_share b[MAIN_BONES];
+    size_t n = main_bones(m, i, b);
+    for (size_t k = 0; k < n; k++) {
+        fputs(k ? ", " : "; bones ", stdout);
+        name_text(&m->bones[b[k].bone].name);
+        printf(" %.0f%%", 100.0 * b[k].share);
+    }
+    int32_t soft = plush_pmx_material_soft_body(m, i);
+    if (soft >= 0) {
+        printf("; soft body %ld ", (long)soft);
+        name_text(&m->soft_bodies[soft].name);
+    }
+    fputc('\n', stdout);
+}
+
+/* bone 5           "髪1"; parent 4 "頭"; rigid body 12 "髪1", physics */
+static void bone_text(const plush_pmx_model *m, size_t i, const int32_t *bodies)
+{
+    const plush_pmx_bone *b = &m->bones[i];
+    char label[32];
+    snprintf(label, sizeof label, "bone %zu", i);
+    printf("  %-*s ", INFO_LABEL_WIDTH, label);
+    name_text(&b->name);
+    if (b->parent >= 0 && (size_t)b->parent < m->bone_count) {
+        printf("; parent %ld ", (long)b->parent);
+        name_text(&m->bones[b->parent].name);
+    } else {
+        fputs("; no parent", stdout);
+    }
+    int32_t r = bodies ? bodies[i] : -1;
+    if (r >= 0) {
+        printf("; rigid body %ld ", (long)r);
+        name_text(&m->rigid_bodies[r].name);
+        printf(", %s", rigid_mode_text(m->rigid_bodies[r].mode));
+    }
+    fputc('\n', stdout);
+}
+
+static void bones_text(const plush_pmx_model *m)
+{
+    int32_t *bodies = bone_bodies(m);
+    for (size_t i = 0; i < m->bone_count; i++)
+        bone_text(m, i, bodies);
+    free(bodies);
+}
+
+void info_pmx_text(const plush_pmx_model *m, bool bones, const plush_diag *diag)
 {
     pmx_stats st;
     count_kinds(m, &st);
@@ -238,6 +364,10 @@ void info_pmx_text(const plush_pmx_model *m, const plush_diag *diag)
     histogram_line("weight types", weight_labels, st.weight, WEIGHT_KINDS, st.weight_other);
     histogram_line("morph types", morph_keys, st.morph, PLUSH_PMX_MORPH_KINDS, st.morph_other);
     histogram_line("joint types", joint_labels, st.joint, JOINT_KINDS, st.joint_other);
+    for (size_t i = 0; i < m->material_count; i++)
+        material_text(m, i);
+    if (bones)
+        bones_text(m);
     for (size_t i = 0; i < m->soft_body_count; i++)
         soft_body_text(&m->soft_bodies[i], i);
     info_warnings_text(diag);
@@ -328,7 +458,74 @@ static void soft_body_json(json_writer *w, const plush_pmx_soft_body *sb)
     json_object_end(w);
 }
 
-void info_pmx_json(json_writer *w, const plush_pmx_model *m, const plush_diag *diag)
+static void materials_json(json_writer *w, const plush_pmx_model *m)
+{
+    json_array_begin(w, "materials");
+    for (size_t i = 0; i < m->material_count; i++) {
+        const plush_pmx_material *mat = &m->materials[i];
+        json_object_begin(w, NULL);
+        json_uint(w, "index", i);
+        json_str(w, "name", &mat->name);
+        json_str(w, "name_en", &mat->name_en);
+        json_int(w, "faces", mat->index_count / 3);
+        const plush_str *tex = texture_of(m, mat);
+        if (tex)
+            json_str(w, "texture", tex);
+        else
+            json_null(w, "texture");
+        plush_pmx_bone_share b[MAIN_BONES];
+        size_t n = main_bones(m, i, b);
+        json_array_begin(w, "bones");
+        for (size_t k = 0; k < n; k++) {
+            json_object_begin(w, NULL);
+            json_int(w, "index", b[k].bone);
+            json_str(w, "name", &m->bones[b[k].bone].name);
+            json_float(w, "share", b[k].share);
+            json_object_end(w);
+        }
+        json_array_end(w);
+        int32_t soft = plush_pmx_material_soft_body(m, i);
+        if (soft >= 0) {
+            json_object_begin(w, "soft_body");
+            json_int(w, "index", soft);
+            json_str(w, "name", &m->soft_bodies[soft].name);
+            json_object_end(w);
+        } else {
+            json_null(w, "soft_body");
+        }
+        json_object_end(w);
+    }
+    json_array_end(w);
+}
+
+static void bones_json(json_writer *w, const plush_pmx_model *m)
+{
+    int32_t *bodies = bone_bodies(m);
+    json_array_begin(w, "bones");
+    for (size_t i = 0; i < m->bone_count; i++) {
+        const plush_pmx_bone *b = &m->bones[i];
+        json_object_begin(w, NULL);
+        json_uint(w, "index", i);
+        json_str(w, "name", &b->name);
+        json_str(w, "name_en", &b->name_en);
+        json_int(w, "parent", b->parent);
+        int32_t r = bodies ? bodies[i] : -1;
+        if (r >= 0) {
+            json_object_begin(w, "rigid_body");
+            json_int(w, "index", r);
+            json_str(w, "name", &m->rigid_bodies[r].name);
+            json_string(w, "mode", rigid_mode_key(m->rigid_bodies[r].mode));
+            json_object_end(w);
+        } else {
+            json_null(w, "rigid_body");
+        }
+        json_object_end(w);
+    }
+    json_array_end(w);
+    free(bodies);
+}
+
+void info_pmx_json(json_writer *w, const plush_pmx_model *m, bool bones, const plush_diag *diag)
 {
     pmx_stats st;
     count_kinds(m, &st);
@@ -361,6 +558,9 @@ void info_pmx_json(json_writer *w, const plush_pmx_model *m, const plush_diag *d
     histogram_json(w, "weight_types", weight_keys, st.weight, WEIGHT_KINDS, st.weight_other);
     histogram_json(w, "morph_types", morph_keys, st.morph, PLUSH_PMX_MORPH_KINDS, st.morph_other);
     histogram_json(w, "joint_types", joint_keys, st.joint, JOINT_KINDS, st.joint_other);
+    materials_json(w, m);
+    if (bones)
+        bones_json(w, m);
 
     json_array_begin(w, "soft_bodies");
     for (size_t i = 0; i < m->soft_body_count; i++)

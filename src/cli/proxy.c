@@ -30,7 +30,8 @@ static const char proxy_help[] =
     "options:\n"
     "  --triangles N               the target triangle count (required); reached when the cage has at\n"
     "                              most N + 10%\n"
-    "  --materials NAME,...        the materials to cage (repeatable; default: every material)\n"
+    "  --materials NAME,...        the materials to cage (repeatable; default: every material); plush\n"
+    "                              info MODEL lists them with the bones that move each\n"
     "  --offset D                  push every cage vertex D model units outward (negative: inward); with\n"
     "                              --wrap the wrap's distance from the surface (default: 2% of the\n"
     "                              bounding box's diagonal)\n"
@@ -225,6 +226,8 @@ static int run_proxy(const proxy_job *job)
         cli_report(&model_diag);
         goto done;
     }
+    if (!cli_check_materials(model, job->model, &job->materials))
+        goto done;
     plush_cage_mesh skin, cage;
     plush_cage_result res;
     plush_cage_topology topo;

@@ -48,7 +48,10 @@ static const char run_help[] =
     "                              plush proxy does (several closed pieces wrapped into one), attach it\n"
     "                              with automatic pins as plush attach does, and run that; the model file\n"
     "                              is not changed. The materials become the bound set unless --materials\n"
-    "                              says otherwise. A model that has a TriMesh soft body already is refused\n"
+    "                              says otherwise. A model that has a TriMesh soft body already is refused.\n"
+    "                              plush info MODEL lists the materials with the bones that move each\n"
+    "                              (a skirt: the waist and skirt bones); an unknown name is refused with\n"
+    "                              the nearest ones\n"
     "  --pin-band S                with --cage: the band pinned at the top of each cage piece (where a\n"
     "                              skirt, cape or strand attaches), a share of its height (default 0.15,\n"
     "                              then at most 40% of its nodes); e.g. 0.3 holds more, 0.05 less\n"
@@ -308,7 +311,7 @@ static bool make_cage(run_state *s, plush_diag *model_diag)
                         job->model);
             return false;
         }
-    if (!parse_cage(s))
+    if (!parse_cage(s) || !cli_check_materials(s->model, job->model, &s->cage_materials))
         return false;
     plush_attach_options o = {.cage = &s->cage, .auto_mask = true, .auto_pins = true,
                               .materials = (const char *const *)s->cage_materials.names,
@@ -569,7 +572,9 @@ int cli_run_execute(const cli_run_job *in)
         goto done;
     }
     snprintf(s.frames_dir, n, "%s/frames", job.out_dir);
-    if (!read_inputs(&s, &model_diag) || (job.cage && !make_cage(&s, &model_diag)))
+    /* a name the model does not have is told before anything else is made */
+    if (!read_inputs(&s, &model_diag) || !cli_check_materials(s.model, job.model, &job.materials) ||
+        (job.cage && !make_cage(&s, &model_diag)))
         goto done;
     rc = simulate(&s, &model_diag);
 done:

@@ -1,6 +1,10 @@
-/* UTF-16LE <-> UTF-8. Broken input never fails: it reads as U+FFFD and keeps its raw bytes. */
+/* UTF-16LE <-> UTF-8. Broken input never fails: it reads as U+FFFD and keeps its raw bytes. And how near
+ * two names are (core/text.h). */
+#include "core/text.h"
 #include "plush/core.h"
 
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Decodes one UTF-8 sequence; returns bytes consumed (>= 1) and *cp, U+FFFD for a bad sequence. */
@@ -247,4 +251,65 @@ size_t plush_text_encode(plush_encoding enc, const char *s, size_t len, uint8_t 
         }
     }
     return o;
+}
+
+/* ---- nearness of names ------------------------------------------------------------------------------ */
+
+static uint32_t fold_ascii(uint32_t c)
+{
+    return c >= 'A' && c <= 'Z' ? c + ('a' - 'A') : c;
+}
+
+/* The characters of s, folded; *count of them. NULL when out of memory. */
+static uint32_t *characters(const char *s, size_t len, size_t *count)
+{
+    uint32_t *out = malloc((len ? len : 1) * sizeof *out);
+    size_t n = 0;
+    for (size_t i = 0; out && i < len;) {
+        uint32_t cp;
+        i += utf8_next((const uint8_t *)s + i, len - i, &cp);
+        out[n++] = fold_ascii(cp);
+    }
+    *count = n;
+    return out;
+}
+
+size_t plush__text_distance(const char *a, size_t alen, const char *b, size_t blen)
+{
+    size_t na, nb;
+    uint32_t *ca = characters(a, alen, &na), *cb = characters(b, blen, &nb);
+    size_t *row = malloc((nb + 1) * sizeof *row);
+    size_t d = SIZE_MAX;
+    if (ca && cb && row) {
+        /* one row of the table at a time: row[j] is the distance between a's first i and b's first j */
+        for (size_t j = 0; j <= nb; j++)
+            row[j] = j;
+        for (size_t i = 1; i <= na; i++) {
+            size_t diagonal = row[0];
+            row[0] = i;
+            for (size_t j = 1; j <= nb; j++) {
+                size_t above = row[j];
+                size_t best = diagonal + (ca[i - 1] != cb[j - 1]);
+                best = above + 1 < best ? above + 1 : best;
+                best = row[j - 1] + 1 < best ? row[j - 1] + 1 : best;
+                row[j] = best;
+                diagonal = above;
+            }
+        }
+        d = row[nb];
+    }
+    free(ca), free(cb), free(row);
+    return d;
+}
+
+bool plush__text_contains(const char *text, size_t len, const char *needle, size_t needle_len)
+{
+    for (size_t i = 0; needle_len <= len && i <= len - needle_len; i++) {
+        size_t k = 0;
+        while (k < needle_len && fold_ascii((unsigned char)text[i + k]) == fold_ascii((unsigned char)needle[k]))
+            k++;
+        if (k == needle_len)
+            return true;
+    }
+    return false;
 }

@@ -152,7 +152,7 @@ static plush_status cover(pin_work *w, plush_diag *diag)
             if (str_is(&m->materials[mat].name, want))
                 take[mat] = found = true;
         if (!found) {
-            st = plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, "material", -1, "no material named \"%s\"", want);
+            st = plush_pmx_material_check(m, want, diag);
             goto done;
         }
     }

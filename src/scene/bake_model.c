@@ -25,11 +25,8 @@ void plush__bake_pseudo_name(size_t triangle, char name[16])
 bool *plush__bake_soft_materials(const plush_pmx_model *m, plush_arena *arena)
 {
     bool *soft = plush_arena_array(arena, m->material_count ? m->material_count : 1, sizeof *soft);
-    for (size_t s = 0; soft && s < m->soft_body_count; s++) {
-        int32_t mat = m->soft_bodies[s].material;
-        if (mat >= 0 && (size_t)mat < m->material_count)
-            soft[mat] = true;
-    }
+    for (size_t mat = 0; soft && mat < m->material_count; mat++)
+        soft[mat] = plush_pmx_material_soft_body(m, mat) >= 0;
     return soft;
 }
 

@@ -205,11 +205,11 @@ void plush__compare_quality_report(const plush_compare_study *s, plush_buf *md)
             continue;
         }
         const plush_quality_figures *f = &q->worst[r][SURFACE], *c = &q->worst[r][CAGE];
-        buf_printf(md, "| %s | %lld | %.3f / %.3f / %.3f / %.2f | %.2f%% | %.1f / %.1f", run_name(s, r),
+        buf_printf(md, "| %s | %lld | %.3f / %.3f / %.3f / %.3f | %.2f%% | %.1f / %.1f", run_name(s, r),
                    (long long)q->worst_frame[r], f->strain_p50, f->strain_p99, f->strain_p999, f->strain_max,
                    100 * f->strain_outside, f->crease_p99, f->crease_max);
         if (q->cage[r])
-            buf_printf(md, " | %.3f / %.2f | %.2f%% | %.1f | %.3f |\n", c->strain_p999, c->strain_max,
+            buf_printf(md, " | %.3f / %.3f | %.2f%% | %.1f | %.3f |\n", c->strain_p999, c->strain_max,
                        100 * c->strain_outside, c->crease_p99, c->volume_ratio);
         else
             buf_printf(md, " | | | | |\n");

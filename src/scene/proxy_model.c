@@ -135,7 +135,7 @@ static plush_status choose_materials(const plush_pmx_model *model, const plush_s
             chosen[m] = found = true;
         }
         if (!found)
-            return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, NULL, -1, "no material named \"%s\"", want);
+            return plush_pmx_material_check(model, want, diag);
     }
     return PLUSH_OK;
 }

@@ -251,6 +251,14 @@ static void percentile_bins(const uint32_t *bins, uint32_t count, size_t total, 
         out[k++] = count - 1;
 }
 
+/* A bin stands for its values by its middle, which can lie above every value in it: a percentile is the
+ * bin's figure or the largest value measured, whichever is less, so it never exceeds the maximum (and
+ * stays within the bin's width of the exact percentile, since the maximum lies in or above that bin). */
+static double at_most(double percentile, double max)
+{
+    return percentile > max ? max : percentile;
+}
+
 void plush_quality_measure(plush_quality *q, const float (*positions)[3], plush_quality_figures *out)
 {
     memset(out, 0, sizeof *out);
@@ -291,16 +299,18 @@ void plush_quality_measure(plush_quality *q, const float (*positions)[3], plush_
         static const double shares[3] = {0.5, 0.99, 0.999};
         uint32_t b[3];
         percentile_bins(sb, Q_BINS, q->edge_count, shares, 3, b);
-        out->strain_p50 = strain_of(b[0]), out->strain_p99 = strain_of(b[1]), out->strain_p999 = strain_of(b[2]);
         out->strain_max = smax;
+        out->strain_p50 = at_most(strain_of(b[0]), smax);
+        out->strain_p99 = at_most(strain_of(b[1]), smax);
+        out->strain_p999 = at_most(strain_of(b[2]), smax);
         out->strain_outside = (double)outside / (double)q->edge_count;
     }
     if (folds) {
         static const double share = 0.99;
         uint32_t b;
         percentile_bins(cb, C_BINS, folds, &share, 1, &b);
-        out->crease_p99 = b / 20.0;
         out->crease_max = cmax;
+        out->crease_p99 = at_most(b / 20.0, cmax);
     }
     out->volume_ratio = q->closed && q->rest_volume != 0 ? vol / q->rest_volume : NAN;
 }

@@ -231,7 +231,7 @@ static int quality_describe(const plush_scene_sink *s, char *buf, size_t size)
     if (frame < 0)
         return snprintf(buf, size, "%s%sno frame measured", q->path ? q->path : "", q->path ? "; " : "");
     int n = snprintf(buf, size,
-                     "%s%sworst frame %lld: surface strain p50 %.3f p99 %.3f p99.9 %.3f max %.2f, %.2f%% of edges "
+                     "%s%sworst frame %lld: surface strain p50 %.3f p99 %.3f p99.9 %.3f max %.3f, %.2f%% of edges "
                      "beyond 1.5x, crease p99 %.1f max %.1f deg, volume %.3f",
                      q->path ? q->path : "", q->path ? "; " : "", (long long)frame, f->strain_p50,
                      f->strain_p99, f->strain_p999, f->strain_max, 100.0 * f->strain_outside, f->crease_p99,
@@ -241,7 +241,7 @@ static int quality_describe(const plush_scene_sink *s, char *buf, size_t size)
                       (long long)tear_frame);
     if (q->cage && n >= 0 && (size_t)n < size)
         n += snprintf(buf + n, size - (size_t)n,
-                      "\ncage at that frame: strain p50 %.3f p99 %.3f p99.9 %.3f max %.2f, %.2f%% beyond 1.5x, "
+                      "\ncage at that frame: strain p50 %.3f p99 %.3f p99.9 %.3f max %.3f, %.2f%% beyond 1.5x, "
                       "crease p99 %.1f max %.1f deg, volume %.3f",
                       c->strain_p50, c->strain_p99, c->strain_p999, c->strain_max, 100.0 * c->strain_outside,
                       c->crease_p99, c->crease_max, c->volume_ratio);
