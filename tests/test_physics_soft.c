@@ -503,8 +503,9 @@ static void test_repairs(void **state)
     plush_pmx_free(m);
 }
 
-/* Absurd pressure makes Bullet fling the nodes: the guard marks the body failed at that step,
- * restores the last good state, freezes it and reports; the other soft body keeps simulating. */
+/* Absurd pressure makes Bullet fling the nodes: the guard restores the last good state, at rest, reports,
+ * and lets the body go on; it blows up again every step, so after PLUSH_WORLD_SOFT_RESETS times it is
+ * frozen there (marked failed at that step); the other soft body keeps simulating. */
 static void test_blowup_guard(void **state)
 {
     (void)state;
@@ -522,7 +523,15 @@ static void test_blowup_guard(void **state)
     sim_step(&s, FRAME);
     plush_world_soft_info info;
     plush_world_soft_get_info(s.wm, 0, &info);
+    assert_int_equal(info.state, PLUSH_SOFT_ACTIVE); /* put back and going on */
+    assert_true(info.resets >= 1);
+    assert_true(warned_about(&s.diag, "goes on from there"));
+    for (int f = 0; f < PLUSH_WORLD_SOFT_RESETS && info.state != PLUSH_SOFT_FAILED; f++) {
+        sim_step(&s, FRAME);
+        plush_world_soft_get_info(s.wm, 0, &info);
+    }
     assert_int_equal(info.state, PLUSH_SOFT_FAILED);
+    assert_int_equal(info.resets, PLUSH_WORLD_SOFT_RESETS);
     assert_true(info.failed_step >= 0 && (uint64_t)info.failed_step < plush_world_step_count(s.world));
     assert_true(warned_about(&s.diag, "balloon"));
     print_message("blow-up: failed at step %lld of %llu\n", (long long)info.failed_step,

@@ -133,15 +133,21 @@ void plush_world_body_velocity(const plush_world_model *wm, size_t rigid_body, f
 typedef enum plush_world_soft_state {
     PLUSH_SOFT_ACTIVE = 0,
     PLUSH_SOFT_SKIPPED,       /* never built (see the warning add_model gave) */
-    PLUSH_SOFT_FAILED         /* blew up at failed_step; frozen at its last good state */
+    PLUSH_SOFT_FAILED         /* blew up PLUSH_WORLD_SOFT_RESETS + 1 times, the last at failed_step; frozen at
+                                 its last good state */
 } plush_world_soft_state;
+
+/* A soft body that blows up (a node not finite, out of reach or faster than max_node_speed) is put back
+ * to its last good state at rest, with a warning, and goes on; the time after this many it is frozen. */
+#define PLUSH_WORLD_SOFT_RESETS 8
 
 /* One soft body as simulated. TriMesh nodes are numbered as plush_pmx_weld numbers them (so node n of
  * soft body s is proxy node parts[k].first_node + n of plush_scene_proxy_build); Rope nodes are the
  * material's distinct vertices in order of first use (plush_pmx_material_vertices). */
 typedef struct plush_world_soft_info {
     plush_world_soft_state state;
-    int64_t failed_step;          /* step index of the blow-up, -1 */
+    int64_t failed_step;          /* step index of the last blow-up, -1 */
+    uint32_t resets;              /* blow-ups it was put back from and went on */
     size_t node_count;            /* 0 when skipped */
     const float (*rest_nodes)[3];
     const int32_t *node_vertex;   /* node -> a PMX vertex welded into it */

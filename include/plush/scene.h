@@ -272,8 +272,10 @@ const plush_anim *plush_scene_get_anim(const plush_scene *scene);
 void plush_scene_get_timing(const plush_scene *scene, plush_scene_timing *out);
 /* The last step's soft figures, and their summary over the steps so far. */
 void plush_scene_soft(const plush_scene *scene, plush_scene_soft_figures *frame, plush_scene_soft_summary *summary);
-/* Soft bodies that blew up so far, and the first one's frame (-1 when none). */
+/* Blow-ups so far (a soft body put back to its last good state counts each time, one frozen for good once
+ * more), and the first one's frame (-1 when none); the soft bodies frozen for good. */
 size_t plush_scene_failures(const plush_scene *scene, int64_t *first_frame);
+size_t plush_scene_frozen(const plush_scene *scene);
 void plush_scene_destroy(plush_scene *scene);
 
 /* ---- direct mode: the detailed mesh simulated as the soft body (the reference) --------------------

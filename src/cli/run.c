@@ -435,9 +435,15 @@ static void summary(const run_state *s, uint32_t frames, const plush_diag *diag)
            total * ms, t.motion * ms, t.physics * ms, t.frames * ms, t.skinning * ms, t.exports * ms);
     int64_t first = -1;
     size_t failed = plush_scene_failures(s->scene, &first);
-    if (failed)
-        printf("  blow-ups        %zu soft bod%s, the first at frame %lld (frozen from then on)\n", failed,
-               failed == 1 ? "y" : "ies", (long long)first);
+    if (failed) {
+        size_t frozen = plush_scene_frozen(s->scene);
+        printf("  blow-ups        %zu, the first at frame %lld: each soft body put back to its last good state, at "
+               "rest, and on",
+               failed, (long long)first);
+        if (frozen)
+            printf("; %zu frozen there after %d", frozen, PLUSH_WORLD_SOFT_RESETS);
+        printf("\n");
+    }
     plush_scene_soft_summary soft;
     plush_scene_soft(s->scene, NULL, &soft);
     if (soft.frames) {

@@ -6,6 +6,7 @@
 #include "physics/world_soft_internal.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 static bool finite3(const float p[3])
@@ -127,26 +128,42 @@ static int64_t find_blowup(const world_soft *s, float dt, float limit, double *s
     return -1;
 }
 
+/* A soft body that blew up is put back to its last good state, at rest, and goes on; one that blows up
+ * PLUSH_WORLD_SOFT_RESETS times is frozen there (something in it fails every time). */
 static void fail(plush_world_model *wm, size_t i, int64_t node, double speed, uint64_t step, plush_diag *diag)
 {
     const plush_bulletc_api *bc = wm->world->bc;
     world_soft *s = &wm->soft[i];
     const char *name = wm->model->soft_bodies[i].name.s ? wm->model->soft_bodies[i].name.s : "";
+    bool freeze = s->resets >= PLUSH_WORLD_SOFT_RESETS;
+    if (!freeze) {
+        s->resets++;
+        memset(s->v, 0, s->node_count * sizeof *s->v);
+    }
     bc->soft_set_all_nodes(s->bc, (const float(*)[3])s->x, (const float(*)[3])s->v);
-    bc->soft_freeze(s->bc);
-    s->state = PLUSH_SOFT_FAILED;
+    if (freeze) {
+        bc->soft_freeze(s->bc);
+        s->state = PLUSH_SOFT_FAILED;
+    }
     s->failed_step = (int64_t)step;
     plush__world_soft_update_normals(s);
+    char what[96];
+    if (freeze)
+        snprintf(what, sizeof what, "it blew up %u times before: frozen there", (unsigned)s->resets);
+    else
+        snprintf(what, sizeof what, "it goes on from there, at rest (%u of %u)", (unsigned)s->resets,
+                 (unsigned)PLUSH_WORLD_SOFT_RESETS);
     if (isfinite(speed))
         plush_diag_warn(diag, -1, "soft body", (int64_t)i,
                         "\"%s\" blew up at step %llu: node %lld moved at %.6g units/s (limit %g); restored to its "
-                        "last good state and frozen",
-                        name, (unsigned long long)step, (long long)node, speed, (double)wm->world->desc.max_node_speed);
+                        "last good state; %s",
+                        name, (unsigned long long)step, (long long)node, speed, (double)wm->world->desc.max_node_speed,
+                        what);
     else
         plush_diag_warn(diag, -1, "soft body", (int64_t)i,
                         "\"%s\" blew up at step %llu: node %lld is not finite or out of reach; restored to its last "
-                        "good state and frozen",
-                        name, (unsigned long long)step, (long long)node);
+                        "good state; %s",
+                        name, (unsigned long long)step, (long long)node, what);
 }
 
 /* x = R * local + t for a column-major rigid transform m. */
@@ -283,6 +300,7 @@ void plush_world_soft_get_info(const plush_world_model *wm, size_t soft_body, pl
     const world_soft *s = &wm->soft[soft_body];
     out->state = s->state;
     out->failed_step = s->failed_step;
+    out->resets = s->resets;
     if (s->state == PLUSH_SOFT_SKIPPED)
         return;
     out->node_count = s->node_count;

@@ -322,6 +322,27 @@ static void append_faces(soft_ctx *c)
     }
 }
 
+
+/* Bullet's pose matching (kMT) polar-decomposes the moment of the nodes' offsets from their centre. A
+ * piece whose rest nodes lie close to a plane or a line leaves that matrix nearly singular, and the
+ * decomposition turned small hair pieces' nodes non-finite within seconds of a dance (Alicia's, every
+ * strand of Luka's). Flat: the moment's determinant under a twentieth of an isotropic one's with the same
+ * trace (27 l1 l2 l3 / (l1 + l2 + l3)^3 < 0.05, a sheet thinner than about a fiftieth of its width). */
+static bool flat(const world_soft *s)
+{
+    double c[3] = {0, 0, 0}, m[3][3] = {{0}};
+    for (size_t i = 0; i < s->node_count; i++)
+        for (int k = 0; k < 3; k++)
+            c[k] += s->rest[i][k] / (double)s->node_count;
+    for (size_t i = 0; i < s->node_count; i++)
+        for (int a = 0; a < 3; a++)
+            for (int b = 0; b < 3; b++)
+                m[a][b] += ((double)s->rest[i][a] - c[a]) * ((double)s->rest[i][b] - c[b]);
+    double det = m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0]) +
+                 m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
+    double third = (m[0][0] + m[1][1] + m[2][2]) / 3;
+    return !(third > 0) || !(det / (third * third * third) >= 0.05);
+}
 /* Bending links at the B-link distance. Small bodies: Bullet's own generateBendingConstraints. Large ones
  * (more than SOFT_FLOYD_MAX_NODES nodes): its n*n table would not fit (60k nodes: 14 GB) and beyond
  * distance 2 its Floyd-Warshall is n^3, so plush finds the same pairs by breadth-first search and appends
@@ -436,6 +457,14 @@ plush_status plush__world_soft_create_bullet(soft_ctx *c)
     fill_config(c, &config);
     bc->soft_set_config(s->bc, &config);
     /* kVC keeps the rest volume and kMT the rest shape: both need Bullet's pose taken at rest. */
+    if (config.kMT > 0 && flat(s)) {
+        plush_diag_warn(c->diag, -1, "soft body", (int64_t)c->index,
+                        "\"%s\" is nearly flat (its nodes lie close to a plane or a line): no pose matching (kMT) for "
+                        "it, which would blow it up; its links and bending keep its shape",
+                        c->name);
+        config.kMT = 0;
+        bc->soft_set_config(s->bc, &config);
+    }
     if (free_nodes && (config.kVC > 0 || config.kMT > 0))
         bc->soft_set_pose(s->bc, config.kVC > 0, config.kMT > 0);
     for (size_t k = 0; k < s->anchor_count; k++)

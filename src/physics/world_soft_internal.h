@@ -22,7 +22,8 @@ typedef struct soft_anchor {
 
 struct world_soft {
     plush_world_soft_state state;
-    int64_t failed_step;
+    int64_t failed_step;          /* the last blow-up's step, -1 */
+    uint32_t resets;              /* blow-ups it went on from */
     bc_soft *bc;
     bool rope;
     size_t node_count;

@@ -34,6 +34,7 @@ struct plush_scene {
     float (*rest_bound)[3], (*rest_bound_normals)[3];
     float (*bound)[3], (*bound_normals)[3];
     plush_world_soft_state *soft_state;  /* per soft body, to see new failures */
+    uint32_t *soft_resets;               /* and its blow-ups it went on from, seen so far */
     size_t (*bone_runs)[2];              /* first, count: the vertices bone skinning must do (those the
                                             proxy takes over entirely are skipped) */
     size_t bone_run_count;
@@ -69,6 +70,8 @@ static plush_status alloc_buffers(plush_scene *sc, plush_diag *diag)
     sc->driven = plush_arena_array(&sc->arena, nb, sizeof *sc->driven);
     sc->pin_positions = plush_arena_array(&sc->arena, nv, sizeof *sc->pin_positions);
     sc->soft_state = plush_arena_array(&sc->arena, m->soft_body_count ? m->soft_body_count : 1, sizeof *sc->soft_state);
+    sc->soft_resets = plush_arena_array(&sc->arena, m->soft_body_count ? m->soft_body_count : 1,
+                                        sizeof *sc->soft_resets);
     if (!sc->positions || !sc->normals || !sc->globals || !sc->driven || !sc->pin_positions || !sc->soft_state)
         return nomem(diag);
     for (size_t v = 0; v < m->vertex_count; v++)
@@ -320,12 +323,15 @@ static void note_failures(plush_scene *sc, double frame)
     for (size_t s = 0; s < sc->model->soft_body_count; s++) {
         plush_world_soft_info info;
         plush_world_soft_get_info(sc->wm, s, &info);
-        if (info.state == PLUSH_SOFT_FAILED && sc->soft_state[s] != PLUSH_SOFT_FAILED) {
-            sc->failures++;
+        size_t now = (info.resets - sc->soft_resets[s]) +
+                     (info.state == PLUSH_SOFT_FAILED && sc->soft_state[s] != PLUSH_SOFT_FAILED);
+        if (now) {
+            sc->failures += now;
             if (sc->first_failure < 0)
                 sc->first_failure = (int64_t)frame;
         }
         sc->soft_state[s] = info.state;
+        sc->soft_resets[s] = info.resets;
     }
 }
 
@@ -506,6 +512,14 @@ size_t plush_scene_failures(const plush_scene *sc, int64_t *first_frame)
     if (first_frame)
         *first_frame = sc->first_failure;
     return sc->failures;
+}
+
+size_t plush_scene_frozen(const plush_scene *sc)
+{
+    size_t n = 0;
+    for (size_t s = 0; sc && s < sc->model->soft_body_count; s++)
+        n += sc->soft_state[s] == PLUSH_SOFT_FAILED;
+    return n;
 }
 
 void plush_scene_destroy(plush_scene *sc)
