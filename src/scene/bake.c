@@ -153,6 +153,30 @@ static void linear_interpolation(uint8_t block[64])
         memcpy(block + 16 * r, row + r, (size_t)(16 - r));
 }
 
+/* The input's bone and morph keys whose names the model has, into v (bone_keys already sized for all):
+ * a player would only report the others one by one (the run warned of them once when binding). */
+static plush_status known_keys(const plush_pmx_model *m, const plush_vmd_motion *in, plush_vmd_motion *v,
+                               plush_diag *diag)
+{
+    plush_arena *arena = plush_vmd_arena(v);
+    size_t nb = in->bone_key_count, nm = in->morph_key_count;
+    bool *bone_known = plush_arena_array(arena, nb ? nb : 1, sizeof *bone_known);
+    bool *morph_known = plush_arena_array(arena, nm ? nm : 1, sizeof *morph_known);
+    v->morph_keys = plush_arena_array(arena, nm ? nm : 1, sizeof *v->morph_keys);
+    if (!bone_known || !morph_known || !v->morph_keys)
+        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+    plush_status st = plush_motion_vmd_known(m, in, bone_known, morph_known, diag);
+    if (st != PLUSH_OK)
+        return st;
+    for (size_t i = 0; i < nb; i++)
+        if (bone_known[i])
+            v->bone_keys[v->bone_key_count++] = in->bone_keys[i];
+    for (size_t i = 0; i < nm; i++)
+        if (morph_known[i])
+            v->morph_keys[v->morph_key_count++] = in->morph_keys[i];
+    return PLUSH_OK;
+}
+
 plush_status plush_scene_bake_motion(const plush_scene_bake *b, plush_vmd_motion **out, plush_diag *diag)
 {
     if (!b || !out)
@@ -179,11 +203,12 @@ plush_status plush_scene_bake_motion(const plush_scene_bake *b, plush_vmd_motion
         plush_vmd_free(v);
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
     }
-    if (own)
-        memcpy(v->bone_keys, in->bone_keys, own * sizeof *v->bone_keys);
     if (in) {
-        v->morph_key_count = in->morph_key_count;
-        v->morph_keys = in->morph_keys;
+        plush_status st = known_keys(m, in, v, diag);
+        if (st != PLUSH_OK) {
+            plush_vmd_free(v);
+            return st;
+        }
         v->camera_key_count = in->camera_key_count;
         v->camera_keys = in->camera_keys;
         v->light_key_count = in->light_key_count;
@@ -205,7 +230,7 @@ plush_status plush_scene_bake_motion(const plush_scene_bake *b, plush_vmd_motion
     }
     uint8_t interp[64];
     linear_interpolation(interp);
-    size_t k = own;
+    size_t k = v->bone_key_count;
     for (size_t f = 0; f < b->frame_count; f++)
         for (size_t i = 0; i < b->triangle_count; i++) {
             plush_vmd_bone_key *key = &v->bone_keys[k++];
