@@ -73,9 +73,10 @@ static void test_bake_replays_as_the_proxy_run(void **state)
     cli_tmp_path(out, sizeof out, "bear");
     cli_result r;
     CLI_RUN(&r, "run", BEAR, "--motion", BEAR_VMD, "--im2", BEAR_IM2, "--frames", "101", "--every", "50", "--export",
-            "pmx+vmd,obj", "-o", out);
+            "pmx+vmd,obj", "--bake-tolerance", "0", "-o", out);
     cli_expect_code(&r, 0);
     assert_non_null(strstr(r.out, "frames          101"));
+    assert_non_null(strstr(r.out, "101000 recorded, a key every frame)"));
     cli_result_free(&r);
     snprintf(pmx, sizeof pmx, "%s/plush_bear_plush.pmx", out);
     snprintf(vmd, sizeof vmd, "%s/plush_bear_plush.vmd", out);
@@ -122,6 +123,64 @@ static void test_bake_replays_as_the_proxy_run(void **state)
     plush_pmx_free(bear);
     free(a);
     free(b);
+}
+
+/* The largest distance between the run's OBJ frame f and the bake in out posed at f by plush pose. */
+static double bake_miss(const char *out, int f)
+{
+    char pmx[600], vmd[600], frame[600], posed[600], fs[16];
+    snprintf(pmx, sizeof pmx, "%s/plush_bear_plush.pmx", out);
+    snprintf(vmd, sizeof vmd, "%s/plush_bear_plush.vmd", out);
+    snprintf(frame, sizeof frame, "%s/frames/frame_%05d.obj", out, f);
+    snprintf(fs, sizeof fs, "%d", f);
+    cli_tmp_path(posed, sizeof posed, "posed.obj");
+    cli_result r;
+    CLI_RUN(&r, "pose", pmx, "--motion", vmd, "--frame", fs, "--mesh", posed);
+    cli_expect_code(&r, 0);
+    cli_result_free(&r);
+    size_t na = 0, nb = 0;
+    float(*a)[3] = obj_positions(frame, &na), (*b)[3] = obj_positions(posed, &nb);
+    assert_int_equal(na, nb);
+    double worst = 0;
+    for (size_t i = 0; i < nb; i++) {
+        double dx = (double)a[i][0] - b[i][0], dy = (double)a[i][1] - b[i][1], dz = (double)a[i][2] - b[i][2];
+        worst = fmax(worst, sqrt(dx * dx + dy * dy + dz * dz));
+    }
+    free(a);
+    free(b);
+    return worst;
+}
+
+/* By default the bake keys a pseudo-bone only where interpolation would miss by more than 0.1% of the
+ * model's height at a vertex: fewer keys, and every frame within that of the run (frames between keys
+ * included: 37 and 73 are seldom keyed by every track). */
+static void test_bake_keys_within_tolerance(void **state)
+{
+    (void)state;
+    char out[512];
+    cli_tmp_path(out, sizeof out, "bear_reduced");
+    cli_result r;
+    CLI_RUN(&r, "run", BEAR, "--motion", BEAR_VMD, "--im2", BEAR_IM2, "--frames", "101", "--export", "pmx+vmd,obj",
+            "-o", out);
+    cli_expect_code(&r, 0);
+    const char *line = strstr(r.out, "1000 bones, ");
+    assert_non_null(line);
+    unsigned long keys = strtoul(line + strlen("1000 bones, "), NULL, 10);
+    printf("%lu keys of 101000\n", keys);
+    assert_true(keys < 101000);
+    assert_non_null(strstr(line, "(101000 recorded, within 0.0113 units)"));
+    cli_result_free(&r);
+    plush_diag d = {0};
+    plush_pmx_model *bear = NULL;
+    assert_int_equal(plush_pmx_read_file(BEAR, NULL, &bear, &d), PLUSH_OK);
+    double tolerance = 0.001 * plush_pmx_height(bear);
+    plush_pmx_free(bear);
+    static const int frames[] = {37, 73, 100};
+    for (size_t i = 0; i < sizeof frames / sizeof *frames; i++) {
+        double miss = bake_miss(out, frames[i]);
+        printf("frame %d: %.3g (tolerance %.3g)\n", frames[i], miss, tolerance);
+        assert_true(miss <= tolerance + 1e-3);   /* the exact bake's own 1e-3 and the OBJ's digits */
+    }
 }
 
 /* Two files byte for byte. */
@@ -645,6 +704,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_bake_replays_as_the_proxy_run, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_bake_keys_within_tolerance, setup, teardown),
         cmocka_unit_test_setup_teardown(test_deterministic, setup, teardown),
         cmocka_unit_test_setup_teardown(test_frames_and_cage, setup, teardown),
         cmocka_unit_test_setup_teardown(test_quality_by_default, setup, teardown),

@@ -115,6 +115,10 @@ plush_status plush_scene_bake_create(const plush_scene_binding *binding, const p
 bool plush_scene_bake_share_patch(plush_scene_bake *bake, const plush_proxy_patch *patch);
 plush_status plush_scene_bake_add_frame(plush_scene_bake *bake, uint32_t frame, const float (*nodes)[3],
                                         plush_diag *diag);
+/* How closely the baked keys follow the recorded motion: a pseudo-bone key is written only where
+ * interpolating the keys around it would move some vertex the bone carries by more than tolerance (model
+ * units; the first and last frame are always keyed). Negative (the default): a key every frame. */
+void plush_scene_bake_set_tolerance(plush_scene_bake *bake, double tolerance);
 /* The baked model alone (owned by the caller, plush_pmx_free); it points into the source model's arrays
  * where they are unchanged, so the source model must outlive it. */
 plush_status plush_scene_bake_model(const plush_scene_bake *bake, plush_pmx_model **out, plush_diag *diag);
@@ -142,7 +146,17 @@ typedef struct plush_scene_bake_write_options {
      * is moved in place as a whole): texture paths and copies are made for this folder. NULL: the PMX's
      * own folder. */
     const char *bake_dir;
+    /* When set, filled with the written bake's figures. */
+    struct plush_scene_bake_stats *stats;
 } plush_scene_bake_write_options;
+
+/* What a written bake holds. */
+typedef struct plush_scene_bake_stats {
+    size_t bones;             /* pseudo-bones */
+    size_t keys_recorded;     /* pseudo-bone keys recorded: one per bone and frame */
+    size_t keys;              /* bone keys in the VMD, the input motion's included */
+    size_t pmx_bytes, vmd_bytes;
+} plush_scene_bake_stats;
 
 /* plush_scene_bake_write with the textures named per options (NULL: as plush_scene_bake_write). */
 plush_status plush_scene_bake_write_with(const plush_scene_bake *bake, const char *pmx_path, const char *vmd_path,

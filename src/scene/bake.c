@@ -10,6 +10,32 @@
 #include <string.h>
 #include <unistd.h>
 
+/* Per triangle, the farthest rest vertex bound to it from its centroid: how far a turn of its pseudo-bone
+ * can move a vertex (bake_keys.c). */
+static void measure_reach(plush_scene_bake *b)
+{
+    const plush_scene_binding *sb = b->binding;
+    for (size_t row = 0; row < sb->vertex_count; row++) {
+        const float *p = sb->model->vertices[sb->vertices[row]].position;
+        for (int k = 0; k < PLUSH_PROXY_INFLUENCES; k++) {
+            int32_t t = sb->binding->triangles[row][k];
+            if (t < 0 || (size_t)t >= b->triangle_count || !(sb->binding->weights[row][k] > 0))
+                continue;
+            const float *c = b->centroids[t];
+            double dx = (double)p[0] - c[0], dy = (double)p[1] - c[1], dz = (double)p[2] - c[2];
+            double d = sqrt(dx * dx + dy * dy + dz * dz);
+            if (d > b->reach[t])
+                b->reach[t] = d;
+        }
+    }
+}
+
+void plush_scene_bake_set_tolerance(plush_scene_bake *b, double tolerance)
+{
+    if (b)
+        b->tolerance = isfinite(tolerance) ? tolerance : -1.0;
+}
+
 plush_status plush_scene_bake_create(const plush_scene_binding *binding, const plush_vmd_motion *motion,
                                      plush_proxy_patch_shape patch, plush_scene_bake **out, plush_diag *diag)
 {
@@ -27,7 +53,9 @@ plush_status plush_scene_bake_create(const plush_scene_binding *binding, const p
     b->rest_axes = plush_arena_array(&b->arena, n, sizeof *b->rest_axes);
     b->rest_ok = plush_arena_array(&b->arena, n, sizeof *b->rest_ok);
     b->last = plush_arena_array(&b->arena, n, sizeof *b->last);
-    if (!b->centroids || !b->rest_axes || !b->rest_ok || !b->last) {
+    b->reach = plush_arena_array(&b->arena, n, sizeof *b->reach);
+    b->tolerance = -1.0;
+    if (!b->centroids || !b->rest_axes || !b->rest_ok || !b->last || !b->reach) {
         plush_scene_bake_destroy(b);
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
     }
@@ -43,6 +71,7 @@ plush_status plush_scene_bake_create(const plush_scene_binding *binding, const p
                 b->rest_axes[i][c][r] = b->rest_ok[i] ? f[4 * c + r] : (c == r);
         b->last[i][6] = 1.0f; /* identity rotation */
     }
+    measure_reach(b);
     if (patch.rings > 0 || patch.reach > 0) {
         plush_proxy_mesh mesh = {.nodes = nodes, .node_count = binding->proxy.node_count,
                                  .triangles = (const uint32_t(*)[3])binding->proxy.triangles, .triangle_count = t};
@@ -231,8 +260,18 @@ plush_status plush_scene_bake_motion(const plush_scene_bake *b, plush_vmd_motion
     uint8_t interp[64];
     linear_interpolation(interp);
     size_t k = v->bone_key_count;
-    for (size_t f = 0; f < b->frame_count; f++)
-        for (size_t i = 0; i < b->triangle_count; i++) {
+    bool *keep = malloc((b->frame_count ? b->frame_count : 1) * sizeof *keep);
+    if (!keep) {
+        plush_vmd_free(v);
+        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+    }
+    /* track by track: the keys interpolation cannot stand for (every key when the tolerance is negative) */
+    for (size_t i = 0; i < b->triangle_count; i++) {
+        plush__bake_reduce_track((const float(*)[7])b->keys + i, b->triangle_count, b->frames, b->frame_count,
+                                 b->reach[i], b->tolerance, keep);
+        for (size_t f = 0; f < b->frame_count; f++) {
+            if (!keep[f])
+                continue;
             plush_vmd_bone_key *key = &v->bone_keys[k++];
             const float *src = b->keys[f * b->triangle_count + i];
             key->name = names[i];
@@ -241,6 +280,8 @@ plush_status plush_scene_bake_motion(const plush_scene_bake *b, plush_vmd_motion
             memcpy(key->rotation, src + 3, 4 * sizeof(float));
             memcpy(key->interpolation, interp, sizeof interp);
         }
+    }
+    free(keep);
     v->bone_key_count = k;
     *out = v;
     return PLUSH_OK;
@@ -293,6 +334,11 @@ plush_status plush_scene_bake_write_with(const plush_scene_bake *b, const char *
     }
     if (st == PLUSH_OK)
         st = plush_file_set_commit(set, diag);
+    if (st == PLUSH_OK && options && options->stats)
+        *options->stats = (plush_scene_bake_stats){.bones = b->triangle_count,
+                                                   .keys_recorded = b->frame_count * b->triangle_count,
+                                                   .keys = motion->bone_key_count, .pmx_bytes = pmx.size,
+                                                   .vmd_bytes = vmd.size};
     plush_file_set_destroy(set);
     if (st == PLUSH_OK && diag)
         diag->file = file;

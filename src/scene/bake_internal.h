@@ -16,11 +16,21 @@ struct plush_scene_bake {
     plush_proxy_patch *patch;            /* patch frames (the skin's), or NULL for each triangle's own */
     const plush_proxy_patch *shared;     /* the scene's, read instead of updating patch; NULL: our own */
     float (*last)[7];                    /* last key per triangle: translation xyz, rotation xyzw */
+    double *reach;                       /* per triangle: the farthest rest vertex it carries from its centroid */
+    double tolerance;                    /* keys: model units at the vertices; < 0: every key */
     uint32_t *frames;                    /* recorded frame numbers */
     float (*keys)[7];                    /* frame_count * triangle_count keys */
     size_t frame_count, frame_capacity;
     plush_arena arena;                   /* everything but frames and keys (grown with realloc) */
 };
+
+/* Marks in keep (count entries) the keys of one track a player needs to follow it within tolerance
+ * (model units, at vertices up to reach from the bone): the first and last always, then each as far from
+ * the one before as interpolation allows (bake_keys.c says how the miss is bounded). keys[f * stride] is
+ * frame frames[f]'s key (translation xyz, rotation xyzw). A negative tolerance keeps every key. Returns
+ * the number kept. */
+size_t plush__bake_reduce_track(const float (*keys)[7], size_t stride, const uint32_t *frames, size_t count,
+                                double reach, double tolerance, bool *keep);
 
 /* "pb0001" for triangle 0: short ASCII that fits VMD's 15-byte bone names. */
 void plush__bake_pseudo_name(size_t triangle, char name[16]);
