@@ -119,6 +119,13 @@ plush_status plush_scene_bake_add_frame(plush_scene_bake *bake, uint32_t frame, 
  * interpolating the keys around it would move some vertex the bone carries by more than tolerance (model
  * units; the first and last frame are always keyed). Negative (the default): a key every frame. */
 void plush_scene_bake_set_tolerance(plush_scene_bake *bake, double tolerance);
+/* Replaces the pseudo-bones by `bones` bones fitted to the frames recorded so far (skinning decomposition:
+ * per-frame rigid bones, at most four non-negative weights per vertex summing to one), 0: the fewest of
+ * 8, 16, 32, ... that follow the exact bake within half the tolerance (RMS over vertices) and twice it
+ * (worst vertex) on a sample of frames and vertices; the keys then get the other half of the tolerance.
+ * Without a positive tolerance and with bones 0, or when no fewer bones than triangles fit, the bake stays
+ * exact. Call it after the last frame; the model and motion follow it. */
+plush_status plush_scene_bake_fit(plush_scene_bake *bake, size_t bones, plush_diag *diag);
 /* The baked model alone (owned by the caller, plush_pmx_free); it points into the source model's arrays
  * where they are unchanged, so the source model must outlive it. */
 plush_status plush_scene_bake_model(const plush_scene_bake *bake, plush_pmx_model **out, plush_diag *diag);
@@ -152,7 +159,11 @@ typedef struct plush_scene_bake_write_options {
 
 /* What a written bake holds. */
 typedef struct plush_scene_bake_stats {
-    size_t bones;             /* pseudo-bones */
+    size_t bones;             /* pseudo-bones or fitted bones */
+    size_t triangles;         /* the cage's triangles (one pseudo-bone each without a fit) */
+    double fit_rms, fit_worst;   /* a fit: its RMS (worst sampled frame) and worst vertex distance to the
+                                    exact bake, model units; 0 without a fit */
+    double fit_seconds;       /* a fit: how long it took */
     size_t keys_recorded;     /* pseudo-bone keys recorded: one per bone and frame */
     size_t keys;              /* bone keys in the VMD, the input motion's included */
     size_t pmx_bytes, vmd_bytes;

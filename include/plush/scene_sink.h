@@ -44,6 +44,8 @@ typedef struct plush_scene_output {
     double bake_tolerance;    /* the bake and glTF: how far (model units, at the vertices) interpolated keys
                                  may miss the recorded motion; 0: 0.1% of the model's height; < 0: a key
                                  every frame */
+    uint32_t bake_bones;      /* the bake: bones fitted to the motion instead of one pseudo-bone per cage
+                                 triangle; 0: the fewest within the tolerance */
 } plush_scene_output;
 
 typedef struct plush_scene_sink plush_scene_sink;

@@ -218,8 +218,14 @@ plush_status plush_scene_bake_motion(const plush_scene_bake *b, plush_vmd_motion
     const plush_vmd_motion *in = b->motion;
     const plush_pmx_model *m = b->binding->model;
     size_t own = in ? in->bone_key_count : 0;
-    size_t baked = b->frame_count * b->triangle_count;
-    if (baked / (b->frame_count ? b->frame_count : 1) != b->triangle_count || own + baked < own) {
+    /* the bones keyed: the fitted ones, or one pseudo-bone per triangle */
+    size_t bones = b->fit ? b->fit->bones : b->triangle_count;
+    const float(*track_keys)[7] = b->fit ? (const float(*)[7])b->fit->keys : (const float(*)[7])b->keys;
+    const double *reach = b->fit ? b->fit->reach : b->reach;
+    /* a fit spends half the tolerance, the keys the other half */
+    double tolerance = b->fit && b->tolerance > 0 ? 0.5 * b->tolerance : b->tolerance;
+    size_t baked = b->frame_count * bones;
+    if (baked / (b->frame_count ? b->frame_count : 1) != bones || own + baked < own) {
         plush_vmd_free(v);
         return plush_diag_fail(diag, PLUSH_E_RANGE, -1, NULL, -1, "too many baked keys");
     }
@@ -227,7 +233,7 @@ plush_status plush_scene_bake_motion(const plush_scene_bake *b, plush_vmd_motion
     v->model_name.raw = NULL;
     v->model_name.raw_len = 0;
     v->bone_keys = plush_arena_array(arena, own + baked ? own + baked : 1, sizeof *v->bone_keys);
-    plush_str *names = plush_arena_array(arena, b->triangle_count ? b->triangle_count : 1, sizeof *names);
+    plush_str *names = plush_arena_array(arena, bones ? bones : 1, sizeof *names);
     if (!v->bone_keys || !names) {
         plush_vmd_free(v);
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
@@ -247,7 +253,7 @@ plush_status plush_scene_bake_motion(const plush_scene_bake *b, plush_vmd_motion
         v->property_key_count = in->property_key_count;
         v->property_keys = in->property_keys;
     }
-    for (size_t i = 0; i < b->triangle_count; i++) {
+    for (size_t i = 0; i < bones; i++) {
         char name[16];
         plush__bake_pseudo_name(i, name);
         size_t len = strlen(name);
@@ -266,14 +272,13 @@ plush_status plush_scene_bake_motion(const plush_scene_bake *b, plush_vmd_motion
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
     }
     /* track by track: the keys interpolation cannot stand for (every key when the tolerance is negative) */
-    for (size_t i = 0; i < b->triangle_count; i++) {
-        plush__bake_reduce_track((const float(*)[7])b->keys + i, b->triangle_count, b->frames, b->frame_count,
-                                 b->reach[i], b->tolerance, keep);
+    for (size_t i = 0; i < bones; i++) {
+        plush__bake_reduce_track(track_keys + i, bones, b->frames, b->frame_count, reach[i], tolerance, keep);
         for (size_t f = 0; f < b->frame_count; f++) {
             if (!keep[f])
                 continue;
             plush_vmd_bone_key *key = &v->bone_keys[k++];
-            const float *src = b->keys[f * b->triangle_count + i];
+            const float *src = track_keys[f * bones + i];
             key->name = names[i];
             key->frame = b->frames[f];
             memcpy(key->translation, src, 3 * sizeof(float));
@@ -335,10 +340,13 @@ plush_status plush_scene_bake_write_with(const plush_scene_bake *b, const char *
     if (st == PLUSH_OK)
         st = plush_file_set_commit(set, diag);
     if (st == PLUSH_OK && options && options->stats)
-        *options->stats = (plush_scene_bake_stats){.bones = b->triangle_count,
-                                                   .keys_recorded = b->frame_count * b->triangle_count,
-                                                   .keys = motion->bone_key_count, .pmx_bytes = pmx.size,
-                                                   .vmd_bytes = vmd.size};
+        *options->stats = (plush_scene_bake_stats){
+            .bones = b->fit ? b->fit->bones : b->triangle_count,
+            .triangles = b->triangle_count,
+            .keys_recorded = b->frame_count * b->triangle_count,
+            .keys = motion->bone_key_count, .pmx_bytes = pmx.size, .vmd_bytes = vmd.size,
+            .fit_rms = b->fit ? b->fit->rms : 0, .fit_worst = b->fit ? b->fit->worst : 0,
+            .fit_seconds = b->fit ? b->fit->seconds : 0};
     plush_file_set_destroy(set);
     if (st == PLUSH_OK && diag)
         diag->file = file;
@@ -350,10 +358,22 @@ plush_status plush_scene_bake_write_with(const plush_scene_bake *b, const char *
     return st;
 }
 
+plush_status plush_scene_bake_fit(plush_scene_bake *b, size_t bones, plush_diag *diag)
+{
+    if (!b)
+        return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, NULL, -1, "no bake to fit");
+    plush__bake_fit_free(b->fit);
+    b->fit = NULL;
+    if (!bones && !(b->tolerance > 0))
+        return PLUSH_OK;   /* every key asked for: nothing may be given up */
+    return plush__bake_fit_run(b, bones, b->tolerance, &b->fit, diag);
+}
+
 void plush_scene_bake_destroy(plush_scene_bake *b)
 {
     if (!b)
         return;
+    plush__bake_fit_free(b->fit);
     free(b->frames);
     free(b->keys);
     plush_proxy_patch_destroy(b->patch);
