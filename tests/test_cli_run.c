@@ -73,9 +73,10 @@ static void test_bake_replays_as_the_proxy_run(void **state)
     cli_tmp_path(out, sizeof out, "bear");
     cli_result r;
     CLI_RUN(&r, "run", BEAR, "--motion", BEAR_VMD, "--im2", BEAR_IM2, "--frames", "101", "--every", "50", "--export",
-            "pmx+vmd,obj", "-o", out);
+            "pmx+vmd,obj", "--bake-tolerance", "0", "-o", out);
     cli_expect_code(&r, 0);
     assert_non_null(strstr(r.out, "frames          101"));
+    assert_non_null(strstr(r.out, "101000 recorded, a key every frame)"));
     cli_result_free(&r);
     snprintf(pmx, sizeof pmx, "%s/plush_bear_plush.pmx", out);
     snprintf(vmd, sizeof vmd, "%s/plush_bear_plush.vmd", out);
@@ -122,6 +123,97 @@ static void test_bake_replays_as_the_proxy_run(void **state)
     plush_pmx_free(bear);
     free(a);
     free(b);
+}
+
+/* The largest distance between the run's OBJ frame f and the bake in out posed at f by plush pose; *rms
+ * the root mean square distance. */
+static double bake_miss(const char *out, int f, double *rms)
+{
+    char pmx[600], vmd[600], frame[600], posed[600], fs[16];
+    snprintf(pmx, sizeof pmx, "%s/plush_bear_plush.pmx", out);
+    snprintf(vmd, sizeof vmd, "%s/plush_bear_plush.vmd", out);
+    snprintf(frame, sizeof frame, "%s/frames/frame_%05d.obj", out, f);
+    snprintf(fs, sizeof fs, "%d", f);
+    cli_tmp_path(posed, sizeof posed, "posed.obj");
+    cli_result r;
+    CLI_RUN(&r, "pose", pmx, "--motion", vmd, "--frame", fs, "--mesh", posed);
+    cli_expect_code(&r, 0);
+    cli_result_free(&r);
+    size_t na = 0, nb = 0;
+    float(*a)[3] = obj_positions(frame, &na), (*b)[3] = obj_positions(posed, &nb);
+    assert_int_equal(na, nb);
+    double worst = 0, sq = 0;
+    for (size_t i = 0; i < nb; i++) {
+        double dx = (double)a[i][0] - b[i][0], dy = (double)a[i][1] - b[i][1], dz = (double)a[i][2] - b[i][2];
+        worst = fmax(worst, sqrt(dx * dx + dy * dy + dz * dz));
+        sq += dx * dx + dy * dy + dz * dz;
+    }
+    *rms = nb ? sqrt(sq / (double)nb) : 0;
+    free(a);
+    free(b);
+    return worst;
+}
+
+/* By default the bake fits a few bones to the motion and keys them only where interpolation would miss;
+ * replayed by plush pose it stays within 0.1% of the bear's height (RMS over vertices) and 0.5% (worst
+ * vertex) of the run's frames, frames between keys included (37 and 73 are no sampled frame of the fit). */
+static void test_bake_fitted_within_tolerance(void **state)
+{
+    (void)state;
+    char out[512];
+    cli_tmp_path(out, sizeof out, "bear_fitted");
+    cli_result r;
+    CLI_RUN(&r, "run", BEAR, "--motion", BEAR_VMD, "--im2", BEAR_IM2, "--frames", "101", "--export", "pmx+vmd,obj",
+            "-o", out);
+    cli_expect_code(&r, 0);
+    const char *line = strstr(r.out, " keys (101000 recorded, within 0.0113 units)");
+    assert_non_null(line);
+    assert_non_null(strstr(r.out, "fitted to 1000 cage triangles in "));
+    while (line > r.out && line[-1] != '\n')
+        line--;
+    unsigned long bones = 0, keys = 0;
+    assert_int_equal(sscanf(line, " %lu bones, %lu keys", &bones, &keys), 2);
+    printf("%lu bones, %lu keys of 101000\n", bones, keys);
+    assert_true(bones < 1000);
+    assert_true(keys < 101000 / 10);
+    cli_result_free(&r);
+    plush_diag d = {0};
+    plush_pmx_model *bear = NULL;
+    assert_int_equal(plush_pmx_read_file(BEAR, NULL, &bear, &d), PLUSH_OK);
+    double height = plush_pmx_height(bear);
+    plush_pmx_free(bear);
+    static const int frames[] = {37, 73, 100};
+    for (size_t i = 0; i < sizeof frames / sizeof *frames; i++) {
+        double rms = 0, miss = bake_miss(out, frames[i], &rms);
+        printf("frame %d: RMS %.3g, worst %.3g (height %.3g)\n", frames[i], rms, miss, height);
+        assert_true(rms <= 0.001 * height);
+        assert_true(miss <= 0.005 * height);
+    }
+}
+
+/* --bake-bones N fits N bones; --bake-tolerance 0 keys every frame of them. */
+static void test_bake_bones_asked(void **state)
+{
+    (void)state;
+    char out[512];
+    cli_tmp_path(out, sizeof out, "bear_bones");
+    cli_result r;
+    CLI_RUN(&r, "run", BEAR, "--motion", BEAR_VMD, "--im2", BEAR_IM2, "--frames", "31", "--export", "pmx+vmd,obj",
+            "--every", "30", "--bake-bones", "24", "--bake-tolerance", "0", "-o", out);
+    cli_expect_code(&r, 0);
+    assert_non_null(strstr(r.out, "24 bones, "));
+    assert_non_null(strstr(r.out, "(31000 recorded, a key every frame)"));
+    cli_result_free(&r);
+    char pmx[600];
+    snprintf(pmx, sizeof pmx, "%s/plush_bear_plush.pmx", out);
+    plush_diag d = {0};
+    plush_pmx_model *m = NULL;
+    assert_int_equal(plush_pmx_read_file(pmx, NULL, &m, &d), PLUSH_OK);
+    assert_int_equal(m->bone_count, 12 + 1 + 24);
+    plush_pmx_free(m);
+    double rms = 0, miss = bake_miss(out, 30, &rms);
+    printf("frame 30: RMS %.3g, worst %.3g\n", rms, miss);
+    assert_true(miss < 0.1);
 }
 
 /* Two files byte for byte. */
@@ -645,6 +737,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_bake_replays_as_the_proxy_run, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_bake_fitted_within_tolerance, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_bake_bones_asked, setup, teardown),
         cmocka_unit_test_setup_teardown(test_deterministic, setup, teardown),
         cmocka_unit_test_setup_teardown(test_frames_and_cage, setup, teardown),
         cmocka_unit_test_setup_teardown(test_quality_by_default, setup, teardown),

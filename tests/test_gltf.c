@@ -515,6 +515,47 @@ static void test_demo_structure(void **state)
     free_model(&s);
 }
 
+/* Every material's baseColorFactor is its PMX diffuse colour taken from sRGB to linear, alpha as it is:
+ * the bear's brown stays brown in a viewer that reads the factor as linear. */
+static void test_demo_colours_linear(void **state)
+{
+    (void)state;
+    sampler_model s = {0};
+    load_model(&s);
+    plush_diag diag = {0};
+    plush_pmx_model *bear = NULL;
+    assert_int_equal(plush_pmx_read_file(BEAR, NULL, &bear, &diag), PLUSH_OK);
+    const json_value *mats = json_get(s.g.json, "materials");
+    assert_non_null(mats);
+    size_t checked = 0, brown = 0;
+    for (size_t i = 0; i < mats->count; i++) {
+        const json_value *name = json_get(json_at(mats, i), "name");
+        const json_value *f = json_get(json_get(json_at(mats, i), "pbrMetallicRoughness"), "baseColorFactor");
+        assert_non_null(f);
+        for (size_t m = 0; m < bear->material_count; m++) {
+            const plush_pmx_material *pm = &bear->materials[m];
+            if (!name || !pm->name.s || strcmp(name->string, pm->name.s) != 0)
+                continue;
+            for (int k = 0; k < 3; k++) {
+                double c = pm->diffuse[k] < 0 ? 0 : pm->diffuse[k] > 1 ? 1 : pm->diffuse[k];
+                double lin = c <= 0.04045 ? c / 12.92 : pow((c + 0.055) / 1.055, 2.4);
+                assert_float_equal(f->items[k].number, lin, 1e-6);
+            }
+            assert_float_equal(f->items[3].number, pm->diffuse[3], 1e-6);
+            /* brown: red above green above blue, and darker than the sRGB value it came from */
+            brown += f->items[0].number > f->items[1].number && f->items[1].number > f->items[2].number &&
+                     f->items[0].number < pm->diffuse[0];
+            checked++;
+            break;
+        }
+    }
+    printf("%zu materials checked, %zu brown\n", checked, brown);
+    assert_true(checked > 0);
+    assert_true(brown > 0);
+    plush_pmx_free(bear);
+    free_model(&s);
+}
+
 /* ---- the Khronos validator ---------------------------------------------------------------------------- */
 
 static bool validator_present(void)
@@ -637,6 +678,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_demo_frames_match), cmocka_unit_test(test_demo_structure),
+        cmocka_unit_test(test_demo_colours_linear),
         cmocka_unit_test(test_validator_demo),    cmocka_unit_test(test_validator_alicia),
         cmocka_unit_test(test_writer_refuses),    cmocka_unit_test(test_texture_to_png),
     };

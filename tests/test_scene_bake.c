@@ -232,16 +232,24 @@ static void test_write_files_with_motion(void **state)
     plush_pmx_model *m = mesh_fx_plush();
     plush_scene_binding *b = NULL;
     pmx_fx_ok(plush_scene_bind(m, NULL, &b, &d), &d);
-    /* an input motion: its keys come first and unchanged */
+    /* one morph for the motion to key */
+    m->morphs = plush_arena_array(plush_pmx_arena(m), 1, sizeof *m->morphs);
+    m->morphs[0] = (plush_pmx_morph){.name = {.s = "blink", .len = 5}, .kind = PLUSH_PMX_MORPH_VERTEX, .panel = 1};
+    m->morph_count = 1;
+    /* an input motion: its keys for names the model has come first and unchanged, the others go */
     plush_vmd_motion *in = plush_vmd_create();
-    in->bone_key_count = 2;
-    in->bone_keys = plush_arena_array(plush_vmd_arena(in), 2, sizeof *in->bone_keys);
-    for (int i = 0; i < 2; i++) {
-        in->bone_keys[i].name = (plush_str){.s = "body", .len = 4};
-        in->bone_keys[i].frame = (uint32_t)(5 * i);
+    in->bone_key_count = 3;
+    in->bone_keys = plush_arena_array(plush_vmd_arena(in), 3, sizeof *in->bone_keys);
+    for (int i = 0; i < 3; i++) {
+        in->bone_keys[i].name = i == 1 ? (plush_str){.s = "no such bone", .len = 12} : (plush_str){.s = "body", .len = 4};
+        in->bone_keys[i].frame = (uint32_t)(5 * (i / 2));
         in->bone_keys[i].rotation[3] = 1;
-        in->bone_keys[i].translation[1] = (float)i;
+        in->bone_keys[i].translation[1] = (float)(i / 2);
     }
+    in->morph_key_count = 2;
+    in->morph_keys = plush_arena_array(plush_vmd_arena(in), 2, sizeof *in->morph_keys);
+    in->morph_keys[0] = (plush_vmd_morph_key){.name = {.s = "smile", .len = 5}, .frame = 1, .weight = 1};
+    in->morph_keys[1] = (plush_vmd_morph_key){.name = {.s = "blink", .len = 5}, .frame = 2, .weight = 0.5f};
     plush_scene_bake *bake = NULL;
     pmx_fx_ok(plush_scene_bake_create(b, in, (plush_proxy_patch_shape){0}, &bake, &d), &d);
     float(*nodes)[3] = calloc(b->proxy.node_count, sizeof *nodes);
@@ -268,6 +276,11 @@ static void test_write_files_with_motion(void **state)
     assert_string_equal(rv->bone_keys[0].name.s, "body");
     assert_true(rv->bone_keys[1].translation[1] == 1.0f);
     assert_string_equal(rv->bone_keys[2].name.s, "pb0001");
+    for (size_t i = 0; i < rv->bone_key_count; i++)
+        assert_string_not_equal(rv->bone_keys[i].name.s, "no such bone");
+    assert_int_equal(rv->morph_key_count, 1);
+    assert_string_equal(rv->morph_keys[0].name.s, "blink");
+    assert_true(rv->morph_keys[0].weight == 0.5f);
     /* a path that cannot be written leaves nothing behind */
     char badpath[600];
     snprintf(badpath, sizeof badpath, "%s/no/such/dir/x.pmx", cli_tmp_dir());

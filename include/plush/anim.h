@@ -48,6 +48,11 @@ typedef struct plush_motion_stats {
  * one warning in diag, not an error. The model and vmd may be freed after binding. */
 plush_status plush_motion_bind_vmd(const plush_pmx_model *model, const plush_vmd_motion *vmd, plush_motion **out,
                                    plush_diag *diag);
+/* Per VMD bone key and morph key: whether the model has its name, matched as plush_motion_bind_vmd
+ * matches it (whole text, or a longer model name cut to the stored field). bone_known holds
+ * vmd->bone_key_count entries, morph_known vmd->morph_key_count. Nothing is warned. */
+plush_status plush_motion_vmd_known(const plush_pmx_model *model, const plush_vmd_motion *vmd, bool *bone_known,
+                                    bool *morph_known, plush_diag *diag);
 /* A pose is a motion of one key per bone / morph at frame 0. */
 plush_status plush_motion_bind_vpd(const plush_pmx_model *model, const plush_vpd_pose *pose, plush_motion **out,
                                    plush_diag *diag);

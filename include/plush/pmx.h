@@ -434,6 +434,10 @@ plush_status plush_pmx_write_file(const plush_pmx_model *model, const plush_pmx_
  * (+0 and -0 are equal; a NaN position is never equal to anything) into one node. Everything here reads a
  * model and writes into the caller's arena; nothing is kept between calls. */
 
+/* The model's height: the extent along Y of its finite vertex positions at rest (0 without any). The
+ * measure plush's shares of "the model's size" are taken of. */
+double plush_pmx_height(const plush_pmx_model *model);
+
 /* The faces a material draws: model->indices[*out_first .. *out_first + *out_count), *out_count a
  * multiple of 3, in file order. Fails when the material does not exist or the materials' face counts
  * run past the face list. */

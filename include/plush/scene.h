@@ -115,6 +115,17 @@ plush_status plush_scene_bake_create(const plush_scene_binding *binding, const p
 bool plush_scene_bake_share_patch(plush_scene_bake *bake, const plush_proxy_patch *patch);
 plush_status plush_scene_bake_add_frame(plush_scene_bake *bake, uint32_t frame, const float (*nodes)[3],
                                         plush_diag *diag);
+/* How closely the baked keys follow the recorded motion: a pseudo-bone key is written only where
+ * interpolating the keys around it would move some vertex the bone carries by more than tolerance (model
+ * units; the first and last frame are always keyed). Negative (the default): a key every frame. */
+void plush_scene_bake_set_tolerance(plush_scene_bake *bake, double tolerance);
+/* Replaces the pseudo-bones by `bones` bones fitted to the frames recorded so far (skinning decomposition:
+ * per-frame rigid bones, at most four non-negative weights per vertex summing to one), 0: the fewest of
+ * 8, 16, 32, ... that follow the exact bake within half the tolerance (RMS over vertices) and twice it
+ * (worst vertex) on a sample of frames and vertices; the keys then get the other half of the tolerance.
+ * Without a positive tolerance and with bones 0, or when no fewer bones than triangles fit, the bake stays
+ * exact. Call it after the last frame; the model and motion follow it. */
+plush_status plush_scene_bake_fit(plush_scene_bake *bake, size_t bones, plush_diag *diag);
 /* The baked model alone (owned by the caller, plush_pmx_free); it points into the source model's arrays
  * where they are unchanged, so the source model must outlive it. */
 plush_status plush_scene_bake_model(const plush_scene_bake *bake, plush_pmx_model **out, plush_diag *diag);
@@ -142,7 +153,21 @@ typedef struct plush_scene_bake_write_options {
      * is moved in place as a whole): texture paths and copies are made for this folder. NULL: the PMX's
      * own folder. */
     const char *bake_dir;
+    /* When set, filled with the written bake's figures. */
+    struct plush_scene_bake_stats *stats;
 } plush_scene_bake_write_options;
+
+/* What a written bake holds. */
+typedef struct plush_scene_bake_stats {
+    size_t bones;             /* pseudo-bones or fitted bones */
+    size_t triangles;         /* the cage's triangles (one pseudo-bone each without a fit) */
+    double fit_rms, fit_worst;   /* a fit: its RMS (worst sampled frame) and worst vertex distance to the
+                                    exact bake, model units; 0 without a fit */
+    double fit_seconds;       /* a fit: how long it took */
+    size_t keys_recorded;     /* pseudo-bone keys recorded: one per bone and frame */
+    size_t keys;              /* bone keys in the VMD, the input motion's included */
+    size_t pmx_bytes, vmd_bytes;
+} plush_scene_bake_stats;
 
 /* plush_scene_bake_write with the textures named per options (NULL: as plush_scene_bake_write). */
 plush_status plush_scene_bake_write_with(const plush_scene_bake *bake, const char *pmx_path, const char *vmd_path,

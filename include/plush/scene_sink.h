@@ -41,6 +41,11 @@ typedef struct plush_scene_output {
     const char *final_dir;    /* where dir's files end up when dir is a staging folder moved in place
                                  afterwards (paths inside the outputs are made for it); NULL: dir */
     plush_scene_preview_frame preview_frame; /* the preview: what its camera follows */
+    double bake_tolerance;    /* the bake and glTF: how far (model units, at the vertices) interpolated keys
+                                 may miss the recorded motion; 0: 0.1% of the model's height; < 0: a key
+                                 every frame */
+    uint32_t bake_bones;      /* the bake: bones fitted to the motion instead of one pseudo-bone per cage
+                                 triangle; 0: the fewest within the tolerance */
 } plush_scene_output;
 
 typedef struct plush_scene_sink plush_scene_sink;

@@ -343,6 +343,28 @@ static plush_status bind_properties(plush_motion *m, const plush_pmx_model *mode
     return PLUSH_OK;
 }
 
+/* A VMD key's entry: its text name, and the stored field when it holds any byte (a cut name may match). */
+static bind_entry vmd_entry(const plush_str *name, const uint8_t raw[NAME_CUT], uint32_t frame, size_t index)
+{
+    bool has_raw = false;
+    for (int b = 0; b < NAME_CUT; b++)
+        has_raw = has_raw || raw[b];
+    return (bind_entry){.name = name->s ? name->s : "", .raw = has_raw ? raw : NULL, .frame = frame,
+                        .index = (uint32_t)index};
+}
+
+static void bone_entries(const plush_vmd_motion *vmd, bind_entry *e)
+{
+    for (size_t i = 0; i < vmd->bone_key_count; i++)
+        e[i] = vmd_entry(&vmd->bone_keys[i].name, vmd->bone_keys[i].name_raw, vmd->bone_keys[i].frame, i);
+}
+
+static void morph_entries(const plush_vmd_motion *vmd, bind_entry *e)
+{
+    for (size_t i = 0; i < vmd->morph_key_count; i++)
+        e[i] = vmd_entry(&vmd->morph_keys[i].name, vmd->morph_keys[i].name_raw, vmd->morph_keys[i].frame, i);
+}
+
 plush_status plush_motion_bind_vmd(const plush_pmx_model *model, const plush_vmd_motion *vmd, plush_motion **out,
                                    plush_diag *diag)
 {
@@ -369,14 +391,7 @@ plush_status plush_motion_bind_vmd(const plush_pmx_model *model, const plush_vmd
     missing_count miss_bones = {0}, miss_morphs = {0};
     size_t missing_ik = 0;
 
-    for (size_t i = 0; i < nb; i++) {
-        const plush_vmd_bone_key *k = &vmd->bone_keys[i];
-        bool has_raw = false;
-        for (int b = 0; b < NAME_CUT; b++)
-            has_raw = has_raw || k->name_raw[b];
-        entries[i] = (bind_entry){.name = k->name.s ? k->name.s : "", .raw = has_raw ? k->name_raw : NULL,
-                                  .frame = k->frame, .index = (uint32_t)i};
-    }
+    bone_entries(vmd, entries);
     resolve_entries(entries, nb, &bones, &miss_bones);
     size_t kept = compact_entries(entries, nb);
     m->bone_keys = plush_arena_array(&m->arena, kept ? kept : 1, sizeof *m->bone_keys);
@@ -395,14 +410,7 @@ plush_status plush_motion_bind_vmd(const plush_pmx_model *model, const plush_vmd
     }
     fill_tracks(m->bone_tracks, entries, kept, &m->stats.bone_tracks);
 
-    for (size_t i = 0; i < nm; i++) {
-        const plush_vmd_morph_key *k = &vmd->morph_keys[i];
-        bool has_raw = false;
-        for (int b = 0; b < NAME_CUT; b++)
-            has_raw = has_raw || k->name_raw[b];
-        entries[i] = (bind_entry){.name = k->name.s ? k->name.s : "", .raw = has_raw ? k->name_raw : NULL,
-                                  .frame = k->frame, .index = (uint32_t)i};
-    }
+    morph_entries(vmd, entries);
     resolve_entries(entries, nm, &morphs, &miss_morphs);
     kept = compact_entries(entries, nm);
     m->morph_keys = plush_arena_array(&m->arena, kept ? kept : 1, sizeof *m->morph_keys);
@@ -433,6 +441,40 @@ plush_status plush_motion_bind_vmd(const plush_pmx_model *model, const plush_vmd
     plush_sjis_destroy(sjis);
     *out = m;
     return PLUSH_OK;
+}
+
+plush_status plush_motion_vmd_known(const plush_pmx_model *model, const plush_vmd_motion *vmd, bool *bone_known,
+                                    bool *morph_known, plush_diag *diag)
+{
+    if (!model || !vmd || !bone_known || !morph_known)
+        return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, "motion", -1, "no model, motion or place for the answer");
+    size_t nb = vmd->bone_key_count, nm = vmd->morph_key_count;
+    plush_arena arena = {0};
+    bind_entry *entries = calloc(nb + nm + 1, sizeof *entries);
+    plush_sjis *sjis = NULL;
+    if (plush_sjis_create(&sjis) != PLUSH_OK)
+        sjis = NULL;   /* long names then match as whole text only, as when binding */
+    name_table bones, morphs;
+    plush_status st = entries ? PLUSH_OK : PLUSH_E_NOMEM;
+    if (st == PLUSH_OK)
+        st = name_table_build(&arena, model->bones, model->bone_count, sizeof *model->bones, sjis, &bones);
+    if (st == PLUSH_OK)
+        st = name_table_build(&arena, model->morphs, model->morph_count, sizeof *model->morphs, sjis, &morphs);
+    if (st == PLUSH_OK) {
+        missing_count miss = {0};
+        bone_entries(vmd, entries);
+        resolve_entries(entries, nb, &bones, &miss);
+        for (size_t i = 0; i < nb; i++)
+            bone_known[entries[i].index] = entries[i].target >= 0;
+        morph_entries(vmd, entries);
+        resolve_entries(entries, nm, &morphs, &miss);
+        for (size_t i = 0; i < nm; i++)
+            morph_known[entries[i].index] = entries[i].target >= 0;
+    }
+    free(entries);
+    plush_sjis_destroy(sjis);
+    plush_arena_free(&arena);
+    return st == PLUSH_OK ? st : plush_diag_fail(diag, st, -1, "motion", -1, "out of memory matching the motion's names");
 }
 
 plush_status plush_motion_bind_vpd(const plush_pmx_model *model, const plush_vpd_pose *pose, plush_motion **out,

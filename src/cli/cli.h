@@ -144,6 +144,8 @@ typedef struct cli_run_job {
     const char *cage;         /* --cage MATERIAL,...[:TRIANGLES]: a cage made, attached and run */
     float pin_band;           /* --pin-band: the automatic pins' band (0: the default) */
     plush_scene_preview_frame preview_frame; /* --preview-frame: what the preview's camera follows */
+    double bake_tolerance;    /* --bake-tolerance (0: the default; < 0: every key) */
+    uint32_t bake_bones;      /* --bake-bones (0: chosen from the tolerance) */
 } cli_run_job;
 int cli_run(int argc, char **argv);
 int cli_demo(int argc, char **argv);

@@ -18,6 +18,7 @@ static const char run_usage[] =
     "                 [--mode proxy|direct|bones] [--seed] [--stretch] [--im2 OVERRIDES.im2] [--materials NAME,...]\n"
     "                 [--cage MATERIAL,...[:TRIANGLES]] [--pin-band S]\n"
     "                 [--export pmx+vmd,gltf,obj,ply,cage,im2,quality,preview] [--every K] [--ground Y] [--copy-textures]\n"
+    "                 [--bake-tolerance D] [--bake-bones N]\n"
     "                 [--preview-frame model|soft]\n";
 
 static const char run_help[] =
@@ -59,6 +60,11 @@ static const char run_help[] =
     "  --every K                   mesh exports every K-th frame only (default 1)\n"
     "  --copy-textures             copy the model's textures into OUTDIR (same sub-folders) and name the\n"
     "                              copies in the baked PMX (default: it names them where they are)\n"
+    "  --bake-tolerance D          the bake and glTF key only where interpolation would move a vertex by\n"
+    "                              more than D model units (default 0.1% of the model's height; 0: a key\n"
+    "                              every frame)\n"
+    "  --bake-bones N              the bake moves the mesh with N bones fitted to the motion (default: the\n"
+    "                              fewest within --bake-tolerance; one per cage triangle when none fit)\n"
     "  --ground Y                  a static ground whose top is at height Y (default: none)\n"
     "  --preview-frame model|soft  what the preview's camera follows: the whole model (default) or, up\n"
     "                              close, the soft part (the bound vertices; mode bones: the model)\n"
@@ -117,7 +123,7 @@ static int run_option(cli_args *args, const char *name, const char *inline_value
     }
     static const char *const valued[] = {"-o", "--output", "--motion", "--frames", "--fps", "--physics-hz", "--mode",
                                          "--im2", "--export", "--every", "--ground", "--materials", "--cage",
-                                         "--pin-band", "--preview-frame"};
+                                         "--pin-band", "--preview-frame", "--bake-tolerance", "--bake-bones"};
     bool known = false;
     for (size_t i = 0; i < sizeof valued / sizeof *valued; i++)
         known |= strcmp(name, valued[i]) == 0;
@@ -155,6 +161,11 @@ static int run_option(cli_args *args, const char *name, const char *inline_value
         job->exports = v;
     else if (strcmp(name, "--pin-band") == 0 && (rc = cli_parse_number(run_usage, name, v, 0.001, 1, &x)) == CLI_OK)
         job->pin_band = (float)x;
+    else if (strcmp(name, "--bake-tolerance") == 0 &&
+             (rc = cli_parse_number(run_usage, name, v, 0, 1e6, &x)) == CLI_OK)
+        job->bake_tolerance = x > 0 ? x : -1.0;   /* 0 asks for every key; the job's 0 is the default */
+    else if (strcmp(name, "--bake-bones") == 0 && (rc = cli_parse_count(run_usage, name, v, 1, 100000, &n)) == CLI_OK)
+        job->bake_bones = (uint32_t)n;
     else if (strcmp(name, "--preview-frame") == 0) {
         if (strcmp(v, "model") == 0)
             job->preview_frame = PLUSH_SCENE_PREVIEW_MODEL;
@@ -334,7 +345,8 @@ static plush_status make_sinks(run_state *s, const char *list, plush_diag *diag)
 {
     plush_scene_output out = {.dir = cli_outdir_stage(&s->outdir), .stem = s->stem, .every = s->job->every,
                               .model_file = s->job->model, .copy_textures = s->job->copy_textures,
-                              .final_dir = s->job->out_dir, .preview_frame = s->job->preview_frame};
+                              .final_dir = s->job->out_dir, .preview_frame = s->job->preview_frame,
+                              .bake_tolerance = s->job->bake_tolerance, .bake_bones = s->job->bake_bones};
     for (const char *p = list; *p;) {
         size_t n = strcspn(p, ",");
         const plush_scene_export *e = plush_scene_export_find(p, n);

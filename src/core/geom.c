@@ -174,6 +174,27 @@ void plush__quat_to_mat3(const double q[4], double *m, size_t stride)
             m[stride * (size_t)c + (size_t)row] = r[row][c];
 }
 
+void plush__quat_slerp(const double a[4], const double b[4], double t, double out[4])
+{
+    double d = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3], s = 1.0;
+    if (d < 0)
+        d = -d, s = -1.0;
+    double wa = 1.0 - t, wb = t;
+    if (d <= 0.9995) {
+        double theta = acos(d), sn = sin(theta);
+        wa = sin((1.0 - t) * theta) / sn;
+        wb = sin(t * theta) / sn;
+    }
+    double q[4], n = 0;
+    for (int k = 0; k < 4; k++) {
+        q[k] = wa * a[k] + wb * s * b[k];
+        n += q[k] * q[k];
+    }
+    n = n > 0 ? 1.0 / sqrt(n) : 0.0;
+    for (int k = 0; k < 4; k++)
+        out[k] = q[k] * n;
+}
+
 void plush__dist_heap_push(plush__dist_item *h, size_t *n, plush__dist_item x)
 {
     size_t i = (*n)++;

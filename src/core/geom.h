@@ -74,6 +74,10 @@ void plush__mat3_to_quat(const double *m, size_t stride, double q[4]);
 /* The other way: the rotation of a unit quaternion (x y z w) into a column-major 3x3, the same layout. */
 void plush__quat_to_mat3(const double q[4], double *m, size_t stride);
 void plush__mat3_to_quatf(const float *m, size_t stride, float q[4]);
+/* Spherical interpolation from a (t = 0) to b (t = 1) along the shorter arc, as MMD players slerp bone
+ * keys (a normalised lerp where the two are within 1.8 degrees, where sin(theta) would divide by almost
+ * nothing). Unit inputs; out may alias either. */
+void plush__quat_slerp(const double a[4], const double b[4], double t, double out[4]);
 
 /* ---- a binary min-heap of (distance, node), for shortest paths over a mesh's edges ------------------- */
 

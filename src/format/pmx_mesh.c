@@ -159,3 +159,16 @@ bool plush_pmx_welded_mesh_usable(const plush_pmx_welded_mesh *mesh)
     }
     return false;
 }
+
+double plush_pmx_height(const plush_pmx_model *model)
+{
+    double lo = INFINITY, hi = -INFINITY;
+    for (size_t v = 0; model && v < model->vertex_count; v++) {
+        double y = model->vertices[v].position[1];
+        if (isfinite(y)) {
+            lo = y < lo ? y : lo;
+            hi = y > hi ? y : hi;
+        }
+    }
+    return hi >= lo ? hi - lo : 0.0;
+}

@@ -10,6 +10,32 @@
 #include <string.h>
 #include <unistd.h>
 
+/* Per triangle, the farthest rest vertex bound to it from its centroid: how far a turn of its pseudo-bone
+ * can move a vertex (bake_keys.c). */
+static void measure_reach(plush_scene_bake *b)
+{
+    const plush_scene_binding *sb = b->binding;
+    for (size_t row = 0; row < sb->vertex_count; row++) {
+        const float *p = sb->model->vertices[sb->vertices[row]].position;
+        for (int k = 0; k < PLUSH_PROXY_INFLUENCES; k++) {
+            int32_t t = sb->binding->triangles[row][k];
+            if (t < 0 || (size_t)t >= b->triangle_count || !(sb->binding->weights[row][k] > 0))
+                continue;
+            const float *c = b->centroids[t];
+            double dx = (double)p[0] - c[0], dy = (double)p[1] - c[1], dz = (double)p[2] - c[2];
+            double d = sqrt(dx * dx + dy * dy + dz * dz);
+            if (d > b->reach[t])
+                b->reach[t] = d;
+        }
+    }
+}
+
+void plush_scene_bake_set_tolerance(plush_scene_bake *b, double tolerance)
+{
+    if (b)
+        b->tolerance = isfinite(tolerance) ? tolerance : -1.0;
+}
+
 plush_status plush_scene_bake_create(const plush_scene_binding *binding, const plush_vmd_motion *motion,
                                      plush_proxy_patch_shape patch, plush_scene_bake **out, plush_diag *diag)
 {
@@ -27,7 +53,9 @@ plush_status plush_scene_bake_create(const plush_scene_binding *binding, const p
     b->rest_axes = plush_arena_array(&b->arena, n, sizeof *b->rest_axes);
     b->rest_ok = plush_arena_array(&b->arena, n, sizeof *b->rest_ok);
     b->last = plush_arena_array(&b->arena, n, sizeof *b->last);
-    if (!b->centroids || !b->rest_axes || !b->rest_ok || !b->last) {
+    b->reach = plush_arena_array(&b->arena, n, sizeof *b->reach);
+    b->tolerance = -1.0;
+    if (!b->centroids || !b->rest_axes || !b->rest_ok || !b->last || !b->reach) {
         plush_scene_bake_destroy(b);
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
     }
@@ -43,6 +71,7 @@ plush_status plush_scene_bake_create(const plush_scene_binding *binding, const p
                 b->rest_axes[i][c][r] = b->rest_ok[i] ? f[4 * c + r] : (c == r);
         b->last[i][6] = 1.0f; /* identity rotation */
     }
+    measure_reach(b);
     if (patch.rings > 0 || patch.reach > 0) {
         plush_proxy_mesh mesh = {.nodes = nodes, .node_count = binding->proxy.node_count,
                                  .triangles = (const uint32_t(*)[3])binding->proxy.triangles, .triangle_count = t};
@@ -153,6 +182,30 @@ static void linear_interpolation(uint8_t block[64])
         memcpy(block + 16 * r, row + r, (size_t)(16 - r));
 }
 
+/* The input's bone and morph keys whose names the model has, into v (bone_keys already sized for all):
+ * a player would only report the others one by one (the run warned of them once when binding). */
+static plush_status known_keys(const plush_pmx_model *m, const plush_vmd_motion *in, plush_vmd_motion *v,
+                               plush_diag *diag)
+{
+    plush_arena *arena = plush_vmd_arena(v);
+    size_t nb = in->bone_key_count, nm = in->morph_key_count;
+    bool *bone_known = plush_arena_array(arena, nb ? nb : 1, sizeof *bone_known);
+    bool *morph_known = plush_arena_array(arena, nm ? nm : 1, sizeof *morph_known);
+    v->morph_keys = plush_arena_array(arena, nm ? nm : 1, sizeof *v->morph_keys);
+    if (!bone_known || !morph_known || !v->morph_keys)
+        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+    plush_status st = plush_motion_vmd_known(m, in, bone_known, morph_known, diag);
+    if (st != PLUSH_OK)
+        return st;
+    for (size_t i = 0; i < nb; i++)
+        if (bone_known[i])
+            v->bone_keys[v->bone_key_count++] = in->bone_keys[i];
+    for (size_t i = 0; i < nm; i++)
+        if (morph_known[i])
+            v->morph_keys[v->morph_key_count++] = in->morph_keys[i];
+    return PLUSH_OK;
+}
+
 plush_status plush_scene_bake_motion(const plush_scene_bake *b, plush_vmd_motion **out, plush_diag *diag)
 {
     if (!b || !out)
@@ -165,8 +218,14 @@ plush_status plush_scene_bake_motion(const plush_scene_bake *b, plush_vmd_motion
     const plush_vmd_motion *in = b->motion;
     const plush_pmx_model *m = b->binding->model;
     size_t own = in ? in->bone_key_count : 0;
-    size_t baked = b->frame_count * b->triangle_count;
-    if (baked / (b->frame_count ? b->frame_count : 1) != b->triangle_count || own + baked < own) {
+    /* the bones keyed: the fitted ones, or one pseudo-bone per triangle */
+    size_t bones = b->fit ? b->fit->bones : b->triangle_count;
+    const float(*track_keys)[7] = b->fit ? (const float(*)[7])b->fit->keys : (const float(*)[7])b->keys;
+    const double *reach = b->fit ? b->fit->reach : b->reach;
+    /* a fit spends half the tolerance, the keys the other half */
+    double tolerance = b->fit && b->tolerance > 0 ? 0.5 * b->tolerance : b->tolerance;
+    size_t baked = b->frame_count * bones;
+    if (baked / (b->frame_count ? b->frame_count : 1) != bones || own + baked < own) {
         plush_vmd_free(v);
         return plush_diag_fail(diag, PLUSH_E_RANGE, -1, NULL, -1, "too many baked keys");
     }
@@ -174,16 +233,17 @@ plush_status plush_scene_bake_motion(const plush_scene_bake *b, plush_vmd_motion
     v->model_name.raw = NULL;
     v->model_name.raw_len = 0;
     v->bone_keys = plush_arena_array(arena, own + baked ? own + baked : 1, sizeof *v->bone_keys);
-    plush_str *names = plush_arena_array(arena, b->triangle_count ? b->triangle_count : 1, sizeof *names);
+    plush_str *names = plush_arena_array(arena, bones ? bones : 1, sizeof *names);
     if (!v->bone_keys || !names) {
         plush_vmd_free(v);
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
     }
-    if (own)
-        memcpy(v->bone_keys, in->bone_keys, own * sizeof *v->bone_keys);
     if (in) {
-        v->morph_key_count = in->morph_key_count;
-        v->morph_keys = in->morph_keys;
+        plush_status st = known_keys(m, in, v, diag);
+        if (st != PLUSH_OK) {
+            plush_vmd_free(v);
+            return st;
+        }
         v->camera_key_count = in->camera_key_count;
         v->camera_keys = in->camera_keys;
         v->light_key_count = in->light_key_count;
@@ -193,7 +253,7 @@ plush_status plush_scene_bake_motion(const plush_scene_bake *b, plush_vmd_motion
         v->property_key_count = in->property_key_count;
         v->property_keys = in->property_keys;
     }
-    for (size_t i = 0; i < b->triangle_count; i++) {
+    for (size_t i = 0; i < bones; i++) {
         char name[16];
         plush__bake_pseudo_name(i, name);
         size_t len = strlen(name);
@@ -205,17 +265,28 @@ plush_status plush_scene_bake_motion(const plush_scene_bake *b, plush_vmd_motion
     }
     uint8_t interp[64];
     linear_interpolation(interp);
-    size_t k = own;
-    for (size_t f = 0; f < b->frame_count; f++)
-        for (size_t i = 0; i < b->triangle_count; i++) {
+    size_t k = v->bone_key_count;
+    bool *keep = malloc((b->frame_count ? b->frame_count : 1) * sizeof *keep);
+    if (!keep) {
+        plush_vmd_free(v);
+        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+    }
+    /* track by track: the keys interpolation cannot stand for (every key when the tolerance is negative) */
+    for (size_t i = 0; i < bones; i++) {
+        plush__bake_reduce_track(track_keys + i, bones, b->frames, b->frame_count, reach[i], tolerance, keep);
+        for (size_t f = 0; f < b->frame_count; f++) {
+            if (!keep[f])
+                continue;
             plush_vmd_bone_key *key = &v->bone_keys[k++];
-            const float *src = b->keys[f * b->triangle_count + i];
+            const float *src = track_keys[f * bones + i];
             key->name = names[i];
             key->frame = b->frames[f];
             memcpy(key->translation, src, 3 * sizeof(float));
             memcpy(key->rotation, src + 3, 4 * sizeof(float));
             memcpy(key->interpolation, interp, sizeof interp);
         }
+    }
+    free(keep);
     v->bone_key_count = k;
     *out = v;
     return PLUSH_OK;
@@ -268,6 +339,14 @@ plush_status plush_scene_bake_write_with(const plush_scene_bake *b, const char *
     }
     if (st == PLUSH_OK)
         st = plush_file_set_commit(set, diag);
+    if (st == PLUSH_OK && options && options->stats)
+        *options->stats = (plush_scene_bake_stats){
+            .bones = b->fit ? b->fit->bones : b->triangle_count,
+            .triangles = b->triangle_count,
+            .keys_recorded = b->frame_count * b->triangle_count,
+            .keys = motion->bone_key_count, .pmx_bytes = pmx.size, .vmd_bytes = vmd.size,
+            .fit_rms = b->fit ? b->fit->rms : 0, .fit_worst = b->fit ? b->fit->worst : 0,
+            .fit_seconds = b->fit ? b->fit->seconds : 0};
     plush_file_set_destroy(set);
     if (st == PLUSH_OK && diag)
         diag->file = file;
@@ -279,10 +358,22 @@ plush_status plush_scene_bake_write_with(const plush_scene_bake *b, const char *
     return st;
 }
 
+plush_status plush_scene_bake_fit(plush_scene_bake *b, size_t bones, plush_diag *diag)
+{
+    if (!b)
+        return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, NULL, -1, "no bake to fit");
+    plush__bake_fit_free(b->fit);
+    b->fit = NULL;
+    if (!bones && !(b->tolerance > 0))
+        return PLUSH_OK;   /* every key asked for: nothing may be given up */
+    return plush__bake_fit_run(b, bones, b->tolerance, &b->fit, diag);
+}
+
 void plush_scene_bake_destroy(plush_scene_bake *b)
 {
     if (!b)
         return;
+    plush__bake_fit_free(b->fit);
     free(b->frames);
     free(b->keys);
     plush_proxy_patch_destroy(b->patch);

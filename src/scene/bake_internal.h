@@ -6,6 +6,25 @@
 
 #include "scene/internal.h"
 
+/* A few bones fitted to the recorded motion (bake_fit.c): they replace the pseudo-bones in the model and
+ * the motion. */
+typedef struct plush__bake_fit {
+    size_t bones;
+    float (*pivot)[3];       /* per bone: its rest position (its vertices' weighted mean) */
+    float (*keys)[7];        /* frame_count * bones: translation of the pivot, rotation about it */
+    double *reach;           /* per bone: the farthest rest vertex it carries from its pivot */
+    int32_t (*bone)[4];      /* per binding row: its bones, -1 unused */
+    float (*weight)[4];      /* non-negative, summing to one */
+    double rms, worst;       /* against the exact bake at the sampled frames: RMS of the worst frame, worst */
+    double seconds;          /* the fit's wall-clock time */
+} plush__bake_fit;
+
+/* Fits `bones` bones (0: the fewest of 8, 16, 32, ... within the tolerance on samples) to what b recorded;
+ * *out stays NULL when no fewer bones than the cage's triangles fit (the exact bake stays). */
+plush_status plush__bake_fit_run(const struct plush_scene_bake *b, size_t bones, double tolerance,
+                                 plush__bake_fit **out, plush_diag *diag);
+void plush__bake_fit_free(plush__bake_fit *fit);
+
 struct plush_scene_bake {
     const plush_scene_binding *binding;
     const plush_vmd_motion *motion;      /* may be NULL */
@@ -16,11 +35,23 @@ struct plush_scene_bake {
     plush_proxy_patch *patch;            /* patch frames (the skin's), or NULL for each triangle's own */
     const plush_proxy_patch *shared;     /* the scene's, read instead of updating patch; NULL: our own */
     float (*last)[7];                    /* last key per triangle: translation xyz, rotation xyzw */
+    double *reach;                       /* per triangle: the farthest rest vertex it carries from its centroid */
+    double tolerance;                    /* keys: model units at the vertices; < 0: every key */
+    plush__bake_fit *fit;                /* NULL: one pseudo-bone per triangle */
+    double fit_seconds_keys;             /* the last motion's key reduction, wall clock */
     uint32_t *frames;                    /* recorded frame numbers */
     float (*keys)[7];                    /* frame_count * triangle_count keys */
     size_t frame_count, frame_capacity;
     plush_arena arena;                   /* everything but frames and keys (grown with realloc) */
 };
+
+/* Marks in keep (count entries) the keys of one track a player needs to follow it within tolerance
+ * (model units, at vertices up to reach from the bone): the first and last always, then each as far from
+ * the one before as interpolation allows (bake_keys.c says how the miss is bounded). keys[f * stride] is
+ * frame frames[f]'s key (translation xyz, rotation xyzw). A negative tolerance keeps every key. Returns
+ * the number kept. */
+size_t plush__bake_reduce_track(const float (*keys)[7], size_t stride, const uint32_t *frames, size_t count,
+                                double reach, double tolerance, bool *keep);
 
 /* "pb0001" for triangle 0: short ASCII that fits VMD's 15-byte bone names. */
 void plush__bake_pseudo_name(size_t triangle, char name[16]);

@@ -75,17 +75,21 @@ plush_status plush__bake_visible_faces(const plush_pmx_model *m, const bool *sof
     return PLUSH_OK;
 }
 
-static void reweight(const plush_scene_binding *b, size_t row, size_t root, plush_pmx_vertex *v)
+static void reweight(const plush_scene_bake *bake, size_t row, size_t root, plush_pmx_vertex *v)
 {
-    const plush_proxy_binding *pb = b->binding;
+    const plush_proxy_binding *pb = bake->binding->binding;
+    const plush__bake_fit *fit = bake->fit;
     float share = pb->proxy_share ? pb->proxy_share[row] : 1.0f;
     int32_t bone[8];
     float weight[8];
     int n = 0;
-    for (int k = 0; k < PLUSH_PROXY_INFLUENCES; k++)
-        if (pb->triangles[row][k] >= 0 && pb->weights[row][k] > 0) {
-            bone[n] = (int32_t)(root + 1 + (size_t)pb->triangles[row][k]);
-            weight[n++] = pb->weights[row][k] * share;
+    /* the proxy part: the pseudo-bones of its triangles, or the fitted bones */
+    const int32_t *src = fit ? fit->bone[row] : pb->triangles[row];
+    const float *src_w = fit ? fit->weight[row] : pb->weights[row];
+    for (int k = 0; k < (fit ? 4 : PLUSH_PROXY_INFLUENCES); k++)
+        if (src[k] >= 0 && src_w[k] > 0) {
+            bone[n] = (int32_t)(root + 1 + (size_t)src[k]);
+            weight[n++] = src_w[k] * share;
         }
     if (share < 1.0f)
         for (int k = 0; k < 4; k++)
@@ -146,7 +150,7 @@ static plush_status copy_geometry(const plush_scene_bake *bake, const int32_t *v
         *dst = m->vertices[v];
         int64_t row = plush_scene_binding_row(b, (uint32_t)v);
         if (row >= 0)
-            reweight(b, (size_t)row, root, dst);
+            reweight(bake, (size_t)row, root, dst);
         if (m->additional_uv)
             memcpy(o->additional_uvs + (size_t)vmap[v] * m->additional_uv,
                    m->additional_uvs + v * m->additional_uv, m->additional_uv * sizeof *o->additional_uvs);
@@ -175,7 +179,7 @@ static plush_status add_bones(const plush_scene_bake *bake, plush_pmx_model *o, 
 {
     const plush_pmx_model *m = bake->binding->model;
     plush_arena *arena = plush_pmx_arena(o);
-    size_t tris = bake->binding->proxy.triangle_count;
+    size_t tris = bake->fit ? bake->fit->bones : bake->binding->proxy.triangle_count;
     o->bone_count = m->bone_count + 1 + tris;
     o->bones = plush_arena_array(arena, o->bone_count, sizeof *o->bones);
     if (!o->bones)
@@ -193,7 +197,7 @@ static plush_status add_bones(const plush_scene_bake *bake, plush_pmx_model *o, 
         pb->name = pb->name_en = ascii(arena, name);
         if (!pb->name.s)
             return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
-        memcpy(pb->position, bake->centroids[t], sizeof pb->position);
+        memcpy(pb->position, bake->fit ? bake->fit->pivot[t] : bake->centroids[t], sizeof pb->position);
         pb->parent = (int32_t)m->bone_count;
         pb->tail_bone = pb->append_parent = pb->ik_target = -1;
         pb->flags = PSEUDO_FLAGS;

@@ -39,6 +39,14 @@ char *plush__sink_path(const plush_scene_output *out, const char *suffix)
     return p;
 }
 
+double plush__sink_bake_tolerance(const plush_scene_output *out, const plush_pmx_model *model)
+{
+    if (out->bake_tolerance != 0)
+        return out->bake_tolerance;
+    double h = plush_pmx_height(model);
+    return h > 0 ? 0.001 * h : -1.0;   /* a model of no height has nothing to measure a share of */
+}
+
 char *plush__sink_file(const plush_scene_output *out, const char *name)
 {
     size_t n = strlen(out->dir) + 1 + strlen(name) + 1;

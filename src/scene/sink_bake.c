@@ -15,6 +15,10 @@ typedef struct bake_sink {
     char *final_dir;          /* the folder the bake ends in; NULL: where it is written */
     bool copy_textures;
     bool stretch;             /* the mesh exports use stretch-aware frames the bake cannot hold */
+    double tolerance;         /* model units; < 0: every key */
+    uint32_t bones;           /* fitted bones asked for; 0: chosen from the tolerance */
+    plush_scene_bake_stats stats;   /* once written */
+    bool written;
 } bake_sink;
 
 static plush_status bake_frame(plush_scene_sink *s, const plush_scene *scene, uint32_t frame, plush_diag *diag)
@@ -42,9 +46,17 @@ static plush_status bake_end(plush_scene_sink *s, const plush_scene *scene, plus
     bake_sink *b = (bake_sink *)s;
     plush_diag local = {.file = b->pmx};
     plush_scene_bake_write_options opt = {.model_file = b->model_file, .copy_textures = b->copy_textures,
-                                          .bake_dir = b->final_dir};
+                                          .bake_dir = b->final_dir, .stats = &b->stats};
+    plush_status st = plush_scene_bake_fit(b->bake, b->bones, &local);
     /* plush_scene_bake_write_with names the file at fault itself */
-    plush_status st = plush_scene_bake_write_with(b->bake, b->pmx, b->vmd, &opt, &local);
+    if (st == PLUSH_OK)
+        st = plush_scene_bake_write_with(b->bake, b->pmx, b->vmd, &opt, &local);
+    b->written = st == PLUSH_OK;
+    if (b->written && b->stats.keys > PLUSH__MMD_MAX_KEYS)
+        plush_diag_warn(&local, -1, NULL, -1,
+                        "the baked motion holds %zu keys: MMD loads at most %u; a larger --bake-tolerance "
+                        "or fewer --bake-bones brings it under",
+                        b->stats.keys, PLUSH__MMD_MAX_KEYS);
     forward_warnings(diag, &local);
     return st == PLUSH_OK ? st : plush__sink_fail(diag, &local);
 }
@@ -52,7 +64,20 @@ static plush_status bake_end(plush_scene_sink *s, const plush_scene *scene, plus
 static int bake_describe(const plush_scene_sink *s, char *buf, size_t size)
 {
     const bake_sink *b = (const bake_sink *)s;
-    return snprintf(buf, size, "%s\n%s%s", b->pmx, b->vmd,
+    char figures[512] = "";
+    if (b->written) {
+        char tol[64] = "a key every frame", fit[200] = "";
+        if (b->tolerance >= 0)
+            snprintf(tol, sizeof tol, "within %.3g units", b->tolerance);
+        if (b->stats.bones != b->stats.triangles)
+            snprintf(fit, sizeof fit, "\nfitted to %zu cage triangles in %.2f s: RMS %.3g, worst vertex %.3g units",
+                     b->stats.triangles, b->stats.fit_seconds, b->stats.fit_rms, b->stats.fit_worst);
+        snprintf(figures, sizeof figures, "\n%zu bones, %zu keys (%zu recorded, %s)%s; PMX %.1f MB, VMD %.1f MB%s",
+                 b->stats.bones, b->stats.keys, b->stats.keys_recorded, tol,
+                 b->stats.keys > PLUSH__MMD_MAX_KEYS ? ": too many for MMD" : "", b->stats.pmx_bytes / 1e6,
+                 b->stats.vmd_bytes / 1e6, fit);
+    }
+    return snprintf(buf, size, "%s\n%s%s%s", b->pmx, b->vmd, figures,
                     b->stretch ? "\n(stretch-aware frames cannot be bone keys: the bake uses rigid frames)" : "");
 }
 
@@ -112,6 +137,9 @@ static plush_status bake_create(const plush_scene *scene, const plush_scene_outp
         return st;
     }
     plush_scene_bake_share_patch(b->bake, plush_scene_get_patch(scene));   /* the skin's fit, not a second one */
+    b->tolerance = plush__sink_bake_tolerance(out, desc.model);
+    plush_scene_bake_set_tolerance(b->bake, b->tolerance);
+    b->bones = out->bake_bones;
     *sink = &b->base;
     return PLUSH_OK;
 }

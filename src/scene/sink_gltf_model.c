@@ -199,6 +199,14 @@ static int32_t load_texture(const plush_str *t, size_t index, const char *model_
 
 static float clamp01(float v) { return v > 1.0f ? 1.0f : v > 0.0f ? v : 0.0f; }
 
+/* PMX colours are the sRGB values MMD puts on screen; glTF's baseColorFactor is linear (the sRGB
+ * transfer function of IEC 61966-2-1). */
+static float srgb_to_linear(float c)
+{
+    double v = clamp01(c);
+    return (float)(v <= 0.04045 ? v / 12.92 : pow((v + 0.055) / 1.055, 2.4));
+}
+
 static plush_status build_materials(const plush_pmx_model *m, const plush_str *textures, size_t texture_count,
                                     const char *model_file, gltf_model *g, plush_diag *diag)
 {
@@ -223,8 +231,9 @@ static plush_status build_materials(const plush_pmx_model *m, const plush_str *t
         }
         mats[i] = (plush_gltf_material){.name = pm->name.s, .image = image,
                                         .double_sided = (pm->flags & PLUSH_PMX_MATERIAL_DOUBLE_SIDED) != 0};
-        for (int k = 0; k < 4; k++)
-            mats[i].base_color[k] = clamp01(pm->diffuse[k]);
+        for (int k = 0; k < 3; k++)
+            mats[i].base_color[k] = srgb_to_linear(pm->diffuse[k]);
+        mats[i].base_color[3] = clamp01(pm->diffuse[3]);   /* alpha is coverage, not a colour */
         mats[i].blend = mats[i].base_color[3] < 1.0f || (image >= 0 && translucent[t]);
     }
     d->materials = mats;

@@ -29,6 +29,11 @@ PLUSH_SCENE_SINKS(PLUSH_SCENE_SINK_DECLARE)
 
 /* "dir/stem<suffix>", malloc'd (NULL when out of memory). */
 char *plush__sink_path(const plush_scene_output *out, const char *suffix);
+/* The bake's tolerance for out (model units): out->bake_tolerance, its default 0.1% of the model's height
+ * resolved here once for the bake and the glTF export; negative: every key. */
+double plush__sink_bake_tolerance(const plush_scene_output *out, const plush_pmx_model *model);
+/* MMD loads a motion of at most this many keyframes. */
+#define PLUSH__MMD_MAX_KEYS 600000u
 /* "dir/name" (frames, preview.mp4), malloc'd (NULL when out of memory). */
 char *plush__sink_file(const plush_scene_output *out, const char *name);
 /* Moves a sink's failure (status, place, message, file) into the run's diag, keeping its warnings. */

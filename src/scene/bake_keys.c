@@ -1,0 +1,88 @@
+/* Which keys a baked bone track needs: a key is written only where interpolating its neighbours (what a
+ * player does between keys: translation lerped, rotation slerped) would miss the recorded motion by more
+ * than the tolerance, measured where it matters, at the vertices the bone moves.
+ *
+ * A bone turns by R about its rest position c and moves by t; a vertex it carries at rest position v goes
+ * to R (v - c) + c + t. Two keys (R1, t1) and (R2, t2) put it |(R1 - R2)(v - c) + t1 - t2| apart, at most
+ * |t1 - t2| + 2 sin(phi / 2) |v - c|, where phi is the angle of R2^T R1 and cos(phi / 2) = |q1 . q2|. With
+ * reach the largest |v - c| of the bone's vertices, that bound holds for each of them, and a vertex blends
+ * its bones with weights summing to one, so it moves by no more than its worst bone: keeping every bone's
+ * bound within the tolerance keeps every vertex within it. */
+#include "core/geom.h"
+#include "scene/bake_internal.h"
+
+#include <math.h>
+
+/* The bound above between the key interpolated from a to b at u and the recorded key k. */
+static double key_miss(const float a[7], const float b[7], double u, const float k[7], double reach)
+{
+    double qa[4] = {a[3], a[4], a[5], a[6]}, qb[4] = {b[3], b[4], b[5], b[6]}, q[4];
+    plush__quat_slerp(qa, qb, u, q);
+    double moved = 0, dot = 0, qn = 0;
+    for (int c = 0; c < 3; c++) {
+        double d = (double)a[c] + ((double)b[c] - a[c]) * u - k[c];
+        moved += d * d;
+    }
+    for (int c = 0; c < 4; c++) {
+        dot += q[c] * k[3 + c];
+        qn += (double)k[3 + c] * k[3 + c];
+    }
+    dot = qn > 0 ? dot / sqrt(qn) : 1.0;
+    double turn = 1.0 - dot * dot;
+    return sqrt(moved) + 2.0 * sqrt(turn > 0 ? turn : 0) * reach;
+}
+
+/* Keys a .. b stand for every key between them. */
+static bool segment_fits(const float (*keys)[7], size_t stride, const uint32_t *frames, size_t a, size_t b,
+                         double reach, double tolerance)
+{
+    double span = (double)frames[b] - frames[a];
+    for (size_t f = a + 1; f < b; f++)
+        if (key_miss(keys[a * stride], keys[b * stride], ((double)frames[f] - frames[a]) / span, keys[f * stride],
+                     reach) > tolerance)
+            return false;
+    return true;
+}
+
+size_t plush__bake_reduce_track(const float (*keys)[7], size_t stride, const uint32_t *frames, size_t count,
+                                double reach, double tolerance, bool *keep)
+{
+    if (!count)
+        return 0;
+    for (size_t f = 0; f < count; f++)
+        keep[f] = tolerance < 0;
+    if (tolerance < 0)
+        return count;
+    keep[0] = keep[count - 1] = true;
+    size_t kept = count > 1 ? 2 : 1;
+    /* From each kept key, the farthest key the segment reaches: doubling steps until one misses, then
+     * halving between the last that fits and the first that does not. Every segment written is checked
+     * at each recorded frame it spans, so the search's guess never costs accuracy, only keys. */
+    for (size_t a = 0; a + 1 < count;) {
+        size_t good = a + 1, bad = count;
+        for (size_t step = 2;; step *= 2) {
+            size_t b = a + step < count ? a + step : count - 1;
+            if (b <= good)
+                break;
+            if (!segment_fits(keys, stride, frames, a, b, reach, tolerance)) {
+                bad = b;
+                break;
+            }
+            good = b;
+            if (b == count - 1)
+                break;
+        }
+        while (bad - good > 1) {
+            size_t mid = good + (bad - good) / 2;
+            if (segment_fits(keys, stride, frames, a, mid, reach, tolerance))
+                good = mid;
+            else
+                bad = mid;
+        }
+        if (!keep[good])
+            kept++;
+        keep[good] = true;
+        a = good;
+    }
+    return kept;
+}
