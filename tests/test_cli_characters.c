@@ -111,11 +111,17 @@ static void run_case(const character_case *c, const char *dance, const char *fra
         CLI_RUN(&r, "run", c->model, "--cage", c->cage, "--motion", dance, "--export", "quality", "-o", out);
     cli_expect_code(&r, 0);
     assert_null(strstr(r.out, "blow-ups"));
+    /* the cage: within 20% of its target (300), no degenerate triangle */
+    const char *cage_line = strstr(r.out, "\n  cage ");
+    assert_non_null(cage_line);
+    long triangles = strtol(cage_line + 8, NULL, 10);
+    assert_true(triangles >= 240 && triangles <= 360);
+    assert_null(strstr(r.err, "degenerate"));
     size_t n = 0;
     char *csv = cli_read_all(csv_path, &n);
     assert_non_null(csv);
     enum { CAP = 8192 };
-    static double p999[CAP], outside[CAP], crease[CAP], inside[CAP], bones[CAP], offset[CAP];
+    static double p999[CAP], outside[CAP], crease[CAP], inside[CAP], bones[CAP], offset[CAP], cage[CAP];
     size_t rows = column(csv, "surface_strain_p999", p999, CAP);
     assert_int_equal(rows, want);
     assert_int_equal(column(csv, "surface_strain_outside", outside, CAP), rows);
@@ -123,6 +129,7 @@ static void run_case(const character_case *c, const char *dance, const char *fra
     assert_int_equal(column(csv, "body_inside_share", inside, CAP), rows);
     assert_int_equal(column(csv, "bones_inside_share", bones, CAP), rows);
     assert_int_equal(column(csv, "soft_offset_share", offset, CAP), rows);
+    assert_int_equal(column(csv, "cage_strain_p999", cage, CAP), rows);
     double alive = 0;
     for (size_t i = 0; i < rows; i++) {
         assert_true(isfinite(p999[i]) && isfinite(outside[i]) && isfinite(crease[i]) && isfinite(inside[i]) &&
@@ -130,11 +137,11 @@ static void run_case(const character_case *c, const char *dance, const char *fra
         alive += offset[i] / (double)rows;
     }
     const char *name = strrchr(c->model, '/') + 1;
-    print_message("      %s %s, %zu frames of %s: p99.9 %.3f, beyond 1.5x %.2f%%, crease p99 %.1f, alive %.2f%%, "
-                  "inside %.2f%% (bone skinning %.2f%%), most pinned %d%%\n",
-                  name, c->cage, rows, strrchr(dance, '/') + 1, max_of(p999, rows), 100 * max_of(outside, rows),
-                  max_of(crease, rows), 100 * alive, 100 * max_of(inside, rows), 100 * max_of(bones, rows),
-                  most_pinned(r.out));
+    print_message("      %s %s, %zu frames of %s: cage %ld triangles, p99.9 %.3f; surface p99.9 %.3f, beyond 1.5x "
+                  "%.2f%%, crease p99 %.1f, alive %.2f%%, inside %.2f%% (bone skinning %.2f%%), most pinned %d%%\n",
+                  name, c->cage, rows, strrchr(dance, '/') + 1, triangles, max_of(cage, rows), max_of(p999, rows),
+                  100 * max_of(outside, rows), max_of(crease, rows), 100 * alive, 100 * max_of(inside, rows),
+                  100 * max_of(bones, rows), most_pinned(r.out));
     assert_true(alive >= 0.005);
     assert_true(max_of(inside, rows) <= c->most_inside);
     if (c->surface_bar) {

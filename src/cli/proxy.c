@@ -6,6 +6,7 @@
 #include "plush/obj.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -188,12 +189,29 @@ static const char *method_text(plush_cage_method m)
     }
 }
 
+const char *cli_cage_target_note(const plush_cage_result *res, size_t target, char *buf, size_t size)
+{
+    buf[0] = '\0';
+    if (target == 0 || (res->triangles * 5 >= target * 4 && res->triangles * 5 <= target * 6))
+        return buf;
+    if (res->source_triangles <= target)
+        snprintf(buf, size, "; the materials have only %zu faces (their layers counted once)", res->source_triangles);
+    else if (res->triangles < target)
+        snprintf(buf, size, "; under 80%% of the target: the simplifier collapses edges in batches and the "
+                 "slivers it leaves are collapsed after it; asked for more it went over the limit");
+    else
+        snprintf(buf, size, "; over 120%% of the target: the surface keeps its separate pieces and borders (a "
+                 "larger target, or --wrap, fits them)");
+    return buf;
+}
+
 static void report(const proxy_job *job, const plush_cage_mesh *skin, const plush_cage_result *res,
                    const plush_cage_topology *topo, float max, float mean)
 {
+    char note[200];
     info_line("source", "%zu triangles, %zu welded vertices", res->source_triangles, skin->vertex_count);
-    info_line("triangles", "%zu (target %zu, %s)", res->triangles, job->triangles,
-              res->reached ? "reached" : "NOT reached");
+    info_line("triangles", "%zu (target %zu, %s%s)", res->triangles, job->triangles,
+              res->reached ? "reached" : "NOT reached", cli_cage_target_note(res, job->triangles, note, sizeof note));
     if (res->wrapped)
         info_line("wrap", "%zu triangles on a grid of %g, %g out from the surface", res->wrap_triangles,
                   (double)res->wrap_cell, (double)res->wrap_offset);

@@ -152,6 +152,14 @@ plush_status plush__world_soft_collide_init(soft_ctx *c)
     return PLUSH_OK;
 }
 
+/* The body's half thickness: its radius, or a box's smallest half extent. */
+static double thickness(const plush_pmx_rigid_body *rb)
+{
+    if (rb->shape == PLUSH_PMX_RIGID_BOX)
+        return fmin(rb->size[0], fmin(rb->size[1], rb->size[2]));
+    return rb->size[0];
+}
+
 /* Face f against the body in slot: when its deepest sample lies within the face's margin, the face is
  * pushed out along the body's normal, shared among its free nodes by their barycentric weights (a
  * position-based contact: the sample lands on the margin); with `spend`, the velocity that brought a node in
@@ -165,7 +173,10 @@ static bool push_face(world_soft *s, const plush_pmx_rigid_body *rb, size_t slot
     float n[3];
     double depth = deepest(rb, s->collide_poses[slot], (const float(*)[3])s->x, tri, margin, &which, n);
     *gap = depth;
-    if (!(depth > 0) || !isfinite(depth))
+    /* Deeper than half the body's thickness, the nearest way out is more likely the far side: the face got
+     * through between two steps (a fast kick) and pushing it on would drag the cloth through the limb and
+     * stretch it across. It is left to come out as the body moves on. */
+    if (!(depth > 0) || !isfinite(depth) || depth > margin + 0.5 * thickness(rb))
         return false;
     const float *b = samples[which];
     double denom = 0;
