@@ -8,9 +8,8 @@
  * and written (fit and key reduction timed); then the scene runs again from the same inputs and at every
  * frame the baked PMX + VMD, read back from their files, are posed by
  * plush's own bone pipeline and compared with plush's frame on the vertices the bake keeps. The first run
- * happens in a child process: Bullet keeps process-wide state (the random numbers that shuffle a soft
- * body's links), so only a run in a process that has simulated nothing yet gives the first run's frames
- * again. */
+ * happens in a child process, so that the second starts, as the first did, in a process that has simulated
+ * nothing (whether Bullet keeps state between worlds that would change the frames is not checked). */
 #ifndef PLUSH_TESTS_BAKE_LONG_H
 #define PLUSH_TESTS_BAKE_LONG_H
 
