@@ -1,15 +1,18 @@
 /* The glTF export (plush_gltf_write, export "gltf"): the demo bear's GLB decoded back by a glTF sampler of the
  * test's own (LINEAR translations, slerped rotations, morph weights, skinning with JOINTS_0 / WEIGHTS_0 and
- * the inverse bind matrices) equals plush's own mesh, converted to glTF's frame ((x, y, -z) * 0.08 m),
- * within 1e-4 m at frames 0, 60.5 and 120; the Khronos validator finds no error or warning in the demo's GLB
- * and in Alicia's with the committed hair cage (skipped with a message when node or the validator is
- * missing); the writer refuses bad descriptions; textures are embedded as PNG.
+ * the inverse bind matrices) equals plush's own mesh, converted to glTF's frame ((x, y, -z) * 0.08 m):
+ * the exact GLB (--bake-tolerance 0: a pseudo-bone per cage triangle, a key every frame) within 1e-4 m at
+ * frames 0, 60.5 and 120; the default GLB (fitted bones, keys only where interpolation misses) within 0.1%
+ * of the bear's height RMS and 0.5% worst at frames on and between its keys, with far fewer keys; the
+ * Khronos validator finds no error or warning in both and in Alicia's with the committed hair cage
+ * (skipped with a message when node or the validator is missing); the writer refuses bad descriptions;
+ * textures are embedded as PNG.
  *
- * Frames 0 and 120 are compared with the scene's own positions at that frame (the PLY/OBJ frame, on the
- * vertices the bake keeps). Frame 60.5 is compared with the bake replayed by plush's bone pipeline at 60.5
- * (baked model + baked motion: the pseudo-bone keys interpolated as the bake's VMD interpolates them): the
- * bake, and so the GLB, holds whole frames only, and the simulation's own half frame (physics stepped half a
- * frame) is a state neither file contains. */
+ * Frames are compared with the scene's own positions at that frame (the PLY/OBJ frame, on the vertices the
+ * bake keeps). Frame 60.5 is compared with the bake replayed by plush's bone pipeline at 60.5 (baked model
+ * + baked motion: the pseudo-bone keys interpolated as the bake's VMD interpolates them): the bake, and so
+ * the GLB, holds whole frames only, and the simulation's own half frame (physics stepped half a frame) is a
+ * state neither file contains. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -45,13 +48,15 @@ static plush_proxy_patch_shape scene_patch(const plush_scene *sc)
 #define ALICIA SHARED_MMD "/alicia/Alicia_solid.pmx"
 #define MOTION_0046 SHARED_MMD "/mmd_base/サンプルモーション_0046.vmd"
 
-enum { DEMO_FRAMES = 121, CHECKS = 3 };
-static const uint32_t check_frame[CHECKS] = {0, 60, 120};
+enum { DEMO_FRAMES = 121, CHECKS = 5 };
+static const uint32_t check_frame[CHECKS] = {0, 37, 60, 73, 120};
 
 /* ---- what the run leaves for the tests --------------------------------------------------------- */
 
 typedef struct demo_run {
-    char glb[512];
+    char glb[512];                /* exact: every key of every pseudo-bone */
+    char fitted[512];             /* the default: fitted bones, reduced keys */
+    double height;                /* the bear's, in metres */
     size_t kept_count;
     float (*expect[CHECKS])[3];   /* plush's own kept vertices at check_frame[i], in glTF's frame */
     float (*expect_half)[3];      /* the bake replayed at 60.5, in glTF's frame */
@@ -168,21 +173,26 @@ static int setup(void **state)
     probe pr = {.base.ops = &probe_ops, .kept = kept};
     if (plush_scene_bake_create(plush_scene_get_binding(sc), shake, scene_patch(sc), &pr.bake, &diag) != PLUSH_OK)
         return -1;
-    plush_scene_output out = {.dir = cli_tmp_dir(), .stem = "plush_bear", .model_file = BEAR};
-    plush_scene_sink *sinks[2] = {NULL, &pr.base};
-    if (plush_scene_sink_create(plush_scene_export_find("gltf", 4), sc, &out, &sinks[0], &diag) != PLUSH_OK)
+    plush_scene_output out = {.dir = cli_tmp_dir(), .stem = "plush_bear", .model_file = BEAR, .bake_tolerance = -1};
+    plush_scene_output fitted = {.dir = cli_tmp_dir(), .stem = "plush_bear_fitted", .model_file = BEAR};
+    plush_scene_sink *sinks[3] = {NULL, NULL, &pr.base};
+    if (plush_scene_sink_create(plush_scene_export_find("gltf", 4), sc, &out, &sinks[0], &diag) != PLUSH_OK ||
+        plush_scene_sink_create(plush_scene_export_find("gltf", 4), sc, &fitted, &sinks[1], &diag) != PLUSH_OK)
         return -1;
+    run.height = plush_pmx_height(bear) * 0.08;
     plush_scene_run_result res;
-    plush_status st = plush_scene_run(sc, &(plush_scene_run_options){.frames = DEMO_FRAMES, .sinks = sinks, .sink_count = 2},
+    plush_status st = plush_scene_run(sc, &(plush_scene_run_options){.frames = DEMO_FRAMES, .sinks = sinks, .sink_count = 3},
                                       &res, &diag);
     char line[512];
     plush_diag_format(&diag, line, sizeof line);
     if (st != PLUSH_OK)
         fprintf(stderr, "run: %s\n", line);
     snprintf(run.glb, sizeof run.glb, "%s/plush_bear_plush.glb", cli_tmp_dir());
+    snprintf(run.fitted, sizeof run.fitted, "%s/plush_bear_fitted_plush.glb", cli_tmp_dir());
     run.expect_half = malloc(run.kept_count * sizeof *run.expect_half);
     replay_bake(pr.bake, 60.5f, run.expect_half);
     plush_scene_sink_destroy(sinks[0]);
+    plush_scene_sink_destroy(sinks[1]);
     plush_scene_bake_destroy(pr.bake);
     plush_scene_destroy(sc);
     free(kept);
@@ -234,10 +244,10 @@ static float *accessor(const sampler_model *s, const json_value *index, size_t *
     return v;
 }
 
-static void load_model(sampler_model *s)
+static void load_model(sampler_model *s, const char *glb)
 {
     size_t size = 0;
-    s->bytes = test_read_file(run.glb, &size);
+    s->bytes = test_read_file(glb, &size);
     assert_non_null(s->bytes);
     assert_true(glb_open(s->bytes, size, &s->g));
     const json_value *nodes = json_get(s->g.json, "nodes");
@@ -461,7 +471,7 @@ static void test_demo_frames_match(void **state)
 {
     (void)state;
     sampler_model s = {0};
-    load_model(&s);
+    load_model(&s, run.glb);
     assert_int_equal(s.vertex_count, run.kept_count);
     float(*mesh)[3] = malloc(s.vertex_count * sizeof *mesh);
     for (int c = 0; c < CHECKS; c++) {
@@ -482,7 +492,7 @@ static void test_demo_structure(void **state)
 {
     (void)state;
     sampler_model s = {0};
-    load_model(&s);
+    load_model(&s, run.glb);
     /* the common root, the bear's bones, plush_root and one pseudo-bone per cage triangle (1,000) */
     assert_true(s.joints > 1000);
     assert_int_equal(s.nodes, s.joints + 1);
@@ -515,13 +525,58 @@ static void test_demo_structure(void **state)
     free_model(&s);
 }
 
+static double rms_error(const float (*a)[3], const float (*b)[3], size_t n)
+{
+    double sq = 0;
+    for (size_t v = 0; v < n; v++) {
+        double x = (double)a[v][0] - b[v][0], y = (double)a[v][1] - b[v][1], z = (double)a[v][2] - b[v][2];
+        sq += x * x + y * y + z * z;
+    }
+    return n ? sqrt(sq / (double)n) : 0;
+}
+
+/* The default GLB: a few fitted bones, each joint keyed only where interpolation would miss, yet within
+ * 0.1% of the bear's height RMS and 0.5% worst of plush's frames, on and between keys (37 and 73 are no
+ * frame the fit samples). */
+static void test_demo_fitted(void **state)
+{
+    (void)state;
+    sampler_model s = {0};
+    load_model(&s, run.fitted);
+    assert_int_equal(s.vertex_count, run.kept_count);
+    assert_true(s.joints < 100);   /* the bear's 12 bones, plush_root and a few fitted bones */
+    size_t keys = 0;
+    for (size_t n = 0; n < s.nodes; n++) {
+        assert_int_equal(s.tr[n].keys, s.rot[n].keys);
+        if (s.rot[n].keys) {
+            assert_float_equal(s.rot[n].times[0], 0.0, 1e-6);   /* first and last frames always */
+            assert_float_equal(s.rot[n].times[s.rot[n].keys - 1], 120.0 / 30.0, 1e-6);
+        }
+        keys += s.rot[n].keys;
+    }
+    /* the exact GLB keys each of the 1,000 pseudo-bones at every frame */
+    printf("%zu joints, %zu joint keys (%zu if every frame)\n", s.joints, keys, s.joints * DEMO_FRAMES);
+    assert_true(keys < 1000 * DEMO_FRAMES / 10);
+    float(*mesh)[3] = malloc(s.vertex_count * sizeof *mesh);
+    for (int c = 0; c < CHECKS; c++) {
+        evaluate(&s, check_frame[c] / 30.0, mesh);
+        double worst = max_error((const float(*)[3])mesh, (const float(*)[3])run.expect[c], s.vertex_count);
+        double rms = rms_error((const float(*)[3])mesh, (const float(*)[3])run.expect[c], s.vertex_count);
+        printf("frame %u: RMS %.3g m, worst %.3g m (height %.3g m)\n", check_frame[c], rms, worst, run.height);
+        assert_true(rms <= 0.001 * run.height);
+        assert_true(worst <= 0.005 * run.height);
+    }
+    free(mesh);
+    free_model(&s);
+}
+
 /* Every material's baseColorFactor is its PMX diffuse colour taken from sRGB to linear, alpha as it is:
  * the bear's brown stays brown in a viewer that reads the factor as linear. */
 static void test_demo_colours_linear(void **state)
 {
     (void)state;
     sampler_model s = {0};
-    load_model(&s);
+    load_model(&s, run.glb);
     plush_diag diag = {0};
     plush_pmx_model *bear = NULL;
     assert_int_equal(plush_pmx_read_file(BEAR, NULL, &bear, &diag), PLUSH_OK);
@@ -583,8 +638,10 @@ static void validate(const char *glb)
 static void test_validator_demo(void **state)
 {
     (void)state;
-    if (validator_present())
+    if (validator_present()) {
         validate(run.glb);
+        validate(run.fitted);
+    }
 }
 
 static void test_validator_alicia(void **state)
@@ -678,6 +735,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_demo_frames_match), cmocka_unit_test(test_demo_structure),
+        cmocka_unit_test(test_demo_fitted),
         cmocka_unit_test(test_demo_colours_linear),
         cmocka_unit_test(test_validator_demo),    cmocka_unit_test(test_validator_alicia),
         cmocka_unit_test(test_writer_refuses),    cmocka_unit_test(test_texture_to_png),

@@ -62,13 +62,16 @@ typedef struct plush_gltf_node {
     float rotation[4];               /* x y z w, unit */
 } plush_gltf_node;
 
-/* One animation, LINEAR, every channel sampled at the same times. Per-node arrays are node-major: node
- * n's keys are entries n * key_count .. n * key_count + key_count - 1. */
+/* One animation, LINEAR. Per-node arrays are node-major: node n's keys are entries n * key_count .. n *
+ * key_count + key_count - 1, key k at times[k]; a node writes the keys kept marks (its translation and
+ * rotation alike, with their own time list), or all of them. */
 typedef struct plush_gltf_animation {
     const char *name;                /* may be NULL */
     size_t key_count;                /* > 0 */
     const float *times;              /* seconds, >= 0, strictly increasing */
     const bool *animated;            /* node_count: which nodes get channels; NULL: all */
+    const bool *kept;                /* node_count * key_count: the keys written, at least one per animated
+                                      * node; NULL: every key (one time list shared by every channel) */
     const float (*translations)[3];  /* node_count * key_count */
     const float (*rotations)[4];     /* node_count * key_count, unit x y z w */
     const float *weights;            /* key-major: key_count * target_count morph weights; NULL: none */

@@ -239,6 +239,16 @@ static plush_status check_animation(const plush_gltf_desc *d, plush_diag *diag)
         if (!isfinite(a->times[k]) || a->times[k] < 0 || (k && !(a->times[k] > a->times[k - 1])))
             return plush_diag_fail(diag, PLUSH_E_RANGE, -1, "animation", (int64_t)k,
                                    "key times must be finite, >= 0 and increasing");
+    for (size_t node = 0; a->kept && node < d->node_count; node++) {
+        if (a->animated && !a->animated[node])
+            continue;
+        size_t k = 0;
+        while (k < a->key_count && !a->kept[node * a->key_count + k])
+            k++;
+        if (k == a->key_count)
+            return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, "animation", (int64_t)node,
+                                   "an animated node keeps no key");
+    }
     size_t n = d->node_count * a->key_count;
     if ((a->translations && !finite_all(&a->translations[0][0], n * 3)) ||
         (a->rotations && !finite_all(&a->rotations[0][0], n * 4)) ||
@@ -358,28 +368,53 @@ static void put_mesh(plush_buf *j, const plush_gltf_desc *d, const mesh_accessor
 
 /* ---- the animation ----------------------------------------------------------------------------------- */
 
+/* Node n's kept keys gathered into buf (times: 1 float, translations: 3, rotations: 4 per key). */
+static size_t gather(const plush_gltf_animation *a, size_t n, const float *src, int width, float *buf)
+{
+    size_t count = 0;
+    for (size_t k = 0; k < a->key_count; k++)
+        if (a->kept[n * a->key_count + k])
+            memcpy(buf + (count++) * (size_t)width, src + k * (size_t)width, (size_t)width * sizeof *buf);
+    return count;
+}
+
 static void put_animation(plush_buf *j, glb_builder *g, const plush_gltf_desc *d)
 {
     const plush_gltf_animation *a = d->animation;
-    size_t times = add_array(g, a->times, a->key_count, GL_FLOAT, "SCALAR", 0, true);
+    /* every key's times: for the morph weights, and for the nodes when all keys are kept */
+    size_t times = a->weights || !a->kept ? add_array(g, a->times, a->key_count, GL_FLOAT, "SCALAR", 0, true) : 0;
     plush_buf samplers = {0}, channels = {0};
     size_t count = 0;
-    for (size_t n = 0; n < d->node_count; n++) {
+    /* a node's own times and values when it keeps some of the keys */
+    float *buf = a->kept ? malloc(a->key_count * 4 * sizeof *buf) : NULL;
+    if (a->kept && !buf)
+        j->failed = true;
+    for (size_t n = 0; n < d->node_count && (buf || !a->kept); n++) {
         if (a->animated && !a->animated[n])
             continue;
+        size_t input = times, keys = a->key_count;
+        if (a->kept) {
+            keys = gather(a, n, a->times, 1, buf);
+            input = add_array(g, buf, keys, GL_FLOAT, "SCALAR", 0, true);
+        }
         for (int path = 0; path < 2; path++) {
             const float *src = path ? (a->rotations ? a->rotations[n * a->key_count] : NULL)
                                     : (a->translations ? a->translations[n * a->key_count] : NULL);
             if (!src)
                 continue;
-            size_t out = add_array(g, src, a->key_count, GL_FLOAT, path ? "VEC4" : "VEC3", 0, false);
+            if (a->kept) {
+                gather(a, n, src, path ? 4 : 3, buf);
+                src = buf;
+            }
+            size_t out = add_array(g, src, keys, GL_FLOAT, path ? "VEC4" : "VEC3", 0, false);
             putf(&samplers, "%s{\"input\":%zu,\"output\":%zu,\"interpolation\":\"LINEAR\"}", count ? "," : "",
-                 times, out);
+                 input, out);
             putf(&channels, "%s{\"sampler\":%zu,\"target\":{\"node\":%zu,\"path\":\"%s\"}}", count ? "," : "", count,
                  n, path ? "rotation" : "translation");
             count++;
         }
     }
+    free(buf);
     if (a->weights) {
         size_t out = add_array(g, a->weights, a->key_count * d->target_count, GL_FLOAT, "SCALAR", 0, false);
         putf(&samplers, "%s{\"input\":%zu,\"output\":%zu,\"interpolation\":\"LINEAR\"}", count ? "," : "", times,

@@ -206,6 +206,18 @@ static plush_status known_keys(const plush_pmx_model *m, const plush_vmd_motion 
     return PLUSH_OK;
 }
 
+void plush__bake_tracks_get(const plush_scene_bake *b, plush__bake_tracks *out)
+{
+    const plush__bake_fit *fit = b->fit;
+    *out = (plush__bake_tracks){
+        .bones = fit ? fit->bones : b->triangle_count,
+        .keys = fit ? (const float(*)[7])fit->keys : (const float(*)[7])b->keys,
+        .pivot = fit ? (const float(*)[3])fit->pivot : (const float(*)[3])b->centroids,
+        .reach = fit ? fit->reach : b->reach,
+        /* a fit spends half the tolerance, the keys the other half */
+        .tolerance = fit && b->tolerance > 0 ? 0.5 * b->tolerance : b->tolerance};
+}
+
 plush_status plush_scene_bake_motion(const plush_scene_bake *b, plush_vmd_motion **out, plush_diag *diag)
 {
     if (!b || !out)
@@ -218,12 +230,12 @@ plush_status plush_scene_bake_motion(const plush_scene_bake *b, plush_vmd_motion
     const plush_vmd_motion *in = b->motion;
     const plush_pmx_model *m = b->binding->model;
     size_t own = in ? in->bone_key_count : 0;
-    /* the bones keyed: the fitted ones, or one pseudo-bone per triangle */
-    size_t bones = b->fit ? b->fit->bones : b->triangle_count;
-    const float(*track_keys)[7] = b->fit ? (const float(*)[7])b->fit->keys : (const float(*)[7])b->keys;
-    const double *reach = b->fit ? b->fit->reach : b->reach;
-    /* a fit spends half the tolerance, the keys the other half */
-    double tolerance = b->fit && b->tolerance > 0 ? 0.5 * b->tolerance : b->tolerance;
+    plush__bake_tracks tracks;
+    plush__bake_tracks_get(b, &tracks);
+    size_t bones = tracks.bones;
+    const float(*track_keys)[7] = tracks.keys;
+    const double *reach = tracks.reach;
+    double tolerance = tracks.tolerance;
     size_t baked = b->frame_count * bones;
     if (baked / (b->frame_count ? b->frame_count : 1) != bones || own + baked < own) {
         plush_vmd_free(v);

@@ -53,6 +53,25 @@ struct plush_scene_bake {
 size_t plush__bake_reduce_track(const float (*keys)[7], size_t stride, const uint32_t *frames, size_t count,
                                 double reach, double tolerance, bool *keep);
 
+/* The bones a bake keys after plush_scene_bake_fit: the fitted ones, or one pseudo-bone per triangle. */
+typedef struct plush__bake_tracks {
+    size_t bones;
+    const float (*keys)[7];      /* frame_count * bones, frame-major: translation of the pivot, rotation */
+    const float (*pivot)[3];     /* per bone: its rest position (a child of plush_root at the origin) */
+    const double *reach;         /* per bone: the farthest rest vertex it carries from its pivot */
+    double tolerance;            /* the keys' share of the tolerance (half of it after a fit); < 0: every key */
+} plush__bake_tracks;
+void plush__bake_tracks_get(const struct plush_scene_bake *b, plush__bake_tracks *out);
+
+/* For the first `bones` bones of a model (parents among them), keyed by local transforms (keys[f * bones
+ * + b]: translation from the parent's origin in the parent's frame, rotation; frames keys): per bone, how
+ * far from it any vertex it or a bone below it carries can lie when posed (the vertex's rest distance from
+ * its own bone plus the longest local translation recorded of every bone on the way up), into reach; returns
+ * the most bones on one chain, so that keys each within tolerance / that keep every vertex within
+ * tolerance (a vertex's miss is at most the sum of its chain's). */
+size_t plush__bake_chain_reach(const plush_pmx_model *m, size_t bones, const float (*keys)[7], size_t frames,
+                               double *reach);
+
 /* "pb0001" for triangle 0: short ASCII that fits VMD's 15-byte bone names. */
 void plush__bake_pseudo_name(size_t triangle, char name[16]);
 

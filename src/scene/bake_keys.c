@@ -12,6 +12,8 @@
 #include "scene/bake_internal.h"
 
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 /* The bound above between the key interpolated from a to b at u and the recorded key k. */
 static double key_miss(const float a[7], const float b[7], double u, const float k[7], double reach)
@@ -85,4 +87,56 @@ size_t plush__bake_reduce_track(const float (*keys)[7], size_t stride, const uin
         a = good;
     }
     return kept;
+}
+
+/* A bone's own vertices at rest, then up the chain: a parent's reach covers its child's plus the longest
+ * way from the parent's origin to the child's (the child's local translation, which a rotation of the
+ * parent does not lengthen). */
+size_t plush__bake_chain_reach(const plush_pmx_model *m, size_t bones, const float (*keys)[7], size_t frames,
+                               double *reach)
+{
+    size_t n = bones < m->bone_count ? bones : m->bone_count, stride = bones;
+    double *longest = calloc(n ? n : 1, sizeof *longest);
+    for (size_t b = 0; b < n; b++)
+        reach[b] = 0;
+    if (!longest)
+        return 0;
+    for (size_t f = 0; f < frames; f++)
+        for (size_t b = 0; b < n; b++) {
+            const float *k = keys[f * stride + b];
+            double d = sqrt((double)k[0] * k[0] + (double)k[1] * k[1] + (double)k[2] * k[2]);
+            longest[b] = d > longest[b] ? d : longest[b];
+        }
+    for (size_t v = 0; v < m->vertex_count; v++) {
+        const plush_pmx_vertex *vx = &m->vertices[v];
+        for (int k = 0; k < 4; k++) {
+            int32_t b = vx->bones[k];
+            if (b < 0 || (size_t)b >= n || !(vx->weights[k] > 0))
+                continue;
+            const float *c = m->bones[b].position;
+            double dx = (double)vx->position[0] - c[0], dy = (double)vx->position[1] - c[1],
+                   dz = (double)vx->position[2] - c[2];
+            double d = sqrt(dx * dx + dy * dy + dz * dz);
+            reach[b] = d > reach[b] ? d : reach[b];
+        }
+    }
+    /* each bone's own reach carried up its chain (a cycle, which a valid model has not, stops at n steps) */
+    double *own = malloc((n ? n : 1) * sizeof *own);
+    size_t deepest = 0;
+    if (own) {
+        memcpy(own, reach, n * sizeof *own);
+        for (size_t b = 0; b < n; b++) {
+            double acc = own[b];
+            size_t len = 1;
+            for (size_t c = b; m->bones[c].parent >= 0 && (size_t)m->bones[c].parent < n && len <= n; len++) {
+                acc += longest[c];
+                c = (size_t)m->bones[c].parent;
+                reach[c] = acc > reach[c] ? acc : reach[c];
+            }
+            deepest = len > deepest ? len : deepest;
+        }
+    }
+    free(own);
+    free(longest);
+    return deepest;
 }

@@ -1,13 +1,16 @@
 /* Export "gltf": OUTDIR/<model>_plush.glb, one binary glTF 2.0 file playing the same animation as the bake.
  *
  * The mesh and skin are the baked model's (plush_scene_bake_model: cage materials removed, the model's
- * bones, plush_root and one pseudo-bone per proxy triangle). Each frame the sink records every joint's
- * pose as plush computed it: the model's bones from the scene's bone pipeline (IK, append and physics
- * included: glTF has none of them, so the final transforms are what a runtime must reproduce) and each
- * pseudo-bone from the bake's key of that frame. Those globals become local translations and rotations
- * (parent global^-1 * global) in glTF's convention (sink_gltf_internal.h), one LINEAR key per frame at
- * time frame / fps; joints that never leave their rest pose get no channel. The vertex morphs that are
- * ever non-zero (after group morphs) become morph targets with their effective weights animated. */
+ * bones, plush_root and the bake's bones: fitted to the motion, or one pseudo-bone per proxy triangle).
+ * Each frame the sink records every model bone's pose as plush computed it (IK, append and physics
+ * included: glTF has none of them, so the final transforms are what a runtime must reproduce) as its local
+ * transform (parent global^-1 * global); the bake records the cage. At the end the bake fits its bones,
+ * and every joint keeps only the keys interpolation cannot stand for (bake_keys.c: the bake's bones with
+ * the keys' share of the tolerance as the VMD; a model bone with that share divided by the most bones on
+ * one chain, since a vertex's miss adds up along its chain), written in glTF's convention
+ * (sink_gltf_internal.h) as LINEAR keys at time frame / fps; joints that never leave their rest pose get
+ * no channel. The vertex morphs that are ever non-zero (after group morphs) become morph targets with
+ * their effective weights animated at every frame. */
 #include "core/geom.h"
 #include "scene/bake_internal.h"
 #include "scene/sink_gltf_internal.h"
@@ -25,15 +28,18 @@ typedef struct gltf_sink {
     char *path, *model_file;
     float fps;
     bool stretch;
-    size_t bones;                 /* baked bones: source bones + plush_root + pseudo-bones */
+    size_t bones;                 /* recorded joints: the source bones and plush_root */
     size_t morphs;                /* source (= baked) morph count */
+    size_t fit_bones;             /* asked for; 0: chosen from the tolerance */
     double (*globals)[12];        /* this frame's bone globals: rotation columns 0..8, translation 9..11 */
-    /* recorded keys, key-major (key k of joint j at k * bones + j - 1), grown per frame */
-    float (*translations)[3], (*rotations)[4];
+    float (*locals)[7];           /* key k of joint b at k * bones + b: local translation (model units), rotation */
     float *morph_weights;         /* key k: morphs entries */
     float *times;
     size_t keys, capacity;
     size_t warnings;              /* UV / material morphs the motion uses (not in glTF) */
+    size_t written_keys;          /* joint keys in the file, once written */
+    size_t written_bones;         /* the bake's bones in it */
+    size_t written_bytes;         /* the file's size, once written; 0: not written */
 } gltf_sink;
 
 /* A bone's global as (rotation, translation) in double, from a cglm column-major mat4. */
@@ -46,53 +52,34 @@ static void global_from_mat4(const float m[16], double g[12])
         g[9 + r] = m[12 + r];
 }
 
-/* A pseudo-bone's global: its rest centroid moved by the key, rotated by the key (the root at the origin). */
-static void global_from_key(const float centroid[3], const float key[7], double g[12])
-{
-    double x = key[3], y = key[4], z = key[5], w = key[6];
-    double n = sqrt(x * x + y * y + z * z + w * w);
-    if (n > 0)
-        x /= n, y /= n, z /= n, w /= n;
-    double m[9] = {1 - 2 * (y * y + z * z), 2 * (x * y + z * w),     2 * (x * z - y * w),
-                   2 * (x * y - z * w),     1 - 2 * (x * x + z * z), 2 * (y * z + x * w),
-                   2 * (x * z + y * w),     2 * (y * z - x * w),     1 - 2 * (x * x + y * y)};
-    memcpy(g, m, sizeof m);
-    for (int r = 0; r < 3; r++)
-        g[9 + r] = (double)centroid[r] + key[r];
-}
-
 static bool grow(gltf_sink *s)
 {
     if (s->keys < s->capacity)
         return true;
     size_t cap = s->capacity ? s->capacity * 2 : 64;
-    void *t = realloc(s->translations, cap * s->bones * sizeof *s->translations);
-    if (t)
-        s->translations = t;
-    void *r = realloc(s->rotations, cap * s->bones * sizeof *s->rotations);
-    if (r)
-        s->rotations = r;
+    void *l = realloc(s->locals, cap * s->bones * sizeof *s->locals);
+    if (l)
+        s->locals = l;
     void *w = realloc(s->morph_weights, cap * (s->morphs ? s->morphs : 1) * sizeof *s->morph_weights);
     if (w)
         s->morph_weights = w;
     void *tm = realloc(s->times, cap * sizeof *s->times);
     if (tm)
         s->times = tm;
-    if (!t || !r || !w || !tm)
+    if (!l || !w || !tm)
         return false;
     s->capacity = cap;
     return true;
 }
 
-/* Joint bone's key: local = parent^-1 * global, mirrored into glTF's frame. */
-static void local_key(const gltf_sink *s, const plush_pmx_model *baked_bones_of, size_t bone, float t[3], float q[4],
-                      const float prev[4])
+/* A bone's local key, parent^-1 * global in the model's own frame, its rotation in the hemisphere of the
+ * previous key's (so that interpolation takes the short way). */
+static void local_key(const gltf_sink *s, size_t bone, float key[7], const float *prev)
 {
     const double *g = s->globals[bone];
-    int32_t parent = bone < s->source->bone_count ? baked_bones_of->bones[bone].parent
-                                                  : (bone == s->source->bone_count ? -1 : (int32_t)s->source->bone_count);
+    int32_t parent = bone < s->source->bone_count ? s->source->bones[bone].parent : -1;
     double r[9], d[3];
-    if (parent < 0) {
+    if (parent < 0 || (size_t)parent >= s->source->bone_count) {
         memcpy(r, g, sizeof r);
         memcpy(d, g + 9, sizeof d);
     } else {
@@ -105,18 +92,27 @@ static void local_key(const gltf_sink *s, const plush_pmx_model *baked_bones_of,
         for (int row = 0; row < 3; row++)
             d[row] = p[3 * row] * dt[0] + p[3 * row + 1] * dt[1] + p[3 * row + 2] * dt[2];
     }
-    double qd[4];
-    plush__mat3_to_quat(r, 3, qd);
-    double gq[4] = {-qd[0], -qd[1], qd[2], qd[3]};
-    double n = sqrt(gq[0] * gq[0] + gq[1] * gq[1] + gq[2] * gq[2] + gq[3] * gq[3]);
-    /* the hemisphere of the previous key, so that interpolation between keys takes the short way */
-    double dot = prev ? gq[0] * prev[0] + gq[1] * prev[1] + gq[2] * prev[2] + gq[3] * prev[3] : gq[3];
+    double q[4];
+    plush__mat3_to_quat(r, 3, q);
+    double n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+    double dot = prev ? q[0] * prev[3] + q[1] * prev[4] + q[2] * prev[5] + q[3] * prev[6] : q[3];
     double sign = dot < 0 ? -1.0 : 1.0;
+    for (int k = 0; k < 3; k++)
+        key[k] = (float)d[k];
     for (int k = 0; k < 4; k++)
-        q[k] = (float)(sign * gq[k] / n);
-    t[0] = (float)(d[0] * PLUSH_GLTF_METRES_PER_UNIT);
-    t[1] = (float)(d[1] * PLUSH_GLTF_METRES_PER_UNIT);
-    t[2] = (float)(-d[2] * PLUSH_GLTF_METRES_PER_UNIT);
+        key[3 + k] = (float)(sign * q[k] / n);
+}
+
+/* A key in glTF's convention: translation (x, y, -z) scaled to metres, rotation (-x, -y, z, w) in the
+ * hemisphere of prev (the joint's previous key written; NULL: w >= 0). */
+static void gltf_key(const float t[3], const float key_q[4], const float *prev, float out_t[3], float out_q[4])
+{
+    plush__gltf_point(t, out_t);
+    float q[4] = {-key_q[0], -key_q[1], key_q[2], key_q[3]};
+    double dot = prev ? (double)q[0] * prev[0] + (double)q[1] * prev[1] + (double)q[2] * prev[2] + (double)q[3] * prev[3]
+                      : q[3];
+    for (int k = 0; k < 4; k++)
+        out_q[k] = dot < 0 ? -q[k] : q[k];
 }
 
 static plush_status gltf_frame(plush_scene_sink *sk, const plush_scene *scene, uint32_t frame, plush_diag *diag)
@@ -137,12 +133,9 @@ static plush_status gltf_frame(plush_scene_sink *sk, const plush_scene *scene, u
         global_from_mat4(bg[b], s->globals[b]);
     memset(s->globals[nb], 0, sizeof s->globals[nb]);
     s->globals[nb][0] = s->globals[nb][4] = s->globals[nb][8] = 1.0; /* plush_root: the origin */
-    for (size_t t = 0; t < s->bake->triangle_count; t++)
-        global_from_key(s->bake->centroids[t], s->bake->last[t], s->globals[nb + 1 + t]);
     size_t k = s->keys;
     for (size_t b = 0; b < s->bones; b++)
-        local_key(s, s->source, b, s->translations[k * s->bones + b], s->rotations[k * s->bones + b],
-                  k ? s->rotations[(k - 1) * s->bones + b] : NULL);
+        local_key(s, b, s->locals[k * s->bones + b], k ? s->locals[(k - 1) * s->bones + b] : NULL);
     const float *w = plush_anim_morph_weights(anim);
     for (size_t m = 0; m < s->morphs; m++) {
         s->morph_weights[k * s->morphs + m] = w[m];
@@ -155,31 +148,62 @@ static plush_status gltf_frame(plush_scene_sink *sk, const plush_scene *scene, u
     return PLUSH_OK;
 }
 
-/* Node-major channels for the joints that move (joint 0, the common root, never does), and the morph
- * targets of the vertex morphs that are ever non-zero. */
+/* The keys of one joint (node n, its keys[f * stride] in the model's frame about pivot) that interpolation
+ * needs, in glTF's convention, node-major into a; whether it ever leaves its rest pose into animated. */
+static void joint_channel(gltf_sink *s, const plush_gltf_node *rest, size_t n, const float (*keys)[7], size_t stride,
+                          const float pivot[3], double reach, double tolerance, float (*tr)[3], float (*rot)[4],
+                          bool *kept, bool *animated)
+{
+    size_t count = s->keys;
+    bool *keep = kept + n * count;
+    s->written_keys += plush__bake_reduce_track(keys, stride, s->bake->frames, count, reach, tolerance, keep);
+    const float *prev = NULL;
+    for (size_t k = 0; k < count; k++) {
+        if (!keep[k])
+            continue;
+        const float *key = keys[k * stride];
+        float t[3] = {key[0] + pivot[0], key[1] + pivot[1], key[2] + pivot[2]};
+        gltf_key(t, key + 3, prev, tr[n * count + k], rot[n * count + k]);
+        prev = rot[n * count + k];
+        /* a key within 1e-7 (m, or of a unit quaternion) of rest moves no vertex by 1e-6 m */
+        for (int c = 0; c < 4; c++)
+            if ((c < 3 && fabsf(tr[n * count + k][c] - rest->translation[c]) > 1e-7f) ||
+                fabsf(fabsf(rot[n * count + k][c]) - rest->rotation[c]) > 1e-7f)
+                animated[n] = true;
+    }
+}
+
+/* Channels for the joints that move (node 0, the common root, never does) with the keys each needs, and
+ * the morph targets of the vertex morphs that are ever non-zero. */
 static plush_status build_animation(gltf_sink *s, const plush_pmx_model *baked, gltf_model *g, plush_gltf_animation *a,
                                     plush_diag *diag)
 {
-    size_t nodes = s->bones + 1, keys = s->keys;
+    size_t nodes = baked->bone_count + 1, keys = s->keys;
+    plush__bake_tracks tracks;
+    plush__bake_tracks_get(s->bake, &tracks);
     float(*tr)[3] = plush_arena_array(&g->arena, nodes * keys, sizeof *tr);
     float(*rot)[4] = plush_arena_array(&g->arena, nodes * keys, sizeof *rot);
+    bool *kept = plush_arena_array(&g->arena, nodes * keys, sizeof *kept);
     bool *animated = plush_arena_array(&g->arena, nodes, sizeof *animated);
     bool *used = plush_arena_array(&g->arena, g->vertex_morphs ? g->vertex_morphs : 1, sizeof *used);
-    if (!tr || !rot || !animated || !used)
+    double *reach = plush_arena_array(&g->arena, s->bones, sizeof *reach);
+    if (!tr || !rot || !kept || !animated || !used || !reach)
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
-    for (size_t j = 1; j < nodes; j++) {
-        const plush_gltf_node *rest = &g->desc.nodes[j];
-        for (size_t k = 0; k < keys; k++) {
-            const float *t = s->translations[k * s->bones + j - 1], *q = s->rotations[k * s->bones + j - 1];
-            memcpy(tr[j * keys + k], t, sizeof *tr);
-            memcpy(rot[j * keys + k], q, sizeof *rot);
-            /* a key within 1e-7 (m, or of a unit quaternion) of rest moves no vertex by 1e-6 m */
-            for (int c = 0; c < 4; c++)
-                if ((c < 3 && fabsf(t[c] - rest->translation[c]) > 1e-7f) ||
-                    fabsf(fabsf(q[c]) - rest->rotation[c]) > 1e-7f)
-                    animated[j] = true;
-        }
-    }
+    /* the model's bones (and plush_root): their share of the tolerance split along the longest chain */
+    size_t chain = plush__bake_chain_reach(baked, s->bones, (const float(*)[7])s->locals, keys, reach);
+    if (!chain)
+        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+    double bone_tolerance = tracks.tolerance < 0 ? tracks.tolerance : tracks.tolerance / (double)chain;
+    static const float origin[3] = {0, 0, 0};
+    s->written_keys = 0;
+    s->written_bones = tracks.bones;
+    for (size_t b = 0; b < s->bones; b++)
+        joint_channel(s, &g->desc.nodes[1 + b], 1 + b, (const float(*)[7])s->locals + b, s->bones, origin, reach[b],
+                      bone_tolerance, tr, rot, kept, animated);
+    /* the bake's bones, children of plush_root at the origin: their key moves the pivot and turns about it */
+    for (size_t i = 0; i < tracks.bones; i++)
+        joint_channel(s, &g->desc.nodes[1 + s->bones + i], 1 + s->bones + i, tracks.keys + i, tracks.bones,
+                      tracks.pivot[i], tracks.reach[i], tracks.tolerance, tr, rot, kept, animated);
     size_t targets = 0;
     for (size_t i = 0; i < g->vertex_morphs; i++) {
         for (size_t k = 0; k < keys && !used[i]; k++)
@@ -197,8 +221,8 @@ static plush_status build_animation(gltf_sink *s, const plush_pmx_model *baked, 
                     weights[k * targets + t++] = s->morph_weights[k * s->morphs + (size_t)g->vertex_morph[i]];
     }
     *a = (plush_gltf_animation){.name = "plush", .key_count = keys, .times = s->times, .animated = animated,
-                                .translations = (const float(*)[3])tr, .rotations = (const float(*)[4])rot,
-                                .weights = weights};
+                                .kept = kept, .translations = (const float(*)[3])tr,
+                                .rotations = (const float(*)[4])rot, .weights = weights};
     return plush__gltf_model_targets(baked, used, g, diag);
 }
 
@@ -211,8 +235,10 @@ static plush_status gltf_end(plush_scene_sink *sk, const plush_scene *scene, plu
     gltf_model g;
     memset(&g, 0, sizeof g);
     plush_gltf_animation anim;
-    plush_status st = s->keys ? plush_scene_bake_model(s->bake, &baked, &local)
+    plush_status st = s->keys ? plush_scene_bake_fit(s->bake, s->fit_bones, &local)
                               : plush_diag_fail(&local, PLUSH_E_ARGUMENT, -1, NULL, -1, "no frame to export");
+    if (st == PLUSH_OK)
+        st = plush_scene_bake_model(s->bake, &baked, &local);
     if (st == PLUSH_OK)
         st = plush__gltf_model_build(baked, s->source->textures, s->source->texture_count, s->model_file, &g, &local);
     if (st == PLUSH_OK)
@@ -223,7 +249,12 @@ static plush_status gltf_end(plush_scene_sink *sk, const plush_scene *scene, plu
         if (s->warnings)
             plush_diag_warn(&local, -1, "morph", -1, "UV and material morphs are not in the glTF file (%zu keys)",
                             s->warnings);
-        st = plush_gltf_write_file(&g.desc, s->path, &local);
+        plush_buf glb = {0};
+        st = plush_gltf_write(&g.desc, &glb, &local);
+        if (st == PLUSH_OK)
+            st = plush_file_write_atomic(s->path, glb.data, glb.size, &local);
+        s->written_bytes = st == PLUSH_OK ? glb.size : 0;
+        plush_buf_free(&glb);
     }
     plush__gltf_model_free(&g);
     plush_pmx_free(baked);
@@ -236,7 +267,12 @@ static plush_status gltf_end(plush_scene_sink *sk, const plush_scene *scene, plu
 static int gltf_describe(const plush_scene_sink *sk, char *buf, size_t size)
 {
     const gltf_sink *s = (const gltf_sink *)sk;
-    return snprintf(buf, size, "%s%s", s->path,
+    char figures[160] = "";
+    if (s->written_bytes)
+        snprintf(figures, sizeof figures, "\n%zu baked bones and %zu of the model, %zu joint keys (%zu recorded); %.1f MB",
+                 s->written_bones, s->bones - 1, s->written_keys, s->keys * (s->bones + s->bake->triangle_count),
+                 s->written_bytes / 1e6);
+    return snprintf(buf, size, "%s%s%s", s->path, figures,
                     s->stretch ? "\n(stretch-aware frames cannot be joint keys: the glTF uses rigid frames)" : "");
 }
 
@@ -247,8 +283,7 @@ static void gltf_destroy(plush_scene_sink *sk)
     free(s->path);
     free(s->model_file);
     free(s->globals);
-    free(s->translations);
-    free(s->rotations);
+    free(s->locals);
     free(s->morph_weights);
     free(s->times);
     free(s);
@@ -259,9 +294,10 @@ static void gltf_destroy(plush_scene_sink *sk)
 static void gltf_estimate(const plush_scene_sink *s, uint32_t frames, double *memory, double *disk)
 {
     const gltf_sink *g = (const gltf_sink *)s;
-    double per = (double)g->bones * 28.0 + (double)g->morphs * 4.0 + 4.0;
+    double joints = (double)g->bones + (double)g->bake->triangle_count;
+    double per = joints * 28.0 + (double)g->morphs * 4.0 + 4.0;
     *memory = (double)frames * (2.0 * per + (double)g->bake->triangle_count * 28.0);
-    *disk = (double)frames * per;
+    *disk = (double)frames * per;   /* at most: a key every frame */
 }
 
 static const plush_scene_sink_ops gltf_ops = {.frame = gltf_frame,
@@ -283,7 +319,8 @@ static plush_status gltf_create(const plush_scene *scene, const plush_scene_outp
         s->fps = desc.fps > 0 ? desc.fps : 30.0f;
         s->stretch = desc.skin.stretch;
         s->morphs = desc.model->morph_count;
-        s->bones = desc.model->bone_count + 1 + (binding ? binding->proxy.triangle_count : 0);
+        s->bones = desc.model->bone_count + 1;
+        s->fit_bones = out->bake_bones;
         s->path = plush__sink_path(out, "_plush.glb");
         s->model_file = out->model_file ? strdup(out->model_file) : NULL;
         s->globals = calloc(s->bones, sizeof *s->globals);
@@ -299,6 +336,7 @@ static plush_status gltf_create(const plush_scene *scene, const plush_scene_outp
         return st;
     }
     plush_scene_bake_share_patch(s->bake, plush_scene_get_patch(scene));   /* the skin's fit, not a second one */
+    plush_scene_bake_set_tolerance(s->bake, plush__sink_bake_tolerance(out, desc.model));
     *sink = &s->base;
     return PLUSH_OK;
 }
