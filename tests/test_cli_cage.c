@@ -90,7 +90,7 @@ static void test_toy_auto_pins(void **state)
     plush_diag_reset(&d);
     plush_cage_mesh cage;
     plush_cage_result made;
-    assert_int_equal(plush_attach_make_cage(m, toy_materials, 4, 0, &arena, &cage, &made, &d), PLUSH_OK);
+    assert_int_equal(plush_attach_make_cage(m, toy_materials, 4, 0, &arena, &cage, &made, NULL, &d), PLUSH_OK);
     assert_true(made.wrapped);
     plush_attach_options o = {.cage = &cage, .auto_mask = true, .auto_pins = true, .require_hold = true};
     plush_attach_result r;

@@ -169,14 +169,23 @@ plush_status plush_attach(const plush_pmx_model *model, const plush_attach_optio
 /* The default triangle count of plush_attach_make_cage. */
 enum { PLUSH_ATTACH_CAGE_TRIANGLES = 300 };
 
+/* The details a made cage leaves out: the welded positions of the surface's pieces under a twentieth of
+ * its largest piece's size (strand ends, beads, tufts), and how many faces they had. Their vertices are
+ * meant to stay on bone skinning (plush_scene_bound_options.left_out). */
+typedef struct plush_attach_details {
+    float (*positions)[3];        /* in the arena */
+    size_t count, triangles;
+} plush_attach_details;
+
 /* The cage `plush run --cage` makes for some materials (NULL or count 0: every material): their faces
  * welded (plush_scene_cage_weld) and simplified toward `triangles` (0: PLUSH_ATTACH_CAGE_TRIANGLES) by
  * plush_cage_simplify with plush proxy's defaults; a surface of several closed pieces (no border edge) is
  * wrapped into one closed piece first (options.wrap), open sheets are not (a wrap would fill the head they
- * surround). Errors: those of the weld and the simplifier. */
+ * surround), and their details are left out (*details, may be NULL). Errors: those of the weld and the
+ * simplifier. */
 plush_status plush_attach_make_cage(const plush_pmx_model *model, const char *const *materials, size_t material_count,
                                     size_t triangles, plush_arena *arena, plush_cage_mesh *out,
-                                    plush_cage_result *result, plush_diag *diag);
+                                    plush_cage_result *result, plush_attach_details *details, plush_diag *diag);
 
 #ifdef __cplusplus
 }

@@ -60,6 +60,9 @@ typedef struct plush_scene_bound_options {
     size_t material_count;
     size_t *pulled;               /* out, optional (model->material_count entries): per material, its
                                    * vertices bound as a layer of the named ones (below) */
+    const float (*left_out)[3];   /* rest positions whose vertices are not bound (details the cage left out,
+                                   * plush_attach_details), nor layers pulled in through them */
+    size_t left_out_count;
 } plush_scene_bound_options;
 
 /* The vertices to skin with the proxy: those used by the faces of the chosen materials, in increasing

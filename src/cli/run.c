@@ -258,6 +258,7 @@ typedef struct run_state {
     cli_outdir outdir;            /* OUTDIR, locked; the sinks write into its staging folder */
     bool mesh_frames;             /* an obj or ply export is on */
     size_t *pulled;               /* per material: vertices bound as a layer of the named materials */
+    plush_attach_details details; /* the surface's pieces too small for the made cage */
 } run_state;
 
 static bool read_inputs(run_state *s, plush_diag *model_diag)
@@ -330,7 +331,7 @@ static bool make_cage(run_state *s, plush_diag *model_diag)
                               .pin_band = s->job->pin_band};
     plush_pmx_model *out = NULL;
     if (plush_attach_make_cage(s->model, o.materials, o.material_count, s->cage_triangles, &s->cage_arena, &s->cage,
-                               &s->cage_made, model_diag) != PLUSH_OK ||
+                               &s->cage_made, &s->details, model_diag) != PLUSH_OK ||
         plush_attach(s->model, &o, &out, &s->attached, model_diag) != PLUSH_OK) {
         cli_report(model_diag);
         return false;
@@ -438,6 +439,10 @@ static void summary(const run_state *s, uint32_t frames, const plush_diag *diag)
                                     note, sizeof note));
         cli_attach_report_pieces(s->model, &s->attached);
     }
+    if (s->details.triangles)
+        printf("  details         %zu faces in pieces under a twentieth of the largest one's size: not caged, left "
+               "on bone skinning\n",
+               s->details.triangles);
     layers_line(s);
     plush_scene_direct_stats ds;
     if (plush_scene_direct_model(s->scene, &ds))
@@ -515,7 +520,8 @@ static int simulate(run_state *s, plush_diag *model_diag)
         .world = {.physics_hz = job->physics_hz, .ground = job->ground, .ground_y = job->ground_y},
         .bind = {.proxy = {.seed = job->seed},
                  .bound = {.materials = (const char *const *)bound->names, .material_count = bound->count,
-                           .pulled = s->pulled}},
+                           .pulled = s->pulled, .left_out = (const float(*)[3])s->details.positions,
+                           .left_out_count = s->details.count}},
         .skin = {.stretch = job->stretch},
         .overrides = s->overrides,
         .overrides_file = job->overrides,

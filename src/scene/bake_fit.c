@@ -324,10 +324,13 @@ static void candidates(fit_state *s, size_t bones)
 /* ---- the two alternating problems -------------------------------------------------------------------- */
 
 /* Bone transforms at one frame (targets given per sampled row), weights fixed: Gauss-Seidel over bones. */
-static void solve_bones(const fit_state *s, const double (*tgt)[3], rigid *m, double (*pred)[3], size_t bones)
+/* Sweeps over the bones per solve at most; a solve stops sooner once a sweep gains under 0.1%. */
+enum { MAX_SWEEPS = 24 };
+
+/* The sampled rows' predicted positions under bones m. */
+static void predict(const fit_state *s, const rigid *m, double (*pred)[3])
 {
-    const size_t n = s->sample_count;
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < s->sample_count; i++) {
         size_t row = s->sample_rows[i];
         pred[i][0] = pred[i][1] = pred[i][2] = 0;
         for (int k = 0; k < 4; k++)
@@ -338,21 +341,63 @@ static void solve_bones(const fit_state *s, const double (*tgt)[3], rigid *m, do
                     pred[i][c] += s->weight[row][k] * p[c];
             }
     }
-    double *sums = malloc(bones * 16 * sizeof *sums);
-    for (int sweep = 0; sweep < 2; sweep++) {
-        memset(sums, 0, bones * 16 * sizeof *sums);
-        for (size_t i = 0; i < n; i++) {
-            size_t row = s->sample_rows[i];
-            for (int k = 0; k < 4; k++) {
-                int32_t j = s->bone[row][k];
-                double w = s->weight[row][k];
-                if (j < 0 || !(w > 1e-6))
+}
+
+/* The bones' rigid transforms that bring the sampled rows nearest their targets, the weights fixed: one
+ * bone at a time, each the exact weighted Procrustes answer with the others as they stand (block
+ * coordinate descent, as Le & Deng solve it), so every update lowers the error. Updating all bones at
+ * once from the same residual let overlapping bones each take the whole of it: the solve overshot and
+ * diverged on frames far from the sampled ones. */
+static void solve_bones(const fit_state *s, const double (*tgt)[3], rigid *m, double (*pred)[3], size_t bones)
+{
+    const size_t n = s->sample_count;
+    /* per bone, its (sample, slot) pairs: counting sort by bone */
+    size_t *first = calloc(bones + 1, sizeof *first), *pair = malloc((4 * n + 1) * sizeof *pair);
+    if (!first || !pair) {
+        free(first), free(pair);
+        return; /* the bones stay as they came: the nearest sampled frame's */
+    }
+    for (size_t i = 0; i < n; i++)
+        for (int k = 0; k < 4; k++)
+            if (s->bone[s->sample_rows[i]][k] >= 0)
+                first[s->bone[s->sample_rows[i]][k] + 1]++;
+    for (size_t j = 0; j < bones; j++)
+        first[j + 1] += first[j];
+    size_t *at = malloc((bones + 1) * sizeof *at);
+    if (!at) {
+        free(first), free(pair);
+        return;
+    }
+    memcpy(at, first, (bones + 1) * sizeof *at);
+    for (size_t i = 0; i < n; i++)
+        for (int k = 0; k < 4; k++) {
+            int32_t j = s->bone[s->sample_rows[i]][k];
+            if (j >= 0)
+                pair[at[j]++] = 4 * i + (size_t)k;
+        }
+    free(at);
+    predict(s, m, pred);
+    double before = INFINITY;
+    for (int sweep = 0; sweep < MAX_SWEEPS; sweep++) {
+        double err = 0;
+        for (size_t i = 0; i < n; i++)
+            for (int c = 0; c < 3; c++)
+                err += (tgt[i][c] - pred[i][c]) * (tgt[i][c] - pred[i][c]);
+        if (sweep >= 2 && !(err < before * (1 - 1e-3))) /* settled: a sweep gains under 0.1% */
+            break;
+        before = err;
+        for (size_t j = 0; j < bones; j++) {
+            double sm[16] = {0};
+            for (size_t q = first[j]; q < first[j + 1]; q++) {
+                size_t i = pair[q] / 4, row = s->sample_rows[i];
+                double w = s->weight[row][pair[q] % 4];
+                if (!(w > 1e-6))
                     continue;
                 double p[3], y[3];
                 apply(&m[j], s->rest[row], p);
                 for (int c = 0; c < 3; c++)
                     y[c] = (tgt[i][c] - pred[i][c] + w * p[c]) / w;
-                double ww = w * w, *sm = sums + (size_t)j * 16;
+                double ww = w * w;
                 const double *x = s->rest[row];
                 sm[0] += ww;
                 for (int c = 0; c < 3; c++) {
@@ -362,28 +407,25 @@ static void solve_bones(const fit_state *s, const double (*tgt)[3], rigid *m, do
                         sm[7 + 3 * c + d] += ww * x[c] * y[d];
                 }
             }
-        }
-        for (size_t j = 0; j < bones; j++) {
-            const double *sm = sums + j * 16;
+            if (!(sm[0] > 0))
+                continue;
+            rigid old = m[j];
             double sxy[3][3];
             for (int c = 0; c < 3; c++)
                 for (int d = 0; d < 3; d++)
                     sxy[c][d] = sm[7 + 3 * c + d];
             procrustes(sm[0], sm + 1, sm + 4, (const double(*)[3])sxy, &m[j]);
-        }
-        for (size_t i = 0; i < n; i++) {
-            size_t row = s->sample_rows[i];
-            pred[i][0] = pred[i][1] = pred[i][2] = 0;
-            for (int k = 0; k < 4; k++)
-                if (s->bone[row][k] >= 0) {
-                    double p[3];
-                    apply(&m[s->bone[row][k]], s->rest[row], p);
-                    for (int c = 0; c < 3; c++)
-                        pred[i][c] += s->weight[row][k] * p[c];
-                }
+            for (size_t q = first[j]; q < first[j + 1]; q++) { /* its rows' predictions, moved with it */
+                size_t i = pair[q] / 4, row = s->sample_rows[i];
+                double w = s->weight[row][pair[q] % 4], p0[3], p1[3];
+                apply(&old, s->rest[row], p0);
+                apply(&m[j], s->rest[row], p1);
+                for (int c = 0; c < 3; c++)
+                    pred[i][c] += w * (p1[c] - p0[c]);
+            }
         }
     }
-    free(sums);
+    free(first), free(pair);
 }
 
 /* Solves q x = 1 for the k x k symmetric q (row-major, k <= 4) by Gaussian elimination with a ridge;
@@ -604,11 +646,13 @@ static bool final_keys(fit_state *s, plush__bake_fit *fit)
                     d += (s->rest[row][c] - fit->pivot[j][c]) * (s->rest[row][c] - fit->pivot[j][c]);
                 fit->reach[j] = sqrt(d) > fit->reach[j] ? sqrt(d) : fit->reach[j];
             }
-    /* start each frame from the nearest sampled frame's bones */
+    /* each frame starts from its sampled bones, or from the frame before's (nearer than the sampled frame
+     * before it, which the motion may have left far behind) */
     for (size_t f = 0, near = 0; ok && f < F; f++) {
         while (near + 1 < s->sampled && s->frame_of[near + 1] <= f)
             near++;
-        memcpy(m, s->m + near * N, N * sizeof *m);
+        if (f == 0 || s->frame_of[near] == f)
+            memcpy(m, s->m + near * N, N * sizeof *m);
         for (size_t i = 0; i < s->sample_count; i++)
             target(s, s->sample_rows[i], f, tgt[i]);
         solve_bones(s, (const double(*)[3])tgt, m, pred, N);

@@ -142,6 +142,15 @@ static plush_status choose_materials(const plush_pmx_model *model, const plush_s
 
 /* ---- layers ---------------------------------------------------------------------------------- */
 
+static int by_position(const void *a, const void *b)
+{
+    const float *x = a, *y = b;
+    for (int k = 0; k < 3; k++)
+        if (x[k] != y[k])
+            return x[k] < y[k] ? -1 : 1;
+    return 0;
+}
+
 /* Two vertices this near (a millionth of the chosen vertices' extent, per axis) share a position. */
 #define LAYER_TOLERANCE 1e-6
 
@@ -237,6 +246,25 @@ static plush_status pull_layers(const plush_pmx_model *model, const plush_scene_
     return st;
 }
 
+/* Unmarks the used vertices at one of the left-out positions (exactly: they are the welded positions of the
+ * same vertices). */
+static plush_status leave_out(const plush_pmx_model *model, const float (*positions)[3], size_t count, uint8_t *used,
+                              size_t *n, plush_diag *diag)
+{
+    float(*sorted)[3] = malloc(count * sizeof *sorted);
+    if (!sorted)
+        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+    memcpy(sorted, positions, count * sizeof *sorted);
+    qsort(sorted, count, sizeof *sorted, by_position);
+    for (size_t v = 0; v < model->vertex_count; v++)
+        if (used[v] && bsearch(model->vertices[v].position, sorted, count, sizeof *sorted, by_position)) {
+            used[v] = 0;
+            (*n)--;
+        }
+    free(sorted);
+    return PLUSH_OK;
+}
+
 plush_status plush_scene_bound_vertices(const plush_pmx_model *model, const plush_scene_proxy *proxy,
                                       const plush_scene_bound_options *options, plush_arena *arena, uint32_t **out,
                                       size_t *out_count, plush_diag *diag)
@@ -266,6 +294,8 @@ plush_status plush_scene_bound_vertices(const plush_pmx_model *model, const plus
     }
     if (options && options->pulled)
         memset(options->pulled, 0, model->material_count * sizeof *options->pulled);
+    if (st == PLUSH_OK && options && options->left_out_count > 0)
+        st = leave_out(model, options->left_out, options->left_out_count, used, &n, diag);
     if (st == PLUSH_OK && options && options->material_count > 0)
         st = pull_layers(model, proxy, chosen, used, &n, options->pulled, diag);
     if (st == PLUSH_OK) {
