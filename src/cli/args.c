@@ -128,6 +128,17 @@ bool cli_make_dir(const char *path, plush_diag *diag)
     return plush_file_make_dir(path, diag) == PLUSH_OK;
 }
 
+void cli_progress_bar(uint64_t done, uint64_t total, const char *unit)
+{
+    enum { WIDTH = 40 };
+    int fill = (int)(done * WIDTH / (total ? total : 1));
+    fprintf(stderr, "\r  [%.*s%*s] %llu/%llu %s", fill, "########################################", WIDTH - fill, "",
+            (unsigned long long)done, (unsigned long long)total, unit);
+    if (done == total)
+        fputc('\n', stderr);
+    fflush(stderr);
+}
+
 bool cli_outdir_open(cli_outdir *o, const char *dir)
 {
     memset(o, 0, sizeof *o);

@@ -210,16 +210,9 @@ static char *model_stem(const char *model)
 
 static void progress(void *user, uint32_t done, uint32_t total)
 {
-    enum { WIDTH = 40 };
     (void)user;
-    if (done % 8 != 1 && done != total)
-        return;
-    int fill = (int)((uint64_t)done * WIDTH / (total ? total : 1));
-    fprintf(stderr, "\r  [%.*s%*s] %u/%u frames", fill, "########################################", WIDTH - fill, "",
-            done, total);
-    if (done == total)
-        fputc('\n', stderr);
-    fflush(stderr);
+    if (done % 8 == 1 || done == total)
+        cli_progress_bar(done, total, "frames");
 }
 
 enum { RUN_MAX_SINKS = 16 };

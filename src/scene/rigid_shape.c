@@ -36,11 +36,20 @@ void plush__rigid_local(const float m[16], const float p[3], double out[3])
         out[i] = m[4 * i] * d[0] + m[4 * i + 1] * d[1] + m[4 * i + 2] * d[2];
 }
 
-bool plush__rigid_rest_inside(const plush_pmx_rigid_body *rb, const float p[3])
+bool plush__rigid_inside(const plush_pmx_rigid_body *rb, const float pose[16], const float p[3])
 {
-    float t[16];
+    /* first against the shape's bounding sphere: most points asked are far from most bodies */
+    double r = rb->shape == PLUSH_PMX_RIGID_SPHERE    ? rb->size[0]
+               : rb->shape == PLUSH_PMX_RIGID_CAPSULE ? (double)rb->size[0] + 0.5 * fabs((double)rb->size[1])
+                                                      : sqrt((double)rb->size[0] * rb->size[0] +
+                                                             (double)rb->size[1] * rb->size[1] +
+                                                             (double)rb->size[2] * rb->size[2]);
+    double d2 = 0;
+    for (int k = 0; k < 3; k++)
+        d2 += ((double)p[k] - pose[12 + k]) * ((double)p[k] - pose[12 + k]);
+    if (d2 > r * r * (1 + 1e-6) + 1e-12)
+        return false;
     double local[3];
-    plush_world_rigid_rest_transform(rb, t);
-    plush__rigid_local(t, p, local);
+    plush__rigid_local(pose, p, local);
     return plush__rigid_shape_distance(rb, local) <= 0;
 }
