@@ -204,7 +204,6 @@ static plush_status build_animation(gltf_sink *s, const plush_pmx_model *baked, 
 
 static plush_status gltf_end(plush_scene_sink *sk, const plush_scene *scene, plush_diag *diag)
 {
-    (void)scene;
     gltf_sink *s = (gltf_sink *)sk;
     plush_diag local = {.file = s->path};
     plush_pmx_model *baked = NULL;
@@ -214,7 +213,8 @@ static plush_status gltf_end(plush_scene_sink *sk, const plush_scene *scene, plu
     plush_status st = s->keys ? plush_scene_bake_model(s->bake, &baked, &local)
                               : plush_diag_fail(&local, PLUSH_E_ARGUMENT, -1, NULL, -1, "no frame to export");
     if (st == PLUSH_OK)
-        st = plush__gltf_model_build(baked, s->source->textures, s->source->texture_count, s->model_file, &g, &local);
+        st = plush__gltf_model_build(baked, s->source->textures, s->source->texture_count, s->model_file,
+                                     plush__scene_textures(scene), &g, &local);
     if (st == PLUSH_OK)
         st = build_animation(s, baked, &g, &anim, &local);
     if (st == PLUSH_OK) {
