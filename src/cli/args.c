@@ -181,6 +181,32 @@ void cli_outdir_close(cli_outdir *o)
         rmdir(o->dir); /* only when empty: nothing of the user's goes */
 }
 
+void cli_outdir_shown_text(const cli_outdir *o, const char *in, char *out, size_t size)
+{
+    const char *stage = o->stage ? plush_file_stage_path(o->stage) : "";
+    size_t k = 0, n = strlen(stage), d = strlen(o->dir);
+    while (*in && k + 1 < size) {
+        if (n && strncmp(in, stage, n) == 0 && k + d + 1 < size) {
+            memcpy(out + k, o->dir, d);
+            k += d, in += n;
+        } else {
+            out[k++] = *in++;
+        }
+    }
+    out[k] = '\0';
+}
+
+void cli_outdir_shown_diag(const cli_outdir *o, plush_diag *diag)
+{
+    char text[PLUSH_DIAG_MESSAGE];
+    cli_outdir_shown_text(o, diag->message, text, sizeof text);
+    memcpy(diag->message, text, sizeof text);
+    for (uint32_t i = 0; i < diag->warning_count && i < PLUSH_DIAG_KEPT_WARNINGS; i++) {
+        cli_outdir_shown_text(o, diag->warnings[i], text, sizeof text);
+        memcpy(diag->warnings[i], text, sizeof text);
+    }
+}
+
 const char *cli_outdir_shown(const cli_outdir *o, const char *path, char *buf, size_t size)
 {
     const char *stage = o->stage ? plush_file_stage_path(o->stage) : NULL;

@@ -126,6 +126,11 @@ bool cli_outdir_commit(cli_outdir *o);
 void cli_outdir_close(cli_outdir *o);
 /* path as the user will find it: the staging folder's prefix replaced by the output folder. */
 const char *cli_outdir_shown(const cli_outdir *o, const char *path, char *buf, size_t size);
+/* Text (a summary, a message) with every mention of the staging folder replaced by the output folder, into
+ * out (size bytes, cut to fit). */
+void cli_outdir_shown_text(const cli_outdir *o, const char *in, char *out, size_t size);
+/* The same for a diag's message and warnings, in place (a message cut at its buffer's size). */
+void cli_outdir_shown_diag(const cli_outdir *o, plush_diag *diag);
 
 /* plush run's job (run.c), shared with plush demo. Zero fields mean the defaults. */
 typedef struct cli_run_job {

@@ -359,23 +359,6 @@ static const char *mode_name(plush_scene_mode mode)
     return mode == PLUSH_SCENE_BONES ? "bones" : mode == PLUSH_SCENE_DIRECT ? "direct" : "proxy";
 }
 
-/* text with every mention of the staging folder replaced by OUTDIR (the summary is printed after the
- * commit, where the files are now). */
-static void shown_text(const cli_outdir *o, const char *in, char *out, size_t size)
-{
-    const char *stage = cli_outdir_stage(o);
-    size_t k = 0, n = strlen(stage), d = strlen(o->dir);
-    while (*in && k + 1 < size) {
-        if (n && strncmp(in, stage, n) == 0 && k + d + 1 < size) {
-            memcpy(out + k, o->dir, d);
-            k += d, in += n;
-        } else {
-            out[k++] = *in++;
-        }
-    }
-    out[k] = '\0';
-}
-
 static void summary(const run_state *s, uint32_t frames, const plush_diag *diag)
 {
     const cli_run_job *job = s->job;
@@ -425,7 +408,7 @@ static void summary(const run_state *s, uint32_t frames, const plush_diag *diag)
         char text[8192];
         char raw[8192];
         plush_scene_sink_describe(s->sinks[i], raw, sizeof raw);
-        shown_text(&s->outdir, raw, text, sizeof text);
+        cli_outdir_shown_text(&s->outdir, raw, text, sizeof text);
         /* continuation lines line up under the first */
         const char *line = text;
         for (int k = 0; line; k++) {
@@ -497,6 +480,7 @@ static int simulate(run_state *s, plush_diag *model_diag)
                                   .out_dir = cli_outdir_stage(&s->outdir)};
     plush_scene_run_result res;
     st = plush_scene_run(s->scene, &ro, &res, model_diag);
+    cli_outdir_shown_diag(&s->outdir, model_diag); /* the files where the user will find them */
     if (res.blew_up) {
         if (ro.progress)
             fputc('\n', stderr);

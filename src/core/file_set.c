@@ -352,6 +352,14 @@ done:
     return st;
 }
 
+bool plush_file_stage_wrote(const char *dir, const char *name)
+{
+    name_list previous = {0};
+    bool wrote = read_manifest(dir, &previous) && names_has(&previous, name);
+    names_free(&previous);
+    return wrote;
+}
+
 void plush_file_stage_destroy(plush_file_stage *stage)
 {
     if (!stage)

@@ -284,7 +284,7 @@ static plush_status gltf_create(const plush_scene *scene, const plush_scene_outp
         s->stretch = desc.skin.stretch;
         s->morphs = desc.model->morph_count;
         s->bones = desc.model->bone_count + 1 + (binding ? binding->proxy.triangle_count : 0);
-        s->path = plush__sink_path(out, "_plush.glb");
+        s->path = plush__sink_path(out, PLUSH__OUT_SUFFIX ".glb");
         s->model_file = out->model_file ? strdup(out->model_file) : NULL;
         s->globals = calloc(s->bones, sizeof *s->globals);
     }

@@ -28,6 +28,15 @@ PLUSH_SCENE_SINKS(PLUSH_SCENE_SINK_DECLARE)
     (PLUSH_SCENE_MODE_BIT(PLUSH_SCENE_PROXY) | PLUSH_SCENE_MODE_BIT(PLUSH_SCENE_BONES) |                \
      PLUSH_SCENE_MODE_BIT(PLUSH_SCENE_DIRECT) | PLUSH_SCENE_MODE_BIT(PLUSH_SCENE_PLAIN))
 
+/* The names a run's outputs take in OUTDIR: <stem>_plush.pmx, .vmd, .glb, .im2, the folder of frames, the
+ * preview and the quality figures; ".plush*" is the file set's own (core.h). */
+#define PLUSH__OUT_SUFFIX "_plush"
+#define PLUSH__OUT_FRAMES "frames"
+#define PLUSH__OUT_PREVIEW "preview.mp4"
+#define PLUSH__OUT_QUALITY "quality.csv"
+/* Whether a name of OUTDIR's (len bytes, no '/') is one of those for file stem `stem`, compared without
+ * case (a model made on Windows may spell it "Frames"): a file a model names must not take it. */
+bool plush__sink_reserved(const char *name, size_t len, const char *stem);
 /* "dir/stem<suffix>", malloc'd (NULL when out of memory). */
 char *plush__sink_path(const plush_scene_output *out, const char *suffix);
 /* "dir/name" (frames, preview.mp4), malloc'd (NULL when out of memory). */

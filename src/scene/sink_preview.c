@@ -26,6 +26,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -301,6 +302,15 @@ static plush_status ffmpeg_start(preview_sink *p, plush_diag *diag)
         return PLUSH_OK;
     }
     close(tmp_fd);
+    /* ffmpeg reads an argument starting with '-' as an option and "pipe:x", "http:x" as a protocol: it gets
+     * the file protocol and an absolute path, whatever OUTDIR the user named */
+    char real[PATH_MAX];
+    if (!realpath(p->tmp, real)) {
+        give_up(p, diag, "cannot resolve the output folder: %s", strerror(errno));
+        return PLUSH_OK;
+    }
+    char target[PATH_MAX + 8];
+    snprintf(target, sizeof target, "file:%s", real);
     p->log = tmpfile();
     int fds[2];
     if (pipe(fds) != 0) {
@@ -317,7 +327,7 @@ static plush_status ffmpeg_start(preview_sink *p, plush_diag *diag)
     char *const argv[] = {p->ffmpeg, "-hide_banner", "-loglevel", "error", "-nostats", "-y",
                           "-f", "rawvideo", "-pix_fmt", "rgb24", "-s", size, "-r", rate, "-i", "-",
                           "-an", "-c:v", "libx264", "-preset", "veryfast", "-crf", "20", "-pix_fmt", "yuv420p",
-                          "-movflags", "+faststart", "-f", "mp4", p->tmp, NULL};
+                          "-movflags", "+faststart", "-f", "mp4", target, NULL};
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_adddup2(&fa, fds[0], 0);
@@ -560,7 +570,7 @@ static plush_status preview_create(const plush_scene *scene, const plush_scene_o
         p->model_file = out->model_file ? strdup(out->model_file) : NULL;
         p->framing = out->preview_frame;
         p->fps = desc.fps > 0 ? desc.fps : PREVIEW_FPS;
-        p->path = plush__sink_file(out, "preview.mp4");
+        p->path = plush__sink_file(out, PLUSH__OUT_PREVIEW);
     }
     if (!p || !p->path || (out->model_file && !p->model_file) || !drawn_faces(p)) {
         if (p)
