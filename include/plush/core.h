@@ -274,7 +274,8 @@ bool plush_file_stage_wrote(const char *dir, const char *name);
  * by a live process gives PLUSH_E_LOCKED ("locked by process N"); a lock left by a process that no longer
  * exists is taken over with a warning in diag, and the staging folders that process left in DIR
  * (.plush-tmp.*, .plush-old.*) are removed, one warning each. The lock is registered: a signal removes it,
- * and so does plush_file_cleanup_now. */
+ * and so does plush_file_cleanup_now. When this call made DIR, DIR goes again if it is empty when the lock
+ * is released or a signal ends the process (a failed or interrupted run leaves no folder of its own). */
 typedef struct plush_file_lock plush_file_lock;
 plush_status plush_file_lock_dir(const char *dir, plush_file_lock **out, plush_diag *diag);
 /* Removes the lock file (NULL is a no-op). */

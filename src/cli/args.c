@@ -143,11 +143,10 @@ bool cli_outdir_open(cli_outdir *o, const char *dir)
 {
     memset(o, 0, sizeof *o);
     o->dir = dir;
-    struct stat st;
-    o->created = stat(dir, &st) != 0;
     plush_diag d;
     cli_diag_init(&d, dir);
-    if (!cli_make_dir(dir, &d) || plush_file_lock_dir(dir, &o->lock, &d) != PLUSH_OK ||
+    /* the lock makes OUTDIR when missing, and removes it again when the run leaves it empty */
+    if (plush_file_lock_dir(dir, &o->lock, &d) != PLUSH_OK ||
         plush_file_stage_begin(dir, &o->stage, &d) != PLUSH_OK) {
         cli_report(&d);
         cli_outdir_close(o);
@@ -167,7 +166,6 @@ bool cli_outdir_commit(cli_outdir *o)
         cli_report(&d);
         return false;
     }
-    o->created = false; /* it holds the outputs now */
     return true;
 }
 
@@ -177,8 +175,6 @@ void cli_outdir_close(cli_outdir *o)
     o->stage = NULL;
     plush_file_unlock(o->lock);
     o->lock = NULL;
-    if (o->created && o->dir)
-        rmdir(o->dir); /* only when empty: nothing of the user's goes */
 }
 
 void cli_outdir_shown_text(const cli_outdir *o, const char *in, char *out, size_t size)

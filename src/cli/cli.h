@@ -114,7 +114,6 @@ bool cli_make_dir(const char *path, plush_diag *diag);
  * the folder itself when this command made it and nothing was committed. */
 typedef struct cli_outdir {
     const char *dir;
-    bool created;
     plush_file_lock *lock;
     plush_file_stage *stage;
 } cli_outdir;
