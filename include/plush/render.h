@@ -44,10 +44,12 @@ plush_status plush_image_encode_png(const plush_image *image, plush_buf *out, pl
  * top to bottom. */
 plush_status plush_image_encode_png_pixels(const uint8_t *pixels, int width, int height, int channels, plush_buf *out,
                                            plush_diag *diag);
+/* The most texels a byte of a BMP, TGA, PNG or JPEG file can stand for (see plush_image_texture_info). */
+enum { PLUSH_IMAGE_MAX_PACKING = 16384 };
 /* What a texture file's header says, read without decoding it: *width and *height, and *jpeg when it is a
  * JPEG (a glTF file embeds that as it is). PLUSH_E_FORMAT when the bytes do not start as a BMP, TGA, PNG or
- * JPEG picture stb_image reads (what MMD models carry) or promise no texel; PLUSH_E_RANGE for a side over
- * PLUSH_IMAGE_MAX_SIZE. */
+ * JPEG picture stb_image reads (what MMD models carry), promise no texel, or promise more than
+ * PLUSH_IMAGE_MAX_PACKING texels per byte of the file; PLUSH_E_RANGE for a side over PLUSH_IMAGE_MAX_SIZE. */
 plush_status plush_image_texture_info(const uint8_t *data, size_t size, int *width, int *height, bool *jpeg,
                                       plush_diag *diag);
 /* A texture decoded for drawing: RGBA, 4 bytes a texel, rows top to bottom (texture coordinate v = 0 is the

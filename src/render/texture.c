@@ -48,6 +48,13 @@ plush_status plush_image_texture_info(const uint8_t *data, size_t size, int *wid
     if (w > PLUSH_IMAGE_MAX_SIZE || h > PLUSH_IMAGE_MAX_SIZE)
         return plush_diag_fail(diag, PLUSH_E_RANGE, -1, "image", -1, "%dx%d texels is over the %dx%d limit", w, h,
                                PLUSH_IMAGE_MAX_SIZE, PLUSH_IMAGE_MAX_SIZE);
+    /* A 36-byte TGA may promise 1800x1800 texels, which the decoder then makes up from nothing: no picture of
+     * the four formats packs more than PLUSH_IMAGE_MAX_PACKING texels into a byte (a one-colour PNG at one
+     * bit a texel, deflated at its best, packs about 8,000), so a header promising more lies. */
+    if ((uint64_t)w * (uint64_t)h > (uint64_t)size * PLUSH_IMAGE_MAX_PACKING)
+        return plush_diag_fail(diag, PLUSH_E_FORMAT, 0, "image", -1,
+                               "%dx%d texels promised by %zu bytes: more than any BMP, TGA, PNG or JPEG holds", w, h,
+                               size);
     *width = w, *height = h;
     *jpeg = is_jpeg(data, size);
     return PLUSH_OK;
