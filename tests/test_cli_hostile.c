@@ -560,7 +560,10 @@ static void test_small_ones(void **state)
     cli_tmp_path(out, sizeof out, "out9d");
     char lock[700];
     snprintf(lock, sizeof lock, "%s/.plush.lock", out);
-    const char *long_run[] = {"run", model, "--cage", "body", "--frames", "1000000", "-o", out, NULL};
+    /* long enough to be stopped while it runs; an export that does not grow with the frames, so the run is
+     * not refused before it starts for the memory a million frames of bake would take */
+    const char *long_run[] = {"run", model, "--cage", "body", "--frames", "1000000", "--export", "quality", "-o", out,
+                              NULL};
     pid_t pid = start_plush(long_run);
     wait_for(lock);
     kill(pid, SIGTERM);
