@@ -479,6 +479,23 @@ static void test_texture_paths(void **state)
     assert_int_equal(texture_status(dir, "wide.png"), PLUSH_E_RANGE);
     assert_int_equal(texture_status(dir, "junk.png"), PLUSH_E_FORMAT);
     assert_int_equal(texture_status(dir, ""), PLUSH_OK); /* no texture named: nothing read */
+    /* one run's store decodes a file once, whatever path names it */
+    plush__texture_store *store = NULL;
+    assert_int_equal(plush__texture_store_create(&store), PLUSH_OK);
+    const char *names[] = {"tex/a.png", "tex\\a.png", "tex/../tex/a.png"};
+    const plush__texture *first = NULL;
+    snprintf(path, sizeof path, "%s/model.pmx", dir);
+    for (int i = 0; i < 3; i++) {
+        plush_str name = {.s = names[i], .len = (uint32_t)strlen(names[i])};
+        const plush__texture *tex = NULL;
+        plush_diag d = {0};
+        assert_int_equal(plush__texture_decode(store, path, &name, &tex, &d), PLUSH_OK);
+        assert_non_null(tex);
+        if (i == 0)
+            first = tex;
+        assert_ptr_equal(tex, first);
+    }
+    plush__texture_store_destroy(store);
     /* a FIFO (opening it must not wait for a writer), a folder, a device through a link: no regular file */
     snprintf(path, sizeof path, "%s/fifo.png", dir);
     assert_int_equal(mkfifo(path, 0666), 0);
