@@ -643,6 +643,14 @@ static void test_texture_to_png(void **state)
     plush_diag_reset(&diag);
     assert_int_equal(plush_image_texture_info((const uint8_t *)"not a picture", 13, &w, &h, &jpeg, &diag),
                      PLUSH_E_FORMAT);
+    /* a JPEG whose Huffman table (cut short: the rest reads as zeros) counts more than 256 codes, which the
+     * stb_image Debian ships would write past its table (found by fuzz_texture) */
+    static const uint8_t dht[] = {0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x49, 0x01, 0x00, 0x00, 0x75, 0x00,
+                                  0x08, 0x31, 0x08, 0x07, 0x07, 0x07, 0x06, 0x06, 0x07, 0x07, 0x96, 0x08,
+                                  0x08, 0x08, 0x11, 0x14, 0xff, 0xc4, 0x00, 0x4c, 0x00, 0x01, 0x01, 0x00,
+                                  0x00, 0x00, 0x60, 0x60, 0x00, 0x00, 0x00, 0x00, 0xff, 0xd9};
+    plush_diag_reset(&diag);
+    assert_int_equal(plush_image_texture_info(dht, sizeof dht, &w, &h, &jpeg, &diag), PLUSH_E_FORMAT);
 }
 
 int main(void)

@@ -33,6 +33,51 @@ PLUSH_STB_QUIET_END
 
 static bool is_jpeg(const uint8_t *d, size_t n) { return n >= 3 && d[0] == 0xFF && d[1] == 0xD8 && d[2] == 0xFF; }
 
+/* Whether every Huffman table of a JPEG (each DHT segment, before and between scans) holds at most 256
+ * codes. The stb_image Debian ships writes one byte per code into a 257-byte table without checking: a
+ * hostile file would write past it. Segments are walked by their lengths; a scan's entropy-coded data is
+ * skipped up to the next marker that is not a restart or a stuffed byte. */
+static bool jpeg_tables_fit(const uint8_t *d, size_t n)
+{
+    size_t i = 2;
+    while (i + 1 < n) {
+        if (d[i] != 0xFF) {
+            i++; /* stb_image looks past bytes that are no marker, so this does too */
+            continue;
+        }
+        uint8_t m = d[i + 1];
+        if (m == 0xFF) {
+            i++; /* fill byte */
+            continue;
+        }
+        if (m == 0xD9)
+            return true;
+        if (m == 0x01 || (m >= 0xD0 && m <= 0xD8)) {
+            i += 2;
+            continue;
+        }
+        if (i + 4 > n)
+            return true;
+        size_t len = (size_t)d[i + 2] << 8 | d[i + 3], end = i + 2 + len;
+        if (len < 2)
+            return true;
+        if (m == 0xC4) /* stb_image reads past the end as zeros: so does this */
+            for (size_t t = i + 4; t < end && t < n;) {
+                size_t codes = 0;
+                for (size_t k = 1; k <= 16 && t + k < n; k++)
+                    codes += d[t + k];
+                if (codes > 256)
+                    return false;
+                t += 17 + codes;
+            }
+        i = end;
+        if (m == 0xDA) /* a scan: its data runs to the next real marker */
+            while (i + 1 < n && !(d[i] == 0xFF && d[i + 1] != 0 && !(d[i + 1] >= 0xD0 && d[i + 1] <= 0xD7)))
+                i++;
+    }
+    return true;
+}
+
 plush_status plush_image_texture_info(const uint8_t *data, size_t size, int *width, int *height, bool *jpeg,
                                       plush_diag *diag)
 {
@@ -42,6 +87,9 @@ plush_status plush_image_texture_info(const uint8_t *data, size_t size, int *wid
         return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, "image", -1, "no texture bytes");
     if (size > INT_MAX)
         return plush_diag_fail(diag, PLUSH_E_RANGE, -1, "image", -1, "texture of %zu bytes is too large", size);
+    /* before stb_image reads the header: reading it builds the tables */
+    if (size >= 2 && data[0] == 0xFF && data[1] == 0xD8 && !jpeg_tables_fit(data, size))
+        return plush_diag_fail(diag, PLUSH_E_FORMAT, 0, "image", -1, "a JPEG Huffman table of more than 256 codes");
     int w = 0, h = 0, comp = 0;
     if (!stbi_info_from_memory(data, (int)size, &w, &h, &comp) || w <= 0 || h <= 0)
         return plush_diag_fail(diag, PLUSH_E_FORMAT, 0, "image", -1, "not a BMP, TGA, PNG or JPEG picture");
