@@ -211,11 +211,41 @@ static void test_layers_stay_together(void **state)
     }
 }
 
+/* Alicia's hair caged and hanging still (no motion) for 120 frames: the binding does not pull its strands
+ * apart at rest (surface p99.9 strain at most 1.1 at every frame). */
+static void test_hair_hanging_still(void **state)
+{
+    (void)state;
+    const char *alicia = DATA "mmd/alicia/Alicia_solid.pmx";
+    if (!present(alicia)) {
+        print_message("skipped: %s is absent\n", alicia);
+        skip();
+    }
+    char out[600], csv_path[700];
+    snprintf(out, sizeof out, "%s/still", cli_tmp_dir());
+    snprintf(csv_path, sizeof csv_path, "%s/quality.csv", out);
+    cli_result r;
+    CLI_RUN(&r, "run", alicia, "--cage", "hair", "--frames", "120", "--export", "quality", "-o", out);
+    cli_expect_code(&r, 0);
+    size_t n = 0;
+    char *csv = cli_read_all(csv_path, &n);
+    assert_non_null(csv);
+    enum { CAP = 256 };
+    static double p999[CAP];
+    size_t rows = column(csv, "surface_strain_p999", p999, CAP);
+    assert_int_equal(rows, 120);
+    print_message("      Alicia's hair hanging still: surface p99.9 at most %.3f over 120 frames\n", max_of(p999, rows));
+    assert_true(max_of(p999, rows) <= 1.1);
+    free(csv);
+    cli_result_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_characters_dance, setup, teardown),
         cmocka_unit_test_setup_teardown(test_layers_stay_together, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_hair_hanging_still, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

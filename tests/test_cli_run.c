@@ -368,10 +368,15 @@ static void test_bake_textures(void **state)
     assert_int_equal(mkdir(dir, 0777), 0);
     snprintf(p, sizeof p, "%s/tex", dir);
     assert_int_equal(mkdir(p, 0777), 0);
+    /* two small pictures (the copies are checked to be pictures) */
+    const uint8_t px[4] = {10, 20, 30, 255};
+    plush_buf png = {0};
+    plush_diag pd = {0};
+    assert_int_equal(plush_image_encode_png_pixels(px, 1, 1, 4, &png, &pd), PLUSH_OK);
     snprintf(p, sizeof p, "%s/tex/a.png", dir);
-    cli_write_all(p, "png", 3);
+    cli_write_all(p, png.data, png.size);
     snprintf(p, sizeof p, "%s/tex/b.bmp", dir);
-    cli_write_all(p, "bmp", 3);
+    cli_write_all(p, png.data, png.size);
     snprintf(model, sizeof model, "%s/bear.pmx", dir);
     plush_pmx_model *m = read_model(BEAR);
     plush_str textures[2] = {{.s = "tex\\a.png", .len = 9}, {.s = "tex/b.bmp", .len = 9}};
@@ -419,9 +424,10 @@ static void test_bake_textures(void **state)
     snprintf(p, sizeof p, "%s/tex/a.png", copied);
     size_t len = 0;
     char *bytes = cli_read_all(p, &len);
-    assert_int_equal(len, 3);
-    assert_memory_equal(bytes, "png", 3);
+    assert_int_equal(len, png.size);
+    assert_memory_equal(bytes, png.data, len);
     free(bytes);
+    plush_buf_free(&png);
     CLI_RUN(&r, "run", model, "--copy-textures=yes", "-o", copied);
     cli_expect_code(&r, 2);
     cli_result_free(&r);

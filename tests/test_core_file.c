@@ -327,6 +327,8 @@ static void test_lock(void **state)
     assert_null(second);
     plush_file_unlock(lock);
     assert_true(access(at("locked/.plush.lock"), F_OK) != 0);
+    assert_true(access(dir, F_OK) != 0); /* the lock made the folder, and it was left empty */
+    assert_int_equal(mkdir(dir, 0777), 0);
 
     /* A lock held by a live process (the parent of this one, which outlives it). */
     char text[32];

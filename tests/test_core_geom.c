@@ -1,6 +1,7 @@
 /* The geometry kernel (src/core/geom.h): position weld (numbering, -0 / +0, NaN, against a brute-force
  * scan), union-find (smallest root, against naive relabelling), matrix -> quaternion in both precisions
- * (every Shepperd branch, half-turns where w is 0, both strides). */
+ * (every Shepperd branch, half-turns where w is 0, both strides), the nearest-point grid against a scan
+ * (a cloud, a thin figure, a flat sheet, a line, repeated points, non-finite points, queries far outside). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -221,6 +222,89 @@ static void test_quat_exact_cases(void **state)
     assert_true(fq[0] == 0 && fq[1] == 0 && fq[2] == 1 && fq[3] == 0);
 }
 
+
+/* ---- nearest point ------------------------------------------------------------------------------------ */
+
+static size_t scan_nearest(const float (*pts)[3], size_t n, const float p[3])
+{
+    size_t best = SIZE_MAX;
+    double bd = INFINITY;
+    for (size_t i = 0; i < n; i++) {
+        double dx = (double)pts[i][0] - p[0], dy = (double)pts[i][1] - p[1], dz = (double)pts[i][2] - p[2];
+        double d = dx * dx + dy * dy + dz * dz;
+        if (d < bd)
+            bd = d, best = i;
+    }
+    return best;
+}
+
+static float rnd(uint32_t *s)
+{
+    *s = *s * 1664525u + 1013904223u;
+    return (float)(*s >> 8) / (float)(1u << 24);
+}
+
+/* Shapes: 0 a cube cloud, 1 a tall thin figure, 2 a flat sheet, 3 a line, 4 points on a coarse lattice
+ * (many exact ties and repeats). */
+static void shape_points(int shape, float (*pts)[3], size_t n, uint32_t *seed)
+{
+    for (size_t i = 0; i < n; i++) {
+        float x = rnd(seed), y = rnd(seed), z = rnd(seed);
+        switch (shape) {
+        case 0: pts[i][0] = x, pts[i][1] = y, pts[i][2] = z; break;
+        case 1: pts[i][0] = 0.1f * x, pts[i][1] = 20 * y, pts[i][2] = 0.05f * z; break;
+        case 2: pts[i][0] = x, pts[i][1] = 3, pts[i][2] = 5 * z; break;
+        case 3: pts[i][0] = 7, pts[i][1] = y, pts[i][2] = -2; break;
+        default: pts[i][0] = floorf(4 * x), pts[i][1] = floorf(4 * y), pts[i][2] = floorf(2 * z); break;
+        }
+    }
+}
+
+static void test_grid_against_scan(void **state)
+{
+    (void)state;
+    uint32_t seed = 7;
+    enum { N = 3000 };
+    float(*pts)[3] = malloc(N * sizeof *pts);
+    assert_non_null(pts);
+    for (int shape = 0; shape < 5; shape++) {
+        shape_points(shape, pts, N, &seed);
+        pts[17][1] = NAN; /* never the answer */
+        pts[18][0] = INFINITY;
+        plush__point_grid g;
+        assert_true(plush__point_grid_init(&g, pts[0], N, sizeof pts[0]));
+        for (int q = 0; q < 2000; q++) {
+            /* near the points, and far outside their box */
+            float s = q % 4 == 0 ? 60.0f : 1.5f;
+            float p[3] = {s * (rnd(&seed) - 0.3f), s * (rnd(&seed) - 0.3f) * (shape == 1 ? 20 : 1), s * (rnd(&seed) - 0.3f)};
+            if (shape == 4 && q % 2)
+                p[0] = floorf(p[0] * 4) * 0.5f, p[1] = floorf(p[1] * 4) * 0.5f, p[2] = 0.5f; /* between lattice points */
+            size_t want = scan_nearest((const float(*)[3])pts, N, p), got = plush__point_grid_nearest(&g, p);
+            if (want != got)
+                fail_msg("shape %d query %d: grid %zu, scan %zu", shape, q, got, want);
+        }
+        float nan_p[3] = {NAN, 0, 0};
+        assert_int_equal(plush__point_grid_nearest(&g, nan_p), SIZE_MAX);
+        plush__point_grid_free(&g);
+    }
+    free(pts);
+}
+
+static void test_grid_small(void **state)
+{
+    (void)state;
+    plush__point_grid g;
+    float p[3] = {1, 2, 3};
+    assert_true(plush__point_grid_init(&g, NULL, 0, sizeof p));
+    assert_int_equal(plush__point_grid_nearest(&g, p), SIZE_MAX);
+    plush__point_grid_free(&g);
+    const float one[2][3] = {{5, 5, 5}, {5, 5, 5}}; /* equal points: the first */
+    assert_true(plush__point_grid_init(&g, one[0], 2, sizeof one[0]));
+    assert_int_equal(plush__point_grid_nearest(&g, p), 0);
+    plush__point_grid_free(&g);
+    plush__point_grid_free(&g); /* twice is fine */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -232,6 +316,8 @@ int main(void)
         cmocka_unit_test(test_uf_against_relabel),
         cmocka_unit_test(test_quat_branches),
         cmocka_unit_test(test_quat_exact_cases),
+        cmocka_unit_test(test_grid_against_scan),
+        cmocka_unit_test(test_grid_small),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -298,10 +298,29 @@ static void test_write_files_with_motion(void **state)
 
 /* ---- textures: named from the bake's folder, or copied there ---------------------------------------- */
 
-/* A file whose bytes are its own name, so that a path found later can be told apart. */
+/* A 1x1 BMP followed by its own path (a reader of the picture stops at its pixels), so that each is a
+ * picture the texture rules accept and a path found later can be told apart: the file's bytes, malloc'd. */
+static uint8_t *tex_bytes(const char *path, size_t *len)
+{
+    size_t n = strlen(path);
+    *len = 58 + n;
+    uint8_t *b = calloc(*len, 1);
+    b[0] = 'B', b[1] = 'M';
+    const uint32_t fields[][2] = {{2, 58}, {10, 54}, {14, 40}, {18, 1}, {22, 1}, {34, 4}};
+    for (size_t i = 0; i < sizeof fields / sizeof *fields; i++)
+        for (int k = 0; k < 4; k++)
+            b[fields[i][0] + (uint32_t)k] = (uint8_t)(fields[i][1] >> (8 * k));
+    b[26] = 1, b[28] = 24; /* planes, bits per pixel */
+    memcpy(b + 58, path, n);
+    return b;
+}
+
 static void tex_file(const char *path)
 {
-    cli_write_all(path, path, strlen(path));
+    size_t len;
+    uint8_t *b = tex_bytes(path, &len);
+    cli_write_all(path, b, len);
+    free(b);
 }
 
 /* The texture path read from dir, '\' as '/' (as MMD reads it), names the file made as `want`. */
@@ -315,12 +334,14 @@ static void expect_resolves(const char *dir, const plush_str *texture, const cha
     for (char *c = path; *c; c++)
         if (*c == '\\')
             *c = '/';
-    size_t len = 0;
+    size_t len = 0, want_len = 0;
     char *got = cli_read_all(path, &len);
     if (!got)
         fail_msg("texture '%s' does not resolve from %s", texture->s, dir);
-    assert_int_equal(len, strlen(want));
-    assert_memory_equal(got, want, len);
+    uint8_t *bytes = tex_bytes(want, &want_len);
+    assert_int_equal(len, want_len);
+    assert_memory_equal(got, bytes, len);
+    free(bytes);
     free(got);
 }
 
@@ -396,21 +417,24 @@ static void test_textures(void **state)
     assert_string_equal(o->textures[6].s, abs_tex);
     plush_pmx_free(o);
 
-    /* copied beside the bake, under the same sub-path (a path leaving the model's folder: the name alone) */
+    /* copied beside the bake, under the same sub-path; a path leaving the model's folder, an absolute one and a
+     * missing file are not read (a warning each, the drive path's too) and are named where they are */
     d = pmx_fx_diag();
     o = baked_with(f, copy, &(plush_scene_bake_write_options){.model_file = model, .copy_textures = true}, &d);
-    assert_int_equal(d.warning_count, 2);
+    assert_int_equal(d.warning_count, 4);
     assert_string_equal(o->textures[0].s, "tex\\a.png");
     assert_string_equal(o->textures[1].s, "tex/b.bmp");
-    assert_string_equal(o->textures[2].s, "c.tga");
-    assert_string_equal(o->textures[3].s, "missing.png");
-    assert_string_equal(o->textures[6].s, "abs.png");
+    assert_string_equal(o->textures[2].s, "..\\models\\shared\\c.tga");
+    assert_string_equal(o->textures[3].s, "../models/deep/missing.png");
+    assert_string_equal(o->textures[6].s, abs_tex);
     assert_string_equal(o->textures[7].s, "sub/e.png");
     const int copied[] = {0, 1, 2, 6, 7};
     const char *want[] = {a, b, c, abs_tex, e};
     for (int i = 0; i < 5; i++)
         expect_resolves(copy, &o->textures[copied[i]], want[i]);
     snprintf(p, sizeof p, "%s/missing.png", copy);
+    assert_false(cli_exists(p));
+    snprintf(p, sizeof p, "%s/c.tga", copy);
     assert_false(cli_exists(p));
     plush_pmx_free(o);
 
@@ -429,7 +453,7 @@ static void test_textures(void **state)
         assert_string_equal(o->textures[i].s, stored[i]);
     plush_pmx_free(o);
 
-    /* a copy that cannot be made (its folder's name taken by a file) fails the write, leaving no bake */
+    /* a copy whose folder's name a file plush did not write takes fails the write, leaving no bake */
     char blocked[400];
     cli_tmp_path(blocked, sizeof blocked, "blocked");
     assert_int_equal(mkdir(blocked, 0777), 0);
@@ -443,7 +467,7 @@ static void test_textures(void **state)
                                                  &(plush_scene_bake_write_options){.model_file = model,
                                                                                     .copy_textures = true},
                                                  &d),
-                     PLUSH_E_IO);
+                     PLUSH_E_EXISTS);
     assert_false(cli_exists(pmx));
     assert_false(cli_exists(vmd));
 

@@ -396,24 +396,34 @@ static void test_budget_refused(void **state)
 
 /* ---- the textures a model names, read under a budget ------------------------------------------ */
 
-/* The status plush__sink_texture_load gives for a texture stored as `stored` beside dir/model.pmx; on
- * success the texture is checked to be the 1x1 picture the test wrote (none for an empty path), then
- * freed. */
+/* The status the texture rules (scene/textures.h) give for a texture stored as `stored` beside
+ * dir/model.pmx, read (plush__texture_open) and decoded (a store of its own); both must agree. On success
+ * the texture is checked to be the 1x1 picture the test wrote (none for an empty path). */
 static plush_status texture_status(const char *dir, const char *stored)
 {
     char model[600];
     snprintf(model, sizeof model, "%s/model.pmx", dir);
     plush_str s = {.s = stored, .len = (uint32_t)strlen(stored)};
-    plush_render_texture tex;
+    plush__texture_file f;
     plush_diag d = {0};
-    plush_status st = plush__sink_texture_load(model, &s, &tex, &d);
+    plush_status st = plush__texture_open(model, &s, &f, &d);
+    if (st == PLUSH_OK && *stored)
+        assert_int_equal(f.width, 1);
+    else
+        assert_null(f.bytes);
+    plush__texture_close(&f);
+    plush__texture_store *store = NULL;
+    assert_int_equal(plush__texture_store_create(&store), PLUSH_OK);
+    const plush__texture *tex = NULL;
+    plush_diag d2 = {0};
+    assert_int_equal(plush__texture_decode(store, model, &s, &tex, &d2), st);
     if (st == PLUSH_OK && *stored) {
-        assert_int_equal(tex.width, 1);
-        assert_int_equal(tex.rgba[0], 200);
+        assert_int_equal(tex->texels.width, 1);
+        assert_int_equal(tex->texels.rgba[0], 200);
     } else {
-        assert_null(tex.rgba);
+        assert_null(tex);
     }
-    plush_render_texture_free(&tex);
+    plush__texture_store_destroy(store);
     return st;
 }
 
@@ -469,6 +479,31 @@ static void test_texture_paths(void **state)
     assert_int_equal(texture_status(dir, "wide.png"), PLUSH_E_RANGE);
     assert_int_equal(texture_status(dir, "junk.png"), PLUSH_E_FORMAT);
     assert_int_equal(texture_status(dir, ""), PLUSH_OK); /* no texture named: nothing read */
+    /* one run's store decodes a file once, whatever path names it */
+    plush__texture_store *store = NULL;
+    assert_int_equal(plush__texture_store_create(&store), PLUSH_OK);
+    const char *names[] = {"tex/a.png", "tex\\a.png", "tex/../tex/a.png"};
+    const plush__texture *first = NULL;
+    snprintf(path, sizeof path, "%s/model.pmx", dir);
+    for (int i = 0; i < 3; i++) {
+        plush_str name = {.s = names[i], .len = (uint32_t)strlen(names[i])};
+        const plush__texture *tex = NULL;
+        plush_diag d = {0};
+        assert_int_equal(plush__texture_decode(store, path, &name, &tex, &d), PLUSH_OK);
+        assert_non_null(tex);
+        if (i == 0)
+            first = tex;
+        assert_ptr_equal(tex, first);
+    }
+    plush__texture_store_destroy(store);
+    /* a FIFO (opening it must not wait for a writer), a folder, a device through a link: no regular file */
+    snprintf(path, sizeof path, "%s/fifo.png", dir);
+    assert_int_equal(mkfifo(path, 0666), 0);
+    assert_int_equal(texture_status(dir, "fifo.png"), PLUSH_E_IO);
+    assert_int_equal(texture_status(dir, "tex"), PLUSH_E_IO);
+    snprintf(path, sizeof path, "%s/zero.png", dir);
+    assert_int_equal(symlink("/dev/zero", path), 0);
+    assert_int_equal(texture_status(dir, "zero.png"), PLUSH_E_OUTSIDE);
 }
 
 static int setup(void **state)

@@ -53,7 +53,8 @@ extern "C" {
     X(PLUSH_E_NO_GEOMETRY, "model read without its geometry")  \
     X(PLUSH_E_LOCKED, "output directory in use by another run") \
     X(PLUSH_E_UNHELD, "soft-body piece nothing holds")         \
-    X(PLUSH_E_OUTSIDE, "file outside the model's folder")
+    X(PLUSH_E_OUTSIDE, "file outside the model's folder")      \
+    X(PLUSH_E_EXISTS, "a file plush did not write is in the way")
 
 typedef enum plush_status {
 #define PLUSH_X_ENUM(name, text) name,
@@ -263,6 +264,9 @@ plush_status plush_file_stage_begin(const char *dir, plush_file_stage **out, plu
 const char *plush_file_stage_path(const plush_file_stage *stage);
 plush_status plush_file_stage_commit(plush_file_stage *stage, plush_diag *diag);
 void plush_file_stage_destroy(plush_file_stage *stage);
+/* Whether the last commit into dir put an entry called name there (its OUTDIR/.plush-set lists it): an
+ * output whose name comes from an input (a model's texture) may replace only such an entry. */
+bool plush_file_stage_wrote(const char *dir, const char *name);
 
 /* ---- one writer per output directory ----------------------------------------------------------- */
 
@@ -270,7 +274,8 @@ void plush_file_stage_destroy(plush_file_stage *stage);
  * by a live process gives PLUSH_E_LOCKED ("locked by process N"); a lock left by a process that no longer
  * exists is taken over with a warning in diag, and the staging folders that process left in DIR
  * (.plush-tmp.*, .plush-old.*) are removed, one warning each. The lock is registered: a signal removes it,
- * and so does plush_file_cleanup_now. */
+ * and so does plush_file_cleanup_now. When this call made DIR, DIR goes again if it is empty when the lock
+ * is released or a signal ends the process (a failed or interrupted run leaves no folder of its own). */
 typedef struct plush_file_lock plush_file_lock;
 plush_status plush_file_lock_dir(const char *dir, plush_file_lock **out, plush_diag *diag);
 /* Removes the lock file (NULL is a no-op). */

@@ -44,12 +44,14 @@ plush_status plush_image_encode_png(const plush_image *image, plush_buf *out, pl
  * top to bottom. */
 plush_status plush_image_encode_png_pixels(const uint8_t *pixels, int width, int height, int channels, plush_buf *out,
                                            plush_diag *diag);
-/* A texture file's bytes (BMP, TGA, PNG or JPEG: what MMD models carry, read by stb_image) as a picture a
- * glTF file can embed: a JPEG as it is, anything else re-encoded as PNG (RGBA when some pixel is not
- * opaque, RGB otherwise). *mime_type gets "image/png" or "image/jpeg", *translucent whether some pixel
- * is not opaque. Fails with PLUSH_E_FORMAT (out unchanged) when stb_image cannot read the bytes. */
-plush_status plush_image_convert_texture(const uint8_t *data, size_t size, plush_buf *out, const char **mime_type,
-                                         bool *translucent, plush_diag *diag);
+/* The most texels a byte of a BMP, TGA, PNG or JPEG file can stand for (see plush_image_texture_info). */
+enum { PLUSH_IMAGE_MAX_PACKING = 16384 };
+/* What a texture file's header says, read without decoding it: *width and *height, and *jpeg when it is a
+ * JPEG (a glTF file embeds that as it is). PLUSH_E_FORMAT when the bytes do not start as a BMP, TGA, PNG or
+ * JPEG picture stb_image reads (what MMD models carry), promise no texel, or promise more than
+ * PLUSH_IMAGE_MAX_PACKING texels per byte of the file; PLUSH_E_RANGE for a side over PLUSH_IMAGE_MAX_SIZE. */
+plush_status plush_image_texture_info(const uint8_t *data, size_t size, int *width, int *height, bool *jpeg,
+                                      plush_diag *diag);
 /* A texture decoded for drawing: RGBA, 4 bytes a texel, rows top to bottom (texture coordinate v = 0 is the
  * top row, as PMX has it). cutout: some texel has alpha below 128, so plush_render lets rays through there. */
 typedef struct plush_render_texture {
@@ -58,11 +60,15 @@ typedef struct plush_render_texture {
     bool cutout;
 } plush_render_texture;
 
-/* Decodes a texture file's bytes (BMP, TGA, PNG or JPEG, as plush_image_convert_texture reads them) into
+/* Decodes a texture file's bytes (BMP, TGA, PNG or JPEG, as plush_image_texture_info reads them) into
  * out (malloc'd texels; free with plush_render_texture_free). A picture wider or taller than max_side is
  * refused before decoding with PLUSH_E_RANGE; bytes stb_image cannot read fail with PLUSH_E_FORMAT. On
  * failure out is zeroed. */
 plush_status plush_image_decode_texture(const uint8_t *data, size_t size, int max_side, plush_render_texture *out,
+                                        plush_diag *diag);
+/* Appends decoded texels as PNG bytes a glTF file can embed: RGBA when some texel is not opaque
+ * (*translucent), RGB otherwise. On failure out keeps its old size. */
+plush_status plush_image_encode_texture(const plush_render_texture *texture, plush_buf *out, bool *translucent,
                                         plush_diag *diag);
 /* Frees the texels and zeroes the texture; NULL or a zeroed one is a no-op. */
 void plush_render_texture_free(plush_render_texture *texture);

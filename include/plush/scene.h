@@ -144,10 +144,14 @@ typedef struct plush_scene_bake_write_options {
      * a texture that is not there is a warning (section "texture", its index) and is rewritten all the
      * same; an absolute path stays, a Windows drive path stays with a warning. */
     const char *model_file;
-    /* With model_file: copy each texture into the baked PMX's folder under the same sub-path
-     * (OUTDIR/tex/fur.png for "tex\fur.png"; a path that leaves the model's folder keeps its file name
-     * alone) and name the copy. The copies are made (atomically, folders as needed) before the PMX and
-     * VMD are written; a copy that fails fails the write. */
+    /* With model_file: copy each texture beside the PMX being written, under the same sub-path
+     * (tex/fur.png for "tex\fur.png"), and name the copy. Only what the texture rules let through is copied
+     * (a file inside the model's folder, symbolic links resolved; a regular file; a BMP, TGA, PNG or JPEG
+     * picture within the size budget): anything else is a warning and is named where it is. A copy never
+     * takes a name plush's outputs use (".plush*", frames, preview.mp4, quality.csv, <stem>_plush.*: a
+     * warning) and never replaces an entry of bake_dir the last commit there did not write (fails with
+     * PLUSH_E_EXISTS). Copies are written as they are made: write the bake into a staging folder
+     * (plush_file_stage) to have them appear with it or not at all. */
     bool copy_textures;
     /* The folder the baked PMX will end up in when it is written elsewhere first (a staging folder that
      * is moved in place as a whole): texture paths and copies are made for this folder. NULL: the PMX's

@@ -111,6 +111,10 @@ typedef struct plush_attach_options {
     size_t material_count;
     bool require_hold;                    /* fail (PLUSH_E_UNHELD) when a piece has no pinned or anchored
                                            * vertex, instead of the warning "it falls freely" */
+    void (*progress)(void *user, size_t done, size_t total); /* NULL: none. Called now and then while cage
+                                           * and model vertices are matched to their nearest (the long part
+                                           * for a large cage), done rising to total */
+    void *progress_user;
 } plush_attach_options;
 
 /* What holds one piece (plush_attach_result.piece_info). */

@@ -172,15 +172,25 @@ bool cli_make_dir(const char *path, plush_diag *diag)
     return plush_file_make_dir(path, diag) == PLUSH_OK;
 }
 
+void cli_progress_bar(uint64_t done, uint64_t total, const char *unit)
+{
+    enum { WIDTH = 40 };
+    int fill = (int)(done * WIDTH / (total ? total : 1));
+    fprintf(stderr, "\r  [%.*s%*s] %llu/%llu %s", fill, "########################################", WIDTH - fill, "",
+            (unsigned long long)done, (unsigned long long)total, unit);
+    if (done == total)
+        fputc('\n', stderr);
+    fflush(stderr);
+}
+
 bool cli_outdir_open(cli_outdir *o, const char *dir)
 {
     memset(o, 0, sizeof *o);
     o->dir = dir;
-    struct stat st;
-    o->created = stat(dir, &st) != 0;
     plush_diag d;
     cli_diag_init(&d, dir);
-    if (!cli_make_dir(dir, &d) || plush_file_lock_dir(dir, &o->lock, &d) != PLUSH_OK ||
+    /* the lock makes OUTDIR when missing, and removes it again when the run leaves it empty */
+    if (plush_file_lock_dir(dir, &o->lock, &d) != PLUSH_OK ||
         plush_file_stage_begin(dir, &o->stage, &d) != PLUSH_OK) {
         cli_report(&d);
         cli_outdir_close(o);
@@ -200,7 +210,6 @@ bool cli_outdir_commit(cli_outdir *o)
         cli_report(&d);
         return false;
     }
-    o->created = false; /* it holds the outputs now */
     return true;
 }
 
@@ -210,8 +219,32 @@ void cli_outdir_close(cli_outdir *o)
     o->stage = NULL;
     plush_file_unlock(o->lock);
     o->lock = NULL;
-    if (o->created && o->dir)
-        rmdir(o->dir); /* only when empty: nothing of the user's goes */
+}
+
+void cli_outdir_shown_text(const cli_outdir *o, const char *in, char *out, size_t size)
+{
+    const char *stage = o->stage ? plush_file_stage_path(o->stage) : "";
+    size_t k = 0, n = strlen(stage), d = strlen(o->dir);
+    while (*in && k + 1 < size) {
+        if (n && strncmp(in, stage, n) == 0 && k + d + 1 < size) {
+            memcpy(out + k, o->dir, d);
+            k += d, in += n;
+        } else {
+            out[k++] = *in++;
+        }
+    }
+    out[k] = '\0';
+}
+
+void cli_outdir_shown_diag(const cli_outdir *o, plush_diag *diag)
+{
+    char text[PLUSH_DIAG_MESSAGE];
+    cli_outdir_shown_text(o, diag->message, text, sizeof text);
+    memcpy(diag->message, text, sizeof text);
+    for (uint32_t i = 0; i < diag->warning_count && i < PLUSH_DIAG_KEPT_WARNINGS; i++) {
+        cli_outdir_shown_text(o, diag->warnings[i], text, sizeof text);
+        memcpy(diag->warnings[i], text, sizeof text);
+    }
 }
 
 const char *cli_outdir_shown(const cli_outdir *o, const char *path, char *buf, size_t size)

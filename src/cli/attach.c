@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 static const char attach_usage[] =
     "usage: plush attach MODEL.pmx --proxy PROXY.obj|PROXY.pmx [--pin-bone NAME]... [--pin-vertices LIST]\n"
@@ -303,6 +304,12 @@ static void report(const attach_job *job, const plush_cage_mesh *cage, const plu
     cli_attach_report_pieces(out, r);
 }
 
+static void progress(void *user, size_t done, size_t total)
+{
+    (void)user;
+    cli_progress_bar(done, total, "vertices matched");
+}
+
 static int run_attach(const attach_job *job, const plush_pmx_soft_body *soft)
 {
     plush_diag model_diag, proxy_diag, out_diag;
@@ -332,7 +339,8 @@ static int run_attach(const attach_job *job, const plush_pmx_soft_body *soft)
                               .anchor_count = job->anchor_count,
                               .auto_pins = job->pin_bone_count == 0 && job->pin_vertex_count == 0,
                               .materials = (const char *const *)job->materials.names,
-                              .material_count = job->materials.count, .require_hold = !job->allow_free};
+                              .material_count = job->materials.count, .require_hold = !job->allow_free,
+                              .progress = isatty(STDERR_FILENO) ? progress : NULL};
     plush_attach_result r;
     if (plush_attach(model, &o, &out, &r, &model_diag) != PLUSH_OK) {
         cli_report(&model_diag);

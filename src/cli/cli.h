@@ -38,6 +38,9 @@ void cli_report_warnings(const plush_diag *diag);
 /* Prints "plush: " + the formatted text as one line on stderr, its control characters escaped
  * (text_write_escaped): every message that may hold text from a file goes through here. */
 void cli_message(const char *fmt, ...) CLI_PRINTF(1, 2);
+/* A progress bar on stderr, redrawn in place ("  [####    ] 12/40 frames"); the line ends at done == total.
+ * Callers draw it only when stderr is a terminal. */
+void cli_progress_bar(uint64_t done, uint64_t total, const char *unit);
 /* Prints "plush: <message>" and the usage text on stderr; returns CLI_USAGE. */
 int cli_usage_error(const char *usage, const char *fmt, ...) CLI_PRINTF(2, 3);
 
@@ -114,7 +117,6 @@ bool cli_make_dir(const char *path, plush_diag *diag);
  * the folder itself when this command made it and nothing was committed. */
 typedef struct cli_outdir {
     const char *dir;
-    bool created;
     plush_file_lock *lock;
     plush_file_stage *stage;
 } cli_outdir;
@@ -126,6 +128,11 @@ bool cli_outdir_commit(cli_outdir *o);
 void cli_outdir_close(cli_outdir *o);
 /* path as the user will find it: the staging folder's prefix replaced by the output folder. */
 const char *cli_outdir_shown(const cli_outdir *o, const char *path, char *buf, size_t size);
+/* Text (a summary, a message) with every mention of the staging folder replaced by the output folder, into
+ * out (size bytes, cut to fit). */
+void cli_outdir_shown_text(const cli_outdir *o, const char *in, char *out, size_t size);
+/* The same for a diag's message and warnings, in place (a message cut at its buffer's size). */
+void cli_outdir_shown_diag(const cli_outdir *o, plush_diag *diag);
 
 /* plush run's job (run.c), shared with plush demo. Zero fields mean the defaults. */
 typedef struct cli_run_job {

@@ -31,7 +31,9 @@ static const char run_help[] =
     "pins and anchors moved to the detailed vertices around the pinned/anchored proxy nodes, and separate\n"
     "pieces sewn where they meet. It is slow on large meshes (the demo bear: ~60k nodes); if it blows up,\n"
     "the run stops there, says at which frame, and keeps the frames already written.\n"
-    "\n"
+    "\n";
+
+static const char run_help_options[] =
     "options:\n"
     "  -o, --output OUTDIR         where the exports go (created when missing; required)\n"
     "  --motion M.vmd              the motion (default: none, the model at rest under physics)\n"
@@ -59,7 +61,8 @@ static const char run_help[] =
     "  --export LIST               comma-separated, default pmx+vmd (modes bones and direct: ply); below\n"
     "  --every K                   mesh exports every K-th frame only (default 1)\n"
     "  --copy-textures             copy the model's textures into OUTDIR (same sub-folders) and name the\n"
-    "                              copies in the baked PMX (default: it names them where they are)\n"
+    "                              copies in the baked PMX (default: it names them where they are); only\n"
+    "                              pictures inside the model's folder, never over a file plush did not write\n"
     "  --bake-tolerance D          the bake and glTF key only where interpolation would move a vertex by\n"
     "                              more than D model units (default 0.1% of the model's height; 0: a key\n"
     "                              every frame)\n"
@@ -224,16 +227,9 @@ static char *model_stem(const char *model)
 
 static void progress(void *user, uint32_t done, uint32_t total)
 {
-    enum { WIDTH = 40 };
     (void)user;
-    if (done % 8 != 1 && done != total)
-        return;
-    int fill = (int)((uint64_t)done * WIDTH / (total ? total : 1));
-    fprintf(stderr, "\r  [%.*s%*s] %u/%u frames", fill, "########################################", WIDTH - fill, "",
-            done, total);
-    if (done == total)
-        fputc('\n', stderr);
-    fflush(stderr);
+    if (done % 8 == 1 || done == total)
+        cli_progress_bar(done, total, "frames");
 }
 
 enum { RUN_MAX_SINKS = 16 };
@@ -383,23 +379,6 @@ static const char *mode_name(plush_scene_mode mode)
     return mode == PLUSH_SCENE_BONES ? "bones" : mode == PLUSH_SCENE_DIRECT ? "direct" : "proxy";
 }
 
-/* text with every mention of the staging folder replaced by OUTDIR (the summary is printed after the
- * commit, where the files are now). */
-static void shown_text(const cli_outdir *o, const char *in, char *out, size_t size)
-{
-    const char *stage = cli_outdir_stage(o);
-    size_t k = 0, n = strlen(stage), d = strlen(o->dir);
-    while (*in && k + 1 < size) {
-        if (n && strncmp(in, stage, n) == 0 && k + d + 1 < size) {
-            memcpy(out + k, o->dir, d);
-            k += d, in += n;
-        } else {
-            out[k++] = *in++;
-        }
-    }
-    out[k] = '\0';
-}
-
 /* The materials bound as layers of the named ones (they share rest positions with them), if any. */
 static void layers_line(const run_state *s)
 {
@@ -482,7 +461,7 @@ static void summary(const run_state *s, uint32_t frames, const plush_diag *diag)
         char text[8192];
         char raw[8192];
         plush_scene_sink_describe(s->sinks[i], raw, sizeof raw);
-        shown_text(&s->outdir, raw, text, sizeof text);
+        cli_outdir_shown_text(&s->outdir, raw, text, sizeof text);
         /* continuation lines line up under the first */
         const char *line = text;
         for (int k = 0; line; k++) {
@@ -557,6 +536,7 @@ static int simulate(run_state *s, plush_diag *model_diag)
                                   .out_dir = cli_outdir_stage(&s->outdir)};
     plush_scene_run_result res;
     st = plush_scene_run(s->scene, &ro, &res, model_diag);
+    cli_outdir_shown_diag(&s->outdir, model_diag); /* the files where the user will find them */
     if (res.blew_up) {
         if (ro.progress)
             fputc('\n', stderr);
@@ -629,6 +609,7 @@ int cli_run(int argc, char **argv)
     if (rc == CLI_OK && help) {
         fputs(run_usage, stdout);
         fputs(run_help, stdout);
+        fputs(run_help_options, stdout);
         print_exports();
         fputs(run_help_end, stdout);
     } else if (rc == CLI_OK) {

@@ -135,15 +135,19 @@ void plush_file_cleanup_now(void)
         for (size_t i = atomic_load(&guard_commit_done); i < n; i++)
             rename(ops[i].from, ops[i].to);
     }
-    for (int i = 0; i < GUARD_SLOTS; i++) {
-        const char *path = atomic_load(&guard_slots[i].path);
-        if (!path)
-            continue;
-        if (atomic_load(&guard_slots[i].kind) == PLUSH__GUARD_TREE)
-            plush__remove_tree(path);
-        else
-            unlink(path);
-    }
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < GUARD_SLOTS; i++) {
+            const char *path = atomic_load(&guard_slots[i].path);
+            int kind = atomic_load(&guard_slots[i].kind);
+            if (!path || (kind == PLUSH__GUARD_EMPTY_DIR) != (pass == 1))
+                continue;
+            if (kind == PLUSH__GUARD_TREE)
+                plush__remove_tree(path);
+            else if (kind == PLUSH__GUARD_EMPTY_DIR)
+                rmdir(path); /* only when empty: nothing of the user's goes */
+            else
+                unlink(path);
+        }
 }
 
 static const int guard_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};

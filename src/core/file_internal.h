@@ -5,9 +5,13 @@
 
 #include "plush/core.h"
 
-/* What the cleanup does with a registered path: unlink a file, or remove a directory and everything
- * in it. */
-typedef enum plush__guard_kind { PLUSH__GUARD_FILE = 1, PLUSH__GUARD_TREE = 2 } plush__guard_kind;
+/* What the cleanup does with a registered path: unlink a file, remove a directory and everything in it, or
+ * remove a directory when it is empty (after every other path: what was inside has gone by then). */
+typedef enum plush__guard_kind {
+    PLUSH__GUARD_FILE = 1,
+    PLUSH__GUARD_TREE = 2,
+    PLUSH__GUARD_EMPTY_DIR = 3
+} plush__guard_kind;
 
 /* Registers path (which must stay valid and unchanged until removed) for removal on a signal or by
  * plush_file_cleanup_now. Returns the slot, or -1 when the registry is full (the path is then simply

@@ -352,6 +352,14 @@ done:
     return st;
 }
 
+bool plush_file_stage_wrote(const char *dir, const char *name)
+{
+    name_list previous = {0};
+    bool wrote = read_manifest(dir, &previous) && names_has(&previous, name);
+    names_free(&previous);
+    return wrote;
+}
+
 void plush_file_stage_destroy(plush_file_stage *stage)
 {
     if (!stage)
@@ -370,6 +378,8 @@ void plush_file_stage_destroy(plush_file_stage *stage)
 struct plush_file_lock {
     char *path;
     int slot;
+    char *made;               /* the directory, when this lock made it (removed again when left empty) */
+    int made_slot;
 };
 
 /* The process id a lock file holds, or 0 when it holds none (being written, or not plush's). */
@@ -441,15 +451,31 @@ static void remove_stale_folders(const char *dir, plush_diag *diag)
     names_free(&stale);
 }
 
+/* A lock that was not taken leaves no directory it made (and frees its copy of the name). */
+static void unmake(const char *dir, char *made)
+{
+    if (made)
+        rmdir(dir);
+    free(made);
+}
+
 plush_status plush_file_lock_dir(const char *dir, plush_file_lock **out, plush_diag *diag)
 {
     *out = NULL;
+    struct stat before;
+    bool made = stat(dir, &before) != 0;
     plush_status st = plush_file_make_dir(dir, diag);
     if (st != PLUSH_OK)
         return st;
     char *path = join(dir, ".plush.lock");
-    if (!path)
+    char *made_path = made ? strdup(dir) : NULL;
+    if (!path || (made && !made_path)) {
+        free(path);
+        free(made_path);
+        if (made)
+            rmdir(dir);
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+    }
     bool took_over = false;
     for (int attempt = 0; attempt < 4; attempt++) {
         int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
@@ -461,16 +487,20 @@ plush_status plush_file_lock_dir(const char *dir, plush_file_lock **out, plush_d
                 int e = errno;
                 unlink(path);
                 free(path);
+                unmake(dir, made_path);
                 return plush_diag_fail(diag, PLUSH_E_IO, -1, NULL, -1, "cannot write the lock file: %s", strerror(e));
             }
             plush_file_lock *lock = malloc(sizeof *lock);
             if (!lock) {
                 unlink(path);
                 free(path);
+                unmake(dir, made_path);
                 return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
             }
             lock->path = path;
             lock->slot = plush__guard_add(PLUSH__GUARD_FILE, path);
+            lock->made = made_path;
+            lock->made_slot = made_path ? plush__guard_add(PLUSH__GUARD_EMPTY_DIR, made_path) : -1;
             *out = lock;
             if (took_over)
                 remove_stale_folders(dir, diag);
@@ -479,6 +509,7 @@ plush_status plush_file_lock_dir(const char *dir, plush_file_lock **out, plush_d
         if (errno != EEXIST) {
             int e = errno;
             free(path);
+            unmake(dir, made_path);
             return plush_diag_fail(diag, PLUSH_E_IO, -1, NULL, -1, "cannot create the lock file: %s", strerror(e));
         }
         long owner = lock_owner(path);
@@ -491,6 +522,7 @@ plush_status plush_file_lock_dir(const char *dir, plush_file_lock **out, plush_d
     }
     long owner = lock_owner(path);
     free(path);
+    unmake(dir, made_path);
     if (owner > 0)
         return plush_diag_fail(diag, PLUSH_E_LOCKED, -1, NULL, -1, "in use by another run (process %ld)", owner);
     return plush_diag_fail(diag, PLUSH_E_LOCKED, -1, NULL, -1, "in use by another run (.plush.lock)");
@@ -503,6 +535,10 @@ void plush_file_unlock(plush_file_lock *lock)
     if (lock_owner(lock->path) == (long)getpid())
         unlink(lock->path);
     plush__guard_remove(lock->slot);
+    plush__guard_remove(lock->made_slot);
+    if (lock->made)
+        rmdir(lock->made); /* only when empty: a run that wrote nothing leaves no folder of its own */
+    free(lock->made);
     free(lock->path);
     free(lock);
 }

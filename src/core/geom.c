@@ -224,3 +224,181 @@ plush__dist_item plush__dist_heap_pop(plush__dist_item *h, size_t *n)
         h[i] = x;
     return top;
 }
+
+/* ---- the nearest point --------------------------------------------------------------------------------- */
+
+static bool finite3(const float p[3]) { return isfinite(p[0]) && isfinite(p[1]) && isfinite(p[2]); }
+
+/* The cell coordinate of x on an axis, clamped into the grid. */
+static size_t grid_coord(const plush__point_grid *g, int k, double x)
+{
+    double c = floor((x - g->lo[k]) / g->cell);
+    if (!(c > 0))
+        return 0;
+    return c >= (double)g->n[k] ? g->n[k] - 1 : (size_t)c;
+}
+
+static size_t grid_cell(const plush__point_grid *g, const size_t c[3])
+{
+    return (c[2] * g->n[1] + c[1]) * g->n[0] + c[0];
+}
+
+bool plush__point_grid_init(plush__point_grid *g, const float *first, size_t count, size_t stride)
+{
+    memset(g, 0, sizeof *g);
+    if (count > UINT32_MAX)
+        return false;
+    const char *base = (const char *)first;
+    double hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    g->lo[0] = g->lo[1] = g->lo[2] = INFINITY;
+    size_t finite = 0;
+    for (size_t i = 0; i < count; i++) {
+        const float *p = (const float *)(const void *)(base + i * stride);
+        if (!finite3(p))
+            continue;
+        finite++;
+        for (int k = 0; k < 3; k++)
+            g->lo[k] = fmin(g->lo[k], p[k]), hi[k] = fmax(hi[k], p[k]);
+    }
+    double side = 0;
+    for (int k = 0; finite && k < 3; k++)
+        side = fmax(side, hi[k] - g->lo[k]);
+    /* about two points per cell: start as if the points filled a cube of the box's largest side, and make
+     * the cells smaller while a flat or thin box (a standing figure, a skirt, a sheet) has too few of them */
+    double target = finite > 2 ? (double)finite / 2.0 : 1;
+    g->cell = side > 0 ? side / ceil(cbrt(target)) : 1;
+    double cells = 1;
+    for (int round = 0; round < 200; round++) {
+        cells = 1;
+        for (int k = 0; k < 3; k++)
+            cells *= finite ? floor((hi[k] - g->lo[k]) / g->cell) + 1 : 1;
+        if (cells * 1.25 * 1.25 * 1.25 > target || side <= 0)
+            break;
+        g->cell *= 0.8;
+    }
+    for (int k = 0; k < 3; k++)
+        g->n[k] = finite ? (size_t)floor((hi[k] - g->lo[k]) / g->cell) + 1 : 1;
+    size_t count_cells = g->n[0] * g->n[1] * g->n[2];
+    g->start = calloc(count_cells + 1, sizeof *g->start);
+    g->points = malloc((finite ? finite : 1) * sizeof *g->points);
+    uint32_t *cell_of = malloc((finite ? finite : 1) * sizeof *cell_of);
+    if (!g->start || !g->points || !cell_of) {
+        free(cell_of);
+        plush__point_grid_free(g);
+        return false;
+    }
+    /* counting sort by cell, each cell's points in index order */
+    for (size_t i = 0, j = 0; i < count; i++) {
+        const float *p = (const float *)(const void *)(base + i * stride);
+        if (!finite3(p))
+            continue;
+        size_t c[3] = {grid_coord(g, 0, p[0]), grid_coord(g, 1, p[1]), grid_coord(g, 2, p[2])};
+        cell_of[j] = (uint32_t)grid_cell(g, c);
+        g->start[cell_of[j] + 1]++;
+        j++;
+    }
+    for (size_t c = 0; c < count_cells; c++)
+        g->start[c + 1] += g->start[c];
+    uint32_t *fill = malloc(count_cells * sizeof *fill);
+    if (!fill) {
+        free(cell_of);
+        plush__point_grid_free(g);
+        return false;
+    }
+    memcpy(fill, g->start, count_cells * sizeof *fill);
+    for (size_t i = 0, j = 0; i < count; i++) {
+        const float *p = (const float *)(const void *)(base + i * stride);
+        if (!finite3(p))
+            continue;
+        plush__grid_point *q = &g->points[fill[cell_of[j++]]++];
+        memcpy(q->p, p, sizeof q->p);
+        q->index = (uint32_t)i;
+    }
+    free(fill);
+    free(cell_of);
+    return true;
+}
+
+typedef struct grid_best {
+    double d;
+    size_t index;
+} grid_best;
+
+static void grid_visit(const plush__point_grid *g, const size_t c[3], const float p[3], grid_best *best)
+{
+    size_t cell = grid_cell(g, c);
+    for (uint32_t i = g->start[cell]; i < g->start[cell + 1]; i++) {
+        const plush__grid_point *q = &g->points[i];
+        double dx = (double)q->p[0] - p[0], dy = (double)q->p[1] - p[1], dz = (double)q->p[2] - p[2];
+        double d = dx * dx + dy * dy + dz * dz;
+        if (d < best->d || (d == best->d && q->index < best->index))
+            best->d = d, best->index = q->index;
+    }
+}
+
+/* How near (squared) a point in a cell more than r from c along some axis can be to p; INFINITY when no such
+ * cell is left. Along the other axes such a point is still inside the grid's box, which p may lie outside
+ * of: that distance counts too, so a query far from every point stops after a few shells. */
+static double grid_beyond(const plush__point_grid *g, const size_t c[3], size_t r, const float p[3])
+{
+    double outside[3], sum = 0;
+    for (int k = 0; k < 3; k++) {
+        double lo = g->lo[k], hi = g->lo[k] + (double)g->n[k] * g->cell;
+        outside[k] = p[k] < lo ? lo - p[k] : p[k] > hi ? p[k] - hi : 0;
+        sum += outside[k] * outside[k];
+    }
+    double bound = INFINITY;
+    for (int k = 0; k < 3; k++) {
+        double rest = sum - outside[k] * outside[k], d = INFINITY;
+        if (c[k] + r + 1 < g->n[k])
+            d = fmax(0.0, g->lo[k] + (double)(c[k] + r + 1) * g->cell - p[k]);
+        if (c[k] > r)
+            d = fmin(d, fmax(0.0, p[k] - (g->lo[k] + (double)(c[k] - r) * g->cell)));
+        /* a point on a cell's border may have been rounded into its neighbour */
+        d = fmax(0.0, d - 1e-6 * g->cell);
+        bound = fmin(bound, d * d + rest);
+    }
+    return bound;
+}
+
+size_t plush__point_grid_nearest(const plush__point_grid *g, const float p[3])
+{
+    if (!g->points || !finite3(p) || g->start[g->n[0] * g->n[1] * g->n[2]] == 0)
+        return SIZE_MAX;
+    size_t c[3] = {grid_coord(g, 0, p[0]), grid_coord(g, 1, p[1]), grid_coord(g, 2, p[2])};
+    grid_best best = {INFINITY, SIZE_MAX};
+    for (size_t r = 0;; r++) {
+        /* the shell: cells whose largest per-axis offset from c is r */
+        size_t lo[3], hi[3];
+        for (int k = 0; k < 3; k++) {
+            lo[k] = c[k] > r ? c[k] - r : 0;
+            hi[k] = c[k] + r < g->n[k] ? c[k] + r : g->n[k] - 1;
+        }
+        size_t at[3];
+        for (at[0] = lo[0]; at[0] <= hi[0]; at[0]++)
+            for (at[1] = lo[1]; at[1] <= hi[1]; at[1]++) {
+                bool side = at[0] + r == c[0] || at[0] == c[0] + r || at[1] + r == c[1] || at[1] == c[1] + r;
+                for (at[2] = lo[2]; at[2] <= hi[2]; at[2]++) {
+                    if (!side && at[2] + r != c[2] && at[2] != c[2] + r) {
+                        /* inside the shell's z range: jump to its far face */
+                        if (c[2] + r > at[2] && c[2] + r <= hi[2])
+                            at[2] = c[2] + r - 1;
+                        else
+                            break;
+                        continue;
+                    }
+                    grid_visit(g, at, p, &best);
+                }
+            }
+        double bound = grid_beyond(g, c, r, p);
+        if (bound == INFINITY || bound > best.d)
+            return best.index;
+    }
+}
+
+void plush__point_grid_free(plush__point_grid *g)
+{
+    free(g->start);
+    free(g->points);
+    memset(g, 0, sizeof *g);
+}

@@ -17,6 +17,11 @@
  *
  *     double q[4];
  *     plush__mat3_to_quat(m, 3, q);                   // column-major 3x3 (stride 4 for a mat4) -> x y z w
+ *
+ *     plush__point_grid g;                            // the nearest of many points, asked many times
+ *     if (!plush__point_grid_init(&g, &verts[0].position, count, sizeof verts[0])) ...
+ *     size_t v = plush__point_grid_nearest(&g, p);    // what a scan by index would pick
+ *     plush__point_grid_free(&g);
  */
 #ifndef PLUSH_CORE_GEOM_H
 #define PLUSH_CORE_GEOM_H
@@ -90,5 +95,33 @@ typedef struct plush__dist_item {
 void plush__dist_heap_push(plush__dist_item *h, size_t *n, plush__dist_item x);
 /* The nearest item, removed; *n > 0. */
 plush__dist_item plush__dist_heap_pop(plush__dist_item *h, size_t *n);
+
+/* ---- the nearest point --------------------------------------------------------------------------------- */
+
+typedef struct plush__grid_point {
+    float p[3];
+    uint32_t index;
+} plush__grid_point;
+
+/* Points bucketed in a uniform grid of about two points per cell over their box: a query looks at the cells
+ * in growing shells around its own and stops once no unseen cell can hold a nearer point, so a query costs
+ * about the same whatever the count (a scan costs the count). */
+typedef struct plush__point_grid {
+    double lo[3], cell;
+    size_t n[3];
+    uint32_t *start;              /* cell c holds points[start[c] .. start[c + 1] - 1] */
+    plush__grid_point *points;    /* the finite points, by cell */
+} plush__point_grid;
+
+/* A grid over count points, the first at `first` and each `stride` bytes after the one before (an array of
+ * structs holding a float[3]); non-finite points are left out. False when out of memory or count is over
+ * UINT32_MAX (g is then safe to free). */
+bool plush__point_grid_init(plush__point_grid *g, const float *first, size_t count, size_t stride);
+/* The index of the point nearest p (squared distance in double), the smallest index among equally near
+ * ones: what a scan in index order keeping the first strictly nearer point picks. SIZE_MAX when no point is
+ * finite or p is not. */
+size_t plush__point_grid_nearest(const plush__point_grid *g, const float p[3]);
+/* Frees the grid; a zeroed or freed grid is a no-op. */
+void plush__point_grid_free(plush__point_grid *g);
 
 #endif

@@ -76,7 +76,7 @@ double plush__rigid_shape_reach(const plush_pmx_rigid_body *rb)
         return sqrt((double)rb->size[0] * rb->size[0] + (double)rb->size[1] * rb->size[1] +
                     (double)rb->size[2] * rb->size[2]);
     default:
-        return rb->size[0] + 0.5 * rb->size[1];
+        return rb->size[0] + 0.5 * fabs((double)rb->size[1]);
     }
 }
 
@@ -87,11 +87,15 @@ void plush__rigid_local(const float m[16], const float p[3], double out[3])
         out[i] = m[4 * i] * d[0] + m[4 * i + 1] * d[1] + m[4 * i + 2] * d[2];
 }
 
-bool plush__rigid_rest_inside(const plush_pmx_rigid_body *rb, const float p[3])
+bool plush__rigid_inside(const plush_pmx_rigid_body *rb, const float pose[16], const float p[3])
 {
-    float t[16];
+    /* first against the shape's bounding sphere: most points asked are far from most bodies */
+    double r = plush__rigid_shape_reach(rb), d2 = 0;
+    for (int k = 0; k < 3; k++)
+        d2 += ((double)p[k] - pose[12 + k]) * ((double)p[k] - pose[12 + k]);
+    if (d2 > r * r * (1 + 1e-6) + 1e-12)
+        return false;
     double local[3];
-    plush_world_rigid_rest_transform(rb, t);
-    plush__rigid_local(t, p, local);
+    plush__rigid_local(pose, p, local);
     return plush__rigid_shape_distance(rb, local, NULL) <= 0;
 }

@@ -16,7 +16,8 @@ double plush__rigid_shape_distance(const plush_pmx_rigid_body *rb, const double 
 double plush__rigid_shape_reach(const plush_pmx_rigid_body *rb);
 /* p in the frame of a column-major rigid transform m. */
 void plush__rigid_local(const float m[16], const float p[3], double out[3]);
-/* p inside (or on) the body's shape at its PMX pose. */
-bool plush__rigid_rest_inside(const plush_pmx_rigid_body *rb, const float p[3]);
+/* p inside (or on) the body's shape placed by `pose`, a column-major rigid transform (its PMX pose is
+ * plush_world_rigid_rest_transform's, worked out once per body, not per point). */
+bool plush__rigid_inside(const plush_pmx_rigid_body *rb, const float pose[16], const float p[3]);
 
 #endif

@@ -98,36 +98,32 @@ static const plush_str *body_name(const void *items, size_t i)
     return &((const plush_pmx_rigid_body *)items)[i].name;
 }
 
-static size_t nearest_vertex(const plush_pmx_model *m, const float p[3])
+void plush__attach_progress_step(plush__attach_progress *p)
 {
-    size_t best = 0;
-    double bd = INFINITY;
-    for (size_t v = 0; v < m->vertex_count; v++) {
-        const float *q = m->vertices[v].position;
-        double dx = (double)q[0] - p[0], dy = (double)q[1] - p[1], dz = (double)q[2] - p[2];
-        double d = dx * dx + dy * dy + dz * dz;
-        if (d < bd) {
-            bd = d;
-            best = v;
-        }
-    }
-    return best;
+    p->done++;
+    if (p->o->progress && (p->done % 4096 == 0 || p->done == p->total))
+        p->o->progress(p->o->progress_user, p->done, p->total);
 }
 
 /* The cage's vertices after the model's: positions, area-weighted normals oriented like the model's, and
  * the skin weights of the nearest model vertex. */
 static plush_status cage_vertices(const plush_pmx_model *m, const plush_cage_mesh *cage, plush_pmx_vertex *out,
-                                  plush_diag *diag)
+                                  plush__attach_progress *progress, plush_diag *diag)
 {
     size_t n = cage->vertex_count;
     float(*hint)[3] = malloc(n * sizeof *hint), (*normal)[3] = malloc(n * sizeof *normal);
-    if (!hint || !normal) {
+    plush__point_grid grid;
+    const float *first = m->vertex_count ? m->vertices[0].position : NULL;
+    if (!plush__point_grid_init(&grid, first, m->vertex_count, sizeof m->vertices[0]) || !hint || !normal) {
+        plush__point_grid_free(&grid);
         free(hint);
         free(normal);
         return no_memory(diag);
     }
     for (size_t k = 0; k < n; k++) {
-        const plush_pmx_vertex *src = &m->vertices[nearest_vertex(m, cage->positions[k])];
+        size_t nearest = plush__point_grid_nearest(&grid, cage->positions[k]);
+        plush__attach_progress_step(progress);
+        const plush_pmx_vertex *src = &m->vertices[nearest == SIZE_MAX ? 0 : nearest];
         memcpy(hint[k], src->normal, sizeof hint[k]);
         plush_pmx_vertex *v = &out[k];
         *v = (plush_pmx_vertex){.edge_scale = 1, .weight_type = src->weight_type, .sdef = -1};
@@ -139,6 +135,7 @@ static plush_status cage_vertices(const plush_pmx_model *m, const plush_cage_mes
             v->weight_type = PLUSH_PMX_BDEF2;
         memcpy(v->position, cage->positions[k], sizeof v->position);
     }
+    plush__point_grid_free(&grid);
     plush_cage_mesh oriented = *cage;
     oriented.normals = hint;
     plush_cage_vertex_normals(&oriented, normal);
@@ -173,6 +170,7 @@ typedef struct attach_work {
     size_t pieces;
     uint32_t *slot_vertex;                 /* per new model vertex: the cage vertex it copies */
     size_t slots;
+    plush__attach_progress progress;
 } attach_work;
 
 static plush_status find_pins(attach_work *w, plush_diag *diag)
@@ -226,13 +224,17 @@ static plush_status find_anchors(attach_work *w, plush_diag *diag)
         st = mark_names(o->anchors + a, 1, body_name, m->rigid_bodies, m->rigid_body_count, "rigid body", named,
                         diag);
         bool any = false;
-        for (size_t b = 0; st == PLUSH_OK && b < m->rigid_body_count; b++)
+        for (size_t b = 0; st == PLUSH_OK && b < m->rigid_body_count; b++) {
+            float pose[16];
+            if (named[b])
+                plush_world_rigid_rest_transform(&m->rigid_bodies[b], pose);
             for (size_t k = 0; named[b] && k < n; k++)
-                if (plush__rigid_rest_inside(&m->rigid_bodies[b], w->cage[k].position)) {
+                if (plush__rigid_inside(&m->rigid_bodies[b], pose, w->cage[k].position)) {
                     any = true;
                     if (w->anchor[k] < 0 && !w->pinned[k])
                         w->anchor[k] = (int32_t)b;
                 }
+        }
         if (st == PLUSH_OK && !any)
             st = plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, "anchor", (int64_t)a,
                                  "rigid body \"%s\" holds no cage vertex: nothing to anchor", o->anchors[a]);
@@ -350,8 +352,10 @@ static uint16_t auto_mask(const attach_work *w, uint8_t group)
         if (rb->mode == PLUSH_PMX_RIGID_FOLLOW_BONE)
             continue; /* the physics collides the faces with these itself, leaving out the faces on one at rest */
         bool holds = false;
+        float pose[16];
+        plush_world_rigid_rest_transform(rb, pose);
         for (size_t k = 0; k < w->o->cage->vertex_count && !holds; k++)
-            holds = !w->pinned[k] && plush__rigid_rest_inside(rb, w->o->cage->positions[k]);
+            holds = !w->pinned[k] && plush__rigid_inside(rb, pose, w->o->cage->positions[k]);
         if (holds)
             mask = (uint16_t)(mask & ~(1u << (rb->group & 15)));
     }
@@ -534,10 +538,15 @@ static plush_status build(attach_work *w, plush_pmx_vertex *cage_verts, plush_at
     if (!w->info)
         return no_memory(diag);
     memset(w->info, 0, w->pieces * sizeof *w->info);
-    if ((st = cage_vertices(m, cage, cage_verts, diag)) != PLUSH_OK || (st = find_pins(w, diag)) != PLUSH_OK)
+    /* the searches: each cage vertex's nearest model vertex; with auto_pins each model vertex's nearest cage
+     * vertex, and without named materials each cage vertex's nearest vertex of a material */
+    w->progress = (plush__attach_progress){.o = w->o, .total = cage->vertex_count};
+    if (w->o->auto_pins)
+        w->progress.total += m->vertex_count + (w->o->material_count ? 0 : cage->vertex_count);
+    if ((st = cage_vertices(m, cage, cage_verts, &w->progress, diag)) != PLUSH_OK || (st = find_pins(w, diag)) != PLUSH_OK)
         return st;
     if (w->o->auto_pins && (st = plush__attach_auto_pins(m, w->o, w->face_piece, w->pieces, cage_verts, w->pinned,
-                                                         w->auto_pinned, w->info, diag)) != PLUSH_OK)
+                                                         w->auto_pinned, w->info, &w->progress, diag)) != PLUSH_OK)
         return st;
     if ((st = find_anchors(w, diag)) != PLUSH_OK)
         return st;

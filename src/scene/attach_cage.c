@@ -73,6 +73,22 @@ done:
     return st;
 }
 
+#include <stdio.h>
+#include <string.h>
+
+/* The materials asked for, quoted, into buf: "skirt", "cape" (cut to fit). */
+static void material_list(const char *const *materials, size_t count, char *buf, size_t size)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < count && n + 1 < size; i++) {
+        int w = snprintf(buf + n, size - n, "%s\"%s\"", i ? ", " : "", materials[i] ? materials[i] : "");
+        if (w < 0)
+            break;
+        n += (size_t)w;
+    }
+}
+
 plush_status plush_attach_make_cage(const plush_pmx_model *model, const char *const *materials, size_t material_count,
                                     size_t triangles, plush_arena *arena, plush_cage_mesh *out,
                                     plush_cage_result *result, plush_attach_details *details, plush_diag *diag)
@@ -83,6 +99,15 @@ plush_status plush_attach_make_cage(const plush_pmx_model *model, const char *co
     details = details ? details : &none;
     memset(details, 0, sizeof *details);
     plush_status st = plush_scene_cage_weld(model, materials, material_count, arena, &skin, diag);
+    if (st == PLUSH_OK && skin.triangle_count == 0) {
+        char names[512];
+        material_list(materials, material_count, names, sizeof names);
+        if (material_count == 0)
+            return plush_diag_fail(diag, PLUSH_E_GEOMETRY, -1, "material", -1,
+                                   "no material draws a triangle to make a cage of");
+        return plush_diag_fail(diag, PLUSH_E_GEOMETRY, -1, "material", -1, "%s %s draw%s no triangle to make a cage of",
+                               material_count > 1 ? "materials" : "material", names, material_count > 1 ? "" : "s");
+    }
     if (st == PLUSH_OK)
         st = plush_cage_check(&skin, &topo, diag);
     if (st != PLUSH_OK)

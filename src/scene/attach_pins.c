@@ -91,6 +91,9 @@ typedef struct pin_work {
     double *share;                     /* per cage vertex: its height along the piece's up direction */
     uint32_t *first, *list;            /* per cage vertex: its covered vertices list[first[k]..first[k+1]] */
     double *bone_w;                    /* scratch per bone */
+    plush__attach_progress *progress;
+    plush__point_grid covered_grid;    /* the covered vertices by position */
+    uint32_t *covered_vertex;          /* per point of covered_grid: its model vertex */
 } pin_work;
 
 /* Mean edge length of the cage. */
@@ -106,22 +109,49 @@ static double mean_edge(const plush_cage_mesh *c)
     return c->triangle_count ? sum / (3.0 * (double)c->triangle_count) : 0;
 }
 
-static void nearest_nodes(pin_work *w)
+/* A grid over the model vertices marked in keep (index order kept: its ties are a scan's); *vertex_of maps
+ * the grid's points back to model vertices (malloc'd). False when out of memory. */
+static bool subset_grid(const plush_pmx_model *m, const bool *keep, plush__point_grid *grid, uint32_t **vertex_of)
+{
+    size_t n = 0;
+    float(*pts)[3] = malloc((m->vertex_count ? m->vertex_count : 1) * sizeof *pts);
+    *vertex_of = malloc((m->vertex_count ? m->vertex_count : 1) * sizeof **vertex_of);
+    for (size_t v = 0; pts && *vertex_of && v < m->vertex_count; v++)
+        if (keep[v]) {
+            memcpy(pts[n], m->vertices[v].position, sizeof pts[n]);
+            (*vertex_of)[n++] = (uint32_t)v;
+        }
+    bool ok = pts && *vertex_of && plush__point_grid_init(grid, n ? pts[0] : NULL, n, sizeof pts[0]);
+    free(pts);
+    if (!ok) {
+        free(*vertex_of);
+        *vertex_of = NULL;
+        plush__point_grid_free(grid);
+    }
+    return ok;
+}
+
+static bool nearest_nodes(pin_work *w)
 {
     const plush_cage_mesh *c = w->cage;
+    plush__point_grid grid;
+    if (!plush__point_grid_init(&grid, c->vertex_count ? c->positions[0] : NULL, c->vertex_count, sizeof c->positions[0]))
+        return false;
     for (size_t v = 0; v < w->m->vertex_count; v++) {
         const float *p = w->m->vertices[v].position;
-        double best = INFINITY;
-        uint32_t at = 0;
-        for (size_t k = 0; k < c->vertex_count; k++) {
-            double dx = (double)c->positions[k][0] - p[0], dy = (double)c->positions[k][1] - p[1],
-                   dz = (double)c->positions[k][2] - p[2], d = dx * dx + dy * dy + dz * dz;
-            if (d < best)
-                best = d, at = (uint32_t)k;
+        size_t at = plush__point_grid_nearest(&grid, p);
+        plush__attach_progress_step(w->progress);
+        double d = INFINITY;
+        if (at != SIZE_MAX) {
+            const float *q = c->positions[at];
+            d = ((double)q[0] - p[0]) * ((double)q[0] - p[0]) + ((double)q[1] - p[1]) * ((double)q[1] - p[1]) +
+                ((double)q[2] - p[2]) * ((double)q[2] - p[2]);
         }
-        w->nearest[v] = at;
-        w->dist[v] = (float)sqrt(best);
+        w->nearest[v] = at == SIZE_MAX ? 0 : (uint32_t)at;
+        w->dist[v] = (float)sqrt(d);
     }
+    plush__point_grid_free(&grid);
+    return true;
 }
 
 /* The covered vertices: those of the named materials, or else of the materials the cage was made around:
@@ -141,7 +171,9 @@ static plush_status cover(pin_work *w, plush_diag *diag)
     int32_t *material_of = malloc((m->vertex_count ? m->vertex_count : 1) * sizeof *material_of);
     uint32_t **verts = calloc(nm, sizeof *verts);
     size_t *counts = calloc(nm, sizeof *counts);
-    if (!take || !votes || !material_of || !verts || !counts) {
+    bool *drawn = malloc((m->vertex_count ? m->vertex_count : 1) * sizeof *drawn);
+    uint32_t *drawn_vertex = NULL;
+    if (!take || !votes || !material_of || !verts || !counts || !drawn) {
         st = no_memory(diag);
         goto done;
     }
@@ -166,21 +198,23 @@ static plush_status cover(pin_work *w, plush_diag *diag)
                 material_of[verts[mat][i]] = (int32_t)mat;
     }
     if (w->o->material_count == 0) {
+        /* the vertices of some material, searched by position */
+        for (size_t v = 0; v < m->vertex_count; v++)
+            drawn[v] = material_of[v] >= 0;
+        plush__point_grid grid;
+        if (!subset_grid(m, drawn, &grid, &drawn_vertex)) {
+            st = no_memory(diag);
+            goto done;
+        }
         size_t most = 0;
         for (size_t k = 0; k < c->vertex_count; k++) {
-            const float *p = c->positions[k];
-            double best = INFINITY;
-            int32_t at = -1;
-            for (size_t v = 0; v < m->vertex_count; v++) {
-                const float *q = m->vertices[v].position;
-                double dx = (double)q[0] - p[0], dy = (double)q[1] - p[1], dz = (double)q[2] - p[2];
-                double d = dx * dx + dy * dy + dz * dz;
-                if (material_of[v] >= 0 && d < best)
-                    best = d, at = material_of[v];
-            }
+            size_t near = plush__point_grid_nearest(&grid, c->positions[k]);
+            plush__attach_progress_step(w->progress);
+            int32_t at = near == SIZE_MAX ? -1 : material_of[drawn_vertex[near]];
             if (at >= 0 && ++votes[at] > most)
                 most = votes[at];
         }
+        plush__point_grid_free(&grid);
         for (size_t mat = 0; mat < m->material_count; mat++)
             take[mat] = most > 0 && 10 * votes[mat] >= most;
     }
@@ -193,6 +227,8 @@ done:
     free(material_of);
     free(verts);
     free(counts);
+    free(drawn);
+    free(drawn_vertex);
     plush_arena_free(&arena);
     return st;
 }
@@ -219,18 +255,8 @@ static void group(pin_work *w, double reach)
 /* The covered vertex nearest to cage vertex k (any distance), or UINT32_MAX. */
 static uint32_t nearest_covered(const pin_work *w, size_t k)
 {
-    const float *p = w->cage->positions[k];
-    double best = INFINITY;
-    uint32_t at = UINT32_MAX;
-    for (size_t v = 0; v < w->m->vertex_count; v++) {
-        if (!w->covered[v])
-            continue;
-        const float *q = w->m->vertices[v].position;
-        double dx = (double)q[0] - p[0], dy = (double)q[1] - p[1], dz = (double)q[2] - p[2], d = dx * dx + dy * dy + dz * dz;
-        if (d < best)
-            best = d, at = (uint32_t)v;
-    }
-    return at;
+    size_t at = plush__point_grid_nearest(&w->covered_grid, w->cage->positions[k]);
+    return at == SIZE_MAX ? UINT32_MAX : w->covered_vertex[at];
 }
 
 /* The held share around cage vertex k; with add, its held bones' weights are added to w->bone_w. */
@@ -482,11 +508,11 @@ static bool piece_holders(pin_work *w, const uint32_t *nodes, size_t count, plus
 
 plush_status plush__attach_auto_pins(const plush_pmx_model *m, const plush_attach_options *o, const uint32_t *face_piece,
                                      size_t pieces, plush_pmx_vertex *cage_verts, bool *pinned, bool *auto_pinned,
-                                     plush_attach_piece *info, plush_diag *diag)
+                                     plush_attach_piece *info, plush__attach_progress *progress, plush_diag *diag)
 {
     const plush_cage_mesh *c = o->cage;
     size_t nv = m->vertex_count, nc = c->vertex_count, nb = m->bone_count ? m->bone_count : 1;
-    pin_work w = {.m = m, .o = o, .cage = c};
+    pin_work w = {.m = m, .o = o, .cage = c, .progress = progress};
     bool *dynamic = calloc(nb, sizeof *dynamic);
     w.held = calloc(nb, sizeof *w.held);
     w.bone_w = calloc(nb, sizeof *w.bone_w);
@@ -508,9 +534,16 @@ plush_status plush__attach_auto_pins(const plush_pmx_model *m, const plush_attac
     }
     held_bones(m, dynamic, w.held);
     double reach = mean_edge(c);
-    nearest_nodes(&w);
+    if (!nearest_nodes(&w)) {
+        st = no_memory(diag);
+        goto done;
+    }
     if ((st = cover(&w, diag)) != PLUSH_OK)
         goto done;
+    if (!subset_grid(m, w.covered, &w.covered_grid, &w.covered_vertex)) {
+        st = no_memory(diag);
+        goto done;
+    }
     group(&w, reach);
     const double gravity_up[3] = {0, 1, 0};
     for (size_t p = 0; p < pieces; p++) {
@@ -569,6 +602,8 @@ done:
     free(in_piece);
     free(scratch);
     free(order);
+    plush__point_grid_free(&w.covered_grid);
+    free(w.covered_vertex);
     return st;
 }
 

@@ -315,13 +315,12 @@ plush_status plush_scene_bake_write_with(const plush_scene_bake *b, const char *
 {
     plush_pmx_model *model = NULL;
     plush_vmd_motion *motion = NULL;
-    plush__bake_copies *copies = NULL;
     plush_buf pmx = {0}, vmd = {0};
     if (!b || !pmx_path || !vmd_path)
         return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, NULL, -1, "no bake or no file names");
     plush_status st = plush_scene_bake_model(b, &model, diag);
     if (st == PLUSH_OK)
-        st = plush__bake_textures(model, pmx_path, options, &copies, diag);
+        st = plush__bake_textures(model, pmx_path, vmd_path, options, diag);
     if (st == PLUSH_OK)
         st = plush_scene_bake_motion(b, &motion, diag);
     /* Both files are built in memory first, so a failure leaves neither behind. */
@@ -333,12 +332,6 @@ plush_status plush_scene_bake_write_with(const plush_scene_bake *b, const char *
     /* Both files or neither: both go to temporary files first and are renamed as one set; a signal
      * during the renames lets the set finish (plush_file_set_commit), so OUTDIR never mixes two runs. */
     const char *file = diag ? diag->file : NULL;
-    if (st == PLUSH_OK) {
-        /* the textures first: a bake whose copies failed is not written */
-        if (diag)
-            diag->file = pmx_path;
-        st = plush__bake_copy_textures(copies, pmx_path, options ? options->bake_dir : NULL, diag);
-    }
     plush_file_set *set = NULL;
     if (st == PLUSH_OK)
         st = plush_file_set_create(&set, diag);
@@ -366,7 +359,6 @@ plush_status plush_scene_bake_write_with(const plush_scene_bake *b, const char *
     plush_buf_free(&vmd);
     plush_pmx_free(model);
     plush_vmd_free(motion);
-    plush__bake_copies_free(copies);
     return st;
 }
 

@@ -89,18 +89,11 @@ plush_status plush__bake_keep_vertices(const plush_pmx_model *m, const bool *sof
 plush_status plush__bake_visible_faces(const plush_pmx_model *m, const bool *soft_material, plush_arena *arena,
                                        uint32_t (**faces)[3], size_t *count, plush_diag *diag);
 
-/* The bake's texture copies (bake_textures.c): planned while the model's paths are rewritten, made once
- * the files are known to build. */
-typedef struct plush__bake_copies plush__bake_copies;
-/* Rewrites o's texture paths (new strings in o's arena) for a PMX written to pmx_path, per options (NULL
- * or no model_file: nothing changes); missing textures are warnings. *copies: the copies to make (NULL
- * when none; plush__bake_copies_free). */
-plush_status plush__bake_textures(plush_pmx_model *o, const char *pmx_path,
-                                  const plush_scene_bake_write_options *options, plush__bake_copies **copies,
-                                  plush_diag *diag);
-/* Makes the copies (folders below the bake's folder as needed, each file written atomically). */
-plush_status plush__bake_copy_textures(const plush__bake_copies *copies, const char *pmx_path, const char *bake_dir,
-                                       plush_diag *diag);
-void plush__bake_copies_free(plush__bake_copies *copies);
+/* Rewrites o's texture paths (new strings in o's arena) for a PMX written to pmx_path (beside vmd_path),
+ * per options (NULL or no model_file: nothing changes); missing textures are warnings. With copy_textures
+ * each texture is copied beside pmx_path as it goes (bake_textures.c says under which rules); a copy that
+ * would replace a file plush did not write fails with PLUSH_E_EXISTS. */
+plush_status plush__bake_textures(plush_pmx_model *o, const char *pmx_path, const char *vmd_path,
+                                  const plush_scene_bake_write_options *options, plush_diag *diag);
 
 #endif

@@ -2,14 +2,23 @@
  * them ("tex\hair.png"), so a bake written elsewhere must name them anew: each path is rewritten to reach
  * the same file from the baked PMX's folder ("../models/alicia/tex\hair.png" style: the separator the
  * original used), or the file is copied beside the bake under the same sub-path and named there. Paths are
- * resolved as MMD resolves them on Windows: '\' and '/' both separate, ".." is taken lexically. */
+ * resolved as MMD resolves them on Windows: '\' and '/' both separate, ".." is taken lexically.
+ *
+ * A copy reads the model's file, so it follows the texture rules (scene/textures.h); and it writes a name
+ * the model chose into the user's OUTDIR, so it never takes a name plush's outputs use (".plush*", frames,
+ * the bake's own files: plush__sink_reserved) and never replaces an entry of OUTDIR the last run did not
+ * write (plush_file_stage_wrote). It is written beside the PMX being written -- the staging folder of a run
+ * -- and so appears with the set or not at all. */
 #include "scene/bake_internal.h"
+#include "scene/sink_internal.h"
+#include "scene/textures.h"
 
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -176,169 +185,23 @@ static bool windows_absolute(const char *s)
 }
 
 typedef struct texture_ctx {
+    const char *model_file;
     const char *model_dir, *bake_dir; /* as given */
+    const char *write_dir;            /* where the PMX is written, and the copies with it */
+    const char *pmx_name, *vmd_name;  /* the bake's own file names */
+    char *stem;                       /* the outputs' file stem, when the PMX is named <stem>_plush.pmx */
     char *model_abs, *bake_abs;       /* absolute */
     bool copy;
-    plush__bake_copies *copies;
+    char **copied_from, **copied_to;  /* the copies made: real source path, place below write_dir */
+    size_t copied;
     plush_diag *diag;
 } texture_ctx;
 
-static plush_status add_copy(plush__bake_copies *c, char *from, char *to, char *sub)
+/* The first part of a '/'-separated path. */
+static size_t first_part(const char *sub)
 {
-    char **f = realloc(c->from, (c->count + 1) * sizeof *f);
-    if (f)
-        c->from = f;
-    char **t = f ? realloc(c->to, (c->count + 1) * sizeof *t) : NULL;
-    if (t)
-        c->to = t;
-    char **s = t ? realloc(c->sub, (c->count + 1) * sizeof *s) : NULL;
-    if (s)
-        c->sub = s;
-    if (!s) {
-        free(from), free(to), free(sub);
-        return PLUSH_E_NOMEM;
-    }
-    c->from[c->count] = from, c->to[c->count] = to, c->sub[c->count] = sub;
-    c->count++;
-    return PLUSH_OK;
-}
-
-/* Copy mode: where texture `sub` (normalized, relative to the model's folder) goes beside the bake: the
- * same sub-path, or its file name alone when the path leaves the model's folder (malloc'd). *taken: a
- * different file already goes there (the caller then points at this one where it is). */
-static char *copy_place(const texture_ctx *c, const char *sub, const char *from_abs, bool *taken)
-{
-    const char *name = strrchr(sub, '/');
-    bool leaves = sub[0] == '/' || strncmp(sub, "../", 3) == 0 || strcmp(sub, "..") == 0;
-    const char *place = leaves ? (name ? name + 1 : sub) : sub;
-    *taken = false;
-    for (size_t i = 0; i < c->copies->count; i++)
-        if (strcmp(c->copies->sub[i], place) == 0 && strcmp(c->copies->from[i], from_abs) != 0)
-            *taken = true;
-    return dup_n(place, strlen(place));
-}
-
-/* The new path of one texture (malloc'd), or NULL with *st set on failure (NULL and PLUSH_OK: keep it). */
-static char *rewrite(texture_ctx *c, size_t index, const char *stored, plush_status *st)
-{
-    *st = PLUSH_OK;
-    char shown[160];
-    printable(stored, shown, sizeof shown);
-    if (!*stored)
-        return NULL;
-    if (windows_absolute(stored)) {
-        plush_diag_warn(c->diag, -1, "texture", (int64_t)index, "'%s' is a Windows drive path: kept as stored",
-                        shown);
-        return NULL;
-    }
-    char sep = strchr(stored, '\\') ? '\\' : '/';
-    char *sub = normalize(stored);
-    char *from = sub ? join(c->model_dir, sub) : NULL;
-    char *joined = sub ? join(c->model_abs, sub) : NULL;
-    char *from_abs = joined ? normalize(joined) : NULL;
-    free(joined);
-    char *out = NULL;
-    if (!from_abs) {
-        *st = PLUSH_E_NOMEM;
-        goto done;
-    }
-    bool found = regular_file(from);
-    if (!found) {
-        char where[160];
-        printable(from, where, sizeof where);
-        plush_diag_warn(c->diag, -1, "texture", (int64_t)index, "'%s' not found (no file %s)", shown, where);
-    }
-    if (c->copy) {
-        bool taken = false;
-        char *place = copy_place(c, sub, from_abs, &taken);
-        if (!place) {
-            *st = PLUSH_E_NOMEM;
-            goto done;
-        }
-        if (taken) {
-            free(place); /* another file took the name: point at this one where it is */
-        } else {
-            out = with_separator(place, sep);
-            char *to = join(c->bake_dir, place);
-            char *from_copy = found ? dup_n(from_abs, strlen(from_abs)) : NULL;
-            if (!out || !to || (found && !from_copy)) {
-                free(out), free(to), free(from_copy), free(place);
-                out = NULL;
-                *st = PLUSH_E_NOMEM;
-            } else if (!found) {
-                free(to), free(place); /* named where its copy would be: dropping the file there completes the bake */
-            } else if (add_copy(c->copies, from_copy, to, place) != PLUSH_OK) {
-                free(out);
-                out = NULL;
-                *st = PLUSH_E_NOMEM;
-            }
-            goto done;
-        }
-    }
-    if (sub[0] == '/')
-        goto done; /* an absolute path names its file from anywhere */
-    out = relative(c->bake_abs, from_abs, sep);
-    if (!out)
-        *st = PLUSH_E_NOMEM;
-done:
-    free(sub);
-    free(from);
-    free(from_abs);
-    return out;
-}
-
-void plush__bake_copies_free(plush__bake_copies *copies)
-{
-    if (!copies)
-        return;
-    for (size_t i = 0; i < copies->count; i++)
-        free(copies->from[i]), free(copies->to[i]), free(copies->sub[i]);
-    free(copies->from);
-    free(copies->to);
-    free(copies->sub);
-    free(copies);
-}
-
-plush_status plush__bake_textures(plush_pmx_model *o, const char *pmx_path,
-                                  const plush_scene_bake_write_options *options, plush__bake_copies **copies,
-                                  plush_diag *diag)
-{
-    *copies = NULL;
-    if (!options || !options->model_file || !o->texture_count)
-        return PLUSH_OK;
-    texture_ctx c = {.copy = options->copy_textures, .diag = diag};
-    char *model_dir = folder_of(options->model_file);
-    char *bake_dir = options->bake_dir ? dup_n(options->bake_dir, strlen(options->bake_dir)) : folder_of(pmx_path);
-    c.model_dir = model_dir, c.bake_dir = bake_dir;
-    c.model_abs = model_dir ? absolute(model_dir) : NULL;
-    c.bake_abs = bake_dir ? absolute(bake_dir) : NULL;
-    c.copies = calloc(1, sizeof *c.copies);
-    plush_str *textures = plush_arena_array(plush_pmx_arena(o), o->texture_count, sizeof *textures);
-    plush_status st = c.model_abs && c.bake_abs && c.copies && textures ? PLUSH_OK : PLUSH_E_NOMEM;
-    for (size_t i = 0; st == PLUSH_OK && i < o->texture_count; i++) {
-        textures[i] = o->textures[i];
-        char *path = rewrite(&c, i, o->textures[i].s ? o->textures[i].s : "", &st);
-        if (path) {
-            size_t n = strlen(path);
-            char *s = plush_arena_strdup(plush_pmx_arena(o), path, n);
-            if (s)
-                textures[i] = (plush_str){.s = s, .len = (uint32_t)n};
-            else
-                st = PLUSH_E_NOMEM;
-            free(path);
-        }
-    }
-    free(model_dir);
-    free(bake_dir);
-    free(c.model_abs);
-    free(c.bake_abs);
-    if (st != PLUSH_OK) {
-        plush__bake_copies_free(c.copies);
-        return plush_diag_fail(diag, st, -1, NULL, -1, "out of memory");
-    }
-    o->textures = textures;
-    *copies = c.copies;
-    return PLUSH_OK;
+    const char *slash = strchr(sub, '/');
+    return slash ? (size_t)(slash - sub) : strlen(sub);
 }
 
 /* Makes the folders of sub (a '/'-separated path under dir) below dir. */
@@ -359,29 +222,207 @@ static plush_status make_folders(const char *dir, const char *sub, plush_diag *d
     return st;
 }
 
-plush_status plush__bake_copy_textures(const plush__bake_copies *copies, const char *pmx_path, const char *bake_dir,
-                                       plush_diag *diag)
+static bool remember_copy(texture_ctx *c, const char *from, const char *place)
 {
-    if (!copies || !copies->count)
-        return PLUSH_OK;
-    char *dir = bake_dir ? dup_n(bake_dir, strlen(bake_dir)) : folder_of(pmx_path);
-    if (!dir)
-        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
-    plush_status st = PLUSH_OK;
-    for (size_t i = 0; st == PLUSH_OK && i < copies->count; i++) {
-        char real_to[PATH_MAX];
-        if (realpath(copies->to[i], real_to) && strcmp(real_to, copies->from[i]) == 0)
-            continue; /* the bake sits beside the model: the texture is there already */
-        st = make_folders(dir, copies->sub[i], diag);
-        uint8_t *data = NULL;
-        size_t size = 0;
-        plush_diag local = {0};
-        if (st == PLUSH_OK && (st = plush_file_read(copies->from[i], &data, &size, &local)) != PLUSH_OK)
-            plush_diag_fail(diag, st, -1, NULL, -1, "cannot read the texture %s: %s", copies->from[i], local.message);
-        if (st == PLUSH_OK && (st = plush_file_write_atomic(copies->to[i], data, size, &local)) != PLUSH_OK)
-            plush_diag_fail(diag, st, -1, NULL, -1, "cannot copy the texture to %s: %s", copies->to[i], local.message);
-        free(data);
+    char **f = realloc(c->copied_from, (c->copied + 1) * sizeof *f);
+    if (f)
+        c->copied_from = f;
+    char **t = f ? realloc(c->copied_to, (c->copied + 1) * sizeof *t) : NULL;
+    if (t)
+        c->copied_to = t;
+    char *fc = t ? dup_n(from, strlen(from)) : NULL, *tc = fc ? dup_n(place, strlen(place)) : NULL;
+    if (!tc) {
+        free(fc);
+        return false;
     }
-    free(dir);
+    c->copied_from[c->copied] = fc, c->copied_to[c->copied] = tc;
+    c->copied++;
+    return true;
+}
+
+/* Copy mode: texture `stored` (index i) read under the texture rules and written beside the PMX under its
+ * sub-path; *place (malloc'd) is that sub-path. A texture the rules refuse, or whose place an output or
+ * another file takes, is a warning and not copied (*place NULL: the caller names it where it is); a place
+ * that would replace an entry of OUTDIR the last run did not write fails (PLUSH_E_EXISTS). */
+static plush_status copy_one(texture_ctx *c, size_t i, const char *stored, const char *lexical, char **place)
+{
+    *place = NULL;
+    char shown[160];
+    printable(stored, shown, sizeof shown);
+    plush_str s = {.s = stored, .len = (uint32_t)strlen(stored)};
+    plush__texture_file f;
+    plush_diag local = {0};
+    plush_status st = plush__texture_open(c->model_file, &s, &f, &local);
+    if (st == PLUSH_E_NOMEM)
+        return plush_diag_fail(c->diag, st, -1, NULL, -1, "out of memory");
+    if (st != PLUSH_OK || !f.path) {
+        plush_diag_warn(c->diag, -1, "texture", (int64_t)i, "%s: not copied", local.message);
+        plush__texture_close(&f);
+        return PLUSH_OK;
+    }
+    /* the path as the model wrote it when it stays inside, else where it really is inside */
+    bool leaves = lexical[0] == '/' || strncmp(lexical, "../", 3) == 0 || strcmp(lexical, "..") == 0;
+    const char *sub = leaves ? f.sub : lexical;
+    size_t top = first_part(sub);
+    bool own = plush__sink_reserved(sub, top, c->stem) || (strlen(c->pmx_name) == top && strncasecmp(sub, c->pmx_name, top) == 0) ||
+               (strlen(c->vmd_name) == top && strncasecmp(sub, c->vmd_name, top) == 0);
+    if (own) {
+        plush_diag_warn(c->diag, -1, "texture", (int64_t)i, "'%s': not copied: '%.*s' is the name of a plush output",
+                        shown, (int)top, sub);
+        plush__texture_close(&f);
+        return PLUSH_OK;
+    }
+    for (size_t k = 0; k < c->copied; k++)
+        if (strcmp(c->copied_to[k], sub) == 0) {
+            if (strcmp(c->copied_from[k], f.path) != 0)
+                plush_diag_warn(c->diag, -1, "texture", (int64_t)i, "'%s': not copied: another texture takes %s", shown,
+                                sub);
+            else
+                *place = dup_n(sub, strlen(sub)); /* the same file, copied already */
+            plush__texture_close(&f);
+            return *place || strcmp(c->copied_from[k], f.path) != 0 ? PLUSH_OK : PLUSH_E_NOMEM;
+        }
+    char *final = join(c->bake_dir, sub), *top_name = dup_n(sub, top), *to = join(c->write_dir, sub);
+    char *final_top = top_name ? join(c->bake_dir, top_name) : NULL;
+    st = final && top_name && to && final_top ? PLUSH_OK : PLUSH_E_NOMEM;
+    bool ours = false; /* a folder an earlier copy of this bake made */
+    for (size_t k = 0; k < c->copied; k++)
+        ours |= first_part(c->copied_to[k]) == top && strncmp(c->copied_to[k], sub, top) == 0;
+    char real[PATH_MAX];
+    struct stat there;
+    if (st == PLUSH_OK && realpath(final, real) && strcmp(real, f.path) == 0) {
+        /* the bake goes beside the model: the texture is there already */
+    } else if (st == PLUSH_OK && !ours && lstat(final_top, &there) == 0 && !plush_file_stage_wrote(c->bake_dir, top_name)) {
+        char where[160];
+        printable(final_top, where, sizeof where);
+        st = plush_diag_fail(c->diag, PLUSH_E_EXISTS, -1, "texture", (int64_t)i,
+                             "'%s' would replace %s, which plush did not write: not copied (move it, or choose another "
+                             "OUTDIR)",
+                             shown, where);
+    } else if (st == PLUSH_OK && (st = make_folders(c->write_dir, sub, c->diag)) == PLUSH_OK) {
+        plush_diag wd = {0};
+        st = plush_file_write_atomic(to, f.bytes, f.size, &wd);
+        if (st != PLUSH_OK)
+            plush_diag_fail(c->diag, st, -1, NULL, -1, "cannot copy the texture to %s: %s", to, wd.message);
+    }
+    if (st == PLUSH_OK && (!remember_copy(c, f.path, sub) || !(*place = dup_n(sub, strlen(sub)))))
+        st = PLUSH_E_NOMEM;
+    if (st == PLUSH_E_NOMEM)
+        plush_diag_fail(c->diag, st, -1, NULL, -1, "out of memory");
+    free(final), free(top_name), free(to), free(final_top);
+    plush__texture_close(&f);
     return st;
+}
+
+/* The new path of one texture (malloc'd), or NULL with *st set on failure (NULL and PLUSH_OK: keep it). */
+static char *rewrite(texture_ctx *c, size_t index, const char *stored, plush_status *st)
+{
+    *st = PLUSH_OK;
+    char shown[160];
+    printable(stored, shown, sizeof shown);
+    if (!*stored)
+        return NULL;
+    if (windows_absolute(stored)) {
+        plush_diag_warn(c->diag, -1, "texture", (int64_t)index, "'%s' is a Windows drive path: kept as stored",
+                        shown);
+        return NULL;
+    }
+    char sep = strchr(stored, '\\') ? '\\' : '/';
+    char *sub = normalize(stored);
+    char *joined = sub ? join(c->model_abs, sub) : NULL;
+    char *from_abs = joined ? normalize(joined) : NULL;
+    free(joined);
+    char *out = NULL;
+    if (!from_abs) {
+        *st = PLUSH_E_NOMEM;
+        goto done;
+    }
+    if (c->copy) {
+        char *place = NULL;
+        if ((*st = copy_one(c, index, stored, sub, &place)) != PLUSH_OK)
+            goto done;
+        if (place) {
+            out = with_separator(place, sep);
+            free(place);
+            if (!out)
+                *st = PLUSH_E_NOMEM;
+            goto done;
+        }
+    } else {
+        char *from = join(c->model_dir, sub);
+        if (!from) {
+            *st = PLUSH_E_NOMEM;
+            goto done;
+        }
+        if (!regular_file(from)) {
+            char where[160];
+            printable(from, where, sizeof where);
+            plush_diag_warn(c->diag, -1, "texture", (int64_t)index, "'%s' not found (no file %s)", shown, where);
+        }
+        free(from);
+    }
+    if (sub[0] == '/')
+        goto done; /* an absolute path names its file from anywhere */
+    out = relative(c->bake_abs, from_abs, sep);
+    if (!out)
+        *st = PLUSH_E_NOMEM;
+done:
+    free(sub);
+    free(from_abs);
+    return out;
+}
+
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+plush_status plush__bake_textures(plush_pmx_model *o, const char *pmx_path, const char *vmd_path,
+                                  const plush_scene_bake_write_options *options, plush_diag *diag)
+{
+    if (!options || !options->model_file || !o->texture_count)
+        return PLUSH_OK;
+    texture_ctx c = {.model_file = options->model_file, .copy = options->copy_textures, .diag = diag,
+                     .pmx_name = base_name(pmx_path), .vmd_name = base_name(vmd_path)};
+    char *model_dir = folder_of(options->model_file);
+    char *write_dir = folder_of(pmx_path);
+    char *bake_dir = options->bake_dir ? dup_n(options->bake_dir, strlen(options->bake_dir)) : folder_of(pmx_path);
+    size_t pn = strlen(c.pmx_name), sn = strlen(PLUSH__OUT_SUFFIX ".pmx");
+    if (pn > sn && strcmp(c.pmx_name + pn - sn, PLUSH__OUT_SUFFIX ".pmx") == 0)
+        c.stem = dup_n(c.pmx_name, pn - sn);
+    c.model_dir = model_dir, c.bake_dir = bake_dir, c.write_dir = write_dir;
+    c.model_abs = model_dir ? absolute(model_dir) : NULL;
+    c.bake_abs = bake_dir ? absolute(bake_dir) : NULL;
+    plush_str *textures = plush_arena_array(plush_pmx_arena(o), o->texture_count, sizeof *textures);
+    plush_status st = c.model_abs && c.bake_abs && write_dir && textures ? PLUSH_OK : PLUSH_E_NOMEM;
+    for (size_t i = 0; st == PLUSH_OK && i < o->texture_count; i++) {
+        textures[i] = o->textures[i];
+        char *path = rewrite(&c, i, o->textures[i].s ? o->textures[i].s : "", &st);
+        if (path) {
+            size_t n = strlen(path);
+            char *s = plush_arena_strdup(plush_pmx_arena(o), path, n);
+            if (s)
+                textures[i] = (plush_str){.s = s, .len = (uint32_t)n};
+            else
+                st = PLUSH_E_NOMEM;
+            free(path);
+        }
+    }
+    free(model_dir);
+    free(bake_dir);
+    free(write_dir);
+    free(c.stem);
+    free(c.model_abs);
+    free(c.bake_abs);
+    for (size_t k = 0; k < c.copied; k++)
+        free(c.copied_from[k]), free(c.copied_to[k]);
+    free(c.copied_from);
+    free(c.copied_to);
+    if (st == PLUSH_E_NOMEM)
+        return plush_diag_fail(diag, st, -1, NULL, -1, "out of memory");
+    if (st != PLUSH_OK)
+        return st; /* copy_one said why */
+    o->textures = textures;
+    return PLUSH_OK;
 }

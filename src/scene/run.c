@@ -46,6 +46,7 @@ struct plush_scene {
     plush__soft_measure soft_measure;    /* with a binding */
     plush_scene_soft_figures soft_frame;
     plush_scene_soft_summary soft_summary;
+    plush__texture_store *textures;      /* the model's textures the sinks decode: each file once a run */
     plush_arena arena;
 };
 
@@ -250,8 +251,10 @@ plush_status plush_scene_create(const plush_scene_desc *desc, plush_scene **out,
                                : desc->mode == PLUSH_SCENE_DIRECT ? "direct"
                                                                   : "plain");
     plush_scene *sc = calloc(1, sizeof *sc);
-    if (!sc)
+    if (!sc || plush__texture_store_create(&sc->textures) != PLUSH_OK) {
+        free(sc);
         return nomem(diag);
+    }
     sc->desc = *desc;
     /* the defaults, resolved once: plush_scene_get_desc hands them to every caller */
     if (sc->desc.fps == 0)
@@ -522,10 +525,16 @@ size_t plush_scene_frozen(const plush_scene *sc)
     return n;
 }
 
+plush__texture_store *plush__scene_textures(const plush_scene *scene)
+{
+    return scene->textures;
+}
+
 void plush_scene_destroy(plush_scene *sc)
 {
     if (!sc)
         return;
+    plush__texture_store_destroy(sc->textures);
     plush_world_destroy(sc->world);
     plush_proxy_skin_destroy(sc->skin);
     plush_scene_binding_free(sc->binding);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/statvfs.h>
 #include <time.h>
 
@@ -45,6 +46,20 @@ double plush__sink_bake_tolerance(const plush_scene_output *out, const plush_pmx
         return out->bake_tolerance;
     double h = plush_pmx_height(model);
     return h > 0 ? 0.001 * h : -1.0;   /* a model of no height has nothing to measure a share of */
+}
+
+static bool same_name(const char *name, size_t len, const char *want)
+{
+    return strlen(want) == len && strncasecmp(name, want, len) == 0;
+}
+
+bool plush__sink_reserved(const char *name, size_t len, const char *stem)
+{
+    size_t sn = stem ? strlen(stem) : 0, xn = strlen(PLUSH__OUT_SUFFIX);
+    return (len >= 6 && strncasecmp(name, ".plush", 6) == 0) || same_name(name, len, PLUSH__OUT_FRAMES) ||
+           same_name(name, len, PLUSH__OUT_PREVIEW) || same_name(name, len, PLUSH__OUT_QUALITY) ||
+           (stem && len > sn + xn && strncasecmp(name, stem, sn) == 0 &&
+            strncasecmp(name + sn, PLUSH__OUT_SUFFIX ".", xn + 1) == 0);
 }
 
 char *plush__sink_file(const plush_scene_output *out, const char *name)

@@ -114,8 +114,8 @@ static plush_status bake_create(const plush_scene *scene, const plush_scene_outp
     bake_sink *b = calloc(1, sizeof *b);
     if (b) {
         b->base.ops = &bake_ops;
-        b->pmx = plush__sink_path(out, "_plush.pmx");
-        b->vmd = plush__sink_path(out, "_plush.vmd");
+        b->pmx = plush__sink_path(out, PLUSH__OUT_SUFFIX ".pmx");
+        b->vmd = plush__sink_path(out, PLUSH__OUT_SUFFIX ".vmd");
         b->copy_textures = out->copy_textures;
         if (out->model_file)
             b->model_file = strdup(out->model_file);

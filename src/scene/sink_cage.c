@@ -89,7 +89,7 @@ static plush_status cage_create(const plush_scene *scene, const plush_scene_outp
         c->base.ops = &cage_ops;
         c->every = out->every ? out->every : 1;
         c->proxy = &b->proxy;
-        c->dir = plush__sink_file(out, "frames");
+        c->dir = plush__sink_file(out, PLUSH__OUT_FRAMES);
     }
     if (!c || !c->dir) {
         if (c)

@@ -228,7 +228,6 @@ static plush_status build_animation(gltf_sink *s, const plush_pmx_model *baked, 
 
 static plush_status gltf_end(plush_scene_sink *sk, const plush_scene *scene, plush_diag *diag)
 {
-    (void)scene;
     gltf_sink *s = (gltf_sink *)sk;
     plush_diag local = {.file = s->path};
     plush_pmx_model *baked = NULL;
@@ -240,7 +239,8 @@ static plush_status gltf_end(plush_scene_sink *sk, const plush_scene *scene, plu
     if (st == PLUSH_OK)
         st = plush_scene_bake_model(s->bake, &baked, &local);
     if (st == PLUSH_OK)
-        st = plush__gltf_model_build(baked, s->source->textures, s->source->texture_count, s->model_file, &g, &local);
+        st = plush__gltf_model_build(baked, s->source->textures, s->source->texture_count, s->model_file,
+                                     plush__scene_textures(scene), &g, &local);
     if (st == PLUSH_OK)
         st = build_animation(s, baked, &g, &anim, &local);
     if (st == PLUSH_OK) {
@@ -321,7 +321,7 @@ static plush_status gltf_create(const plush_scene *scene, const plush_scene_outp
         s->morphs = desc.model->morph_count;
         s->bones = desc.model->bone_count + 1;
         s->fit_bones = out->bake_bones;
-        s->path = plush__sink_path(out, "_plush.glb");
+        s->path = plush__sink_path(out, PLUSH__OUT_SUFFIX ".glb");
         s->model_file = out->model_file ? strdup(out->model_file) : NULL;
         s->globals = calloc(s->bones, sizeof *s->globals);
     }

@@ -10,6 +10,7 @@
 
 #include "plush/gltf.h"
 #include "plush/pmx.h"
+#include "scene/textures.h"
 
 #define PLUSH_GLTF_METRES_PER_UNIT 0.08
 
@@ -25,11 +26,12 @@ typedef struct gltf_model {
 /* PMX point -> glTF point (scaled) and direction (not scaled). */
 void plush__gltf_point(const float p[3], float out[3]);
 /* The mesh, the skin (nodes, inverse bind matrices, JOINTS_0 / WEIGHTS_0) and the materials of a baked
- * model; textures (source_textures: the source model's paths, as stored) are read relative to model_file's
- * folder (NULL: the working directory) and embedded; a texture that cannot be read is a warning in diag. */
+ * model; textures (source_textures: the source model's paths, as stored) are read as scene/textures.h
+ * says, relative to model_file's folder (NULL: none), and embedded: a JPEG as it is, anything else decoded
+ * by the run's store and encoded as PNG, each file once; one that cannot be used is a warning in diag. */
 plush_status plush__gltf_model_build(const plush_pmx_model *baked, const plush_str *source_textures,
-                                     size_t source_texture_count, const char *model_file, gltf_model *g,
-                                     plush_diag *diag);
+                                     size_t source_texture_count, const char *model_file, plush__texture_store *store,
+                                     gltf_model *g, plush_diag *diag);
 /* The vertex morphs whose flag is set become the description's morph targets, in morph order. */
 plush_status plush__gltf_model_targets(const plush_pmx_model *baked, const bool *used, gltf_model *g,
                                        plush_diag *diag);

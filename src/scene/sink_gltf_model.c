@@ -153,45 +153,49 @@ static plush_status build_nodes(const plush_pmx_model *m, gltf_model *g, plush_d
     return PLUSH_OK;
 }
 
-/* "dir of model_file" + path with Windows separators turned around. */
-static char *texture_path(const char *model_file, const plush_str *t)
+/* Embeds texture t, or the image already made of the same file (paths[i]: image i's real path); a texture
+ * that cannot be used is a warning and left out (-1). Only running out of memory fails (*st). */
+static int32_t load_texture(const plush_str *t, size_t index, const char *model_file, plush__texture_store *store,
+                            gltf_model *g, char **paths, bool *translucent, plush_status *st, plush_diag *diag)
 {
-    const char *slash = model_file ? strrchr(model_file, '/') : NULL;
-    size_t dir = slash ? (size_t)(slash - model_file) + 1 : 0;
-    char *p = malloc(dir + t->len + 1);
-    if (!p)
-        return NULL;
-    memcpy(p, model_file, dir);
-    for (uint32_t i = 0; i < t->len; i++)
-        p[dir + i] = t->s[i] == '\\' ? '/' : t->s[i];
-    p[dir + t->len] = '\0';
-    return p;
-}
-
-/* Reads and converts texture t; a failure is a warning and leaves the image out (-1). */
-static int32_t load_texture(const plush_str *t, size_t index, const char *model_file, gltf_model *g, bool *translucent,
-                            plush_diag *diag)
-{
-    char *path = texture_path(model_file, t);
-    if (!path)
-        return -1;
-    uint8_t *data = NULL;
-    size_t size = 0;
-    plush_diag local = {.file = path};
+    plush__texture_file f;
+    plush_diag local = {0};
     plush_buf *out = &g->image_data[g->desc.image_count];
-    const char *mime = NULL;
-    plush_status st = plush_file_read(path, &data, &size, &local);
-    if (st == PLUSH_OK)
-        st = plush_image_convert_texture(data, size, out, &mime, translucent, &local);
-    free(data);
-    if (st != PLUSH_OK) {
-        plush_diag_warn(diag, -1, "texture", (int64_t)index, "texture \"%s\" left out: %s", path,
-                        local.status == PLUSH_E_IO ? "cannot be read" : "not a BMP, TGA, PNG or JPEG picture");
+    const char *mime = "image/png";
+    *translucent = false;
+    *st = plush__texture_open(model_file, t, &f, &local);
+    for (size_t i = 0; *st == PLUSH_OK && f.path && i < g->desc.image_count; i++)
+        if (strcmp(paths[i], f.path) == 0) {
+            plush__texture_close(&f);
+            return (int32_t)i; /* the caller knows its translucency */
+        }
+    if (*st == PLUSH_OK && f.path && f.jpeg) {
+        /* JPEG has no alpha and is already what glTF embeds: its bytes, not decoded */
+        mime = "image/jpeg";
+        if (!plush_buf_append(out, f.bytes, f.size))
+            *st = plush_diag_fail(&local, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+    } else if (*st == PLUSH_OK && f.path) {
+        const plush__texture *tex = NULL;
+        *st = plush__texture_decode(store, model_file, t, &tex, &local);
+        if (*st == PLUSH_OK)
+            *st = plush_image_encode_texture(&tex->texels, out, translucent, &local);
+    }
+    char *path = f.path;
+    f.path = NULL;
+    plush__texture_close(&f);
+    if (*st != PLUSH_OK || !path) {
         free(path);
         plush_buf_free(out);
+        if (*st == PLUSH_E_NOMEM) {
+            plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+            return -1;
+        }
+        if (*st != PLUSH_OK)
+            plush_diag_warn(diag, -1, "texture", (int64_t)index, "%s: left out of the glTF file", local.message);
+        *st = PLUSH_OK;
         return -1;
     }
-    free(path);
+    paths[g->desc.image_count] = path;
     plush_gltf_image *im = (plush_gltf_image *)&g->desc.images[g->desc.image_count];
     *im = (plush_gltf_image){.name = t->s, .mime_type = mime, .data = out->data, .size = out->size};
     return (int32_t)g->desc.image_count++;
@@ -208,25 +212,35 @@ static float srgb_to_linear(float c)
 }
 
 static plush_status build_materials(const plush_pmx_model *m, const plush_str *textures, size_t texture_count,
-                                    const char *model_file, gltf_model *g, plush_diag *diag)
+                                    const char *model_file, plush__texture_store *store, gltf_model *g,
+                                    plush_diag *diag)
 {
     plush_gltf_desc *d = &g->desc;
     size_t tn = texture_count ? texture_count : 1;
     plush_gltf_material *mats = plush_arena_array(&g->arena, m->material_count ? m->material_count : 1, sizeof *mats);
     int32_t *image_of = plush_arena_array(&g->arena, tn, sizeof *image_of);   /* -2: not tried yet */
-    bool *translucent = plush_arena_array(&g->arena, tn, sizeof *translucent);
+    bool *translucent = plush_arena_array(&g->arena, tn, sizeof *translucent); /* per image */
     d->images = plush_arena_array(&g->arena, tn, sizeof *d->images);
     g->image_data = calloc(tn, sizeof *g->image_data);
-    if (!mats || !image_of || !translucent || !d->images || !g->image_data)
+    char **paths = calloc(tn, sizeof *paths);
+    if (!mats || !image_of || !translucent || !d->images || !g->image_data || !paths) {
+        free(paths);
         return nomem(diag);
+    }
     for (size_t t = 0; t < tn; t++)
         image_of[t] = -2;
-    for (size_t i = 0; i < m->material_count; i++) {
+    plush_status st = PLUSH_OK;
+    for (size_t i = 0; st == PLUSH_OK && i < m->material_count; i++) {
         const plush_pmx_material *pm = &m->materials[i];
         int32_t t = pm->texture, image = -1;
         if (t >= 0 && (size_t)t < texture_count) {
-            if (image_of[t] == -2)
-                image_of[t] = load_texture(&textures[t], (size_t)t, model_file, g, &translucent[t], diag);
+            if (image_of[t] == -2) {
+                bool clear = false;
+                size_t before = d->image_count;
+                image_of[t] = load_texture(&textures[t], (size_t)t, model_file, store, g, paths, &clear, &st, diag);
+                if (d->image_count > before)
+                    translucent[before] = clear;
+            }
             image = image_of[t];
         }
         mats[i] = (plush_gltf_material){.name = pm->name.s, .image = image,
@@ -234,16 +248,19 @@ static plush_status build_materials(const plush_pmx_model *m, const plush_str *t
         for (int k = 0; k < 3; k++)
             mats[i].base_color[k] = srgb_to_linear(pm->diffuse[k]);
         mats[i].base_color[3] = clamp01(pm->diffuse[3]);   /* alpha is coverage, not a colour */
-        mats[i].blend = mats[i].base_color[3] < 1.0f || (image >= 0 && translucent[t]);
+        mats[i].blend = mats[i].base_color[3] < 1.0f || (image >= 0 && translucent[image]);
     }
+    for (size_t i = 0; i < tn; i++)
+        free(paths[i]);
+    free(paths);
     d->materials = mats;
     d->material_count = m->material_count;
-    return PLUSH_OK;
+    return st;
 }
 
 plush_status plush__gltf_model_build(const plush_pmx_model *baked, const plush_str *source_textures,
-                                     size_t source_texture_count, const char *model_file, gltf_model *g,
-                                     plush_diag *diag)
+                                     size_t source_texture_count, const char *model_file, plush__texture_store *store,
+                                     gltf_model *g, plush_diag *diag)
 {
     memset(g, 0, sizeof *g);
     g->desc.mesh_name = baked->name.len ? baked->name.s : "model";
@@ -253,7 +270,7 @@ plush_status plush__gltf_model_build(const plush_pmx_model *baked, const plush_s
     if (st == PLUSH_OK)
         st = build_nodes(baked, g, diag);
     if (st == PLUSH_OK)
-        st = build_materials(baked, source_textures, source_texture_count, model_file, g, diag);
+        st = build_materials(baked, source_textures, source_texture_count, model_file, store, g, diag);
     if (st == PLUSH_OK) {
         g->vertex_morph = plush_arena_array(&g->arena, baked->morph_count ? baked->morph_count : 1, sizeof *g->vertex_morph);
         if (!g->vertex_morph)

@@ -49,7 +49,7 @@ static plush_status im2_create(const plush_scene *scene, const plush_scene_outpu
     im2_sink *m = calloc(1, sizeof *m);
     if (m) {
         m->base.ops = &im2_ops;
-        m->path = plush__sink_path(out, "_plush.im2");
+        m->path = plush__sink_path(out, PLUSH__OUT_SUFFIX ".im2");
     }
     if (!m || !m->path) {
         if (m)

@@ -140,7 +140,7 @@ static plush_status mesh_create(const plush_scene *scene, const plush_scene_outp
         plush_scene_desc desc;
         plush_scene_get_desc(scene, &desc);
         m->model = desc.model;
-        m->dir = plush__sink_file(out, "frames");
+        m->dir = plush__sink_file(out, PLUSH__OUT_FRAMES);
     }
     if (!m || !m->dir) {
         if (m)

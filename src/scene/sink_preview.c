@@ -16,8 +16,8 @@
  * preview_soft_margin of its largest side so the soft part is seen with what holds it -- from the front,
  * smoothed over time so that the picture does not shake with every swing of an arm. A camera fixed on the
  * box of the whole motion (what came before) showed a dancing character some 60 pixels tall; frames
- * stream, so the smoothing looks only backwards. Textures are decoded once, before the first frame, under
- * the budget of plush__sink_texture_load (a downloaded model names its own texture files), and drawn
+ * stream, so the smoothing looks only backwards. Textures are decoded once, before the first frame, by the
+ * run's store under the rules of scene/textures.h (a downloaded model names its own texture files), and drawn
  * times the diffuse colour; one that cannot be read keeps the flat colour with a warning. The video runs
  * at 30 frames per second whatever the run's fps: video frame k shows the run frame nearest to k / 30 s (a
  * 60 fps run gives every other frame, a 24 fps run repeats some). */
@@ -26,6 +26,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -58,7 +59,7 @@ typedef struct preview_sink {
     float (*face_colors)[3];
     int32_t *face_textures;       /* per face: the PMX texture index, then (begin) one of textures, or -1 */
     float (*uvs)[2];
-    plush_render_texture *textures;
+    plush_render_texture *textures; /* the texels borrowed from the run's store (plush__scene_textures) */
     size_t texture_count;
     plush_render_stream *stream;
     plush_scene_preview_frame framing;
@@ -170,7 +171,7 @@ static void framed_box(const preview_sink *p, const float (*pos)[3], float lo[3]
 
 /* Decodes the textures the drawn faces use, each once, and points the faces at them; a texture that
  * cannot be used is one warning and its faces keep the flat colour. Only running out of memory fails. */
-static plush_status load_textures(preview_sink *p, plush_diag *diag)
+static plush_status load_textures(preview_sink *p, const plush_scene *scene, plush_diag *diag)
 {
     const plush_pmx_model *m = p->model;
     size_t faces = p->face_count / 3;
@@ -190,9 +191,11 @@ static plush_status load_textures(preview_sink *p, plush_diag *diag)
         int32_t t = p->face_textures[f];
         if (t >= 0 && slot[t] == -2) {
             plush_diag local = {0};
-            plush_render_texture *tex = &p->textures[p->texture_count];
-            st = plush__sink_texture_load(p->model_file, &m->textures[t], tex, &local);
-            slot[t] = tex->rgba ? (int32_t)p->texture_count++ : -1;
+            const plush__texture *tex = NULL;
+            st = plush__texture_decode(plush__scene_textures(scene), p->model_file, &m->textures[t], &tex, &local);
+            slot[t] = -1;
+            if (tex) /* the run's store owns the texels */
+                p->textures[p->texture_count] = tex->texels, slot[t] = (int32_t)p->texture_count++;
             if (st != PLUSH_OK && st != PLUSH_E_NOMEM)
                 plush_diag_warn(diag, -1, "texture", t, "%s: drawn in its flat colour", local.message);
             st = st == PLUSH_E_NOMEM ? plush_diag_fail(diag, st, -1, NULL, -1, "out of memory") : PLUSH_OK;
@@ -299,6 +302,15 @@ static plush_status ffmpeg_start(preview_sink *p, plush_diag *diag)
         return PLUSH_OK;
     }
     close(tmp_fd);
+    /* ffmpeg reads an argument starting with '-' as an option and "pipe:x", "http:x" as a protocol: it gets
+     * the file protocol and an absolute path, whatever OUTDIR the user named */
+    char real[PATH_MAX];
+    if (!realpath(p->tmp, real)) {
+        give_up(p, diag, "cannot resolve the output folder: %s", strerror(errno));
+        return PLUSH_OK;
+    }
+    char target[PATH_MAX + 8];
+    snprintf(target, sizeof target, "file:%s", real);
     p->log = tmpfile();
     int fds[2];
     if (pipe(fds) != 0) {
@@ -315,7 +327,7 @@ static plush_status ffmpeg_start(preview_sink *p, plush_diag *diag)
     char *const argv[] = {p->ffmpeg, "-hide_banner", "-loglevel", "error", "-nostats", "-y",
                           "-f", "rawvideo", "-pix_fmt", "rgb24", "-s", size, "-r", rate, "-i", "-",
                           "-an", "-c:v", "libx264", "-preset", "veryfast", "-crf", "20", "-pix_fmt", "yuv420p",
-                          "-movflags", "+faststart", "-f", "mp4", p->tmp, NULL};
+                          "-movflags", "+faststart", "-f", "mp4", target, NULL};
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_adddup2(&fa, fds[0], 0);
@@ -402,7 +414,7 @@ static plush_status preview_begin(plush_scene_sink *s, const plush_scene *scene,
     }
     if (!framed_vertices(p, scene, diag))
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
-    plush_status st = load_textures(p, diag);
+    plush_status st = load_textures(p, scene, diag);
     if (st == PLUSH_OK)
         st = plush_image_create(PREVIEW_WIDTH, PREVIEW_HEIGHT, &p->image, diag);
     if (st != PLUSH_OK)
@@ -522,9 +534,7 @@ static void preview_destroy(plush_scene_sink *s)
     free(p->face_colors);
     free(p->face_textures);
     free(p->uvs);
-    for (size_t t = 0; t < p->texture_count; t++)
-        plush_render_texture_free(&p->textures[t]);
-    free(p->textures);
+    free(p->textures); /* the texels are the run's store's */
     free(p->framed);
     free(p->model_file);
     free(p->tmp);
@@ -560,7 +570,7 @@ static plush_status preview_create(const plush_scene *scene, const plush_scene_o
         p->model_file = out->model_file ? strdup(out->model_file) : NULL;
         p->framing = out->preview_frame;
         p->fps = desc.fps > 0 ? desc.fps : PREVIEW_FPS;
-        p->path = plush__sink_file(out, "preview.mp4");
+        p->path = plush__sink_file(out, PLUSH__OUT_PREVIEW);
     }
     if (!p || !p->path || (out->model_file && !p->model_file) || !drawn_faces(p)) {
         if (p)

@@ -370,7 +370,7 @@ static plush_status quality_make(const plush_scene *scene, char *file, plush_sce
 static plush_status quality_create(const plush_scene *scene, const plush_scene_output *out, plush_scene_sink **sink,
                                    plush_diag *diag)
 {
-    char *path = plush__sink_file(out, "quality.csv");
+    char *path = plush__sink_file(out, PLUSH__OUT_QUALITY);
     if (!path)
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
     return quality_make(scene, path, sink, diag);

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -156,8 +157,12 @@ void cli_run_list(cli_result *r, const char *const *args)
         fail_msg("cannot run %s: %s (set PLUSH_BIN)", argv[0], strerror(rc));
 
     int status = 0;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    struct rusage ru;
+    memset(&ru, 0, sizeof ru);
     for (int waited = 0;; waited += 5) {
-        pid_t w = waitpid(pid, &status, WNOHANG);
+        pid_t w = wait4(pid, &status, WNOHANG, &ru); /* this child's own figures, not all children's */
         if (w == pid)
             break;
         if (w < 0 && errno != EINTR)
@@ -170,6 +175,9 @@ void cli_run_list(cli_result *r, const char *const *args)
         }
         nanosleep(&(struct timespec){0, 5 * 1000 * 1000}, NULL);
     }
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    r->peak_kb = ru.ru_maxrss;
+    r->seconds = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
     r->out = cli_read_all(out_path, &r->out_len);
     r->err = cli_read_all(err_path, &r->err_len);
     assert_non_null(r->out);

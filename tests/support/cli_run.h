@@ -10,6 +10,8 @@ typedef struct cli_result {
     int code;
     char *out, *err;
     size_t out_len, err_len;
+    long peak_kb;           /* the run's peak resident memory (getrusage's ru_maxrss of that child) */
+    double seconds;         /* its wall-clock time */
 } cli_result;
 
 /* Makes (0) or removes with everything under it the temporary directory; prefix names it ("plush_cli"). */
