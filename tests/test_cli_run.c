@@ -20,11 +20,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define ALICIA SHARED_MMD "/alicia/Alicia_solid.pmx"
-#define MOTION_0046 SHARED_MMD "/mmd_base/サンプルモーション_0046.vmd"
-#define BEAR "proxies/plush_bear.pmx"
-#define BEAR_VMD "proxies/plush_bear_shake.vmd"
-#define BEAR_IM2 "proxies/plush_bear.im2"
 
 static int setup(void **state)
 {
