@@ -387,6 +387,50 @@ static void test_generated_cages(void **state)
     }
 }
 
+/* A motion of one key on the bear's first bone at frame 4,000,000,000. */
+static void write_far_motion(const char *path)
+{
+    plush_diag d = {0};
+    plush_diag_reset(&d);
+    plush_pmx_model *m = NULL;
+    assert_int_equal(plush_pmx_read_file(BEAR, NULL, &m, &d), PLUSH_OK);
+    plush_vmd_motion *v = plush_vmd_create();
+    v->bone_key_count = 1;
+    v->bone_keys = plush_arena_array(plush_vmd_arena(v), 1, sizeof *v->bone_keys);
+    v->bone_keys[0] = (plush_vmd_bone_key){.name = m->bones[0].name, .frame = 4000000000u, .rotation = {0, 0, 0, 1}};
+    assert_int_equal(plush_vmd_write_file(v, NULL, path, &d), PLUSH_OK);
+    plush_vmd_free(v);
+    plush_pmx_free(m);
+}
+
+/* The frames a motion makes by default are bounded as plush run bounds them: both refuse, at once. */
+static void test_frames_beyond_the_bound(void **state)
+{
+    (void)state;
+    char far[512], out[512];
+    cli_tmp_path(far, sizeof far, "far.vmd");
+    cli_tmp_path(out, sizeof out, "far");
+    write_far_motion(far);
+    cli_result r;
+    CLI_RUN(&r, "compare", BEAR, "--motion", far, "-o", out);
+    cli_expect_one_error_line(&r);
+    assert_false(cli_exists(out));
+    cli_result_free(&r);
+    CLI_RUN(&r, "run", BEAR, "--motion", far, "-o", out);
+    cli_expect_one_error_line(&r);
+    cli_result_free(&r);
+    /* and the largest count either takes by hand is the same */
+    char max[32], over[32];
+    snprintf(max, sizeof max, "%.0f", PLUSH_SCENE_MAX_FRAME);
+    snprintf(over, sizeof over, "%.0f", PLUSH_SCENE_MAX_FRAME + 1);
+    CLI_RUN(&r, "compare", BEAR, "--frames", over, "-o", out);
+    cli_expect_code(&r, 2);
+    cli_result_free(&r);
+    CLI_RUN(&r, "run", BEAR, "--frames", over, "-o", out);
+    cli_expect_code(&r, 2);
+    cli_result_free(&r);
+}
+
 static void test_errors(void **state)
 {
     (void)state;
@@ -460,6 +504,7 @@ int main(void)
         cmocka_unit_test(test_demo_bear_writes_every_file),
         cmocka_unit_test(test_generated_cages),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_frames_beyond_the_bound),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
