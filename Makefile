@@ -130,7 +130,7 @@ run: all
 # its log (tools/run-suite.sh). Suites that take longest start first, so none is left running alone at
 # the end. The benchmarks are built (not run) with the tests, so that a change that breaks one fails CI.
 TEST_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
-TEST_FIRST := $(addprefix $(BUILD)/tests/,test_cli_run test_scene_direct test_cli_sets test_cli_compare test_cli_characters)
+TEST_FIRST := $(addprefix $(BUILD)/tests/,test_cli_run test_cli_bake test_scene_direct test_cli_sets test_cli_compare test_cli_characters)
 SUITES      := $(patsubst $(BUILD)/tests/%,suite/%,$(filter $(TESTS),$(TEST_FIRST)) $(filter-out $(TEST_FIRST),$(TESTS)))
 SLOW_SUITES := $(patsubst $(BUILD)/tests/%,suite/%,$(SLOW_TESTS))
 # A make that already runs with -j shares its job slots with the suites; otherwise they get TEST_JOBS.
