@@ -1,4 +1,4 @@
-# plush — make | make run | make test | make check | make bench | make fuzz | make install | make clean
+# plush — make | make run | make test | make test-slow | make check | make bench | make fuzz | make install | make clean
 CC      ?= cc
 CXX     ?= c++
 CLANG   ?= clang
@@ -43,6 +43,9 @@ endif
 LIB_SRC  := $(sort $(shell find src -name '*.c' -not -path 'src/cli/*'))
 CLI_SRC  := $(sort $(wildcard src/cli/*.c))
 TEST_SRC := $(sort $(wildcard tests/test_*.c))
+# The full-size end-to-end runs (the demo bear's direct simulation, the long dances, Alicia from attach to
+# export): minutes of CPU, so make test-slow runs them, not make test.
+SLOW_SRC := $(sort $(wildcard tests/slow/test_*.c))
 TEST_SUPPORT := $(sort $(wildcard tests/support/*.c))
 BENCH_SRC := $(sort $(wildcard tools/bench/bench_*.c))
 BENCH_CXX := $(sort $(wildcard tools/bench/bench_*.cpp))
@@ -51,6 +54,7 @@ LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 SUP_OBJ  := $(TEST_SUPPORT:%.c=$(BUILD)/obj/%.o)
 TESTS    := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
+SLOW_TESTS := $(SLOW_SRC:tests/%.c=$(BUILD)/tests/%)
 BENCHES  := $(BENCH_SRC:tools/bench/%.c=$(BUILD)/bench/%) $(BENCH_CXX:tools/bench/%.cpp=$(BUILD)/bench/%)
 LIB      := $(BUILD)/libplush.a
 BIN      := $(BUILD)/plush
@@ -62,7 +66,7 @@ PHYS_SO  := $(if $(PHYS_CXX),$(BUILD)/libplush_physics.so)
 CMOCKA_CFLAGS = $(shell pkg-config --cflags cmocka 2>/dev/null)
 CMOCKA_LIBS   = $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
 
-.PHONY: all run test check bench fuzz install clean deps
+.PHONY: all run test test-slow check bench fuzz install clean deps
 all: $(LIB) $(BIN) $(PHYS_SO)
 
 # Missing packages: install them when root, otherwise say exactly what to run.
@@ -80,7 +84,7 @@ $(BUILD)/obj/%.o: %.c | $(DEPS_OK)
 
 $(BUILD)/obj/tests/%.o: tests/%.c | $(DEPS_OK)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CMOCKA_CFLAGS) $(CFLAGS) -c $< -o $@
+	$(CC) $(CPPFLAGS) -Itests $(CMOCKA_CFLAGS) $(CFLAGS) -c $< -o $@
 
 # Seed mode rounds where the original rounds (../shared/DESIGN.md, Proxy skinning): no a*b+c fused into one
 # rounding in its arithmetic, nor in the test's independent port of it.
@@ -121,10 +125,28 @@ $(BUILD)/bench/%: tools/bench/%.cpp $(LIB)
 run: all
 	$(BIN) demo -o plush-demo
 
-# Every suite runs from the project root (fixtures are read from ../shared/data/mmd).
-# The benchmarks are built (not run) with the tests, so that a change that breaks one fails CI.
+# Every suite runs from the project root (fixtures are read from ../shared/data/mmd), each one a target
+# (make suite/test_cli), TEST_JOBS of them at once; all run even when one fails, and a failing suite shows
+# its log (tools/run-suite.sh). Suites that take longest start first, so none is left running alone at
+# the end. The benchmarks are built (not run) with the tests, so that a change that breaks one fails CI.
+TEST_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+TEST_FIRST := $(addprefix $(BUILD)/tests/,test_cli_run test_cli_bake test_scene_direct test_cli_sets test_cli_compare test_cli_characters)
+SUITES      := $(patsubst $(BUILD)/tests/%,suite/%,$(filter $(TESTS),$(TEST_FIRST)) $(filter-out $(TEST_FIRST),$(TESTS)))
+SLOW_SUITES := $(patsubst $(BUILD)/tests/%,suite/%,$(SLOW_TESTS))
+# A make that already runs with -j shares its job slots with the suites; otherwise they get TEST_JOBS.
+SUITE_MAKE = $(MAKE) --no-print-directory -k $(if $(findstring jobserver,$(MAKEFLAGS)),,-j$(TEST_JOBS))
+
+.PHONY: $(SUITES) $(SLOW_SUITES)
+$(SUITES) $(SLOW_SUITES): suite/%: $(BUILD)/tests/% $(BIN) $(PHYS_SO)
+	@tools/run-suite.sh $(BUILD)/tests/$* $(BIN) $(BUILD)/test-logs
+
 test: $(TESTS) $(BIN) $(PHYS_SO) $(BENCHES)
-	@set -e; for t in $(TESTS); do echo "== $$t"; PLUSH_BIN=$(BIN) $$t; done; echo "all tests passed"
+	@$(SUITE_MAKE) $(SUITES) || { echo "make test: a suite failed (its log is above)"; exit 1; }
+	@echo "all tests passed"
+
+test-slow: $(SLOW_TESTS) $(BIN) $(PHYS_SO)
+	@$(SUITE_MAKE) $(SLOW_SUITES) || { echo "make test-slow: a suite failed (its log is above)"; exit 1; }
+	@echo "all slow tests passed"
 
 check:
 	$(MAKE) BUILD=build/check SAN=1 test
@@ -173,7 +195,7 @@ GEN_BEAR_OBJ := $(BUILD)/obj/tools/demo/gen_bear.o
 DEMO_FILES   := proxies/plush_bear.pmx proxies/plush_bear_shake.vmd proxies/plush_bear.im2
 
 all: $(DEMO_FILES)
-test: $(GEN_BEAR) $(DEMO_FILES)
+test test-slow $(SUITES) $(SLOW_SUITES): $(GEN_BEAR) $(DEMO_FILES)
 bench: $(GEN_BEAR) $(DEMO_FILES)
 
 $(GEN_BEAR): $(GEN_BEAR_OBJ) $(LIB)

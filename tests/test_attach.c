@@ -21,8 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define ALICIA SHARED_MMD "/alicia/Alicia_solid.pmx"
-#define MOTION SHARED_MMD "/mmd_base/サンプルモーション_0046.vmd"
 
 static plush_diag fresh(void)
 {
@@ -790,7 +788,7 @@ static void test_alicia_physics(void **state)
     alicia *a = *state;
     plush_vmd_motion *vmd = NULL;
     plush_diag d = fresh();
-    expect_ok(plush_vmd_read_file(MOTION, &vmd, &d), &d);
+    expect_ok(plush_vmd_read_file(MOTION_0046, &vmd, &d), &d);
     runner with, without;
     runner_init(&with, a->out, vmd);
     runner_init(&without, a->model, vmd);

@@ -11,6 +11,7 @@
 #include "plush/plush.h"
 #include "support/cli_run.h"
 #include "support/pmx_fixture.h"
+#include "support/shared_data.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -27,13 +28,11 @@
 #include <unistd.h>
 
 
-#define DATA "../shared/data/mmd/"
-#define ALICIA DATA "alicia/Alicia_solid.pmx"
+#define DATA SHARED_MMD "/"
 #define MIXED_UTF8 DATA "unity-mmd-loader/mixed-deform-types.pmx"
 #define WIDE_INDICES DATA "unity-mmd-loader/mmd-alpha-blend-overlap.pmx"
-#define MOTION DATA "mmd_base/サンプルモーション_0046.vmd"
 /* a character whose materials are called 材質1 .. 材質31 */
-#define LUKA "../shared/data/characters/blender_mmd_tools/巡音ルカ_f14b5a4.pmx"
+#define LUKA SHARED_CHARACTERS "/blender_mmd_tools/巡音ルカ_f14b5a4.pmx"
 
 /* ---- files ----------------------------------------------------------------------------------- */
 
@@ -513,9 +512,9 @@ static void test_info_json_pmx(void **state)
 static void test_info_json_vmd(void **state)
 {
     (void)state;
-    need(MOTION);
+    need(MOTION_0046);
     cli_result r;
-    CLI_RUN(&r, "info", "--json", MOTION);
+    CLI_RUN(&r, "info", "--json", MOTION_0046);
     cli_expect_code(&r, 0);
     assert_int_equal(expect_json_lines(&r), 1);
     expect_contains(r.out, "\"format\":\"vmd\"");
@@ -546,9 +545,9 @@ static void test_info_text(void **state)
 {
     (void)state;
     need(ALICIA);
-    need(MOTION);
+    need(MOTION_0046);
     cli_result r;
-    CLI_RUN(&r, "info", ALICIA, MOTION);
+    CLI_RUN(&r, "info", ALICIA, MOTION_0046);
     cli_expect_code(&r, 0);
     assert_int_equal(r.err_len, 0);
     assert_memory_equal(r.out, ALICIA "\n", strlen(ALICIA) + 1);
@@ -558,7 +557,7 @@ static void test_info_text(void **state)
     expect_text_field(r.out, "rigid bodies", "79");
     expect_text_field(r.out, "joints", "53");
     expect_text_field(r.out, "weight types", "BDEF1 8858");
-    expect_contains(r.out, "\n" MOTION "\n");
+    expect_contains(r.out, "\n" MOTION_0046 "\n");
     expect_text_field(r.out, "bone keys", "97");
     cli_result_free(&r);
 }
@@ -628,9 +627,9 @@ static void test_info_vpd_and_content_detection(void **state)
     expect_contains(r.err, "(at byte ");
     cli_result_free(&r);
 
-    need(MOTION);
+    need(MOTION_0046);
     size_t len;
-    char *motion = cli_read_all(MOTION, &len);
+    char *motion = cli_read_all(MOTION_0046, &len);
     assert_non_null(motion);
     cli_tmp_path(path, sizeof path, "motion.pmx");
     cli_write_all(path, motion, len);
@@ -675,7 +674,7 @@ static void test_info_every_shared_file(void **state)
     (void)state;
     char **files = NULL;
     size_t count = 0;
-    collect_files("../shared/data/mmd", &files, &count);
+    collect_files(SHARED_MMD, &files, &count);
     if (count == 0)
         skip();
     for (size_t i = 0; i < count; i++) {
@@ -702,9 +701,9 @@ static void test_info_several_with_failure(void **state)
 {
     (void)state;
     need(ALICIA);
-    need(MOTION);
+    need(MOTION_0046);
     cli_result r;
-    CLI_RUN(&r, "info", "--json", ALICIA, "/nonexistent/plush.pmx", MOTION);
+    CLI_RUN(&r, "info", "--json", ALICIA, "/nonexistent/plush.pmx", MOTION_0046);
     cli_expect_one_error_line(&r);
     expect_contains(r.err, "/nonexistent/plush.pmx");
     assert_int_equal(expect_json_lines(&r), 3);
@@ -1069,7 +1068,7 @@ static void test_bad_input(void **state)
 static void test_truncation_sample(void **state)
 {
     (void)state;
-    const char *inputs[] = {MIXED_UTF8, ALICIA, MOTION};
+    const char *inputs[] = {MIXED_UTF8, ALICIA, MOTION_0046};
     for (size_t f = 0; f < sizeof inputs / sizeof inputs[0]; f++) {
         need(inputs[f]);
         struct stat st;

@@ -19,8 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define ALICIA SHARED_MMD "/alicia/Alicia_solid.pmx"
-#define MOTION SHARED_MMD "/mmd_base/サンプルモーション_0046.vmd"
 
 static const char *const toy_materials[] = {"head", "body", "arms", "legs"};
 
@@ -38,14 +36,14 @@ static int teardown(void **state)
 
 static bool have_alicia(void)
 {
-    FILE *f = fopen(ALICIA, "rb"), *g = fopen(MOTION, "rb");
+    FILE *f = fopen(ALICIA, "rb"), *g = fopen(MOTION_0046, "rb");
     bool ok = f && g;
     if (f)
         fclose(f);
     if (g)
         fclose(g);
     if (!ok)
-        printf("skipped: %s or %s is absent (../shared/data/mmd)\n", ALICIA, MOTION);
+        print_message("skipped: %s or %s is absent\n", ALICIA, MOTION_0046);
     return ok;
 }
 
@@ -244,7 +242,7 @@ static void head_at(int f, float p[3])
     cli_tmp_path(csv, sizeof csv, "bones.csv");
     snprintf(frame, sizeof frame, "%d", f);
     cli_result r;
-    CLI_RUN(&r, "pose", ALICIA, "--motion", MOTION, "--frame", frame, "--bones", csv);
+    CLI_RUN(&r, "pose", ALICIA, "--motion", MOTION_0046, "--frame", frame, "--bones", csv);
     cli_expect_code(&r, 0);
     cli_result_free(&r);
     size_t len;
@@ -290,7 +288,7 @@ static void test_alicia_hair_auto_pins(void **state)
 {
     (void)state;
     if (!have_alicia())
-        return;
+        skip();
     char soft[300], out[300], ply[400];
     cli_tmp_path(soft, sizeof soft, "alicia_auto.pmx");
     cli_tmp_path(out, sizeof out, "alicia_auto_run");
@@ -322,7 +320,7 @@ static void test_alicia_hair_auto_pins(void **state)
     expect_held(m, 0);
     plush_pmx_free(m);
 
-    CLI_RUN(&r, "run", soft, "--motion", MOTION, "--frames", "120", "--materials", "hair", "--export",
+    CLI_RUN(&r, "run", soft, "--motion", MOTION_0046, "--frames", "120", "--materials", "hair", "--export",
             "cage,quality", "--every", "20", "-o", out);
     cli_expect_code(&r, 0);
     assert_null(strstr(r.out, "blow-ups"));
@@ -359,7 +357,7 @@ static void test_alicia_hair_auto_pins(void **state)
     /* The same in one command. */
     char out2[300];
     cli_tmp_path(out2, sizeof out2, "alicia_cage_run");
-    CLI_RUN(&r, "run", ALICIA, "--cage", "hair:300", "--motion", MOTION, "--frames", "30", "--export", "quality", "-o",
+    CLI_RUN(&r, "run", ALICIA, "--cage", "hair:300", "--motion", MOTION_0046, "--frames", "30", "--export", "quality", "-o",
             out2);
     cli_expect_code(&r, 0);
     assert_null(strstr(r.out, "blow-ups"));

@@ -15,13 +15,14 @@
 #include <cmocka.h>
 
 #include "support/cli_run.h"
+#include "support/shared_data.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define DATA "../shared/data/"
+#define DATA SHARED_DATA "/"
 #define LONG_DANCE DATA "characters/mmd_base/サンプルモーション2.vmd"
 #define SHORT_DANCE DATA "characters/blender_mmd_tools/test.vmd"
 #define FRAMES "120"

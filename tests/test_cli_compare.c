@@ -1,9 +1,7 @@
-/* plush compare, run as a user runs it: the demo bear over 60 frames writes every file, the CSV holds what
- * the report sums up, the pictures show the model, generated cages compare by size, and the errors a user
- * can meet. The bear is made by `make` (proxies/).
- *
- * The direct simulation costs some 0.2 s a frame, so the suite runs the bear once (group setup: its own
- * cage and two generated ones, over 60 frames) and the tests read that one report. */
+/* plush compare, run as a user runs it, on the small plush (a sphere in an icosahedron cage, written here):
+ * every file is written, the CSV holds what the report sums up, the pictures and plots show the model, and
+ * the errors a user can meet, the frame bound among them. The same on the demo bear, with its direct
+ * simulation of 60,000 vertices and generated cages, is make test-slow's (tests/slow/). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,378 +11,173 @@
 
 #include "plush/plush.h"
 #include "support/cli_run.h"
+#include "support/pmx_fixture.h"
+#include "support/report_read.h"
+#include "support/scene_fixture.h"
 #include "support/shared_data.h"
-
-#define STB_IMAGE_IMPLEMENTATION
-#define STBI_ONLY_PNG
-#if defined(__GNUC__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wall"
-#pragma GCC diagnostic ignored "-Wextra"
-#pragma GCC diagnostic ignored "-Wpedantic"
-#pragma GCC diagnostic ignored "-Wshadow"
-#pragma GCC diagnostic ignored "-Wunused-function"
-#pragma GCC diagnostic ignored "-Wsign-compare"
-#endif
-#include <stb/stb_image.h>
-#if defined(__GNUC__)
-#pragma GCC diagnostic pop
-#endif
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define ALICIA SHARED_MMD "/alicia/Alicia_solid.pmx"
-#define BEAR "proxies/plush_bear.pmx"
-#define BEAR_VMD "proxies/plush_bear_shake.vmd"
-#define BEAR_IM2 "proxies/plush_bear.im2"
+enum { FRAMES = 12 };
 
-/* The run's length, and the first frames, before the shake swings the bear, where a generated cage that
- * fell would show against plain bones. */
-enum { FRAMES = 40, FALL_FRAMES = 20 };
-
-/* The one run every test of the bear reads: its exit status and report. */
+/* The one run the small plush's tests read: its exit status and report. */
 static struct {
     char out[512];
     cli_result r;
-} bear;
+} small;
 
 static int setup(void **state)
 {
     (void)state;
     if (cli_tmp_setup("plush_compare") != 0)
         return -1;
-    cli_tmp_path(bear.out, sizeof bear.out, "bear");
-    char frames[16];
+    char pmx[512], vmd[512], frames[16];
+    cli_tmp_path(pmx, sizeof pmx, "small_plush.pmx");
+    cli_tmp_path(vmd, sizeof vmd, "sway.vmd");
+    cli_tmp_path(small.out, sizeof small.out, "small");
+    plush_pmx_model *m = scene_fx_pinned_plush();
+    plush_vmd_motion *v = scene_fx_sway();
+    plush_diag d = {0};
+    plush_diag_reset(&d);
+    if (plush_pmx_write_file(m, NULL, pmx, &d) != PLUSH_OK || plush_vmd_write_file(v, NULL, vmd, &d) != PLUSH_OK)
+        return -1;
+    plush_vmd_free(v);
+    plush_pmx_free(m);
     snprintf(frames, sizeof frames, "%d", FRAMES);
-    CLI_RUN(&bear.r, "compare", BEAR, "--motion", BEAR_VMD, "--im2", BEAR_IM2, "--frames", frames,
-            "--proxy-triangles", "300,1000", "-o", bear.out);
+    CLI_RUN(&small.r, "compare", pmx, "--motion", vmd, "--frames", frames, "-o", small.out);
     return 0;
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    cli_result_free(&bear.r);
+    cli_result_free(&small.r);
     return cli_tmp_teardown();
 }
 
-/* The shared run's directory, once it is known to have succeeded. */
-static const char *bear_run(void)
-{
-    cli_expect_code(&bear.r, 0);
-    assert_non_null(strstr(bear.r.out, "plush compare"));
-    return bear.out;
-}
-
-/* Rows of metrics.csv for the pair "a,b", each field parsed (empty fields are NaN). */
-typedef struct csv_row {
-    unsigned frame;
-    double v[11];
-} csv_row;
-
-static size_t csv_rows(const char *text, const char *pair, csv_row *rows, size_t cap)
-{
-    size_t n = 0, plen = strlen(pair);
-    for (const char *line = strchr(text, '\n'); line && line[1]; line = strchr(line + 1, '\n')) {
-        const char *p = line + 1, *comma = strchr(p, ',');
-        if (!comma || strncmp(comma + 1, pair, plen) != 0 || comma[1 + plen] != ',')
-            continue;
-        assert_true(n < cap);
-        rows[n].frame = (unsigned)strtoul(p, NULL, 10);
-        const char *f = comma + 1 + plen;
-        for (int k = 0; k < 11; k++) {
-            assert_int_equal(*f, ',');
-            f++;
-            char *end;
-            rows[n].v[k] = (*f == ',' || *f == '\n') ? NAN : strtod(f, &end);
-            if (!isnan(rows[n].v[k]))
-                f = end;
-        }
-        n++;
-    }
-    return n;
-}
-
-/* What a picture panel holds: pixels that are not background, and of those the coloured ones (not grey). */
-typedef struct panel_content {
-    double model, coloured;       /* shares of the panel's pixels */
-} panel_content;
-
-static panel_content panel(const uint8_t *px, int w, int x0, int x1, int y0, int y1)
-{
-    size_t model = 0, coloured = 0, all = 0;
-    for (int y = y0; y < y1; y++)
-        for (int x = x0; x < x1; x++, all++) {
-            const uint8_t *p = px + ((size_t)y * (size_t)w + (size_t)x) * 3;
-            if (p[0] == 255 && p[1] == 255 && p[2] == 255)
-                continue;
-            model++;
-            int lo = p[0] < p[1] ? p[0] : p[1], hi = p[0] > p[1] ? p[0] : p[1];
-            lo = p[2] < lo ? p[2] : lo, hi = p[2] > hi ? p[2] : hi;
-            coloured += hi - lo > 40;
-        }
-    return (panel_content){(double)model / (double)all, (double)coloured / (double)all};
-}
-
-static uint8_t *load_png(const char *path, int *w, int *h)
-{
-    size_t len = 0;
-    char *data = cli_read_all(path, &len);
-    assert_non_null(data);
-    int comp = 0;
-    uint8_t *px = stbi_load_from_memory((const uint8_t *)data, (int)len, w, h, &comp, 3);
-    free(data);
-    assert_non_null(px);
-    return px;
-}
-
-/* The chosen frames, side by side: the model drawn in each run's panel (a silhouette that neither
- * vanishes nor fills the panel), the error panel in colour where the model is. */
-static void check_picture(const char *path, bool direct)
+/* The chosen frames, side by side: the model drawn in each run's panel (bones, proxy, direct: a silhouette
+ * that neither vanishes nor fills the panel, shaded grey), the error panel in colour where the model is. */
+static void check_picture(const char *path)
 {
     int w = 0, h = 0;
-    uint8_t *px = load_png(path, &w, &h);
+    uint8_t *px = report_load_png(path, &w, &h);
     assert_int_equal(w, 4 * 300);
-    /* panels: x 300k .. 300k + 300, y 44 .. 424 (labels above, the colour bar below) */
     for (int k = 0; k < 4; k++) {
-        panel_content c = panel(px, w, 300 * k + 2, 300 * k + 298, 46, 422);
-        if (k == 2 && !direct) {
-            assert_true(c.model < 0.01); /* "not run" in small letters */
-            continue;
-        }
-        assert_true(c.model > 0.02 && c.model < 0.7); /* one camera for all: a stretched run makes the others small */
+        panel_content c = report_panel(px, w, 300 * k + 2, 300 * k + 298, 46, 422);
+        assert_true(c.model > 0.02 && c.model < 0.7);
         if (k < 3)
-            assert_true(c.coloured < 0.01 * c.model); /* shaded grey */
+            assert_true(c.coloured < 0.01 * c.model);
         else
-            assert_true(c.coloured > 0.5 * c.model);  /* the error's colours */
+            assert_true(c.coloured > 0.5 * c.model);
     }
-    stbi_image_free(px);
+    report_png_free(px);
 }
 
-static void check_plot(const char *path)
-{
-    int w = 0, h = 0;
-    uint8_t *px = load_png(path, &w, &h);
-    assert_int_equal(w, 900);
-    assert_int_equal(h, 520);
-    panel_content c = panel(px, w, 0, w, 0, h);
-    assert_true(c.model > 0.01 && c.model < 0.5); /* axes, grid, text and lines on white */
-    assert_true(c.coloured > 0.001);              /* the series' colours */
-    stbi_image_free(px);
-}
-
-/* Field k of line (NaN when empty). */
-static double csv_field(const char *line, int k)
-{
-    for (int i = 0; i < k; i++) {
-        line += strcspn(line, ",\n");
-        assert_int_equal(*line, ',');
-        line++;
-    }
-    return *line == ',' || *line == '\n' ? NAN : strtod(line, NULL);
-}
-
-/* metrics.csv's quality columns (surface for every run, the cage for a proxy run only), report.md's worst
- * frames and quality.png. */
-static void check_quality(const char *csv, const char *out)
-{
-    static const char *const names[] = {"strain_p50_a", "strain_p99_a", "strain_p999_a", "strain_max_a",
-                                        "strain_outside_a", "crease_p99_deg_a", "crease_max_deg_a",
-                                        "cage_strain_p999_a", "cage_volume_ratio_a", "strain_p999_b",
-                                        "cage_strain_p999_b", "cage_strain_p50_a", "cage_strain_p99_a",
-                                        "cage_strain_max_a", "cage_crease_p99_deg_a", "cage_crease_max_deg_a"};
-    enum { COLS = sizeof names / sizeof names[0] };
-    int col[COLS];
-    for (int k = 0; k < COLS; k++) {
-        col[k] = cli_csv_column(csv, names[k]);
-        assert_true(col[k] >= 14); /* after the 14 columns that were there before */
-    }
-    size_t rows = 0;
-    for (const char *line = strchr(csv, '\n'); line && line[1]; line = strchr(line + 1, '\n')) {
-        const char *comma = strchr(line + 1, ',');
-        if (!comma || strncmp(comma + 1, "proxy,bones,", 12) != 0)
-            continue;
-        double v[COLS];
-        for (int k = 0; k < COLS; k++)
-            v[k] = csv_field(line + 1, col[k]);
-        /* no percentile above its maximum, as printed */
-        assert_true(v[0] > 0.5 && v[0] <= v[1] && v[1] <= v[2] && v[2] <= v[3]);
-        assert_true(v[4] >= 0 && v[4] <= 1 && v[5] >= 0 && v[5] <= v[6] && v[6] <= 180);
-        assert_true(v[11] <= v[12] && v[12] <= v[7] && v[7] <= v[13] && v[14] <= v[15]);
-        assert_true(v[7] >= 1 && isfinite(v[8]));   /* proxy: its cage */
-        assert_true(v[9] >= 1 && isnan(v[10]));     /* bones: no cage */
-        rows++;
-    }
-    assert_int_equal(rows, FRAMES);
-    char p[700];
-    size_t len = 0;
-    snprintf(p, sizeof p, "%s/report.md", out);
-    char *md = cli_read_all(p, &len);
-    assert_non_null(md);
-    const char *table = strstr(md, "## Surface quality, worst frame");
-    assert_non_null(table);
-    const char *row = strstr(table, "\n| proxy | ");
-    assert_non_null(row);
-    /* its worst frame as printed: strain p50 / p99 / p99.9 / max, beyond, crease p99 / max, cage p99.9 / max */
-    double fig[9];
-    assert_int_equal(sscanf(row, "\n| proxy | %*d | %lf / %lf / %lf / %lf | %lf%% | %lf / %lf | %lf / %lf", &fig[0],
-                            &fig[1], &fig[2], &fig[3], &fig[4], &fig[5], &fig[6], &fig[7], &fig[8]),
-                     9);
-    assert_true(fig[0] <= fig[1] && fig[1] <= fig[2] && fig[2] <= fig[3] && fig[5] <= fig[6] && fig[7] <= fig[8]);
-    free(md);
-    int w = 0, h = 0;
-    snprintf(p, sizeof p, "%s/quality.png", out);
-    uint8_t *px = load_png(p, &w, &h);
-    assert_int_equal(w, 900);
-    assert_int_equal(h, 3 * 420);
-    for (int c = 0; c < 3; c++) {
-        panel_content pc = panel(px, w, 0, w, 420 * c, 420 * c + 420);
-        assert_true(pc.model > 0.01 && pc.model < 0.5 && pc.coloured > 0.001); /* each chart has its lines */
-    }
-    stbi_image_free(px);
-}
-
-static void test_demo_bear_writes_every_file(void **state)
+/* Every file, the CSV's pairs row for row, the report's verdict from the CSV's times. */
+static void test_small_plush_writes_every_file(void **state)
 {
     (void)state;
+    cli_expect_code(&small.r, 0);
+    assert_non_null(strstr(small.r.out, "plush compare"));
+    const char *out = small.out;
     char p[700];
-    const char *out = bear_run();
-
-    snprintf(p, sizeof p, "%s/metrics.csv", out);
     size_t len = 0;
+    snprintf(p, sizeof p, "%s/metrics.csv", out);
     char *csv = cli_read_all(p, &len);
     assert_non_null(csv);
-    /* the columns before the quality figures, as they always were (those follow them) */
     assert_true(strncmp(csv, "frame,run_a,run_b,rms,p95,max,normal_mean_deg,normal_max_deg,volume_ratio_a,"
                              "volume_ratio_b,physics_ms_a,skinning_ms_a,physics_ms_b,skinning_ms_b,",
                         140) == 0);
-    check_quality(csv, out);
-    static csv_row rows[200];
-    size_t n = csv_rows(csv, "proxy,bones", rows, 200);
+    static csv_row rows[64];
+    size_t n = report_csv_rows(csv, "proxy,bones", rows, 64);
     assert_int_equal(n, FRAMES);
+    double moved = 0;
     for (size_t i = 0; i < n; i++) {
         assert_int_equal(rows[i].frame, i);
         const double *v = rows[i].v;
-        /* rms <= p95-ish bounds: p95 <= max, rms <= max, all finite and non-negative */
         assert_true(v[0] >= 0 && v[1] >= 0 && v[1] <= v[2] && v[0] <= v[2]);
         assert_true(v[3] >= 0 && v[3] <= v[4] && v[4] <= 180);
-        assert_true(isfinite(v[5]) && isfinite(v[6]));   /* the bear's ellipsoids are closed */
+        assert_true(isfinite(v[5]) && isfinite(v[6]));   /* the sphere is closed */
         assert_float_equal(v[6], 1.0, 1e-4);             /* plain bones keep the volume */
         assert_true(v[7] > 0 && v[8] >= 0 && v[9] >= 0 && v[10] > 0);
+        moved = fmax(moved, v[0]);
     }
-    assert_true(rows[30].v[0] > 0.01); /* the soft body moves the surface away from plain bones */
-
-    snprintf(p, sizeof p, "%s/report.md", out);
-    char *md = cli_read_all(p, &len);
-    assert_non_null(md);
-    assert_true(strncmp(md, "# plush compare: plush_bear.pmx\n\n**", 35) == 0);
-    assert_non_null(strstr(md, "| proxy vs bones |"));
-    assert_non_null(strstr(md, "## What it means"));
-    /* the verdict opens the report */
-    size_t direct_rows = csv_rows(csv, "proxy,direct", rows, 200);
+    assert_true(moved > 0); /* the soft body moves the surface away from plain bones */
+    size_t direct_rows = report_csv_rows(csv, "proxy,direct", rows, 64);
     assert_int_equal(direct_rows, FRAMES);
-    assert_true(strncmp(md + 33, "**proxy is ", 11) == 0);
-    assert_non_null(strstr(md, "× faster than direct**"));
-    assert_non_null(strstr(md, "% of the model's size"));
-    assert_non_null(strstr(md, "| proxy vs direct |"));
-    assert_non_null(strstr(md, "| bones vs direct |"));
-    /* which run is faster is make bench's (tools/bench/bench_compare.c), not a test's: here the verdict only
-     * has to be the CSV's times */
     double tp = 0, td = 0;
     for (size_t i = 0; i < direct_rows; i++) {
         assert_true(isfinite(rows[i].v[0]) && rows[i].v[1] <= rows[i].v[2]);
         tp += rows[i].v[7] + rows[i].v[8], td += rows[i].v[9] + rows[i].v[10];
     }
     assert_true(tp > 0 && td > 0);
-    double speedup = strtod(strstr(md, "**proxy is ") + 11, NULL);
-    assert_float_equal(speedup, td / tp, 0.05 * td / tp); /* the verdict is the CSV's times */
-    bool direct = direct_rows > 0;
-    const char *plots[] = {"error.png", "time.png"};
-    for (size_t i = 0; i < 2; i++) {
-        snprintf(p, sizeof p, "%s/%s", out, plots[i]);
-        check_plot(p);
-    }
-    /* the middle frame, the last, and the worst (wherever it is) */
-    snprintf(p, sizeof p, "%s/frame_%05d.png", out, FRAMES / 2);
-    check_picture(p, direct);
-    snprintf(p, sizeof p, "%s/frame_%05d.png", out, FRAMES - 1);
-    check_picture(p, direct);
-    free(csv);
-    free(md);
-}
-
-/* The value after `label` in text, as a number (NaN when the label is not there). */
-static double number_after(const char *text, const char *label)
-{
-    const char *at = text ? strstr(text, label) : NULL;
-    return at ? strtod(at + strlen(label), NULL) : NAN;
-}
-
-/* Generated cages on the demo bear, whose visible surface is fifteen separate pieces: each cage is one wrap
- * around them, in one piece, reaching its size within 10%, pinned at the top of the head where the hook
- * holds the model's own cage, and nothing falls (each stays within 15% of the model's size of plain bones,
- * where a fallen piece would drop some 20 units in the first 20 frames, before the swing moves every cage
- * away from the bones on its own). The by-size plots are drawn. */
-static void test_generated_cages(void **state)
-{
-    (void)state;
-    char p[700];
-    const char *out = bear_run();
-    snprintf(p, sizeof p, "%s/metrics.csv", out);
-    size_t len = 0;
-    char *csv = cli_read_all(p, &len);
-    assert_non_null(csv);
-    /* one run per generated cage, named by its triangle count (within 10%) */
-    unsigned small = 0, large = 0;
-    for (const char *s = strstr(csv, ",proxy "); s; s = strstr(s + 1, ",proxy ")) {
-        unsigned t = (unsigned)strtoul(s + 7, NULL, 10);
-        small = t >= 270 && t <= 330 ? t : small;
-        large = t >= 900 && t <= 1100 ? t : large;
-    }
-    assert_true(small && large);
     snprintf(p, sizeof p, "%s/report.md", out);
     char *md = cli_read_all(p, &len);
     assert_non_null(md);
-    double size = number_after(md, "the model's size is its bounding-box diagonal at rest, ");
-    assert_true(size > 5 && size < 50);
-    const unsigned sizes[] = {small, large};
-    for (size_t k = 0; k < 2; k++) {
-        char run[32], pair[48];
-        snprintf(run, sizeof run, "| proxy %u |", sizes[k]);
-        const char *row = strstr(md, run);
-        assert_non_null(row);
-        const char *note = strstr(row, "generated cage (one wrap around the surface's ");
-        assert_non_null(note);
-        assert_true(note < strchr(row + 1, '\n'));
-        assert_true(number_after(note, "surface's ") > 1);
-        assert_non_null(strstr(note, "in 1 piece,"));
-        assert_true(number_after(note, "piece, ") >= 1); /* pinned vertices */
-        const char *pins = strstr(note, "pinned vertices (y "), *spans = strstr(note, "the cage spans y ");
-        assert_non_null(pins);
-        assert_non_null(spans);
-        double pin_lo = number_after(pins, "(y "), pin_hi = number_after(pins, "… ");
-        double bottom = number_after(spans, "spans y "), top = number_after(spans, "… ");
-        /* the hook holds the top of the head: the pins sit in the cage's top tenth */
-        assert_true(pin_lo <= pin_hi && pin_hi <= top + 1e-3);
-        assert_true(pin_lo > top - 0.1 * (top - bottom));
-        /* nothing falls: every frame's worst vertex stays near plain bones */
-        static csv_row rows[200];
-        snprintf(pair, sizeof pair, "proxy %u,bones", sizes[k]);
-        size_t n = csv_rows(csv, pair, rows, 200);
-        assert_int_equal(n, FRAMES);
-        for (size_t i = 0; i < FALL_FRAMES; i++)
-            assert_true(rows[i].v[2] < 0.15 * size);
-    }
-    free(csv);
-    free(md);
-    const char *plots[] = {"error_by_size.png", "time_by_size.png"};
+    assert_true(strncmp(md, "# plush compare: small_plush.pmx\n\n**proxy is ", 45) == 0);
+    assert_non_null(strstr(md, "| proxy vs bones |"));
+    assert_non_null(strstr(md, "| proxy vs direct |"));
+    assert_non_null(strstr(md, "| bones vs direct |"));
+    assert_non_null(strstr(md, "## What it means"));
+    assert_non_null(strstr(md, "## Surface quality, worst frame"));
+    double speedup = strtod(strstr(md, "**proxy is ") + 11, NULL);
+    assert_float_equal(speedup, td / tp, 0.05 * td / tp); /* the verdict is the CSV's times */
+    const char *plots[] = {"error.png", "time.png"};
     for (size_t i = 0; i < 2; i++) {
         snprintf(p, sizeof p, "%s/%s", out, plots[i]);
-        check_plot(p);
+        report_check_plot(p);
     }
+    snprintf(p, sizeof p, "%s/frame_%05d.png", out, FRAMES - 1);
+    check_picture(p);
+    free(csv);
+    free(md);
+}
+
+/* A motion of one key on the bear's first bone at frame 4,000,000,000. */
+static void write_far_motion(const char *path)
+{
+    plush_diag d = {0};
+    plush_diag_reset(&d);
+    plush_pmx_model *m = NULL;
+    assert_int_equal(plush_pmx_read_file(BEAR, NULL, &m, &d), PLUSH_OK);
+    plush_vmd_motion *v = plush_vmd_create();
+    v->bone_key_count = 1;
+    v->bone_keys = plush_arena_array(plush_vmd_arena(v), 1, sizeof *v->bone_keys);
+    v->bone_keys[0] = (plush_vmd_bone_key){.name = m->bones[0].name, .frame = 4000000000u, .rotation = {0, 0, 0, 1}};
+    assert_int_equal(plush_vmd_write_file(v, NULL, path, &d), PLUSH_OK);
+    plush_vmd_free(v);
+    plush_pmx_free(m);
+}
+
+/* The frames a motion makes by default are bounded as plush run bounds them: both refuse, at once. */
+static void test_frames_beyond_the_bound(void **state)
+{
+    (void)state;
+    char far[512], out[512];
+    cli_tmp_path(far, sizeof far, "far.vmd");
+    cli_tmp_path(out, sizeof out, "far");
+    write_far_motion(far);
+    cli_result r;
+    CLI_RUN(&r, "compare", BEAR, "--motion", far, "-o", out);
+    cli_expect_one_error_line(&r);
+    assert_false(cli_exists(out));
+    cli_result_free(&r);
+    CLI_RUN(&r, "run", BEAR, "--motion", far, "-o", out);
+    cli_expect_one_error_line(&r);
+    cli_result_free(&r);
+    /* and the largest count either takes by hand is the same */
+    char max[32], over[32];
+    snprintf(max, sizeof max, "%.0f", PLUSH_SCENE_MAX_FRAME);
+    snprintf(over, sizeof over, "%.0f", PLUSH_SCENE_MAX_FRAME + 1);
+    CLI_RUN(&r, "compare", BEAR, "--frames", over, "-o", out);
+    cli_expect_code(&r, 2);
+    cli_result_free(&r);
+    CLI_RUN(&r, "run", BEAR, "--frames", over, "-o", out);
+    cli_expect_code(&r, 2);
+    cli_result_free(&r);
 }
 
 static void test_errors(void **state)
@@ -457,9 +250,9 @@ static void test_errors(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_demo_bear_writes_every_file),
-        cmocka_unit_test(test_generated_cages),
+        cmocka_unit_test(test_small_plush_writes_every_file),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_frames_beyond_the_bound),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

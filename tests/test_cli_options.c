@@ -16,7 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define ALICIA SHARED_MMD "/alicia/Alicia_solid.pmx"
 #define NO_MODEL "no-such-model.pmx"
 
 static void expect_usage(const char *const *args)

@@ -19,8 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define ALICIA SHARED_MMD "/alicia/Alicia_solid.pmx"
-#define MOTION_0046 SHARED_MMD "/mmd_base/サンプルモーション_0046.vmd"
 #define MOTION_4 SHARED_MMD "/mmd_base/サンプルモーション4.vmd"
 
 static char model_path[300], vmd_path[300], vpd_path[300];

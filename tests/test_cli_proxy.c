@@ -18,7 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define ALICIA SHARED_MMD "/alicia/Alicia_solid.pmx"
 
 static char ball_path[300], hair_obj[300], hair_pmx[300], out_path[300], empty_obj[300];
 

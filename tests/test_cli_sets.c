@@ -18,8 +18,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define ALICIA SHARED_MMD "/alicia/Alicia_solid.pmx"
-#define BEAR "proxies/plush_bear.pmx"
 
 /* --bones and --mesh: when the mesh cannot be written, the bones CSV is not written either. */
 static void test_pose_both_or_neither(void **state)

@@ -12,13 +12,13 @@
 #include "support/cli_run.h"
 #include "support/mesh_fixture.h"
 #include "support/pmx_fixture.h"
+#include "support/shared_data.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define BEAR "proxies/plush_bear.pmx"
 #define SENTINEL 7654.3213f
 
 static int setup(void **state)

@@ -12,13 +12,15 @@
 #include "support/pmx_fixture.h"
 #include "plush/render.h"
 #include "support/mesh_fixture.h"
+#include "support/scene_fixture.h"
+#include "support/shared_data.h"
+#include "plush/scene.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-#define BEAR "proxies/plush_bear.pmx"
-#define BEAR_VMD "proxies/plush_bear_shake.vmd"
 
 /* ---- surface -------------------------------------------------------------------------------------- */
 
@@ -376,6 +378,42 @@ static void test_create_errors(void **state)
     plush_pmx_free(m);
 }
 
+/* A study's frames are those a run computes (plush_scene_default_frames), under the same bound: a motion
+ * whose last key is far beyond it, or too many frames asked for, is refused before anything is allocated
+ * per frame (a wrapped count used to allocate gigabytes). */
+static void test_study_frames_bounded(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/plush_study_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    plush_pmx_model *m = scene_fx_pinned_plush();
+    plush_vmd_motion *v = scene_fx_sway();
+    plush_diag d = pmx_fx_diag();
+    plush_scene *sc = NULL;
+    uint32_t run_frames = 0;
+    pmx_fx_ok(plush_scene_create(&(plush_scene_desc){.model = m, .motion = v, .mode = PLUSH_SCENE_BONES}, &sc, &d), &d);
+    pmx_fx_ok(plush_scene_default_frames(sc, &run_frames, &d), &d);
+    plush_scene_destroy(sc);
+    plush_compare_study_desc desc = {.model = m, .motion = v, .out_dir = dir, .no_quarter = true};
+    plush_compare_study *st = NULL;
+    pmx_fx_ok(plush_compare_study_create(&desc, &st, &d), &d);
+    assert_int_equal(plush_compare_study_frame_count(st), run_frames);
+    plush_compare_study_destroy(st);
+    /* the last key at frame 4,000,000,000: more frames than a run may have */
+    v->bone_keys[v->bone_key_count - 1].frame = 4000000000u;
+    d = pmx_fx_diag();
+    assert_int_equal(plush_compare_study_create(&desc, &st, &d), PLUSH_E_RANGE);
+    assert_null(st);
+    desc.motion = NULL;
+    desc.frames = (uint32_t)PLUSH_SCENE_MAX_FRAME + 1;
+    d = pmx_fx_diag();
+    assert_int_equal(plush_compare_study_create(&desc, &st, &d), PLUSH_E_RANGE);
+    assert_null(st);
+    plush_vmd_free(v);
+    plush_pmx_free(m);
+    assert_int_equal(rmdir(dir), 0); /* nothing was written */
+}
+
 /* The demo bear through its shake: the visible fur is 15 closed ellipsoids, the cage is left out, and a
  * proxy run against itself stays at zero while the bones run drifts from it. */
 static void test_demo_bear(void **state)
@@ -505,6 +543,7 @@ int main(void)
         cmocka_unit_test(test_runs_in_lockstep_on_the_small_plush),
         cmocka_unit_test(test_direct_run_and_when_it_cannot_be_made),
         cmocka_unit_test(test_create_errors),
+        cmocka_unit_test(test_study_frames_bounded),
         cmocka_unit_test(test_demo_bear),
         cmocka_unit_test(test_plot_draws_lines_ticks_and_legend),
         cmocka_unit_test(test_text),

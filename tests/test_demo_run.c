@@ -29,11 +29,6 @@ static plush_proxy_patch_shape scene_patch(const plush_scene *sc)
     return plush_scene_patch(&desc);
 }
 
-#define BEAR "proxies/plush_bear.pmx"
-#define BEAR_VMD "proxies/plush_bear_shake.vmd"
-#define BEAR_IM2 "proxies/plush_bear.im2"
-#define ALICIA SHARED_MMD "/alicia/Alicia_solid.pmx"
-#define MOTION_0046 SHARED_MMD "/mmd_base/サンプルモーション_0046.vmd"
 
 /* The shake: 240 frames (241 with frame 0); the hook holds still from frame 157 on. */
 enum { BEAR_FRAMES = 241, BEAR_STILL_FROM = 157, ALICIA_FRAMES = 90 };

@@ -42,11 +42,6 @@ static plush_proxy_patch_shape scene_patch(const plush_scene *sc)
     return plush_scene_patch(&desc);
 }
 
-#define BEAR "proxies/plush_bear.pmx"
-#define BEAR_VMD "proxies/plush_bear_shake.vmd"
-#define BEAR_IM2 "proxies/plush_bear.im2"
-#define ALICIA SHARED_MMD "/alicia/Alicia_solid.pmx"
-#define MOTION_0046 SHARED_MMD "/mmd_base/サンプルモーション_0046.vmd"
 
 enum { DEMO_FRAMES = 121, CHECKS = 5 };
 static const uint32_t check_frame[CHECKS] = {0, 37, 60, 73, 120};
@@ -613,17 +608,17 @@ static void test_demo_colours_linear(void **state)
 
 /* ---- the Khronos validator ---------------------------------------------------------------------------- */
 
-static bool validator_present(void)
+/* Skips the running test, saying why, when the validator cannot run. */
+static void need_validator(void)
 {
     if (system("node --version >/dev/null 2>&1") != 0) {
-        printf("SKIPPED: node is not installed (tools/install-deps.sh installs it)\n");
-        return false;
+        print_message("skipped: node is not installed (tools/install-deps.sh installs it)\n");
+        skip();
     }
     if (!cli_exists("tools/node/node_modules/gltf-validator/package.json")) {
-        printf("SKIPPED: gltf-validator is not installed (tools/install-deps.sh installs it into tools/node)\n");
-        return false;
+        print_message("skipped: gltf-validator is not installed (tools/install-deps.sh installs it into tools/node)\n");
+        skip();
     }
-    return true;
 }
 
 static void validate(const char *glb)
@@ -638,21 +633,19 @@ static void validate(const char *glb)
 static void test_validator_demo(void **state)
 {
     (void)state;
-    if (validator_present()) {
-        validate(run.glb);
-        validate(run.fitted);
-    }
+    need_validator();
+    validate(run.glb);
+    validate(run.fitted);
 }
 
 static void test_validator_alicia(void **state)
 {
     (void)state;
     if (!cli_exists(ALICIA) || !cli_exists(MOTION_0046)) {
-        printf("SKIPPED: %s or its motion is missing\n", ALICIA);
-        return;
+        print_message("skipped: %s or its motion is missing\n", ALICIA);
+        skip();
     }
-    if (!validator_present())
-        return;
+    need_validator();
     char soft[600], out[600], glb[700];
     cli_tmp_path(soft, sizeof soft, "alicia_hair_soft.pmx");
     cli_tmp_path(out, sizeof out, "alicia_out");

@@ -1,7 +1,7 @@
 /* The preview: plush_render_stream against plush_render, and `plush run --export preview` as a user runs it
  * (preview.mp4 read back by ffprobe; without ffmpeg, a broken ffmpeg: exit 0, one warning, no file). The
- * encoder tests print "SKIPPED: no ffmpeg" and pass when ffmpeg or ffprobe is not installed. The bear is
- * made by `make` (proxies/). */
+ * encoder tests are skipped, with the reason, when ffmpeg or ffprobe is not installed. The bear is made by
+ * `make` (proxies/). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +12,7 @@
 #include "plush/plush.h"
 #include "support/cli_run.h"
 #include "support/mesh_fixture.h"
+#include "support/shared_data.h"
 
 #include <dirent.h>
 #include <math.h>
@@ -21,8 +22,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define BEAR "proxies/plush_bear.pmx"
-#define BEAR_VMD "proxies/plush_bear_shake.vmd"
 
 static int setup(void **state)
 {
@@ -60,8 +59,8 @@ static void test_stream_matches_render(void **state)
 {
     (void)state;
     if (!plush_render_available(NULL)) {
-        print_message("SKIPPED: no Embree\n");
-        return;
+        print_message("skipped: no Embree\n");
+        skip();
     }
     mesh_fx sphere = mesh_fx_uv_sphere(1.0f, 16, 24);
     size_t nv = sphere.vertex_count, nt = sphere.index_count / 3;
@@ -130,12 +129,13 @@ static bool on_path(const char *prog)
     return false;
 }
 
-static bool have_encoder(void)
+/* Skips the running test, saying why, without ffmpeg and ffprobe. */
+static void need_encoder(void)
 {
     if (on_path("ffmpeg") && on_path("ffprobe"))
-        return true;
-    print_message("SKIPPED: no ffmpeg\n");
-    return false;
+        return;
+    print_message("skipped: no ffmpeg or ffprobe on the PATH\n");
+    skip();
 }
 
 /* ffprobe's "codec,width,height,pix_fmt,frames" line for the video stream. */
@@ -176,8 +176,7 @@ static size_t entries(const char *dir, const char *prefix, bool *found)
 static void test_preview_mp4(void **state)
 {
     (void)state;
-    if (!have_encoder())
-        return;
+    need_encoder();
     char out[512], mp4[600], line[256];
     cli_tmp_path(out, sizeof out, "bear30");
     cli_result r;
@@ -213,8 +212,7 @@ static void test_preview_frame_soft(void **state)
     CLI_RUN(&r, "run", BEAR, "--frames", "2", "--export", "preview", "--preview-frame", "hair", "-o", out);
     cli_expect_code(&r, 2);
     cli_result_free(&r);
-    if (!have_encoder())
-        return;
+    need_encoder();
     cli_tmp_path(out, sizeof out, "frame_soft");
     CLI_RUN(&r, "run", BEAR, "--motion", BEAR_VMD, "--frames", "6", "--export", "preview", "--preview-frame", "soft",
             "-o", out);

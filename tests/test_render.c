@@ -16,6 +16,7 @@
 #include "plush/scene_proxy.h"
 #include "support/cli_run.h"
 #include "support/mesh_fixture.h"
+#include "support/shared_data.h"
 
 #include <dirent.h>
 #include <math.h>
@@ -41,7 +42,6 @@
 #pragma GCC diagnostic pop
 #endif
 
-#define BEAR "proxies/plush_bear.pmx"
 /* C11 does not convert float (*)[3] to const float (*)[3] by itself. */
 #define CONST3(p) ((const float(*)[3])(p))
 enum { W = 640, H = 480 };
@@ -921,8 +921,8 @@ static void test_textured_quad(void **state)
 {
     (void)state;
     if (!plush_render_available(NULL)) {
-        print_message("SKIPPED: no Embree\n");
-        return;
+        print_message("skipped: no Embree\n");
+        skip();
     }
     const uint8_t texels[16] = {255, 0, 0, 255,    0, 255, 0, 255,     /* top: red, green */
                                 0, 0, 255, 255,    255, 255, 255, 0};  /* bottom: blue, see-through white */

@@ -16,6 +16,7 @@
 #include "support/mesh_fixture.h"
 #include "support/pmx_fixture.h"
 #include "support/scene_fixture.h"
+#include "support/shared_data.h"
 
 #include <dlfcn.h>
 #include <limits.h>
@@ -25,8 +26,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#define BEAR "proxies/plush_bear.pmx"
-#define BEAR_VMD "proxies/plush_bear_shake.vmd"
 
 /* Private to the physics module (src/physics/world_soft_build.c), declared there for this test. */
 plush_status plush__world_soft_bending_pairs(size_t node_count, const uint32_t (*links)[2], size_t link_count, int distance,

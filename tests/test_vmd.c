@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include "plush/vmd.h"
+#include "support/shared_data.h"
 
 #include <dirent.h>
 #include <math.h>
@@ -17,7 +18,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define MMD_DIR "../shared/data/mmd"
 #define CRASHER_DIR "tests/crashers/vmd"
 
 /* The VMD rows of ../shared/data/mmd/SOURCES.md (counts read by an independent reader). */
@@ -133,11 +133,11 @@ static void test_real_files(void **state)
 {
     (void)state;
     path_list list = {.count = 0};
-    walk(MMD_DIR, ".vmd", &list);
+    walk(SHARED_MMD, ".vmd", &list);
     assert_true(list.count >= VMD_ROWS);
     bool seen[VMD_ROWS] = {false};
     for (size_t f = 0; f < list.count; f++) {
-        const char *rel = list.paths[f] + strlen(MMD_DIR "/");
+        const char *rel = list.paths[f] + strlen(SHARED_MMD "/");
         size_t row = VMD_ROWS;
         for (size_t i = 0; i < VMD_ROWS; i++)
             if (strcmp(vmd_rows[i].path, rel) == 0)
@@ -178,7 +178,7 @@ static void test_read_file_and_names(void **state)
     (void)state;
     plush_diag diag = {0};
     plush_vmd_motion *m = NULL;
-    const char *path = MMD_DIR "/unity-mmd-loader/test_append_bone.vmd";
+    const char *path = SHARED_MMD "/unity-mmd-loader/test_append_bone.vmd";
     assert_int_equal(plush_vmd_read_file(path, &m, &diag), PLUSH_OK);
     assert_ptr_equal(diag.file, path);
     assert_int_equal(m->sections_present, PLUSH_VMD_SECTION_PROPERTIES);
@@ -711,10 +711,10 @@ static void test_truncation_real(void **state)
 {
     (void)state;
     const char *files[] = {
-        MMD_DIR "/unity-mmd-loader/test_append_bone.vmd",
-        MMD_DIR "/unity-mmd-loader/test_vertex_morph_motion.vmd",
-        MMD_DIR "/mmd_base/サンプルモーション3.vmd",
-        MMD_DIR "/mmd_base/モーフ_あ分離.vmd",
+        SHARED_MMD "/unity-mmd-loader/test_append_bone.vmd",
+        SHARED_MMD "/unity-mmd-loader/test_vertex_morph_motion.vmd",
+        SHARED_MMD "/mmd_base/サンプルモーション3.vmd",
+        SHARED_MMD "/mmd_base/モーフ_あ分離.vmd",
     };
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
         size_t size;

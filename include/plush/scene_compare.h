@@ -233,7 +233,8 @@ typedef struct plush_compare_study_desc {
     const char *overrides_file;
     float fps;                             /* 0: 30 */
     float physics_hz;                      /* 0: 60 */
-    uint32_t frames;                       /* 0: the motion's length at fps, or 300 without a motion */
+    uint32_t frames;                       /* 0: the motion's length at fps, or 300 without a motion; at
+                                              most PLUSH_SCENE_MAX_FRAME either way (PLUSH_E_RANGE) */
     const size_t *cage_triangles;          /* generated cages (plush_compare_variant_make), in this order */
     size_t cage_count;
     const char *out_dir;                   /* required, existing: where every file goes */

@@ -112,7 +112,7 @@ static int compare_option(cli_args *args, const char *name, const char *inline_v
         job->overrides = v;
     else if (strcmp(name, "--frames") == 0) {
         uint64_t n = 0;
-        if ((rc = cli_parse_count(compare_usage, name, v, 1, 10000000, &n)) == CLI_OK)
+        if ((rc = cli_parse_count(compare_usage, name, v, 1, (uint64_t)PLUSH_SCENE_MAX_FRAME, &n)) == CLI_OK)
             job->frames = (uint32_t)n, job->frames_set = true;
     } else if (strcmp(name, "--fps") == 0 && (rc = cli_parse_number(compare_usage, name, v, 1, 1000, &x)) == CLI_OK)
         job->fps = (float)x;

@@ -148,7 +148,7 @@ static int run_option(cli_args *args, const char *name, const char *inline_value
         job->overrides = v;
     else if (strcmp(name, "--materials") == 0)
         rc = cli_names_add(&job->materials, v);
-    else if (strcmp(name, "--frames") == 0 && (rc = cli_parse_count(run_usage, name, v, 1, 10000000, &n)) == CLI_OK) {
+    else if (strcmp(name, "--frames") == 0 && (rc = cli_parse_count(run_usage, name, v, 1, (uint64_t)PLUSH_SCENE_MAX_FRAME, &n)) == CLI_OK) {
         job->frames = (uint32_t)n;
         job->frames_set = true;
     }
@@ -156,7 +156,7 @@ static int run_option(cli_args *args, const char *name, const char *inline_value
         job->fps = (float)x;
     else if (strcmp(name, "--physics-hz") == 0 && (rc = cli_parse_number(run_usage, name, v, 10, 10000, &x)) == CLI_OK)
         job->physics_hz = (float)x;
-    else if (strcmp(name, "--every") == 0 && (rc = cli_parse_count(run_usage, name, v, 1, 10000000, &n)) == CLI_OK)
+    else if (strcmp(name, "--every") == 0 && (rc = cli_parse_count(run_usage, name, v, 1, (uint64_t)PLUSH_SCENE_MAX_FRAME, &n)) == CLI_OK)
         job->every = (uint32_t)n;
     else if (strcmp(name, "--ground") == 0 && (rc = cli_parse_number(run_usage, name, v, -1e6, 1e6, &x)) == CLI_OK)
         job->ground = true, job->ground_y = (float)x;

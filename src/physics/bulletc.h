@@ -36,7 +36,13 @@ typedef struct bc_world_desc {
     float water_density;            /* 0 */
 } bc_world_desc;
 
+/* A C caller may pass any int here (shape_create refuses an unknown kind). C++ gives the enum int as its
+ * underlying type, so that such a value is defined there too (clang's -fsanitize=enum stops on it). */
+#ifdef __cplusplus
+typedef enum bc_shape_kind : int { BC_SPHERE = 0, BC_BOX = 1, BC_CAPSULE = 2 } bc_shape_kind;
+#else
 typedef enum bc_shape_kind { BC_SPHERE = 0, BC_BOX = 1, BC_CAPSULE = 2 } bc_shape_kind;
+#endif
 
 typedef struct bc_body_desc {
     float transform[16];

@@ -19,7 +19,9 @@
 #pragma GCC diagnostic ignored "-Wunused-parameter"
 #pragma GCC diagnostic ignored "-Wunused-variable"
 #pragma GCC diagnostic ignored "-Wsign-compare"
+#if !defined(__clang__) /* a GCC warning clang does not know (and would warn that it does not) */
 #pragma GCC diagnostic ignored "-Wclass-memaccess"
+#endif
 #include <btBulletDynamicsCommon.h>
 #include <BulletSoftBody/btDefaultSoftBodySolver.h>
 #include <BulletSoftBody/btSoftBody.h>

@@ -1,6 +1,7 @@
 /* plush compare's job: the generated cages, the runs in lockstep, per-frame statistics and CSV rows, then
  * the files (report.md in compare_report.c, plots and pictures in compare_pictures.c). */
 #include "scene/compare_internal.h"
+#include "scene/internal.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -137,24 +138,31 @@ static plush_status make_variants(plush_compare_study *s, float size, plush_diag
     return PLUSH_OK;
 }
 
-static uint32_t default_frames(const plush_compare_study_desc *desc, float fps)
+/* The frames asked for, or those a run of the motion computes (plush_scene_default_frames): within
+ * PLUSH_SCENE_MAX_FRAME either way, before anything is allocated per frame. */
+static plush_status study_frames(const plush_compare_study_desc *desc, float fps, uint32_t *frames, plush_diag *diag)
 {
-    if (desc->frames)
-        return desc->frames;
-    if (!desc->motion)
-        return 300;
-    return (uint32_t)ceil((double)plush_vmd_last_frame(desc->motion) * fps / 30.0) + 1;
+    if (!desc->frames)
+        return plush__scene_motion_frames(desc->motion, fps, frames, diag);
+    if (!(desc->frames <= PLUSH_SCENE_MAX_FRAME))
+        return plush_diag_fail(diag, PLUSH_E_RANGE, -1, "frames", -1, "%u frames, more than the %.0f a run may have",
+                               desc->frames, PLUSH_SCENE_MAX_FRAME);
+    *frames = desc->frames;
+    return PLUSH_OK;
 }
 
 static plush_status study_start(plush_compare_study *s, plush_diag *diag)
 {
     const plush_compare_study_desc *desc = &s->desc;
+    plush_status st = study_frames(desc, desc->fps ? desc->fps : 30, &s->frames, diag);
+    if (st != PLUSH_OK)
+        return st;
     s->own_proxy = plush_compare_has_proxy(s->model);
     if (!s->own_proxy && desc->cage_count == 0)
         return plush_diag_fail(diag, PLUSH_E_NO_PROXY, -1, "soft body", -1,
                                "no TriMesh soft body and no cage to generate");
     plush_compare_surface *surf = NULL;
-    plush_status st = plush_compare_surface_from_model(s->model, &surf, diag);
+    st = plush_compare_surface_from_model(s->model, &surf, diag);
     if (st != PLUSH_OK)
         return st;
     float size = surf->diagonal > 0 ? surf->diagonal : 1;
@@ -183,7 +191,6 @@ static plush_status study_start(plush_compare_study *s, plush_diag *diag)
                                 .pair_count = s->pair_count};
     if ((st = plush_compare_create(&cdesc, &s->cmp, diag)) != PLUSH_OK)
         return st;
-    s->frames = default_frames(desc, desc->fps ? desc->fps : 30);
     s->pstats = calloc(s->pair_count, sizeof *s->pstats);
     s->rstats = calloc(s->run_count, sizeof *s->rstats);
     s->series_pair = malloc((size_t)s->frames * s->pair_count * sizeof *s->series_pair);

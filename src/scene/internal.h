@@ -24,4 +24,9 @@ typedef struct scene_material_vertices {
 plush_status plush__scene_im2_materials(const plush_scene_binding *b, plush_arena *arena, scene_material_vertices **out,
                                  plush_diag *diag);
 
+/* plush_scene_default_frames before a scene exists: the frames a run of motion (NULL: none) at fps computes
+ * by default; PLUSH_E_RANGE beyond PLUSH_SCENE_MAX_FRAME. */
+plush_status plush__scene_motion_frames(const plush_vmd_motion *motion, double fps, uint32_t *frames,
+                                       plush_diag *diag);
+
 #endif

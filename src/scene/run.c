@@ -467,19 +467,25 @@ plush_proxy_patch_shape plush_scene_patch(const plush_scene_desc *desc)
                : (plush_proxy_patch_shape){PLUSH_SCENE_PATCH_RINGS, PLUSH_SCENE_PATCH_REACH};
 }
 
-plush_status plush_scene_default_frames(const plush_scene *sc, uint32_t *frames, plush_diag *diag)
+plush_status plush__scene_motion_frames(const plush_vmd_motion *motion, double fps, uint32_t *frames,
+                                       plush_diag *diag)
 {
     *frames = 300;
-    if (!sc->desc.motion)
+    if (!motion)
         return PLUSH_OK;
     /* the motion's last key, in output frames, included */
-    double n = ceil((double)plush_vmd_last_frame(sc->desc.motion) * sc->desc.fps / VMD_FPS) + 1;
+    double n = ceil((double)plush_vmd_last_frame(motion) * fps / VMD_FPS) + 1;
     if (!(n <= PLUSH_SCENE_MAX_FRAME))
         return plush_diag_fail(diag, PLUSH_E_RANGE, -1, "motion", -1,
                                "its last key makes %.0f frames, more than the %.0f a run may have", n,
                                PLUSH_SCENE_MAX_FRAME);
     *frames = (uint32_t)n;
     return PLUSH_OK;
+}
+
+plush_status plush_scene_default_frames(const plush_scene *sc, uint32_t *frames, plush_diag *diag)
+{
+    return plush__scene_motion_frames(sc->desc.motion, sc->desc.fps, frames, diag);
 }
 
 const float (*plush_scene_positions(const plush_scene *sc))[3] { return (const float(*)[3])sc->positions; }

@@ -1,0 +1,317 @@
+/* plush run's bake, run as a user runs it: the demo bear's baked PMX 2.0 + VMD replayed by plush pose (the
+ * way an MMD player skins) against the proxy-skinned mesh, within the fit's tolerance, with bones asked
+ * for, and with its textures found or copied. The bear is made by `make` (proxies/). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "plush/plush.h"
+#include "support/cli_run.h"
+#include "support/shared_data.h"
+
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int setup(void **state)
+{
+    (void)state;
+    return cli_tmp_setup("plush_bake");
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    return cli_tmp_teardown();
+}
+
+/* The "v x y z" lines of an OBJ file. (strtof, not sscanf: glibc's sscanf measures the whole rest of the
+ * text on every call, which made this loop quadratic and the suite's slowest part.) */
+static float (*obj_positions(const char *path, size_t *count))[3]
+{
+    size_t len = 0;
+    char *text = cli_read_all(path, &len);
+    assert_non_null(text);
+    size_t cap = 1024, n = 0;
+    float(*v)[3] = malloc(cap * sizeof *v);
+    for (char *line = text; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+        if (line[0] != 'v' || line[1] != ' ')
+            continue;
+        if (n == cap)
+            v = realloc(v, (cap *= 2) * sizeof *v);
+        char *at = line + 2;
+        for (int k = 0; k < 3; k++) {
+            char *end;
+            v[n][k] = strtof(at, &end);
+            assert_true(end > at); /* three numbers on every vertex line */
+            at = end;
+        }
+        n++;
+    }
+    free(text);
+    *count = n;
+    return v;
+}
+
+static void test_bake_replays_as_the_proxy_run(void **state)
+{
+    (void)state;
+    char out[512], pmx[600], vmd[600], frame[600], posed[600];
+    cli_tmp_path(out, sizeof out, "bear");
+    cli_result r;
+    CLI_RUN(&r, "run", BEAR, "--motion", BEAR_VMD, "--im2", BEAR_IM2, "--frames", "101", "--every", "50", "--export",
+            "pmx+vmd,obj", "--bake-tolerance", "0", "-o", out);
+    cli_expect_code(&r, 0);
+    assert_non_null(strstr(r.out, "frames          101"));
+    assert_non_null(strstr(r.out, "101000 recorded, a key every frame)"));
+    cli_result_free(&r);
+    snprintf(pmx, sizeof pmx, "%s/plush_bear_plush.pmx", out);
+    snprintf(vmd, sizeof vmd, "%s/plush_bear_plush.vmd", out);
+    snprintf(frame, sizeof frame, "%s/frames/frame_00100.obj", out);
+    cli_tmp_path(posed, sizeof posed, "posed.obj");
+    assert_true(cli_exists(pmx) && cli_exists(vmd) && cli_exists(frame));
+    char f0[600];
+    snprintf(f0, sizeof f0, "%s/frames/frame_00050.obj", out);
+    assert_true(cli_exists(f0));
+    snprintf(f0, sizeof f0, "%s/frames/frame_00001.obj", out);
+    assert_false(cli_exists(f0)); /* --every 50 */
+
+    /* the baked files are plain PMX 2.0 with one pseudo-bone per cage triangle */
+    plush_diag d = {0};
+    plush_diag_reset(&d);
+    plush_pmx_model *m = NULL;
+    assert_int_equal(plush_pmx_read_file(pmx, NULL, &m, &d), PLUSH_OK);
+    assert_true(m->version == 2.0f);
+    assert_int_equal(m->soft_body_count, 0);
+    assert_int_equal(m->bone_count, 12 + 1 + 1000);
+    size_t baked_vertices = m->vertex_count;
+    plush_pmx_free(m);
+
+    /* replayed by the bone pipeline, the bake gives the proxy-skinned mesh of the run */
+    CLI_RUN(&r, "pose", pmx, "--motion", vmd, "--frame", "100", "--mesh", posed);
+    cli_expect_code(&r, 0);
+    cli_result_free(&r);
+    size_t na = 0, nb = 0;
+    float(*a)[3] = obj_positions(frame, &na), (*b)[3] = obj_positions(posed, &nb);
+    assert_int_equal(nb, baked_vertices);
+    assert_int_equal(na, nb); /* the run's frame has the baked PMX's vertices: the cage's are left out */
+    assert_int_equal(na, 59929);
+    double worst = 0, moved = 0;
+    plush_pmx_model *bear = NULL;
+    assert_int_equal(plush_pmx_read_file(BEAR, NULL, &bear, &d), PLUSH_OK);
+    assert_int_equal(bear->vertex_count, 60431); /* the bear's 59,929 and the cage's 502 after them */
+    for (size_t i = 0; i < nb; i++)
+        for (int k = 0; k < 3; k++) {
+            worst = fmax(worst, fabs((double)a[i][k] - b[i][k]));
+            moved = fmax(moved, fabs((double)a[i][k] - bear->vertices[i].position[k]));
+        }
+    assert_true(moved > 3.0);    /* the bear did move: the hook lifts it 5 units at frame 100 */
+    assert_true(worst < 1e-3);   /* and the bake reproduces it (the OBJ's 9 digits included) */
+    plush_pmx_free(bear);
+    free(a);
+    free(b);
+}
+
+/* The largest distance between the run's OBJ frame f and the bake in out posed at f by plush pose; *rms
+ * the root mean square distance. */
+static double bake_miss(const char *out, int f, double *rms)
+{
+    char pmx[600], vmd[600], frame[600], posed[600], fs[16];
+    snprintf(pmx, sizeof pmx, "%s/plush_bear_plush.pmx", out);
+    snprintf(vmd, sizeof vmd, "%s/plush_bear_plush.vmd", out);
+    snprintf(frame, sizeof frame, "%s/frames/frame_%05d.obj", out, f);
+    snprintf(fs, sizeof fs, "%d", f);
+    cli_tmp_path(posed, sizeof posed, "posed.obj");
+    cli_result r;
+    CLI_RUN(&r, "pose", pmx, "--motion", vmd, "--frame", fs, "--mesh", posed);
+    cli_expect_code(&r, 0);
+    cli_result_free(&r);
+    size_t na = 0, nb = 0;
+    float(*a)[3] = obj_positions(frame, &na), (*b)[3] = obj_positions(posed, &nb);
+    assert_int_equal(na, nb);
+    double worst = 0, sq = 0;
+    for (size_t i = 0; i < nb; i++) {
+        double dx = (double)a[i][0] - b[i][0], dy = (double)a[i][1] - b[i][1], dz = (double)a[i][2] - b[i][2];
+        worst = fmax(worst, sqrt(dx * dx + dy * dy + dz * dz));
+        sq += dx * dx + dy * dy + dz * dz;
+    }
+    *rms = nb ? sqrt(sq / (double)nb) : 0;
+    free(a);
+    free(b);
+    return worst;
+}
+
+/* By default the bake fits a few bones to the motion and keys them only where interpolation would miss;
+ * replayed by plush pose it stays within 0.1% of the bear's height (RMS over vertices) and 0.5% (worst
+ * vertex) of the run's frames, frames between keys included (37 and 73 are no sampled frame of the fit). */
+static void test_bake_fitted_within_tolerance(void **state)
+{
+    (void)state;
+    char out[512];
+    cli_tmp_path(out, sizeof out, "bear_fitted");
+    cli_result r;
+    CLI_RUN(&r, "run", BEAR, "--motion", BEAR_VMD, "--im2", BEAR_IM2, "--frames", "101", "--export", "pmx+vmd,obj",
+            "-o", out);
+    cli_expect_code(&r, 0);
+    const char *line = strstr(r.out, " keys (101000 recorded, within 0.0113 units)");
+    assert_non_null(line);
+    assert_non_null(strstr(r.out, "fitted to 1000 cage triangles in "));
+    while (line > r.out && line[-1] != '\n')
+        line--;
+    unsigned long bones = 0, keys = 0;
+    assert_int_equal(sscanf(line, " %lu bones, %lu keys", &bones, &keys), 2);
+    printf("%lu bones, %lu keys of 101000\n", bones, keys);
+    assert_true(bones < 1000);
+    assert_true(keys < 101000 / 10);
+    cli_result_free(&r);
+    plush_diag d = {0};
+    plush_pmx_model *bear = NULL;
+    assert_int_equal(plush_pmx_read_file(BEAR, NULL, &bear, &d), PLUSH_OK);
+    double height = plush_pmx_height(bear);
+    plush_pmx_free(bear);
+    static const int frames[] = {37, 73, 100};
+    for (size_t i = 0; i < sizeof frames / sizeof *frames; i++) {
+        double rms = 0, miss = bake_miss(out, frames[i], &rms);
+        printf("frame %d: RMS %.3g, worst %.3g (height %.3g)\n", frames[i], rms, miss, height);
+        assert_true(rms <= 0.001 * height);
+        assert_true(miss <= 0.005 * height);
+    }
+}
+
+/* --bake-bones N fits N bones; --bake-tolerance 0 keys every frame of them. */
+static void test_bake_bones_asked(void **state)
+{
+    (void)state;
+    char out[512];
+    cli_tmp_path(out, sizeof out, "bear_bones");
+    cli_result r;
+    CLI_RUN(&r, "run", BEAR, "--motion", BEAR_VMD, "--im2", BEAR_IM2, "--frames", "31", "--export", "pmx+vmd,obj",
+            "--every", "30", "--bake-bones", "24", "--bake-tolerance", "0", "-o", out);
+    cli_expect_code(&r, 0);
+    assert_non_null(strstr(r.out, "24 bones, "));
+    assert_non_null(strstr(r.out, "(31000 recorded, a key every frame)"));
+    cli_result_free(&r);
+    char pmx[600];
+    snprintf(pmx, sizeof pmx, "%s/plush_bear_plush.pmx", out);
+    plush_diag d = {0};
+    plush_pmx_model *m = NULL;
+    assert_int_equal(plush_pmx_read_file(pmx, NULL, &m, &d), PLUSH_OK);
+    assert_int_equal(m->bone_count, 12 + 1 + 24);
+    plush_pmx_free(m);
+    double rms = 0, miss = bake_miss(out, 30, &rms);
+    printf("frame 30: RMS %.3g, worst %.3g\n", rms, miss);
+    assert_true(miss < 0.1);
+}
+
+/* The texture path of a baked PMX, read from OUTDIR as MMD reads it ('\' as '/'), names an existing file. */
+static bool resolves(const char *dir, const plush_str *texture)
+{
+    char path[2048];
+    snprintf(path, sizeof path, "%s/%s", dir, texture->s);
+    for (char *c = path; *c; c++)
+        if (*c == '\\')
+            *c = '/';
+    return cli_exists(path);
+}
+
+static plush_pmx_model *read_model(const char *path)
+{
+    plush_diag d = {0};
+    plush_diag_reset(&d);
+    plush_pmx_model *m = NULL;
+    assert_int_equal(plush_pmx_read_file(path, NULL, &m, &d), PLUSH_OK);
+    return m;
+}
+
+/* A model whose textures sit in a folder next to it, baked into an OUTDIR elsewhere (another depth): every
+ * texture resolves from OUTDIR; with --copy-textures the copies sit under OUTDIR. */
+static void test_bake_textures(void **state)
+{
+    (void)state;
+    char dir[512], model[600], out[600], copied[600], p[800];
+    cli_tmp_path(dir, sizeof dir, "models");
+    assert_int_equal(mkdir(dir, 0777), 0);
+    snprintf(p, sizeof p, "%s/tex", dir);
+    assert_int_equal(mkdir(p, 0777), 0);
+    /* two small pictures (the copies are checked to be pictures) */
+    const uint8_t px[4] = {10, 20, 30, 255};
+    plush_buf png = {0};
+    plush_diag pd = {0};
+    assert_int_equal(plush_image_encode_png_pixels(px, 1, 1, 4, &png, &pd), PLUSH_OK);
+    snprintf(p, sizeof p, "%s/tex/a.png", dir);
+    cli_write_all(p, png.data, png.size);
+    snprintf(p, sizeof p, "%s/tex/b.bmp", dir);
+    cli_write_all(p, png.data, png.size);
+    snprintf(model, sizeof model, "%s/bear.pmx", dir);
+    plush_pmx_model *m = read_model(BEAR);
+    plush_str textures[2] = {{.s = "tex\\a.png", .len = 9}, {.s = "tex/b.bmp", .len = 9}};
+    m->texture_count = 2;
+    m->textures = textures;
+    m->materials[0].texture = 0;
+    m->materials[1].texture = 1;
+    plush_diag d = {0};
+    plush_diag_reset(&d);
+    assert_int_equal(plush_pmx_write_file(m, NULL, model, &d), PLUSH_OK);
+    m->texture_count = 0, m->textures = NULL;
+    plush_pmx_free(m);
+
+    cli_tmp_path(out, sizeof out, "runs/today/bear");
+    cli_tmp_path(p, sizeof p, "runs");
+    assert_int_equal(mkdir(p, 0777), 0);
+    cli_tmp_path(p, sizeof p, "runs/today");
+    assert_int_equal(mkdir(p, 0777), 0);
+    cli_result r;
+    CLI_RUN(&r, "run", model, "--frames", "2", "-o", out);
+    cli_expect_code(&r, 0);
+    assert_int_equal(r.err_len, 0); /* every texture found */
+    cli_result_free(&r);
+    snprintf(p, sizeof p, "%s/bear_plush.pmx", out);
+    plush_pmx_model *baked = read_model(p);
+    assert_int_equal(baked->texture_count, 2);
+    for (size_t i = 0; i < 2; i++)
+        if (!resolves(out, &baked->textures[i]))
+            fail_msg("texture %zu '%s' is not there from %s", i, baked->textures[i].s, out);
+    assert_non_null(strchr(baked->textures[0].s, '\\')); /* Windows-style stays Windows-style */
+    plush_pmx_free(baked);
+
+    /* --copy-textures: OUTDIR/tex/a.png and b.bmp, named so */
+    cli_tmp_path(copied, sizeof copied, "copied");
+    CLI_RUN(&r, "run", model, "--frames", "2", "--copy-textures", "-o", copied);
+    cli_expect_code(&r, 0);
+    cli_result_free(&r);
+    snprintf(p, sizeof p, "%s/bear_plush.pmx", copied);
+    baked = read_model(p);
+    assert_string_equal(baked->textures[0].s, "tex\\a.png");
+    assert_string_equal(baked->textures[1].s, "tex/b.bmp");
+    for (size_t i = 0; i < 2; i++)
+        assert_true(resolves(copied, &baked->textures[i]));
+    plush_pmx_free(baked);
+    snprintf(p, sizeof p, "%s/tex/a.png", copied);
+    size_t len = 0;
+    char *bytes = cli_read_all(p, &len);
+    assert_int_equal(len, png.size);
+    assert_memory_equal(bytes, png.data, len);
+    free(bytes);
+    plush_buf_free(&png);
+    CLI_RUN(&r, "run", model, "--copy-textures=yes", "-o", copied);
+    cli_expect_code(&r, 2);
+    cli_result_free(&r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_bake_replays_as_the_proxy_run, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_bake_fitted_within_tolerance, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_bake_bones_asked, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_bake_textures, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
