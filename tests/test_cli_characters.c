@@ -1,11 +1,11 @@
 /* The shared characters with their soft parts, caged the way a user cages them (plush run MODEL --cage
- * MATERIAL --motion DANCE), on a short version of each case of issue 22's acceptance: the first FRAMES
+ * MATERIAL --motion DANCE), on a short version of each case tools/soak.sh runs in full: the first FRAMES
  * frames of the long dance and the whole of the short one. Every case must end with status 0, write every
  * frame with finite figures, blow nothing up and leave the soft part alive (its bound vertices on average
  * at least 0.5% of its size from where bone skinning puts them). The cases that meet the surface bar
  * (p99.9 strain <= 1.5, <= 0.5% of edges beyond 1.5x, crease p99 <= 30 degrees at every frame) are held
  * to it, and none of their pieces may be more than half pinned. The body figure is printed, and held to
- * the level reached (issue 22's bar of 1% is not met: see docs/measured.md). The full-length runs are
+ * the level reached (the bar of 1% is not met: see docs/measured.md). The full-length runs are
  * tools/soak.sh's. Skipped, visibly, without ../shared/data. */
 #include <setjmp.h>
 #include <stdarg.h>
