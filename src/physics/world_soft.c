@@ -173,7 +173,7 @@ static void to_world(const float m[16], const float p[3], float out[3])
         out[i] = m[i] * p[0] + m[4 + i] * p[1] + m[8 + i] * p[2] + m[12 + i];
 }
 
-/* Near mode (reading of the PMX notes, which only name the flag, and of the issue): after the step the
+/* Near mode (a reading of the PMX notes, which only name the flag): after the step the
  * anchored node and its body are made to meet exactly. A body whose position is prescribed (mode 0
  * follows its bone, mode 2 takes its bone's position) pulls the node onto the anchor point; a simulated
  * body (mode 1) is moved, without turning, so that its anchor points lie on their nodes (by their mean

@@ -154,7 +154,7 @@ static void fill_config(soft_ctx *c, bc_soft_config *out)
 
 /* The links in the order they are appended: a rope's nodes one after another; a TriMesh's every
  * triangle edge once, in face order (open addressing over (low, high) node pairs). *out is malloc'd. */
-static bool collect_links(const world_soft *s, uint32_t (**out)[2], size_t *out_count)
+bool plush__world_soft_links(const world_soft *s, uint32_t (**out)[2], size_t *out_count)
 {
     size_t max = s->rope ? (s->node_count ? s->node_count - 1 : 0) : 3 * s->triangle_count;
     uint32_t(*links)[2] = malloc((max ? max : 1) * sizeof *links);
@@ -422,7 +422,7 @@ plush_status plush__world_soft_create_bullet(soft_ctx *c)
                                "\"%s\": Bullet refused the soft body: %s", c->name, err[0] ? err : "no reason given");
     uint32_t(*links)[2] = NULL;
     size_t link_count = 0;
-    if (!collect_links(s, &links, &link_count))
+    if (!plush__world_soft_links(s, &links, &link_count))
         return world_soft_no_memory(c);
     append_links(c, (const uint32_t(*)[2])links, link_count);
     if (!s->rope)

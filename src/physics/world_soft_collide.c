@@ -70,43 +70,28 @@ static double rest_clearance(const world_soft *s, const plush_pmx_rigid_body *rb
     return nearest;
 }
 
-static int by_edge(const void *a, const void *b)
-{
-    const uint32_t *x = a, *y = b;
-    return x[0] != y[0] ? (x[0] > y[0]) - (x[0] < y[0]) : (x[1] > y[1]) - (x[1] < y[1]);
-}
-
-/* The faces' distinct edges and their rest lengths; false when out of memory. */
+/* The faces' distinct edges (the soft body's links) and their rest lengths; false when out of memory. */
 static bool edges(soft_ctx *c)
 {
     world_soft *s = c->s;
-    size_t n = 3 * s->triangle_count;
-    uint32_t(*e)[2] = plush_arena_array(&c->wm->arena, n, sizeof *e);
-    if (!e)
+    uint32_t(*links)[2];
+    size_t n;
+    if (!plush__world_soft_links(s, &links, &n))
         return false;
-    for (size_t f = 0; f < s->triangle_count; f++)
-        for (int k = 0; k < 3; k++) {
-            uint32_t a = s->triangles[f][k], b = s->triangles[f][(k + 1) % 3];
-            e[3 * f + (size_t)k][0] = a < b ? a : b;
-            e[3 * f + (size_t)k][1] = a < b ? b : a;
-        }
-    qsort(e, n, sizeof *e, by_edge);
-    size_t kept = 0;
-    for (size_t i = 0; i < n; i++)
-        if (e[i][0] != e[i][1] && (kept == 0 || by_edge(e[kept - 1], e[i]) != 0))
-            memcpy(e[kept++], e[i], sizeof e[i]);
-    s->collide_edges = e;
-    s->collide_edge_count = kept;
-    s->collide_rest_length = plush_arena_array(&c->wm->arena, kept ? kept : 1, sizeof *s->collide_rest_length);
-    if (!s->collide_rest_length)
-        return false;
-    for (size_t i = 0; i < kept; i++) {
+    s->collide_edges = plush_arena_array(&c->wm->arena, n ? n : 1, sizeof *s->collide_edges);
+    s->collide_rest_length = plush_arena_array(&c->wm->arena, n ? n : 1, sizeof *s->collide_rest_length);
+    bool ok = s->collide_edges && s->collide_rest_length;
+    for (size_t i = 0; ok && i < n; i++) {
+        memcpy(s->collide_edges[i], links[i], sizeof links[i]);
         double d = 0;
         for (int k = 0; k < 3; k++)
-            d += ((double)s->rest[e[i][1]][k] - s->rest[e[i][0]][k]) * ((double)s->rest[e[i][1]][k] - s->rest[e[i][0]][k]);
+            d += ((double)s->rest[links[i][1]][k] - s->rest[links[i][0]][k]) *
+                 ((double)s->rest[links[i][1]][k] - s->rest[links[i][0]][k]);
         s->collide_rest_length[i] = (float)sqrt(d);
     }
-    return true;
+    s->collide_edge_count = ok ? n : 0;
+    free(links);
+    return ok;
 }
 
 plush_status plush__world_soft_collide_init(soft_ctx *c)

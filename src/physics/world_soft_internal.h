@@ -55,7 +55,7 @@ struct world_soft {
     float *collide_rest;          /* [slot * triangle_count + face]: the face's margin against that body, its
                                      rest clearance up to `margin`; negative: into it at rest, left alone */
     float (*collide_poses)[16];   /* per slot: the body's pose this substep */
-    size_t collide_edge_count;    /* the faces' distinct edges (low node, high node) and rest lengths */
+    size_t collide_edge_count;    /* the faces' distinct edges (the links) and rest lengths */
     uint32_t (*collide_edges)[2];
     float *collide_rest_length;
     uint32_t *near;               /* slot * triangle_count + face: the pairs within reach this substep */
@@ -86,6 +86,10 @@ static inline plush_status world_soft_no_memory(soft_ctx *c)
 
 /* world_soft_build.c: whether face f of the rest positions has area (computed in double). */
 bool plush__world_soft_has_area(const float (*rest)[3], const uint32_t f[3]);
+
+/* world_soft_bullet.c: the soft body's links in the order they are appended to Bullet (a rope's nodes one
+ * after another; a TriMesh's every triangle edge once, in face order); *out is malloc'd. */
+bool plush__world_soft_links(const world_soft *s, uint32_t (**out)[2], size_t *out_count);
 
 /* world_soft_bullet.c: creates c's Bullet soft body from the built nodes, pins and anchors, with every PMX
  * field (repairs are warnings), and adds it to the world. */

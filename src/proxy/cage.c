@@ -163,42 +163,16 @@ static size_t run_ladder(const plush__meshopt *mo, const plush_cage_mesh *src, s
     if (n / 3 <= target)
         return n;
     static const unsigned flags[2] = {meshopt_SimplifyLockBorder, 0};
-    unsigned *best = malloc(n * sizeof *best);
-    for (int step = 0; best && step < 2 && n / 3 > limit; step++) {
-        /* The simplifier collapses edges in batches and can land well under the target (Luka's skirt: 234
-         * for 300); asked again for proportionally more (halving the gap once it overshoots the limit),
-         * from the same source, it lands nearer. The answer kept is the largest within the limit. */
-        size_t ask = target, kept = 0, low = target, high = 0; /* high: an ask known to overshoot the limit */
-        float kept_err = 0;
-        for (int tries = 0; tries < 8; tries++) {
-            size_t m = mo->meshopt_simplify(tmp, idx, n, pos, src->vertex_count, sizeof *src->positions, 3 * ask,
-                                            FLT_MAX, flags[step], &err);
-            if (m == 0 || m >= n)
-                break;
-            if (m / 3 <= limit && m > kept) {
-                memcpy(best, tmp, m * sizeof *best);
-                kept = m, kept_err = err;
-            }
-            if (m / 3 >= target - target / 10 && m / 3 <= limit)
-                break;
-            if (m / 3 > limit)
-                high = ask;
-            else
-                low = ask;
-            size_t next = high ? low + (high - low) / 2
-                               : (size_t)((double)ask * (double)target / (double)(m / 3 ? m / 3 : 1));
-            if (next <= low || (high && next >= high) || 3 * next >= n)
-                break;
-            ask = next;
-        }
+    for (int step = 0; step < 2 && n / 3 > limit; step++) {
+        size_t m = mo->meshopt_simplify(tmp, idx, n, pos, src->vertex_count, sizeof *src->positions, 3 * target,
+                                        FLT_MAX, flags[step], &err);
         res->method = step == 0 ? PLUSH_CAGE_LOCKED_BORDER : PLUSH_CAGE_BORDER;
-        if (kept > 0) {
-            memcpy(idx, best, kept * sizeof *idx);
-            n = kept;
-            res->error = kept_err * scale;
+        if (m > 0 && m < n) {
+            memcpy(idx, tmp, m * sizeof *idx);
+            n = m;
+            res->error = err * scale;
         }
     }
-    free(best);
     if (sloppy && n / 3 > limit) {
         size_t m = mo->meshopt_simplifySloppy(tmp, idx, n, pos, src->vertex_count, sizeof *src->positions,
                                               3 * target, FLT_MAX, &err);
@@ -336,9 +310,10 @@ plush_status plush_cage_simplify_ladder(const plush_cage_mesh *src, const plush_
     double limit_d = floor((double)target * (1.0 + tolerance));
     size_t limit = limit_d > (double)SIZE_MAX / 2 ? SIZE_MAX / 2 : (size_t)limit_d;
     result->source_triangles = src->triangle_count;
-    /* Collapsing the slivers the simplifier leaves along straight borders can take a sixth of the faces
-     * (Luka's skirt: 282 -> 234 for 300): the ladder is asked again for proportionally more, from the
-     * source (halving the gap once the cage overshoots the limit), for a cage within 20% of the target. */
+    /* The simplifier collapses edges in batches, and collapsing the slivers it leaves along straight
+     * borders can take a sixth of the faces (Luka's skirt: 282 -> 234 for 300): the ladder is asked again
+     * for proportionally more, from the source (halving the gap once the cage overshoots the limit), for a
+     * cage within 20% of the target. */
     unsigned *source = malloc(n * sizeof *source), *best = malloc(n * sizeof *best);
     if (!source || !best) {
         free(source), free(best);
