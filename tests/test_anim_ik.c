@@ -1,4 +1,4 @@
-/* IK as the MMD-compatible runtimes solve it (issue 16, DESIGN.md "MMD rules we follow"): one case per
+/* IK as the MMD-compatible runtimes solve it (the MMD rules docs/ik.md states): one case per
  * rule, every expected value worked out by hand from the rule, then knees and feet on the shared models
  * and motions. */
 #include <setjmp.h>
@@ -234,7 +234,7 @@ static void test_stopping(void **state)
 typedef struct ik_stats {
     size_t knee_solves, reached, flipped, lost;
     char got[4096];           /* per knee solve: '1' when the foot is within 1e-3 of its goal */
-    const char *old;          /* the same from the solver before issue 16 */
+    const char *old;          /* the same from the solver before commit c872529 */
 } ik_stats;
 
 /* Knee chains: the first link limited to X alone. The foot must be within 1e-3 of its goal wherever the
@@ -295,7 +295,7 @@ static void run_motion(const char *model_path, const char *motion_path, ik_stats
 static void test_shared_knees(void **state)
 {
     (void)state;
-    /* model, motion, and which knee solves the solver before issue 16 brought within 1e-3 (frames 0 to
+    /* model, motion, and which knee solves the solver before commit c872529 brought within 1e-3 (frames 0 to
      * the last key + 1, each whole and at .5; knee chains in bone order) */
     static const char *const cases[][3] = {
         {"alicia/Alicia_solid.pmx", "mmd_base/サンプルモーション3.vmd", OLD_0},

@@ -1,4 +1,4 @@
-/* test_anim_ik: which knee solves the IK solver before issue 16 (commit c872529) brought within 1e-3 of
+/* test_anim_ik: which knee solves the IK solver before commit c872529 brought within 1e-3 of
  * the goal, one character per solve in test_shared_knees' order. Made by compiling test_anim_ik.c
  * against that commit's library and running it with PLUSH_IK_PRINT=1. */
 #define OLD_0 "01010101"

@@ -552,7 +552,7 @@ static void test_wrap_torus(void **state)
     plush_arena_free(&arena);
 }
 
-/* The issue's case: the demo bear's fur (made by `make` into proxies/), a dozen separate pieces, wraps
+/* The case that matters: the demo bear's fur (made by `make` into proxies/), a dozen separate pieces, wraps
  * into one closed piece at 300 and 1000 triangles (within 10%). How long it takes is make bench's
  * (tools/bench/bench_cage.c), not a test's. */
 static void test_wrap_bear(void **state)

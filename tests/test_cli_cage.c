@@ -1,4 +1,4 @@
-/* Pins that hold, in one command, and a plush surface that stays smooth (issue 13): plush attach's
+/* Pins that hold, in one command, and a plush surface that stays smooth: plush attach's
  * automatic pins (in the library and on Alicia's hair), plush run --cage on a plush-like toy built in
  * code, hung by the head and swung for 300 frames, and the quality thresholds at every frame on the toy,
  * on Alicia's hair and on the demo bear's shake. */
@@ -341,7 +341,7 @@ static void test_alicia_hair_auto_pins(void **state)
     assert_true(most < rest + 2.0); /* on the head, not falling away (Alicia is ~20 units tall) */
 
     /* The plush surface over 300 frames of a standard-skeleton motion that carries and tilts the whole
-     * model by its centre bone (so the hair swings): issue 13's thresholds at every frame. */
+     * model by its centre bone (so the hair swings): the surface bar at every frame. */
     char motion[300], out3[300];
     cli_tmp_path(motion, sizeof motion, "centre_swing.vmd");
     cli_tmp_path(out3, sizeof out3, "alicia_swing_run");
@@ -364,7 +364,7 @@ static void test_alicia_hair_auto_pins(void **state)
     cli_result_free(&r);
 }
 
-/* The demo bear with its shake (the files make builds in proxies/): issue 13's plush surface at every
+/* The demo bear with its shake (the files make builds in proxies/): the plush surface bar at every
  * one of its 241 frames. */
 static void test_demo_quality(void **state)
 {

@@ -1,4 +1,4 @@
-/* Option values (issue 15, item 11): integers are decimal only, fractions are refused where a whole number
+/* Option values: integers are decimal only, fractions are refused where a whole number
  * is expected, no hexadecimal, inf or blanks anywhere; plush attach refuses what plush run would repair or
  * reject (iteration counts, k-values outside Bullet's range, a cage coordinate the binding cannot use),
  * naming the cage file, its line and byte. Usage errors exit 2 before any file is read. */

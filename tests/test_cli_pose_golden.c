@@ -1,5 +1,5 @@
-/* plush pose must stay byte for byte what it was before the frame pipeline moved into the scene (issue 12),
- * outside IK chains (issue 16 changed how IK solves): bones CSV and PLY mesh on the shared models and
+/* plush pose must stay byte for byte what it was before the frame pipeline moved into the scene,
+ * outside IK chains (where the IK solver changed): bones CSV and PLY mesh on the shared models and
  * motions, with and without physics, fractional frames included, and the demo bear's soft bodies.
  *
  * What IK may change is left out of the hash: the rows of bones an IK solve can move (its links, their
@@ -29,7 +29,7 @@ typedef struct golden {
 } golden;
 
 /* "@demo" and "@shake" are the demo bear files make builds in proxies/. The two demo meshes with physics
- * after frame 0 were retaken in issue 13, when the bear's soft body got pose matching (MT 0.2) and 16 position iterations: the cage
+ * after frame 0 were retaken when the bear's soft body got pose matching (MT 0.2) and 16 position iterations: the cage
  * moves differently by design; the pipeline did not change. */
 static const golden cases[] = {
     {"alicia/Alicia_solid.pmx", "", "0", 0, 0x772cae2990115099ull, 0x2249c0a09d889b31ull},

@@ -201,7 +201,7 @@ static void test_errors(void **state)
     cli_result_free(&r);
 }
 
-/* The issue's target check on the demo's detailed mesh (the bear's fur, 113k triangles, made by make into
+/* The target check on the demo's detailed mesh (the bear's fur, 113k triangles, made by make into
  * proxies/): each target reached within 10%, the closed fur giving closed cages. */
 static void test_proxy_demo_targets(void **state)
 {
@@ -303,7 +303,7 @@ static bool layer_of(const float (*pts)[3], size_t n, const float p[3], double t
     return false;
 }
 
-/* The issue's round trip on a real model: a cage for Alicia's hair, attached pinned to the bones the hair
+/* The round trip on a real model: a cage for Alicia's hair, attached pinned to the bones the hair
  * hangs from, run with 120 frames of サンプルモーション_0046 by plush run: no blow-up, the hair moves
  * softly, and every other vertex is bit-identical to the bones-mode run. */
 static void test_demo_on_alicia_hair(void **state)

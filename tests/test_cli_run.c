@@ -401,7 +401,7 @@ static void test_output_cannot_be_written(void **state)
     snprintf(p, sizeof p, "%s/plush_bear_plush.pmx", out);
     assert_false(cli_exists(p)); /* both baked files or neither */
 
-    /* frames/ is the run's own folder and is replaced as a whole (issue 15: no stale frame of an earlier
+    /* frames/ is the run's own folder and is replaced as a whole (no stale frame of an earlier
      * run survives), whatever was in it -- here a directory where a frame goes */
     cli_tmp_path(out, sizeof out, "blocked_frame");
     assert_int_equal(mkdir(out, 0777), 0);

@@ -1,4 +1,4 @@
-/* A command's outputs appear as one set or not at all (issue 15, item 9): plush pose's two files, plush
+/* A command's outputs appear as one set or not at all: plush pose's two files, plush
  * compare's report folder, plush run's OUTDIR locked against a second writer. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -102,7 +102,7 @@ static void test_compare_one_set(void **state)
 }
 
 /* A run too large for the machine is refused before its first frame with the figure, and leaves no
- * OUTDIR behind (issue 15, item 2). */
+ * OUTDIR behind. */
 static void test_run_too_large(void **state)
 {
     (void)state;

@@ -1,4 +1,4 @@
-/* Reading files (issue 15 item 10): a large input is mapped, not copied, so a 2 GB file whose first bytes
+/* Reading files: a large input is mapped, not copied, so a 2 GB file whose first bytes
  * are no known magic is refused at byte 0 having touched a page or two; small files are read into memory;
  * the bytes are the file's either way. Memory is measured (ru_maxrss), time never is. */
 #include <setjmp.h>

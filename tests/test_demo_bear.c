@@ -485,7 +485,7 @@ static void test_soft_body(void **state)
     assert_int_equal(s->cluster_count, 0);
     assert_true(s->total_mass == 2.0f);
     assert_true(s->config.pr == 1200.0f);
-    /* pose matching 0.2 and 16 position iterations since issue 13: they keep the cage from creasing by the
+    /* pose matching 0.2 and 16 position iterations since the smooth surface: they keep the cage from creasing by the
      * pins while it still sways (test_shake_simulates) */
     assert_true(s->config.vcf == 1.0f && s->config.dp == 0.1f && s->config.df == 0.2f && s->config.mt == 0.2f);
     assert_true(s->lst == 0.5f && s->ast == 0.5f && s->vst == 0.5f);

@@ -1,4 +1,4 @@
-/* Every valid soft body simulates (issue 15 item 6): a closed sphere with every PMX 2.1 field set at once
+/* Every valid soft body simulates: a closed sphere with every PMX 2.1 field set at once
  * -- each aero model with lift and drag, pose matching, pressure, volume conservation, B-links, link
  * randomisation, clusters on and off, pins, anchors in and out of near mode on pinned and on free nodes,
  * to a kinematic and to a dynamic rigid body -- steps 120 frames under a moving bone and stays finite,

@@ -1,4 +1,4 @@
-/* Non-finite and out-of-range values in a PMX file (issue 15 item 5): the read accepts the file and keeps
+/* Non-finite and out-of-range values in a PMX file: the read accepts the file and keeps
  * its bytes (a write gives them back), warns naming the item and the exact byte of the value, and keeps
  * the issue in the model; plush_pmx_require_geometry refuses vertex and bone issues at that byte; the
  * physics world leaves out a rigid body, joint or soft body with one and simulates the rest. Fixtures are

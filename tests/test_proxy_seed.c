@@ -1,5 +1,5 @@
 /* Seed mode against an independent port of the original AssignTriangle, written here straight from
- * ../shared/DESIGN.md ("The original method's arithmetic"): row for row (triangles, their order, percents,
+ * docs/binding.md (the original method's arithmetic): row for row (triangles, their order, percents,
  * distances to the bit) on regular grid cages full of exact ties, on the demo bear and on Alicia with the
  * committed hair cage; plus hand-computed rows and the percent rounding cases. This file is built with
  * -ffp-contract=off like src/proxy/seed.c (Makefile), so the port rounds where the original does. */

@@ -170,7 +170,7 @@ static void test_stretch_affine_on_plane(void **state)
     plush_arena_free(&f.arena);
 }
 
-/* Off the plane, the gradient scales the normal direction by sqrt(area ratio) (the issue's definition):
+/* Off the plane, the gradient scales the normal direction by sqrt(area ratio):
  * a stretch that does the same, M = Q [B 0; 0 sqrt(det B)] in the plane's axes, is exact everywhere. */
 static void test_stretch_affine_everywhere(void **state)
 {

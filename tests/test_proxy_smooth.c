@@ -1,4 +1,4 @@
-/* The smooth plush surface's two parts (issue 13): binding weights smoothed over the detailed surface
+/* The smooth plush surface's two parts: binding weights smoothed over the detailed surface
  * (plush_proxy_binding_smooth) and patch frames (plush_proxy_patch, and the skin that uses them).
  *
  * The fixture is a wavy coarse sheet (the proxy) under a fine grid (the detailed surface): a vertex's

@@ -476,7 +476,7 @@ static void test_textures(void **state)
     cli_tmp_teardown();
 }
 
-/* PMX 2.1 joints become the spring 6DOF that holds what they held (issue 15, item 7): the bake is a plain
+/* PMX 2.1 joints become the spring 6DOF that holds what they held: the bake is a plain
  * PMX 2.0 that writes without --lossy, and one warning counts the conversions. */
 static void test_joints_converted(void **state)
 {

@@ -359,7 +359,7 @@ static void test_seek_equals_stepping(void **state)
     plush_pmx_free(m);
 }
 
-/* A run whose exports would not fit is refused before its first frame, with the figures (issue 15). */
+/* A run whose exports would not fit is refused before its first frame, with the figures. */
 static void test_budget_refused(void **state)
 {
     (void)state;

@@ -113,7 +113,7 @@ bool plush_proxy_simplify_available(plush_diag *diag);
  * collapsed to a segment or a point). Computed in double from float input. */
 float plush_proxy_point_triangle_distance(const float p[3], const float a[3], const float b[3], const float c[3]);
 /* The original method's distance routine (seed mode), operation for operation in float like the original
- * (../shared/DESIGN.md, Proxy skinning): move p along the unit normal by its plane distance; if that
+ * (docs/binding.md): move p along the unit normal by its plane distance; if that
  * point lies strictly outside an edge (tried in the order p0p1, p1p2, p2p0), the distance from p to the
  * first such edge's segment, measured along the normalised edge and clamped at its ends; otherwise the
  * plane distance. Never below the exact distance (up to rounding). NaN for a triangle with a zero cross

@@ -9,7 +9,7 @@
  *   column-vector quaternions used here that is q = q_ik * q_morph * q_motion * q_append.
  * - Append (付与): the source is the append parent's motion + morph; when the append parent is itself an
  *   append bone, its stored append (its own ratio already applied), so chains multiply their ratios;
- *   with the local-append flag, the append parent's whole local transform (as issue 5 specifies; saba
+ *   with the local-append flag, the append parent's whole local transform (as we specify it; saba
  *   takes motion + morph there too, which differs only when the append parent appends itself). The
  *   append parent's IK rotation is included. A ratio other than 1 slerps the rotation from the identity
  *   (and may be negative) and scales the translation.

@@ -102,7 +102,7 @@ enum { BEAR_SOFT_BLINK_DISTANCE = 2, BEAR_SOFT_P_ITERATIONS = 16, BEAR_SOFT_C_IT
 #define BEAR_SOFT_TOTAL_MASS 2.0f
 #define BEAR_SOFT_PRESSURE 1200.0f
 #define BEAR_SOFT_LST 0.5f
-#define BEAR_SOFT_MT 0.2f      /* pose matching: measured on the quality figures (issue 13) */
+#define BEAR_SOFT_MT 0.2f      /* pose matching: measured on the quality figures */
 #define BEAR_PIN_RADIUS 1.2f   /* cage nodes this close to the hold point are pinned */
 
 /* The whole model (PMX 2.1, UTF-16LE). Free with plush_pmx_free. */

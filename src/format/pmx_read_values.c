@@ -1,4 +1,4 @@
-/* The values a PMX read warns about (issue 15's policy): a structurally valid file is read and kept as it is,
+/* The values a PMX read warns about: a structurally valid file is read and kept as it is,
  * and each non-finite or out-of-range value becomes a warning naming the item and the byte of the value,
  * kept in the model (plush_pmx_model.value_issues) for what needs the value to refuse (vertices, bones:
  * plush_pmx_require_geometry) or to leave out (rigid bodies, joints, soft bodies: the physics world). */

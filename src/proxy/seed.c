@@ -1,4 +1,4 @@
-/* Seed mode: the original method's arithmetic, operation for operation, in float (../shared/DESIGN.md,
+/* Seed mode: the original method's arithmetic, operation for operation, in float (docs/binding.md,
  * "The original method's arithmetic"). Built with -ffp-contract=off (Makefile), so no a*b+c here is fused
  * into one rounding: the point of this file is to round where the original rounds. Vector helpers are
  * spelled out as the original's: dot left to right, the usual cross product, normalize as v / |v|.

@@ -1,8 +1,8 @@
 /* make bench: the bone pipeline per frame on Alicia Solid (22k vertices, 150 bones): motion sampling,
  * morphs, bone deform (both stages: append, IK) and skinning of every vertex (positions + normals), on one
- * core, against the issue's target of 2,000 frames/s.
+ * core, against the target of 2,000 frames/s.
  *
- * Motions: サンプルモーション_0046.vmd (one pose, the issue's reference) and サンプルモーション4.vmd (keys
+ * Motions: サンプルモーション_0046.vmd (one pose, the reference) and サンプルモーション4.vmd (keys
  * over frames 0..11: curves are really solved), sampled at fractional frames that sweep the motion; and
  * that second motion with every morph of the model at weight 0.3, the worst case for vertex morphs.
  * Each row also splits the frame into pose (sampling + morphs + deform) and skinning. Best of seven

@@ -1,6 +1,6 @@
 /* make bench: plush_proxy_bind speed, Embree BVH against the brute-force path, one thread.
  *
- * Proxy: an icosphere of 1280 or 5120 triangles (the issue's "1k and 5k"). Points: 100k on and around a
+ * Proxy: an icosphere of 1280 or 5120 triangles ("1k and 5k"). Points: 100k on and around a
  * noisy sphere, in latitude-longitude order like a real mesh's vertices, and the same points shuffled
  * (no help from the previous vertex's answer). The BVH time is a whole plush_proxy_bind call (Embree
  * load and build included) over all 100k; the brute force would take long on the large proxy, so it
@@ -8,7 +8,7 @@
  * 10k are compared. Every
  * figure is the best of three runs (the machine may be shared). ns/tri: brute-force time per
  * point-triangle distance. 
- * Targets (issue 4): at least 30x the brute force, at least 1M vertices/s. */
+ * Targets: at least 30x the brute force, at least 1M vertices/s. */
 #define _GNU_SOURCE
 #include "plush/proxy.h"
 

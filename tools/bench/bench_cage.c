@@ -1,5 +1,5 @@
 /* make bench: generated cages on the demo bear (proxies/plush_bear.pmx), whose fur is fifteen separate
- * pieces: the wrap into one closed piece at 300 and 1000 triangles against the issue's 2 s target, beside
+ * pieces: the wrap into one closed piece at 300 and 1000 triangles against the 2 s target, beside
  * the plain simplification of the same fur toward the same count (no wrap: pieces kept), measured in the
  * same run as the reference. Wall time of the calling thread's work (the wrap is single-threaded), best of
  * three. test_cage checks what the wraps are; how long they take is measured only here. */

@@ -1,6 +1,6 @@
 /* make bench: the speed-up of the proxy over simulating the detailed mesh directly, on the demo bear
  * (proxies/plush_bear.pmx with its shake motion and rigid-eyes override, 60 Hz physics), per frame of
- * physics + skinning, against the issue's 15x target. Both runs go through plush_compare in lockstep, so
+ * physics + skinning, against the 15x target. Both runs go through plush_compare in lockstep, so
  * both absolute times come from the same run on the same machine state; times are the pipeline thread's
  * CPU time (plush_scene_timing). The error of the proxy against direct is printed beside it for context. */
 #include "plush/scene_compare.h"

@@ -1,5 +1,5 @@
 /* make bench: making the embedded demo (the generator tools/gen_bear writing the bear, its shake motion and
- * its rigid-eyes override) against the issue's 2 s target, beside the reference measured in the same run:
+ * its rigid-eyes override) against the 2 s target, beside the reference measured in the same run:
  * reading the model it wrote back and writing it again with plush's PMX reader and writer (the file work
  * any generator of that model does). Wall time, best of three. test_demo_bear checks what the generator
  * makes; how long it takes is measured only here.

@@ -1,7 +1,7 @@
 /* make bench: PMX parse throughput (MB/s, from memory) and peak memory of `plush info`.
  *
  * References measured in the same run: memcpy of the same bytes (the memory-bandwidth ceiling a
- * parser cannot beat) and the issue's target of 1 GB/s per core; for memory, the file size (target:
+ * parser cannot beat) and the target of 1 GB/s per core; for memory, the file size (target:
  * peak resident memory of `plush info` below 4x the file). */
 #define _GNU_SOURCE
 #include "plush/pmx.h"

@@ -1,7 +1,7 @@
 /* make bench: the preview export on the embedded demo (proxies/plush_bear.pmx, its shake motion and
  * rigid-eyes override, all 241 frames): wall-clock time per frame of the preview sink (ray casting at
  * 640x480 with the camera following the bear + handing the picture to ffmpeg + ffmpeg finishing the file
- * at the end), against the issue's 40 ms target. Measured in the same run as references, on the same
+ * at the end), against the 40 ms target. Measured in the same run as references, on the same
  * frames, faces and camera (plush_render_follow_update on the drawn vertices' box, as the sink does): the
  * stream's drawing alone (BVH refitted per frame), the same with every face textured (a 1024x1024 checker
  * mapped from the rest pose's X and Y) and with a cutout texture (a quarter of its texels see-through,

@@ -2,7 +2,7 @@
  * and rigid-eyes override, all 241 frames, the default export pmx+vmd): the run as plush run makes it --
  * scene, sinks, every frame, the bake written -- with the quality measure (as plush run always adds it) and
  * without, in the same process, passes alternated, best of three each, wall time per frame, and the ratio
- * against the issue's 10% budget. Then the measure itself, in line on one thread: ms per frame of the
+ * against the 10% budget. Then the measure itself, in line on one thread: ms per frame of the
  * detailed surface (60k vertices, 119k faces) and of the cage. */
 #include "plush/plush.h"
 

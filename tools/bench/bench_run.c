@@ -1,6 +1,6 @@
 /* make bench: the main job on the embedded demo (proxies/plush_bear.pmx, its shake motion and rigid-eyes
  * override, all 241 frames at 30 fps with 60 Hz physics): time per output frame of the proxy path
- * (physics + proxy frames + skinning) against the issue's 5 ms target, with its breakdown, and the bones
+ * (physics + proxy frames + skinning) against the 5 ms target, with its breakdown, and the bones
  * mode (plain MMD, no soft body) on the same motion as the baseline measured in the same run. Times are
  * the pipeline thread's CPU time (plush_scene_timing), best of three passes. Also the smooth surface's two
  * costs in the same run: binding with the weights smoothed against the nearest four alone (wall clock,

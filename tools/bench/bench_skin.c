@@ -2,7 +2,7 @@
  * influences per vertex: plush_proxy_skin_update (per triangle) and plush_proxy_skin_apply (positions +
  * normals) for each blend mode.
  *
- * References measured in the same run: the issue's target of 100M vertices/s per core, and a memcpy of
+ * References measured in the same run: the target of 100M vertices/s per core, and a memcpy of
  * the bytes apply reads per vertex (rest position and normal, four triangles, four weights, the
  * hand-over share, the bone-skinned position and normal: 84 bytes) into a second buffer. That copy
  * writes 84 bytes per vertex where apply writes 24, so it is a generous bandwidth ceiling. Each mode is
