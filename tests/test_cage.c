@@ -325,6 +325,58 @@ static void test_simplify_edges(void **state)
 }
 
 
+/* A sheet of 10 x 10 unit squares in the XY plane, two triangles each, with one interior vertex moved to
+ * within 0.005 of its neighbour, and a separate speck of two triangles 0.1 across off to one side: after
+ * the simplifier (here it copies: the target is above the count), the short edge is collapsed and the
+ * speck dropped, leaving one piece whose shortest edge is no longer a few thousandths of the others. */
+static void test_simplify_specks_and_short_edges(void **state)
+{
+    (void)state;
+    enum { N = 10, GRID = (N + 1) * (N + 1) };
+    float pos[GRID + 4][3];
+    uint32_t tri[2 * N * N + 2][3];
+    for (int y = 0; y <= N; y++)
+        for (int x = 0; x <= N; x++) {
+            pos[y * (N + 1) + x][0] = (float)x;
+            pos[y * (N + 1) + x][1] = (float)y;
+            pos[y * (N + 1) + x][2] = 0;
+        }
+    pos[5 * (N + 1) + 5][0] = 4.005f; /* next to (4, 5) */
+    size_t t = 0;
+    for (int y = 0; y < N; y++)
+        for (int x = 0; x < N; x++) {
+            uint32_t a = (uint32_t)(y * (N + 1) + x), b = a + 1, c = a + N + 1, d = c + 1;
+            tri[t][0] = a, tri[t][1] = b, tri[t][2] = d, t++;
+            tri[t][0] = a, tri[t][1] = d, tri[t][2] = c, t++;
+        }
+    const float speck[4][3] = {{20, 0, 0}, {20.1f, 0, 0}, {20.1f, 0.1f, 0}, {20, 0.1f, 0}};
+    memcpy(pos[GRID], speck, sizeof speck);
+    tri[t][0] = GRID, tri[t][1] = GRID + 1, tri[t][2] = GRID + 2, t++;
+    tri[t][0] = GRID, tri[t][1] = GRID + 2, tri[t][2] = GRID + 3, t++;
+    plush_cage_mesh skin = {.vertex_count = GRID + 4, .positions = pos, .triangle_count = t, .triangles = tri};
+    plush_arena arena = {0};
+    plush_diag d = pmx_fx_diag();
+    plush_cage_mesh cage;
+    plush_cage_result res;
+    pmx_fx_ok(plush_cage_simplify(&skin, &(plush_cage_options){.target_triangles = 1000}, &arena, &cage, &res, &d), &d);
+    plush_cage_topology topo;
+    pmx_fx_ok(plush_cage_check(&cage, &topo, &d), &d);
+    assert_int_equal(topo.pieces, 1);
+    assert_int_equal(topo.degenerate_faces, 0);
+    /* the two triangles on the short edge are gone with it, and the speck's two */
+    assert_int_equal(cage.triangle_count, 2 * N * N - 2);
+    double shortest = INFINITY;
+    for (size_t f = 0; f < cage.triangle_count; f++)
+        for (int k = 0; k < 3; k++) {
+            const float *p = cage.positions[cage.triangles[f][k]], *q = cage.positions[cage.triangles[f][(k + 1) % 3]];
+            double e = sqrt((double)(p[0] - q[0]) * (p[0] - q[0]) + (double)(p[1] - q[1]) * (p[1] - q[1]) +
+                            (double)(p[2] - q[2]) * (p[2] - q[2]));
+            shortest = e < shortest ? e : shortest;
+        }
+    assert_true(shortest > 0.5);
+    plush_arena_free(&arena);
+}
+
 /* ---- wraps ---------------------------------------------------------------------------------------- */
 
 /* Two UV spheres of radius 1 centred at x = -c and x = +c, as two materials. */
@@ -597,6 +649,7 @@ int main(void)
         cmocka_unit_test(test_weld_sphere),    cmocka_unit_test(test_weld_materials),
         cmocka_unit_test(test_topology),       cmocka_unit_test(test_simplify_large),
         cmocka_unit_test(test_offset),         cmocka_unit_test(test_simplify_edges),
+        cmocka_unit_test(test_simplify_specks_and_short_edges),
         cmocka_unit_test(test_wrap_two_spheres), cmocka_unit_test(test_wrap_deterministic),
         cmocka_unit_test(test_wrap_errors),    cmocka_unit_test(test_wrap_torus),
         cmocka_unit_test(test_wrap_bear),

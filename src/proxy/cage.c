@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "plush/proxy_cage.h"
 #include "plush/proxy.h"
+#include "core/geom.h"
 #include "core/loader.h"
 #include "proxy/cage_internal.h"
 
@@ -152,6 +153,129 @@ static void collapse_slivers(const float (*pos)[3], size_t vertex_count, unsigne
     free(to);
 }
 
+/* An edge shorter than this share of the cage's mean edge is collapsed: a cage edge a few thousandths
+ * long (where the simplifier left two vertices of a strand's tip side by side) reads every small
+ * movement of its ends as a large strain, and gives the soft body a link too stiff to step. */
+#define SHORT_EDGE 0.02
+
+/* Collapses every edge shorter than SHORT_EDGE times the mean edge (the later vertex onto the earlier),
+ * over rounds until none is left; faces that then name a vertex twice are dropped by clean_faces. */
+static void collapse_short_edges(const float (*pos)[3], size_t vertex_count, unsigned *idx, size_t n, bool *ok)
+{
+    double mean = 0;
+    for (size_t f = 0; f + 2 < n; f += 3)
+        for (int k = 0; k < 3; k++)
+            mean += sqrt(dist2(pos[idx[f + k]], pos[idx[f + (k + 1) % 3]]));
+    mean /= (double)(n ? n : 1);
+    double limit2 = SHORT_EDGE * mean * SHORT_EDGE * mean;
+    unsigned *to = malloc((vertex_count ? vertex_count : 1) * sizeof *to);
+    *ok = to != NULL;
+    if (!to)
+        return;
+    for (size_t v = 0; v < vertex_count; v++)
+        to[v] = (unsigned)v;
+    for (int round = 0; round < 32; round++) {
+        bool changed = false;
+        for (size_t f = 0; f + 2 < n; f += 3) {
+            unsigned v[3];
+            for (int k = 0; k < 3; k++) {
+                unsigned x = idx[f + k];
+                while (to[x] != x)
+                    x = to[x];
+                v[k] = idx[f + k] = x;
+            }
+            for (int k = 0; k < 3; k++) {
+                unsigned a = v[k], b = v[(k + 1) % 3];
+                if (a == b || to[a] != a || to[b] != b || dist2(pos[a], pos[b]) >= limit2)
+                    continue;
+                to[a > b ? a : b] = a > b ? b : a;
+                changed = true;
+            }
+        }
+        if (!changed)
+            break;
+    }
+    for (size_t i = 0; i < n; i++) {
+        unsigned x = idx[i];
+        while (to[x] != x)
+            x = to[x];
+        idx[i] = x;
+    }
+    free(to);
+}
+
+typedef struct edge_face {
+    unsigned a, b;
+    uint32_t face;
+} edge_face;
+
+static int edge_face_cmp(const void *pa, const void *pb)
+{
+    const edge_face *x = pa, *y = pb;
+    if (x->a != y->a)
+        return x->a < y->a ? -1 : 1;
+    if (x->b != y->b)
+        return x->b < y->b ? -1 : 1;
+    return x->face < y->face ? -1 : x->face > y->face;
+}
+
+/* A piece of the cage (faces joined by edges) whose box's diagonal is under this share of the largest
+ * piece's is a speck the simplifier left where a strand's tip or a thin bridge was: a triangle or two, a
+ * hundredth of a unit across, that nothing can pin sensibly. The detailed vertices around it bind to the
+ * cage that is left. (The same share leaves a surface's small separate details out of the cage.) */
+#define SPECK_SHARE 0.05
+
+/* Drops the specks from the faces idx (n indices, in place); returns the count left, or n when out of
+ * memory (nothing dropped, *ok false). */
+static size_t drop_specks(const float (*pos)[3], unsigned *idx, size_t n, bool *ok)
+{
+    size_t faces = n / 3;
+    edge_face *e = malloc((faces ? 3 * faces : 1) * sizeof *e);
+    uint32_t *parent = malloc((faces ? faces : 1) * sizeof *parent);
+    float(*lo)[3] = malloc((faces ? faces : 1) * sizeof *lo), (*hi)[3] = malloc((faces ? faces : 1) * sizeof *hi);
+    *ok = e && parent && lo && hi;
+    size_t kept = n;
+    if (!*ok)
+        goto done;
+    for (size_t f = 0; f < faces; f++)
+        for (int k = 0; k < 3; k++) {
+            unsigned a = idx[3 * f + k], b = idx[3 * f + (k + 1) % 3];
+            e[3 * f + k] = (edge_face){a < b ? a : b, a < b ? b : a, (uint32_t)f};
+        }
+    qsort(e, 3 * faces, sizeof *e, edge_face_cmp);
+    plush__uf_init(parent, faces);
+    for (size_t i = 1; i < 3 * faces; i++)
+        if (e[i].a == e[i - 1].a && e[i].b == e[i - 1].b)
+            plush__uf_union(parent, e[i].face, e[i - 1].face);
+    for (size_t f = 0; f < faces; f++)
+        for (int k = 0; k < 3; k++)
+            lo[f][k] = INFINITY, hi[f][k] = -INFINITY;
+    for (size_t f = 0; f < faces; f++) {
+        uint32_t r = plush__uf_find(parent, (uint32_t)f);
+        for (int c = 0; c < 3; c++)
+            for (int k = 0; k < 3; k++) {
+                lo[r][k] = fminf(lo[r][k], pos[idx[3 * f + c]][k]);
+                hi[r][k] = fmaxf(hi[r][k], pos[idx[3 * f + c]][k]);
+            }
+    }
+    double largest = 0;
+    for (size_t f = 0; f < faces; f++)
+        if (plush__uf_find(parent, (uint32_t)f) == f) {
+            double d = 0;
+            for (int k = 0; k < 3; k++)
+                d += ((double)hi[f][k] - lo[f][k]) * ((double)hi[f][k] - lo[f][k]);
+            lo[f][0] = (float)sqrt(d); /* the root keeps its piece's diagonal */
+            largest = fmax(largest, lo[f][0]);
+        }
+    kept = 0;
+    for (size_t f = 0; f < faces; f++)
+        if (lo[plush__uf_find(parent, (uint32_t)f)][0] >= SPECK_SHARE * largest)
+            memmove(idx + kept, idx + 3 * f, 3 * sizeof *idx), kept += 3;
+done:
+    free(e), free(parent), free(lo), free(hi);
+    return kept;
+}
+
 /* The ladder: each step starts from the best result so far and runs only while it is above the limit. */
 static size_t run_ladder(const plush__meshopt *mo, const plush_cage_mesh *src, size_t n, size_t target, size_t limit,
                          bool sloppy, unsigned *idx, unsigned *tmp, plush_cage_result *res)
@@ -278,47 +402,23 @@ plush_status plush_cage_simplify(const plush_cage_mesh *src, const plush_cage_op
     return plush_cage_simplify_ladder(src, options, true, arena, out, result, diag);
 }
 
-plush_status plush_cage_simplify_ladder(const plush_cage_mesh *src, const plush_cage_options *options, bool sloppy,
-                                        plush_arena *arena, plush_cage_mesh *out, plush_cage_result *result,
-                                        plush_diag *diag)
+/* The surface's faces (idx, n indices, cleaned) simplified toward target into idx (its count returned in
+ * *out_n): the ladder, then slivers and very short edges collapsed and specks dropped, asked again as
+ * below for a count within 20% of the target. false when out of memory. */
+static bool simplify_faces(const plush__meshopt *mo, const plush_cage_mesh *src, unsigned *idx, size_t n,
+                           size_t target, float tolerance, bool sloppy, unsigned *tmp, size_t *out_n,
+                           plush_cage_result *result, plush_diag *diag)
 {
-    memset(out, 0, sizeof *out);
-    memset(result, 0, sizeof *result);
-    plush_status st = check_source(src, options, diag);
-    if (st != PLUSH_OK)
-        return st;
-    const plush__meshopt *mo = plush__meshopt_load(diag);
-    if (!mo)
-        return PLUSH_E_LIBRARY;
-    size_t n = 3 * src->triangle_count;
-    unsigned *idx = malloc(n * sizeof *idx), *tmp = malloc(n * sizeof *tmp);
-    if (!idx || !tmp) {
-        st = no_memory(diag);
-        goto done;
-    }
-    memcpy(idx, src->triangles, n * sizeof *idx);
-    /* Layers that share positions (an outer and an inner shell, front and back faces) are one surface: its
-     * faces once, before the simplifier sees edges shared by four faces and stops short of the target. */
-    bool clean;
-    n = clean_faces(idx, n, diag, &clean);
-    if (!clean) {
-        st = PLUSH_E_NOMEM;
-        goto done;
-    }
-    float tolerance = options->tolerance > 0 ? options->tolerance : 0.1f;
-    size_t target = options->target_triangles;
     double limit_d = floor((double)target * (1.0 + tolerance));
     size_t limit = limit_d > (double)SIZE_MAX / 2 ? SIZE_MAX / 2 : (size_t)limit_d;
-    result->source_triangles = src->triangle_count;
     /* The simplifier collapses edges in batches, and collapsing the slivers it leaves along straight
      * borders can take a sixth of the faces (Luka's skirt: 282 -> 234 for 300): the ladder is asked again
      * for proportionally more, from the source (halving the gap once the cage overshoots the limit), for a
      * cage within 20% of the target. */
-    unsigned *source = malloc(n * sizeof *source), *best = malloc(n * sizeof *best);
+    unsigned *source = malloc((n ? n : 1) * sizeof *source), *best = malloc((n ? n : 1) * sizeof *best);
     if (!source || !best) {
         free(source), free(best);
-        st = no_memory(diag);
-        goto done;
+        return false;
     }
     memcpy(source, idx, n * sizeof *source);
     size_t source_n = n, best_n = 0, ask = target, low = target, high = 0;
@@ -334,7 +434,11 @@ plush_status plush_cage_simplify_ladder(const plush_cage_mesh *src, const plush_
         size_t m = run_ladder(mo, src, source_n, ask, ask == target ? limit : (size_t)ask_limit, sloppy, idx, tmp, &r);
         collapse_slivers((const float(*)[3])src->positions, src->vertex_count, idx, m, &ok);
         if (ok)
+            collapse_short_edges((const float(*)[3])src->positions, src->vertex_count, idx, m, &ok);
+        if (ok)
             m = clean_faces(idx, m, diag, &ok);
+        if (ok)
+            m = drop_specks((const float(*)[3])src->positions, idx, m, &ok);
         if (!ok)
             break;
         bool better = best_n == 0 || (m / 3 <= limit && (best_n / 3 > limit || m > best_n));
@@ -356,11 +460,46 @@ plush_status plush_cage_simplify_ladder(const plush_cage_mesh *src, const plush_
     }
     if (ok) {
         memcpy(idx, best, best_n * sizeof *idx);
-        n = best_n;
+        *out_n = best_n;
         *result = best_result;
     }
     free(source), free(best);
+    return ok;
+}
+
+plush_status plush_cage_simplify_ladder(const plush_cage_mesh *src, const plush_cage_options *options, bool sloppy,
+                                        plush_arena *arena, plush_cage_mesh *out, plush_cage_result *result,
+                                        plush_diag *diag)
+{
+    memset(out, 0, sizeof *out);
+    memset(result, 0, sizeof *result);
+    plush_status st = check_source(src, options, diag);
+    if (st != PLUSH_OK)
+        return st;
+    const plush__meshopt *mo = plush__meshopt_load(diag);
+    if (!mo)
+        return PLUSH_E_LIBRARY;
+    size_t n = 3 * src->triangle_count;
+    unsigned *idx = malloc(n * sizeof *idx), *tmp = malloc(n * sizeof *tmp);
+    if (!idx || !tmp) {
+        st = no_memory(diag);
+        goto done;
+    }
+    memcpy(idx, src->triangles, n * sizeof *idx);
+    /* Layers that share positions (an outer and an inner shell, front and back faces) are one surface: its
+     * faces once, before the simplifier sees edges shared by four faces and stops short of the target. */
+    bool ok;
+    n = clean_faces(idx, n, diag, &ok);
     if (!ok) {
+        st = PLUSH_E_NOMEM;
+        goto done;
+    }
+    float tolerance = options->tolerance > 0 ? options->tolerance : 0.1f;
+    size_t target = options->target_triangles;
+    double limit_d = floor((double)target * (1.0 + tolerance));
+    size_t limit = limit_d > (double)SIZE_MAX / 2 ? SIZE_MAX / 2 : (size_t)limit_d;
+    result->source_triangles = src->triangle_count;
+    if (!simplify_faces(mo, src, idx, n, target, tolerance, sloppy, tmp, &n, result, diag)) {
         st = no_memory(diag);
         goto done;
     }
@@ -373,7 +512,6 @@ plush_status plush_cage_simplify_ladder(const plush_cage_mesh *src, const plush_
     result->vertices = out->vertex_count;
     result->reached = out->triangle_count <= limit;
 done:
-    free(idx);
-    free(tmp);
+    free(idx), free(tmp);
     return st;
 }
