@@ -119,13 +119,13 @@ static void test_bake_replays_as_the_proxy_run(void **state)
     free(b);
 }
 
-/* The largest distance between the run's OBJ frame f and the bake in out posed at f by plush pose; *rms
- * the root mean square distance. */
-static double bake_miss(const char *out, int f, double *rms)
+/* The largest distance between the run's OBJ frame f and the bake in out (files <stem>_plush.pmx and .vmd)
+ * posed at f by plush pose; *rms the root mean square distance. */
+static double stem_miss(const char *out, const char *stem, int f, double *rms)
 {
     char pmx[600], vmd[600], frame[600], posed[600], fs[16];
-    snprintf(pmx, sizeof pmx, "%s/plush_bear_plush.pmx", out);
-    snprintf(vmd, sizeof vmd, "%s/plush_bear_plush.vmd", out);
+    snprintf(pmx, sizeof pmx, "%s/%s_plush.pmx", out, stem);
+    snprintf(vmd, sizeof vmd, "%s/%s_plush.vmd", out, stem);
     snprintf(frame, sizeof frame, "%s/frames/frame_%05d.obj", out, f);
     snprintf(fs, sizeof fs, "%d", f);
     cli_tmp_path(posed, sizeof posed, "posed.obj");
@@ -146,6 +146,11 @@ static double bake_miss(const char *out, int f, double *rms)
     free(a);
     free(b);
     return worst;
+}
+
+static double bake_miss(const char *out, int f, double *rms)
+{
+    return stem_miss(out, "plush_bear", f, rms);
 }
 
 /* By default the bake fits a few bones to the motion and keys them only where interpolation would miss;
@@ -210,6 +215,54 @@ static void test_bake_bones_asked(void **state)
     assert_true(miss < 0.1);
 }
 
+static plush_pmx_model *read_model(const char *path)
+{
+    plush_diag d = {0};
+    plush_diag_reset(&d);
+    plush_pmx_model *m = NULL;
+    assert_int_equal(plush_pmx_read_file(path, NULL, &m, &d), PLUSH_OK);
+    return m;
+}
+
+/* --bake-physics on Alicia with a hair cage: the bones her rigid bodies drive (skirt, side hair, braid,
+ * ribbons, sleeves) are keyed and those bodies follow their bones in the baked PMX, so plush pose (no
+ * physics) replays the run's frame within 1e-3 units at every vertex; two skirt bones whose names share
+ * VMD's 15 bytes are renamed. Without it the player's own physics is left to move them: posed without
+ * physics the bake misses by far more. */
+static void test_bake_physics(void **state)
+{
+    (void)state;
+    if (!cli_exists(ALICIA) || !cli_exists(MOTION_0046))
+        skip();
+    char out[512];
+    cli_tmp_path(out, sizeof out, "alicia_physics");
+    cli_result r;
+    CLI_RUN(&r, "run", ALICIA, "--motion", MOTION_0046, "--cage", "hair:300", "--frames", "61", "--every", "60",
+            "--export", "pmx+vmd,obj", "--bake-physics", "--bake-tolerance", "0", "-o", out);
+    cli_expect_code(&r, 0);
+    assert_non_null(strstr(r.out, "physics baked: 53 bones keyed as plush moved them (2 renamed"));
+    cli_result_free(&r);
+    char pmx[600];
+    snprintf(pmx, sizeof pmx, "%s/Alicia_solid_plush.pmx", out);
+    plush_pmx_model *m = read_model(pmx);
+    for (size_t i = 0; i < m->rigid_body_count; i++)
+        assert_int_equal(m->rigid_bodies[i].mode, PLUSH_PMX_RIGID_FOLLOW_BONE);
+    plush_pmx_free(m);
+    double rms = 0, miss = stem_miss(out, "Alicia_solid", 60, &rms);
+    printf("physics baked, frame 60: RMS %.3g, worst %.3g\n", rms, miss);
+    assert_true(miss < 1e-3);
+
+    cli_tmp_path(out, sizeof out, "alicia_no_physics");
+    CLI_RUN(&r, "run", ALICIA, "--motion", MOTION_0046, "--cage", "hair:300", "--frames", "61", "--every", "60",
+            "--export", "pmx+vmd,obj", "--bake-tolerance", "0", "-o", out);
+    cli_expect_code(&r, 0);
+    assert_non_null(strstr(r.out, "physics left to the player: 53 rigid bodies simulate there"));
+    cli_result_free(&r);
+    miss = stem_miss(out, "Alicia_solid", 60, &rms);
+    printf("physics left to the player, posed without it, frame 60: RMS %.3g, worst %.3g\n", rms, miss);
+    assert_true(miss > 0.05);
+}
+
 /* The texture path of a baked PMX, read from OUTDIR as MMD reads it ('\' as '/'), names an existing file. */
 static bool resolves(const char *dir, const plush_str *texture)
 {
@@ -221,14 +274,6 @@ static bool resolves(const char *dir, const plush_str *texture)
     return cli_exists(path);
 }
 
-static plush_pmx_model *read_model(const char *path)
-{
-    plush_diag d = {0};
-    plush_diag_reset(&d);
-    plush_pmx_model *m = NULL;
-    assert_int_equal(plush_pmx_read_file(path, NULL, &m, &d), PLUSH_OK);
-    return m;
-}
 
 /* A model whose textures sit in a folder next to it, baked into an OUTDIR elsewhere (another depth): every
  * texture resolves from OUTDIR; with --copy-textures the copies sit under OUTDIR. */
@@ -309,6 +354,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_bake_replays_as_the_proxy_run, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_bake_physics, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bake_fitted_within_tolerance, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bake_bones_asked, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bake_textures, setup, teardown),

@@ -171,6 +171,9 @@ typedef struct plush_scene_bake_stats {
     size_t keys_recorded;     /* pseudo-bone keys recorded: one per bone and frame */
     size_t keys;              /* bone keys in the VMD, the input motion's included */
     size_t pmx_bytes, vmd_bytes;
+    size_t physics_bones;     /* --bake-physics: the bones rigid bodies drive, keyed (0: not baked) */
+    size_t physics_bodies;    /* and their rigid bodies, set to follow them in the baked PMX */
+    size_t physics_renamed;   /* driven bones renamed so that VMD's 15-byte names tell them apart */
 } plush_scene_bake_stats;
 
 /* plush_scene_bake_write with the textures named per options (NULL: as plush_scene_bake_write). */

@@ -46,6 +46,9 @@ typedef struct plush_scene_output {
                                  every frame */
     uint32_t bake_bones;      /* the bake: bones fitted to the motion instead of one pseudo-bone per cage
                                  triangle; 0: the fewest within the tolerance */
+    bool bake_physics;        /* the bake: key the bones rigid bodies drive as plush computed them and make
+                                 those bodies follow their bones (a player replays plush's physics); false:
+                                 the player simulates them */
 } plush_scene_output;
 
 typedef struct plush_scene_sink plush_scene_sink;

@@ -143,6 +143,7 @@ typedef struct cli_run_job {
     plush_scene_mode mode;
     bool seed, stretch;
     bool copy_textures;       /* --copy-textures: the bake's textures copied into OUTDIR */
+    bool bake_physics;        /* --bake-physics: the bake keys the bones rigid bodies drive */
     const char *exports;      /* --export's list of registry names; NULL: plush_scene_default_exports */
     uint32_t every;
     bool ground;

@@ -18,7 +18,7 @@ static const char run_usage[] =
     "                 [--mode proxy|direct|bones] [--seed] [--stretch] [--im2 OVERRIDES.im2] [--materials NAME,...]\n"
     "                 [--cage MATERIAL,...[:TRIANGLES]] [--pin-band S]\n"
     "                 [--export pmx+vmd,gltf,obj,ply,cage,im2,quality,preview] [--every K] [--ground Y] [--copy-textures]\n"
-    "                 [--bake-tolerance D] [--bake-bones N]\n"
+    "                 [--bake-tolerance D] [--bake-bones N] [--bake-physics]\n"
     "                 [--preview-frame model|soft]\n";
 
 static const char run_help[] =
@@ -68,6 +68,10 @@ static const char run_help_options[] =
     "                              every frame)\n"
     "  --bake-bones N              the bake moves the mesh with N bones fitted to the motion (default: the\n"
     "                              fewest within --bake-tolerance; one per cage triangle when none fit)\n"
+    "  --bake-physics              the bake also keys every bone the model's rigid bodies drive (hair, skirt,\n"
+    "                              ribbons) as this run moved them, and makes those bodies follow their bones,\n"
+    "                              so a player shows this run's physics instead of simulating its own\n"
+    "                              (default: the player simulates them)\n"
     "  --ground Y                  a static ground whose top is at height Y (default: none)\n"
     "  --preview-frame model|soft  what the preview's camera follows: the whole model (default) or, up\n"
     "                              close, the soft part (the bound vertices; mode bones: the model)\n"
@@ -117,6 +121,7 @@ static int run_option(cli_args *args, const char *name, const char *inline_value
     bool *flag = strcmp(name, "--seed") == 0            ? &job->seed
                  : strcmp(name, "--stretch") == 0       ? &job->stretch
                  : strcmp(name, "--copy-textures") == 0 ? &job->copy_textures
+                 : strcmp(name, "--bake-physics") == 0 ? &job->bake_physics
                                                         : NULL;
     if (flag) {
         if (inline_value)
@@ -343,7 +348,8 @@ static plush_status make_sinks(run_state *s, const char *list, plush_diag *diag)
     plush_scene_output out = {.dir = cli_outdir_stage(&s->outdir), .stem = s->stem, .every = s->job->every,
                               .model_file = s->job->model, .copy_textures = s->job->copy_textures,
                               .final_dir = s->job->out_dir, .preview_frame = s->job->preview_frame,
-                              .bake_tolerance = s->job->bake_tolerance, .bake_bones = s->job->bake_bones};
+                              .bake_tolerance = s->job->bake_tolerance, .bake_bones = s->job->bake_bones,
+                              .bake_physics = s->job->bake_physics};
     for (const char *p = list; *p;) {
         size_t n = strcspn(p, ",");
         const plush_scene_export *e = plush_scene_export_find(p, n);

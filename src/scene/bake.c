@@ -172,8 +172,7 @@ plush_status plush_scene_bake_add_frame(plush_scene_bake *b, uint32_t frame, con
     return PLUSH_OK;
 }
 
-/* Linear interpolation on all four curves: control points (20, 20) and (107, 107), MMD's default. */
-static void linear_interpolation(uint8_t block[64])
+void plush__bake_linear_interpolation(uint8_t block[64])
 {
     /* Row 0 holds x1 (X Y Z R), y1, x2, y2; MMD repeats it in rows 1-3 shifted by one byte each. */
     static const uint8_t row[16] = {20, 20, 20, 20, 20, 20, 20, 20, 107, 107, 107, 107, 107, 107, 107, 107};
@@ -182,10 +181,20 @@ static void linear_interpolation(uint8_t block[64])
         memcpy(block + 16 * r, row + r, (size_t)(16 - r));
 }
 
-/* The input's bone and morph keys whose names the model has, into v (bone_keys already sized for all):
+/* Whether a key's bone name is one of the driven bones' (the baked physics replaces their keys). */
+static bool driven_name(const plush_pmx_model *m, const bool *driven, const plush_str *name)
+{
+    for (size_t b = 0; b < m->bone_count; b++)
+        if (driven[b] && m->bones[b].name.len == name->len && memcmp(m->bones[b].name.s, name->s, name->len) == 0)
+            return true;
+    return false;
+}
+
+/* The input's bone and morph keys whose names the model has (with the physics baked, but the driven
+ * bones': their keys are baked), into v (bone_keys already sized for all):
  * a player would only report the others one by one (the run warned of them once when binding). */
-static plush_status known_keys(const plush_pmx_model *m, const plush_vmd_motion *in, plush_vmd_motion *v,
-                               plush_diag *diag)
+static plush_status known_keys(const plush_pmx_model *m, const plush_vmd_motion *in, const bool *driven,
+                               plush_vmd_motion *v, plush_diag *diag)
 {
     plush_arena *arena = plush_vmd_arena(v);
     size_t nb = in->bone_key_count, nm = in->morph_key_count;
@@ -198,7 +207,7 @@ static plush_status known_keys(const plush_pmx_model *m, const plush_vmd_motion 
     if (st != PLUSH_OK)
         return st;
     for (size_t i = 0; i < nb; i++)
-        if (bone_known[i])
+        if (bone_known[i] && !(driven && driven_name(m, driven, &in->bone_keys[i].name)))
             v->bone_keys[v->bone_key_count++] = in->bone_keys[i];
     for (size_t i = 0; i < nm; i++)
         if (morph_known[i])
@@ -236,22 +245,22 @@ plush_status plush_scene_bake_motion(const plush_scene_bake *b, plush_vmd_motion
     const float(*track_keys)[7] = tracks.keys;
     const double *reach = tracks.reach;
     double tolerance = tracks.tolerance;
-    size_t baked = b->frame_count * bones;
-    if (baked / (b->frame_count ? b->frame_count : 1) != bones || own + baked < own) {
+    size_t baked = b->frame_count * bones, physics = plush__bake_physics_key_count(b);
+    if (baked / (b->frame_count ? b->frame_count : 1) != bones || own + baked < own || own + baked + physics < physics) {
         plush_vmd_free(v);
         return plush_diag_fail(diag, PLUSH_E_RANGE, -1, NULL, -1, "too many baked keys");
     }
     v->model_name = m->name;
     v->model_name.raw = NULL;
     v->model_name.raw_len = 0;
-    v->bone_keys = plush_arena_array(arena, own + baked ? own + baked : 1, sizeof *v->bone_keys);
+    v->bone_keys = plush_arena_array(arena, own + baked + physics ? own + baked + physics : 1, sizeof *v->bone_keys);
     plush_str *names = plush_arena_array(arena, bones ? bones : 1, sizeof *names);
     if (!v->bone_keys || !names) {
         plush_vmd_free(v);
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
     }
     if (in) {
-        plush_status st = known_keys(m, in, v, diag);
+        plush_status st = known_keys(m, in, b->physics ? b->physics_driven : NULL, v, diag);
         if (st != PLUSH_OK) {
             plush_vmd_free(v);
             return st;
@@ -276,7 +285,7 @@ plush_status plush_scene_bake_motion(const plush_scene_bake *b, plush_vmd_motion
         }
     }
     uint8_t interp[64];
-    linear_interpolation(interp);
+    plush__bake_linear_interpolation(interp);
     size_t k = v->bone_key_count;
     bool *keep = malloc((b->frame_count ? b->frame_count : 1) * sizeof *keep);
     if (!keep) {
@@ -300,6 +309,11 @@ plush_status plush_scene_bake_motion(const plush_scene_bake *b, plush_vmd_motion
     }
     free(keep);
     v->bone_key_count = k;
+    plush_status st = plush__bake_physics_keys(b, tolerance, v, own + baked + physics, diag);
+    if (st != PLUSH_OK) {
+        plush_vmd_free(v);
+        return st;
+    }
     *out = v;
     return PLUSH_OK;
 }
@@ -351,7 +365,8 @@ plush_status plush_scene_bake_write_with(const plush_scene_bake *b, const char *
             .keys_recorded = b->frame_count * b->triangle_count,
             .keys = motion->bone_key_count, .pmx_bytes = pmx.size, .vmd_bytes = vmd.size,
             .fit_rms = b->fit ? b->fit->rms : 0, .fit_worst = b->fit ? b->fit->worst : 0,
-            .fit_seconds = b->fit ? b->fit->seconds : 0};
+            .fit_seconds = b->fit ? b->fit->seconds : 0, .physics_bones = b->physics ? b->physics_bone_count : 0,
+            .physics_bodies = b->physics ? b->physics_body_count : 0, .physics_renamed = b->physics_renamed};
     plush_file_set_destroy(set);
     if (st == PLUSH_OK && diag)
         diag->file = file;
@@ -380,6 +395,7 @@ void plush_scene_bake_destroy(plush_scene_bake *b)
     plush__bake_fit_free(b->fit);
     free(b->frames);
     free(b->keys);
+    free(b->physics_keys);
     plush_proxy_patch_destroy(b->patch);
     plush_arena_free(&b->arena);
     free(b);

@@ -39,6 +39,17 @@ struct plush_scene_bake {
     double tolerance;                    /* keys: model units at the vertices; < 0: every key */
     plush__bake_fit *fit;                /* NULL: one pseudo-bone per triangle */
     double fit_seconds_keys;             /* the last motion's key reduction, wall clock */
+    /* bake_physics.c: with the physics baked, the bones rigid bodies drive, keyed per recorded frame */
+    bool physics;
+    bool *physics_driven;                /* per model bone */
+    size_t physics_bone_count, physics_body_count;
+    uint32_t *physics_bones;             /* the driven bones, in bone order */
+    double *physics_reach;               /* per driven bone: the farthest rest vertex it or a bone below carries */
+    size_t physics_depth;                /* the most driven bones on one chain (at least 1) */
+    float (*physics_keys)[7];            /* frame-major, physics_bone_count per frame: VMD translation, rotation */
+    size_t physics_capacity;             /* frames physics_keys has room for */
+    plush_str *physics_names;            /* per driven bone: its name in the bake when renamed, else NULL .s */
+    size_t physics_renamed;
     uint32_t *frames;                    /* recorded frame numbers */
     float (*keys)[7];                    /* frame_count * triangle_count keys */
     size_t frame_count, frame_capacity;
@@ -71,6 +82,21 @@ void plush__bake_tracks_get(const struct plush_scene_bake *b, plush__bake_tracks
  * tolerance (a vertex's miss is at most the sum of its chain's). */
 size_t plush__bake_chain_reach(const plush_pmx_model *m, size_t bones, const float (*keys)[7], size_t frames,
                                double *reach);
+
+/* MMD's linear interpolation block (all four curves through (20, 20) and (107, 107)). */
+void plush__bake_linear_interpolation(uint8_t block[64]);
+
+/* bake_physics.c (bake_physics.c says what and why). begin: after plush_scene_bake_create, finds the
+ * driven bones; frame: after each plush_scene_bake_add_frame, records their keys from the frame's anim;
+ * key_count: the most keys the motion adds; keys: appends the kept ones to v (room: its bone_keys'
+ * size); model: the baked model's rigid bodies, the driven ones following their bones (in o's arena), and
+ * the driven bones' names a VMD can tell apart. */
+plush_status plush__bake_physics_begin(struct plush_scene_bake *b, plush_diag *diag);
+plush_status plush__bake_physics_frame(struct plush_scene_bake *b, const plush_anim *anim, plush_diag *diag);
+size_t plush__bake_physics_key_count(const struct plush_scene_bake *b);
+plush_status plush__bake_physics_keys(const struct plush_scene_bake *b, double tolerance, plush_vmd_motion *v,
+                                      size_t room, plush_diag *diag);
+plush_status plush__bake_physics_model(const struct plush_scene_bake *b, plush_pmx_model *o, plush_diag *diag);
 
 /* "pb0001" for triangle 0: short ASCII that fits VMD's 15-byte bone names. */
 void plush__bake_pseudo_name(size_t triangle, char name[16]);

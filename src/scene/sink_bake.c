@@ -17,6 +17,8 @@ typedef struct bake_sink {
     bool stretch;             /* the mesh exports use stretch-aware frames the bake cannot hold */
     double tolerance;         /* model units; < 0: every key */
     uint32_t bones;           /* fitted bones asked for; 0: chosen from the tolerance */
+    bool physics;             /* --bake-physics */
+    size_t bodies;            /* the model's rigid bodies physics moves */
     plush_scene_bake_stats stats;   /* once written */
     bool written;
 } bake_sink;
@@ -26,6 +28,8 @@ static plush_status bake_frame(plush_scene_sink *s, const plush_scene *scene, ui
     bake_sink *b = (bake_sink *)s;
     plush_diag local = {.file = b->vmd};
     plush_status st = plush_scene_bake_add_frame(b->bake, frame, plush_scene_proxy_nodes(scene), &local);
+    if (st == PLUSH_OK)
+        st = plush__bake_physics_frame(b->bake, plush_scene_get_anim(scene), &local);
     return st == PLUSH_OK ? st : plush__sink_fail(diag, &local);
 }
 
@@ -72,10 +76,20 @@ static int bake_describe(const plush_scene_sink *s, char *buf, size_t size)
         if (b->stats.bones != b->stats.triangles)
             snprintf(fit, sizeof fit, "\nfitted to %zu cage triangles in %.2f s: RMS %.3g, worst vertex %.3g units",
                      b->stats.triangles, b->stats.fit_seconds, b->stats.fit_rms, b->stats.fit_worst);
-        snprintf(figures, sizeof figures, "\n%zu bones, %zu keys (%zu recorded, %s)%s; PMX %.1f MB, VMD %.1f MB%s",
+        char physics[240] = "", renamed[120] = "";
+        if (b->stats.physics_renamed)
+            snprintf(renamed, sizeof renamed, " (%zu renamed: VMD keeps 15 bytes of a name, and theirs shared them)",
+                     b->stats.physics_renamed);
+        if (b->physics)
+            snprintf(physics, sizeof physics, "\nphysics baked: %zu bones keyed as plush moved them%s, their %zu rigid "
+                     "bodies follow them", b->stats.physics_bones, renamed, b->stats.physics_bodies);
+        else if (b->bodies)
+            snprintf(physics, sizeof physics, "\nphysics left to the player: %zu rigid bodies simulate there "
+                     "(--bake-physics keys them instead)", b->bodies);
+        snprintf(figures, sizeof figures, "\n%zu bones, %zu keys (%zu recorded, %s)%s; PMX %.1f MB, VMD %.1f MB%s%s",
                  b->stats.bones, b->stats.keys, b->stats.keys_recorded, tol,
                  b->stats.keys > PLUSH__MMD_MAX_KEYS ? ": too many for MMD" : "", b->stats.pmx_bytes / 1e6,
-                 b->stats.vmd_bytes / 1e6, fit);
+                 b->stats.vmd_bytes / 1e6, fit, physics);
     }
     return snprintf(buf, size, "%s\n%s%s%s", b->pmx, b->vmd, figures,
                     b->stretch ? "\n(stretch-aware frames cannot be bone keys: the bake uses rigid frames)" : "");
@@ -140,6 +154,14 @@ static plush_status bake_create(const plush_scene *scene, const plush_scene_outp
     b->tolerance = plush__sink_bake_tolerance(out, desc.model);
     plush_scene_bake_set_tolerance(b->bake, b->tolerance);
     b->bones = out->bake_bones;
+    b->physics = out->bake_physics;
+    if (b->physics && (st = plush__bake_physics_begin(b->bake, diag)) != PLUSH_OK) {
+        bake_destroy(&b->base);
+        return st;
+    }
+    b->bodies = 0;
+    for (size_t r = 0; r < desc.model->rigid_body_count; r++)
+        b->bodies += desc.model->rigid_bodies[r].mode != PLUSH_PMX_RIGID_FOLLOW_BONE;
     *sink = &b->base;
     return PLUSH_OK;
 }
