@@ -81,6 +81,11 @@ typedef struct plush_compare_error {
     double normal_mean, normal_max; /* degrees */
 } plush_compare_error;
 
+/* The surface's area-weighted vertex normals from positions (not unit length), into out at each measured
+ * vertex (out holds an entry for every index the surface names). The compare measures normals this way
+ * on both runs of a pair, whatever the runs' shading normals are. */
+void plush_compare_surface_normals(const plush_compare_surface *surface, const float (*positions)[3],
+                                   float (*out)[3]);
 /* The error of b against a over the measured vertices. distances (surface->vertex_count floats, may be NULL)
  * gets each measured vertex's distance, in surface->vertices order; scratch (surface->vertex_count floats)
  * is working space for the percentile. With no measured vertex everything is 0. */

@@ -315,6 +315,25 @@ void plush_compare_measure(const plush_compare_surface *s, const float (*pa)[3],
     out->normal_max = angle_max;
 }
 
+void plush_compare_surface_normals(const plush_compare_surface *s, const float (*positions)[3], float (*out)[3])
+{
+    for (size_t i = 0; i < s->vertex_count; i++)
+        memset(out[s->vertices[i]], 0, sizeof out[0]);
+    for (size_t f = 0; f < s->triangle_count; f++) {
+        const uint32_t *t = s->triangles[f];
+        const float *a = positions[t[0]], *b = positions[t[1]], *c = positions[t[2]];
+        double u[3], w[3];
+        for (int k = 0; k < 3; k++)
+            u[k] = (double)b[k] - a[k], w[k] = (double)c[k] - a[k];
+        /* the cross product is twice the face's area along its normal: area-weighted */
+        float n[3] = {(float)(u[1] * w[2] - u[2] * w[1]), (float)(u[2] * w[0] - u[0] * w[2]),
+                      (float)(u[0] * w[1] - u[1] * w[0])};
+        for (int j = 0; j < 3; j++)
+            for (int k = 0; k < 3; k++)
+                out[t[j]][k] += n[k];
+    }
+}
+
 /* ---- runs in lockstep ----------------------------------------------------------------------------- */
 
 typedef struct compare_run {
@@ -335,6 +354,7 @@ struct plush_compare {
     plush_compare_pair_frame *pair_frames;
     float *distances;                /* pair_count * surface->vertex_count */
     float *scratch;
+    float (*normals_a)[3], (*normals_b)[3]; /* the measured surface's normals of a pair's two runs */
 };
 
 /* The scene mode a kind runs in; false with the reason when this build cannot run it. */
@@ -457,6 +477,17 @@ plush_status plush_compare_create(const plush_compare_desc *desc, plush_compare 
     if (st == PLUSH_OK && np) {
         memcpy(c->pairs, desc->pairs, np * sizeof *c->pairs);
         c->desc.pairs = c->pairs;
+        /* room for the highest vertex any measured surface names (surfaces list theirs in increasing order) */
+        size_t most = nv ? c->surface->vertices[nv - 1] + 1 : 1;
+        for (size_t p = 0; p < np; p++) {
+            const plush_compare_surface *ps = c->pair_surface[p];
+            if (ps && ps->vertex_count && ps->vertices[ps->vertex_count - 1] + 1 > most)
+                most = ps->vertices[ps->vertex_count - 1] + 1;
+        }
+        c->normals_a = malloc(most * sizeof *c->normals_a);
+        c->normals_b = malloc(most * sizeof *c->normals_b);
+        if (!c->normals_a || !c->normals_b)
+            st = nomem(diag);
     }
     for (size_t i = 0; st == PLUSH_OK && i < desc->run_count; i++)
         st = create_run(c, i, diag);
@@ -516,8 +547,15 @@ plush_status plush_compare_step(plush_compare *c, uint32_t frame, plush_diag *di
         if (!c->run_frames[a].valid || !c->run_frames[b].valid)
             continue;
         pf->valid = true;
-        plush_compare_measure(c->pair_surface[p] ? c->pair_surface[p] : c->surface, plush_scene_positions(c->runs[a].scene), plush_scene_normals(c->runs[a].scene),
-                              plush_scene_positions(c->runs[b].scene), plush_scene_normals(c->runs[b].scene),
+        /* The normals compared are the surface's own, from each run's positions the same way: the runs'
+         * shading normals come from different places (the proxy rotates the model's authored normals, a
+         * direct run has the soft body's geometric ones) and disagree by tens of degrees where the
+         * positions agree to 1e-8. */
+        const plush_compare_surface *surface = c->pair_surface[p] ? c->pair_surface[p] : c->surface;
+        const float(*pa)[3] = plush_scene_positions(c->runs[a].scene), (*pb)[3] = plush_scene_positions(c->runs[b].scene);
+        plush_compare_surface_normals(surface, pa, c->normals_a);
+        plush_compare_surface_normals(surface, pb, c->normals_b);
+        plush_compare_measure(surface, pa, (const float(*)[3])c->normals_a, pb, (const float(*)[3])c->normals_b,
                               c->distances + p * nv, c->scratch, &pf->error);
     }
     return PLUSH_OK;
@@ -569,5 +607,7 @@ void plush_compare_destroy(plush_compare *c)
     free(c->pair_frames);
     free(c->distances);
     free(c->scratch);
+    free(c->normals_a);
+    free(c->normals_b);
     free(c);
 }

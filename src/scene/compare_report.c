@@ -153,7 +153,9 @@ static void meaning(const plush_compare_study *s, plush_buf *md, float size)
                    "body owns).\n",
                (double)size, surf->vertex_count);
     buf_printf(md, "- The normal angle says how differently the surface is lit: a few degrees are invisible, "
-                   "tens of degrees show as creases or flat spots.\n");
+                   "tens of degrees show as creases or flat spots. Both runs' normals are the surface's own, "
+                   "area-weighted over its faces from each run's positions, so they agree where the positions "
+                   "do.\n");
     if (surf->closed_pieces)
         buf_printf(md, "- The volume ratio is measured on the %zu closed pieces of the surface (of %zu); below 1 "
                        "the toy is squashed, above 1 inflated.%s\n",
