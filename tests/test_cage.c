@@ -527,6 +527,36 @@ static void test_wrap_deterministic(void **state)
 }
 
 /* Bad wraps fail with the documented status, the cage untouched. */
+/* Wraps whose cell the plan clamps to its largest (1.25 offsets: a small target on a large surface) are
+ * made at every size: the check that the offset is at least 0.8 cells must not fail on that cell's own
+ * rounding (it did for about a third of all sizes, "offset 0.2328 too small (at least 0.2328)"). */
+static void test_wrap_largest_cell_every_size(void **state)
+{
+    (void)state;
+    plush_pmx_model *m = two_spheres(1.3f);
+    plush_arena arena = {0};
+    plush_diag d = pmx_fx_diag();
+    plush_cage_mesh skin, cage;
+    plush_cage_result res;
+    pmx_fx_ok(plush_scene_cage_weld(m, NULL, 0, &arena, &skin, &d), &d);
+    float(*rest)[3] = malloc(skin.vertex_count * sizeof *rest);
+    memcpy(rest, skin.positions, skin.vertex_count * sizeof *rest);
+    for (int i = 0; i < 24; i++) {
+        float scale = 0.05f + 0.0137f * (float)i;
+        for (size_t v = 0; v < skin.vertex_count; v++)
+            for (int k = 0; k < 3; k++)
+                skin.positions[v][k] = rest[v][k] * scale;
+        d = pmx_fx_diag();
+        pmx_fx_ok(plush_cage_simplify(&skin, &(plush_cage_options){.target_triangles = 8, .wrap = true}, &arena,
+                                      &cage, &res, &d),
+                  &d);
+        assert_true(res.wrapped && cage.triangle_count > 0);
+    }
+    free(rest);
+    plush_arena_free(&arena);
+    plush_pmx_free(m);
+}
+
 static void test_wrap_errors(void **state)
 {
     (void)state;
@@ -651,7 +681,7 @@ int main(void)
         cmocka_unit_test(test_offset),         cmocka_unit_test(test_simplify_edges),
         cmocka_unit_test(test_simplify_specks_and_short_edges),
         cmocka_unit_test(test_wrap_two_spheres), cmocka_unit_test(test_wrap_deterministic),
-        cmocka_unit_test(test_wrap_errors),    cmocka_unit_test(test_wrap_torus),
+        cmocka_unit_test(test_wrap_largest_cell_every_size), cmocka_unit_test(test_wrap_errors),    cmocka_unit_test(test_wrap_torus),
         cmocka_unit_test(test_wrap_bear),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -192,7 +192,9 @@ plush_status plush_cage_wrap_simplify(const plush_cage_mesh *src, const plush_ca
         return st;
     wrap_plan plan;
     plan_cell(src, options, &plan);
-    if (plan.offset < 0.8 * plan.h)
+    /* the largest cell the plan picks itself is 1.25 offset: 0.8 of it is the offset, give or take a
+     * rounding (the relative slack lets that one through and nothing a user could mean smaller) */
+    if (plan.offset < 0.8 * plan.h * (1 - 1e-9))
         return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, NULL, -1,
                                "the wrap's offset %g is too small for its grid (at least %g)", plan.offset,
                                0.8 * plan.h);

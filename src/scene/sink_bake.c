@@ -84,8 +84,9 @@ static int bake_describe(const plush_scene_sink *s, char *buf, size_t size)
             snprintf(physics, sizeof physics, "\nphysics baked: %zu bones keyed as plush moved them%s, their %zu rigid "
                      "bodies follow them", b->stats.physics_bones, renamed, b->stats.physics_bodies);
         else if (b->bodies)
-            snprintf(physics, sizeof physics, "\nphysics left to the player: %zu rigid bodies simulate there "
-                     "(--bake-physics keys them instead)", b->bodies);
+            snprintf(physics, sizeof physics, "\nphysics left to the player: %zu rigid bod%s simulate%s there "
+                     "(--bake-physics keys %s instead)", b->bodies, b->bodies == 1 ? "y" : "ies",
+                     b->bodies == 1 ? "s" : "", b->bodies == 1 ? "it" : "them");
         snprintf(figures, sizeof figures, "\n%zu bones, %zu keys (%zu recorded, %s)%s; PMX %.1f MB, VMD %.1f MB%s%s",
                  b->stats.bones, b->stats.keys, b->stats.keys_recorded, tol,
                  b->stats.keys > PLUSH__MMD_MAX_KEYS ? ": too many for MMD" : "", b->stats.pmx_bytes / 1e6,
