@@ -131,6 +131,28 @@ static void assert_in_order(const plush_quality_figures *f)
 /* No percentile above the maximum, whatever the values: every edge at one strain (which a bin's middle
  * overshoots), a sweep of uniform scales across many bins, a crease smaller than half a crease bin, and
  * the small plush jittered from rest to torn. */
+/* An edge a millionth of the others' length at rest (two vertices of a strip a float step apart) is not
+ * measured -- any movement of its ends would read as a strain of thousands -- and create warns of it. */
+static void test_short_edges_not_measured(void **state)
+{
+    (void)state;
+    /* a strip of two triangles, then a third sharing edge 1-2 whose far corner lies 1e-6 from corner 2 */
+    float v[5][3] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {1, 1, 0}, {0, 1.000001f, 0}};
+    const uint32_t t[3][3] = {{0, 1, 2}, {1, 3, 2}, {1, 2, 4}};
+    plush_quality *q = NULL;
+    plush_diag d = pmx_fx_diag();
+    pmx_fx_ok(plush_quality_create((const float(*)[3])v, 5, t, 3, &q, &d), &d);
+    assert_int_equal(d.warning_count, 1);
+    assert_non_null(strstr(d.warnings[0], "1 of the surface's 7 edges are shorter than a thousandth"));
+    plush_quality_figures f;
+    v[4][0] += 0.01f; /* the short edge's end moves a hundredth: ten thousand times its length */
+    plush_quality_measure(q, (const float(*)[3])v, &f);
+    assert_int_equal(f.short_edges, 1);
+    assert_int_equal(f.edges, 6);
+    assert_true(f.strain_max < 1.01);
+    plush_quality_destroy(q);
+}
+
 static void test_percentiles_at_most_max(void **state)
 {
     (void)state;
@@ -476,7 +498,7 @@ int main(void)
         cmocka_unit_test(test_cube),
         cmocka_unit_test(test_seam_and_open),
         cmocka_unit_test(test_layers_tear),
-        cmocka_unit_test(test_percentiles_at_most_max),
+        cmocka_unit_test(test_short_edges_not_measured), cmocka_unit_test(test_percentiles_at_most_max),
         cmocka_unit_test(test_quality_export),
         cmocka_unit_test(test_kernels_equal_old),
         cmocka_unit_test(test_thread_equals_inline),

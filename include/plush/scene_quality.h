@@ -29,6 +29,8 @@ typedef struct plush_quality_figures {
     double tear;                  /* the largest distance between two vertices that shared their rest
                                    * position (one of them on the measured faces): layers torn apart */
     size_t edges, folds;          /* edges measured; edges with two faces (crease) */
+    size_t short_edges;           /* edges not measured: shorter than a thousandth of the mean edge at rest
+                                   * (create warns of them) */
 } plush_quality_figures;
 
 typedef struct plush_quality plush_quality;

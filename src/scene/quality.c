@@ -19,6 +19,9 @@
 /* Crease histogram: 0.05 degree bins over 0 .. 180. */
 #define C_BINS 3601
 
+/* Edges under this share of the mean edge at rest are not measured. */
+#define SHORT_EDGE 1e-3
+
 /* One edge (its two vertices) or fold (its two faces) and its value at rest, read together. */
 typedef struct q_pair {
     uint32_t a, b;
@@ -27,6 +30,7 @@ typedef struct q_pair {
 
 struct plush_quality {
     size_t vertex_count, face_count, edge_count, fold_count;
+    size_t short_edges;           /* edges left out of the strain: too short at rest to measure */
     uint32_t (*faces)[3];         /* vertex indices (one per welded node), degenerate faces left out */
     q_pair *edges;                /* the edges with a rest length: vertex indices, rest length */
     q_pair *folds;                /* the edges with exactly two faces: those faces, rest dihedral (degrees) */
@@ -200,15 +204,31 @@ plush_status plush_quality_create(const float (*rest)[3], size_t vertex_count, c
         plush_quality_destroy(q);
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
     }
-    /* nodes to the vertices standing for them; edges without a rest length measure no strain */
+    /* nodes to the vertices standing for them; an edge under SHORT_EDGE of the mean at rest measures no
+     * strain: its ends lie a few float steps apart, and any movement of them reads as a strain of
+     * thousands (the summary's p99.9 was the histogram's ceiling on such a cage) */
+    double mean = 0;
+    size_t with_length = 0;
+    for (size_t i = 0; i < q->edge_count; i++) {
+        float len = edge_length(rest, first[q->edges[i].a], first[q->edges[i].b]);
+        if (len > 0)
+            mean += len, with_length++;
+    }
+    mean = with_length ? mean / (double)with_length : 0;
     size_t kept = 0;
     for (size_t i = 0; i < q->edge_count; i++) {
         uint32_t a = first[q->edges[i].a], b = first[q->edges[i].b];
         float len = edge_length(rest, a, b);
-        if (len > 0)
+        if (len > 0 && len >= SHORT_EDGE * mean)
             q->edges[kept++] = (q_pair){.a = a, .b = b, .rest = len};
     }
+    q->short_edges = q->edge_count - kept;
     q->edge_count = kept;
+    if (q->short_edges)
+        plush_diag_warn(diag, -1, NULL, -1,
+                        "%zu of the surface's %zu edges are shorter than a thousandth of its mean edge at rest: "
+                        "their strain is not measured",
+                        q->short_edges, q->short_edges + kept);
     free(first);
     double v = faces_pass(q, rest, q->normals);
     for (size_t i = 0; i < q->fold_count; i++)
@@ -295,6 +315,7 @@ void plush_quality_measure(plush_quality *q, const float (*positions)[3], plush_
     }
     out->tear = tear;
     out->edges = q->edge_count, out->folds = folds;
+    out->short_edges = q->short_edges;
     if (q->edge_count) {
         static const double shares[3] = {0.5, 0.99, 0.999};
         uint32_t b[3];
