@@ -61,8 +61,9 @@ static bool solve_spd(double h[3][3], const double g[3], double x[3])
  * the best fit (maximum of trace(R^T A)): gradient g = sum_c r_c x a_c, Hessian trace(S) I - S with S the
  * symmetric part of A R^T. Where that Hessian is not positive definite (far from the fit, or a patch
  * on one line) the step is Müller's, g / |trace|, which always climbs. */
-static void extract_rotation(double a[3][3], double q[4])
+static bool climb(double a[3][3], double q[4])
 {
+    bool at_max = false;
     for (int step = 0; step < MAX_STEPS; step++) {
         double r[3][3], g[3] = {0, 0, 0}, b[3][3] = {{0}};
         plush__quat_to_mat3(q, &r[0][0], 3);   /* r[c] is column c */
@@ -78,7 +79,8 @@ static void extract_rotation(double a[3][3], double q[4])
         for (int i = 0; i < 3; i++)
             for (int j = 0; j < 3; j++)
                 h[i][j] = (i == j ? tr : 0) - 0.5 * (b[i][j] + b[j][i]);
-        if (!solve_spd(h, g, w)) {
+        at_max = solve_spd(h, g, w);
+        if (!at_max) {
             double scale = 1.0 / (fabs(tr) + 1e-300);
             for (int k = 0; k < 3; k++)
                 w[k] = g[k] * scale;
@@ -99,6 +101,48 @@ static void extract_rotation(double a[3][3], double q[4])
         double len = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2] + n[3] * n[3]);
         for (int k = 0; k < 4; k++)
             q[k] = n[k] / len;
+    }
+    return at_max;
+}
+
+/* trace(R^T A), what the fit maximises. */
+static double fit_of(double a[3][3], const double q[4])
+{
+    double r[3][3], t = 0;
+    plush__quat_to_mat3(q, &r[0][0], 3);
+    for (int c = 0; c < 3; c++)
+        for (int k = 0; k < 3; k++)
+            t += r[c][k] * a[c][k];
+    return t;
+}
+
+/* The climb from last frame's rotation; where it stops anywhere but at the maximum (a gradient of zero with
+ * a Hessian that is not definite: a half turn away from the fit about one of its axes, where a fast turn
+ * of a flat patch -- a braid swinging round -- can leave the warm start), it climbs again from the half
+ * turns about the three axes and from no rotation, and keeps the best. */
+static void extract_rotation(double a[3][3], double q[4])
+{
+    if (!climb(a, q)) {
+        double best[4], best_fit = fit_of(a, q);
+        memcpy(best, q, sizeof best);
+        for (int start = 0; start < 4; start++) {
+            double t[4];
+            if (start < 3) { /* q times the half turn about body axis `start` */
+                double d[4] = {0, 0, 0, 0};
+                d[start] = 1;
+                t[0] = q[3] * d[0] + q[0] * d[3] + q[1] * d[2] - q[2] * d[1];
+                t[1] = q[3] * d[1] - q[0] * d[2] + q[1] * d[3] + q[2] * d[0];
+                t[2] = q[3] * d[2] + q[0] * d[1] - q[1] * d[0] + q[2] * d[3];
+                t[3] = q[3] * d[3] - q[0] * d[0] - q[1] * d[1] - q[2] * d[2];
+            } else {
+                t[0] = t[1] = t[2] = 0, t[3] = 1;
+            }
+            climb(a, t);
+            double f = fit_of(a, t);
+            if (f > best_fit)
+                best_fit = f, memcpy(best, t, sizeof best);
+        }
+        memcpy(q, best, sizeof best);
     }
     if (q[3] < 0)
         for (int k = 0; k < 4; k++)
