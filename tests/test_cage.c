@@ -377,6 +377,51 @@ static void test_simplify_specks_and_short_edges(void **state)
     plush_arena_free(&arena);
 }
 
+/* Two sheets that touch at one corner only (a bow tie: what the simplifier leaves where it narrows a strand's
+ * neck to a point) are joined there by one triangle over a border edge of each, so that they make one soft
+ * body: one piece, one triangle more than the sheets' sixteen. */
+static void test_simplify_joins_bow_ties(void **state)
+{
+    (void)state;
+    /* sheet A: the unit square [0,2]x[0,2] in 2x2 cells; sheet B: [2,4]x[2,4], sharing only corner (2,2) */
+    float pos[18][3];
+    uint32_t tri[16][3];
+    size_t t = 0;
+    for (int s = 0; s < 2; s++)
+        for (int y = 0; y <= 2; y++)
+            for (int x = 0; x <= 2; x++) {
+                float *p = pos[9 * s + 3 * y + x];
+                p[0] = (float)(2 * s + x), p[1] = (float)(2 * s + y), p[2] = 0;
+            }
+    for (int s = 0; s < 2; s++)
+        for (int y = 0; y < 2; y++)
+            for (int x = 0; x < 2; x++) {
+                uint32_t a = (uint32_t)(9 * s + 3 * y + x), b = a + 1, c = a + 3, d = c + 1;
+                tri[t][0] = a, tri[t][1] = b, tri[t][2] = d, t++;
+                tri[t][0] = a, tri[t][1] = d, tri[t][2] = c, t++;
+            }
+    /* B's corner (2,2) is vertex 9, the same position as A's vertex 8: one vertex, as a welded surface has it */
+    for (size_t f = 0; f < t; f++)
+        for (int k = 0; k < 3; k++)
+            if (tri[f][k] == 9)
+                tri[f][k] = 8;
+    plush_cage_mesh skin = {.vertex_count = 18, .positions = pos, .triangle_count = t, .triangles = tri};
+    plush_arena arena = {0};
+    plush_diag d = pmx_fx_diag();
+    plush_cage_mesh cage;
+    plush_cage_result res;
+    plush_cage_topology topo;
+    pmx_fx_ok(plush_cage_check(&skin, &topo, &d), &d);
+    assert_int_equal(topo.pieces, 2);
+    pmx_fx_ok(plush_cage_simplify(&skin, &(plush_cage_options){.target_triangles = 100}, &arena, &cage, &res, &d), &d);
+    pmx_fx_ok(plush_cage_check(&cage, &topo, &d), &d);
+    assert_int_equal(topo.pieces, 1);
+    assert_int_equal(cage.triangle_count, 17);
+    assert_int_equal(topo.misoriented_edges, 0);
+    assert_int_equal(topo.nonmanifold_edges, 0);
+    plush_arena_free(&arena);
+}
+
 /* ---- wraps ---------------------------------------------------------------------------------------- */
 
 /* Two UV spheres of radius 1 centred at x = -c and x = +c, as two materials. */
@@ -680,6 +725,7 @@ int main(void)
         cmocka_unit_test(test_topology),       cmocka_unit_test(test_simplify_large),
         cmocka_unit_test(test_offset),         cmocka_unit_test(test_simplify_edges),
         cmocka_unit_test(test_simplify_specks_and_short_edges),
+        cmocka_unit_test(test_simplify_joins_bow_ties),
         cmocka_unit_test(test_wrap_two_spheres), cmocka_unit_test(test_wrap_deterministic),
         cmocka_unit_test(test_wrap_largest_cell_every_size), cmocka_unit_test(test_wrap_errors),    cmocka_unit_test(test_wrap_torus),
         cmocka_unit_test(test_wrap_bear),

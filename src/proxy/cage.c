@@ -276,6 +276,150 @@ done:
     return kept;
 }
 
+/* Pieces of the cage that touch at one vertex only (a bow tie: the simplifier narrowed a strand's neck to a
+ * point) become separate soft bodies, and a strand then swings apart from the hair it grows from while the
+ * detailed surface across the neck is bound to both: it tears. Each such piece is joined to the largest
+ * piece at that vertex by one triangle over a border edge of each, the pair of edges nearest in direction
+ * (the triangle runs against the larger piece's face along their shared edge, as a manifold's faces do). */
+typedef struct corner_piece {
+    unsigned v;
+    uint32_t piece;
+} corner_piece;
+
+static int corner_piece_cmp(const void *pa, const void *pb)
+{
+    const corner_piece *a = pa, *b = pb;
+    if (a->v != b->v)
+        return a->v < b->v ? -1 : 1;
+    return a->piece < b->piece ? -1 : a->piece > b->piece;
+}
+
+/* The edge (v, other) of `piece` at v (with `border`, a border edge) nearest in direction to dir (NULL:
+ * any), as the other end and whether the piece's face runs v -> other; false when the piece has none. e
+ * holds the sorted edges with their faces, piece_of each face's piece. */
+static bool edge_at(const edge_face *e, size_t ne, const uint32_t *piece_of, const unsigned *idx, unsigned v,
+                    uint32_t piece, const float (*pos)[3], const double *dir, bool border, unsigned *other,
+                    bool *forward, double *best_cos);
+
+/* A border edge when the piece has one at v (the join then stays manifold there), else any edge. */
+static bool border_at(const edge_face *e, size_t ne, const uint32_t *piece_of, const unsigned *idx, unsigned v,
+                      uint32_t piece, const float (*pos)[3], const double *dir, unsigned *other, bool *forward,
+                      double *best_cos)
+{
+    return edge_at(e, ne, piece_of, idx, v, piece, pos, dir, true, other, forward, best_cos) ||
+           edge_at(e, ne, piece_of, idx, v, piece, pos, dir, false, other, forward, best_cos);
+}
+
+static bool edge_at(const edge_face *e, size_t ne, const uint32_t *piece_of, const unsigned *idx, unsigned v,
+                    uint32_t piece, const float (*pos)[3], const double *dir, bool border, unsigned *other,
+                    bool *forward, double *best_cos)
+{
+    bool found = false;
+    for (size_t i = 0; i < ne; i++) {
+        if (e[i].a != v && e[i].b != v)
+            continue;
+        bool single = (i == 0 || e[i - 1].a != e[i].a || e[i - 1].b != e[i].b) &&
+                      (i + 1 == ne || e[i + 1].a != e[i].a || e[i + 1].b != e[i].b);
+        if ((border && !single) || piece_of[e[i].face] != piece)
+            continue;
+        unsigned o = e[i].a == v ? e[i].b : e[i].a;
+        double d[3], len = 0, c = 1;
+        for (int k = 0; k < 3; k++)
+            d[k] = (double)pos[o][k] - pos[v][k], len += d[k] * d[k];
+        len = sqrt(len);
+        if (dir && len > 0)
+            c = (d[0] * dir[0] + d[1] * dir[1] + d[2] * dir[2]) / len;
+        if (found && c <= *best_cos)
+            continue;
+        const unsigned *f = idx + 3 * e[i].face;
+        bool fw = false;
+        for (int k = 0; k < 3; k++)
+            fw |= f[k] == v && f[(k + 1) % 3] == o;
+        *other = o, *forward = fw, *best_cos = c, found = true;
+    }
+    return found;
+}
+
+/* Adds the joining triangles to idx (n indices; room for `room`); returns the new count. */
+static size_t join_bow_ties(const float (*pos)[3], unsigned *idx, size_t n, size_t room, bool *ok)
+{
+    size_t faces = n / 3;
+    edge_face *e = malloc((faces ? 3 * faces : 1) * sizeof *e);
+    uint32_t *parent = malloc((faces ? faces : 1) * sizeof *parent), *size = calloc(faces ? faces : 1, sizeof *size);
+    uint32_t *piece_of = malloc((faces ? faces : 1) * sizeof *piece_of);
+    corner_piece *cp = malloc((faces ? 3 * faces : 1) * sizeof *cp);
+    *ok = e && parent && size && piece_of && cp;
+    if (!*ok)
+        goto done;
+    for (size_t f = 0; f < faces; f++)
+        for (int k = 0; k < 3; k++) {
+            unsigned a = idx[3 * f + k], b = idx[3 * f + (k + 1) % 3];
+            e[3 * f + k] = (edge_face){a < b ? a : b, a < b ? b : a, (uint32_t)f};
+        }
+    qsort(e, 3 * faces, sizeof *e, edge_face_cmp);
+    plush__uf_init(parent, faces);
+    for (size_t i = 1; i < 3 * faces; i++)
+        if (e[i].a == e[i - 1].a && e[i].b == e[i - 1].b)
+            plush__uf_union(parent, e[i].face, e[i - 1].face);
+    for (size_t f = 0; f < faces; f++) {
+        piece_of[f] = plush__uf_find(parent, (uint32_t)f);
+        size[piece_of[f]]++;
+    }
+    for (size_t f = 0; f < faces; f++)
+        for (int k = 0; k < 3; k++)
+            cp[3 * f + k] = (corner_piece){idx[3 * f + k], piece_of[f]};
+    qsort(cp, 3 * faces, sizeof *cp, corner_piece_cmp);
+    /* pieces joined so far (by a triangle added here): a second union-find over the pieces' roots */
+    uint32_t *joined = parent; /* reused: every face's root is its piece, roots stay roots */
+    size_t added = 0;
+    for (size_t i = 0; i < 3 * faces;) {
+        size_t j = i;
+        while (j < 3 * faces && cp[j].v == cp[i].v)
+            j++;
+        unsigned v = cp[i].v;
+        uint32_t main = cp[i].piece;
+        for (size_t k = i; k < j; k++)
+            if (size[cp[k].piece] > size[main] || (size[cp[k].piece] == size[main] && cp[k].piece < main))
+                main = cp[k].piece;
+        for (size_t k = i; k < j; k++) {
+            uint32_t other = cp[k].piece;
+            if ((k > i && cp[k - 1].piece == other) || plush__uf_find(joined, other) == plush__uf_find(joined, main))
+                continue;
+            unsigned b = 0, a = 0;
+            bool fb = false, fa = false;
+            double cb = -2, ca = -2, dir[3], len = 0;
+            if (!border_at(e, 3 * faces, piece_of, idx, v, other, pos, NULL, &b, &fb, &cb))
+                continue;
+            for (int c = 0; c < 3; c++)
+                dir[c] = (double)pos[b][c] - pos[v][c], len += dir[c] * dir[c];
+            len = sqrt(len);
+            for (int c = 0; c < 3 && len > 0; c++)
+                dir[c] /= len;
+            if (!border_at(e, 3 * faces, piece_of, idx, v, main, pos, dir, &a, &fa, &ca) || a == b)
+                continue;
+            /* a well-shaped triangle only: its height over its longest edge (as the slivers are judged) */
+            double u[3], w[3], longest = 0;
+            for (int c = 0; c < 3; c++)
+                u[c] = (double)pos[a][c] - pos[v][c], w[c] = (double)pos[b][c] - pos[v][c];
+            double cx = u[1] * w[2] - u[2] * w[1], cy = u[2] * w[0] - u[0] * w[2], cz = u[0] * w[1] - u[1] * w[0];
+            longest = fmax(dist2(pos[v], pos[a]), fmax(dist2(pos[v], pos[b]), dist2(pos[a], pos[b])));
+            if (cx * cx + cy * cy + cz * cz <= 1e-4 * longest * longest || n + 3 > room)
+                continue;
+            /* against the main piece's face along v-a: that face runs v -> a, so this one runs a -> v */
+            unsigned t[3] = {v, a, b};
+            if (fa)
+                t[1] = b, t[2] = a;
+            memcpy(idx + n, t, sizeof t);
+            n += 3, added++;
+            plush__uf_union(joined, other, main);
+        }
+        i = j;
+    }
+done:
+    free(e), free(parent), free(size), free(piece_of), free(cp);
+    return n;
+}
+
 /* The ladder: each step starts from the best result so far and runs only while it is above the limit. */
 static size_t run_ladder(const plush__meshopt *mo, const plush_cage_mesh *src, size_t n, size_t target, size_t limit,
                          bool sloppy, unsigned *idx, unsigned *tmp, plush_cage_result *res)
@@ -403,8 +547,9 @@ plush_status plush_cage_simplify(const plush_cage_mesh *src, const plush_cage_op
 }
 
 /* The surface's faces (idx, n indices, cleaned) simplified toward target into idx (its count returned in
- * *out_n): the ladder, then slivers and very short edges collapsed and specks dropped, asked again as
- * below for a count within 20% of the target. false when out of memory. */
+ * *out_n; idx and tmp have room for twice n): the ladder, then slivers and very short edges collapsed,
+ * specks dropped and bow ties joined, asked again as below for a count within 20% of the target. false
+ * when out of memory. */
 static bool simplify_faces(const plush__meshopt *mo, const plush_cage_mesh *src, unsigned *idx, size_t n,
                            size_t target, float tolerance, bool sloppy, unsigned *tmp, size_t *out_n,
                            plush_cage_result *result, plush_diag *diag)
@@ -415,7 +560,8 @@ static bool simplify_faces(const plush__meshopt *mo, const plush_cage_mesh *src,
      * borders can take a sixth of the faces (Luka's skirt: 282 -> 234 for 300): the ladder is asked again
      * for proportionally more, from the source (halving the gap once the cage overshoots the limit), for a
      * cage within 20% of the target. */
-    unsigned *source = malloc((n ? n : 1) * sizeof *source), *best = malloc((n ? n : 1) * sizeof *best);
+    /* room for what the joins add: at most a triangle per piece, fewer pieces than faces */
+    unsigned *source = malloc((n ? n : 1) * sizeof *source), *best = malloc((n ? 2 * n : 1) * sizeof *best);
     if (!source || !best) {
         free(source), free(best);
         return false;
@@ -439,6 +585,8 @@ static bool simplify_faces(const plush__meshopt *mo, const plush_cage_mesh *src,
             m = clean_faces(idx, m, diag, &ok);
         if (ok)
             m = drop_specks((const float(*)[3])src->positions, idx, m, &ok);
+        if (ok)
+            m = join_bow_ties((const float(*)[3])src->positions, idx, m, 2 * source_n, &ok);
         if (!ok)
             break;
         bool better = best_n == 0 || (m / 3 <= limit && (best_n / 3 > limit || m > best_n));
@@ -480,7 +628,7 @@ plush_status plush_cage_simplify_ladder(const plush_cage_mesh *src, const plush_
     if (!mo)
         return PLUSH_E_LIBRARY;
     size_t n = 3 * src->triangle_count;
-    unsigned *idx = malloc(n * sizeof *idx), *tmp = malloc(n * sizeof *tmp);
+    unsigned *idx = malloc(2 * n * sizeof *idx), *tmp = malloc(2 * n * sizeof *tmp); /* joins add faces */
     if (!idx || !tmp) {
         st = no_memory(diag);
         goto done;
