@@ -68,7 +68,7 @@ static plush_status bake_end(plush_scene_sink *s, const plush_scene *scene, plus
 static int bake_describe(const plush_scene_sink *s, char *buf, size_t size)
 {
     const bake_sink *b = (const bake_sink *)s;
-    char figures[512] = "";
+    char figures[1400] = "";
     if (b->written) {
         char tol[64] = "a key every frame", fit[200] = "";
         if (b->tolerance >= 0)
