@@ -422,6 +422,51 @@ static void test_simplify_joins_bow_ties(void **state)
     plush_arena_free(&arena);
 }
 
+/* A small separate piece (a strip of 6 x 1 cells, 12 triangles, 3 units long) beside a large sheet (20 x 20
+ * cells over 10 units): simplified together toward 40 triangles (below what the sheet's locked border
+ * allows, so the border slides) the flat strip would keep two; it keeps at least eight, so that it can bend
+ * and be pinned at its root by a minority of its nodes. */
+static void test_simplify_small_piece_floor(void **state)
+{
+    (void)state;
+    enum { N = 20, GRID = (N + 1) * (N + 1), SV = 2 * 7 };
+    float pos[GRID + SV][3];
+    uint32_t tri[2 * N * N + 12][3];
+    size_t t = 0;
+    for (int y = 0; y <= N; y++)
+        for (int x = 0; x <= N; x++)
+            pos[y * (N + 1) + x][0] = 0.5f * (float)x, pos[y * (N + 1) + x][1] = 0.5f * (float)y,
+            pos[y * (N + 1) + x][2] = 0;
+    for (int y = 0; y < N; y++)
+        for (int x = 0; x < N; x++) {
+            uint32_t a = (uint32_t)(y * (N + 1) + x), b = a + 1, c = a + N + 1, d = c + 1;
+            tri[t][0] = a, tri[t][1] = b, tri[t][2] = d, t++;
+            tri[t][0] = a, tri[t][1] = d, tri[t][2] = c, t++;
+        }
+    for (int y = 0; y <= 1; y++)
+        for (int x = 0; x <= 6; x++)
+            pos[GRID + 7 * y + x][0] = 15 + 0.5f * (float)x, pos[GRID + 7 * y + x][1] = 0.5f * (float)y,
+            pos[GRID + 7 * y + x][2] = 0;
+    for (int x = 0; x < 6; x++) {
+        uint32_t a = (uint32_t)(GRID + x), b = a + 1, c = a + 7, d = c + 1;
+        tri[t][0] = a, tri[t][1] = b, tri[t][2] = d, t++;
+        tri[t][0] = a, tri[t][1] = d, tri[t][2] = c, t++;
+    }
+    plush_cage_mesh skin = {.vertex_count = GRID + SV, .positions = pos, .triangle_count = t, .triangles = tri};
+    plush_arena arena = {0};
+    plush_diag d = pmx_fx_diag();
+    plush_cage_mesh cage;
+    plush_cage_result res;
+    pmx_fx_ok(plush_cage_simplify(&skin, &(plush_cage_options){.target_triangles = 40}, &arena, &cage, &res, &d), &d);
+    size_t strip = 0;
+    for (size_t f = 0; f < cage.triangle_count; f++)
+        strip += cage.positions[cage.triangles[f][0]][0] > 12;
+    print_message("      %zu triangles, %zu of them the strip's\n", cage.triangle_count, strip);
+    assert_true(strip >= 8);
+    assert_true(cage.triangle_count >= 32 && cage.triangle_count <= 60);
+    plush_arena_free(&arena);
+}
+
 /* ---- wraps ---------------------------------------------------------------------------------------- */
 
 /* Two UV spheres of radius 1 centred at x = -c and x = +c, as two materials. */
@@ -726,6 +771,7 @@ int main(void)
         cmocka_unit_test(test_offset),         cmocka_unit_test(test_simplify_edges),
         cmocka_unit_test(test_simplify_specks_and_short_edges),
         cmocka_unit_test(test_simplify_joins_bow_ties),
+        cmocka_unit_test(test_simplify_small_piece_floor),
         cmocka_unit_test(test_wrap_two_spheres), cmocka_unit_test(test_wrap_deterministic),
         cmocka_unit_test(test_wrap_largest_cell_every_size), cmocka_unit_test(test_wrap_errors),    cmocka_unit_test(test_wrap_torus),
         cmocka_unit_test(test_wrap_bear),

@@ -615,6 +615,58 @@ static bool simplify_faces(const plush__meshopt *mo, const plush_cage_mesh *src,
     return ok;
 }
 
+/* The fewest triangles a separate piece of the surface keeps: a strip of four quads, so that a small strand
+ * can bend and be pinned at its root by a minority of its nodes. Simplified with the rest, a piece of a few
+ * dozen faces beside a large one keeps two or three triangles, and all but one of its nodes are its root. */
+#define PIECE_FLOOR 8
+
+/* Each separate piece of the source (faces joined by vertices; cleaned, cleaned_n indices) that the
+ * simplified faces (idx, *n) keep with fewer than PIECE_FLOOR triangles, though it has more, is simplified
+ * again alone toward PIECE_FLOOR and its faces replaced (a piece dropped as a speck stays dropped). idx has
+ * room for twice cleaned_n. false when out of memory. */
+static bool raise_small_pieces(const plush__meshopt *mo, const plush_cage_mesh *src, const unsigned *cleaned,
+                               size_t cleaned_n, float tolerance, bool sloppy, unsigned *idx, size_t *n,
+                               unsigned *tmp, plush_diag *diag)
+{
+    size_t nv = src->vertex_count, faces = cleaned_n / 3;
+    uint32_t *parent = malloc((nv ? nv : 1) * sizeof *parent);
+    size_t *have = calloc(nv ? nv : 1, sizeof *have), *whole = calloc(nv ? nv : 1, sizeof *whole);
+    unsigned *piece = malloc((cleaned_n ? 2 * cleaned_n : 1) * sizeof *piece); /* joins may add faces */
+    bool ok = parent && have && whole && piece;
+    if (!ok)
+        goto done;
+    plush__uf_init(parent, nv);
+    for (size_t f = 0; f < faces; f++)
+        for (int k = 0; k < 2; k++)
+            plush__uf_union(parent, cleaned[3 * f + k], cleaned[3 * f + k + 1]);
+    for (size_t f = 0; f < faces; f++)
+        whole[plush__uf_find(parent, cleaned[3 * f])]++;
+    for (size_t f = 0; f < *n / 3; f++)
+        have[plush__uf_find(parent, idx[3 * f])]++;
+    for (size_t r = 0; ok && r < nv; r++) {
+        if (plush__uf_find(parent, (uint32_t)r) != r || have[r] == 0 || have[r] >= PIECE_FLOOR || whole[r] <= have[r])
+            continue;
+        size_t m = 0;
+        for (size_t f = 0; f < faces; f++)
+            if (plush__uf_find(parent, cleaned[3 * f]) == r)
+                memcpy(piece + m, cleaned + 3 * f, 3 * sizeof *piece), m += 3;
+        plush_cage_result ignored = {0};
+        size_t got = 0;
+        ok = simplify_faces(mo, src, piece, m, PIECE_FLOOR, tolerance, sloppy, tmp, &got, &ignored, diag);
+        if (!ok || got / 3 <= have[r] || *n - 3 * have[r] + got > 2 * cleaned_n)
+            continue;
+        size_t kept = 0; /* the piece's old faces out, its new ones in */
+        for (size_t f = 0; f < *n / 3; f++)
+            if (plush__uf_find(parent, idx[3 * f]) != r)
+                memmove(idx + kept, idx + 3 * f, 3 * sizeof *idx), kept += 3;
+        memcpy(idx + kept, piece, got * sizeof *idx);
+        *n = kept + got;
+    }
+done:
+    free(parent), free(have), free(whole), free(piece);
+    return ok;
+}
+
 plush_status plush_cage_simplify_ladder(const plush_cage_mesh *src, const plush_cage_options *options, bool sloppy,
                                         plush_arena *arena, plush_cage_mesh *out, plush_cage_result *result,
                                         plush_diag *diag)
@@ -647,7 +699,17 @@ plush_status plush_cage_simplify_ladder(const plush_cage_mesh *src, const plush_
     double limit_d = floor((double)target * (1.0 + tolerance));
     size_t limit = limit_d > (double)SIZE_MAX / 2 ? SIZE_MAX / 2 : (size_t)limit_d;
     result->source_triangles = src->triangle_count;
-    if (!simplify_faces(mo, src, idx, n, target, tolerance, sloppy, tmp, &n, result, diag)) {
+    unsigned *cleaned = malloc((n ? n : 1) * sizeof *cleaned);
+    size_t cleaned_n = n;
+    if (!cleaned) {
+        st = no_memory(diag);
+        goto done;
+    }
+    memcpy(cleaned, idx, n * sizeof *idx);
+    ok = simplify_faces(mo, src, idx, n, target, tolerance, sloppy, tmp, &n, result, diag) &&
+         raise_small_pieces(mo, src, cleaned, cleaned_n, tolerance, sloppy, idx, &n, tmp, diag);
+    free(cleaned);
+    if (!ok) {
         st = no_memory(diag);
         goto done;
     }
