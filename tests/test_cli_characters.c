@@ -37,10 +37,10 @@ static const character_case cases[] = {
     {DATA "mmd/pmx_tailor/01_基本の使い方.pmx", "スカート", true, 0.08},
     {DATA "mmd/pmx_tailor/04_色々な使い方_裾.pmx", "スカート", true, 0.08},
     {DATA "characters/pmx_tailor/03_扱えるメッシュ_裾不均等.pmx", "スカート", true, 0.08},
-    /* the cape (0.5% of edges beyond 1.5x), Alicia's hair and Luka's hair and skirt do not meet the bar yet
+    {DATA "mmd/alicia/Alicia_solid.pmx", "hair", true, 0.2},
+    /* the cape (1.1% of edges beyond 1.5x on the short dance), Luka's hair and skirt do not meet the bar yet
      * (docs/measured.md) */
     {DATA "characters/pmx_tailor/04_色々な使い方_裏面.pmx", "表マント,裏マント", false, 0.2},
-    {DATA "mmd/alicia/Alicia_solid.pmx", "hair", false, 0.2},
     {DATA "characters/blender_mmd_tools/巡音ルカ_f14b5a4.pmx", "材質3", false, 0.2},
     {DATA "characters/blender_mmd_tools/巡音ルカ_f14b5a4.pmx", "材質18", false, 0.25},
 };
