@@ -153,6 +153,26 @@ static void test_short_edges_not_measured(void **state)
     plush_quality_destroy(q);
 }
 
+/* A sheet of two layers sharing positions (a cape's outer and inner cloth: vertices 0-3 and 4-7, the inner
+ * faces wound the other way) folded along its diagonal: the crease is measured (each welded face once),
+ * not read as 0 because every edge has four faces. */
+static void test_two_layers_crease(void **state)
+{
+    (void)state;
+    float v[8][3] = {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0}, {0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0}};
+    const uint32_t t[4][3] = {{0, 1, 2}, {0, 2, 3}, {4, 6, 5}, {4, 7, 6}};
+    plush_quality *q = make((const float(*)[3])v, 8, t, 4);
+    plush_quality_figures f;
+    v[3][2] = v[7][2] = 1; /* corner 3 (both layers' copies) lifted: a 90 degree fold along 0-2 */
+    v[3][0] = v[7][0] = 0.5f, v[3][1] = v[7][1] = 0.5f;
+    plush_quality_measure(q, (const float(*)[3])v, &f);
+    print_message("      folded two-layer sheet: crease max %.1f deg over %zu folds\n", f.crease_max, f.folds);
+    assert_int_equal(f.folds, 1);
+    assert_true(f.crease_max > 45);
+    assert_true(f.tear == 0);
+    plush_quality_destroy(q);
+}
+
 static void test_percentiles_at_most_max(void **state)
 {
     (void)state;
@@ -498,7 +518,7 @@ int main(void)
         cmocka_unit_test(test_cube),
         cmocka_unit_test(test_seam_and_open),
         cmocka_unit_test(test_layers_tear),
-        cmocka_unit_test(test_short_edges_not_measured), cmocka_unit_test(test_percentiles_at_most_max),
+        cmocka_unit_test(test_short_edges_not_measured), cmocka_unit_test(test_two_layers_crease), cmocka_unit_test(test_percentiles_at_most_max),
         cmocka_unit_test(test_quality_export),
         cmocka_unit_test(test_kernels_equal_old),
         cmocka_unit_test(test_thread_equals_inline),
