@@ -707,6 +707,62 @@ static void test_faces_stay_off_a_body(void **state)
     }
 }
 
+/* A body rising under a face next to a pinned row (two corners pinned, the third free) lifts the face by
+ * the free corner's share: the free corner goes up by about what the face went in, not by the whole depth
+ * many times over (its sample 1/6 of the way to it threw it six times the depth, stretching a skirt's
+ * cage below its waistband eight times over). */
+static void test_push_beside_pins(void **state)
+{
+    (void)state;
+    plush_pmx_model *m = mesh_fx_model(1);
+    mesh_fx g = grid_mesh(2, 4.0f); /* nodes at x, z in {-2, 0, 2} */
+    size_t mat = mesh_fx_add_material(m, "sheet", &g, 0);
+    mesh_fx_free(&g);
+    plush_pmx_rigid_body *rb = pmx_fx_rigid_bodies(m, 1);
+    rb->name = pmx_fx_str(m, "knee");
+    rb->bone = 0;
+    rb->mode = PLUSH_PMX_RIGID_FOLLOW_BONE;
+    rb->shape = PLUSH_PMX_RIGID_SPHERE;
+    rb->size[0] = 0.4f;
+    rb->position[0] = 0.5f, rb->position[2] = 0.3f; /* under face (0,0) (0,2) (2,0), near its pinned edge */
+    rb->position[1] = -0.5f;
+    rb->group = 1;
+    rb->mask = 0xFFFF;
+    size_t k = mesh_fx_add_soft_body(m, (int32_t)mat, 0);
+    soft_defaults(&m->soft_bodies[k]);
+    int32_t pins[6] = {0, 1, 2, 3, 4, 5}; /* the rows z = -2 and z = 0 */
+    m->soft_bodies[k].pins = pins;
+    m->soft_bodies[k].pin_count = 6;
+    sim s = sim_new(m, &(plush_world_desc){.no_gravity = true});
+    float(*rest)[3] = calloc(m->vertex_count, sizeof *rest);
+    assert_non_null(rest);
+    for (size_t v = 0; v < m->vertex_count; v++)
+        memcpy(rest[v], m->vertices[v].position, sizeof rest[v]);
+    size_t n;
+    float(*x)[3] = nodes_of(&s, 0, &n);
+    uint32_t corner = 0; /* the face's free corner, (0, 2) at rest */
+    for (uint32_t q = 0; q < n; q++)
+        if (fabsf(x[q][0]) < 1e-6f && fabsf(x[q][2] - 2) < 1e-6f)
+            corner = q;
+    free(x);
+    float bone[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+    bone[13] = 0.6f; /* in one frame its top comes up from -0.1 to 0.5, through the face */
+    plush_world_set_bones(s.wm, (const float(*)[16])bone);
+    plush_world_set_pins(s.wm, (const float(*)[3])rest);
+    sim_step(&s, FRAME);
+    x = nodes_of(&s, 0, &n);
+    assert_true(mesh_fx_all_finite((const float(*)[3])x, n));
+    double moved = sqrt((double)x[corner][0] * x[corner][0] + (double)x[corner][1] * x[corner][1] +
+                        ((double)x[corner][2] - 2) * ((double)x[corner][2] - 2));
+    free(x);
+    print_message("      the free corner beside the pins moved %.3f (the face went 0.5 into the body)\n", moved);
+    assert_true(moved > 0.05); /* it was pushed */
+    assert_true(moved < 1.0);
+    free(rest);
+    plush_world_destroy(s.world);
+    plush_pmx_free(m);
+}
+
 /* Nodes are the proxy's nodes; every PMX vertex of the material (seam copies too) gets its node's
  * position and normal; vertices outside are left alone; reset puts the nodes back. */
 static void test_numbering_readback_reset(void **state)
@@ -930,6 +986,7 @@ int main(void)
         cmocka_unit_test(test_blowup_guard),
         cmocka_unit_test(test_rigid_blowup_beside_cloth),
         cmocka_unit_test(test_faces_stay_off_a_body),
+        cmocka_unit_test(test_push_beside_pins),
         cmocka_unit_test(test_numbering_readback_reset),
         cmocka_unit_test(test_deterministic),
         cmocka_unit_test(test_volume_and_pose_matching),

@@ -164,9 +164,15 @@ static bool push_face(world_soft *s, const plush_pmx_rigid_body *rb, size_t slot
     if (!(depth > 0) || !isfinite(depth) || depth > margin + 0.5 * thickness(rb))
         return false;
     const float *b = samples[which];
-    double denom = 0;
+    /* The push is shared as if every corner took its part (a pinned corner's is dropped): a sample next to
+     * a pinned corner would otherwise throw the whole depth, many times over, onto the far free corner
+     * (1/6 of the way there: six times the depth), stretching its edges (a skirt's node below a waistband
+     * pinned into the hips, 8 times its length). */
+    double denom = 0, free_share = 0;
     for (int i = 0; i < 3; i++)
-        denom += (double)b[i] * b[i] * w[i];
+        denom += (double)b[i] * b[i], free_share += (double)b[i] * b[i] * w[i];
+    if (!(free_share > 0))
+        return false;
     if (!(denom > 0))
         return false;
     double scale = depth / denom;
