@@ -217,6 +217,15 @@ static void test_csv(void **state)
     rows = parse_csv(text, &n, true);
     check_rows(rows, n, 100.0, SPHERE + EYES);
     free(rows);
+    /* --original is the option's name, --seed its older spelling: the same bytes */
+    CLI_RUN(&r, "bind", "--original", model_path, "-o", out);
+    cli_expect_code(&r, 0);
+    cli_result_free(&r);
+    size_t len2;
+    char *again = cli_read_all(out, &len2);
+    assert_non_null(again);
+    assert_true(len2 == len && memcmp(again, text, len) == 0);
+    free(again);
     free(text);
 
     CLI_RUN(&r, "bind", model_path, "-o", out, "--materials", "eyes");

@@ -222,7 +222,7 @@ static void test_errors(void **state)
     CLI_RUN(&r, "compare", "--help");
     cli_expect_code(&r, 0);
     assert_non_null(strstr(r.out, "--proxy-triangles"));
-    assert_non_null(strstr(r.out, "--seed"));
+    assert_non_null(strstr(r.out, "--original"));
     cli_result_free(&r);
     CLI_RUN(&r, "compare", BEAR, "--seed=1", "-o", out);
     cli_expect_code(&r, 2);

@@ -7,7 +7,7 @@
 #include <strings.h>
 
 static const char bind_usage[] =
-    "usage: plush bind MODEL.pmx -o OUT.csv|OUT.im2 [--seed] [--im2 OVERRIDES.im2] [--materials NAME,...]\n";
+    "usage: plush bind MODEL.pmx -o OUT.csv|OUT.im2 [--original] [--im2 OVERRIDES.im2] [--materials NAME,...]\n";
 
 static const char bind_help[] =
     "\n"
@@ -24,7 +24,7 @@ static const char bind_help[] =
     "                                .im2  Influence Map File 2 (Shift-JIS): per material, per vertex its\n"
     "                                      strongest triangle as pseudo-bone (model bones first, then one\n"
     "                                      per proxy triangle), CALC_NOSKIN0 when it is the only one\n"
-    "  --seed                      the original method: its distance routine and tie order, weights as\n"
+    "  --original (or --seed)      the original method: its distance routine and tie order, weights as\n"
     "                              integer percents summing to 100 (the CSV prints them as integers)\n"
     "  --im2 OVERRIDES.im2         overrides, applied line by line after binding: CALC_NOSKIN0 on a\n"
     "                              pseudo-bone pins a vertex to that triangle alone; CALC_ONESKIN0 keeps\n"
@@ -49,9 +49,9 @@ typedef struct bind_job {
 
 static int bind_option(cli_args *args, const char *name, const char *inline_value, bind_job *job)
 {
-    if (strcmp(name, "--seed") == 0) {
+    if (strcmp(name, "--original") == 0 || strcmp(name, "--seed") == 0) {
         if (inline_value)
-            return cli_usage_error(bind_usage, "option '--seed' takes no value");
+            return cli_usage_error(bind_usage, "option '%s' takes no value", name);
         job->seed = true;
         return CLI_OK;
     }

@@ -13,7 +13,7 @@
 
 static const char compare_usage[] =
     "usage: plush compare MODEL.pmx -o REPORTDIR [--motion M.vmd] [--frames N] [--proxy-triangles N1,N2,...]\n"
-    "                     [--fps 30] [--physics-hz 60] [--im2 OVERRIDES.im2] [--seed]\n";
+    "                     [--fps 30] [--physics-hz 60] [--im2 OVERRIDES.im2] [--original]\n";
 
 static const char compare_help[] =
     "\n"
@@ -37,7 +37,7 @@ static const char compare_help[] =
     "                              proxy size\n"
     "  --fps F, --physics-hz H     as plush run (defaults 30 and 60)\n"
     "  --im2 OVERRIDES.im2         Influence Map overrides for the model's own proxy run\n"
-    "  --seed                      the proxy runs bind and skin as the original method (nearest four\n"
+    "  --original (or --seed)      the proxy runs bind and skin as the original method (nearest four\n"
     "                              triangles, percent weights, each triangle's own frame): the 'before' of\n"
     "                              the smooth surface\n"
     "  -h, --help                  this text\n"
@@ -86,9 +86,9 @@ static int parse_triangles(const char *list, compare_job *job)
 
 static int compare_option(cli_args *args, const char *name, const char *inline_value, compare_job *job)
 {
-    if (strcmp(name, "--seed") == 0) {
+    if (strcmp(name, "--original") == 0 || strcmp(name, "--seed") == 0) {
         if (inline_value)
-            return cli_usage_error(compare_usage, "option '--seed' takes no value");
+            return cli_usage_error(compare_usage, "option '%s' takes no value", name);
         job->seed = true;
         return CLI_OK;
     }

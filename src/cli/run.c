@@ -15,7 +15,7 @@
 
 static const char run_usage[] =
     "usage: plush run MODEL.pmx -o OUTDIR [--motion M.vmd] [--frames N] [--fps 30] [--physics-hz 60]\n"
-    "                 [--mode proxy|direct|bones] [--seed] [--stretch] [--im2 OVERRIDES.im2] [--materials NAME,...]\n"
+    "                 [--mode proxy|direct|bones] [--original] [--stretch] [--im2 OVERRIDES.im2] [--materials NAME,...]\n"
     "                 [--cage MATERIAL,...[:TRIANGLES]] [--pin-band S]\n"
     "                 [--export pmx+vmd,gltf,obj,ply,cage,im2,quality,preview] [--every K] [--ground Y] [--copy-textures]\n"
     "                 [--bake-tolerance D] [--bake-bones N] [--bake-physics]\n"
@@ -41,7 +41,7 @@ static const char run_help_options[] =
     "  --fps F                     output frames per second (default 30; VMD keys are at 30 per second)\n"
     "  --physics-hz H              fixed physics rate (default 60; 120 works too)\n"
     "  --mode proxy|direct|bones   see above (default proxy)\n"
-    "  --seed                      bind as the original method does (integer percent weights)\n"
+    "  --original (or --seed)      bind as the original method does (integer percent weights)\n"
     "  --stretch                   stretch-aware proxy frames for the mesh exports (the bake stays rigid)\n"
     "  --im2 OVERRIDES.im2         Influence Map overrides applied to the binding (e.g. rigid eyes)\n"
     "  --materials NAME,...        only these materials' vertices follow the proxy (default: every\n"
@@ -118,7 +118,7 @@ static void print_exports(void)
 
 static int run_option(cli_args *args, const char *name, const char *inline_value, cli_run_job *job)
 {
-    bool *flag = strcmp(name, "--seed") == 0            ? &job->seed
+    bool *flag = strcmp(name, "--original") == 0 || strcmp(name, "--seed") == 0 ? &job->seed
                  : strcmp(name, "--stretch") == 0       ? &job->stretch
                  : strcmp(name, "--copy-textures") == 0 ? &job->copy_textures
                  : strcmp(name, "--bake-physics") == 0 ? &job->bake_physics
