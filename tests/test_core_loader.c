@@ -56,6 +56,14 @@ static void test_failures_are_library_status(void **state)
     lib.candidate_count = 0;
     d = (plush_diag){0};
     assert_int_equal(plush__library_open(&lib, fn, &d), PLUSH_E_LIBRARY);
+    /* A hint ends the message: where to put the library, or which variable names it. */
+    lib.hint = "; set NOTHING_LIB to its path";
+    d = (plush_diag){0};
+    assert_int_equal(plush__library_open(&lib, fn, &d), PLUSH_E_LIBRARY);
+    char line[PLUSH_DIAG_MESSAGE + 64];
+    plush_diag_format(&d, line, sizeof line);
+    assert_non_null(strstr(line, "nothing: cannot load"));
+    assert_non_null(strstr(line, "; set NOTHING_LIB to its path"));
 }
 
 static const char *refuse(void *const *functions, void *ctx)

@@ -86,8 +86,8 @@ plush_status plush__library_open(const plush__library *lib, void **functions, pl
     }
     for (size_t i = 0; i < lib->symbol_count; i++)
         functions[i] = NULL;
-    return plush_diag_fail(diag, PLUSH_E_LIBRARY, -1, NULL, -1, "%s: cannot load (tried %s): %s", lib->name, tried,
-                           reason);
+    return plush_diag_fail(diag, PLUSH_E_LIBRARY, -1, NULL, -1, "%s: cannot load (tried %s): %s%s", lib->name, tried,
+                           reason, lib->hint ? lib->hint : "");
 }
 
 void plush__library_cache_keep(plush__library_cache *cache, plush_status status, const plush_diag *diag)

@@ -38,6 +38,7 @@ typedef struct plush__library {
      * otherwise a short reason, and the next candidate is tried. */
     const char *(*check)(void *const *functions, void *ctx);
     void *ctx;
+    const char *hint;                 /* ends the failure message when not NULL ("; set X to its path") */
 } plush__library;
 
 /* Opens lib's first acceptable candidate and puts the address of symbols[i] in functions[i]. On failure

@@ -70,7 +70,9 @@ plush_status plush__world_library_open(const char *const *candidates, size_t cou
     const plush_bulletc_api *table = NULL;
     void *fn[1];
     const plush__library lib = {.name = PLUSH_PHYSICS_LIBRARY, .candidates = candidates, .candidate_count = count,
-                                .symbols = symbols, .symbol_count = 1, .check = check_table, .ctx = &table};
+                                .symbols = symbols, .symbol_count = 1, .check = check_table, .ctx = &table,
+                                .hint = "; put it beside the program or in " PLUSH_PHYSICS_INSTALL_DIR
+                                        " (make install), or set PLUSH_PHYSICS_LIB to its path"};
     plush_status st = plush__library_open(&lib, fn, diag);
     if (st == PLUSH_OK)
         *api = table;
