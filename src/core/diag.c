@@ -90,3 +90,8 @@ int plush_diag_format(const plush_diag *diag, char *buf, size_t size)
         return snprintf(buf, size, "%s: %s%s%s", diag->file, where, msg, at);
     return snprintf(buf, size, "%s%s%s", where, msg, at);
 }
+
+plush_status plush__no_memory(plush_diag *diag)
+{
+    return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+}

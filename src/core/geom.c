@@ -1,5 +1,6 @@
 /* The geometry kernel cglm lacks: weld by position, union-find, matrix -> quaternion (see core/geom.h). */
 #include "core/geom.h"
+#include "core/common.h"
 
 #include <assert.h>
 #include <math.h>
@@ -227,8 +228,6 @@ plush__dist_item plush__dist_heap_pop(plush__dist_item *h, size_t *n)
 
 /* ---- the nearest point --------------------------------------------------------------------------------- */
 
-static bool finite3(const float p[3]) { return isfinite(p[0]) && isfinite(p[1]) && isfinite(p[2]); }
-
 /* The cell coordinate of x on an axis, clamped into the grid. */
 static size_t grid_coord(const plush__point_grid *g, int k, double x)
 {
@@ -254,7 +253,7 @@ bool plush__point_grid_init(plush__point_grid *g, const float *first, size_t cou
     size_t finite = 0;
     for (size_t i = 0; i < count; i++) {
         const float *p = (const float *)(const void *)(base + i * stride);
-        if (!finite3(p))
+        if (!plush__finite3(p))
             continue;
         finite++;
         for (int k = 0; k < 3; k++)
@@ -290,7 +289,7 @@ bool plush__point_grid_init(plush__point_grid *g, const float *first, size_t cou
     /* counting sort by cell, each cell's points in index order */
     for (size_t i = 0, j = 0; i < count; i++) {
         const float *p = (const float *)(const void *)(base + i * stride);
-        if (!finite3(p))
+        if (!plush__finite3(p))
             continue;
         size_t c[3] = {grid_coord(g, 0, p[0]), grid_coord(g, 1, p[1]), grid_coord(g, 2, p[2])};
         cell_of[j] = (uint32_t)grid_cell(g, c);
@@ -308,7 +307,7 @@ bool plush__point_grid_init(plush__point_grid *g, const float *first, size_t cou
     memcpy(fill, g->start, count_cells * sizeof *fill);
     for (size_t i = 0, j = 0; i < count; i++) {
         const float *p = (const float *)(const void *)(base + i * stride);
-        if (!finite3(p))
+        if (!plush__finite3(p))
             continue;
         plush__grid_point *q = &g->points[fill[cell_of[j++]]++];
         memcpy(q->p, p, sizeof q->p);
@@ -363,7 +362,7 @@ static double grid_beyond(const plush__point_grid *g, const size_t c[3], size_t 
 
 size_t plush__point_grid_nearest(const plush__point_grid *g, const float p[3])
 {
-    if (!g->points || !finite3(p) || g->start[g->n[0] * g->n[1] * g->n[2]] == 0)
+    if (!g->points || !plush__finite3(p) || g->start[g->n[0] * g->n[1] * g->n[2]] == 0)
         return SIZE_MAX;
     size_t c[3] = {grid_coord(g, 0, p[0]), grid_coord(g, 1, p[1]), grid_coord(g, 2, p[2])};
     grid_best best = {INFINITY, SIZE_MAX};

@@ -15,6 +15,7 @@
  * Bullet; it is simulated with mass 1 and a warning instead, since the author asked for a moving body. */
 #define _GNU_SOURCE
 #include "physics/world_internal.h"
+#include "core/common.h"
 
 #include <limits.h>
 #include <math.h>
@@ -25,11 +26,6 @@
 enum { GROUND_HALF_XZ = 1000, GROUND_HALF_Y = 50 };
 
 /* ---- the world --------------------------------------------------------------------------------- */
-
-static bool finite3(const float v[3])
-{
-    return isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2]);
-}
 
 static bool finite16(const float m[16])
 {
@@ -42,7 +38,7 @@ static bool finite16(const float m[16])
 static plush_status apply_defaults(const plush_world_desc *in, plush_world_desc *d, plush_diag *diag)
 {
     *d = in ? *in : (plush_world_desc){0};
-    if (!finite3(d->gravity) || !isfinite(d->physics_hz) || !isfinite(d->air_density) || !isfinite(d->ground_y) ||
+    if (!plush__finite3(d->gravity) || !isfinite(d->physics_hz) || !isfinite(d->air_density) || !isfinite(d->ground_y) ||
         !isfinite(d->max_node_speed))
         return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, "physics", -1, "world settings must be finite numbers");
     if (d->physics_hz < 0 || d->max_substeps < 0 || d->air_density < 0 || d->max_node_speed < 0)
@@ -191,7 +187,7 @@ static plush_status add_body(plush_world_model *wm, size_t i, const float (*glob
     const plush_bulletc_api *bc = wm->world->bc;
     const plush_pmx_rigid_body *rb = &wm->model->rigid_bodies[i];
     world_body *b = &wm->bodies[i];
-    if (!finite3(rb->position) || !finite3(rb->rotation) || !finite3(rb->size) || !isfinite(rb->mass) ||
+    if (!plush__finite3(rb->position) || !plush__finite3(rb->rotation) || !plush__finite3(rb->size) || !isfinite(rb->mass) ||
         !isfinite(rb->linear_damping) || !isfinite(rb->angular_damping) || !isfinite(rb->restitution) ||
         !isfinite(rb->friction)) {
         /* left out (b->bc stays NULL, every loop over the bodies skips it); the rest simulates */
@@ -383,7 +379,7 @@ plush_status plush_world_impulse(plush_world_model *wm, int32_t rigid_body, cons
                                  const float torque[3], bool local)
 {
     if (!wm || !velocity || !torque || rigid_body < 0 || (size_t)rigid_body >= wm->model->rigid_body_count ||
-        !finite3(velocity) || !finite3(torque))
+        !plush__finite3(velocity) || !plush__finite3(torque))
         return PLUSH_E_ARGUMENT;
     const world_body *b = &wm->bodies[rigid_body];
     if (!b->bc || b->mode == PLUSH_PMX_RIGID_FOLLOW_BONE)
@@ -503,7 +499,7 @@ static bool body_blew_up(const plush_bulletc_api *bc, const world_body *b, float
     bc->body_get_transform(b->bc, m);
     bc->body_get_velocity(b->bc, lin, ang);
     *speed = INFINITY;
-    if (!finite16(m) || !finite3(lin) || !finite3(ang) || !plush__world_in_reach(m + 12))
+    if (!finite16(m) || !plush__finite3(lin) || !plush__finite3(ang) || !plush__world_in_reach(m + 12))
         return true;
     *speed = sqrt((double)lin[0] * lin[0] + (double)lin[1] * lin[1] + (double)lin[2] * lin[2]);
     return b->mode == PLUSH_PMX_RIGID_PHYSICS && *speed > limit;

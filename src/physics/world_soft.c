@@ -4,15 +4,11 @@
  * What readers see is the last good state kept here (x, normals), never Bullet's arrays directly, so a
  * body that blew up between two checks can never hand out a NaN. */
 #include "physics/world_soft_internal.h"
+#include "core/common.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-
-static bool finite3(const float p[3])
-{
-    return isfinite(p[0]) && isfinite(p[1]) && isfinite(p[2]);
-}
 
 void plush__world_soft_update_normals(world_soft *s)
 {
@@ -111,7 +107,7 @@ static int64_t find_blowup(const world_soft *s, float dt, float limit, double *s
     for (size_t i = 0; i < s->node_count; i++) {
         const float *x = s->scratch_x[i], *v = s->scratch_v[i];
         *speed = INFINITY;
-        if (!plush__world_in_reach(x) || !finite3(v))
+        if (!plush__world_in_reach(x) || !plush__finite3(v))
             return (int64_t)i;
         if (s->pinned[i])
             continue;
@@ -188,7 +184,7 @@ static void near_mode_pull(plush_world_model *wm, world_soft *s)
         float m[16], w[3];
         bc->body_get_transform(wm->bodies[a->body].bc, m);
         to_world(m, a->local, w);
-        if (finite3(w)) {
+        if (plush__finite3(w)) {
             memcpy(s->x[a->node], w, sizeof w);
             bc->soft_set_node(s->bc, a->node, w, s->v[a->node]);
         }
@@ -266,12 +262,12 @@ void plush__world_soft_reset(plush_world_model *wm, const float (*vertex_positio
             continue;
         for (size_t q = 0; q < s->node_count; q++) {
             const float *p = vertex_positions ? vertex_positions[s->node_vertex[q]] : s->rest[q];
-            memcpy(s->x[q], finite3(p) ? p : s->rest[q], sizeof s->x[q]);
+            memcpy(s->x[q], plush__finite3(p) ? p : s->rest[q], sizeof s->x[q]);
             s->v[q][0] = s->v[q][1] = s->v[q][2] = 0;
         }
         for (size_t q = 0; q < s->pin_count; q++) {
             soft_pin *p = &s->pins[q];
-            if (vertex_positions && finite3(vertex_positions[p->vertex]))
+            if (vertex_positions && plush__finite3(vertex_positions[p->vertex]))
                 memcpy(s->x[p->node], vertex_positions[p->vertex], sizeof s->x[p->node]);
             memcpy(p->from, s->x[p->node], sizeof p->from);
             memcpy(p->to, s->x[p->node], sizeof p->to);

@@ -1,6 +1,7 @@
 /* PMX 2.1 soft bodies, building: the node mesh (welded TriMesh or Rope), pins and anchors with their
  * repairs, and the per-step state; world_soft_bullet.c hands every PMX field to Bullet. */
 #include "core/geom.h"
+#include "core/common.h"
 #include "physics/world_soft_internal.h"
 #include "plush/pmx.h"
 
@@ -13,11 +14,6 @@
 static const char *soft_name(const plush_pmx_soft_body *sb)
 {
     return sb->name.s ? sb->name.s : "";
-}
-
-static bool finite3(const float p[3])
-{
-    return isfinite(p[0]) && isfinite(p[1]) && isfinite(p[2]);
 }
 
 /* ---- geometry ----------------------------------------------------------------------------------- */
@@ -138,7 +134,7 @@ static plush_status build_rope(soft_ctx *c, bool *usable)
     }
     bool finite = true;
     for (size_t i = 0; i < n; i++)
-        finite = finite && finite3(model->vertices[order[i]].position);
+        finite = finite && plush__finite3(model->vertices[order[i]].position);
     if (n < 2 || !finite) {
         plush_diag_warn(c->diag, -1, "soft body", (int64_t)c->index, "\"%s\": rope on material %ld has %s: skipped",
                         c->name, (long)c->sb->material,

@@ -2,6 +2,7 @@
  * check and the distance are in cage_topology.c, the wrap in cage_wrap.c. */
 #define _GNU_SOURCE
 #include "plush/proxy_cage.h"
+#include "core/common.h"
 #include "plush/proxy.h"
 #include "core/geom.h"
 #include "core/loader.h"
@@ -12,11 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static plush_status no_memory(plush_diag *diag)
-{
-    return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
-}
 
 /* ---- meshoptimizer, loaded on first use by the core loader ------------------------------------ */
 
@@ -61,7 +57,7 @@ static size_t clean_faces(unsigned *idx, size_t n, plush_diag *diag, bool *ok)
     if (!*ok) {
         free(keys);
         free(drop);
-        no_memory(diag);
+        plush__no_memory(diag);
         return 0;
     }
     for (size_t f = 0; f < faces; f++) {
@@ -460,7 +456,7 @@ static plush_status compact(const plush_cage_mesh *src, unsigned *idx, size_t n,
 {
     uint32_t *remap = malloc((src->vertex_count ? src->vertex_count : 1) * sizeof *remap);
     if (!remap)
-        return no_memory(diag);
+        return plush__no_memory(diag);
     for (size_t v = 0; v < src->vertex_count; v++)
         remap[v] = UINT32_MAX;
     for (size_t i = 0; i < n; i++)
@@ -475,7 +471,7 @@ static plush_status compact(const plush_cage_mesh *src, unsigned *idx, size_t n,
     out->triangles = plush_arena_array(arena, n / 3 ? n / 3 : 1, sizeof *out->triangles);
     if (!out->positions || !out->normals || !out->source || !out->triangles) {
         free(remap);
-        return no_memory(diag);
+        return plush__no_memory(diag);
     }
     for (size_t v = 0; v < src->vertex_count; v++) {
         if (remap[v] == UINT32_MAX)
@@ -523,7 +519,7 @@ static void offset_vertices(plush_cage_mesh *m, float d, plush_diag *diag, bool 
     float(*n)[3] = malloc((m->vertex_count ? m->vertex_count : 1) * sizeof *n);
     *ok = n != NULL;
     if (!n) {
-        no_memory(diag);
+        plush__no_memory(diag);
         return;
     }
     plush_cage_vertex_normals(m, n);
@@ -682,7 +678,7 @@ plush_status plush_cage_simplify_ladder(const plush_cage_mesh *src, const plush_
     size_t n = 3 * src->triangle_count;
     unsigned *idx = malloc(2 * n * sizeof *idx), *tmp = malloc(2 * n * sizeof *tmp); /* joins add faces */
     if (!idx || !tmp) {
-        st = no_memory(diag);
+        st = plush__no_memory(diag);
         goto done;
     }
     memcpy(idx, src->triangles, n * sizeof *idx);
@@ -702,7 +698,7 @@ plush_status plush_cage_simplify_ladder(const plush_cage_mesh *src, const plush_
     unsigned *cleaned = malloc((n ? n : 1) * sizeof *cleaned);
     size_t cleaned_n = n;
     if (!cleaned) {
-        st = no_memory(diag);
+        st = plush__no_memory(diag);
         goto done;
     }
     memcpy(cleaned, idx, n * sizeof *idx);
@@ -710,7 +706,7 @@ plush_status plush_cage_simplify_ladder(const plush_cage_mesh *src, const plush_
          raise_small_pieces(mo, src, cleaned, cleaned_n, tolerance, sloppy, idx, &n, tmp, diag);
     free(cleaned);
     if (!ok) {
-        st = no_memory(diag);
+        st = plush__no_memory(diag);
         goto done;
     }
     st = compact(src, idx, n, arena, out, diag);

@@ -2,6 +2,7 @@
  * repairs to a well-composed solid, tubes joining separate pieces, and the surface nets of its boundary
  * (plush__cage_wrap_grid; plush_cage_wrap and the simplification after it are in cage_wrap.c). */
 #include "plush/proxy_cage.h"
+#include "core/common.h"
 #include "plush/proxy.h"
 #include "proxy/cage_internal.h"
 
@@ -22,11 +23,6 @@ typedef struct grid {
     uint32_t *queue;   /* breadth-first searches */
     uint32_t *label;   /* the solid piece of each point; later the surface vertex of each cell */
 } grid;
-
-static plush_status no_memory(plush_diag *diag)
-{
-    return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
-}
 
 static void grid_free(grid *g)
 {
@@ -84,7 +80,7 @@ static plush_status grid_create(const plush_cage_mesh *src, double h, double off
     g->label = malloc(g->count * sizeof *g->label);
     if (!g->f || !g->state || !g->queue || !g->label) {
         grid_free(g);
-        return no_memory(diag);
+        return plush__no_memory(diag);
     }
     for (size_t i = 0; i < g->count; i++)
         g->f[i] = (float)h;
@@ -121,7 +117,7 @@ static plush_status grid_distances(const plush_cage_mesh *src, double offset, gr
     }
     float(*points)[3] = malloc((marked ? marked : 1) * sizeof *points);
     if (!points)
-        return no_memory(diag);
+        return plush__no_memory(diag);
     size_t m = 0;
     for (size_t i = 0; i < g->count; i++)
         if (g->state[i]) {
@@ -336,7 +332,7 @@ static plush_status grid_bridge(grid *g, uint32_t pieces, plush_diag *diag)
     if (!size || !joined) {
         free(size);
         free(joined);
-        return no_memory(diag);
+        return plush__no_memory(diag);
     }
     for (size_t i = 0; i < g->count; i++)
         if (g->label[i]) {
@@ -350,7 +346,7 @@ static plush_status grid_bridge(grid *g, uint32_t pieces, plush_diag *diag)
     int64_t *best = malloc((nb + 1) * sizeof *best);
     if (!border || !nearest || !best) {
         free(size), free(joined), free(border), free(nearest), free(best);
-        return no_memory(diag);
+        return plush__no_memory(diag);
     }
     nb = 0;
     for (size_t i = 0; i < g->count; i++)
@@ -492,7 +488,7 @@ static plush_status grid_surface(grid *g, plush_arena *arena, plush_cage_mesh *o
     out->normals = plush_arena_array(arena, nv, sizeof *out->normals);
     out->triangles = plush_arena_array(arena, 2 * nq, sizeof *out->triangles);
     if (!out->positions || !out->normals || !out->triangles)
-        return no_memory(diag);
+        return plush__no_memory(diag);
     for (size_t i = 0; i < g->count; i++)
         if (g->label[i] != UINT32_MAX)
             cell_vertex(g, i, out->positions[g->label[i]]);

@@ -1,17 +1,13 @@
 /* Cages: vertex normals, the topology check (closed 2-manifold or not) and the distance from the detailed
  * surface. */
 #include "plush/proxy_cage.h"
+#include "core/common.h"
 #include "core/geom.h"
 #include "plush/proxy.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-static plush_status no_memory(plush_diag *diag)
-{
-    return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
-}
 
 /* ---- normals ----------------------------------------------------------------------------------- */
 
@@ -142,7 +138,7 @@ static plush_status count_fans(const plush_cage_mesh *m, const uint8_t *bad_face
     uint32_t(*link)[2] = malloc((3 * nt + 1) * sizeof *link);
     uint32_t *ids = malloc((6 * nt + 1) * sizeof *ids), *parent = malloc((6 * nt + 1) * sizeof *parent);
     uint8_t *degree = malloc(6 * nt + 1);
-    plush_status st = start && link && ids && parent && degree ? PLUSH_OK : no_memory(diag);
+    plush_status st = start && link && ids && parent && degree ? PLUSH_OK : plush__no_memory(diag);
     for (size_t f = 0; st == PLUSH_OK && f < nt; f++)
         for (int k = 0; k < 3 && !bad_face[f]; k++)
             start[m->triangles[f][k] + 1]++;
@@ -194,7 +190,7 @@ plush_status plush_cage_check(const plush_cage_mesh *mesh, plush_cage_topology *
         free(he);
         free(bad);
         free(face_root);
-        return no_memory(diag);
+        return plush__no_memory(diag);
     }
     size_t n = 0;
     for (size_t f = 0; f < nt; f++) {

@@ -1,6 +1,7 @@
 /* Wrap cages: one closed 2-manifold around a surface made of separate pieces (plush_cage_wrap in
  * plush/proxy_cage.h), from a voxel grid, then simplified by plush_cage_simplify's own meshoptimizer ladder. */
 #include "plush/proxy_cage.h"
+#include "core/common.h"
 #include "proxy/cage_internal.h"
 
 #include <float.h>
@@ -10,11 +11,6 @@
 #include <string.h>
 
 enum { WRAP_ATTEMPTS = 8 };
-
-static plush_status no_memory(plush_diag *diag)
-{
-    return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
-}
 
 static plush_status check_mesh(const plush_cage_mesh *src, plush_diag *diag)
 {
@@ -72,7 +68,7 @@ static plush_status copy_mesh(const plush_cage_mesh *m, plush_arena *arena, plus
     out->normals = plush_arena_array(arena, m->vertex_count ? m->vertex_count : 1, sizeof *out->normals);
     out->triangles = plush_arena_array(arena, m->triangle_count ? m->triangle_count : 1, sizeof *out->triangles);
     if (!out->positions || !out->normals || !out->triangles)
-        return no_memory(diag);
+        return plush__no_memory(diag);
     memcpy(out->positions, m->positions, m->vertex_count * sizeof *out->positions);
     memcpy(out->triangles, m->triangles, m->triangle_count * sizeof *out->triangles);
     out->vertex_count = m->vertex_count;

@@ -1,6 +1,7 @@
 /* Triangle frames (DESIGN.md, "Proxy skinning") and the per-triangle skin transforms built from them.
  * Everything here runs once per triangle per frame, so it works in double and rounds to float once. */
 #include "core/geom.h"
+#include "core/common.h"
 #include "proxy/skin_internal.h"
 
 #include <math.h>
@@ -31,14 +32,9 @@ static void scale3(double v[3], double s)
     v[2] *= s;
 }
 
-static bool finite3(const float p[3])
-{
-    return isfinite(p[0]) && isfinite(p[1]) && isfinite(p[2]);
-}
-
 bool plush__proxy_frame_build(const float p0[3], const float p1[3], const float p2[3], proxy_frame *f)
 {
-    if (!finite3(p0) || !finite3(p1) || !finite3(p2))
+    if (!plush__finite3(p0) || !plush__finite3(p1) || !plush__finite3(p2))
         return false;
     double y[3];
     for (int k = 0; k < 3; k++) {

@@ -12,6 +12,7 @@
  * alpha only cuts holes (below one half, through Embree's intersection filter), since blending would need
  * the hits sorted along each ray and a preview is for judging shapes. */
 #include "plush/render.h"
+#include "core/common.h"
 
 #include "core/loader.h"
 
@@ -49,17 +50,12 @@ static bool normalize3(float v[3])
     return true;
 }
 
-static bool finite3(const float v[3])
-{
-    return isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2]);
-}
-
 void plush_render_view_fit_box(const float lo[3], const float hi[3], float aspect, plush_render_view *out)
 {
     /* MMD's own default camera, for a box with nothing in it. */
     *out = (plush_render_view){.eye = {0, 10, -45}, .target = {0, 10, 0}, .up = {0, 1, 0},
                                .fov_degrees = RENDER_DEFAULT_FOV};
-    if (!lo || !hi || !finite3(lo) || !finite3(hi) || lo[0] > hi[0] || lo[1] > hi[1] || lo[2] > hi[2])
+    if (!lo || !hi || !plush__finite3(lo) || !plush__finite3(hi) || lo[0] > hi[0] || lo[1] > hi[1] || lo[2] > hi[2])
         return;
     if (!(aspect > 0) || !isfinite(aspect))
         aspect = 1;
@@ -87,7 +83,7 @@ void plush_render_view_fit(const plush_render_mesh *mesh, float aspect, plush_re
         /* Only what the triangles use: a vertex no face draws does not widen the picture. */
         for (size_t i = 0; i < mesh->index_count; i++) {
             uint32_t v = mesh->indices[i];
-            if (v >= mesh->vertex_count || !finite3(mesh->positions[v]))
+            if (v >= mesh->vertex_count || !plush__finite3(mesh->positions[v]))
                 continue;
             for (int k = 0; k < 3; k++) {
                 lo[k] = fminf(lo[k], mesh->positions[v][k]);
@@ -107,7 +103,7 @@ typedef struct camera {
 static plush_status make_camera(const plush_render_view *view, int width, int height, camera *cam,
                                 plush_diag *diag)
 {
-    if (!finite3(view->eye) || !finite3(view->target) || !finite3(view->up))
+    if (!plush__finite3(view->eye) || !plush__finite3(view->target) || !plush__finite3(view->up))
         return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, "view", -1, "eye, target or up is not finite");
     if (!(view->fov_degrees > 0 && view->fov_degrees < 180))
         return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, "view", -1, "field of view %g degrees out of range",
@@ -238,7 +234,7 @@ static void copy_positions(renderer *r, const plush_render_mesh *mesh)
 {
     float *v = r->vertices;
     for (size_t i = 0; i < mesh->vertex_count; i++) {
-        if (finite3(mesh->positions[i]))
+        if (plush__finite3(mesh->positions[i]))
             memcpy(v + 3 * i, mesh->positions[i], 3 * sizeof(float));
         else
             memset(v + 3 * i, 0, 3 * sizeof(float));
@@ -316,7 +312,7 @@ static plush_status renderer_build(renderer *r, const plush_render_mesh *mesh, b
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, "render", -1, "out of memory");
     for (size_t t = 0; t < triangles; t++) {
         const uint32_t *f = mesh->indices + 3 * t;
-        if (finite3(mesh->positions[f[0]]) && finite3(mesh->positions[f[1]]) && finite3(mesh->positions[f[2]]))
+        if (plush__finite3(mesh->positions[f[0]]) && plush__finite3(mesh->positions[f[1]]) && plush__finite3(mesh->positions[f[2]]))
             r->triangle[r->count++] = (uint32_t)t;
     }
     if (r->count == 0)
@@ -561,7 +557,7 @@ plush_status plush_render_stream_create(const plush_render_mesh *mesh, plush_ren
 static bool all_finite(const plush_render_mesh *mesh)
 {
     for (size_t i = 0; i < mesh->vertex_count; i++)
-        if (!finite3(mesh->positions[i]))
+        if (!plush__finite3(mesh->positions[i]))
             return false;
     return true;
 }

@@ -2,6 +2,7 @@
  * connected part of the cage). Presets and fields are in attach_params.c, reading the cage in
  * attach_proxy.c. */
 #include "plush/scene_attach.h"
+#include "core/common.h"
 #include "core/geom.h"
 #include "physics/rigid_shape.h"
 #include "scene/attach_internal.h"
@@ -14,11 +15,6 @@
 #include <string.h>
 
 static const char default_name[] = "plush cage";
-
-static plush_status no_memory(plush_diag *diag)
-{
-    return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
-}
 
 /* ---- the attached model -------------------------------------------------------------------------- */
 
@@ -118,7 +114,7 @@ static plush_status cage_vertices(const plush_pmx_model *m, const plush_cage_mes
         plush__point_grid_free(&grid);
         free(hint);
         free(normal);
-        return no_memory(diag);
+        return plush__no_memory(diag);
     }
     for (size_t k = 0; k < n; k++) {
         size_t nearest = plush__point_grid_nearest(&grid, cage->positions[k]);
@@ -180,7 +176,7 @@ static plush_status find_pins(attach_work *w, plush_diag *diag)
     size_t n = o->cage->vertex_count;
     bool *pin_bone = calloc(m->bone_count ? m->bone_count : 1, sizeof *pin_bone);
     bool *one = calloc(m->bone_count ? m->bone_count : 1, sizeof *one);
-    plush_status st = pin_bone && one ? PLUSH_OK : no_memory(diag);
+    plush_status st = pin_bone && one ? PLUSH_OK : plush__no_memory(diag);
     if (st == PLUSH_OK)
         st = mark_names(o->pin_bones, o->pin_bone_count, bone_name, m->bones, m->bone_count, "bone", pin_bone, diag);
     double need = o->pin_share > 0 ? o->pin_share : 0.5;
@@ -216,7 +212,7 @@ static plush_status find_anchors(attach_work *w, plush_diag *diag)
     const plush_attach_options *o = w->o;
     size_t n = o->cage->vertex_count;
     bool *named = calloc(m->rigid_body_count ? m->rigid_body_count : 1, sizeof *named);
-    plush_status st = named ? PLUSH_OK : no_memory(diag);
+    plush_status st = named ? PLUSH_OK : plush__no_memory(diag);
     for (size_t k = 0; k < n; k++)
         w->anchor[k] = -1;
     for (size_t a = 0; st == PLUSH_OK && a < o->anchor_count; a++) {
@@ -270,7 +266,7 @@ static plush_status find_pieces(attach_work *w, plush_diag *diag)
     if (!parent || !edges) {
         free(parent);
         free(edges);
-        return no_memory(diag);
+        return plush__no_memory(diag);
     }
     for (size_t t = 0; t < nt; t++) {
         parent[t] = (uint32_t)t;
@@ -301,7 +297,7 @@ static plush_status make_slots(attach_work *w, plush_diag *diag)
     uint32_t *mark = malloc(nv * sizeof *mark);
     size_t cap = nv + 16, n = 0;
     uint32_t *slots = malloc(cap * sizeof *slots);
-    plush_status st = mark && slots ? PLUSH_OK : no_memory(diag);
+    plush_status st = mark && slots ? PLUSH_OK : plush__no_memory(diag);
     for (size_t v = 0; st == PLUSH_OK && v < nv; v++)
         mark[v] = UINT32_MAX;
     for (size_t p = 0; st == PLUSH_OK && p < w->pieces; p++) {
@@ -314,7 +310,7 @@ static plush_status make_slots(attach_work *w, plush_diag *diag)
             if (n == cap) {
                 uint32_t *more = cap <= SIZE_MAX / 2 / sizeof *slots ? realloc(slots, 2 * cap * sizeof *slots) : NULL;
                 if (!more) {
-                    st = no_memory(diag);
+                    st = plush__no_memory(diag);
                     break;
                 }
                 slots = more, cap *= 2;
@@ -329,7 +325,7 @@ static plush_status make_slots(attach_work *w, plush_diag *diag)
     if (st == PLUSH_OK) {
         w->slot_vertex = plush_arena_array(plush_pmx_arena(w->out), n, sizeof *w->slot_vertex);
         if (!w->slot_vertex)
-            st = no_memory(diag);
+            st = plush__no_memory(diag);
         else
             memcpy(w->slot_vertex, slots, n * sizeof *slots);
         w->slots = n;
@@ -402,7 +398,7 @@ static plush_status add_piece(attach_work *w, size_t p, size_t *slot, const plus
     /* This piece's slots: the cage vertices its faces use, in increasing order. */
     uint32_t *local = calloc(cage->vertex_count, sizeof *local);
     if (!local)
-        return no_memory(diag);
+        return plush__no_memory(diag);
     size_t count = 0;
     for (size_t t = 0; t < cage->triangle_count; t++)
         for (int k = 0; k < 3 && w->face_piece[t] == p; k++) {
@@ -438,7 +434,7 @@ static plush_status add_piece(attach_work *w, size_t p, size_t *slot, const plus
     sb->pins = plush_arena_array(a, pins ? pins : 1, sizeof *sb->pins);
     sb->anchors = plush_arena_array(a, anchors ? anchors : 1, sizeof *sb->anchors);
     if (!sb->pins || !sb->anchors)
-        return no_memory(diag);
+        return plush__no_memory(diag);
     for (size_t s2 = first_slot; s2 < end; s2++) {
         uint32_t k = w->slot_vertex[s2];
         if (w->pinned[k])
@@ -475,7 +471,7 @@ static plush_status check_hold(attach_work *w, size_t p, const plush_pmx_soft_bo
         return PLUSH_OK;
     float(*pts)[3] = malloc(sb->pin_count * sizeof *pts);
     if (!pts)
-        return no_memory(diag);
+        return plush__no_memory(diag);
     for (size_t i = 0; i < sb->pin_count; i++)
         memcpy(pts[i], verts[sb->pins[i]].position, sizeof pts[i]);
     info->spins = !plush__attach_points_span((const float(*)[3])pts, sb->pin_count);
@@ -494,7 +490,7 @@ static plush_status piece_name(attach_work *w, size_t p, plush_str *out, plush_d
     size_t len = strlen(base);
     char *s = plush_arena_alloc(plush_pmx_arena(w->out), len + 24);
     if (!s)
-        return no_memory(diag);
+        return plush__no_memory(diag);
     int n = w->pieces > 1 ? snprintf(s, len + 24, "%s %zu", base, p + 1) : snprintf(s, len + 24, "%s", base);
     *out = (plush_str){.s = s, .len = (uint32_t)n};
     return PLUSH_OK;
@@ -522,7 +518,7 @@ static plush_status build(attach_work *w, plush_pmx_vertex *cage_verts, plush_at
     plush_pmx_soft_body *sbs = plush_arena_array(a, m->soft_body_count + w->pieces, sizeof *sbs);
     float(*auv)[4] = m->additional_uv ? plush_arena_array(a, nv * m->additional_uv, sizeof *auv) : NULL;
     if (!verts || !idx || !mats || !sbs || (m->additional_uv && !auv))
-        return no_memory(diag);
+        return plush__no_memory(diag);
     memcpy(verts, m->vertices, m->vertex_count * sizeof *verts);
     if (m->index_count)
         memcpy(idx, m->indices, m->index_count * sizeof *idx);
@@ -536,7 +532,7 @@ static plush_status build(attach_work *w, plush_pmx_vertex *cage_verts, plush_at
     w->cage = cage_verts;
     w->info = plush_arena_array(a, w->pieces, sizeof *w->info);
     if (!w->info)
-        return no_memory(diag);
+        return plush__no_memory(diag);
     memset(w->info, 0, w->pieces * sizeof *w->info);
     /* the searches: each cage vertex's nearest model vertex; with auto_pins each model vertex's nearest cage
      * vertex, and without named materials each cage vertex's nearest vertex of a material */
@@ -572,7 +568,7 @@ static plush_status build(attach_work *w, plush_pmx_vertex *cage_verts, plush_at
     }
     bool *held = malloc((cage->vertex_count ? cage->vertex_count : 1) * sizeof *held);
     if (!held)
-        return no_memory(diag);
+        return plush__no_memory(diag);
     for (size_t k = 0; k < cage->vertex_count; k++)
         held[k] = w->pinned[k] || w->anchor[k] >= 0;
     st = plush__attach_free_lengths(cage, w->face_piece, w->pieces, held, w->info, diag);
@@ -623,7 +619,7 @@ plush_status plush_attach(const plush_pmx_model *model, const plush_attach_optio
         free(anchor);
         free(piece);
         free(cage_verts);
-        return no_memory(diag);
+        return plush__no_memory(diag);
     }
     /* Everything the model holds, its arrays shared; the arena stays the new model's own. */
     plush_arena own = m->arena;

@@ -1,17 +1,13 @@
 /* Attach's automatic pins: each cage piece pinned where the part it covers hangs from bones no dynamic rigid
  * body moves (plush_attach_options.auto_pins; the rule is in plush/scene_attach.h). */
 #include "scene/attach_internal.h"
+#include "core/common.h"
 
 #include "core/geom.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-static plush_status no_memory(plush_diag *diag)
-{
-    return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
-}
 
 bool plush__attach_points_span(const float (*p)[3], size_t n)
 {
@@ -174,7 +170,7 @@ static plush_status cover(pin_work *w, plush_diag *diag)
     bool *drawn = malloc((m->vertex_count ? m->vertex_count : 1) * sizeof *drawn);
     uint32_t *drawn_vertex = NULL;
     if (!take || !votes || !material_of || !verts || !counts || !drawn) {
-        st = no_memory(diag);
+        st = plush__no_memory(diag);
         goto done;
     }
     for (size_t i = 0; i < w->o->material_count; i++) {
@@ -203,7 +199,7 @@ static plush_status cover(pin_work *w, plush_diag *diag)
             drawn[v] = material_of[v] >= 0;
         plush__point_grid grid;
         if (!subset_grid(m, drawn, &grid, &drawn_vertex)) {
-            st = no_memory(diag);
+            st = plush__no_memory(diag);
             goto done;
         }
         size_t most = 0;
@@ -529,19 +525,19 @@ plush_status plush__attach_auto_pins(const plush_pmx_model *m, const plush_attac
     plush_status st = PLUSH_OK;
     if (!dynamic || !w.held || !w.bone_w || !w.nearest || !w.dist || !w.covered || !w.list || !w.first || !w.share ||
         !nodes || !in_piece || !scratch || !order) {
-        st = no_memory(diag);
+        st = plush__no_memory(diag);
         goto done;
     }
     held_bones(m, dynamic, w.held);
     double reach = mean_edge(c);
     if (!nearest_nodes(&w)) {
-        st = no_memory(diag);
+        st = plush__no_memory(diag);
         goto done;
     }
     if ((st = cover(&w, diag)) != PLUSH_OK)
         goto done;
     if (!subset_grid(m, w.covered, &w.covered_grid, &w.covered_vertex)) {
-        st = no_memory(diag);
+        st = plush__no_memory(diag);
         goto done;
     }
     group(&w, reach);
@@ -618,7 +614,7 @@ plush_status plush__attach_free_lengths(const plush_cage_mesh *c, const uint32_t
     plush__dist_item *heap = malloc((half + nv + 1) * sizeof *heap);
     plush_status st = PLUSH_OK;
     if (!first || !to || !piece_of || !dist || !heap) {
-        st = no_memory(diag);
+        st = plush__no_memory(diag);
         goto done;
     }
     for (size_t t = 0; t < nt; t++)

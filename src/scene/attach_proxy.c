@@ -1,5 +1,6 @@
 /* Attach's proxy cage: read from an OBJ or a PMX file, vertices joined by position. */
 #include "plush/obj.h"
+#include "core/common.h"
 #include "core/geom.h"
 #include "plush/scene_attach.h"
 #include "plush/proxy.h"
@@ -12,11 +13,6 @@
 
 /* ---- reading a proxy ----------------------------------------------------------------------------- */
 
-static plush_status no_memory(plush_diag *diag)
-{
-    return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
-}
-
 /* Joins vertices at equal positions (the first in file order stands for them), drops unused ones and faces
  * that name a vertex twice, numbers the rest in file order. */
 static plush_status join_positions(const float (*pos)[3], size_t nv, const uint32_t *idx, size_t nt,
@@ -25,12 +21,12 @@ static plush_status join_positions(const float (*pos)[3], size_t nv, const uint3
     uint32_t *first = malloc((nv ? nv : 1) * sizeof *first);
     uint32_t *rep = malloc((nv ? nv : 1) * sizeof *rep), *number = malloc((nv ? nv : 1) * sizeof *number);
     uint32_t(*tris)[3] = plush_arena_array(arena, nt ? nt : 1, sizeof *tris);
-    plush_status st = first && rep && number && tris ? PLUSH_OK : no_memory(diag);
+    plush_status st = first && rep && number && tris ? PLUSH_OK : plush__no_memory(diag);
     for (size_t v = 0; st == PLUSH_OK && v < nv; v++)
         if (!isfinite(pos[v][0]) || !isfinite(pos[v][1]) || !isfinite(pos[v][2]))
             st = plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, "vertex", (int64_t)v, "position is not finite");
     if (st == PLUSH_OK && plush__weld_positions(pos, nv, rep, first) == SIZE_MAX)
-        st = no_memory(diag);
+        st = plush__no_memory(diag);
     if (st == PLUSH_OK) {
         for (size_t v = 0; v < nv; v++)
             rep[v] = first[rep[v]]; /* node -> the vertex that stands for it */
@@ -56,7 +52,7 @@ static plush_status join_positions(const float (*pos)[3], size_t nv, const uint3
         out->positions = plush_arena_array(arena, count ? count : 1, sizeof *out->positions);
         out->source = plush_arena_array(arena, count ? count : 1, sizeof *out->source);
         if (!out->positions || !out->source)
-            st = no_memory(diag);
+            st = plush__no_memory(diag);
         for (size_t v = 0; st == PLUSH_OK && v < nv; v++)
             if (number[v] != UINT32_MAX) {
                 memcpy(out->positions[number[v]], pos[v], sizeof *out->positions);
@@ -86,7 +82,7 @@ static plush_status proxy_from_pmx(const uint8_t *data, size_t size, plush_arena
         return st;
     float(*pos)[3] = malloc((m->vertex_count ? m->vertex_count : 1) * sizeof *pos);
     if (!pos)
-        st = no_memory(diag);
+        st = plush__no_memory(diag);
     for (size_t v = 0; st == PLUSH_OK && v < m->vertex_count; v++)
         memcpy(pos[v], m->vertices[v].position, sizeof pos[v]);
     if (st == PLUSH_OK && m->vertex_count > INT32_MAX)

@@ -13,17 +13,13 @@
  * apart: a driven bone whose cut name another bone shares is renamed in the baked PMX to the first ten
  * bytes of its name, '_' and its index (the summary counts them). */
 #include "core/geom.h"
+#include "core/common.h"
 #include "scene/bake_internal.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static plush_status no_memory(plush_diag *diag)
-{
-    return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
-}
 
 /* Whether bone a lies on b's chain (a == b, or a's parents reach b). */
 static bool below(const plush_pmx_model *m, int32_t a, int32_t b)
@@ -66,7 +62,7 @@ static plush_status vmd_names(plush_scene_bake *b, plush_diag *diag)
     size_t *len = malloc((nb ? nb : 1) * sizeof *len);
     b->physics_names = plush_arena_array(&b->arena, b->physics_bone_count ? b->physics_bone_count : 1,
                                          sizeof *b->physics_names);
-    plush_status st = cut && ok && len && b->physics_names ? PLUSH_OK : no_memory(diag);
+    plush_status st = cut && ok && len && b->physics_names ? PLUSH_OK : plush__no_memory(diag);
     for (size_t i = 0; st == PLUSH_OK && i < nb; i++)
         ok[i] = vmd_cut(sjis, m, i, cut[i], &len[i]);
     for (size_t k = 0; st == PLUSH_OK && k < b->physics_bone_count; k++) {
@@ -88,7 +84,7 @@ static plush_status vmd_names(plush_scene_bake *b, plush_diag *diag)
         int w = snprintf(text, sizeof text, "%s_%zu", prefix.s ? prefix.s : "", i);
         char *copy = w > 0 ? plush_arena_strdup(&b->arena, text, (size_t)w) : NULL;
         if (!copy) {
-            st = no_memory(diag);
+            st = plush__no_memory(diag);
             break;
         }
         b->physics_names[k] = (plush_str){.s = copy, .len = (uint32_t)w};
@@ -105,7 +101,7 @@ plush_status plush__bake_physics_begin(plush_scene_bake *b, plush_diag *diag)
     size_t nb = m->bone_count;
     bool *driven = plush_arena_array(&b->arena, nb ? nb : 1, sizeof *driven);
     if (!driven)
-        return no_memory(diag);
+        return plush__no_memory(diag);
     memset(driven, 0, (nb ? nb : 1) * sizeof *driven);
     size_t count = 0;
     b->physics_body_count = 0;
@@ -123,7 +119,7 @@ plush_status plush__bake_physics_begin(plush_scene_bake *b, plush_diag *diag)
     b->physics_bones = plush_arena_array(&b->arena, count ? count : 1, sizeof *b->physics_bones);
     b->physics_reach = plush_arena_array(&b->arena, count ? count : 1, sizeof *b->physics_reach);
     if (!b->physics_bones || !b->physics_reach)
-        return no_memory(diag);
+        return plush__no_memory(diag);
     count = 0;
     for (size_t i = 0; i < nb; i++)
         if (driven[i])
@@ -207,7 +203,7 @@ plush_status plush__bake_physics_frame(plush_scene_bake *b, const plush_anim *an
         float(*keys)[7] = cap <= SIZE_MAX / per / sizeof *keys ? realloc(b->physics_keys, cap * per * sizeof *keys)
                                                                : NULL;
         if (!keys)
-            return no_memory(diag);
+            return plush__no_memory(diag);
         b->physics_keys = keys;
         b->physics_capacity = cap;
     }
@@ -232,7 +228,7 @@ plush_status plush__bake_physics_keys(const plush_scene_bake *b, double toleranc
     const plush_pmx_model *m = b->binding->model;
     bool *keep = malloc((b->frame_count ? b->frame_count : 1) * sizeof *keep);
     if (!keep)
-        return no_memory(diag);
+        return plush__no_memory(diag);
     uint8_t interp[64];
     plush__bake_linear_interpolation(interp);
     double share = tolerance >= 0 ? tolerance / (double)b->physics_depth : tolerance;
@@ -266,7 +262,7 @@ plush_status plush__bake_physics_model(const plush_scene_bake *b, plush_pmx_mode
     const plush_pmx_model *m = b->binding->model;
     plush_pmx_rigid_body *bodies = plush_arena_array(plush_pmx_arena(o), m->rigid_body_count, sizeof *bodies);
     if (!bodies)
-        return no_memory(diag);
+        return plush__no_memory(diag);
     memcpy(bodies, m->rigid_bodies, m->rigid_body_count * sizeof *bodies);
     for (size_t r = 0; r < m->rigid_body_count; r++)
         if (bodies[r].mode != PLUSH_PMX_RIGID_FOLLOW_BONE && bodies[r].bone >= 0 && (size_t)bodies[r].bone < m->bone_count)

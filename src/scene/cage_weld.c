@@ -1,15 +1,11 @@
 /* The detailed surface a cage is built around: the chosen materials of a PMX model, welded by position
  * into one plain mesh for src/proxy's cage functions (plush_scene_cage_weld, plush/scene_proxy.h). */
 #include "plush/scene_proxy.h"
+#include "core/common.h"
 #include "core/geom.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-static plush_status no_memory(plush_diag *diag)
-{
-    return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
-}
 
 /* ---- welding across materials ------------------------------------------------------------------ */
 
@@ -88,7 +84,7 @@ static plush_status weld_faces(const plush_pmx_model *model, const bool *chosen,
     if (!node_of || !tris) {
         free(node_of);
         free(tris);
-        return no_memory(diag);
+        return plush__no_memory(diag);
     }
     for (size_t v = 0; v < model->vertex_count; v++)
         node_of[v] = -1;
@@ -122,7 +118,7 @@ static plush_status weld_faces(const plush_pmx_model *model, const bool *chosen,
         out->vertex_count = w->weld.count;
         out->triangle_count = t;
     } else {
-        st = no_memory(diag);
+        st = plush__no_memory(diag);
     }
     free(node_of);
     free(tris);
@@ -137,7 +133,7 @@ plush_status plush_scene_cage_weld(const plush_pmx_model *model, const char *con
         return plush_diag_fail(diag, PLUSH_E_RANGE, -1, NULL, -1, "mesh too large");
     bool *chosen = calloc(model->material_count ? model->material_count : 1, sizeof *chosen);
     if (!chosen)
-        return no_memory(diag);
+        return plush__no_memory(diag);
     size_t total = 0;
     plush_status st = choose(model, materials, material_count, chosen, diag);
     if (st == PLUSH_OK)
@@ -150,7 +146,7 @@ plush_status plush_scene_cage_weld(const plush_pmx_model *model, const char *con
     size_t most = total < model->vertex_count ? total : model->vertex_count;
     welder w = {.nrm = malloc((most + 1) * sizeof *w.nrm), .source = malloc((most + 1) * sizeof *w.source)};
     st = plush__weld_init(&w.weld, most) && w.nrm && w.source ? weld_faces(model, chosen, total, &w, arena, out, diag)
-                                                              : no_memory(diag);
+                                                              : plush__no_memory(diag);
     plush__weld_free(&w.weld);
     free(w.nrm);
     free(w.source);

@@ -1,5 +1,6 @@
 /* plush compare's engine: the measured surface, the metrics, and runs of the pipeline in lockstep. */
 #include "plush/scene_compare.h"
+#include "core/common.h"
 
 #include "core/geom.h"
 
@@ -7,8 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static plush_status nomem(plush_diag *diag) { return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory"); }
 
 /* ---- the surface ---------------------------------------------------------------------------------- */
 
@@ -38,7 +37,7 @@ static plush_status find_closed_pieces(plush_compare_surface *s, const uint32_t 
     edge_rec *edges = malloc((nf ? 3 * nf : 1) * sizeof *edges);
     if (!parent || !open || !counted || !edges) {
         free(parent), free(open), free(counted), free(edges);
-        return nomem(diag);
+        return plush__no_memory(diag);
     }
     plush__uf_init(parent, ids);
     size_t ne = 0;
@@ -96,7 +95,7 @@ static plush_status weld_vertices(const plush_compare_surface *s, const float (*
     free(points);
     free(node_of);
     if (nodes == SIZE_MAX)
-        return nomem(diag);
+        return plush__no_memory(diag);
     *ids = (uint32_t)nodes;
     return PLUSH_OK;
 }
@@ -121,7 +120,7 @@ plush_status plush_compare_surface_create(const float (*rest)[3], size_t vertex_
     uint32_t *weld = malloc((vertex_count ? vertex_count : 1) * sizeof *weld);
     plush_status st = PLUSH_OK;
     if (!s || !used || !weld) {
-        st = nomem(diag);
+        st = plush__no_memory(diag);
         goto fail;
     }
     s->triangle_count = index_count / 3;
@@ -131,7 +130,7 @@ plush_status plush_compare_surface_create(const float (*rest)[3], size_t vertex_
     s->triangles = plush_arena_array(&s->arena, s->triangle_count ? s->triangle_count : 1, sizeof *s->triangles);
     s->triangle_closed = plush_arena_array(&s->arena, s->triangle_count ? s->triangle_count : 1, 1);
     if (!s->vertices || !s->triangles || !s->triangle_closed) {
-        st = nomem(diag);
+        st = plush__no_memory(diag);
         goto fail;
     }
     memcpy(s->triangles, indices, index_count * sizeof *indices);
@@ -185,7 +184,7 @@ plush_status plush_compare_surface_from_model(const plush_pmx_model *model, plus
     float(*rest)[3] = malloc((model->vertex_count ? model->vertex_count : 1) * sizeof *rest);
     plush_status st = PLUSH_OK;
     if (!soft || !faces || !rest) {
-        st = nomem(diag);
+        st = plush__no_memory(diag);
         goto done;
     }
     for (size_t s = 0; s < model->soft_body_count; s++) {
@@ -450,7 +449,7 @@ plush_status plush_compare_create(const plush_compare_desc *desc, plush_compare 
                                    p);
     plush_compare *c = calloc(1, sizeof *c);
     if (!c)
-        return nomem(diag);
+        return plush__no_memory(diag);
     c->desc = *desc;
     plush_status st = plush_compare_surface_from_model(desc->model, &c->surface, diag);
     size_t nv = c->surface ? c->surface->vertex_count : 0, np = desc->pair_count;
@@ -464,7 +463,7 @@ plush_status plush_compare_create(const plush_compare_desc *desc, plush_compare 
         c->pair_surface = calloc(np ? np : 1, sizeof *c->pair_surface);
         if (!c->runs || !c->pairs || !c->run_frames || !c->pair_frames || !c->distances || !c->scratch ||
             !c->pair_surface)
-            st = nomem(diag);
+            st = plush__no_memory(diag);
     }
     for (size_t p = 0; st == PLUSH_OK && p < np; p++) {
         if (!desc->pairs[p].surface)
@@ -487,7 +486,7 @@ plush_status plush_compare_create(const plush_compare_desc *desc, plush_compare 
         c->normals_a = malloc(most * sizeof *c->normals_a);
         c->normals_b = malloc(most * sizeof *c->normals_b);
         if (!c->normals_a || !c->normals_b)
-            st = nomem(diag);
+            st = plush__no_memory(diag);
     }
     for (size_t i = 0; st == PLUSH_OK && i < desc->run_count; i++)
         st = create_run(c, i, diag);

@@ -2,6 +2,7 @@
  * expensive reference a proxy is measured against. The rules (faces, seams, pins, anchors, what mass and
  * pressure mean) are documented at plush_scene_direct_build in include/plush/scene.h. */
 #include "core/geom.h"
+#include "core/common.h"
 #include "scene/internal.h"
 
 #include <math.h>
@@ -31,8 +32,6 @@ typedef struct direct_ctx {
     plush_scene_direct_stats *stats;
     plush_diag *diag;
 } direct_ctx;
-
-static plush_status nomem(plush_diag *diag) { return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory"); }
 
 static float dist2(const float a[3], const float b[3])
 {
@@ -71,7 +70,7 @@ static plush_status collect_faces(direct_ctx *c)
     if (!row || !face_part) {
         free(row);
         free(face_part);
-        return nomem(c->diag);
+        return plush__no_memory(c->diag);
     }
     for (size_t v = 0; v < m->vertex_count; v++)
         row[v] = -1;
@@ -97,7 +96,7 @@ static plush_status collect_faces(direct_ctx *c)
     for (size_t k = 0; k < parts && st == PLUSH_OK; k++) {
         c->parts[k].faces = malloc((c->parts[k].face_count ? c->parts[k].face_count : 1) * 3 * sizeof(uint32_t));
         if (!c->parts[k].faces)
-            st = nomem(c->diag);
+            st = plush__no_memory(c->diag);
         c->parts[k].face_count = 0;
     }
     first = 0;
@@ -136,7 +135,7 @@ static plush_status lay_out_faces(direct_ctx *c)
     plush_pmx_material *mats = plush_arena_array(arena, m->material_count + used, sizeof *mats);
     uint32_t *idx = plush_arena_array(arena, m->index_count + extra, sizeof *idx);
     if (!mats || !idx)
-        return nomem(c->diag);
+        return plush__no_memory(c->diag);
     memcpy(mats, m->materials, m->material_count * sizeof *mats);
     memcpy(idx, m->indices, m->index_count * sizeof *idx);
     size_t mat = m->material_count, at = m->index_count;
@@ -152,7 +151,7 @@ static plush_status lay_out_faces(direct_ctx *c)
         x->name.s = plush_arena_strdup(arena, name, strlen(name));
         x->name.len = (uint32_t)strlen(name);
         if (!x->name.s)
-            return nomem(c->diag);
+            return plush__no_memory(c->diag);
         x->diffuse[0] = x->diffuse[1] = x->diffuse[2] = x->diffuse[3] = 1;
         x->texture = x->sphere_texture = x->toon = -1;
         x->index_count = (int32_t)(3 * (p->face_count + p->seam_count));
@@ -271,7 +270,7 @@ static plush_status sew(direct_ctx *c, direct_part *p, part_work *w)
     if (!grid || !pairs) {
         free(grid);
         free(pairs);
-        return nomem(c->diag);
+        return plush__no_memory(c->diag);
     }
     for (size_t i = 0; i < n; i++) {
         const float *x = mesh->nodes[i];
@@ -319,7 +318,7 @@ static plush_status sew(direct_ctx *c, direct_part *p, part_work *w)
     p->seams = malloc((unique ? unique : 1) * sizeof *p->seams);
     if (!p->seams) {
         free(pairs);
-        return nomem(c->diag);
+        return plush__no_memory(c->diag);
     }
     for (size_t i = 0; i < unique; i++) {
         p->seams[i][0] = (uint32_t)mesh->node_vertex[pairs[i][0]];
@@ -458,7 +457,7 @@ static plush_status write_holds(direct_ctx *c, size_t k, const uint8_t *hold, pa
     dsb->pins = plush_arena_array(arena, pins ? pins : 1, sizeof *dsb->pins);
     dsb->anchors = plush_arena_array(arena, anchors ? anchors : 1, sizeof *dsb->anchors);
     if (!dsb->pins || !dsb->anchors)
-        return nomem(c->diag);
+        return plush__no_memory(c->diag);
     dsb->pin_count = dsb->anchor_count = 0;
     for (size_t a = 0; a < mesh->node_count; a++) {
         int32_t q = w->hold_node[a];
@@ -572,7 +571,7 @@ static plush_status build_part(direct_ctx *c, size_t k, plush_pmx_soft_body *dsb
     plush_status st = plush_pmx_weld(c->out, p->material, &tmp, &w.mesh, &local);
     if (st != PLUSH_OK) {
         plush_arena_free(&tmp);
-        return st == PLUSH_E_NOMEM ? nomem(c->diag)
+        return st == PLUSH_E_NOMEM ? plush__no_memory(c->diag)
                                    : plush_diag_fail(c->diag, st, -1, "soft body", part->soft_body, "%s", local.message);
     }
     size_t n = w.mesh.node_count;
@@ -589,7 +588,7 @@ static plush_status build_part(direct_ctx *c, size_t k, plush_pmx_soft_body *dsb
     if (!w.reach || !w.piece || !w.hold_node || !degree || !hold || !longest || !held || !patch || !held_triangle ||
         !scratch) {
         plush_arena_free(&tmp);
-        return nomem(c->diag);
+        return plush__no_memory(c->diag);
     }
     edges_and_pieces(&w, degree);
     size_t pieces = 0;
@@ -646,7 +645,7 @@ plush_status plush_scene_direct_build(const plush_scene_binding *b, plush_pmx_mo
     direct_ctx c = {.b = b, .src = m, .stats = stats, .diag = diag};
     c.parts = calloc(b->proxy.part_count, sizeof *c.parts);
     c.out = plush_pmx_create();
-    plush_status st = c.parts && c.out ? collect_faces(&c) : nomem(diag);
+    plush_status st = c.parts && c.out ? collect_faces(&c) : plush__no_memory(diag);
     for (size_t k = 0; st == PLUSH_OK && k < b->proxy.part_count; k++) {
         stats->faces += c.parts[k].face_count;
         stats->bodies += c.parts[k].face_count > 0;
@@ -663,7 +662,7 @@ plush_status plush_scene_direct_build(const plush_scene_binding *b, plush_pmx_mo
         c.vertices = plush_arena_array(arena, m->vertex_count ? m->vertex_count : 1, sizeof *c.vertices);
         plush_pmx_soft_body *bodies = plush_arena_array(arena, m->soft_body_count, sizeof *bodies);
         if (!c.vertices || !bodies) {
-            st = nomem(diag);
+            st = plush__no_memory(diag);
         } else {
             memcpy(c.vertices, m->vertices, m->vertex_count * sizeof *c.vertices);
             memcpy(bodies, m->soft_bodies, m->soft_body_count * sizeof *bodies);

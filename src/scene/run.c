@@ -1,5 +1,6 @@
 /* The pipeline: one model instance stepped frame by frame (DESIGN.md, "One frame, as data flows"). */
 #include "scene/internal.h"
+#include "core/common.h"
 #include "scene/soft_measure.h"
 #include "scene/sink_internal.h"
 
@@ -59,8 +60,6 @@ static double now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static plush_status nomem(plush_diag *diag) { return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory"); }
-
 static plush_status alloc_buffers(plush_scene *sc, plush_diag *diag)
 {
     const plush_pmx_model *m = sc->model;
@@ -74,7 +73,7 @@ static plush_status alloc_buffers(plush_scene *sc, plush_diag *diag)
     sc->soft_resets = plush_arena_array(&sc->arena, m->soft_body_count ? m->soft_body_count : 1,
                                         sizeof *sc->soft_resets);
     if (!sc->positions || !sc->normals || !sc->globals || !sc->driven || !sc->pin_positions || !sc->soft_state)
-        return nomem(diag);
+        return plush__no_memory(diag);
     for (size_t v = 0; v < m->vertex_count; v++)
         memcpy(sc->pin_positions[v], m->vertices[v].position, sizeof sc->pin_positions[v]);
     return PLUSH_OK;
@@ -91,7 +90,7 @@ static plush_status collect_pins(plush_scene *sc, plush_diag *diag)
     bool *seen = calloc(m->vertex_count ? m->vertex_count : 1, 1);
     if (!sc->pinned || !seen) {
         free(seen);
-        return nomem(diag);
+        return plush__no_memory(diag);
     }
     for (size_t s = 0; s < m->soft_body_count; s++)
         for (uint32_t k = 0; k < m->soft_bodies[s].pin_count; k++) {
@@ -132,7 +131,7 @@ static plush_status setup_proxy(plush_scene *sc, plush_diag *diag)
     sc->node_buf = plush_arena_array(&sc->arena, largest, sizeof *sc->node_buf);
     if (!sc->rest_bound || !sc->rest_bound_normals || !sc->bound || !sc->bound_normals || !sc->proxy_nodes ||
         !sc->node_buf)
-        return nomem(diag);
+        return plush__no_memory(diag);
     for (size_t i = 0; i < b->vertex_count; i++) {
         const plush_pmx_vertex *v = &sc->model->vertices[b->vertices[i]];
         memcpy(sc->rest_bound[i], v->position, sizeof sc->rest_bound[i]);
@@ -186,7 +185,7 @@ static plush_status plan_bone_skinning(plush_scene *sc, plush_diag *diag)
     size_t n = sc->model->vertex_count;
     bool *skip = calloc(n ? n : 1, 1);
     if (!skip)
-        return nomem(diag);
+        return plush__no_memory(diag);
     if (sc->direct_model && sc->wm) {
         mark_direct_vertices(sc, skip);
     } else if (sc->binding) {
@@ -200,7 +199,7 @@ static plush_status plan_bone_skinning(plush_scene *sc, plush_diag *diag)
     sc->bone_runs = plush_arena_array(&sc->arena, runs ? runs : 1, sizeof *sc->bone_runs);
     if (!sc->bone_runs) {
         free(skip);
-        return nomem(diag);
+        return plush__no_memory(diag);
     }
     for (size_t v = 0; v < n; v++) {
         if (skip[v])
@@ -253,7 +252,7 @@ plush_status plush_scene_create(const plush_scene_desc *desc, plush_scene **out,
     plush_scene *sc = calloc(1, sizeof *sc);
     if (!sc || plush__texture_store_create(&sc->textures) != PLUSH_OK) {
         free(sc);
-        return nomem(diag);
+        return plush__no_memory(diag);
     }
     sc->desc = *desc;
     /* the defaults, resolved once: plush_scene_get_desc hands them to every caller */

@@ -1,5 +1,6 @@
 /* The baked PMX as a glTF mesh, skin and materials (sink_gltf_internal.h says how coordinates change). */
 #include "scene/sink_gltf_internal.h"
+#include "core/common.h"
 #include "plush/render.h"
 
 #include <math.h>
@@ -13,8 +14,6 @@ void plush__gltf_point(const float p[3], float out[3])
     out[1] = (float)(p[1] * PLUSH_GLTF_METRES_PER_UNIT);
     out[2] = (float)(-p[2] * PLUSH_GLTF_METRES_PER_UNIT);
 }
-
-static plush_status nomem(plush_diag *diag) { return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory"); }
 
 /* JOINTS_0 / WEIGHTS_0 of one vertex: each bone once (weights of a repeated bone added), zero weights
  * dropped, the sum made 1; a vertex without any weight follows the root, as PMX keeps it at rest. SDEF and
@@ -64,7 +63,7 @@ static plush_status build_vertices(const plush_pmx_model *m, gltf_model *g, plus
     uint16_t(*jnt)[4] = plush_arena_array(&g->arena, n, sizeof *jnt);
     float(*wgt)[4] = plush_arena_array(&g->arena, n, sizeof *wgt);
     if (!pos || !nrm || !uv || !jnt || !wgt)
-        return nomem(diag);
+        return plush__no_memory(diag);
     for (size_t v = 0; v < n; v++) {
         const plush_pmx_vertex *pv = &m->vertices[v];
         plush__gltf_point(pv->position, pos[v]);
@@ -94,7 +93,7 @@ static plush_status build_faces(const plush_pmx_model *m, gltf_model *g, plush_d
     uint32_t *idx = plush_arena_array(&g->arena, m->index_count ? m->index_count : 1, sizeof *idx);
     plush_gltf_primitive *prim = plush_arena_array(&g->arena, m->material_count ? m->material_count : 1, sizeof *prim);
     if (!idx || !prim)
-        return nomem(diag);
+        return plush__no_memory(diag);
     for (size_t i = 0; i + 2 < m->index_count; i += 3) {
         idx[i] = m->indices[i];
         idx[i + 1] = m->indices[i + 2];
@@ -129,7 +128,7 @@ static plush_status build_nodes(const plush_pmx_model *m, gltf_model *g, plush_d
     plush_gltf_node *nodes = plush_arena_array(&g->arena, n, sizeof *nodes);
     float(*ibm)[16] = plush_arena_array(&g->arena, n, sizeof *ibm);
     if (!nodes || !ibm)
-        return nomem(diag);
+        return plush__no_memory(diag);
     nodes[0] = (plush_gltf_node){.name = m->name.len ? m->name.s : "model", .parent = -1, .rotation = {0, 0, 0, 1}};
     for (size_t j = 0; j < n; j++) {
         for (int k = 0; k < 16; k++)
@@ -225,7 +224,7 @@ static plush_status build_materials(const plush_pmx_model *m, const plush_str *t
     char **paths = calloc(tn, sizeof *paths);
     if (!mats || !image_of || !translucent || !d->images || !g->image_data || !paths) {
         free(paths);
-        return nomem(diag);
+        return plush__no_memory(diag);
     }
     for (size_t t = 0; t < tn; t++)
         image_of[t] = -2;
@@ -274,7 +273,7 @@ plush_status plush__gltf_model_build(const plush_pmx_model *baked, const plush_s
     if (st == PLUSH_OK) {
         g->vertex_morph = plush_arena_array(&g->arena, baked->morph_count ? baked->morph_count : 1, sizeof *g->vertex_morph);
         if (!g->vertex_morph)
-            st = nomem(diag);
+            st = plush__no_memory(diag);
         for (size_t i = 0; st == PLUSH_OK && i < baked->morph_count; i++)
             if (baked->morphs[i].kind == PLUSH_PMX_MORPH_VERTEX)
                 g->vertex_morph[g->vertex_morphs++] = (int32_t)i;
@@ -292,7 +291,7 @@ plush_status plush__gltf_model_targets(const plush_pmx_model *baked, const bool 
         n += used[i];
     plush_gltf_target *targets = plush_arena_array(&g->arena, n ? n : 1, sizeof *targets);
     if (!targets)
-        return nomem(diag);
+        return plush__no_memory(diag);
     size_t t = 0;
     for (size_t i = 0; i < g->vertex_morphs; i++) {
         if (!used[i])
@@ -300,7 +299,7 @@ plush_status plush__gltf_model_targets(const plush_pmx_model *baked, const bool 
         const plush_pmx_morph *mo = &baked->morphs[g->vertex_morph[i]];
         float(*off)[3] = plush_arena_array(&g->arena, baked->vertex_count, sizeof *off);
         if (!off)
-            return nomem(diag);
+            return plush__no_memory(diag);
         for (uint32_t k = 0; k < mo->offset_count; k++) {
             const plush_pmx_morph_vertex *mv = &mo->offsets.vertex[k];
             if (mv->vertex < 0 || (size_t)mv->vertex >= baked->vertex_count)

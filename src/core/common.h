@@ -1,0 +1,19 @@
+/* Two helpers every module uses, defined once: the out-of-memory failure and the finite-point test. */
+#ifndef PLUSH_CORE_COMMON_H
+#define PLUSH_CORE_COMMON_H
+
+#include "plush/core.h"
+
+#include <math.h>
+#include <stdbool.h>
+
+/* Fails diag with PLUSH_E_NOMEM, "out of memory" (no section or item), and returns PLUSH_E_NOMEM. */
+plush_status plush__no_memory(plush_diag *diag);
+
+/* All three coordinates finite. */
+static inline bool plush__finite3(const float p[3])
+{
+    return isfinite(p[0]) && isfinite(p[1]) && isfinite(p[2]);
+}
+
+#endif
