@@ -45,12 +45,14 @@ typedef struct plush_world_model plush_world_model;
 /* The default step guard: 2^20 fixed steps per plush_world_step (4.8 hours of simulated time at 60 Hz),
  * so every real frame, at any frame and physics rate, simulates all of its time. */
 #define PLUSH_WORLD_MAX_SUBSTEPS (1 << 20)
+/* The fixed physics rate when none is given (MMD steps at 60 Hz). */
+#define PLUSH_WORLD_DEFAULT_HZ 60
 
 /* Zero fields mean the defaults. */
 typedef struct plush_world_desc {
     float gravity[3];         /* all zero: (0, -98, 0) */
     bool no_gravity;          /* a weightless world (gravity is then ignored) */
-    float physics_hz;         /* fixed step rate; 0: 60 (120 works as well) */
+    float physics_hz;         /* fixed step rate; 0: PLUSH_WORLD_DEFAULT_HZ (120 works as well) */
     int max_substeps;         /* guard against a pathological dt: fixed steps one plush_world_step may
                                  take; 0: PLUSH_WORLD_MAX_SUBSTEPS. Time beyond is dropped with a warning
                                  and counted (plush_world_dropped_time) */

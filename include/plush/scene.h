@@ -208,6 +208,8 @@ typedef enum plush_scene_mode {
 
 /* Frame numbers a scene accepts: 0 up to this (a bound that keeps float frames exact to a hundredth). */
 #define PLUSH_SCENE_MAX_FRAME 10000000.0
+/* Output frames per second when none is given: VMD keys are at 30 per second. */
+#define PLUSH_SCENE_DEFAULT_FPS 30
 /* The patch a triangle's frame is fitted to by default (plush_proxy_patch_shape): the cage nodes within 4
  * edge steps and those within 0.4 of their piece's bounding-box diagonal, along the cage's edges. */
 #define PLUSH_SCENE_PATCH_RINGS 4
@@ -219,7 +221,7 @@ typedef struct plush_scene_desc {
     const plush_vmd_motion *motion;        /* NULL: no motion (a pose, or rest) */
     const plush_vpd_pose *pose;            /* used when motion is NULL; NULL: rest */
     plush_scene_mode mode;
-    float fps;                             /* output frames per second; 0: 30 (VMD keys are at 30) */
+    float fps;                             /* output frames per second; 0: PLUSH_SCENE_DEFAULT_FPS */
     bool no_physics;                       /* no world at all: bones and morphs only (mode bones) */
     plush_world_desc world;                /* physics rate (0: 60 Hz), ground, blow-up guard */
     plush_scene_bind_options bind;         /* proxy and direct modes: binding options (seed mode, materials

@@ -49,7 +49,7 @@ static plush_status apply_defaults(const plush_world_desc *in, plush_world_desc 
     else if (d->gravity[0] == 0 && d->gravity[1] == 0 && d->gravity[2] == 0)
         d->gravity[1] = -98.0f;
     if (d->physics_hz == 0)
-        d->physics_hz = 60;
+        d->physics_hz = PLUSH_WORLD_DEFAULT_HZ;
     if (d->max_substeps == 0)
         d->max_substeps = PLUSH_WORLD_MAX_SUBSTEPS;
     if (d->air_density == 0)

@@ -224,7 +224,7 @@ void plush__world_soft_after_substep(plush_world_model *wm, int k, int n, uint64
         world_soft *s = active(wm, i);
         if (!s)
             continue;
-        float dt = s->dt > 0 ? s->dt : 1.0f / (wm->world->desc.physics_hz > 0 ? wm->world->desc.physics_hz : 60.0f);
+        float dt = s->dt > 0 ? s->dt : 1.0f / (wm->world->desc.physics_hz > 0 ? wm->world->desc.physics_hz : (float)PLUSH_WORLD_DEFAULT_HZ);
         bc->soft_get_nodes(s->bc, 0, s->node_count, s->scratch_x, s->scratch_v, NULL);
         double speed = 0;
         int64_t bad = find_blowup(s, dt, limit, &speed);

@@ -198,7 +198,8 @@ plush_status plush__compare_write_report(const plush_compare_study *s, float siz
     buf_printf(&md, ".\n");
     buf_printf(&md, "- Input: `%s`%s%s, %u frames at %g fps, physics %g Hz.\n", s->desc.model_file,
                s->desc.motion_file ? ", motion " : "", s->desc.motion_file ? s->desc.motion_file : "", s->frames,
-               (double)(s->desc.fps ? s->desc.fps : 30), (double)(s->desc.physics_hz ? s->desc.physics_hz : 60));
+               (double)(s->desc.fps ? s->desc.fps : PLUSH_SCENE_DEFAULT_FPS),
+               (double)(s->desc.physics_hz ? s->desc.physics_hz : PLUSH_WORLD_DEFAULT_HZ));
     buf_printf(&md, s->desc.seed ? "- Proxy skinning: the original method (`--seed`): nearest four triangles, percent "
                                    "weights, each triangle's own frame.\n"
                                  : "- Proxy skinning: weights smoothed over the surface (reach %g proxy edges), frames "

@@ -154,7 +154,7 @@ static plush_status study_frames(const plush_compare_study_desc *desc, float fps
 static plush_status study_start(plush_compare_study *s, plush_diag *diag)
 {
     const plush_compare_study_desc *desc = &s->desc;
-    plush_status st = study_frames(desc, desc->fps ? desc->fps : 30, &s->frames, diag);
+    plush_status st = study_frames(desc, desc->fps ? desc->fps : PLUSH_SCENE_DEFAULT_FPS, &s->frames, diag);
     if (st != PLUSH_OK)
         return st;
     s->own_proxy = plush_compare_has_proxy(s->model);

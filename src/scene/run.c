@@ -10,7 +10,7 @@
 #include <time.h>
 
 /* VMD keys count frames at 30 per second whatever the output rate. */
-#define VMD_FPS 30.0
+#define VMD_FPS 30.0 /* VMD keys are at 30 per second, whatever the output rate */
 
 struct plush_scene {
     plush_scene_desc desc;
@@ -257,9 +257,9 @@ plush_status plush_scene_create(const plush_scene_desc *desc, plush_scene **out,
     sc->desc = *desc;
     /* the defaults, resolved once: plush_scene_get_desc hands them to every caller */
     if (sc->desc.fps == 0)
-        sc->desc.fps = 30;
+        sc->desc.fps = PLUSH_SCENE_DEFAULT_FPS;
     if (sc->desc.world.physics_hz == 0)
-        sc->desc.world.physics_hz = 60;
+        sc->desc.world.physics_hz = PLUSH_WORLD_DEFAULT_HZ;
     if (sc->desc.world.max_substeps == 0)
         sc->desc.world.max_substeps = PLUSH_WORLD_MAX_SUBSTEPS;
     sc->model = desc->model;

@@ -316,7 +316,7 @@ static plush_status gltf_create(const plush_scene *scene, const plush_scene_outp
     if (s) {
         s->base.ops = &gltf_ops;
         s->source = desc.model;
-        s->fps = desc.fps > 0 ? desc.fps : 30.0f;
+        s->fps = desc.fps; /* resolved: plush_scene_get_desc gives the defaults */
         s->stretch = desc.skin.stretch;
         s->morphs = desc.model->morph_count;
         s->bones = desc.model->bone_count + 1;
