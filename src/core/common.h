@@ -1,4 +1,5 @@
-/* Two helpers every module uses, defined once: the out-of-memory failure and the finite-point test. */
+/* Helpers every module uses, defined once: the out-of-memory failure, warnings passed between diags, the
+ * finite-point test. */
 #ifndef PLUSH_CORE_COMMON_H
 #define PLUSH_CORE_COMMON_H
 
@@ -9,6 +10,11 @@
 
 /* Fails diag with PLUSH_E_NOMEM, "out of memory" (no section or item), and returns PLUSH_E_NOMEM. */
 plush_status plush__no_memory(plush_diag *diag);
+
+/* Passes from's warnings on to to (NULL: nothing), each led by "prefix: " when prefix is not NULL; those
+ * from did not keep are added to to's count, so the total stays true (the CLI says how many it did not
+ * show). */
+void plush__diag_forward(plush_diag *to, const plush_diag *from, const char *prefix);
 
 /* All three coordinates finite. */
 static inline bool plush__finite3(const float p[3])

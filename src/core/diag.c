@@ -1,4 +1,5 @@
 /* Status texts and diagnostics: the first error wins, warnings are counted. */
+#include "core/common.h"
 #include "plush/core.h"
 
 #include <stdarg.h>
@@ -94,4 +95,18 @@ int plush_diag_format(const plush_diag *diag, char *buf, size_t size)
 plush_status plush__no_memory(plush_diag *diag)
 {
     return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+}
+
+void plush__diag_forward(plush_diag *to, const plush_diag *from, const char *prefix)
+{
+    if (!to || !from)
+        return;
+    uint32_t kept = from->warning_count < PLUSH_DIAG_KEPT_WARNINGS ? from->warning_count : PLUSH_DIAG_KEPT_WARNINGS;
+    for (uint32_t i = 0; i < kept; i++) {
+        if (prefix)
+            plush_diag_warn(to, -1, NULL, -1, "%s: %s", prefix, from->warnings[i]);
+        else
+            plush_diag_warn(to, -1, NULL, -1, "%s", from->warnings[i]);
+    }
+    to->warning_count += from->warning_count - kept;
 }

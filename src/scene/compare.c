@@ -375,15 +375,12 @@ static bool scene_mode(int kind, int *mode, char *reason, size_t size)
     }
 }
 
-/* Passes a run's warnings on to the caller's diag, named by the run. */
+/* Passes a run's warnings on to the caller's diag, named by the run ("proxy run: ..."). */
 static void forward_warnings(const compare_run *r, const plush_diag *local, plush_diag *diag)
 {
-    uint32_t kept = local->warning_count < PLUSH_DIAG_KEPT_WARNINGS ? local->warning_count : PLUSH_DIAG_KEPT_WARNINGS;
-    for (uint32_t i = 0; i < kept; i++)
-        plush_diag_warn(diag, -1, NULL, -1, "%s run: %s", r->name, local->warnings[i]);
-    if (local->warning_count > kept)
-        plush_diag_warn(diag, -1, NULL, -1, "%s run: %u more warnings", r->name,
-                        (unsigned)(local->warning_count - kept));
+    char prefix[96];
+    snprintf(prefix, sizeof prefix, "%s run", r->name);
+    plush__diag_forward(diag, local, prefix);
 }
 
 static plush_status create_run(plush_compare *c, size_t i, plush_diag *diag)

@@ -1,5 +1,6 @@
 /* Export "pmx+vmd": the bake (scene.h, plush_scene_bake_*) as a sink -- a key per frame for every
  * pseudo-bone, both files written when the run ends, the textures named from OUTDIR (or copied there). */
+#include "core/common.h"
 #include "scene/bake_internal.h"
 #include "scene/sink_internal.h"
 
@@ -33,17 +34,6 @@ static plush_status bake_frame(plush_scene_sink *s, const plush_scene *scene, ui
     return st == PLUSH_OK ? st : plush__sink_fail(diag, &local);
 }
 
-/* The writer's warnings (missing textures) into the run's diag. */
-static void forward_warnings(plush_diag *diag, const plush_diag *local)
-{
-    if (!diag)
-        return;
-    uint32_t kept = local->warning_count < PLUSH_DIAG_KEPT_WARNINGS ? local->warning_count : PLUSH_DIAG_KEPT_WARNINGS;
-    for (uint32_t i = 0; i < kept; i++)
-        plush_diag_warn(diag, -1, NULL, -1, "%s", local->warnings[i]);
-    diag->warning_count += local->warning_count - kept;
-}
-
 static plush_status bake_end(plush_scene_sink *s, const plush_scene *scene, plush_diag *diag)
 {
     (void)scene;
@@ -61,7 +51,7 @@ static plush_status bake_end(plush_scene_sink *s, const plush_scene *scene, plus
                         "the baked motion holds %zu keys: MMD loads at most %u; a larger --bake-tolerance "
                         "or fewer --bake-bones brings it under",
                         b->stats.keys, PLUSH__MMD_MAX_KEYS);
-    forward_warnings(diag, &local);
+    plush__diag_forward(diag, &local, NULL); /* the writer's warnings: missing textures */
     return st == PLUSH_OK ? st : plush__sink_fail(diag, &local);
 }
 

@@ -11,6 +11,7 @@
  * (sink_gltf_internal.h) as LINEAR keys at time frame / fps; joints that never leave their rest pose get
  * no channel. The vertex morphs that are ever non-zero (after group morphs) become morph targets with
  * their effective weights animated at every frame. */
+#include "core/common.h"
 #include "core/geom.h"
 #include "scene/bake_internal.h"
 #include "scene/sink_gltf_internal.h"
@@ -259,8 +260,7 @@ static plush_status gltf_end(plush_scene_sink *sk, const plush_scene *scene, plu
     plush__gltf_model_free(&g);
     plush_pmx_free(baked);
     /* warnings (missing textures, SDEF/QDEF) go to the run's diag as well */
-    for (uint32_t i = 0; diag && i < local.warning_count && i < PLUSH_DIAG_KEPT_WARNINGS; i++)
-        plush_diag_warn(diag, -1, NULL, -1, "%s", local.warnings[i]);
+    plush__diag_forward(diag, &local, NULL);
     return st == PLUSH_OK ? st : plush__sink_fail(diag, &local);
 }
 
