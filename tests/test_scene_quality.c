@@ -83,6 +83,23 @@ static void test_seam_and_open(void **state)
     plush_quality_measure(q, cube_v, &f);
     assert_true(isnan(f.volume_ratio));
     plush_quality_destroy(q);
+    /* a closed cube beside an open sheet (a toy with a skirt): the cube's volume is measured, as plush
+     * compare measures the closed pieces; squashing the cube shows, moving the sheet does not */
+    float w[12][3];
+    memcpy(w, cube_v, sizeof cube_v);
+    const float sheet[4][3] = {{3, 0, 0}, {4, 0, 0}, {4, 1, 0}, {3, 1, 0}};
+    memcpy(w[8], sheet, sizeof sheet);
+    uint32_t u[14][3];
+    memcpy(u, cube_t, sizeof cube_t);
+    const uint32_t st[2][3] = {{8, 9, 10}, {8, 10, 11}};
+    memcpy(u[12], st, sizeof st);
+    q = make((const float(*)[3])w, 12, (const uint32_t(*)[3])u, 14);
+    for (int k = 4; k < 8; k++)
+        w[k][2] = 0.5f;   /* the cube squashed to half its height */
+    w[10][2] = 2;         /* and the sheet lifted at a corner */
+    plush_quality_measure(q, (const float(*)[3])w, &f);
+    assert_true(fabs(f.volume_ratio - 0.5) < 1e-6);
+    plush_quality_destroy(q);
 }
 
 /* Two layers: the cube's faces, and a second copy of its first corner (vertex 8, an inner layer's vertex

@@ -25,7 +25,8 @@ typedef struct plush_quality_figures {
     double strain_p50, strain_p99, strain_p999, strain_max;
     double strain_outside;        /* share of the edges whose strain is outside [2/3, 3/2] */
     double crease_p99, crease_max; /* degrees */
-    double volume_ratio;          /* NaN when the surface is not closed */
+    double volume_ratio;          /* of the closed pieces (every edge with exactly two faces); NaN when
+                                   * no piece is closed */
     double tear;                  /* the largest distance between two vertices that shared their rest
                                    * position (one of them on the measured faces): layers torn apart */
     size_t edges, folds;          /* edges measured; edges with two faces (crease) */

@@ -34,7 +34,8 @@ struct plush_quality {
     uint32_t (*faces)[3];         /* vertex indices (one per welded node), degenerate faces left out */
     q_pair *edges;                /* the edges with a rest length: vertex indices, rest length */
     q_pair *folds;                /* the edges with exactly two faces: those faces, rest dihedral (degrees) */
-    bool closed;
+    bool closed;                  /* some piece is closed (every edge of it has exactly two faces) */
+    uint8_t *face_closed;         /* per face: its piece is closed (the volume counts it) */
     double rest_volume;
     float (*normals)[3];          /* per face, this frame's */
     size_t layer_count;           /* vertices sharing a surface node's rest position with the one standing */
@@ -58,7 +59,8 @@ static inline float normal_angle(const float a[3], const float b[3])
     return fast_acos(a[0] * b[0] + a[1] * b[1] + a[2] * b[2]) * (180.0f / 3.14159265f);
 }
 
-/* Unit normals of the faces and, with them, the signed volume (1/6 sum of a . (b x c), in double). */
+/* Unit normals of the faces and, with them, the signed volume of the closed pieces (1/6 sum of
+ * a . (b x c) over their faces, in double). */
 static double faces_pass(const plush_quality *q, const float (*p)[3], float (*normals)[3])
 {
     double v = 0;
@@ -70,6 +72,8 @@ static double faces_pass(const plush_quality *q, const float (*p)[3], float (*no
         float len = sqrtf(n0 * n0 + n1 * n1 + n2 * n2);
         float inv = len > 0 ? 1.0f / len : NAN;
         normals[f][0] = n0 * inv, normals[f][1] = n1 * inv, normals[f][2] = n2 * inv;
+        if (!q->face_closed[f])
+            continue;
         v += (double)a[0] * ((double)b[1] * c[2] - (double)b[2] * c[1]) -
              (double)a[1] * ((double)b[0] * c[2] - (double)b[2] * c[0]) +
              (double)a[2] * ((double)b[0] * c[1] - (double)b[1] * c[0]);
@@ -89,7 +93,9 @@ typedef struct half_edge {
 
 /* Edges from the faces' half-edges, by (lower node, higher node, face): a counting sort on the lower node,
  * an insertion sort within each (a node has a handful of edges). An edge with exactly two faces is a fold.
- * Writes node pairs into edge_a/edge_b (turned into vertices by the caller). */
+ * Writes node pairs into edge_a/edge_b (turned into vertices by the caller). Faces joined by edges make
+ * pieces; a piece is closed when every edge of it has exactly two faces, and only closed pieces enclose a
+ * volume (a skirt beside a closed toy does not make the toy's volume unmeasurable; plush compare's rule). */
 static bool build_edges(plush_quality *q, const uint32_t (*faces)[3], size_t node_count)
 {
     size_t nh = 3 * q->face_count;
@@ -97,7 +103,12 @@ static bool build_edges(plush_quality *q, const uint32_t (*faces)[3], size_t nod
     half_edge *h = malloc((nh ? nh : 1) * sizeof *h);
     q->edges = malloc((nh ? nh : 1) * sizeof *q->edges);
     q->folds = malloc((nh ? nh : 1) * sizeof *q->folds);
-    bool ok = start && h && q->edges && q->folds;
+    q->face_closed = malloc(q->face_count ? q->face_count : 1);
+    uint32_t *piece = malloc((q->face_count ? q->face_count : 1) * sizeof *piece);
+    uint8_t *open = calloc(q->face_count ? q->face_count : 1, 1);
+    bool ok = start && h && q->edges && q->folds && q->face_closed && piece && open;
+    if (ok)
+        plush__uf_init(piece, q->face_count);
     for (size_t f = 0; ok && f < q->face_count; f++)
         for (int k = 0; k < 3; k++) {
             uint32_t a = faces[f][k], b = faces[f][(k + 1) % 3];
@@ -111,7 +122,6 @@ static bool build_edges(plush_quality *q, const uint32_t (*faces)[3], size_t nod
             h[start[a < b ? a : b]++] = (half_edge){.hi = a < b ? b : a, .face = (uint32_t)f};
         }
     /* start[n] is now the end of node n's run (the start of n + 1's) */
-    q->closed = ok && nh > 0;
     for (size_t n = 0, i = 0; ok && n < node_count; n++) {
         size_t end = start[n];
         for (size_t j = i + 1; j < end; j++) {
@@ -128,12 +138,25 @@ static bool build_edges(plush_quality *q, const uint32_t (*faces)[3], size_t nod
             q->edges[q->edge_count++] = (q_pair){.a = (uint32_t)n, .b = h[i].hi};
             if (j - i == 2)
                 q->folds[q->fold_count++] = (q_pair){.a = h[i].face, .b = h[i + 1].face};
-            q->closed &= j - i == 2;
+            for (size_t k = i + 1; k < j; k++)
+                plush__uf_union(piece, h[i].face, h[k].face);
+            if (j - i != 2)
+                open[h[i].face] = 1; /* its piece is open (or pinched) */
             i = j;
         }
     }
+    for (size_t f = 0; ok && f < q->face_count; f++)
+        if (open[f])
+            open[plush__uf_find(piece, (uint32_t)f)] = 1;
+    q->closed = false;
+    for (size_t f = 0; ok && f < q->face_count; f++) {
+        q->face_closed[f] = !open[plush__uf_find(piece, (uint32_t)f)];
+        q->closed |= q->face_closed[f] != 0;
+    }
     free(start);
     free(h);
+    free(piece);
+    free(open);
     return ok;
 }
 
@@ -405,6 +428,7 @@ void plush_quality_destroy(plush_quality *q)
         return;
     free(q->faces);
     free(q->edges);
+    free(q->face_closed);
     free(q->folds);
     free(q->layers);
     free(q->normals);
