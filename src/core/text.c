@@ -4,6 +4,7 @@
 #include "plush/core.h"
 
 #include <stdint.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -312,4 +313,59 @@ bool plush__text_contains(const char *text, size_t len, const char *needle, size
             return true;
     }
     return false;
+}
+
+bool plush__parse_decimal(const char *s, size_t n, double *out)
+{
+    size_t i = 0;
+    bool neg = false;
+    if (i < n && (s[i] == '+' || s[i] == '-'))
+        neg = s[i++] == '-';
+    uint64_t mant = 0;
+    int digits = 0;
+    long exp10 = 0;
+    bool any = false;
+    for (; i < n && s[i] >= '0' && s[i] <= '9'; i++, any = true) {
+        if (digits < 19) {
+            mant = mant * 10 + (uint64_t)(s[i] - '0');
+            digits += mant != 0;
+        } else {
+            exp10++;
+        }
+    }
+    if (i < n && s[i] == '.')
+        for (i++; i < n && s[i] >= '0' && s[i] <= '9'; i++, any = true)
+            if (digits < 19) {
+                mant = mant * 10 + (uint64_t)(s[i] - '0');
+                digits += mant != 0;
+                exp10--;
+            }
+    if (!any)
+        return false;
+    if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+        i++;
+        bool eneg = false;
+        if (i < n && (s[i] == '+' || s[i] == '-'))
+            eneg = s[i++] == '-';
+        if (i >= n || s[i] < '0' || s[i] > '9')
+            return false;
+        long e = 0;
+        for (; i < n && s[i] >= '0' && s[i] <= '9'; i++)
+            if (e < 100000)
+                e = e * 10 + (s[i] - '0');
+        exp10 += eneg ? -e : e;
+    }
+    if (i != n)
+        return false;
+    double v = (double)mant;
+    if (mant != 0 && exp10 != 0) {
+        if (exp10 < -400)
+            v = 0;
+        else if (exp10 > 400)
+            v = INFINITY;
+        else
+            v = exp10 < 0 ? v / pow(10.0, (double)-exp10) : v * pow(10.0, (double)exp10);
+    }
+    *out = neg ? -v : v;
+    return true;
 }

@@ -2,6 +2,7 @@
  * cursor that knows its line; positions and triangles grow in malloc'd arrays and move into the model's
  * arena at the end. */
 #include "plush/obj.h"
+#include "core/text.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -123,63 +124,6 @@ static void end_line(obj_parser *ps)
 
 /* ---- numbers --------------------------------------------------------------------------------- */
 
-/* [sign] digits [. digits] [e [sign] digits], or [sign] . digits; locale-free. Up to 19 significant
- * digits are kept exactly, far more than a float holds. */
-static bool parse_decimal(const uint8_t *s, size_t n, double *out)
-{
-    size_t i = 0;
-    bool neg = false;
-    if (i < n && (s[i] == '+' || s[i] == '-'))
-        neg = s[i++] == '-';
-    uint64_t mant = 0;
-    int digits = 0;
-    long exp10 = 0;
-    bool any = false;
-    for (; i < n && s[i] >= '0' && s[i] <= '9'; i++, any = true) {
-        if (digits < 19) {
-            mant = mant * 10 + (uint64_t)(s[i] - '0');
-            digits += mant != 0;
-        } else {
-            exp10++;
-        }
-    }
-    if (i < n && s[i] == '.')
-        for (i++; i < n && s[i] >= '0' && s[i] <= '9'; i++, any = true)
-            if (digits < 19) {
-                mant = mant * 10 + (uint64_t)(s[i] - '0');
-                digits += mant != 0;
-                exp10--;
-            }
-    if (!any)
-        return false;
-    if (i < n && (s[i] == 'e' || s[i] == 'E')) {
-        i++;
-        bool eneg = false;
-        if (i < n && (s[i] == '+' || s[i] == '-'))
-            eneg = s[i++] == '-';
-        if (i >= n || s[i] < '0' || s[i] > '9')
-            return false;
-        long e = 0;
-        for (; i < n && s[i] >= '0' && s[i] <= '9'; i++)
-            if (e < 100000)
-                e = e * 10 + (s[i] - '0');
-        exp10 += eneg ? -e : e;
-    }
-    if (i != n)
-        return false;
-    double v = (double)mant;
-    if (mant != 0 && exp10 != 0) {
-        if (exp10 < -400)
-            v = 0;
-        else if (exp10 > 400)
-            v = INFINITY;
-        else
-            v = exp10 < 0 ? v / pow(10.0, (double)-exp10) : v * pow(10.0, (double)exp10);
-    }
-    *out = neg ? -v : v;
-    return true;
-}
-
 /* A whole optionally signed decimal integer; false when malformed or beyond +-2^40. */
 static bool parse_int(const uint8_t *s, size_t n, int64_t *out)
 {
@@ -207,7 +151,7 @@ static plush_status read_position(obj_parser *ps, size_t keyword_at)
     size_t count = 0, s, l;
     while (next_token(ps, &s, &l)) {
         double d;
-        if (!parse_decimal(ps->p + s, l, &d))
+        if (!plush__parse_decimal((const char *)ps->p + s, l, &d))
             return fail_at(ps, PLUSH_E_FORMAT, s, "%s: malformed number", "v");
         if (!isfinite(d) || !isfinite((float)d))
             return fail_at(ps, PLUSH_E_FORMAT, s, "%s: number out of range", "v");

@@ -5,6 +5,7 @@
  * offsets in diagnostics stay offsets into the file. Trail bytes can look like ASCII letters or braces,
  * but only inside a name, and a name runs to the end of its line. */
 #include "plush/vpd.h"
+#include "core/text.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -89,59 +90,6 @@ static plush_status take_name(vpd_parser *ps, size_t from, size_t to, plush_str 
     return PLUSH_OK;
 }
 
-/* Decimal text to a number without the C library's locale (a pose file always uses '.'):
- * [sign] digits [. digits] [e [sign] digits]. Up to 19 significant digits are kept exactly, which is
- * far more than a float holds. Returns false when the characters are not such a number. */
-static bool parse_decimal(const char *s, size_t n, double *out)
-{
-    size_t i = 0;
-    bool neg = false;
-    if (i < n && (s[i] == '+' || s[i] == '-'))
-        neg = s[i++] == '-';
-    uint64_t mant = 0;
-    int digits = 0, exp10 = 0;
-    bool any = false;
-    for (; i < n && s[i] >= '0' && s[i] <= '9'; i++, any = true) {
-        if (digits < 19) {
-            mant = mant * 10 + (uint64_t)(s[i] - '0');
-            digits += mant != 0;
-        } else {
-            exp10++;
-        }
-    }
-    if (i < n && s[i] == '.') {
-        for (i++; i < n && s[i] >= '0' && s[i] <= '9'; i++, any = true) {
-            if (digits < 19) {
-                mant = mant * 10 + (uint64_t)(s[i] - '0');
-                digits += mant != 0;
-                exp10--;
-            }
-        }
-    }
-    if (!any)
-        return false;
-    if (i < n && (s[i] == 'e' || s[i] == 'E')) {
-        i++;
-        bool eneg = false;
-        if (i < n && (s[i] == '+' || s[i] == '-'))
-            eneg = s[i++] == '-';
-        if (i >= n || s[i] < '0' || s[i] > '9')
-            return false;
-        int e = 0;
-        for (; i < n && s[i] >= '0' && s[i] <= '9'; i++)
-            if (e < 10000)
-                e = e * 10 + (s[i] - '0');
-        exp10 += eneg ? -e : e;
-    }
-    if (i != n)
-        return false;
-    double v = (double)mant;
-    if (mant != 0)
-        v = exp10 < 0 ? v / pow(10.0, -exp10) : v * pow(10.0, exp10);
-    *out = neg ? -v : v;
-    return true;
-}
-
 /* One number, read up to the first character that cannot belong to it; all of it must parse. */
 static plush_status take_number(vpd_parser *ps, const char *section, int64_t index, float *out)
 {
@@ -160,7 +108,7 @@ static plush_status take_number(vpd_parser *ps, const char *section, int64_t ind
     if (n == 0 || n > VPD_NUMBER_MAX)
         return fail_at(ps, PLUSH_E_FORMAT, at, section, index, "expected a number");
     double v;
-    if (!parse_decimal((const char *)ps->text + at, n, &v))
+    if (!plush__parse_decimal((const char *)ps->text + at, n, &v))
         return fail_at(ps, PLUSH_E_FORMAT, at, section, index, "malformed number");
     if (!isfinite(v) || !isfinite((float)v))
         return fail_at(ps, PLUSH_E_FORMAT, at, section, index, "number out of range");
