@@ -187,11 +187,8 @@ plush_status plush_compare_surface_from_model(const plush_pmx_model *model, plus
         st = plush__no_memory(diag);
         goto done;
     }
-    for (size_t s = 0; s < model->soft_body_count; s++) {
-        int32_t mat = model->soft_bodies[s].material;
-        if (mat >= 0 && (size_t)mat < model->material_count)
-            soft[mat] = true;
-    }
+    for (size_t mat = 0; mat < model->material_count; mat++)
+        soft[mat] = plush_pmx_material_soft_body(model, mat) >= 0;
     size_t n = 0;
     for (size_t mat = 0; mat < model->material_count && st == PLUSH_OK; mat++) {
         size_t first = 0, count = 0;

@@ -18,9 +18,8 @@ static plush_status strip_soft_bodies(const plush_pmx_model *m, plush_pmx_model 
     bool *soft = calloc(m->material_count ? m->material_count : 1, 1);
     if (!soft)
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
-    for (size_t s = 0; s < m->soft_body_count; s++)
-        if (m->soft_bodies[s].material >= 0 && (size_t)m->soft_bodies[s].material < m->material_count)
-            soft[m->soft_bodies[s].material] = true;
+    for (size_t mat = 0; mat < m->material_count; mat++)
+        soft[mat] = plush_pmx_material_soft_body(m, mat) >= 0;
     size_t keep = m->material_count, faces = m->index_count;
     while (keep > 0 && soft[keep - 1])
         faces -= (size_t)m->materials[--keep].index_count;
@@ -222,9 +221,8 @@ plush_status plush_compare_quarter_make(const plush_pmx_model *m, plush_compare_
         free(soft);
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
     }
-    for (size_t i = 0; i < m->soft_body_count; i++)
-        if (m->soft_bodies[i].material >= 0 && (size_t)m->soft_bodies[i].material < m->material_count)
-            soft[m->soft_bodies[i].material] = true;
+    for (size_t mat = 0; mat < m->material_count; mat++)
+        soft[mat] = plush_pmx_material_soft_body(m, mat) >= 0;
     size_t visible = 0, first = SIZE_MAX;
     for (size_t i = 0; i < m->material_count; i++)
         if (!soft[i] && m->materials[i].index_count > 0) {

@@ -94,11 +94,8 @@ static bool drawn_faces(preview_sink *p)
         free(hidden);
         return false;
     }
-    for (size_t s = 0; s < m->soft_body_count; s++) {
-        int32_t mat = m->soft_bodies[s].material;
-        if (mat >= 0 && (size_t)mat < m->material_count)
-            hidden[mat] = true;
-    }
+    for (size_t mat = 0; mat < m->material_count; mat++)
+        hidden[mat] = plush_pmx_material_soft_body(m, mat) >= 0;
     size_t first = 0, n = 0;
     for (size_t mat = 0; mat < m->material_count; mat++) {
         const plush_pmx_material *pm = &m->materials[mat];
