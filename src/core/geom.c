@@ -401,3 +401,21 @@ void plush__point_grid_free(plush__point_grid *g)
     free(g->points);
     memset(g, 0, sizeof *g);
 }
+
+double plush__mean_edge(const float *first, size_t stride, const uint32_t *idx, size_t index_count)
+{
+    double sum = 0;
+    size_t n = 0;
+    for (size_t f = 0; f + 2 < index_count; f += 3)
+        for (int k = 0; k < 3; k++) {
+            uint32_t ia = idx[f + k], ib = idx[f + (k + 1) % 3];
+            if (ia == ib)
+                continue;
+            const float *a = (const float *)((const char *)first + (size_t)ia * stride),
+                        *b = (const float *)((const char *)first + (size_t)ib * stride);
+            double d0 = (double)a[0] - b[0], d1 = (double)a[1] - b[1], d2 = (double)a[2] - b[2];
+            sum += sqrt(d0 * d0 + d1 * d1 + d2 * d2);
+            n++;
+        }
+    return n ? sum / (double)n : 0;
+}

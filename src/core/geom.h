@@ -56,6 +56,14 @@ void plush__weld_free(plush__weld *w);
  * NULL, first[n] the smallest point index of node n. Returns the node count, SIZE_MAX when out of memory. */
 size_t plush__weld_positions(const float (*points)[3], size_t count, uint32_t *node_of, uint32_t *first);
 
+/* ---- the mean edge ----------------------------------------------------------------------------------------- */
+
+/* The mean length of the faces' edges (index_count / 3 faces of idx, each one's three edges; an edge naming
+ * one point twice is skipped) over points at `first`, each `stride` bytes after the one before (a float[3]
+ * at the start of each). The scale every cage rule is measured in: margins, smoothing cells, the direct
+ * reference's calibration. 0 for no edge. */
+double plush__mean_edge(const float *first, size_t stride, const uint32_t *idx, size_t index_count);
+
 /* ---- union-find --------------------------------------------------------------------------------------- */
 
 /* parent[i] = i for i < n: n singleton sets. */

@@ -163,20 +163,6 @@ static size_t lower_bound(const cluster *cl, size_t n, const int32_t c[3])
     return lo;
 }
 
-static double mean_edge(const float (*p)[3], const uint32_t (*tri)[3], size_t count)
-{
-    double sum = 0;
-    size_t n = 0;
-    for (size_t t = 0; t < count; t++)
-        for (int k = 0; k < 3; k++) {
-            const float *a = p[tri[t][k]], *b = p[tri[t][(k + 1) % 3]];
-            double d[3] = {(double)a[0] - b[0], (double)a[1] - b[1], (double)a[2] - b[2]};
-            sum += sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
-            n++;
-        }
-    return n ? sum / (double)n : 0;
-}
-
 typedef struct smooth_work {
     uint32_t *node_of, *first, *parent;
     cell_key *keys;
@@ -261,7 +247,7 @@ plush_status plush_proxy_binding_smooth(plush_proxy_binding *b, const plush_prox
             if (proxy->triangles[t][k] >= proxy->node_count)
                 return plush_diag_fail(diag, PLUSH_E_RANGE, -1, "triangle", (int64_t)t, "node index %u out of range",
                                        (unsigned)proxy->triangles[t][k]);
-    double cage_edge = mean_edge(proxy->nodes, proxy->triangles, proxy->triangle_count);
+    double cage_edge = plush__mean_edge(&(proxy->nodes)[0][0], sizeof (proxy->nodes)[0], &(proxy->triangles)[0][0], 3 * (proxy->triangle_count));
     if (count == 0 || face_count == 0 || !(cage_edge > 0))
         return PLUSH_OK;
 

@@ -158,11 +158,7 @@ static void collapse_slivers(const float (*pos)[3], size_t vertex_count, unsigne
  * over rounds until none is left; faces that then name a vertex twice are dropped by clean_faces. */
 static void collapse_short_edges(const float (*pos)[3], size_t vertex_count, unsigned *idx, size_t n, bool *ok)
 {
-    double mean = 0;
-    for (size_t f = 0; f + 2 < n; f += 3)
-        for (int k = 0; k < 3; k++)
-            mean += sqrt(dist2(pos[idx[f + k]], pos[idx[f + (k + 1) % 3]]));
-    mean /= (double)(n ? n : 1);
+    double mean = plush__mean_edge(&pos[0][0], sizeof pos[0], (const uint32_t *)idx, n);
     double limit2 = SHORT_EDGE * mean * SHORT_EDGE * mean;
     unsigned *to = malloc((vertex_count ? vertex_count : 1) * sizeof *to);
     *ok = to != NULL;

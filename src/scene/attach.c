@@ -373,20 +373,6 @@ static void warn_index_sizes(const plush_pmx_model *m, const plush_pmx_model *ou
     }
 }
 
-/* The mean edge of the faces idx[0..count) (new model vertices), in model units. */
-static double mean_edge(const attach_work *w, const uint32_t *idx, size_t count)
-{
-    double sum = 0;
-    for (size_t i = 0; i + 2 < count; i += 3)
-        for (int k = 0; k < 3; k++) {
-            const float *a = w->o->cage->positions[w->slot_vertex[idx[i + k] - w->first]];
-            const float *b = w->o->cage->positions[w->slot_vertex[idx[i + (k + 1) % 3] - w->first]];
-            double d[3] = {(double)a[0] - b[0], (double)a[1] - b[1], (double)a[2] - b[2]};
-            sum += sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
-        }
-    return count >= 3 ? sum / (double)(count / 3 * 3) : 0;
-}
-
 /* Piece p's faces (in cage order), its material and its soft body with its pins and anchors. *slot is the
  * piece's first slot on entry (make_slots laid them out piece by piece), the next piece's on return. */
 static plush_status add_piece(attach_work *w, size_t p, size_t *slot, const plush_str *name, uint32_t *idx,
@@ -446,7 +432,7 @@ static plush_status add_piece(attach_work *w, size_t p, size_t *slot, const plus
     if (w->o->auto_mask)
         sb->mask = auto_mask(w, sb->group);
     if (sb->margin < 0) /* in mean edges of the piece */
-        sb->margin = (float)(-sb->margin * mean_edge(w, idx + start, *at - start));
+        sb->margin = (float)(-sb->margin * plush__mean_edge(&w->out->vertices[0].position[0], sizeof w->out->vertices[0], idx + start, *at - start));
     return PLUSH_OK;
 }
 

@@ -93,18 +93,6 @@ typedef struct pin_work {
 } pin_work;
 
 /* Mean edge length of the cage. */
-static double mean_edge(const plush_cage_mesh *c)
-{
-    double sum = 0;
-    for (size_t t = 0; t < c->triangle_count; t++)
-        for (int k = 0; k < 3; k++) {
-            const float *a = c->positions[c->triangles[t][k]], *b = c->positions[c->triangles[t][(k + 1) % 3]];
-            sum += sqrt(((double)a[0] - b[0]) * ((double)a[0] - b[0]) + ((double)a[1] - b[1]) * ((double)a[1] - b[1]) +
-                        ((double)a[2] - b[2]) * ((double)a[2] - b[2]));
-        }
-    return c->triangle_count ? sum / (3.0 * (double)c->triangle_count) : 0;
-}
-
 /* A grid over the model vertices marked in keep (index order kept: its ties are a scan's); *vertex_of maps
  * the grid's points back to model vertices (malloc'd). False when out of memory. */
 static bool subset_grid(const plush_pmx_model *m, const bool *keep, plush__point_grid *grid, uint32_t **vertex_of)
@@ -529,7 +517,7 @@ plush_status plush__attach_auto_pins(const plush_pmx_model *m, const plush_attac
         goto done;
     }
     held_bones(m, dynamic, w.held);
-    double reach = mean_edge(c);
+    double reach = plush__mean_edge(&c->positions[0][0], sizeof c->positions[0], &c->triangles[0][0], 3 * c->triangle_count);
     if (!nearest_nodes(&w)) {
         st = plush__no_memory(diag);
         goto done;

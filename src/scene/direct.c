@@ -504,20 +504,6 @@ static size_t loose_pieces(const part_work *w, const plush_pmx_soft_body *dsb, b
     return loose;
 }
 
-/* Mean length of a mesh's face edges (each face's three, degenerate ones skipped). */
-static double mean_edge(const plush_pmx_welded_mesh *mesh)
-{
-    double sum = 0;
-    size_t n = 0;
-    for (size_t t = 0; t < mesh->triangle_count; t++)
-        for (int e = 0; e < 3; e++) {
-            uint32_t a = mesh->triangles[t][e], b = mesh->triangles[t][(e + 1) % 3];
-            if (a != b)
-                sum += sqrt((double)dist2(mesh->nodes[a], mesh->nodes[b])), n++;
-        }
-    return n ? sum / (double)n : 0;
-}
-
 /* Area and enclosed volume (|sum of signed tetrahedra|, every piece) of a mesh's faces. */
 static void area_volume(const plush_pmx_welded_mesh *mesh, double *area, double *volume)
 {
@@ -542,7 +528,7 @@ static void area_volume(const plush_pmx_welded_mesh *mesh, double *area, double 
 static void calibrate(direct_ctx *c, const plush_pmx_welded_mesh *pm, const plush_pmx_welded_mesh *mesh,
                       plush_pmx_soft_body *dsb)
 {
-    double dp = mean_edge(pm), dd = mean_edge(mesh);
+    double dp = plush__mean_edge(&(pm)->nodes[0][0], sizeof (pm)->nodes[0], &(pm)->triangles[0][0], 3 * (pm)->triangle_count), dd = plush__mean_edge(&(mesh)->nodes[0][0], sizeof (mesh)->nodes[0], &(mesh)->triangles[0][0], 3 * (mesh)->triangle_count);
     double scale = dp > 0 && dd > 0 && dp > dd ? dp / dd : 1;
     int32_t p = dsb->p_iterations > 0 ? dsb->p_iterations : 1;
     double lst = dsb->lst >= 0 && dsb->lst <= 1 ? (double)dsb->lst : 1;
