@@ -263,6 +263,42 @@ static void test_bake_physics(void **state)
     assert_true(miss > 0.05);
 }
 
+/* The pmx+vmd and glTF exports of one run share the bake: the cage's frames recorded once, the bones fitted
+ * once; each file has the bytes it has when exported alone. */
+static void test_bake_shared_by_exports(void **state)
+{
+    (void)state;
+    char alone_pmx[512], alone_glb[512], both[512], a[700], b[700];
+    cli_tmp_path(alone_pmx, sizeof alone_pmx, "alone_pmx");
+    cli_tmp_path(alone_glb, sizeof alone_glb, "alone_glb");
+    cli_tmp_path(both, sizeof both, "both");
+    cli_result r;
+    CLI_RUN(&r, "run", BEAR, "--motion", BEAR_VMD, "--frames", "31", "--export", "pmx+vmd", "-o", alone_pmx);
+    cli_expect_code(&r, 0);
+    cli_result_free(&r);
+    CLI_RUN(&r, "run", BEAR, "--motion", BEAR_VMD, "--frames", "31", "--export", "gltf", "-o", alone_glb);
+    cli_expect_code(&r, 0);
+    cli_result_free(&r);
+    CLI_RUN(&r, "run", BEAR, "--motion", BEAR_VMD, "--frames", "31", "--export", "gltf,pmx+vmd", "-o", both);
+    cli_expect_code(&r, 0);
+    cli_result_free(&r);
+    static const char *const files[][2] = {{"alone_pmx", "plush_bear_plush.pmx"}, {"alone_pmx", "plush_bear_plush.vmd"},
+                                           {"alone_glb", "plush_bear_plush.glb"}};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        char dir[512];
+        cli_tmp_path(dir, sizeof dir, files[i][0]);
+        snprintf(a, sizeof a, "%s/%s", dir, files[i][1]);
+        snprintf(b, sizeof b, "%s/%s", both, files[i][1]);
+        size_t na = 0, nb = 0;
+        char *da = cli_read_all(a, &na), *db = cli_read_all(b, &nb);
+        assert_non_null(da);
+        assert_non_null(db);
+        assert_true(na == nb && memcmp(da, db, na) == 0);
+        free(da);
+        free(db);
+    }
+}
+
 /* The texture path of a baked PMX, read from OUTDIR as MMD reads it ('\' as '/'), names an existing file. */
 static bool resolves(const char *dir, const plush_str *texture)
 {
@@ -355,6 +391,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_bake_replays_as_the_proxy_run, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bake_physics, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_bake_shared_by_exports, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bake_fitted_within_tolerance, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bake_bones_asked, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bake_textures, setup, teardown),

@@ -381,11 +381,18 @@ plush_status plush_scene_bake_fit(plush_scene_bake *b, size_t bones, plush_diag 
 {
     if (!b)
         return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, NULL, -1, "no bake to fit");
+    /* a bake two exports share (pmx+vmd and glTF) is fitted once */
+    if (b->fit_done && b->fit_asked == bones && b->fit_frames == b->frame_count)
+        return PLUSH_OK;
     plush__bake_fit_free(b->fit);
     b->fit = NULL;
-    if (!bones && !(b->tolerance > 0))
-        return PLUSH_OK;   /* every key asked for: nothing may be given up */
-    return plush__bake_fit_run(b, bones, b->tolerance, &b->fit, diag);
+    b->fit_done = false;
+    plush_status st = PLUSH_OK;
+    if (bones || b->tolerance > 0) /* else every key asked for: nothing may be given up */
+        st = plush__bake_fit_run(b, bones, b->tolerance, &b->fit, diag);
+    if (st == PLUSH_OK)
+        b->fit_done = true, b->fit_asked = bones, b->fit_frames = b->frame_count;
+    return st;
 }
 
 void plush_scene_bake_destroy(plush_scene_bake *b)

@@ -38,6 +38,8 @@ struct plush_scene_bake {
     double *reach;                       /* per triangle: the farthest rest vertex it carries from its centroid */
     double tolerance;                    /* keys: model units at the vertices; < 0: every key */
     plush__bake_fit *fit;                /* NULL: one pseudo-bone per triangle */
+    bool fit_done;                       /* plush_scene_bake_fit ran for fit_asked bones over fit_frames frames */
+    size_t fit_asked, fit_frames;
     double fit_seconds_keys;             /* the last motion's key reduction, wall clock */
     /* bake_physics.c: with the physics baked, the bones rigid bodies drive, keyed per recorded frame */
     bool physics;

@@ -29,4 +29,12 @@ plush_status plush__scene_im2_materials(const plush_scene_binding *b, plush_aren
 plush_status plush__scene_motion_frames(const plush_vmd_motion *motion, double fps, uint32_t *frames,
                                        plush_diag *diag);
 
+/* The scene's shared bake (sink.c, plush__sink_bake_get): NULL until a sink makes it, then the bake and the
+ * tolerance it was made with. The scene destroys it. */
+typedef struct plush__bake_share {
+    struct plush_scene_bake *bake;
+    double tolerance;
+} plush__bake_share;
+plush__bake_share *plush__scene_bake_share(const plush_scene *scene);
+
 #endif

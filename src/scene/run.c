@@ -48,6 +48,7 @@ struct plush_scene {
     plush_scene_soft_figures soft_frame;
     plush_scene_soft_summary soft_summary;
     plush__texture_store *textures;      /* the model's textures the sinks decode: each file once a run */
+    plush__bake_share bake_share;        /* the bake the pmx+vmd and glTF exports share (sink.c) */
     plush_arena arena;
 };
 
@@ -535,11 +536,18 @@ plush__texture_store *plush__scene_textures(const plush_scene *scene)
     return scene->textures;
 }
 
+/* A cache the sinks fill through a const scene, as the texture store is. */
+plush__bake_share *plush__scene_bake_share(const plush_scene *scene)
+{
+    return (plush__bake_share *)&scene->bake_share;
+}
+
 void plush_scene_destroy(plush_scene *sc)
 {
     if (!sc)
         return;
     plush__texture_store_destroy(sc->textures);
+    plush_scene_bake_destroy(sc->bake_share.bake);
     plush_world_destroy(sc->world);
     plush_proxy_skin_destroy(sc->skin);
     plush_scene_binding_free(sc->binding);

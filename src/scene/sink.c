@@ -1,4 +1,5 @@
 /* The export registry and the run loop that feeds the sinks. */
+#include "scene/bake_internal.h"
 #include "scene/sink_internal.h"
 
 #include <stdio.h>
@@ -46,6 +47,37 @@ double plush__sink_bake_tolerance(const plush_scene_output *out, const plush_pmx
         return out->bake_tolerance;
     double h = plush_pmx_height(model);
     return h > 0 ? 0.001 * h : -1.0;   /* a model of no height has nothing to measure a share of */
+}
+
+plush_status plush__sink_bake_get(const plush_scene *scene, const plush_scene_output *out, plush_scene_bake **bake,
+                                  bool *shared, plush_diag *diag)
+{
+    plush_scene_desc desc;
+    plush_scene_get_desc(scene, &desc);
+    double tolerance = plush__sink_bake_tolerance(out, desc.model);
+    plush__bake_share *share = plush__scene_bake_share(scene);
+    *shared = share->bake == NULL || share->tolerance == tolerance;
+    if (*shared && share->bake) {
+        *bake = share->bake;
+        return PLUSH_OK;
+    }
+    plush_status st = plush_scene_bake_create(plush_scene_get_binding(scene), desc.motion, plush_scene_patch(&desc),
+                                              bake, diag);
+    if (st != PLUSH_OK)
+        return st;
+    plush_scene_bake_share_patch(*bake, plush_scene_get_patch(scene)); /* the skin's fit, not a second one */
+    plush_scene_bake_set_tolerance(*bake, tolerance);
+    if (*shared)
+        share->bake = *bake, share->tolerance = tolerance;
+    return PLUSH_OK;
+}
+
+plush_status plush__sink_bake_frame(plush_scene_bake *bake, const plush_scene *scene, uint32_t frame,
+                                    plush_diag *diag)
+{
+    if (bake->frame_count && bake->frames[bake->frame_count - 1] == frame)
+        return PLUSH_OK;
+    return plush_scene_bake_add_frame(bake, frame, plush_scene_proxy_nodes(scene), diag);
 }
 
 static bool same_name(const char *name, size_t len, const char *want)

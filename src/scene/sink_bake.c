@@ -19,6 +19,7 @@ typedef struct bake_sink {
     double tolerance;         /* model units; < 0: every key */
     uint32_t bones;           /* fitted bones asked for; 0: chosen from the tolerance */
     bool physics;             /* --bake-physics */
+    bool shared;              /* the bake is the scene's (shared with the glTF export) */
     size_t bodies;            /* the model's rigid bodies physics moves */
     plush_scene_bake_stats stats;   /* once written */
     bool written;
@@ -28,7 +29,7 @@ static plush_status bake_frame(plush_scene_sink *s, const plush_scene *scene, ui
 {
     bake_sink *b = (bake_sink *)s;
     plush_diag local = {.file = b->vmd};
-    plush_status st = plush_scene_bake_add_frame(b->bake, frame, plush_scene_proxy_nodes(scene), &local);
+    plush_status st = plush__sink_bake_frame(b->bake, scene, frame, &local);
     if (st == PLUSH_OK)
         st = plush__bake_physics_frame(b->bake, plush_scene_get_anim(scene), &local);
     return st == PLUSH_OK ? st : plush__sink_fail(diag, &local);
@@ -89,7 +90,8 @@ static int bake_describe(const plush_scene_sink *s, char *buf, size_t size)
 static void bake_destroy(plush_scene_sink *s)
 {
     bake_sink *b = (bake_sink *)s;
-    plush_scene_bake_destroy(b->bake);
+    if (!b->shared)
+        plush_scene_bake_destroy(b->bake);
     free(b->pmx);
     free(b->vmd);
     free(b->model_file);
@@ -135,15 +137,12 @@ static plush_status bake_create(const plush_scene *scene, const plush_scene_outp
     plush_scene_desc desc;
     plush_scene_get_desc(scene, &desc);
     b->stretch = desc.skin.stretch;
-    plush_status st = plush_scene_bake_create(plush_scene_get_binding(scene), desc.motion,
-                                              plush_scene_patch(&desc), &b->bake, diag);
+    plush_status st = plush__sink_bake_get(scene, out, &b->bake, &b->shared, diag);
     if (st != PLUSH_OK) {
         bake_destroy(&b->base);
         return st;
     }
-    plush_scene_bake_share_patch(b->bake, plush_scene_get_patch(scene));   /* the skin's fit, not a second one */
-    b->tolerance = plush__sink_bake_tolerance(out, desc.model);
-    plush_scene_bake_set_tolerance(b->bake, b->tolerance);
+    b->tolerance = b->bake->tolerance;
     b->bones = out->bake_bones;
     b->physics = out->bake_physics;
     if (b->physics && (st = plush__bake_physics_begin(b->bake, diag)) != PLUSH_OK) {

@@ -25,6 +25,7 @@
 typedef struct gltf_sink {
     plush_scene_sink base;
     plush_scene_bake *bake;
+    bool shared_bake;             /* the bake is the scene's (shared with the pmx+vmd export) */
     const plush_pmx_model *source;
     char *path, *model_file;
     float fps;
@@ -120,7 +121,7 @@ static plush_status gltf_frame(plush_scene_sink *sk, const plush_scene *scene, u
 {
     gltf_sink *s = (gltf_sink *)sk;
     plush_diag local = {.file = s->path};
-    plush_status st = plush_scene_bake_add_frame(s->bake, frame, plush_scene_proxy_nodes(scene), &local);
+    plush_status st = plush__sink_bake_frame(s->bake, scene, frame, &local);
     if (st != PLUSH_OK)
         return plush__sink_fail(diag, &local);
     if (!grow(s)) {
@@ -279,7 +280,8 @@ static int gltf_describe(const plush_scene_sink *sk, char *buf, size_t size)
 static void gltf_destroy(plush_scene_sink *sk)
 {
     gltf_sink *s = (gltf_sink *)sk;
-    plush_scene_bake_destroy(s->bake);
+    if (!s->shared_bake)
+        plush_scene_bake_destroy(s->bake);
     free(s->path);
     free(s->model_file);
     free(s->globals);
@@ -311,7 +313,6 @@ static plush_status gltf_create(const plush_scene *scene, const plush_scene_outp
 {
     plush_scene_desc desc;
     plush_scene_get_desc(scene, &desc);
-    const plush_scene_binding *binding = plush_scene_get_binding(scene);
     gltf_sink *s = calloc(1, sizeof *s);
     if (s) {
         s->base.ops = &gltf_ops;
@@ -330,13 +331,11 @@ static plush_status gltf_create(const plush_scene *scene, const plush_scene_outp
             gltf_destroy(&s->base);
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
     }
-    plush_status st = plush_scene_bake_create(binding, desc.motion, plush_scene_patch(&desc), &s->bake, diag);
+    plush_status st = plush__sink_bake_get(scene, out, &s->bake, &s->shared_bake, diag);
     if (st != PLUSH_OK) {
         gltf_destroy(&s->base);
         return st;
     }
-    plush_scene_bake_share_patch(s->bake, plush_scene_get_patch(scene));   /* the skin's fit, not a second one */
-    plush_scene_bake_set_tolerance(s->bake, plush__sink_bake_tolerance(out, desc.model));
     *sink = &s->base;
     return PLUSH_OK;
 }

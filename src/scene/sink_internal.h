@@ -42,6 +42,15 @@ char *plush__sink_path(const plush_scene_output *out, const char *suffix);
 /* The bake's tolerance for out (model units): out->bake_tolerance, its default 0.1% of the model's height
  * resolved here once for the bake and the glTF export; negative: every key. */
 double plush__sink_bake_tolerance(const plush_scene_output *out, const plush_pmx_model *model);
+/* The bake a sink records into: the scene's shared one when the output asks for the tolerance it was made
+ * with (the pmx+vmd and glTF exports of one run record the same cage frames and fit the same bones: once,
+ * not twice), else a bake of the sink's own (*shared false: the sink destroys it). A shared bake is the
+ * scene's: it records each frame once (plush__sink_bake_frame) and fits once per bone count. */
+plush_status plush__sink_bake_get(const plush_scene *scene, const plush_scene_output *out, plush_scene_bake **bake,
+                                  bool *shared, plush_diag *diag);
+/* Records the scene's frame into bake unless it holds that frame already (another sink recorded it). */
+plush_status plush__sink_bake_frame(plush_scene_bake *bake, const plush_scene *scene, uint32_t frame,
+                                    plush_diag *diag);
 /* MMD loads a motion of at most this many keyframes. */
 #define PLUSH__MMD_MAX_KEYS 600000u
 /* "dir/name" (frames, preview.mp4), malloc'd (NULL when out of memory). */
