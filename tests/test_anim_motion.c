@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include "plush/anim.h"
+#include "anim/anim_internal.h"
 #include "support/pmx_fixture.h"
 
 #include <math.h>
@@ -131,15 +132,15 @@ static void test_bezier_linear_and_endpoints(void **state)
     const uint8_t lin[4] = {20, 20, 107, 107}, ease[4] = {127, 0, 0, 127}, odd[4] = {10, 90, 30, 120};
     for (int i = 0; i <= 100; i++) {
         float t = (float)i / 100.0f;
-        assert_true(fabsf(plush_vmd_bezier(lin, t) - t) < 1e-6f);
+        assert_true(fabsf(plush__vmd_bezier(lin, t) - t) < 1e-6f);
     }
-    assert_true(plush_vmd_bezier(ease, 0.0f) == 0.0f);
-    assert_true(plush_vmd_bezier(ease, 1.0f) == 1.0f);
-    assert_true(plush_vmd_bezier(odd, 0.0f) == 0.0f);
-    assert_true(plush_vmd_bezier(odd, 1.0f) == 1.0f);
-    assert_true(plush_vmd_bezier(odd, -3.0f) == 0.0f);
-    assert_true(plush_vmd_bezier(odd, 7.0f) == 1.0f);
-    assert_true(plush_vmd_bezier(odd, NAN) == 0.0f);
+    assert_true(plush__vmd_bezier(ease, 0.0f) == 0.0f);
+    assert_true(plush__vmd_bezier(ease, 1.0f) == 1.0f);
+    assert_true(plush__vmd_bezier(odd, 0.0f) == 0.0f);
+    assert_true(plush__vmd_bezier(odd, 1.0f) == 1.0f);
+    assert_true(plush__vmd_bezier(odd, -3.0f) == 0.0f);
+    assert_true(plush__vmd_bezier(odd, 7.0f) == 1.0f);
+    assert_true(plush__vmd_bezier(odd, NAN) == 0.0f);
 }
 
 static void test_bezier_ease_in_out_symmetric(void **state)
@@ -148,18 +149,18 @@ static void test_bezier_ease_in_out_symmetric(void **state)
     /* (127,0)-(0,127) is symmetric about (0.5, 0.5): f(t) + f(1 - t) = 1; the curve has x = y = 0.5 at
      * s = 0.5, and it is flat at both ends (slow in, slow out). */
     const uint8_t ease[4] = {127, 0, 0, 127};
-    assert_true(fabsf(plush_vmd_bezier(ease, 0.5f) - 0.5f) < 1e-6f);
+    assert_true(fabsf(plush__vmd_bezier(ease, 0.5f) - 0.5f) < 1e-6f);
     for (int i = 1; i < 50; i++) {
         float t = (float)i / 100.0f;
-        assert_true(fabsf(plush_vmd_bezier(ease, t) + plush_vmd_bezier(ease, 1.0f - t) - 1.0f) < 1e-5f);
-        assert_true(plush_vmd_bezier(ease, t) < t);
+        assert_true(fabsf(plush__vmd_bezier(ease, t) + plush__vmd_bezier(ease, 1.0f - t) - 1.0f) < 1e-5f);
+        assert_true(plush__vmd_bezier(ease, t) < t);
     }
-    assert_true(plush_vmd_bezier(ease, 0.1f) < 0.05f);
+    assert_true(plush__vmd_bezier(ease, 0.1f) < 0.05f);
     /* Monotone for any control points on the grid. */
     const uint8_t odd[4] = {10, 90, 30, 120};
     float prev = 0.0f;
     for (int i = 1; i <= 1000; i++) {
-        float y = plush_vmd_bezier(odd, (float)i / 1000.0f);
+        float y = plush__vmd_bezier(odd, (float)i / 1000.0f);
         assert_true(y >= prev - 1e-6f);
         prev = y;
     }
@@ -177,7 +178,7 @@ static void test_bezier_known_values(void **state)
             double s = i / 20.0, u = 1 - s;
             double x = 3 * u * u * s * x1 + 3 * u * s * s * x2 + s * s * s;
             double y = 3 * u * u * s * y1 + 3 * u * s * s * y2 + s * s * s;
-            float got = plush_vmd_bezier(cps[c], (float)x);
+            float got = plush__vmd_bezier(cps[c], (float)x);
             if (fabs(got - y) > 2e-4)
                 fail_msg("curve %d s %g: x %g -> %g, want %g", c, s, x, got, y);
         }
@@ -221,7 +222,7 @@ static void test_sample_fractional_frames(void **state)
         local_of(anim, 1, t, q);
         float lin = frames[i] / 10.0f;
         /* local translation = rest offset (0,1,0) + eased motion */
-        assert_true(fabsf(t[0] - 4 * plush_vmd_bezier(ease, lin)) < 1e-5f);
+        assert_true(fabsf(t[0] - 4 * plush__vmd_bezier(ease, lin)) < 1e-5f);
         assert_true(fabsf(t[1] - (1 + 2 * lin)) < 1e-5f);
         assert_true(fabsf(angle_y(q) - DEG(90) * lin) < 1e-4f);
         local_of(anim, 0, t, q);
@@ -263,7 +264,7 @@ static void test_rotation_curve_and_shorter_arc(void **state)
         float lin = ((float)f + 0.5f) / 30.0f;
         if (lin > 1)
             lin = 1;
-        assert_true(fabsf(angle_y(q) - DEG(60) * plush_vmd_bezier(ease, lin)) < 1e-4f);
+        assert_true(fabsf(angle_y(q) - DEG(60) * plush__vmd_bezier(ease, lin)) < 1e-4f);
     }
     plush_anim_destroy(anim);
     plush_motion_free(motion);

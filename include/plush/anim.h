@@ -59,10 +59,6 @@ plush_status plush_motion_bind_vpd(const plush_pmx_model *model, const plush_vpd
 void plush_motion_stats_get(const plush_motion *motion, plush_motion_stats *out);
 void plush_motion_free(plush_motion *motion);
 
-/* VMD easing: the curve through (0,0), (x1/127, y1/127), (x2/127, y2/127), (1,1) is solved for the
- * parameter whose x is t (0..1), and its y returned. cp = {x1, y1, x2, y2}, each 0..127. */
-float plush_vmd_bezier(const uint8_t cp[4], float t);
-
 /* ---- anim: one model instance's pose ------------------------------------------------------------ */
 
 typedef struct plush_anim plush_anim;
@@ -127,9 +123,6 @@ void plush_anim_bone_local(const plush_anim *anim, size_t bone, float translatio
 const float *plush_anim_morph_weights(const plush_anim *anim);
 /* Per vertex: position offset of vertex morphs; NULL when no vertex morph is active. */
 const float (*plush_anim_vertex_offsets(const plush_anim *anim))[3];
-/* Per vertex: k = 0 the UV morphs' offsets (x y used), k = 1..4 additional UV1..UV4 offsets; NULL when
- * no morph of that set is active. */
-const float (*plush_anim_uv_offsets(const plush_anim *anim, int k))[4];
 const plush_anim_material *plush_anim_materials(const plush_anim *anim);
 size_t plush_anim_impulses(const plush_anim *anim, const plush_anim_impulse **out);
 /* Unsupported features the model uses (external parent bones move as if they had none): the count, and

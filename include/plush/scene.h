@@ -109,10 +109,6 @@ typedef struct plush_scene_bake plush_scene_bake;
 plush_status plush_scene_bake_create(const plush_scene_binding *binding, const plush_vmd_motion *motion, plush_proxy_patch_shape patch,
                                      plush_scene_bake **out, plush_diag *diag);
 /* Records one frame (frame numbers increasing) from the proxy's node positions (binding->proxy order). */
-/* From now on the bake reads its keys from patch (already updated to the frame being added: the scene's,
- * plush_scene_get_patch) rather than fitting its own; patch must come from the same proxy and rings and
- * outlive the bake. Ignored (false) when the bake uses each triangle's own frame or patch is NULL. */
-bool plush_scene_bake_share_patch(plush_scene_bake *bake, const plush_proxy_patch *patch);
 plush_status plush_scene_bake_add_frame(plush_scene_bake *bake, uint32_t frame, const float (*nodes)[3],
                                         plush_diag *diag);
 /* How closely the baked keys follow the recorded motion: a pseudo-bone key is written only where
@@ -299,7 +295,7 @@ const float (*plush_scene_normals(const plush_scene *scene))[3];
  * in bones mode. Proxy mode: this frame's proxy node positions (binding->proxy order); NULL otherwise. */
 const plush_scene_binding *plush_scene_get_binding(const plush_scene *scene);
 /* Proxy mode: the patch frames the scene's skin fitted this frame (NULL otherwise), which a bake made with the
- * same rings can share (plush_scene_bake_share_patch) instead of fitting them again. */
+ * same rings can share instead of fitting them again. */
 const plush_proxy_patch *plush_scene_get_patch(const plush_scene *scene);
 const float (*plush_scene_proxy_nodes(const plush_scene *scene))[3];
 const plush_anim *plush_scene_get_anim(const plush_scene *scene);

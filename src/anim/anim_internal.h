@@ -258,4 +258,8 @@ static inline void anim_to_local(const float m[16], const float p[3], float out[
         out[c] = glm_vec3_dot(axis[c], d);
 }
 
+/* VMD easing: the curve through (0,0), (x1/127, y1/127), (x2/127, y2/127), (1,1) is solved for the
+ * parameter whose x is t (0..1), and its y returned. cp = {x1, y1, x2, y2}, each 0..127. */
+float plush__vmd_bezier(const uint8_t cp[4], float t);
+
 #endif

@@ -352,13 +352,6 @@ const float (*plush_anim_vertex_offsets(const plush_anim *anim))[3]
     return anim && anim->vertex_active ? (const float (*)[3])anim->vertex_offsets : NULL;
 }
 
-const float (*plush_anim_uv_offsets(const plush_anim *anim, int k))[4]
-{
-    if (!anim || k < 0 || k >= ANIM_UV_SETS || !anim->uv_active[k])
-        return NULL;
-    return (const float (*)[4])anim->uv_offsets[k];
-}
-
 const plush_anim_material *plush_anim_materials(const plush_anim *anim)
 {
     return anim ? anim->materials : NULL;

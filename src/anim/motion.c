@@ -33,7 +33,7 @@ static double bezier_slope(double a, double b, double s)
     return 3.0 * u * u * a + 6.0 * u * s * (b - a) + 3.0 * s * s * (1.0 - b);
 }
 
-float plush_vmd_bezier(const uint8_t cp[4], float t)
+float plush__vmd_bezier(const uint8_t cp[4], float t)
 {
     if (!(t > 0.0f))
         return 0.0f;   /* also NaN: never hand a NaN on */
@@ -588,7 +588,7 @@ static uint32_t morph_key_at(const anim_morph_key *keys, uint32_t count, float f
 
 static float ease(const anim_bone_key *k1, int curve, float t)
 {
-    return (k1->linear >> curve) & 1 ? t : plush_vmd_bezier(k1->cp[curve], t);
+    return (k1->linear >> curve) & 1 ? t : plush__vmd_bezier(k1->cp[curve], t);
 }
 
 static void sample_bone(const anim_bone_key *keys, uint32_t count, float frame, float t_out[3], float q_out[4])

@@ -131,7 +131,7 @@ static bool triangle_key(const plush_scene_bake *b, size_t i, const float (*node
     return true;
 }
 
-bool plush_scene_bake_share_patch(plush_scene_bake *b, const plush_proxy_patch *patch)
+bool plush__bake_share_patch(plush_scene_bake *b, const plush_proxy_patch *patch)
 {
     if (!b || !b->patch || !patch)
         return false;

@@ -124,4 +124,9 @@ plush_status plush__bake_visible_faces(const plush_pmx_model *m, const bool *sof
 plush_status plush__bake_textures(plush_pmx_model *o, const char *pmx_path, const char *vmd_path,
                                   const plush_scene_bake_write_options *options, plush_diag *diag);
 
+/* From now on the bake reads its keys from patch (already updated to the frame being added: the scene's,
+ * plush_scene_get_patch) rather than fitting its own; patch must come from the same proxy and rings and
+ * outlive the bake. Ignored (false) when the bake uses each triangle's own frame or patch is NULL. */
+bool plush__bake_share_patch(struct plush_scene_bake *bake, const plush_proxy_patch *patch);
+
 #endif

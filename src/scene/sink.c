@@ -65,7 +65,7 @@ plush_status plush__sink_bake_get(const plush_scene *scene, const plush_scene_ou
                                               bake, diag);
     if (st != PLUSH_OK)
         return st;
-    plush_scene_bake_share_patch(*bake, plush_scene_get_patch(scene)); /* the skin's fit, not a second one */
+    plush__bake_share_patch(*bake, plush_scene_get_patch(scene)); /* the skin's fit, not a second one */
     plush_scene_bake_set_tolerance(*bake, tolerance);
     if (*shared)
         share->bake = *bake, share->tolerance = tolerance;

@@ -15,6 +15,7 @@
 
 #include "plush/plush.h"
 #include "plush/scene_sink.h"
+#include "scene/bake_internal.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -229,7 +230,7 @@ static bool bake_long_measure(uint32_t frames, const char *dir, bake_long_result
                                                       &rec.bake, &d) == PLUSH_OK &&
                               plush_scene_sink_create(plush_scene_export_find("gltf", 4), sc, &out, &glb, &d) == PLUSH_OK));
     if (ok && child == 0) {
-        plush_scene_bake_share_patch(rec.bake, plush_scene_get_patch(sc));
+        plush__bake_share_patch(rec.bake, plush_scene_get_patch(sc));
         r->height = plush_pmx_height(bear);
         plush_scene_bake_set_tolerance(rec.bake, 0.001 * r->height);
         plush_scene_sink *sinks[2] = {&rec.base, glb};
