@@ -8,6 +8,7 @@
 
 #include <cmocka.h>
 
+#include "scene/compare_internal.h"
 #include "plush/scene_compare.h"
 #include "support/pmx_fixture.h"
 #include "plush/render.h"
@@ -28,7 +29,7 @@ static plush_compare_surface *surface_of(const mesh_fx *m)
 {
     plush_diag d = pmx_fx_diag();
     plush_compare_surface *s = NULL;
-    pmx_fx_ok(plush_compare_surface_create((const float(*)[3])m->positions, m->vertex_count, m->indices, m->index_count, &s,
+    pmx_fx_ok(plush__compare_surface_create((const float(*)[3])m->positions, m->vertex_count, m->indices, m->index_count, &s,
                                     &d),
        &d);
     return s;
@@ -50,7 +51,7 @@ static void test_cube_is_closed_across_its_seams(void **state)
     for (size_t v = 0; v < cube.vertex_count; v++)
         for (int k = 0; k < 3; k++)
             p[v][k] = 2.0f * cube.positions[v][k] + 100.0f;
-    assert_float_equal(plush_compare_volume(s, (const float(*)[3])p) / s->rest_volume, 8.0, 1e-5);
+    assert_float_equal(plush__compare_volume(s, (const float(*)[3])p) / s->rest_volume, 8.0, 1e-5);
     free(p);
     plush_compare_surface_free(s);
     mesh_fx_free(&cube);
@@ -66,7 +67,7 @@ static void test_open_and_misoriented_pieces_are_not_measured(void **state)
     assert_int_equal(s->pieces, 1);
     assert_int_equal(s->closed_pieces, 0);
     assert_true(isnan(s->rest_volume));
-    assert_true(isnan(plush_compare_volume(s, (const float(*)[3])cube.positions)));
+    assert_true(isnan(plush__compare_volume(s, (const float(*)[3])cube.positions)));
     plush_compare_surface_free(s);
     /* one face turned over: every edge is still used twice, but two of them the same way */
     cube.index_count += 6;
@@ -95,7 +96,7 @@ static void test_mixed_model_measures_its_closed_pieces(void **state)
     memcpy(idx + cube.index_count, qf, sizeof qf);
     plush_diag d = pmx_fx_diag();
     plush_compare_surface *s = NULL;
-    pmx_fx_ok(plush_compare_surface_create((const float(*)[3])p, nv, idx, ni, &s, &d), &d);
+    pmx_fx_ok(plush__compare_surface_create((const float(*)[3])p, nv, idx, ni, &s, &d), &d);
     assert_int_equal(s->pieces, 2);
     assert_int_equal(s->closed_pieces, 1);
     assert_float_equal(fabs(s->rest_volume), 8.0, 1e-5);
@@ -116,13 +117,13 @@ static void test_surface_errors(void **state)
     const uint32_t bad[3] = {0, 1, 3}, good[3] = {0, 1, 2};
     plush_compare_surface *s = (plush_compare_surface *)&s;
     plush_diag d = pmx_fx_diag();
-    assert_int_equal(plush_compare_surface_create(p, 3, bad, 3, &s, &d), PLUSH_E_RANGE);
+    assert_int_equal(plush__compare_surface_create(p, 3, bad, 3, &s, &d), PLUSH_E_RANGE);
     assert_null(s);
     d = pmx_fx_diag();
-    assert_int_equal(plush_compare_surface_create(p, 3, good, 2, &s, &d), PLUSH_E_ARGUMENT);
+    assert_int_equal(plush__compare_surface_create(p, 3, good, 2, &s, &d), PLUSH_E_ARGUMENT);
     const float nan_p[3][3] = {{0, 0, 0}, {NAN, 0, 0}, {0, 1, 0}};
     d = pmx_fx_diag();
-    assert_int_equal(plush_compare_surface_create(nan_p, 3, good, 3, &s, &d), PLUSH_E_ARGUMENT);
+    assert_int_equal(plush__compare_surface_create(nan_p, 3, good, 3, &s, &d), PLUSH_E_ARGUMENT);
     assert_null(s);
     plush_compare_surface_free(NULL);
 }
@@ -167,11 +168,11 @@ static void test_metrics_match_an_independent_computation(void **state)
     na[5][0] = na[5][1] = na[5][2] = 0; /* no normal: left out of the angles only */
     plush_diag d = pmx_fx_diag();
     plush_compare_surface *s = NULL;
-    pmx_fx_ok(plush_compare_surface_create((const float(*)[3])pa, N, idx, ni, &s, &d), &d);
+    pmx_fx_ok(plush__compare_surface_create((const float(*)[3])pa, N, idx, ni, &s, &d), &d);
     assert_int_equal(s->vertex_count, ni);
     float *dist = malloc(N * sizeof *dist), *scratch = malloc(N * sizeof *scratch);
     plush_compare_error e;
-    plush_compare_measure(s, (const float(*)[3])pa, (const float(*)[3])na, (const float(*)[3])pb,
+    plush__compare_measure(s, (const float(*)[3])pa, (const float(*)[3])na, (const float(*)[3])pb,
                           (const float(*)[3])nb, dist, scratch, &e);
 
     /* the same, the obvious way: every used vertex once, sorted distances, angles from acos */
@@ -205,7 +206,7 @@ static void test_metrics_match_an_independent_computation(void **state)
     assert_true(e.p95 < e.max && e.rms > 0);
 
     /* a run against itself measures zero */
-    plush_compare_measure(s, (const float(*)[3])pa, (const float(*)[3])na, (const float(*)[3])pa,
+    plush__compare_measure(s, (const float(*)[3])pa, (const float(*)[3])na, (const float(*)[3])pa,
                           (const float(*)[3])na, NULL, scratch, &e);
     assert_true(e.rms == 0 && e.p95 == 0 && e.max == 0 && e.normal_mean == 0 && e.normal_max == 0);
     free(sorted);
@@ -230,10 +231,10 @@ static void test_p95_nearest_rank(void **state)
     idx[N] = 0; /* 21 indices = 7 faces over every vertex */
     plush_diag d = pmx_fx_diag();
     plush_compare_surface *s = NULL;
-    pmx_fx_ok(plush_compare_surface_create((const float(*)[3])pa, N, idx, 21, &s, &d), &d);
+    pmx_fx_ok(plush__compare_surface_create((const float(*)[3])pa, N, idx, 21, &s, &d), &d);
     float scratch[N];
     plush_compare_error e;
-    plush_compare_measure(s, (const float(*)[3])pa, (const float(*)[3])nrm, (const float(*)[3])pb,
+    plush__compare_measure(s, (const float(*)[3])pa, (const float(*)[3])nrm, (const float(*)[3])pb,
                           (const float(*)[3])nrm, NULL, scratch, &e);
     assert_float_equal(e.p95, 19, 0);   /* rank ceil(0.95 * 20) = 19 */
     assert_float_equal(e.max, 20, 0);

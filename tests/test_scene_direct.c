@@ -10,6 +10,7 @@
 
 #include <cmocka.h>
 
+#include "scene/compare_internal.h"
 #include "physics/bulletc.h"
 #include "plush/plush.h"
 #include "support/cli_run.h"
@@ -318,7 +319,7 @@ static void test_direct_converges(void **state)
     plush_vmd_motion *v = scene_fx_sway();
     plush_compare_variant q = {0};
     plush_diag d = pmx_fx_diag();
-    pmx_fx_ok(plush_compare_quarter_make(m, &q, &d), &d);
+    pmx_fx_ok(plush__compare_quarter_make(m, &q, &d), &d);
     assert_true(q.triangles < q.source_pieces);
     plush_compare_run_desc runs[] = {{.name = "direct", .kind = PLUSH_COMPARE_DIRECT},
                                      {.name = "proxy", .kind = PLUSH_COMPARE_PROXY},
@@ -343,7 +344,7 @@ static void test_direct_converges(void **state)
     assert_true(lo >= 0.8 && hi <= 1.25);
     assert_true(quarter < proxy);
     plush_compare_destroy(c);
-    plush_compare_variant_free(&q);
+    plush__compare_variant_free(&q);
     plush_vmd_free(v);
     plush_pmx_free(m);
 }

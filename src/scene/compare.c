@@ -1,5 +1,6 @@
 /* plush compare's engine: the measured surface, the metrics, and runs of the pipeline in lockstep. */
 #include "plush/scene_compare.h"
+#include "scene/compare_internal.h"
 #include "core/common.h"
 
 #include "core/geom.h"
@@ -100,7 +101,7 @@ static plush_status weld_vertices(const plush_compare_surface *s, const float (*
     return PLUSH_OK;
 }
 
-plush_status plush_compare_surface_create(const float (*rest)[3], size_t vertex_count, const uint32_t *indices,
+plush_status plush__compare_surface_create(const float (*rest)[3], size_t vertex_count, const uint32_t *indices,
                                           size_t index_count, plush_compare_surface **out, plush_diag *diag)
 {
     if (!out)
@@ -158,7 +159,7 @@ plush_status plush_compare_surface_create(const float (*rest)[3], size_t vertex_
         st = find_closed_pieces(s, weld, ids, diag);
     if (st != PLUSH_OK)
         goto fail;
-    s->rest_volume = plush_compare_volume(s, rest);
+    s->rest_volume = plush__compare_volume(s, rest);
     free(used);
     free(weld);
     *out = s;
@@ -201,7 +202,7 @@ plush_status plush_compare_surface_from_model(const plush_pmx_model *model, plus
     for (size_t v = 0; v < model->vertex_count; v++)
         memcpy(rest[v], model->vertices[v].position, sizeof rest[v]);
     if (st == PLUSH_OK)
-        st = plush_compare_surface_create((const float(*)[3])rest, model->vertex_count, faces, n, out, diag);
+        st = plush__compare_surface_create((const float(*)[3])rest, model->vertex_count, faces, n, out, diag);
 done:
     free(soft);
     free(faces);
@@ -217,7 +218,7 @@ void plush_compare_surface_free(plush_compare_surface *surface)
     free(surface);
 }
 
-double plush_compare_volume(const plush_compare_surface *s, const float (*p)[3])
+double plush__compare_volume(const plush_compare_surface *s, const float (*p)[3])
 {
     if (s->closed_pieces == 0 || s->vertex_count == 0)
         return NAN;
@@ -269,7 +270,7 @@ static float select_kth(float *v, size_t n, size_t k)
     return v[kk];
 }
 
-void plush_compare_measure(const plush_compare_surface *s, const float (*pa)[3], const float (*na)[3],
+void plush__compare_measure(const plush_compare_surface *s, const float (*pa)[3], const float (*na)[3],
                            const float (*pb)[3], const float (*nb)[3], float *distances, float *scratch,
                            plush_compare_error *out)
 {
@@ -311,7 +312,7 @@ void plush_compare_measure(const plush_compare_surface *s, const float (*pa)[3],
     out->normal_max = angle_max;
 }
 
-void plush_compare_surface_normals(const plush_compare_surface *s, const float (*positions)[3], float (*out)[3])
+void plush__compare_surface_normals(const plush_compare_surface *s, const float (*positions)[3], float (*out)[3])
 {
     for (size_t i = 0; i < s->vertex_count; i++)
         memset(out[s->vertices[i]], 0, sizeof out[0]);
@@ -521,7 +522,7 @@ static void step_run(plush_compare *c, size_t i, uint32_t frame, plush_diag *dia
     r->last = t;
     double rest = c->surface->rest_volume;
     if (isfinite(rest) && rest != 0)
-        rf->volume_ratio = plush_compare_volume(c->surface, plush_scene_positions(r->scene)) / rest;
+        rf->volume_ratio = plush__compare_volume(c->surface, plush_scene_positions(r->scene)) / rest;
     r->info.frames++;
     r->info.failures = plush_scene_failures(r->scene, &r->info.first_failure);
 }
@@ -546,9 +547,9 @@ plush_status plush_compare_step(plush_compare *c, uint32_t frame, plush_diag *di
          * positions agree to 1e-8. */
         const plush_compare_surface *surface = c->pair_surface[p] ? c->pair_surface[p] : c->surface;
         const float(*pa)[3] = plush_scene_positions(c->runs[a].scene), (*pb)[3] = plush_scene_positions(c->runs[b].scene);
-        plush_compare_surface_normals(surface, pa, c->normals_a);
-        plush_compare_surface_normals(surface, pb, c->normals_b);
-        plush_compare_measure(surface, pa, (const float(*)[3])c->normals_a, pb, (const float(*)[3])c->normals_b,
+        plush__compare_surface_normals(surface, pa, c->normals_a);
+        plush__compare_surface_normals(surface, pb, c->normals_b);
+        plush__compare_measure(surface, pa, (const float(*)[3])c->normals_a, pb, (const float(*)[3])c->normals_b,
                               c->distances + p * nv, c->scratch, &pf->error);
     }
     return PLUSH_OK;

@@ -16,6 +16,63 @@
 #define PLUSH__PRINTF(fmt_arg, first_arg)
 #endif
 
+/* ---- the metrics on plain arrays, and the cages a comparison makes --------------------------------- */
+
+/* The surface of an indexed triangle list over vertex_count rest positions (index_count a multiple of 3).
+ * Fails with PLUSH_E_RANGE on an index out of range, PLUSH_E_ARGUMENT on a non-finite used position or an
+ * index count that is not a multiple of 3, PLUSH_E_NOMEM. */
+plush_status plush__compare_surface_create(const float (*rest)[3], size_t vertex_count, const uint32_t *indices,
+                                          size_t index_count, plush_compare_surface **out, plush_diag *diag);
+/* Signed volume of the closed pieces with these positions (indexed like the rest positions); NaN when the
+ * surface has no closed piece. */
+double plush__compare_volume(const plush_compare_surface *surface, const float (*positions)[3]);
+/* The surface's area-weighted vertex normals from positions (not unit length), into out at each measured
+ * vertex (out holds an entry for every index the surface names). The compare measures normals this way
+ * on both runs of a pair, whatever the runs' shading normals are. */
+void plush__compare_surface_normals(const plush_compare_surface *surface, const float (*positions)[3],
+                                   float (*out)[3]);
+/* The error of b against a over the measured vertices. distances (surface->vertex_count floats, may be NULL)
+ * gets each measured vertex's distance, in surface->vertices order; scratch (surface->vertex_count floats)
+ * is working space for the percentile. With no measured vertex everything is 0. */
+void plush__compare_measure(const plush_compare_surface *surface, const float (*pa)[3], const float (*na)[3],
+                           const float (*pb)[3], const float (*nb)[3], float *distances, float *scratch,
+                           plush_compare_error *out);
+
+/* ---- a cage made for a comparison (src/scene/compare_variant.c) ------------------------------------ */
+
+/* One proxy run on a cage of about `target` triangles made from the model's visible surface. */
+typedef struct plush_compare_variant {
+    size_t target, triangles;
+    size_t pieces, pinned;        /* plush_attach's: soft bodies (edge-connected pieces) and pinned vertices */
+    size_t source_pieces;         /* of the welded surface the cage was made from */
+    bool wrapped;                 /* made as one wrap around those pieces (plush_cage_wrap) */
+    float pin_y[2], cage_y[2];    /* heights of the pinned cage vertices and of the whole cage (min, max) */
+    plush_pmx_model base;         /* the model without its soft bodies and their materials (shares arrays) */
+    plush_pmx_model *model;       /* base + the cage (plush_attach) */
+    plush_arena arena;
+} plush_compare_variant;
+
+
+/* The model's first TriMesh soft body replaced by a generated cage (as plush compare --proxy-triangles):
+ * the visible surface welded, simplified toward `target` triangles and pushed out by 2% of `size` (the
+ * model's size, plush_compare_surface.diagonal) — one wrap around it when it is in several pieces — then
+ * attached with the soft body's parameters, auto mask, and its pins and anchors carried over by nearest
+ * node. out->target is set from `target`; out must be zeroed. Fails (PLUSH_E_UNSUPPORTED) when the model
+ * has no TriMesh soft body, its soft-body materials are not after every visible one, or a material morph
+ * changes them; otherwise with the cage's or attach's error. plush_attach's warnings go into diag.
+ * The model must outlive out (out->base and out->model share its arrays). */
+plush_status plush__compare_variant_make(const plush_pmx_model *model, size_t target, float size,
+                                        plush_compare_variant *out, plush_diag *diag);
+/* Direct at a quarter of the detail (plush compare's convergence run "direct/4"): the model with its
+ * visible surface, welded, simplified (no offset, no wrap) toward a quarter of its triangles, on the same
+ * vertices (meshoptimizer keeps vertex positions): out->model holds the simplified faces in the first visible
+ * material and none in the other visible ones; its soft bodies are the model's. out->target is the quarter,
+ * out->triangles what the simplifier made, out->source_pieces the full surface's triangle count. Fails as
+ * plush__compare_variant_make (PLUSH_E_LIBRARY without meshoptimizer). */
+plush_status plush__compare_quarter_make(const plush_pmx_model *model, plush_compare_variant *out, plush_diag *diag);
+/* Frees the cage model and the arena make built. NULL is a no-op. */
+void plush__compare_variant_free(plush_compare_variant *variant);
+
 enum { RUN_BONES, RUN_DIRECT, RUN_PROXY }; /* the first proxy run; generated cages follow it */
 
 typedef struct pair_stats {
@@ -129,5 +186,6 @@ void plush__compare_quality_csv_row(const plush__compare_quality *q, plush_buf *
 plush_status plush__compare_quality_plot(plush_compare_study *s, plush_diag *diag);
 void plush__compare_quality_report(const plush_compare_study *s, plush_buf *md);
 void plush__compare_quality_free(plush__compare_quality *q);
+
 
 #endif

@@ -131,7 +131,7 @@ static plush_status make_variants(plush_compare_study *s, float size, plush_diag
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
     for (size_t i = 0; i < desc->cage_count; i++) {
         plush_compare_variant *v = &s->variants[s->variant_count++];
-        plush_status st = plush_compare_variant_make(s->model, desc->cage_triangles[i], size, v, diag);
+        plush_status st = plush__compare_variant_make(s->model, desc->cage_triangles[i], size, v, diag);
         if (st != PLUSH_OK)
             return st;
     }
@@ -172,7 +172,7 @@ static plush_status study_start(plush_compare_study *s, plush_diag *diag)
     /* the convergence run needs the model's own soft body and meshoptimizer; without them, a warning */
     if (s->own_proxy && !desc->no_quarter) {
         plush_diag local = {.offset = -1, .index = -1};
-        s->has_quarter = plush_compare_quarter_make(s->model, &s->quarter, &local) == PLUSH_OK;
+        s->has_quarter = plush__compare_quarter_make(s->model, &s->quarter, &local) == PLUSH_OK;
         if (!s->has_quarter)
             plush_diag_warn(diag, -1, NULL, -1, "direct/4 (convergence) not run: %s", local.message);
     }
@@ -293,8 +293,8 @@ void plush_compare_study_destroy(plush_compare_study *s)
         return;
     plush_compare_destroy(s->cmp);
     for (size_t i = 0; i < s->variant_count; i++)
-        plush_compare_variant_free(&s->variants[i]);
-    plush_compare_variant_free(&s->quarter);
+        plush__compare_variant_free(&s->variants[i]);
+    plush__compare_variant_free(&s->quarter);
     free(s->variants);
     free(s->runs);
     free(s->run_names);

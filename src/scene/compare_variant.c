@@ -1,5 +1,6 @@
 /* The cages plush compare makes (--proxy-triangles): the model without its soft bodies, a cage simplified
  * (or wrapped) from its visible surface, the old cage's pins and anchors carried over, attached in place. */
+#include "scene/compare_internal.h"
 #include "plush/scene_attach.h"
 #include "plush/scene_compare.h"
 #include "plush/scene_proxy.h"
@@ -159,7 +160,7 @@ bool plush_compare_has_proxy(const plush_pmx_model *model)
     return first_trimesh(model) != NULL;
 }
 
-plush_status plush_compare_variant_make(const plush_pmx_model *m, size_t target, float size, plush_compare_variant *v,
+plush_status plush__compare_variant_make(const plush_pmx_model *m, size_t target, float size, plush_compare_variant *v,
                                         plush_diag *diag)
 {
     v->target = target;
@@ -203,7 +204,7 @@ plush_status plush_compare_variant_make(const plush_pmx_model *m, size_t target,
     return st;
 }
 
-void plush_compare_variant_free(plush_compare_variant *variant)
+void plush__compare_variant_free(plush_compare_variant *variant)
 {
     if (!variant)
         return;
@@ -212,7 +213,7 @@ void plush_compare_variant_free(plush_compare_variant *variant)
     plush_arena_free(&variant->arena);
 }
 
-plush_status plush_compare_quarter_make(const plush_pmx_model *m, plush_compare_variant *v, plush_diag *diag)
+plush_status plush__compare_quarter_make(const plush_pmx_model *m, plush_compare_variant *v, plush_diag *diag)
 {
     /* the visible materials (no soft body owns them), by name: the surface plush compare measures */
     bool *soft = calloc(m->material_count ? m->material_count : 1, 1);
