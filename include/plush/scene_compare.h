@@ -189,17 +189,19 @@ typedef struct plush_compare_study_desc {
     float physics_hz;                      /* 0: 60 */
     uint32_t frames;                       /* 0: the motion's length at fps, or 300 without a motion; at
                                               most PLUSH_SCENE_MAX_FRAME either way (PLUSH_E_RANGE) */
-    const size_t *cage_triangles;          /* generated cages (plush_compare_variant_make), in this order */
+    const size_t *cage_triangles;          /* generated cages of about these many triangles, in this order
+                                              (the visible surface simplified and attached as plush compare
+                                              --proxy-triangles makes them) */
     size_t cage_count;
     const char *out_dir;                   /* required, existing: where every file goes */
-    bool seed;                             /* proxy runs bind and skin as the original method (plush run --seed) */
+    bool seed;                             /* proxy runs bind and skin as the original method (plush run --original) */
     bool no_quarter;                       /* leave out the convergence run "direct/4"
-                                            * (plush_compare_quarter_make; run last, paired with direct) */
+                                            * (run last, paired with direct) */
 } plush_compare_study_desc;
 
 typedef struct plush_compare_study plush_compare_study;
 
-/* Makes the cages and the runs (warnings into diag). Fails on what plush_compare_variant_make and
+/* Makes the cages and the runs (warnings into diag). Fails on what making a cage and
  * plush_compare_create fail on, and (PLUSH_E_UNSUPPORTED, section "soft body") on a model without a
  * TriMesh soft body when no cage is asked for. */
 plush_status plush_compare_study_create(const plush_compare_study_desc *desc, plush_compare_study **out,
