@@ -13,7 +13,7 @@
  *   plush_proxy_skin_destroy(skin);
  *   plush_proxy_binding_free(bind);
  *
- * Frame of triangle (p0, p1, p2) (DESIGN.md): origin = centroid c, Z = unit((p1-p0) x (p2-p0)),
+ * Frame of triangle (p0, p1, p2): origin = centroid c, Z = unit((p1-p0) x (p2-p0)),
  * Y = unit(p0 - c), X = unit(Y x Z). Matrices are column-major 4x4 (cglm layout), v' = M * v.
  */
 #ifndef PLUSH_PROXY_H

@@ -177,7 +177,7 @@ plush_status plush_scene_bake_write_with(const plush_scene_bake *bake, const cha
                                          const plush_scene_bake_write_options *options, plush_diag *diag);
 void plush_scene_bake_destroy(plush_scene_bake *bake);
 
-/* ---- the pipeline: one model instance stepped frame by frame (DESIGN.md, "One frame") ----------------
+/* ---- the pipeline: one model instance stepped frame by frame (docs/run.md) ----------------
  *
  *   plush_scene *sc = NULL;
  *   plush_scene_create(&(plush_scene_desc){ .model = model, .motion = vmd }, &sc, &diag);

@@ -1,4 +1,4 @@
-/* Quality of a deforming surface against its rest shape (DESIGN.md, "Quality of the plush surface"): a
+/* Quality of a deforming surface against its rest shape (docs/run.md, the quality measure): a
  * plush is fabric over stuffing, it stretches a little and never crumples.
  *
  *   plush_quality *q = NULL;

@@ -1,4 +1,4 @@
-/* Sinks: the exports a run feeds each frame (DESIGN.md, "One frame, as data flows").
+/* Sinks: the exports a run feeds each frame (docs/run.md: the stages of a frame).
  *
  *   plush_scene_output out = { .dir = "out", .stem = "bear", .every = 10 };   // dir made by the caller
  *   plush_scene_sink *sinks[2] = {0};

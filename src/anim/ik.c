@@ -1,7 +1,7 @@
 /* IK: cyclic coordinate descent (CCD) as the MMD-compatible runtimes solve PMX IK chains.
  *
  * Facts this file relies on (the PMX notes on IK; saba's, babylon-mmd's and nanoem's solvers, written to
- * reproduce MMD; DESIGN.md "MMD rules we follow"):
+ * reproduce MMD; docs/ik.md):
  * - The IK bone's position is the goal, its target bone the effector; links are listed from the effector
  *   towards the root and are visited in that order, loop-count times. Each link's IK rotation starts the
  *   solve at identity and is applied before its own motion: local = ik * (morph * motion * append).

@@ -1,4 +1,4 @@
-/* Triangle frames (DESIGN.md, "Proxy skinning") and the per-triangle skin transforms built from them.
+/* Triangle frames (defined in include/plush/proxy.h) and the per-triangle skin transforms built from them.
  * Everything here runs once per triangle per frame, so it works in double and rounds to float once. */
 #include "core/geom.h"
 #include "core/common.h"

@@ -1,4 +1,4 @@
-/* The pipeline: one model instance stepped frame by frame (DESIGN.md, "One frame, as data flows"). */
+/* The pipeline: one model instance stepped frame by frame (docs/run.md: the stages of a frame). */
 #include "scene/internal.h"
 #include "core/common.h"
 #include "scene/soft_measure.h"
