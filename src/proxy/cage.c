@@ -92,10 +92,15 @@ static double dist2(const float *a, const float *b)
  * border runs straight through several vertices (a T-junction between two halves of a skirt). */
 #define SLIVER 1e-4
 
-/* Collapses every sliver's shortest edge (moving the vertex opposite the longest edge, else the later one,
- * onto the other), over rounds until none is left; faces that then name a vertex twice are dropped by
- * clean_faces. */
-static void collapse_slivers(const float (*pos)[3], size_t vertex_count, unsigned *idx, size_t n, bool *ok)
+/* What one collapse rule does with a face (its three distinct vertices, as collapsed so far): moves some
+ * onto others (to[from] = onto, from and onto still their own), and says whether it moved any. */
+typedef bool (*collapse_rule)(const float (*pos)[3], const unsigned v[3], double limit2, unsigned *to);
+
+/* Applies rule to every face over rounds until nothing moves (a vertex collapsed onto one that collapses in
+ * turn follows it), then points idx at the vertices that stay; faces that then name a vertex twice are
+ * dropped by clean_faces. */
+static void collapse(const float (*pos)[3], size_t vertex_count, unsigned *idx, size_t n, collapse_rule rule,
+                     double limit2, bool *ok)
 {
     unsigned *to = malloc((vertex_count ? vertex_count : 1) * sizeof *to);
     *ok = to != NULL;
@@ -115,27 +120,7 @@ static void collapse_slivers(const float (*pos)[3], size_t vertex_count, unsigne
             }
             if (v[0] == v[1] || v[1] == v[2] || v[0] == v[2])
                 continue;
-            double e[3], longest = 0;
-            int lo = 0, hi = 0;
-            for (int k = 0; k < 3; k++) {
-                e[k] = dist2(pos[v[k]], pos[v[(k + 1) % 3]]); /* edge k: v[k] - v[k+1] */
-                if (e[k] < e[lo])
-                    lo = k;
-                if (e[k] > e[hi])
-                    hi = k;
-                longest = e[k] > longest ? e[k] : longest;
-            }
-            const float *a = pos[v[0]], *b = pos[v[1]], *c = pos[v[2]];
-            double u[3], w[3];
-            for (int k = 0; k < 3; k++)
-                u[k] = (double)b[k] - a[k], w[k] = (double)c[k] - a[k];
-            double cx = u[1] * w[2] - u[2] * w[1], cy = u[2] * w[0] - u[0] * w[2], cz = u[0] * w[1] - u[1] * w[0];
-            if (cx * cx + cy * cy + cz * cz > SLIVER * SLIVER * longest * longest)
-                continue;
-            unsigned p = v[lo], q = v[(lo + 1) % 3], apex = v[(hi + 2) % 3];
-            unsigned from = p == apex ? p : q == apex ? q : (p > q ? p : q), onto = from == p ? q : p;
-            to[from] = onto;
-            changed = true;
+            changed |= rule(pos, v, limit2, to);
         }
         if (!changed)
             break;
@@ -149,51 +134,64 @@ static void collapse_slivers(const float (*pos)[3], size_t vertex_count, unsigne
     free(to);
 }
 
+/* A sliver's shortest edge goes: the vertex opposite the longest edge, else the later one, moves onto the
+ * other. */
+static bool sliver_rule(const float (*pos)[3], const unsigned v[3], double limit2, unsigned *to)
+{
+    (void)limit2;
+    double e[3], longest = 0;
+    int lo = 0, hi = 0;
+    for (int k = 0; k < 3; k++) {
+        e[k] = dist2(pos[v[k]], pos[v[(k + 1) % 3]]); /* edge k: v[k] - v[k+1] */
+        if (e[k] < e[lo])
+            lo = k;
+        if (e[k] > e[hi])
+            hi = k;
+        longest = e[k] > longest ? e[k] : longest;
+    }
+    const float *a = pos[v[0]], *b = pos[v[1]], *c = pos[v[2]];
+    double u[3], w[3];
+    for (int k = 0; k < 3; k++)
+        u[k] = (double)b[k] - a[k], w[k] = (double)c[k] - a[k];
+    double cx = u[1] * w[2] - u[2] * w[1], cy = u[2] * w[0] - u[0] * w[2], cz = u[0] * w[1] - u[1] * w[0];
+    if (cx * cx + cy * cy + cz * cz > SLIVER * SLIVER * longest * longest)
+        return false;
+    unsigned p = v[lo], q = v[(lo + 1) % 3], apex = v[(hi + 2) % 3];
+    unsigned from = p == apex ? p : q == apex ? q : (p > q ? p : q);
+    to[from] = from == p ? q : p;
+    return true;
+}
+
 /* An edge shorter than this share of the cage's mean edge is collapsed: a cage edge a few thousandths
  * long (where the simplifier left two vertices of a strand's tip side by side) reads every small
  * movement of its ends as a large strain, and gives the soft body a link too stiff to step. */
 #define SHORT_EDGE 0.02
 
-/* Collapses every edge shorter than SHORT_EDGE times the mean edge (the later vertex onto the earlier),
- * over rounds until none is left; faces that then name a vertex twice are dropped by clean_faces. */
+/* Each edge of the face whose squared length is under limit2 goes (the later vertex onto the earlier), while
+ * both its ends are still their own. */
+static bool short_edge_rule(const float (*pos)[3], const unsigned v[3], double limit2, unsigned *to)
+{
+    bool moved = false;
+    for (int k = 0; k < 3; k++) {
+        unsigned a = v[k], b = v[(k + 1) % 3];
+        if (a == b || to[a] != a || to[b] != b || dist2(pos[a], pos[b]) >= limit2)
+            continue;
+        to[a > b ? a : b] = a > b ? b : a;
+        moved = true;
+    }
+    return moved;
+}
+
+static void collapse_slivers(const float (*pos)[3], size_t vertex_count, unsigned *idx, size_t n, bool *ok)
+{
+    collapse(pos, vertex_count, idx, n, sliver_rule, 0, ok);
+}
+
+/* Every edge shorter than SHORT_EDGE times the mean edge, collapsed. */
 static void collapse_short_edges(const float (*pos)[3], size_t vertex_count, unsigned *idx, size_t n, bool *ok)
 {
     double mean = plush__mean_edge(&pos[0][0], sizeof pos[0], (const uint32_t *)idx, n);
-    double limit2 = SHORT_EDGE * mean * SHORT_EDGE * mean;
-    unsigned *to = malloc((vertex_count ? vertex_count : 1) * sizeof *to);
-    *ok = to != NULL;
-    if (!to)
-        return;
-    for (size_t v = 0; v < vertex_count; v++)
-        to[v] = (unsigned)v;
-    for (int round = 0; round < 32; round++) {
-        bool changed = false;
-        for (size_t f = 0; f + 2 < n; f += 3) {
-            unsigned v[3];
-            for (int k = 0; k < 3; k++) {
-                unsigned x = idx[f + k];
-                while (to[x] != x)
-                    x = to[x];
-                v[k] = idx[f + k] = x;
-            }
-            for (int k = 0; k < 3; k++) {
-                unsigned a = v[k], b = v[(k + 1) % 3];
-                if (a == b || to[a] != a || to[b] != b || dist2(pos[a], pos[b]) >= limit2)
-                    continue;
-                to[a > b ? a : b] = a > b ? b : a;
-                changed = true;
-            }
-        }
-        if (!changed)
-            break;
-    }
-    for (size_t i = 0; i < n; i++) {
-        unsigned x = idx[i];
-        while (to[x] != x)
-            x = to[x];
-        idx[i] = x;
-    }
-    free(to);
+    collapse(pos, vertex_count, idx, n, short_edge_rule, SHORT_EDGE * mean * SHORT_EDGE * mean, ok);
 }
 
 typedef struct edge_face {
