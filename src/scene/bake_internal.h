@@ -85,6 +85,14 @@ void plush__bake_tracks_get(const struct plush_scene_bake *b, plush__bake_tracks
 size_t plush__bake_chain_reach(const plush_pmx_model *m, size_t bones, const float (*keys)[7], size_t frames,
                                double *reach);
 
+/* A bone's global as (rotation columns 0..8, translation 9..11) in double, from a column-major mat4. */
+void plush__bake_global(const float m[16], double g[12]);
+/* A bone's local key from its global g and its parent's (NULL: none): parent^-1 * global as translation
+ * (less offset, when not NULL: a VMD key's rest offset) and rotation, the rotation in the hemisphere of
+ * prev's (a key, NULL: w >= 0) so that interpolation takes the short way. */
+void plush__bake_local_key(const double g[12], const double *parent, const double *offset, const float *prev,
+                           float key[7]);
+
 /* MMD's linear interpolation block (all four curves through (20, 20) and (107, 107)). */
 void plush__bake_linear_interpolation(uint8_t block[64]);
 

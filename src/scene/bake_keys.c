@@ -140,3 +140,40 @@ size_t plush__bake_chain_reach(const plush_pmx_model *m, size_t bones, const flo
     free(longest);
     return deepest;
 }
+
+void plush__bake_global(const float m[16], double g[12])
+{
+    for (int c = 0; c < 3; c++)
+        for (int r = 0; r < 3; r++)
+            g[3 * c + r] = m[4 * c + r];
+    for (int r = 0; r < 3; r++)
+        g[9 + r] = m[12 + r];
+}
+
+void plush__bake_local_key(const double g[12], const double *parent, const double *offset, const float *prev,
+                           float key[7])
+{
+    double r[9], d[3];
+    if (!parent) {
+        memcpy(r, g, sizeof r);
+        memcpy(d, g + 9, sizeof d);
+    } else {
+        const double *p = parent;
+        /* R_p^T R_b and R_p^T (t_b - t_p); column c of R is g[3c .. 3c+2] */
+        for (int c = 0; c < 3; c++)
+            for (int row = 0; row < 3; row++)
+                r[3 * c + row] = p[3 * row] * g[3 * c] + p[3 * row + 1] * g[3 * c + 1] + p[3 * row + 2] * g[3 * c + 2];
+        double dt[3] = {g[9] - p[9], g[10] - p[10], g[11] - p[11]};
+        for (int row = 0; row < 3; row++)
+            d[row] = p[3 * row] * dt[0] + p[3 * row + 1] * dt[1] + p[3 * row + 2] * dt[2];
+    }
+    double q[4];
+    plush__mat3_to_quat(r, 3, q);
+    double n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+    double dot = prev ? q[0] * prev[3] + q[1] * prev[4] + q[2] * prev[5] + q[3] * prev[6] : q[3];
+    double sign = dot < 0 ? -1.0 : 1.0;
+    for (int k = 0; k < 3; k++)
+        key[k] = (float)(offset ? d[k] - offset[k] : d[k]);
+    for (int k = 0; k < 4; k++)
+        key[3 + k] = (float)(sign * q[k] / n);
+}

@@ -155,40 +155,19 @@ plush_status plush__bake_physics_begin(plush_scene_bake *b, plush_diag *diag)
     return vmd_names(b, diag);
 }
 
-/* Bone's key from the globals (column-major mat4), its rotation in the hemisphere of prev (NULL: w >= 0). */
+/* Bone's VMD key from the globals (column-major mat4): its local transform less its rest offset from the
+ * parent, the rotation in the hemisphere of prev (NULL: w >= 0). */
 static void driven_key(const plush_pmx_model *m, const float (*g)[16], uint32_t bone, const float *prev, float key[7])
 {
-    const float *gb = g[bone];
     int32_t parent = m->bones[bone].parent;
-    double r[9], d[3], offset[3];
-    if (parent < 0 || (size_t)parent >= m->bone_count) {
-        for (int c = 0; c < 3; c++)
-            for (int row = 0; row < 3; row++)
-                r[3 * c + row] = gb[4 * c + row];
-        for (int k = 0; k < 3; k++)
-            d[k] = gb[12 + k], offset[k] = m->bones[bone].position[k];
-    } else {
-        const float *gp = g[parent];
-        /* R_p^T R_b: element (row, c) is column row of R_p dotted with column c of R_b */
-        for (int c = 0; c < 3; c++)
-            for (int row = 0; row < 3; row++)
-                r[3 * c + row] = (double)gp[4 * row] * gb[4 * c] + (double)gp[4 * row + 1] * gb[4 * c + 1] +
-                                 (double)gp[4 * row + 2] * gb[4 * c + 2];
-        double dt[3] = {(double)gb[12] - gp[12], (double)gb[13] - gp[13], (double)gb[14] - gp[14]};
-        for (int row = 0; row < 3; row++) {
-            d[row] = gp[4 * row] * dt[0] + gp[4 * row + 1] * dt[1] + gp[4 * row + 2] * dt[2];
-            offset[row] = (double)m->bones[bone].position[row] - m->bones[parent].position[row];
-        }
-    }
-    double q[4];
-    plush__mat3_to_quat(r, 3, q);
-    double n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
-    double dot = prev ? q[0] * prev[3] + q[1] * prev[4] + q[2] * prev[5] + q[3] * prev[6] : q[3];
-    double sign = dot < 0 ? -1.0 : 1.0;
+    bool has_parent = parent >= 0 && (size_t)parent < m->bone_count;
+    double gb[12], gp[12], offset[3];
+    plush__bake_global(g[bone], gb);
+    if (has_parent)
+        plush__bake_global(g[parent], gp);
     for (int k = 0; k < 3; k++)
-        key[k] = (float)(d[k] - offset[k]);
-    for (int k = 0; k < 4; k++)
-        key[3 + k] = (float)(sign * q[k] / n);
+        offset[k] = (double)m->bones[bone].position[k] - (has_parent ? m->bones[parent].position[k] : 0);
+    plush__bake_local_key(gb, has_parent ? gp : NULL, offset, prev, key);
 }
 
 plush_status plush__bake_physics_frame(plush_scene_bake *b, const plush_anim *anim, plush_diag *diag)

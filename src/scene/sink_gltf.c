@@ -44,16 +44,6 @@ typedef struct gltf_sink {
     size_t written_bytes;         /* the file's size, once written; 0: not written */
 } gltf_sink;
 
-/* A bone's global as (rotation, translation) in double, from a cglm column-major mat4. */
-static void global_from_mat4(const float m[16], double g[12])
-{
-    for (int c = 0; c < 3; c++)
-        for (int r = 0; r < 3; r++)
-            g[3 * c + r] = m[4 * c + r];
-    for (int r = 0; r < 3; r++)
-        g[9 + r] = m[12 + r];
-}
-
 static bool grow(gltf_sink *s)
 {
     if (s->keys < s->capacity)
@@ -74,35 +64,12 @@ static bool grow(gltf_sink *s)
     return true;
 }
 
-/* A bone's local key, parent^-1 * global in the model's own frame, its rotation in the hemisphere of the
- * previous key's (so that interpolation takes the short way). */
+/* Joint bone's local key (plush__bake_local_key) from this frame's globals. */
 static void local_key(const gltf_sink *s, size_t bone, float key[7], const float *prev)
 {
-    const double *g = s->globals[bone];
     int32_t parent = bone < s->source->bone_count ? s->source->bones[bone].parent : -1;
-    double r[9], d[3];
-    if (parent < 0 || (size_t)parent >= s->source->bone_count) {
-        memcpy(r, g, sizeof r);
-        memcpy(d, g + 9, sizeof d);
-    } else {
-        const double *p = s->globals[parent];
-        /* R_p^T R_b and R_p^T (t_b - t_p); column c of R is g[3c .. 3c+2] */
-        for (int c = 0; c < 3; c++)
-            for (int row = 0; row < 3; row++)
-                r[3 * c + row] = p[3 * row] * g[3 * c] + p[3 * row + 1] * g[3 * c + 1] + p[3 * row + 2] * g[3 * c + 2];
-        double dt[3] = {g[9] - p[9], g[10] - p[10], g[11] - p[11]};
-        for (int row = 0; row < 3; row++)
-            d[row] = p[3 * row] * dt[0] + p[3 * row + 1] * dt[1] + p[3 * row + 2] * dt[2];
-    }
-    double q[4];
-    plush__mat3_to_quat(r, 3, q);
-    double n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
-    double dot = prev ? q[0] * prev[3] + q[1] * prev[4] + q[2] * prev[5] + q[3] * prev[6] : q[3];
-    double sign = dot < 0 ? -1.0 : 1.0;
-    for (int k = 0; k < 3; k++)
-        key[k] = (float)d[k];
-    for (int k = 0; k < 4; k++)
-        key[3 + k] = (float)(sign * q[k] / n);
+    const double *p = parent < 0 || (size_t)parent >= s->source->bone_count ? NULL : s->globals[parent];
+    plush__bake_local_key(s->globals[bone], p, NULL, prev, key);
 }
 
 /* A key in glTF's convention: translation (x, y, -z) scaled to metres, rotation (-x, -y, z, w) in the
@@ -132,7 +99,7 @@ static plush_status gltf_frame(plush_scene_sink *sk, const plush_scene *scene, u
     const float(*bg)[16] = plush_anim_bone_globals(anim);
     size_t nb = s->source->bone_count;
     for (size_t b = 0; b < nb; b++)
-        global_from_mat4(bg[b], s->globals[b]);
+        plush__bake_global(bg[b], s->globals[b]);
     memset(s->globals[nb], 0, sizeof s->globals[nb]);
     s->globals[nb][0] = s->globals[nb][4] = s->globals[nb][8] = 1.0; /* plush_root: the origin */
     size_t k = s->keys;
