@@ -333,6 +333,10 @@ plush_status plush_scene_bake_write_with(const plush_scene_bake *b, const char *
     if (!b || !pmx_path || !vmd_path)
         return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, NULL, -1, "no bake or no file names");
     plush_status st = plush_scene_bake_model(b, &model, diag);
+    /* the baked physics is the PMX + VMD's: its rigid bodies follow their bones, its driven bones carry names
+     * a VMD tells apart (glTF, which has neither limit nor physics, keeps the model's) */
+    if (st == PLUSH_OK)
+        st = plush__bake_physics_model(b, model, diag);
     if (st == PLUSH_OK)
         st = plush__bake_textures(model, pmx_path, vmd_path, options, diag);
     if (st == PLUSH_OK)

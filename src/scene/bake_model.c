@@ -381,8 +381,6 @@ plush_status plush_scene_bake_model(const plush_scene_bake *bake, plush_pmx_mode
     if (st == PLUSH_OK)
         st = add_bones(bake, o, diag);
     if (st == PLUSH_OK)
-        st = plush__bake_physics_model(bake, o, diag);
-    if (st == PLUSH_OK)
         st = copy_morphs(m, vmap, matmap, o, diag);
     if (st != PLUSH_OK) {
         plush_pmx_free(o);
