@@ -287,27 +287,36 @@ static int corner_piece_cmp(const void *pa, const void *pb)
 /* The edge (v, other) of `piece` at v (with `border`, a border edge) nearest in direction to dir (NULL:
  * any), as the other end and whether the piece's face runs v -> other; false when the piece has none. e
  * holds the sorted edges with their faces, piece_of each face's piece. */
-static bool edge_at(const edge_face *e, size_t ne, const uint32_t *piece_of, const unsigned *idx, unsigned v,
-                    uint32_t piece, const float (*pos)[3], const double *dir, bool border, unsigned *other,
-                    bool *forward, double *best_cos);
+/* The sorted edges with their faces, each face's piece, and per vertex the edges at it (at[at_start[v]]
+ * .. at[at_start[v + 1] - 1], indices into e). */
+typedef struct edge_index {
+    const edge_face *e;
+    size_t ne;
+    const uint32_t *piece_of;
+    const size_t *at_start;
+    const uint32_t *at;
+} edge_index;
+
+static bool edge_at(const edge_index *x, const unsigned *idx, unsigned v, uint32_t piece, const float (*pos)[3],
+                    const double *dir, bool border, unsigned *other, bool *forward, double *best_cos);
 
 /* A border edge when the piece has one at v (the join then stays manifold there), else any edge. */
-static bool border_at(const edge_face *e, size_t ne, const uint32_t *piece_of, const unsigned *idx, unsigned v,
-                      uint32_t piece, const float (*pos)[3], const double *dir, unsigned *other, bool *forward,
-                      double *best_cos)
+static bool border_at(const edge_index *x, const unsigned *idx, unsigned v, uint32_t piece, const float (*pos)[3],
+                      const double *dir, unsigned *other, bool *forward, double *best_cos)
 {
-    return edge_at(e, ne, piece_of, idx, v, piece, pos, dir, true, other, forward, best_cos) ||
-           edge_at(e, ne, piece_of, idx, v, piece, pos, dir, false, other, forward, best_cos);
+    return edge_at(x, idx, v, piece, pos, dir, true, other, forward, best_cos) ||
+           edge_at(x, idx, v, piece, pos, dir, false, other, forward, best_cos);
 }
 
-static bool edge_at(const edge_face *e, size_t ne, const uint32_t *piece_of, const unsigned *idx, unsigned v,
-                    uint32_t piece, const float (*pos)[3], const double *dir, bool border, unsigned *other,
-                    bool *forward, double *best_cos)
+static bool edge_at(const edge_index *x, const unsigned *idx, unsigned v, uint32_t piece, const float (*pos)[3],
+                    const double *dir, bool border, unsigned *other, bool *forward, double *best_cos)
 {
+    const edge_face *e = x->e;
+    size_t ne = x->ne;
+    const uint32_t *piece_of = x->piece_of;
     bool found = false;
-    for (size_t i = 0; i < ne; i++) {
-        if (e[i].a != v && e[i].b != v)
-            continue;
+    for (size_t j = x->at_start[v]; j < x->at_start[v + 1]; j++) {
+        size_t i = x->at[j];
         bool single = (i == 0 || e[i - 1].a != e[i].a || e[i - 1].b != e[i].b) &&
                       (i + 1 == ne || e[i + 1].a != e[i].a || e[i + 1].b != e[i].b);
         if ((border && !single) || piece_of[e[i].face] != piece)
@@ -338,7 +347,9 @@ static size_t join_bow_ties(const float (*pos)[3], unsigned *idx, size_t n, size
     uint32_t *parent = malloc((faces ? faces : 1) * sizeof *parent), *size = calloc(faces ? faces : 1, sizeof *size);
     uint32_t *piece_of = malloc((faces ? faces : 1) * sizeof *piece_of);
     corner_piece *cp = malloc((faces ? 3 * faces : 1) * sizeof *cp);
-    *ok = e && parent && size && piece_of && cp;
+    size_t *at_start = NULL;
+    uint32_t *at = malloc((faces ? 6 * faces : 1) * sizeof *at);
+    *ok = e && parent && size && piece_of && cp && at;
     if (!*ok)
         goto done;
     for (size_t f = 0; f < faces; f++)
@@ -359,9 +370,25 @@ static size_t join_bow_ties(const float (*pos)[3], unsigned *idx, size_t n, size
         for (int k = 0; k < 3; k++)
             cp[3 * f + k] = (corner_piece){idx[3 * f + k], piece_of[f]};
     qsort(cp, 3 * faces, sizeof *cp, corner_piece_cmp);
+    /* per vertex, the edges at it */
+    size_t nv = faces ? (size_t)cp[3 * faces - 1].v + 1 : 0;
+    at_start = calloc(nv + 1, sizeof *at_start);
+    if (!at_start) {
+        *ok = false;
+        goto done;
+    }
+    for (size_t i = 0; i < 3 * faces; i++)
+        at_start[e[i].a + 1]++, at_start[e[i].b + 1]++;
+    for (size_t v = 0; v < nv; v++)
+        at_start[v + 1] += at_start[v];
+    for (size_t i = 0; i < 3 * faces; i++)
+        at[at_start[e[i].a]++] = (uint32_t)i, at[at_start[e[i].b]++] = (uint32_t)i;
+    for (size_t v = nv; v > 0; v--) /* the fill moved each start to the next one's: back one vertex */
+        at_start[v] = at_start[v - 1];
+    at_start[0] = 0;
+    const edge_index index = {.e = e, .ne = 3 * faces, .piece_of = piece_of, .at_start = at_start, .at = at};
     /* pieces joined so far (by a triangle added here): a second union-find over the pieces' roots */
     uint32_t *joined = parent; /* reused: every face's root is its piece, roots stay roots */
-    size_t added = 0;
     for (size_t i = 0; i < 3 * faces;) {
         size_t j = i;
         while (j < 3 * faces && cp[j].v == cp[i].v)
@@ -378,14 +405,14 @@ static size_t join_bow_ties(const float (*pos)[3], unsigned *idx, size_t n, size
             unsigned b = 0, a = 0;
             bool fb = false, fa = false;
             double cb = -2, ca = -2, dir[3], len = 0;
-            if (!border_at(e, 3 * faces, piece_of, idx, v, other, pos, NULL, &b, &fb, &cb))
+            if (!border_at(&index, idx, v, other, pos, NULL, &b, &fb, &cb))
                 continue;
             for (int c = 0; c < 3; c++)
                 dir[c] = (double)pos[b][c] - pos[v][c], len += dir[c] * dir[c];
             len = sqrt(len);
             for (int c = 0; c < 3 && len > 0; c++)
                 dir[c] /= len;
-            if (!border_at(e, 3 * faces, piece_of, idx, v, main, pos, dir, &a, &fa, &ca) || a == b)
+            if (!border_at(&index, idx, v, main, pos, dir, &a, &fa, &ca) || a == b)
                 continue;
             /* a well-shaped triangle only: its height over its longest edge (as the slivers are judged) */
             double u[3], w[3], longest = 0;
@@ -400,13 +427,13 @@ static size_t join_bow_ties(const float (*pos)[3], unsigned *idx, size_t n, size
             if (fa)
                 t[1] = b, t[2] = a;
             memcpy(idx + n, t, sizeof t);
-            n += 3, added++;
+            n += 3;
             plush__uf_union(joined, other, main);
         }
         i = j;
     }
 done:
-    free(e), free(parent), free(size), free(piece_of), free(cp);
+    free(e), free(parent), free(size), free(piece_of), free(cp), free(at_start), free(at);
     return n;
 }
 
