@@ -648,8 +648,12 @@ static bool raise_small_pieces(const plush__meshopt *mo, const plush_cage_mesh *
     size_t nv = src->vertex_count, faces = cleaned_n / 3;
     uint32_t *parent = malloc((nv ? nv : 1) * sizeof *parent);
     size_t *have = calloc(nv ? nv : 1, sizeof *have), *whole = calloc(nv ? nv : 1, sizeof *whole);
-    unsigned *piece = malloc((cleaned_n ? 2 * cleaned_n : 1) * sizeof *piece); /* joins may add faces */
-    bool ok = parent && have && whole && piece;
+    /* at: a raised piece's slot in repl (SIZE_MAX: not raised); got: its faces filled in, then the indices
+     * its simplification gave (0: it keeps what it had) */
+    size_t *at = malloc((nv ? nv : 1) * sizeof *at), *got = calloc(nv ? nv : 1, sizeof *got);
+    /* each raised piece's source faces, then its new ones, in a slot of twice its source (joins add faces) */
+    unsigned *repl = malloc((cleaned_n ? 2 * cleaned_n : 1) * sizeof *repl);
+    bool ok = parent && have && whole && at && got && repl;
     if (!ok)
         goto done;
     plush__uf_init(parent, nv);
@@ -660,27 +664,47 @@ static bool raise_small_pieces(const plush__meshopt *mo, const plush_cage_mesh *
         whole[plush__uf_find(parent, cleaned[3 * f])]++;
     for (size_t f = 0; f < *n / 3; f++)
         have[plush__uf_find(parent, idx[3 * f])]++;
-    for (size_t r = 0; ok && r < nv; r++) {
-        if (plush__uf_find(parent, (uint32_t)r) != r || have[r] == 0 || have[r] >= PIECE_FLOOR || whole[r] <= have[r])
-            continue;
-        size_t m = 0;
-        for (size_t f = 0; f < faces; f++)
-            if (plush__uf_find(parent, cleaned[3 * f]) == r)
-                memcpy(piece + m, cleaned + 3 * f, 3 * sizeof *piece), m += 3;
-        plush_cage_result ignored = {0};
-        size_t got = 0;
-        ok = simplify_faces(mo, src, piece, m, PIECE_FLOOR, tolerance, sloppy, tmp, &got, &ignored, diag);
-        if (!ok || got / 3 <= have[r] || *n - 3 * have[r] + got > 2 * cleaned_n)
-            continue;
-        size_t kept = 0; /* the piece's old faces out, its new ones in */
-        for (size_t f = 0; f < *n / 3; f++)
-            if (plush__uf_find(parent, idx[3 * f]) != r)
-                memmove(idx + kept, idx + 3 * f, 3 * sizeof *idx), kept += 3;
-        memcpy(idx + kept, piece, got * sizeof *idx);
-        *n = kept + got;
+    /* the pieces to raise: kept (not dropped as a speck), under the floor, with more faces in the source */
+    size_t slots = 0;
+    for (size_t r = 0; r < nv; r++) {
+        at[r] = SIZE_MAX;
+        if (plush__uf_find(parent, (uint32_t)r) == r && have[r] > 0 && have[r] < PIECE_FLOOR && whole[r] > have[r])
+            at[r] = slots, slots += 6 * whole[r];
     }
+    if (slots == 0)
+        goto done;
+    for (size_t f = 0; f < faces; f++) {
+        uint32_t r = plush__uf_find(parent, cleaned[3 * f]);
+        if (at[r] != SIZE_MAX)
+            memcpy(repl + at[r] + 3 * got[r], cleaned + 3 * f, 3 * sizeof *repl), got[r]++;
+    }
+    bool any = false;
+    for (size_t r = 0; ok && r < nv; r++) {
+        if (at[r] == SIZE_MAX)
+            continue;
+        plush_cage_result ignored = {0};
+        size_t m = 0;
+        ok = simplify_faces(mo, src, repl + at[r], 3 * whole[r], PIECE_FLOOR, tolerance, sloppy, tmp, &m, &ignored,
+                            diag);
+        got[r] = ok && m / 3 > have[r] ? m : 0; /* 0: the piece keeps what it had */
+        any |= got[r] > 0;
+    }
+    if (!ok || !any)
+        goto done;
+    /* the other pieces' faces in their order, then the raised pieces' new ones (within idx's room: it holds
+     * twice the source, and a piece never gets back more than twice its source) */
+    size_t kept = 0;
+    for (size_t f = 0; f < *n / 3; f++) {
+        uint32_t r = plush__uf_find(parent, idx[3 * f]);
+        if (at[r] == SIZE_MAX || got[r] == 0)
+            memmove(idx + kept, idx + 3 * f, 3 * sizeof *idx), kept += 3;
+    }
+    for (size_t r = 0; r < nv; r++)
+        if (at[r] != SIZE_MAX && got[r] > 0 && kept + got[r] <= 2 * cleaned_n)
+            memcpy(idx + kept, repl + at[r], got[r] * sizeof *idx), kept += got[r];
+    *n = kept;
 done:
-    free(parent), free(have), free(whole), free(piece);
+    free(parent), free(have), free(whole), free(at), free(got), free(repl);
     return ok;
 }
 
