@@ -64,6 +64,13 @@ size_t plush__weld_positions(const float (*points)[3], size_t count, uint32_t *n
  * reference's calibration. 0 for no edge. */
 double plush__mean_edge(const float *first, size_t stride, const uint32_t *idx, size_t index_count);
 
+/* ---- repeated faces -------------------------------------------------------------------------------------- */
+
+/* Marks in drop (faces entries, set to 1; others left as they are) every face of idx (3 indices each) that
+ * names a point twice or names the same three points as an earlier face, in any order (two layers sharing
+ * positions, front and back faces). False when out of memory (nothing marked). */
+bool plush__repeated_faces(const uint32_t *idx, size_t faces, uint8_t *drop);
+
 /* ---- union-find --------------------------------------------------------------------------------------- */
 
 /* parent[i] = i for i < n: n singleton sets. */

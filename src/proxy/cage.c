@@ -23,59 +23,24 @@ bool plush_proxy_simplify_available(plush_diag *diag)
 
 /* ---- simplification ---------------------------------------------------------------------------- */
 
-typedef struct face_key {
-    uint32_t v[3];
-    uint32_t face;
-} face_key;
-
-static int face_key_cmp(const void *pa, const void *pb)
-{
-    const face_key *a = pa, *b = pb;
-    for (int k = 0; k < 3; k++)
-        if (a->v[k] != b->v[k])
-            return a->v[k] < b->v[k] ? -1 : 1;
-    return a->face < b->face ? -1 : a->face > b->face;
-}
-
-static void sort3(const unsigned in[3], uint32_t out[3])
-{
-    uint32_t a = in[0], b = in[1], c = in[2], t;
-    if (a > b) t = a, a = b, b = t;
-    if (b > c) t = b, b = c, c = t;
-    if (a > b) t = a, a = b, b = t;
-    out[0] = a, out[1] = b, out[2] = c;
-}
-
 /* Drops faces naming a vertex twice and repeats of the same three vertices (the first one stays), in
  * place; returns the index count left. */
 static size_t clean_faces(unsigned *idx, size_t n, plush_diag *diag, bool *ok)
 {
     size_t faces = n / 3;
-    face_key *keys = malloc((faces ? faces : 1) * sizeof *keys);
     uint8_t *drop = calloc(faces ? faces : 1, 1);
-    *ok = keys && drop;
+    *ok = drop && plush__repeated_faces((const uint32_t *)idx, faces, drop);
     if (!*ok) {
-        free(keys);
         free(drop);
         plush__no_memory(diag);
         return 0;
     }
-    for (size_t f = 0; f < faces; f++) {
-        sort3(idx + 3 * f, keys[f].v);
-        keys[f].face = (uint32_t)f;
-        drop[f] = keys[f].v[0] == keys[f].v[1] || keys[f].v[1] == keys[f].v[2];
-    }
-    qsort(keys, faces, sizeof *keys, face_key_cmp);
-    for (size_t f = 1; f < faces; f++)
-        if (memcmp(keys[f].v, keys[f - 1].v, sizeof keys[f].v) == 0)
-            drop[keys[f].face] = 1;
     size_t kept = 0;
     for (size_t f = 0; f < faces; f++)
         if (!drop[f]) {
             memmove(idx + 3 * kept, idx + 3 * f, 3 * sizeof *idx);
             kept++;
         }
-    free(keys);
     free(drop);
     return 3 * kept;
 }

@@ -183,20 +183,6 @@ static bool build_layers(plush_quality *q, const uint32_t (*node_faces)[3], cons
     return q->layers != NULL;
 }
 
-typedef struct face_key {
-    uint32_t n[3];     /* the face's nodes, sorted */
-    uint32_t face;
-} face_key;
-
-static int face_key_cmp(const void *pa, const void *pb)
-{
-    const face_key *a = pa, *b = pb;
-    for (int k = 0; k < 3; k++)
-        if (a->n[k] != b->n[k])
-            return a->n[k] < b->n[k] ? -1 : 1;
-    return a->face < b->face ? -1 : a->face > b->face;
-}
-
 /* A surface of two layers sharing positions (a cape's outer and inner cloth, front and back faces) welds
  * into faces on the same three nodes twice, and each edge then has four faces: no edge would count as a
  * fold and the crease would read 0 whatever the cloth did. Each node triple is kept once (the first face
@@ -205,24 +191,9 @@ static int face_key_cmp(const void *pa, const void *pb)
 static bool drop_layer_faces(plush_quality *q, uint32_t (*node_faces)[3])
 {
     size_t n = q->face_count;
-    face_key *keys = malloc((n ? n : 1) * sizeof *keys);
     uint8_t *drop = calloc(n ? n : 1, 1);
-    bool ok = keys && drop;
-    for (size_t f = 0; ok && f < n; f++) {
-        uint32_t a = node_faces[f][0], b = node_faces[f][1], c = node_faces[f][2], t;
-        if (a > b)
-            t = a, a = b, b = t;
-        if (b > c)
-            t = b, b = c, c = t;
-        if (a > b)
-            t = a, a = b, b = t;
-        keys[f] = (face_key){{a, b, c}, (uint32_t)f};
-    }
+    bool ok = drop && plush__repeated_faces(&node_faces[0][0], n, drop);
     if (ok) {
-        qsort(keys, n, sizeof *keys, face_key_cmp);
-        for (size_t i = 1; i < n; i++)
-            if (memcmp(keys[i].n, keys[i - 1].n, sizeof keys[i].n) == 0)
-                drop[keys[i].face] = 1;
         size_t kept = 0;
         for (size_t f = 0; f < n; f++)
             if (!drop[f]) {
@@ -232,7 +203,7 @@ static bool drop_layer_faces(plush_quality *q, uint32_t (*node_faces)[3])
             }
         q->face_count = kept;
     }
-    free(keys), free(drop);
+    free(drop);
     return ok;
 }
 
