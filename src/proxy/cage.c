@@ -174,6 +174,22 @@ static int edge_face_cmp(const void *pa, const void *pb)
     return x->face < y->face ? -1 : x->face > y->face;
 }
 
+/* The faces' edges sorted (e: 3 per face) and the pieces they join (parent: a union-find over the faces,
+ * faces sharing an edge in one set). */
+static void edge_pieces(const unsigned *idx, size_t faces, edge_face *e, uint32_t *parent)
+{
+    for (size_t f = 0; f < faces; f++)
+        for (int k = 0; k < 3; k++) {
+            unsigned a = idx[3 * f + k], b = idx[3 * f + (k + 1) % 3];
+            e[3 * f + k] = (edge_face){a < b ? a : b, a < b ? b : a, (uint32_t)f};
+        }
+    qsort(e, 3 * faces, sizeof *e, edge_face_cmp);
+    plush__uf_init(parent, faces);
+    for (size_t i = 1; i < 3 * faces; i++)
+        if (e[i].a == e[i - 1].a && e[i].b == e[i - 1].b)
+            plush__uf_union(parent, e[i].face, e[i - 1].face);
+}
+
 /* A piece of the cage (faces joined by edges) whose box's diagonal is under this share of the largest
  * piece's is a speck the simplifier left where a strand's tip or a thin bridge was: a triangle or two, a
  * hundredth of a unit across, that nothing can pin sensibly. The detailed vertices around it bind to the
@@ -192,16 +208,7 @@ static size_t drop_specks(const float (*pos)[3], unsigned *idx, size_t n, bool *
     size_t kept = n;
     if (!*ok)
         goto done;
-    for (size_t f = 0; f < faces; f++)
-        for (int k = 0; k < 3; k++) {
-            unsigned a = idx[3 * f + k], b = idx[3 * f + (k + 1) % 3];
-            e[3 * f + k] = (edge_face){a < b ? a : b, a < b ? b : a, (uint32_t)f};
-        }
-    qsort(e, 3 * faces, sizeof *e, edge_face_cmp);
-    plush__uf_init(parent, faces);
-    for (size_t i = 1; i < 3 * faces; i++)
-        if (e[i].a == e[i - 1].a && e[i].b == e[i - 1].b)
-            plush__uf_union(parent, e[i].face, e[i - 1].face);
+    edge_pieces(idx, faces, e, parent);
     for (size_t f = 0; f < faces; f++)
         for (int k = 0; k < 3; k++)
             lo[f][k] = INFINITY, hi[f][k] = -INFINITY;
@@ -317,16 +324,7 @@ static size_t join_bow_ties(const float (*pos)[3], unsigned *idx, size_t n, size
     *ok = e && parent && size && piece_of && cp && at;
     if (!*ok)
         goto done;
-    for (size_t f = 0; f < faces; f++)
-        for (int k = 0; k < 3; k++) {
-            unsigned a = idx[3 * f + k], b = idx[3 * f + (k + 1) % 3];
-            e[3 * f + k] = (edge_face){a < b ? a : b, a < b ? b : a, (uint32_t)f};
-        }
-    qsort(e, 3 * faces, sizeof *e, edge_face_cmp);
-    plush__uf_init(parent, faces);
-    for (size_t i = 1; i < 3 * faces; i++)
-        if (e[i].a == e[i - 1].a && e[i].b == e[i - 1].b)
-            plush__uf_union(parent, e[i].face, e[i - 1].face);
+    edge_pieces(idx, faces, e, parent);
     for (size_t f = 0; f < faces; f++) {
         piece_of[f] = plush__uf_find(parent, (uint32_t)f);
         size[piece_of[f]]++;
