@@ -351,7 +351,10 @@ struct plush_compare {
     plush_compare_pair_frame *pair_frames;
     float *distances;                /* pair_count * surface->vertex_count */
     float *scratch;
-    float (*normals_a)[3], (*normals_b)[3]; /* the measured surface's normals of a pair's two runs */
+    float (*normals_a)[3], (*normals_b)[3]; /* a pair's own surface's normals of its two runs */
+    float (*run_normals)[3];               /* per run (`normals_room` each): the compare's surface's normals */
+    bool *run_normals_now;                 /* per run: computed for this step */
+    size_t normals_room;
 };
 
 /* The scene mode a kind runs in; false with the reason when this build cannot run it. */
@@ -480,7 +483,10 @@ plush_status plush_compare_create(const plush_compare_desc *desc, plush_compare 
         }
         c->normals_a = malloc(most * sizeof *c->normals_a);
         c->normals_b = malloc(most * sizeof *c->normals_b);
-        if (!c->normals_a || !c->normals_b)
+        c->normals_room = most;
+        c->run_normals = malloc(desc->run_count * most * sizeof *c->run_normals);
+        c->run_normals_now = calloc(desc->run_count, sizeof *c->run_normals_now);
+        if (!c->normals_a || !c->normals_b || !c->run_normals || !c->run_normals_now)
             st = plush__no_memory(diag);
     }
     for (size_t i = 0; st == PLUSH_OK && i < desc->run_count; i++)
@@ -527,6 +533,17 @@ static void step_run(plush_compare *c, size_t i, uint32_t frame, plush_diag *dia
     r->info.failures = plush_scene_failures(r->scene, &r->info.first_failure);
 }
 
+/* Run i's normals of the compare's surface at this step, computed on first use. */
+static float (*run_normals(plush_compare *c, size_t i))[3]
+{
+    float(*n)[3] = c->run_normals + i * c->normals_room;
+    if (!c->run_normals_now[i]) {
+        plush__compare_surface_normals(c->surface, plush_scene_positions(c->runs[i].scene), n);
+        c->run_normals_now[i] = true;
+    }
+    return n;
+}
+
 plush_status plush_compare_step(plush_compare *c, uint32_t frame, plush_diag *diag)
 {
     if (!c)
@@ -534,6 +551,8 @@ plush_status plush_compare_step(plush_compare *c, uint32_t frame, plush_diag *di
     for (size_t i = 0; i < c->desc.run_count; i++)
         step_run(c, i, frame, diag);
     size_t nv = c->surface->vertex_count;
+    for (size_t i = 0; c->run_normals_now && i < c->desc.run_count; i++)
+        c->run_normals_now[i] = false;
     for (size_t p = 0; p < c->desc.pair_count; p++) {
         plush_compare_pair_frame *pf = &c->pair_frames[p];
         memset(pf, 0, sizeof *pf);
@@ -547,10 +566,13 @@ plush_status plush_compare_step(plush_compare *c, uint32_t frame, plush_diag *di
          * positions agree to 1e-8. */
         const plush_compare_surface *surface = c->pair_surface[p] ? c->pair_surface[p] : c->surface;
         const float(*pa)[3] = plush_scene_positions(c->runs[a].scene), (*pb)[3] = plush_scene_positions(c->runs[b].scene);
-        plush__compare_surface_normals(surface, pa, c->normals_a);
-        plush__compare_surface_normals(surface, pb, c->normals_b);
-        plush__compare_measure(surface, pa, (const float(*)[3])c->normals_a, pb, (const float(*)[3])c->normals_b,
-                              c->distances + p * nv, c->scratch, &pf->error);
+        float(*na)[3] = c->normals_a, (*nb)[3] = c->normals_b;
+        if (!c->pair_surface[p]) /* the compare's own surface: each run's normals once a step, for every pair */
+            na = run_normals(c, a), nb = run_normals(c, b);
+        else
+            plush__compare_surface_normals(surface, pa, na), plush__compare_surface_normals(surface, pb, nb);
+        plush__compare_measure(surface, pa, (const float(*)[3])na, pb, (const float(*)[3])nb, c->distances + p * nv,
+                               c->scratch, &pf->error);
     }
     return PLUSH_OK;
 }
@@ -603,5 +625,7 @@ void plush_compare_destroy(plush_compare *c)
     free(c->scratch);
     free(c->normals_a);
     free(c->normals_b);
+    free(c->run_normals);
+    free(c->run_normals_now);
     free(c);
 }
