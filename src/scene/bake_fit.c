@@ -20,6 +20,7 @@
 #include "scene/bake_internal.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -600,6 +601,162 @@ static void fit_bones(fit_state *s, size_t bones, bool all_rows)
     free(tgt);
 }
 
+/* ---- every recorded frame -------------------------------------------------------------------------------- */
+
+/* A span of recorded frames solved one after the other on v's rows, each frame's bones started from the
+ * frame before's (nearer than the sampled frame before it, which the motion may have left far behind) or,
+ * at a sampled frame, from its fitted bones: per frame, how far the bones miss the budget (`miss`, when
+ * not NULL) and the keys (`keys`, when not NULL; rotations not yet in one hemisphere). */
+typedef struct span {
+    const fit_state *v;
+    size_t from, to;
+    double tolerance;
+    double *miss;
+    const float (*pivot)[3];
+    float (*keys)[7];
+    bool ok;
+} span;
+
+static void *solve_span(void *arg)
+{
+    span *p = arg;
+    const fit_state *v = p->v;
+    size_t N = v->bones, n = v->sample_count;
+    rigid *m = malloc(N * sizeof *m);
+    double(*tgt)[3] = malloc((n ? n : 1) * sizeof *tgt), (*pred)[3] = malloc((n ? n : 1) * sizeof *pred);
+    p->ok = m && tgt && pred;
+    size_t near = 0;
+    while (near + 1 < v->sampled && v->frame_of[near + 1] <= p->from)
+        near++;
+    for (size_t f = p->from; p->ok && f < p->to; f++) {
+        while (near + 1 < v->sampled && v->frame_of[near + 1] <= f)
+            near++;
+        if (f == p->from || v->frame_of[near] == f)
+            memcpy(m, v->m + near * N, N * sizeof *m);
+        for (size_t i = 0; i < n; i++)
+            target(v, v->sample_rows[i], f, tgt[i]);
+        solve_bones(v, (const double(*)[3])tgt, m, pred, N);
+        if (p->miss) {
+            predict(v, m, pred);
+            double sq = 0, worst = 0;
+            for (size_t i = 0; i < n; i++) {
+                double d2 = 0;
+                for (int k = 0; k < 3; k++)
+                    d2 += (pred[i][k] - tgt[i][k]) * (pred[i][k] - tgt[i][k]);
+                sq += d2;
+                worst = d2 > worst ? d2 : worst;
+            }
+            p->miss[f] = n ? fmax(sqrt(sq / (double)n) / (0.5 * p->tolerance), sqrt(worst) / (2.0 * p->tolerance)) : 0;
+        }
+        for (size_t j = 0; p->keys && j < N; j++) {
+            float *key = p->keys[f * N + j];
+            double q[4], rc[3], c[3] = {p->pivot[j][0], p->pivot[j][1], p->pivot[j][2]};
+            plush__mat3_to_quat(m[j].r, 3, q);
+            apply(&m[j], c, rc);
+            for (int k = 0; k < 3; k++)
+                key[k] = (float)(rc[k] - c[k]);
+            for (int k = 0; k < 4; k++)
+                key[3 + k] = (float)q[k];
+        }
+    }
+    free(pred), free(tgt), free(m);
+    return NULL;
+}
+
+/* Every recorded frame, as solve_span, in two spans on two threads split at a sampled frame: a solve
+ * starts over from the sampled bones there anyway, so the frames come out as one thread would make them
+ * (one thread when a second cannot start). False when out of memory. */
+static bool solve_frames(const fit_state *v, double tolerance, double *miss, const float (*pivot)[3], float (*keys)[7])
+{
+    size_t F = v->b->frame_count, split = v->sampled > 2 ? v->frame_of[v->sampled / 2] : F;
+    span a = {.v = v, .from = 0, .to = split, .tolerance = tolerance, .miss = miss, .pivot = pivot, .keys = keys};
+    span b = a;
+    b.from = split, b.to = F;
+    pthread_t thread;
+    bool second = split < F && pthread_create(&thread, NULL, solve_span, &b) == 0;
+    solve_span(&a);
+    if (second)
+        pthread_join(thread, NULL);
+    else if (split < F)
+        solve_span(&b);
+    return a.ok && (split >= F || b.ok);
+}
+
+/* ---- the frames the samples missed ---------------------------------------------------------------------- */
+
+/* The check: every recorded frame, its bones solved as the final keys are but on at most CHECK_ROWS of the
+ * sampled rows; at most ADD_FRAMES frames added per check, at most CHECKS checks. */
+enum { CHECK_ROWS = 400, ADD_FRAMES = 24, CHECKS = 3 };
+
+static int by_score(const void *a, const void *b)
+{
+    double x = ((const double *)a)[0], y = ((const double *)b)[0];
+    return x > y ? -1 : x < y;
+}
+
+/* Frames where the bones fitted on the samples miss the budget they were chosen by (RMS half the tolerance,
+ * worst twice it): the worst first, none within two frames of another, none sampled already, at most `max` into add.
+ * Uniformly spread samples miss the moments a motion moves most (a drop, a turn), and the weights fitted
+ * without them do not carry the bones there. Returns how many; 0 when every frame checked is within. */
+static size_t missed_frames(const fit_state *s, double tolerance, size_t *add, size_t max)
+{
+    size_t F = s->b->frame_count, found = 0, bad = 0;
+    fit_state v = *s;
+    v.sample_count = s->sample_count < CHECK_ROWS ? s->sample_count : CHECK_ROWS;
+    size_t *rows = malloc((v.sample_count ? v.sample_count : 1) * sizeof *rows);
+    double *miss = malloc(F * sizeof *miss), (*score)[2] = malloc(F * sizeof *score);
+    bool *sampled = calloc(F, sizeof *sampled);
+    if (!rows || !miss || !score || !sampled)
+        goto done; /* nothing added: the fit stands as it is */
+    for (size_t i = 0; i < v.sample_count; i++)
+        rows[i] = s->sample_rows[i * s->sample_count / v.sample_count];
+    v.sample_rows = rows;
+    if (!solve_frames(&v, tolerance, miss, NULL, NULL))
+        goto done;
+    for (size_t i = 0; i < s->sampled; i++)
+        sampled[s->frame_of[i]] = true;
+    for (size_t f = 0; f < F; f++)
+        if (miss[f] > 1 && !sampled[f]) {
+            score[bad][0] = miss[f];
+            score[bad++][1] = (double)f;
+        }
+    qsort(score, bad, sizeof *score, by_score);
+    for (size_t i = 0; i < bad && found < max; i++) {
+        size_t f = (size_t)score[i][1];
+        bool apart = true;
+        for (size_t j = 0; apart && j < found; j++)
+            apart = (f > add[j] ? f - add[j] : add[j] - f) > 2;
+        if (apart)
+            add[found++] = f;
+    }
+done:
+    free(sampled), free(score), free(miss), free(rows);
+    return found;
+}
+
+static int by_frame(const void *a, const void *b)
+{
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The frames added to the samples, kept in order; false when out of memory (the samples stay as they were). */
+static bool add_frames(fit_state *s, const size_t *add, size_t n, size_t triangles)
+{
+    size_t *frames = realloc(s->frame_of, (s->sampled + n) * sizeof *frames);
+    if (!frames)
+        return false;
+    s->frame_of = frames;
+    rigid *m = realloc(s->m, (s->sampled + n) * triangles * sizeof *m);
+    if (!m)
+        return false;
+    s->m = m;
+    memcpy(s->frame_of + s->sampled, add, n * sizeof *add);
+    s->sampled += n;
+    qsort(s->frame_of, s->sampled, sizeof *s->frame_of, by_frame);
+    return true;
+}
+
 /* ---- the fit as the bake holds it --------------------------------------------------------------------- */
 
 void plush__bake_fit_free(plush__bake_fit *fit)
@@ -623,9 +780,7 @@ static bool final_keys(fit_state *s, plush__bake_fit *fit)
     fit->reach = calloc(N, sizeof *fit->reach);
     fit->keys = malloc(F * N * sizeof *fit->keys);
     double *wsum = calloc(N, sizeof *wsum), (*acc)[3] = calloc(N, sizeof *acc);
-    rigid *m = malloc(N * sizeof *m);
-    double(*tgt)[3] = malloc(s->sample_count * sizeof *tgt), (*pred)[3] = malloc(s->sample_count * sizeof *pred);
-    bool ok = fit->pivot && fit->reach && fit->keys && wsum && acc && m && tgt && pred;
+    bool ok = fit->pivot && fit->reach && fit->keys && wsum && acc;
     for (size_t row = 0; ok && row < s->rows; row++)
         for (int k = 0; k < 4; k++)
             if (s->bone[row][k] >= 0) {
@@ -646,35 +801,16 @@ static bool final_keys(fit_state *s, plush__bake_fit *fit)
                     d += (s->rest[row][c] - fit->pivot[j][c]) * (s->rest[row][c] - fit->pivot[j][c]);
                 fit->reach[j] = sqrt(d) > fit->reach[j] ? sqrt(d) : fit->reach[j];
             }
-    /* each frame starts from its sampled bones, or from the frame before's (nearer than the sampled frame
-     * before it, which the motion may have left far behind) */
-    for (size_t f = 0, near = 0; ok && f < F; f++) {
-        while (near + 1 < s->sampled && s->frame_of[near + 1] <= f)
-            near++;
-        if (f == 0 || s->frame_of[near] == f)
-            memcpy(m, s->m + near * N, N * sizeof *m);
-        for (size_t i = 0; i < s->sample_count; i++)
-            target(s, s->sample_rows[i], f, tgt[i]);
-        solve_bones(s, (const double(*)[3])tgt, m, pred, N);
+    ok = ok && solve_frames(s, 0, NULL, (const float(*)[3])fit->pivot, fit->keys);
+    /* one hemisphere along each track, so interpolation takes the short way */
+    for (size_t f = 0; ok && f < F; f++)
         for (size_t j = 0; j < N; j++) {
             float *key = fit->keys[f * N + j];
-            double q[4], rc[3];
-            plush__mat3_to_quat(m[j].r, 3, q);
-            /* one hemisphere along the track, so interpolation takes the short way */
             const float *before = f ? fit->keys[(f - 1) * N + j] : NULL;
-            double dot = before ? q[0] * before[3] + q[1] * before[4] + q[2] * before[5] + q[3] * before[6] : q[3];
-            double sign = dot < 0 ? -1.0 : 1.0;
-            double c[3] = {fit->pivot[j][0], fit->pivot[j][1], fit->pivot[j][2]};
-            apply(&m[j], c, rc);
-            for (int k = 0; k < 3; k++)
-                key[k] = (float)(rc[k] - c[k]);
-            for (int k = 0; k < 4; k++)
-                key[3 + k] = (float)(sign * q[k]);
+            float dot = before ? key[3] * before[3] + key[4] * before[4] + key[5] * before[5] + key[6] * before[6] : key[6];
+            for (int k = 3; dot < 0 && k < 7; k++)
+                key[k] = -key[k];
         }
-    }
-    free(pred);
-    free(tgt);
-    free(m);
     free(acc);
     free(wsum);
     return ok;
@@ -730,15 +866,20 @@ plush_status plush__bake_fit_run(const plush_scene_bake *b, size_t want, double 
 
     /* the bone count: as asked, or the fewest of 8, 16, 32, ... whose fit stays within half the tolerance
      * (RMS) and twice it (worst) on the samples, which leaves the keys the other half */
-    size_t bones = want;
-    if (!bones) {
-        for (bones = 8; bones < T; bones *= 2) {
+    size_t bones = want ? want : 8;
+    for (int check = 0;; check++) {
+        /* the fewest of 8, 16, 32, ... that fit the samples (from the count the last check chose) */
+        for (; bones < T; bones *= 2) {
             fit_bones(&s, bones, false);
             double rms, worst;
             measure(&s, s.sample_rows, s.sample_count, &rms, &worst);
-            if (rms <= 0.5 * tolerance && worst <= 2.0 * tolerance)
+            if (want || (rms <= 0.5 * tolerance && worst <= 2.0 * tolerance))
                 break;
         }
+        size_t add[ADD_FRAMES], n = 0;
+        if (bones >= T || check == CHECKS || !(n = missed_frames(&s, tolerance, add, ADD_FRAMES)) ||
+            !add_frames(&s, add, n, T))
+            break;
     }
     if (bones >= T) {
         /* no fewer bones fit: the exact bake */

@@ -19,7 +19,8 @@ typedef struct plush__bake_fit {
     double seconds;          /* the fit's wall-clock time */
 } plush__bake_fit;
 
-/* Fits `bones` bones (0: the fewest of 8, 16, 32, ... within the tolerance on samples) to what b recorded;
+/* Fits `bones` bones (0: the fewest of 8, 16, 32, ... within the tolerance on samples, the frames that miss
+ * it added to the samples) to what b recorded;
  * *out stays NULL when no fewer bones than the cage's triangles fit (the exact bake stays). */
 plush_status plush__bake_fit_run(const struct plush_scene_bake *b, size_t bones, double tolerance,
                                  plush__bake_fit **out, plush_diag *diag);

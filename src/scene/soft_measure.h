@@ -17,8 +17,7 @@ typedef struct plush__soft_measure {
     double size;                       /* the diagonal of their rest box */
     float (*scratch)[3];               /* bone-skinned positions, indexed by vertex */
     uint32_t *bodies;                  /* the rigid bodies that follow bones */
-    float (*poses)[16];
-    double dbg_a, dbg_b;                /* and their poses at the frame measured */
+    float (*poses)[16];                /* and their poses at the frame measured */
     size_t body_count;
     uint8_t *inside_at_rest;           /* bit body * count + i: bound vertex i lies inside that body at rest */
 } plush__soft_measure;
