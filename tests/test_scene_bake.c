@@ -9,6 +9,9 @@
 #include <cmocka.h>
 
 #include "plush/scene.h"
+#include "anim/anim_internal.h"
+#include "core/geom.h"
+#include "scene/bake_internal.h"
 #include "support/pmx_fixture.h"
 #include "support/cli_run.h"
 #include "support/mesh_fixture.h"
@@ -478,6 +481,60 @@ static void test_textures(void **state)
 
 /* PMX 2.1 joints become the spring 6DOF that holds what they held: the bake is a plain
  * PMX 2.0 that writes without --lossy, and one warning counts the conversions. */
+/* An eased move (smoothstep over 60 frames, a translation and a turn about Y): straight segments need
+ * many keys (24), curved ones few (2), and the curves read back from the 64-byte block as a player reads them
+ * (x1 = b[c], y1 = b[4 + c], x2 = b[8 + c], y2 = b[12 + c]; the share of the way at each moment, the
+ * rotation slerped by it) stay within the tolerance at every frame. */
+static void test_curves_stand_for_eased_motion(void **state)
+{
+    (void)state;
+    enum { N = 61 };
+    float keys[N][7];
+    uint32_t frames[N];
+    for (int f = 0; f < N; f++) {
+        double u = f / 60.0, s = u * u * (3 - 2 * u), half = 0.5 * 1.2 * s;
+        frames[f] = (uint32_t)f;
+        float k[7] = {(float)(10 * s), (float)(-2 * s), 0, 0, (float)sin(half), 0, (float)cos(half)};
+        memcpy(keys[f], k, sizeof k);
+    }
+    const double reach = 1.0, tolerance = 1e-2; /* a thousandth of the move: VMD's curves step by 1/127 */
+    bool keep[N];
+    uint8_t curves[N][4][4];
+    size_t straight = plush__bake_reduce_track((const float(*)[7])keys, 1, frames, N, reach, tolerance, keep, NULL);
+    size_t curved = plush__bake_reduce_track((const float(*)[7])keys, 1, frames, N, reach, tolerance, keep, curves);
+    assert_true(curved < straight);
+    assert_true(curved <= 3);
+    assert_true(straight >= 4 * curved);
+    int from = 0;
+    for (int f = 1; f < N; f++) {
+        if (!keep[f])
+            continue;
+        uint8_t block[64];
+        plush__bake_interpolation((const uint8_t(*)[4])curves[f], block);
+        for (int g = from + 1; g < f; g++) {
+            float t = (float)(g - from) / (float)(f - from);
+            double p[3], q[4], qa[4], qb[4];
+            for (int c = 0; c < 3; c++) {
+                const uint8_t cp[4] = {block[c], block[4 + c], block[8 + c], block[12 + c]};
+                p[c] = keys[from][c] + (keys[f][c] - keys[from][c]) * plush__vmd_bezier(cp, t);
+            }
+            const uint8_t cr[4] = {block[3], block[7], block[11], block[15]};
+            for (int c = 0; c < 4; c++)
+                qa[c] = keys[from][3 + c], qb[c] = keys[f][3 + c];
+            plush__quat_slerp(qa, qb, plush__vmd_bezier(cr, t), q);
+            double moved = 0, dot = 0;
+            for (int c = 0; c < 3; c++)
+                moved += (p[c] - keys[g][c]) * (p[c] - keys[g][c]);
+            for (int c = 0; c < 4; c++)
+                dot += q[c] * keys[g][3 + c];
+            double miss = sqrt(moved) + 2 * sqrt(fmax(0, 1 - dot * dot)) * reach;
+            assert_true(miss <= tolerance * 1.0001);
+        }
+        from = f;
+    }
+    assert_int_equal(from, N - 1);
+}
+
 static void test_joints_converted(void **state)
 {
     (void)state;
@@ -541,6 +598,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_replay_matches_proxy_skinning, setup, teardown),
         cmocka_unit_test(test_write_files_with_motion),
         cmocka_unit_test(test_joints_converted),
+        cmocka_unit_test(test_curves_stand_for_eased_motion),
         cmocka_unit_test_setup_teardown(test_textures, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

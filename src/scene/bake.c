@@ -172,15 +172,6 @@ plush_status plush_scene_bake_add_frame(plush_scene_bake *b, uint32_t frame, con
     return PLUSH_OK;
 }
 
-void plush__bake_linear_interpolation(uint8_t block[64])
-{
-    /* Row 0 holds x1 (X Y Z R), y1, x2, y2; MMD repeats it in rows 1-3 shifted by one byte each. */
-    static const uint8_t row[16] = {20, 20, 20, 20, 20, 20, 20, 20, 107, 107, 107, 107, 107, 107, 107, 107};
-    memset(block, 0, 64);
-    for (int r = 0; r < 4; r++)
-        memcpy(block + 16 * r, row + r, (size_t)(16 - r));
-}
-
 /* Whether a key's bone name is one of the driven bones' (the baked physics replaces their keys). */
 static bool driven_name(const plush_pmx_model *m, const bool *driven, const plush_str *name)
 {
@@ -284,17 +275,17 @@ plush_status plush_scene_bake_motion(const plush_scene_bake *b, plush_vmd_motion
             return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
         }
     }
-    uint8_t interp[64];
-    plush__bake_linear_interpolation(interp);
     size_t k = v->bone_key_count;
     bool *keep = malloc((b->frame_count ? b->frame_count : 1) * sizeof *keep);
-    if (!keep) {
+    uint8_t(*curves)[4][4] = malloc((b->frame_count ? b->frame_count : 1) * sizeof *curves);
+    if (!keep || !curves) {
+        free(keep), free(curves);
         plush_vmd_free(v);
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
     }
     /* track by track: the keys interpolation cannot stand for (every key when the tolerance is negative) */
     for (size_t i = 0; i < bones; i++) {
-        plush__bake_reduce_track(track_keys + i, bones, b->frames, b->frame_count, reach[i], tolerance, keep);
+        plush__bake_reduce_track(track_keys + i, bones, b->frames, b->frame_count, reach[i], tolerance, keep, curves);
         for (size_t f = 0; f < b->frame_count; f++) {
             if (!keep[f])
                 continue;
@@ -304,10 +295,10 @@ plush_status plush_scene_bake_motion(const plush_scene_bake *b, plush_vmd_motion
             key->frame = b->frames[f];
             memcpy(key->translation, src, 3 * sizeof(float));
             memcpy(key->rotation, src + 3, 4 * sizeof(float));
-            memcpy(key->interpolation, interp, sizeof interp);
+            plush__bake_interpolation((const uint8_t(*)[4])curves[f], key->interpolation);
         }
     }
-    free(keep);
+    free(keep), free(curves);
     v->bone_key_count = k;
     plush_status st = plush__bake_physics_keys(b, tolerance, v, own + baked + physics, diag);
     if (st != PLUSH_OK) {

@@ -62,10 +62,14 @@ struct plush_scene_bake {
 /* Marks in keep (count entries) the keys of one track a player needs to follow it within tolerance
  * (model units, at vertices up to reach from the bone): the first and last always, then each as far from
  * the one before as interpolation allows (bake_keys.c says how the miss is bounded). keys[f * stride] is
- * frame frames[f]'s key (translation xyz, rotation xyzw). A negative tolerance keeps every key. Returns
- * the number kept. */
+ * frame frames[f]'s key (translation xyz, rotation xyzw). With curves (count entries, NULL: straight
+ * segments only, as glTF's linear keys), a VMD key's four curves (X, Y, Z, rotation: x1, y1, x2, y2 in
+ * 0..127) shaping the way from the key kept before. A negative tolerance keeps every key. Returns the
+ * number kept. */
 size_t plush__bake_reduce_track(const float (*keys)[7], size_t stride, const uint32_t *frames, size_t count,
-                                double reach, double tolerance, bool *keep);
+                                double reach, double tolerance, bool *keep, uint8_t (*curves)[4][4]);
+/* A VMD key's 64-byte interpolation block from its four curves (as plush__bake_reduce_track gives them). */
+void plush__bake_interpolation(const uint8_t (*curves)[4], uint8_t block[64]);
 
 /* The bones a bake keys after plush_scene_bake_fit: the fitted ones, or one pseudo-bone per triangle. */
 typedef struct plush__bake_tracks {
@@ -94,8 +98,6 @@ void plush__bake_global(const float m[16], double g[12]);
 void plush__bake_local_key(const double g[12], const double *parent, const double *offset, const float *prev,
                            float key[7]);
 
-/* MMD's linear interpolation block (all four curves through (20, 20) and (107, 107)). */
-void plush__bake_linear_interpolation(uint8_t block[64]);
 
 /* bake_physics.c (bake_physics.c says what and why). begin: after plush_scene_bake_create, finds the
  * driven bones; frame: after each plush_scene_bake_add_frame, records their keys from the frame's anim;

@@ -206,19 +206,20 @@ plush_status plush__bake_physics_keys(const plush_scene_bake *b, double toleranc
         return PLUSH_OK;
     const plush_pmx_model *m = b->binding->model;
     bool *keep = malloc((b->frame_count ? b->frame_count : 1) * sizeof *keep);
-    if (!keep)
+    uint8_t(*curves)[4][4] = malloc((b->frame_count ? b->frame_count : 1) * sizeof *curves);
+    if (!keep || !curves) {
+        free(keep), free(curves);
         return plush__no_memory(diag);
-    uint8_t interp[64];
-    plush__bake_linear_interpolation(interp);
+    }
     double share = tolerance >= 0 ? tolerance / (double)b->physics_depth : tolerance;
     for (size_t k = 0; k < b->physics_bone_count; k++) {
         plush__bake_reduce_track((const float(*)[7])b->physics_keys + k, b->physics_bone_count, b->frames,
-                                 b->frame_count, b->physics_reach[k], share, keep);
+                                 b->frame_count, b->physics_reach[k], share, keep, curves);
         for (size_t f = 0; f < b->frame_count; f++) {
             if (!keep[f])
                 continue;
             if (v->bone_key_count >= room) {
-                free(keep);
+                free(keep), free(curves);
                 return plush_diag_fail(diag, PLUSH_E_RANGE, -1, NULL, -1, "too many baked keys");
             }
             plush_vmd_bone_key *key = &v->bone_keys[v->bone_key_count++];
@@ -227,10 +228,10 @@ plush_status plush__bake_physics_keys(const plush_scene_bake *b, double toleranc
             key->frame = b->frames[f];
             memcpy(key->translation, src, 3 * sizeof(float));
             memcpy(key->rotation, src + 3, 4 * sizeof(float));
-            memcpy(key->interpolation, interp, sizeof interp);
+            plush__bake_interpolation((const uint8_t(*)[4])curves[f], key->interpolation);
         }
     }
-    free(keep);
+    free(keep), free(curves);
     return PLUSH_OK;
 }
 

@@ -125,7 +125,7 @@ static void joint_channel(gltf_sink *s, const plush_gltf_node *rest, size_t n, c
 {
     size_t count = s->keys;
     bool *keep = kept + n * count;
-    s->written_keys += plush__bake_reduce_track(keys, stride, s->bake->frames, count, reach, tolerance, keep);
+    s->written_keys += plush__bake_reduce_track(keys, stride, s->bake->frames, count, reach, tolerance, keep, NULL);
     const float *prev = NULL;
     for (size_t k = 0; k < count; k++) {
         if (!keep[k])
