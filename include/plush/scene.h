@@ -235,13 +235,13 @@ typedef struct plush_scene_desc {
  * given ({0, 0}: each triangle's own frame). */
 plush_proxy_patch_shape plush_scene_patch(const plush_scene_desc *desc);
 
-/* Seconds spent, summed over the steps so far. */
+/* Seconds spent (wall clock), summed over the steps so far. */
 typedef struct plush_scene_timing {
     double motion;      /* motion sampling, morphs, bone deform */
     double physics;     /* pins, kinematic targets, the physics step, write-back */
     double frames;      /* proxy frames from the simulated nodes */
     double skinning;    /* vertex skinning (bones and proxy) */
-    double exports;     /* plush_scene_run: the sinks (wall-clock time: they mostly write files) */
+    double exports;     /* plush_scene_run: the sinks */
     uint64_t steps;
 } plush_scene_timing;
 

@@ -1,5 +1,5 @@
-/* Helpers every module uses, defined once: the out-of-memory failure, warnings passed between diags, the
- * finite-point test. */
+/* Helpers every module uses, defined once: the out-of-memory failure, warnings passed between diags, work
+ * in two halves on two threads, the finite-point test. */
 #ifndef PLUSH_CORE_COMMON_H
 #define PLUSH_CORE_COMMON_H
 
@@ -7,6 +7,7 @@
 
 #include <math.h>
 #include <stdbool.h>
+#include <stddef.h>
 
 /* Fails diag with PLUSH_E_NOMEM, "out of memory" (no section or item), and returns PLUSH_E_NOMEM. */
 plush_status plush__no_memory(plush_diag *diag);
@@ -15,6 +16,11 @@ plush_status plush__no_memory(plush_diag *diag);
  * from did not keep are added to to's count, so the total stays true (the CLI says how many it did not
  * show). */
 void plush__diag_forward(plush_diag *to, const plush_diag *from, const char *prefix);
+
+/* Items 0 .. count - 1 in two halves: fn(ctx, 0, half) on the calling thread and fn(ctx, half, count) on a
+ * second one at the same time, when count is at least `least` (else, or when no thread starts, all on the
+ * calling thread). fn must touch only the items it is given, so the result is the same either way. */
+void plush__two_halves(void (*fn)(void *ctx, size_t from, size_t to), void *ctx, size_t count, size_t least);
 
 /* All three coordinates finite. */
 static inline bool plush__finite3(const float p[3])

@@ -13,6 +13,7 @@
  * and, warm-started, takes two or three steps per frame. */
 #include "plush/proxy.h"
 
+#include "core/common.h"
 #include "core/geom.h"
 #include "proxy/skin_internal.h"
 
@@ -32,6 +33,15 @@ struct plush_proxy_patch {
     double (*rest_mean)[3];  /* m0 per triangle */
     double (*now_mean)[3];   /* m per triangle, after the last update */
     double (*q)[4];          /* rotation per triangle, x y z w, w >= 0 */
+    /* Neighbouring patches share most of their nodes: each triangle's sums are its parent's (a triangle
+     * before it in `order` that shares a corner) plus the nodes only it holds, minus those only the
+     * parent holds; a triangle without a parent close enough adds its whole patch. */
+    uint32_t *order;         /* triangles, each after its parent */
+    int32_t *parent;         /* -1: the whole patch */
+    size_t *diff_start;      /* triangle i's own nodes node[diff_start[i] .. + added[i]), then the parent's */
+    uint32_t *diff_node;
+    uint32_t *added;
+    double (*sum)[12];       /* per triangle, each update: its patch's moments added up */
 };
 
 /* Solves h x = g for a symmetric 3x3 h by Cholesky; false when h is not positive definite enough. */
@@ -199,6 +209,106 @@ static bool piece_reach(const plush_proxy_mesh *rest, double reach, double *out)
     return true;
 }
 
+/* The order the sums are made in and what each triangle takes from its parent: a breadth-first walk over
+ * triangles that share a corner, each one's parent the triangle it was reached from, when the nodes the
+ * two patches do not share are fewer than the triangle's own patch (else it adds its patch up alone).
+ * False when out of memory. */
+static bool share_sums(plush_proxy_patch *p, const plush_proxy_mesh *rest)
+{
+    size_t tn = p->triangle_count, nn = p->node_count;
+    size_t *tstart = calloc(nn + 1, sizeof *tstart), *tfill = malloc((nn + 1) * sizeof *tfill);
+    uint32_t *tri = malloc((3 * tn + 1) * sizeof *tri);
+    bool *seen = calloc(tn ? tn : 1, 1);
+    p->order = malloc((tn ? tn : 1) * sizeof *p->order);
+    p->parent = malloc((tn ? tn : 1) * sizeof *p->parent);
+    p->diff_start = calloc(tn + 1, sizeof *p->diff_start);
+    p->added = calloc(tn ? tn : 1, sizeof *p->added);
+    p->sum = malloc((tn ? tn : 1) * sizeof *p->sum);
+    size_t cap = 2 * p->start[tn] / (tn ? tn : 1) * tn / 2 + 64, used = 0;
+    p->diff_node = malloc(cap * sizeof *p->diff_node);
+    bool ok = tstart && tfill && tri && seen && p->order && p->parent && p->diff_start && p->added && p->sum &&
+              p->diff_node;
+    if (ok) {
+        for (size_t i = 0; i < tn; i++)
+            for (int k = 0; k < 3; k++)
+                tstart[rest->triangles[i][k] + 1]++;
+        for (size_t v = 0; v < nn; v++)
+            tstart[v + 1] += tstart[v];
+        memcpy(tfill, tstart, (nn + 1) * sizeof *tfill);
+        for (size_t i = 0; i < tn; i++)
+            for (int k = 0; k < 3; k++)
+                tri[tfill[rest->triangles[i][k]]++] = (uint32_t)i;
+    }
+    /* the walk: order doubles as its queue */
+    size_t head = 0, tail = 0;
+    for (size_t first = 0; ok && first < tn; first++) {
+        if (seen[first])
+            continue;
+        seen[first] = true;
+        p->parent[first] = -1;
+        p->order[tail++] = (uint32_t)first;
+        while (head < tail) {
+            uint32_t i = p->order[head++];
+            for (int k = 0; k < 3; k++) {
+                uint32_t v = rest->triangles[i][k];
+                for (size_t e = tstart[v]; e < tstart[v + 1]; e++) {
+                    uint32_t j = tri[e];
+                    if (seen[j])
+                        continue;
+                    seen[j] = true;
+                    p->parent[j] = (int32_t)i;
+                    p->order[tail++] = j;
+                }
+            }
+        }
+    }
+    /* per triangle (in index order, so that the lists are found by diff_start), the two differences of
+     * the sorted node lists */
+    for (size_t i = 0; ok && i < tn; i++) {
+        p->diff_start[i] = used;
+        if (p->parent[i] < 0)
+            continue;
+        size_t j = (size_t)p->parent[i], own = p->start[i + 1] - p->start[i];
+        size_t need = own + (p->start[j + 1] - p->start[j]);
+        if (used + need > cap) {
+            size_t grown = 2 * (used + need);
+            uint32_t *d = realloc(p->diff_node, grown * sizeof *d);
+            if (!d) {
+                ok = false;
+                break;
+            }
+            p->diff_node = d;
+            cap = grown;
+        }
+        const uint32_t *a = p->node + p->start[i], *ae = p->node + p->start[i + 1];
+        const uint32_t *b = p->node + p->start[j], *be = p->node + p->start[j + 1];
+        size_t mine = 0, theirs = 0;
+        uint32_t *out = p->diff_node + used;
+        for (const uint32_t *x = a, *y = b; x < ae; x++) { /* a \ b */
+            while (y < be && *y < *x)
+                y++;
+            if (y == be || *y != *x)
+                out[mine++] = *x;
+        }
+        for (const uint32_t *y = b, *x = a; y < be; y++) { /* b \ a */
+            while (x < ae && *x < *y)
+                x++;
+            if (x == ae || *x != *y)
+                out[mine + theirs++] = *y;
+        }
+        if (mine + theirs >= own) {
+            p->parent[i] = -1;   /* as cheap alone */
+            continue;
+        }
+        p->added[i] = (uint32_t)mine;
+        used += mine + theirs;
+    }
+    if (ok)
+        p->diff_start[tn] = used;
+    free(tstart), free(tfill), free(tri), free(seen);
+    return ok;
+}
+
 plush_status plush__proxy_patch_shape_check(plush_proxy_patch_shape shape, const char *what, plush_diag *diag)
 {
     if (shape.rings < 0 || shape.rings > 64)
@@ -347,6 +457,10 @@ plush_status plush_proxy_patch_create(const plush_proxy_mesh *rest, plush_proxy_
         plush_proxy_patch_destroy(p);
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, "patch", -1, "out of memory for %zu triangles", tn);
     }
+    if (!share_sums(p, rest)) {
+        plush_proxy_patch_destroy(p);
+        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, "patch", -1, "out of memory for %zu triangles", tn);
+    }
     for (size_t v = 0; v < nn; v++)
         for (int k = 0; k < 3; k++)
             p->origin[k] += rest->nodes[v][k];
@@ -373,26 +487,15 @@ plush_status plush_proxy_patch_create(const plush_proxy_mesh *rest, plush_proxy_
     return PLUSH_OK;
 }
 
-/* sum over the patch of (x - m)(p0 - m0)^T = sum x p0^T - (sum x) m0^T (both from the origin): each
- * node's outer product is made once per update and patches only add them up. */
-void plush_proxy_patch_update(plush_proxy_patch *p, const float (*nodes)[3])
+/* Triangles fitted on two threads from this many (each fit is its own: the same results). */
+enum { TWO_THREADS_FROM = 256 };
+
+/* The rotations and means of triangles from .. to - 1 from their sums. */
+static void fit_part(void *ctx, size_t from, size_t to)
 {
-    for (size_t v = 0; v < p->node_count; v++) {
-        double y[3] = {nodes[v][0] - p->origin[0], nodes[v][1] - p->origin[1], nodes[v][2] - p->origin[2]};
-        const double *o = p->rest_node[v];
-        double *mo = p->moment[v];
-        for (int c = 0; c < 3; c++)
-            for (int r = 0; r < 3; r++)
-                mo[3 * c + r] = y[r] * o[c];
-        mo[9] = y[0], mo[10] = y[1], mo[11] = y[2];
-    }
-    for (size_t i = 0; i < p->triangle_count; i++) {
-        double sum[12] = {0};
-        for (size_t e = p->start[i]; e < p->start[i + 1]; e++) {
-            const double *mo = p->moment[p->node[e]];
-            for (int k = 0; k < 12; k++)
-                sum[k] += mo[k];
-        }
+    plush_proxy_patch *p = ctx;
+    for (size_t i = from; i < to; i++) {
+        const double *sum = p->sum[i];
         double n = (double)(p->start[i + 1] - p->start[i]), a[3][3];
         const double *m0 = p->rest_mean[i];
         bool finite = true;
@@ -407,6 +510,47 @@ void plush_proxy_patch_update(plush_proxy_patch *p, const float (*nodes)[3])
         for (int k = 0; k < 3; k++)
             p->now_mean[i][k] = sum[9 + k] / n + p->origin[k];
     }
+}
+
+/* sum over the patch of (x - m)(p0 - m0)^T = sum x p0^T - (sum x) m0^T (both from the origin): each
+ * node's outer product is made once per update and patches only add them up, each from its parent's. */
+void plush_proxy_patch_update(plush_proxy_patch *p, const float (*nodes)[3])
+{
+    for (size_t v = 0; v < p->node_count; v++) {
+        double y[3] = {nodes[v][0] - p->origin[0], nodes[v][1] - p->origin[1], nodes[v][2] - p->origin[2]};
+        const double *o = p->rest_node[v];
+        double *mo = p->moment[v];
+        for (int c = 0; c < 3; c++)
+            for (int r = 0; r < 3; r++)
+                mo[3 * c + r] = y[r] * o[c];
+        mo[9] = y[0], mo[10] = y[1], mo[11] = y[2];
+    }
+    for (size_t at = 0; at < p->triangle_count; at++) {
+        size_t i = p->order[at];
+        double *sum = p->sum[i];
+        if (p->parent[i] < 0) {
+            memset(sum, 0, sizeof p->sum[i]);
+            for (size_t e = p->start[i]; e < p->start[i + 1]; e++) {
+                const double *mo = p->moment[p->node[e]];
+                for (int k = 0; k < 12; k++)
+                    sum[k] += mo[k];
+            }
+            continue;
+        }
+        memcpy(sum, p->sum[p->parent[i]], sizeof p->sum[i]);
+        size_t e = p->diff_start[i], mid = e + p->added[i];
+        for (; e < mid; e++) {
+            const double *mo = p->moment[p->diff_node[e]];
+            for (int k = 0; k < 12; k++)
+                sum[k] += mo[k];
+        }
+        for (; e < p->diff_start[i + 1]; e++) {
+            const double *mo = p->moment[p->diff_node[e]];
+            for (int k = 0; k < 12; k++)
+                sum[k] -= mo[k];
+        }
+    }
+    plush__two_halves(fit_part, p, p->triangle_count, TWO_THREADS_FROM);
 }
 
 void plush_proxy_patch_motion(const plush_proxy_patch *p, size_t triangle, double q[4], double translation[3])
@@ -437,5 +581,11 @@ void plush_proxy_patch_destroy(plush_proxy_patch *p)
     free(p->rest_mean);
     free(p->now_mean);
     free(p->q);
+    free(p->order);
+    free(p->parent);
+    free(p->diff_start);
+    free(p->diff_node);
+    free(p->added);
+    free(p->sum);
     free(p);
 }

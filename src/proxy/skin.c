@@ -10,6 +10,7 @@
  * Every loop is compiled twice from the same source: for any CPU (four-wide, SSE2 on x86-64) and for
  * AVX2 (eight-wide: two columns per register), picked once at create. Without FMA contraction and with
  * the sums associated alike, both give the same results, so a model skins the same on every machine. */
+#include "core/common.h"
 #include "proxy/skin_internal.h"
 
 #include <math.h>
@@ -41,7 +42,7 @@ typedef float v8 __attribute__((vector_size(32)));
 
 #define HOT static inline __attribute__((always_inline))
 
-typedef void (*skin_fn)(const plush_proxy_skin *skin, float (*pos)[3], float (*nrm)[3]);
+typedef void (*skin_fn)(const plush_proxy_skin *skin, float (*pos)[3], float (*nrm)[3], size_t from, size_t to);
 static void pick_kernels(plush_proxy_skin *skin);
 
 enum { SLOT_FLOATS = 16, DUAL_FLOATS = 8, SLOT_ALIGN = 64 };
@@ -420,8 +421,8 @@ HOT void skin_dual_vertex(const float *table, const int32_t t[4], const float w[
 
 /* kind, normals, shared and wide are constants at every call, so each combination compiles to its own
  * loop without per-vertex mode tests. The s tests branch, but s is 1 on long runs of vertices. */
-HOT void skin_loop(const plush_proxy_skin *skin, float (*restrict pos)[3], float (*restrict nrm)[3], int kind,
-                   bool normals, bool shared, bool wide)
+HOT void skin_loop(const plush_proxy_skin *skin, float (*restrict pos)[3], float (*restrict nrm)[3], size_t from,
+                   size_t to, int kind, bool normals, bool shared, bool wide)
 {
     const plush_proxy_binding *b = skin->binding;
     /* The binding's arrays are not const-qualified (C11 cannot add const to a pointer to array). */
@@ -431,8 +432,7 @@ HOT void skin_loop(const plush_proxy_skin *skin, float (*restrict pos)[3], float
     const float(*restrict rp)[3] = skin->rest_positions;
     const float(*restrict rn)[3] = skin->rest_normals;
     const float *restrict table = kind == KIND_DUAL ? skin->dual : skin->matrices;
-    size_t count = b->vertex_count;
-    for (size_t v = 0; v < count; v++) {
+    for (size_t v = from; v < to; v++) {
         float s = shared ? share[v] : 1.0f;
         if (shared && !(s > 0))
             continue; /* stays on bone skinning, untouched */
@@ -454,9 +454,10 @@ HOT void skin_loop(const plush_proxy_skin *skin, float (*restrict pos)[3], float
 
 /* One function per kind x normals x proxy_share, once for any CPU and once for AVX2. */
 #define SKIN_VARIANT(name, attr, kind, normals, shared, wide)                \
-    attr static void name(const plush_proxy_skin *skin, float (*pos)[3], float (*nrm)[3]) \
+    attr static void name(const plush_proxy_skin *skin, float (*pos)[3], float (*nrm)[3], size_t from, \
+                          size_t to)                                         \
     {                                                                        \
-        skin_loop(skin, pos, nrm, kind, normals, shared, wide);              \
+        skin_loop(skin, pos, nrm, from, to, kind, normals, shared, wide);    \
     }
 #define SKIN_KIND(name, attr, kind, wide)                        \
     SKIN_VARIANT(name##_p, attr, kind, false, false, wide)       \
@@ -488,12 +489,28 @@ static void pick_kernels(plush_proxy_skin *skin)
     memcpy(skin->kernels, table[skin->kind], sizeof skin->kernels);
 }
 
+/* Vertices skinned on two threads from this many: below, a second thread costs more than it saves. */
+enum { TWO_THREADS_FROM = 8192 };
+
+typedef struct skin_job {
+    const plush_proxy_skin *skin;
+    skin_fn fn;
+    float (*positions)[3], (*normals)[3];
+} skin_job;
+
+static void skin_part(void *ctx, size_t from, size_t to)
+{
+    const skin_job *j = ctx;
+    j->fn(j->skin, j->positions, j->normals, from, to);
+}
+
 static void apply_with(const plush_proxy_skin *skin, skin_fn const kernels[2][2], float (*positions)[3],
                        float (*normals)[3])
 {
     bool with_normals = normals && skin->rest_normals;
     bool shared = skin->binding->proxy_share != NULL;
-    kernels[with_normals][shared](skin, positions, with_normals ? normals : NULL);
+    skin_job job = {skin, kernels[with_normals][shared], positions, with_normals ? normals : NULL};
+    plush__two_halves(skin_part, &job, skin->binding->vertex_count, TWO_THREADS_FROM);
 }
 
 void plush_proxy_skin_apply(const plush_proxy_skin *skin, float (*positions)[3], float (*normals)[3])

@@ -102,8 +102,10 @@ void plush__soft_measure_frame(plush__soft_measure *sm, const plush_anim *anim, 
     memset(out, 0, sizeof *out);
     if (!sm->count)
         return;
-    /* where bone skinning puts every bound vertex: the offset's reference and the body's baseline */
-    for (size_t i = 0; i < sm->count; i++)
+    /* where bone skinning puts the bound vertices: the offset's reference (the sampled ones) and the body's
+     * baseline (every one, when there is a body) */
+    bool body = sm->wm && sm->body_count;
+    for (size_t i = 0; i < sm->count; i += body ? 1 : sm->sample_step)
         plush_anim_skin(anim, sm->vertices[i], 1, sm->scratch, NULL);
     double sum = 0;
     size_t n = 0;
