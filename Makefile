@@ -175,6 +175,8 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/lib/plush
 	install -m 755 $(PHYS_SO) $(DESTDIR)$(PREFIX)/lib/plush/libplush_physics.so
 	install -m 644 include/plush/*.h $(DESTDIR)$(PREFIX)/include/plush/
+	install -d $(DESTDIR)$(PREFIX)/include/plush/sys
+	install -m 644 include/plush/sys/*.h $(DESTDIR)$(PREFIX)/include/plush/sys/
 	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(PLUSH_VERSION)|' plush.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/plush.pc
 	chmod 644 $(DESTDIR)$(PREFIX)/lib/pkgconfig/plush.pc

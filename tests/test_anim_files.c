@@ -18,6 +18,8 @@
 #include <cmocka.h>
 
 #include "plush/anim.h"
+#include "plush/sys/core.h"
+#include "plush/sys/anim.h"
 #include "support/shared_data.h"
 
 #include <math.h>

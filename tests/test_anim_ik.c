@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "plush/anim.h"
+#include "plush/sys/anim.h"
 #include "support/pmx_fixture.h"
 #include "support/shared_data.h"
 

@@ -8,6 +8,8 @@
 #include <cmocka.h>
 
 #include "plush/anim.h"
+#include "plush/sys/core.h"
+#include "plush/sys/anim.h"
 #include "anim/anim_internal.h"
 #include "support/pmx_fixture.h"
 

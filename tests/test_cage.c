@@ -9,6 +9,8 @@
 
 #include "plush/proxy_cage.h"
 #include "plush/scene_proxy.h"
+#include "plush/sys/core.h"
+#include "plush/sys/scene.h"
 #include "support/pmx_fixture.h"
 #include "support/mesh_fixture.h"
 

@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "plush/plush.h"
+#include "plush/sys/render.h"
 #include "support/cli_run.h"
 #include "support/shared_data.h"
 

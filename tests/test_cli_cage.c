@@ -10,6 +10,8 @@
 #include <cmocka.h>
 
 #include "plush/plush.h"
+#include "plush/sys/core.h"
+#include "plush/sys/scene.h"
 #include "support/cli_run.h"
 #include "support/shared_data.h"
 #include "support/toy_fixture.h"

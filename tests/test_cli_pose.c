@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "plush/plush.h"
+#include "plush/sys/core.h"
 #include "support/cli_run.h"
 #include "support/pmx_fixture.h"
 #include "support/shared_data.h"

@@ -9,6 +9,8 @@
 
 #include "plush/obj.h"
 #include "plush/plush.h"
+#include "plush/sys/core.h"
+#include "plush/sys/pmx.h"
 #include "support/cli_run.h"
 #include "support/mesh_fixture.h"
 #include "support/shared_data.h"

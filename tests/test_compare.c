@@ -11,7 +11,7 @@
 #include "scene/compare_internal.h"
 #include "plush/scene_compare.h"
 #include "support/pmx_fixture.h"
-#include "plush/render.h"
+#include "plush/sys/render.h"
 #include "support/mesh_fixture.h"
 #include "support/scene_fixture.h"
 #include "support/shared_data.h"

@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "plush/core.h"
+#include "plush/sys/core.h"
 
 #include <dirent.h>
 #include <errno.h>

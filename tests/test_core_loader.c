@@ -8,9 +8,10 @@
 #include <cmocka.h>
 
 #include "core/loader.h"
-#include "plush/render.h"
+#include "plush/sys/render.h"
 #include "plush/physics.h"
 #include "plush/proxy.h"
+#include "plush/sys/physics.h"
 
 #include <stdio.h>
 #include <string.h>

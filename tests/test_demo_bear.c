@@ -15,6 +15,10 @@
 #include "plush/pmx.h"
 #include "plush/scene.h"
 #include "plush/vmd.h"
+#include "plush/sys/physics.h"
+#include "plush/sys/core.h"
+#include "plush/sys/pmx.h"
+#include "plush/sys/anim.h"
 #include "support/cli_run.h"
 
 #include <fcntl.h>

@@ -11,6 +11,9 @@
 #include <cmocka.h>
 
 #include "plush/plush.h"
+#include "plush/sys/core.h"
+#include "plush/sys/pmx.h"
+#include "plush/sys/anim.h"
 #include "support/mesh_fixture.h"
 #include "support/pmx_fixture.h"
 #include "support/cli_run.h"

@@ -22,8 +22,10 @@
 
 #include "plush/gltf.h"
 #include "plush/plush.h"
-#include "plush/render.h"
+#include "plush/sys/render.h"
 #include "plush/scene_sink.h"
+#include "plush/sys/core.h"
+#include "plush/sys/anim.h"
 #include "support/cli_run.h"
 #include "support/glb_read.h"
 #include "support/shared_data.h"

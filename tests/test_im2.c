@@ -10,6 +10,9 @@
 #include "plush/im2.h"
 #include "support/pmx_fixture.h"
 #include "plush/scene.h"
+#include "plush/sys/core.h"
+#include "plush/sys/pmx.h"
+#include "plush/sys/proxy.h"
 #include "support/mesh_fixture.h"
 
 #include <math.h>

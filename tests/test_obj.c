@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include "plush/obj.h"
+#include "plush/sys/core.h"
 #include "support/cli_run.h"
 
 #include <math.h>

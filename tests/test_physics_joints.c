@@ -11,6 +11,7 @@
 
 #include "physics/world_internal.h"
 #include "plush/physics.h"
+#include "plush/sys/physics.h"
 #include "support/pmx_fixture.h"
 #include "support/shared_data.h"
 

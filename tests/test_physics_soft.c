@@ -12,6 +12,9 @@
 
 #include "plush/physics.h"
 #include "plush/scene_proxy.h"
+#include "plush/sys/physics.h"
+#include "plush/sys/core.h"
+#include "plush/sys/scene.h"
 #include "support/mesh_fixture.h"
 #include "support/pmx_fixture.h"
 

@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "plush/physics.h"
+#include "plush/sys/physics.h"
 #include "support/mesh_fixture.h"
 #include "support/pmx_fixture.h"
 

@@ -11,6 +11,8 @@
 
 #include "physics/world_internal.h"
 #include "plush/physics.h"
+#include "plush/sys/physics.h"
+#include "plush/sys/core.h"
 #include "support/cli_run.h"
 #include "support/pmx_fixture.h"
 

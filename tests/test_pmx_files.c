@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "plush/pmx.h"
+#include "plush/sys/core.h"
 #include "support/shared_data.h"
 
 /* One PMX row of SOURCES.md. */

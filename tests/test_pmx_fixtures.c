@@ -16,6 +16,8 @@
 #include <cmocka.h>
 
 #include "plush/pmx.h"
+#include "plush/sys/core.h"
+#include "plush/sys/pmx.h"
 #include "support/pmx_fixture.h"
 
 #define TEDDY "\xF0\x9F\xA7\xB8"

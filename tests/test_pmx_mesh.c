@@ -9,6 +9,9 @@
 
 #include "core/text.h"
 #include "plush/scene_proxy.h"
+#include "plush/sys/core.h"
+#include "plush/sys/pmx.h"
+#include "plush/sys/scene.h"
 #include "support/mesh_fixture.h"
 #include "support/pmx_fixture.h"
 

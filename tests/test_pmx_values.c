@@ -13,6 +13,9 @@
 
 #include "plush/physics.h"
 #include "plush/pmx.h"
+#include "plush/sys/physics.h"
+#include "plush/sys/core.h"
+#include "plush/sys/pmx.h"
 #include "support/pmx_fixture.h"
 
 #include <math.h>

@@ -9,6 +9,8 @@
 #include <cmocka.h>
 
 #include "plush/proxy.h"
+#include "plush/sys/core.h"
+#include "plush/sys/proxy.h"
 
 #include <math.h>
 #include <stdlib.h>

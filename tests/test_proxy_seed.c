@@ -14,6 +14,9 @@
 #include "plush/proxy.h"
 #include "plush/scene_attach.h"
 #include "plush/scene_proxy.h"
+#include "plush/sys/core.h"
+#include "plush/sys/proxy.h"
+#include "plush/sys/scene.h"
 #include "proxy/bind_internal.h"
 #include "support/shared_data.h"
 

@@ -10,6 +10,8 @@
 #include <cmocka.h>
 
 #include "plush/proxy.h"
+#include "plush/sys/core.h"
+#include "plush/sys/proxy.h"
 #include "proxy/skin_internal.h"
 #include "support/skin_fixture.h"
 

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "plush/proxy.h"
+#include "plush/sys/proxy.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -11,9 +11,11 @@
 
 #include <cmocka.h>
 
-#include "plush/render.h"
+#include "plush/sys/render.h"
 #include "plush/pmx.h"
 #include "plush/scene_proxy.h"
+#include "plush/sys/core.h"
+#include "plush/sys/scene.h"
 #include "support/cli_run.h"
 #include "support/mesh_fixture.h"
 #include "support/shared_data.h"

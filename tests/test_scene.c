@@ -9,6 +9,11 @@
 #include <cmocka.h>
 
 #include "plush/plush.h"
+#include "plush/sys/physics.h"
+#include "plush/sys/core.h"
+#include "plush/sys/pmx.h"
+#include "plush/sys/scene.h"
+#include "plush/sys/anim.h"
 #include "support/pmx_fixture.h"
 #include "support/mesh_fixture.h"
 

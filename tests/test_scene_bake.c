@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "plush/scene.h"
+#include "plush/sys/core.h"
 #include "anim/anim_internal.h"
 #include "core/geom.h"
 #include "scene/bake_internal.h"

@@ -13,6 +13,8 @@
 #include "scene/compare_internal.h"
 #include "physics/bulletc.h"
 #include "plush/plush.h"
+#include "plush/sys/core.h"
+#include "plush/sys/proxy.h"
 #include "support/cli_run.h"
 #include "support/mesh_fixture.h"
 #include "support/pmx_fixture.h"

@@ -9,6 +9,7 @@
 
 #include "plush/scene_quality.h"
 #include "plush/scene_sink.h"
+#include "plush/sys/core.h"
 #include "support/cli_run.h"
 #include "support/mesh_fixture.h"
 #include "support/pmx_fixture.h"

@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include "plush/scene.h"
+#include "plush/sys/anim.h"
 #include "support/pmx_fixture.h"
 #include "support/mesh_fixture.h"
 #include "support/scene_fixture.h"

@@ -8,6 +8,8 @@
 #include <cmocka.h>
 
 #include "plush/scene_sink.h"
+#include "plush/sys/core.h"
+#include "plush/sys/render.h"
 #include "scene/sink_internal.h"
 #include "support/cli_run.h"
 #include "support/mesh_fixture.h"

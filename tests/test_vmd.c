@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include "plush/vmd.h"
+#include "plush/sys/core.h"
 #include "support/shared_data.h"
 
 #include <dirent.h>

@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include "plush/vpd.h"
+#include "plush/sys/core.h"
 
 #include <dirent.h>
 #include <stdio.h>

@@ -1,9 +1,11 @@
 /* plush: make PMX models move like plush toys. One include for every module.
  *
  * A public header's name leads to its folder: plush/<module>.h and plush/<module>_<part>.h are src/<module>/
- * (scene_attach.h is src/scene, proxy_cage.h is src/proxy, render.h is src/render). The format module is
- * the exception by rule: one header per file format (pmx.h, vmd.h, vpd.h, im2.h, obj.h), all of them
- * src/format. demo.h is the built-in demo model (src/demo).
+ * (scene_attach.h is src/scene, proxy_cage.h is src/proxy). The format module is the exception by rule:
+ * one header per file format (pmx.h, vmd.h, vpd.h, im2.h, obj.h), all of them src/format. demo.h is the
+ * built-in demo model (src/demo). plush/sys/<module>.h holds the extension-level functions plush's own
+ * modules, tool and tests use beside a public header (utilities, the physics world, drawing); a host
+ * program needs none of them, and this header includes none.
  */
 #ifndef PLUSH_H
 #define PLUSH_H
@@ -17,7 +19,6 @@
 #include "plush/proxy_cage.h"
 #include "plush/anim.h"
 #include "plush/physics.h"
-#include "plush/render.h"
 #include "plush/scene.h"
 #include "plush/scene_sink.h"
 #include "plush/scene_quality.h"

@@ -109,21 +109,6 @@ bool plush_proxy_search_available(plush_diag *diag);
 /* meshoptimizer, for plush_cage_simplify (plush/cage.h): without it cages cannot be simplified. */
 bool plush_proxy_simplify_available(plush_diag *diag);
 
-/* Exact closest-point distance from p to triangle (a, b, c) (also correct for degenerate triangles:
- * collapsed to a segment or a point). Computed in double from float input. */
-float plush_proxy_point_triangle_distance(const float p[3], const float a[3], const float b[3], const float c[3]);
-/* The original method's distance routine (seed mode), operation for operation in float like the original
- * (docs/binding.md): move p along the unit normal by its plane distance; if that
- * point lies strictly outside an edge (tried in the order p0p1, p1p2, p2p0), the distance from p to the
- * first such edge's segment, measured along the normalised edge and clamped at its ends; otherwise the
- * plane distance. Never below the exact distance (up to rounding). NaN for a triangle with a zero cross
- * product, as the original. */
-float plush_proxy_seed_distance(const float p[3], const float a[3], const float b[3], const float c[3]);
-
-/* Frame of a triangle as defined above; false (out untouched) when the triangle is degenerate: a
- * non-finite coordinate, or zero area to float precision (the sine of the angle at p0 below 1e-6). */
-bool plush_proxy_triangle_frame(const float p0[3], const float p1[3], const float p2[3], float out[16]);
-
 typedef enum plush_proxy_blend {
     PLUSH_PROXY_BLEND_LINEAR = 0,          /* linear blend of the skin matrices */
     PLUSH_PROXY_BLEND_DUAL_QUATERNION = 1  /* dual-quaternion blend of the rigid frames */
@@ -156,16 +141,6 @@ typedef struct plush_proxy_skin_options {
  * the cage no longer swing with every wrinkle. A rigid motion of the whole proxy is reproduced
  * exactly. Nodes that are not finite leave a patch's motion as it was. */
 typedef struct plush_proxy_patch plush_proxy_patch;
-/* PLUSH_E_ARGUMENT on rings outside [0, 64] or a reach that is negative, not finite or above 4;
- * PLUSH_E_RANGE on a node index out of range. The motion is the identity until the first update. */
-plush_status plush_proxy_patch_create(const plush_proxy_mesh *rest, plush_proxy_patch_shape shape,
-                                      plush_proxy_patch **out, plush_diag *diag);
-void plush_proxy_patch_update(plush_proxy_patch *patch, const float (*nodes)[3]);
-/* Triangle's current motion: x -> R(q) x + translation, q = (x y z w) with w >= 0. */
-void plush_proxy_patch_motion(const plush_proxy_patch *patch, size_t triangle, double q[4], double translation[3]);
-/* Nodes in a triangle's patch (0 out of range). */
-size_t plush_proxy_patch_size(const plush_proxy_patch *patch, size_t triangle);
-void plush_proxy_patch_destroy(plush_proxy_patch *patch);
 /* Stretch-aware: S_i maps x to c(t) + A (x - c(0)) with A = [e1 e2 n'][E1 E2 N]^-1 (edges from p0 now
  * and at rest, N the rest unit normal, n' the current one scaled by sqrt(area / rest area)); normals go
  * through the inverse transpose of the blended A. A uniform scale of the proxy is reproduced exactly

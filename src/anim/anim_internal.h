@@ -9,6 +9,7 @@
 #define PLUSH_ANIM_INTERNAL_H
 
 #include "plush/anim.h"
+#include "plush/sys/core.h"
 
 #include <cglm/cglm.h>
 

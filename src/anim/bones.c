@@ -21,6 +21,9 @@
  * - Fixed axis and local axes constrain editing only; deformation ignores them. External parents (a bone
  *   following another model) are not supported here and are reported. */
 #include "anim/anim_internal.h"
+#include "plush/sys/core.h"
+#include "plush/sys/pmx.h"
+#include "plush/sys/anim.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -17,6 +17,8 @@
  * Two passes, flip then group: flips choose among morphs (commonly group morphs, e.g. alternative
  * expressions) from the sampled weights, then groups expand with the weights flips left. */
 #include "anim/anim_internal.h"
+#include "plush/sys/core.h"
+#include "plush/sys/anim.h"
 
 #include <stdio.h>
 

@@ -14,6 +14,7 @@
  *   longer than that by its first 15 bytes (cut even inside a character).
  * - Two keys on one frame: the later one in the file wins. */
 #include "anim/anim_internal.h"
+#include "plush/sys/core.h"
 
 #include <stdio.h>
 #include <stdlib.h>

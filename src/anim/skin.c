@@ -24,6 +24,7 @@
  * normalised; rotations then blend without the shrinking of linear blending (the "candy wrapper"). */
 #include "anim/anim_internal.h"
 #include "core/geom.h"
+#include "plush/sys/anim.h"
 
 #include <math.h>
 #include <string.h>

@@ -1,6 +1,8 @@
 /* Argument handling the subcommands share: the one-model argument loop, comma-separated name lists,
  * numbers, file-name extensions and output directories. */
 #include "cli/cli.h"
+#include "plush/sys/core.h"
+#include "plush/sys/pmx.h"
 
 #include <errno.h>
 #include <math.h>

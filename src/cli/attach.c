@@ -4,6 +4,7 @@
  * where. */
 #include "cli/cli.h"
 #include "plush/scene_attach.h"
+#include "plush/sys/core.h"
 
 #include <errno.h>
 #include <math.h>

@@ -1,6 +1,7 @@
 /* plush bind MODEL.pmx -o OUT.csv|OUT.im2: bind the detailed vertices to the soft-body proxy and write
  * the binding as a table or as an Influence Map File 2. */
 #include "cli/cli.h"
+#include "plush/sys/core.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -8,6 +8,7 @@
 
 #include "cli/json.h"
 #include "plush/plush.h"
+#include "plush/sys/core.h"
 
 #include <stdbool.h>
 #include <stdio.h>

@@ -2,6 +2,7 @@
  * measured frame by frame; metrics.csv, report.md, plots and pictures. */
 #include "cli/cli.h"
 #include "plush/scene_compare.h"
+#include "plush/sys/core.h"
 
 #include <errno.h>
 #include <math.h>

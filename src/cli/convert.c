@@ -1,6 +1,7 @@
 /* plush convert IN.pmx -o OUT.pmx [...]: rewrite a PMX model with another version, encoding or
  * index sizes. With no options the output is the input, byte for byte. */
 #include "cli/cli.h"
+#include "plush/sys/core.h"
 
 #include <string.h>
 

@@ -1,5 +1,6 @@
 /* plush info FILE... [--bones] [--json]: what a file holds, and whether plush reads it without error. */
 #include "cli/cli.h"
+#include "plush/sys/core.h"
 
 #include <stdarg.h>
 #include <stdlib.h>

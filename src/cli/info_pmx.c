@@ -1,6 +1,7 @@
 /* plush info, the PMX part: header, counts, histograms, the materials (with the bones that move each and
  * the soft body that owns it), the bones on request, and soft bodies, as text or JSON. */
 #include "cli/cli.h"
+#include "plush/sys/pmx.h"
 
 #include <stdlib.h>
 #include <string.h>

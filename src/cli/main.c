@@ -1,5 +1,6 @@
 /* plush: the command line. Dispatches to one file per subcommand and holds what they share. */
 #include "cli/cli.h"
+#include "plush/sys/core.h"
 
 #include <stdarg.h>
 #include <stdlib.h>

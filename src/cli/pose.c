@@ -3,6 +3,8 @@
 #include "cli/cli.h"
 #include "core/geom.h"
 #include "plush/obj.h"
+#include "plush/sys/core.h"
+#include "plush/sys/anim.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -4,6 +4,8 @@
 #include "plush/proxy_cage.h"
 #include "plush/scene_proxy.h"
 #include "plush/obj.h"
+#include "plush/sys/core.h"
+#include "plush/sys/scene.h"
 
 #include <errno.h>
 #include <stdio.h>

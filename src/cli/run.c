@@ -3,6 +3,7 @@
 #include "cli/cli.h"
 #include "plush/obj.h"
 #include "plush/scene_attach.h"
+#include "plush/sys/core.h"
 
 #include <errno.h>
 #include <math.h>

@@ -1,5 +1,6 @@
 /* Block arena: parsed files live in a few large blocks freed by one call. */
 #include "plush/core.h"
+#include "plush/sys/core.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -4,6 +4,7 @@
 #define PLUSH_CORE_COMMON_H
 
 #include "plush/core.h"
+#include "plush/sys/core.h"
 
 #include <math.h>
 #include <stdbool.h>

@@ -1,6 +1,7 @@
 /* Status texts and diagnostics: the first error wins, warnings are counted. */
 #include "core/common.h"
 #include "plush/core.h"
+#include "plush/sys/core.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -2,6 +2,7 @@
  * writes: a regular file replaced atomically (temporary file + rename), a symlink followed to the file it
  * names, a device or FIFO written through, anything else refused. */
 #include "core/file_internal.h"
+#include "plush/sys/core.h"
 
 #include <limits.h>
 

@@ -11,6 +11,7 @@
  * own stack, so a crash that is a stack overflow still cleans up; it touches nothing but the registry,
  * which lives in static storage a heap overrun does not reach. */
 #include "core/file_internal.h"
+#include "plush/sys/core.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -4,6 +4,7 @@
 #define PLUSH_CORE_FILE_INTERNAL_H
 
 #include "plush/core.h"
+#include "plush/sys/core.h"
 
 /* What the cleanup does with a registered path: unlink a file, remove a directory and everything in it, or
  * remove a directory when it is empty (after every other path: what was inside has gone by then). */

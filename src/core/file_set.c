@@ -1,6 +1,7 @@
 /* Outputs as one set: several files committed together, a staged directory moved in as a whole, and
  * the lock that keeps a second writer out of an output directory. */
 #include "core/file_internal.h"
+#include "plush/sys/core.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -1,6 +1,7 @@
 /* The one loader (loader.h says why dlopen, why once per process, why never closed). */
 #define _GNU_SOURCE
 #include "core/loader.h"
+#include "plush/sys/core.h"
 
 #include <dlfcn.h>
 #include <stdio.h>

@@ -20,6 +20,7 @@
 #define PLUSH_CORE_LOADER_H
 
 #include "plush/core.h"
+#include "plush/sys/core.h"
 
 #include <embree3/rtcore.h>
 #include <meshoptimizer.h>

@@ -1,5 +1,6 @@
 /* Shift-JIS (CP932) through iconv, as VMD and VPD store their text. */
 #include "plush/core.h"
+#include "plush/sys/core.h"
 
 #include <errno.h>
 #include <iconv.h>

@@ -2,6 +2,7 @@
  * two names are (core/text.h). */
 #include "core/text.h"
 #include "plush/core.h"
+#include "plush/sys/core.h"
 
 #include <stdint.h>
 #include <math.h>

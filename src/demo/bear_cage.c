@@ -6,6 +6,7 @@
  * The grid is made coarser step by step until the triangle budget holds and the result is a 2-manifold
  * (a cell holding two sheets of surface would pinch a vertex). */
 #include "demo/internal.h"
+#include "plush/sys/core.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,5 +1,6 @@
 /* The three demo files written together: gen_bear and `plush demo` both use this. */
 #include "demo/internal.h"
+#include "plush/sys/core.h"
 
 #include <stdio.h>
 

@@ -1,6 +1,7 @@
 /* The bear as a PMX 2.1 model: the detailed fur mesh on body bones, the cage on the hook bone, and a
  * TriMesh soft body with pressure on the cage, pinned at the top of the head. */
 #include "demo/internal.h"
+#include "plush/sys/core.h"
 
 #include <math.h>
 #include <string.h>

@@ -1,5 +1,6 @@
 /* The shake motion on the hook bone, and the Influence Map override that keeps the eyes and nose rigid. */
 #include "demo/internal.h"
+#include "plush/sys/core.h"
 
 #include <string.h>
 

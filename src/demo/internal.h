@@ -21,6 +21,7 @@
 #include "plush/im2.h"
 #include "plush/pmx.h"
 #include "plush/vmd.h"
+#include "plush/sys/core.h"
 
 /* Bones, in file order (parents first). */
 enum {

@@ -2,6 +2,7 @@
  * buffer view per array (4-byte aligned, so every accessor sits on its component size) while the JSON
  * naming those views is built beside it, and both go into one GLB. */
 #include "plush/gltf.h"
+#include "plush/sys/core.h"
 
 #include <math.h>
 #include <stdarg.h>

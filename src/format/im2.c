@@ -5,6 +5,7 @@
  * letter, but letters only matter in keywords and method names, which a name line never is. So byte
  * offsets in diagnostics stay offsets into the file. */
 #include "plush/im2.h"
+#include "plush/sys/core.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,6 +1,7 @@
 /* OBJ and binary PLY writers of one triangle mesh (positions, optional normals). Both check the whole
  * mesh before appending a byte, so a failure leaves the buffer as it was and a file is never started. */
 #include "plush/obj.h"
+#include "plush/sys/core.h"
 
 #include <math.h>
 #include <stdio.h>

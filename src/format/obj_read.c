@@ -2,6 +2,7 @@
  * cursor that knows its line; positions and triangles grow in malloc'd arrays and move into the model's
  * arena at the end. */
 #include "plush/obj.h"
+#include "plush/sys/core.h"
 #include "core/text.h"
 
 #include <math.h>

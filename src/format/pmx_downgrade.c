@@ -1,5 +1,6 @@
 /* Writing PMX 2.0 from a model with 2.1-only elements: refuse, or drop them with a warning each. */
 #include "pmx_internal.h"
+#include "plush/sys/core.h"
 
 #include <string.h>
 

@@ -3,6 +3,7 @@
 #define PLUSH_FORMAT_PMX_INTERNAL_H
 
 #include "plush/pmx.h"
+#include "plush/sys/core.h"
 
 /* Section names as diagnostics print them; the reader maps a validation failure back to the byte
  * offset of the item by its section name. */

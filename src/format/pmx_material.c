@@ -1,6 +1,8 @@
 /* A model's materials as a user finds them: by name (with the nearest names when one is not there), by
  * the soft body that owns one, by the bones that move one. */
 #include "plush/pmx.h"
+#include "plush/sys/core.h"
+#include "plush/sys/pmx.h"
 
 #include "core/text.h"
 

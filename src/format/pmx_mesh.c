@@ -1,6 +1,8 @@
 /* PMX mesh geometry: material faces and vertices, welding by position. The proxy the soft bodies make is
  * scene policy (src/scene/proxy_model.c). */
 #include "plush/pmx.h"
+#include "plush/sys/core.h"
+#include "plush/sys/pmx.h"
 
 #include "core/geom.h"
 

@@ -1,5 +1,7 @@
 /* PMX model lifetime and index-size rules. */
 #include "pmx_internal.h"
+#include "plush/sys/core.h"
+#include "plush/sys/pmx.h"
 
 #include <stdlib.h>
 #include <string.h>

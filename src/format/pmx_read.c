@@ -4,6 +4,7 @@
  * every index and value rule lives in pmx_validate.c. When validation fails, the file is walked a
  * second time to find the byte offset of the failing item, so the rules exist once. */
 #include "pmx_reader.h"
+#include "plush/sys/core.h"
 
 #include <stdarg.h>
 #include <stdio.h>

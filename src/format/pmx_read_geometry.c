@@ -1,5 +1,6 @@
 /* PMX sections up to the bones: header, vertices, faces, textures, materials, bones. */
 #include "pmx_reader.h"
+#include "plush/sys/core.h"
 
 #include <math.h>
 #include <stdio.h>

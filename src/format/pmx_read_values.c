@@ -3,6 +3,7 @@
  * kept in the model (plush_pmx_model.value_issues) for what needs the value to refuse (vertices, bones:
  * plush_pmx_require_geometry) or to leave out (rigid bodies, joints, soft bodies: the physics world). */
 #include "pmx_reader.h"
+#include "plush/sys/core.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -5,6 +5,7 @@
 
 #include "cursor.h"
 #include "pmx_internal.h"
+#include "plush/sys/core.h"
 
 #include <string.h>
 

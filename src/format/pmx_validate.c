@@ -3,6 +3,7 @@
  * out-of-range values are the reader's warnings (pmx_read_values.c), refused or left out by what uses
  * them. The reader and the writer both run this one pass. */
 #include "pmx_internal.h"
+#include "plush/sys/core.h"
 
 typedef struct checker {
     const plush_pmx_model *m;

@@ -1,6 +1,8 @@
 /* PMX writer: canonical bytes, chosen version / encoding / index sizes, 2.1 -> 2.0 downgrade. */
 #include "cursor.h"
 #include "pmx_internal.h"
+#include "plush/sys/core.h"
+#include "plush/sys/pmx.h"
 
 #include <string.h>
 

@@ -4,6 +4,7 @@
  * every record but the property key has a fixed size, so a count is checked against the bytes left
  * before anything is allocated. Older files simply stop after some section. */
 #include "plush/vmd.h"
+#include "plush/sys/core.h"
 
 #include "format/cursor.h"
 #include "format/vmd_internal.h"

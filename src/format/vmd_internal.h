@@ -4,6 +4,7 @@
 #define PLUSH_FORMAT_VMD_INTERNAL_H
 
 #include "plush/vmd.h"
+#include "plush/sys/core.h"
 
 typedef struct vmd_name_slot {
     const uint8_t *key;      /* NULL while the slot is empty; points at memory that outlives the map */

@@ -3,6 +3,7 @@
  * The whole file is sized first, reserved once and filled in place; only a complete file is committed to
  * the caller's buffer, so a failure appends nothing. */
 #include "plush/vmd.h"
+#include "plush/sys/core.h"
 
 #include "format/cursor.h"
 #include "format/vmd_internal.h"

@@ -5,6 +5,7 @@
  * offsets in diagnostics stay offsets into the file. Trail bytes can look like ASCII letters or braces,
  * but only inside a name, and a name runs to the end of its line. */
 #include "plush/vpd.h"
+#include "plush/sys/core.h"
 #include "core/text.h"
 
 #include <math.h>

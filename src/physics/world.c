@@ -16,6 +16,9 @@
 #define _GNU_SOURCE
 #include "physics/world_internal.h"
 #include "core/common.h"
+#include "plush/sys/physics.h"
+#include "plush/sys/core.h"
+#include "plush/sys/pmx.h"
 
 #include <limits.h>
 #include <math.h>

@@ -5,6 +5,7 @@
 
 #include "physics/bulletc.h"
 #include "plush/physics.h"
+#include "plush/sys/core.h"
 
 typedef struct world_body {
     bc_body *bc;

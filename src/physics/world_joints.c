@@ -36,6 +36,7 @@
  *                    spring_angular  motor: on (1) / off (0), target velocity, max motor impulse
  * A motor switch reads as on when the value is at least 0.5 (the editor writes exactly 0 or 1). */
 #include "physics/world_internal.h"
+#include "plush/sys/pmx.h"
 
 #include <math.h>
 #include <string.h>

@@ -8,6 +8,8 @@
 #include "physics/world_internal.h"
 
 #include "core/loader.h"
+#include "plush/sys/physics.h"
+#include "plush/sys/core.h"
 
 #include <limits.h>
 #include <stdio.h>

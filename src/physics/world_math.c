@@ -6,6 +6,7 @@
 #include "physics/world_internal.h"
 
 #include "core/geom.h"
+#include "plush/sys/physics.h"
 
 #include <cglm/cglm.h>
 

@@ -5,6 +5,7 @@
  * body that blew up between two checks can never hand out a NaN. */
 #include "physics/world_soft_internal.h"
 #include "core/common.h"
+#include "plush/sys/physics.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -4,6 +4,8 @@
 #include "core/common.h"
 #include "physics/world_soft_internal.h"
 #include "plush/pmx.h"
+#include "plush/sys/core.h"
+#include "plush/sys/pmx.h"
 
 #include <math.h>
 #include <stdint.h>

@@ -2,6 +2,7 @@
  * B-links, clusters, randomisation, aerodynamics, collisions, mass, pose, anchors) handed to Bullet
  * through the bulletc ABI, repaired where Bullet would misbehave. world_soft_build.c makes the nodes. */
 #include "physics/world_soft_internal.h"
+#include "plush/sys/core.h"
 
 #include <math.h>
 #include <stdint.h>

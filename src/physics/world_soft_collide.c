@@ -11,6 +11,8 @@
  * hips, a hair root in the head) is left alone with that body: pushing it out would move the rest shape. */
 #include "physics/rigid_shape.h"
 #include "physics/world_soft_internal.h"
+#include "plush/sys/physics.h"
+#include "plush/sys/core.h"
 
 #include <math.h>
 #include <stdlib.h>

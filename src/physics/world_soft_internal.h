@@ -5,6 +5,7 @@
 #define PLUSH_PHYSICS_WORLD_SOFT_INTERNAL_H
 
 #include "physics/world_internal.h"
+#include "plush/sys/core.h"
 
 typedef struct soft_pin {
     uint32_t node;

@@ -3,6 +3,8 @@
  * candidates to the same total order (bind_internal.h), so they agree to the bit; the weights are then
  * a function of those four distances alone. */
 #include "proxy/bind_internal.h"
+#include "plush/sys/core.h"
+#include "plush/sys/proxy.h"
 
 #include <math.h>
 #include <pthread.h>

@@ -17,6 +17,8 @@
  * Deterministic: clusters are ordered by cell and piece, every sum runs in that order, ties go to the
  * lower triangle index. */
 #include "plush/proxy.h"
+#include "plush/sys/core.h"
+#include "plush/sys/proxy.h"
 
 #include "core/geom.h"
 

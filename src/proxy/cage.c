@@ -4,6 +4,7 @@
 #include "plush/proxy_cage.h"
 #include "core/common.h"
 #include "plush/proxy.h"
+#include "plush/sys/core.h"
 #include "core/geom.h"
 #include "core/loader.h"
 #include "proxy/cage_internal.h"

@@ -4,6 +4,7 @@
 #define PLUSH_PROXY_CAGE_INTERNAL_H
 
 #include "plush/proxy_cage.h"
+#include "plush/sys/core.h"
 
 /* plush_cage_simplify with options->wrap, after its checks of src and options have passed. */
 plush_status plush_cage_wrap_simplify(const plush_cage_mesh *src, const plush_cage_options *options,

@@ -4,6 +4,7 @@
 #include "core/common.h"
 #include "core/geom.h"
 #include "plush/proxy.h"
+#include "plush/sys/core.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,5 +1,6 @@
 /* The exact point-triangle distance (default mode); the original method's routine is in seed.c. */
 #include "proxy/bind_internal.h"
+#include "plush/sys/proxy.h"
 
 #include <math.h>
 

@@ -3,6 +3,7 @@
 #include "core/geom.h"
 #include "core/common.h"
 #include "proxy/skin_internal.h"
+#include "plush/sys/proxy.h"
 
 #include <math.h>
 

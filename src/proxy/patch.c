@@ -12,6 +12,8 @@
  * never meets a division by a small determinant (flat or collapsed patches keep the nearest rotation)
  * and, warm-started, takes two or three steps per frame. */
 #include "plush/proxy.h"
+#include "plush/sys/core.h"
+#include "plush/sys/proxy.h"
 
 #include "core/common.h"
 #include "core/geom.h"

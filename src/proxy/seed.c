@@ -5,6 +5,7 @@
  * Floats are evaluated in float (FLT_EVAL_METHOD 0: x86-64 SSE, AArch64); on an x87 build the results
  * would carry excess precision and ties could fall differently. */
 #include "proxy/bind_internal.h"
+#include "plush/sys/proxy.h"
 
 #include <float.h>
 #include <math.h>

@@ -12,6 +12,8 @@
  * the sums associated alike, both give the same results, so a model skins the same on every machine. */
 #include "core/common.h"
 #include "proxy/skin_internal.h"
+#include "plush/sys/core.h"
+#include "plush/sys/proxy.h"
 
 #include <math.h>
 #include <stdlib.h>

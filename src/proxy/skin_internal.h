@@ -7,6 +7,7 @@
 #define PLUSH_PROXY_SKIN_INTERNAL_H
 
 #include "plush/proxy.h"
+#include "plush/sys/core.h"
 
 /* A triangle's frame and what the stretch-aware transform needs of the same triangle. */
 typedef struct proxy_frame {

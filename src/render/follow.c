@@ -8,7 +8,7 @@
  * how finely the same seconds are cut into frames (up to the clamp), so a 60 fps run is framed as a 30 fps
  * one. A critically damped spring would ease the start of a pan as well, but it lags twice as far behind a
  * moving box for the same time constant, and the clamp is what follows a moving box here anyway. */
-#include "plush/render.h"
+#include "plush/sys/render.h"
 
 #include <math.h>
 #include <string.h>

@@ -6,7 +6,8 @@
  * (unused) because STBI_WRITE_NO_STDIO in v1.16 also hides stbi_write_hdr_to_func's body but not its
  * declaration, which -Werror refuses. Its code is not ours to fix, so its warnings are silenced around the
  * include only. */
-#include "plush/render.h"
+#include "plush/sys/render.h"
+#include "plush/sys/core.h"
 
 #include <limits.h>
 #include <math.h>

@@ -1,7 +1,8 @@
 /* Line charts and text drawn straight into a plush_image: axes, numbered ticks, several series, a legend.
  * The rasteriser is deliberately small (pen-width lines, filled rectangles, a 5x7 bitmap font): plots are
  * for reading numbers off, and a font library would be a dependency for a few dozen glyphs. */
-#include "plush/render.h"
+#include "plush/sys/render.h"
+#include "plush/sys/core.h"
 
 #include <ctype.h>
 #include <math.h>

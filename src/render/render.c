@@ -11,7 +11,8 @@
  * simulated and exported meshes do not always agree on winding. A texture multiplies the colour; its
  * alpha only cuts holes (below one half, through Embree's intersection filter), since blending would need
  * the hits sorted along each ray and a preview is for judging shapes. */
-#include "plush/render.h"
+#include "plush/sys/render.h"
+#include "plush/sys/core.h"
 #include "core/common.h"
 
 #include "core/loader.h"

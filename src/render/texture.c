@@ -3,7 +3,8 @@
  *
  * stb_image is compiled into this file alone, static (STB_IMAGE_STATIC), reading from memory only and only
  * the four formats MMD models use; its warnings are silenced around the include (its code is not ours). */
-#include "plush/render.h"
+#include "plush/sys/render.h"
+#include "plush/sys/core.h"
 
 #include <limits.h>
 #include <stdlib.h>

@@ -2,6 +2,9 @@
  * connected part of the cage). Presets and fields are in attach_params.c, reading the cage in
  * attach_proxy.c. */
 #include "plush/scene_attach.h"
+#include "plush/sys/physics.h"
+#include "plush/sys/core.h"
+#include "plush/sys/pmx.h"
 #include "core/common.h"
 #include "core/geom.h"
 #include "physics/rigid_shape.h"

@@ -1,6 +1,8 @@
 /* The cage plush run --cage makes: plush proxy's steps with its defaults, chosen for the surface. */
 #include "plush/scene_attach.h"
 #include "plush/scene_proxy.h"
+#include "plush/sys/core.h"
+#include "plush/sys/scene.h"
 #include "core/geom.h"
 
 #include <math.h>

@@ -3,6 +3,7 @@
 #define PLUSH_SCENE_ATTACH_INTERNAL_H
 
 #include "plush/scene_attach.h"
+#include "plush/sys/core.h"
 
 /* Every parameter field zero (padding aside): the caller chose none, so the "plush" preset applies. */
 bool plush__attach_soft_unset(const plush_pmx_soft_body *sb);

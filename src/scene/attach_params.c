@@ -1,5 +1,6 @@
 /* Attach's soft-body parameters: the presets and the fields set by their `plush info --json` names. */
 #include "plush/scene_attach.h"
+#include "plush/sys/core.h"
 #include "scene/attach_internal.h"
 
 #include <math.h>

@@ -4,6 +4,8 @@
 #include "core/common.h"
 
 #include "core/geom.h"
+#include "plush/sys/core.h"
+#include "plush/sys/pmx.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -4,6 +4,7 @@
 #include "core/geom.h"
 #include "plush/scene_attach.h"
 #include "plush/proxy.h"
+#include "plush/sys/core.h"
 
 #include <math.h>
 #include <stddef.h>

@@ -2,6 +2,8 @@
  * F(t) F(0)^-1 as a translation of the rest centroid and a rotation about it. */
 #include "core/geom.h"
 #include "scene/bake_internal.h"
+#include "plush/sys/core.h"
+#include "plush/sys/proxy.h"
 
 #include <errno.h>
 #include <math.h>

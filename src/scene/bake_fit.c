@@ -18,6 +18,7 @@
  * and vertices (it chooses the bone count there); the final bones are then solved at every frame. */
 #include "core/geom.h"
 #include "scene/bake_internal.h"
+#include "plush/sys/core.h"
 
 #include <math.h>
 #include <pthread.h>

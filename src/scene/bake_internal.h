@@ -5,6 +5,7 @@
 #define PLUSH_SCENE_BAKE_INTERNAL_H
 
 #include "scene/internal.h"
+#include "plush/sys/core.h"
 
 /* A few bones fitted to the recorded motion (bake_fit.c): they replace the pseudo-bones in the model and
  * the motion. */

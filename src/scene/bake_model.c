@@ -1,6 +1,8 @@
 /* The baked model: the source model without its soft bodies and soft-body materials, plus one pseudo-bone
  * per proxy triangle that the bound vertices are weighted to. */
 #include "scene/bake_internal.h"
+#include "plush/sys/core.h"
+#include "plush/sys/pmx.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -15,6 +15,7 @@
 #include "core/geom.h"
 #include "core/common.h"
 #include "scene/bake_internal.h"
+#include "plush/sys/core.h"
 
 #include <math.h>
 #include <stdio.h>

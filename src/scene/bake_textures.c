@@ -12,6 +12,7 @@
 #include "scene/bake_internal.h"
 #include "scene/sink_internal.h"
 #include "scene/textures.h"
+#include "plush/sys/core.h"
 
 #include <errno.h>
 #include <limits.h>

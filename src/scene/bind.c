@@ -1,5 +1,8 @@
 /* A model's detailed vertices bound to its soft-body proxy, and the binding written as an influence map. */
 #include "scene/internal.h"
+#include "plush/sys/core.h"
+#include "plush/sys/pmx.h"
+#include "plush/sys/scene.h"
 
 #include <stdlib.h>
 #include <string.h>

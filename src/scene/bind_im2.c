@@ -2,6 +2,8 @@
  * computed blend, or hands it back to bone skinning. The work happens on a copy of the rows that
  * replaces the binding's only when every line has passed, so a bad file changes nothing. */
 #include "scene/internal.h"
+#include "plush/sys/core.h"
+#include "plush/sys/proxy.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,6 +1,9 @@
 /* The detailed surface a cage is built around: the chosen materials of a PMX model, welded by position
  * into one plain mesh for src/proxy's cage functions (plush_scene_cage_weld, plush/scene_proxy.h). */
 #include "plush/scene_proxy.h"
+#include "plush/sys/core.h"
+#include "plush/sys/pmx.h"
+#include "plush/sys/scene.h"
 #include "core/common.h"
 #include "core/geom.h"
 

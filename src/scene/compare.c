@@ -1,5 +1,7 @@
 /* plush compare's engine: the measured surface, the metrics, and runs of the pipeline in lockstep. */
 #include "plush/scene_compare.h"
+#include "plush/sys/core.h"
+#include "plush/sys/pmx.h"
 #include "scene/compare_internal.h"
 #include "core/common.h"
 

@@ -3,8 +3,9 @@
 #ifndef PLUSH_SCENE_COMPARE_INTERNAL_H
 #define PLUSH_SCENE_COMPARE_INTERNAL_H
 
-#include "plush/render.h"
+#include "plush/sys/render.h"
 #include "plush/scene_compare.h"
+#include "plush/sys/core.h"
 
 #include <math.h>
 #include <stdarg.h>

@@ -1,6 +1,8 @@
 /* plush compare's pictures: the plots over time and against proxy size, and the side-by-side frames
  * (bones | proxy | direct | error as colours). */
 #include "scene/compare_internal.h"
+#include "plush/sys/core.h"
+#include "plush/sys/render.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -2,6 +2,8 @@
  * edge strain and crease against rest and, for a proxy run, its cage's as well -- the columns metrics.csv
  * adds after its own, quality.png, and report.md's table of each run's worst frame. */
 #include "plush/scene_quality.h"
+#include "plush/sys/core.h"
+#include "plush/sys/render.h"
 #include "scene/compare_internal.h"
 
 #include <math.h>

@@ -1,5 +1,6 @@
 /* plush compare's report.md: the verdict, the runs, the pairs' errors, the speed-ups and what they mean. */
 #include "scene/compare_internal.h"
+#include "plush/sys/core.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -2,6 +2,8 @@
  * the files (report.md in compare_report.c, plots and pictures in compare_pictures.c). */
 #include "scene/compare_internal.h"
 #include "scene/internal.h"
+#include "plush/sys/core.h"
+#include "plush/sys/render.h"
 
 #include <math.h>
 #include <stdarg.h>

@@ -4,6 +4,9 @@
 #include "plush/scene_attach.h"
 #include "plush/scene_compare.h"
 #include "plush/scene_proxy.h"
+#include "plush/sys/core.h"
+#include "plush/sys/pmx.h"
+#include "plush/sys/scene.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -4,6 +4,9 @@
 #include "core/geom.h"
 #include "core/common.h"
 #include "scene/internal.h"
+#include "plush/sys/core.h"
+#include "plush/sys/pmx.h"
+#include "plush/sys/proxy.h"
 
 #include <math.h>
 #include <stdio.h>

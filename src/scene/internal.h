@@ -4,6 +4,7 @@
 
 #include "plush/physics.h"
 #include "plush/scene.h"
+#include "plush/sys/core.h"
 
 /* The rows of a binding as plush_proxy_bind made them: CALC_ONESKIN0 restores these. */
 struct plush_scene_computed {

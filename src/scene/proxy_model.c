@@ -1,6 +1,9 @@
 /* The proxy a model's TriMesh soft bodies make together, and the set of vertices bound to it: which soft
  * bodies and which materials is scene policy, so it lives here, not in the format module. */
 #include "plush/scene_proxy.h"
+#include "plush/sys/core.h"
+#include "plush/sys/pmx.h"
+#include "plush/sys/scene.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -5,6 +5,7 @@
  * faces (unit normals and the volume, from the same three loads) and one over the edges (strain) and the
  * folds (crease), each over compact arrays built at create. */
 #include "plush/scene_quality.h"
+#include "plush/sys/core.h"
 #include "core/geom.h"
 
 #include <math.h>

@@ -3,6 +3,10 @@
 #include "core/common.h"
 #include "scene/soft_measure.h"
 #include "scene/sink_internal.h"
+#include "plush/sys/physics.h"
+#include "plush/sys/core.h"
+#include "plush/sys/pmx.h"
+#include "plush/sys/anim.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,6 +1,7 @@
 /* The export registry and the run loop that feeds the sinks. */
 #include "scene/bake_internal.h"
 #include "scene/sink_internal.h"
+#include "plush/sys/core.h"
 
 #include <stdio.h>
 #include <stdlib.h>

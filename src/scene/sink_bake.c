@@ -3,6 +3,7 @@
 #include "core/common.h"
 #include "scene/bake_internal.h"
 #include "scene/sink_internal.h"
+#include "plush/sys/core.h"
 
 #include <stdio.h>
 #include <stdlib.h>

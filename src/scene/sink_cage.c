@@ -4,6 +4,7 @@
  * bones mode no soft body at all). */
 #include "scene/sink_internal.h"
 #include "plush/obj.h"
+#include "plush/sys/core.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -16,6 +16,8 @@
 #include "scene/bake_internal.h"
 #include "scene/sink_gltf_internal.h"
 #include "scene/sink_internal.h"
+#include "plush/sys/core.h"
+#include "plush/sys/anim.h"
 
 #include <math.h>
 #include <stdio.h>

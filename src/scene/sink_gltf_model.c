@@ -1,7 +1,8 @@
 /* The baked PMX as a glTF mesh, skin and materials (sink_gltf_internal.h says how coordinates change). */
 #include "scene/sink_gltf_internal.h"
 #include "core/common.h"
-#include "plush/render.h"
+#include "plush/sys/render.h"
+#include "plush/sys/core.h"
 
 #include <math.h>
 #include <stdio.h>

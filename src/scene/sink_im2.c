@@ -1,5 +1,6 @@
 /* Export "im2": the binding as an Influence Map File 2 (OUTDIR/<model>_plush.im2), written at the end. */
 #include "scene/sink_internal.h"
+#include "plush/sys/core.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -2,8 +2,9 @@
 #ifndef PLUSH_SCENE_SINK_INTERNAL_H
 #define PLUSH_SCENE_SINK_INTERNAL_H
 
-#include "plush/render.h"
+#include "plush/sys/render.h"
 #include "plush/scene_sink.h"
+#include "plush/sys/core.h"
 #include "scene/textures.h"
 
 /* The registry: one line per export, in --help order. X(name) refers to the plush_scene_export

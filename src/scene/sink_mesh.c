@@ -5,6 +5,7 @@
 #include "scene/bake_internal.h"
 #include "scene/sink_internal.h"
 #include "plush/obj.h"
+#include "plush/sys/core.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -22,7 +22,9 @@
  * at 30 frames per second whatever the run's fps: video frame k shows the run frame nearest to k / 30 s (a
  * 60 fps run gives every other frame, a 24 fps run repeats some). */
 #include "scene/sink_internal.h"
-#include "plush/render.h"
+#include "plush/sys/render.h"
+#include "plush/sys/core.h"
+#include "plush/sys/pmx.h"
 
 #include <errno.h>
 #include <fcntl.h>

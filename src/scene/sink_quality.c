@@ -7,6 +7,7 @@
  * are the same, frame for frame, as measuring in line (it is the same function on the same floats); only
  * when no thread can be started does it measure in line. */
 #include "plush/scene_quality.h"
+#include "plush/sys/core.h"
 #include "scene/bake_internal.h"
 #include "scene/sink_internal.h"
 

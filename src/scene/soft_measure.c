@@ -2,6 +2,8 @@
  * vertices from where plain bone skinning would (a part that does not move is not plush), and how many of
  * them lie inside the model's own body shapes (the rigid bodies that follow bones) posed at that frame. */
 #include "scene/soft_measure.h"
+#include "plush/sys/physics.h"
+#include "plush/sys/core.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -6,6 +6,7 @@
 #include "plush/anim.h"
 #include "plush/physics.h"
 #include "plush/scene.h"
+#include "plush/sys/core.h"
 #include "physics/rigid_shape.h"
 #include "scene/internal.h"
 

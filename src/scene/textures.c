@@ -1,5 +1,7 @@
 /* A model's textures, read under one set of rules by every export that reads them (textures.h says which). */
 #include "scene/textures.h"
+#include "plush/sys/core.h"
+#include "plush/sys/render.h"
 
 #include <errno.h>
 #include <fcntl.h>

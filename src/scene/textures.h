@@ -24,8 +24,9 @@
 #ifndef PLUSH_SCENE_TEXTURES_H
 #define PLUSH_SCENE_TEXTURES_H
 
-#include "plush/render.h"
+#include "plush/sys/render.h"
 #include "plush/scene.h"
+#include "plush/sys/core.h"
 
 /* The budget: a texture file's bytes, a picture's side, and the texels decoded in one run (2^27 = 8
  * pictures of 4096x4096, 512 MiB as RGBA). */

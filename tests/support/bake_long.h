@@ -15,6 +15,8 @@
 
 #include "plush/plush.h"
 #include "plush/scene_sink.h"
+#include "plush/sys/core.h"
+#include "plush/sys/anim.h"
 #include "scene/bake_internal.h"
 
 #include <math.h>

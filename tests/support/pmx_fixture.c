@@ -1,5 +1,6 @@
 /* PMX fixtures built in code: canonical element arrays, the minimal and the rich model. */
 #include "pmx_fixture.h"
+#include "plush/sys/core.h"
 
 #include <setjmp.h>
 #include <stdarg.h>

@@ -17,6 +17,7 @@
 #define PLUSH_TESTS_PMX_FIXTURE_H
 
 #include "plush/pmx.h"
+#include "plush/sys/core.h"
 
 /* ---- building ---------------------------------------------------------------------------------- */
 

@@ -1,5 +1,6 @@
 /* PMX fixtures: field-by-field comparison, library calls that must succeed, byte helpers. */
 #include "pmx_fixture.h"
+#include "plush/sys/core.h"
 
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,6 +1,7 @@
 /* A reference PMX encoder for tests, written from the format description and independent of the
  * library: it checks nothing, so it also makes the broken files the reader must refuse. */
 #include "pmx_fixture.h"
+#include "plush/sys/core.h"
 
 #include <setjmp.h>
 #include <stdarg.h>

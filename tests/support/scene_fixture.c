@@ -1,6 +1,7 @@
 /* Scenes built in code. */
 #include "scene_fixture.h"
 #include "mesh_fixture.h"
+#include "plush/sys/core.h"
 
 #include <setjmp.h>
 #include <stdarg.h>

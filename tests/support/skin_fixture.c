@@ -1,5 +1,7 @@
 /* Proxy skinning fixtures built in code. */
 #include "skin_fixture.h"
+#include "plush/sys/core.h"
+#include "plush/sys/proxy.h"
 
 #include <math.h>
 #include <setjmp.h>

@@ -9,6 +9,7 @@
 #include "toy_fixture.h"
 #include "mesh_fixture.h"
 #include "pmx_fixture.h"
+#include "plush/sys/core.h"
 
 #include <math.h>
 #include <stdlib.h>

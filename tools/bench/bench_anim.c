@@ -10,6 +10,7 @@
  * machine wall time would also count the time other processes had the core. */
 #define _GNU_SOURCE
 #include "plush/anim.h"
+#include "plush/sys/anim.h"
 
 #include <math.h>
 #include <stdio.h>

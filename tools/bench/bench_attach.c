@@ -5,6 +5,7 @@
  * answers). Wall time, one run (a scan of every model vertex for every cage vertex took minutes). */
 #include "plush/pmx.h"
 #include "plush/scene_attach.h"
+#include "plush/sys/core.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -6,6 +6,8 @@
 #include "plush/proxy_cage.h"
 #include "plush/pmx.h"
 #include "plush/scene_proxy.h"
+#include "plush/sys/core.h"
+#include "plush/sys/scene.h"
 
 #include <stdio.h>
 #include <stdlib.h>

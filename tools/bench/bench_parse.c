@@ -5,6 +5,7 @@
  * peak resident memory of `plush info` below 4x the file). */
 #define _GNU_SOURCE
 #include "plush/pmx.h"
+#include "plush/sys/core.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -17,6 +17,7 @@
  * single steps; the figure is the mean of those per-step minima. */
 #include "plush/physics.h"
 #include "plush/pmx.h"
+#include "plush/sys/physics.h"
 
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wshadow"

@@ -9,6 +9,7 @@
  * compare's pictures do). The bear has no texture of its own. Without ffmpeg on PATH the sink's part is
  * skipped with a message. */
 #include "plush/plush.h"
+#include "plush/sys/render.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -4,6 +4,7 @@
  * section, item, byte offset, message) on a failure, the same counts and weight-type histogram on
  * success. */
 #include "plush/pmx.h"
+#include "plush/sys/core.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,7 +1,7 @@
 /* libFuzzer target: a model's texture file as the texture rules read it (scene/textures.h) -- its header
  * first, then decoded within the per-picture budget, then encoded for glTF -- fails cleanly or gives the
  * picture its header promised, never more than the budget. */
-#include "plush/render.h"
+#include "plush/sys/render.h"
 #include "scene/textures.h"
 
 #include <stdlib.h>

@@ -9,11 +9,14 @@
  *   plush_image_free(&img);
  *
  * Coordinates are PMX's (left-handed, Y up; a model faces -Z, so the front view looks along +Z).
+ * Extension-level API (as libgit2's sys/): what the preview, the compare's pictures, the glTF textures and
+ * the tests draw with; a host program gets pictures through the exports (plush/scene_sink.h).
  */
-#ifndef PLUSH_RENDER_H
-#define PLUSH_RENDER_H
+#ifndef PLUSH_SYS_RENDER_H
+#define PLUSH_SYS_RENDER_H
 
 #include "plush/core.h"
+#include "plush/sys/core.h"
 
 #ifdef __cplusplus
 extern "C" {

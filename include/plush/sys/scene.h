@@ -1,0 +1,40 @@
+/* plush scene internals: the proxy a model's soft bodies make, the vertices bound to it, the welded skin a
+ * cage is made from. Extension-level API (as libgit2's sys/): what plush's own modules, its command-line
+ * tool and its tests use beside the public plush/scene_proxy.h and plush/scene.h; a host program needs
+ * none of it. */
+#ifndef PLUSH_SYS_SCENE_H
+#define PLUSH_SYS_SCENE_H
+
+#include "plush/scene.h"
+#include "plush/scene_proxy.h"
+#include "plush/sys/core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Builds the proxy. A TriMesh soft body whose material is -1, or whose mesh is empty or degenerate, is
+ * skipped with a warning in diag (section "soft body", its index). A model with no usable soft body
+ * gives PLUSH_OK and an empty proxy: the caller decides whether that is an error. */
+plush_status plush_scene_proxy_build(const plush_pmx_model *model, plush_arena *arena, plush_scene_proxy *out,
+                                   plush_diag *diag);
+/* The vertices to skin with the proxy: those used by the faces of the chosen materials, in increasing
+ * order. With materials named, the vertices of the other materials (not a soft body's) that share their
+ * rest position with a chosen vertex (within a millionth of the chosen vertices' extent) are bound too:
+ * layers -- an inner and an outer shell, back faces, an outline -- move as one. Naming a material that
+ * does not exist, or one a soft body owns, fails (PLUSH_E_ARGUMENT). */
+plush_status plush_scene_bound_vertices(const plush_pmx_model *model, const plush_scene_proxy *proxy,
+                                      const plush_scene_bound_options *options, plush_arena *arena, uint32_t **out,
+                                      size_t *out_count, plush_diag *diag);
+/* The faces of the named materials (NULL or count 0: every material), in material order, over vertices
+ * welded by exact position across all of them (+0 and -0 are equal). Vertices are numbered in order of
+ * first use; faces that name one vertex twice after welding are dropped. Fails with PLUSH_E_ARGUMENT on a
+ * name no material has (every material with the name counts), PLUSH_E_RANGE on face counts or indices
+ * out of range. */
+plush_status plush_scene_cage_weld(const plush_pmx_model *model, const char *const *materials, size_t material_count,
+                             plush_arena *arena, plush_cage_mesh *out, plush_diag *diag);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
