@@ -1,4 +1,4 @@
-/* Attach (plush/scene_attach.h) and the OBJ reader (plush/obj.h): presets and fields, proxies from OBJ and
+/* Attach (plush/attach.h) and the OBJ reader (plush/obj.h): presets and fields, proxies from OBJ and
  * PMX, the attached model (weights, pins, anchors, the invisible material, unchanged bytes), errors, and a
  * cage on Alicia's hair simulated through 120 frames of a motion. */
 #include <setjmp.h>
@@ -9,7 +9,7 @@
 #include <cmocka.h>
 
 #include "plush/anim.h"
-#include "plush/scene_attach.h"
+#include "plush/attach.h"
 #include "plush/scene_proxy.h"
 #include "plush/obj.h"
 #include "plush/physics.h"

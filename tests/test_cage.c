@@ -1,4 +1,4 @@
-/* Cages (plush/proxy_cage.h; plush_scene_cage_weld in plush/scene_proxy.h): welding materials, simplification
+/* Cages (plush/cage.h; plush_scene_cage_weld in plush/scene_proxy.h): welding materials, simplification
  * toward a target, offset, topology, distances. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -7,7 +7,7 @@
 
 #include <cmocka.h>
 
-#include "plush/proxy_cage.h"
+#include "plush/cage.h"
 #include "plush/scene_proxy.h"
 #include "plush/sys/core.h"
 #include "plush/sys/scene.h"

@@ -11,7 +11,7 @@
 #include <cmocka.h>
 
 #include "plush/plush.h"
-#include "plush/scene_attach.h"
+#include "plush/attach.h"
 #include "support/cli_run.h"
 #include "support/toy_fixture.h"
 

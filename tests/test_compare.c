@@ -8,8 +8,8 @@
 
 #include <cmocka.h>
 
-#include "scene/compare_internal.h"
-#include "plush/scene_compare.h"
+#include "compare/compare_internal.h"
+#include "plush/compare.h"
 #include "support/pmx_fixture.h"
 #include "plush/sys/render.h"
 #include "support/mesh_fixture.h"

@@ -12,7 +12,7 @@
 
 #include "plush/pmx.h"
 #include "plush/proxy.h"
-#include "plush/scene_attach.h"
+#include "plush/attach.h"
 #include "plush/scene_proxy.h"
 #include "plush/sys/core.h"
 #include "plush/sys/proxy.h"

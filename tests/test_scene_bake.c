@@ -12,7 +12,7 @@
 #include "plush/sys/core.h"
 #include "anim/anim_internal.h"
 #include "core/geom.h"
-#include "scene/bake_internal.h"
+#include "export/bake_internal.h"
 #include "support/pmx_fixture.h"
 #include "support/cli_run.h"
 #include "support/mesh_fixture.h"

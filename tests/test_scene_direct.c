@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "scene/compare_internal.h"
+#include "compare/compare_internal.h"
 #include "physics/bulletc.h"
 #include "plush/plush.h"
 #include "plush/sys/core.h"

@@ -1,4 +1,4 @@
-/* Surface quality (plush/scene_quality.h) on meshes built here: a cube at rest, scaled, with a corner pushed
+/* Surface quality (plush/quality.h) on meshes built here: a cube at rest, scaled, with a corner pushed
  * in, split at a seam, and opened; and the quality export on the small plush. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -7,7 +7,7 @@
 
 #include <cmocka.h>
 
-#include "plush/scene_quality.h"
+#include "plush/quality.h"
 #include "plush/scene_sink.h"
 #include "plush/sys/core.h"
 #include "support/cli_run.h"

@@ -10,7 +10,7 @@
 #include "plush/scene_sink.h"
 #include "plush/sys/core.h"
 #include "plush/sys/render.h"
-#include "scene/sink_internal.h"
+#include "export/sink_internal.h"
 #include "support/cli_run.h"
 #include "support/mesh_fixture.h"
 #include "support/pmx_fixture.h"

@@ -11,7 +11,7 @@
  *   }
  *   plush_cage_mesh skin;
  *   const char *names[] = {"hair"};
- *   plush_scene_cage_weld(model, names, 1, &arena, &skin, &diag);   // then plush_cage_simplify (plush/proxy_cage.h)
+ *   plush_scene_cage_weld(model, names, 1, &arena, &skin, &diag);   // then plush_cage_simplify (plush/cage.h)
  *   plush_arena_free(&arena);
  *
  * Everything here reads a model and writes into the caller's arena; nothing is kept between calls.
@@ -20,7 +20,7 @@
 #define PLUSH_SCENE_PROXY_H
 
 #include "plush/pmx.h"
-#include "plush/proxy_cage.h"
+#include "plush/cage.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -11,13 +11,13 @@
  * A sink sees the scene after each step (positions, normals, proxy nodes, binding: scene.h) and writes
  * what it makes when the run ends. Every export plush run knows is one entry of the registry
  * (plush_scene_exports); adding one is a new src/scene/sink_<name>.c defining its plush_scene_export and
- * one line in src/scene/sink_internal.h's PLUSH_SCENE_SINKS list. Nothing else names an export.
+ * one line in src/export/sink_internal.h's PLUSH_SCENE_SINKS list. Nothing else names an export.
  */
 #ifndef PLUSH_SCENE_SINK_H
 #define PLUSH_SCENE_SINK_H
 
 #include "plush/scene.h"
-#include "plush/scene_quality.h"
+#include "plush/quality.h"
 
 #ifdef __cplusplus
 extern "C" {

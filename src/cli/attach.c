@@ -3,7 +3,7 @@
  * -o OUT.pmx: write the model with the cage added as a PMX 2.1 soft body, pinned automatically unless told
  * where. */
 #include "cli/cli.h"
-#include "plush/scene_attach.h"
+#include "plush/attach.h"
 #include "plush/sys/core.h"
 
 #include <errno.h>

@@ -1,7 +1,7 @@
 /* plush compare MODEL.pmx -o REPORTDIR: bones, proxy and direct on the same motion, stepped in lockstep and
  * measured frame by frame; metrics.csv, report.md, plots and pictures. */
 #include "cli/cli.h"
-#include "plush/scene_compare.h"
+#include "plush/compare.h"
 #include "plush/sys/core.h"
 
 #include <errno.h>

@@ -1,7 +1,7 @@
 /* plush proxy MODEL.pmx --triangles N [--materials NAME,...] [--offset D] [--wrap] -o PROXY.obj|PROXY.pmx: generate a
  * soft-body cage for some of a model's materials and say how well it fits. */
 #include "cli/cli.h"
-#include "plush/proxy_cage.h"
+#include "plush/cage.h"
 #include "plush/scene_proxy.h"
 #include "plush/obj.h"
 #include "plush/sys/core.h"

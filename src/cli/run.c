@@ -2,7 +2,7 @@
  * exports: a baked PMX 2.0 + VMD any MMD player can play, mesh sequences, the binding. */
 #include "cli/cli.h"
 #include "plush/obj.h"
-#include "plush/scene_attach.h"
+#include "plush/attach.h"
 #include "plush/sys/core.h"
 
 #include <errno.h>

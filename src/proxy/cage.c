@@ -1,7 +1,7 @@
 /* Cages: simplifying with meshoptimizer (core/loader.h) and offsetting along normals. The normals, the topology
  * check and the distance are in cage_topology.c, the wrap in cage_wrap.c. */
 #define _GNU_SOURCE
-#include "plush/proxy_cage.h"
+#include "plush/cage.h"
 #include "core/common.h"
 #include "plush/proxy.h"
 #include "plush/sys/core.h"

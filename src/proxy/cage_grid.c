@@ -1,7 +1,7 @@
 /* The wrap's voxel grid: the band within the offset of the source's faces, the outside the border reaches,
  * repairs to a well-composed solid, tubes joining separate pieces, and the surface nets of its boundary
  * (plush__cage_wrap_grid; plush_cage_wrap and the simplification after it are in cage_wrap.c). */
-#include "plush/proxy_cage.h"
+#include "plush/cage.h"
 #include "core/common.h"
 #include "plush/proxy.h"
 #include "plush/sys/core.h"

@@ -3,7 +3,7 @@
 #ifndef PLUSH_PROXY_CAGE_INTERNAL_H
 #define PLUSH_PROXY_CAGE_INTERNAL_H
 
-#include "plush/proxy_cage.h"
+#include "plush/cage.h"
 #include "plush/sys/core.h"
 
 /* plush_cage_simplify with options->wrap, after its checks of src and options have passed. */

@@ -1,6 +1,6 @@
 /* Cages: vertex normals, the topology check (closed 2-manifold or not) and the distance from the detailed
  * surface. */
-#include "plush/proxy_cage.h"
+#include "plush/cage.h"
 #include "core/common.h"
 #include "core/geom.h"
 #include "plush/proxy.h"

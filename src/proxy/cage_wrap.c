@@ -1,6 +1,6 @@
 /* Wrap cages: one closed 2-manifold around a surface made of separate pieces (plush_cage_wrap in
- * plush/proxy_cage.h), from a voxel grid, then simplified by plush_cage_simplify's own meshoptimizer ladder. */
-#include "plush/proxy_cage.h"
+ * plush/cage.h), from a voxel grid, then simplified by plush_cage_simplify's own meshoptimizer ladder. */
+#include "plush/cage.h"
 #include "plush/sys/core.h"
 #include "core/common.h"
 #include "proxy/cage_internal.h"

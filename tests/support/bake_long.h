@@ -17,7 +17,7 @@
 #include "plush/scene_sink.h"
 #include "plush/sys/core.h"
 #include "plush/sys/anim.h"
-#include "scene/bake_internal.h"
+#include "export/bake_internal.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -4,7 +4,7 @@
  * vertex's nearest cage vertex, each cage vertex's nearest model vertex: the searches the point grid
  * answers). Wall time, one run (a scan of every model vertex for every cage vertex took minutes). */
 #include "plush/pmx.h"
-#include "plush/scene_attach.h"
+#include "plush/attach.h"
 #include "plush/sys/core.h"
 
 #include <stdio.h>

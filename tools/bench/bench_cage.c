@@ -3,7 +3,7 @@
  * the plain simplification of the same fur toward the same count (no wrap: pieces kept), measured in the
  * same run as the reference. Wall time of the calling thread's work (the wrap is single-threaded), best of
  * three. test_cage checks what the wraps are; how long they take is measured only here. */
-#include "plush/proxy_cage.h"
+#include "plush/cage.h"
 #include "plush/pmx.h"
 #include "plush/scene_proxy.h"
 #include "plush/sys/core.h"

@@ -3,7 +3,7 @@
  * physics + skinning, against the 15x target. Both runs go through plush_compare in lockstep, so
  * both absolute times come from the same run on the same machine state; times are the pipeline thread's
  * CPU time (plush_scene_timing). The error of the proxy against direct is printed beside it for context. */
-#include "plush/scene_compare.h"
+#include "plush/compare.h"
 
 #include <math.h>
 #include <stdio.h>

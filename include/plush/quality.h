@@ -1,0 +1,51 @@
+/* Quality of a deforming surface against its rest shape (docs/run.md, the quality measure): a
+ * plush is fabric over stuffing, it stretches a little and never crumples.
+ *
+ *   plush_quality *q = NULL;
+ *   plush_quality_create(rest_positions, vertex_count, triangles, triangle_count, &q, &diag);
+ *   each frame: plush_quality_figures f; plush_quality_measure(q, positions, &f);
+ *   plush_quality_destroy(q);
+ *
+ * Vertices are welded by position first (a PMX mesh splits them at UV seams), so an edge or a fold across a
+ * seam counts like any other. Edge strain is length / rest length; crease is the change of the dihedral
+ * angle between the two faces of an edge, in degrees; the volume ratio is the enclosed volume against
+ * rest when every edge has exactly two faces (closed pieces), NaN otherwise. Percentiles come from a
+ * fine logarithmic histogram (within 0.5% of the value), so a frame costs one pass over the edges.
+ */
+#ifndef PLUSH_QUALITY_H
+#define PLUSH_QUALITY_H
+
+#include "plush/core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct plush_quality_figures {
+    double strain_p50, strain_p99, strain_p999, strain_max;
+    double strain_outside;        /* share of the edges whose strain is outside [2/3, 3/2] */
+    double crease_p99, crease_max; /* degrees */
+    double volume_ratio;          /* of the closed pieces (every edge with exactly two faces); NaN when
+                                   * no piece is closed */
+    double tear;                  /* the largest distance between two vertices that shared their rest
+                                   * position (one of them on the measured faces): layers torn apart */
+    size_t edges, folds;          /* edges measured; edges with two faces (crease) */
+    size_t short_edges;           /* edges not measured: shorter than a thousandth of the mean edge at rest
+                                   * (create warns of them) */
+} plush_quality_figures;
+
+typedef struct plush_quality plush_quality;
+
+plush_status plush_quality_create(const float (*rest)[3], size_t vertex_count, const uint32_t (*triangles)[3],
+                                  size_t triangle_count, plush_quality **out, plush_diag *diag);
+/* positions: vertex_count entries, the same numbering as at create. */
+void plush_quality_measure(plush_quality *q, const float (*positions)[3], plush_quality_figures *out);
+/* Vertices marked in dropped (vertex_count entries) take no part in the tear: a copy of the surface that
+ * is not a layer of it (a soft body's own mesh, made from the surface and moving with the simulation). */
+void plush_quality_drop_layers(plush_quality *q, const bool *dropped);
+void plush_quality_destroy(plush_quality *q);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

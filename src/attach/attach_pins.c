@@ -1,0 +1,666 @@
+/* Attach's automatic pins: each cage piece pinned where the part it covers hangs from bones no dynamic rigid
+ * body moves (plush_attach_options.auto_pins; the rule is in plush/attach.h). */
+#include "attach/attach_internal.h"
+#include "core/common.h"
+
+#include "core/geom.h"
+#include "plush/sys/core.h"
+#include "plush/sys/pmx.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+bool plush__attach_points_span(const float (*p)[3], size_t n)
+{
+    if (n < 3)
+        return false;
+    /* the two points furthest apart along one sweep, then the furthest from their line */
+    size_t a = 0, b = 0;
+    double best = 0;
+    for (size_t i = 1; i < n; i++) {
+        double d = 0;
+        for (int k = 0; k < 3; k++)
+            d += ((double)p[i][k] - p[a][k]) * ((double)p[i][k] - p[a][k]);
+        if (d > best)
+            best = d, b = i;
+    }
+    if (best <= 0)
+        return false;
+    double u[3], len = sqrt(best);
+    for (int k = 0; k < 3; k++)
+        u[k] = ((double)p[b][k] - p[a][k]) / len;
+    for (size_t i = 0; i < n; i++) {
+        double d[3], t = 0, off = 0;
+        for (int k = 0; k < 3; k++)
+            d[k] = (double)p[i][k] - p[a][k], t += d[k] * u[k];
+        for (int k = 0; k < 3; k++)
+            off += (d[k] - t * u[k]) * (d[k] - t * u[k]);
+        if (sqrt(off) > 1e-3 * len)
+            return true;
+    }
+    return false;
+}
+
+/* Held: no dynamic rigid body on the bone or any ancestor. */
+static void held_bones(const plush_pmx_model *m, bool *dynamic, bool *held)
+{
+    size_t n = m->bone_count;
+    memset(dynamic, 0, n * sizeof *dynamic);
+    for (size_t r = 0; r < m->rigid_body_count; r++) {
+        const plush_pmx_rigid_body *rb = &m->rigid_bodies[r];
+        if (rb->mode != PLUSH_PMX_RIGID_FOLLOW_BONE && rb->bone >= 0 && (size_t)rb->bone < n)
+            dynamic[rb->bone] = true;
+    }
+    for (size_t b = 0; b < n; b++) {
+        held[b] = true;
+        int64_t x = (int64_t)b;
+        for (size_t steps = 0; x >= 0 && (size_t)x < n && steps <= n; steps++, x = m->bones[x].parent)
+            if (dynamic[x]) {
+                held[b] = false;
+                break;
+            }
+    }
+}
+
+static double held_share(const plush_pmx_vertex *v, const bool *held, size_t bone_count)
+{
+    double s = 0;
+    for (int j = 0; j < 4; j++)
+        if (v->bones[j] >= 0 && (size_t)v->bones[j] < bone_count && held[v->bones[j]])
+            s += v->weights[j];
+    return s;
+}
+
+static bool str_is(const plush_str *name, const char *s)
+{
+    size_t n = strlen(s);
+    return name->len == n && (n == 0 || memcmp(name->s, s, n) == 0);
+}
+
+typedef struct pin_work {
+    const plush_pmx_model *m;
+    const plush_attach_options *o;
+    const plush_cage_mesh *cage;
+    bool *held;
+    uint32_t *nearest;                 /* per model vertex: its nearest cage vertex */
+    float *dist;                       /* and the distance */
+    bool *covered;                     /* per model vertex */
+    double *share;                     /* per cage vertex: its height along the piece's up direction */
+    uint32_t *first, *list;            /* per cage vertex: its covered vertices list[first[k]..first[k+1]] */
+    double *bone_w;                    /* scratch per bone */
+    plush__attach_progress *progress;
+    plush__point_grid covered_grid;    /* the covered vertices by position */
+    uint32_t *covered_vertex;          /* per point of covered_grid: its model vertex */
+} pin_work;
+
+/* Mean edge length of the cage. */
+/* A grid over the model vertices marked in keep (index order kept: its ties are a scan's); *vertex_of maps
+ * the grid's points back to model vertices (malloc'd). False when out of memory. */
+static bool subset_grid(const plush_pmx_model *m, const bool *keep, plush__point_grid *grid, uint32_t **vertex_of)
+{
+    size_t n = 0;
+    float(*pts)[3] = malloc((m->vertex_count ? m->vertex_count : 1) * sizeof *pts);
+    *vertex_of = malloc((m->vertex_count ? m->vertex_count : 1) * sizeof **vertex_of);
+    for (size_t v = 0; pts && *vertex_of && v < m->vertex_count; v++)
+        if (keep[v]) {
+            memcpy(pts[n], m->vertices[v].position, sizeof pts[n]);
+            (*vertex_of)[n++] = (uint32_t)v;
+        }
+    bool ok = pts && *vertex_of && plush__point_grid_init(grid, n ? pts[0] : NULL, n, sizeof pts[0]);
+    free(pts);
+    if (!ok) {
+        free(*vertex_of);
+        *vertex_of = NULL;
+        plush__point_grid_free(grid);
+    }
+    return ok;
+}
+
+static bool nearest_nodes(pin_work *w)
+{
+    const plush_cage_mesh *c = w->cage;
+    plush__point_grid grid;
+    if (!plush__point_grid_init(&grid, c->vertex_count ? c->positions[0] : NULL, c->vertex_count, sizeof c->positions[0]))
+        return false;
+    for (size_t v = 0; v < w->m->vertex_count; v++) {
+        const float *p = w->m->vertices[v].position;
+        size_t at = plush__point_grid_nearest(&grid, p);
+        plush__attach_progress_step(w->progress);
+        double d = INFINITY;
+        if (at != SIZE_MAX) {
+            const float *q = c->positions[at];
+            d = ((double)q[0] - p[0]) * ((double)q[0] - p[0]) + ((double)q[1] - p[1]) * ((double)q[1] - p[1]) +
+                ((double)q[2] - p[2]) * ((double)q[2] - p[2]);
+        }
+        w->nearest[v] = at == SIZE_MAX ? 0 : (uint32_t)at;
+        w->dist[v] = (float)sqrt(d);
+    }
+    plush__point_grid_free(&grid);
+    return true;
+}
+
+/* The covered vertices: those of the named materials, or else of the materials the cage was made around:
+ * each cage vertex votes for the material of its nearest model vertex, and every material with at least a
+ * tenth of the most voted material's votes counts (plush proxy's cage vertices are its materials' own, a
+ * wrap's lie at one distance from them; a material that only sits under the cage, like eyes under a
+ * fringe, gets none). */
+static plush_status cover(pin_work *w, plush_diag *diag)
+{
+    const plush_pmx_model *m = w->m;
+    const plush_cage_mesh *c = w->cage;
+    size_t nm = m->material_count ? m->material_count : 1;
+    plush_arena arena = {0};
+    plush_status st = PLUSH_OK;
+    bool *take = calloc(nm, sizeof *take);
+    size_t *votes = calloc(nm, sizeof *votes);
+    int32_t *material_of = malloc((m->vertex_count ? m->vertex_count : 1) * sizeof *material_of);
+    uint32_t **verts = calloc(nm, sizeof *verts);
+    size_t *counts = calloc(nm, sizeof *counts);
+    bool *drawn = malloc((m->vertex_count ? m->vertex_count : 1) * sizeof *drawn);
+    uint32_t *drawn_vertex = NULL;
+    if (!take || !votes || !material_of || !verts || !counts || !drawn) {
+        st = plush__no_memory(diag);
+        goto done;
+    }
+    for (size_t i = 0; i < w->o->material_count; i++) {
+        const char *want = w->o->materials[i] ? w->o->materials[i] : "";
+        bool found = false;
+        for (size_t mat = 0; mat < m->material_count; mat++)
+            if (str_is(&m->materials[mat].name, want))
+                take[mat] = found = true;
+        if (!found) {
+            st = plush_pmx_material_check(m, want, diag);
+            goto done;
+        }
+    }
+    for (size_t v = 0; v < m->vertex_count; v++)
+        material_of[v] = -1;
+    for (size_t mat = 0; mat < m->material_count; mat++) {
+        if ((st = plush_pmx_material_vertices(m, mat, &arena, &verts[mat], &counts[mat], diag)) != PLUSH_OK)
+            goto done;
+        for (size_t i = 0; i < counts[mat]; i++)
+            if (material_of[verts[mat][i]] < 0)
+                material_of[verts[mat][i]] = (int32_t)mat;
+    }
+    if (w->o->material_count == 0) {
+        /* the vertices of some material, searched by position */
+        for (size_t v = 0; v < m->vertex_count; v++)
+            drawn[v] = material_of[v] >= 0;
+        plush__point_grid grid;
+        if (!subset_grid(m, drawn, &grid, &drawn_vertex)) {
+            st = plush__no_memory(diag);
+            goto done;
+        }
+        size_t most = 0;
+        for (size_t k = 0; k < c->vertex_count; k++) {
+            size_t near = plush__point_grid_nearest(&grid, c->positions[k]);
+            plush__attach_progress_step(w->progress);
+            int32_t at = near == SIZE_MAX ? -1 : material_of[drawn_vertex[near]];
+            if (at >= 0 && ++votes[at] > most)
+                most = votes[at];
+        }
+        plush__point_grid_free(&grid);
+        for (size_t mat = 0; mat < m->material_count; mat++)
+            take[mat] = most > 0 && 10 * votes[mat] >= most;
+    }
+    for (size_t mat = 0; mat < m->material_count; mat++)
+        for (size_t i = 0; take[mat] && i < counts[mat]; i++)
+            w->covered[verts[mat][i]] = true;
+done:
+    free(take);
+    free(votes);
+    free(material_of);
+    free(verts);
+    free(counts);
+    free(drawn);
+    free(drawn_vertex);
+    plush_arena_free(&arena);
+    return st;
+}
+
+/* Per cage vertex, the covered vertices nearest to it and within reach (counting sort by cage vertex). */
+static void group(pin_work *w, double reach)
+{
+    size_t nc = w->cage->vertex_count;
+    memset(w->first, 0, (nc + 1) * sizeof *w->first);
+    for (size_t v = 0; v < w->m->vertex_count; v++)
+        if (w->covered[v] && w->dist[v] <= reach)
+            w->first[w->nearest[v] + 1]++;
+    for (size_t k = 0; k < nc; k++)
+        w->first[k + 1] += w->first[k];
+    uint32_t *fill = w->first; /* walks forward, then is restored */
+    for (size_t v = 0; v < w->m->vertex_count; v++)
+        if (w->covered[v] && w->dist[v] <= reach)
+            w->list[fill[w->nearest[v]]++] = (uint32_t)v;
+    for (size_t k = nc; k > 0; k--)
+        w->first[k] = w->first[k - 1];
+    w->first[0] = 0;
+}
+
+/* The covered vertex nearest to cage vertex k (any distance), or UINT32_MAX. */
+static uint32_t nearest_covered(const pin_work *w, size_t k)
+{
+    size_t at = plush__point_grid_nearest(&w->covered_grid, w->cage->positions[k]);
+    return at == SIZE_MAX ? UINT32_MAX : w->covered_vertex[at];
+}
+
+/* The held share around cage vertex k; with add, its held bones' weights are added to w->bone_w. */
+static double around(pin_work *w, size_t k, bool add)
+{
+    size_t nb = w->m->bone_count;
+    uint32_t one, *vs = w->list + w->first[k];
+    size_t count = w->first[k + 1] - w->first[k];
+    if (count == 0) {
+        one = nearest_covered(w, k);
+        if (one == UINT32_MAX)
+            return 0;
+        vs = &one, count = 1;
+    }
+    double s = 0;
+    for (size_t i = 0; i < count; i++) {
+        const plush_pmx_vertex *v = &w->m->vertices[vs[i]];
+        s += held_share(v, w->held, nb);
+        for (int j = 0; add && j < 4; j++)
+            if (v->bones[j] >= 0 && (size_t)v->bones[j] < nb && w->held[v->bones[j]])
+                w->bone_w[v->bones[j]] += v->weights[j];
+    }
+    return s / (double)count;
+}
+
+/* The strongest four bones of w->bone_w (cleared afterwards), into bones/weights summing to 1; 0 when none. */
+static int strongest(pin_work *w, int32_t bones[4], float weights[4])
+{
+    size_t nb = w->m->bone_count;
+    int n = 0;
+    double wt[4] = {0};
+    for (int j = 0; j < 4; j++)
+        bones[j] = -1, weights[j] = 0;
+    for (size_t b = 0; b < nb; b++) {
+        double x = w->bone_w[b];
+        w->bone_w[b] = 0;
+        if (!(x > 0))
+            continue;
+        int at = n < 4 ? n++ : 4;
+        while (at > 0 && wt[at - 1] < x) {
+            if (at < 4)
+                wt[at] = wt[at - 1], bones[at] = bones[at - 1];
+            at--;
+        }
+        if (at < 4)
+            wt[at] = x, bones[at] = (int32_t)b;
+    }
+    double sum = 0;
+    for (int j = 0; j < n; j++)
+        sum += wt[j];
+    for (int j = 0; j < n; j++)
+        weights[j] = (float)(wt[j] / sum);
+    return n;
+}
+
+/* Cage vertex k follows these bones alone. */
+static void follow(plush_pmx_vertex *v, const int32_t bones[4], const float weights[4], int n)
+{
+    for (int j = 0; j < 4; j++) { /* the slots past n stay empty: a BDEF1 or BDEF2 reads only its first */
+        v->bones[j] = j < n || j == 0 ? bones[j] : -1;
+        v->weights[j] = j < n || j == 0 ? weights[j] : 0;
+    }
+    v->sdef = -1;
+    if (n <= 1) {
+        v->weight_type = PLUSH_PMX_BDEF1;
+        v->weights[0] = 1;
+    } else if (n == 2) {
+        v->weight_type = PLUSH_PMX_BDEF2;
+        v->weights[1] = 1 - v->weights[0];
+    } else {
+        v->weight_type = PLUSH_PMX_BDEF4;
+    }
+}
+
+static void pin_here(pin_work *w, size_t k, plush_pmx_vertex *cage, bool *pinned, bool *auto_pinned,
+                     const plush_pmx_vertex *fallback)
+{
+    int32_t bones[4];
+    float weights[4];
+    around(w, k, true);
+    int n = strongest(w, bones, weights);
+    if (n > 0)
+        follow(&cage[k], bones, weights, n);
+    else if (fallback)
+        cage[k] = (plush_pmx_vertex){.position = {cage[k].position[0], cage[k].position[1], cage[k].position[2]},
+                                     .normal = {cage[k].normal[0], cage[k].normal[1], cage[k].normal[2]},
+                                     .bones = {fallback->bones[0], fallback->bones[1], fallback->bones[2],
+                                               fallback->bones[3]},
+                                     .weights = {fallback->weights[0], fallback->weights[1], fallback->weights[2],
+                                                 fallback->weights[3]},
+                                     .edge_scale = 1, .weight_type = fallback->weight_type, .sdef = -1};
+    pinned[k] = auto_pinned[k] = true;
+}
+
+/* Do piece p's pinned cage vertices span a plane? */
+static bool piece_spans(const pin_work *w, const uint32_t *nodes, size_t count, const bool *pinned, float (*scratch)[3])
+{
+    size_t n = 0;
+    for (size_t i = 0; i < count; i++)
+        if (pinned[nodes[i]])
+            memcpy(scratch[n++], w->cage->positions[nodes[i]], sizeof scratch[0]);
+    return plush__attach_points_span((const float(*)[3])scratch, n);
+}
+
+/* Grows piece p's pins over its edges, the highest neighbour first (w->share holds the height), until they
+ * span a plane. */
+static void grow(pin_work *w, const uint32_t *face_piece, size_t p, const uint32_t *nodes, size_t count,
+                 plush_pmx_vertex *cage, bool *pinned, bool *auto_pinned, float (*scratch)[3])
+{
+    const plush_cage_mesh *c = w->cage;
+    for (size_t round = 0; round < count && !piece_spans(w, nodes, count, pinned, scratch); round++) {
+        size_t best = SIZE_MAX, from = 0;
+        for (size_t t = 0; t < c->triangle_count; t++) {
+            if (face_piece[t] != p)
+                continue;
+            for (int a = 0; a < 3; a++)
+                for (int b = 0; b < 3; b++) {
+                    uint32_t x = c->triangles[t][a], y = c->triangles[t][b];
+                    if (!pinned[x] || pinned[y])
+                        continue;
+                    if (best == SIZE_MAX || w->share[y] > w->share[best] || (w->share[y] == w->share[best] && y < best))
+                        best = y, from = x;
+                }
+        }
+        if (best == SIZE_MAX)
+            return;
+        pin_here(w, best, cage, pinned, auto_pinned, &cage[from]);
+    }
+}
+
+/* The bones the piece's automatic pins follow, by summed weight. */
+static void piece_bones(pin_work *w, const uint32_t *nodes, size_t count, const plush_pmx_vertex *cage,
+                        const bool *auto_pinned, plush_attach_piece *info)
+{
+    for (size_t i = 0; i < count; i++)
+        if (auto_pinned[nodes[i]])
+            for (int j = 0; j < 4; j++)
+                if (cage[nodes[i]].bones[j] >= 0 && (size_t)cage[nodes[i]].bones[j] < w->m->bone_count)
+                    w->bone_w[cage[nodes[i]].bones[j]] += cage[nodes[i]].weights[j];
+    float weights[4];
+    info->bone_count = (size_t)strongest(w, info->bones, weights);
+}
+
+static size_t depth(const plush_pmx_model *m, int32_t b)
+{
+    size_t d = 0;
+    for (int64_t x = m->bones[b].parent; x >= 0 && (size_t)x < m->bone_count && d <= m->bone_count; x = m->bones[x].parent)
+        d++;
+    return d;
+}
+
+/* The bone a piece nothing held reaches hangs from: of the bones with at least a tenth of the weight of
+ * its covered vertices, the one nearest the root of the skeleton (the most weight first among equals), or
+ * -1. */
+static int32_t chain_root(pin_work *w, const uint32_t *nodes, size_t count)
+{
+    const plush_pmx_model *m = w->m;
+    double total = 0;
+    for (size_t i = 0; i < count; i++) {
+        uint32_t one, *vs = w->list + w->first[nodes[i]];
+        size_t n = w->first[nodes[i] + 1] - w->first[nodes[i]];
+        if (n == 0 && (one = nearest_covered(w, nodes[i])) != UINT32_MAX)
+            vs = &one, n = 1; /* a node with no covered vertex within reach still speaks for the piece */
+        for (size_t j = 0; j < n; j++) {
+            const plush_pmx_vertex *v = &m->vertices[vs[j]];
+            for (int b = 0; b < 4; b++)
+                if (v->bones[b] >= 0 && (size_t)v->bones[b] < m->bone_count)
+                    w->bone_w[v->bones[b]] += v->weights[b], total += v->weights[b];
+        }
+    }
+    int32_t root = -1;
+    size_t root_depth = SIZE_MAX;
+    for (size_t b = 0; b < m->bone_count; b++) {
+        if (total > 0 && w->bone_w[b] >= 0.1 * total) {
+            size_t d = depth(m, (int32_t)b);
+            if (d < root_depth || (d == root_depth && w->bone_w[b] > w->bone_w[root]))
+                root = (int32_t)b, root_depth = d;
+        }
+    }
+    for (size_t b = 0; b < m->bone_count; b++)
+        if (root < 0 || (int32_t)b != root)
+            w->bone_w[b] = 0;
+    if (root >= 0)
+        w->bone_w[root] = 0;
+    return root;
+}
+
+/* The default band (plush_attach_options.pin_band): the top 15% of a piece's extent. A skirt's waistband, a
+ * cape's collar, a strand's root: wide enough to hold the piece's rim in shape, narrow enough that most of it
+ * is free (checked on skirts, capes, long hair and braids of several real models). */
+#define DEFAULT_BAND 0.15
+/* Without an explicit band at most this share of a piece's nodes is pinned: a cage simplified around a
+ * detailed waistband or scalp can put most of its nodes in the top rows, and a piece mostly pinned does not
+ * move. */
+#define DEFAULT_MOST_PINNED 0.4
+
+static double dot3(const float *p, const double *u)
+{
+    return (double)p[0] * u[0] + (double)p[1] * u[1] + (double)p[2] * u[2];
+}
+
+typedef struct ranked {
+    double h;
+    uint32_t node;
+} ranked;
+
+static int by_height_down(const void *a, const void *b)
+{
+    const ranked *x = a, *y = b;
+    return x->h > y->h ? -1 : x->h < y->h ? 1 : (x->node > y->node) - (x->node < y->node);
+}
+
+/* Pins piece p where it attaches: the band of its nodes within `band` of its extent from its highest point
+ * along `up` (at most DEFAULT_MOST_PINNED of them unless the band was given). Each follows the held bones of
+ * the covered vertices around it, else the piece's (`fallback`, when it has any). The number pinned. */
+static size_t pin_band(pin_work *w, const uint32_t *nodes, size_t count, const double up[3], ranked *order,
+                       const plush_pmx_vertex *fallback, plush_pmx_vertex *cage, bool *pinned, bool *auto_pinned)
+{
+    if (count == 0)
+        return 0;
+    for (size_t i = 0; i < count; i++) {
+        order[i] = (ranked){dot3(w->cage->positions[nodes[i]], up), nodes[i]};
+        w->share[nodes[i]] = order[i].h;
+    }
+    qsort(order, count, sizeof *order, by_height_down);
+    double band = w->o->pin_band > 0 ? w->o->pin_band : DEFAULT_BAND;
+    double top = order[0].h, lowest = top - band * (top - order[count - 1].h);
+    size_t most = w->o->pin_band > 0 ? count : (size_t)fmax(3.0, floor(DEFAULT_MOST_PINNED * (double)count));
+    size_t pins = 0;
+    for (size_t i = 0; i < count && pins < most && (order[i].h >= lowest || pins == 0); i++, pins++)
+        pin_here(w, order[i].node, cage, pinned, auto_pinned, fallback);
+    return pins;
+}
+
+/* The held bones of a piece's covered vertices, strongest four, as a vertex to fall back on; false when none. */
+static bool piece_holders(pin_work *w, const uint32_t *nodes, size_t count, plush_pmx_vertex *out)
+{
+    for (size_t i = 0; i < count; i++)
+        around(w, nodes[i], true);
+    int32_t bones[4];
+    float weights[4];
+    int n = strongest(w, bones, weights);
+    if (n == 0)
+        return false;
+    *out = (plush_pmx_vertex){.edge_scale = 1, .sdef = -1};
+    follow(out, bones, weights, n);
+    return true;
+}
+
+plush_status plush__attach_auto_pins(const plush_pmx_model *m, const plush_attach_options *o, const uint32_t *face_piece,
+                                     size_t pieces, plush_pmx_vertex *cage_verts, bool *pinned, bool *auto_pinned,
+                                     plush_attach_piece *info, plush__attach_progress *progress, plush_diag *diag)
+{
+    const plush_cage_mesh *c = o->cage;
+    size_t nv = m->vertex_count, nc = c->vertex_count, nb = m->bone_count ? m->bone_count : 1;
+    pin_work w = {.m = m, .o = o, .cage = c, .progress = progress};
+    bool *dynamic = calloc(nb, sizeof *dynamic);
+    w.held = calloc(nb, sizeof *w.held);
+    w.bone_w = calloc(nb, sizeof *w.bone_w);
+    w.nearest = malloc(nv * sizeof *w.nearest);
+    w.dist = malloc(nv * sizeof *w.dist);
+    w.covered = calloc(nv, sizeof *w.covered);
+    w.list = malloc(nv * sizeof *w.list);
+    w.first = malloc((nc + 1) * sizeof *w.first);
+    w.share = malloc(nc * sizeof *w.share);
+    uint32_t *nodes = malloc(nc * sizeof *nodes);
+    bool *in_piece = malloc(nc * sizeof *in_piece);
+    float(*scratch)[3] = malloc(nc * sizeof *scratch);
+    ranked *order = malloc(nc * sizeof *order);
+    plush_status st = PLUSH_OK;
+    if (!dynamic || !w.held || !w.bone_w || !w.nearest || !w.dist || !w.covered || !w.list || !w.first || !w.share ||
+        !nodes || !in_piece || !scratch || !order) {
+        st = plush__no_memory(diag);
+        goto done;
+    }
+    held_bones(m, dynamic, w.held);
+    double reach = plush__mean_edge(&c->positions[0][0], sizeof c->positions[0], &c->triangles[0][0], 3 * c->triangle_count);
+    if (!nearest_nodes(&w)) {
+        st = plush__no_memory(diag);
+        goto done;
+    }
+    if ((st = cover(&w, diag)) != PLUSH_OK)
+        goto done;
+    if (!subset_grid(m, w.covered, &w.covered_grid, &w.covered_vertex)) {
+        st = plush__no_memory(diag);
+        goto done;
+    }
+    group(&w, reach);
+    const double gravity_up[3] = {0, 1, 0};
+    for (size_t p = 0; p < pieces; p++) {
+        memset(in_piece, 0, nc * sizeof *in_piece);
+        for (size_t t = 0; t < c->triangle_count; t++)
+            for (int k = 0; k < 3 && face_piece[t] == p; k++)
+                in_piece[c->triangles[t][k]] = true;
+        size_t count = 0;
+        for (size_t k = 0; k < nc; k++)
+            if (in_piece[k])
+                nodes[count++] = (uint32_t)k;
+        plush_pmx_vertex holder;
+        if (piece_holders(&w, nodes, count, &holder)) {
+            /* held: it hangs from its top (MMD's up is +Y, gravity -Y) */
+            pin_band(&w, nodes, count, gravity_up, order, &holder, cage_verts, pinned, auto_pinned);
+        } else {
+            /* nothing held reaches it (a braid on physics bones): it rides the bone its chain hangs from,
+             * pinned where it is nearest that bone */
+            int32_t root = chain_root(&w, nodes, count);
+            if (root < 0)
+                continue;
+            double centre[3] = {0, 0, 0}, up[3], len = 0;
+            for (size_t i = 0; i < count; i++)
+                for (int k = 0; k < 3; k++)
+                    centre[k] += c->positions[nodes[i]][k] / (double)count;
+            for (int k = 0; k < 3; k++)
+                up[k] = m->bones[root].position[k] - centre[k], len += up[k] * up[k];
+            len = sqrt(len);
+            for (int k = 0; k < 3; k++)
+                up[k] = len > 0 ? up[k] / len : gravity_up[k];
+            holder = (plush_pmx_vertex){.edge_scale = 1, .sdef = -1};
+            int32_t bones[4] = {root, -1, -1, -1};
+            float weights[4] = {1, 0, 0, 0};
+            follow(&holder, bones, weights, 1);
+            memset(dynamic, 0, nb * sizeof *dynamic);
+            dynamic[root] = true;
+            bool *held = w.held;
+            w.held = dynamic;
+            info[p].physics = pin_band(&w, nodes, count, up, order, &holder, cage_verts, pinned, auto_pinned) > 0;
+            w.held = held;
+        }
+        grow(&w, face_piece, p, nodes, count, cage_verts, pinned, auto_pinned, scratch);
+        piece_bones(&w, nodes, count, cage_verts, auto_pinned, &info[p]);
+    }
+done:
+    free(dynamic);
+    free(w.held);
+    free(w.bone_w);
+    free(w.nearest);
+    free(w.dist);
+    free(w.covered);
+    free(w.list);
+    free(w.first);
+    free(w.share);
+    free(nodes);
+    free(in_piece);
+    free(scratch);
+    free(order);
+    plush__point_grid_free(&w.covered_grid);
+    free(w.covered_vertex);
+    return st;
+}
+
+plush_status plush__attach_free_lengths(const plush_cage_mesh *c, const uint32_t *face_piece, size_t pieces,
+                                        const bool *held, plush_attach_piece *info, plush_diag *diag)
+{
+    size_t nv = c->vertex_count, nt = c->triangle_count, half = 6 * nt;
+    uint32_t *first = calloc(nv + 1, sizeof *first), *to = malloc((half ? half : 1) * sizeof *to);
+    uint32_t *piece_of = malloc((half ? half : 1) * sizeof *piece_of);
+    double *dist = malloc((nv ? nv : 1) * sizeof *dist);
+    /* each directed edge is pushed at most once per piece walk, plus the sources */
+    plush__dist_item *heap = malloc((half + nv + 1) * sizeof *heap);
+    plush_status st = PLUSH_OK;
+    if (!first || !to || !piece_of || !dist || !heap) {
+        st = plush__no_memory(diag);
+        goto done;
+    }
+    for (size_t t = 0; t < nt; t++)
+        for (int k = 0; k < 3; k++)
+            first[c->triangles[t][k] + 1] += 2;
+    for (size_t k = 0; k < nv; k++)
+        first[k + 1] += first[k];
+    for (size_t t = 0; t < nt; t++)
+        for (int k = 0; k < 3; k++) {
+            uint32_t a = c->triangles[t][k];
+            for (int j = 1; j < 3; j++) {
+                to[first[a]] = c->triangles[t][(k + j) % 3];
+                piece_of[first[a]++] = face_piece[t];
+            }
+        }
+    for (size_t k = nv; k > 0; k--)
+        first[k] = first[k - 1];
+    first[0] = 0;
+    for (size_t p = 0; p < pieces; p++) {
+        size_t n = 0;
+        for (size_t k = 0; k < nv; k++) {
+            dist[k] = INFINITY;
+            for (uint32_t e = first[k]; e < first[k + 1]; e++)
+                if (piece_of[e] == p && held[k]) {
+                    dist[k] = 0;
+                    plush__dist_heap_push(heap, &n, (plush__dist_item){0, (uint32_t)k});
+                    break;
+                }
+        }
+        double longest = 0;
+        while (n > 0) {
+            plush__dist_item x = plush__dist_heap_pop(heap, &n);
+            if (x.d > dist[x.v])
+                continue;
+            longest = fmax(longest, x.d);
+            const float *a = c->positions[x.v];
+            for (uint32_t e = first[x.v]; e < first[x.v + 1]; e++) {
+                if (piece_of[e] != p)
+                    continue;
+                const float *b = c->positions[to[e]];
+                double d = x.d + sqrt(((double)a[0] - b[0]) * ((double)a[0] - b[0]) +
+                                      ((double)a[1] - b[1]) * ((double)a[1] - b[1]) +
+                                      ((double)a[2] - b[2]) * ((double)a[2] - b[2]));
+                if (d < dist[to[e]]) {
+                    dist[to[e]] = d;
+                    plush__dist_heap_push(heap, &n, (plush__dist_item){d, to[e]});
+                }
+            }
+        }
+        info[p].free_length = (float)longest;
+    }
+done:
+    free(first);
+    free(to);
+    free(piece_of);
+    free(dist);
+    free(heap);
+    return st;
+}

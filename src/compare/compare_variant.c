@@ -1,0 +1,289 @@
+/* The cages plush compare makes (--proxy-triangles): the model without its soft bodies, a cage simplified
+ * (or wrapped) from its visible surface, the old cage's pins and anchors carried over, attached in place. */
+#include "compare/compare_internal.h"
+#include "plush/attach.h"
+#include "plush/compare.h"
+#include "plush/scene_proxy.h"
+#include "plush/sys/core.h"
+#include "plush/sys/pmx.h"
+#include "plush/sys/scene.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The model seen without its soft bodies and the materials they own. Those materials must come last (as
+ * plush attach and the demo put them): removing one from the middle would renumber the rest, and every
+ * morph and soft body naming a material would have to follow. */
+static plush_status strip_soft_bodies(const plush_pmx_model *m, plush_pmx_model *out, plush_diag *diag)
+{
+    *out = *m;
+    memset(&out->arena, 0, sizeof out->arena);
+    bool *soft = calloc(m->material_count ? m->material_count : 1, 1);
+    if (!soft)
+        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+    for (size_t mat = 0; mat < m->material_count; mat++)
+        soft[mat] = plush_pmx_material_soft_body(m, mat) >= 0;
+    size_t keep = m->material_count, faces = m->index_count;
+    while (keep > 0 && soft[keep - 1])
+        faces -= (size_t)m->materials[--keep].index_count;
+    for (size_t i = 0; i < keep; i++)
+        if (soft[i]) {
+            free(soft);
+            return plush_diag_fail(diag, PLUSH_E_CONFLICT, -1, "material", (int64_t)i,
+                                   "--proxy-triangles: the soft body's material is not after every visible one");
+        }
+    free(soft);
+    for (size_t i = 0; i < m->morph_count; i++)
+        if (m->morphs[i].kind == PLUSH_PMX_MORPH_MATERIAL)
+            for (uint32_t k = 0; k < m->morphs[i].offset_count; k++)
+                if (m->morphs[i].offsets.material[k].material >= (int32_t)keep)
+                    return plush_diag_fail(diag, PLUSH_E_CONFLICT, -1, "morph", (int64_t)i,
+                                           "--proxy-triangles: a material morph changes the soft body's material");
+    out->material_count = keep;
+    out->index_count = faces;
+    out->soft_body_count = 0;
+    out->soft_bodies = NULL;
+    return PLUSH_OK;
+}
+
+/* Pins and anchors carried from the model's soft bodies to the new cage: a cage vertex is pinned when the
+ * nearest node of the old cages is pinned, and the nearest cage vertex of every old pinned node is pinned
+ * too, so a coarse cage still holds where the old one held. Anchors go by rigid body (plush_attach anchors
+ * the cage vertices inside it). */
+static plush_status carry_pins(const plush_pmx_model *m, const plush_cage_mesh *cage, plush_arena *arena,
+                               plush_attach_options *opt, plush_diag *diag)
+{
+    size_t nodes = 0, pins = 0, anchors = 0;
+    bool *pinned = calloc(m->vertex_count ? m->vertex_count : 1, 1);
+    bool *on_cage = calloc(m->vertex_count ? m->vertex_count : 1, 1);
+    uint32_t *old = NULL;
+    uint32_t *out = plush_arena_array(arena, cage->vertex_count + 1, sizeof *out);
+    bool *take = calloc(cage->vertex_count ? cage->vertex_count : 1, 1);
+    const char **names = NULL;
+    plush_status st = PLUSH_OK;
+    if (!pinned || !on_cage || !out || !take) {
+        st = plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+        goto done;
+    }
+    for (size_t s = 0; s < m->soft_body_count; s++) {
+        const plush_pmx_soft_body *sb = &m->soft_bodies[s];
+        for (uint32_t k = 0; k < sb->pin_count; k++)
+            if (sb->pins[k] >= 0 && (size_t)sb->pins[k] < m->vertex_count)
+                pinned[sb->pins[k]] = true;
+        anchors += sb->anchor_count;
+        size_t first = 0, count = 0;
+        if (sb->material < 0 || plush_pmx_material_faces(m, (size_t)sb->material, &first, &count, diag) != PLUSH_OK)
+            continue;
+        for (size_t i = first; i < first + count; i++)
+            on_cage[m->indices[i]] = true;
+    }
+    for (size_t v = 0; v < m->vertex_count; v++)
+        nodes += on_cage[v], pins += pinned[v];
+    old = malloc((nodes ? nodes : 1) * sizeof *old);
+    if (!old) {
+        st = plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+        goto done;
+    }
+    nodes = 0;
+    for (size_t v = 0; v < m->vertex_count; v++)
+        if (on_cage[v] || pinned[v])
+            old[nodes++] = (uint32_t)v;
+    for (size_t c = 0; c < cage->vertex_count && nodes; c++) {
+        float best = INFINITY;
+        uint32_t which = 0;
+        for (size_t i = 0; i < nodes; i++) {
+            const float *p = m->vertices[old[i]].position;
+            float dx = p[0] - cage->positions[c][0], dy = p[1] - cage->positions[c][1], dz = p[2] - cage->positions[c][2];
+            float d = dx * dx + dy * dy + dz * dz;
+            if (d < best)
+                best = d, which = old[i];
+        }
+        take[c] = pinned[which];
+    }
+    for (size_t i = 0; i < nodes; i++) {
+        if (!pinned[old[i]])
+            continue;
+        const float *p = m->vertices[old[i]].position;
+        float best = INFINITY;
+        size_t which = 0;
+        for (size_t c = 0; c < cage->vertex_count; c++) {
+            float dx = p[0] - cage->positions[c][0], dy = p[1] - cage->positions[c][1], dz = p[2] - cage->positions[c][2];
+            float d = dx * dx + dy * dy + dz * dz;
+            if (d < best)
+                best = d, which = c;
+        }
+        take[which] = true;
+    }
+    opt->pin_vertex_count = 0;
+    for (size_t c = 0; c < cage->vertex_count; c++)
+        if (take[c])
+            out[opt->pin_vertex_count++] = (uint32_t)c;
+    opt->pin_vertices = out;
+    if (anchors) {
+        names = plush_arena_array(arena, anchors, sizeof *names);
+        if (!names) {
+            st = plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+            goto done;
+        }
+        size_t n = 0;
+        for (size_t s = 0; s < m->soft_body_count; s++)
+            for (uint32_t k = 0; k < m->soft_bodies[s].anchor_count; k++) {
+                int32_t rb = m->soft_bodies[s].anchors[k].rigid_body;
+                if (rb < 0 || (size_t)rb >= m->rigid_body_count)
+                    continue;
+                bool seen = false;
+                for (size_t j = 0; j < n; j++)
+                    seen |= strcmp(names[j], m->rigid_bodies[rb].name.s) == 0;
+                if (!seen)
+                    names[n++] = m->rigid_bodies[rb].name.s;
+            }
+        opt->anchors = names;
+        opt->anchor_count = n;
+    }
+    (void)pins;
+done:
+    free(pinned);
+    free(on_cage);
+    free(old);
+    free(take);
+    return st;
+}
+
+static const plush_pmx_soft_body *first_trimesh(const plush_pmx_model *m)
+{
+    for (size_t s = 0; s < m->soft_body_count; s++)
+        if (m->soft_bodies[s].shape == PLUSH_PMX_SOFT_TRIMESH && m->soft_bodies[s].material >= 0)
+            return &m->soft_bodies[s];
+    return NULL;
+}
+
+bool plush_compare_has_proxy(const plush_pmx_model *model)
+{
+    return first_trimesh(model) != NULL;
+}
+
+plush_status plush__compare_variant_make(const plush_pmx_model *m, size_t target, float size, plush_compare_variant *v,
+                                        plush_diag *diag)
+{
+    v->target = target;
+    const plush_pmx_soft_body *sb = first_trimesh(m);
+    if (!sb)
+        return plush_diag_fail(diag, PLUSH_E_NO_PROXY, -1, "soft body", -1,
+                               "--proxy-triangles copies the model's TriMesh soft body, and it has none");
+    plush_status st = strip_soft_bodies(m, &v->base, diag);
+    plush_cage_mesh skin, cage;
+    plush_cage_result res;
+    plush_cage_options copt = {.target_triangles = v->target, .offset = 0.02f * size};
+    plush_cage_topology topo;
+    if (st == PLUSH_OK)
+        st = plush_scene_cage_weld(&v->base, NULL, 0, &v->arena, &skin, diag);
+    /* A surface in several pieces would give a cage in as many pieces, one soft body each, and those
+     * without a pin fall: one wrap around them all instead, at the same distance. */
+    if (st == PLUSH_OK)
+        st = plush_cage_check(&skin, &topo, diag);
+    if (st == PLUSH_OK) {
+        v->source_pieces = topo.pieces;
+        copt.wrap = v->wrapped = topo.pieces > 1;
+        st = plush_cage_simplify(&skin, &copt, &v->arena, &cage, &res, diag);
+    }
+    plush_attach_options opt = {.cage = &cage, .soft = *sb, .auto_mask = true};
+    if (st == PLUSH_OK)
+        st = carry_pins(m, &cage, &v->arena, &opt, diag);
+    plush_attach_result ares;
+    if (st == PLUSH_OK)
+        st = plush_attach(&v->base, &opt, &v->model, &ares, diag);
+    if (st == PLUSH_OK)
+        v->triangles = cage.triangle_count, v->pieces = ares.pieces, v->pinned = ares.pinned;
+    /* where the pins landed, for the report: a cage held away from where the model's own was swings */
+    v->pin_y[0] = v->cage_y[0] = INFINITY;
+    v->pin_y[1] = v->cage_y[1] = -INFINITY;
+    for (size_t i = 0; st == PLUSH_OK && i < cage.vertex_count; i++)
+        v->cage_y[0] = fminf(v->cage_y[0], cage.positions[i][1]), v->cage_y[1] = fmaxf(v->cage_y[1], cage.positions[i][1]);
+    for (size_t i = 0; st == PLUSH_OK && i < opt.pin_vertex_count; i++) {
+        float y = cage.positions[opt.pin_vertices[i]][1];
+        v->pin_y[0] = fminf(v->pin_y[0], y), v->pin_y[1] = fmaxf(v->pin_y[1], y);
+    }
+    return st;
+}
+
+void plush__compare_variant_free(plush_compare_variant *variant)
+{
+    if (!variant)
+        return;
+    plush_pmx_free(variant->model);
+    variant->model = NULL;
+    plush_arena_free(&variant->arena);
+}
+
+plush_status plush__compare_quarter_make(const plush_pmx_model *m, plush_compare_variant *v, plush_diag *diag)
+{
+    /* the visible materials (no soft body owns them), by name: the surface plush compare measures */
+    bool *soft = calloc(m->material_count ? m->material_count : 1, 1);
+    const char **names = plush_arena_array(&v->arena, m->material_count ? m->material_count : 1, sizeof *names);
+    if (!soft || !names) {
+        free(soft);
+        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+    }
+    for (size_t mat = 0; mat < m->material_count; mat++)
+        soft[mat] = plush_pmx_material_soft_body(m, mat) >= 0;
+    size_t visible = 0, first = SIZE_MAX;
+    for (size_t i = 0; i < m->material_count; i++)
+        if (!soft[i] && m->materials[i].index_count > 0) {
+            names[visible++] = m->materials[i].name.s ? m->materials[i].name.s : "";
+            first = first == SIZE_MAX ? i : first;
+        }
+    plush_cage_mesh skin, cage;
+    plush_cage_result res;
+    plush_status st = visible ? plush_scene_cage_weld(m, names, visible, &v->arena, &skin, diag)
+                              : plush_diag_fail(diag, PLUSH_E_GEOMETRY, -1, NULL, -1, "no visible face");
+    if (st == PLUSH_OK) {
+        v->target = skin.triangle_count / 4 ? skin.triangle_count / 4 : 1;
+        st = plush_cage_simplify(&skin, &(plush_cage_options){.target_triangles = v->target}, &v->arena, &cage, &res,
+                                 diag);
+    }
+    if (st == PLUSH_OK && (!skin.source || !cage.source))
+        st = plush_diag_fail(diag, PLUSH_E_GEOMETRY, -1, NULL, -1, "the simplified surface lost its vertices");
+    if (st == PLUSH_OK && !(v->model = plush_pmx_create()))
+        st = plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+    if (st != PLUSH_OK) {
+        free(soft);
+        return st;
+    }
+    /* the model with its visible faces replaced: the simplified ones, on the same vertices, in the first
+     * visible material (the other visible ones keep no face); the soft bodies' materials keep theirs */
+    plush_arena keep = v->model->arena;
+    *v->model = *m;
+    v->model->arena = keep;
+    plush_arena *arena = plush_pmx_arena(v->model);
+    plush_pmx_material *mats = plush_arena_array(arena, m->material_count, sizeof *mats);
+    uint32_t *idx = plush_arena_array(arena, 3 * cage.triangle_count + m->index_count + 1, sizeof *idx);
+    if (!mats || !idx) {
+        free(soft);
+        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+    }
+    memcpy(mats, m->materials, m->material_count * sizeof *mats);
+    size_t at = 0, from = 0;
+    for (size_t i = 0; i < m->material_count; i++) {
+        size_t count = (size_t)(m->materials[i].index_count > 0 ? m->materials[i].index_count : 0);
+        if (soft[i]) {
+            memcpy(idx + at, m->indices + from, count * sizeof *idx);
+            at += count;
+        } else if (i == first) {
+            for (size_t t = 0; t < cage.triangle_count; t++)
+                for (int k = 0; k < 3; k++)
+                    idx[at++] = (uint32_t)skin.source[cage.source[cage.triangles[t][k]]];
+            mats[i].index_count = (int32_t)(3 * cage.triangle_count);
+        } else {
+            mats[i].index_count = 0;
+        }
+        from += count;
+    }
+    free(soft);
+    v->model->materials = mats;
+    v->model->indices = idx;
+    v->model->index_count = at;
+    v->triangles = cage.triangle_count;
+    v->source_pieces = skin.triangle_count; /* here: the full surface's triangles */
+    return PLUSH_OK;
+}

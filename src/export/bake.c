@@ -1,0 +1,406 @@
+/* Baking the proxy animation into pseudo-bone keys: per frame, every proxy triangle's rigid frame
+ * F(t) F(0)^-1 as a translation of the rest centroid and a rotation about it. */
+#include "core/geom.h"
+#include "export/bake_internal.h"
+#include "plush/sys/core.h"
+#include "plush/sys/proxy.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Per triangle, the farthest rest vertex bound to it from its centroid: how far a turn of its pseudo-bone
+ * can move a vertex (bake_keys.c). */
+static void measure_reach(plush_scene_bake *b)
+{
+    const plush_scene_binding *sb = b->binding;
+    for (size_t row = 0; row < sb->vertex_count; row++) {
+        const float *p = sb->model->vertices[sb->vertices[row]].position;
+        for (int k = 0; k < PLUSH_PROXY_INFLUENCES; k++) {
+            int32_t t = sb->binding->triangles[row][k];
+            if (t < 0 || (size_t)t >= b->triangle_count || !(sb->binding->weights[row][k] > 0))
+                continue;
+            const float *c = b->centroids[t];
+            double dx = (double)p[0] - c[0], dy = (double)p[1] - c[1], dz = (double)p[2] - c[2];
+            double d = sqrt(dx * dx + dy * dy + dz * dz);
+            if (d > b->reach[t])
+                b->reach[t] = d;
+        }
+    }
+}
+
+void plush_scene_bake_set_tolerance(plush_scene_bake *b, double tolerance)
+{
+    if (b)
+        b->tolerance = isfinite(tolerance) ? tolerance : -1.0;
+}
+
+plush_status plush_scene_bake_create(const plush_scene_binding *binding, const plush_vmd_motion *motion,
+                                     plush_proxy_patch_shape patch, plush_scene_bake **out, plush_diag *diag)
+{
+    if (!binding || !out)
+        return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, NULL, -1, "no binding or no place for the bake");
+    *out = NULL;
+    plush_scene_bake *b = calloc(1, sizeof *b);
+    if (!b)
+        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+    b->binding = binding;
+    b->motion = motion;
+    size_t t = binding->proxy.triangle_count, n = t ? t : 1;
+    b->triangle_count = t;
+    b->centroids = plush_arena_array(&b->arena, n, sizeof *b->centroids);
+    b->rest_axes = plush_arena_array(&b->arena, n, sizeof *b->rest_axes);
+    b->rest_ok = plush_arena_array(&b->arena, n, sizeof *b->rest_ok);
+    b->last = plush_arena_array(&b->arena, n, sizeof *b->last);
+    b->reach = plush_arena_array(&b->arena, n, sizeof *b->reach);
+    b->tolerance = -1.0;
+    if (!b->centroids || !b->rest_axes || !b->rest_ok || !b->last || !b->reach) {
+        plush_scene_bake_destroy(b);
+        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+    }
+    const float(*nodes)[3] = (const float(*)[3])binding->proxy.nodes;
+    for (size_t i = 0; i < t; i++) {
+        const uint32_t *tri = binding->proxy.triangles[i];
+        float f[16];
+        for (int k = 0; k < 3; k++)
+            b->centroids[i][k] = (float)(((double)nodes[tri[0]][k] + nodes[tri[1]][k] + nodes[tri[2]][k]) / 3.0);
+        b->rest_ok[i] = plush_proxy_triangle_frame(nodes[tri[0]], nodes[tri[1]], nodes[tri[2]], f);
+        for (int c = 0; c < 3; c++)
+            for (int r = 0; r < 3; r++)
+                b->rest_axes[i][c][r] = b->rest_ok[i] ? f[4 * c + r] : (c == r);
+        b->last[i][6] = 1.0f; /* identity rotation */
+    }
+    measure_reach(b);
+    if (patch.rings > 0 || patch.reach > 0) {
+        plush_proxy_mesh mesh = {.nodes = nodes, .node_count = binding->proxy.node_count,
+                                 .triangles = (const uint32_t(*)[3])binding->proxy.triangles, .triangle_count = t};
+        plush_status st = plush_proxy_patch_create(&mesh, patch, &b->patch, diag);
+        if (st != PLUSH_OK) {
+            plush_scene_bake_destroy(b);
+            return st;
+        }
+    }
+    *out = b;
+    return PLUSH_OK;
+}
+
+/* The key of one triangle under patch frames: the bone at c(0) goes to R c(0) + t. */
+static void patch_key(const plush_scene_bake *b, size_t i, float key[7])
+{
+    double q[4], t[3], r[9];
+    plush_proxy_patch_motion(b->shared ? b->shared : b->patch, i, q, t);
+    plush__quat_to_mat3(q, r, 3);
+    const float *c = b->centroids[i];
+    for (int k = 0; k < 3; k++)
+        key[k] = (float)(r[k] * c[0] + r[3 + k] * c[1] + r[6 + k] * c[2] + t[k] - c[k]);
+    for (int k = 0; k < 4; k++)
+        key[3 + k] = (float)q[k];   /* w >= 0 already: one hemisphere for every key */
+}
+
+/* The key of one triangle: R = A(t) A(0)^T, translation c(t) - c(0). False when degenerate now. */
+static bool triangle_key(const plush_scene_bake *b, size_t i, const float (*nodes)[3], float key[7])
+{
+    if (b->patch) {
+        if (!b->rest_ok[i])
+            return false;
+        patch_key(b, i, key);
+        return true;
+    }
+    const uint32_t *tri = b->binding->proxy.triangles[i];
+    float f[16];
+    if (!b->rest_ok[i] || !plush_proxy_triangle_frame(nodes[tri[0]], nodes[tri[1]], nodes[tri[2]], f))
+        return false;
+    double r[3][3];
+    for (int c = 0; c < 3; c++)
+        for (int row = 0; row < 3; row++) {
+            /* column c of A(t) A(0)^T: sum over axes k of A(t)[k][row] * A(0)[k][c] */
+            double s = 0;
+            for (int k = 0; k < 3; k++)
+                s += (double)f[4 * k + row] * b->rest_axes[i][k][c];
+            r[c][row] = s;
+        }
+    for (int k = 0; k < 3; k++)
+        key[k] = f[12 + k] - b->centroids[i][k];
+    double q[4];
+    plush__mat3_to_quat(&r[0][0], 3, q);
+    /* one hemisphere for every key, so linear key interpolation takes the short way */
+    double sign = q[3] < 0 ? -1.0 : 1.0;
+    for (int k = 0; k < 4; k++)
+        key[3 + k] = (float)(sign * q[k]);
+    return true;
+}
+
+bool plush__bake_share_patch(plush_scene_bake *b, const plush_proxy_patch *patch)
+{
+    if (!b || !b->patch || !patch)
+        return false;
+    b->shared = patch;
+    return true;
+}
+
+plush_status plush_scene_bake_add_frame(plush_scene_bake *b, uint32_t frame, const float (*nodes)[3], plush_diag *diag)
+{
+    if (!b || !nodes)
+        return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, NULL, -1, "no bake or no nodes");
+    if (b->frame_count && frame <= b->frames[b->frame_count - 1])
+        return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, "frame", frame, "frame %u is not after frame %u", frame,
+                               b->frames[b->frame_count - 1]);
+    if (b->frame_count == b->frame_capacity) {
+        size_t cap = b->frame_capacity ? 2 * b->frame_capacity : 64;
+        uint32_t *frames = realloc(b->frames, cap * sizeof *frames);
+        if (frames)
+            b->frames = frames;
+        size_t per = b->triangle_count ? b->triangle_count : 1;
+        float(*keys)[7] = frames && cap <= SIZE_MAX / per / sizeof *keys ? realloc(b->keys, cap * per * sizeof *keys)
+                                                                         : NULL;
+        if (!keys)
+            return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory for %zu baked frames", cap);
+        b->keys = keys;
+        b->frame_capacity = cap;
+    }
+    if (b->patch && !b->shared)
+        plush_proxy_patch_update(b->patch, nodes);
+    float(*row)[7] = b->keys + b->frame_count * b->triangle_count;
+    for (size_t i = 0; i < b->triangle_count; i++) {
+        float key[7];
+        if (triangle_key(b, i, nodes, key))
+            memcpy(b->last[i], key, sizeof key);
+        memcpy(row[i], b->last[i], sizeof row[i]);
+    }
+    b->frames[b->frame_count++] = frame;
+    return PLUSH_OK;
+}
+
+/* Whether a key's bone name is one of the driven bones' (the baked physics replaces their keys). */
+static bool driven_name(const plush_pmx_model *m, const bool *driven, const plush_str *name)
+{
+    for (size_t b = 0; b < m->bone_count; b++)
+        if (driven[b] && m->bones[b].name.len == name->len && memcmp(m->bones[b].name.s, name->s, name->len) == 0)
+            return true;
+    return false;
+}
+
+/* The input's bone and morph keys whose names the model has (with the physics baked, but the driven
+ * bones': their keys are baked), into v (bone_keys already sized for all):
+ * a player would only report the others one by one (the run warned of them once when binding). */
+static plush_status known_keys(const plush_pmx_model *m, const plush_vmd_motion *in, const bool *driven,
+                               plush_vmd_motion *v, plush_diag *diag)
+{
+    plush_arena *arena = plush_vmd_arena(v);
+    size_t nb = in->bone_key_count, nm = in->morph_key_count;
+    bool *bone_known = plush_arena_array(arena, nb ? nb : 1, sizeof *bone_known);
+    bool *morph_known = plush_arena_array(arena, nm ? nm : 1, sizeof *morph_known);
+    v->morph_keys = plush_arena_array(arena, nm ? nm : 1, sizeof *v->morph_keys);
+    if (!bone_known || !morph_known || !v->morph_keys)
+        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+    plush_status st = plush_motion_vmd_known(m, in, bone_known, morph_known, diag);
+    if (st != PLUSH_OK)
+        return st;
+    for (size_t i = 0; i < nb; i++)
+        if (bone_known[i] && !(driven && driven_name(m, driven, &in->bone_keys[i].name)))
+            v->bone_keys[v->bone_key_count++] = in->bone_keys[i];
+    for (size_t i = 0; i < nm; i++)
+        if (morph_known[i])
+            v->morph_keys[v->morph_key_count++] = in->morph_keys[i];
+    return PLUSH_OK;
+}
+
+void plush__bake_tracks_get(const plush_scene_bake *b, plush__bake_tracks *out)
+{
+    const plush__bake_fit *fit = b->fit;
+    *out = (plush__bake_tracks){
+        .bones = fit ? fit->bones : b->triangle_count,
+        .keys = fit ? (const float(*)[7])fit->keys : (const float(*)[7])b->keys,
+        .pivot = fit ? (const float(*)[3])fit->pivot : (const float(*)[3])b->centroids,
+        .reach = fit ? fit->reach : b->reach,
+        /* a fit spends half the tolerance, the keys the other half */
+        .tolerance = fit && b->tolerance > 0 ? 0.5 * b->tolerance : b->tolerance};
+}
+
+plush_status plush_scene_bake_motion(const plush_scene_bake *b, plush_vmd_motion **out, plush_diag *diag)
+{
+    if (!b || !out)
+        return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, NULL, -1, "no bake or no place for the motion");
+    *out = NULL;
+    plush_vmd_motion *v = plush_vmd_create();
+    if (!v)
+        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+    plush_arena *arena = plush_vmd_arena(v);
+    const plush_vmd_motion *in = b->motion;
+    const plush_pmx_model *m = b->binding->model;
+    size_t own = in ? in->bone_key_count : 0;
+    plush__bake_tracks tracks;
+    plush__bake_tracks_get(b, &tracks);
+    size_t bones = tracks.bones;
+    const float(*track_keys)[7] = tracks.keys;
+    const double *reach = tracks.reach;
+    double tolerance = tracks.tolerance;
+    size_t baked = b->frame_count * bones, physics = plush__bake_physics_key_count(b);
+    if (baked / (b->frame_count ? b->frame_count : 1) != bones || own + baked < own || own + baked + physics < physics) {
+        plush_vmd_free(v);
+        return plush_diag_fail(diag, PLUSH_E_RANGE, -1, NULL, -1, "too many baked keys");
+    }
+    v->model_name = m->name;
+    v->model_name.raw = NULL;
+    v->model_name.raw_len = 0;
+    v->bone_keys = plush_arena_array(arena, own + baked + physics ? own + baked + physics : 1, sizeof *v->bone_keys);
+    plush_str *names = plush_arena_array(arena, bones ? bones : 1, sizeof *names);
+    if (!v->bone_keys || !names) {
+        plush_vmd_free(v);
+        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+    }
+    if (in) {
+        plush_status st = known_keys(m, in, b->physics ? b->physics_driven : NULL, v, diag);
+        if (st != PLUSH_OK) {
+            plush_vmd_free(v);
+            return st;
+        }
+        v->camera_key_count = in->camera_key_count;
+        v->camera_keys = in->camera_keys;
+        v->light_key_count = in->light_key_count;
+        v->light_keys = in->light_keys;
+        v->shadow_key_count = in->shadow_key_count;
+        v->shadow_keys = in->shadow_keys;
+        v->property_key_count = in->property_key_count;
+        v->property_keys = in->property_keys;
+    }
+    for (size_t i = 0; i < bones; i++) {
+        char name[16];
+        plush__bake_pseudo_name(i, name);
+        size_t len = strlen(name);
+        names[i] = (plush_str){.s = plush_arena_strdup(arena, name, len), .len = (uint32_t)len};
+        if (!names[i].s) {
+            plush_vmd_free(v);
+            return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+        }
+    }
+    size_t k = v->bone_key_count;
+    bool *keep = malloc((b->frame_count ? b->frame_count : 1) * sizeof *keep);
+    uint8_t(*curves)[4][4] = malloc((b->frame_count ? b->frame_count : 1) * sizeof *curves);
+    if (!keep || !curves) {
+        free(keep), free(curves);
+        plush_vmd_free(v);
+        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+    }
+    /* track by track: the keys interpolation cannot stand for (every key when the tolerance is negative) */
+    for (size_t i = 0; i < bones; i++) {
+        plush__bake_reduce_track(track_keys + i, bones, b->frames, b->frame_count, reach[i], tolerance, keep, curves);
+        for (size_t f = 0; f < b->frame_count; f++) {
+            if (!keep[f])
+                continue;
+            plush_vmd_bone_key *key = &v->bone_keys[k++];
+            const float *src = track_keys[f * bones + i];
+            key->name = names[i];
+            key->frame = b->frames[f];
+            memcpy(key->translation, src, 3 * sizeof(float));
+            memcpy(key->rotation, src + 3, 4 * sizeof(float));
+            plush__bake_interpolation((const uint8_t(*)[4])curves[f], key->interpolation);
+        }
+    }
+    free(keep), free(curves);
+    v->bone_key_count = k;
+    plush_status st = plush__bake_physics_keys(b, tolerance, v, own + baked + physics, diag);
+    if (st != PLUSH_OK) {
+        plush_vmd_free(v);
+        return st;
+    }
+    *out = v;
+    return PLUSH_OK;
+}
+
+plush_status plush_scene_bake_write(const plush_scene_bake *b, const char *pmx_path, const char *vmd_path,
+                                    plush_diag *diag)
+{
+    return plush_scene_bake_write_with(b, pmx_path, vmd_path, NULL, diag);
+}
+
+plush_status plush_scene_bake_write_with(const plush_scene_bake *b, const char *pmx_path, const char *vmd_path,
+                                         const plush_scene_bake_write_options *options, plush_diag *diag)
+{
+    plush_pmx_model *model = NULL;
+    plush_vmd_motion *motion = NULL;
+    plush_buf pmx = {0}, vmd = {0};
+    if (!b || !pmx_path || !vmd_path)
+        return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, NULL, -1, "no bake or no file names");
+    plush_status st = plush_scene_bake_model(b, &model, diag);
+    /* the baked physics is the PMX + VMD's: its rigid bodies follow their bones, its driven bones carry names
+     * a VMD tells apart (glTF, which has neither limit nor physics, keeps the model's) */
+    if (st == PLUSH_OK)
+        st = plush__bake_physics_model(b, model, diag);
+    if (st == PLUSH_OK)
+        st = plush__bake_textures(model, pmx_path, vmd_path, options, diag);
+    if (st == PLUSH_OK)
+        st = plush_scene_bake_motion(b, &motion, diag);
+    /* Both files are built in memory first, so a failure leaves neither behind. */
+    if (st == PLUSH_OK)
+        st = plush_pmx_write(model, &(plush_pmx_write_options){.version = PLUSH_PMX_WRITE_20, .lossy = true}, &pmx,
+                             diag);
+    if (st == PLUSH_OK)
+        st = plush_vmd_write(motion, &(plush_vmd_write_options){.truncate_names = true}, &vmd, diag);
+    /* Both files or neither: both go to temporary files first and are renamed as one set; a signal
+     * during the renames lets the set finish (plush_file_set_commit), so OUTDIR never mixes two runs. */
+    const char *file = diag ? diag->file : NULL;
+    plush_file_set *set = NULL;
+    if (st == PLUSH_OK)
+        st = plush_file_set_create(&set, diag);
+    if (st == PLUSH_OK)
+        st = plush_file_set_add(set, pmx_path, pmx.data, pmx.size, diag);
+    if (st == PLUSH_OK) {
+        if (diag)
+            diag->file = vmd_path;
+        st = plush_file_set_add(set, vmd_path, vmd.data, vmd.size, diag);
+    }
+    if (st == PLUSH_OK)
+        st = plush_file_set_commit(set, diag);
+    if (st == PLUSH_OK && options && options->stats)
+        *options->stats = (plush_scene_bake_stats){
+            .bones = b->fit ? b->fit->bones : b->triangle_count,
+            .triangles = b->triangle_count,
+            .keys_recorded = b->frame_count * b->triangle_count,
+            .keys = motion->bone_key_count, .pmx_bytes = pmx.size, .vmd_bytes = vmd.size,
+            .fit_rms = b->fit ? b->fit->rms : 0, .fit_worst = b->fit ? b->fit->worst : 0,
+            .fit_seconds = b->fit ? b->fit->seconds : 0, .physics_bones = b->physics ? b->physics_bone_count : 0,
+            .physics_bodies = b->physics ? b->physics_body_count : 0, .physics_renamed = b->physics_renamed};
+    plush_file_set_destroy(set);
+    if (st == PLUSH_OK && diag)
+        diag->file = file;
+    plush_buf_free(&pmx);
+    plush_buf_free(&vmd);
+    plush_pmx_free(model);
+    plush_vmd_free(motion);
+    return st;
+}
+
+plush_status plush_scene_bake_fit(plush_scene_bake *b, size_t bones, plush_diag *diag)
+{
+    if (!b)
+        return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, NULL, -1, "no bake to fit");
+    /* a bake two exports share (pmx+vmd and glTF) is fitted once */
+    if (b->fit_done && b->fit_asked == bones && b->fit_frames == b->frame_count)
+        return PLUSH_OK;
+    plush__bake_fit_free(b->fit);
+    b->fit = NULL;
+    b->fit_done = false;
+    plush_status st = PLUSH_OK;
+    if (bones || b->tolerance > 0) /* else every key asked for: nothing may be given up */
+        st = plush__bake_fit_run(b, bones, b->tolerance, &b->fit, diag);
+    if (st == PLUSH_OK)
+        b->fit_done = true, b->fit_asked = bones, b->fit_frames = b->frame_count;
+    return st;
+}
+
+void plush_scene_bake_destroy(plush_scene_bake *b)
+{
+    if (!b)
+        return;
+    plush__bake_fit_free(b->fit);
+    free(b->frames);
+    free(b->keys);
+    free(b->physics_keys);
+    plush_proxy_patch_destroy(b->patch);
+    plush_arena_free(&b->arena);
+    free(b);
+}

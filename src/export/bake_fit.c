@@ -1,0 +1,909 @@
+/* A few bones for the bake: skinning decomposition with rigid bones (Le & Deng 2012, "Smooth Skinning
+ * Decomposition with Rigid Bones"), fitted to the motion the exact bake recorded.
+ *
+ * What is fitted is the proxy part of each bound vertex as the exact bake moves it: p_v(f) = sum_k w_vk
+ * (R_k(f)(v - c_k) + c_k + t_k) over its pseudo-bones (the binding's weights, made to sum to one). The
+ * fitted bones are rigid, x -> R_j(f) x + T_j(f), and each vertex blends at most four of them with
+ * non-negative weights summing to one. The two least-squares problems alternate:
+ *
+ * - bones, weights fixed: per frame and bone, the rotation and translation that best carry the bone's
+ *   vertices to what the other bones leave of their targets (weighted Procrustes: Horn's quaternion, the
+ *   largest eigenvector of a 4x4 symmetric matrix), bone after bone (each sees the others' new fit);
+ * - weights, bones fixed: per vertex, a small non-negative least-squares problem over the bones its
+ *   triangles' clusters and their neighbours give (sum to one as a heavy penalty row), then the four
+ *   largest solved again alone.
+ *
+ * The bones start as clusters of cage triangles that move alike (k-means over their centroids' paths),
+ * each carried at first by its triangle nearest the cluster's middle. The fit runs on a sample of frames
+ * and vertices (it chooses the bone count there); the final bones are then solved at every frame. */
+#include "core/geom.h"
+#include "export/bake_internal.h"
+#include "plush/sys/core.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+enum { SAMPLE_FRAMES = 96, PATH_FRAMES = 24, SAMPLE_ROWS = 2500, CANDIDATES = 8, ROUNDS = 3 };
+
+typedef struct rigid {
+    double r[9];   /* column-major rotation */
+    double t[3];
+} rigid;
+
+typedef struct fit_state {
+    const plush_scene_bake *b;
+    size_t rows, bones;
+    double (*rest)[3];             /* per row */
+    size_t *frame_of;              /* sampled frames: indices into the recorded frames */
+    size_t sampled;
+    size_t *sample_rows;           /* rows the bones are fitted on */
+    size_t sample_count;
+    uint32_t *cluster;             /* per triangle */
+    bool *fitted;                  /* per row: it has a proxy part (share > 0 and a triangle) */
+    size_t *fit_rows;              /* the rows with one, in order */
+    size_t fit_count;
+    int32_t (*cand)[CANDIDATES];   /* per row: candidate bones, -1 unused */
+    int32_t (*bone)[4];            /* per row: its bones, -1 unused */
+    float (*weight)[4];
+    rigid *m;                      /* sampled x bones */
+} fit_state;
+
+/* ---- small algebra ------------------------------------------------------------------------------------ */
+
+static void quat_rotate(const float q[4], const double v[3], double out[3])
+{
+    double x = q[0], y = q[1], z = q[2], w = q[3];
+    double tx = 2 * (y * v[2] - z * v[1]), ty = 2 * (z * v[0] - x * v[2]), tz = 2 * (x * v[1] - y * v[0]);
+    out[0] = v[0] + w * tx + (y * tz - z * ty);
+    out[1] = v[1] + w * ty + (z * tx - x * tz);
+    out[2] = v[2] + w * tz + (x * ty - y * tx);
+}
+
+static void apply(const rigid *m, const double v[3], double out[3])
+{
+    for (int r = 0; r < 3; r++)
+        out[r] = m->r[r] * v[0] + m->r[3 + r] * v[1] + m->r[6 + r] * v[2] + m->t[r];
+}
+
+/* Eigenvector of the largest eigenvalue of a symmetric 4x4 (Jacobi rotations). */
+static void largest_eigenvector(double a[4][4], double out[4])
+{
+    double v[4][4] = {{1, 0, 0, 0}, {0, 1, 0, 0}, {0, 0, 1, 0}, {0, 0, 0, 1}};
+    for (int sweep = 0; sweep < 30; sweep++) {
+        double off = 0;
+        for (int p = 0; p < 4; p++)
+            for (int q = p + 1; q < 4; q++)
+                off += a[p][q] * a[p][q];
+        if (off < 1e-30)
+            break;
+        for (int p = 0; p < 4; p++)
+            for (int q = p + 1; q < 4; q++) {
+                if (fabs(a[p][q]) < 1e-300)
+                    continue;
+                double theta = (a[q][q] - a[p][p]) / (2 * a[p][q]);
+                double t = (theta >= 0 ? 1.0 : -1.0) / (fabs(theta) + sqrt(theta * theta + 1));
+                double c = 1 / sqrt(t * t + 1), s = t * c;
+                for (int k = 0; k < 4; k++) {
+                    double akp = a[k][p], akq = a[k][q];
+                    a[k][p] = c * akp - s * akq;
+                    a[k][q] = s * akp + c * akq;
+                }
+                for (int k = 0; k < 4; k++) {
+                    double apk = a[p][k], aqk = a[q][k];
+                    a[p][k] = c * apk - s * aqk;
+                    a[q][k] = s * apk + c * aqk;
+                }
+                for (int k = 0; k < 4; k++) {
+                    double vkp = v[k][p], vkq = v[k][q];
+                    v[k][p] = c * vkp - s * vkq;
+                    v[k][q] = s * vkp + c * vkq;
+                }
+            }
+    }
+    int best = 0;
+    for (int k = 1; k < 4; k++)
+        if (a[k][k] > a[best][best])
+            best = k;
+    for (int k = 0; k < 4; k++)
+        out[k] = v[k][best];
+}
+
+/* Weighted Procrustes from sums: sw = sum w, sx = sum w x, sy = sum w y, sxy[r][c] = sum w x_r y_c. False
+ * when there is no weight (m unchanged). */
+static bool procrustes(double sw, const double sx[3], const double sy[3], const double sxy[3][3], rigid *m)
+{
+    if (!(sw > 1e-12))
+        return false;
+    double mx[3], my[3], s[3][3];
+    for (int k = 0; k < 3; k++)
+        mx[k] = sx[k] / sw, my[k] = sy[k] / sw;
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 3; c++)
+            s[r][c] = sxy[r][c] - sw * mx[r] * my[c];
+    /* Horn: the rotation taking x to y is the unit quaternion maximising q^T N q */
+    double sxx = s[0][0], sxy_ = s[0][1], sxz = s[0][2], syx = s[1][0], syy = s[1][1], syz = s[1][2], szx = s[2][0],
+           szy = s[2][1], szz = s[2][2];
+    double N[4][4] = {{sxx - syy - szz, sxy_ + syx, szx + sxz, syz - szy},
+                      {sxy_ + syx, -sxx + syy - szz, syz + szy, szx - sxz},
+                      {szx + sxz, syz + szy, -sxx - syy + szz, sxy_ - syx},
+                      {syz - szy, szx - sxz, sxy_ - syx, sxx + syy + szz}};
+    double q[4];
+    largest_eigenvector(N, q);   /* (x, y, z, w) */
+    double len = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+    for (int k = 0; k < 4; k++)
+        q[k] /= len > 0 ? len : 1;
+    plush__quat_to_mat3(q, m->r, 3);
+    double rx[3];
+    for (int r = 0; r < 3; r++)
+        rx[r] = m->r[r] * mx[0] + m->r[3 + r] * mx[1] + m->r[6 + r] * mx[2];
+    for (int k = 0; k < 3; k++)
+        m->t[k] = my[k] - rx[k];
+    return true;
+}
+
+/* ---- the targets --------------------------------------------------------------------------------------- */
+
+/* Row's proxy part at recorded frame f as the exact bake moves it. */
+static void target(const fit_state *s, size_t row, size_t f, double out[3])
+{
+    const plush_scene_bake *b = s->b;
+    const plush_proxy_binding *pb = b->binding->binding;
+    double sum = 0, acc[3] = {0, 0, 0};
+    for (int k = 0; k < PLUSH_PROXY_INFLUENCES; k++) {
+        int32_t t = pb->triangles[row][k];
+        float w = pb->weights[row][k];
+        if (t < 0 || (size_t)t >= b->triangle_count || !(w > 0))
+            continue;
+        const float *key = b->keys[f * b->triangle_count + (size_t)t], *c = b->centroids[t];
+        double d[3] = {s->rest[row][0] - c[0], s->rest[row][1] - c[1], s->rest[row][2] - c[2]}, r[3];
+        quat_rotate(key + 3, d, r);
+        for (int i = 0; i < 3; i++)
+            acc[i] += w * (r[i] + c[i] + key[i]);
+        sum += w;
+    }
+    for (int i = 0; i < 3; i++)
+        out[i] = sum > 0 ? acc[i] / sum : s->rest[row][i];
+}
+
+/* Triangle t's key at frame f as a rigid map of the world. */
+static rigid triangle_rigid(const plush_scene_bake *b, size_t t, size_t f)
+{
+    const float *key = b->keys[f * b->triangle_count + t], *c = b->centroids[t];
+    double q[4] = {key[3], key[4], key[5], key[6]};
+    rigid m;
+    plush__quat_to_mat3(q, m.r, 3);
+    double cc[3] = {c[0], c[1], c[2]}, rc[3];
+    for (int r = 0; r < 3; r++)
+        rc[r] = m.r[r] * cc[0] + m.r[3 + r] * cc[1] + m.r[6 + r] * cc[2];
+    for (int k = 0; k < 3; k++)
+        m.t[k] = c[k] + key[k] - rc[k];
+    return m;
+}
+
+/* ---- start: clusters of triangles that move alike ----------------------------------------------------- */
+
+static void cluster_triangles(fit_state *s, size_t bones, uint32_t *medoid)
+{
+    const plush_scene_bake *b = s->b;
+    size_t T = b->triangle_count, P = s->sampled < PATH_FRAMES ? s->sampled : PATH_FRAMES, dim = 3 * P;
+    double *feat = malloc(T * dim * sizeof *feat), *centre = malloc(bones * dim * sizeof *centre);
+    double *near = malloc(T * sizeof *near);
+    for (size_t t = 0; t < T; t++)
+        for (size_t p = 0; p < P; p++) {
+            size_t f = s->frame_of[p * s->sampled / P];
+            const float *key = b->keys[f * T + t];
+            for (int k = 0; k < 3; k++)
+                feat[t * dim + 3 * p + (size_t)k] = (double)b->centroids[t][k] + key[k];
+        }
+    /* farthest-point seeds from triangle 0: deterministic, spread over the motion */
+    for (size_t t = 0; t < T; t++)
+        near[t] = INFINITY;
+    size_t seed = 0;
+    for (size_t j = 0; j < bones; j++) {
+        memcpy(centre + j * dim, feat + seed * dim, dim * sizeof *feat);
+        size_t far = 0;
+        for (size_t t = 0; t < T; t++) {
+            double d = 0;
+            for (size_t k = 0; k < dim; k++) {
+                double e = feat[t * dim + k] - centre[j * dim + k];
+                d += e * e;
+            }
+            near[t] = d < near[t] ? d : near[t];
+            if (near[t] > near[far])
+                far = t;
+        }
+        seed = far;
+    }
+    size_t *count = calloc(bones, sizeof *count);
+    for (int round = 0; round < 10; round++) {
+        for (size_t t = 0; t < T; t++) {
+            double best = INFINITY;
+            for (size_t j = 0; j < bones; j++) {
+                double d = 0;
+                for (size_t k = 0; k < dim && d < best; k++) {
+                    double e = feat[t * dim + k] - centre[j * dim + k];
+                    d += e * e;
+                }
+                if (d < best)
+                    best = d, s->cluster[t] = (uint32_t)j;
+            }
+        }
+        memset(count, 0, bones * sizeof *count);
+        for (size_t t = 0; t < T; t++)
+            count[s->cluster[t]]++;
+        for (size_t j = 0; j < bones; j++)
+            if (count[j])
+                memset(centre + j * dim, 0, dim * sizeof *centre);
+        for (size_t t = 0; t < T; t++)
+            for (size_t k = 0; k < dim; k++)
+                if (count[s->cluster[t]])
+                    centre[s->cluster[t] * dim + k] += feat[t * dim + k] / (double)count[s->cluster[t]];
+    }
+    /* each cluster's triangle nearest its centre (an empty cluster keeps its seed's nearest) */
+    double *best = malloc(bones * sizeof *best);
+    for (size_t j = 0; j < bones; j++)
+        best[j] = INFINITY, medoid[j] = 0;
+    for (size_t t = 0; t < T; t++) {
+        size_t j = s->cluster[t];
+        double d = 0;
+        for (size_t k = 0; k < dim; k++) {
+            double e = feat[t * dim + k] - centre[j * dim + k];
+            d += e * e;
+        }
+        if (d < best[j])
+            best[j] = d, medoid[j] = (uint32_t)t;
+    }
+    free(best);
+    free(count);
+    free(near);
+    free(centre);
+    free(feat);
+}
+
+/* Per row: the clusters of its triangles, then those clusters' neighbours over the cage (sharing a node). */
+static void candidates(fit_state *s, size_t bones)
+{
+    const plush_scene_bake *b = s->b;
+    const plush_scene_proxy *px = &b->binding->proxy;
+    size_t T = b->triangle_count;
+    uint8_t *adj = calloc(bones * bones, 1);
+    int32_t *node_cluster = malloc(px->node_count * sizeof *node_cluster);
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t n = 0; n < px->node_count; n++)
+            node_cluster[n] = -1;
+        /* two passes in opposite orders catch a node shared by clusters met first and last */
+        for (size_t i = 0; i < T; i++) {
+            size_t t = pass ? T - 1 - i : i;
+            for (int k = 0; k < 3; k++) {
+                uint32_t n = px->triangles[t][k];
+                if (node_cluster[n] >= 0 && (uint32_t)node_cluster[n] != s->cluster[t]) {
+                    adj[(size_t)node_cluster[n] * bones + s->cluster[t]] = 1;
+                    adj[s->cluster[t] * bones + (size_t)node_cluster[n]] = 1;
+                }
+                node_cluster[n] = (int32_t)s->cluster[t];
+            }
+        }
+    }
+    const plush_proxy_binding *pb = b->binding->binding;
+    for (size_t row = 0; row < s->rows; row++) {
+        int32_t *c = s->cand[row];
+        int n = 0;
+        for (int k = 0; k < CANDIDATES; k++)
+            c[k] = -1;
+        for (int k = 0; k < PLUSH_PROXY_INFLUENCES && n < CANDIDATES; k++) {
+            int32_t t = pb->triangles[row][k];
+            if (t < 0 || (size_t)t >= T || !(pb->weights[row][k] > 0))
+                continue;
+            int32_t j = (int32_t)s->cluster[t];
+            bool seen = false;
+            for (int i = 0; i < n; i++)
+                seen |= c[i] == j;
+            if (!seen)
+                c[n++] = j;
+        }
+        for (int own = 0, owned = n; own < owned && n < CANDIDATES; own++)
+            for (size_t j = 0; j < bones && n < CANDIDATES; j++)
+                if (adj[(size_t)c[own] * bones + j]) {
+                    bool seen = false;
+                    for (int i = 0; i < n; i++)
+                        seen |= c[i] == (int32_t)j;
+                    if (!seen)
+                        c[n++] = (int32_t)j;
+                }
+        /* start: all on the cluster of its strongest triangle */
+        s->bone[row][0] = c[0];
+        s->weight[row][0] = c[0] >= 0 ? 1.0f : 0.0f;
+        for (int k = 1; k < 4; k++)
+            s->bone[row][k] = -1, s->weight[row][k] = 0;
+    }
+    free(node_cluster);
+    free(adj);
+}
+
+/* ---- the two alternating problems -------------------------------------------------------------------- */
+
+/* Bone transforms at one frame (targets given per sampled row), weights fixed: Gauss-Seidel over bones. */
+/* Sweeps over the bones per solve at most; a solve stops sooner once a sweep gains under 0.1%. */
+enum { MAX_SWEEPS = 24 };
+
+/* The sampled rows' predicted positions under bones m. */
+static void predict(const fit_state *s, const rigid *m, double (*pred)[3])
+{
+    for (size_t i = 0; i < s->sample_count; i++) {
+        size_t row = s->sample_rows[i];
+        pred[i][0] = pred[i][1] = pred[i][2] = 0;
+        for (int k = 0; k < 4; k++)
+            if (s->bone[row][k] >= 0) {
+                double p[3];
+                apply(&m[s->bone[row][k]], s->rest[row], p);
+                for (int c = 0; c < 3; c++)
+                    pred[i][c] += s->weight[row][k] * p[c];
+            }
+    }
+}
+
+/* The bones' rigid transforms that bring the sampled rows nearest their targets, the weights fixed: one
+ * bone at a time, each the exact weighted Procrustes answer with the others as they stand (block
+ * coordinate descent, as Le & Deng solve it), so every update lowers the error. Updating all bones at
+ * once from the same residual let overlapping bones each take the whole of it: the solve overshot and
+ * diverged on frames far from the sampled ones. */
+static void solve_bones(const fit_state *s, const double (*tgt)[3], rigid *m, double (*pred)[3], size_t bones)
+{
+    const size_t n = s->sample_count;
+    /* per bone, its (sample, slot) pairs: counting sort by bone */
+    size_t *first = calloc(bones + 1, sizeof *first), *pair = malloc((4 * n + 1) * sizeof *pair);
+    if (!first || !pair) {
+        free(first), free(pair);
+        return; /* the bones stay as they came: the nearest sampled frame's */
+    }
+    for (size_t i = 0; i < n; i++)
+        for (int k = 0; k < 4; k++)
+            if (s->bone[s->sample_rows[i]][k] >= 0)
+                first[s->bone[s->sample_rows[i]][k] + 1]++;
+    for (size_t j = 0; j < bones; j++)
+        first[j + 1] += first[j];
+    size_t *at = malloc((bones + 1) * sizeof *at);
+    if (!at) {
+        free(first), free(pair);
+        return;
+    }
+    memcpy(at, first, (bones + 1) * sizeof *at);
+    for (size_t i = 0; i < n; i++)
+        for (int k = 0; k < 4; k++) {
+            int32_t j = s->bone[s->sample_rows[i]][k];
+            if (j >= 0)
+                pair[at[j]++] = 4 * i + (size_t)k;
+        }
+    free(at);
+    predict(s, m, pred);
+    double before = INFINITY;
+    for (int sweep = 0; sweep < MAX_SWEEPS; sweep++) {
+        double err = 0;
+        for (size_t i = 0; i < n; i++)
+            for (int c = 0; c < 3; c++)
+                err += (tgt[i][c] - pred[i][c]) * (tgt[i][c] - pred[i][c]);
+        if (sweep >= 2 && !(err < before * (1 - 1e-3))) /* settled: a sweep gains under 0.1% */
+            break;
+        before = err;
+        for (size_t j = 0; j < bones; j++) {
+            double sm[16] = {0};
+            for (size_t q = first[j]; q < first[j + 1]; q++) {
+                size_t i = pair[q] / 4, row = s->sample_rows[i];
+                double w = s->weight[row][pair[q] % 4];
+                if (!(w > 1e-6))
+                    continue;
+                double p[3], y[3];
+                apply(&m[j], s->rest[row], p);
+                for (int c = 0; c < 3; c++)
+                    y[c] = (tgt[i][c] - pred[i][c] + w * p[c]) / w;
+                double ww = w * w;
+                const double *x = s->rest[row];
+                sm[0] += ww;
+                for (int c = 0; c < 3; c++) {
+                    sm[1 + c] += ww * x[c];
+                    sm[4 + c] += ww * y[c];
+                    for (int d = 0; d < 3; d++)
+                        sm[7 + 3 * c + d] += ww * x[c] * y[d];
+                }
+            }
+            if (!(sm[0] > 0))
+                continue;
+            rigid old = m[j];
+            double sxy[3][3];
+            for (int c = 0; c < 3; c++)
+                for (int d = 0; d < 3; d++)
+                    sxy[c][d] = sm[7 + 3 * c + d];
+            procrustes(sm[0], sm + 1, sm + 4, (const double(*)[3])sxy, &m[j]);
+            for (size_t q = first[j]; q < first[j + 1]; q++) { /* its rows' predictions, moved with it */
+                size_t i = pair[q] / 4, row = s->sample_rows[i];
+                double w = s->weight[row][pair[q] % 4], p0[3], p1[3];
+                apply(&old, s->rest[row], p0);
+                apply(&m[j], s->rest[row], p1);
+                for (int c = 0; c < 3; c++)
+                    pred[i][c] += w * (p1[c] - p0[c]);
+            }
+        }
+    }
+    free(first), free(pair);
+}
+
+/* Solves q x = 1 for the k x k symmetric q (row-major, k <= 4) by Gaussian elimination with a ridge;
+ * false when singular. */
+static bool solve_ones(const double *q, int k, double ridge, double *x)
+{
+    double a[4][5];
+    for (int i = 0; i < k; i++) {
+        for (int j = 0; j < k; j++)
+            a[i][j] = q[i * k + j] + (i == j ? ridge : 0.0);
+        a[i][k] = 1.0;
+    }
+    for (int c = 0; c < k; c++) {
+        int p = c;
+        for (int r = c + 1; r < k; r++)
+            if (fabs(a[r][c]) > fabs(a[p][c]))
+                p = r;
+        if (!(fabs(a[p][c]) > 1e-300))
+            return false;
+        for (int j = 0; j <= k; j++) {
+            double t = a[c][j];
+            a[c][j] = a[p][j], a[p][j] = t;
+        }
+        for (int r = c + 1; r < k; r++) {
+            double f = a[r][c] / a[c][c];
+            for (int j = c; j <= k; j++)
+                a[r][j] -= f * a[c][j];
+        }
+    }
+    for (int r = k - 1; r >= 0; r--) {
+        double v = a[r][k];
+        for (int j = r + 1; j < k; j++)
+            v -= a[r][j] * x[j];
+        x[r] = v / a[r][r];
+    }
+    return true;
+}
+
+/* One row's weights over the sampled frames. With the weights summing to one, the miss is
+ * sum_j w_j (M_j v - p): the least squares over the simplex of q = D^T D, D's columns M_j v - p. Every
+ * support of at most four candidates is solved exactly (w = q_S^-1 1 / 1^T q_S^-1 1, its miss 1 / 1^T
+ * q_S^-1 1); the best whose weights are all non-negative wins. A vertex has at most 8 candidates: 162
+ * supports of at most 4x4. */
+static void solve_weights(fit_state *s, size_t row, const double (*tgt)[3])
+{
+    int32_t use[CANDIDATES];
+    int k = 0;
+    for (int c = 0; c < CANDIDATES; c++)
+        if (s->cand[row][c] >= 0)
+            use[k++] = s->cand[row][c];
+    if (k == 0)
+        return;
+    double q[CANDIDATES][CANDIDATES] = {{0}}, col[CANDIDATES][3];
+    for (size_t f = 0; f < s->sampled; f++) {
+        for (int i = 0; i < k; i++) {
+            apply(&s->m[f * s->bones + (size_t)use[i]], s->rest[row], col[i]);
+            for (int c = 0; c < 3; c++)
+                col[i][c] -= tgt[f][c];
+        }
+        for (int i = 0; i < k; i++)
+            for (int j = i; j < k; j++)
+                q[i][j] += col[i][0] * col[j][0] + col[i][1] * col[j][1] + col[i][2] * col[j][2];
+    }
+    double trace = 0;
+    for (int i = 0; i < k; i++) {
+        for (int j = 0; j < i; j++)
+            q[i][j] = q[j][i];
+        trace += q[i][i];
+    }
+    double ridge = 1e-9 * trace / k + 1e-300;
+    double best = INFINITY, best_w[4] = {1, 0, 0, 0};
+    int32_t best_b[4] = {use[0], -1, -1, -1};
+    for (unsigned mask = 1; mask < (1u << k); mask++) {
+        int n = 0, idx[4];
+        for (int i = 0; i < k && n <= 4; i++)
+            if (mask & (1u << i)) {
+                if (n < 4)
+                    idx[n] = i;
+                n++;
+            }
+        if (n > 4)
+            continue;
+        double qs[16], x[4];
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j < n; j++)
+                qs[i * n + j] = q[idx[i]][idx[j]];
+        if (!solve_ones(qs, n, ridge, x))
+            continue;
+        double sum = 0;
+        bool ok = true;
+        for (int i = 0; i < n; i++) {
+            sum += x[i];
+            ok &= x[i] >= 0;
+        }
+        if (!ok || !(sum > 0))
+            continue;
+        double miss = 0;
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j < n; j++)
+                miss += x[i] / sum * qs[i * n + j] * x[j] / sum;
+        if (miss < best) {
+            best = miss;
+            for (int i = 0; i < 4; i++) {
+                best_w[i] = i < n ? x[i] / sum : 0;
+                best_b[i] = i < n ? use[idx[i]] : -1;
+            }
+        }
+    }
+    for (int i = 0; i < 4; i++) {
+        s->bone[row][i] = best_w[i] > 0 ? best_b[i] : -1;
+        s->weight[row][i] = best_w[i] > 0 ? (float)best_w[i] : 0.0f;
+    }
+}
+
+/* RMS (the worst frame's) and worst distance of the rows given, at the sampled frames. */
+static void measure(const fit_state *s, const size_t *rows, size_t count, double *rms, double *worst)
+{
+    *rms = *worst = 0;
+    for (size_t f = 0; f < s->sampled; f++) {
+        double sq = 0;
+        for (size_t i = 0; i < count; i++) {
+            size_t row = rows ? rows[i] : i;
+            double t[3], p[3] = {0, 0, 0};
+            target(s, row, s->frame_of[f], t);
+            for (int k = 0; k < 4; k++)
+                if (s->bone[row][k] >= 0) {
+                    double q[3];
+                    apply(&s->m[f * s->bones + (size_t)s->bone[row][k]], s->rest[row], q);
+                    for (int c = 0; c < 3; c++)
+                        p[c] += s->weight[row][k] * q[c];
+                }
+            double d2 = (p[0] - t[0]) * (p[0] - t[0]) + (p[1] - t[1]) * (p[1] - t[1]) + (p[2] - t[2]) * (p[2] - t[2]);
+            sq += d2;
+            *worst = sqrt(d2) > *worst ? sqrt(d2) : *worst;
+        }
+        double r = count ? sqrt(sq / (double)count) : 0;
+        *rms = r > *rms ? r : *rms;
+    }
+}
+
+/* Fits `bones` bones on the samples; every row's weights are solved when all_rows. */
+static void fit_bones(fit_state *s, size_t bones, bool all_rows)
+{
+    const plush_scene_bake *b = s->b;
+    s->bones = bones;
+    uint32_t *medoid = malloc(bones * sizeof *medoid);
+    cluster_triangles(s, bones, medoid);
+    candidates(s, bones);
+    for (size_t f = 0; f < s->sampled; f++)
+        for (size_t j = 0; j < bones; j++)
+            s->m[f * bones + j] = triangle_rigid(b, medoid[j], s->frame_of[f]);
+    free(medoid);
+    double(*tgt)[3] = malloc(s->sample_count * sizeof *tgt), (*pred)[3] = malloc(s->sample_count * sizeof *pred);
+    double(*path)[3] = malloc(s->sampled * sizeof *path);
+    for (int round = 0; round < ROUNDS; round++) {
+        for (size_t f = 0; f < s->sampled; f++) {
+            for (size_t i = 0; i < s->sample_count; i++)
+                target(s, s->sample_rows[i], s->frame_of[f], tgt[i]);
+            solve_bones(s, (const double(*)[3])tgt, s->m + f * bones, pred, bones);
+        }
+        bool last = round == ROUNDS - 1;
+        size_t n = last && all_rows ? s->fit_count : s->sample_count;
+        for (size_t i = 0; i < n; i++) {
+            size_t row = last && all_rows ? s->fit_rows[i] : s->sample_rows[i];
+            for (size_t f = 0; f < s->sampled; f++)
+                target(s, row, s->frame_of[f], path[f]);
+            solve_weights(s, row, (const double(*)[3])path);
+        }
+    }
+    free(path);
+    free(pred);
+    free(tgt);
+}
+
+/* ---- every recorded frame -------------------------------------------------------------------------------- */
+
+/* A span of recorded frames solved one after the other on v's rows, each frame's bones started from the
+ * frame before's (nearer than the sampled frame before it, which the motion may have left far behind) or,
+ * at a sampled frame, from its fitted bones: per frame, how far the bones miss the budget (`miss`, when
+ * not NULL) and the keys (`keys`, when not NULL; rotations not yet in one hemisphere). */
+typedef struct span {
+    const fit_state *v;
+    size_t from, to;
+    double tolerance;
+    double *miss;
+    const float (*pivot)[3];
+    float (*keys)[7];
+    bool ok;
+} span;
+
+static void *solve_span(void *arg)
+{
+    span *p = arg;
+    const fit_state *v = p->v;
+    size_t N = v->bones, n = v->sample_count;
+    rigid *m = malloc(N * sizeof *m);
+    double(*tgt)[3] = malloc((n ? n : 1) * sizeof *tgt), (*pred)[3] = malloc((n ? n : 1) * sizeof *pred);
+    p->ok = m && tgt && pred;
+    size_t near = 0;
+    while (near + 1 < v->sampled && v->frame_of[near + 1] <= p->from)
+        near++;
+    for (size_t f = p->from; p->ok && f < p->to; f++) {
+        while (near + 1 < v->sampled && v->frame_of[near + 1] <= f)
+            near++;
+        if (f == p->from || v->frame_of[near] == f)
+            memcpy(m, v->m + near * N, N * sizeof *m);
+        for (size_t i = 0; i < n; i++)
+            target(v, v->sample_rows[i], f, tgt[i]);
+        solve_bones(v, (const double(*)[3])tgt, m, pred, N);
+        if (p->miss) {
+            predict(v, m, pred);
+            double sq = 0, worst = 0;
+            for (size_t i = 0; i < n; i++) {
+                double d2 = 0;
+                for (int k = 0; k < 3; k++)
+                    d2 += (pred[i][k] - tgt[i][k]) * (pred[i][k] - tgt[i][k]);
+                sq += d2;
+                worst = d2 > worst ? d2 : worst;
+            }
+            p->miss[f] = n ? fmax(sqrt(sq / (double)n) / (0.5 * p->tolerance), sqrt(worst) / (2.0 * p->tolerance)) : 0;
+        }
+        for (size_t j = 0; p->keys && j < N; j++) {
+            float *key = p->keys[f * N + j];
+            double q[4], rc[3], c[3] = {p->pivot[j][0], p->pivot[j][1], p->pivot[j][2]};
+            plush__mat3_to_quat(m[j].r, 3, q);
+            apply(&m[j], c, rc);
+            for (int k = 0; k < 3; k++)
+                key[k] = (float)(rc[k] - c[k]);
+            for (int k = 0; k < 4; k++)
+                key[3 + k] = (float)q[k];
+        }
+    }
+    free(pred), free(tgt), free(m);
+    return NULL;
+}
+
+/* Every recorded frame, as solve_span, in two spans on two threads split at a sampled frame: a solve
+ * starts over from the sampled bones there anyway, so the frames come out as one thread would make them
+ * (one thread when a second cannot start). False when out of memory. */
+static bool solve_frames(const fit_state *v, double tolerance, double *miss, const float (*pivot)[3], float (*keys)[7])
+{
+    size_t F = v->b->frame_count, split = v->sampled > 2 ? v->frame_of[v->sampled / 2] : F;
+    span a = {.v = v, .from = 0, .to = split, .tolerance = tolerance, .miss = miss, .pivot = pivot, .keys = keys};
+    span b = a;
+    b.from = split, b.to = F;
+    pthread_t thread;
+    bool second = split < F && pthread_create(&thread, NULL, solve_span, &b) == 0;
+    solve_span(&a);
+    if (second)
+        pthread_join(thread, NULL);
+    else if (split < F)
+        solve_span(&b);
+    return a.ok && (split >= F || b.ok);
+}
+
+/* ---- the frames the samples missed ---------------------------------------------------------------------- */
+
+/* The check: every recorded frame, its bones solved as the final keys are but on at most CHECK_ROWS of the
+ * sampled rows; at most ADD_FRAMES frames added per check, at most CHECKS checks. */
+enum { CHECK_ROWS = 400, ADD_FRAMES = 24, CHECKS = 3 };
+
+static int by_score(const void *a, const void *b)
+{
+    double x = ((const double *)a)[0], y = ((const double *)b)[0];
+    return x > y ? -1 : x < y;
+}
+
+/* Frames where the bones fitted on the samples miss the budget they were chosen by (RMS half the tolerance,
+ * worst twice it): the worst first, none within two frames of another, none sampled already, at most `max` into add.
+ * Uniformly spread samples miss the moments a motion moves most (a drop, a turn), and the weights fitted
+ * without them do not carry the bones there. Returns how many; 0 when every frame checked is within. */
+static size_t missed_frames(const fit_state *s, double tolerance, size_t *add, size_t max)
+{
+    size_t F = s->b->frame_count, found = 0, bad = 0;
+    fit_state v = *s;
+    v.sample_count = s->sample_count < CHECK_ROWS ? s->sample_count : CHECK_ROWS;
+    size_t *rows = malloc((v.sample_count ? v.sample_count : 1) * sizeof *rows);
+    double *miss = malloc(F * sizeof *miss), (*score)[2] = malloc(F * sizeof *score);
+    bool *sampled = calloc(F, sizeof *sampled);
+    if (!rows || !miss || !score || !sampled)
+        goto done; /* nothing added: the fit stands as it is */
+    for (size_t i = 0; i < v.sample_count; i++)
+        rows[i] = s->sample_rows[i * s->sample_count / v.sample_count];
+    v.sample_rows = rows;
+    if (!solve_frames(&v, tolerance, miss, NULL, NULL))
+        goto done;
+    for (size_t i = 0; i < s->sampled; i++)
+        sampled[s->frame_of[i]] = true;
+    for (size_t f = 0; f < F; f++)
+        if (miss[f] > 1 && !sampled[f]) {
+            score[bad][0] = miss[f];
+            score[bad++][1] = (double)f;
+        }
+    qsort(score, bad, sizeof *score, by_score);
+    for (size_t i = 0; i < bad && found < max; i++) {
+        size_t f = (size_t)score[i][1];
+        bool apart = true;
+        for (size_t j = 0; apart && j < found; j++)
+            apart = (f > add[j] ? f - add[j] : add[j] - f) > 2;
+        if (apart)
+            add[found++] = f;
+    }
+done:
+    free(sampled), free(score), free(miss), free(rows);
+    return found;
+}
+
+static int by_frame(const void *a, const void *b)
+{
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The frames added to the samples, kept in order; false when out of memory (the samples stay as they were). */
+static bool add_frames(fit_state *s, const size_t *add, size_t n, size_t triangles)
+{
+    size_t *frames = realloc(s->frame_of, (s->sampled + n) * sizeof *frames);
+    if (!frames)
+        return false;
+    s->frame_of = frames;
+    rigid *m = realloc(s->m, (s->sampled + n) * triangles * sizeof *m);
+    if (!m)
+        return false;
+    s->m = m;
+    memcpy(s->frame_of + s->sampled, add, n * sizeof *add);
+    s->sampled += n;
+    qsort(s->frame_of, s->sampled, sizeof *s->frame_of, by_frame);
+    return true;
+}
+
+/* ---- the fit as the bake holds it --------------------------------------------------------------------- */
+
+void plush__bake_fit_free(plush__bake_fit *fit)
+{
+    if (!fit)
+        return;
+    free(fit->pivot);
+    free(fit->keys);
+    free(fit->bone);
+    free(fit->weight);
+    free(fit->reach);
+    free(fit);
+}
+
+/* Every recorded frame's bone keys with the final weights, the pivots and reaches. */
+static bool final_keys(fit_state *s, plush__bake_fit *fit)
+{
+    const plush_scene_bake *b = s->b;
+    size_t N = s->bones, F = b->frame_count;
+    fit->pivot = calloc(N, sizeof *fit->pivot);
+    fit->reach = calloc(N, sizeof *fit->reach);
+    fit->keys = malloc(F * N * sizeof *fit->keys);
+    double *wsum = calloc(N, sizeof *wsum), (*acc)[3] = calloc(N, sizeof *acc);
+    bool ok = fit->pivot && fit->reach && fit->keys && wsum && acc;
+    for (size_t row = 0; ok && row < s->rows; row++)
+        for (int k = 0; k < 4; k++)
+            if (s->bone[row][k] >= 0) {
+                size_t j = (size_t)s->bone[row][k];
+                wsum[j] += s->weight[row][k];
+                for (int c = 0; c < 3; c++)
+                    acc[j][c] += s->weight[row][k] * s->rest[row][c];
+            }
+    for (size_t j = 0; ok && j < N; j++)
+        for (int c = 0; c < 3; c++)
+            fit->pivot[j][c] = (float)(wsum[j] > 0 ? acc[j][c] / wsum[j] : 0.0);
+    for (size_t row = 0; ok && row < s->rows; row++)
+        for (int k = 0; k < 4; k++)
+            if (s->bone[row][k] >= 0) {
+                size_t j = (size_t)s->bone[row][k];
+                double d = 0;
+                for (int c = 0; c < 3; c++)
+                    d += (s->rest[row][c] - fit->pivot[j][c]) * (s->rest[row][c] - fit->pivot[j][c]);
+                fit->reach[j] = sqrt(d) > fit->reach[j] ? sqrt(d) : fit->reach[j];
+            }
+    ok = ok && solve_frames(s, 0, NULL, (const float(*)[3])fit->pivot, fit->keys);
+    /* one hemisphere along each track, so interpolation takes the short way */
+    for (size_t f = 0; ok && f < F; f++)
+        for (size_t j = 0; j < N; j++) {
+            float *key = fit->keys[f * N + j];
+            const float *before = f ? fit->keys[(f - 1) * N + j] : NULL;
+            float dot = before ? key[3] * before[3] + key[4] * before[4] + key[5] * before[5] + key[6] * before[6] : key[6];
+            for (int k = 3; dot < 0 && k < 7; k++)
+                key[k] = -key[k];
+        }
+    free(acc);
+    free(wsum);
+    return ok;
+}
+
+plush_status plush__bake_fit_run(const plush_scene_bake *b, size_t want, double tolerance, plush__bake_fit **out,
+                                 plush_diag *diag)
+{
+    *out = NULL;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    const plush_scene_binding *sb = b->binding;
+    size_t rows = sb->vertex_count, T = b->triangle_count, F = b->frame_count;
+    if (!rows || !F || T < 2)
+        return PLUSH_OK;   /* nothing to gain: the exact bake */
+    fit_state s = {.b = b, .rows = rows};
+    s.sampled = F < SAMPLE_FRAMES ? F : SAMPLE_FRAMES;
+    s.sample_count = rows < SAMPLE_ROWS ? rows : SAMPLE_ROWS;
+    s.rest = malloc(rows * sizeof *s.rest);
+    s.frame_of = malloc(s.sampled * sizeof *s.frame_of);
+    s.sample_rows = malloc(s.sample_count * sizeof *s.sample_rows);
+    s.cluster = malloc(T * sizeof *s.cluster);
+    s.cand = malloc(rows * sizeof *s.cand);
+    s.fit_rows = malloc(rows * sizeof *s.fit_rows);
+    s.bone = malloc(rows * sizeof *s.bone);
+    s.weight = malloc(rows * sizeof *s.weight);
+    s.m = malloc(s.sampled * T * sizeof *s.m);
+    plush__bake_fit *fit = calloc(1, sizeof *fit);
+    if (!s.rest || !s.frame_of || !s.sample_rows || !s.cluster || !s.cand || !s.fit_rows || !s.bone || !s.weight || !s.m || !fit) {
+        free(s.rest), free(s.frame_of), free(s.sample_rows), free(s.cluster), free(s.cand), free(s.fit_rows), free(s.bone);
+        free(s.weight), free(s.m), free(fit);
+        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory fitting the bake's bones");
+    }
+    for (size_t row = 0; row < rows; row++)
+        for (int c = 0; c < 3; c++)
+            s.rest[row][c] = sb->model->vertices[sb->vertices[row]].position[c];
+    for (size_t f = 0; f < s.sampled; f++)
+        s.frame_of[f] = s.sampled > 1 ? f * (F - 1) / (s.sampled - 1) : 0;
+    /* rows on bone skinning alone (share 0, or no triangle) keep their bones: nothing to fit */
+    const plush_proxy_binding *pb = sb->binding;
+    for (size_t row = 0; row < rows; row++) {
+        bool part = !pb->proxy_share || pb->proxy_share[row] > 0;
+        bool any = false;
+        for (int k = 0; k < PLUSH_PROXY_INFLUENCES; k++)
+            any |= pb->triangles[row][k] >= 0 && (size_t)pb->triangles[row][k] < T && pb->weights[row][k] > 0;
+        if (part && any)
+            s.fit_rows[s.fit_count++] = row;
+    }
+    if (s.sample_count > s.fit_count)
+        s.sample_count = s.fit_count;
+    for (size_t i = 0; i < s.sample_count; i++)
+        s.sample_rows[i] = s.fit_rows[i * s.fit_count / s.sample_count];
+
+    /* the bone count: as asked, or the fewest of 8, 16, 32, ... whose fit stays within half the tolerance
+     * (RMS) and twice it (worst) on the samples, which leaves the keys the other half */
+    size_t bones = want ? want : 8;
+    for (int check = 0;; check++) {
+        /* the fewest of 8, 16, 32, ... that fit the samples (from the count the last check chose) */
+        for (; bones < T; bones *= 2) {
+            fit_bones(&s, bones, false);
+            double rms, worst;
+            measure(&s, s.sample_rows, s.sample_count, &rms, &worst);
+            if (want || (rms <= 0.5 * tolerance && worst <= 2.0 * tolerance))
+                break;
+        }
+        size_t add[ADD_FRAMES], n = 0;
+        if (bones >= T || check == CHECKS || !(n = missed_frames(&s, tolerance, add, ADD_FRAMES)) ||
+            !add_frames(&s, add, n, T))
+            break;
+    }
+    if (bones >= T) {
+        /* no fewer bones fit: the exact bake */
+        free(s.rest), free(s.frame_of), free(s.sample_rows), free(s.cluster), free(s.cand), free(s.fit_rows), free(s.bone);
+        free(s.weight), free(s.m), free(fit);
+        return PLUSH_OK;
+    }
+    fit_bones(&s, bones, true);
+    fit->bones = bones;
+    bool ok = final_keys(&s, fit);
+    if (ok) {
+        measure(&s, s.fit_rows, s.fit_count, &fit->rms, &fit->worst);
+        fit->bone = s.bone, fit->weight = s.weight;
+        s.bone = NULL, s.weight = NULL;
+    }
+    free(s.rest), free(s.frame_of), free(s.sample_rows), free(s.cluster), free(s.cand), free(s.fit_rows), free(s.bone);
+    free(s.weight), free(s.m);
+    if (!ok) {
+        plush__bake_fit_free(fit);
+        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory fitting the bake's bones");
+    }
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    fit->seconds = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    *out = fit;
+    return PLUSH_OK;
+}

@@ -1,0 +1,256 @@
+/* The bake with its physics (plush run --bake-physics): every bone a rigid body drives (physics, or physics
+ * with the bone's position) is keyed as plush computed it, and its rigid body follows its bone in the baked
+ * PMX, so that a player with physics on or off replays plush's frames instead of simulating them again.
+ *
+ * A key is MMD's local transform: the bone's global is its parent's times T(rest offset + translation) times
+ * R(rotation), so translation = R_p^T (t_b - t_p) - (rest position - parent's rest position) and rotation =
+ * R_p^T R_b. Keys are kept where interpolation would miss (bake_keys.c), each bone with the keys' share of
+ * the tolerance divided by the most driven bones on one chain (a vertex's miss adds up along its chain), at
+ * the farthest vertex the bone or a bone below it carries.
+ *
+ * A VMD holds 15 bytes of a bone's Shift-JIS name and players match a longer name by those 15 bytes, so two
+ * bones whose names agree there (Alicia's スカート１０＿１ and スカート１０＿２, 16 bytes each) cannot be keyed
+ * apart: a driven bone whose cut name another bone shares is renamed in the baked PMX to the first ten
+ * bytes of its name, '_' and its index (the summary counts them). */
+#include "core/geom.h"
+#include "core/common.h"
+#include "export/bake_internal.h"
+#include "plush/sys/core.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Whether bone a lies on b's chain (a == b, or a's parents reach b). */
+static bool below(const plush_pmx_model *m, int32_t a, int32_t b)
+{
+    for (size_t steps = 0; a >= 0 && (size_t)a < m->bone_count && steps <= m->bone_count; steps++) {
+        if (a == b)
+            return true;
+        a = m->bones[a].parent;
+    }
+    return false;
+}
+
+enum { VMD_NAME = 15, KEPT = 10 };
+
+/* The first VMD_NAME bytes of bone i's Shift-JIS name (zero-padded) into cut; false when it does not encode
+ * (such a name is left as it is). *len gets the full encoded length. */
+static bool vmd_cut(plush_sjis *sjis, const plush_pmx_model *m, size_t i, uint8_t cut[VMD_NAME], size_t *len)
+{
+    uint8_t buf[256];
+    size_t n = 0;
+    memset(cut, 0, VMD_NAME);
+    const plush_str *name = &m->bones[i].name;
+    if (!name->s || plush_sjis_encode(sjis, name->s, name->len, buf, sizeof buf, true, &n) != PLUSH_OK)
+        return false;
+    memcpy(cut, buf, n < VMD_NAME ? n : VMD_NAME);
+    *len = n;
+    return true;
+}
+
+/* New names for the driven bones whose cut names collide (b->physics_names, NULL entries unchanged). */
+static plush_status vmd_names(plush_scene_bake *b, plush_diag *diag)
+{
+    const plush_pmx_model *m = b->binding->model;
+    size_t nb = m->bone_count;
+    plush_sjis *sjis = NULL;
+    if (plush_sjis_create(&sjis) != PLUSH_OK)
+        return PLUSH_OK; /* no converter: the names stay (the VMD writer fails the same way on its own) */
+    uint8_t(*cut)[VMD_NAME] = malloc((nb ? nb : 1) * sizeof *cut);
+    bool *ok = malloc((nb ? nb : 1) * sizeof *ok);
+    size_t *len = malloc((nb ? nb : 1) * sizeof *len);
+    b->physics_names = plush_arena_array(&b->arena, b->physics_bone_count ? b->physics_bone_count : 1,
+                                         sizeof *b->physics_names);
+    plush_status st = cut && ok && len && b->physics_names ? PLUSH_OK : plush__no_memory(diag);
+    for (size_t i = 0; st == PLUSH_OK && i < nb; i++)
+        ok[i] = vmd_cut(sjis, m, i, cut[i], &len[i]);
+    for (size_t k = 0; st == PLUSH_OK && k < b->physics_bone_count; k++) {
+        size_t i = b->physics_bones[k];
+        b->physics_names[k] = (plush_str){0};
+        bool shared = false;
+        for (size_t j = 0; ok[i] && len[i] > VMD_NAME && j < nb && !shared; j++)
+            shared = j != i && ok[j] && memcmp(cut[i], cut[j], VMD_NAME) == 0;
+        if (!shared)
+            continue;
+        uint8_t head[KEPT];
+        size_t n = 0;
+        plush_str prefix = {0};
+        bool lossy = false;
+        char text[64];
+        if (plush_sjis_encode(sjis, m->bones[i].name.s, m->bones[i].name.len, head, KEPT, true, &n) != PLUSH_OK ||
+            plush_sjis_decode(sjis, &b->arena, head, n, &prefix, &lossy) != PLUSH_OK)
+            continue;
+        int w = snprintf(text, sizeof text, "%s_%zu", prefix.s ? prefix.s : "", i);
+        char *copy = w > 0 ? plush_arena_strdup(&b->arena, text, (size_t)w) : NULL;
+        if (!copy) {
+            st = plush__no_memory(diag);
+            break;
+        }
+        b->physics_names[k] = (plush_str){.s = copy, .len = (uint32_t)w};
+        b->physics_renamed++;
+    }
+    plush_sjis_destroy(sjis);
+    free(cut), free(ok), free(len);
+    return st;
+}
+
+plush_status plush__bake_physics_begin(plush_scene_bake *b, plush_diag *diag)
+{
+    const plush_pmx_model *m = b->binding->model;
+    size_t nb = m->bone_count;
+    bool *driven = plush_arena_array(&b->arena, nb ? nb : 1, sizeof *driven);
+    if (!driven)
+        return plush__no_memory(diag);
+    memset(driven, 0, (nb ? nb : 1) * sizeof *driven);
+    size_t count = 0;
+    b->physics_body_count = 0;
+    for (size_t r = 0; r < m->rigid_body_count; r++) {
+        const plush_pmx_rigid_body *rb = &m->rigid_bodies[r];
+        if (rb->mode == PLUSH_PMX_RIGID_FOLLOW_BONE || rb->bone < 0 || (size_t)rb->bone >= nb)
+            continue;
+        b->physics_body_count++;
+        count += !driven[rb->bone];
+        driven[rb->bone] = true;
+    }
+    b->physics = true;
+    b->physics_driven = driven;
+    b->physics_bone_count = count;
+    b->physics_bones = plush_arena_array(&b->arena, count ? count : 1, sizeof *b->physics_bones);
+    b->physics_reach = plush_arena_array(&b->arena, count ? count : 1, sizeof *b->physics_reach);
+    if (!b->physics_bones || !b->physics_reach)
+        return plush__no_memory(diag);
+    count = 0;
+    for (size_t i = 0; i < nb; i++)
+        if (driven[i])
+            b->physics_bones[count++] = (uint32_t)i;
+    /* reach: the farthest rest vertex weighted to the bone or a bone below it, from its rest position */
+    for (size_t k = 0; k < count; k++) {
+        int32_t bone = (int32_t)b->physics_bones[k];
+        const float *head = m->bones[bone].position;
+        double reach = 0;
+        for (size_t v = 0; v < m->vertex_count; v++) {
+            const plush_pmx_vertex *vx = &m->vertices[v];
+            bool carried = false;
+            for (int j = 0; j < 4 && !carried; j++)
+                carried = vx->weights[j] > 0 && below(m, vx->bones[j], bone);
+            if (!carried)
+                continue;
+            double d = 0;
+            for (int c = 0; c < 3; c++)
+                d += ((double)vx->position[c] - head[c]) * ((double)vx->position[c] - head[c]);
+            reach = fmax(reach, sqrt(d));
+        }
+        b->physics_reach[k] = reach;
+    }
+    /* the most driven bones on one chain */
+    size_t depth = 0;
+    for (size_t k = 0; k < count; k++) {
+        size_t d = 0;
+        for (int32_t a = (int32_t)b->physics_bones[k]; a >= 0 && (size_t)a < nb && d <= nb; a = m->bones[a].parent)
+            d += driven[a];
+        depth = d > depth ? d : depth;
+    }
+    b->physics_depth = depth ? depth : 1;
+    return vmd_names(b, diag);
+}
+
+/* Bone's VMD key from the globals (column-major mat4): its local transform less its rest offset from the
+ * parent, the rotation in the hemisphere of prev (NULL: w >= 0). */
+static void driven_key(const plush_pmx_model *m, const float (*g)[16], uint32_t bone, const float *prev, float key[7])
+{
+    int32_t parent = m->bones[bone].parent;
+    bool has_parent = parent >= 0 && (size_t)parent < m->bone_count;
+    double gb[12], gp[12], offset[3];
+    plush__bake_global(g[bone], gb);
+    if (has_parent)
+        plush__bake_global(g[parent], gp);
+    for (int k = 0; k < 3; k++)
+        offset[k] = (double)m->bones[bone].position[k] - (has_parent ? m->bones[parent].position[k] : 0);
+    plush__bake_local_key(gb, has_parent ? gp : NULL, offset, prev, key);
+}
+
+plush_status plush__bake_physics_frame(plush_scene_bake *b, const plush_anim *anim, plush_diag *diag)
+{
+    if (!b->physics || b->frame_count == 0)
+        return PLUSH_OK;
+    size_t f = b->frame_count - 1, per = b->physics_bone_count ? b->physics_bone_count : 1;
+    if (f >= b->physics_capacity) {
+        size_t cap = b->physics_capacity ? 2 * b->physics_capacity : 64;
+        while (cap <= f)
+            cap *= 2;
+        float(*keys)[7] = cap <= SIZE_MAX / per / sizeof *keys ? realloc(b->physics_keys, cap * per * sizeof *keys)
+                                                               : NULL;
+        if (!keys)
+            return plush__no_memory(diag);
+        b->physics_keys = keys;
+        b->physics_capacity = cap;
+    }
+    const plush_pmx_model *m = b->binding->model;
+    const float(*g)[16] = plush_anim_bone_globals(anim);
+    for (size_t k = 0; k < b->physics_bone_count; k++)
+        driven_key(m, g, b->physics_bones[k], f ? b->physics_keys[(f - 1) * per + k] : NULL,
+                   b->physics_keys[f * per + k]);
+    return PLUSH_OK;
+}
+
+size_t plush__bake_physics_key_count(const plush_scene_bake *b)
+{
+    return b->physics ? b->frame_count * b->physics_bone_count : 0;
+}
+
+plush_status plush__bake_physics_keys(const plush_scene_bake *b, double tolerance, plush_vmd_motion *v, size_t room,
+                                      plush_diag *diag)
+{
+    if (!b->physics || b->physics_bone_count == 0)
+        return PLUSH_OK;
+    const plush_pmx_model *m = b->binding->model;
+    bool *keep = malloc((b->frame_count ? b->frame_count : 1) * sizeof *keep);
+    uint8_t(*curves)[4][4] = malloc((b->frame_count ? b->frame_count : 1) * sizeof *curves);
+    if (!keep || !curves) {
+        free(keep), free(curves);
+        return plush__no_memory(diag);
+    }
+    double share = tolerance >= 0 ? tolerance / (double)b->physics_depth : tolerance;
+    for (size_t k = 0; k < b->physics_bone_count; k++) {
+        plush__bake_reduce_track((const float(*)[7])b->physics_keys + k, b->physics_bone_count, b->frames,
+                                 b->frame_count, b->physics_reach[k], share, keep, curves);
+        for (size_t f = 0; f < b->frame_count; f++) {
+            if (!keep[f])
+                continue;
+            if (v->bone_key_count >= room) {
+                free(keep), free(curves);
+                return plush_diag_fail(diag, PLUSH_E_RANGE, -1, NULL, -1, "too many baked keys");
+            }
+            plush_vmd_bone_key *key = &v->bone_keys[v->bone_key_count++];
+            const float *src = b->physics_keys[f * b->physics_bone_count + k];
+            key->name = b->physics_names && b->physics_names[k].s ? b->physics_names[k] : m->bones[b->physics_bones[k]].name;
+            key->frame = b->frames[f];
+            memcpy(key->translation, src, 3 * sizeof(float));
+            memcpy(key->rotation, src + 3, 4 * sizeof(float));
+            plush__bake_interpolation((const uint8_t(*)[4])curves[f], key->interpolation);
+        }
+    }
+    free(keep), free(curves);
+    return PLUSH_OK;
+}
+
+plush_status plush__bake_physics_model(const plush_scene_bake *b, plush_pmx_model *o, plush_diag *diag)
+{
+    if (!b->physics || b->physics_body_count == 0)
+        return PLUSH_OK;
+    const plush_pmx_model *m = b->binding->model;
+    plush_pmx_rigid_body *bodies = plush_arena_array(plush_pmx_arena(o), m->rigid_body_count, sizeof *bodies);
+    if (!bodies)
+        return plush__no_memory(diag);
+    memcpy(bodies, m->rigid_bodies, m->rigid_body_count * sizeof *bodies);
+    for (size_t r = 0; r < m->rigid_body_count; r++)
+        if (bodies[r].mode != PLUSH_PMX_RIGID_FOLLOW_BONE && bodies[r].bone >= 0 && (size_t)bodies[r].bone < m->bone_count)
+            bodies[r].mode = PLUSH_PMX_RIGID_FOLLOW_BONE;
+    o->rigid_bodies = bodies;
+    for (size_t k = 0; b->physics_names && k < b->physics_bone_count; k++)
+        if (b->physics_names[k].s)
+            o->bones[b->physics_bones[k]].name = b->physics_names[k];
+    return PLUSH_OK;
+}

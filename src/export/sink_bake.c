@@ -1,0 +1,166 @@
+/* Export "pmx+vmd": the bake (scene.h, plush_scene_bake_*) as a sink -- a key per frame for every
+ * pseudo-bone, both files written when the run ends, the textures named from OUTDIR (or copied there). */
+#include "core/common.h"
+#include "export/bake_internal.h"
+#include "export/sink_internal.h"
+#include "plush/sys/core.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct bake_sink {
+    plush_scene_sink base;
+    plush_scene_bake *bake;
+    char *pmx, *vmd;
+    char *model_file;         /* NULL: the texture paths stay as stored */
+    char *final_dir;          /* the folder the bake ends in; NULL: where it is written */
+    bool copy_textures;
+    bool stretch;             /* the mesh exports use stretch-aware frames the bake cannot hold */
+    double tolerance;         /* model units; < 0: every key */
+    uint32_t bones;           /* fitted bones asked for; 0: chosen from the tolerance */
+    bool physics;             /* --bake-physics */
+    bool shared;              /* the bake is the scene's (shared with the glTF export) */
+    size_t bodies;            /* the model's rigid bodies physics moves */
+    plush_scene_bake_stats stats;   /* once written */
+    bool written;
+} bake_sink;
+
+static plush_status bake_frame(plush_scene_sink *s, const plush_scene *scene, uint32_t frame, plush_diag *diag)
+{
+    bake_sink *b = (bake_sink *)s;
+    plush_diag local = {.file = b->vmd};
+    plush_status st = plush__sink_bake_frame(b->bake, scene, frame, &local);
+    if (st == PLUSH_OK)
+        st = plush__bake_physics_frame(b->bake, plush_scene_get_anim(scene), &local);
+    return st == PLUSH_OK ? st : plush__sink_fail(diag, &local);
+}
+
+static plush_status bake_end(plush_scene_sink *s, const plush_scene *scene, plush_diag *diag)
+{
+    (void)scene;
+    bake_sink *b = (bake_sink *)s;
+    plush_diag local = {.file = b->pmx};
+    plush_scene_bake_write_options opt = {.model_file = b->model_file, .copy_textures = b->copy_textures,
+                                          .bake_dir = b->final_dir, .stats = &b->stats};
+    plush_status st = plush_scene_bake_fit(b->bake, b->bones, &local);
+    /* plush_scene_bake_write_with names the file at fault itself */
+    if (st == PLUSH_OK)
+        st = plush_scene_bake_write_with(b->bake, b->pmx, b->vmd, &opt, &local);
+    b->written = st == PLUSH_OK;
+    if (b->written && b->stats.keys > PLUSH__MMD_MAX_KEYS)
+        plush_diag_warn(&local, -1, NULL, -1,
+                        "the baked motion holds %zu keys: MMD loads at most %u; a larger --bake-tolerance "
+                        "or fewer --bake-bones brings it under",
+                        b->stats.keys, PLUSH__MMD_MAX_KEYS);
+    plush__diag_forward(diag, &local, NULL); /* the writer's warnings: missing textures */
+    return st == PLUSH_OK ? st : plush__sink_fail(diag, &local);
+}
+
+static int bake_describe(const plush_scene_sink *s, char *buf, size_t size)
+{
+    const bake_sink *b = (const bake_sink *)s;
+    char figures[1400] = "";
+    if (b->written) {
+        char tol[64] = "a key every frame", fit[200] = "";
+        if (b->tolerance >= 0)
+            snprintf(tol, sizeof tol, "within %.3g units", b->tolerance);
+        if (b->stats.bones != b->stats.triangles)
+            snprintf(fit, sizeof fit, "\nfitted to %zu cage triangles in %.2f s: RMS %.3g, worst vertex %.3g units",
+                     b->stats.triangles, b->stats.fit_seconds, b->stats.fit_rms, b->stats.fit_worst);
+        char physics[240] = "", renamed[120] = "";
+        if (b->stats.physics_renamed)
+            snprintf(renamed, sizeof renamed, " (%zu renamed: VMD keeps 15 bytes of a name, and theirs shared them)",
+                     b->stats.physics_renamed);
+        if (b->physics)
+            snprintf(physics, sizeof physics, "\nphysics baked: %zu bones keyed as plush moved them%s, their %zu rigid "
+                     "bodies follow them", b->stats.physics_bones, renamed, b->stats.physics_bodies);
+        else if (b->bodies)
+            snprintf(physics, sizeof physics, "\nphysics left to the player: %zu rigid bod%s simulate%s there "
+                     "(--bake-physics keys %s instead)", b->bodies, b->bodies == 1 ? "y" : "ies",
+                     b->bodies == 1 ? "s" : "", b->bodies == 1 ? "it" : "them");
+        snprintf(figures, sizeof figures, "\n%zu bones, %zu keys (%zu recorded, %s)%s; PMX %.1f MB, VMD %.1f MB%s%s",
+                 b->stats.bones, b->stats.keys, b->stats.keys_recorded, tol,
+                 b->stats.keys > PLUSH__MMD_MAX_KEYS ? ": too many for MMD" : "", b->stats.pmx_bytes / 1e6,
+                 b->stats.vmd_bytes / 1e6, fit, physics);
+    }
+    return snprintf(buf, size, "%s\n%s%s%s", b->pmx, b->vmd, figures,
+                    b->stretch ? "\n(stretch-aware frames cannot be bone keys: the bake uses rigid frames)" : "");
+}
+
+static void bake_destroy(plush_scene_sink *s)
+{
+    bake_sink *b = (bake_sink *)s;
+    if (!b->shared)
+        plush_scene_bake_destroy(b->bake);
+    free(b->pmx);
+    free(b->vmd);
+    free(b->model_file);
+    free(b->final_dir);
+    free(b);
+}
+
+/* A key per frame and pseudo-bone: 28 bytes recorded, then a VMD key in memory and 111 bytes in the file
+ * while the motion is written. */
+static void bake_estimate(const plush_scene_sink *s, uint32_t frames, double *memory, double *disk)
+{
+    const bake_sink *b = (const bake_sink *)s;
+    double keys = (double)frames * (double)b->bake->triangle_count;
+    *memory = keys * (28.0 + (double)sizeof(plush_vmd_bone_key) + 111.0);
+    *disk = keys * 111.0;
+}
+
+static const plush_scene_sink_ops bake_ops = {.frame = bake_frame,
+                                              .end = bake_end,
+                                              .describe = bake_describe,
+                                              .destroy = bake_destroy,
+                                              .estimate = bake_estimate};
+
+static plush_status bake_create(const plush_scene *scene, const plush_scene_output *out, plush_scene_sink **sink,
+                                plush_diag *diag)
+{
+    bake_sink *b = calloc(1, sizeof *b);
+    if (b) {
+        b->base.ops = &bake_ops;
+        b->pmx = plush__sink_path(out, PLUSH__OUT_SUFFIX ".pmx");
+        b->vmd = plush__sink_path(out, PLUSH__OUT_SUFFIX ".vmd");
+        b->copy_textures = out->copy_textures;
+        if (out->model_file)
+            b->model_file = strdup(out->model_file);
+        if (out->final_dir)
+            b->final_dir = strdup(out->final_dir);
+    }
+    if (!b || !b->pmx || !b->vmd || (out->model_file && !b->model_file) || (out->final_dir && !b->final_dir)) {
+        if (b)
+            bake_destroy(&b->base);
+        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+    }
+    plush_scene_desc desc;
+    plush_scene_get_desc(scene, &desc);
+    b->stretch = desc.skin.stretch;
+    plush_status st = plush__sink_bake_get(scene, out, &b->bake, &b->shared, diag);
+    if (st != PLUSH_OK) {
+        bake_destroy(&b->base);
+        return st;
+    }
+    b->tolerance = b->bake->tolerance;
+    b->bones = out->bake_bones;
+    b->physics = out->bake_physics;
+    if (b->physics && (st = plush__bake_physics_begin(b->bake, diag)) != PLUSH_OK) {
+        bake_destroy(&b->base);
+        return st;
+    }
+    b->bodies = 0;
+    for (size_t r = 0; r < desc.model->rigid_body_count; r++)
+        b->bodies += desc.model->rigid_bodies[r].mode != PLUSH_PMX_RIGID_FOLLOW_BONE;
+    *sink = &b->base;
+    return PLUSH_OK;
+}
+
+const plush_scene_export plush__export_bake = {
+    .name = "pmx+vmd",
+    .label = "baked",
+    .help = "OUTDIR/<model>_plush.pmx + .vmd: PMX 2.0 + a key per frame (any MMD player; proxy mode)",
+    .modes = PLUSH_SCENE_MODE_BIT(PLUSH_SCENE_PROXY),
+    .create = bake_create,
+};

@@ -1,0 +1,410 @@
+/* Export "quality": per frame the detailed surface's and (proxy mode) the cage's edge strain, crease and
+ * volume against rest (plush/quality.h); the worst frame in the summary, and with --export quality
+ * every frame in OUTDIR/quality.csv. plush run measures whether or not the file is asked for
+ * (plush_scene_quality_sink_create), so the measure runs on a thread of its own: a frame's positions are
+ * copied into one of a ring of buffers and measured there while the run computes the next frames (a few
+ * buffers rather than two, so that the thread losing its core for a moment does not stop the run). The figures
+ * are the same, frame for frame, as measuring in line (it is the same function on the same floats); only
+ * when no thread can be started does it measure in line. */
+#include "plush/quality.h"
+#include "plush/sys/core.h"
+#include "export/bake_internal.h"
+#include "export/sink_internal.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A frame handed to the measure: its positions, copied. */
+/* Frames the run may be ahead of the measure (2.9 MB of positions on the demo bear). */
+#define QUALITY_SLOTS 4
+
+typedef struct quality_slot {
+    float (*surface)[3], (*cage)[3];
+    plush_scene_soft_figures soft; /* the scene's body and offset figures of the frame */
+    bool has_soft;
+    uint32_t frame;
+} quality_slot;
+
+typedef struct quality_sink {
+    plush_scene_sink base;
+    char *path;                   /* quality.csv; NULL: measure only */
+    plush_quality *surface, *cage;
+    size_t surface_count, cage_count; /* positions per frame */
+    plush_buf csv;
+    /* the worst frame of the surface (largest p99.9 strain) and its figures */
+    int64_t worst_frame;
+    plush_quality_figures worst, worst_cage;
+    double tear;                  /* the largest tear over the frames measured, and its frame */
+    int64_t tear_frame;
+    plush_arena arena;
+    /* the measure's thread; the figures above and the CSV are written under sync->lock while it runs */
+    quality_slot slot[QUALITY_SLOTS];
+    pthread_t thread;
+    struct quality_sync *sync;    /* NULL: measured in line */
+} quality_sink;
+
+/* Frames handed (the run's thread) and measured (the measure's), under lock. Apart from the sink so that
+ * describe, given a const sink, can still take the lock. */
+typedef struct quality_sync {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    bool quit;
+    uint64_t handed, measured;
+} quality_sync;
+
+static const char header[] =
+    "frame,surface_strain_p50,surface_strain_p99,surface_strain_p999,surface_strain_max,surface_strain_outside,"
+    "surface_crease_p99,surface_crease_max,surface_volume_ratio,cage_strain_p50,cage_strain_p99,"
+    "cage_strain_p999,cage_strain_max,cage_strain_outside,cage_crease_p99,cage_crease_max,cage_volume_ratio,"
+    "body_inside_share,body_inside_depth,bones_inside_share,soft_offset_share,surface_tear\n";
+
+static int figures_csv(char *dst, size_t cap, const plush_quality_figures *f)
+{
+    return snprintf(dst, cap, ",%.6g,%.6g,%.6g,%.6g,%.6g,%.4g,%.4g,%.6g", f->strain_p50, f->strain_p99,
+                    f->strain_p999, f->strain_max, f->strain_outside, f->crease_p99, f->crease_max, f->volume_ratio);
+}
+
+static void keep(quality_sink *q, const quality_slot *in, const plush_quality_figures *f,
+                 const plush_quality_figures *c);
+
+/* Measures one frame and keeps what it gives (the thread, or the run's thread when there is none). A row
+ * that cannot be stored marks the buffer failed; end reports it. */
+static void measure(quality_sink *q, const quality_slot *in)
+{
+    plush_quality_figures f, c = {.volume_ratio = NAN};
+    plush_quality_measure(q->surface, (const float(*)[3])in->surface, &f);
+    if (q->cage)
+        plush_quality_measure(q->cage, (const float(*)[3])in->cage, &c);
+    if (q->sync)
+        pthread_mutex_lock(&q->sync->lock);
+    keep(q, in, &f, &c);
+    if (q->sync)
+        pthread_mutex_unlock(&q->sync->lock);
+}
+
+static void keep(quality_sink *q, const quality_slot *in, const plush_quality_figures *f,
+                 const plush_quality_figures *c)
+{
+    uint32_t frame = in->frame;
+    if (q->worst_frame < 0 || f->strain_p999 > q->worst.strain_p999)
+        q->worst_frame = frame, q->worst = *f, q->worst_cage = *c;
+    if (q->tear_frame < 0 || f->tear > q->tear || f->tear != f->tear)
+        q->tear = f->tear, q->tear_frame = frame;
+    if (!q->path)
+        return;
+    char line[512];
+    int n = snprintf(line, sizeof line, "%u", frame);
+    n += figures_csv(line + n, sizeof line - (size_t)n, f);
+    if (q->cage)
+        n += figures_csv(line + n, sizeof line - (size_t)n, c);
+    else
+        n += snprintf(line + n, sizeof line - (size_t)n, ",,,,,,,,");
+    if (in->has_soft)
+        n += snprintf(line + n, sizeof line - (size_t)n, ",%.6g,%.6g,%.6g,%.6g", in->soft.inside_share,
+                      in->soft.inside_depth, in->soft.bones_inside_share, in->soft.offset_share);
+    else
+        n += snprintf(line + n, sizeof line - (size_t)n, ",,,,");
+    n += snprintf(line + n, sizeof line - (size_t)n, ",%.6g", f->tear);
+    line[n++] = '\n';
+    plush_buf_append(&q->csv, line, (size_t)n);
+}
+
+static void *measure_thread(void *arg)
+{
+    quality_sink *q = arg;
+    quality_sync *y = q->sync;
+    pthread_mutex_lock(&y->lock);
+    for (;;) {
+        while (y->measured == y->handed && !y->quit)
+            pthread_cond_wait(&y->cond, &y->lock);
+        if (y->measured == y->handed)
+            break;
+        const quality_slot *in = &q->slot[y->measured % QUALITY_SLOTS];
+        pthread_mutex_unlock(&y->lock);
+        measure(q, in);
+        pthread_mutex_lock(&y->lock);
+        y->measured++;
+        pthread_cond_broadcast(&y->cond);
+    }
+    pthread_mutex_unlock(&y->lock);
+    return NULL;
+}
+
+/* Waits for every frame handed to be measured and ends the thread: from then on the sink is measured in
+ * line (a frame after end would be). */
+static void stop_thread(quality_sink *q)
+{
+    quality_sync *y = q->sync;
+    if (!y)
+        return;
+    pthread_mutex_lock(&y->lock);
+    y->quit = true;
+    pthread_cond_broadcast(&y->cond);
+    pthread_mutex_unlock(&y->lock);
+    pthread_join(q->thread, NULL);
+    pthread_cond_destroy(&y->cond);
+    pthread_mutex_destroy(&y->lock);
+    free(y);
+    q->sync = NULL;
+}
+
+/* The scene's figures of the soft part against the body, when it has a binding to measure. */
+static void soft_figures(const plush_scene *scene, quality_slot *slot)
+{
+    plush_scene_soft_summary summary;
+    plush_scene_soft(scene, &slot->soft, &summary);
+    slot->has_soft = summary.frames > 0;
+}
+
+static plush_status quality_frame(plush_scene_sink *s, const plush_scene *scene, uint32_t frame, plush_diag *diag)
+{
+    quality_sink *q = (quality_sink *)s;
+    quality_sync *y = q->sync;
+    if (!y) {
+        quality_slot in = {.surface = (float(*)[3])plush_scene_positions(scene),
+                           .cage = q->cage ? (float(*)[3])plush_scene_proxy_nodes(scene) : NULL,
+                           .frame = frame};
+        soft_figures(scene, &in);
+        measure(q, &in);
+        return q->csv.failed ? plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory") : PLUSH_OK;
+    }
+    /* the slot of frame handed - QUALITY_SLOTS is free once that frame is measured */
+    pthread_mutex_lock(&y->lock);
+    while (y->handed - y->measured >= QUALITY_SLOTS)
+        pthread_cond_wait(&y->cond, &y->lock);
+    bool failed = q->csv.failed;
+    quality_slot *out = &q->slot[y->handed % QUALITY_SLOTS];
+    pthread_mutex_unlock(&y->lock);
+    if (failed)
+        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+    memcpy(out->surface, plush_scene_positions(scene), q->surface_count * sizeof *out->surface);
+    if (q->cage)
+        memcpy(out->cage, plush_scene_proxy_nodes(scene), q->cage_count * sizeof *out->cage);
+    out->frame = frame;
+    soft_figures(scene, out);
+    pthread_mutex_lock(&y->lock);
+    y->handed++;
+    pthread_cond_broadcast(&y->cond);
+    pthread_mutex_unlock(&y->lock);
+    return PLUSH_OK;
+}
+
+static plush_status quality_end(plush_scene_sink *s, const plush_scene *scene, plush_diag *diag)
+{
+    (void)scene;
+    quality_sink *q = (quality_sink *)s;
+    stop_thread(q);
+    if (q->csv.failed)
+        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+    if (!q->path)
+        return PLUSH_OK;
+    plush_diag local = {.file = q->path};
+    plush_status st = plush_file_write_atomic(q->path, q->csv.data, q->csv.size, &local);
+    return st == PLUSH_OK ? st : plush__sink_fail(diag, &local);
+}
+
+/* The worst frame so far and its figures (under the lock while the thread runs). */
+static int64_t worst(const quality_sink *q, plush_quality_figures *f, plush_quality_figures *c, double *tear,
+                     int64_t *tear_frame)
+{
+    if (q->sync)
+        pthread_mutex_lock(&q->sync->lock);
+    int64_t frame = q->worst_frame;
+    *f = q->worst, *c = q->worst_cage;
+    if (tear)
+        *tear = q->tear, *tear_frame = q->tear_frame;
+    if (q->sync)
+        pthread_mutex_unlock(&q->sync->lock);
+    return frame;
+}
+
+static int quality_describe(const plush_scene_sink *s, char *buf, size_t size)
+{
+    const quality_sink *q = (const quality_sink *)s;
+    plush_quality_figures fig, cage;
+    double tear;
+    int64_t tear_frame;
+    int64_t frame = worst(q, &fig, &cage, &tear, &tear_frame);
+    const plush_quality_figures *f = &fig, *c = &cage;
+    if (frame < 0)
+        return snprintf(buf, size, "%s%sno frame measured", q->path ? q->path : "", q->path ? "; " : "");
+    int n = snprintf(buf, size,
+                     "%s%sworst frame %lld: surface strain p50 %.3f p99 %.3f p99.9 %.3f max %.3f, %.2f%% of edges "
+                     "beyond 1.5x, crease p99 %.1f max %.1f deg, volume %.3f",
+                     q->path ? q->path : "", q->path ? "; " : "", (long long)frame, f->strain_p50,
+                     f->strain_p99, f->strain_p999, f->strain_max, 100.0 * f->strain_outside, f->crease_p99,
+                     f->crease_max, f->volume_ratio);
+    if (tear_frame >= 0 && n >= 0 && (size_t)n < size)
+        n += snprintf(buf + n, size - (size_t)n, "; layers apart at most %.3g (frame %lld)", tear,
+                      (long long)tear_frame);
+    if (q->cage && n >= 0 && (size_t)n < size)
+        n += snprintf(buf + n, size - (size_t)n,
+                      "\ncage at that frame: strain p50 %.3f p99 %.3f p99.9 %.3f max %.3f, %.2f%% beyond 1.5x, "
+                      "crease p99 %.1f max %.1f deg, volume %.3f",
+                      c->strain_p50, c->strain_p99, c->strain_p999, c->strain_max, 100.0 * c->strain_outside,
+                      c->crease_p99, c->crease_max, c->volume_ratio);
+    return n;
+}
+
+static void quality_destroy(plush_scene_sink *s)
+{
+    quality_sink *q = (quality_sink *)s;
+    stop_thread(q);
+    plush_quality_destroy(q->surface);
+    plush_quality_destroy(q->cage);
+    plush_buf_free(&q->csv);
+    plush_arena_free(&q->arena);
+    free(q->path);
+    free(q);
+}
+
+static const plush_scene_sink_ops quality_ops = {.frame = quality_frame,
+                                                 .end = quality_end,
+                                                 .describe = quality_describe,
+                                                 .destroy = quality_destroy};
+
+/* The measure's thread and its two buffers; without them the sink measures in line. */
+static void start_thread(quality_sink *q)
+{
+    for (int k = 0; k < QUALITY_SLOTS; k++) {
+        q->slot[k].surface = plush_arena_array(&q->arena, q->surface_count ? q->surface_count : 1,
+                                               sizeof *q->slot[k].surface);
+        q->slot[k].cage = plush_arena_array(&q->arena, q->cage_count ? q->cage_count : 1, sizeof *q->slot[k].cage);
+        if (!q->slot[k].surface || !q->slot[k].cage)
+            return;
+    }
+    quality_sync *y = calloc(1, sizeof *y);
+    if (!y)
+        return;
+    if (pthread_mutex_init(&y->lock, NULL) != 0) {
+        free(y);
+        return;
+    }
+    if (pthread_cond_init(&y->cond, NULL) != 0) {
+        pthread_mutex_destroy(&y->lock);
+        free(y);
+        return;
+    }
+    q->sync = y;
+    if (pthread_create(&q->thread, NULL, measure_thread, q) != 0) {
+        q->sync = NULL;
+        pthread_cond_destroy(&y->cond);
+        pthread_mutex_destroy(&y->lock);
+        free(y);
+    }
+}
+
+/* A quality sink: with file (OUTDIR/quality.csv) or, file NULL, measuring only. */
+static plush_status quality_make(const plush_scene *scene, char *file, plush_scene_sink **sink, plush_diag *diag)
+{
+    quality_sink *q = calloc(1, sizeof *q);
+    if (q) {
+        q->base.ops = &quality_ops;
+        q->worst_frame = q->tear_frame = -1;
+        q->path = file;
+    }
+    if (!q || (file && !plush_buf_append(&q->csv, header, sizeof header - 1))) {
+        if (q)
+            quality_destroy(&q->base);
+        else
+            free(file);
+        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+    }
+    plush_scene_desc desc;
+    plush_scene_get_desc(scene, &desc);
+    const plush_pmx_model *m = desc.model;
+    float(*rest)[3] = plush_arena_array(&q->arena, m->vertex_count ? m->vertex_count : 1, sizeof *rest);
+    uint32_t(*tris)[3] = NULL;
+    size_t nt = 0;
+    bool *soft = plush__bake_soft_materials(m, &q->arena);
+    plush_status st = rest && soft ? plush__bake_visible_faces(m, soft, &q->arena, &tris, &nt, diag)
+                                   : plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+    for (size_t v = 0; st == PLUSH_OK && v < m->vertex_count; v++)
+        memcpy(rest[v], m->vertices[v].position, sizeof rest[v]);
+    /* With a binding, the surface is what the proxy skins: the faces of bound vertices only (Alicia's
+     * hair, not her bone-skinned elbows, whose strain is plain MMD skinning). */
+    const plush_scene_binding *b = plush_scene_get_binding(scene);
+    if (st == PLUSH_OK && b) {
+        size_t kept = 0;
+        for (size_t f = 0; f < nt; f++)
+            if (plush_scene_binding_row(b, tris[f][0]) >= 0 && plush_scene_binding_row(b, tris[f][1]) >= 0 &&
+                plush_scene_binding_row(b, tris[f][2]) >= 0)
+                memmove(tris[kept++], tris[f], sizeof tris[f]);
+        nt = kept;
+    }
+    if (st == PLUSH_OK)
+        st = plush_quality_create((const float(*)[3])rest, m->vertex_count, (const uint32_t(*)[3])tris, nt,
+                                  &q->surface, diag);
+    if (st == PLUSH_OK) { /* a soft body's own mesh copies the surface it was made from: not a layer of it */
+        bool *dropped = plush_arena_array(&q->arena, m->vertex_count ? m->vertex_count : 1, sizeof *dropped);
+        st = dropped ? PLUSH_OK : plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+        size_t first = 0;
+        for (size_t mat = 0; st == PLUSH_OK && mat < m->material_count; mat++) {
+            size_t count = m->materials[mat].index_count > 0 ? (size_t)m->materials[mat].index_count : 0;
+            for (size_t i = 0; soft[mat] && i < count && first + i < m->index_count; i++)
+                if (m->indices[first + i] < m->vertex_count)
+                    dropped[m->indices[first + i]] = true;
+            first += count;
+        }
+        if (st == PLUSH_OK)
+            plush_quality_drop_layers(q->surface, dropped);
+    }
+    q->surface_count = m->vertex_count;
+    if (st == PLUSH_OK && desc.mode == PLUSH_SCENE_PROXY && b) {
+        st = plush_quality_create((const float(*)[3])b->proxy.nodes, b->proxy.node_count,
+                                  (const uint32_t(*)[3])b->proxy.triangles, b->proxy.triangle_count, &q->cage, diag);
+        q->cage_count = b->proxy.node_count;
+    }
+    if (st != PLUSH_OK) {
+        quality_destroy(&q->base);
+        return st;
+    }
+    start_thread(q);
+    q->base.kind = &plush__export_quality;
+    *sink = &q->base;
+    return PLUSH_OK;
+}
+
+static plush_status quality_create(const plush_scene *scene, const plush_scene_output *out, plush_scene_sink **sink,
+                                   plush_diag *diag)
+{
+    char *path = plush__sink_file(out, PLUSH__OUT_QUALITY);
+    if (!path)
+        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+    return quality_make(scene, path, sink, diag);
+}
+
+plush_status plush_scene_quality_sink_create(const plush_scene *scene, plush_scene_sink **sink, plush_diag *diag)
+{
+    if (!scene || !sink)
+        return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, NULL, -1, "no scene");
+    *sink = NULL;
+    return quality_make(scene, NULL, sink, diag);
+}
+
+bool plush_scene_quality_sink_worst(const plush_scene_sink *sink, int64_t *frame, plush_quality_figures *surface,
+                                    plush_quality_figures *cage)
+{
+    if (!sink || sink->kind != &plush__export_quality)
+        return false;
+    plush_quality_figures f, c;
+    int64_t w = worst((const quality_sink *)sink, &f, &c, NULL, NULL);
+    if (frame)
+        *frame = w;
+    if (surface)
+        *surface = f;
+    if (cage)
+        *cage = c;
+    return w >= 0;
+}
+
+const plush_scene_export plush__export_quality = {
+    .name = "quality",
+    .label = "quality",
+    .help = "OUTDIR/quality.csv: per frame the surface's and cage's strain, crease, volume",
+    .modes = PLUSH_SCENE_ALL_MODES,
+    .create = quality_create,
+};
