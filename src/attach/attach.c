@@ -97,13 +97,6 @@ static const plush_str *body_name(const void *items, size_t i)
     return &((const plush_pmx_rigid_body *)items)[i].name;
 }
 
-void plush__attach_progress_step(plush__attach_progress *p)
-{
-    p->done++;
-    if (p->o->progress && (p->done % 4096 == 0 || p->done == p->total))
-        p->o->progress(p->o->progress_user, p->done, p->total);
-}
-
 /* The cage's vertices after the model's: positions, area-weighted normals oriented like the model's, and
  * the skin weights of the nearest model vertex. */
 static plush_status cage_vertices(const plush_pmx_model *m, const plush_cage_mesh *cage, plush_pmx_vertex *out,

@@ -17,7 +17,12 @@ typedef struct plush__attach_progress {
     size_t done, total;
 } plush__attach_progress;
 /* Counts one more point searched; calls options->progress every few thousand and at the total. */
-void plush__attach_progress_step(plush__attach_progress *p);
+static inline void plush__attach_progress_step(plush__attach_progress *p)
+{
+    p->done++;
+    if (p->o->progress && (p->done % 4096 == 0 || p->done == p->total))
+        p->o->progress(p->o->progress_user, p->done, p->total);
+}
 
 /* options->auto_pins (attach_pins.c): sets pinned and auto_pinned per cage vertex, rewrites the weights of
  * the cage vertices it pins (cage_verts), and the bones of info[p] for each piece. */

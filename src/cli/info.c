@@ -74,58 +74,6 @@ static file_kind detect_kind(const uint8_t *data, size_t size, plush_diag *diag)
     return KIND_UNKNOWN;
 }
 
-/* ---- shared text helpers --------------------------------------------------------------------- */
-
-void info_line(const char *label, const char *fmt, ...)
-{
-    printf("  %-*s ", INFO_LABEL_WIDTH, label);
-    va_list ap;
-    va_start(ap, fmt);
-    vprintf(fmt, ap);
-    va_end(ap);
-    fputc('\n', stdout);
-}
-
-void info_name_line(const char *label, const plush_str *name)
-{
-    printf("  %-*s ", INFO_LABEL_WIDTH, label);
-    json_write_escaped(stdout, name->s ? name->s : "", name->s ? name->len : 0);
-    fputc('\n', stdout);
-}
-
-static uint32_t kept_warnings(const plush_diag *diag)
-{
-    return diag->warning_count < PLUSH_DIAG_KEPT_WARNINGS ? diag->warning_count : PLUSH_DIAG_KEPT_WARNINGS;
-}
-
-void info_warnings_text(const plush_diag *diag)
-{
-    if (diag->warning_count == 0) {
-        info_line("warnings", "none");
-        return;
-    }
-    info_line("warnings", "%u", (unsigned)diag->warning_count);
-    uint32_t kept = kept_warnings(diag);
-    for (uint32_t i = 0; i < kept; i++) {
-        /* Warnings quote file text; keep each on its own line whatever it holds. */
-        fputs("    ", stdout);
-        text_write_escaped(stdout, diag->warnings[i], strlen(diag->warnings[i]), false);
-        fputc('\n', stdout);
-    }
-    if (diag->warning_count > kept)
-        printf("    ... and %u more\n", (unsigned)(diag->warning_count - kept));
-}
-
-void info_warnings_json(json_writer *w, const plush_diag *diag)
-{
-    json_uint(w, "warning_count", diag->warning_count);
-    json_array_begin(w, "warnings");
-    uint32_t kept = kept_warnings(diag);
-    for (uint32_t i = 0; i < kept; i++)
-        json_string(w, NULL, diag->warnings[i]);
-    json_array_end(w);
-}
-
 /* ---- VMD and VPD ----------------------------------------------------------------------------- */
 
 static void vmd_text(const plush_vmd_motion *m, const plush_diag *diag)

@@ -140,7 +140,7 @@ static inline void buf_printf(plush_buf *b, const char *fmt, ...)
     plush_buf_append(b, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
 }
 
-/* dir/name in malloc'ed memory; NULL when out of memory. */
+/* compare_files.c: dir/name in malloc'ed memory; NULL when out of memory. */
 char *plush__compare_path(const char *dir, const char *name);
 /* Sets diag->file to dir/name, kept in the study until the next call or destroy. */
 void plush__compare_name_file(plush_compare_study *s, const char *name, plush_diag *diag);

@@ -53,12 +53,12 @@ typedef struct pmx_unkept {
  * read learned while streaming (the same rules, the same first failure). */
 plush_status plush__pmx_validate_read(const plush_pmx_model *m, bool as_21, const pmx_unkept *u, plush_diag *diag);
 
-/* The rules for one vertex (weight type, bone indices against m->bone_count, SDEF entry). */
-bool plush__pmx_check_vertex(const plush_pmx_model *m, const plush_pmx_vertex *v, size_t i, plush_diag *diag);
-
-/* Reads the vertex section of u->data again and checks each vertex with plush__pmx_check_vertex, stopping
- * at the first failure (false, diag set). */
-bool plush__pmx_recheck_vertices(const pmx_unkept *u, const plush_pmx_model *m, plush_diag *diag);
+/* Reads the vertex section of u->data again (pmx_read_geometry.c) and hands each vertex to check (the
+ * validation's rules for one vertex, pmx_validate.c), stopping at the first it refuses (false, diag set
+ * by check or here). */
+typedef bool (*pmx_vertex_check)(void *ctx, const plush_pmx_vertex *v, size_t i);
+bool plush__pmx_recheck_vertices(const pmx_unkept *u, const plush_pmx_model *m, pmx_vertex_check check, void *ctx,
+                                 plush_diag *diag);
 
 
 /* The 18 soft-body config floats in file order (VCF ... SS_SPLT_CL). */

@@ -276,7 +276,8 @@ void plush__pmx_rd_check_vertices(reader *r, size_t first, size_t n)
     r->index = (int64_t)n - 1;
 }
 
-bool plush__pmx_recheck_vertices(const pmx_unkept *u, const plush_pmx_model *m, plush_diag *diag)
+bool plush__pmx_recheck_vertices(const pmx_unkept *u, const plush_pmx_model *m, pmx_vertex_check check, void *ctx,
+                                 plush_diag *diag)
 {
     plush_diag quiet = {0};
     reader r = {.diag = &quiet, .section = PMX_SEC_VERTEX, .drop_geometry = true};
@@ -296,7 +297,7 @@ bool plush__pmx_recheck_vertices(const pmx_unkept *u, const plush_pmx_model *m, 
         }
         if (v.weight_type == PLUSH_PMX_SDEF)
             v.sdef = sdefs++;
-        if (!plush__pmx_check_vertex(m, &v, i, diag))
+        if (!check(ctx, &v, i))
             return false;
     }
     return true;

@@ -61,10 +61,10 @@ static inline bool check_vertex(checker *k, const plush_pmx_vertex *v, size_t i)
     return true;
 }
 
-bool plush__pmx_check_vertex(const plush_pmx_model *m, const plush_pmx_vertex *v, size_t i, plush_diag *diag)
+/* check_vertex as the reader's second walk calls it (plush__pmx_recheck_vertices). */
+static bool recheck_vertex(void *ctx, const plush_pmx_vertex *v, size_t i)
 {
-    checker k = {.m = m, .diag = diag};
-    return check_vertex(&k, v, i);
+    return check_vertex(ctx, v, i);
 }
 
 static bool check_vertices(checker *k)
@@ -76,7 +76,7 @@ static bool check_vertices(checker *k)
         const pmx_unkept *u = k->unkept;
         if (u->bone_min >= -1 && u->bone_max < (int64_t)m->bone_count)
             return true;
-        return plush__pmx_recheck_vertices(u, m, k->diag);
+        return plush__pmx_recheck_vertices(u, m, recheck_vertex, k, k->diag);
     }
     for (size_t i = 0; i < m->vertex_count; i++)
         if (!check_vertex(k, &m->vertices[i], i))

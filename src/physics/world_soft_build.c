@@ -20,18 +20,6 @@ static const char *soft_name(const plush_pmx_soft_body *sb)
 
 /* ---- geometry ----------------------------------------------------------------------------------- */
 
-bool plush__world_soft_has_area(const float (*rest)[3], const uint32_t f[3])
-{
-    const float *a = rest[f[0]], *b = rest[f[1]], *d = rest[f[2]];
-    double e[3], g[3];
-    for (int k = 0; k < 3; k++) {
-        e[k] = (double)b[k] - a[k];
-        g[k] = (double)d[k] - a[k];
-    }
-    double x = e[1] * g[2] - e[2] * g[1], y = e[2] * g[0] - e[0] * g[2], z = e[0] * g[1] - e[1] * g[0];
-    return x * x + y * y + z * z > 0;
-}
-
 typedef struct face_edge {
     uint32_t lo, hi, face;
 } face_edge;

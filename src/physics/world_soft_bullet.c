@@ -10,6 +10,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* ---- geometry ----------------------------------------------------------------------------------- */
+
+bool plush__world_soft_has_area(const float (*rest)[3], const uint32_t f[3])
+{
+    const float *a = rest[f[0]], *b = rest[f[1]], *d = rest[f[2]];
+    double e[3], g[3];
+    for (int k = 0; k < 3; k++) {
+        e[k] = (double)b[k] - a[k];
+        g[k] = (double)d[k] - a[k];
+    }
+    double x = e[1] * g[2] - e[2] * g[1], y = e[2] * g[0] - e[0] * g[2], z = e[0] * g[1] - e[1] * g[0];
+    return x * x + y * y + z * z > 0;
+}
+
 /* btSoftBody::eAeroModel::_ as Bullet 3.24 numbers it. Bullet added V_TwoSidedLiftDrag and
  * F_TwoSidedLiftDrag between the names the PMX notes list (V_Point, V_TwoSided, V_OneSided, F_TwoSided,
  * F_OneSided = 0..4), so the models are mapped by name. */

@@ -85,7 +85,8 @@ static inline plush_status world_soft_no_memory(soft_ctx *c)
                            c->name);
 }
 
-/* world_soft_build.c: whether face f of the rest positions has area (computed in double). */
+/* world_soft_bullet.c: whether face f of the rest positions has area (computed in double); the nodes' side
+ * (world_soft_build.c) skips the faces without, the Bullet side makes the faces with. */
 bool plush__world_soft_has_area(const float (*rest)[3], const uint32_t f[3]);
 
 /* world_soft_bullet.c: the soft body's links in the order they are appended to Bullet (a rope's nodes one

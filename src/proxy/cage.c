@@ -476,7 +476,7 @@ static plush_status compact(const plush_cage_mesh *src, unsigned *idx, size_t n,
     return PLUSH_OK;
 }
 
-static plush_status check_source(const plush_cage_mesh *src, const plush_cage_options *o, plush_diag *diag)
+plush_status plush__cage_check_source(const plush_cage_mesh *src, const plush_cage_options *o, plush_diag *diag)
 {
     if (!o || o->target_triangles == 0)
         return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, NULL, -1, "the target triangle count must be at least 1");
@@ -512,19 +512,6 @@ static void offset_vertices(plush_cage_mesh *m, float d, plush_diag *diag, bool 
         for (int k = 0; k < 3; k++)
             m->positions[v][k] += d * n[v][k];
     free(n);
-}
-
-plush_status plush_cage_simplify(const plush_cage_mesh *src, const plush_cage_options *options, plush_arena *arena,
-                                 plush_cage_mesh *out, plush_cage_result *result, plush_diag *diag)
-{
-    memset(out, 0, sizeof *out);
-    memset(result, 0, sizeof *result);
-    plush_status st = check_source(src, options, diag);
-    if (st != PLUSH_OK)
-        return st;
-    if (options->wrap)
-        return plush_cage_wrap_simplify(src, options, arena, out, result, diag);
-    return plush_cage_simplify_ladder(src, options, true, arena, out, result, diag);
 }
 
 /* The surface's faces (idx, n indices, cleaned) simplified toward target into idx (its count returned in
@@ -678,7 +665,7 @@ plush_status plush_cage_simplify_ladder(const plush_cage_mesh *src, const plush_
 {
     memset(out, 0, sizeof *out);
     memset(result, 0, sizeof *result);
-    plush_status st = check_source(src, options, diag);
+    plush_status st = plush__cage_check_source(src, options, diag);
     if (st != PLUSH_OK)
         return st;
     const plush__meshopt *mo = plush__meshopt_load(diag);

@@ -1,10 +1,13 @@
-/* Between the cage files: plush_cage_simplify hands options.wrap to cage_wrap.c, which builds each wrap on
- * cage_grid.c's voxel grid. */
+/* Between the cage files: plush_cage_simplify (cage_make.c) hands options.wrap to cage_wrap.c, which builds
+ * each wrap on cage_grid.c's voxel grid and simplifies it with cage.c's ladder, and the rest to the ladder. */
 #ifndef PLUSH_PROXY_CAGE_INTERNAL_H
 #define PLUSH_PROXY_CAGE_INTERNAL_H
 
 #include "plush/cage.h"
 #include "plush/sys/core.h"
+
+/* cage.c: PLUSH_E_ARGUMENT (naming what) unless src and the options can be simplified or wrapped. */
+plush_status plush__cage_check_source(const plush_cage_mesh *src, const plush_cage_options *o, plush_diag *diag);
 
 /* plush_cage_simplify with options->wrap, after its checks of src and options have passed. */
 plush_status plush_cage_wrap_simplify(const plush_cage_mesh *src, const plush_cage_options *options,
