@@ -11,7 +11,7 @@
  * -- and so appears with the set or not at all. */
 #include "export/bake_internal.h"
 #include "export/sink_internal.h"
-#include "export/textures.h"
+#include "scene/textures.h"
 #include "plush/sys/core.h"
 
 #include <errno.h>

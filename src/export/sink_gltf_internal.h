@@ -11,7 +11,7 @@
 #include "plush/gltf.h"
 #include "plush/pmx.h"
 #include "plush/sys/core.h"
-#include "export/textures.h"
+#include "scene/textures.h"
 
 #define PLUSH_GLTF_METRES_PER_UNIT 0.08
 

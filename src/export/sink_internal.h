@@ -5,7 +5,7 @@
 #include "plush/sys/render.h"
 #include "plush/scene_sink.h"
 #include "plush/sys/core.h"
-#include "export/textures.h"
+#include "scene/textures.h"
 
 /* The registry: one line per export, in --help order. X(name) refers to the plush_scene_export
  * plush__export_<name> that src/scene/sink_<file>.c defines. Adding an export is one line here. */

@@ -2,7 +2,7 @@
 #include "scene/internal.h"
 #include "core/common.h"
 #include "scene/soft_measure.h"
-#include "export/sink_internal.h"
+#include "scene/textures.h"
 #include "plush/sys/physics.h"
 #include "plush/sys/core.h"
 #include "plush/sys/pmx.h"

@@ -2,7 +2,7 @@
  * first, then decoded within the per-picture budget, then encoded for glTF -- fails cleanly or gives the
  * picture its header promised, never more than the budget. */
 #include "plush/sys/render.h"
-#include "export/textures.h"
+#include "scene/textures.h"
 
 #include <stdlib.h>
 

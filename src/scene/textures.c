@@ -1,5 +1,5 @@
 /* A model's textures, read under one set of rules by every export that reads them (textures.h says which). */
-#include "export/textures.h"
+#include "scene/textures.h"
 #include "plush/sys/core.h"
 #include "plush/sys/render.h"
 
