@@ -56,7 +56,9 @@ plush_status plush_motion_vmd_known(const plush_pmx_model *model, const plush_vm
 /* A pose is a motion of one key per bone / morph at frame 0. */
 plush_status plush_motion_bind_vpd(const plush_pmx_model *model, const plush_vpd_pose *pose, plush_motion **out,
                                    plush_diag *diag);
+/* What binding the motion found: its tracks and the names the model lacks (the counts warned of). */
 void plush_motion_stats_get(const plush_motion *motion, plush_motion_stats *out);
+/* Frees a bound motion; NULL is a no-op. */
 void plush_motion_free(plush_motion *motion);
 
 /* ---- anim: one model instance's pose ------------------------------------------------------------ */
@@ -106,6 +108,8 @@ void plush_anim_set_morph(plush_anim *anim, size_t morph, float weight);
  * after-physics stage. */
 void plush_anim_deform(plush_anim *anim, plush_anim_stage stage);
 
+/* Every bone's global transform after the last plush_anim_deform (column-major, model->bone_count of them),
+ * valid until the next call that changes the pose. */
 const float (*plush_anim_bone_globals(const plush_anim *anim))[16];
 
 /* Skins vertices first..first+count of the anim's model with its current bone globals and vertex-morph

@@ -77,6 +77,7 @@ const char *const *plush_attach_field_names(size_t *count);
  * Errors: the reader's (line or section and byte offset), a proxy with no faces (PLUSH_E_ARGUMENT). */
 plush_status plush_attach_read_proxy(const uint8_t *data, size_t size, plush_arena *arena, plush_cage_mesh *out,
                                      plush_diag *diag);
+/* plush_attach_read_proxy on the file's bytes; sets diag->file to path when it is NULL. */
 plush_status plush_attach_read_proxy_file(const char *path, plush_arena *arena, plush_cage_mesh *out,
                                           plush_diag *diag);
 

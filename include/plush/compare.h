@@ -65,6 +65,7 @@ typedef struct plush_compare_surface {
 /* The visible surface of a model: the faces of every material no soft body owns. */
 plush_status plush_compare_surface_from_model(const plush_pmx_model *model, plush_compare_surface **out,
                                               plush_diag *diag);
+/* Frees a surface and its arrays; NULL is a no-op. */
 void plush_compare_surface_free(plush_compare_surface *surface);
 
 
@@ -206,6 +207,7 @@ typedef struct plush_compare_study plush_compare_study;
  * TriMesh soft body when no cage is asked for. */
 plush_status plush_compare_study_create(const plush_compare_study_desc *desc, plush_compare_study **out,
                                         plush_diag *diag);
+/* The number of frames the study runs. */
 uint32_t plush_compare_study_frame_count(const plush_compare_study *study);
 /* Steps frame f (frames go 0, 1, ... in order), records its statistics and CSV rows, draws its picture
  * when it is one of the pictured frames. A picture that cannot be drawn or written is a warning (said

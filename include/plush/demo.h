@@ -26,6 +26,7 @@ typedef struct plush_demo_files {
     float cage_cell;
     uint32_t pin_count;
 } plush_demo_files;
+/* Writes the three files into dir (which must exist), each atomically; fails with the first write's error. */
 plush_status plush_demo_write_files(const char *dir, plush_demo_files *out, plush_diag *diag);
 
 #ifdef __cplusplus

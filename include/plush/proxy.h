@@ -80,6 +80,7 @@ typedef struct plush_proxy_binding {
  * gives an empty binding. */
 plush_status plush_proxy_bind(const plush_proxy_mesh *proxy, const float (*points)[3], size_t count,
                               const plush_proxy_bind_options *options, plush_proxy_binding **out, plush_diag *diag);
+/* Frees a binding and its arrays; NULL is a no-op. */
 void plush_proxy_binding_free(plush_proxy_binding *binding);
 /* Smoothing a default-mode binding along the detailed surface (plush_proxy_binding_smooth). Zero fields
  * mean the defaults. */

@@ -36,6 +36,9 @@ typedef struct plush_quality_figures {
 
 typedef struct plush_quality plush_quality;
 
+/* A measure of the surface at rest (positions and triangles; what it needs is kept, the arrays are not):
+ * its edges, their rest lengths and the faces on each; edges shorter than a thousandth of the mean are left
+ * out with a warning in diag. Fails on a vertex index out of range (PLUSH_E_RANGE) or no memory. */
 plush_status plush_quality_create(const float (*rest)[3], size_t vertex_count, const uint32_t (*triangles)[3],
                                   size_t triangle_count, plush_quality **out, plush_diag *diag);
 /* positions: vertex_count entries, the same numbering as at create. */

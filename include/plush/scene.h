@@ -58,6 +58,7 @@ typedef struct plush_scene_binding {
  * rest positions. A model without a usable TriMesh soft body fails with PLUSH_E_NO_PROXY. */
 plush_status plush_scene_bind(const plush_pmx_model *model, const plush_scene_bind_options *options,
                               plush_scene_binding **out, plush_diag *diag);
+/* Frees a binding made by plush_scene_bind; NULL is a no-op. */
 void plush_scene_binding_free(plush_scene_binding *binding);
 
 /* The row of a PMX vertex, or -1 when it is not bound. */
@@ -175,6 +176,7 @@ typedef struct plush_scene_bake_stats {
 /* plush_scene_bake_write with the textures named per options (NULL: as plush_scene_bake_write). */
 plush_status plush_scene_bake_write_with(const plush_scene_bake *bake, const char *pmx_path, const char *vmd_path,
                                          const plush_scene_bake_write_options *options, plush_diag *diag);
+/* Frees a bake and what it recorded; NULL is a no-op. */
 void plush_scene_bake_destroy(plush_scene_bake *bake);
 
 /* ---- the pipeline: one model instance stepped frame by frame (docs/run.md) ----------------
@@ -386,6 +388,8 @@ typedef struct plush_scene_direct_stats {
     float pressure;            /* the calibrated pressure kPR (of the last body) */
 } plush_scene_direct_stats;
 
+/* The direct mode's model: the bound detailed mesh, welded, as the soft body in place of the proxy, with
+ * the proxy's parameters, pins and anchors carried over (plush run --help, mode direct); its statistics. */
 plush_status plush_scene_direct_build(const plush_scene_binding *binding, plush_pmx_model **out,
                                       plush_scene_direct_stats *stats, plush_diag *diag);
 /* Direct mode: the model as simulated and its statistics; NULL / zeros in other modes. */

@@ -96,6 +96,7 @@ const char *plush_scene_default_exports(plush_scene_mode mode);
  * binding need the proxy). */
 plush_status plush_scene_sink_create(const plush_scene_export *kind, const plush_scene *scene,
                                      const plush_scene_output *out, plush_scene_sink **sink, plush_diag *diag);
+/* What the sink wrote, for the summary (as snprintf: the length it wanted). */
 int plush_scene_sink_describe(const plush_scene_sink *sink, char *buf, size_t size);
 
 /* The quality measure without its file: what plush run adds when --export quality is not asked for, so
@@ -108,6 +109,7 @@ plush_status plush_scene_quality_sink_create(const plush_scene *scene, plush_sce
  * has measured no frame. Complete once the run has ended the sink. */
 bool plush_scene_quality_sink_worst(const plush_scene_sink *sink, int64_t *frame, plush_quality_figures *surface,
                                     plush_quality_figures *cage);
+/* Frees a sink; NULL is a no-op. */
 void plush_scene_sink_destroy(plush_scene_sink *sink);
 
 /* Zero fields mean the defaults. */

@@ -124,6 +124,8 @@ typedef struct plush_vmd_motion {
     plush_arena arena;
 } plush_vmd_motion;
 
+/* Reads a VMD from memory: every section, text decoded from Shift-JIS (raw bytes kept where it does not
+ * decode), trailing bytes kept with a warning; errors name the section, key and byte offset. */
 plush_status plush_vmd_read(const uint8_t *data, size_t size, plush_vmd_motion **out, plush_diag *diag);
 /* plush_vmd_read on the file's bytes; sets diag->file to path when it is NULL. */
 plush_status plush_vmd_read_file(const char *path, plush_vmd_motion **out, plush_diag *diag);

@@ -42,6 +42,7 @@ typedef struct plush_vpd_pose {
     plush_arena arena;
 } plush_vpd_pose;
 
+/* Reads a VPD pose from memory (Shift-JIS text): its bones and morphs; an error says what is wrong and where. */
 plush_status plush_vpd_read(const uint8_t *data, size_t size, plush_vpd_pose **out, plush_diag *diag);
 /* plush_vpd_read on the file's bytes; sets diag->file to path when it is NULL. */
 plush_status plush_vpd_read_file(const char *path, plush_vpd_pose **out, plush_diag *diag);
