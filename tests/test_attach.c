@@ -17,6 +17,7 @@
 #include "plush/sys/core.h"
 #include "plush/sys/scene.h"
 #include "plush/sys/anim.h"
+#include "plush/sys/attach.h"
 #include "support/mesh_fixture.h"
 #include "support/pmx_fixture.h"
 #include "support/shared_data.h"

@@ -67,8 +67,6 @@ bool plush_attach_preset(const char *name, plush_pmx_soft_body *out);
  * 0..7, aero_model 0..6, the rest 0..2^31-1); float fields a finite number, at least 0 except config.pr.
  * PLUSH_E_ARGUMENT with the reason in diag otherwise. */
 plush_status plush_attach_set_field(plush_pmx_soft_body *sb, const char *field, double value, plush_diag *diag);
-/* The field names in the order above (count in *count), for help texts and tests. */
-const char *const *plush_attach_field_names(size_t *count);
 
 /* Reads a proxy cage: a PMX (every material's faces) or anything else as OBJ. Vertices at exactly the same
  * position are joined and vertices no face uses dropped; cage vertex k is then the k-th remaining vertex in

@@ -85,7 +85,7 @@ typedef enum plush_compare_kind {
 
 typedef struct plush_compare_run_desc {
     const char *name;             /* for messages and reports; copied */
-    int kind;                     /* plush_compare_kind */
+    plush_compare_kind kind;
     const plush_pmx_model *model; /* NULL: the compare's model; else one holding its vertices first */
     bool optional;                /* a scene that cannot be made leaves the run unavailable (with the reason)
                                    * instead of failing plush_compare_create */
@@ -126,7 +126,7 @@ typedef struct plush_compare_pair_frame {
 
 typedef struct plush_compare_run_info {
     const char *name;
-    int kind;
+    plush_compare_kind kind;
     bool available;               /* its scene was made */
     bool stopped;                 /* a step failed: the run has no frame from stopped_at on */
     uint32_t stopped_at;

@@ -73,10 +73,6 @@ typedef struct plush_obj_model {
 
 /* Parses size bytes. On failure *out is NULL and diag names the line and byte offset. */
 plush_status plush_obj_read(const uint8_t *data, size_t size, plush_obj_model **out, plush_diag *diag);
-/* Where position number vertex (0-based, in file order) is written: its line (1-based) and the byte
- * offset of its "v"; false when the data has no such position. For messages about a value read fine
- * that a later step refuses. */
-bool plush_obj_locate_position(const uint8_t *data, size_t size, size_t vertex, size_t *line, size_t *offset);
 /* Reads a file (diag->file is set to path when empty). */
 plush_status plush_obj_read_file(const char *path, plush_obj_model **out, plush_diag *diag);
 void plush_obj_model_free(plush_obj_model *obj);

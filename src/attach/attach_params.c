@@ -1,6 +1,7 @@
 /* Attach's soft-body parameters: the presets and the fields set by their `plush info --json` names. */
 #include "plush/attach.h"
 #include "plush/sys/core.h"
+#include "plush/sys/attach.h"
 #include "attach/attach_internal.h"
 
 #include <math.h>

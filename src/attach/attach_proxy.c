@@ -5,6 +5,7 @@
 #include "plush/attach.h"
 #include "plush/proxy.h"
 #include "plush/sys/core.h"
+#include "plush/sys/obj.h"
 
 #include <math.h>
 #include <stddef.h>

@@ -5,6 +5,7 @@
 #include "cli/cli.h"
 #include "plush/attach.h"
 #include "plush/sys/core.h"
+#include "plush/sys/attach.h"
 
 #include <errno.h>
 #include <math.h>

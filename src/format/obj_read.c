@@ -3,6 +3,7 @@
  * arena at the end. */
 #include "plush/obj.h"
 #include "plush/sys/core.h"
+#include "plush/sys/obj.h"
 #include "core/text.h"
 
 #include <math.h>
