@@ -64,6 +64,11 @@ struct world_soft {
     size_t near_count, near_capacity;
     bool near_overflow;           /* more than fit: later passes scan every pair */
     uint8_t *touched;             /* per node, scratch for one substep */
+    float *push_cap;              /* per node: how far the pushes of one substep may take it (a share of its
+                                     shortest edge at rest) */
+    float (*pushed)[3];           /* per node, scratch: the substep's pushes on it so far */
+    uint32_t *pusher;             /* per node, scratch: the slot + 1 of the body that pushed it this substep,
+                                     UINT32_MAX once two have (then its cap holds) */
     uint64_t contacts;            /* faces pushed out, over the run */
 };
 
