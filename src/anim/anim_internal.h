@@ -130,8 +130,15 @@ void plush__anim_motion_sample(plush_anim *anim, const plush_motion *motion, flo
 plush_status plush__anim_morph_setup(plush_anim *anim, plush_diag *diag);
 void plush__anim_morph_reset(plush_anim *anim);
 
-/* bones.c: recomputes the globals of bone b's subtree from their locals (bones of stage only). */
+/* Bones of the stage being deformed; in the after-physics pass, bones physics wrote keep its globals. */
+static inline bool plush__anim_in_stage(const plush_anim *a, uint32_t b, int stage)
+{
+    return a->stage[b] == stage && !(stage == PLUSH_ANIM_AFTER_PHYSICS && a->driven[b]);
+}
+
+/* transforms.c: recomputes the globals of bone b's subtree from their locals (bones of stage only). */
 void plush__anim_update_subtree(plush_anim *anim, uint32_t b, int stage);
+/* Bone b's local transform from its rest offset, motion, morph, append and IK parts. */
 void plush__anim_update_local(plush_anim *anim, uint32_t b);
 /* The globals of path[from..count-1] (parents first) from their locals (bones of stage only). */
 void plush__anim_update_path(plush_anim *anim, const uint32_t *path, uint32_t from, uint32_t count, int stage);

@@ -406,47 +406,6 @@ void plush_anim_set_ik(plush_anim *anim, size_t bone, bool enabled)
 
 /* ---- deform ---------------------------------------------------------------------------------------- */
 
-void plush__anim_update_local(plush_anim *a, uint32_t b)
-{
-    vec3 t;
-    glm_vec3_add(a->rel[b], a->motion_t[b], t);
-    glm_vec3_add(t, a->morph_t[b], t);
-    glm_vec3_add(t, a->append_t[b], a->local_t[b]);
-    float q[4];
-    anim_q_mul(a->morph_q[b], a->motion_q[b], q);
-    anim_q_mul(q, a->append_q[b], q);
-    anim_q_mul(a->ik_q[b], q, a->local_q[b]);
-    anim_q_normalize(a->local_q[b]);
-}
-
-/* Bones of the stage being deformed; in the after-physics pass, bones physics wrote keep its globals. */
-static bool in_stage(const plush_anim *a, uint32_t b, int stage)
-{
-    return a->stage[b] == stage && !(stage == PLUSH_ANIM_AFTER_PHYSICS && a->driven[b]);
-}
-
-void plush__anim_update_subtree(plush_anim *a, uint32_t b, int stage)
-{
-    for (uint32_t i = a->tree_pos[b]; i < a->subtree_end[b]; i++) {
-        uint32_t c = a->tree[i];
-        if (!in_stage(a, c, stage))
-            continue;
-        int32_t p = a->parent[c];
-        anim_compose(p >= 0 ? a->global[p] : NULL, a->local_t[c], a->local_q[c], a->global[c]);
-    }
-}
-
-void plush__anim_update_path(plush_anim *a, const uint32_t *path, uint32_t from, uint32_t count, int stage)
-{
-    for (uint32_t i = from; i < count; i++) {
-        uint32_t c = path[i];
-        if (!in_stage(a, c, stage))
-            continue;
-        int32_t p = a->parent[c];
-        anim_compose(p >= 0 ? a->global[p] : NULL, a->local_t[c], a->local_q[c], a->global[c]);
-    }
-}
-
 static void compute_append(plush_anim *a, uint32_t b)
 {
     const plush_pmx_bone *bone = &a->model->bones[b];
@@ -489,7 +448,7 @@ void plush_anim_deform(plush_anim *anim, plush_anim_stage stage)
     plush_anim *a = anim;
     int st = (int)stage;
     for (size_t b = 0; b < a->bone_count; b++) {
-        if (!in_stage(a, (uint32_t)b, st))
+        if (!plush__anim_in_stage(a, (uint32_t)b, st))
             continue;
         memset(a->append_t[b], 0, sizeof a->append_t[b]);
         anim_q_identity(a->append_q[b]);
@@ -498,14 +457,14 @@ void plush_anim_deform(plush_anim *anim, plush_anim_stage stage)
     }
     for (size_t i = 0; i < a->bone_count; i++) {
         uint32_t b = a->tree[i];
-        if (!in_stage(a, b, st))
+        if (!plush__anim_in_stage(a, b, st))
             continue;
         int32_t p = a->parent[b];
         anim_compose(p >= 0 ? a->global[p] : NULL, a->local_t[b], a->local_q[b], a->global[b]);
     }
     for (size_t i = 0; i < a->bone_count; i++) {
         uint32_t b = a->deform_order[i];
-        if (!in_stage(a, b, st))
+        if (!plush__anim_in_stage(a, b, st))
             continue;
         if (a->append[b] >= 0) {
             compute_append(a, b);
