@@ -187,7 +187,7 @@ clean:
 .SECONDARY:
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 
-# ---- The embedded plush demo (issue 6) -----------------------------------------------------------------
+# ---- The embedded plush demo -----------------------------------------------------------------------------
 # tools/demo/gen_bear (src/demo's generator behind a main) writes the demo model, its shake motion and its
 # rigid-eyes override into proxies/. They are deterministic outputs of the generator (the same bytes on
 # every run), so they are built here and listed in .gitignore rather than committed (the model alone is

@@ -166,7 +166,7 @@ static double worst(const char *csv, const char *name, size_t *rows)
     return w;
 }
 
-/* Issue 13's plush surface at every frame of OUT/quality.csv: p99.9 strain at most 1.5, at most 0.5% of
+/* The plush surface's bar at every frame of OUT/quality.csv: p99.9 strain at most 1.5, at most 0.5% of
  * the edges beyond 1.5x, crease p99 within 20 degrees of rest. Prints the worst figures; the frame count. */
 static size_t expect_plush_surface(const char *out, const char *what)
 {

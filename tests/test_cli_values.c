@@ -1,4 +1,4 @@
-/* Issue 15, as a user meets it on the command line: physics time is never dropped at low frame rates or
+/* Time and values as a user meets them on the command line: physics time is never dropped at low frame rates or
  * high physics rates, and non-finite values in a model are warnings for info and convert and refusals
  * naming the model's byte for the commands that need them. */
 #include <setjmp.h>

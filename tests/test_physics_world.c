@@ -169,7 +169,7 @@ static float fall_after_3s(float frame_dt, int max_substeps, double *dropped, pl
     return t[13];
 }
 
-/* Issue 15 item 4: one frame per second simulates the same 3 s as 30 frames per second. */
+/* Low frame rates: one frame per second simulates the same 3 s as 30 frames per second. */
 static void test_long_frames_take_every_step(void **state)
 {
     (void)state;
