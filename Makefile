@@ -42,7 +42,7 @@ endif
 
 LIB_SRC  := $(sort $(shell find src -name '*.c' -not -path 'src/cli/*'))
 CLI_SRC  := $(sort $(wildcard src/cli/*.c))
-TEST_SRC := $(sort $(wildcard tests/test_*.c))
+TEST_SRC := $(sort $(filter-out tests/slow/%,$(wildcard tests/*/test_*.c)))
 # The full-size end-to-end runs (the demo bear's direct simulation, the long dances, Alicia from attach to
 # export): minutes of CPU, so make test-slow runs them, not make test.
 SLOW_SRC := $(sort $(wildcard tests/slow/test_*.c))
@@ -89,7 +89,7 @@ $(BUILD)/obj/tests/%.o: tests/%.c | $(DEPS_OK)
 # Seed mode rounds where the original rounds (../shared/DESIGN.md, Proxy skinning): no a*b+c fused into one
 # rounding in its arithmetic, nor in the test's independent port of it.
 $(BUILD)/obj/src/proxy/seed.o: CFLAGS += -ffp-contract=off
-$(BUILD)/obj/tests/test_proxy_seed.o: CFLAGS += -ffp-contract=off
+$(BUILD)/obj/tests/proxy/test_proxy_seed.o: CFLAGS += -ffp-contract=off
 
 $(LIB): $(LIB_OBJ)
 	@mkdir -p $(@D)
@@ -126,11 +126,12 @@ run: all
 	$(BIN) demo -o plush-demo
 
 # Every suite runs from the project root (fixtures are read from ../shared/data/mmd), each one a target
-# (make suite/test_cli), TEST_JOBS of them at once; all run even when one fails, and a failing suite shows
+# (make suite/cli/test_cli), TEST_JOBS of them at once; all run even when one fails, and a failing suite shows
 # its log (tools/run-suite.sh). Suites that take longest start first, so none is left running alone at
 # the end. The benchmarks are built (not run) with the tests, so that a change that breaks one fails CI.
 TEST_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
-TEST_FIRST := $(addprefix $(BUILD)/tests/,test_cli_run test_cli_bake test_scene_direct test_cli_sets test_cli_compare test_cli_characters)
+TEST_FIRST := $(addprefix $(BUILD)/tests/,cli/test_cli_run cli/test_cli_bake scene/test_scene_direct cli/test_cli_sets \
+              cli/test_cli_compare cli/test_cli_characters)
 SUITES      := $(patsubst $(BUILD)/tests/%,suite/%,$(filter $(TESTS),$(TEST_FIRST)) $(filter-out $(TEST_FIRST),$(TESTS)))
 SLOW_SUITES := $(patsubst $(BUILD)/tests/%,suite/%,$(SLOW_TESTS))
 # A make that already runs with -j shares its job slots with the suites; otherwise they get TEST_JOBS.

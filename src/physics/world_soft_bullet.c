@@ -217,7 +217,7 @@ static int by_u32(const void *pa, const void *pb)
     return (a > b) - (a < b);
 }
 
-/* Declared for the tests in tests/test_scene_direct.c, which hold it against Bullet's own generator.
+/* Declared for the tests in tests/scene/test_scene_direct.c, which hold it against Bullet's own generator.
  *
  * The node pairs btSoftBody::generateBendingConstraints(distance) links, in the order it appends them,
  * without its n*n table: every pair (i, j), i > j, whose shortest path over the links is exactly

@@ -1,6 +1,6 @@
-/* A long motion for the demo bear and the measure of its bake, shared by tests/test_bake_long.c (a short
- * version) and tools/bench/bench_bake.c (7,200 frames): header-only, so the benchmark needs nothing but the
- * library.
+/* A long motion for the demo bear and the measure of its bake, shared by
+ * tests/export/test_scene_bake_long.c (a short version) and tools/bench/bench_bake.c (7,200 frames):
+ * header-only, so the benchmark needs nothing but the library.
  *
  * The motion: the hook swings right and left, lifts, drops and stops short, twists, and holds still while
  * the toy settles, every 240 frames, each time with other amplitudes. The measure: the scene runs once with

@@ -1,5 +1,5 @@
 /* The quality measure as it was before the kernels were rewritten (gather every node, then per face and
- * per edge): the reference tests/test_scene_quality.c holds the new one to. Included by that test only. */
+ * per edge): the reference tests/quality/test_scene_quality.c holds the new one to. Included by that test only. */
 #include "core/geom.h"
 #include "plush/sys/core.h"
 
