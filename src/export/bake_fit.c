@@ -16,6 +16,7 @@
  * The bones start as clusters of cage triangles that move alike (k-means over their centroids' paths),
  * each carried at first by its triangle nearest the cluster's middle. The fit runs on a sample of frames
  * and vertices (it chooses the bone count there); the final bones are then solved at every frame. */
+#include "core/common.h"
 #include "core/geom.h"
 #include "export/bake_internal.h"
 #include "plush/sys/core.h"
@@ -568,6 +569,41 @@ static void measure(const fit_state *s, const size_t *rows, size_t count, double
     }
 }
 
+/* One round of the fit, in parts: the sampled frames' bones (weights fixed), the rows' weights (bones
+ * fixed). Each part touches only its own frames or rows. */
+typedef struct fit_job {
+    fit_state *s;
+    bool last, all_rows;
+} fit_job;
+
+static void bones_part(void *ctx, size_t from, size_t to)
+{
+    const fit_job *j = ctx;
+    fit_state *s = j->s;
+    double(*tgt)[3] = malloc((s->sample_count ? s->sample_count : 1) * sizeof *tgt),
+          (*pred)[3] = malloc((s->sample_count ? s->sample_count : 1) * sizeof *pred);
+    for (size_t f = from; tgt && pred && f < to; f++) {
+        for (size_t i = 0; i < s->sample_count; i++)
+            target(s, s->sample_rows[i], s->frame_of[f], tgt[i]);
+        solve_bones(s, (const double(*)[3])tgt, s->m + f * s->bones, pred, s->bones);
+    }
+    free(pred), free(tgt); /* out of memory: these frames keep their bones */
+}
+
+static void weights_part(void *ctx, size_t from, size_t to)
+{
+    const fit_job *j = ctx;
+    fit_state *s = j->s;
+    double(*path)[3] = malloc((s->sampled ? s->sampled : 1) * sizeof *path);
+    for (size_t i = from; path && i < to; i++) {
+        size_t row = j->last && j->all_rows ? s->fit_rows[i] : s->sample_rows[i];
+        for (size_t f = 0; f < s->sampled; f++)
+            target(s, row, s->frame_of[f], path[f]);
+        solve_weights(s, row, (const double(*)[3])path);
+    }
+    free(path); /* out of memory: these rows keep their weights */
+}
+
 /* Fits `bones` bones on the samples; every row's weights are solved when all_rows. */
 static void fit_bones(fit_state *s, size_t bones, bool all_rows)
 {
@@ -580,26 +616,12 @@ static void fit_bones(fit_state *s, size_t bones, bool all_rows)
         for (size_t j = 0; j < bones; j++)
             s->m[f * bones + j] = triangle_rigid(b, medoid[j], s->frame_of[f]);
     free(medoid);
-    double(*tgt)[3] = malloc(s->sample_count * sizeof *tgt), (*pred)[3] = malloc(s->sample_count * sizeof *pred);
-    double(*path)[3] = malloc(s->sampled * sizeof *path);
     for (int round = 0; round < ROUNDS; round++) {
-        for (size_t f = 0; f < s->sampled; f++) {
-            for (size_t i = 0; i < s->sample_count; i++)
-                target(s, s->sample_rows[i], s->frame_of[f], tgt[i]);
-            solve_bones(s, (const double(*)[3])tgt, s->m + f * bones, pred, bones);
-        }
-        bool last = round == ROUNDS - 1;
-        size_t n = last && all_rows ? s->fit_count : s->sample_count;
-        for (size_t i = 0; i < n; i++) {
-            size_t row = last && all_rows ? s->fit_rows[i] : s->sample_rows[i];
-            for (size_t f = 0; f < s->sampled; f++)
-                target(s, row, s->frame_of[f], path[f]);
-            solve_weights(s, row, (const double(*)[3])path);
-        }
+        /* each sampled frame's bones, then each row's weights: independent items, two threads each */
+        fit_job job = {.s = s, .last = round == ROUNDS - 1, .all_rows = all_rows};
+        plush__two_halves(bones_part, &job, s->sampled, 2);
+        plush__two_halves(weights_part, &job, job.last && all_rows ? s->fit_count : s->sample_count, 64);
     }
-    free(path);
-    free(pred);
-    free(tgt);
 }
 
 /* ---- every recorded frame -------------------------------------------------------------------------------- */
