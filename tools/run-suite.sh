@@ -10,10 +10,6 @@ name=${suite#*/tests/}
 log=$logs/$(echo "$name" | tr / _).log
 mkdir -p "$logs"
 start=$(date +%s.%N)
-# the suites sit a folder deeper than the physics plugin looks (beside the executable and one up): they are
-# told where this build's plugin is, as a host program linking libplush.a from elsewhere is
-PLUSH_PHYSICS_LIB=${PLUSH_PHYSICS_LIB:-$(dirname "$bin")/libplush_physics.so}
-export PLUSH_PHYSICS_LIB
 PLUSH_BIN=$bin "$suite" >"$log" 2>&1
 rc=$?
 secs=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')

@@ -731,20 +731,10 @@ static void test_library_candidates(void **state)
     assert_int_equal(plush__world_library_open(candidates, 3, &api, &d), PLUSH_E_LIBRARY);
     assert_int_equal(d.status, PLUSH_E_LIBRARY);
     assert_null(api);
-    /* The real one (this build's: where make test says, else two folders above this suite), found after a
-     * bad one. */
-    char exe[PATH_MAX], good[PATH_MAX + 32];
-    const char *env = getenv("PLUSH_PHYSICS_LIB");
-    if (env && *env) {
-        snprintf(good, sizeof good, "%s", env);
-    } else {
-        ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-        assert_true(n > 0);
-        exe[n] = 0;
-        for (int up = 0; up < 3; up++)
-            *strrchr(exe, '/') = 0;
-        snprintf(good, sizeof good, "%s/" PLUSH_PHYSICS_LIBRARY, exe);
-    }
+    /* The real one (this build's, PLUSH_PHYSICS_LIB: tests/support/physics_plugin.c), found after a bad
+     * one. */
+    const char *good = getenv("PLUSH_PHYSICS_LIB");
+    assert_non_null(good);
     const char *with_good[] = {junk, good};
     d = pmx_fx_diag();
     assert_int_equal(plush__world_library_open(with_good, 2, &api, &d), PLUSH_OK);
