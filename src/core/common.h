@@ -22,6 +22,9 @@ void plush__diag_forward(plush_diag *to, const plush_diag *from, const char *pre
  * second one at the same time, when count is at least `least` (else, or when no thread starts, all on the
  * calling thread). fn must touch only the items it is given, so the result is the same either way. */
 void plush__two_halves(void (*fn)(void *ctx, size_t from, size_t to), void *ctx, size_t count, size_t least);
+/* The same split at `split`: fn(ctx, 0, split) here and fn(ctx, split, count) on a second thread (both here,
+ * one after the other, when one part is empty or no thread starts). */
+void plush__two_parts(void (*fn)(void *ctx, size_t from, size_t to), void *ctx, size_t split, size_t count);
 
 /* All three coordinates finite. */
 static inline bool plush__finite3(const float p[3])

@@ -17,15 +17,25 @@ static void *run_half(void *arg)
     return NULL;
 }
 
-void plush__two_halves(void (*fn)(void *ctx, size_t from, size_t to), void *ctx, size_t count, size_t least)
+void plush__two_parts(void (*fn)(void *ctx, size_t from, size_t to), void *ctx, size_t split, size_t count)
 {
-    size_t mid = count / 2;
-    half second = {fn, ctx, mid, count};
+    split = split < count ? split : count;
+    half second = {fn, ctx, split, count};
     pthread_t thread;
-    if (count < least || count < 2 || pthread_create(&thread, NULL, run_half, &second) != 0) {
-        fn(ctx, 0, count);
+    if (split == 0 || split == count || pthread_create(&thread, NULL, run_half, &second) != 0) {
+        fn(ctx, 0, split);
+        if (split < count)
+            fn(ctx, split, count);
         return;
     }
-    fn(ctx, 0, mid);
+    fn(ctx, 0, split);
     pthread_join(thread, NULL);
+}
+
+void plush__two_halves(void (*fn)(void *ctx, size_t from, size_t to), void *ctx, size_t count, size_t least)
+{
+    if (count < least || count < 2)
+        fn(ctx, 0, count);
+    else
+        plush__two_parts(fn, ctx, count / 2, count);
 }

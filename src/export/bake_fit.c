@@ -22,7 +22,6 @@
 #include "plush/sys/core.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -632,29 +631,29 @@ static void fit_bones(fit_state *s, size_t bones, bool all_rows)
  * not NULL) and the keys (`keys`, when not NULL; rotations not yet in one hemisphere). */
 typedef struct span {
     const fit_state *v;
-    size_t from, to;
     double tolerance;
     double *miss;
     const float (*pivot)[3];
     float (*keys)[7];
-    bool ok;
+    bool failed[2];    /* the first part (from 0) or the second ran out of memory */
 } span;
 
-static void *solve_span(void *arg)
+static void solve_span(void *arg, size_t from, size_t to)
 {
     span *p = arg;
     const fit_state *v = p->v;
     size_t N = v->bones, n = v->sample_count;
     rigid *m = malloc(N * sizeof *m);
     double(*tgt)[3] = malloc((n ? n : 1) * sizeof *tgt), (*pred)[3] = malloc((n ? n : 1) * sizeof *pred);
-    p->ok = m && tgt && pred;
+    if (!m || !tgt || !pred)
+        p->failed[from > 0] = true;
     size_t near = 0;
-    while (near + 1 < v->sampled && v->frame_of[near + 1] <= p->from)
+    while (near + 1 < v->sampled && v->frame_of[near + 1] <= from)
         near++;
-    for (size_t f = p->from; p->ok && f < p->to; f++) {
+    for (size_t f = from; m && tgt && pred && f < to; f++) {
         while (near + 1 < v->sampled && v->frame_of[near + 1] <= f)
             near++;
-        if (f == p->from || v->frame_of[near] == f)
+        if (f == from || v->frame_of[near] == f)
             memcpy(m, v->m + near * N, N * sizeof *m);
         for (size_t i = 0; i < n; i++)
             target(v, v->sample_rows[i], f, tgt[i]);
@@ -683,26 +682,17 @@ static void *solve_span(void *arg)
         }
     }
     free(pred), free(tgt), free(m);
-    return NULL;
 }
 
-/* Every recorded frame, as solve_span, in two spans on two threads split at a sampled frame: a solve
- * starts over from the sampled bones there anyway, so the frames come out as one thread would make them
- * (one thread when a second cannot start). False when out of memory. */
+/* Every recorded frame, as solve_span, in two parts on two threads split at a sampled frame: a solve
+ * starts over from the sampled bones there anyway, so the frames come out as one thread would make them.
+ * False when out of memory. */
 static bool solve_frames(const fit_state *v, double tolerance, double *miss, const float (*pivot)[3], float (*keys)[7])
 {
     size_t F = v->b->frame_count, split = v->sampled > 2 ? v->frame_of[v->sampled / 2] : F;
-    span a = {.v = v, .from = 0, .to = split, .tolerance = tolerance, .miss = miss, .pivot = pivot, .keys = keys};
-    span b = a;
-    b.from = split, b.to = F;
-    pthread_t thread;
-    bool second = split < F && pthread_create(&thread, NULL, solve_span, &b) == 0;
-    solve_span(&a);
-    if (second)
-        pthread_join(thread, NULL);
-    else if (split < F)
-        solve_span(&b);
-    return a.ok && (split >= F || b.ok);
+    span job = {.v = v, .tolerance = tolerance, .miss = miss, .pivot = pivot, .keys = keys};
+    plush__two_parts(solve_span, &job, split, F);
+    return !job.failed[0] && !job.failed[1];
 }
 
 /* ---- the frames the samples missed ---------------------------------------------------------------------- */

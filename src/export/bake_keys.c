@@ -160,12 +160,15 @@ size_t plush__bake_reduce_track(const float (*keys)[7], size_t stride, const uin
     size_t kept = count > 1 ? 2 : 1;
     double *x = curves ? malloc(count * sizeof *x) : NULL, *y = curves ? malloc(count * sizeof *y) : NULL;
     bool curved = curves && x && y; /* out of memory: straight segments, more keys */
-    uint8_t cv[4][4];
+    uint8_t cv[4][4] = {{20, 20, 107, 107}, {20, 20, 107, 107}, {20, 20, 107, 107}, {20, 20, 107, 107}}, fits[4][4];
+    /* cv: the segment tried; fits: the longest that fit so far */
     /* From each kept key, the farthest key the segment reaches: doubling steps until one misses, then
      * halving between the last that fits and the first that does not. Every segment written is checked
      * at each recorded frame it spans, so the search's guess never costs accuracy, only keys. */
     for (size_t a = 0; a + 1 < count;) {
         size_t good = a + 1, bad = count;
+        for (int c = 0; c < 4; c++)
+            memcpy(fits[c], straight, 4); /* good = a + 1: nothing between */
         for (size_t step = 2;; step *= 2) {
             size_t b = a + step < count ? a + step : count - 1;
             if (b <= good)
@@ -175,19 +178,21 @@ size_t plush__bake_reduce_track(const float (*keys)[7], size_t stride, const uin
                 break;
             }
             good = b;
+            memcpy(fits, cv, sizeof fits);
             if (b == count - 1)
                 break;
         }
         while (bad - good > 1) {
             size_t mid = good + (bad - good) / 2;
-            if (segment_fits(keys, stride, frames, a, mid, reach, tolerance, curved, x, y, cv))
+            if (segment_fits(keys, stride, frames, a, mid, reach, tolerance, curved, x, y, cv)) {
                 good = mid;
-            else
+                memcpy(fits, cv, sizeof fits);
+            } else {
                 bad = mid;
+            }
         }
-        /* the curves of the segment kept (good = a + 1: nothing between, straight) */
-        if (curved && segment_fits(keys, stride, frames, a, good, reach, tolerance, true, x, y, cv))
-            memcpy(curves[good], cv, sizeof cv);
+        if (curved)
+            memcpy(curves[good], fits, sizeof fits);
         if (!keep[good])
             kept++;
         keep[good] = true;
