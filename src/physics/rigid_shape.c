@@ -99,3 +99,35 @@ bool plush__rigid_inside(const plush_pmx_rigid_body *rb, const float pose[16], c
     plush__rigid_local(pose, p, local);
     return plush__rigid_shape_distance(rb, local, NULL) <= 0;
 }
+
+void plush__rigid_dynamic_per_bone(const plush_pmx_model *m, int32_t *map)
+{
+    for (size_t b = 0; b < m->bone_count; b++)
+        map[b] = -1;
+    for (size_t r = 0; r < m->rigid_body_count; r++) {
+        int32_t bone = m->rigid_bodies[r].bone;
+        if (m->rigid_bodies[r].mode != PLUSH_PMX_RIGID_FOLLOW_BONE && bone >= 0 && (size_t)bone < m->bone_count &&
+            map[bone] < 0)
+            map[bone] = (int32_t)r;
+    }
+}
+
+static bool pair_collides(const plush_pmx_rigid_body *a, const plush_pmx_rigid_body *b)
+{
+    return (a->mask >> (b->group & 15) & 1u) && (b->mask >> (a->group & 15) & 1u);
+}
+
+bool plush__rigid_vertex_meets(const plush_pmx_model *m, const int32_t *dynamic, uint32_t v, uint32_t body)
+{
+    const plush_pmx_vertex *x = &m->vertices[v];
+    bool carried = false;
+    for (int i = 0; i < 4; i++) {
+        int32_t bone = x->bones[i];
+        if (bone < 0 || (size_t)bone >= m->bone_count || !(x->weights[i] > 0) || dynamic[bone] < 0)
+            continue;
+        carried = true;
+        if (pair_collides(&m->rigid_bodies[dynamic[bone]], &m->rigid_bodies[body]))
+            return true;
+    }
+    return !carried;
+}

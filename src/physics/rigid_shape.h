@@ -20,4 +20,14 @@ void plush__rigid_local(const float m[16], const float p[3], double out[3]);
  * plush_world_rigid_rest_transform's, worked out once per body, not per point). */
 bool plush__rigid_inside(const plush_pmx_rigid_body *rb, const float pose[16], const float p[3]);
 
+/* Per bone of m, a rigid body physics moves (mode 1 or 2) that drives it, or -1: map has bone_count slots. */
+void plush__rigid_dynamic_per_bone(const plush_pmx_model *m, int32_t *map);
+/* Whether vertex v of m meets the rigid body `body` (one that follows its bone): the model's own collision
+ * groups decide for the parts its physics carries. A vertex weighted to bones that physics moves meets the body
+ * when at least one of those bones' bodies collides with it (each in the other's mask, as Bullet filters
+ * pairs): a braid whose chain the author keeps out of a helper capsule on the head passes through it here
+ * too. A vertex that only bones carry (a skirt weighted to the hips) meets every body. `dynamic` is
+ * plush__rigid_dynamic_per_bone's map. */
+bool plush__rigid_vertex_meets(const plush_pmx_model *m, const int32_t *dynamic, uint32_t v, uint32_t body);
+
 #endif

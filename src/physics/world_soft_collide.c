@@ -7,8 +7,12 @@
  *
  * Which bodies: every one that follows its bone (mode 0), whatever the soft body's collision mask says (the
  * mask still filters the bodies physics moves, with Bullet's node contacts); Bullet is told to leave the
- * pairs handled here alone. A face that lay within the margin of a body at rest (a waistband on the
- * hips, a hair root in the head) is left alone with that body: pushing it out would move the rest shape. */
+ * pairs handled here alone. Where the model's own physics carries the part (its nodes weighted to bones that
+ * rigid bodies move), the model's collision groups decide: a face meets a body when one of its nodes'
+ * bodies collides with it (a braid the author keeps out of a helper capsule on the head is not pushed out
+ * of it here either). A face that lay within the margin of a body at rest (a waistband on the hips, a hair
+ * root in the head) keeps only what it kept at rest, and one that lay into it goes no deeper: pushing it out
+ * would move the rest shape. */
 #include "physics/rigid_shape.h"
 #include "physics/world_soft_internal.h"
 #include "plush/sys/physics.h"
@@ -17,6 +21,13 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* A direction in a body's frame (column-major rigid transform t) turned into the world. */
+static void to_world(const float t[16], const double local[3], float out[3])
+{
+    for (int k = 0; k < 3; k++) /* the body's axes are t's columns */
+        out[k] = (float)(t[k] * local[0] + t[4 + k] * local[1] + t[8 + k] * local[2]);
+}
 
 /* Barycentric sample points of a face: its corners, edge midpoints, centre and three inner points. */
 static const float samples[][3] = {
@@ -31,11 +42,11 @@ static void sample(const float (*x)[3], const uint32_t f[3], const float b[3], f
         out[k] = b[0] * x[f[0]][k] + b[1] * x[f[1]][k] + b[2] * x[f[2]][k];
 }
 
-/* The deepest sample of face f against the body at pose t: how far it lies inside the margin (negative: the
- * nearest sample's distance beyond it), its barycentric point and the outward normal in the world. The
+/* The deepest sample of face f against the body at pose t: how far it lies inside the shape (negative: the
+ * nearest sample's distance out of it), its barycentric point and the outward normal in the world. The
  * corners are taken into the body's frame once; the samples, being affine combinations, follow. */
 static double deepest(const plush_pmx_rigid_body *rb, const float t[16], const float (*x)[3], const uint32_t f[3],
-                      float margin, int *which, float normal[3])
+                      int *which, float normal[3])
 {
     double corner[3][3], best = -INFINITY, n[3], keep[3] = {0, 1, 0};
     for (int i = 0; i < 3; i++)
@@ -44,15 +55,14 @@ static double deepest(const plush_pmx_rigid_body *rb, const float t[16], const f
         double local[3];
         for (int k = 0; k < 3; k++)
             local[k] = samples[q][0] * corner[0][k] + samples[q][1] * corner[1][k] + samples[q][2] * corner[2][k];
-        double d = (double)margin - plush__rigid_shape_distance(rb, local, n);
+        double d = -plush__rigid_shape_distance(rb, local, n);
         if (d > best) {
             best = d;
             *which = q;
             memcpy(keep, n, sizeof keep);
         }
     }
-    for (int k = 0; k < 3; k++) /* the body's axes are t's columns */
-        normal[k] = (float)(t[k] * keep[0] + t[4 + k] * keep[1] + t[8 + k] * keep[2]);
+    to_world(t, keep, normal);
     return best;
 }
 
@@ -116,6 +126,19 @@ static bool edges(soft_ctx *c)
     return ok;
 }
 
+/* Whether face f meets the body: one of its nodes' vertices does (plush__rigid_vertex_meets: the model's
+ * collision groups decide for the parts its physics carries). */
+static bool meets(const world_soft *s, const plush_pmx_model *m, const int32_t *dynamic, const uint32_t f[3],
+                  uint32_t body)
+{
+    for (int i = 0; i < 3; i++) {
+        int32_t v = s->node_vertex[f[i]];
+        if (v < 0 || plush__rigid_vertex_meets(m, dynamic, (uint32_t)v, body))
+            return true;
+    }
+    return false;
+}
+
 plush_status plush__world_soft_collide_init(soft_ctx *c)
 {
     plush_world_model *wm = c->wm;
@@ -142,6 +165,10 @@ plush_status plush__world_soft_collide_init(soft_ctx *c)
         !edges(c))
         return world_soft_no_memory(c);
     const plush_bulletc_api *bc = wm->world->bc;
+    int32_t *dynamic = malloc((m->bone_count ? m->bone_count : 1) * sizeof *dynamic);
+    if (!dynamic)
+        return world_soft_no_memory(c);
+    plush__rigid_dynamic_per_bone(m, dynamic);
     for (size_t r = 0; r < m->rigid_body_count; r++) {
         const plush_pmx_rigid_body *rb = &m->rigid_bodies[r];
         if (rb->mode != PLUSH_PMX_RIGID_FOLLOW_BONE || rb->shape > PLUSH_PMX_RIGID_CAPSULE || !wm->bodies[r].bc)
@@ -152,10 +179,12 @@ plush_status plush__world_soft_collide_init(soft_ctx *c)
         plush_world_rigid_rest_transform(rb, t);
         for (size_t f = 0; f < s->triangle_count; f++) {
             double d = rest_clearance(s, rb, t, s->triangles[f]);
-            s->collide_rest[slot * s->triangle_count + f] = d < 0 ? -1.0f : d < s->margin ? (float)d : s->margin;
+            s->collide_rest[slot * s->triangle_count + f] =
+                !meets(s, m, dynamic, s->triangles[f], (uint32_t)r) ? -INFINITY : (float)fmin(d, 1e30);
         }
         bc->soft_ignore_body(s->bc, wm->bodies[r].bc);
     }
+    free(dynamic);
     return PLUSH_OK;
 }
 
@@ -173,12 +202,15 @@ static double thickness(const plush_pmx_rigid_body *rb)
  * is spent on the body (no bounce; the push itself is not made speed, which would fling a face off). */
 static bool push_face(world_soft *s, const plush_pmx_rigid_body *rb, size_t slot, size_t f, bool spend, double *gap)
 {
-    float margin = s->collide_rest[slot * s->triangle_count + f];
+    float rest = s->collide_rest[slot * s->triangle_count + f];
     const uint32_t *tri = s->triangles[f];
     float w[3] = {!s->pinned[tri[0]], !s->pinned[tri[1]], !s->pinned[tri[2]]};
     int which = 0;
     float n[3];
-    double depth = deepest(rb, s->collide_poses[slot], (const float(*)[3])s->x, tri, margin, &which, n);
+    /* the face keeps the margin, or what it kept at rest when that is less (its rest clearance, negative
+     * into the body: what lay that near or that deep at rest may lie so again, no deeper) */
+    float margin = rest < s->margin ? rest : s->margin;
+    double depth = deepest(rb, s->collide_poses[slot], (const float(*)[3])s->x, tri, &which, n) + margin;
     *gap = depth;
     /* Deeper than half the body's thickness, the nearest way out is more likely the far side: the face got
      * through between two steps (a fast kick) and pushing it on would drag the cloth through the limb and
@@ -257,7 +289,7 @@ static size_t push_all(world_soft *s, const plush_pmx_model *m)
         const plush_pmx_rigid_body *rb = &m->rigid_bodies[s->collide_bodies[slot]];
         for (size_t f = 0; f < s->triangle_count; f++) {
             const uint32_t *tri = s->triangles[f];
-            if (s->collide_rest[slot * s->triangle_count + f] < 0 ||
+            if (s->collide_rest[slot * s->triangle_count + f] == -INFINITY ||
                 (s->pinned[tri[0]] && s->pinned[tri[1]] && s->pinned[tri[2]]) || !within_reach(s, rb, slot, f))
                 continue;
             double gap = -INFINITY;

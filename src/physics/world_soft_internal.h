@@ -53,8 +53,9 @@ struct world_soft {
     float margin;
     size_t collide_count;
     uint32_t *collide_bodies;
-    float *collide_rest;          /* [slot * triangle_count + face]: the face's margin against that body, its
-                                     rest clearance up to `margin`; negative: into it at rest, left alone */
+    float *collide_rest;          /* [slot * triangle_count + face]: the face's rest clearance from that body
+                                     (the most of the margin it keeps; negative: how deep it lay into it);
+                                     -INFINITY: apart by the model's collision groups, left alone */
     float (*collide_poses)[16];   /* per slot: the body's pose this substep */
     size_t collide_edge_count;    /* the faces' distinct edges (the links) and rest lengths */
     uint32_t (*collide_edges)[2];

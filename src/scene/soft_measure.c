@@ -44,7 +44,8 @@ plush_status plush__soft_measure_init(plush__soft_measure *sm, const plush_pmx_m
     if (!sm->scratch || !sm->bodies || !sm->poses)
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
     /* The body: rigid bodies that follow their bones (legs, hips, torso, arms, head). A bound vertex
-     * already inside one at rest (hair roots in the head's sphere) is not counted for that body. */
+     * already inside one at rest (hair roots in the head's sphere) is not counted for that body, nor one the
+     * model's collision groups keep apart from it (the rule the cage's faces collide by). */
     for (size_t r = 0; wm && r < m->rigid_body_count; r++) {
         const plush_pmx_rigid_body *rb = &m->rigid_bodies[r];
         if (rb->mode != PLUSH_PMX_RIGID_FOLLOW_BONE || rb->shape > PLUSH_PMX_RIGID_CAPSULE)
@@ -53,10 +54,12 @@ plush_status plush__soft_measure_init(plush__soft_measure *sm, const plush_pmx_m
     }
     sm->wm = wm;
     size_t bits = sm->body_count * count;
-    sm->inside_at_rest = plush_arena_array(arena, bits / 8 + 1, 1);
-    if (!sm->inside_at_rest)
+    sm->left_out = plush_arena_array(arena, bits / 8 + 1, 1);
+    int32_t *dynamic = plush_arena_array(arena, m->bone_count ? m->bone_count : 1, sizeof *dynamic);
+    if (!sm->left_out || !dynamic)
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
-    memset(sm->inside_at_rest, 0, bits / 8 + 1);
+    memset(sm->left_out, 0, bits / 8 + 1);
+    plush__rigid_dynamic_per_bone(m, dynamic);
     for (size_t b = 0; b < sm->body_count; b++) {
         const plush_pmx_rigid_body *rb = &m->rigid_bodies[sm->bodies[b]];
         float t[16];
@@ -64,22 +67,23 @@ plush_status plush__soft_measure_init(plush__soft_measure *sm, const plush_pmx_m
         for (size_t i = 0; i < count; i++) {
             double local[3];
             plush__rigid_local(t, m->vertices[vertices[i]].position, local);
-            if (plush__rigid_shape_distance(rb, local, NULL) < 0) {
+            if (plush__rigid_shape_distance(rb, local, NULL) < 0 ||
+                !plush__rigid_vertex_meets(m, dynamic, vertices[i], sm->bodies[b])) {
                 size_t bit = b * count + i;
-                sm->inside_at_rest[bit / 8] |= (uint8_t)(1u << (bit % 8));
+                sm->left_out[bit / 8] |= (uint8_t)(1u << (bit % 8));
             }
         }
     }
     return PLUSH_OK;
 }
 
-/* Whether bound vertex i at p lies inside a body it was not inside at rest, and how deep. */
+/* Whether bound vertex i at p lies inside a body it is measured against, and how deep. */
 static bool inside_body(const plush__soft_measure *sm, size_t i, const float p[3], double *depth)
 {
     bool inside = false;
     for (size_t b = 0; b < sm->body_count; b++) {
         size_t bit = b * sm->count + i;
-        if (sm->inside_at_rest[bit / 8] & (1u << (bit % 8)))
+        if (sm->left_out[bit / 8] & (1u << (bit % 8)))
             continue;
         const plush_pmx_rigid_body *rb = &sm->model->rigid_bodies[sm->bodies[b]];
         const float *t = sm->poses[b];

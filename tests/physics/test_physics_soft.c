@@ -641,16 +641,31 @@ static double sheet_height(const float (*x)[3], uint32_t a, uint32_t b, uint32_t
 
 /* A body that follows its bone pushes a coarse sheet's faces away even where it rises between their
  * nodes (Bullet's node contacts alone let it through: no node comes near it), whatever the soft body's
- * mask; a body a face touches at rest is left alone with it. */
+ * mask; a body a face touches at rest is left alone with it (it goes no deeper than it lay); and a sheet
+ * weighted to a bone whose physics body the model's collision groups keep apart from the rising body is not
+ * pushed (the model's own physics would let its part through: a braid through a helper capsule). */
 static void test_faces_stay_off_a_body(void **state)
 {
     (void)state;
-    for (int touching = 0; touching < 2; touching++) {
-        plush_pmx_model *m = mesh_fx_model(1);
+    for (int variant = 0; variant < 3; variant++) {
+        int touching = variant == 1, apart = variant == 2;
+        plush_pmx_model *m = mesh_fx_model(2);
         mesh_fx g = grid_mesh(2, 4.0f); /* nodes 2 apart */
-        size_t mat = mesh_fx_add_material(m, "sheet", &g, 0);
+        size_t mat = mesh_fx_add_material(m, "sheet", &g, apart ? 1 : 0);
         mesh_fx_free(&g);
-        plush_pmx_rigid_body *rb = pmx_fx_rigid_bodies(m, 1);
+        plush_pmx_rigid_body *rb = pmx_fx_rigid_bodies(m, apart ? 2 : 1);
+        if (apart) { /* bone 1 hangs on a body physics moves, in group 2, which does not collide with group 1 */
+            plush_pmx_rigid_body *chain = &rb[1];
+            chain->name = pmx_fx_str(m, "braid");
+            chain->bone = 1;
+            chain->mode = PLUSH_PMX_RIGID_PHYSICS;
+            chain->shape = PLUSH_PMX_RIGID_SPHERE;
+            chain->size[0] = 0.1f;
+            chain->position[1] = 5;
+            chain->mass = 1;
+            chain->group = 2;
+            chain->mask = (uint16_t)(0xFFFF & ~(1u << 1));
+        }
         rb->name = pmx_fx_str(m, "fist");
         rb->bone = 0;
         rb->mode = PLUSH_PMX_RIGID_FOLLOW_BONE;
@@ -671,7 +686,8 @@ static void test_faces_stay_off_a_body(void **state)
         assert_non_null(rest);
         for (size_t v = 0; v < m->vertex_count; v++)
             memcpy(rest[v], m->vertices[v].position, sizeof rest[v]);
-        float bone[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+        float bone[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}, bones[2][16];
+        memcpy(bones[1], bone, sizeof bone);
         double lowest_gap = INFINITY;
         /* the face over the body: nodes (0, 0), (2, 0), (0, 2) at rest (nodes are numbered by the weld) */
         uint32_t face[3] = {0, 0, 0};
@@ -685,7 +701,8 @@ static void test_faces_stay_off_a_body(void **state)
         free(x0);
         for (int f = 1; f <= 45; f++) {
             bone[13] = touching ? 0 : 1.05f * (float)(f < 30 ? f : 30) / 30.0f; /* rises 1.05 in a second */
-            plush_world_set_bones(s.wm, (const float(*)[16])bone);
+            memcpy(bones[0], bone, sizeof bone);
+            plush_world_set_bones(s.wm, (const float(*)[16])bones);
             plush_world_set_pins(s.wm, (const float(*)[3])rest);
             sim_step(&s, FRAME);
             size_t n;
@@ -694,13 +711,13 @@ static void test_faces_stay_off_a_body(void **state)
             assert_true(mesh_fx_all_finite((const float(*)[3])x, n));
             double top = rb->position[1] + bone[13] + rb->size[0];
             double gap = sheet_height((const float(*)[3])x, face[0], face[1], face[2], 0.7, 0.7) - top;
-            if (touching) /* left alone: the sheet keeps its rest plane through the body */
+            if (touching || apart) /* left alone: the sheet keeps its rest plane through the body */
                 assert_true(fabs(sheet_height((const float(*)[3])x, face[0], face[1], face[2], 0.7, 0.7)) < 1e-3);
             else if (top > 0)
                 lowest_gap = gap < lowest_gap ? gap : lowest_gap;
             free(x);
         }
-        if (!touching) {
+        if (variant == 0) {
             print_message("      sheet over the rising body: lowest gap %.3f (radius 0.4)\n", lowest_gap);
             assert_true(lowest_gap > 0); /* the face stays off it (the margin is 0.05) */
         }
