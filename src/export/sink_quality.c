@@ -221,6 +221,15 @@ static int64_t worst(const quality_sink *q, plush_quality_figures *f, plush_qual
     return frame;
 }
 
+/* The volume figure as the summary words it: a ratio to rest, or what it is not where nothing is closed. */
+static const char *volume_text(double ratio, char buf[32])
+{
+    if (isnan(ratio))
+        return "volume - (no closed piece)";
+    snprintf(buf, 32, "volume %.3f", ratio);
+    return buf;
+}
+
 static int quality_describe(const plush_scene_sink *s, char *buf, size_t size)
 {
     const quality_sink *q = (const quality_sink *)s;
@@ -229,23 +238,24 @@ static int quality_describe(const plush_scene_sink *s, char *buf, size_t size)
     int64_t tear_frame;
     int64_t frame = worst(q, &fig, &cage, &tear, &tear_frame);
     const plush_quality_figures *f = &fig, *c = &cage;
+    char vbuf[32];
     if (frame < 0)
         return snprintf(buf, size, "%s%sno frame measured", q->path ? q->path : "", q->path ? "; " : "");
     int n = snprintf(buf, size,
                      "%s%sworst frame %lld: surface strain p50 %.3f p99 %.3f p99.9 %.3f max %.3f, %.2f%% of edges "
-                     "beyond 1.5x, crease p99 %.1f max %.1f deg, volume %.3f",
+                     "beyond 1.5x, crease p99 %.1f max %.1f deg, %s",
                      q->path ? q->path : "", q->path ? "; " : "", (long long)frame, f->strain_p50,
                      f->strain_p99, f->strain_p999, f->strain_max, 100.0 * f->strain_outside, f->crease_p99,
-                     f->crease_max, f->volume_ratio);
+                     f->crease_max, volume_text(f->volume_ratio, vbuf));
     if (tear_frame >= 0 && n >= 0 && (size_t)n < size)
         n += snprintf(buf + n, size - (size_t)n, "; layers apart at most %.3g (frame %lld)", tear,
                       (long long)tear_frame);
     if (q->cage && n >= 0 && (size_t)n < size)
         n += snprintf(buf + n, size - (size_t)n,
                       "\ncage at that frame: strain p50 %.3f p99 %.3f p99.9 %.3f max %.3f, %.2f%% beyond 1.5x, "
-                      "crease p99 %.1f max %.1f deg, volume %.3f",
+                      "crease p99 %.1f max %.1f deg, %s",
                       c->strain_p50, c->strain_p99, c->strain_p999, c->strain_max, 100.0 * c->strain_outside,
-                      c->crease_p99, c->crease_max, c->volume_ratio);
+                      c->crease_p99, c->crease_max, volume_text(c->volume_ratio, vbuf));
     return n;
 }
 

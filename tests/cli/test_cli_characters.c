@@ -114,6 +114,9 @@ static void run_case(const character_case *c, const char *dance, const char *fra
         CLI_RUN(&r, "run", c->model, "--cage", c->cage, "--motion", dance, "--export", "quality", "-o", out);
     cli_expect_code(&r, 0);
     assert_null(strstr(r.out, "blow-ups"));
+    /* every figure the summary words is a number or says what it is not (an open hair has no volume) */
+    assert_null(strstr(r.out, " nan"));
+    assert_null(strstr(r.out, "-nan"));
     /* the cage: within 20% of its target (300), no degenerate triangle */
     const char *cage_line = strstr(r.out, "\n  cage ");
     assert_non_null(cage_line);
