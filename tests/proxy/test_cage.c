@@ -379,6 +379,73 @@ static void test_simplify_specks_and_short_edges(void **state)
     plush_arena_free(&arena);
 }
 
+/* The shortest edge of a cage and its mean edge. */
+static void edge_range(const plush_cage_mesh *cage, double *shortest, double *mean)
+{
+    double sum = 0;
+    size_t n = 0;
+    *shortest = INFINITY;
+    for (size_t f = 0; f < cage->triangle_count; f++)
+        for (int k = 0; k < 3; k++, n++) {
+            const float *p = cage->positions[cage->triangles[f][k]], *q = cage->positions[cage->triangles[f][(k + 1) % 3]];
+            double e = sqrt((double)(p[0] - q[0]) * (p[0] - q[0]) + (double)(p[1] - q[1]) * (p[1] - q[1]) +
+                            (double)(p[2] - q[2]) * (p[2] - q[2]));
+            *shortest = e < *shortest ? e : *shortest;
+            sum += e;
+        }
+    *mean = n ? sum / (double)n : 0;
+}
+
+/* A sheet simplified to a coarse cage (mean edge about 2.5) beside a separate strand of six quads 0.5 long
+ * and 0.03 wide: the strand is simplified again alone to keep a few triangles of its own, where 0.03 is
+ * well above a fiftieth of its own mean edge but about a hundredth of the cage's; its short edges go with the
+ * cage's too (a link a few hundredths long reads every small movement as a large strain). */
+static void test_raised_strand_short_edges(void **state)
+{
+    (void)state;
+    enum { N = 20, GRID = (N + 1) * (N + 1), SV = 2 * 7 };
+    float pos[GRID + SV][3];
+    uint32_t tri[2 * N * N + 12][3];
+    size_t t = 0;
+    for (int y = 0; y <= N; y++)
+        for (int x = 0; x <= N; x++)
+            pos[y * (N + 1) + x][0] = 0.5f * (float)x, pos[y * (N + 1) + x][1] = 0.5f * (float)y,
+            pos[y * (N + 1) + x][2] = 0;
+    for (int y = 0; y < N; y++)
+        for (int x = 0; x < N; x++) {
+            uint32_t a = (uint32_t)(y * (N + 1) + x), b = a + 1, c = a + N + 1, d = c + 1;
+            tri[t][0] = a, tri[t][1] = b, tri[t][2] = d, t++;
+            tri[t][0] = a, tri[t][1] = d, tri[t][2] = c, t++;
+        }
+    for (int y = 0; y <= 1; y++)
+        for (int x = 0; x <= 6; x++)
+            pos[GRID + 7 * y + x][0] = 15 + 0.5f * (float)x, pos[GRID + 7 * y + x][1] = 0.03f * (float)y,
+            pos[GRID + 7 * y + x][2] = 0;
+    for (int x = 0; x < 6; x++) {
+        uint32_t a = (uint32_t)(GRID + x), b = a + 1, c = a + 7, d = c + 1;
+        tri[t][0] = a, tri[t][1] = b, tri[t][2] = d, t++;
+        tri[t][0] = a, tri[t][1] = d, tri[t][2] = c, t++;
+    }
+    plush_cage_mesh skin = {.vertex_count = GRID + SV, .positions = pos, .triangle_count = t, .triangles = tri};
+    plush_arena arena = {0};
+    plush_diag d = pmx_fx_diag();
+    plush_cage_mesh cage;
+    plush_cage_result res;
+    pmx_fx_ok(plush_cage_simplify(&skin, &(plush_cage_options){.target_triangles = 40}, &arena, &cage, &res, &d), &d);
+    double shortest, mean;
+    edge_range(&cage, &shortest, &mean);
+    size_t strand = 0;
+    for (size_t f = 0; f < cage.triangle_count; f++)
+        strand += cage.positions[cage.triangles[f][0]][0] > 12;
+    print_message("      cage %zu triangles (%zu of the strand): shortest edge %.4f, mean %.3f\n", cage.triangle_count,
+                  strand, shortest, mean);
+    assert_true(shortest >= 0.02 * mean);
+    plush_cage_topology topo;
+    pmx_fx_ok(plush_cage_check(&cage, &topo, &d), &d);
+    assert_int_equal(topo.degenerate_faces, 0);
+    plush_arena_free(&arena);
+}
+
 /* Two sheets that touch at one corner only (a bow tie: what the simplifier leaves where it narrows a strand's
  * neck to a point) are joined there by one triangle over a border edge of each, so that they make one soft
  * body: one piece, one triangle more than the sheets' sixteen. */
@@ -772,6 +839,7 @@ int main(void)
         cmocka_unit_test(test_topology),       cmocka_unit_test(test_simplify_large),
         cmocka_unit_test(test_offset),         cmocka_unit_test(test_simplify_edges),
         cmocka_unit_test(test_simplify_specks_and_short_edges),
+        cmocka_unit_test(test_raised_strand_short_edges),
         cmocka_unit_test(test_simplify_joins_bow_ties),
         cmocka_unit_test(test_simplify_small_piece_floor),
         cmocka_unit_test(test_wrap_two_spheres), cmocka_unit_test(test_wrap_deterministic),
