@@ -85,7 +85,7 @@ void plush_proxy_binding_free(plush_proxy_binding *binding);
 /* Smoothing a default-mode binding along the detailed surface (plush_proxy_binding_smooth). Zero fields
  * mean the defaults. */
 /* The default reach, chosen on the demo bear's quality figures (README, Quality). */
-#define PLUSH_PROXY_SMOOTH_RADIUS 4.0
+#define PLUSH_PROXY_SMOOTH_RADIUS 8.0
 typedef struct plush_proxy_smooth_options {
     float radius;           /* smoothing reach in mean proxy edge lengths; 0: PLUSH_PROXY_SMOOTH_RADIUS */
 } plush_proxy_smooth_options;
