@@ -37,14 +37,14 @@ static const character_case cases[] = {
     {DATA "mmd/pmx_tailor/01_基本の使い方.pmx", "スカート", true, 0.08},
     {DATA "mmd/pmx_tailor/04_色々な使い方_裾.pmx", "スカート", true, 0.08},
     {DATA "characters/pmx_tailor/03_扱えるメッシュ_裾不均等.pmx", "スカート", true, 0.08},
-    {DATA "mmd/alicia/Alicia_solid.pmx", "hair", true, 0.2},
-    /* the cape (1.1% of edges beyond 1.5x on the short dance), Luka's hair, her dress and its trims do not
+    {DATA "mmd/alicia/Alicia_solid.pmx", "hair", true, 0.12},
+    {DATA "characters/blender_mmd_tools/巡音ルカ_f14b5a4.pmx", "材質3", true, 0.2},
+    /* her skirt is the lower half of her dress (材質18 is its waistband and hem trims) */
+    {DATA "characters/blender_mmd_tools/巡音ルカ_f14b5a4.pmx", "材質8", true, 0.2},
+    /* the cape (1.4% of its edges squeezed beyond 2/3 in the short dance's folds) and Luka's trims do not
      * meet the bar yet (docs/measured.md) */
     {DATA "characters/pmx_tailor/04_色々な使い方_裏面.pmx", "表マント,裏マント", false, 0.2},
-    {DATA "characters/blender_mmd_tools/巡音ルカ_f14b5a4.pmx", "材質3", false, 0.2},
     {DATA "characters/blender_mmd_tools/巡音ルカ_f14b5a4.pmx", "材質18", false, 0.25},
-    /* her skirt is the lower half of her dress (材質18 is its waistband and hem trims) */
-    {DATA "characters/blender_mmd_tools/巡音ルカ_f14b5a4.pmx", "材質8", false, 0.2},
 };
 
 static int setup(void **state)
