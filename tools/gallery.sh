@@ -38,7 +38,8 @@ cases=(
     "uneven-skirt|characters/pmx_tailor/03_扱えるメッシュ_裾不均等.pmx|スカート"
     "cape|characters/pmx_tailor/04_色々な使い方_裏面.pmx|表マント,裏マント"
     "alicia-hair|mmd/alicia/Alicia_solid.pmx|hair"
-    "luka-skirt|characters/blender_mmd_tools/巡音ルカ_f14b5a4.pmx|材質18"
+    "luka-hair|characters/blender_mmd_tools/巡音ルカ_f14b5a4.pmx|材質3"
+    "luka-dress|characters/blender_mmd_tools/巡音ルカ_f14b5a4.pmx|材質8"
 )
 failed=0
 for c in "${cases[@]}"; do
