@@ -84,7 +84,8 @@ plush_status plush_proxy_bind(const plush_proxy_mesh *proxy, const float (*point
 void plush_proxy_binding_free(plush_proxy_binding *binding);
 /* Smoothing a default-mode binding along the detailed surface (plush_proxy_binding_smooth). Zero fields
  * mean the defaults. */
-/* The default reach, chosen on the demo bear's quality figures (README, Quality). */
+/* The default reach: 4 on the demo bear's figures first, 8 on the shared characters' long hair and dresses,
+ * checked on the demo, the test toy and every shared character (docs/surface.md). */
 #define PLUSH_PROXY_SMOOTH_RADIUS 8.0
 typedef struct plush_proxy_smooth_options {
     float radius;           /* smoothing reach in mean proxy edge lengths; 0: PLUSH_PROXY_SMOOTH_RADIUS */
