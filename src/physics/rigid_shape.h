@@ -22,12 +22,12 @@ bool plush__rigid_inside(const plush_pmx_rigid_body *rb, const float pose[16], c
 
 /* Per bone of m, a rigid body physics moves (mode 1 or 2) that drives it, or -1: map has bone_count slots. */
 void plush__rigid_dynamic_per_bone(const plush_pmx_model *m, int32_t *map);
-/* Whether vertex v of m meets the rigid body `body` (one that follows its bone): the model's own collision
- * groups decide for the parts its physics carries. A vertex weighted to bones that physics moves meets the body
- * when at least one of those bones' bodies collides with it (each in the other's mask, as Bullet filters
- * pairs): a braid whose chain the author keeps out of a helper capsule on the head passes through it here
- * too. A vertex that only bones carry (a skirt weighted to the hips) meets every body. `dynamic` is
- * plush__rigid_dynamic_per_bone's map. */
+/* Whether vertex v of m meets the rigid body `body` (one that follows its bone) by the model's own collision
+ * groups: a vertex weighted to bones that physics moves meets it when at least one of those bones' bodies
+ * collides with it (each in the other's mask, as Bullet filters pairs); a vertex that only bones carry (a
+ * skirt weighted to the hips) meets every body. The callers ask it only of a body the soft part lies into at
+ * rest (a helper capsule holding a braid's root): a limb stays the body whatever the groups say. `dynamic`
+ * is plush__rigid_dynamic_per_bone's map. */
 bool plush__rigid_vertex_meets(const plush_pmx_model *m, const int32_t *dynamic, uint32_t v, uint32_t body);
 
 #endif

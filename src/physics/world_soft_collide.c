@@ -7,10 +7,12 @@
  *
  * Which bodies: every one that follows its bone (mode 0), whatever the soft body's collision mask says (the
  * mask still filters the bodies physics moves, with Bullet's node contacts); Bullet is told to leave the
- * pairs handled here alone. Where the model's own physics carries the part (its nodes weighted to bones that
- * rigid bodies move), the model's collision groups decide: a face meets a body when one of its nodes'
- * bodies collides with it (a braid the author keeps out of a helper capsule on the head is not pushed out
- * of it here either). A face that lay within the margin of a body at rest (a waistband on the hips, a hair
+ * pairs handled here alone. One exception: a body the cage lies into at rest, where the model's own physics
+ * carries the part (its nodes weighted to bones that rigid bodies move) and the model's collision groups keep
+ * that physics apart from the body, is a helper of the part's own rig (a capsule on the back of the head
+ * holding a braid's root), not the body: a face meets it only when one of its nodes' bodies collides with
+ * it. An arm or a leg the part's chains are merely kept apart from (to calm MMD's own physics) stays the
+ * body. A face that lay within the margin of a body at rest (a waistband on the hips, a hair
  * root in the head) keeps only what it kept at rest, and one that lay into it goes no deeper: pushing it out
  * would move the rest shape. */
 #include "physics/rigid_shape.h"
@@ -180,11 +182,17 @@ plush_status plush__world_soft_collide_init(soft_ctx *c)
         s->collide_bodies[slot] = (uint32_t)r;
         float t[16];
         plush_world_rigid_rest_transform(rb, t);
+        bool overlaps = false;
         for (size_t f = 0; f < s->triangle_count; f++) {
             double d = rest_clearance(s, rb, t, s->triangles[f]);
-            s->collide_rest[slot * s->triangle_count + f] =
-                !meets(s, m, dynamic, s->triangles[f], (uint32_t)r) ? -INFINITY : (float)fmin(d, 1e30);
+            s->collide_rest[slot * s->triangle_count + f] = (float)fmin(d, 1e30);
+            overlaps |= d < 0;
         }
+        /* a body the cage lies into at rest whose collision groups keep the part's physics apart from it is
+         * a helper of the part's own rig, not the body */
+        for (size_t f = 0; overlaps && f < s->triangle_count; f++)
+            if (!meets(s, m, dynamic, s->triangles[f], (uint32_t)r))
+                s->collide_rest[slot * s->triangle_count + f] = -INFINITY;
         bc->soft_ignore_body(s->bc, wm->bodies[r].bc);
     }
     free(dynamic);
@@ -215,10 +223,11 @@ static bool push_face(world_soft *s, const plush_pmx_rigid_body *rb, size_t slot
     float margin = rest < s->margin ? rest : s->margin;
     double depth = deepest(rb, s->collide_poses[slot], (const float(*)[3])s->x, tri, &which, n) + margin;
     *gap = depth;
-    /* Deeper than half the body's thickness, the nearest way out is more likely the far side: the face got
-     * through between two steps (a fast kick) and pushing it on would drag the cloth through the limb and
-     * stretch it across. It is left to come out as the body moves on. */
-    if (!(depth > 0) || !isfinite(depth) || depth > margin + 0.5 * thickness(rb))
+    /* More than half the body's thickness deeper than it may lie (past the margin, or past its depth at
+     * rest), the nearest way out is more likely the far side: the face got through between two steps (a fast
+     * kick) and pushing it on would drag the cloth through the limb and stretch it across. It is left to come
+     * out as the body moves on. */
+    if (!(depth > 0) || !isfinite(depth) || depth > (margin > 0 ? margin : 0) + 0.5 * thickness(rb))
         return false;
     const float *b = samples[which];
     /* The push is shared as if every corner took its part (a pinned corner's is dropped): a sample next to

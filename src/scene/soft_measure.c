@@ -44,8 +44,9 @@ plush_status plush__soft_measure_init(plush__soft_measure *sm, const plush_pmx_m
     if (!sm->scratch || !sm->bodies || !sm->poses)
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
     /* The body: rigid bodies that follow their bones (legs, hips, torso, arms, head). A bound vertex
-     * already inside one at rest (hair roots in the head's sphere) is not counted for that body, nor one the
-     * model's collision groups keep apart from it (the rule the cage's faces collide by). */
+     * already inside one at rest (hair roots in the head's sphere) is not counted for that body; nor, for a
+     * body the part lies into at rest, one the model's collision groups keep apart from it (a helper of the
+     * part's own rig: the rule the cage's faces collide by). */
     for (size_t r = 0; wm && r < m->rigid_body_count; r++) {
         const plush_pmx_rigid_body *rb = &m->rigid_bodies[r];
         if (rb->mode != PLUSH_PMX_RIGID_FOLLOW_BONE || rb->shape > PLUSH_PMX_RIGID_CAPSULE)
@@ -64,15 +65,21 @@ plush_status plush__soft_measure_init(plush__soft_measure *sm, const plush_pmx_m
         const plush_pmx_rigid_body *rb = &m->rigid_bodies[sm->bodies[b]];
         float t[16];
         plush_world_rigid_rest_transform(rb, t);
+        bool overlaps = false;
         for (size_t i = 0; i < count; i++) {
             double local[3];
             plush__rigid_local(t, m->vertices[vertices[i]].position, local);
-            if (plush__rigid_shape_distance(rb, local, NULL) < 0 ||
-                !plush__rigid_vertex_meets(m, dynamic, vertices[i], sm->bodies[b])) {
+            if (plush__rigid_shape_distance(rb, local, NULL) < 0) {
+                size_t bit = b * count + i;
+                sm->left_out[bit / 8] |= (uint8_t)(1u << (bit % 8));
+                overlaps = true;
+            }
+        }
+        for (size_t i = 0; overlaps && i < count; i++)
+            if (!plush__rigid_vertex_meets(m, dynamic, vertices[i], sm->bodies[b])) {
                 size_t bit = b * count + i;
                 sm->left_out[bit / 8] |= (uint8_t)(1u << (bit % 8));
             }
-        }
     }
     return PLUSH_OK;
 }

@@ -21,8 +21,9 @@ typedef struct plush__soft_measure {
     float (*poses)[16];                /* and their poses at the frame measured */
     size_t body_count;
     uint8_t *left_out;                 /* bit body * count + i: bound vertex i is not measured against that body:
-                                          inside it at rest, or the model's collision groups keep its physics
-                                          apart from it (plush__rigid_vertex_meets) */
+                                          inside it at rest, or the part lies into it at rest and the model's
+                                          collision groups keep its physics apart from it
+                                          (plush__rigid_vertex_meets) */
 } plush__soft_measure;
 
 plush_status plush__soft_measure_init(plush__soft_measure *sm, const plush_pmx_model *m, const uint32_t *vertices,

@@ -641,14 +641,30 @@ static double sheet_height(const float (*x)[3], uint32_t a, uint32_t b, uint32_t
 
 /* A body that follows its bone pushes a coarse sheet's faces away even where it rises between their
  * nodes (Bullet's node contacts alone let it through: no node comes near it), whatever the soft body's
- * mask; a body a face touches at rest is left alone with it (it goes no deeper than it lay); and a sheet
- * weighted to a bone whose physics body the model's collision groups keep apart from the rising body is not
- * pushed (the model's own physics would let its part through: a braid through a helper capsule). */
+ * mask, and whatever the model's collision groups say of the sheet's own physics; a body a face lies into at
+ * rest is kept from going deeper, and left alone while it stays put; a body the sheet lies into at rest
+ * whose groups keep the sheet's physics apart from it (a capsule holding a braid's root) is left alone even
+ * as it rises: the part's own rig, not the body. */
 static void test_faces_stay_off_a_body(void **state)
 {
     (void)state;
-    for (int variant = 0; variant < 3; variant++) {
-        int touching = variant == 1, apart = variant == 2;
+    static const struct {
+        const char *what;
+        float start;     /* the body's centre under the face; its radius is 0.4, the sheet at 0 */
+        float rise;      /* how far it rises over a second */
+        bool apart;      /* the sheet hangs on a chain the groups keep apart from the body */
+        int expect;      /* 0: kept off it, 1: left in its rest plane, 2: lifted as deep as it lay */
+    } variants[] = {
+        {"rising body", -1, 1.05f, false, 0},
+        {"body the face lies into at rest, still", 0, 0, false, 1},
+        {"rising limb the sheet's chain is kept apart from", -1, 1.05f, true, 0},
+        {"rising helper the sheet lies into at rest, kept apart", -0.3f, 0.3f, true, 1},
+        {"rising body the sheet lies into at rest", -0.3f, 0.3f, false, 2},
+    };
+    for (size_t variant = 0; variant < sizeof variants / sizeof variants[0]; variant++) {
+        bool apart = variants[variant].apart;
+        float rise = variants[variant].rise;
+        int expect = variants[variant].expect;
         plush_pmx_model *m = mesh_fx_model(2);
         mesh_fx g = grid_mesh(2, 4.0f); /* nodes 2 apart */
         size_t mat = mesh_fx_add_material(m, "sheet", &g, apart ? 1 : 0);
@@ -672,7 +688,7 @@ static void test_faces_stay_off_a_body(void **state)
         rb->shape = PLUSH_PMX_RIGID_SPHERE;
         rb->size[0] = 0.4f;
         rb->position[0] = rb->position[2] = 0.7f; /* under a face, 0.99 from its nearest node */
-        rb->position[1] = touching ? 0 : -1;
+        rb->position[1] = variants[variant].start;
         rb->group = 1;
         rb->mask = 0xFFFF;
         size_t k = mesh_fx_add_soft_body(m, (int32_t)mat, 0);
@@ -688,7 +704,7 @@ static void test_faces_stay_off_a_body(void **state)
             memcpy(rest[v], m->vertices[v].position, sizeof rest[v]);
         float bone[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}, bones[2][16];
         memcpy(bones[1], bone, sizeof bone);
-        double lowest_gap = INFINITY;
+        double lowest_gap = INFINITY, height = 0;
         /* the face over the body: nodes (0, 0), (2, 0), (0, 2) at rest (nodes are numbered by the weld) */
         uint32_t face[3] = {0, 0, 0};
         const float corner[3][2] = {{0, 0}, {2, 0}, {0, 2}};
@@ -700,7 +716,7 @@ static void test_faces_stay_off_a_body(void **state)
                     face[c] = q;
         free(x0);
         for (int f = 1; f <= 45; f++) {
-            bone[13] = touching ? 0 : 1.05f * (float)(f < 30 ? f : 30) / 30.0f; /* rises 1.05 in a second */
+            bone[13] = rise * (float)(f < 30 ? f : 30) / 30.0f;
             memcpy(bones[0], bone, sizeof bone);
             plush_world_set_bones(s.wm, (const float(*)[16])bones);
             plush_world_set_pins(s.wm, (const float(*)[3])rest);
@@ -710,17 +726,19 @@ static void test_faces_stay_off_a_body(void **state)
             assert_int_equal(n, 9);
             assert_true(mesh_fx_all_finite((const float(*)[3])x, n));
             double top = rb->position[1] + bone[13] + rb->size[0];
-            double gap = sheet_height((const float(*)[3])x, face[0], face[1], face[2], 0.7, 0.7) - top;
-            if (touching || apart) /* left alone: the sheet keeps its rest plane through the body */
-                assert_true(fabs(sheet_height((const float(*)[3])x, face[0], face[1], face[2], 0.7, 0.7)) < 1e-3);
-            else if (top > 0)
-                lowest_gap = gap < lowest_gap ? gap : lowest_gap;
+            height = sheet_height((const float(*)[3])x, face[0], face[1], face[2], 0.7, 0.7);
+            if (expect == 1) /* left alone: the sheet keeps its rest plane through the body */
+                assert_true(fabs(height) < 1e-3);
+            else if (expect == 0 && top > 0)
+                lowest_gap = height - top < lowest_gap ? height - top : lowest_gap;
             free(x);
         }
-        if (variant == 0) {
-            print_message("      sheet over the rising body: lowest gap %.3f (radius 0.4)\n", lowest_gap);
+        print_message("      %s: the face over it ends at %.3f (the body's top at %.3f)\n", variants[variant].what,
+                      height, rb->position[1] + bone[13] + rb->size[0]);
+        if (expect == 0)
             assert_true(lowest_gap > 0); /* the face stays off it (the margin is 0.05) */
-        }
+        if (expect == 2) /* it lay 0.1 into the body at rest and goes no deeper as the body's top rises to 0.4 */
+            assert_true(height > 0.2);
         free(rest);
         plush_world_destroy(s.world);
         plush_pmx_free(m);
