@@ -1,4 +1,5 @@
-/* The geometry kernel cglm lacks: weld by position, union-find, matrix -> quaternion (see core/geom.h). */
+/* The geometry kernel cglm lacks: the best rotation of a covariance, weld by position, union-find, matrix ->
+ * quaternion (see core/geom.h). */
 #include "core/geom.h"
 #include "core/common.h"
 
@@ -6,6 +7,126 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* ---- the best rotation of a covariance --------------------------------------------------------------- */
+
+enum { MAX_STEPS = 64 };
+
+/* Solves h x = g for a symmetric 3x3 h by Cholesky; false when h is not positive definite enough. */
+static bool solve_spd(double h[3][3], const double g[3], double x[3])
+{
+    double l00 = h[0][0];
+    if (!(l00 > 0))
+        return false;
+    l00 = sqrt(l00);
+    double l10 = h[1][0] / l00, l20 = h[2][0] / l00;
+    double d1 = h[1][1] - l10 * l10;
+    if (!(d1 > 0))
+        return false;
+    double l11 = sqrt(d1), l21 = (h[2][1] - l20 * l10) / l11;
+    double d2 = h[2][2] - l20 * l20 - l21 * l21;
+    if (!(d2 > 1e-12 * (h[0][0] + h[1][1] + h[2][2])))
+        return false;
+    double l22 = sqrt(d2);
+    double y0 = g[0] / l00, y1 = (g[1] - l10 * y0) / l11, y2 = (g[2] - l20 * y0 - l21 * y1) / l22;
+    x[2] = y2 / l22;
+    x[1] = (y1 - l21 * x[2]) / l11;
+    x[0] = (y0 - l10 * x[1] - l20 * x[2]) / l00;
+    return true;
+}
+
+/* a[c] is column c of A (read only); q is refined in place. Each step turns R by w, Newton's step for
+ * the best fit (maximum of trace(R^T A)): gradient g = sum_c r_c x a_c, Hessian trace(S) I - S with S the
+ * symmetric part of A R^T. Where that Hessian is not positive definite (far from the fit, or a patch
+ * on one line) the step is Müller's, g / |trace|, which always climbs. */
+static bool climb(double a[3][3], double q[4])
+{
+    bool at_max = false;
+    for (int step = 0; step < MAX_STEPS; step++) {
+        double r[3][3], g[3] = {0, 0, 0}, b[3][3] = {{0}};
+        plush__quat_to_mat3(q, &r[0][0], 3);   /* r[c] is column c */
+        for (int c = 0; c < 3; c++) {
+            g[0] += r[c][1] * a[c][2] - r[c][2] * a[c][1];
+            g[1] += r[c][2] * a[c][0] - r[c][0] * a[c][2];
+            g[2] += r[c][0] * a[c][1] - r[c][1] * a[c][0];
+            for (int i = 0; i < 3; i++)
+                for (int j = 0; j < 3; j++)
+                    b[i][j] += a[c][i] * r[c][j];   /* B = A R^T = sum_c a_c r_c^T */
+        }
+        double tr = b[0][0] + b[1][1] + b[2][2], h[3][3], w[3];
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++)
+                h[i][j] = (i == j ? tr : 0) - 0.5 * (b[i][j] + b[j][i]);
+        at_max = solve_spd(h, g, w);
+        if (!at_max) {
+            double scale = 1.0 / (fabs(tr) + 1e-300);
+            for (int k = 0; k < 3; k++)
+                w[k] = g[k] * scale;
+        }
+        double angle = sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2]);
+        if (!(angle > 1e-12))
+            break;
+        if (angle > 1.0) {   /* a trust region: a long Newton step from far away may overshoot */
+            for (int k = 0; k < 3; k++)
+                w[k] /= angle;
+            angle = 1.0;
+        }
+        double s = sin(0.5 * angle) / angle, d[4] = {w[0] * s, w[1] * s, w[2] * s, cos(0.5 * angle)};
+        double n[4] = {d[3] * q[0] + d[0] * q[3] + d[1] * q[2] - d[2] * q[1],
+                       d[3] * q[1] - d[0] * q[2] + d[1] * q[3] + d[2] * q[0],
+                       d[3] * q[2] + d[0] * q[1] - d[1] * q[0] + d[2] * q[3],
+                       d[3] * q[3] - d[0] * q[0] - d[1] * q[1] - d[2] * q[2]};
+        double len = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2] + n[3] * n[3]);
+        for (int k = 0; k < 4; k++)
+            q[k] = n[k] / len;
+    }
+    return at_max;
+}
+
+/* trace(R^T A), what the fit maximises. */
+static double fit_of(double a[3][3], const double q[4])
+{
+    double r[3][3], t = 0;
+    plush__quat_to_mat3(q, &r[0][0], 3);
+    for (int c = 0; c < 3; c++)
+        for (int k = 0; k < 3; k++)
+            t += r[c][k] * a[c][k];
+    return t;
+}
+
+/* plush__fit_rotation: the climb from last frame's rotation; where it stops anywhere but at the maximum (a gradient of zero with
+ * a Hessian that is not definite: a half turn away from the fit about one of its axes, where a fast turn
+ * of a flat patch -- a braid swinging round -- can leave the warm start), it climbs again from the half
+ * turns about the three axes and from no rotation, and keeps the best. */
+void plush__fit_rotation(double a[3][3], double q[4])
+{
+    if (!climb(a, q)) {
+        double best[4], best_fit = fit_of(a, q);
+        memcpy(best, q, sizeof best);
+        for (int start = 0; start < 4; start++) {
+            double t[4];
+            if (start < 3) { /* q times the half turn about body axis `start` */
+                double d[4] = {0, 0, 0, 0};
+                d[start] = 1;
+                t[0] = q[3] * d[0] + q[0] * d[3] + q[1] * d[2] - q[2] * d[1];
+                t[1] = q[3] * d[1] - q[0] * d[2] + q[1] * d[3] + q[2] * d[0];
+                t[2] = q[3] * d[2] + q[0] * d[1] - q[1] * d[0] + q[2] * d[3];
+                t[3] = q[3] * d[3] - q[0] * d[0] - q[1] * d[1] - q[2] * d[2];
+            } else {
+                t[0] = t[1] = t[2] = 0, t[3] = 1;
+            }
+            climb(a, t);
+            double f = fit_of(a, t);
+            if (f > best_fit)
+                best_fit = f, memcpy(best, t, sizeof best);
+        }
+        memcpy(q, best, sizeof best);
+    }
+    if (q[3] < 0)
+        for (int k = 0; k < 4; k++)
+            q[k] = -q[k];
+}
+
 
 /* ---- welding by position ---------------------------------------------------------------------------- */
 

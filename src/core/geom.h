@@ -80,6 +80,16 @@ uint32_t plush__uf_find(uint32_t *parent, uint32_t x);
 /* Joins the sets of a and b under the smaller root; false when they were one set already. */
 bool plush__uf_union(uint32_t *parent, uint32_t a, uint32_t b);
 
+/* ---- the best rotation of a covariance ---------------------------------------------------------------- */
+
+/* The rotation R that maximises trace(R^T A), A = sum (p - m)(p0 - m0)^T the covariance of points now (p,
+ * about their mean m) against the same points at rest (p0, about m0), as unit quaternion q (x y z w), refined
+ * in place from q (last frame's: two or three steps). a[c] is column c of A; a may be changed. Newton steps,
+ * Müller et al.'s 2016 step where the Hessian is not positive, restarts from half turns where the climb stops
+ * short of the maximum (patch frames, proxy/patch.c; the flat soft bodies' shape, physics/world_soft_shape.c).
+ * q ends with w >= 0. */
+void plush__fit_rotation(double a[3][3], double q[4]);
+
 /* ---- matrix -> quaternion ----------------------------------------------------------------------------- */
 
 /* The unit quaternion (x y z w) of a rotation matrix stored column-major: element (row r, column c) at

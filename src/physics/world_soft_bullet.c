@@ -474,9 +474,11 @@ plush_status plush__world_soft_create_bullet(soft_ctx *c)
     /* kVC keeps the rest volume and kMT the rest shape: both need Bullet's pose taken at rest. */
     if (config.kMT > 0 && flat(s)) {
         plush_diag_warn(c->diag, -1, "soft body", (int64_t)c->index,
-                        "\"%s\" is nearly flat (its nodes lie close to a plane or a line): no pose matching (kMT) for "
-                        "it, which would blow it up; its links and bending keep its shape",
+                        "\"%s\" is nearly flat (its nodes lie close to a plane or a line): Bullet's pose matching "
+                        "(kMT) would blow it up, so plush keeps its shape itself",
                         c->name);
+        if (free_nodes && !plush__world_soft_shape_init(c->wm, s, config.kMT))
+            return world_soft_no_memory(c);
         config.kMT = 0;
         bc->soft_set_config(s->bc, &config);
     }

@@ -71,6 +71,10 @@ struct world_soft {
     uint32_t *pusher;             /* per node, scratch: the slot + 1 of the body that pushed it this substep,
                                      UINT32_MAX once two have (then its cap holds) */
     uint64_t contacts;            /* faces pushed out, over the run */
+    /* A nearly flat body's rest shape kept by plush (world_soft_shape.c) where Bullet's pose matching cannot. */
+    float shape_k;                /* kMT, or 0: not kept here */
+    float (*shape_rest)[3];       /* the rest nodes about their centre */
+    double shape_q[4];            /* the last rotation fitted */
 };
 
 /* world_soft_build.c and world_soft_bullet.c: one soft body while it is built. */
@@ -107,6 +111,12 @@ plush_status plush__world_soft_create_bullet(soft_ctx *c);
  * leave those pairs to plush), and one substep's pushes of the faces out of them. */
 plush_status plush__world_soft_collide_init(soft_ctx *c);
 void plush__world_soft_collide(plush_world_model *wm, world_soft *s);
+
+/* world_soft_shape.c: a nearly flat body's rest shape kept with stiffness k (its kMT): the rest offsets taken
+ * (false when out of memory), and each substep its free nodes pulled k of the way toward the rest shape
+ * turned by the best rotation of its nodes now. */
+bool plush__world_soft_shape_init(plush_world_model *wm, world_soft *s, float k);
+void plush__world_soft_match_shape(plush_world_model *wm, world_soft *s);
 
 /* Area-weighted unit node normals of s->x into s->normals (zero for a rope or a node without area). */
 void plush__world_soft_update_normals(world_soft *s);
