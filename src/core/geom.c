@@ -94,7 +94,7 @@ static double fit_of(double a[3][3], const double q[4])
     return t;
 }
 
-/* plush__fit_rotation: the climb from last frame's rotation; where it stops anywhere but at the maximum (a gradient of zero with
+/* The climb from last frame's rotation; where it stops anywhere but at the maximum (a gradient of zero with
  * a Hessian that is not definite: a half turn away from the fit about one of its axes, where a fast turn
  * of a flat patch -- a braid swinging round -- can leave the warm start), it climbs again from the half
  * turns about the three axes and from no rotation, and keeps the best. */
@@ -126,7 +126,6 @@ void plush__fit_rotation(double a[3][3], double q[4])
         for (int k = 0; k < 4; k++)
             q[k] = -q[k];
 }
-
 
 /* ---- welding by position ---------------------------------------------------------------------------- */
 

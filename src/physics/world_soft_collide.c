@@ -24,13 +24,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A direction in a body's frame (column-major rigid transform t) turned into the world. */
-static void to_world(const float t[16], const double local[3], float out[3])
-{
-    for (int k = 0; k < 3; k++) /* the body's axes are t's columns */
-        out[k] = (float)(t[k] * local[0] + t[4 + k] * local[1] + t[8 + k] * local[2]);
-}
-
 /* Barycentric sample points of a face: its corners, edge midpoints, centre and three inner points. */
 static const float samples[][3] = {
     {1, 0, 0},       {0, 1, 0},       {0, 0, 1},       {0.5f, 0.5f, 0},           {0, 0.5f, 0.5f},
@@ -64,7 +57,8 @@ static double deepest(const plush_pmx_rigid_body *rb, const float t[16], const f
             memcpy(keep, n, sizeof keep);
         }
     }
-    to_world(t, keep, normal);
+    for (int k = 0; k < 3; k++) /* the body's axes are t's columns */
+        normal[k] = (float)(t[k] * keep[0] + t[4 + k] * keep[1] + t[8 + k] * keep[2]);
     return best;
 }
 

@@ -10,7 +10,8 @@
  * et al., "A Robust Method to Extract the Rotational Part of Deformations" (2016): starting from last
  * frame's rotation, turn R by the axis sum_c r_c x a_c / |sum_c r_c . a_c| until it no longer moves. It
  * never meets a division by a small determinant (flat or collapsed patches keep the nearest rotation)
- * and, warm-started, takes two or three steps per frame. */
+ * and, warm-started, takes two or three steps per frame (plush__fit_rotation, core/geom.c, which the flat
+ * soft bodies' shape uses too). */
 #include "plush/proxy.h"
 #include "plush/sys/core.h"
 #include "plush/sys/proxy.h"

@@ -327,6 +327,23 @@ static void test_simplify_edges(void **state)
 }
 
 
+/* The shortest edge of a cage and its mean edge. */
+static void edge_range(const plush_cage_mesh *cage, double *shortest, double *mean)
+{
+    double sum = 0;
+    size_t n = 0;
+    *shortest = INFINITY;
+    for (size_t f = 0; f < cage->triangle_count; f++)
+        for (int k = 0; k < 3; k++, n++) {
+            const float *p = cage->positions[cage->triangles[f][k]], *q = cage->positions[cage->triangles[f][(k + 1) % 3]];
+            double e = sqrt((double)(p[0] - q[0]) * (p[0] - q[0]) + (double)(p[1] - q[1]) * (p[1] - q[1]) +
+                            (double)(p[2] - q[2]) * (p[2] - q[2]));
+            *shortest = e < *shortest ? e : *shortest;
+            sum += e;
+        }
+    *mean = n ? sum / (double)n : 0;
+}
+
 /* A sheet of 10 x 10 unit squares in the XY plane, two triangles each, with one interior vertex moved to
  * within 0.005 of its neighbour, and a separate speck of two triangles 0.1 across off to one side: after
  * the simplifier (here it copies: the target is above the count), the short edge is collapsed and the
@@ -367,45 +384,19 @@ static void test_simplify_specks_and_short_edges(void **state)
     assert_int_equal(topo.degenerate_faces, 0);
     /* the two triangles on the short edge are gone with it, and the speck's two */
     assert_int_equal(cage.triangle_count, 2 * N * N - 2);
-    double shortest = INFINITY;
-    for (size_t f = 0; f < cage.triangle_count; f++)
-        for (int k = 0; k < 3; k++) {
-            const float *p = cage.positions[cage.triangles[f][k]], *q = cage.positions[cage.triangles[f][(k + 1) % 3]];
-            double e = sqrt((double)(p[0] - q[0]) * (p[0] - q[0]) + (double)(p[1] - q[1]) * (p[1] - q[1]) +
-                            (double)(p[2] - q[2]) * (p[2] - q[2]));
-            shortest = e < shortest ? e : shortest;
-        }
+    double shortest, mean;
+    edge_range(&cage, &shortest, &mean);
     assert_true(shortest > 0.5);
     plush_arena_free(&arena);
 }
 
-/* The shortest edge of a cage and its mean edge. */
-static void edge_range(const plush_cage_mesh *cage, double *shortest, double *mean)
+/* A 10 x 10 sheet of 0.5 squares (20 x 20, two triangles each) in the XY plane and, apart at x = 15, a strip
+ * of six quads 0.5 long and `width` wide: the source of the small-piece tests. Fills pos and tri; the
+ * triangle count. */
+enum { SHEET_N = 20, SHEET_GRID = (SHEET_N + 1) * (SHEET_N + 1), STRIP_VERTICES = 2 * 7 };
+static size_t sheet_and_strip(float width, float (*pos)[3], uint32_t (*tri)[3])
 {
-    double sum = 0;
-    size_t n = 0;
-    *shortest = INFINITY;
-    for (size_t f = 0; f < cage->triangle_count; f++)
-        for (int k = 0; k < 3; k++, n++) {
-            const float *p = cage->positions[cage->triangles[f][k]], *q = cage->positions[cage->triangles[f][(k + 1) % 3]];
-            double e = sqrt((double)(p[0] - q[0]) * (p[0] - q[0]) + (double)(p[1] - q[1]) * (p[1] - q[1]) +
-                            (double)(p[2] - q[2]) * (p[2] - q[2]));
-            *shortest = e < *shortest ? e : *shortest;
-            sum += e;
-        }
-    *mean = n ? sum / (double)n : 0;
-}
-
-/* A sheet simplified to a coarse cage (mean edge about 2.5) beside a separate strand of six quads 0.5 long
- * and 0.03 wide: the strand is simplified again alone to keep a few triangles of its own, where 0.03 is
- * well above a fiftieth of its own mean edge but about a hundredth of the cage's; its short edges go with the
- * cage's too (a link a few hundredths long reads every small movement as a large strain). */
-static void test_raised_strand_short_edges(void **state)
-{
-    (void)state;
-    enum { N = 20, GRID = (N + 1) * (N + 1), SV = 2 * 7 };
-    float pos[GRID + SV][3];
-    uint32_t tri[2 * N * N + 12][3];
+    enum { N = SHEET_N, GRID = SHEET_GRID };
     size_t t = 0;
     for (int y = 0; y <= N; y++)
         for (int x = 0; x <= N; x++)
@@ -419,14 +410,28 @@ static void test_raised_strand_short_edges(void **state)
         }
     for (int y = 0; y <= 1; y++)
         for (int x = 0; x <= 6; x++)
-            pos[GRID + 7 * y + x][0] = 15 + 0.5f * (float)x, pos[GRID + 7 * y + x][1] = 0.03f * (float)y,
+            pos[GRID + 7 * y + x][0] = 15 + 0.5f * (float)x, pos[GRID + 7 * y + x][1] = width * (float)y,
             pos[GRID + 7 * y + x][2] = 0;
     for (int x = 0; x < 6; x++) {
         uint32_t a = (uint32_t)(GRID + x), b = a + 1, c = a + 7, d = c + 1;
         tri[t][0] = a, tri[t][1] = b, tri[t][2] = d, t++;
         tri[t][0] = a, tri[t][1] = d, tri[t][2] = c, t++;
     }
-    plush_cage_mesh skin = {.vertex_count = GRID + SV, .positions = pos, .triangle_count = t, .triangles = tri};
+    return t;
+}
+
+/* A sheet simplified to a coarse cage (mean edge about 2.5) beside a separate strand of six quads 0.5 long
+ * and 0.03 wide: the strand is simplified again alone to keep a few triangles of its own, where 0.03 is
+ * well above a fiftieth of its own mean edge but about a hundredth of the cage's; its short edges go with the
+ * cage's too (a link a few hundredths long reads every small movement as a large strain). */
+static void test_raised_strand_short_edges(void **state)
+{
+    (void)state;
+    float pos[SHEET_GRID + STRIP_VERTICES][3];
+    uint32_t tri[2 * SHEET_N * SHEET_N + 12][3];
+    size_t t = sheet_and_strip(0.03f, pos, tri);
+    plush_cage_mesh skin = {.vertex_count = SHEET_GRID + STRIP_VERTICES, .positions = pos, .triangle_count = t,
+                            .triangles = tri};
     plush_arena arena = {0};
     plush_diag d = pmx_fx_diag();
     plush_cage_mesh cage;
@@ -498,30 +503,11 @@ static void test_simplify_joins_bow_ties(void **state)
 static void test_simplify_small_piece_floor(void **state)
 {
     (void)state;
-    enum { N = 20, GRID = (N + 1) * (N + 1), SV = 2 * 7 };
-    float pos[GRID + SV][3];
-    uint32_t tri[2 * N * N + 12][3];
-    size_t t = 0;
-    for (int y = 0; y <= N; y++)
-        for (int x = 0; x <= N; x++)
-            pos[y * (N + 1) + x][0] = 0.5f * (float)x, pos[y * (N + 1) + x][1] = 0.5f * (float)y,
-            pos[y * (N + 1) + x][2] = 0;
-    for (int y = 0; y < N; y++)
-        for (int x = 0; x < N; x++) {
-            uint32_t a = (uint32_t)(y * (N + 1) + x), b = a + 1, c = a + N + 1, d = c + 1;
-            tri[t][0] = a, tri[t][1] = b, tri[t][2] = d, t++;
-            tri[t][0] = a, tri[t][1] = d, tri[t][2] = c, t++;
-        }
-    for (int y = 0; y <= 1; y++)
-        for (int x = 0; x <= 6; x++)
-            pos[GRID + 7 * y + x][0] = 15 + 0.5f * (float)x, pos[GRID + 7 * y + x][1] = 0.5f * (float)y,
-            pos[GRID + 7 * y + x][2] = 0;
-    for (int x = 0; x < 6; x++) {
-        uint32_t a = (uint32_t)(GRID + x), b = a + 1, c = a + 7, d = c + 1;
-        tri[t][0] = a, tri[t][1] = b, tri[t][2] = d, t++;
-        tri[t][0] = a, tri[t][1] = d, tri[t][2] = c, t++;
-    }
-    plush_cage_mesh skin = {.vertex_count = GRID + SV, .positions = pos, .triangle_count = t, .triangles = tri};
+    float pos[SHEET_GRID + STRIP_VERTICES][3];
+    uint32_t tri[2 * SHEET_N * SHEET_N + 12][3];
+    size_t t = sheet_and_strip(0.5f, pos, tri);
+    plush_cage_mesh skin = {.vertex_count = SHEET_GRID + STRIP_VERTICES, .positions = pos, .triangle_count = t,
+                            .triangles = tri};
     plush_arena arena = {0};
     plush_diag d = pmx_fx_diag();
     plush_cage_mesh cage;
