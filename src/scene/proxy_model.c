@@ -1,6 +1,7 @@
 /* The proxy a model's TriMesh soft bodies make together, and the set of vertices bound to it: which soft
  * bodies and which materials is scene policy, so it lives here, not in the format module. */
 #include "plush/scene_proxy.h"
+#include "core/geom.h"
 #include "plush/sys/core.h"
 #include "plush/sys/pmx.h"
 #include "plush/sys/scene.h"
@@ -201,9 +202,94 @@ static bool near_point(const plush_pmx_model *model, const cell_point *points, s
     return false;
 }
 
+/* The pieces of material m's faces (joined by their edges and by shared positions, so a piece is what
+ * looks like one piece whatever way its vertices were split) that hold a vertex sharing a position with a
+ * chosen one (`shared`), each added to used whole when every vertex of it lies within `reach` of a chosen
+ * vertex (`near`, the chosen vertices before any layer was pulled): a trim sewn onto a hem at a few
+ * vertices, a fringe of bangs meeting the hair at their roots. A piece that reaches further -- a body's skin
+ * meeting a skirt at the waist, reaching up to the neck -- keeps its own skinning but for the shared
+ * vertices. *added counts the vertices marked. */
+static plush_status pull_pieces(const plush_pmx_model *model, size_t m, const uint8_t *shared,
+                                const plush__point_grid *near, const float (*near_points)[3], double reach,
+                                uint8_t *used, size_t *added, plush_diag *diag)
+{
+    const uint32_t *faces;
+    size_t fc;
+    plush_status st = plush_pmx_material_faces_checked(model, m, &faces, &fc, diag);
+    if (st != PLUSH_OK || fc == 0)
+        return st;
+    /* the material's distinct vertices, numbered locally in face order */
+    uint32_t *local = malloc(model->vertex_count * sizeof *local);
+    uint32_t *vertex = malloc(fc * sizeof *vertex);
+    uint32_t *parent = malloc(fc * sizeof *parent);
+    uint32_t *node = malloc(fc * sizeof *node), *first = malloc(fc * sizeof *first);
+    float(*pos)[3] = malloc(fc * sizeof *pos);
+    uint8_t *far = calloc(fc, 1), *seeded = calloc(fc, 1);
+    if (!local || !vertex || !parent || !node || !first || !pos || !far || !seeded) {
+        st = plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+        goto done;
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < fc; i++)
+        local[faces[i]] = UINT32_MAX;
+    for (size_t i = 0; i < fc; i++)
+        if (local[faces[i]] == UINT32_MAX) {
+            vertex[n] = faces[i];
+            memcpy(pos[n], model->vertices[faces[i]].position, sizeof pos[n]);
+            local[faces[i]] = (uint32_t)n++;
+        }
+    plush__uf_init(parent, n);
+    for (size_t i = 0; i + 2 < fc; i += 3) {
+        plush__uf_union(parent, local[faces[i]], local[faces[i + 1]]);
+        plush__uf_union(parent, local[faces[i]], local[faces[i + 2]]);
+    }
+    if (plush__weld_positions((const float(*)[3])pos, n, node, first) == SIZE_MAX) {
+        st = plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+        goto done;
+    }
+    /* vertices at one position join the first of them (its local number is first[] of the node) */
+    for (size_t i = 0; i < n; i++)
+        plush__uf_union(parent, first[node[i]], (uint32_t)i);
+    for (size_t i = 0; i < n; i++) {
+        uint32_t r = plush__uf_find(parent, (uint32_t)i);
+        if (shared[vertex[i]])
+            seeded[r] = 1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        uint32_t r = plush__uf_find(parent, (uint32_t)i);
+        if (!seeded[r] || far[r])
+            continue;
+        size_t q = plush__point_grid_nearest(near, pos[i]);
+        double d2 = 0;
+        for (int k = 0; q != SIZE_MAX && k < 3; k++)
+            d2 += ((double)pos[i][k] - near_points[q][k]) * ((double)pos[i][k] - near_points[q][k]);
+        if (q == SIZE_MAX || !(d2 <= reach * reach))
+            far[r] = 1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        uint32_t r = plush__uf_find(parent, (uint32_t)i);
+        if (seeded[r] && !far[r] && !used[vertex[i]]) {
+            used[vertex[i]] = 1;
+            (*added)++;
+        }
+    }
+done:
+    free(local);
+    free(vertex);
+    free(parent);
+    free(node);
+    free(first);
+    free(pos);
+    free(far);
+    free(seeded);
+    return st;
+}
+
 /* Layers move as one: a vertex of another material (not a soft body's) that shares its rest position with
  * a chosen vertex -- the inner layer of a cape, the back faces of hair, an outline shell -- is bound too,
- * so the two stay together whatever material the user named. *n counts the vertices marked in used. */
+ * so the two stay together whatever material the user named; and so is the whole piece it belongs to
+ * when that piece lies within one mean cage edge of the chosen vertices (pull_pieces). *n counts the
+ * vertices marked in used; pulled[m], material m's. */
 static plush_status pull_layers(const plush_pmx_model *model, const plush_scene_proxy *proxy, const bool *chosen,
                                 uint8_t *used, size_t *n, size_t *pulled, plush_diag *diag)
 {
@@ -228,23 +314,47 @@ static plush_status pull_layers(const plush_pmx_model *model, const plush_scene_
             points[count++].vertex = (uint32_t)v;
         }
     qsort(points, count, sizeof *points, by_cell);
-    plush_status st = PLUSH_OK;
+    /* the chosen vertices' positions, for how far a piece reaches from them */
+    float(*near_points)[3] = malloc(count * sizeof *near_points);
+    uint8_t *shared = calloc(model->vertex_count, 1);
+    plush__point_grid near = {0};
+    for (size_t i = 0; near_points && i < count; i++)
+        memcpy(near_points[i], model->vertices[points[i].vertex].position, sizeof near_points[i]);
+    plush_status st = near_points && shared && plush__point_grid_init(&near, &near_points[0][0], count,
+                                                                      sizeof near_points[0])
+                          ? PLUSH_OK
+                          : plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+    double reach = proxy->triangle_count ? plush__mean_edge(&proxy->nodes[0][0], sizeof proxy->nodes[0],
+                                                            &proxy->triangles[0][0], proxy->triangle_count * 3)
+                                         : 0;
     for (size_t m = 0; st == PLUSH_OK && m < model->material_count; m++) {
         if (chosen[m] || (m < proxy->material_count && proxy->soft_material[m]))
             continue;
-        const uint32_t *faces;
-        size_t fc;
+        const uint32_t *faces = NULL;
+        size_t fc = 0, before = *n;
+        bool meets = false;
         st = plush_pmx_material_faces_checked(model, m, &faces, &fc, diag);
         for (size_t i = 0; st == PLUSH_OK && i < fc; i++) {
             uint32_t v = faces[i];
-            if (used[v] || !near_point(model, points, count, model->vertices[v].position, tol))
+            if (shared[v] || !near_point(model, points, count, model->vertices[v].position, tol))
                 continue;
-            used[v] = 1;
-            (*n)++;
-            if (pulled)
-                pulled[m]++;
+            shared[v] = 1;
+            meets = true;
+            if (!used[v]) {
+                used[v] = 1;
+                (*n)++;
+            }
         }
+        if (st == PLUSH_OK && meets)
+            st = pull_pieces(model, m, shared, &near, (const float(*)[3])near_points, reach, used, n, diag);
+        if (pulled)
+            pulled[m] = *n - before;
+        for (size_t i = 0; i < fc; i++)
+            shared[faces[i]] = 0;
     }
+    plush__point_grid_free(&near);
+    free(near_points);
+    free(shared);
     free(points);
     return st;
 }

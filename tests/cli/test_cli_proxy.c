@@ -11,6 +11,7 @@
 #include "plush/plush.h"
 #include "plush/sys/core.h"
 #include "plush/sys/pmx.h"
+#include "plush/sys/scene.h"
 #include "support/cli_run.h"
 #include "support/mesh_fixture.h"
 #include "support/shared_data.h"
@@ -374,12 +375,31 @@ static void test_demo_on_alicia_hair(void **state)
         if (hair[v])
             memcpy(hp[h++], m->vertices[v].position, sizeof hp[0]);
     qsort(hp, nh, sizeof *hp, by_x);
-    size_t layers = 0;
+    /* and the pieces of those layers lying within a cage edge of the hair, bound whole (the bangs, whose
+     * roots meet the hair): the set plush binds, read from the caged model */
+    plush_pmx_model *caged = NULL;
+    assert_int_equal(plush_pmx_read_file(soft, NULL, &caged, &d), PLUSH_OK);
+    plush_scene_proxy proxy;
+    assert_int_equal(plush_scene_proxy_build(caged, &arena, &proxy, &d), PLUSH_OK);
+    const char *hair_name[] = {"hair"};
+    plush_scene_bound_options only = {.materials = hair_name, .material_count = 1};
+    uint32_t *bound_list = NULL;
+    size_t bound_count = 0;
+    assert_int_equal(plush_scene_bound_vertices(caged, &proxy, &only, &arena, &bound_list, &bound_count, &d), PLUSH_OK);
+    bool *bound = calloc(caged->vertex_count, 1);
+    for (size_t i = 0; i < bound_count; i++)
+        bound[bound_list[i]] = true;
+    size_t layers = 0, pieces = 0;
     double moved = 0;
     for (size_t v = 0; v < m->vertex_count; v++) {
         if (!hair[v] && layer_of((const float(*)[3])hp, nh, m->vertices[v].position, tol)) {
+            assert_true(bound[v]);
             layers++;
             continue; /* moves with the hair */
+        }
+        if (!hair[v] && bound[v]) {
+            pieces++;
+            continue; /* the rest of a layer's piece: moves with the hair too */
         }
         if (!hair[v]) {
             assert_memory_equal(a[v], b[v], sizeof a[v]); /* the rest of the model is unchanged */
@@ -392,13 +412,18 @@ static void test_demo_on_alicia_hair(void **state)
         }
     }
     printf("alicia hair cage: the hair lies up to %.3f units from its bone-skinned place at frame 119; %zu vertices "
-           "of other materials share its rest positions and move with it\n", moved, layers);
+           "of other materials share its rest positions and move with it, and %zu more of their pieces\n", moved,
+           layers, pieces);
     assert_true(layers > 0); /* Alicia's hair has layers: maegami, hair_kiwa, ribbon */
+    assert_true(pieces > 0); /* the bangs (maegami) meet the hair at their roots only */
+    assert_true(pieces < m->vertex_count / 20); /* and the face, which meets it too, stays on its bones */
     assert_true(moved > 0.01); /* soft: it moved */
     assert_true(moved < 10.0); /* and it hangs on the head, not blown away (Alicia is ~20 units tall) */
     plush_arena_free(&arena);
     free(hair);
     free(hp);
+    free(bound);
+    plush_pmx_free(caged);
     plush_pmx_free(m);
     free(a);
     free(b);

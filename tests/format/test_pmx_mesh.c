@@ -307,6 +307,57 @@ static void test_bound_vertices(void **state)
     plush_pmx_free(m);
 }
 
+/* Layers move as one, whole: a trim sewn onto a skirt's hem at two vertices, hanging below it in two quads
+ * that meet only at a position (split vertices, as hard edges split them), lies within a cage edge of the
+ * skirt and is bound whole; a body's skin meeting the skirt at one waist vertex and reaching far above it
+ * keeps its own skinning but for that vertex. */
+static void test_layers_pulled_whole(void **state)
+{
+    (void)state;
+    plush_pmx_model *m = mesh_fx_model(2);
+    mesh_fx skirt = {.vertex_count = 6, .index_count = 12,
+                     .positions = (float[6][3]){{0, 0, 0}, {1, 0, 0}, {2, 0, 0}, {0, 1, 0}, {1, 1, 0}, {2, 1, 0}},
+                     .indices = (uint32_t[12]){0, 1, 4, 0, 4, 3, 1, 2, 5, 1, 5, 4}};
+    mesh_fx trim = {.vertex_count = 8, .index_count = 12,
+                    .positions = (float[8][3]){{0, 0, 0}, {1, 0, 0}, {1, -0.5f, 0}, {0, -0.5f, 0},
+                                               {1, -0.5f, 0}, {2, -0.5f, 0}, {2, -1, 0}, {1, -1, 0}},
+                    .indices = (uint32_t[12]){0, 1, 2, 0, 2, 3, 4, 5, 6, 4, 6, 7}};
+    mesh_fx body = {.vertex_count = 3, .index_count = 3,
+                    .positions = (float[3][3]){{0, 1, 0}, {0, 10, 0}, {1, 10, 0}},
+                    .indices = (uint32_t[3]){0, 1, 2}};
+    mesh_fx cage = mesh_fx_cube(1.0f);
+    mesh_fx_add_material(m, "skirt", &skirt, 1);
+    mesh_fx_add_material(m, "trim", &trim, 1);
+    mesh_fx_add_material(m, "body", &body, 1);
+    size_t c = mesh_fx_add_material(m, "cage", &cage, 0);
+    mesh_fx_free(&cage);
+    mesh_fx_add_soft_body(m, (int32_t)c, 0);
+    plush_arena arena = {0};
+    plush_diag d = pmx_fx_diag();
+    plush_scene_proxy p;
+    assert_int_equal(plush_scene_proxy_build(m, &arena, &p, &d), PLUSH_OK);
+    const char *names[] = {"skirt"};
+    size_t pulled[4];
+    plush_scene_bound_options only = {.materials = names, .material_count = 1, .pulled = pulled};
+    uint32_t *bound;
+    size_t n;
+    assert_int_equal(plush_scene_bound_vertices(m, &p, &only, &arena, &bound, &n, &d), PLUSH_OK);
+    /* the skirt's 6, the trim's 8 (both quads), the body's one vertex at the waist */
+    assert_int_equal(n, 6 + 8 + 1);
+    assert_int_equal(pulled[0], 0);
+    assert_int_equal(pulled[1], 8);
+    assert_int_equal(pulled[2], 1);
+    assert_int_equal(bound[6 + 8], 14); /* the body's vertex (0, 1, 0) */
+    /* the trim hanging further below the skirt than a cage edge (the cube's: 2 and 2.8) is not the skirt's:
+     * only its two vertices at the hem are */
+    for (int k = 2; k < 8; k++)
+        m->vertices[6 + k].position[1] -= 2.5f;
+    assert_int_equal(plush_scene_bound_vertices(m, &p, &only, &arena, &bound, &n, &d), PLUSH_OK);
+    assert_int_equal(pulled[1], 2);
+    plush_arena_free(&arena);
+    plush_pmx_free(m);
+}
+
 /* Materials named as many models name them (材質1 .. 材質31), and two with names of words. */
 static plush_pmx_model *named_model(void)
 {
@@ -421,6 +472,7 @@ int main(void)
         cmocka_unit_test(test_proxy_build),
         cmocka_unit_test(test_proxy_none),
         cmocka_unit_test(test_bound_vertices),
+        cmocka_unit_test(test_layers_pulled_whole),
         cmocka_unit_test(test_text_distance),
         cmocka_unit_test(test_material_names),
         cmocka_unit_test(test_material_bones),
