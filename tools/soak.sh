@@ -47,6 +47,8 @@ cases=(
     "mmd/pmx_tailor/04_色々な使い方_裾.pmx|スカート"
     "characters/pmx_tailor/03_扱えるメッシュ_裾不均等.pmx|スカート"
     "characters/pmx_tailor/04_色々な使い方_裏面.pmx|表マント,裏マント"
+    "mmd/blender2pmxem/sample_finish.pmx|スカート"
+    "mmd/blender2pmxem/sample_finish.pmx|髪"
 )
 dances=(
     "$data/characters/mmd_base/サンプルモーション2.vmd"
