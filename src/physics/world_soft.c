@@ -274,6 +274,10 @@ void plush__world_soft_reset(plush_world_model *wm, const float (*vertex_positio
             memcpy(p->from, s->x[p->node], sizeof p->from);
             memcpy(p->to, s->x[p->node], sizeof p->to);
         }
+        /* bone skinning can part two free nodes further than a link stretches (a hem's nodes weighted to
+         * either leg, the legs apart at the first pose) */
+        if (s->touched)
+            plush__world_soft_limit_strain(s);
         bc->soft_set_all_nodes(s->bc, (const float(*)[3])s->x, (const float(*)[3])s->v);
         plush__world_soft_update_normals(s);
     }

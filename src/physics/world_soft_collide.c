@@ -146,6 +146,9 @@ plush_status plush__world_soft_collide_init(soft_ctx *c)
     s->margin = c->sb->margin > 0 ? c->sb->margin : 0;
     if (s->rope || s->triangle_count == 0)
         return PLUSH_OK;
+    s->touched = plush_arena_array(&wm->arena, s->node_count, 1);
+    if (!s->touched || !edges(c))
+        return world_soft_no_memory(c);
     size_t count = 0;
     for (size_t r = 0; r < m->rigid_body_count; r++) {
         const plush_pmx_rigid_body *rb = &m->rigid_bodies[r];
@@ -155,13 +158,11 @@ plush_status plush__world_soft_collide_init(soft_ctx *c)
         return PLUSH_OK;
     s->collide_bodies = plush_arena_array(&wm->arena, count, sizeof *s->collide_bodies);
     s->collide_rest = plush_arena_array(&wm->arena, count * s->triangle_count, sizeof *s->collide_rest);
-    s->touched = plush_arena_array(&wm->arena, s->node_count, 1);
     s->collide_poses = plush_arena_array(&wm->arena, count, sizeof *s->collide_poses);
     s->near_capacity = 4 * s->triangle_count; /* a face near more bodies than four at once is rare */
     s->near = plush_arena_array(&wm->arena, s->near_capacity, sizeof *s->near);
     s->near_gap = plush_arena_array(&wm->arena, s->near_capacity, sizeof *s->near_gap);
-    if (!s->collide_bodies || !s->collide_rest || !s->touched || !s->collide_poses || !s->near || !s->near_gap ||
-        !edges(c))
+    if (!s->collide_bodies || !s->collide_rest || !s->collide_poses || !s->near || !s->near_gap)
         return world_soft_no_memory(c);
     const plush_bulletc_api *bc = wm->world->bc;
     int32_t *dynamic = malloc((m->bone_count ? m->bone_count : 1) * sizeof *dynamic);
@@ -360,22 +361,66 @@ static void relax_edges(world_soft *s)
 /* Rounds of edges and pushes after the first push: each lets the faces pushed carry their neighbours. */
 enum { RELAX_ROUNDS = 16 };
 
+/* The most a link may stretch at the end of a substep, in its rest length, and the rounds spent on it. A
+ * fabric's threads do not stretch by half again: where a limb's push (capped at two of a node's shortest
+ * edges a substep) or a fast swing outruns Bullet's links, a link was left at 2-3 times its length for a
+ * frame (a skirt's node pushed past its neighbours by a kick, a short link at a strand's side). Each such
+ * link is brought back to the limit by moving its free ends toward each other, and the ends lose the speed
+ * that was parting them (strain limiting, as cloth simulators since Provot 1995 do). */
+#define STRAIN_LIMIT 1.5
+enum { LIMIT_ROUNDS = 8 };
+
+void plush__world_soft_limit_strain(world_soft *s)
+{
+    for (int round = 0; round < LIMIT_ROUNDS; round++) {
+        bool any = false;
+        for (size_t e = 0; e < s->collide_edge_count; e++) {
+            uint32_t a = s->collide_edges[e][0], b = s->collide_edges[e][1];
+            double wa = !s->pinned[a], wb = !s->pinned[b];
+            if (wa + wb == 0)
+                continue;
+            double d[3], len = 0, most = STRAIN_LIMIT * s->collide_rest_length[e];
+            for (int k = 0; k < 3; k++)
+                d[k] = (double)s->x[b][k] - s->x[a][k], len += d[k] * d[k];
+            len = sqrt(len);
+            if (!(len > most))
+                continue;
+            double err = (len - most) / (len * (wa + wb)), parting = 0;
+            for (int k = 0; k < 3; k++) {
+                s->x[a][k] += (float)(wa * err * d[k]);
+                s->x[b][k] -= (float)(wb * err * d[k]);
+                parting += ((double)s->v[b][k] - s->v[a][k]) * d[k] / len;
+            }
+            for (int k = 0; parting > 0 && k < 3; k++) {
+                s->v[a][k] += (float)(wa / (wa + wb) * parting * d[k] / len);
+                s->v[b][k] -= (float)(wb / (wa + wb) * parting * d[k] / len);
+            }
+            s->touched[a] |= wa > 0, s->touched[b] |= wb > 0;
+            any = true;
+        }
+        if (!any)
+            break;
+    }
+}
+
+
 void plush__world_soft_collide(plush_world_model *wm, world_soft *s)
 {
-    if (s->collide_count == 0)
-        return;
+    if (!s->touched)
+        return; /* a rope, or a body without faces */
     const plush_bulletc_api *bc = wm->world->bc;
     memset(s->touched, 0, s->node_count);
     memset(s->pushed, 0, s->node_count * sizeof *s->pushed);
     memset(s->pusher, 0, s->node_count * sizeof *s->pusher);
     for (size_t slot = 0; slot < s->collide_count; slot++)
         bc->body_get_transform(wm->bodies[s->collide_bodies[slot]].bc, s->collide_poses[slot]);
-    size_t pushes = push_all(s, wm->model);
+    size_t pushes = s->collide_count ? push_all(s, wm->model) : 0;
     s->contacts += pushes;
     for (int round = 0; pushes && round < RELAX_ROUNDS; round++) {
         relax_edges(s);
         pushes = push_near(s, wm->model);
     }
+    plush__world_soft_limit_strain(s);
     for (size_t i = 0; i < s->node_count; i++)
         if (s->touched[i])
             bc->soft_set_node(s->bc, (uint32_t)i, s->x[i], s->v[i]);

@@ -107,10 +107,14 @@ bool plush__world_soft_links(const world_soft *s, uint32_t (**out)[2], size_t *o
  * field (repairs are warnings), and adds it to the world. */
 plush_status plush__world_soft_create_bullet(soft_ctx *c);
 
-/* world_soft_collide.c: the faces' bodies for c's soft body (after its Bullet body exists: Bullet is told to
- * leave those pairs to plush), and one substep's pushes of the faces out of them. */
+/* world_soft_collide.c: the faces' links and bodies for c's soft body (after its Bullet body exists: Bullet is
+ * told to leave those pairs to plush), and one substep's pushes of the faces out of them, its links held to
+ * the strain limit. */
 plush_status plush__world_soft_collide_init(soft_ctx *c);
 void plush__world_soft_collide(plush_world_model *wm, world_soft *s);
+/* world_soft_collide.c: every link of a TriMesh's faces stretched beyond STRAIN_LIMIT brought back to it by its
+ * free ends (marked in s->touched), as the end of each substep and a reset do. */
+void plush__world_soft_limit_strain(world_soft *s);
 
 /* world_soft_shape.c: a nearly flat body's rest shape kept with stiffness k (its kMT): the rest offsets taken
  * (false when out of memory), and each substep its free nodes pulled k of the way toward the rest shape
