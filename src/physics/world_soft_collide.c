@@ -368,7 +368,7 @@ enum { RELAX_ROUNDS = 16 };
  * link is brought back to the limit by moving its free ends toward each other, and the ends lose the speed
  * that was parting them (strain limiting, as cloth simulators since Provot 1995 do). */
 #define STRAIN_LIMIT 1.5
-enum { LIMIT_ROUNDS = 8 };
+enum { LIMIT_ROUNDS = 32 };
 
 void plush__world_soft_limit_strain(world_soft *s)
 {
@@ -386,6 +386,7 @@ void plush__world_soft_limit_strain(world_soft *s)
             if (!(len > most))
                 continue;
             double err = (len - most) / (len * (wa + wb)), parting = 0;
+            any |= len > most * (1 + 1e-3); /* the rounds go on while one is over by a thousandth */
             for (int k = 0; k < 3; k++) {
                 s->x[a][k] += (float)(wa * err * d[k]);
                 s->x[b][k] -= (float)(wb * err * d[k]);
@@ -396,7 +397,6 @@ void plush__world_soft_limit_strain(world_soft *s)
                 s->v[b][k] -= (float)(wb / (wa + wb) * parting * d[k] / len);
             }
             s->touched[a] |= wa > 0, s->touched[b] |= wb > 0;
-            any = true;
         }
         if (!any)
             break;

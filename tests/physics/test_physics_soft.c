@@ -814,6 +814,84 @@ static void test_flat_flap_keeps_shape(void **state)
     assert_true(worst[1] < 0.5 * worst[0]);
 }
 
+/* The largest strain of soft body 0's face edges at nodes x against its rest nodes. */
+static double worst_link(const sim *s, const float (*x)[3])
+{
+    plush_world_soft_info info;
+    plush_world_soft_get_info(s->wm, 0, &info);
+    double worst = 0;
+    for (size_t t = 0; t < info.triangle_count; t++)
+        for (int e = 0; e < 3; e++) {
+            uint32_t a = info.triangles[t][e], b = info.triangles[t][(e + 1) % 3];
+            double r = dist3(x[a], x[b]) / dist3(info.rest_nodes[a], info.rest_nodes[b]);
+            worst = r > worst ? r : worst;
+        }
+    return worst;
+}
+
+/* A flap hanging from its top row: put with its bottom row three units too low (as bone skinning may part a
+ * hem's nodes weighted to either leg), a reset leaves no link longer than 1.5 times its rest length; yanked
+ * sideways by two units a frame, no substep leaves one longer either. */
+static void test_links_held_to_strain_limit(void **state)
+{
+    (void)state;
+    plush_pmx_model *m = mesh_fx_model(1);
+    mesh_fx g = grid_mesh(4, 4.0f);
+    for (size_t v = 0; v < g.vertex_count; v++) { /* hanging in the x-y plane below y = 0 */
+        g.positions[v][1] = -2 - g.positions[v][2];
+        g.positions[v][2] = 0;
+    }
+    size_t mat = mesh_fx_add_material(m, "flap", &g, 0);
+    mesh_fx_free(&g);
+    size_t k = mesh_fx_add_soft_body(m, (int32_t)mat, 0);
+    soft_defaults(&m->soft_bodies[k]);
+    int32_t pins[5] = {0, 1, 2, 3, 4};
+    m->soft_bodies[k].pins = pins;
+    m->soft_bodies[k].pin_count = 5;
+    sim s = sim_new(m, &(plush_world_desc){0});
+    float(*pos)[3] = calloc(m->vertex_count, sizeof *pos);
+    assert_non_null(pos);
+    for (size_t v = 0; v < m->vertex_count; v++) {
+        memcpy(pos[v], m->vertices[v].position, sizeof pos[v]);
+        if (v >= 20)
+            pos[v][1] -= 3; /* the bottom row's links to the row above 4 long */
+    }
+    size_t n;
+    float(*x)[3] = nodes_of(&s, 0, &n);
+    plush_world_soft_info info;
+    plush_world_soft_get_info(s.wm, 0, &info);
+    for (size_t i = 0; i < n; i++)
+        memcpy(x[i], pos[info.node_vertex[i]], sizeof x[i]);
+    double put = worst_link(&s, (const float(*)[3])x);
+    free(x);
+    plush_world_reset(s.wm, NULL, (const float(*)[3])pos);
+    x = nodes_of(&s, 0, &n);
+    double after_reset = worst_link(&s, (const float(*)[3])x);
+    free(x);
+    double stepped = 0;
+    for (int f = 0; f < 60; f++) {
+        for (size_t v = 0; v < m->vertex_count; v++) {
+            memcpy(pos[v], m->vertices[v].position, sizeof pos[v]);
+            pos[v][0] += f % 2 ? 2.0f : -2.0f;
+        }
+        plush_world_set_pins(s.wm, (const float(*)[3])pos);
+        sim_step(&s, FRAME);
+        x = nodes_of(&s, 0, &n);
+        assert_true(mesh_fx_all_finite((const float(*)[3])x, n));
+        double w = worst_link(&s, (const float(*)[3])x);
+        stepped = w > stepped ? w : stepped;
+        free(x);
+    }
+    print_message("      links at worst %.4f of their rest length as put, %.4f after the reset, %.4f over 60 yanked "
+                  "frames (limit 1.5)\n", put, after_reset, stepped);
+    assert_true(put > 3.9);
+    assert_true(after_reset <= 1.5 * 1.002);
+    assert_true(stepped <= 1.5 * 1.002);
+    free(pos);
+    plush_world_destroy(s.world);
+    plush_pmx_free(m);
+}
+
 /* A body rising under a face next to a pinned row (two corners pinned, the third free) lifts the face by
  * the free corner's share: the free corner goes up by about what the face went in, not by the whole depth
  * many times over (its sample 1/6 of the way to it threw it six times the depth, stretching a skirt's
@@ -1095,6 +1173,7 @@ int main(void)
         cmocka_unit_test(test_faces_stay_off_a_body),
         cmocka_unit_test(test_flat_flap_keeps_shape),
         cmocka_unit_test(test_push_beside_pins),
+        cmocka_unit_test(test_links_held_to_strain_limit),
         cmocka_unit_test(test_numbering_readback_reset),
         cmocka_unit_test(test_deterministic),
         cmocka_unit_test(test_volume_and_pose_matching),
