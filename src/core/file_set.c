@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -460,7 +461,7 @@ static void unmake(const char *dir, char *made)
     free(made);
 }
 
-plush_status plush_file_lock_dir(const char *dir, plush_file_lock **out, plush_diag *diag)
+static plush_status lock_dir(const char *dir, plush_file_lock **out, plush_diag *diag)
 {
     *out = NULL;
     struct stat before;
@@ -527,6 +528,22 @@ plush_status plush_file_lock_dir(const char *dir, plush_file_lock **out, plush_d
     if (owner > 0)
         return plush_diag_fail(diag, PLUSH_E_LOCKED, -1, NULL, -1, "in use by another run (process %ld)", owner);
     return plush_diag_fail(diag, PLUSH_E_LOCKED, -1, NULL, -1, "in use by another run (.plush.lock)");
+}
+
+plush_status plush_file_lock_dir(const char *dir, plush_file_lock **out, plush_diag *diag)
+{
+    /* An interrupting signal waits until the lock file and the directory made for it are registered for
+     * cleanup: a SIGTERM between creating the lock file and registering it left both behind. */
+    sigset_t block, old;
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+    sigaddset(&block, SIGHUP);
+    bool masked = pthread_sigmask(SIG_BLOCK, &block, &old) == 0;
+    plush_status st = lock_dir(dir, out, diag);
+    if (masked)
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return st;
 }
 
 void plush_file_unlock(plush_file_lock *lock)
