@@ -19,6 +19,7 @@ typedef struct preset {
     float dp, dg, lf, pr, vc, df, mt;
     int32_t v_iterations, p_iterations;
     float lst, ast, vst;
+    int32_t blink_distance;
 } preset;
 
 static const preset presets[] = {
@@ -28,9 +29,12 @@ static const preset presets[] = {
      * the shape and leaves it free to sway (0.2 held skirts almost rigid). p 16 for closed toys. */
     /* margin: negative, in mean cage edges (attach turns it into model units per piece): a tenth of an edge
      * keeps a face off the body by about what a coarse face sags between its nodes, at any model scale */
-    {"plush", 1.0f, -0.1f, 0, 0.05f, 0, 0, 0, 0, 0.2f, 0.05f, 0, 16, 0.5f, 0.5f, 0.5f},
-    {"jelly", 1.0f, -0.1f, 0, 0.01f, 0, 0, 0, 20.0f, 0.5f, 0.05f, 1, 8, 0.45f, 0.45f, 1.0f},
-    {"cloth", 0.2f, -0.04f, 1, 0.02f, 0.01f, 0.05f, 0, 0, 0.5f, 0, 1, 8, 0.9f, 0.9f, 1.0f},
+    /* B-links 3 steps apart: with 2 a cage folded onto itself between rows of nodes where a limb pushed it
+     * or a swing whipped it (a pleated skirt's cage creased 165 deg, and the surface bound across the fold
+     * stretched twice over); 3 resists that fold, in the file's own field (docs/attach.md) */
+    {"plush", 1.0f, -0.1f, 0, 0.05f, 0, 0, 0, 0, 0.2f, 0.05f, 0, 16, 0.5f, 0.5f, 0.5f, 3},
+    {"jelly", 1.0f, -0.1f, 0, 0.01f, 0, 0, 0, 20.0f, 0.5f, 0.05f, 1, 8, 0.45f, 0.45f, 1.0f, 2},
+    {"cloth", 0.2f, -0.04f, 1, 0.02f, 0.01f, 0.05f, 0, 0, 0.5f, 0, 1, 8, 0.9f, 0.9f, 1.0f, 2},
 };
 
 bool plush_attach_preset(const char *name, plush_pmx_soft_body *out)
@@ -40,7 +44,7 @@ bool plush_attach_preset(const char *name, plush_pmx_soft_body *out)
         if (strcmp(name, p->name) != 0)
             continue;
         *out = (plush_pmx_soft_body){
-            .group = 15, .mask = 0xFFFF, .flags = PLUSH_PMX_SOFT_BLINK, .blink_distance = 2, .cluster_count = 0,
+            .group = 15, .mask = 0xFFFF, .flags = PLUSH_PMX_SOFT_BLINK, .blink_distance = p->blink_distance, .cluster_count = 0,
             .total_mass = p->total_mass, .margin = p->margin, .aero_model = p->aero_model,
             .config = {.vcf = 1, .dp = p->dp, .dg = p->dg, .lf = p->lf, .pr = p->pr, .vc = p->vc, .df = p->df,
                        .mt = p->mt, .chr = 1, .khr = 0.1f, .shr = 1, .ahr = 0.7f, .srhr_cl = 0.1f, .skhr_cl = 1,
