@@ -172,12 +172,14 @@ plush_status plush_attach(const plush_pmx_model *model, const plush_attach_optio
 /* The default triangle count of plush_attach_make_cage. */
 enum { PLUSH_ATTACH_CAGE_TRIANGLES = 300 };
 
-/* The details a made cage leaves out: the welded positions of the surface's pieces under a twentieth of
- * its largest piece's size (strand ends, beads, tufts), and how many faces they had. Their vertices are
- * meant to stay on bone skinning (plush_scene_bound_options.left_out). */
+/* The details a made cage leaves out: the surface's pieces under a twentieth of its largest piece's size
+ * (strand ends, beads, tufts, a braid's tie). Those lying within one mean cage edge of the caged surface are
+ * bound to the cage beside them (bound_triangles faces); the others' welded positions are listed, and their
+ * vertices are meant to stay on bone skinning (plush_scene_bound_options.left_out; triangles faces). */
 typedef struct plush_attach_details {
     float (*positions)[3];        /* in the arena */
     size_t count, triangles;
+    size_t bound_triangles;
 } plush_attach_details;
 
 /* The cage `plush run --cage` makes for some materials (NULL or count 0: every material): their faces

@@ -14,18 +14,21 @@
  * cage, pinned through. */
 #define DETAIL_SHARE 0.05
 
-/* Leaves the surface's details out of skin's faces (in place) and lists their positions in *left_out. */
-static plush_status leave_out_details(plush_cage_mesh *skin, plush_arena *arena, float (**left_out)[3],
-                                      size_t *left_out_count, plush_diag *diag)
+/* Leaves the surface's details out of skin's faces (in place): the pieces under DETAIL_SHARE of the largest.
+ * *piece_of gets, per skin vertex, its piece (the union-find root; malloc'd, NULL when there is no detail) and
+ * *faces_of, per root, the detail piece's face count (malloc'd with it). */
+static plush_status leave_out_details(plush_cage_mesh *skin, uint32_t **piece_of, size_t **faces_of, uint8_t **detail,
+                                      plush_diag *diag)
 {
     size_t nv = skin->vertex_count, nt = skin->triangle_count;
     uint32_t *parent = malloc((nv ? nv : 1) * sizeof *parent);
     float(*lo)[3] = malloc((nv ? nv : 1) * sizeof *lo), (*hi)[3] = malloc((nv ? nv : 1) * sizeof *hi);
-    uint8_t *used = calloc(nv ? nv : 1, 1);
-    plush_status st = PLUSH_OK;
-    if (!parent || !lo || !hi || !used) {
-        st = plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
-        goto done;
+    uint8_t *used = calloc(nv ? nv : 1, 1), *small = calloc(nv ? nv : 1, 1);
+    size_t *faces = calloc(nv ? nv : 1, sizeof *faces);
+    *piece_of = NULL, *faces_of = NULL, *detail = NULL;
+    if (!parent || !lo || !hi || !used || !small || !faces) {
+        free(parent), free(lo), free(hi), free(used), free(small), free(faces);
+        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
     }
     plush__uf_init(parent, nv);
     for (size_t t = 0; t < nt; t++)
@@ -54,24 +57,85 @@ static plush_status leave_out_details(plush_cage_mesh *skin, plush_arena *arena,
             lo[v][0] = (float)sqrt(d); /* the root keeps its piece's diagonal */
             largest = fmax(largest, lo[v][0]);
         }
-    size_t kept = 0, out = 0;
-    for (size_t t = 0; t < nt; t++)
-        if (lo[plush__uf_find(parent, skin->triangles[t][0])][0] >= DETAIL_SHARE * largest)
-            memmove(skin->triangles[kept++], skin->triangles[t], sizeof skin->triangles[t]);
     for (size_t v = 0; v < nv; v++)
-        out += used[v] && lo[plush__uf_find(parent, (uint32_t)v)][0] < DETAIL_SHARE * largest;
-    *left_out = out ? plush_arena_array(arena, out, sizeof **left_out) : NULL;
-    if (out && !*left_out) {
+        small[v] = used[v] && lo[plush__uf_find(parent, (uint32_t)v)][0] < DETAIL_SHARE * largest;
+    size_t kept = 0;
+    for (size_t t = 0; t < nt; t++) {
+        uint32_t r = plush__uf_find(parent, skin->triangles[t][0]);
+        if (small[r])
+            faces[r]++;
+        else
+            memmove(skin->triangles[kept++], skin->triangles[t], sizeof skin->triangles[t]);
+    }
+    skin->triangle_count = kept;
+    for (size_t v = 0; v < nv; v++)
+        parent[v] = plush__uf_find(parent, (uint32_t)v);
+    free(lo), free(hi), free(used);
+    *piece_of = parent, *faces_of = faces, *detail = small;
+    return PLUSH_OK;
+}
+
+/* The details a cage leaves out, split: a detail piece lying within one mean edge of the cage (`edge`) of the
+ * caged surface -- a tie at a braid's end, a bead on a strand -- is bound to the cage beside it, and follows
+ * it; one further away (a clip apart from the hair) stays on bone skinning, its positions listed in details.
+ * skin holds the caged faces only; small marks the detail vertices, piece_of their pieces. */
+static plush_status split_details(const plush_cage_mesh *skin, const uint8_t *small, uint32_t *piece_of,
+                                  const size_t *faces_of, double edge, plush_arena *arena,
+                                  plush_attach_details *details, plush_diag *diag)
+{
+    size_t nv = skin->vertex_count;
+    uint8_t *caged = calloc(nv ? nv : 1, 1), *far = calloc(nv ? nv : 1, 1);
+    float(*near)[3] = malloc((nv ? nv : 1) * sizeof *near);
+    plush__point_grid grid = {0};
+    size_t n = 0;
+    plush_status st = PLUSH_OK;
+    if (!caged || !far || !near) {
         st = plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
         goto done;
     }
-    *left_out_count = 0;
+    for (size_t t = 0; t < skin->triangle_count; t++)
+        for (int k = 0; k < 3; k++)
+            caged[skin->triangles[t][k]] = 1;
     for (size_t v = 0; v < nv; v++)
-        if (used[v] && lo[plush__uf_find(parent, (uint32_t)v)][0] < DETAIL_SHARE * largest)
-            memcpy((*left_out)[(*left_out_count)++], skin->positions[v], sizeof **left_out);
-    skin->triangle_count = kept;
+        if (caged[v])
+            memcpy(near[n++], skin->positions[v], sizeof near[0]);
+    if (!plush__point_grid_init(&grid, &near[0][0], n, sizeof near[0])) {
+        st = plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+        goto done;
+    }
+    for (size_t v = 0; v < nv; v++) {
+        if (!small[v] || far[piece_of[v]])
+            continue;
+        size_t q = plush__point_grid_nearest(&grid, skin->positions[v]);
+        double d2 = 0;
+        for (int k = 0; q != SIZE_MAX && k < 3; k++)
+            d2 += ((double)skin->positions[v][k] - near[q][k]) * ((double)skin->positions[v][k] - near[q][k]);
+        if (q == SIZE_MAX || !(d2 <= edge * edge))
+            far[piece_of[v]] = 1;
+    }
+    size_t out = 0;
+    for (size_t v = 0; v < nv; v++) {
+        if (!small[v])
+            continue;
+        out += far[piece_of[v]];
+        if (piece_of[v] == v) {
+            if (far[v])
+                details->triangles += faces_of[v];
+            else
+                details->bound_triangles += faces_of[v];
+        }
+    }
+    details->positions = out ? plush_arena_array(arena, out, sizeof *details->positions) : NULL;
+    if (out && !details->positions) {
+        st = plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+        goto done;
+    }
+    for (size_t v = 0; v < nv; v++)
+        if (small[v] && far[piece_of[v]])
+            memcpy(details->positions[details->count++], skin->positions[v], sizeof *details->positions);
 done:
-    free(parent), free(lo), free(hi), free(used);
+    plush__point_grid_free(&grid);
+    free(caged), free(far), free(near);
     return st;
 }
 
@@ -118,13 +182,20 @@ plush_status plush_attach_make_cage(const plush_pmx_model *model, const char *co
      * holds fall: one wrap around them. Open sheets (hair, a skirt) stay sheets: a wrap would fill the
      * head they surround; their details are left out of the cage. */
     bool wrap = topo.pieces > 1 && topo.border_edges == 0 && topo.nonmanifold_edges == 0;
-    if (!wrap && topo.pieces > 1) {
-        size_t before = skin.triangle_count;
-        st = leave_out_details(&skin, arena, &details->positions, &details->count, diag);
-        if (st != PLUSH_OK)
-            return st;
-        details->triangles = before - skin.triangle_count;
-    }
+    uint32_t *piece_of = NULL;
+    size_t *faces_of = NULL;
+    uint8_t *small = NULL;
+    if (!wrap && topo.pieces > 1)
+        st = leave_out_details(&skin, &piece_of, &faces_of, &small, diag);
     plush_cage_options o = {.target_triangles = triangles ? triangles : PLUSH_ATTACH_CAGE_TRIANGLES, .wrap = wrap};
-    return plush_cage_simplify(&skin, &o, arena, out, result, diag);
+    if (st == PLUSH_OK)
+        st = plush_cage_simplify(&skin, &o, arena, out, result, diag);
+    if (st == PLUSH_OK && small) {
+        double edge = out->triangle_count ? plush__mean_edge(&out->positions[0][0], sizeof out->positions[0],
+                                                             &out->triangles[0][0], out->triangle_count * 3)
+                                          : 0;
+        st = split_details(&skin, small, piece_of, faces_of, edge, arena, details, diag);
+    }
+    free(piece_of), free(faces_of), free(small);
+    return st;
 }

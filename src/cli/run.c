@@ -425,10 +425,10 @@ static void summary(const run_state *s, uint32_t frames, const plush_diag *diag)
                                     note, sizeof note));
         cli_attach_report_pieces(s->model, &s->attached);
     }
-    if (s->details.triangles)
-        printf("  details         %zu faces in pieces under a twentieth of the largest one's size: not caged, left "
-               "on bone skinning\n",
-               s->details.triangles);
+    if (s->details.triangles || s->details.bound_triangles)
+        printf("  details         %zu faces in pieces under a twentieth of the largest one's size, not caged: %zu "
+               "within a cage edge of it bound to it, %zu left on bone skinning\n",
+               s->details.triangles + s->details.bound_triangles, s->details.bound_triangles, s->details.triangles);
     layers_line(s);
     plush_scene_direct_stats ds;
     if (plush_scene_direct_model(s->scene, &ds))

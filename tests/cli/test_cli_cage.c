@@ -13,6 +13,7 @@
 #include "plush/sys/core.h"
 #include "plush/sys/scene.h"
 #include "support/cli_run.h"
+#include "support/mesh_fixture.h"
 #include "support/shared_data.h"
 #include "support/toy_fixture.h"
 
@@ -77,6 +78,60 @@ static void expect_held(const plush_pmx_model *m, size_t first_soft_body)
         assert_true(spans((const float(*)[3])p, sb->pin_count));
         free(p);
     }
+}
+
+/* The details a made cage leaves out (pieces under a twentieth of the largest): a bead hanging 0.3 below the
+ * sheet's edge, within a cage edge of it, is bound to the cage beside it; a clip five units away stays on bone
+ * skinning, its positions listed for the binding to leave out. */
+static void test_details_near_the_cage_bound(void **state)
+{
+    (void)state;
+    enum { N = 10 }; /* a sheet of N x N quads, 1 apart, in the x-y plane hanging below y = 0 */
+    mesh_fx sheet = {.vertex_count = (N + 1) * (N + 1) + 6, .index_count = N * N * 6 + 6};
+    sheet.positions = calloc(sheet.vertex_count, sizeof *sheet.positions);
+    sheet.indices = calloc(sheet.index_count, sizeof *sheet.indices);
+    assert_non_null(sheet.positions);
+    assert_non_null(sheet.indices);
+    for (unsigned j = 0; j <= N; j++)
+        for (unsigned i = 0; i <= N; i++) {
+            sheet.positions[j * (N + 1) + i][0] = (float)i - N / 2.0f;
+            sheet.positions[j * (N + 1) + i][1] = -(float)j;
+        }
+    size_t k = 0;
+    for (unsigned j = 0; j < N; j++)
+        for (unsigned i = 0; i < N; i++) {
+            uint32_t a = j * (N + 1) + i, b = a + 1, c = a + N + 1, e = c + 1;
+            uint32_t t[6] = {a, c, b, b, c, e};
+            memcpy(sheet.indices + k, t, sizeof t);
+            k += 6;
+        }
+    uint32_t first = (N + 1) * (N + 1);
+    const float bits[6][3] = {{0, -N - 0.3f, 0},   {0.3f, -N - 0.3f, 0}, {0, -N - 0.6f, 0}, /* the bead */
+                              {0, -N - 5.0f, 0},   {0.3f, -N - 5.0f, 0}, {0, -N - 5.3f, 0}}; /* the clip */
+    for (uint32_t v = 0; v < 6; v++) {
+        memcpy(sheet.positions[first + v], bits[v], sizeof bits[v]);
+        sheet.indices[k++] = first + v;
+    }
+    plush_pmx_model *m = mesh_fx_model(1);
+    mesh_fx_add_material(m, "sheet", &sheet, 0);
+    mesh_fx_free(&sheet);
+    plush_arena arena = {0};
+    plush_diag d;
+    plush_diag_reset(&d);
+    plush_cage_mesh cage;
+    plush_cage_result made;
+    plush_attach_details details;
+    const char *names[] = {"sheet"};
+    assert_int_equal(plush_attach_make_cage(m, names, 1, 60, &arena, &cage, &made, &details, &d), PLUSH_OK);
+    print_message("      sheet of %d faces caged in %zu: details %zu faces bound, %zu left on bones (%zu positions)\n",
+                  2 * N * N, cage.triangle_count, details.bound_triangles, details.triangles, details.count);
+    assert_int_equal(details.bound_triangles, 1);
+    assert_int_equal(details.triangles, 1);
+    assert_int_equal(details.count, 3);
+    for (size_t i = 0; i < details.count; i++)
+        assert_true(details.positions[i][1] < -N - 4.9f); /* the clip's */
+    plush_arena_free(&arena);
+    plush_pmx_free(m);
 }
 
 /* The toy's cage is one wrap (its pieces are closed), pinned at the head alone: a patch of cage vertices
@@ -384,6 +439,7 @@ static void test_demo_quality(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_details_near_the_cage_bound),
         cmocka_unit_test(test_toy_auto_pins),
         cmocka_unit_test(test_toy_run),
         cmocka_unit_test(test_demo_quality),
