@@ -366,12 +366,15 @@ enum { RELAX_ROUNDS = 16 };
  * edges a substep) or a fast swing outruns Bullet's links, a link was left at 2-3 times its length for a
  * frame (a skirt's node pushed past its neighbours by a kick, a short link at a strand's side). Each such
  * link is brought back to the limit by moving its free ends toward each other, and the ends lose the speed
- * that was parting them (strain limiting, as cloth simulators since Provot 1995 do). */
+ * that was parting them (strain limiting, as cloth simulators since Provot 1995 do). It goes with plush's own
+ * contacts: a soft body that meets no body that follows a bone is left as Bullet steps it, node for node. */
 #define STRAIN_LIMIT 1.5
 enum { LIMIT_ROUNDS = 32 };
 
 void plush__world_soft_limit_strain(world_soft *s)
 {
+    if (s->collide_count == 0)
+        return;
     for (int round = 0; round < LIMIT_ROUNDS; round++) {
         bool any = false;
         for (size_t e = 0; e < s->collide_edge_count; e++) {
@@ -406,8 +409,8 @@ void plush__world_soft_limit_strain(world_soft *s)
 
 void plush__world_soft_collide(plush_world_model *wm, world_soft *s)
 {
-    if (!s->touched)
-        return; /* a rope, or a body without faces */
+    if (s->collide_count == 0)
+        return; /* a rope, a body without faces, or no body to meet: Bullet's step alone */
     const plush_bulletc_api *bc = wm->world->bc;
     memset(s->touched, 0, s->node_count);
     memset(s->pushed, 0, s->node_count * sizeof *s->pushed);

@@ -113,7 +113,8 @@ plush_status plush__world_soft_create_bullet(soft_ctx *c);
 plush_status plush__world_soft_collide_init(soft_ctx *c);
 void plush__world_soft_collide(plush_world_model *wm, world_soft *s);
 /* world_soft_collide.c: every link of a TriMesh's faces stretched beyond STRAIN_LIMIT brought back to it by its
- * free ends (marked in s->touched), as the end of each substep and a reset do. */
+ * free ends (marked in s->touched), as the end of each substep and a reset do, when the body has bodies to
+ * meet (collide_count): one without is left as Bullet steps it. */
 void plush__world_soft_limit_strain(world_soft *s);
 
 /* world_soft_shape.c: a nearly flat body's rest shape kept with stiffness k (its kMT): the rest offsets taken
