@@ -15,8 +15,8 @@
 #define DETAIL_SHARE 0.05
 
 /* Leaves the surface's details out of skin's faces (in place): the pieces under DETAIL_SHARE of the largest.
- * *piece_of gets, per skin vertex, its piece (the union-find root; malloc'd, NULL when there is no detail) and
- * *faces_of, per root, the detail piece's face count (malloc'd with it). */
+ * Three arrays over skin's vertices, malloc'd: *piece_of, each vertex's piece (its smallest vertex);
+ * *faces_of, at a detail piece's vertex, the faces it had; *detail, 1 at a detail's vertices. */
 static plush_status leave_out_details(plush_cage_mesh *skin, uint32_t **piece_of, size_t **faces_of, uint8_t **detail,
                                       plush_diag *diag)
 {
@@ -75,11 +75,11 @@ static plush_status leave_out_details(plush_cage_mesh *skin, uint32_t **piece_of
     return PLUSH_OK;
 }
 
-/* The details a cage leaves out, split: a detail piece lying within one mean edge of the cage (`edge`) of the
- * caged surface -- a tie at a braid's end, a bead on a strand -- is bound to the cage beside it, and follows
- * it; one further away (a clip apart from the hair) stays on bone skinning, its positions listed in details.
- * skin holds the caged faces only; small marks the detail vertices, piece_of their pieces. */
-static plush_status split_details(const plush_cage_mesh *skin, const uint8_t *small, uint32_t *piece_of,
+/* The details a cage leaves out, split: a detail piece all of whose vertices lie within `edge` (the cage's mean
+ * edge) of the caged surface -- a tie at a braid's end, a bead on a strand -- is bound to the cage beside it,
+ * and follows it; one further away (a clip apart from the hair) stays on bone skinning, its positions listed
+ * in details. skin holds the caged faces only; small marks the detail vertices, piece_of their pieces. */
+static plush_status split_details(const plush_cage_mesh *skin, const uint8_t *small, const uint32_t *piece_of,
                                   const size_t *faces_of, double edge, plush_arena *arena,
                                   plush_attach_details *details, plush_diag *diag)
 {
