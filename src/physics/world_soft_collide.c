@@ -146,9 +146,6 @@ plush_status plush__world_soft_collide_init(soft_ctx *c)
     s->margin = c->sb->margin > 0 ? c->sb->margin : 0;
     if (s->rope || s->triangle_count == 0)
         return PLUSH_OK;
-    s->touched = plush_arena_array(&wm->arena, s->node_count, 1);
-    if (!s->touched || !edges(c))
-        return world_soft_no_memory(c);
     size_t count = 0;
     for (size_t r = 0; r < m->rigid_body_count; r++) {
         const plush_pmx_rigid_body *rb = &m->rigid_bodies[r];
@@ -158,11 +155,13 @@ plush_status plush__world_soft_collide_init(soft_ctx *c)
         return PLUSH_OK;
     s->collide_bodies = plush_arena_array(&wm->arena, count, sizeof *s->collide_bodies);
     s->collide_rest = plush_arena_array(&wm->arena, count * s->triangle_count, sizeof *s->collide_rest);
+    s->touched = plush_arena_array(&wm->arena, s->node_count, 1);
     s->collide_poses = plush_arena_array(&wm->arena, count, sizeof *s->collide_poses);
     s->near_capacity = 4 * s->triangle_count; /* a face near more bodies than four at once is rare */
     s->near = plush_arena_array(&wm->arena, s->near_capacity, sizeof *s->near);
     s->near_gap = plush_arena_array(&wm->arena, s->near_capacity, sizeof *s->near_gap);
-    if (!s->collide_bodies || !s->collide_rest || !s->collide_poses || !s->near || !s->near_gap)
+    if (!s->collide_bodies || !s->collide_rest || !s->touched || !s->collide_poses || !s->near || !s->near_gap ||
+        !edges(c))
         return world_soft_no_memory(c);
     const plush_bulletc_api *bc = wm->world->bc;
     int32_t *dynamic = malloc((m->bone_count ? m->bone_count : 1) * sizeof *dynamic);
@@ -406,18 +405,17 @@ void plush__world_soft_limit_strain(world_soft *s)
     }
 }
 
-
 void plush__world_soft_collide(plush_world_model *wm, world_soft *s)
 {
     if (s->collide_count == 0)
-        return; /* a rope, a body without faces, or no body to meet: Bullet's step alone */
+        return;
     const plush_bulletc_api *bc = wm->world->bc;
     memset(s->touched, 0, s->node_count);
     memset(s->pushed, 0, s->node_count * sizeof *s->pushed);
     memset(s->pusher, 0, s->node_count * sizeof *s->pusher);
     for (size_t slot = 0; slot < s->collide_count; slot++)
         bc->body_get_transform(wm->bodies[s->collide_bodies[slot]].bc, s->collide_poses[slot]);
-    size_t pushes = s->collide_count ? push_all(s, wm->model) : 0;
+    size_t pushes = push_all(s, wm->model);
     s->contacts += pushes;
     for (int round = 0; pushes && round < RELAX_ROUNDS; round++) {
         relax_edges(s);

@@ -87,25 +87,19 @@ static void test_details_near_the_cage_bound(void **state)
 {
     (void)state;
     enum { N = 10 }; /* a sheet of N x N quads, 1 apart, in the x-y plane hanging below y = 0 */
-    mesh_fx sheet = {.vertex_count = (N + 1) * (N + 1) + 6, .index_count = N * N * 6 + 6};
-    sheet.positions = calloc(sheet.vertex_count, sizeof *sheet.positions);
-    sheet.indices = calloc(sheet.index_count, sizeof *sheet.indices);
+    mesh_fx sheet = mesh_fx_grid(N, N);
+    for (size_t v = 0; v < sheet.vertex_count; v++) {
+        sheet.positions[v][1] = -(sheet.positions[v][2] + N / 2.0f);
+        sheet.positions[v][2] = 0;
+    }
+    /* and two triangles of its own in the same material */
+    uint32_t first = (uint32_t)sheet.vertex_count;
+    size_t k = sheet.index_count;
+    sheet.vertex_count += 6, sheet.index_count += 6;
+    sheet.positions = realloc(sheet.positions, sheet.vertex_count * sizeof *sheet.positions);
+    sheet.indices = realloc(sheet.indices, sheet.index_count * sizeof *sheet.indices);
     assert_non_null(sheet.positions);
     assert_non_null(sheet.indices);
-    for (unsigned j = 0; j <= N; j++)
-        for (unsigned i = 0; i <= N; i++) {
-            sheet.positions[j * (N + 1) + i][0] = (float)i - N / 2.0f;
-            sheet.positions[j * (N + 1) + i][1] = -(float)j;
-        }
-    size_t k = 0;
-    for (unsigned j = 0; j < N; j++)
-        for (unsigned i = 0; i < N; i++) {
-            uint32_t a = j * (N + 1) + i, b = a + 1, c = a + N + 1, e = c + 1;
-            uint32_t t[6] = {a, c, b, b, c, e};
-            memcpy(sheet.indices + k, t, sizeof t);
-            k += 6;
-        }
-    uint32_t first = (N + 1) * (N + 1);
     const float bits[6][3] = {{0, -N - 0.3f, 0},   {0.3f, -N - 0.3f, 0}, {0, -N - 0.6f, 0}, /* the bead */
                               {0, -N - 5.0f, 0},   {0.3f, -N - 5.0f, 0}, {0, -N - 5.3f, 0}}; /* the clip */
     for (uint32_t v = 0; v < 6; v++) {

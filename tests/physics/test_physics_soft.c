@@ -55,30 +55,6 @@ static void translate_material(plush_pmx_model *m, size_t first_vertex, float x,
 }
 
 /* An n x n quad grid of side `size` in the XZ plane, centred on the origin. */
-static mesh_fx grid_mesh(unsigned n, float size)
-{
-    mesh_fx g = {.vertex_count = (size_t)(n + 1) * (n + 1), .index_count = (size_t)n * n * 6};
-    g.positions = calloc(g.vertex_count, sizeof *g.positions);
-    g.indices = calloc(g.index_count, sizeof *g.indices);
-    assert_non_null(g.positions);
-    assert_non_null(g.indices);
-    for (unsigned j = 0; j <= n; j++)
-        for (unsigned i = 0; i <= n; i++) {
-            float *p = g.positions[j * (n + 1) + i];
-            p[0] = size * ((float)i / (float)n - 0.5f);
-            p[2] = size * ((float)j / (float)n - 0.5f);
-        }
-    size_t k = 0;
-    for (unsigned j = 0; j < n; j++)
-        for (unsigned i = 0; i < n; i++) {
-            uint32_t a = j * (n + 1) + i, b = a + 1, c = a + n + 1, d = c + 1;
-            uint32_t t[6] = {a, c, b, b, c, d};
-            memcpy(g.indices + k, t, sizeof t);
-            k += 6;
-        }
-    return g;
-}
-
 /* A straight rope of n segments of length len along +X; its faces (i, i+1, i+1) name the vertices in
  * order, as a line-drawn PMX material does. */
 static mesh_fx rope_mesh(unsigned n, float len)
@@ -237,7 +213,7 @@ static void test_pinned_node_follows_path(void **state)
 {
     (void)state;
     plush_pmx_model *m = mesh_fx_model(1);
-    mesh_fx g = grid_mesh(6, 6.0f);
+    mesh_fx g = mesh_fx_grid(6, 6.0f);
     size_t mat = mesh_fx_add_material(m, "cloth", &g, 0);
     mesh_fx_free(&g);
     translate_material(m, 0, 0, 10, 0);
@@ -284,7 +260,7 @@ static void test_pinned_node_follows_path(void **state)
 static void anchored_run(uint8_t near_mode, uint8_t body_mode, bool gravity, double *worst_out)
 {
     plush_pmx_model *m = mesh_fx_model(1);
-    mesh_fx g = grid_mesh(4, 4.0f);
+    mesh_fx g = mesh_fx_grid(4, 4.0f);
     size_t mat = mesh_fx_add_material(m, "flag", &g, 0);
     mesh_fx_free(&g);
     translate_material(m, 0, 0, 10, 0);
@@ -577,7 +553,7 @@ static void test_rigid_blowup_beside_cloth(void **state)
 {
     (void)state;
     plush_pmx_model *m = mesh_fx_model(1);
-    mesh_fx g = grid_mesh(6, 3.0f);
+    mesh_fx g = mesh_fx_grid(6, 3.0f);
     size_t mat = mesh_fx_add_material(m, "cloth", &g, 0);
     mesh_fx_free(&g);
     translate_material(m, 0, 0, 0.5f, 0); /* through the ball's bounding box */
@@ -639,6 +615,41 @@ static double sheet_height(const float (*x)[3], uint32_t a, uint32_t b, uint32_t
     return (1 - u - v) * x[a][1] + u * x[b][1] + v * x[c][1];
 }
 
+/* Rigid body rb made a sphere of radius r at (x, y, z) that follows bone 0, in group 1, meeting every group. */
+static void follow_sphere(plush_pmx_model *m, plush_pmx_rigid_body *rb, const char *name, float r, float x, float y,
+                          float z)
+{
+    rb->name = pmx_fx_str(m, name);
+    rb->bone = 0;
+    rb->mode = PLUSH_PMX_RIGID_FOLLOW_BONE;
+    rb->shape = PLUSH_PMX_RIGID_SPHERE;
+    rb->size[0] = r;
+    rb->position[0] = x, rb->position[1] = y, rb->position[2] = z;
+    rb->group = 1;
+    rb->mask = 0xFFFF;
+}
+
+/* The top row of the flap below: its pins. */
+static int32_t flap_top_row[5] = {0, 1, 2, 3, 4};
+
+/* A flap of 4 x 4 quads, nodes 1 apart, hanging in the x-y plane below y = 0 (x in -2..2), as material "flap"
+ * with a TriMesh soft body (soft_defaults) pinned along its top row; the soft body's index. */
+static size_t hanging_flap(plush_pmx_model *m)
+{
+    mesh_fx g = mesh_fx_grid(4, 4.0f);
+    for (size_t v = 0; v < g.vertex_count; v++) { /* stood up: z in -2..2 becomes y in 0..-4 */
+        g.positions[v][1] = -2 - g.positions[v][2];
+        g.positions[v][2] = 0;
+    }
+    size_t mat = mesh_fx_add_material(m, "flap", &g, 0);
+    mesh_fx_free(&g);
+    size_t k = mesh_fx_add_soft_body(m, (int32_t)mat, 0);
+    soft_defaults(&m->soft_bodies[k]);
+    m->soft_bodies[k].pins = flap_top_row;
+    m->soft_bodies[k].pin_count = 5;
+    return k;
+}
+
 /* A body that follows its bone pushes a coarse sheet's faces away even where it rises between their
  * nodes (Bullet's node contacts alone let it through: no node comes near it), whatever the soft body's
  * mask, and whatever the model's collision groups say of the sheet's own physics; a body a face lies into at
@@ -666,7 +677,7 @@ static void test_faces_stay_off_a_body(void **state)
         float rise = variants[variant].rise;
         int expect = variants[variant].expect;
         plush_pmx_model *m = mesh_fx_model(2);
-        mesh_fx g = grid_mesh(2, 4.0f); /* nodes 2 apart */
+        mesh_fx g = mesh_fx_grid(2, 4.0f); /* nodes 2 apart */
         size_t mat = mesh_fx_add_material(m, "sheet", &g, apart ? 1 : 0);
         mesh_fx_free(&g);
         plush_pmx_rigid_body *rb = pmx_fx_rigid_bodies(m, apart ? 2 : 1);
@@ -682,15 +693,8 @@ static void test_faces_stay_off_a_body(void **state)
             chain->group = 2;
             chain->mask = (uint16_t)(0xFFFF & ~(1u << 1));
         }
-        rb->name = pmx_fx_str(m, "fist");
-        rb->bone = 0;
-        rb->mode = PLUSH_PMX_RIGID_FOLLOW_BONE;
-        rb->shape = PLUSH_PMX_RIGID_SPHERE;
-        rb->size[0] = 0.4f;
-        rb->position[0] = rb->position[2] = 0.7f; /* under a face, 0.99 from its nearest node */
-        rb->position[1] = variants[variant].start;
-        rb->group = 1;
-        rb->mask = 0xFFFF;
+        /* under a face, 0.99 from its nearest node */
+        follow_sphere(m, rb, "fist", 0.4f, 0.7f, variants[variant].start, 0.7f);
         size_t k = mesh_fx_add_soft_body(m, (int32_t)mat, 0);
         soft_defaults(&m->soft_bodies[k]);
         m->soft_bodies[k].mask = 0; /* the body is collided with whatever the mask says */
@@ -772,19 +776,8 @@ static void test_flat_flap_keeps_shape(void **state)
     double worst[2] = {0, 0};
     for (int keep = 0; keep < 2; keep++) {
         plush_pmx_model *m = mesh_fx_model(1);
-        mesh_fx g = grid_mesh(4, 4.0f); /* nodes 1 apart, x and z in -2..2, y = 0 */
-        for (size_t v = 0; v < g.vertex_count; v++) { /* stood up: hanging in the x-y plane below y = 0 */
-            g.positions[v][1] = -2 - g.positions[v][2];
-            g.positions[v][2] = 0;
-        }
-        size_t mat = mesh_fx_add_material(m, "flap", &g, 0);
-        mesh_fx_free(&g);
-        size_t k = mesh_fx_add_soft_body(m, (int32_t)mat, 0);
-        soft_defaults(&m->soft_bodies[k]);
+        size_t k = hanging_flap(m);
         m->soft_bodies[k].config.mt = keep ? 0.3f : 0;
-        int32_t pins[5] = {0, 1, 2, 3, 4}; /* the top row, y = 0 */
-        m->soft_bodies[k].pins = pins;
-        m->soft_bodies[k].pin_count = 5;
         sim s = sim_new(m, &(plush_world_desc){0});
         if (keep)
             assert_true(warned_about(&s.diag, "plush keeps its shape itself"));
@@ -835,29 +828,9 @@ static double worst_link(const sim *s, const float (*x)[3])
 static void yanked_flap(bool body, double *put, double *reset, double *stepped)
 {
     plush_pmx_model *m = mesh_fx_model(1);
-    mesh_fx g = grid_mesh(4, 4.0f);
-    for (size_t v = 0; v < g.vertex_count; v++) { /* hanging in the x-y plane below y = 0 */
-        g.positions[v][1] = -2 - g.positions[v][2];
-        g.positions[v][2] = 0;
-    }
-    size_t mat = mesh_fx_add_material(m, "flap", &g, 0);
-    mesh_fx_free(&g);
-    if (body) {
-        plush_pmx_rigid_body *rb = pmx_fx_rigid_bodies(m, 1);
-        rb->name = pmx_fx_str(m, "far");
-        rb->bone = 0;
-        rb->mode = PLUSH_PMX_RIGID_FOLLOW_BONE;
-        rb->shape = PLUSH_PMX_RIGID_SPHERE;
-        rb->size[0] = 0.5f;
-        rb->position[1] = 100;
-        rb->group = 1;
-        rb->mask = 0xFFFF;
-    }
-    size_t k = mesh_fx_add_soft_body(m, (int32_t)mat, 0);
-    soft_defaults(&m->soft_bodies[k]);
-    int32_t pins[5] = {0, 1, 2, 3, 4};
-    m->soft_bodies[k].pins = pins;
-    m->soft_bodies[k].pin_count = 5;
+    if (body)
+        follow_sphere(m, pmx_fx_rigid_bodies(m, 1), "far", 0.5f, 0, 100, 0);
+    hanging_flap(m);
     sim s = sim_new(m, &(plush_world_desc){0});
     float(*pos)[3] = calloc(m->vertex_count, sizeof *pos);
     assert_non_null(pos);
@@ -924,19 +897,11 @@ static void test_push_beside_pins(void **state)
 {
     (void)state;
     plush_pmx_model *m = mesh_fx_model(1);
-    mesh_fx g = grid_mesh(2, 4.0f); /* nodes at x, z in {-2, 0, 2} */
+    mesh_fx g = mesh_fx_grid(2, 4.0f); /* nodes at x, z in {-2, 0, 2} */
     size_t mat = mesh_fx_add_material(m, "sheet", &g, 0);
     mesh_fx_free(&g);
     plush_pmx_rigid_body *rb = pmx_fx_rigid_bodies(m, 1);
-    rb->name = pmx_fx_str(m, "knee");
-    rb->bone = 0;
-    rb->mode = PLUSH_PMX_RIGID_FOLLOW_BONE;
-    rb->shape = PLUSH_PMX_RIGID_SPHERE;
-    rb->size[0] = 0.4f;
-    rb->position[0] = 0.5f, rb->position[2] = 0.3f; /* under face (0,0) (0,2) (2,0), near its pinned edge */
-    rb->position[1] = -0.5f;
-    rb->group = 1;
-    rb->mask = 0xFFFF;
+    follow_sphere(m, rb, "knee", 0.4f, 0.5f, -0.5f, 0.3f); /* under face (0,0) (0,2) (2,0), near its pinned edge */
     size_t k = mesh_fx_add_soft_body(m, (int32_t)mat, 0);
     soft_defaults(&m->soft_bodies[k]);
     int32_t pins[6] = {0, 1, 2, 3, 4, 5}; /* the rows z = -2 and z = 0 */

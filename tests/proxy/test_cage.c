@@ -420,6 +420,24 @@ static size_t sheet_and_strip(float width, float (*pos)[3], uint32_t (*tri)[3])
     return t;
 }
 
+/* sheet_and_strip(width) simplified together toward 40 triangles into *cage (in arena); the cage's triangles
+ * on the strip's side (x > 12). */
+static size_t simplified_sheet_and_strip(float width, plush_arena *arena, plush_cage_mesh *cage)
+{
+    float pos[SHEET_GRID + STRIP_VERTICES][3];
+    uint32_t tri[2 * SHEET_N * SHEET_N + 12][3];
+    size_t t = sheet_and_strip(width, pos, tri);
+    plush_cage_mesh skin = {.vertex_count = SHEET_GRID + STRIP_VERTICES, .positions = pos, .triangle_count = t,
+                            .triangles = tri};
+    plush_diag d = pmx_fx_diag();
+    plush_cage_result res;
+    pmx_fx_ok(plush_cage_simplify(&skin, &(plush_cage_options){.target_triangles = 40}, arena, cage, &res, &d), &d);
+    size_t strip = 0;
+    for (size_t f = 0; f < cage->triangle_count; f++)
+        strip += cage->positions[cage->triangles[f][0]][0] > 12;
+    return strip;
+}
+
 /* A sheet simplified to a coarse cage (mean edge about 2.5) beside a separate strand of six quads 0.5 long
  * and 0.03 wide: the strand is simplified again alone to keep a few triangles of its own, where 0.03 is
  * well above a fiftieth of its own mean edge but about a hundredth of the cage's; its short edges go with the
@@ -427,25 +445,16 @@ static size_t sheet_and_strip(float width, float (*pos)[3], uint32_t (*tri)[3])
 static void test_raised_strand_short_edges(void **state)
 {
     (void)state;
-    float pos[SHEET_GRID + STRIP_VERTICES][3];
-    uint32_t tri[2 * SHEET_N * SHEET_N + 12][3];
-    size_t t = sheet_and_strip(0.03f, pos, tri);
-    plush_cage_mesh skin = {.vertex_count = SHEET_GRID + STRIP_VERTICES, .positions = pos, .triangle_count = t,
-                            .triangles = tri};
     plush_arena arena = {0};
-    plush_diag d = pmx_fx_diag();
     plush_cage_mesh cage;
-    plush_cage_result res;
-    pmx_fx_ok(plush_cage_simplify(&skin, &(plush_cage_options){.target_triangles = 40}, &arena, &cage, &res, &d), &d);
+    size_t strand = simplified_sheet_and_strip(0.03f, &arena, &cage);
     double shortest, mean;
     edge_range(&cage, &shortest, &mean);
-    size_t strand = 0;
-    for (size_t f = 0; f < cage.triangle_count; f++)
-        strand += cage.positions[cage.triangles[f][0]][0] > 12;
     print_message("      cage %zu triangles (%zu of the strand): shortest edge %.4f, mean %.3f\n", cage.triangle_count,
                   strand, shortest, mean);
     assert_true(shortest >= 0.02 * mean);
     plush_cage_topology topo;
+    plush_diag d = pmx_fx_diag();
     pmx_fx_ok(plush_cage_check(&cage, &topo, &d), &d);
     assert_int_equal(topo.degenerate_faces, 0);
     plush_arena_free(&arena);
@@ -503,19 +512,9 @@ static void test_simplify_joins_bow_ties(void **state)
 static void test_simplify_small_piece_floor(void **state)
 {
     (void)state;
-    float pos[SHEET_GRID + STRIP_VERTICES][3];
-    uint32_t tri[2 * SHEET_N * SHEET_N + 12][3];
-    size_t t = sheet_and_strip(0.5f, pos, tri);
-    plush_cage_mesh skin = {.vertex_count = SHEET_GRID + STRIP_VERTICES, .positions = pos, .triangle_count = t,
-                            .triangles = tri};
     plush_arena arena = {0};
-    plush_diag d = pmx_fx_diag();
     plush_cage_mesh cage;
-    plush_cage_result res;
-    pmx_fx_ok(plush_cage_simplify(&skin, &(plush_cage_options){.target_triangles = 40}, &arena, &cage, &res, &d), &d);
-    size_t strip = 0;
-    for (size_t f = 0; f < cage.triangle_count; f++)
-        strip += cage.positions[cage.triangles[f][0]][0] > 12;
+    size_t strip = simplified_sheet_and_strip(0.5f, &arena, &cage);
     print_message("      %zu triangles, %zu of them the strip's\n", cage.triangle_count, strip);
     assert_true(strip >= 8);
     assert_true(cage.triangle_count >= 32 && cage.triangle_count <= 60);

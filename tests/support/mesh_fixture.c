@@ -99,6 +99,26 @@ void mesh_fx_free(mesh_fx *mesh)
     memset(mesh, 0, sizeof *mesh);
 }
 
+mesh_fx mesh_fx_grid(unsigned n, float size)
+{
+    mesh_fx g = mesh_alloc((size_t)(n + 1) * (n + 1), (size_t)n * n * 6);
+    for (unsigned j = 0; j <= n; j++)
+        for (unsigned i = 0; i <= n; i++) {
+            float *p = g.positions[j * (n + 1) + i];
+            p[0] = size * ((float)i / (float)n - 0.5f);
+            p[2] = size * ((float)j / (float)n - 0.5f);
+        }
+    size_t k = 0;
+    for (unsigned j = 0; j < n; j++)
+        for (unsigned i = 0; i < n; i++) {
+            uint32_t a = j * (n + 1) + i, b = a + 1, c = a + n + 1, d = c + 1;
+            uint32_t t[6] = {a, c, b, b, c, d};
+            memcpy(g.indices + k, t, sizeof t);
+            k += 6;
+        }
+    return g;
+}
+
 mesh_fx mesh_fx_cube(float h)
 {
     /* Each face: the axis it faces, its sign; corners walk the other two axes. */

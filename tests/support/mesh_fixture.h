@@ -38,6 +38,9 @@ size_t mesh_fx_add_soft_body(plush_pmx_model *m, int32_t material, uint8_t shape
  * TriMesh soft body on it) and 2 "eyes" (a cube of half-size 0.1 at (0, 0.3, -0.95), on bone 1). */
 plush_pmx_model *mesh_fx_plush(void);
 
+/* An n x n grid of quads (two triangles each) size wide in the x-z plane at y = 0, centred on the origin;
+ * vertex j * (n + 1) + i at column i, row j. */
+mesh_fx mesh_fx_grid(unsigned n, float size);
 /* A cube of half-size h, four vertices per face (24), as a UV-mapped cube is split. */
 mesh_fx mesh_fx_cube(float h);
 /* A UV sphere: rings x segments quads, the seam column and the pole rows duplicated (their positions
