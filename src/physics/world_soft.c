@@ -59,6 +59,8 @@ void plush__world_soft_set_pins(plush_world_model *wm, const float (*vertex_posi
             if (plush__world_in_reach(vertex_positions[p->vertex]))
                 memcpy(p->to, vertex_positions[p->vertex], sizeof p->to);
         }
+        if (s)
+            plush__world_soft_limit_pin_targets(s);
     }
 }
 
@@ -271,8 +273,13 @@ void plush__world_soft_reset(plush_world_model *wm, const float (*vertex_positio
             soft_pin *p = &s->pins[q];
             if (vertex_positions && plush__finite3(vertex_positions[p->vertex]))
                 memcpy(s->x[p->node], vertex_positions[p->vertex], sizeof s->x[p->node]);
-            memcpy(p->from, s->x[p->node], sizeof p->from);
             memcpy(p->to, s->x[p->node], sizeof p->to);
+        }
+        plush__world_soft_limit_pin_targets(s);
+        for (size_t q = 0; q < s->pin_count; q++) {
+            soft_pin *p = &s->pins[q];
+            memcpy(s->x[p->node], p->to, sizeof s->x[p->node]);
+            memcpy(p->from, p->to, sizeof p->from);
         }
         /* bone skinning can part two free nodes further than a link stretches (a hem's nodes weighted to
          * either leg, the legs apart at the first pose) */

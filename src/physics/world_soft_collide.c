@@ -111,6 +111,12 @@ static bool edges(soft_ctx *c)
     }
     s->collide_edge_count = ok ? n : 0;
     free(links);
+    s->pin_of = ok ? plush_arena_array(&c->wm->arena, s->node_count ? s->node_count : 1, sizeof *s->pin_of) : NULL;
+    ok = ok && s->pin_of;
+    for (size_t v = 0; ok && v < s->node_count; v++)
+        s->pin_of[v] = -1;
+    for (size_t q = 0; ok && q < s->pin_count; q++)
+        s->pin_of[s->pins[q].node] = (int32_t)q;
     s->push_cap = ok ? plush_arena_array(&c->wm->arena, s->node_count ? s->node_count : 1, sizeof *s->push_cap) : NULL;
     s->pushed = ok ? plush_arena_array(&c->wm->arena, s->node_count ? s->node_count : 1, sizeof *s->pushed) : NULL;
     s->pusher = ok ? plush_arena_array(&c->wm->arena, s->node_count ? s->node_count : 1, sizeof *s->pusher) : NULL;
@@ -399,6 +405,40 @@ void plush__world_soft_limit_strain(world_soft *s)
                 s->v[b][k] -= (float)(wb / (wa + wb) * parting * d[k] / len);
             }
             s->touched[a] |= wa > 0, s->touched[b] |= wb > 0;
+        }
+        if (!any)
+            break;
+    }
+}
+
+/* The same limit on the links whose two ends are pinned, applied to the pins' targets: bone skinning
+ * stretches a model's own surface where two bones meet (a collar between the neck and the chest, a
+ * waistband between the hips and a thigh), and a link between a node following one and a node following
+ * the other went to 2.7 times its length. Both ends give way alike, so the pins stay within a fraction of an
+ * edge of their bones. */
+void plush__world_soft_limit_pin_targets(world_soft *s)
+{
+    if (s->collide_count == 0 || !s->pin_of)
+        return;
+    for (int round = 0; round < LIMIT_ROUNDS; round++) {
+        bool any = false;
+        for (size_t e = 0; e < s->collide_edge_count; e++) {
+            int32_t pa = s->pin_of[s->collide_edges[e][0]], pb = s->pin_of[s->collide_edges[e][1]];
+            if (pa < 0 || pb < 0)
+                continue;
+            float *a = s->pins[pa].to, *b = s->pins[pb].to;
+            double d[3], len = 0, most = STRAIN_LIMIT * s->collide_rest_length[e];
+            for (int k = 0; k < 3; k++)
+                d[k] = (double)b[k] - a[k], len += d[k] * d[k];
+            len = sqrt(len);
+            if (!(len > most))
+                continue;
+            double err = (len - most) / (2 * len);
+            any |= len > most * (1 + 1e-3);
+            for (int k = 0; k < 3; k++) {
+                a[k] += (float)(err * d[k]);
+                b[k] -= (float)(err * d[k]);
+            }
         }
         if (!any)
             break;

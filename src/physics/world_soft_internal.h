@@ -60,6 +60,7 @@ struct world_soft {
     size_t collide_edge_count;    /* the faces' distinct edges (the links) and rest lengths */
     uint32_t (*collide_edges)[2];
     float *collide_rest_length;
+    int32_t *pin_of;              /* per node: its pin (an index into pins), -1 when free */
     uint32_t *near;               /* slot * triangle_count + face: the pairs within reach this substep */
     float *near_gap;              /* scratch: each pair's deepest sample inside the margin (first pass) */
     size_t near_count, near_capacity;
@@ -116,6 +117,9 @@ void plush__world_soft_collide(plush_world_model *wm, world_soft *s);
  * free ends (marked in s->touched), as the end of each substep and a reset do, when the body has bodies to
  * meet (collide_count): one without is left as Bullet steps it. */
 void plush__world_soft_limit_strain(world_soft *s);
+/* The links between two pinned nodes held to the same limit on the pins' targets (both ends moved), as
+ * plush_world_set_pins and a reset do, on the same bodies. */
+void plush__world_soft_limit_pin_targets(world_soft *s);
 
 /* world_soft_shape.c: a nearly flat body's rest shape kept with stiffness k (its kMT): the rest offsets taken
  * (false when out of memory), and each substep its free nodes pulled k of the way toward the rest shape

@@ -889,6 +889,69 @@ static void test_links_held_to_strain_limit(void **state)
     assert_true(free_stepped > 1.5 * 1.002);
 }
 
+/* The flap's pinned top row stretched to three times its width by its bones (bone skinning parting a collar
+ * between the neck and the chest), with or without a body to meet; *link gets the worst link between two of
+ * its pins after a frame, *moved the farthest a pin lies from its target, *centre the row's mean x. */
+static void spread_top_row(bool body, double *link, double *moved, double *centre)
+{
+    plush_pmx_model *m = mesh_fx_model(1);
+    if (body)
+        follow_sphere(m, pmx_fx_rigid_bodies(m, 1), "far", 0.5f, 0, 100, 0);
+    hanging_flap(m);
+    sim s = sim_new(m, &(plush_world_desc){0});
+    float(*pos)[3] = calloc(m->vertex_count, sizeof *pos);
+    assert_non_null(pos);
+    for (size_t v = 0; v < m->vertex_count; v++)
+        memcpy(pos[v], m->vertices[v].position, sizeof pos[v]);
+    for (int q = 0; q < 5; q++)
+        pos[flap_top_row[q]][0] *= 3;
+    plush_world_set_pins(s.wm, (const float(*)[3])pos);
+    sim_step(&s, FRAME);
+    size_t n;
+    float(*x)[3] = nodes_of(&s, 0, &n);
+    assert_true(mesh_fx_all_finite((const float(*)[3])x, n));
+    plush_world_soft_info info;
+    plush_world_soft_get_info(s.wm, 0, &info);
+    uint32_t row[5];
+    for (uint32_t i = 0; i < n; i++)
+        for (int q = 0; q < 5; q++)
+            if (info.node_vertex[i] == flap_top_row[q])
+                row[q] = i;
+    *link = *moved = *centre = 0;
+    for (int q = 0; q < 5; q++) {
+        if (q < 4) {
+            double l = dist3(x[row[q]], x[row[q + 1]]) / dist3(info.rest_nodes[row[q]], info.rest_nodes[row[q + 1]]);
+            *link = l > *link ? l : *link;
+        }
+        double d = dist3(x[row[q]], pos[flap_top_row[q]]);
+        *moved = d > *moved ? d : *moved;
+        *centre += x[row[q]][0] / 5.0;
+    }
+    free(x);
+    free(pos);
+    plush_world_destroy(s.world);
+    plush_pmx_free(m);
+}
+
+/* With plush's contacts (a body to meet), a link between two pinned nodes is held to the strain limit too:
+ * its two pins give way alike, toward each other, and the row keeps its centre; with no body the pins are
+ * where their bones put them, links three times their length. */
+static void test_pinned_links_held_to_strain_limit(void **state)
+{
+    (void)state;
+    double link, moved, centre, free_link, free_moved, free_centre;
+    spread_top_row(true, &link, &moved, &centre);
+    spread_top_row(false, &free_link, &free_moved, &free_centre);
+    print_message("      the pinned row's links at worst %.4f of their rest length (limit 1.5), its pins up to %.3f from "
+                  "their targets, its centre at x %.4f; with no body to meet %.4f, %.3f\n",
+                  link, moved, centre, free_link, free_moved);
+    assert_true(link <= 1.5 * 1.002);
+    assert_true(moved > 0.5 && moved < 3.1);   /* the row from x -6..6 to -3..3: its ends in by 3 */
+    assert_true(fabs(centre) < 1e-3);
+    assert_true(fabs(free_link - 3) < 1e-3);
+    assert_true(free_moved < 1e-4);
+}
+
 /* A body rising under a face next to a pinned row (two corners pinned, the third free) lifts the face by
  * the free corner's share: the free corner goes up by about what the face went in, not by the whole depth
  * many times over (its sample 1/6 of the way to it threw it six times the depth, stretching a skirt's
@@ -1163,6 +1226,7 @@ int main(void)
         cmocka_unit_test(test_flat_flap_keeps_shape),
         cmocka_unit_test(test_push_beside_pins),
         cmocka_unit_test(test_links_held_to_strain_limit),
+        cmocka_unit_test(test_pinned_links_held_to_strain_limit),
         cmocka_unit_test(test_numbering_readback_reset),
         cmocka_unit_test(test_deterministic),
         cmocka_unit_test(test_volume_and_pose_matching),
