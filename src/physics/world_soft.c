@@ -96,7 +96,12 @@ void plush__world_soft_before_substep(plush_world_model *wm, int k, int n, float
             for (int j = 0; j < 3; j++)
                 v[j] = (p1[j] - p0[j]) / dt;
             bc->soft_set_node(s->bc, p->node, p0, v);
+            if (s->pose_k > 0) { /* the pose below is taken where the step takes the pins */
+                memcpy(s->x[p->node], p0, sizeof p0);
+                memcpy(s->v[p->node], v, sizeof v);
+            }
         }
+        plush__world_soft_pose_before_step(wm, s, dt);
     }
 }
 

@@ -337,27 +337,57 @@ static void append_faces(soft_ctx *c)
     }
 }
 
+/* 27 l1 l2 l3 / (l1 + l2 + l3)^3 of the moment of the rest nodes (only the pinned ones when pinned_only)
+ * about their centre: 1 for points spread alike in every direction, 0 on a plane or a line; 1 when there are
+ * none. */
+static double spread(const world_soft *s, bool pinned_only)
+{
+    double c[3] = {0, 0, 0}, m[3][3] = {{0}}, n = 0;
+    for (size_t i = 0; i < s->node_count; i++)
+        if (!pinned_only || s->pinned[i]) {
+            n++;
+            for (int k = 0; k < 3; k++)
+                c[k] += s->rest[i][k];
+        }
+    if (n == 0)
+        return 1;
+    for (int k = 0; k < 3; k++)
+        c[k] /= n;
+    for (size_t i = 0; i < s->node_count; i++)
+        if (!pinned_only || s->pinned[i])
+            for (int a = 0; a < 3; a++)
+                for (int b = 0; b < 3; b++)
+                    m[a][b] += ((double)s->rest[i][a] - c[a]) * ((double)s->rest[i][b] - c[b]);
+    double det = m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0]) +
+                 m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
+    double third = (m[0][0] + m[1][1] + m[2][2]) / 3;
+    return third > 0 ? det / (third * third * third) : 0;
+}
 
 /* Bullet's pose matching (kMT) polar-decomposes the moment of the nodes' offsets from their centre. A
  * piece whose rest nodes lie close to a plane or a line leaves that matrix nearly singular, and the
  * decomposition turned small hair pieces' nodes non-finite within seconds of a dance (Alicia's, every
  * strand of Luka's). Flat: the moment's determinant under a twentieth of an isotropic one's with the same
- * trace (27 l1 l2 l3 / (l1 + l2 + l3)^3 < 0.05, a sheet thinner than about a fiftieth of its width). */
+ * trace (a spread under 0.05, a sheet thinner than about a fiftieth of its width). */
 static bool flat(const world_soft *s)
 {
-    double c[3] = {0, 0, 0}, m[3][3] = {{0}};
-    for (size_t i = 0; i < s->node_count; i++)
-        for (int k = 0; k < 3; k++)
-            c[k] += s->rest[i][k] / (double)s->node_count;
-    for (size_t i = 0; i < s->node_count; i++)
-        for (int a = 0; a < 3; a++)
-            for (int b = 0; b < 3; b++)
-                m[a][b] += ((double)s->rest[i][a] - c[a]) * ((double)s->rest[i][b] - c[b]);
-    double det = m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0]) +
-                 m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
-    double third = (m[0][0] + m[1][1] + m[2][2]) / 3;
-    return !(third > 0) || !(det / (third * third * third) >= 0.05);
+    return !(spread(s, false) >= 0.05);
 }
+
+/* Bullet's pose weighs a pinned node a thousand times the body's node count over a free one (setPose), so
+ * the rest shape is turned with the pins: three pins, or pins along a line, leave the moment singular but
+ * for the free nodes' millionths, and its polar decomposition went non-finite at a fast turn -- every node
+ * with it, and Bullet's contact test indexed its distance cache with them and crashed (Luka's eyes, caged,
+ * three pins each, at frame 644 of the long dance). A waistband's ring of pins is thin but far from that
+ * (0.02 for a band a third of its radius high). */
+static bool pins_flat(const world_soft *s)
+{
+    for (size_t i = 0; i < s->node_count; i++)
+        if (s->pinned[i])
+            return !(spread(s, true) >= 1e-3);
+    return false;
+}
+
 /* Bending links at the B-link distance. Small bodies: Bullet's own generateBendingConstraints. Large ones
  * (more than SOFT_FLOYD_MAX_NODES nodes): its n*n table would not fit (60k nodes: 14 GB) and beyond
  * distance 2 its Floyd-Warshall is n^3, so plush finds the same pairs by breadth-first search and appends
@@ -472,13 +502,21 @@ plush_status plush__world_soft_create_bullet(soft_ctx *c)
     fill_config(c, &config);
     bc->soft_set_config(s->bc, &config);
     /* kVC keeps the rest volume and kMT the rest shape: both need Bullet's pose taken at rest. */
-    if (config.kMT > 0 && flat(s)) {
+    bool pins = config.kMT > 0 && !flat(s) && pins_flat(s);
+    if (pins)
         plush_diag_warn(c->diag, -1, "soft body", (int64_t)c->index,
-                        "\"%s\" is nearly flat (its nodes lie close to a plane or a line): Bullet's pose matching "
-                        "(kMT) would blow it up, so plush keeps its shape itself",
+                        "\"%s\": its pinned nodes lie close to a plane or a line, which Bullet's pose matching (kMT) "
+                        "turns its rest shape with and would blow up, so plush keeps its shape itself",
                         c->name);
-        if (free_nodes && !plush__world_soft_shape_init(c->wm, s, config.kMT))
+    if (config.kMT > 0 && (pins || flat(s))) {
+        if (!pins)
+            plush_diag_warn(c->diag, -1, "soft body", (int64_t)c->index,
+                            "\"%s\" is nearly flat (its nodes lie close to a plane or a line): Bullet's pose matching "
+                            "(kMT) would blow it up, so plush keeps its shape itself",
+                            c->name);
+        if (free_nodes && !plush__world_soft_shape_init(c->wm, s, pins ? 0 : config.kMT, pins))
             return world_soft_no_memory(c);
+        s->pose_k = pins && free_nodes ? config.kMT : 0;
         config.kMT = 0;
         bc->soft_set_config(s->bc, &config);
     }

@@ -76,6 +76,9 @@ struct world_soft {
     float shape_k;                /* kMT, or 0: not kept here */
     float (*shape_rest)[3];       /* the rest nodes about their centre */
     double shape_q[4];            /* the last rotation fitted */
+    bool shape_with_pins;         /* centre and rotation weighted as Bullet's pose: the pins lead */
+    double shape_pin_weight;
+    float pose_k;                 /* Bullet's kMT, done before each step by plush (pins_flat bodies), or 0 */
 };
 
 /* world_soft_build.c and world_soft_bullet.c: one soft body while it is built. */
@@ -124,8 +127,12 @@ void plush__world_soft_limit_pin_targets(world_soft *s);
 /* world_soft_shape.c: a nearly flat body's rest shape kept with stiffness k (its kMT): the rest offsets taken
  * (false when out of memory), and each substep its free nodes pulled k of the way toward the rest shape
  * turned by the best rotation of its nodes now. */
-bool plush__world_soft_shape_init(plush_world_model *wm, world_soft *s, float k);
+bool plush__world_soft_shape_init(plush_world_model *wm, world_soft *s, float k, bool with_pins);
 void plush__world_soft_match_shape(plush_world_model *wm, world_soft *s);
+/* Bullet's pose matching done by plush for a body whose pins leave Bullet's pose singular (s->pose_k > 0, its
+ * rest offsets taken by shape_init with the pins leading): before each step, each free node's speed gets
+ * kMT of the pull toward the rest shape turned with the pins, over dt. */
+void plush__world_soft_pose_before_step(plush_world_model *wm, world_soft *s, float dt);
 
 /* Area-weighted unit node normals of s->x into s->normals (zero for a rope or a node without area). */
 void plush__world_soft_update_normals(world_soft *s);
