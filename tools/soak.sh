@@ -6,6 +6,8 @@
 #     --frames N   only the first N frames of each dance (a short soak; default: the whole dance)
 #     --out DIR    where each run's OUTDIR goes (default: a temporary folder, removed at the end)
 #     --motion M   these motions instead of the two dances (repeatable; e.g. a synthetic teleport)
+#     --every-material  instead of the soft parts, every material of those models caged, on the long
+#                  dance only (with --frames 1500: an hour's sweep that found a crash no soft part showed)
 #     FILTER       only the cases whose "model cage dance" line contains it (e.g. ルカ, test.vmd, hair)
 # PLUSH_BIN names another plush binary (e.g. a local build with a different pin rule). One line per run,
 # then a table; the exit status is 1 when any run failed one of the checks above.
@@ -17,6 +19,7 @@ frames=""
 out=""
 mode=proxy
 filter=""
+every=0
 motions=()
 while [ $# -gt 0 ]; do
     case $1 in
@@ -24,6 +27,7 @@ while [ $# -gt 0 ]; do
     --out) out=$2; shift 2 ;;
     --mode) mode=$2; shift 2 ;;
     --motion) motions+=("$(cd "$(dirname "$2")" && pwd)/$(basename "$2")"); shift 2 ;;
+    --every-material) every=1; shift ;;
     -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
     -*) echo "soak: unknown option $1" >&2; exit 2 ;;
     *) filter=$1; shift ;;
@@ -54,6 +58,18 @@ dances=(
     "$data/characters/mmd_base/サンプルモーション2.vmd"
     "$data/characters/blender_mmd_tools/test.vmd"
 )
+if [ $every = 1 ]; then
+    # every material with faces of each model above, as plush info lists them
+    models=$(printf '%s\n' "${cases[@]}" | cut -d'|' -f1 | awk '!seen[$0]++')
+    cases=()
+    while IFS= read -r model; do
+        while IFS= read -r name; do
+            cases+=("$model|$name")
+        done < <("$plush" info "$data/$model" 2>/dev/null |
+            sed -n 's/^  material [0-9]* *"\(.*\)"; \([0-9,]*\) faces.*/\2|\1/p' | awk -F'|' '$1 != "0" { print $2 }')
+    done <<<"$models"
+    dances=("${dances[0]}")
+fi
 [ ${#motions[@]} -gt 0 ] && dances=("${motions[@]}")
 
 # A column of quality.csv that is not a finite number, other than a volume ratio (an open surface has
