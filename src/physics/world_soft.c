@@ -244,7 +244,6 @@ void plush__world_soft_after_substep(plush_world_model *wm, int k, int n, uint64
         memcpy(s->v, s->scratch_v, s->node_count * sizeof *s->v);
         near_mode_pull(wm, s);
         near_mode_move_bodies(wm, s);
-        plush__world_soft_match_shape(wm, s);
         plush__world_soft_collide(wm, s);
         if (k + 1 >= n) {
             /* Float integration lands within rounding of the target; the step ends exactly on it. */

@@ -501,22 +501,22 @@ plush_status plush__world_soft_create_bullet(soft_ctx *c)
     bc_soft_config config;
     fill_config(c, &config);
     bc->soft_set_config(s->bc, &config);
-    /* kVC keeps the rest volume and kMT the rest shape: both need Bullet's pose taken at rest. */
-    bool pins = config.kMT > 0 && !flat(s) && pins_flat(s);
-    if (pins)
+    /* kVC keeps the rest volume and kMT the rest shape: both need Bullet's pose taken at rest. Where
+     * Bullet's pose matching would go non-finite, plush does it (world_soft_shape.c). */
+    bool flat_nodes = config.kMT > 0 && flat(s), flat_pins = config.kMT > 0 && !flat_nodes && pins_flat(s);
+    if (flat_nodes)
+        plush_diag_warn(c->diag, -1, "soft body", (int64_t)c->index,
+                        "\"%s\" is nearly flat (its nodes lie close to a plane or a line): Bullet's pose matching "
+                        "(kMT) would blow it up, so plush keeps its shape itself",
+                        c->name);
+    if (flat_pins)
         plush_diag_warn(c->diag, -1, "soft body", (int64_t)c->index,
                         "\"%s\": its pinned nodes lie close to a plane or a line, which Bullet's pose matching (kMT) "
                         "turns its rest shape with and would blow up, so plush keeps its shape itself",
                         c->name);
-    if (config.kMT > 0 && (pins || flat(s))) {
-        if (!pins)
-            plush_diag_warn(c->diag, -1, "soft body", (int64_t)c->index,
-                            "\"%s\" is nearly flat (its nodes lie close to a plane or a line): Bullet's pose matching "
-                            "(kMT) would blow it up, so plush keeps its shape itself",
-                            c->name);
-        if (free_nodes && !plush__world_soft_shape_init(c->wm, s, pins ? 0 : config.kMT, pins))
+    if (flat_nodes || flat_pins) {
+        if (free_nodes && !plush__world_soft_pose_init(c->wm, s, config.kMT))
             return world_soft_no_memory(c);
-        s->pose_k = pins && free_nodes ? config.kMT : 0;
         config.kMT = 0;
         bc->soft_set_config(s->bc, &config);
     }

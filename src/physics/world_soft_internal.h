@@ -72,13 +72,11 @@ struct world_soft {
     uint32_t *pusher;             /* per node, scratch: the slot + 1 of the body that pushed it this substep,
                                      UINT32_MAX once two have (then its cap holds) */
     uint64_t contacts;            /* faces pushed out, over the run */
-    /* A nearly flat body's rest shape kept by plush (world_soft_shape.c) where Bullet's pose matching cannot. */
-    float shape_k;                /* kMT, or 0: not kept here */
-    float (*shape_rest)[3];       /* the rest nodes about their centre */
-    double shape_q[4];            /* the last rotation fitted */
-    bool shape_with_pins;         /* centre and rotation weighted as Bullet's pose: the pins lead */
-    double shape_pin_weight;
-    float pose_k;                 /* Bullet's kMT, done before each step by plush (pins_flat bodies), or 0 */
+    /* Bullet's pose matching done by plush, where Bullet's own would go non-finite (world_soft_shape.c). */
+    float pose_k;                 /* its kMT, or 0: Bullet does it, or nobody */
+    float (*pose_rest)[3];        /* the rest nodes about their centre, weighted as Bullet's setPose */
+    double pose_pin_weight;       /* a pinned node's weight over a free one's */
+    double pose_q[4];             /* the last turn fitted */
 };
 
 /* world_soft_build.c and world_soft_bullet.c: one soft body while it is built. */
@@ -124,14 +122,11 @@ void plush__world_soft_limit_strain(world_soft *s);
  * plush_world_set_pins and a reset do, on the same bodies. */
 void plush__world_soft_limit_pin_targets(world_soft *s);
 
-/* world_soft_shape.c: a nearly flat body's rest shape kept with stiffness k (its kMT): the rest offsets taken
- * (false when out of memory), and each substep its free nodes pulled k of the way toward the rest shape
- * turned by the best rotation of its nodes now. */
-bool plush__world_soft_shape_init(plush_world_model *wm, world_soft *s, float k, bool with_pins);
-void plush__world_soft_match_shape(plush_world_model *wm, world_soft *s);
-/* Bullet's pose matching done by plush for a body whose pins leave Bullet's pose singular (s->pose_k > 0, its
- * rest offsets taken by shape_init with the pins leading): before each step, each free node's speed gets
- * kMT of the pull toward the rest shape turned with the pins, over dt. */
+/* world_soft_shape.c: Bullet's pose matching with stiffness k (its kMT) done by plush for a body whose nodes,
+ * or pins, lie close to a plane or a line: the rest offsets taken (false when out of memory), and before
+ * each step each free node's speed given k of the pull toward the rest shape turned and moved as the body
+ * is (its pins leading), over dt, which lands it where Bullet's match would have. */
+bool plush__world_soft_pose_init(plush_world_model *wm, world_soft *s, float k);
 void plush__world_soft_pose_before_step(plush_world_model *wm, world_soft *s, float dt);
 
 /* Area-weighted unit node normals of s->x into s->normals (zero for a rope or a node without area). */
