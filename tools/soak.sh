@@ -51,6 +51,7 @@ cases=(
     "mmd/pmx_tailor/04_色々な使い方_裾.pmx|スカート"
     "characters/pmx_tailor/03_扱えるメッシュ_裾不均等.pmx|スカート"
     "characters/pmx_tailor/04_色々な使い方_裏面.pmx|表マント,裏マント"
+    "characters/pmx_tailor/03_扱えるメッシュ_裾不均等.pmx|N00_000_Hair_00_HAIR"
     "mmd/blender2pmxem/sample_finish.pmx|スカート"
     "mmd/blender2pmxem/sample_finish.pmx|髪"
 )
