@@ -157,6 +157,9 @@ static int by_position(const void *a, const void *b)
 
 /* Two vertices this near (a millionth of the chosen vertices' extent, per axis) share a position. */
 #define LAYER_TOLERANCE 1e-6
+/* Rounds of layers of layers (each pulls in what shares a position with the last one's): a model's stack of
+ * coincident materials is a handful deep. */
+enum { LAYER_ROUNDS = 8 };
 
 typedef struct cell_point {
     int64_t cell[3];
@@ -351,6 +354,45 @@ static plush_status pull_layers(const plush_pmx_model *model, const plush_scene_
             pulled[m] = *n - before;
         for (size_t i = 0; i < fc; i++)
             shared[faces[i]] = 0;
+    }
+    /* A vertex sharing its rest position with one pulled in moves with it too (a lining on a trim the
+     * chosen material's pieces brought along: Luka's 材質14 on 材質4, caging her skin, parted from it by
+     * 1.6 units), and so on to the end; whole pieces only come along with the chosen material's. */
+    for (int round = 0; st == PLUSH_OK && round < LAYER_ROUNDS; round++) {
+        cell_point *grown = realloc(points, *n * sizeof *points);
+        if (!grown) {
+            st = plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+            break;
+        }
+        points = grown;
+        count = 0;
+        for (size_t v = 0; v < model->vertex_count; v++)
+            if (used[v]) {
+                for (int k = 0; k < 3; k++)
+                    points[count].cell[k] = (int64_t)floor((double)model->vertices[v].position[k] / tol);
+                points[count++].vertex = (uint32_t)v;
+            }
+        qsort(points, count, sizeof *points, by_cell);
+        size_t added = 0;
+        for (size_t m = 0; st == PLUSH_OK && m < model->material_count; m++) {
+            if (chosen[m] || (m < proxy->material_count && proxy->soft_material[m]))
+                continue;
+            const uint32_t *faces = NULL;
+            size_t fc = 0;
+            st = plush_pmx_material_faces_checked(model, m, &faces, &fc, diag);
+            for (size_t i = 0; st == PLUSH_OK && i < fc; i++) {
+                uint32_t v = faces[i];
+                if (used[v] || !near_point(model, points, count, model->vertices[v].position, tol))
+                    continue;
+                used[v] = 1;
+                (*n)++;
+                added++;
+                if (pulled)
+                    pulled[m]++;
+            }
+        }
+        if (!added)
+            break;
     }
     plush__point_grid_free(&near);
     free(near_points);

@@ -358,6 +358,48 @@ static void test_layers_pulled_whole(void **state)
     plush_pmx_free(m);
 }
 
+/* Layers of layers: a lining that shares positions only with a trim the skirt brought along (not with the
+ * skirt) moves with the trim at those positions, as the trim moves with the skirt; its vertex that shares
+ * none keeps its own skinning. Before, the lining stayed on bones and parted from the trim (Luka's 材質14 on
+ * 材質4, 1.6 units). */
+static void test_layers_of_layers(void **state)
+{
+    (void)state;
+    plush_pmx_model *m = mesh_fx_model(2);
+    mesh_fx skirt = {.vertex_count = 4, .index_count = 6,
+                     .positions = (float[4][3]){{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0}},
+                     .indices = (uint32_t[6]){0, 1, 2, 0, 2, 3}};
+    mesh_fx trim = {.vertex_count = 4, .index_count = 6,
+                    .positions = (float[4][3]){{0, 0, 0}, {1, 0, 0}, {1, -0.5f, 0}, {0, -0.5f, 0}},
+                    .indices = (uint32_t[6]){0, 1, 2, 0, 2, 3}};
+    mesh_fx lining = {.vertex_count = 3, .index_count = 3, /* on the trim's lower edge, and far below */
+                      .positions = (float[3][3]){{1, -0.5f, 0}, {0, -0.5f, 0}, {0.5f, -20, 0}},
+                      .indices = (uint32_t[3]){0, 1, 2}};
+    mesh_fx cage = mesh_fx_cube(1.0f);
+    mesh_fx_add_material(m, "skirt", &skirt, 1);
+    mesh_fx_add_material(m, "trim", &trim, 1);
+    mesh_fx_add_material(m, "lining", &lining, 1);
+    size_t c = mesh_fx_add_material(m, "cage", &cage, 0);
+    mesh_fx_free(&cage);
+    mesh_fx_add_soft_body(m, (int32_t)c, 0);
+    plush_arena arena = {0};
+    plush_diag d = pmx_fx_diag();
+    plush_scene_proxy p;
+    assert_int_equal(plush_scene_proxy_build(m, &arena, &p, &d), PLUSH_OK);
+    const char *names[] = {"skirt"};
+    size_t pulled[4];
+    plush_scene_bound_options only = {.materials = names, .material_count = 1, .pulled = pulled};
+    uint32_t *bound;
+    size_t n;
+    assert_int_equal(plush_scene_bound_vertices(m, &p, &only, &arena, &bound, &n, &d), PLUSH_OK);
+    assert_int_equal(pulled[1], 4); /* the trim, whole */
+    assert_int_equal(pulled[2], 2); /* the lining at the trim's two positions */
+    assert_int_equal(n, 4 + 4 + 2);
+    assert_int_equal(bound[n - 1], 9); /* the lining's second vertex; its third (10) is not bound */
+    plush_arena_free(&arena);
+    plush_pmx_free(m);
+}
+
 /* Materials named as many models name them (材質1 .. 材質31), and two with names of words. */
 static plush_pmx_model *named_model(void)
 {
@@ -473,6 +515,7 @@ int main(void)
         cmocka_unit_test(test_proxy_none),
         cmocka_unit_test(test_bound_vertices),
         cmocka_unit_test(test_layers_pulled_whole),
+        cmocka_unit_test(test_layers_of_layers),
         cmocka_unit_test(test_text_distance),
         cmocka_unit_test(test_material_names),
         cmocka_unit_test(test_material_bones),
