@@ -13,7 +13,8 @@
  * For those, plush does the same match before the step with a rotation fit that needs no inverse
  * (plush__fit_rotation: a flat piece's turn is still fixed by its plane, and a line-like piece's turn about
  * its line moves no node): adding kMT times the pull, over the step, to each free node's speed lands it
- * where Bullet's match would have. An earlier form pulled the nodes after the step toward the rest shape
+ * where Bullet's match would have (with no velocity pass, as the plush preset runs: a velocity pass rebuilds
+ * the positions from the speeds, which undoes Bullet's own match but keeps this one). An earlier form pulled the nodes after the step toward the rest shape
  * turned by all nodes alike; turning with the body, not with its pins, it let a bob's locks swing out and
  * up around the head at a fast turn. */
 #include "physics/world_soft_internal.h"
