@@ -38,6 +38,14 @@ bc_soft *soft_create(bc_world *w, const bc_soft_desc *desc, char *err)
         }
         w->softs.reserve(w->softs.size() + 1);
         std::unique_ptr<btSoftBody> sb(new btSoftBody(&w->world->getWorldInfo(), n, &x[0], &m[0]));
+        /* A pinned node is immovable to Bullet's contact with a body physics moves, which then takes the whole
+         * correction, every position iteration: a hair body her own physics swings, held by its joints against
+         * the pinned collar of a cage (Luka's choker, 材質10), was thrown at 1e26 units/s. Marked attached
+         * (as an anchor marks its node), a pinned node makes no such contact; it follows its bone whatever
+         * meets it, and the cage's free nodes still meet those bodies. */
+        for (int i = 0; i < n; i++)
+            if (m[i] == 0)
+                sb->m_nodes[i].m_battach = 1;
         std::unique_ptr<bc_soft> s(
             new bc_soft{w, sb.get(), filter_bits(desc->group), filter_bits(desc->mask), false});
         w->softs.push_back(s.get());
