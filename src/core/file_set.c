@@ -117,6 +117,44 @@ struct plush_file_stage {
 
 static const char set_manifest[] = ".plush-set";
 
+/* SIGINT, SIGTERM and SIGHUP held off this thread while a path is made and registered for cleanup
+ * (release_signals puts the mask back); false when the mask could not be set. */
+static bool hold_signals(sigset_t *old)
+{
+    sigset_t block;
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+    sigaddset(&block, SIGHUP);
+    return pthread_sigmask(SIG_BLOCK, &block, old) == 0;
+}
+
+static void release_signals(bool held, const sigset_t *old)
+{
+    if (held)
+        pthread_sigmask(SIG_SETMASK, old, NULL);
+}
+
+enum { GUARD_FAILED = -2 };
+
+/* mkdtemp(path), the folder registered for cleanup before it exists (as temporary files are) and an
+ * interrupting signal held off until mkdtemp has named it: one that came in between left the folder behind,
+ * and OUTDIR with it (test_cli_hostile's SIGTERM case, under load). Its guard slot, or GUARD_FAILED with
+ * errno set. */
+static int guarded_mkdtemp(char *path)
+{
+    sigset_t old;
+    bool held = hold_signals(&old);
+    int slot = plush__guard_add(PLUSH__GUARD_TREE, path);
+    bool made = mkdtemp(path) != NULL;
+    int e = errno;
+    if (!made)
+        plush__guard_remove(slot);
+    release_signals(held, &old);
+    errno = e;
+    return made ? slot : GUARD_FAILED;
+}
+
 plush_status plush_file_stage_begin(const char *dir, plush_file_stage **out, plush_diag *diag)
 {
     *out = NULL;
@@ -133,10 +171,10 @@ plush_status plush_file_stage_begin(const char *dir, plush_file_stage **out, plu
         plush_file_stage_destroy(s);
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
     }
-    s->slot = plush__guard_add(PLUSH__GUARD_TREE, s->path); /* before it exists, as for temporary files */
-    if (!mkdtemp(s->path)) {
+    s->slot = guarded_mkdtemp(s->path);
+    if (s->slot == GUARD_FAILED) {
         int e = errno;
-        plush__guard_remove(s->slot);
+        s->slot = -1;
         free(s->path);
         s->path = NULL;
         plush_file_stage_destroy(s);
@@ -307,10 +345,10 @@ plush_status plush_file_stage_commit(plush_file_stage *stage, plush_diag *diag)
     }
     if (st != PLUSH_OK)
         goto done;
-    old_slot = plush__guard_add(PLUSH__GUARD_TREE, old);
-    if (!mkdtemp(old)) {
+    old_slot = guarded_mkdtemp(old);
+    if (old_slot == GUARD_FAILED) {
+        old_slot = -1;
         st = plush_diag_fail(diag, PLUSH_E_IO, -1, NULL, -1, "cannot create a directory: %s", strerror(errno));
-        plush__guard_remove(old_slot);
         free(old);
         old = NULL;
         goto done;
@@ -534,15 +572,10 @@ plush_status plush_file_lock_dir(const char *dir, plush_file_lock **out, plush_d
 {
     /* An interrupting signal waits until the lock file and the directory made for it are registered for
      * cleanup: a SIGTERM between creating the lock file and registering it left both behind. */
-    sigset_t block, old;
-    sigemptyset(&block);
-    sigaddset(&block, SIGINT);
-    sigaddset(&block, SIGTERM);
-    sigaddset(&block, SIGHUP);
-    bool masked = pthread_sigmask(SIG_BLOCK, &block, &old) == 0;
+    sigset_t old;
+    bool held = hold_signals(&old);
     plush_status st = lock_dir(dir, out, diag);
-    if (masked)
-        pthread_sigmask(SIG_SETMASK, &old, NULL);
+    release_signals(held, &old);
     return st;
 }
 
