@@ -957,7 +957,8 @@ static void test_pinned_links_held_to_strain_limit(void **state)
  * a thousand times the node count over a free one): three pins leave that moment singular, its polar
  * decomposition went non-finite at a fast turn, every node with it, and Bullet's contact test with the body
  * indexed its distance cache with them and crashed (Luka's eyes, caged, three pins each, at frame 644 of a
- * dance). Plush keeps such a body's shape itself, with a warning; every node stays finite. */
+ * dance). Plush does that matching itself for such a body, with a warning; every node stays finite and the
+ * dome stays on its pins. */
 static void test_three_pins_keep_their_shape(void **state)
 {
     (void)state;
@@ -990,7 +991,7 @@ static void test_three_pins_keep_their_shape(void **state)
     assert_non_null(out);
     double lowest = INFINITY;
     for (int f = 0; f < 240; f++) {
-        double a = 0.6 * f, c = cos(a), sn = sin(a); /* the pins swung round a tilted axis, 34 degrees a frame */
+        double a = 0.6 * f, c = cos(a), sn = sin(a); /* the pins swung round the z axis, 34 degrees a frame */
         for (size_t v = 0; v < m->vertex_count; v++) {
             const float *p = m->vertices[v].position;
             pos[v][0] = (float)(c * p[0] - sn * p[1]);
