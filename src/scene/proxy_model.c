@@ -288,6 +288,20 @@ done:
     return st;
 }
 
+
+/* The used vertices as cell points (cells of side tol), sorted by cell for near_point; their count. */
+static size_t used_points(const plush_pmx_model *model, const uint8_t *used, double tol, cell_point *points)
+{
+    size_t count = 0;
+    for (size_t v = 0; v < model->vertex_count; v++)
+        if (used[v]) {
+            for (int k = 0; k < 3; k++)
+                points[count].cell[k] = (int64_t)floor((double)model->vertices[v].position[k] / tol);
+            points[count++].vertex = (uint32_t)v;
+        }
+    qsort(points, count, sizeof *points, by_cell);
+    return count;
+}
 /* Layers move as one: a vertex of another material (not a soft body's) that shares its rest position with
  * a chosen vertex -- the inner layer of a cape, the back faces of hair, an outline shell -- is bound too,
  * so the two stay together whatever material the user named; and so is the whole piece it belongs to
@@ -309,14 +323,7 @@ static plush_status pull_layers(const plush_pmx_model *model, const plush_scene_
     cell_point *points = malloc(*n * sizeof *points);
     if (!points)
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
-    size_t count = 0;
-    for (size_t v = 0; v < model->vertex_count; v++)
-        if (used[v]) {
-            for (int k = 0; k < 3; k++)
-                points[count].cell[k] = (int64_t)floor((double)model->vertices[v].position[k] / tol);
-            points[count++].vertex = (uint32_t)v;
-        }
-    qsort(points, count, sizeof *points, by_cell);
+    size_t count = used_points(model, used, tol, points);
     /* the chosen vertices' positions, for how far a piece reaches from them */
     float(*near_points)[3] = malloc(count * sizeof *near_points);
     uint8_t *shared = calloc(model->vertex_count, 1);
@@ -365,14 +372,7 @@ static plush_status pull_layers(const plush_pmx_model *model, const plush_scene_
             break;
         }
         points = grown;
-        count = 0;
-        for (size_t v = 0; v < model->vertex_count; v++)
-            if (used[v]) {
-                for (int k = 0; k < 3; k++)
-                    points[count].cell[k] = (int64_t)floor((double)model->vertices[v].position[k] / tol);
-                points[count++].vertex = (uint32_t)v;
-            }
-        qsort(points, count, sizeof *points, by_cell);
+        count = used_points(model, used, tol, points);
         size_t added = 0;
         for (size_t m = 0; st == PLUSH_OK && m < model->material_count; m++) {
             if (chosen[m] || (m < proxy->material_count && proxy->soft_material[m]))

@@ -307,6 +307,29 @@ static void test_bound_vertices(void **state)
     plush_pmx_free(m);
 }
 
+/* A cube cage (its material and TriMesh soft body) added to m. */
+static void add_cube_cage(plush_pmx_model *m)
+{
+    mesh_fx cage = mesh_fx_cube(1.0f);
+    size_t c = mesh_fx_add_material(m, "cage", &cage, 0);
+    mesh_fx_free(&cage);
+    mesh_fx_add_soft_body(m, (int32_t)c, 0);
+}
+
+/* m's proxy built into p, then the vertices bound when "skirt" is named, with pulled per material (4
+ * entries); their count. */
+static size_t skirt_bound(const plush_pmx_model *m, plush_scene_proxy *p, plush_arena *arena, size_t *pulled,
+                          uint32_t **bound)
+{
+    plush_diag d = pmx_fx_diag();
+    assert_int_equal(plush_scene_proxy_build(m, arena, p, &d), PLUSH_OK);
+    const char *names[] = {"skirt"};
+    plush_scene_bound_options only = {.materials = names, .material_count = 1, .pulled = pulled};
+    size_t n;
+    assert_int_equal(plush_scene_bound_vertices(m, p, &only, arena, bound, &n, &d), PLUSH_OK);
+    return n;
+}
+
 /* Layers move as one, whole: a trim sewn onto a skirt's hem at two vertices, hanging below it in two quads
  * that meet only at a position (split vertices, as hard edges split them), lies within a cage edge of the
  * skirt and is bound whole; a body's skin meeting the skirt at one waist vertex and reaching far above it
@@ -325,23 +348,15 @@ static void test_layers_pulled_whole(void **state)
     mesh_fx body = {.vertex_count = 3, .index_count = 3,
                     .positions = (float[3][3]){{0, 1, 0}, {0, 10, 0}, {1, 10, 0}},
                     .indices = (uint32_t[3]){0, 1, 2}};
-    mesh_fx cage = mesh_fx_cube(1.0f);
     mesh_fx_add_material(m, "skirt", &skirt, 1);
     mesh_fx_add_material(m, "trim", &trim, 1);
     mesh_fx_add_material(m, "body", &body, 1);
-    size_t c = mesh_fx_add_material(m, "cage", &cage, 0);
-    mesh_fx_free(&cage);
-    mesh_fx_add_soft_body(m, (int32_t)c, 0);
+    add_cube_cage(m);
     plush_arena arena = {0};
-    plush_diag d = pmx_fx_diag();
     plush_scene_proxy p;
-    assert_int_equal(plush_scene_proxy_build(m, &arena, &p, &d), PLUSH_OK);
-    const char *names[] = {"skirt"};
     size_t pulled[4];
-    plush_scene_bound_options only = {.materials = names, .material_count = 1, .pulled = pulled};
     uint32_t *bound;
-    size_t n;
-    assert_int_equal(plush_scene_bound_vertices(m, &p, &only, &arena, &bound, &n, &d), PLUSH_OK);
+    size_t n = skirt_bound(m, &p, &arena, pulled, &bound);
     /* the skirt's 6, the trim's 8 (both quads), the body's one vertex at the waist */
     assert_int_equal(n, 6 + 8 + 1);
     assert_int_equal(pulled[0], 0);
@@ -352,7 +367,7 @@ static void test_layers_pulled_whole(void **state)
      * only its two vertices at the hem are */
     for (int k = 2; k < 8; k++)
         m->vertices[6 + k].position[1] -= 2.5f;
-    assert_int_equal(plush_scene_bound_vertices(m, &p, &only, &arena, &bound, &n, &d), PLUSH_OK);
+    n = skirt_bound(m, &p, &arena, pulled, &bound);
     assert_int_equal(pulled[1], 2);
     plush_arena_free(&arena);
     plush_pmx_free(m);
@@ -375,23 +390,15 @@ static void test_layers_of_layers(void **state)
     mesh_fx lining = {.vertex_count = 3, .index_count = 3, /* on the trim's lower edge, and far below */
                       .positions = (float[3][3]){{1, -0.5f, 0}, {0, -0.5f, 0}, {0.5f, -20, 0}},
                       .indices = (uint32_t[3]){0, 1, 2}};
-    mesh_fx cage = mesh_fx_cube(1.0f);
     mesh_fx_add_material(m, "skirt", &skirt, 1);
     mesh_fx_add_material(m, "trim", &trim, 1);
     mesh_fx_add_material(m, "lining", &lining, 1);
-    size_t c = mesh_fx_add_material(m, "cage", &cage, 0);
-    mesh_fx_free(&cage);
-    mesh_fx_add_soft_body(m, (int32_t)c, 0);
+    add_cube_cage(m);
     plush_arena arena = {0};
-    plush_diag d = pmx_fx_diag();
     plush_scene_proxy p;
-    assert_int_equal(plush_scene_proxy_build(m, &arena, &p, &d), PLUSH_OK);
-    const char *names[] = {"skirt"};
     size_t pulled[4];
-    plush_scene_bound_options only = {.materials = names, .material_count = 1, .pulled = pulled};
     uint32_t *bound;
-    size_t n;
-    assert_int_equal(plush_scene_bound_vertices(m, &p, &only, &arena, &bound, &n, &d), PLUSH_OK);
+    size_t n = skirt_bound(m, &p, &arena, pulled, &bound);
     assert_int_equal(pulled[1], 4); /* the trim, whole */
     assert_int_equal(pulled[2], 2); /* the lining at the trim's two positions */
     assert_int_equal(n, 4 + 4 + 2);

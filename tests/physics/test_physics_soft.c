@@ -543,6 +543,19 @@ static void test_blowup_guard(void **state)
     plush_pmx_free(m);
 }
 
+/* rb: a sphere of radius r at the origin on bone 0 that physics moves ("ball", mass 1, group 1, meeting all). */
+static void physics_ball(plush_pmx_model *m, plush_pmx_rigid_body *rb, float r)
+{
+    rb->name = pmx_fx_str(m, "ball");
+    rb->bone = 0;
+    rb->mode = PLUSH_PMX_RIGID_PHYSICS;
+    rb->shape = PLUSH_PMX_RIGID_SPHERE;
+    rb->size[0] = r;
+    rb->mass = 1.0f;
+    rb->group = 1;
+    rb->mask = 0xFFFF;
+}
+
 /* A rigid body that blows up beside a cloth. A sphere spun at an absurd rate gets a NaN rotation while its
  * position stays finite; a sphere's bounding box ignores the rotation, so the cloth's nodes in it reach
  * Bullet's sparse distance field with NaN coordinates, which ended the process in
@@ -558,14 +571,7 @@ static void test_rigid_blowup_beside_cloth(void **state)
     mesh_fx_free(&g);
     translate_material(m, 0, 0, 0.5f, 0); /* through the ball's bounding box */
     plush_pmx_rigid_body *rb = pmx_fx_rigid_bodies(m, 1);
-    rb->name = pmx_fx_str(m, "ball");
-    rb->bone = 0;
-    rb->mode = PLUSH_PMX_RIGID_PHYSICS;
-    rb->shape = PLUSH_PMX_RIGID_SPHERE;
-    rb->size[0] = 1.0f;
-    rb->mass = 1.0f;
-    rb->group = 1;
-    rb->mask = 0xFFFF;
+    physics_ball(m, rb, 1.0f);
     size_t k = mesh_fx_add_soft_body(m, (int32_t)mat, 0);
     soft_defaults(&m->soft_bodies[k]);
     int32_t pins[4] = {0, 6, 42, 48}; /* the corners */
@@ -822,20 +828,35 @@ static double worst_link(const sim *s, const float (*x)[3])
     return worst;
 }
 
-/* A flap hanging from its top row, with or without a body that follows a bone (far off, never touched): put
- * with its bottom row three units too low, then yanked sideways two units a frame for 60 frames. *put is the
- * worst link as put, *reset after the reset, *stepped over the frames. */
-static void yanked_flap(bool body, double *put, double *reset, double *stepped)
+/* The hanging flap, with (body) or without a sphere that follows a bone far off, never touched. */
+static plush_pmx_model *flap_model(bool body)
 {
     plush_pmx_model *m = mesh_fx_model(1);
     if (body)
         follow_sphere(m, pmx_fx_rigid_bodies(m, 1), "far", 0.5f, 0, 100, 0);
     hanging_flap(m);
-    sim s = sim_new(m, &(plush_world_desc){0});
-    float(*pos)[3] = calloc(m->vertex_count, sizeof *pos);
+    return m;
+}
+
+/* The model's rest positions, a copy to move pins with (free it). */
+static float (*rest_positions(const plush_pmx_model *m))[3]
+{
+    float(*pos)[3] = calloc(m->vertex_count ? m->vertex_count : 1, sizeof *pos);
     assert_non_null(pos);
-    for (size_t v = 0; v < m->vertex_count; v++) {
+    for (size_t v = 0; v < m->vertex_count; v++)
         memcpy(pos[v], m->vertices[v].position, sizeof pos[v]);
+    return pos;
+}
+
+/* A flap hanging from its top row, with or without a body that follows a bone (far off, never touched): put
+ * with its bottom row three units too low, then yanked sideways two units a frame for 60 frames. *put is the
+ * worst link as put, *reset after the reset, *stepped over the frames. */
+static void yanked_flap(bool body, double *put, double *reset, double *stepped)
+{
+    plush_pmx_model *m = flap_model(body);
+    sim s = sim_new(m, &(plush_world_desc){0});
+    float(*pos)[3] = rest_positions(m);
+    for (size_t v = 0; v < m->vertex_count; v++) {
         if (v >= 20)
             pos[v][1] -= 3; /* the bottom row's links to the row above 4 long */
     }
@@ -894,15 +915,9 @@ static void test_links_held_to_strain_limit(void **state)
  * its pins after a frame, *moved the farthest a pin lies from its target, *centre the row's mean x. */
 static void spread_top_row(bool body, double *link, double *moved, double *centre)
 {
-    plush_pmx_model *m = mesh_fx_model(1);
-    if (body)
-        follow_sphere(m, pmx_fx_rigid_bodies(m, 1), "far", 0.5f, 0, 100, 0);
-    hanging_flap(m);
+    plush_pmx_model *m = flap_model(body);
     sim s = sim_new(m, &(plush_world_desc){0});
-    float(*pos)[3] = calloc(m->vertex_count, sizeof *pos);
-    assert_non_null(pos);
-    for (size_t v = 0; v < m->vertex_count; v++)
-        memcpy(pos[v], m->vertices[v].position, sizeof pos[v]);
+    float(*pos)[3] = rest_positions(m);
     for (int q = 0; q < 5; q++)
         pos[flap_top_row[q]][0] *= 3;
     plush_world_set_pins(s.wm, (const float(*)[3])pos);
@@ -969,14 +984,7 @@ static void test_three_pins_keep_their_shape(void **state)
     size_t mat = mesh_fx_add_material(m, "dome", &g, 0);
     mesh_fx_free(&g);
     plush_pmx_rigid_body *rb = pmx_fx_rigid_bodies(m, 1);
-    rb->name = pmx_fx_str(m, "ball");
-    rb->bone = 0;
-    rb->mode = PLUSH_PMX_RIGID_PHYSICS;
-    rb->shape = PLUSH_PMX_RIGID_SPHERE;
-    rb->size[0] = 0.4f;
-    rb->mass = 1.0f;
-    rb->group = 1;
-    rb->mask = 0xFFFF;
+    physics_ball(m, rb, 0.4f);
     size_t k = mesh_fx_add_soft_body(m, (int32_t)mat, 0);
     soft_defaults(&m->soft_bodies[k]);
     m->soft_bodies[k].config.mt = 0.5f;
