@@ -172,6 +172,12 @@ void plush_proxy_skin_update(plush_proxy_skin *skin, const float (*nodes)[3]);
  * give the same results as the portable ones. From 8,192 vertices two threads share them (the same
  * results). */
 void plush_proxy_skin_apply(const plush_proxy_skin *skin, float (*positions)[3], float (*normals)[3]);
+/* Moves every triangle's current skin transform by offsets[i] (count = the proxy's triangles; added to the
+ * translation, so the linear blend moves a vertex by sum w_i offsets[i]), until the next update. A host
+ * that nudges the skinned surface, as plush's scene does to keep it out of the body, keeps its
+ * matrices (plush_proxy_skin_matrix, the bake) saying where the vertices went. Non-finite offsets are
+ * ignored. */
+void plush_proxy_skin_translate(plush_proxy_skin *skin, const float (*offsets)[3]);
 /* The skin's patch frames (updated by plush_proxy_skin_update), or NULL when it uses each triangle's own. */
 const plush_proxy_patch *plush_proxy_skin_patch(const plush_proxy_skin *skin);
 /* The current skin matrix of a triangle (16 floats, column-major); NULL when out of range. */

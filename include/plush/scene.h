@@ -228,6 +228,10 @@ typedef struct plush_scene_desc {
                                               (patch {0, 0}: PLUSH_SCENE_PATCH_RINGS and _REACH unless the
                                               binding is seed or the frames stretch-aware; patch.rings -1:
                                               each triangle's own) */
+    bool no_push;                          /* proxy mode: leave the skinned surface where the cage's triangles
+                                              put it; by default bound vertices inside the body's rigid bodies
+                                              are pushed out through those triangles' transforms (never with a
+                                              seed binding, which stays the original method) */
     const plush_im2_map *overrides;        /* proxy mode: Influence Map overrides, may be NULL (direct mode
                                               ignores them: it simulates every bound vertex) */
     const char *overrides_file;            /* its name, for messages */

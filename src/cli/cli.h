@@ -143,6 +143,7 @@ typedef struct cli_run_job {
     float fps, physics_hz;
     plush_scene_mode mode;
     bool seed, stretch;
+    bool no_push;             /* --no-push: the skinned surface left inside the body where the cage puts it */
     bool copy_textures;       /* --copy-textures: the bake's textures copied into OUTDIR */
     bool bake_physics;        /* --bake-physics: the bake keys the bones rigid bodies drive */
     const char *exports;      /* --export's list of registry names; NULL: plush_scene_default_exports */

@@ -17,7 +17,7 @@
 static const char run_usage[] =
     "usage: plush run MODEL.pmx -o OUTDIR [--motion M.vmd] [--frames N] [--fps 30] [--physics-hz 60]\n"
     "                 [--mode proxy|direct|bones] [--original] [--stretch] [--im2 OVERRIDES.im2] [--materials NAME,...]\n"
-    "                 [--cage MATERIAL,...[:TRIANGLES]] [--pin-band S]\n"
+    "                 [--cage MATERIAL,...[:TRIANGLES]] [--pin-band S] [--no-push]\n"
     "                 [--export pmx+vmd,gltf,obj,ply,cage,im2,quality,preview] [--every K] [--ground Y] [--copy-textures]\n"
     "                 [--bake-tolerance D] [--bake-bones N] [--bake-physics]\n"
     "                 [--preview-frame model|soft]\n";
@@ -59,6 +59,9 @@ static const char run_help_options[] =
     "  --pin-band S                with --cage: the band pinned at the top of each cage piece (where a\n"
     "                              skirt, cape or strand attaches), a share of its height (default 0.15,\n"
     "                              then at most 40% of its nodes); e.g. 0.3 holds more, 0.05 less\n"
+    "  --no-push                   leave the proxy-skinned surface where the cage's triangles put it: by\n"
+    "                              default vertices inside the model's rigid bodies that follow bones are\n"
+    "                              pushed out through those triangles (the bake and glTF move alike)\n"
     "  --export LIST               comma-separated, default pmx+vmd (modes bones and direct: ply); below\n"
     "  --every K                   mesh exports every K-th frame only (default 1)\n"
     "  --copy-textures             copy the model's textures into OUTDIR (same sub-folders) and name the\n"
@@ -121,6 +124,7 @@ static int run_option(cli_args *args, const char *name, const char *inline_value
 {
     bool *flag = strcmp(name, "--original") == 0 || strcmp(name, "--seed") == 0 ? &job->seed
                  : strcmp(name, "--stretch") == 0       ? &job->stretch
+                 : strcmp(name, "--no-push") == 0       ? &job->no_push
                  : strcmp(name, "--copy-textures") == 0 ? &job->copy_textures
                  : strcmp(name, "--bake-physics") == 0 ? &job->bake_physics
                                                         : NULL;
@@ -509,6 +513,7 @@ static int simulate(run_state *s, plush_diag *model_diag)
                            .pulled = s->pulled, .left_out = (const float(*)[3])s->details.positions,
                            .left_out_count = s->details.count}},
         .skin = {.stretch = job->stretch},
+        .no_push = job->no_push,
         .overrides = s->overrides,
         .overrides_file = job->overrides,
     };

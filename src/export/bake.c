@@ -133,6 +133,12 @@ static bool triangle_key(const plush_scene_bake *b, size_t i, const float (*node
     return true;
 }
 
+void plush__bake_share_offsets(plush_scene_bake *b, const float (*offsets)[3])
+{
+    if (b)
+        b->offsets = offsets;
+}
+
 bool plush__bake_share_patch(plush_scene_bake *b, const plush_proxy_patch *patch)
 {
     if (!b || !b->patch || !patch)
@@ -166,8 +172,11 @@ plush_status plush_scene_bake_add_frame(plush_scene_bake *b, uint32_t frame, con
     float(*row)[7] = b->keys + b->frame_count * b->triangle_count;
     for (size_t i = 0; i < b->triangle_count; i++) {
         float key[7];
-        if (triangle_key(b, i, nodes, key))
+        if (triangle_key(b, i, nodes, key)) {
+            for (int k = 0; b->offsets && k < 3; k++)
+                key[k] += b->offsets[i][k];
             memcpy(b->last[i], key, sizeof key);
+        }
         memcpy(row[i], b->last[i], sizeof row[i]);
     }
     b->frames[b->frame_count++] = frame;

@@ -36,6 +36,7 @@ struct plush_scene_bake {
     bool *rest_ok;                       /* false: degenerate at rest, its key stays the identity */
     plush_proxy_patch *patch;            /* patch frames (the skin's), or NULL for each triangle's own */
     const plush_proxy_patch *shared;     /* the scene's, read instead of updating patch; NULL: our own */
+    const float (*offsets)[3];           /* the scene's push out of the body per triangle this frame, or NULL */
     float (*last)[7];                    /* last key per triangle: translation xyz, rotation xyzw */
     double *reach;                       /* per triangle: the farthest rest vertex it carries from its centroid */
     double tolerance;                    /* keys: model units at the vertices; < 0: every key */
@@ -140,5 +141,9 @@ plush_status plush__bake_textures(plush_pmx_model *o, const char *pmx_path, cons
  * plush_scene_get_patch) rather than fitting its own; patch must come from the same proxy and rings and
  * outlive the bake. Ignored (false) when the bake uses each triangle's own frame or patch is NULL. */
 bool plush__bake_share_patch(struct plush_scene_bake *bake, const plush_proxy_patch *patch);
+/* From now on each frame's keys move each triangle's pseudo-bone by offsets[i] too (the scene's push out of
+ * the body for the frame being added, plush__scene_push_offsets: one per triangle, outliving the bake);
+ * NULL: none. */
+void plush__bake_share_offsets(struct plush_scene_bake *bake, const float (*offsets)[3]);
 
 #endif

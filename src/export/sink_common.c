@@ -44,6 +44,7 @@ plush_status plush__sink_bake_get(const plush_scene *scene, const plush_scene_ou
     if (st != PLUSH_OK)
         return st;
     plush__bake_share_patch(*bake, plush_scene_get_patch(scene)); /* the skin's fit, not a second one */
+    plush__bake_share_offsets(*bake, plush__scene_push_offsets(scene));
     plush_scene_bake_set_tolerance(*bake, tolerance);
     if (*shared)
         share->bake = *bake, share->tolerance = tolerance;

@@ -265,6 +265,26 @@ void plush_proxy_skin_update(plush_proxy_skin *skin, const float (*nodes)[3])
     }
 }
 
+void plush_proxy_skin_translate(plush_proxy_skin *skin, const float (*offsets)[3])
+{
+    for (size_t i = 0; skin && offsets && i < skin->triangle_count; i++) {
+        const float *d = offsets[i];
+        if (!isfinite(d[0]) || !isfinite(d[1]) || !isfinite(d[2]) || (d[0] == 0 && d[1] == 0 && d[2] == 0))
+            continue;
+        float *m = skin->matrices + SLOT_FLOATS * (i + 1);
+        for (int k = 0; k < 3; k++)
+            m[12 + k] += d[k];
+        if (skin->dual) {
+            /* (r, e) with e = t r / 2: moving by d adds (d, 0) r / 2 to the dual part */
+            float *q = skin->dual + DUAL_FLOATS * (i + 1), x = q[0], y = q[1], z = q[2], w = q[3];
+            q[4] += 0.5f * (d[0] * w + d[1] * z - d[2] * y);
+            q[5] += 0.5f * (-d[0] * z + d[1] * w + d[2] * x);
+            q[6] += 0.5f * (d[0] * y - d[1] * x + d[2] * w);
+            q[7] += 0.5f * (-d[0] * x - d[1] * y - d[2] * z);
+        }
+    }
+}
+
 /* ---- each frame: vertices (the hot loop) ----------------------------------------------------- */
 
 HOT v4 load4(const float *p)

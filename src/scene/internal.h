@@ -37,5 +37,8 @@ typedef struct plush__bake_share {
     double tolerance;
 } plush__bake_share;
 plush__bake_share *plush__scene_bake_share(const plush_scene *scene);
+/* Per proxy triangle, how far this frame's push out of the body moved its transform (soft_push.c), or NULL
+ * when the scene pushes nothing. Valid for the scene's life, rewritten by each step. */
+const float (*plush__scene_push_offsets(const plush_scene *scene))[3];
 
 #endif

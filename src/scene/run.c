@@ -2,6 +2,8 @@
 #include "scene/internal.h"
 #include "core/common.h"
 #include "scene/soft_measure.h"
+#include "scene/soft_push.h"
+#include "core/geom.h"
 #include "scene/textures.h"
 #include "plush/sys/physics.h"
 #include "plush/sys/core.h"
@@ -50,6 +52,7 @@ struct plush_scene {
     int64_t first_failure;
     plush_scene_timing timing;
     plush__soft_measure soft_measure;    /* with a binding */
+    plush__soft_push soft_push;          /* with a skin: out of the body */
     plush_scene_soft_figures soft_frame;
     plush_scene_soft_summary soft_summary;
     plush__texture_store *textures;      /* the model's textures the sinks decode: each file once a run */
@@ -306,6 +309,14 @@ plush_status plush_scene_create(const plush_scene_desc *desc, plush_scene **out,
         st = plush__soft_measure_init(&sc->soft_measure, sc->model, sc->binding->vertices, sc->binding->vertex_count,
                                       sc->wm, &sc->arena, diag);
     sc->soft_summary.bodies = sc->soft_measure.body_count;
+    if (st == PLUSH_OK && sc->skin && !desc->no_push && !desc->bind.proxy.seed) {
+        const plush_scene_proxy *px = &sc->binding->proxy;
+        double edge = px->triangle_count ? plush__mean_edge(&px->nodes[0][0], sizeof px->nodes[0],
+                                                            &px->triangles[0][0], 3 * px->triangle_count)
+                                         : 0;
+        st = plush__soft_push_init(&sc->soft_push, &sc->soft_measure, sc->binding->binding, px->triangle_count, edge,
+                                   &sc->arena, diag);
+    }
     if (st != PLUSH_OK) {
         plush_scene_destroy(sc);
         return st;
@@ -425,6 +436,7 @@ plush_status plush_scene_step(plush_scene *sc, double frame, plush_diag *diag)
         plush_proxy_skin_update(sc->skin, (const float(*)[3])sc->proxy_nodes);
         t5 = now();
         skin_to_proxy(sc);
+        plush__soft_push_frame(&sc->soft_push, sc->skin, sc->positions);
     }
     if (sc->binding && sc->soft_measure.count) {
         plush__soft_measure_frame(&sc->soft_measure, sc->anim, (const float(*)[3])sc->positions, &sc->soft_frame);
@@ -549,6 +561,11 @@ plush__texture_store *plush__scene_textures(const plush_scene *scene)
 }
 
 /* A cache the sinks fill through a const scene, as the texture store is. */
+const float (*plush__scene_push_offsets(const plush_scene *scene))[3]
+{
+    return scene && scene->soft_push.sm ? (const float(*)[3])scene->soft_push.offset : NULL;
+}
+
 plush__bake_share *plush__scene_bake_share(const plush_scene *scene)
 {
     return (plush__bake_share *)&scene->bake_share;

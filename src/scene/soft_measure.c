@@ -84,10 +84,18 @@ plush_status plush__soft_measure_init(plush__soft_measure *sm, const plush_pmx_m
     return PLUSH_OK;
 }
 
-/* Whether bound vertex i at p lies inside a body it is measured against, and how deep. */
-static bool inside_body(const plush__soft_measure *sm, size_t i, const float p[3], double *depth)
+void plush__soft_measure_pose_bodies(plush__soft_measure *sm)
 {
-    bool inside = false;
+    for (size_t b = 0; sm->wm && b < sm->body_count; b++)
+        plush_world_body_transform(sm->wm, sm->bodies[b], sm->poses[b]);
+}
+
+double plush__soft_measure_deepest(const plush__soft_measure *sm, size_t i, const float p[3], double margin,
+                                   float out[3])
+{
+    double best = 0;
+    if (out)
+        out[0] = out[1] = out[2] = 0;
     for (size_t b = 0; b < sm->body_count; b++) {
         size_t bit = b * sm->count + i;
         if (sm->left_out[bit / 8] & (1u << (bit % 8)))
@@ -95,18 +103,27 @@ static bool inside_body(const plush__soft_measure *sm, size_t i, const float p[3
         const plush_pmx_rigid_body *rb = &sm->model->rigid_bodies[sm->bodies[b]];
         const float *t = sm->poses[b];
         double dx = (double)p[0] - t[12], dy = (double)p[1] - t[13], dz = (double)p[2] - t[14],
-               reach = plush__rigid_shape_reach(rb);
+               reach = plush__rigid_shape_reach(rb) + margin;
         if (dx * dx + dy * dy + dz * dz > reach * reach)
             continue;
-        double local[3];
+        double local[3], normal[3];
         plush__rigid_local(t, p, local);
-        double d = plush__rigid_shape_distance(rb, local, NULL);
-        if (d < 0) {
-            inside = true;
-            *depth = -d > *depth ? -d : *depth;
-        }
+        double d = plush__rigid_shape_distance(rb, local, out ? normal : NULL);
+        if (!(d < margin) || !(margin - d > best))
+            continue;
+        best = margin - d;
+        for (int k = 0; out && k < 3; k++)
+            out[k] = (float)(t[k] * normal[0] + t[4 + k] * normal[1] + t[8 + k] * normal[2]);
     }
-    return inside;
+    return best;
+}
+
+/* Whether bound vertex i at p lies inside a body it is measured against, and how deep. */
+static bool inside_body(const plush__soft_measure *sm, size_t i, const float p[3], double *depth)
+{
+    double d = plush__soft_measure_deepest(sm, i, p, 0, NULL);
+    *depth = d > *depth ? d : *depth;
+    return d > 0;
 }
 
 void plush__soft_measure_frame(plush__soft_measure *sm, const plush_anim *anim, const float (*positions)[3],
@@ -133,8 +150,7 @@ void plush__soft_measure_frame(plush__soft_measure *sm, const plush_anim *anim, 
     out->offset_share = sm->size > 0 ? out->offset / sm->size : 0;
     if (!sm->wm || sm->body_count == 0)
         return;
-    for (size_t b = 0; b < sm->body_count; b++)
-        plush_world_body_transform(sm->wm, sm->bodies[b], sm->poses[b]);
+    plush__soft_measure_pose_bodies(sm);
     size_t inside = 0, bones_inside = 0;
     double deepest = 0, bones_deepest = 0;
     for (size_t i = 0; i < sm->count; i++) {

@@ -28,6 +28,14 @@ typedef struct plush__soft_measure {
 
 plush_status plush__soft_measure_init(plush__soft_measure *sm, const plush_pmx_model *m, const uint32_t *vertices,
                                       size_t count, const plush_world_model *wm, plush_arena *arena, plush_diag *diag);
+/* Poses the bodies measured against at this frame (the measure does it itself; plush__soft_measure_deepest
+ * needs it first). */
+void plush__soft_measure_pose_bodies(plush__soft_measure *sm);
+/* How far bound vertex i at p must go to lie margin outside every body it is measured against (0 when it
+ * does), as posed by the last plush__soft_measure_pose_bodies; out, when not NULL, gets the unit direction
+ * out of the deepest body (zero when none). */
+double plush__soft_measure_deepest(const plush__soft_measure *sm, size_t i, const float p[3], double margin,
+                                   float out[3]);
 /* This frame's figures; positions are the frame's vertices (the bound ones skinned by the proxy). */
 void plush__soft_measure_frame(plush__soft_measure *sm, const plush_anim *anim, const float (*positions)[3],
                                plush_scene_soft_figures *out);

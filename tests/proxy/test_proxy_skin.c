@@ -251,6 +251,73 @@ static void test_dual_quaternion_sign_alignment(void **state)
     plush_arena_free(&f.arena);
 }
 
+/* plush_proxy_skin_translate: one offset for every triangle moves every vertex by it, in every blend (a rigid
+ * motion followed by the offset); offsets per triangle move a vertex, blended linearly, by sum w_i offset_i;
+ * the matrices say so, and the next update forgets them. */
+static void test_translate(void **state)
+{
+    (void)state;
+    const struct { plush_proxy_blend blend; bool stretch; } modes[] = {
+        {PLUSH_PROXY_BLEND_LINEAR, false}, {PLUSH_PROXY_BLEND_DUAL_QUATERNION, false}, {PLUSH_PROXY_BLEND_LINEAR, true}};
+    for (int m = 0; m < 3; m++) {
+        skin_fx f;
+        skin_fx_soup(&f, 40, 50, 3000);
+        plush_proxy_skin *skin = skin_fx_skin(&f, modes[m].blend, modes[m].stretch);
+        skin_fx_affine a = {.b = {0.5, -1, 2}};
+        skin_fx_random_rotation(a.m);
+        skin_fx_move(&f, skin, &a);
+        float(*same)[3] = skin_fx_array(&f.arena, f.tri_count, sizeof *same);
+        for (size_t t = 0; t < f.tri_count; t++)
+            same[t][0] = 0.25f, same[t][1] = -0.5f, same[t][2] = 0.125f;
+        plush_proxy_skin_translate(skin, (const float(*)[3])same);
+        plush_proxy_skin_apply(skin, f.out_p, f.out_n);
+        skin_fx_affine moved = a;
+        moved.b[0] += 0.25, moved.b[1] -= 0.5, moved.b[2] += 0.125;
+        skin_fx_expect(&f, &moved);
+        /* the next update starts from the cage again */
+        skin_fx_move(&f, skin, &a);
+        skin_fx_expect(&f, &a);
+        plush_proxy_skin_destroy(skin);
+        plush_arena_free(&f.arena);
+    }
+
+    skin_fx f;
+    skin_fx_soup(&f, 40, 50, 3000);
+    plush_proxy_skin *skin = skin_fx_skin(&f, PLUSH_PROXY_BLEND_LINEAR, false);
+    skin_fx_affine a = {.b = {1, 2, 3}};
+    skin_fx_random_rotation(a.m);
+    skin_fx_move(&f, skin, &a);
+    float(*before)[3] = skin_fx_array(&f.arena, f.count, sizeof *before);
+    memcpy(before, f.out_p, f.count * sizeof *before);
+    float(*offsets)[3] = skin_fx_array(&f.arena, f.tri_count, sizeof *offsets);
+    for (size_t t = 0; t < f.tri_count; t++)
+        for (int k = 0; k < 3; k++)
+            offsets[t][k] = (float)skin_fx_rnd(-1, 1);
+    offsets[3][0] = NAN; /* ignored */
+    float was[16], four[16];
+    memcpy(was, plush_proxy_skin_matrix(skin, 3), sizeof was);
+    memcpy(four, plush_proxy_skin_matrix(skin, 4), sizeof four);
+    plush_proxy_skin_translate(skin, (const float(*)[3])offsets);
+    assert_memory_equal(was, plush_proxy_skin_matrix(skin, 3), sizeof was);
+    for (int k = 0; k < 3; k++)
+        assert_float_equal(plush_proxy_skin_matrix(skin, 4)[12 + k], four[12 + k] + offsets[4][k], 1e-6);
+    plush_proxy_skin_apply(skin, f.out_p, f.out_n);
+    for (size_t v = 0; v < f.count; v++) {
+        double want[3] = {before[v][0], before[v][1], before[v][2]};
+        for (int j = 0; j < PLUSH_PROXY_INFLUENCES; j++) {
+            int32_t t = f.binding.triangles[v][j];
+            if (t < 0 || t == 3)
+                continue;
+            for (int k = 0; k < 3; k++)
+                want[k] += f.binding.weights[v][j] * offsets[t][k];
+        }
+        for (int k = 0; k < 3; k++)
+            assert_float_equal(f.out_p[v][k], want[k], 1e-4);
+    }
+    plush_proxy_skin_destroy(skin);
+    plush_arena_free(&f.arena);
+}
+
 /* Bindings made by plush_proxy_bind, default mode (with a hand-over band) and seed mode. */
 static void test_with_bind(void **state)
 {
@@ -522,6 +589,7 @@ int main(void)
         cmocka_unit_test(test_stretch_affine_on_plane),
         cmocka_unit_test(test_stretch_affine_everywhere),
         cmocka_unit_test(test_dual_quaternion_sign_alignment),
+        cmocka_unit_test(test_translate),
         cmocka_unit_test(test_with_bind),
         cmocka_unit_test(test_degenerate_keeps_last_matrix),
         cmocka_unit_test(test_degenerate_at_rest),

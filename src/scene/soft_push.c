@@ -1,0 +1,291 @@
+/* Keeping the proxy-skinned surface out of the body.
+ *
+ * A bound vertex is a blend of its cage triangles' rigid motions, each fitted to a patch of the cage around
+ * the triangle; where the cage bends over a shoulder or round an arm the blend cuts the corner, and the
+ * detailed surface lies a few tenths of a cage edge inside a limb the cage itself stays out of. So, after
+ * skinning, each round takes the bound vertices inside a body (or within the margin of it), and moves
+ * each cage triangle by the mean of their pushes out of it, weighted as the triangle carries them: the
+ * surface moves as a blend of its triangles again, so it stays smooth, and the bake's pseudo-bones and every
+ * export carry the same translations. A guard keeps the push from harming the surface: an edge of the
+ * detailed mesh that the push would stretch or squeeze beyond STRAIN_LIMIT (or further than it already
+ * was), or bend by moving its ends more than SLOPE of its length apart, halves the push of every triangle
+ * that moves it, and after GUARD_HALVINGS those triangles do not move at all this round. A vertex a part's
+ * shape cannot carry out (a waistband inside a thigh the model's own skinning puts there) stays inside
+ * and is counted by the measure as before. */
+#include "scene/soft_push.h"
+#include "plush/sys/core.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Rounds of pushing a frame: a push moves other vertices too, and some of them into a body. */
+enum { ROUNDS = 5, GUARD_HALVINGS = 4 };
+/* The surface bar allows p99.9 strain 1.5; a push keeps each edge within this, or where it was. */
+#define STRAIN_LIMIT 1.4
+/* The most a push may move one end of an edge against the other, as a share of the edge's length: a
+ * tilt of about 6 degrees, so a pushed bump bends the surface by about twice that at most. */
+#define SLOPE 0.1
+/* How far outside the body a pushed vertex ends, as a share of the cage's mean edge (the cage itself
+ * keeps a tenth of an edge: this is well inside that). */
+#define MARGIN_SHARE 0.02
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Each bound vertex's neighbours along the model's faces among the bound vertices, and the rest length to
+ * each: rows r's are edge_other[edge_first[r] .. edge_first[r + 1]). */
+static plush_status build_edges(plush__soft_push *sp, plush_arena *arena, plush_diag *diag)
+{
+    const plush_pmx_model *m = sp->sm->model;
+    size_t count = sp->sm->count;
+    int64_t *row = malloc((m->vertex_count ? m->vertex_count : 1) * sizeof *row);
+    sp->edge_first = plush_arena_array(arena, count + 1, sizeof *sp->edge_first);
+    if (!row || !sp->edge_first) {
+        free(row);
+        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+    }
+    for (size_t v = 0; v < m->vertex_count; v++)
+        row[v] = -1;
+    for (size_t i = 0; i < count; i++)
+        row[sp->sm->vertices[i]] = (int64_t)i;
+    memset(sp->edge_first, 0, (count + 1) * sizeof *sp->edge_first);
+    /* twice over the faces: count each row's neighbours, then fill them in */
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t f = 0; f + 2 < m->index_count; f += 3)
+            for (int k = 0; k < 3; k++) {
+                uint32_t a = m->indices[f + k], b = m->indices[f + (k + 1) % 3];
+                if (a >= m->vertex_count || b >= m->vertex_count || a == b || row[a] < 0 || row[b] < 0)
+                    continue;
+                if (pass == 0) {
+                    sp->edge_first[row[a] + 1]++, sp->edge_first[row[b] + 1]++;
+                    continue;
+                }
+                sp->edge_other[sp->edge_first[row[a] + 1]++] = (uint32_t)row[b];
+                sp->edge_other[sp->edge_first[row[b] + 1]++] = (uint32_t)row[a];
+            }
+        if (pass == 1)
+            break;
+        for (size_t i = 0; i < count; i++)
+            sp->edge_first[i + 1] += sp->edge_first[i];
+        size_t n = sp->edge_first[count];
+        sp->edge_other = plush_arena_array(arena, n ? n : 1, sizeof *sp->edge_other);
+        sp->edge_rest = plush_arena_array(arena, n ? n : 1, sizeof *sp->edge_rest);
+        if (!sp->edge_other || !sp->edge_rest) {
+            free(row);
+            return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+        }
+        /* back to each row's start: the fill pass moves them on to the next row's */
+        memmove(sp->edge_first + 1, sp->edge_first, count * sizeof *sp->edge_first);
+        sp->edge_first[0] = 0;
+    }
+    free(row);
+    /* An edge of two faces comes twice: keep each neighbour once, and drop the ones at the same place. */
+    size_t out = 0, from = 0;
+    for (size_t i = 0; i < count; i++) {
+        size_t to = sp->edge_first[i + 1];
+        qsort(sp->edge_other + from, to - from, sizeof *sp->edge_other, cmp_u32);
+        sp->edge_first[i] = out;
+        const float *p = m->vertices[sp->sm->vertices[i]].position;
+        for (size_t e = from; e < to; e++) {
+            uint32_t o = sp->edge_other[e];
+            if (e > from && o == sp->edge_other[e - 1])
+                continue;
+            const float *q = m->vertices[sp->sm->vertices[o]].position;
+            double d = sqrt(((double)p[0] - q[0]) * ((double)p[0] - q[0]) + ((double)p[1] - q[1]) * ((double)p[1] - q[1]) +
+                            ((double)p[2] - q[2]) * ((double)p[2] - q[2]));
+            if (!(d > 0))
+                continue;
+            sp->edge_other[out] = o;
+            sp->edge_rest[out++] = (float)d;
+        }
+        from = to;
+    }
+    sp->edge_first[count] = out;
+    return PLUSH_OK;
+}
+
+plush_status plush__soft_push_init(plush__soft_push *sp, plush__soft_measure *sm, const plush_proxy_binding *binding,
+                                   size_t triangle_count, double mean_edge, plush_arena *arena, plush_diag *diag)
+{
+    memset(sp, 0, sizeof *sp);
+    if (!sm->wm || !sm->body_count || !sm->count || !triangle_count || binding->vertex_count != sm->count)
+        return PLUSH_OK;
+    sp->sm = sm;
+    sp->binding = binding;
+    sp->triangle_count = triangle_count;
+    sp->margin = MARGIN_SHARE * mean_edge;
+    size_t n = sm->count, t = triangle_count;
+    sp->push = plush_arena_array(arena, n, sizeof *sp->push);
+    sp->move = plush_arena_array(arena, n, sizeof *sp->move);
+    sp->rows = plush_arena_array(arena, n, sizeof *sp->rows);
+    sp->sum = plush_arena_array(arena, t, sizeof *sp->sum);
+    sp->step = plush_arena_array(arena, t, sizeof *sp->step);
+    sp->offset = plush_arena_array(arena, t, sizeof *sp->offset);
+    sp->scale = plush_arena_array(arena, t, sizeof *sp->scale);
+    sp->moved = plush_arena_array(arena, t, sizeof *sp->moved);
+    sp->held = plush_arena_array(arena, t, sizeof *sp->held);
+    if (!sp->push || !sp->move || !sp->rows || !sp->sum || !sp->step || !sp->offset || !sp->scale || !sp->moved ||
+        !sp->held)
+        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+    memset(sp->move, 0, n * sizeof *sp->move);
+    return build_edges(sp, arena, diag);
+}
+
+/* Each triangle's step: the mean push of the rows it carries that are in a body, weighted as it carries
+ * them. False when no row is. */
+static bool mean_pushes(plush__soft_push *sp, const float (*positions)[3], size_t candidates, bool all)
+{
+    const plush__soft_measure *sm = sp->sm;
+    const plush_proxy_binding *b = sp->binding;
+    memset(sp->sum, 0, sp->triangle_count * sizeof *sp->sum);
+    bool any = false;
+    for (size_t c = 0; c < candidates; c++) {
+        size_t r = all ? c : sp->rows[c];
+        float dir[3];
+        double d = plush__soft_measure_deepest(sm, r, positions[sm->vertices[r]], sp->margin, dir);
+        if (!(d > 0))
+            continue;
+        any = true;
+        for (int j = 0; j < PLUSH_PROXY_INFLUENCES; j++) {
+            int32_t t = b->triangles[r][j];
+            float w = b->weights[r][j];
+            if (t < 0 || !(w > 0))
+                continue;
+            for (int k = 0; k < 3; k++)
+                sp->sum[t][k] += w * d * dir[k];
+            sp->sum[t][3] += w;
+        }
+    }
+    for (size_t t = 0; t < sp->triangle_count; t++) {
+        for (int k = 0; k < 3; k++)
+            sp->step[t][k] = sp->sum[t][3] > 0 ? (float)(sp->sum[t][k] / sp->sum[t][3]) : 0.0f;
+        sp->moved[t] = sp->sum[t][3] > 0;
+        sp->scale[t] = 1.0f;
+    }
+    return any;
+}
+
+/* The rows the steps move (into sp->rows); their count. */
+static size_t moved_rows(plush__soft_push *sp)
+{
+    const plush_proxy_binding *b = sp->binding;
+    size_t n = 0;
+    for (size_t r = 0; r < b->vertex_count; r++)
+        for (int j = 0; j < PLUSH_PROXY_INFLUENCES; j++) {
+            int32_t t = b->triangles[r][j];
+            if (t >= 0 && b->weights[r][j] > 0 && sp->moved[t]) {
+                sp->rows[n++] = (uint32_t)r;
+                break;
+            }
+        }
+    return n;
+}
+
+/* Where the scaled steps move each of the rows, as the skin blends them (the hand-over share included). */
+static void blend_moves(plush__soft_push *sp, size_t n)
+{
+    const plush_proxy_binding *b = sp->binding;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t r = sp->rows[i];
+        double u[3] = {0, 0, 0};
+        for (int j = 0; j < PLUSH_PROXY_INFLUENCES; j++) {
+            int32_t t = b->triangles[r][j];
+            float w = b->weights[r][j];
+            if (t < 0 || !(w > 0))
+                continue;
+            for (int k = 0; k < 3; k++)
+                u[k] += (double)w * sp->scale[t] * sp->step[t][k];
+        }
+        double s = b->proxy_share ? b->proxy_share[r] : 1.0;
+        for (int k = 0; k < 3; k++)
+            sp->move[r][k] = (float)(u[k] * s);
+    }
+}
+
+static void hold_row(plush__soft_push *sp, uint32_t r)
+{
+    const plush_proxy_binding *b = sp->binding;
+    for (int j = 0; j < PLUSH_PROXY_INFLUENCES; j++) {
+        int32_t t = b->triangles[r][j];
+        if (t >= 0 && b->weights[r][j] > 0)
+            sp->held[t] = 1;
+    }
+}
+
+/* Marks in sp->held the triangles moving an edge beyond the guard's limits; the number of such edges. */
+static size_t guard_edges(plush__soft_push *sp, const float (*positions)[3], size_t n)
+{
+    const uint32_t *vert = sp->sm->vertices;
+    memset(sp->held, 0, sp->triangle_count);
+    size_t bad = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t r = sp->rows[i];
+        const float *p = positions[vert[r]];
+        for (size_t e = sp->edge_first[r]; e < sp->edge_first[r + 1]; e++) {
+            uint32_t o = sp->edge_other[e];
+            const float *q = positions[vert[o]];
+            double before = 0, after = 0, apart = 0;
+            for (int k = 0; k < 3; k++) {
+                double d = (double)p[k] - q[k], m = (double)sp->move[r][k] - sp->move[o][k];
+                before += d * d;
+                after += (d + m) * (d + m);
+                apart += m * m;
+            }
+            double rest = sp->edge_rest[e], was = sqrt(before) / rest, now = sqrt(after) / rest;
+            double most = was > STRAIN_LIMIT ? was : STRAIN_LIMIT, least = was < 1 / STRAIN_LIMIT ? was : 1 / STRAIN_LIMIT;
+            if (now <= most && now >= least && apart <= SLOPE * SLOPE * rest * rest)
+                continue;
+            bad++;
+            hold_row(sp, r);
+            hold_row(sp, o);
+        }
+    }
+    return bad;
+}
+
+void plush__soft_push_frame(plush__soft_push *sp, plush_proxy_skin *skin, float (*positions)[3])
+{
+    if (!sp->sm)
+        return;
+    plush__soft_measure_pose_bodies(sp->sm);
+    memset(sp->offset, 0, sp->triangle_count * sizeof *sp->offset);
+    /* the first round looks at every bound vertex; later ones at those the round before moved (the others
+     * are where they were, and were out) */
+    size_t candidates = sp->sm->count;
+    bool pushed = false;
+    for (int round = 0; round < ROUNDS; round++) {
+        if (!mean_pushes(sp, (const float(*)[3])positions, candidates, round == 0))
+            break;
+        size_t n = moved_rows(sp);
+        for (int g = 0;; g++) {
+            blend_moves(sp, n);
+            if (!guard_edges(sp, (const float(*)[3])positions, n))
+                break;
+            for (size_t t = 0; t < sp->triangle_count; t++)
+                if (sp->held[t])
+                    sp->scale[t] = g < GUARD_HALVINGS ? 0.5f * sp->scale[t] : 0.0f;
+            if (g == GUARD_HALVINGS) {
+                blend_moves(sp, n);
+                break;
+            }
+        }
+        for (size_t i = 0; i < n; i++) {
+            float *p = positions[sp->sm->vertices[sp->rows[i]]], *m = sp->move[sp->rows[i]];
+            for (int k = 0; k < 3; k++) {
+                p[k] += m[k];
+                m[k] = 0;
+            }
+        }
+        for (size_t t = 0; t < sp->triangle_count; t++)
+            for (int k = 0; k < 3; k++)
+                sp->offset[t][k] += sp->scale[t] * sp->step[t][k];
+        candidates = n;
+        pushed = true;
+    }
+    if (pushed)
+        plush_proxy_skin_translate(skin, (const float(*)[3])sp->offset);
+}

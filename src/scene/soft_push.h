@@ -1,0 +1,38 @@
+/* Private to src/scene: keeping the proxy-skinned surface out of the body (soft_push.c). The cage collides
+ * with the body's rigid bodies, but the detailed surface blended from its triangles' motions cuts its
+ * corners and can lie inside a limb the cage stays out of; each frame the vertices inside are pushed out
+ * through the cage triangles' own transforms (their translations), so the bake and every export still
+ * play exactly what plush shows, and no push stretches, squeezes or bends the surface beyond its limits. */
+#ifndef PLUSH_SCENE_SOFT_PUSH_H
+#define PLUSH_SCENE_SOFT_PUSH_H
+
+#include "plush/proxy.h"
+#include "scene/soft_measure.h"
+
+typedef struct plush__soft_push {
+    plush__soft_measure *sm;            /* the bodies, and which bound vertex meets which */
+    const plush_proxy_binding *binding; /* rows = the measure's bound vertices */
+    size_t triangle_count;
+    double margin;                      /* how far outside a body a pushed vertex ends */
+    size_t *edge_first;                 /* count + 1: row r's edges are edge_other[edge_first[r] ..] */
+    uint32_t *edge_other;
+    float *edge_rest;
+    float (*push)[3];                   /* per row: this round's push out of the body */
+    float (*move)[3];                   /* per row: where this round's offsets move it */
+    uint32_t *rows;                     /* the rows this round's offsets move */
+    double (*sum)[4];                   /* per triangle: the weighted pushes of its rows, and their weight */
+    float (*step)[3];                   /* per triangle: this round's offset */
+    float (*offset)[3];                 /* per triangle: this frame's offset, all rounds */
+    float *scale;                       /* per triangle: the share of its step the guard lets through */
+    uint8_t *moved, *held;              /* per triangle: its step is not zero; an edge it moves broke a limit */
+} plush__soft_push;
+
+/* Sets up the push for the scene's bound vertices (their faces among the model's give the edges the guard
+ * keeps); mean_edge is the cage's. Nothing is pushed when the measure has no body. */
+plush_status plush__soft_push_init(plush__soft_push *sp, plush__soft_measure *sm, const plush_proxy_binding *binding,
+                                   size_t triangle_count, double mean_edge, plush_arena *arena, plush_diag *diag);
+/* Pushes this frame's bound vertices (positions: the model's vertices, the bound ones proxy-skinned by skin)
+ * out of the body, moving them and skin's transforms alike. Allocates nothing. */
+void plush__soft_push_frame(plush__soft_push *sp, plush_proxy_skin *skin, float (*positions)[3]);
+
+#endif
