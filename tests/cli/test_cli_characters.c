@@ -5,7 +5,7 @@
  * at least 0.5% of its size from where bone skinning puts them). The cases that meet the surface bar
  * (p99.9 strain <= 1.5, <= 0.5% of edges beyond 1.5x, crease p99 <= 30 degrees at every frame) are held
  * to it, and none of their pieces may be more than half pinned. The body figure is printed, and held to
- * the level reached (the bar of 1% is not met: see docs/measured.md). The cage's p99.9 strain stays under 2
+ * the level reached with the push out of the body (the bar of 1% is not met: see docs/measured.md). The cage's p99.9 strain stays under 2
  * but on Luka's dress, whose links with both ends pinned bone skinning stretches. The full-length runs are
  * tools/soak.sh's. Skipped, visibly, without ../shared/data. */
 #include <setjmp.h>
@@ -35,22 +35,22 @@ typedef struct character_case {
 } character_case;
 
 static const character_case cases[] = {
-    {DATA "mmd/pmx_tailor/01_基本の使い方.pmx", "スカート", true, 0.08},
-    {DATA "mmd/pmx_tailor/04_色々な使い方_裾.pmx", "スカート", true, 0.08},
-    {DATA "characters/pmx_tailor/03_扱えるメッシュ_裾不均等.pmx", "スカート", true, 0.08},
-    {DATA "mmd/alicia/Alicia_solid.pmx", "hair", true, 0.12},
-    {DATA "characters/blender_mmd_tools/巡音ルカ_f14b5a4.pmx", "材質3", true, 0.2},
+    {DATA "mmd/pmx_tailor/01_基本の使い方.pmx", "スカート", true, 0.04},
+    {DATA "mmd/pmx_tailor/04_色々な使い方_裾.pmx", "スカート", true, 0.04},
+    {DATA "characters/pmx_tailor/03_扱えるメッシュ_裾不均等.pmx", "スカート", true, 0.04},
+    {DATA "mmd/alicia/Alicia_solid.pmx", "hair", true, 0.05},
+    {DATA "characters/blender_mmd_tools/巡音ルカ_f14b5a4.pmx", "材質3", true, 0.08},
     /* her skirt is the lower half of her dress (材質18 is its waistband and hem trims) */
-    {DATA "characters/blender_mmd_tools/巡音ルカ_f14b5a4.pmx", "材質8", true, 0.2},
+    {DATA "characters/blender_mmd_tools/巡音ルカ_f14b5a4.pmx", "材質8", true, 0.14},
     /* the cape (its crease p99 over 30 degrees at 3 frames of the long dance) and Luka's trims do not meet the
      * bar yet (docs/measured.md) */
-    {DATA "characters/pmx_tailor/04_色々な使い方_裏面.pmx", "表マント,裏マント", false, 0.2},
+    {DATA "characters/pmx_tailor/04_色々な使い方_裏面.pmx", "表マント,裏マント", false, 0.09},
     {DATA "characters/blender_mmd_tools/巡音ルカ_f14b5a4.pmx", "材質18", false, 0.25},
     /* blender2pmxem's sample character: her ponytailed hair meets the bar; her pleated skirt, whose detailed
      * mesh is barely finer than a 300-triangle cage, misses it at some frames of the long dance
      * (docs/measured.md) */
-    {DATA "mmd/blender2pmxem/sample_finish.pmx", "髪", true, 0.1},
-    {DATA "mmd/blender2pmxem/sample_finish.pmx", "スカート", false, 0.15},
+    {DATA "mmd/blender2pmxem/sample_finish.pmx", "髪", true, 0.03},
+    {DATA "mmd/blender2pmxem/sample_finish.pmx", "スカート", false, 0.09},
 };
 
 static int setup(void **state)
