@@ -54,6 +54,11 @@ plush_status plush__soft_measure_init(plush__soft_measure *sm, const plush_pmx_m
         sm->bodies[sm->body_count++] = (uint32_t)r;
     }
     sm->wm = wm;
+    sm->reach = plush_arena_array(arena, sm->body_count ? sm->body_count : 1, sizeof *sm->reach);
+    if (!sm->reach)
+        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+    for (size_t b = 0; b < sm->body_count; b++)
+        sm->reach[b] = plush__rigid_shape_reach(&m->rigid_bodies[sm->bodies[b]]);
     size_t bits = sm->body_count * count;
     sm->left_out = plush_arena_array(arena, bits / 8 + 1, 1);
     int32_t *dynamic = plush_arena_array(arena, m->bone_count ? m->bone_count : 1, sizeof *dynamic);
@@ -70,14 +75,14 @@ plush_status plush__soft_measure_init(plush__soft_measure *sm, const plush_pmx_m
             double local[3];
             plush__rigid_local(t, m->vertices[vertices[i]].position, local);
             if (plush__rigid_shape_distance(rb, local, NULL) < 0) {
-                size_t bit = b * count + i;
+                size_t bit = i * sm->body_count + b;
                 sm->left_out[bit / 8] |= (uint8_t)(1u << (bit % 8));
                 overlaps = true;
             }
         }
         for (size_t i = 0; overlaps && i < count; i++)
             if (!plush__rigid_vertex_meets(m, dynamic, vertices[i], sm->bodies[b])) {
-                size_t bit = b * count + i;
+                size_t bit = i * sm->body_count + b;
                 sm->left_out[bit / 8] |= (uint8_t)(1u << (bit % 8));
             }
     }
@@ -97,13 +102,13 @@ double plush__soft_measure_deepest(const plush__soft_measure *sm, size_t i, cons
     if (out)
         out[0] = out[1] = out[2] = 0;
     for (size_t b = 0; b < sm->body_count; b++) {
-        size_t bit = b * sm->count + i;
+        size_t bit = i * sm->body_count + b;
         if (sm->left_out[bit / 8] & (1u << (bit % 8)))
             continue;
         const plush_pmx_rigid_body *rb = &sm->model->rigid_bodies[sm->bodies[b]];
         const float *t = sm->poses[b];
         double dx = (double)p[0] - t[12], dy = (double)p[1] - t[13], dz = (double)p[2] - t[14],
-               reach = plush__rigid_shape_reach(rb) + margin;
+               reach = sm->reach[b] + margin;
         if (dx * dx + dy * dy + dz * dz > reach * reach)
             continue;
         double local[3], normal[3];

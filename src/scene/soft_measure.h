@@ -19,8 +19,9 @@ typedef struct plush__soft_measure {
     float (*scratch)[3];               /* bone-skinned positions, indexed by vertex */
     uint32_t *bodies;                  /* the rigid bodies that follow bones */
     float (*poses)[16];                /* and their poses at the frame measured */
+    double *reach;                     /* and the radius about each one's origin that holds its shape */
     size_t body_count;
-    uint8_t *left_out;                 /* bit body * count + i: bound vertex i is not measured against that body:
+    uint8_t *left_out;                 /* bit i * body_count + body: bound vertex i is not measured against that body:
                                           inside it at rest, or the part lies into it at rest and the model's
                                           collision groups keep its physics apart from it
                                           (plush__rigid_vertex_meets) */

@@ -136,20 +136,20 @@ plush_status plush__soft_push_init(plush__soft_push *sp, plush__soft_measure *sm
 }
 
 /* Each triangle's step: the mean push of the rows it carries that are in a body, weighted as it carries
- * them. False when no row is. */
-static bool mean_pushes(plush__soft_push *sp, const float (*positions)[3], size_t candidates, bool all)
+ * them. The number of rows in a body. */
+static size_t mean_pushes(plush__soft_push *sp, const float (*positions)[3], size_t candidates, bool all)
 {
     const plush__soft_measure *sm = sp->sm;
     const plush_proxy_binding *b = sp->binding;
     memset(sp->sum, 0, sp->triangle_count * sizeof *sp->sum);
-    bool any = false;
+    size_t inside = 0;
     for (size_t c = 0; c < candidates; c++) {
         size_t r = all ? c : sp->rows[c];
         float dir[3];
         double d = plush__soft_measure_deepest(sm, r, positions[sm->vertices[r]], sp->margin, dir);
         if (!(d > 0))
             continue;
-        any = true;
+        inside++;
         for (int j = 0; j < PLUSH_PROXY_INFLUENCES; j++) {
             int32_t t = b->triangles[r][j];
             float w = b->weights[r][j];
@@ -166,7 +166,7 @@ static bool mean_pushes(plush__soft_push *sp, const float (*positions)[3], size_
         sp->moved[t] = sp->sum[t][3] > 0;
         sp->scale[t] = 1.0f;
     }
-    return any;
+    return inside;
 }
 
 /* The rows the steps move (into sp->rows); their count. */
@@ -227,18 +227,31 @@ static size_t guard_edges(plush__soft_push *sp, const float (*positions)[3], siz
         const float *p = positions[vert[r]];
         for (size_t e = sp->edge_first[r]; e < sp->edge_first[r + 1]; e++) {
             uint32_t o = sp->edge_other[e];
-            const float *q = positions[vert[o]];
-            double before = 0, after = 0, apart = 0;
+            double m[3], apart = 0, rest = sp->edge_rest[e];
             for (int k = 0; k < 3; k++) {
-                double d = (double)p[k] - q[k], m = (double)sp->move[r][k] - sp->move[o][k];
-                before += d * d;
-                after += (d + m) * (d + m);
-                apart += m * m;
+                m[k] = (double)sp->move[r][k] - sp->move[o][k];
+                apart += m[k] * m[k];
             }
-            double rest = sp->edge_rest[e], was = sqrt(before) / rest, now = sqrt(after) / rest;
-            double most = was > STRAIN_LIMIT ? was : STRAIN_LIMIT, least = was < 1 / STRAIN_LIMIT ? was : 1 / STRAIN_LIMIT;
-            if (now <= most && now >= least && apart <= SLOPE * SLOPE * rest * rest)
-                continue;
+            if (apart == 0)
+                continue; /* both ends moved alike */
+            if (apart <= SLOPE * SLOPE * rest * rest) {
+                const float *q = positions[vert[o]];
+                double before = 0, after = 0;
+                for (int k = 0; k < 3; k++) {
+                    double d = (double)p[k] - q[k];
+                    before += d * d;
+                    after += (d + m[k]) * (d + m[k]);
+                }
+                /* an edge well within the limits stays within them: its length changes by at most SLOPE */
+                double lo = (1 / STRAIN_LIMIT + SLOPE) * rest, hi = (STRAIN_LIMIT - SLOPE) * rest;
+                if (before >= lo * lo && before <= hi * hi)
+                    continue;
+                double was = sqrt(before) / rest, now = sqrt(after) / rest;
+                double most = was > STRAIN_LIMIT ? was : STRAIN_LIMIT;
+                double least = was < 1 / STRAIN_LIMIT ? was : 1 / STRAIN_LIMIT;
+                if (now <= most && now >= least)
+                    continue;
+            }
             bad++;
             hold_row(sp, r);
             hold_row(sp, o);
