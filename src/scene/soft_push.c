@@ -119,24 +119,25 @@ plush_status plush__soft_push_init(plush__soft_push *sp, plush__soft_measure *sm
     sp->triangle_count = triangle_count;
     sp->margin = MARGIN_SHARE * mean_edge;
     size_t n = sm->count, t = triangle_count;
-    sp->push = plush_arena_array(arena, n, sizeof *sp->push);
     sp->move = plush_arena_array(arena, n, sizeof *sp->move);
     sp->rows = plush_arena_array(arena, n, sizeof *sp->rows);
     sp->sum = plush_arena_array(arena, t, sizeof *sp->sum);
     sp->step = plush_arena_array(arena, t, sizeof *sp->step);
     sp->offset = plush_arena_array(arena, t, sizeof *sp->offset);
+    sp->kept = plush_arena_array(arena, t, sizeof *sp->kept);
+    sp->in = plush_arena_array(arena, n, sizeof *sp->in);
     sp->scale = plush_arena_array(arena, t, sizeof *sp->scale);
     sp->moved = plush_arena_array(arena, t, sizeof *sp->moved);
     sp->held = plush_arena_array(arena, t, sizeof *sp->held);
-    if (!sp->push || !sp->move || !sp->rows || !sp->sum || !sp->step || !sp->offset || !sp->scale || !sp->moved ||
-        !sp->held)
+    if (!sp->move || !sp->rows || !sp->sum || !sp->step || !sp->offset || !sp->kept || !sp->scale ||
+        !sp->moved || !sp->held || !sp->in)
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
     memset(sp->move, 0, n * sizeof *sp->move);
     return build_edges(sp, arena, diag);
 }
 
 /* Each triangle's step: the mean push of the rows it carries that are in a body, weighted as it carries
- * them. The number of rows in a body. */
+ * them; each candidate's sp->in says whether it is in a body. The number that are. */
 static size_t mean_pushes(plush__soft_push *sp, const float (*positions)[3], size_t candidates, bool all)
 {
     const plush__soft_measure *sm = sp->sm;
@@ -147,9 +148,11 @@ static size_t mean_pushes(plush__soft_push *sp, const float (*positions)[3], siz
         size_t r = all ? c : sp->rows[c];
         float dir[3];
         double d = plush__soft_measure_deepest(sm, r, positions[sm->vertices[r]], sp->margin, dir);
+        sp->in[r] = 0;
         if (!(d > 0))
             continue;
         inside++;
+        sp->in[r] = 1;
         for (int j = 0; j < PLUSH_PROXY_INFLUENCES; j++) {
             int32_t t = b->triangles[r][j];
             float w = b->weights[r][j];
@@ -267,13 +270,11 @@ void plush__soft_push_frame(plush__soft_push *sp, plush_proxy_skin *skin, float 
     plush__soft_measure_pose_bodies(sp->sm);
     memset(sp->offset, 0, sp->triangle_count * sizeof *sp->offset);
     /* the first round looks at every bound vertex; later ones at those the round before moved (the others
-     * are where they were, and were out) */
-    size_t candidates = sp->sm->count;
+     * are where they were, and out) */
+    size_t inside = mean_pushes(sp, (const float(*)[3])positions, sp->sm->count, true);
     bool pushed = false;
-    for (int round = 0; round < ROUNDS; round++) {
-        if (!mean_pushes(sp, (const float(*)[3])positions, candidates, round == 0))
-            break;
-        size_t n = moved_rows(sp);
+    for (int round = 0; round < ROUNDS && inside; round++) {
+        size_t n = moved_rows(sp), before = 0;
         for (int g = 0;; g++) {
             blend_moves(sp, n);
             if (!guard_edges(sp, (const float(*)[3])positions, n))
@@ -286,18 +287,34 @@ void plush__soft_push_frame(plush__soft_push *sp, plush_proxy_skin *skin, float 
                 break;
             }
         }
-        for (size_t i = 0; i < n; i++) {
-            float *p = positions[sp->sm->vertices[sp->rows[i]]], *m = sp->move[sp->rows[i]];
-            for (int k = 0; k < 3; k++) {
-                p[k] += m[k];
-                m[k] = 0;
-            }
-        }
+        for (size_t i = 0; i < n; i++)
+            before += sp->in[sp->rows[i]];
+        memcpy(sp->kept, sp->offset, sp->triangle_count * sizeof *sp->kept);
         for (size_t t = 0; t < sp->triangle_count; t++)
             for (int k = 0; k < 3; k++)
                 sp->offset[t][k] += sp->scale[t] * sp->step[t][k];
-        candidates = n;
+        for (size_t i = 0; i < n; i++) {
+            float *p = positions[sp->sm->vertices[sp->rows[i]]], *m = sp->move[sp->rows[i]];
+            for (int k = 0; k < 3; k++)
+                p[k] += m[k];
+        }
+        /* the rows this round moved, where they are now (and the next round's steps) */
+        size_t after = mean_pushes(sp, (const float(*)[3])positions, n, false);
+        /* a round that leaves more of them in a body than it found (pushed into another limb) is undone */
+        bool undo = after > before;
+        for (size_t i = 0; i < n; i++) {
+            float *p = positions[sp->sm->vertices[sp->rows[i]]], *m = sp->move[sp->rows[i]];
+            for (int k = 0; k < 3; k++) {
+                p[k] -= undo ? m[k] : 0.0f;
+                m[k] = 0;
+            }
+        }
+        if (undo) {
+            memcpy(sp->offset, sp->kept, sp->triangle_count * sizeof *sp->offset);
+            break;
+        }
         pushed = true;
+        inside = after;
     }
     if (pushed)
         plush_proxy_skin_translate(skin, (const float(*)[3])sp->offset);

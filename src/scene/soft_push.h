@@ -17,14 +17,15 @@ typedef struct plush__soft_push {
     size_t *edge_first;                 /* count + 1: row r's edges are edge_other[edge_first[r] ..] */
     uint32_t *edge_other;
     float *edge_rest;
-    float (*push)[3];                   /* per row: this round's push out of the body */
     float (*move)[3];                   /* per row: where this round's offsets move it */
     uint32_t *rows;                     /* the rows this round's offsets move */
     double (*sum)[4];                   /* per triangle: the weighted pushes of its rows, and their weight */
     float (*step)[3];                   /* per triangle: this round's offset */
     float (*offset)[3];                 /* per triangle: this frame's offset, all rounds */
+    float (*kept)[3];                   /* per triangle: the offset before this round (to undo it) */
     float *scale;                       /* per triangle: the share of its step the guard lets through */
     uint8_t *moved, *held;              /* per triangle: its step is not zero; an edge it moves broke a limit */
+    uint8_t *in;                        /* per row: in a body (or within the margin) when last looked at */
 } plush__soft_push;
 
 /* Sets up the push for the scene's bound vertices (their faces among the model's give the edges the guard
