@@ -9,9 +9,10 @@
  * export carry the same translations. A guard keeps the push from harming the surface: an edge of the
  * detailed mesh that the push would stretch or squeeze beyond STRAIN_LIMIT (or further than it already
  * was), or bend by moving its ends more than SLOPE of its length apart, halves the push of every triangle
- * that moves it, and after GUARD_HALVINGS those triangles do not move at all this round. A vertex a part's
- * shape cannot carry out (a waistband inside a thigh the model's own skinning puts there) stays inside
- * and is counted by the measure as before. */
+ * that moves it, and after GUARD_HALVINGS those triangles do not move at all this round. A round that
+ * leaves more of the vertices it moved in a body than it found (pushed into another limb) is undone and
+ * ends the frame's pushing. A vertex a part's shape cannot carry out (a waistband inside a thigh the
+ * model's own skinning puts there) stays inside and is counted by the measure as before. */
 #include "scene/soft_push.h"
 #include "plush/sys/core.h"
 
@@ -296,8 +297,11 @@ void plush__soft_push_frame(plush__soft_push *sp, plush_proxy_skin *skin, float 
                 sp->offset[t][k] += sp->scale[t] * sp->step[t][k];
         for (size_t i = 0; i < n; i++) {
             float *p = positions[sp->sm->vertices[sp->rows[i]]], *m = sp->move[sp->rows[i]];
-            for (int k = 0; k < 3; k++)
-                p[k] += m[k];
+            for (int k = 0; k < 3; k++) {
+                float moved = p[k] + m[k];
+                m[k] = p[k]; /* kept to undo the round with */
+                p[k] = moved;
+            }
         }
         /* the rows this round moved, where they are now (and the next round's steps) */
         size_t after = mean_pushes(sp, (const float(*)[3])positions, n, false);
@@ -306,7 +310,7 @@ void plush__soft_push_frame(plush__soft_push *sp, plush_proxy_skin *skin, float 
         for (size_t i = 0; i < n; i++) {
             float *p = positions[sp->sm->vertices[sp->rows[i]]], *m = sp->move[sp->rows[i]];
             for (int k = 0; k < 3; k++) {
-                p[k] -= undo ? m[k] : 0.0f;
+                p[k] = undo ? m[k] : p[k];
                 m[k] = 0;
             }
         }

@@ -17,7 +17,8 @@ typedef struct plush__soft_push {
     size_t *edge_first;                 /* count + 1: row r's edges are edge_other[edge_first[r] ..] */
     uint32_t *edge_other;
     float *edge_rest;
-    float (*move)[3];                   /* per row: where this round's offsets move it */
+    float (*move)[3];                   /* per row: how far this round's offsets move it (then, once moved,
+                                           where it was) */
     uint32_t *rows;                     /* the rows this round's offsets move */
     double (*sum)[4];                   /* per triangle: the weighted pushes of its rows, and their weight */
     float (*step)[3];                   /* per triangle: this round's offset */
