@@ -1,9 +1,9 @@
 /* The pipeline: one model instance stepped frame by frame (docs/run.md: the stages of a frame). */
 #include "scene/internal.h"
 #include "core/common.h"
+#include "core/geom.h"
 #include "scene/soft_measure.h"
 #include "scene/soft_push.h"
-#include "core/geom.h"
 #include "scene/textures.h"
 #include "plush/sys/physics.h"
 #include "plush/sys/core.h"
@@ -560,12 +560,12 @@ plush__texture_store *plush__scene_textures(const plush_scene *scene)
     return scene->textures;
 }
 
-/* A cache the sinks fill through a const scene, as the texture store is. */
 const float (*plush__scene_push_offsets(const plush_scene *scene))[3]
 {
     return scene && scene->soft_push.sm ? (const float(*)[3])scene->soft_push.offset : NULL;
 }
 
+/* A cache the sinks fill through a const scene, as the texture store is. */
 plush__bake_share *plush__scene_bake_share(const plush_scene *scene)
 {
     return (plush__bake_share *)&scene->bake_share;
