@@ -5,9 +5,10 @@
  * at least 0.5% of its size from where bone skinning puts them). The cases that meet the surface bar
  * (p99.9 strain <= 1.5, <= 0.5% of edges beyond 1.5x, crease p99 <= 30 degrees at every frame) are held
  * to it, and none of their pieces may be more than half pinned. The body figure is printed, and held to
- * the level reached with the push out of the body (the bar of 1% is not met: see docs/measured.md). The cage's p99.9 strain stays under 2
- * but on Luka's dress, whose links with both ends pinned bone skinning stretches. The full-length runs are
- * tools/soak.sh's. Skipped, visibly, without ../shared/data. */
+ * the level reached with the push out of the body; the bar of 1% at every frame, held on the short dance
+ * by every case but Luka's dress and trims, is not met on the long one (docs/measured.md). The cage's
+ * p99.9 strain stays under 2 on every case (every link held to 1.5, pinned ones too). The full-length runs
+ * are tools/soak.sh's. Skipped, visibly, without ../shared/data. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -32,25 +33,26 @@ typedef struct character_case {
     const char *model, *cage;
     bool surface_bar;      /* meets the surface bar and has no piece more than half pinned */
     double most_inside;    /* the body figure reached: the worst frame's share inside, at most */
+    bool short_inside;     /* on the whole short dance at most 1% inside at every frame (the bar) */
 } character_case;
 
 static const character_case cases[] = {
-    {DATA "mmd/pmx_tailor/01_基本の使い方.pmx", "スカート", true, 0.04},
-    {DATA "mmd/pmx_tailor/04_色々な使い方_裾.pmx", "スカート", true, 0.04},
-    {DATA "characters/pmx_tailor/03_扱えるメッシュ_裾不均等.pmx", "スカート", true, 0.04},
-    {DATA "mmd/alicia/Alicia_solid.pmx", "hair", true, 0.05},
-    {DATA "characters/blender_mmd_tools/巡音ルカ_f14b5a4.pmx", "材質3", true, 0.08},
+    {DATA "mmd/pmx_tailor/01_基本の使い方.pmx", "スカート", true, 0.04, true},
+    {DATA "mmd/pmx_tailor/04_色々な使い方_裾.pmx", "スカート", true, 0.04, true},
+    {DATA "characters/pmx_tailor/03_扱えるメッシュ_裾不均等.pmx", "スカート", true, 0.04, true},
+    {DATA "mmd/alicia/Alicia_solid.pmx", "hair", true, 0.05, true},
+    {DATA "characters/blender_mmd_tools/巡音ルカ_f14b5a4.pmx", "材質3", true, 0.08, true},
     /* her skirt is the lower half of her dress (材質18 is its waistband and hem trims) */
-    {DATA "characters/blender_mmd_tools/巡音ルカ_f14b5a4.pmx", "材質8", true, 0.14},
+    {DATA "characters/blender_mmd_tools/巡音ルカ_f14b5a4.pmx", "材質8", true, 0.14, false},
     /* the cape (its crease p99 over 30 degrees at 3 frames of the long dance) and Luka's trims do not meet the
      * bar yet (docs/measured.md) */
-    {DATA "characters/pmx_tailor/04_色々な使い方_裏面.pmx", "表マント,裏マント", false, 0.09},
-    {DATA "characters/blender_mmd_tools/巡音ルカ_f14b5a4.pmx", "材質18", false, 0.25},
+    {DATA "characters/pmx_tailor/04_色々な使い方_裏面.pmx", "表マント,裏マント", false, 0.09, true},
+    {DATA "characters/blender_mmd_tools/巡音ルカ_f14b5a4.pmx", "材質18", false, 0.25, false},
     /* blender2pmxem's sample character: her ponytailed hair meets the bar; her pleated skirt, whose detailed
      * mesh is barely finer than a 300-triangle cage, misses it at some frames of the long dance
      * (docs/measured.md) */
-    {DATA "mmd/blender2pmxem/sample_finish.pmx", "髪", true, 0.03},
-    {DATA "mmd/blender2pmxem/sample_finish.pmx", "スカート", false, 0.09},
+    {DATA "mmd/blender2pmxem/sample_finish.pmx", "髪", true, 0.03, true},
+    {DATA "mmd/blender2pmxem/sample_finish.pmx", "スカート", false, 0.09, true},
 };
 
 static int setup(void **state)
@@ -156,6 +158,8 @@ static void run_case(const character_case *c, const char *dance, const char *fra
                   100 * max_of(bones, rows), most_pinned(r.out));
     assert_true(alive >= 0.005);
     assert_true(max_of(inside, rows) <= c->most_inside);
+    if (c->short_inside && !frames)
+        assert_true(max_of(inside, rows) <= 0.01);
     assert_true(max_of(cage, rows) < 2); /* every link held to 1.5, pinned ones too */
     if (c->surface_bar) {
         assert_true(max_of(p999, rows) <= 1.5);
