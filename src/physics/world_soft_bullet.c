@@ -374,6 +374,14 @@ static bool flat(const world_soft *s)
     return !(spread(s, false) >= 0.05);
 }
 
+/* A flat piece has no links across its thickness: only its shape memory resists folding it along a line,
+ * and at the file's kMT a strip-shaped piece (Alicia's braid caged, a bob's locks) folded over onto itself
+ * for a frame at a fast turn of the head. Plush's matching of such a piece pulls this many times as hard.
+ * Measured on every shared soak case (only those two have flat pieces), frames of the long dance over the
+ * surface bar: Alicia's hair 8 -> 0, the bob 216 -> 39; three times held them too but swung her braid into
+ * her back on the short dance (4% of her hair inside at a frame, none before). */
+#define FLAT_SHAPE_MEMORY 2.0f
+
 /* Bullet's pose weighs a pinned node a thousand times the body's node count over a free one (setPose), so
  * the rest shape is turned with the pins: three pins, or pins along a line, leave the moment singular but
  * for the free nodes' millionths, and its polar decomposition went non-finite at a fast turn -- every node
@@ -515,7 +523,8 @@ plush_status plush__world_soft_create_bullet(soft_ctx *c)
                         "turns its rest shape with and would blow up, so plush keeps its shape itself",
                         c->name);
     if (flat_nodes || flat_pins) {
-        if (free_nodes && !plush__world_soft_pose_init(c->wm, s, config.kMT))
+        if (free_nodes &&
+            !plush__world_soft_pose_init(c->wm, s, flat_nodes ? FLAT_SHAPE_MEMORY * config.kMT : config.kMT))
             return world_soft_no_memory(c);
         config.kMT = 0;
         bc->soft_set_config(s->bc, &config);

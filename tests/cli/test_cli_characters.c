@@ -275,7 +275,8 @@ static void test_choker_and_hair_bodies(void **state)
  * long dance's first 120 frames, with a fast turn at 60-85. Matched to its rest shape turned with all its
  * nodes alike, the locks flew out and up around the head (11% of the hair's size from bone skinning, edges
  * squeezed beyond 2/3 at 30 frames, 7.4% of them at worst); with Bullet's own matching, turned with the
- * pins, the bob sways and stays a bob (5.9%, 2 frames, 1.5%). */
+ * pins, the bob sways and stays a bob (5.9%, 2 frames, 1.5%); with the flat locks' matching pulling twice
+ * as hard, no frame squeezed (4.8%). */
 static void test_bob_stays_a_bob(void **state)
 {
     (void)state;
@@ -307,7 +308,7 @@ static void test_bob_stays_a_bob(void **state)
                   100 * max_of(offset, rows), over, rows, 100 * max_of(outside, rows));
     assert_true(max_of(offset, rows) < 0.08);
     assert_true(max_of(offset, rows) > 0.01); /* it sways */
-    assert_true(over <= 5 && max_of(outside, rows) < 0.03);
+    assert_true(over == 0 && max_of(outside, rows) <= 0.005);
     free(csv);
     cli_result_free(&r);
 }
