@@ -138,6 +138,18 @@ plush_status plush__soft_push_init(plush__soft_push *sp, plush__soft_measure *sm
     return build_edges(sp, arena, diag);
 }
 
+/* The triangles that carry row r, and how much (a slot with no triangle or no weight carries nothing): into
+ * t and w, their count. */
+static int carriers(const plush_proxy_binding *b, size_t r, int32_t t[PLUSH_PROXY_INFLUENCES],
+                    float w[PLUSH_PROXY_INFLUENCES])
+{
+    int n = 0;
+    for (int j = 0; j < PLUSH_PROXY_INFLUENCES; j++)
+        if (b->triangles[r][j] >= 0 && b->weights[r][j] > 0)
+            t[n] = b->triangles[r][j], w[n++] = b->weights[r][j];
+    return n;
+}
+
 /* Each triangle's step: the mean push of the rows it carries that are in a body, weighted as it carries
  * them; each candidate's sp->in says whether it is in a body. The number that are. */
 static size_t mean_pushes(plush__soft_push *sp, const float (*positions)[3], size_t candidates, bool all)
@@ -155,14 +167,12 @@ static size_t mean_pushes(plush__soft_push *sp, const float (*positions)[3], siz
             continue;
         inside++;
         sp->in[r] = 1;
-        for (int j = 0; j < PLUSH_PROXY_INFLUENCES; j++) {
-            int32_t t = b->triangles[r][j];
-            float w = b->weights[r][j];
-            if (t < 0 || !(w > 0))
-                continue;
+        int32_t t[PLUSH_PROXY_INFLUENCES];
+        float w[PLUSH_PROXY_INFLUENCES];
+        for (int j = 0, n = carriers(b, r, t, w); j < n; j++) {
             for (int k = 0; k < 3; k++)
-                sp->sum[t][k] += w * d * dir[k];
-            sp->sum[t][3] += w;
+                sp->sum[t[j]][k] += w[j] * d * dir[k];
+            sp->sum[t[j]][3] += w[j];
         }
     }
     for (size_t t = 0; t < sp->triangle_count; t++) {
@@ -179,14 +189,15 @@ static size_t moved_rows(plush__soft_push *sp)
 {
     const plush_proxy_binding *b = sp->binding;
     size_t n = 0;
-    for (size_t r = 0; r < b->vertex_count; r++)
-        for (int j = 0; j < PLUSH_PROXY_INFLUENCES; j++) {
-            int32_t t = b->triangles[r][j];
-            if (t >= 0 && b->weights[r][j] > 0 && sp->moved[t]) {
-                sp->rows[n++] = (uint32_t)r;
-                break;
-            }
-        }
+    for (size_t r = 0; r < b->vertex_count; r++) {
+        int32_t t[PLUSH_PROXY_INFLUENCES];
+        float w[PLUSH_PROXY_INFLUENCES];
+        bool moves = false;
+        for (int j = 0, c = carriers(b, r, t, w); j < c && !moves; j++)
+            moves = sp->moved[t[j]];
+        if (moves)
+            sp->rows[n++] = (uint32_t)r;
+    }
     return n;
 }
 
@@ -197,14 +208,11 @@ static void blend_moves(plush__soft_push *sp, size_t n)
     for (size_t i = 0; i < n; i++) {
         uint32_t r = sp->rows[i];
         double u[3] = {0, 0, 0};
-        for (int j = 0; j < PLUSH_PROXY_INFLUENCES; j++) {
-            int32_t t = b->triangles[r][j];
-            float w = b->weights[r][j];
-            if (t < 0 || !(w > 0))
-                continue;
+        int32_t t[PLUSH_PROXY_INFLUENCES];
+        float w[PLUSH_PROXY_INFLUENCES];
+        for (int j = 0, c = carriers(b, r, t, w); j < c; j++)
             for (int k = 0; k < 3; k++)
-                u[k] += (double)w * sp->scale[t] * sp->step[t][k];
-        }
+                u[k] += (double)w[j] * sp->scale[t[j]] * sp->step[t[j]][k];
         double s = b->proxy_share ? b->proxy_share[r] : 1.0;
         for (int k = 0; k < 3; k++)
             sp->move[r][k] = (float)(u[k] * s);
@@ -213,12 +221,10 @@ static void blend_moves(plush__soft_push *sp, size_t n)
 
 static void hold_row(plush__soft_push *sp, uint32_t r)
 {
-    const plush_proxy_binding *b = sp->binding;
-    for (int j = 0; j < PLUSH_PROXY_INFLUENCES; j++) {
-        int32_t t = b->triangles[r][j];
-        if (t >= 0 && b->weights[r][j] > 0)
-            sp->held[t] = 1;
-    }
+    int32_t t[PLUSH_PROXY_INFLUENCES];
+    float w[PLUSH_PROXY_INFLUENCES];
+    for (int j = 0, c = carriers(sp->binding, r, t, w); j < c; j++)
+        sp->held[t[j]] = 1;
 }
 
 /* Marks in sp->held the triangles moving an edge beyond the guard's limits; the number of such edges. */

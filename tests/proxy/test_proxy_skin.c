@@ -124,15 +124,17 @@ static void similar_motions(skin_fx *f, plush_proxy_blend blend, bool stretch, c
     plush_proxy_skin_destroy(skin);
 }
 
+/* Every way the skin blends: linear, dual quaternions, stretch-aware (linear). */
+static const struct { plush_proxy_blend blend; bool stretch; } blends[] = {
+    {PLUSH_PROXY_BLEND_LINEAR, false}, {PLUSH_PROXY_BLEND_DUAL_QUATERNION, false}, {PLUSH_PROXY_BLEND_LINEAR, true}};
+
 static void test_rigid(void **state)
 {
     (void)state;
-    const struct { plush_proxy_blend blend; bool stretch; } modes[] = {
-        {PLUSH_PROXY_BLEND_LINEAR, false}, {PLUSH_PROXY_BLEND_DUAL_QUATERNION, false}, {PLUSH_PROXY_BLEND_LINEAR, true}};
     for (int m = 0; m < 3; m++) {
         skin_fx f;
         skin_fx_soup(&f, 40, 50, 3000);
-        similar_motions(&f, modes[m].blend, modes[m].stretch, NULL, 5);
+        similar_motions(&f, blends[m].blend, blends[m].stretch, NULL, 5);
         plush_arena_free(&f.arena);
     }
 }
@@ -257,12 +259,10 @@ static void test_dual_quaternion_sign_alignment(void **state)
 static void test_translate(void **state)
 {
     (void)state;
-    const struct { plush_proxy_blend blend; bool stretch; } modes[] = {
-        {PLUSH_PROXY_BLEND_LINEAR, false}, {PLUSH_PROXY_BLEND_DUAL_QUATERNION, false}, {PLUSH_PROXY_BLEND_LINEAR, true}};
     for (int m = 0; m < 3; m++) {
         skin_fx f;
         skin_fx_soup(&f, 40, 50, 3000);
-        plush_proxy_skin *skin = skin_fx_skin(&f, modes[m].blend, modes[m].stretch);
+        plush_proxy_skin *skin = skin_fx_skin(&f, blends[m].blend, blends[m].stretch);
         skin_fx_affine a = {.b = {0.5, -1, 2}};
         skin_fx_random_rotation(a.m);
         skin_fx_move(&f, skin, &a);
