@@ -123,6 +123,7 @@ plush_status plush__soft_push_init(plush__soft_push *sp, plush__soft_measure *sm
     size_t n = sm->count, t = triangle_count;
     sp->move = plush_arena_array(arena, n, sizeof *sp->move);
     sp->rows = plush_arena_array(arena, n, sizeof *sp->rows);
+    sp->dirty = plush_arena_array(arena, n, sizeof *sp->dirty);
     sp->sum = plush_arena_array(arena, t, sizeof *sp->sum);
     sp->step = plush_arena_array(arena, t, sizeof *sp->step);
     sp->offset = plush_arena_array(arena, t, sizeof *sp->offset);
@@ -131,7 +132,7 @@ plush_status plush__soft_push_init(plush__soft_push *sp, plush__soft_measure *sm
     sp->scale = plush_arena_array(arena, t, sizeof *sp->scale);
     sp->moved = plush_arena_array(arena, t, sizeof *sp->moved);
     sp->held = plush_arena_array(arena, t, sizeof *sp->held);
-    if (!sp->move || !sp->rows || !sp->sum || !sp->step || !sp->offset || !sp->kept || !sp->scale ||
+    if (!sp->move || !sp->rows || !sp->dirty || !sp->sum || !sp->step || !sp->offset || !sp->kept || !sp->scale ||
         !sp->moved || !sp->held || !sp->in)
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
     memset(sp->move, 0, n * sizeof *sp->move);
@@ -201,12 +202,29 @@ static size_t moved_rows(plush__soft_push *sp)
     return n;
 }
 
-/* Where the scaled steps move each of the rows, as the skin blends them (the hand-over share included). */
-static void blend_moves(plush__soft_push *sp, size_t n)
+/* Of the n rows this round moves, those a held triangle carries (into sp->dirty); their count. */
+static size_t held_rows(plush__soft_push *sp, size_t n)
+{
+    size_t count = 0;
+    for (size_t i = 0; i < n; i++) {
+        int32_t t[PLUSH_PROXY_INFLUENCES];
+        float w[PLUSH_PROXY_INFLUENCES];
+        bool held = false;
+        for (int j = 0, c = carriers(sp->binding, sp->rows[i], t, w); j < c && !held; j++)
+            held = sp->held[t[j]];
+        if (held)
+            sp->dirty[count++] = sp->rows[i];
+    }
+    return count;
+}
+
+/* Where the scaled steps move each of the listed rows, as the skin blends them (the hand-over share
+ * included). */
+static void blend_moves(plush__soft_push *sp, const uint32_t *list, size_t n)
 {
     const plush_proxy_binding *b = sp->binding;
     for (size_t i = 0; i < n; i++) {
-        uint32_t r = sp->rows[i];
+        uint32_t r = list[i];
         double u[3] = {0, 0, 0};
         int32_t t[PLUSH_PROXY_INFLUENCES];
         float w[PLUSH_PROXY_INFLUENCES];
@@ -227,14 +245,15 @@ static void hold_row(plush__soft_push *sp, uint32_t r)
         sp->held[t[j]] = 1;
 }
 
-/* Marks in sp->held the triangles moving an edge beyond the guard's limits; the number of such edges. */
-static size_t guard_edges(plush__soft_push *sp, const float (*positions)[3], size_t n)
+/* Marks in sp->held the triangles moving an edge of a listed row beyond the guard's limits; the number of
+ * such edges. */
+static size_t guard_edges(plush__soft_push *sp, const float (*positions)[3], const uint32_t *list, size_t n)
 {
     const uint32_t *vert = sp->sm->vertices;
     memset(sp->held, 0, sp->triangle_count);
     size_t bad = 0;
     for (size_t i = 0; i < n; i++) {
-        uint32_t r = sp->rows[i];
+        uint32_t r = list[i];
         const float *p = positions[vert[r]];
         for (size_t e = sp->edge_first[r]; e < sp->edge_first[r + 1]; e++) {
             uint32_t o = sp->edge_other[e];
@@ -283,15 +302,21 @@ void plush__soft_push_frame(plush__soft_push *sp, plush_proxy_skin *skin, float 
     bool pushed = false;
     for (int round = 0; round < ROUNDS && inside; round++) {
         size_t n = moved_rows(sp), before = 0;
+        /* Each halving changes only the moves of the rows the held triangles carry, so only their edges are
+         * looked at again: every other edge was within the limits and still is. */
+        const uint32_t *list = sp->rows;
+        size_t count = n;
         for (int g = 0;; g++) {
-            blend_moves(sp, n);
-            if (!guard_edges(sp, (const float(*)[3])positions, n))
+            blend_moves(sp, list, count);
+            if (!guard_edges(sp, (const float(*)[3])positions, list, count))
                 break;
             for (size_t t = 0; t < sp->triangle_count; t++)
                 if (sp->held[t])
                     sp->scale[t] = g < GUARD_HALVINGS ? 0.5f * sp->scale[t] : 0.0f;
+            list = sp->dirty;
+            count = held_rows(sp, n);
             if (g == GUARD_HALVINGS) {
-                blend_moves(sp, n);
+                blend_moves(sp, list, count);
                 break;
             }
         }

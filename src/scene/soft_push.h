@@ -20,6 +20,7 @@ typedef struct plush__soft_push {
     float (*move)[3];                   /* per row: how far this round's offsets move it (then, once moved,
                                            where it was) */
     uint32_t *rows;                     /* the rows this round's offsets move */
+    uint32_t *dirty;                    /* of those, the ones a triangle the guard held moves */
     double (*sum)[4];                   /* per triangle: the weighted pushes of its rows, and their weight */
     float (*step)[3];                   /* per triangle: this round's offset */
     float (*offset)[3];                 /* per triangle: this frame's offset, all rounds */
