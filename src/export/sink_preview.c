@@ -60,6 +60,7 @@ typedef struct preview_sink {
     size_t face_count;
     float (*face_colors)[3];
     int32_t *face_textures;       /* per face: the PMX texture index, then (begin) one of textures, or -1 */
+    uint8_t *face_one_sided;      /* per face: its material is not double-sided (MMD culls its back) */
     float (*uvs)[2];
     plush_render_texture *textures; /* the texels borrowed from the run's store (plush__scene_textures) */
     size_t texture_count;
@@ -84,7 +85,8 @@ typedef struct preview_sink {
 /* ---- what is drawn --------------------------------------------------------------------------------- */
 
 /* The faces of every material but those soft bodies own (the cage) and those MMD does not show (diffuse
- * alpha 0), each with its material's diffuse colour. */
+ * alpha 0), each with its material's diffuse colour, seen from the front only unless the material is
+ * double-sided (as MMD draws them: a cape's inner layer on its outer one shows inside only). */
 static bool drawn_faces(preview_sink *p)
 {
     const plush_pmx_model *m = p->model;
@@ -92,7 +94,8 @@ static bool drawn_faces(preview_sink *p)
     p->faces = malloc((m->index_count ? m->index_count : 1) * sizeof *p->faces);
     p->face_colors = malloc((m->index_count / 3 + 1) * sizeof *p->face_colors);
     p->face_textures = malloc((m->index_count / 3 + 1) * sizeof *p->face_textures);
-    if (!hidden || !p->faces || !p->face_colors || !p->face_textures) {
+    p->face_one_sided = malloc(m->index_count / 3 + 1);
+    if (!hidden || !p->faces || !p->face_colors || !p->face_textures || !p->face_one_sided) {
         free(hidden);
         return false;
     }
@@ -110,6 +113,7 @@ static bool drawn_faces(preview_sink *p)
                     p->face_colors[n / 3][k] = isfinite(d) ? (d < 0 ? 0 : d > 1 ? 1 : d) : 0.8f;
                 }
                 p->face_textures[n / 3] = pm->texture >= 0 && (size_t)pm->texture < m->texture_count ? pm->texture : -1;
+                p->face_one_sided[n / 3] = !(pm->flags & PLUSH_PMX_MATERIAL_DOUBLE_SIDED);
                 n += 3;
             }
         first += c;
@@ -395,7 +399,8 @@ static plush_render_mesh textured_mesh(const preview_sink *p, const float (*posi
                                .uvs = (const float(*)[2])p->uvs,
                                .face_textures = p->face_textures,
                                .textures = p->textures,
-                               .texture_count = p->texture_count};
+                               .texture_count = p->texture_count,
+                               .face_one_sided = p->face_one_sided};
 }
 
 static plush_status preview_begin(plush_scene_sink *s, const plush_scene *scene, plush_diag *diag)
@@ -532,6 +537,7 @@ static void preview_destroy(plush_scene_sink *s)
     free(p->faces);
     free(p->face_colors);
     free(p->face_textures);
+    free(p->face_one_sided);
     free(p->uvs);
     free(p->textures); /* the texels are the run's store's */
     free(p->framed);

@@ -8,7 +8,9 @@
  * max(0, -n . forward)), a headlight shining along the view direction. A directional light rather than a
  * point at the eye keeps a flat face one flat shade, so a change of shade between two pictures means a
  * change of shape. Both sides of a triangle are lit (the normal is turned towards the viewer), because
- * simulated and exported meshes do not always agree on winding. A texture multiplies the colour; its
+ * simulated and exported meshes do not always agree on winding; a triangle the mesh marks one-sided (a PMX
+ * material without the double-sided flag) is seen from its front only, as MMD culls it, so a cape's inner
+ * layer lying on its outer one shows inside only. A texture multiplies the colour; its
  * alpha only cuts holes (below one half, through Embree's intersection filter), since blending would need
  * the hits sorted along each ray and a preview is for judging shapes. */
 #include "plush/sys/render.h"
@@ -215,7 +217,7 @@ typedef struct renderer {
     uint32_t *triangle;
     size_t count;
     float lo[3], hi[3];           /* bounds of the drawn triangles' corners, for the traced rectangle */
-    const plush_render_mesh *mesh;/* the one being drawn, for the cutout filter */
+    const plush_render_mesh *mesh;/* the one being drawn, for the hit filter */
 } renderer;
 
 static void renderer_release(renderer *r)
@@ -272,19 +274,38 @@ static plush_status fill_geometry(renderer *r, const plush_render_mesh *mesh, RT
     return PLUSH_OK;
 }
 
-/* Embree's intersection filter for meshes with cutout textures: a hit where the texel's alpha is below
- * one half is refused, and the ray goes on to the next surface. Only geometries with a cutout texture get
- * it: the filter is called on every candidate hit, and opaque meshes should not pay for it. */
-static void cutout_filter(const struct RTCFilterFunctionNArguments *args)
+/* Whether a ray along dir meets triangle t from its back (the side its winding's normal turns away from). */
+static bool seen_from_back(const renderer *r, uint32_t t, const float dir[3])
+{
+    const uint32_t *f = r->mesh->indices + 3 * (size_t)t;
+    const float *a = r->vertices + 3 * (size_t)f[0], *b = r->vertices + 3 * (size_t)f[1], *c = r->vertices + 3 * (size_t)f[2];
+    float u[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]}, v[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]}, n[3];
+    cross3(u, v, n);
+    return dot3(n, dir) > 0;
+}
+
+/* Embree's intersection filter for meshes with cutout textures or one-sided faces: a hit where the texel's
+ * alpha is below one half, or on the back of a one-sided face, is refused, and the ray goes on to the next
+ * surface. Only geometries with either get it: the filter is called on every candidate hit, and other
+ * meshes should not pay for it. */
+static void hit_filter(const struct RTCFilterFunctionNArguments *args)
 {
     const renderer *r = args->geometryUserPtr;
-    const float *hit = (const float *)args->hit;
+    const float *hit = (const float *)args->hit, *ray = (const float *)args->ray;
     const unsigned *ids = (const unsigned *)args->hit;
     for (unsigned i = 0; i < args->N; i++) {
         unsigned prim = ids[5 * args->N + i]; /* RTCHitN's layout: Ng x, y, z, u, v, primID, each N wide */
         if (args->valid[i] != -1 || prim >= r->count)
             continue;
         uint32_t t = r->triangle[prim];
+        if (r->mesh->face_one_sided && r->mesh->face_one_sided[t]) {
+            /* RTCRayN's layout: origin x, y, z, tnear, direction x, y, z, ..., each N wide */
+            const float dir[3] = {ray[4 * args->N + i], ray[5 * args->N + i], ray[6 * args->N + i]};
+            if (seen_from_back(r, t, dir)) {
+                args->valid[i] = 0;
+                continue;
+            }
+        }
         const plush_render_texture *tex = face_texture(r->mesh, t);
         if (!tex || !tex->cutout)
             continue;
@@ -295,10 +316,13 @@ static void cutout_filter(const struct RTCFilterFunctionNArguments *args)
     }
 }
 
-static bool has_cutout(const plush_render_mesh *mesh)
+static bool needs_filter(const plush_render_mesh *mesh)
 {
     for (size_t t = 0; textured(mesh) && t < mesh->texture_count; t++)
         if (mesh->textures[t].cutout)
+            return true;
+    for (size_t t = 0; mesh->face_one_sided && t < mesh->index_count / 3; t++)
+        if (mesh->face_one_sided[t])
             return true;
     return false;
 }
@@ -332,9 +356,9 @@ static plush_status renderer_build(renderer *r, const plush_render_mesh *mesh, b
         r->rtc->rtcSetSceneBuildQuality(r->scene, RTC_BUILD_QUALITY_LOW);
         r->rtc->rtcSetGeometryBuildQuality(geom, RTC_BUILD_QUALITY_REFIT);
     }
-    if (has_cutout(mesh)) {
+    if (needs_filter(mesh)) {
         r->rtc->rtcSetGeometryUserData(geom, r);
-        r->rtc->rtcSetGeometryIntersectFilterFunction(geom, cutout_filter);
+        r->rtc->rtcSetGeometryIntersectFilterFunction(geom, hit_filter);
     }
     plush_status st = fill_geometry(r, mesh, geom, diag);
     if (st == PLUSH_OK) {

@@ -981,6 +981,49 @@ static void test_textured_quad(void **state)
     plush_image_free(&img);
 }
 
+/* Two layers like a cape's, each facing its own way: a one-sided face is seen from its front only (the side
+ * its winding's normal points to, as a PMX face), so each side of the pair shows its own layer; drawn
+ * two-sided, the nearer one hides the other from both sides. */
+static void test_one_sided_faces(void **state)
+{
+    (void)state;
+    if (!plush_render_available(NULL)) {
+        print_message("skipped: no Embree\n");
+        skip();
+    }
+    float pos[8][3], uv[8][2];
+    quad(0, pos, uv);           /* the outer layer: faces -Z, towards the front camera */
+    quad(-0.5f, pos + 4, uv + 4); /* the inner one, nearer that camera, wound to face +Z */
+    const uint32_t idx[12] = {0, 1, 2, 1, 3, 2, 4, 6, 5, 5, 6, 7};
+    const float colors[4][3] = {{1, 0, 0}, {1, 0, 0}, {0, 0, 1}, {0, 0, 1}};
+    const uint8_t one_sided[4] = {1, 1, 1, 1};
+    plush_render_mesh m = {.vertex_count = 8, .positions = CONST3(pos), .index_count = 12, .indices = idx,
+                           .face_colors = CONST3(colors)};
+    const float lo[3] = {-1, -1, -0.5f}, hi[3] = {1, 1, 0};
+    plush_render_view front, back;
+    plush_render_view_fit_box(lo, hi, 1, &front);
+    back = front;
+    for (int k = 0; k < 3; k++) /* the same camera mirrored through the layers: from behind */
+        back.eye[k] = 2 * front.target[k] - front.eye[k];
+    plush_image img = new_image(32, 32);
+    plush_diag d = {0};
+    /* {view, one-sided?, red wanted (else blue)} */
+    const struct { const plush_render_view *view; bool one_sided, red; } cases[] = {
+        {&front, false, false}, {&back, false, true}, {&front, true, true}, {&back, true, false}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        m.face_one_sided = cases[c].one_sided ? one_sided : NULL;
+        plush_image_fill(&img, BG);
+        assert_int_equal(plush_render(&m, cases[c].view, &img, &d), PLUSH_OK);
+        const uint8_t *p = pixel(&img, 16, 16);
+        assert_false(is_bg(p));
+        if (cases[c].red)
+            assert_true(p[0] > 100 && p[2] < 20);
+        else
+            assert_true(p[2] > 100 && p[0] < 20);
+    }
+    plush_image_free(&img);
+}
+
 /* A texture larger than the limit is refused from its header, before its texels are decoded; bytes that
  * are no picture are refused as such. */
 static void test_texture_limits(void **state)
@@ -1115,6 +1158,7 @@ int main(void)
         cmocka_unit_test(test_follow_keeps_a_moving_box),
         cmocka_unit_test(test_follow_does_not_jitter),
         cmocka_unit_test(test_textured_quad),
+        cmocka_unit_test(test_one_sided_faces),
         cmocka_unit_test(test_texture_limits),
     };
     return cmocka_run_group_tests(tests, setup_tmp, teardown_tmp);

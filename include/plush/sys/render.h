@@ -98,6 +98,10 @@ typedef struct plush_render_mesh {
     const int32_t *face_textures; /* per triangle: an index into textures, or -1 for none */
     const plush_render_texture *textures;
     size_t texture_count;
+    /* Per triangle: nonzero when it is seen from its front only (a PMX material without the double-sided
+     * flag, as MMD culls it): the side (b - a) x (c - a) points to, a, b, c its corners in order. NULL:
+     * every triangle is seen from both sides. */
+    const uint8_t *face_one_sided;
 } plush_render_mesh;
 
 typedef struct plush_render_view {
