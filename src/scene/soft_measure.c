@@ -98,18 +98,31 @@ void plush__soft_measure_pose_bodies(plush__soft_measure *sm)
 double plush__soft_measure_deepest(const plush__soft_measure *sm, size_t i, const float p[3], double margin,
                                    float out[3])
 {
+    return plush__soft_measure_deepest_near(sm, i, p, margin, out, UINT64_MAX, 0, NULL);
+}
+
+double plush__soft_measure_deepest_near(const plush__soft_measure *sm, size_t i, const float p[3], double margin,
+                                        float out[3], uint64_t near, double slack, uint64_t *near_out)
+{
     double best = 0;
     if (out)
         out[0] = out[1] = out[2] = 0;
+    bool masked = sm->body_count <= 64;
+    if (near_out)
+        *near_out = masked ? 0 : UINT64_MAX;
     for (size_t b = 0; b < sm->body_count; b++) {
+        if (masked && !(near >> b & 1))
+            continue;
         size_t bit = i * sm->body_count + b;
         if (sm->left_out[bit / 8] & (1u << (bit % 8)))
             continue;
         const plush_pmx_rigid_body *rb = &sm->model->rigid_bodies[sm->bodies[b]];
         const float *t = sm->poses[b];
         double dx = (double)p[0] - t[12], dy = (double)p[1] - t[13], dz = (double)p[2] - t[14],
-               reach = sm->reach[b] + margin;
-        if (dx * dx + dy * dy + dz * dz > reach * reach)
+               reach = sm->reach[b] + margin, d2 = dx * dx + dy * dy + dz * dz;
+        if (near_out && masked && d2 <= (reach + slack) * (reach + slack))
+            *near_out |= (uint64_t)1 << b;
+        if (d2 > reach * reach)
             continue;
         double local[3], normal[3];
         plush__rigid_local(t, p, local);

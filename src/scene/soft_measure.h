@@ -37,6 +37,11 @@ void plush__soft_measure_pose_bodies(plush__soft_measure *sm);
  * out of the deepest body (zero when none). */
 double plush__soft_measure_deepest(const plush__soft_measure *sm, size_t i, const float p[3], double margin,
                                    float out[3]);
+/* The same, looking only at the bodies `near` names (bit b: body b; with more than 64 bodies every one is
+ * looked at); when `near_out` is not NULL it gets the bodies within slack more than their reach of p, so a
+ * vertex that has moved less than slack since can ask again with that mask and get the same answer. */
+double plush__soft_measure_deepest_near(const plush__soft_measure *sm, size_t i, const float p[3], double margin,
+                                        float out[3], uint64_t near, double slack, uint64_t *near_out);
 /* This frame's figures; positions are the frame's vertices (the bound ones skinned by the proxy). */
 void plush__soft_measure_frame(plush__soft_measure *sm, const plush_anim *anim, const float (*positions)[3],
                                plush_scene_soft_figures *out);

@@ -124,6 +124,9 @@ plush_status plush__soft_push_init(plush__soft_push *sp, plush__soft_measure *sm
     sp->move = plush_arena_array(arena, n, sizeof *sp->move);
     sp->rows = plush_arena_array(arena, n, sizeof *sp->rows);
     sp->dirty = plush_arena_array(arena, n, sizeof *sp->dirty);
+    sp->near = plush_arena_array(arena, n, sizeof *sp->near);
+    sp->travel = plush_arena_array(arena, n, sizeof *sp->travel);
+    sp->slack = mean_edge;
     sp->sum = plush_arena_array(arena, t, sizeof *sp->sum);
     sp->step = plush_arena_array(arena, t, sizeof *sp->step);
     sp->offset = plush_arena_array(arena, t, sizeof *sp->offset);
@@ -132,7 +135,7 @@ plush_status plush__soft_push_init(plush__soft_push *sp, plush__soft_measure *sm
     sp->scale = plush_arena_array(arena, t, sizeof *sp->scale);
     sp->moved = plush_arena_array(arena, t, sizeof *sp->moved);
     sp->held = plush_arena_array(arena, t, sizeof *sp->held);
-    if (!sp->move || !sp->rows || !sp->dirty || !sp->sum || !sp->step || !sp->offset || !sp->kept || !sp->scale ||
+    if (!sp->move || !sp->rows || !sp->dirty || !sp->near || !sp->travel || !sp->sum || !sp->step || !sp->offset || !sp->kept || !sp->scale ||
         !sp->moved || !sp->held || !sp->in)
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
     memset(sp->move, 0, n * sizeof *sp->move);
@@ -162,7 +165,11 @@ static size_t mean_pushes(plush__soft_push *sp, const float (*positions)[3], siz
     for (size_t c = 0; c < candidates; c++) {
         size_t r = all ? c : sp->rows[c];
         float dir[3];
-        double d = plush__soft_measure_deepest(sm, r, positions[sm->vertices[r]], sp->margin, dir);
+        /* the first look finds the bodies near each row; a row moved less than the slack since asks only them */
+        double d = all ? plush__soft_measure_deepest_near(sm, r, positions[sm->vertices[r]], sp->margin, dir, UINT64_MAX,
+                                                          sp->slack, &sp->near[r])
+                 : plush__soft_measure_deepest_near(sm, r, positions[sm->vertices[r]], sp->margin, dir,
+                                                    sp->travel[r] <= sp->slack ? sp->near[r] : UINT64_MAX, 0, NULL);
         sp->in[r] = 0;
         if (!(d > 0))
             continue;
@@ -296,6 +303,7 @@ void plush__soft_push_frame(plush__soft_push *sp, plush_proxy_skin *skin, float 
         return;
     plush__soft_measure_pose_bodies(sp->sm);
     memset(sp->offset, 0, sp->triangle_count * sizeof *sp->offset);
+    memset(sp->travel, 0, sp->sm->count * sizeof *sp->travel);
     /* the first round looks at every bound vertex; later ones at those the round before moved (the others
      * are where they were, and out) */
     size_t inside = mean_pushes(sp, (const float(*)[3])positions, sp->sm->count, true);
@@ -328,6 +336,7 @@ void plush__soft_push_frame(plush__soft_push *sp, plush_proxy_skin *skin, float 
                 sp->offset[t][k] += sp->scale[t] * sp->step[t][k];
         for (size_t i = 0; i < n; i++) {
             float *p = positions[sp->sm->vertices[sp->rows[i]]], *m = sp->move[sp->rows[i]];
+            sp->travel[sp->rows[i]] += sqrtf(m[0] * m[0] + m[1] * m[1] + m[2] * m[2]);
             for (int k = 0; k < 3; k++) {
                 float moved = p[k] + m[k];
                 m[k] = p[k]; /* kept to undo the round with */

@@ -21,6 +21,9 @@ typedef struct plush__soft_push {
                                            where it was) */
     uint32_t *rows;                     /* the rows this round's offsets move */
     uint32_t *dirty;                    /* of those, the ones a triangle the guard held moves */
+    uint64_t *near;                     /* per row: the bodies it may meet while it moves less than slack */
+    float *travel;                      /* per row: how far the frame's rounds have moved it */
+    double slack;
     double (*sum)[4];                   /* per triangle: the weighted pushes of its rows, and their weight */
     float (*step)[3];                   /* per triangle: this round's offset */
     float (*offset)[3];                 /* per triangle: this frame's offset, all rounds */
