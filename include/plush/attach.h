@@ -125,6 +125,8 @@ typedef struct plush_attach_piece {
     size_t auto_pinned;                   /* of pinned: set by auto_pins */
     bool physics;                         /* no held bone reaches it: its automatic pins follow the bone its
                                            * chain hangs from, which physics moves */
+    bool from_contact;                    /* its top touches nothing of the model: its automatic pins are where
+                                           * it does (a tail or a tuft standing up from the body or the head) */
     int32_t bones[4];                     /* the bones its automatic pins follow, most used first */
     size_t bone_count;
     float free_length;                    /* the longest distance along the cage's edges from a pinned or
@@ -151,7 +153,9 @@ typedef struct plush_attach_result {
  * goes to its nearest cage vertex. A piece whose covered vertices give weight to held bones hangs from its
  * top: the cage vertices within pin_band of its height (+Y, MMD's up) below its highest are pinned, and each
  * follows the held bones of the covered vertices around it (strongest four, renormalised; with none, the
- * piece's held bones). A piece no held bone reaches (a braid on physics bones) hangs from the bone its chain
+ * piece's held bones). When no vertex of that band lies within the cage's mean edge of the rest of the
+ * model (the vertices the cage does not cover) but others of the piece do, the piece stands up from where it
+ * touches the model (a tail, a tuft of hair): the band is measured from its end towards those vertices. A piece no held bone reaches (a braid on physics bones) hangs from the bone its chain
  * hangs from (of the bones with a tenth of its weight, the one nearest the skeleton's root): the band is
  * measured from the piece's point nearest that bone, and its pins follow it. A piece whose pins are fewer
  * than three non-collinear vertices grows them over its edges (the highest neighbour first) until they are,

@@ -92,6 +92,9 @@ typedef struct pin_work {
     plush__attach_progress *progress;
     plush__point_grid covered_grid;    /* the covered vertices by position */
     uint32_t *covered_vertex;          /* per point of covered_grid: its model vertex */
+    plush__point_grid rest_grid;       /* the other vertices (the rest of the model) by position */
+    uint32_t *rest_vertex;             /* per point of rest_grid: its model vertex */
+    double reach;                      /* the cage's mean edge */
 } pin_work;
 
 /* Mean edge length of the cage. */
@@ -477,6 +480,61 @@ static size_t pin_band(pin_work *w, const uint32_t *nodes, size_t count, const d
     return pins;
 }
 
+/* Whether cage vertex k lies within the cage's mean edge of a vertex the cage does not cover. */
+static bool touches_rest(const pin_work *w, uint32_t k)
+{
+    size_t at = plush__point_grid_nearest(&w->rest_grid, w->cage->positions[k]);
+    if (at == SIZE_MAX)
+        return false;
+    const float *p = w->cage->positions[k], *q = w->m->vertices[w->rest_vertex[at]].position;
+    double d = 0;
+    for (int i = 0; i < 3; i++)
+        d += ((double)p[i] - q[i]) * ((double)p[i] - q[i]);
+    return sqrt(d) <= w->reach;
+}
+
+/* The direction a held piece hangs from: up (+Y), unless no vertex of its top band touches the rest of the
+ * model while it stands up from where others do (a tail, a tuft of hair): then from its centre towards
+ * those. True when it is not up. */
+static bool hang_direction(pin_work *w, const uint32_t *nodes, size_t count, double up[3])
+{
+    up[0] = 0, up[1] = 1, up[2] = 0;
+    if (count == 0)
+        return false;
+    double top = -INFINITY, bottom = INFINITY;
+    for (size_t i = 0; i < count; i++) {
+        double h = w->cage->positions[nodes[i]][1];
+        top = fmax(top, h), bottom = fmin(bottom, h);
+    }
+    double band = w->o->pin_band > 0 ? w->o->pin_band : DEFAULT_BAND, lowest = top - band * (top - bottom);
+    double centre[3] = {0, 0, 0}, at[3] = {0, 0, 0};
+    size_t touching = 0;
+    for (size_t i = 0; i < count; i++) {
+        const float *p = w->cage->positions[nodes[i]];
+        for (int k = 0; k < 3; k++)
+            centre[k] += p[k] / (double)count;
+        if (!touches_rest(w, nodes[i]))
+            continue;
+        if (p[1] >= lowest)
+            return false; /* it hangs from its top */
+        touching++;
+        for (int k = 0; k < 3; k++)
+            at[k] += p[k];
+    }
+    double len = 0;
+    for (int k = 0; k < 3; k++)
+        at[k] = touching ? at[k] / (double)touching - centre[k] : 0, len += at[k] * at[k];
+    len = sqrt(len);
+    /* it stands up from the model: most of it away (no more than half its vertices touching), and where it
+     * touches more below its centre than beside it (a mouth's or an eye's inside, touching the face around
+     * it, keeps its top) */
+    if (!(len > 0) || 2 * touching > count || !(at[1] / len < -sqrt(0.5)))
+        return false;
+    for (int k = 0; k < 3; k++)
+        up[k] = at[k] / len;
+    return true;
+}
+
 /* The held bones of a piece's covered vertices, strongest four, as a vertex to fall back on; false when none. */
 static bool piece_holders(pin_work *w, const uint32_t *nodes, size_t count, plush_pmx_vertex *out)
 {
@@ -512,9 +570,10 @@ plush_status plush__attach_auto_pins(const plush_pmx_model *m, const plush_attac
     bool *in_piece = malloc(nc * sizeof *in_piece);
     float(*scratch)[3] = malloc(nc * sizeof *scratch);
     ranked *order = malloc(nc * sizeof *order);
+    bool *uncovered = malloc((nv ? nv : 1) * sizeof *uncovered);
     plush_status st = PLUSH_OK;
     if (!dynamic || !w.held || !w.bone_w || !w.nearest || !w.dist || !w.covered || !w.list || !w.first || !w.share ||
-        !nodes || !in_piece || !scratch || !order) {
+        !nodes || !in_piece || !scratch || !order || !uncovered) {
         st = plush__no_memory(diag);
         goto done;
     }
@@ -530,6 +589,13 @@ plush_status plush__attach_auto_pins(const plush_pmx_model *m, const plush_attac
         st = plush__no_memory(diag);
         goto done;
     }
+    for (size_t v = 0; v < nv; v++) /* the rest of the model, in place of covered (cover is done with it) */
+        uncovered[v] = !w.covered[v];
+    if (!subset_grid(m, uncovered, &w.rest_grid, &w.rest_vertex)) {
+        st = plush__no_memory(diag);
+        goto done;
+    }
+    w.reach = reach;
     group(&w, reach);
     const double gravity_up[3] = {0, 1, 0};
     for (size_t p = 0; p < pieces; p++) {
@@ -543,8 +609,10 @@ plush_status plush__attach_auto_pins(const plush_pmx_model *m, const plush_attac
                 nodes[count++] = (uint32_t)k;
         plush_pmx_vertex holder;
         if (piece_holders(&w, nodes, count, &holder)) {
-            /* held: it hangs from its top (MMD's up is +Y, gravity -Y) */
-            pin_band(&w, nodes, count, gravity_up, order, &holder, cage_verts, pinned, auto_pinned);
+            /* held: it hangs from its top (MMD's up is +Y, gravity -Y), or stands up from where it touches */
+            double up[3];
+            info[p].from_contact = hang_direction(&w, nodes, count, up);
+            pin_band(&w, nodes, count, up, order, &holder, cage_verts, pinned, auto_pinned);
         } else {
             /* nothing held reaches it (a braid on physics bones): it rides the bone its chain hangs from,
              * pinned where it is nearest that bone */
@@ -588,8 +656,11 @@ done:
     free(in_piece);
     free(scratch);
     free(order);
+    free(uncovered);
     plush__point_grid_free(&w.covered_grid);
     free(w.covered_vertex);
+    plush__point_grid_free(&w.rest_grid);
+    free(w.rest_vertex);
     return st;
 }
 

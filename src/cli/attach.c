@@ -35,8 +35,10 @@ static const char attach_help[] =
     "                              its top (a skirt's waistband, a cape's collar, hair's crown), so the\n"
     "                              band at its top (--pin-band) is pinned and follows the held bones\n"
     "                              (no dynamic rigid body moves them or an ancestor) its vertices are\n"
-    "                              weighted to; a piece on physics bones only (a braid) is pinned where\n"
-    "                              it is nearest the bone its chain hangs from, and follows that bone\n"
+    "                              weighted to; a piece standing up from the model (a tuft, a tail\n"
+    "                              curling up; its top touches nothing) is pinned where it meets it; a\n"
+    "                              piece on physics bones only (a braid) is pinned where it is nearest\n"
+    "                              the bone its chain hangs from, and follows that bone\n"
     "  --materials NAME,...        the materials the cage covers, for the automatic pins (repeatable;\n"
     "                              default: those at least half of whose vertices lie near the cage;\n"
     "                              plush info MODEL lists them)\n"
@@ -380,7 +382,11 @@ void cli_attach_report_pieces(const plush_pmx_model *out, const plush_attach_res
         double share = pi->vertices ? (double)pi->pinned / (double)pi->vertices : 0;
         info_line(label, "%zu triangles, %zu vertices, %zu pinned (%.0f%%)%s%s, %zu anchored%s; free %.3g along the cage",
                   pi->triangles, pi->vertices, pi->pinned, 100 * share,
-                  pi->auto_pinned ? (pi->physics ? " automatically (physics bones)" : " automatically") : "", bones,
+                  pi->auto_pinned ? (pi->physics        ? " automatically (physics bones)"
+                                     : pi->from_contact ? " automatically (where it meets the model)"
+                                                        : " automatically")
+                                  : "",
+                  bones,
                   pi->anchored, pi->pinned + pi->anchored == 0 ? " (free: it falls)" : pi->spins ? " (it can spin)" : "",
                   (double)pi->free_length);
         if (share > 0.5)

@@ -194,6 +194,55 @@ static void test_toy_auto_pins(void **state)
     plush_pmx_free(m);
 }
 
+/* A tuft standing up from the toy's head (a spindle 0.4 wide from inside the top of the head up to 3.2 units
+ * above it, on the head bone, a held bone): its top touches nothing of the model, so it is pinned where it
+ * meets the head, not along its tip; with the tip band given by hand wide enough to reach the head, it keeps
+ * its top. */
+static void test_standing_tuft_pins(void **state)
+{
+    (void)state;
+    plush_pmx_model *m = toy_fx_model(), *out = NULL;
+    mesh_fx tuft = mesh_fx_uv_sphere(1.0f, 12, 12);
+    for (size_t i = 0; i < tuft.vertex_count; i++) {
+        float *p = tuft.positions[i];
+        p[0] *= 0.2f, p[2] *= 0.2f, p[1] = 11.2f + 1.6f * (p[1] + 1);
+    }
+    mesh_fx_add_material(m, "tuft", &tuft, 1);
+    mesh_fx_free(&tuft);
+    plush_arena arena = {0};
+    plush_diag d;
+    plush_diag_reset(&d);
+    const char *const mats[] = {"tuft"};
+    plush_cage_mesh cage;
+    plush_cage_result made;
+    assert_int_equal(plush_attach_make_cage(m, mats, 1, 0, &arena, &cage, &made, NULL, &d), PLUSH_OK);
+    plush_attach_options o = {.cage = &cage, .auto_pins = true, .require_hold = true, .materials = mats,
+                              .material_count = 1};
+    plush_attach_result r;
+    assert_int_equal(plush_attach(m, &o, &out, &r, &d), PLUSH_OK);
+    assert_int_equal(r.pieces, 1);
+    const plush_attach_piece *pi = &r.piece_info[0];
+    assert_true(pi->from_contact && !pi->physics && !pi->spins && pi->pinned >= 3);
+    assert_int_equal(pi->bone_count, 1);
+    assert_int_equal(pi->bones[0], 1); /* "head" */
+    const plush_pmx_soft_body *sb = &out->soft_bodies[r.soft_body];
+    float highest = -INFINITY;
+    for (size_t i = 0; i < sb->pin_count; i++)
+        highest = fmaxf(highest, out->vertices[sb->pins[i]].position[1]);
+    printf("tuft: %zu of %zu cage vertices pinned, the highest at y %.2f (the tuft from 11.2 to 14.4)\n", pi->pinned,
+           pi->vertices, highest);
+    assert_true(highest < 11.2f + 0.3f * 3.2f); /* its lowest part, not its tip */
+    plush_pmx_free(out);
+
+    /* a band reaching down to the head: the top touches, and the tuft hangs from its top as before */
+    o.pin_band = 0.99f;
+    assert_int_equal(plush_attach(m, &o, &out, &r, &d), PLUSH_OK);
+    assert_false(r.piece_info[0].from_contact);
+    plush_pmx_free(out);
+    plush_arena_free(&arena);
+    plush_pmx_free(m);
+}
+
 /* The worst (largest) value of a column over the rows, NAN when the column is absent. */
 static double worst(const char *csv, const char *name, size_t *rows)
 {
@@ -435,6 +484,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_details_near_the_cage_bound),
         cmocka_unit_test(test_toy_auto_pins),
+        cmocka_unit_test(test_standing_tuft_pins),
         cmocka_unit_test(test_toy_run),
         cmocka_unit_test(test_demo_quality),
         cmocka_unit_test(test_alicia_hair_auto_pins),
