@@ -154,8 +154,10 @@ typedef struct plush_attach_result {
  * top: the cage vertices within pin_band of its height (+Y, MMD's up) below its highest are pinned, and each
  * follows the held bones of the covered vertices around it (strongest four, renormalised; with none, the
  * piece's held bones). When no vertex of that band lies within the cage's mean edge of the rest of the
- * model (the vertices the cage does not cover) but others of the piece do, the piece stands up from where it
- * touches the model (a tail, a tuft of hair): the band is measured from its end towards those vertices. A piece no held bone reaches (a braid on physics bones) hangs from the bone its chain
+ * model (the vertices the cage does not cover) while other vertices of the piece do, at most half of them and
+ * lying more below its centre than beside it, the piece stands up from where it touches the model (a tail, a
+ * tuft of hair): the band is measured from its end towards those vertices (plush_attach_piece.from_contact).
+ * A piece no held bone reaches (a braid on physics bones) hangs from the bone its chain
  * hangs from (of the bones with a tenth of its weight, the one nearest the skeleton's root): the band is
  * measured from the piece's point nearest that bone, and its pins follow it. A piece whose pins are fewer
  * than three non-collinear vertices grows them over its edges (the highest neighbour first) until they are,

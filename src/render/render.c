@@ -278,7 +278,8 @@ static plush_status fill_geometry(renderer *r, const plush_render_mesh *mesh, RT
 static bool seen_from_back(const renderer *r, uint32_t t, const float dir[3])
 {
     const uint32_t *f = r->mesh->indices + 3 * (size_t)t;
-    const float *a = r->vertices + 3 * (size_t)f[0], *b = r->vertices + 3 * (size_t)f[1], *c = r->vertices + 3 * (size_t)f[2];
+    const float *a = r->vertices + 3 * (size_t)f[0], *b = r->vertices + 3 * (size_t)f[1],
+                *c = r->vertices + 3 * (size_t)f[2];
     float u[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]}, v[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]}, n[3];
     cross3(u, v, n);
     return dot3(n, dir) > 0;

@@ -135,8 +135,8 @@ plush_status plush__soft_push_init(plush__soft_push *sp, plush__soft_measure *sm
     sp->scale = plush_arena_array(arena, t, sizeof *sp->scale);
     sp->moved = plush_arena_array(arena, t, sizeof *sp->moved);
     sp->held = plush_arena_array(arena, t, sizeof *sp->held);
-    if (!sp->move || !sp->rows || !sp->dirty || !sp->near || !sp->travel || !sp->sum || !sp->step || !sp->offset || !sp->kept || !sp->scale ||
-        !sp->moved || !sp->held || !sp->in)
+    if (!sp->move || !sp->rows || !sp->dirty || !sp->near || !sp->travel || !sp->sum || !sp->step || !sp->offset ||
+        !sp->kept || !sp->scale || !sp->moved || !sp->held || !sp->in)
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
     memset(sp->move, 0, n * sizeof *sp->move);
     return build_edges(sp, arena, diag);
@@ -166,10 +166,10 @@ static size_t mean_pushes(plush__soft_push *sp, const float (*positions)[3], siz
         size_t r = all ? c : sp->rows[c];
         float dir[3];
         /* the first look finds the bodies near each row; a row moved less than the slack since asks only them */
-        double d = all ? plush__soft_measure_deepest_near(sm, r, positions[sm->vertices[r]], sp->margin, dir, UINT64_MAX,
-                                                          sp->slack, &sp->near[r])
-                 : plush__soft_measure_deepest_near(sm, r, positions[sm->vertices[r]], sp->margin, dir,
-                                                    sp->travel[r] <= sp->slack ? sp->near[r] : UINT64_MAX, 0, NULL);
+        const float *p = positions[sm->vertices[r]];
+        uint64_t near = all || sp->travel[r] > sp->slack ? UINT64_MAX : sp->near[r];
+        double d = plush__soft_measure_deepest_near(sm, r, p, sp->margin, dir, near, sp->slack,
+                                                    all ? &sp->near[r] : NULL);
         sp->in[r] = 0;
         if (!(d > 0))
             continue;
