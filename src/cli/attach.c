@@ -389,10 +389,13 @@ void cli_attach_report_pieces(const plush_pmx_model *out, const plush_attach_res
                   bones,
                   pi->anchored, pi->pinned + pi->anchored == 0 ? " (free: it falls)" : pi->spins ? " (it can spin)" : "",
                   (double)pi->free_length);
+        /* three pins off one line keep a piece from spinning: under six vertices that is more than half */
         if (share > 0.5)
             cli_message("warning: cage piece %zu has %zu of its %zu vertices pinned: most of it cannot move (%s)",
                         p + 1, pi->pinned, pi->vertices,
-                        pi->auto_pinned ? "a narrower --pin-band frees more" : "pin fewer vertices");
+                        !pi->auto_pinned   ? "pin fewer vertices"
+                        : pi->vertices < 6 ? "three pins hold a piece, and it has fewer than six: it follows its bones"
+                                           : "a narrower --pin-band frees more");
     }
 }
 

@@ -243,6 +243,42 @@ static void test_standing_tuft_pins(void **state)
     plush_pmx_free(m);
 }
 
+/* A piece more than half pinned is a warning with the way out: a narrower band, or, for a piece under six
+ * vertices (three pins hold any piece), none -- it follows its bones. */
+static void test_mostly_pinned_warnings(void **state)
+{
+    (void)state;
+    char model[300], obj[300], soft[300];
+    cli_tmp_path(model, sizeof model, "toy_pins.pmx");
+    cli_tmp_path(obj, sizeof obj, "toy_pins_cage.obj");
+    cli_tmp_path(soft, sizeof soft, "toy_pins_soft.pmx");
+    plush_diag d;
+    plush_diag_reset(&d);
+    plush_pmx_model *m = toy_fx_model();
+    assert_int_equal(plush_pmx_write_file(m, NULL, model, &d), PLUSH_OK);
+    plush_pmx_free(m);
+    FILE *f = fopen(obj, "w");
+    assert_non_null(f);
+    /* an octahedron round the head (6 vertices), and one triangle beside it */
+    fputs("v 0 11.6 0\nv 1.6 10 0\nv 0 10 1.6\nv -1.6 10 0\nv 0 10 -1.6\nv 0 8.4 0\n"
+          "f 1 2 3\nf 1 3 4\nf 1 4 5\nf 1 5 2\nf 6 3 2\nf 6 4 3\nf 6 5 4\nf 6 2 5\n"
+          "v 1.5 10.5 0.2\nv 1.8 10.5 0.2\nv 1.5 10.8 0.2\nf 7 8 9\n",
+          f);
+    fclose(f);
+    cli_result r;
+    CLI_RUN(&r, "attach", model, "--proxy", obj, "--materials", "head", "-o", soft);
+    cli_expect_code(&r, 0);
+    assert_non_null(strstr(r.err, "cage piece 2 has 3 of its 3 vertices pinned"));
+    assert_non_null(strstr(r.err, "fewer than six"));
+    assert_null(strstr(r.err, "cage piece 1 has")); /* three of six: half, no more */
+    cli_result_free(&r);
+    CLI_RUN(&r, "attach", model, "--proxy", obj, "--materials", "head", "--pin-band", "0.9", "-o", soft);
+    cli_expect_code(&r, 0);
+    assert_non_null(strstr(r.err, "cage piece 1 has"));
+    assert_non_null(strstr(r.err, "a narrower --pin-band frees more"));
+    cli_result_free(&r);
+}
+
 /* The worst (largest) value of a column over the rows, NAN when the column is absent. */
 static double worst(const char *csv, const char *name, size_t *rows)
 {
@@ -485,6 +521,7 @@ int main(void)
         cmocka_unit_test(test_details_near_the_cage_bound),
         cmocka_unit_test(test_toy_auto_pins),
         cmocka_unit_test(test_standing_tuft_pins),
+        cmocka_unit_test(test_mostly_pinned_warnings),
         cmocka_unit_test(test_toy_run),
         cmocka_unit_test(test_demo_quality),
         cmocka_unit_test(test_alicia_hair_auto_pins),
