@@ -120,6 +120,14 @@ static bool subset_grid(const plush_pmx_model *m, const bool *keep, plush__point
     return ok;
 }
 
+static double distance(const float p[3], const float q[3])
+{
+    double d = 0;
+    for (int k = 0; k < 3; k++)
+        d += ((double)q[k] - p[k]) * ((double)q[k] - p[k]);
+    return sqrt(d);
+}
+
 static bool nearest_nodes(pin_work *w)
 {
     const plush_cage_mesh *c = w->cage;
@@ -130,14 +138,8 @@ static bool nearest_nodes(pin_work *w)
         const float *p = w->m->vertices[v].position;
         size_t at = plush__point_grid_nearest(&grid, p);
         plush__attach_progress_step(w->progress);
-        double d = INFINITY;
-        if (at != SIZE_MAX) {
-            const float *q = c->positions[at];
-            d = ((double)q[0] - p[0]) * ((double)q[0] - p[0]) + ((double)q[1] - p[1]) * ((double)q[1] - p[1]) +
-                ((double)q[2] - p[2]) * ((double)q[2] - p[2]);
-        }
         w->nearest[v] = at == SIZE_MAX ? 0 : (uint32_t)at;
-        w->dist[v] = (float)sqrt(d);
+        w->dist[v] = at == SIZE_MAX ? INFINITY : (float)distance(p, c->positions[at]);
     }
     plush__point_grid_free(&grid);
     return true;
@@ -484,13 +486,7 @@ static size_t pin_band(pin_work *w, const uint32_t *nodes, size_t count, const d
 static bool touches_rest(const pin_work *w, uint32_t k)
 {
     size_t at = plush__point_grid_nearest(&w->rest_grid, w->cage->positions[k]);
-    if (at == SIZE_MAX)
-        return false;
-    const float *p = w->cage->positions[k], *q = w->m->vertices[w->rest_vertex[at]].position;
-    double d = 0;
-    for (int i = 0; i < 3; i++)
-        d += ((double)p[i] - q[i]) * ((double)p[i] - q[i]);
-    return sqrt(d) <= w->reach;
+    return at != SIZE_MAX && distance(w->cage->positions[k], w->m->vertices[w->rest_vertex[at]].position) <= w->reach;
 }
 
 /* The direction a held piece hangs from: up (+Y), unless no vertex of its top band touches the rest of the

@@ -243,20 +243,26 @@ static void test_standing_tuft_pins(void **state)
     plush_pmx_free(m);
 }
 
+/* The toy written to a file of the test's folder named `name` (its path into path). */
+static void toy_file(char *path, size_t size, const char *name)
+{
+    cli_tmp_path(path, size, name);
+    plush_diag d;
+    plush_diag_reset(&d);
+    plush_pmx_model *m = toy_fx_model();
+    assert_int_equal(plush_pmx_write_file(m, NULL, path, &d), PLUSH_OK);
+    plush_pmx_free(m);
+}
+
 /* A piece more than half pinned is a warning with the way out: a narrower band, or, for a piece under six
  * vertices (three pins hold any piece), none -- it follows its bones. */
 static void test_mostly_pinned_warnings(void **state)
 {
     (void)state;
     char model[300], obj[300], soft[300];
-    cli_tmp_path(model, sizeof model, "toy_pins.pmx");
+    toy_file(model, sizeof model, "toy_pins.pmx");
     cli_tmp_path(obj, sizeof obj, "toy_pins_cage.obj");
     cli_tmp_path(soft, sizeof soft, "toy_pins_soft.pmx");
-    plush_diag d;
-    plush_diag_reset(&d);
-    plush_pmx_model *m = toy_fx_model();
-    assert_int_equal(plush_pmx_write_file(m, NULL, model, &d), PLUSH_OK);
-    plush_pmx_free(m);
     FILE *f = fopen(obj, "w");
     assert_non_null(f);
     /* an octahedron round the head (6 vertices), and one triangle beside it */
@@ -326,17 +332,14 @@ static void test_toy_run(void **state)
 {
     (void)state;
     char model[300], motion[300], out[300];
-    cli_tmp_path(model, sizeof model, "toy.pmx");
+    toy_file(model, sizeof model, "toy.pmx");
     cli_tmp_path(motion, sizeof motion, "swing.vmd");
     cli_tmp_path(out, sizeof out, "toy_run");
     plush_diag d;
     plush_diag_reset(&d);
-    plush_pmx_model *m = toy_fx_model();
     plush_vmd_motion *v = toy_fx_swing(300);
-    assert_int_equal(plush_pmx_write_file(m, NULL, model, &d), PLUSH_OK);
     assert_int_equal(plush_vmd_write_file(v, NULL, motion, &d), PLUSH_OK);
     plush_vmd_free(v);
-    plush_pmx_free(m);
     size_t before_len, after_len;
     char *before = cli_read_all(model, &before_len);
 
