@@ -7,7 +7,13 @@
  * getdents64 system call, sigaction, raise. The library installs no handler itself: a host program owns
  * its signals, and the CLI calls plush_file_cleanup_on_signals at start.
  *
- * The fatal signals (a crash inside Bullet is a SIGSEGV) get the same cleanup. The handler runs on its
+ * An interrupting signal (SIGINT, SIGTERM, SIGHUP) is handled on the thread that installed the handler:
+ * the kernel may hand it to any thread that does not block it -- a worker the embedded libraries keep (TBB,
+ * under Embree) -- and a cleanup beside the main thread once removed the staged outputs while the main
+ * thread was moving them in, leaving an old PMX beside a new VMD. The handler on another thread puts itself
+ * back and passes the signal on to that thread (sigaction and pthread_kill are async-signal-safe).
+ *
+ * The fatal signals (a crash inside Bullet is a SIGSEGV) get the same cleanup, on the thread that faults. The handler runs on its
  * own stack, so a crash that is a stack overflow still cleans up; it touches nothing but the registry,
  * which lives in static storage a heap overrun does not reach. */
 #include "core/file_internal.h"
@@ -15,6 +21,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -152,12 +159,23 @@ void plush_file_cleanup_now(void)
 }
 
 static const int guard_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+enum { GUARD_SIGNALS = sizeof guard_signals / sizeof guard_signals[0], GUARD_INTERRUPTS = 3 };
+/* The actions installed, to put one back when its signal is passed on; the thread that installed them. */
+static struct sigaction guard_actions[GUARD_SIGNALS];
+static pthread_t guard_owner;
+static atomic_bool guard_owned;
 
 /* Big enough for the deepest cleanup: remove_tree_at keeps a 4 KiB buffer per level, TREE_DEPTH levels. */
 static _Alignas(16) char guard_stack[(TREE_DEPTH + 4) * 8192];
 
 static void guard_handler(int sig)
 {
+    for (int i = 0; i < GUARD_INTERRUPTS; i++)
+        if (sig == guard_signals[i] && atomic_load(&guard_owned) && !pthread_equal(pthread_self(), guard_owner)) {
+            sigaction(sig, &guard_actions[i], NULL); /* SA_RESETHAND took it off */
+            pthread_kill(guard_owner, sig);
+            return;
+        }
     plush_file_cleanup_now();
     /* SA_RESETHAND has put the default action back; SA_NODEFER lets it act at once. (A hardware fault
      * would recur on return by itself; a raise()d or abort()ed signal would not.) */
@@ -173,7 +191,9 @@ plush_status plush_file_cleanup_on_signals(void)
         stack_t alt = {.ss_sp = guard_stack, .ss_size = sizeof guard_stack, .ss_flags = 0};
         sigaltstack(&alt, NULL);
     }
-    for (size_t i = 0; i < sizeof guard_signals / sizeof guard_signals[0]; i++) {
+    guard_owner = pthread_self();
+    atomic_store(&guard_owned, true);
+    for (size_t i = 0; i < GUARD_SIGNALS; i++) {
         struct sigaction old;
         if (sigaction(guard_signals[i], NULL, &old) != 0)
             return PLUSH_E_IO;
@@ -185,9 +205,10 @@ plush_status plush_file_cleanup_on_signals(void)
         sa.sa_handler = guard_handler;
         sa.sa_flags = SA_RESETHAND | SA_NODEFER | SA_ONSTACK;
         sigemptyset(&sa.sa_mask);
-        for (size_t k = 0; k < sizeof guard_signals / sizeof guard_signals[0]; k++)
+        for (size_t k = 0; k < GUARD_SIGNALS; k++)
             if (k != i)
                 sigaddset(&sa.sa_mask, guard_signals[k]);
+        guard_actions[i] = sa;
         if (sigaction(guard_signals[i], &sa, NULL) != 0)
             return PLUSH_E_IO;
     }

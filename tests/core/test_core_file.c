@@ -15,6 +15,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -355,8 +356,19 @@ static void test_lock(void **state)
     assert_int_equal(count_named(dir, ".plush.lock"), 0);
 }
 
-/* How the child of interrupted_child ends. */
-typedef enum ending { RAISED, FAULTED } ending;
+/* How the child of interrupted_child ends: the signal raised, a real fault, or the signal sent to a worker
+ * thread while the main thread holds it off. */
+typedef enum ending { RAISED, FAULTED, ON_WORKER } ending;
+
+static void *signal_self(void *arg)
+{
+    sigset_t open;
+    sigemptyset(&open);
+    sigaddset(&open, *(const int *)arg);
+    pthread_sigmask(SIG_UNBLOCK, &open, NULL); /* it was made while the main thread held it off */
+    pthread_kill(pthread_self(), *(const int *)arg);
+    return NULL;
+}
 
 /* In a child: temporaries, a stage and a lock in flight, then the signal (raised, or for SIGSEGV a real
  * fault). The parent checks that the child died by the signal and left nothing behind. */
@@ -388,12 +400,31 @@ static void interrupted_child(int sig, ending how)
         if (how == FAULTED) {
             int *volatile nowhere = (int *)(uintptr_t)16; /* unmapped, and not NULL, which UBSan traps first */
             *nowhere = 1;
+        } else if (how == ON_WORKER) {
+            /* the worker passes it on: nothing is cleaned up beside this thread, which finds all still in
+             * flight, says so, and then takes the signal */
+            sigset_t block, old;
+            sigemptyset(&block);
+            sigaddset(&block, sig);
+            pthread_sigmask(SIG_BLOCK, &block, &old);
+            pthread_t worker;
+            if (pthread_create(&worker, NULL, signal_self, &sig) != 0)
+                _exit(6);
+            pthread_join(worker, NULL);
+            if (count_named(at("sig"), "plush-tmp") != 2 || count_named(at("sig/out"), ".plush") != 2)
+                _exit(7);
+            put(at("sig/main_saw_all"), "yes");
+            pthread_sigmask(SIG_SETMASK, &old, NULL);
         } else
             raise(sig);
         _exit(5);
     }
     int status;
     assert_int_equal(waitpid(child, &status, 0), child);
+    if (how == ON_WORKER) {
+        assert_string_equal(get(at("sig/main_saw_all")), "yes");
+        unlink(at("sig/main_saw_all"));
+    }
     assert_true(WIFSIGNALED(status));
     assert_int_equal(WTERMSIG(status), sig);
     assert_string_equal(get(at("sig/a.pmx")), "old a");
@@ -414,6 +445,8 @@ static void test_signals_remove_what_is_in_flight(void **state)
     interrupted_child(SIGINT, RAISED);
     interrupted_child(SIGTERM, RAISED);
     interrupted_child(SIGHUP, RAISED);
+    /* one a worker thread takes (a library's, when the main thread holds signals off round a commit) */
+    interrupted_child(SIGTERM, ON_WORKER);
 }
 
 /* A crash (Bullet dying in a contact query is a SIGSEGV) cleans up as an interruption does, and the exit
