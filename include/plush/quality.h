@@ -47,6 +47,12 @@ void plush_quality_measure(plush_quality *q, const float (*positions)[3], plush_
  * is not a layer of it (a soft body's own mesh, made from the surface and moving with the simulation). */
 void plush_quality_drop_layers(plush_quality *q, const bool *dropped);
 void plush_quality_destroy(plush_quality *q);
+/* The surface bar plush holds a frame to (docs/surface.md): p99.9 strain at most 1.5, at most 0.5% of the
+ * edges beyond 1.5x either way, crease p99 at most 30 degrees. True when f meets all three. */
+#define PLUSH_QUALITY_BAR_STRAIN_P999 1.5
+#define PLUSH_QUALITY_BAR_OUTSIDE 0.005
+#define PLUSH_QUALITY_BAR_CREASE_P99 30.0
+bool plush_quality_meets_bar(const plush_quality_figures *f);
 
 #ifdef __cplusplus
 }

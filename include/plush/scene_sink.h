@@ -109,6 +109,9 @@ plush_status plush_scene_quality_sink_create(const plush_scene *scene, plush_sce
  * has measured no frame. Complete once the run has ended the sink. */
 bool plush_scene_quality_sink_worst(const plush_scene_sink *sink, int64_t *frame, plush_quality_figures *surface,
                                     plush_quality_figures *cage);
+/* How many of the frames a quality sink measured miss the surface bar (plush_quality_meets_bar), and into
+ * measured (when not NULL) how many it measured; 0 and 0 when the sink is not a quality sink. */
+uint64_t plush_scene_quality_sink_over(const plush_scene_sink *sink, uint64_t *measured);
 /* Frees a sink; NULL is a no-op. */
 void plush_scene_sink_destroy(plush_scene_sink *sink);
 

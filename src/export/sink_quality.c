@@ -39,6 +39,7 @@ typedef struct quality_sink {
     plush_quality_figures worst, worst_cage;
     double tear;                  /* the largest tear over the frames measured, and its frame */
     int64_t tear_frame;
+    uint64_t measured, over;      /* frames measured, and those of them that miss the surface bar */
     plush_arena arena;
     /* the measure's thread; the figures above and the CSV are written under sync->lock while it runs */
     quality_slot slot[QUALITY_SLOTS];
@@ -89,6 +90,8 @@ static void keep(quality_sink *q, const quality_slot *in, const plush_quality_fi
                  const plush_quality_figures *c)
 {
     uint32_t frame = in->frame;
+    q->measured++;
+    q->over += !plush_quality_meets_bar(f);
     if (q->worst_frame < 0 || f->strain_p999 > q->worst.strain_p999)
         q->worst_frame = frame, q->worst = *f, q->worst_cage = *c;
     if (q->tear_frame < 0 || f->tear > q->tear || f->tear != f->tear)
@@ -208,7 +211,7 @@ static plush_status quality_end(plush_scene_sink *s, const plush_scene *scene, p
 
 /* The worst frame so far and its figures (under the lock while the thread runs). */
 static int64_t worst(const quality_sink *q, plush_quality_figures *f, plush_quality_figures *c, double *tear,
-                     int64_t *tear_frame)
+                     int64_t *tear_frame, uint64_t over[2])
 {
     if (q->sync)
         pthread_mutex_lock(&q->sync->lock);
@@ -216,6 +219,8 @@ static int64_t worst(const quality_sink *q, plush_quality_figures *f, plush_qual
     *f = q->worst, *c = q->worst_cage;
     if (tear)
         *tear = q->tear, *tear_frame = q->tear_frame;
+    if (over)
+        over[0] = q->over, over[1] = q->measured;
     if (q->sync)
         pthread_mutex_unlock(&q->sync->lock);
     return frame;
@@ -236,7 +241,8 @@ static int quality_describe(const plush_scene_sink *s, char *buf, size_t size)
     plush_quality_figures fig, cage;
     double tear;
     int64_t tear_frame;
-    int64_t frame = worst(q, &fig, &cage, &tear, &tear_frame);
+    uint64_t over[2];
+    int64_t frame = worst(q, &fig, &cage, &tear, &tear_frame, over);
     const plush_quality_figures *f = &fig, *c = &cage;
     char vbuf[32];
     if (frame < 0)
@@ -256,6 +262,14 @@ static int quality_describe(const plush_scene_sink *s, char *buf, size_t size)
                       "crease p99 %.1f max %.1f deg, %s",
                       c->strain_p50, c->strain_p99, c->strain_p999, c->strain_max, 100.0 * c->strain_outside,
                       c->crease_p99, c->crease_max, volume_text(c->volume_ratio, vbuf));
+    if (n >= 0 && (size_t)n < size)
+        n += snprintf(buf + n, size - (size_t)n,
+                      "\nsurface bar (p99.9 strain <= %g, <= %g%% of edges beyond 1.5x, 99th percentile crease <= %g deg): ",
+                      PLUSH_QUALITY_BAR_STRAIN_P999, 100 * PLUSH_QUALITY_BAR_OUTSIDE, PLUSH_QUALITY_BAR_CREASE_P99);
+    if (n >= 0 && (size_t)n < size)
+        n += over[0] ? snprintf(buf + n, size - (size_t)n, "%llu of %llu frames miss it", (unsigned long long)over[0],
+                                (unsigned long long)over[1])
+                     : snprintf(buf + n, size - (size_t)n, "every frame meets it");
     return n;
 }
 
@@ -401,7 +415,7 @@ bool plush_scene_quality_sink_worst(const plush_scene_sink *sink, int64_t *frame
     if (!sink || sink->kind != &plush__export_quality)
         return false;
     plush_quality_figures f, c;
-    int64_t w = worst((const quality_sink *)sink, &f, &c, NULL, NULL);
+    int64_t w = worst((const quality_sink *)sink, &f, &c, NULL, NULL, NULL);
     if (frame)
         *frame = w;
     if (surface)
@@ -409,6 +423,17 @@ bool plush_scene_quality_sink_worst(const plush_scene_sink *sink, int64_t *frame
     if (cage)
         *cage = c;
     return w >= 0;
+}
+
+uint64_t plush_scene_quality_sink_over(const plush_scene_sink *sink, uint64_t *measured)
+{
+    uint64_t over[2] = {0, 0};
+    plush_quality_figures f, c;
+    if (sink && sink->kind == &plush__export_quality)
+        worst((const quality_sink *)sink, &f, &c, NULL, NULL, over);
+    if (measured)
+        *measured = over[1];
+    return over[0];
 }
 
 const plush_scene_export plush__export_quality = {

@@ -408,3 +408,9 @@ void plush_quality_destroy(plush_quality *q)
     free(q->crease_bins);
     free(q);
 }
+
+bool plush_quality_meets_bar(const plush_quality_figures *f)
+{
+    return f->strain_p999 <= PLUSH_QUALITY_BAR_STRAIN_P999 && f->strain_outside <= PLUSH_QUALITY_BAR_OUTSIDE &&
+           f->crease_p99 <= PLUSH_QUALITY_BAR_CREASE_P99;
+}

@@ -261,6 +261,26 @@ static int assert_printed_in_order(const char *text)
     return groups;
 }
 
+/* The surface bar: each of its three figures at its limit meets it, just over misses it, and a figure that is
+ * not a number misses it too. */
+static void test_surface_bar(void **state)
+{
+    (void)state;
+    plush_quality_figures f = {.strain_p999 = 1.5, .strain_outside = 0.005, .crease_p99 = 30};
+    assert_true(plush_quality_meets_bar(&f));
+    plush_quality_figures g = f;
+    g.strain_p999 = 1.5001;
+    assert_false(plush_quality_meets_bar(&g));
+    g = f, g.strain_outside = 0.0051;
+    assert_false(plush_quality_meets_bar(&g));
+    g = f, g.crease_p99 = 30.01;
+    assert_false(plush_quality_meets_bar(&g));
+    g = f, g.crease_p99 = NAN;
+    assert_false(plush_quality_meets_bar(&g));
+    g = f, g.volume_ratio = NAN; /* an open surface has no volume: the bar does not look at it */
+    assert_true(plush_quality_meets_bar(&g));
+}
+
 /* The export: a row per frame, the summary names the worst frame. */
 static void test_quality_export(void **state)
 {
@@ -286,6 +306,11 @@ static void test_quality_export(void **state)
     assert_non_null(strstr(text, "worst frame"));
     assert_non_null(strstr(text, "cage at that frame"));
     assert_int_equal(assert_printed_in_order(text), 4); /* strain and crease, surface and cage */
+    /* the plush at rest under gravity meets the surface bar at every frame, and says so */
+    uint64_t measured = 0;
+    assert_int_equal(plush_scene_quality_sink_over(sink, &measured), 0);
+    assert_int_equal(measured, 12);
+    assert_non_null(strstr(text, "): every frame meets it"));
     plush_scene_sink_destroy(sink);
     plush_scene_destroy(sc);
     plush_pmx_free(m);
@@ -538,6 +563,7 @@ int main(void)
         cmocka_unit_test(test_layers_tear),
         cmocka_unit_test(test_short_edges_not_measured), cmocka_unit_test(test_two_layers_crease), cmocka_unit_test(test_percentiles_at_most_max),
         cmocka_unit_test(test_quality_export),
+        cmocka_unit_test(test_surface_bar),
         cmocka_unit_test(test_kernels_equal_old),
         cmocka_unit_test(test_thread_equals_inline),
         cmocka_unit_test(test_destroy_mid_run),
