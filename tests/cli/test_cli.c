@@ -871,7 +871,8 @@ static void test_unknown_material_names(void **state)
         cli_result r;
         cli_run_list(&r, commands[i]);
         cli_expect_one_error_line(&r);
-        expect_contains(r.err, "no material named \"材質99\"; nearest: \"材質9\", \"材質19\", \"材質29\", ");
+        expect_contains(r.err, "no material named \"材質99\"; nearest: \"材質9\" (Material9), \"材質19\" (Material19), "
+                               "\"材質29\" (Material29), ");
         expect_contains(r.err, "plush info " LUKA " lists every material");
         assert_false(cli_exists(out) || cli_exists(obj) || cli_exists(csv));
         cli_result_free(&r);
