@@ -314,7 +314,7 @@ static void progress(void *user, size_t done, size_t total)
     cli_progress_bar(done, total, "vertices matched");
 }
 
-static int run_attach(const attach_job *job, const plush_pmx_soft_body *soft)
+static int run_attach(attach_job *job, const plush_pmx_soft_body *soft)
 {
     plush_diag model_diag, proxy_diag, out_diag;
     cli_diag_init(&model_diag, job->model);

@@ -145,7 +145,7 @@ static plush_status write_output(const bind_job *job, const plush_scene_binding 
 /* ---- the command ----------------------------------------------------------------------------- */
 
 /* Reads the model and the overrides; false after reporting. */
-static bool read_inputs(const bind_job *job, plush_pmx_model **model, plush_im2_map **map, plush_diag *model_diag)
+static bool read_inputs(bind_job *job, plush_pmx_model **model, plush_im2_map **map, plush_diag *model_diag)
 {
     if (!cli_regular_file(job->model, model_diag) || plush_pmx_read_file(job->model, NULL, model, model_diag) != PLUSH_OK) {
         cli_report(model_diag);
@@ -165,7 +165,7 @@ static bool read_inputs(const bind_job *job, plush_pmx_model **model, plush_im2_
     return true;
 }
 
-static int run_bind(const bind_job *job)
+static int run_bind(bind_job *job)
 {
     plush_diag model_diag, im2_diag, out_diag;
     cli_diag_init(&model_diag, job->model);

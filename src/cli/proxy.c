@@ -211,7 +211,13 @@ static void report(const proxy_job *job, const plush_cage_mesh *skin, const plus
                    const plush_cage_topology *topo, float max, float mean)
 {
     char note[200];
-    info_line("source", "%zu triangles, %zu welded vertices", res->source_triangles, skin->vertex_count);
+    char names[200] = "";
+    if (job->materials.count) {
+        /* the materials by the model's names, whatever the user typed (cli_check_materials) */
+        memcpy(names, " of ", 5);
+        cli_names_quoted(&job->materials, names + 4, sizeof names - 4);
+    }
+    info_line("source", "%zu triangles%s, %zu welded vertices", res->source_triangles, names, skin->vertex_count);
     /* within the tolerance: reached; within 20%: said how far (separate pieces keep eight triangles each,
      * and the slivers go after the simplifier); beyond: not reached, and why */
     bool near = res->triangles * 5 >= job->triangles * 4 && res->triangles * 5 <= job->triangles * 6;
@@ -241,7 +247,7 @@ static void report(const proxy_job *job, const plush_cage_mesh *skin, const plus
     info_line("distance", "max %.6g, mean %.6g (detailed vertices to the cage)", (double)max, (double)mean);
 }
 
-static int run_proxy(const proxy_job *job)
+static int run_proxy(proxy_job *job)
 {
     plush_diag model_diag, out_diag;
     cli_diag_init(&model_diag, job->model);

@@ -420,10 +420,12 @@ static void summary(const run_state *s, uint32_t frames, const plush_diag *diag)
     printf("  frames          %u at %g fps, physics %g Hz, mode %s\n", frames, (double)desc.fps,
            (double)desc.world.physics_hz, mode_name(desc.mode));
     if (s->source) {
-        char note[200];
-        printf("  cage            %zu triangles, %zu nodes (%s), %zu piece%s, %zu pinned nodes%s\n",
+        char note[200], names[200];
+        /* the materials by the model's names, whatever the user typed (cli_check_materials) */
+        cli_names_quoted(&s->cage_materials, names, sizeof names);
+        printf("  cage            %zu triangles, %zu nodes (%s %s), %zu piece%s, %zu pinned nodes%s\n",
                s->cage.triangle_count, s->cage.vertex_count,
-               s->cage_made.wrapped ? "one wrap around the materials' closed pieces" : "simplified from the materials",
+               s->cage_made.wrapped ? "one wrap around the closed pieces of" : "simplified from", names,
                s->attached.pieces, s->attached.pieces == 1 ? "" : "s", s->attached.pinned,
                cli_cage_target_note(&s->cage_made, s->cage_triangles ? s->cage_triangles : PLUSH_ATTACH_CAGE_TRIANGLES,
                                     note, sizeof note));
