@@ -23,10 +23,11 @@ static bool same_str(const plush_str *a, const plush_str *b)
     return a->len == b->len && (a->len == 0 || memcmp(a->s, b->s, a->len) == 0);
 }
 
-/* The English name worth showing beside the name: a blank one or a copy of the name tells nothing. */
-static bool english_differs(const plush_pmx_material *mat)
+const plush_str *plush_pmx_material_english(const plush_pmx_model *model, size_t material)
 {
-    return mat->name_en.len > 0 && !same_str(&mat->name_en, &mat->name);
+    const plush_pmx_material *mat = &model->materials[material];
+    /* a blank English name or a copy of the name tells the reader nothing */
+    return mat->name_en.len > 0 && !same_str(&mat->name_en, &mat->name) ? &mat->name_en : NULL;
 }
 
 int32_t plush_pmx_material_find(const plush_pmx_model *model, const char *name)
@@ -96,8 +97,9 @@ size_t plush_pmx_material_nearest(const plush_pmx_model *model, const char *name
         nearness x = nearness_of(&mat->name, name, len, m);
         if (x.edits == SIZE_MAX)
             break;
-        if (english_differs(mat)) {
-            nearness y = nearness_of(&mat->name_en, name, len, m);
+        const plush_str *english = plush_pmx_material_english(model, m);
+        if (english) {
+            nearness y = nearness_of(english, name, len, m);
             if (y.edits == SIZE_MAX)
                 break;
             if (nearer(&y, &x))
@@ -219,16 +221,14 @@ static plush_status no_material(const plush_pmx_model *model, const char *name, 
     size_t used = 0, len = strlen(name);
     size_t room = len + 48 < sizeof list ? sizeof list - len - 48 : 0;
     for (size_t k = 0; k < n; k++) {
-        const plush_pmx_material *mat = &model->materials[near[k]];
-        bool en = english_differs(mat);
-        size_t need = (k ? 2 : 0) + 2 + mat->name.len + (en ? 3 + mat->name_en.len : 0);
+        const plush_str *s = &model->materials[near[k]].name, *english = plush_pmx_material_english(model, near[k]);
+        size_t need = (k ? 2 : 0) + 2 + s->len + (english ? 3 + english->len : 0);
         if (used + need >= room)
             break;
-        used += (size_t)snprintf(list + used, sizeof list - used, "%s\"%.*s\"", k ? ", " : "", (int)mat->name.len,
-                                 mat->name.s ? mat->name.s : "");
-        if (en)
-            used += (size_t)snprintf(list + used, sizeof list - used, " (%.*s)", (int)mat->name_en.len,
-                                     mat->name_en.s);
+        used += (size_t)snprintf(list + used, sizeof list - used, "%s\"%.*s\"", k ? ", " : "", (int)s->len,
+                                 s->s ? s->s : "");
+        if (english)
+            used += (size_t)snprintf(list + used, sizeof list - used, " (%.*s)", (int)english->len, english->s);
     }
     if (used == 0)
         return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, NULL, -1, "no material named \"%s\"%s", name,

@@ -797,12 +797,14 @@ static void test_info_materials_and_bones(void **state)
     assert_int_equal(count_of(r.out, "\n  material "), 31);
     assert_int_equal(count_of(r.out, "; bones \""), 31);
     assert_int_equal(count_of(r.out, "\n  bone "), 0);
-    line_starting(r.out, "\n  material 17      \"材質18\"; 604 faces; no texture; bones \"下半身\" ", line,
+    /* the English name in parentheses: what an English keyboard gives --cage */
+    line_starting(r.out, "\n  material 17      \"材質18\" (Material18); 604 faces; no texture; bones \"下半身\" ", line,
                   sizeof line);
     expect_contains(line, "スカート");
-    line_starting(r.out, "\n  material 2       \"材質3\"; 3401 faces; no texture; bones \"頭\" ", line, sizeof line);
+    line_starting(r.out, "\n  material 2       \"材質3\" (Material3); 3401 faces; no texture; bones \"頭\" ", line,
+                  sizeof line);
     expect_contains(line, "髪");
-    line_starting(r.out, "\n  material 29      \"材質30\"", line, sizeof line);
+    line_starting(r.out, "\n  material 29      \"材質30\" (Material30)", line, sizeof line);
     expect_contains(line, "texture \"eyelu.bmp\"");
     cli_result_free(&r);
 
@@ -845,6 +847,7 @@ static void test_info_soft_material(void **state)
     cli_expect_code(&r, 0);
     line_starting(r.out, "\n  material 0 ", line, sizeof line);
     expect_contains(line, "; soft body 0 \"スカート\"");
+    expect_contains(line, "\"cloth\"; "); /* no English name: nothing in parentheses */
     cli_result_free(&r);
     CLI_RUN(&r, "info", "--json", path);
     cli_expect_code(&r, 0);
@@ -905,8 +908,12 @@ static void test_material_english_and_number(void **state)
         expect_contains(line, "(simplified from \"スカート\")");
         cli_result_free(&r);
     }
-    cli_tmp_path(obj, sizeof obj, "names.obj");
     cli_result r;
+    CLI_RUN(&r, "info", SAMPLE_FINISH);
+    cli_expect_code(&r, 0);
+    line_starting(r.out, "\n  material 8       \"スカート\" (skirt); 792 faces; ", line, sizeof line);
+    cli_result_free(&r);
+    cli_tmp_path(obj, sizeof obj, "names.obj");
     CLI_RUN(&r, "proxy", SAMPLE_FINISH, "--materials", "hair,8", "--triangles", "100", "-o", obj);
     cli_expect_code(&r, 0);
     line_starting(r.out, "  source ", line, sizeof line);
@@ -931,10 +938,18 @@ static void test_material_ambiguous_names(void **state)
     plush_pmx_model *m = NULL;
     assert_int_equal(plush_pmx_read_file(SAMPLE_FINISH, NULL, &m, &d), PLUSH_OK);
     assert_true(m->material_count == 13);
+    m->materials[0].name_en = text(m, "髪"); /* an English name that says nothing new */
     m->materials[7].name_en = text(m, "skirt");
     m->materials[9].name = text(m, "スカート");
     assert_int_equal(plush_pmx_write_file(m, NULL, path, &d), PLUSH_OK);
     plush_pmx_free(m);
+    char line[1024];
+    cli_result r;
+    CLI_RUN(&r, "info", path);
+    cli_expect_code(&r, 0);
+    line_starting(r.out, "\n  material 0       \"髪\"; 940 faces; ", line, sizeof line);
+    line_starting(r.out, "\n  material 7       \"トップス\" (skirt); ", line, sizeof line);
+    cli_result_free(&r);
 
     const struct {
         const char *model, *command, *option, *text, *message;
@@ -954,7 +969,6 @@ static void test_material_ambiguous_names(void **state)
         bool run = strcmp(cases[i].command, "run") == 0, proxy = strcmp(cases[i].command, "proxy") == 0;
         const char *args[] = {cases[i].command, cases[i].model, cases[i].option, cases[i].text,
                               "-o", run ? out : proxy ? obj : csv, proxy ? "--triangles" : NULL, "100", NULL};
-        cli_result r;
         cli_run_list(&r, args);
         cli_expect_one_error_line(&r);
         expect_contains(r.err, cases[i].model);
@@ -964,7 +978,6 @@ static void test_material_ambiguous_names(void **state)
         cli_result_free(&r);
     }
     /* the name itself still takes every material of it */
-    cli_result r;
     CLI_RUN(&r, "run", path, "--cage", "スカート", "--frames", "2", "-o", out);
     cli_expect_code(&r, 0);
     cli_result_free(&r);

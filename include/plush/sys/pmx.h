@@ -43,6 +43,9 @@ plush_status plush_pmx_weld(const plush_pmx_model *model, size_t material, plush
 bool plush_pmx_welded_mesh_usable(const plush_pmx_welded_mesh *mesh);
 /* The first material named name (UTF-8, compared exactly), or -1. */
 int32_t plush_pmx_material_find(const plush_pmx_model *model, const char *name);
+/* A material's English name when it is worth showing beside its name (plush info, the nearest names):
+ * NULL when it is blank or the same as the name. */
+const plush_str *plush_pmx_material_english(const plush_pmx_model *model, size_t material);
 /* Up to max materials whose names or English names come nearest to name, nearest first, one per distinct
  * pair of name and English name: names that hold name (ASCII letters without case) before the others,
  * then by edit distance over characters, then by the longer shared beginning, then by index; a material
