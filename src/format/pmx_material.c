@@ -57,15 +57,20 @@ static bool nearer(const nearness *a, const nearness *b)
     return a->material < b->material;
 }
 
+/* k, or less when byte k of s is inside a UTF-8 character: where that character starts. */
+static size_t char_start(const plush_str *s, size_t k)
+{
+    while (k > 0 && k < s->len && ((unsigned char)s->s[k] & 0xC0) == 0x80)
+        k--;
+    return k;
+}
+
 static size_t shared_prefix(const plush_str *name, const char *s, size_t len)
 {
     size_t k = 0;
     while (k < name->len && k < len && name->s[k] == s[k])
         k++;
-    /* whole characters only: back off to the start of a UTF-8 sequence */
-    while (k > 0 && k < name->len && ((unsigned char)name->s[k] & 0xC0) == 0x80)
-        k--;
-    return k;
+    return char_start(name, k); /* whole characters only */
 }
 
 static nearness nearness_of(const plush_str *s, const char *name, size_t len, size_t material)
@@ -135,6 +140,12 @@ static void list_add(char *buf, size_t size, size_t *used, const char *text)
     *used += (size_t)snprintf(buf + *used, size - *used, "%s%s", sep ? ", " : "", text);
 }
 
+/* How many bytes of s to quote in a message: at most max, whole characters only. */
+static int quoted_len(const plush_str *s, size_t max)
+{
+    return (int)char_start(s, s->len < max ? s->len : max);
+}
+
 /* The indices of the materials whose name (or, english, English name) is s, "8, 12" (with quoted names,
  * "3 "スカート", 5 "スカート2""), into buf. */
 static void list_materials(const plush_pmx_model *model, const plush_str *s, bool english, bool with_names,
@@ -148,8 +159,7 @@ static void list_materials(const plush_pmx_model *model, const plush_str *s, boo
             continue;
         char item[160];
         if (with_names)
-            snprintf(item, sizeof item, "%zu \"%.*s\"", m, (int)(mat->name.len < 120 ? mat->name.len : 120),
-                     mat->name.s ? mat->name.s : "");
+            snprintf(item, sizeof item, "%zu \"%.*s\"", m, quoted_len(&mat->name, 120), mat->name.s ? mat->name.s : "");
         else
             snprintf(item, sizeof item, "%zu", m);
         list_add(buf, size, &used, item);
@@ -182,7 +192,7 @@ static plush_status sole_name(const plush_pmx_model *model, const char *text, si
     else
         snprintf(meant_list, sizeof meant_list, "%zu", m);
     list_materials(model, &mat->name, false, false, named_list, sizeof named_list);
-    int name_len = (int)(mat->name.len < 80 ? mat->name.len : 80);
+    int name_len = quoted_len(&mat->name, 80);
     const char *name = mat->name.s ? mat->name.s : "";
     return plush_diag_fail(diag, PLUSH_E_AMBIGUOUS, -1, NULL, -1,
                            "\"%s\" means material%s %s, whose name \"%.*s\" materials %s share; materials are "

@@ -554,6 +554,13 @@ static void test_material_lookup(void **state)
     /* blank English names name nothing */
     m->materials[0].name_en = m->materials[1].name_en = pmx_fx_lit("");
     assert_int_equal(lookup(m, "", &k), PLUSH_E_ARGUMENT);
+    /* names longer than a message holds are cut in their messages, not overrun */
+    char name[301] = "";
+    for (int i = 0; i < 100; i++)
+        strcat(name, "長");
+    m->materials[5].name = m->materials[9].name = m->materials[10].name = pmx_fx_str(m, name);
+    assert_int_equal(lookup(m, "ribbon", &k), PLUSH_E_AMBIGUOUS);
+    assert_int_equal(lookup(m, "9", &k), PLUSH_E_AMBIGUOUS);
     plush_pmx_free(m);
 }
 
