@@ -212,11 +212,11 @@ static void report(const proxy_job *job, const plush_cage_mesh *skin, const plus
                    const plush_cage_topology *topo, float max, float mean)
 {
     char note[200];
-    char names[200] = "";
+    char names[200] = "", quoted[190];
     if (job->materials.count) {
         /* the materials by the model's names, whatever the user typed (cli_check_materials) */
-        memcpy(names, " of ", 5);
-        cli_names_quoted(&job->materials, names + 4, sizeof names - 4);
+        cli_names_quoted(&job->materials, quoted, sizeof quoted);
+        snprintf(names, sizeof names, " of %s", quoted);
     }
     info_line("source", "%zu triangles%s, %zu welded vertices", res->source_triangles, names, skin->vertex_count);
     /* within the tolerance: reached; within 20%: said how far (separate pieces keep eight triangles each,
