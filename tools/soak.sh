@@ -60,14 +60,15 @@ dances=(
     "$data/characters/blender_mmd_tools/test.vmd"
 )
 if [ $every = 1 ]; then
-    # every material with faces of each model above, as plush info lists them
+    # every material with faces of each model above, as plush info lists them (the name, then its English
+    # name in parentheses when that differs)
     models=$(printf '%s\n' "${cases[@]}" | cut -d'|' -f1 | awk '!seen[$0]++')
     cases=()
     while IFS= read -r model; do
         while IFS= read -r name; do
             cases+=("$model|$name")
         done < <("$plush" info "$data/$model" 2>/dev/null |
-            sed -n 's/^  material [0-9]* *"\(.*\)"; \([0-9,]*\) faces.*/\2|\1/p' | awk -F'|' '$1 != "0" { print $2 }')
+            sed -n 's/^  material [0-9]* *"\(.*\)"\( (.*)\)\{0,1\}; \([0-9,]*\) faces.*/\3|\1/p' | awk -F'|' '$1 != "0" { print $2 }')
     done <<<"$models"
     dances=("${dances[0]}")
 fi

@@ -104,7 +104,8 @@ typedef struct plush_attach_options {
     float pin_band;                       /* auto_pins: the band pinned, a share of the piece's extent along its
                                            * up direction from its top; 0: 0.15, and at most 40% of the piece's
                                            * vertices (a band given here has no such cap) */
-    const char *const *materials;         /* the materials the cage covers (auto_pins); NULL: every material
+    const char *const *materials;         /* the materials the cage covers (auto_pins), each a name, English
+                                           * name or number as plush info lists them; NULL: every material
                                            * at least half of whose vertices lie within the cage's mean edge
                                            * length of a cage vertex */
     size_t material_count;
@@ -167,11 +168,11 @@ typedef struct plush_attach_result {
  * model while out lives. Fails, with *out NULL, on: no cage or a cage without faces, a cage index out of range
  * or a non-finite position (PLUSH_E_ARGUMENT / PLUSH_E_RANGE); an unknown bone, material or rigid body name, a pin
  * bone that pins no cage vertex, an anchor body that holds no cage vertex, a pin vertex out of range
- * (PLUSH_E_ARGUMENT); a model that does not validate; counts beyond what PMX indices can hold (vertices,
- * face indices, materials, soft bodies past 2^31 - 1: PLUSH_E_RANGE); with require_hold a piece with no pinned
- * or anchored vertex (PLUSH_E_UNHELD). When the new counts outgrow the
- * model's index sizes the writer widens them: a warning in diag says so (the values are unchanged, the
- * bytes of sections holding such indices are not). */
+ * (PLUSH_E_ARGUMENT); an ambiguous material English name or number (PLUSH_E_AMBIGUOUS); a model that does not
+ * validate; counts beyond what PMX indices can hold (vertices, face indices, materials, soft bodies past
+ * 2^31 - 1: PLUSH_E_RANGE); with require_hold a piece with no pinned or anchored vertex (PLUSH_E_UNHELD). When
+ * the new counts outgrow the model's index sizes the writer widens them: a warning in diag says so (the values
+ * are unchanged, the bytes of sections holding such indices are not). */
 plush_status plush_attach(const plush_pmx_model *model, const plush_attach_options *options, plush_pmx_model **out,
                           plush_attach_result *result, plush_diag *diag);
 

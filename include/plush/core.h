@@ -34,7 +34,9 @@ extern "C" {
  *   LOCKED       the output directory is locked by another live plush process
  *   UNHELD       a soft-body piece nothing pins or anchors (plush attach refuses it without --allow-free)
  *   OUTSIDE      a file a model names lies outside the model's folder (an absolute path, or one leading out
- *                through ".." or a symbolic link): a downloaded model must not make plush read other files */
+ *                through ".." or a symbolic link): a downloaded model must not make plush read other files
+ *   AMBIGUOUS    a name that means more than one thing (an English name materials of different names carry),
+ *                or fewer things than choosing by name would take (the number of one of two materials of a name) */
 #define PLUSH_STATUS_LIST(X)                                   \
     X(PLUSH_OK, "ok")                                          \
     X(PLUSH_E_IO, "input/output error")                        \
@@ -54,7 +56,8 @@ extern "C" {
     X(PLUSH_E_LOCKED, "output directory in use by another run") \
     X(PLUSH_E_UNHELD, "soft-body piece nothing holds")         \
     X(PLUSH_E_OUTSIDE, "file outside the model's folder")      \
-    X(PLUSH_E_EXISTS, "a file plush did not write is in the way")
+    X(PLUSH_E_EXISTS, "a file plush did not write is in the way") \
+    X(PLUSH_E_AMBIGUOUS, "name that means more than one thing")
 
 typedef enum plush_status {
 #define PLUSH_X_ENUM(name, text) name,

@@ -51,7 +51,8 @@ typedef struct plush_scene_proxy {
 
 /* Which materials give bound vertices; zero means every material no soft body owns. */
 typedef struct plush_scene_bound_options {
-    const char *const *materials; /* material names (UTF-8); every material with such a name counts */
+    const char *const *materials; /* materials as a user names them (UTF-8): a name, English name or
+                                   * number (plush_pmx_material_lookup); every material of the name counts */
     size_t material_count;
     size_t *pulled;               /* out, optional (model->material_count entries): per material, its
                                    * vertices bound as a layer of the named ones (below) */

@@ -72,12 +72,6 @@ static double held_share(const plush_pmx_vertex *v, const bool *held, size_t bon
     return s;
 }
 
-static bool str_is(const plush_str *name, const char *s)
-{
-    size_t n = strlen(s);
-    return name->len == n && (n == 0 || memcmp(name->s, s, n) == 0);
-}
-
 typedef struct pin_work {
     const plush_pmx_model *m;
     const plush_attach_options *o;
@@ -168,17 +162,9 @@ static plush_status cover(pin_work *w, plush_diag *diag)
         st = plush__no_memory(diag);
         goto done;
     }
-    for (size_t i = 0; i < w->o->material_count; i++) {
-        const char *want = w->o->materials[i] ? w->o->materials[i] : "";
-        bool found = false;
-        for (size_t mat = 0; mat < m->material_count; mat++)
-            if (str_is(&m->materials[mat].name, want))
-                take[mat] = found = true;
-        if (!found) {
-            st = plush_pmx_material_check(m, want, diag);
+    for (size_t i = 0; i < w->o->material_count; i++)
+        if ((st = plush_pmx_material_choose(m, w->o->materials[i] ? w->o->materials[i] : "", take, diag)) != PLUSH_OK)
             goto done;
-        }
-    }
     for (size_t v = 0; v < m->vertex_count; v++)
         material_of[v] = -1;
     for (size_t mat = 0; mat < m->material_count; mat++) {

@@ -36,18 +36,27 @@ int cli_parse_model_command(int argc, char **argv, const char *usage, cli_option
     return *model ? CLI_OK : cli_usage_error(usage, "no model given");
 }
 
-int cli_names_add(cli_names *list, const char *text)
+/* A copy of the n bytes of s that list keeps (freed with it); NULL, after a message, when out of memory. */
+static char *keep_copy(cli_names *list, const char *s, size_t n)
 {
-    char *copy = strdup(text);
+    char *copy = strndup(s, n);
     char **texts = realloc(list->texts, (list->text_count + 1) * sizeof *texts);
     if (texts)
         list->texts = texts;
     if (!copy || !texts) {
         free(copy);
         fprintf(stderr, "plush: out of memory\n");
-        return CLI_FAILED;
+        return NULL;
     }
     list->texts[list->text_count++] = copy;
+    return copy;
+}
+
+int cli_names_add(cli_names *list, const char *text)
+{
+    char *copy = keep_copy(list, text, strlen(text));
+    if (!copy)
+        return CLI_FAILED;
     for (char *item = copy;;) {
         char **names = realloc(list->names, (list->count + 1) * sizeof *names);
         if (!names) {
@@ -61,6 +70,22 @@ int cli_names_add(cli_names *list, const char *text)
             return CLI_OK;
         *comma = '\0';
         item = comma + 1;
+    }
+}
+
+void cli_names_quoted(const cli_names *list, char *buf, size_t size)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < list->count; i++) {
+        size_t n = strlen(list->names[i]), sep = i ? 2 : 0;
+        /* whole names only, with room left for ", ..." */
+        if (used + sep + n + 2 + 5 >= size) {
+            if (used + sep + 3 < size)
+                snprintf(buf + used, size - used, "%s...", sep ? ", " : "");
+            return;
+        }
+        used += (size_t)snprintf(buf + used, size - used, "%s\"%s\"", sep ? ", " : "", list->names[i]);
     }
 }
 
@@ -92,18 +117,30 @@ static void shell_word(const char *path, char *buf, size_t size)
     buf[k < size ? k : size - 1] = '\0';
 }
 
-bool cli_check_materials(const plush_pmx_model *model, const char *path, const cli_names *names)
+bool cli_check_materials(const plush_pmx_model *model, const char *path, cli_names *names)
 {
     for (size_t i = 0; i < names->count; i++) {
         plush_diag d;
         cli_diag_init(&d, path);
-        if (plush_pmx_material_check(model, names->names[i], &d) == PLUSH_OK)
+        size_t m;
+        if (plush_pmx_material_lookup(model, names->names[i], &m, &d) != PLUSH_OK) {
+            char line[1024], word[1024];
+            plush_diag_format(&d, line, sizeof line);
+            shell_word(path, word, sizeof word);
+            cli_message("%s; plush info %s lists every material and its main bones", line, word);
+            return false;
+        }
+        /* The library's callers take English names and numbers as well (plush_pmx_material_choose, the one
+         * helper they share), so the rewrite is for the user: the summary and any later message name the
+         * material as the model does, and one who typed "8" reads "スカート" there. The copy is the list's
+         * own, so it does not hang on the model's lifetime (run replaces its model by the attached one). */
+        if (plush_pmx_material_find(model, names->names[i]) >= 0)
             continue;
-        char line[1024], word[1024];
-        plush_diag_format(&d, line, sizeof line);
-        shell_word(path, word, sizeof word);
-        cli_message("%s; plush info %s lists every material and its main bones", line, word);
-        return false;
+        const plush_str *name = &model->materials[m].name;
+        char *copy = keep_copy(names, name->s ? name->s : "", name->len);
+        if (!copy)
+            return false;
+        names->names[i] = copy;
     }
     return true;
 }

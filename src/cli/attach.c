@@ -40,8 +40,9 @@ static const char attach_help[] =
     "                              piece on physics bones only (a braid) is pinned where it is nearest\n"
     "                              the bone its chain hangs from, and follows that bone\n"
     "  --materials NAME,...        the materials the cage covers, for the automatic pins (repeatable;\n"
-    "                              default: those at least half of whose vertices lie near the cage;\n"
-    "                              plush info MODEL lists them)\n"
+    "                              default: those at least half of whose vertices lie near the cage),\n"
+    "                              each by its name, English name or number as plush info MODEL lists\n"
+    "                              them\n"
     "  --pin-band S                automatic pins: the band pinned at the top of each piece, a share of\n"
     "                              its height (default 0.15, and then at most 40% of its vertices);\n"
     "                              e.g. --pin-band 0.3 for a wider waistband, 0.05 for a looser one\n"
@@ -314,7 +315,7 @@ static void progress(void *user, size_t done, size_t total)
     cli_progress_bar(done, total, "vertices matched");
 }
 
-static int run_attach(const attach_job *job, const plush_pmx_soft_body *soft)
+static int run_attach(attach_job *job, const plush_pmx_soft_body *soft)
 {
     plush_diag model_diag, proxy_diag, out_diag;
     cli_diag_init(&model_diag, job->model);

@@ -31,8 +31,8 @@ static const char bind_help[] =
     "                              pseudo-bone pins a vertex to that triangle alone; CALC_ONESKIN0 keeps\n"
     "                              the computed blend; a model bone as child leaves the vertex on bone\n"
     "                              skinning\n"
-    "  --materials NAME,...        bind only these materials' vertices (repeatable; plush info MODEL\n"
-    "                              lists them)\n"
+    "  --materials NAME,...        bind only these materials' vertices (repeatable), each by its name,\n"
+    "                              English name or number as plush info MODEL lists them\n"
     "  -h, --help                  this text\n"
     "\n"
     "A model without a usable TriMesh soft body is an error. Skipped soft bodies (no material, empty or\n"
@@ -145,7 +145,7 @@ static plush_status write_output(const bind_job *job, const plush_scene_binding 
 /* ---- the command ----------------------------------------------------------------------------- */
 
 /* Reads the model and the overrides; false after reporting. */
-static bool read_inputs(const bind_job *job, plush_pmx_model **model, plush_im2_map **map, plush_diag *model_diag)
+static bool read_inputs(bind_job *job, plush_pmx_model **model, plush_im2_map **map, plush_diag *model_diag)
 {
     if (!cli_regular_file(job->model, model_diag) || plush_pmx_read_file(job->model, NULL, model, model_diag) != PLUSH_OK) {
         cli_report(model_diag);
@@ -165,7 +165,7 @@ static bool read_inputs(const bind_job *job, plush_pmx_model **model, plush_im2_
     return true;
 }
 
-static int run_bind(const bind_job *job)
+static int run_bind(bind_job *job)
 {
     plush_diag model_diag, im2_diag, out_diag;
     cli_diag_init(&model_diag, job->model);

@@ -95,9 +95,14 @@ typedef struct cli_names {
 } cli_names;
 int cli_names_add(cli_names *list, const char *text);
 void cli_names_free(cli_names *list);
-/* True when model has a material of every name in names; otherwise one line on stderr that names the
- * nearest materials and the `plush info` command that lists them all, and false. */
-bool cli_check_materials(const plush_pmx_model *model, const char *path, const cli_names *names);
+/* "a", "b" (each quoted), whole names only, cut with "..." to fit size. */
+void cli_names_quoted(const cli_names *list, char *buf, size_t size);
+/* True when every text in names means materials of model (a name, English name or number:
+ * plush_pmx_material_lookup), each English name or number then rewritten into the material's name;
+ * otherwise one line on stderr (the nearest materials, or the materials an ambiguous text could mean) with
+ * the `plush info` command that lists them all, and false. Every command checks its names so, before any
+ * work is done. */
+bool cli_check_materials(const plush_pmx_model *model, const char *path, cli_names *names);
 
 /* True when s is a plain decimal number: an optional sign, digits, and (fraction) a decimal point and an
  * exponent; no spaces, no hexadecimal, no inf or nan. */

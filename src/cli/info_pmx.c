@@ -269,7 +269,8 @@ static void name_text(const plush_str *name)
     json_write_escaped(stdout, name->s ? name->s : "", name->s ? name->len : 0);
 }
 
-/* material 17      "材質18"; 1234 faces; texture "hair.png"; bones "頭" 62%, "髪1" 20%; soft body 0 "..." */
+/* material 17      "材質18" (Material18); 1234 faces; texture "hair.png"; bones "頭" 62%, "髪1" 20%; soft body
+ * 0 "..." -- the English name is what a user on an English keyboard gives --cage */
 static void material_text(const plush_pmx_model *m, size_t i)
 {
     const plush_pmx_material *mat = &m->materials[i];
@@ -277,6 +278,12 @@ static void material_text(const plush_pmx_model *m, size_t i)
     snprintf(label, sizeof label, "material %zu", i);
     printf("  %-*s ", INFO_LABEL_WIDTH, label);
     name_text(&mat->name);
+    const plush_str *english = plush_pmx_material_english(m, i);
+    if (english) {
+        fputs(" (", stdout);
+        text_write_escaped(stdout, english->s, english->len, false);
+        fputc(')', stdout);
+    }
     printf("; %ld faces; ", (long)(mat->index_count / 3));
     const plush_str *tex = texture_of(m, mat);
     if (tex) {

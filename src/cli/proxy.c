@@ -33,8 +33,9 @@ static const char proxy_help[] =
     "options:\n"
     "  --triangles N               the target triangle count (required); reached when the cage has at\n"
     "                              most N + 10%\n"
-    "  --materials NAME,...        the materials to cage (repeatable; default: every material); plush\n"
-    "                              info MODEL lists them with the bones that move each\n"
+    "  --materials NAME,...        the materials to cage (repeatable; default: every material), each by\n"
+    "                              its name, English name or number as plush info MODEL lists them with\n"
+    "                              the bones that move each (e.g. --materials skirt or --materials 8)\n"
     "  --offset D                  push every cage vertex D model units outward (negative: inward); with\n"
     "                              --wrap the wrap's distance from the surface (default: 2% of the\n"
     "                              bounding box's diagonal)\n"
@@ -211,7 +212,13 @@ static void report(const proxy_job *job, const plush_cage_mesh *skin, const plus
                    const plush_cage_topology *topo, float max, float mean)
 {
     char note[200];
-    info_line("source", "%zu triangles, %zu welded vertices", res->source_triangles, skin->vertex_count);
+    char names[200] = "", quoted[190];
+    if (job->materials.count) {
+        /* the materials by the model's names, whatever the user typed (cli_check_materials) */
+        cli_names_quoted(&job->materials, quoted, sizeof quoted);
+        snprintf(names, sizeof names, " of %s", quoted);
+    }
+    info_line("source", "%zu triangles%s, %zu welded vertices", res->source_triangles, names, skin->vertex_count);
     /* within the tolerance: reached; within 20%: said how far (separate pieces keep eight triangles each,
      * and the slivers go after the simplifier); beyond: not reached, and why */
     bool near = res->triangles * 5 >= job->triangles * 4 && res->triangles * 5 <= job->triangles * 6;
@@ -241,7 +248,7 @@ static void report(const proxy_job *job, const plush_cage_mesh *skin, const plus
     info_line("distance", "max %.6g, mean %.6g (detailed vertices to the cage)", (double)max, (double)mean);
 }
 
-static int run_proxy(const proxy_job *job)
+static int run_proxy(proxy_job *job)
 {
     plush_diag model_diag, out_diag;
     cli_diag_init(&model_diag, job->model);

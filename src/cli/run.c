@@ -48,14 +48,20 @@ static const char run_help_options[] =
     "  --materials NAME,...        only these materials' vertices follow the proxy (default: every\n"
     "                              material no soft body owns); use it when the cage covers one part,\n"
     "                              e.g. --materials hair for a cage made with plush proxy --materials hair\n"
+    "                              (materials named as for --cage)\n"
     "  --cage MATERIAL,...[:N]     make a cage of about N triangles (default 300) for these materials as\n"
     "                              plush proxy does (several closed pieces wrapped into one), attach it\n"
     "                              with automatic pins as plush attach does, and run that; the model file\n"
     "                              is not changed. The materials become the bound set unless --materials\n"
     "                              says otherwise. A model that has a TriMesh soft body already is refused.\n"
-    "                              plush info MODEL lists the materials with the bones that move each\n"
-    "                              (a skirt: the waist and skirt bones); an unknown name is refused with\n"
-    "                              the nearest ones\n"
+    "                              A material is named by its name, its English name or its number as\n"
+    "                              plush info MODEL lists them with the bones that move each (a skirt:\n"
+    "                              the waist and skirt bones): on sample_finish.pmx --cage スカート,\n"
+    "                              --cage skirt and --cage 8 are one. An unknown name is refused with the\n"
+    "                              nearest ones, an ambiguous one with the materials it could mean\n";
+
+/* The options in two strings: C11 promises 4095 characters in one. */
+static const char run_help_more_options[] =
     "  --pin-band S                with --cage: the band pinned at the top of each cage piece (where a\n"
     "                              skirt, cape or strand attaches), a share of its height (default 0.15,\n"
     "                              then at most 40% of its nodes); e.g. 0.3 holds more, 0.05 less\n"
@@ -438,10 +444,12 @@ static void summary(const run_state *s, uint32_t frames, const plush_diag *diag)
     printf("  frames          %u at %g fps, physics %g Hz, mode %s\n", frames, (double)desc.fps,
            (double)desc.world.physics_hz, mode_name(desc.mode));
     if (s->source) {
-        char note[200];
-        printf("  cage            %zu triangles, %zu nodes (%s), %zu piece%s, %zu pinned nodes%s\n",
+        char note[200], names[200];
+        /* the materials by the model's names, whatever the user typed (cli_check_materials) */
+        cli_names_quoted(&s->cage_materials, names, sizeof names);
+        printf("  cage            %zu triangles, %zu nodes (%s %s), %zu piece%s, %zu pinned nodes%s\n",
                s->cage.triangle_count, s->cage.vertex_count,
-               s->cage_made.wrapped ? "one wrap around the materials' closed pieces" : "simplified from the materials",
+               s->cage_made.wrapped ? "one wrap around the closed pieces of" : "simplified from", names,
                s->attached.pieces, s->attached.pieces == 1 ? "" : "s", s->attached.pinned,
                cli_cage_target_note(&s->cage_made, s->cage_triangles ? s->cage_triangles : PLUSH_ATTACH_CAGE_TRIANGLES,
                                     note, sizeof note));
@@ -641,6 +649,7 @@ int cli_run(int argc, char **argv)
         fputs(run_usage, stdout);
         fputs(run_help, stdout);
         fputs(run_help_options, stdout);
+        fputs(run_help_more_options, stdout);
         print_exports();
         fputs(run_help_end, stdout);
     } else if (rc == CLI_OK) {

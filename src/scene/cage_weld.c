@@ -12,27 +12,15 @@
 
 /* ---- welding across materials ------------------------------------------------------------------ */
 
-static bool name_is(const plush_str *name, const char *s)
-{
-    size_t n = strlen(s);
-    return name->len == n && (n == 0 || memcmp(name->s, s, n) == 0);
-}
-
 static plush_status choose(const plush_pmx_model *model, const char *const *names, size_t count, bool *chosen,
                            plush_diag *diag)
 {
     for (size_t m = 0; m < model->material_count; m++)
         chosen[m] = count == 0;
-    for (size_t k = 0; k < count; k++) {
-        const char *want = names[k] ? names[k] : "";
-        bool found = false;
-        for (size_t m = 0; m < model->material_count; m++)
-            if (name_is(&model->materials[m].name, want))
-                chosen[m] = found = true;
-        if (!found)
-            return plush_pmx_material_check(model, want, diag);
-    }
-    return PLUSH_OK;
+    plush_status st = PLUSH_OK;
+    for (size_t k = 0; st == PLUSH_OK && k < count; k++)
+        st = plush_pmx_material_choose(model, names[k] ? names[k] : "", chosen, diag);
+    return st;
 }
 
 /* The kernel's weld, plus each node's summed normal and first vertex. */

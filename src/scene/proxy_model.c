@@ -112,12 +112,6 @@ plush_status plush_scene_proxy_build(const plush_pmx_model *model, plush_arena *
 
 /* ---- the bound set --------------------------------------------------------------------------- */
 
-static bool name_is(const plush_str *name, const char *s)
-{
-    size_t n = strlen(s);
-    return name->len == n && (n == 0 || memcmp(name->s, s, n) == 0);
-}
-
 /* Marks the materials options choose (all non-soft ones without options). */
 static plush_status choose_materials(const plush_pmx_model *model, const plush_scene_proxy *proxy,
                                      const plush_scene_bound_options *options, bool *chosen, plush_diag *diag)
@@ -128,19 +122,16 @@ static plush_status choose_materials(const plush_pmx_model *model, const plush_s
         return PLUSH_OK;
     }
     for (size_t k = 0; k < options->material_count; k++) {
-        const char *want = options->materials[k] ? options->materials[k] : "";
-        bool found = false;
-        for (size_t m = 0; m < model->material_count; m++) {
-            if (!name_is(&model->materials[m].name, want))
-                continue;
-            if (m < proxy->material_count && proxy->soft_material[m])
-                return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, "material", (int64_t)m,
-                                       "\"%s\" is a soft body's own mesh, not a mesh to bind", want);
-            chosen[m] = found = true;
-        }
-        if (!found)
-            return plush_pmx_material_check(model, want, diag);
+        plush_status st = plush_pmx_material_choose(model, options->materials[k] ? options->materials[k] : "", chosen,
+                                                    diag);
+        if (st != PLUSH_OK)
+            return st;
     }
+    for (size_t m = 0; m < model->material_count; m++)
+        if (chosen[m] && m < proxy->material_count && proxy->soft_material[m])
+            return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, "material", (int64_t)m,
+                                   "\"%s\" is a soft body's own mesh, not a mesh to bind",
+                                   material_name(model, (int32_t)m));
     return PLUSH_OK;
 }
 

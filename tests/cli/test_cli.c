@@ -34,6 +34,8 @@
 #define WIDE_INDICES DATA "unity-mmd-loader/mmd-alpha-blend-overlap.pmx"
 /* a character whose materials are called 材質1 .. 材質31 */
 #define LUKA SHARED_CHARACTERS "/blender_mmd_tools/巡音ルカ_f14b5a4.pmx"
+/* a model whose materials have English names: 8 "スカート" is "skirt" */
+#define SAMPLE_FINISH DATA "blender2pmxem/sample_finish.pmx"
 
 /* ---- files ----------------------------------------------------------------------------------- */
 
@@ -795,12 +797,14 @@ static void test_info_materials_and_bones(void **state)
     assert_int_equal(count_of(r.out, "\n  material "), 31);
     assert_int_equal(count_of(r.out, "; bones \""), 31);
     assert_int_equal(count_of(r.out, "\n  bone "), 0);
-    line_starting(r.out, "\n  material 17      \"材質18\"; 604 faces; no texture; bones \"下半身\" ", line,
+    /* the English name in parentheses: what an English keyboard gives --cage */
+    line_starting(r.out, "\n  material 17      \"材質18\" (Material18); 604 faces; no texture; bones \"下半身\" ", line,
                   sizeof line);
     expect_contains(line, "スカート");
-    line_starting(r.out, "\n  material 2       \"材質3\"; 3401 faces; no texture; bones \"頭\" ", line, sizeof line);
+    line_starting(r.out, "\n  material 2       \"材質3\" (Material3); 3401 faces; no texture; bones \"頭\" ", line,
+                  sizeof line);
     expect_contains(line, "髪");
-    line_starting(r.out, "\n  material 29      \"材質30\"", line, sizeof line);
+    line_starting(r.out, "\n  material 29      \"材質30\" (Material30)", line, sizeof line);
     expect_contains(line, "texture \"eyelu.bmp\"");
     cli_result_free(&r);
 
@@ -843,6 +847,7 @@ static void test_info_soft_material(void **state)
     cli_expect_code(&r, 0);
     line_starting(r.out, "\n  material 0 ", line, sizeof line);
     expect_contains(line, "; soft body 0 \"スカート\"");
+    expect_contains(line, "\"cloth\"; "); /* no English name: nothing in parentheses */
     cli_result_free(&r);
     CLI_RUN(&r, "info", "--json", path);
     cli_expect_code(&r, 0);
@@ -871,7 +876,8 @@ static void test_unknown_material_names(void **state)
         cli_result r;
         cli_run_list(&r, commands[i]);
         cli_expect_one_error_line(&r);
-        expect_contains(r.err, "no material named \"材質99\"; nearest: \"材質9\", \"材質19\", \"材質29\", ");
+        expect_contains(r.err, "no material named \"材質99\"; nearest: \"材質9\" (Material9), \"材質19\" (Material19), "
+                               "\"材質29\" (Material29), ");
         expect_contains(r.err, "plush info " LUKA " lists every material");
         assert_false(cli_exists(out) || cli_exists(obj) || cli_exists(csv));
         cli_result_free(&r);
@@ -881,6 +887,99 @@ static void test_unknown_material_names(void **state)
     CLI_RUN(&r, "run", LUKA, "--cage", "質18", "-o", out);
     cli_expect_one_error_line(&r);
     expect_contains(r.err, "nearest: \"材質18\"");
+    cli_result_free(&r);
+}
+
+/* A material named by its English name or by its number as plush info lists it, as a user on an English
+ * keyboard does: --cage skirt and --cage 8 make sample_finish's skirt cage, and the summary names it as
+ * the model does; plush proxy takes both forms in one list. */
+static void test_material_english_and_number(void **state)
+{
+    (void)state;
+    need(SAMPLE_FINISH);
+    const char *const texts[] = {"skirt", "8"};
+    char out[300], obj[300], line[1024];
+    for (size_t i = 0; i < 2; i++) {
+        cli_result r;
+        cli_tmp_path(out, sizeof out, i ? "number_out" : "english_out");
+        CLI_RUN(&r, "run", SAMPLE_FINISH, "--cage", texts[i], "--frames", "2", "-o", out);
+        cli_expect_code(&r, 0);
+        line_starting(r.out, "\n  cage ", line, sizeof line);
+        expect_contains(line, "(simplified from \"スカート\")");
+        cli_result_free(&r);
+    }
+    cli_result r;
+    CLI_RUN(&r, "info", SAMPLE_FINISH);
+    cli_expect_code(&r, 0);
+    line_starting(r.out, "\n  material 8       \"スカート\" (skirt); 792 faces; ", line, sizeof line);
+    cli_result_free(&r);
+    cli_tmp_path(obj, sizeof obj, "names.obj");
+    CLI_RUN(&r, "proxy", SAMPLE_FINISH, "--materials", "hair,8", "--triangles", "100", "-o", obj);
+    cli_expect_code(&r, 0);
+    line_starting(r.out, "  source ", line, sizeof line);
+    expect_contains(line, " triangles of \"髪\", \"スカート\", ");
+    cli_result_free(&r);
+}
+
+/* A text that could mean more than the user meant is one line naming the materials, not a guess: on a copy
+ * of sample_finish whose tops are "skirt" in English too and whose pants are named スカート, "skirt" is two
+ * materials of different names, and "8" (or "pants") one of the two named スカート. A near miss names the
+ * nearest with their English names; a number past the last says which there are. */
+static void test_material_ambiguous_names(void **state)
+{
+    (void)state;
+    need(SAMPLE_FINISH);
+    char path[300], out[300], csv[300], obj[300];
+    cli_tmp_path(path, sizeof path, "ambiguous.pmx");
+    cli_tmp_path(out, sizeof out, "ambiguous_out");
+    cli_tmp_path(csv, sizeof csv, "ambiguous.csv");
+    cli_tmp_path(obj, sizeof obj, "ambiguous.obj");
+    plush_diag d = pmx_fx_diag();
+    plush_pmx_model *m = NULL;
+    assert_int_equal(plush_pmx_read_file(SAMPLE_FINISH, NULL, &m, &d), PLUSH_OK);
+    assert_true(m->material_count == 13);
+    m->materials[0].name_en = text(m, "髪"); /* an English name that says nothing new */
+    m->materials[7].name_en = text(m, "skirt");
+    m->materials[9].name = text(m, "スカート");
+    assert_int_equal(plush_pmx_write_file(m, NULL, path, &d), PLUSH_OK);
+    plush_pmx_free(m);
+    char line[1024];
+    cli_result r;
+    CLI_RUN(&r, "info", path);
+    cli_expect_code(&r, 0);
+    line_starting(r.out, "\n  material 0       \"髪\"; 940 faces; ", line, sizeof line);
+    line_starting(r.out, "\n  material 7       \"トップス\" (skirt); ", line, sizeof line);
+    cli_result_free(&r);
+
+    const struct {
+        const char *model, *command, *option, *text, *message;
+    } cases[] = {
+        {path, "run", "--cage", "skirt",
+         "\"skirt\" is the English name of materials of different names: 7 \"トップス\", 8 \"スカート\""},
+        {path, "run", "--materials", "8",
+         "\"8\" means material 8, whose name \"スカート\" materials 8, 9 share; materials are chosen by name: "
+         "\"スカート\" takes them all"},
+        {path, "bind", "--materials", "pants",
+         "\"pants\" means material 9, whose name \"スカート\" materials 8, 9 share"},
+        {SAMPLE_FINISH, "proxy", "--materials", "Skirt",
+         "no material named \"Skirt\"; nearest: \"スカート\" (skirt), "},
+        {SAMPLE_FINISH, "run", "--cage", "13", "no material named \"13\", and material numbers go from 0 to 12"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        bool run = strcmp(cases[i].command, "run") == 0, proxy = strcmp(cases[i].command, "proxy") == 0;
+        const char *args[] = {cases[i].command, cases[i].model, cases[i].option, cases[i].text,
+                              "-o", run ? out : proxy ? obj : csv, proxy ? "--triangles" : NULL, "100", NULL};
+        cli_run_list(&r, args);
+        cli_expect_one_error_line(&r);
+        expect_contains(r.err, cases[i].model);
+        expect_contains(r.err, cases[i].message);
+        expect_contains(r.err, " lists every material");
+        assert_false(cli_exists(out) || cli_exists(csv) || cli_exists(obj));
+        cli_result_free(&r);
+    }
+    /* the name itself still takes every material of it */
+    CLI_RUN(&r, "run", path, "--cage", "スカート", "--frames", "2", "-o", out);
+    cli_expect_code(&r, 0);
     cli_result_free(&r);
 }
 
@@ -1124,6 +1223,8 @@ int main(void)
         cmocka_unit_test(test_info_materials_and_bones),
         cmocka_unit_test(test_info_soft_material),
         cmocka_unit_test(test_unknown_material_names),
+        cmocka_unit_test(test_material_english_and_number),
+        cmocka_unit_test(test_material_ambiguous_names),
         cmocka_unit_test(test_info_soft_body),
         cmocka_unit_test(test_info_vpd_and_content_detection),
         cmocka_unit_test(test_info_several_with_failure),

@@ -1,5 +1,6 @@
 /* PMX mesh geometry: material faces and vertices, welding, the soft-body proxy, the bound set; materials
- * found by name (and the nearest names when one is not there), by owner, by the bones that move them. */
+ * found by name, English name or number (and the nearest names when none fits), by owner, by the bones that
+ * move them. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +15,7 @@
 #include "plush/sys/scene.h"
 #include "support/mesh_fixture.h"
 #include "support/pmx_fixture.h"
+#include "support/shared_data.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -473,6 +475,163 @@ static void test_material_names(void **state)
     plush_pmx_free(m);
 }
 
+/* Materials a user names by name, English name or number: each rule and the order they are tried in. */
+static plush_pmx_model *english_model(void)
+{
+    static const char *const names[][2] = {
+        {"髪", "hair"},    /* 0 */
+        {"スカート", "skirt"}, /* 1 */
+        {"1", "one"},      /* 2: a name that is another material's number */
+        {"hair", ""},      /* 3: a name that is another material's English name */
+        {"袖", "2"},       /* 4: an English name that is another material's number */
+        {"リボン", "ribbon"}, /* 5, 6: one English name, two names */
+        {"リボン2", "ribbon"},
+        {"靴", "shoe"},    /* 7, 8: one name, one English name */
+        {"靴", "shoe"},
+        {"帯", "belt"},    /* 9, 10: one name, two English names */
+        {"帯", "sash"},
+    };
+    plush_pmx_model *m = mesh_fx_model(1);
+    mesh_fx tri = {.vertex_count = 3, .index_count = 3,
+                   .positions = (float[3][3]){{0, 0, 0}, {1, 0, 0}, {0, 1, 0}},
+                   .indices = (uint32_t[3]){0, 1, 2}};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        size_t k = mesh_fx_add_material(m, names[i][0], &tri, 0);
+        m->materials[k].name_en = pmx_fx_str(m, names[i][1]);
+    }
+    return m;
+}
+
+static plush_status lookup(const plush_pmx_model *m, const char *text, size_t *out)
+{
+    plush_diag d = pmx_fx_diag();
+    *out = SIZE_MAX;
+    plush_status st = plush_pmx_material_lookup(m, text, out, &d);
+    assert_int_equal(d.status, st);
+    if (st != PLUSH_OK)
+        assert_int_equal(*out, SIZE_MAX);
+    return st;
+}
+
+static void test_material_lookup(void **state)
+{
+    (void)state;
+    plush_pmx_model *m = english_model();
+    size_t k;
+    assert_int_equal(lookup(m, "スカート", &k), PLUSH_OK);
+    assert_int_equal(k, 1);
+    assert_int_equal(lookup(m, "skirt", &k), PLUSH_OK); /* the English name */
+    assert_int_equal(k, 1);
+    assert_int_equal(lookup(m, "0", &k), PLUSH_OK); /* the number plush info lists */
+    assert_int_equal(k, 0);
+    /* a name before an English name before a number */
+    assert_int_equal(lookup(m, "hair", &k), PLUSH_OK);
+    assert_int_equal(k, 3);
+    assert_int_equal(lookup(m, "1", &k), PLUSH_OK);
+    assert_int_equal(k, 2);
+    assert_int_equal(lookup(m, "2", &k), PLUSH_OK);
+    assert_int_equal(k, 4);
+    assert_int_equal(lookup(m, "3", &k), PLUSH_OK);
+    assert_int_equal(k, 3);
+    /* English names compare exactly, numbers are digits alone */
+    assert_int_equal(lookup(m, "Skirt", &k), PLUSH_E_ARGUMENT);
+    assert_int_equal(lookup(m, "11", &k), PLUSH_E_ARGUMENT); /* one past the last */
+    assert_int_equal(lookup(m, "99999999999999999999999", &k), PLUSH_E_ARGUMENT);
+    const char *not_numbers[] = {"-1", "+1", " 1", "1 ", "1.0", "0x1", ""};
+    for (size_t i = 0; i < sizeof not_numbers / sizeof not_numbers[0]; i++)
+        assert_int_equal(lookup(m, not_numbers[i], &k), PLUSH_E_ARGUMENT);
+    /* two names under one English name; a number or English name that would take a name's other
+     * materials too */
+    assert_int_equal(lookup(m, "ribbon", &k), PLUSH_E_AMBIGUOUS);
+    assert_int_equal(lookup(m, "belt", &k), PLUSH_E_AMBIGUOUS);
+    assert_int_equal(lookup(m, "9", &k), PLUSH_E_AMBIGUOUS);
+    assert_int_equal(lookup(m, "7", &k), PLUSH_E_AMBIGUOUS);
+    /* ... but an English name that every material of a name carries means them all, as the name does */
+    assert_int_equal(lookup(m, "shoe", &k), PLUSH_OK);
+    assert_int_equal(k, 7);
+    assert_int_equal(lookup(m, "帯", &k), PLUSH_OK);
+    assert_int_equal(k, 9);
+    /* blank English names name nothing */
+    m->materials[0].name_en = m->materials[1].name_en = pmx_fx_lit("");
+    assert_int_equal(lookup(m, "", &k), PLUSH_E_ARGUMENT);
+    /* names longer than a message holds are cut in their messages, not overrun */
+    char name[301] = "";
+    for (int i = 0; i < 100; i++)
+        strcat(name, "長");
+    m->materials[5].name = m->materials[9].name = m->materials[10].name = pmx_fx_str(m, name);
+    assert_int_equal(lookup(m, "ribbon", &k), PLUSH_E_AMBIGUOUS);
+    assert_int_equal(lookup(m, "9", &k), PLUSH_E_AMBIGUOUS);
+    plush_pmx_free(m);
+}
+
+/* What the callers select: every material of the name the text leads to; a failure marks nothing. */
+static void test_material_choose(void **state)
+{
+    (void)state;
+    plush_pmx_model *m = english_model();
+    bool chosen[11] = {0};
+    plush_diag d = pmx_fx_diag();
+    assert_int_equal(plush_pmx_material_choose(m, "shoe", chosen, &d), PLUSH_OK);
+    assert_int_equal(plush_pmx_material_choose(m, "10", chosen, &d), PLUSH_E_AMBIGUOUS);
+    d = pmx_fx_diag();
+    assert_int_equal(plush_pmx_material_choose(m, "4", chosen, &d), PLUSH_OK);
+    for (size_t i = 0; i < 11; i++)
+        assert_int_equal(chosen[i], i == 4 || i == 7 || i == 8);
+    assert_int_equal(plush_pmx_material_check(m, "skirt", &d), PLUSH_OK);
+    assert_int_equal(plush_pmx_material_check(m, "ribbon", &d), PLUSH_E_AMBIGUOUS);
+    plush_pmx_free(m);
+}
+
+/* The nearest names count English names: on an English keyboard "Skirt" finds スカート (skirt). */
+static void test_material_nearest_english(void **state)
+{
+    (void)state;
+    plush_pmx_model *m = english_model();
+    size_t near[5];
+    assert_int_equal(plush_pmx_material_nearest(m, "Skirt", near, 5), 5);
+    assert_int_equal(near[0], 1);
+    assert_int_equal(plush_pmx_material_nearest(m, "ribbons", near, 2), 2);
+    assert_int_equal(near[0], 5);
+    assert_int_equal(near[1], 6);
+    /* one entry per name and English name: the second 靴 "shoe" adds nothing, the second 帯 does */
+    assert_int_equal(plush_pmx_material_nearest(m, "帯", near, 5), 5);
+    assert_int_equal(near[0], 9);
+    assert_int_equal(near[1], 10);
+    assert_int_equal(plush_pmx_material_nearest(m, "shoes", near, 5), 5);
+    assert_int_equal(near[0], 7);
+    for (int k = 1; k < 5; k++)
+        assert_int_not_equal(near[k], 8);
+    plush_pmx_free(m);
+}
+
+/* The shared models' materials by English name and number: sample_finish's skirt, Luka's dress. */
+static void test_material_lookup_shared(void **state)
+{
+    (void)state;
+    const struct {
+        const char *path, *text;
+        size_t material;
+    } cases[] = {
+        {SHARED_MMD "/blender2pmxem/sample_finish.pmx", "skirt", 8},
+        {SHARED_MMD "/blender2pmxem/sample_finish.pmx", "8", 8},
+        {SHARED_CHARACTERS "/blender_mmd_tools/巡音ルカ_f14b5a4.pmx", "Material8", 7},
+        {SHARED_CHARACTERS "/blender_mmd_tools/巡音ルカ_f14b5a4.pmx", "7", 7},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        plush_pmx_model *m = NULL;
+        plush_diag d = pmx_fx_diag();
+        if (plush_pmx_read_file(cases[i].path, NULL, &m, &d) == PLUSH_E_IO) {
+            print_message("missing fixture %s\n", cases[i].path);
+            skip();
+        }
+        assert_non_null(m);
+        size_t k;
+        assert_int_equal(lookup(m, cases[i].text, &k), PLUSH_OK);
+        assert_int_equal(k, cases[i].material);
+        plush_pmx_free(m);
+    }
+}
+
 /* The bones that carry a material, heaviest first, and the soft body that owns one. */
 static void test_material_bones(void **state)
 {
@@ -525,6 +684,10 @@ int main(void)
         cmocka_unit_test(test_layers_of_layers),
         cmocka_unit_test(test_text_distance),
         cmocka_unit_test(test_material_names),
+        cmocka_unit_test(test_material_lookup),
+        cmocka_unit_test(test_material_choose),
+        cmocka_unit_test(test_material_nearest_english),
+        cmocka_unit_test(test_material_lookup_shared),
         cmocka_unit_test(test_material_bones),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

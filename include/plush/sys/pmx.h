@@ -43,12 +43,33 @@ plush_status plush_pmx_weld(const plush_pmx_model *model, size_t material, plush
 bool plush_pmx_welded_mesh_usable(const plush_pmx_welded_mesh *mesh);
 /* The first material named name (UTF-8, compared exactly), or -1. */
 int32_t plush_pmx_material_find(const plush_pmx_model *model, const char *name);
-/* Up to max materials whose names come nearest to name, nearest first, one per distinct name: names that
- * hold name (ASCII letters without case) before the others, then by edit distance over characters, then
- * by the longer shared beginning, then by index. Writes material indices into out; returns how many. */
+/* A material's English name when it is worth showing beside its name (plush info, the nearest names):
+ * NULL when it is blank or the same as the name. */
+const plush_str *plush_pmx_material_english(const plush_pmx_model *model, size_t material);
+/* Up to max materials whose names or English names come nearest to name, nearest first, one per distinct
+ * pair of name and English name: names that hold name (ASCII letters without case) before the others,
+ * then by edit distance over characters, then by the longer shared beginning, then by index; a material
+ * counts by the nearer of its name and its English name. Writes material indices into out; returns how
+ * many. */
 size_t plush_pmx_material_nearest(const plush_pmx_model *model, const char *name, size_t *out, size_t max);
-/* PLUSH_OK when a material is named name; otherwise PLUSH_E_ARGUMENT with the message
- * 'no material named "NAME"; nearest: "A", "B", ...' (up to five, as many as fit the message). */
+/* The material a user's text (UTF-8, compared exactly) means, as --cage and --materials take it: a
+ * material named text (the first of several of that name); else the material whose English name is text
+ * (not blank); else, when text is a decimal number (digits only) below the material count, the material
+ * of that index, as plush info lists them. Callers choose materials by name (every material of a name
+ * counts), so an English name or number must mean every material of its material's name: several
+ * materials of different names carrying that English name, or a number or English name whose material
+ * shares its name with others, give PLUSH_E_AMBIGUOUS with a message naming the materials (index and
+ * name). Unknown text gives PLUSH_E_ARGUMENT with 'no material named "TEXT"; nearest: "A" (a), "B", ...'
+ * (up to five with their English names, as many as fit the message; a number past the last material
+ * says which numbers there are). *out is written on success only. */
+plush_status plush_pmx_material_lookup(const plush_pmx_model *model, const char *text, size_t *out,
+                                       plush_diag *diag);
+/* Sets chosen[m] (model->material_count entries) for every material text means: those named as the
+ * material plush_pmx_material_lookup finds. Fails as it does, changing nothing. The one way the library
+ * turns a user's material text into materials (plush_scene_cage_weld, the bound set, plush_attach). */
+plush_status plush_pmx_material_choose(const plush_pmx_model *model, const char *text, bool *chosen,
+                                       plush_diag *diag);
+/* PLUSH_OK when text means materials, as plush_pmx_material_lookup fails otherwise. */
 plush_status plush_pmx_material_check(const plush_pmx_model *model, const char *name, plush_diag *diag);
 /* The first soft body whose material is this one (TriMesh or Rope, whether it can run or not), or -1. */
 int32_t plush_pmx_material_soft_body(const plush_pmx_model *model, size_t material);

@@ -22,15 +22,17 @@ plush_status plush_scene_proxy_build(const plush_pmx_model *model, plush_arena *
  * order. With materials named, the vertices of the other materials (not a soft body's) that share their
  * rest position with a chosen vertex (within a millionth of the chosen vertices' extent) are bound too:
  * layers -- an inner and an outer shell, back faces, an outline -- move as one. Naming a material that
- * does not exist, or one a soft body owns, fails (PLUSH_E_ARGUMENT). */
+ * does not exist, or one a soft body owns, fails (PLUSH_E_ARGUMENT); an ambiguous English name or number
+ * fails as plush_pmx_material_choose does (PLUSH_E_AMBIGUOUS). */
 plush_status plush_scene_bound_vertices(const plush_pmx_model *model, const plush_scene_proxy *proxy,
                                       const plush_scene_bound_options *options, plush_arena *arena, uint32_t **out,
                                       size_t *out_count, plush_diag *diag);
-/* The faces of the named materials (NULL or count 0: every material), in material order, over vertices
- * welded by exact position across all of them (+0 and -0 are equal). Vertices are numbered in order of
- * first use; faces that name one vertex twice after welding are dropped. Fails with PLUSH_E_ARGUMENT on a
- * name no material has (every material with the name counts), PLUSH_E_RANGE on face counts or indices
- * out of range. */
+/* The faces of the named materials (NULL or count 0: every material; each a name, English name or number,
+ * as plush_pmx_material_choose takes them: every material of the name counts), in material order, over
+ * vertices welded by exact position across all of them (+0 and -0 are equal). Vertices are numbered in
+ * order of first use; faces that name one vertex twice after welding are dropped. Fails as
+ * plush_pmx_material_choose does on text that names no material or is ambiguous, with PLUSH_E_RANGE on
+ * face counts or indices out of range. */
 plush_status plush_scene_cage_weld(const plush_pmx_model *model, const char *const *materials, size_t material_count,
                              plush_arena *arena, plush_cage_mesh *out, plush_diag *diag);
 
