@@ -396,8 +396,9 @@ static const char *mode_name(plush_scene_mode mode)
     return mode == PLUSH_SCENE_BONES ? "bones" : mode == PLUSH_SCENE_DIRECT ? "direct" : "proxy";
 }
 
-/* A made cage whose surface missed the bar at some frames: a cage of half the triangles is the first thing
- * to try (docs/measured.md: it brought every shared part that missed the bar at 300 within it, or near). */
+/* A made cage whose surface missed the bar at some frames: a cage of half the triangles often meets it
+ * (docs/measured.md: of the shared characters' 68 materials that missed it at 300 with a cage of 100
+ * triangles or more, half the cage missed it at fewer frames on 52, at none on 35, at more on 12). */
 static void coarser_cage_hint(const run_state *s)
 {
     if (!s->source || s->cage.triangle_count < 100)
@@ -409,8 +410,8 @@ static void coarser_cage_hint(const run_state *s)
         return;
     const char *spec = s->job->cage, *colon = strrchr(spec, ':');
     int n = colon ? (int)(colon - spec) : (int)strlen(spec);
-    printf("  hint            where the surface misses its bar, a cage of half the triangles is the first thing to "
-           "try: --cage %.*s:%zu\n",
+    printf("  hint            where the surface misses its bar, a cage of half the triangles often meets it: "
+           "--cage %.*s:%zu\n",
            n, spec, s->cage.triangle_count / 2);
 }
 
