@@ -49,8 +49,12 @@ typedef struct plush_vmd_bone_key {
     uint32_t frame;
     float translation[3];
     float rotation[4];                      /* quaternion x y z w */
-    /* The 64-byte block as stored. Its canonical reading: for curve c (0 X, 1 Y, 2 Z, 3 rotation)
-     * the control points are x1 = b[c], y1 = b[4 + c], x2 = b[8 + c], y2 = b[12 + c], each 0..127. */
+    /* The 64-byte block as stored: four rows of 16 bytes, row c (0 X, 1 Y, 2 Z, 3 rotation) holding its
+     * curve's control points x1, y1, x2, y2 (0..127) at bytes 16c, 16c + 4, 16c + 8, 16c + 12, as MMD
+     * reads them (plush_vmd_curves_read in plush/sys/vmd.h). The other bytes repeat the curves (each row is the first
+     * shifted by one byte more) except the first row's bytes 2 and 3, which current writers set apart
+     * from the curves (zero in every file plush has seen) -- so the first row alone does not hold the Z
+     * and rotation curves. */
     uint8_t interpolation[64];
 } plush_vmd_bone_key;
 

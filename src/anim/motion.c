@@ -4,8 +4,9 @@
  * - A bone key's translation and rotation are relative to the bone's rest pose (offset from the rest
  *   position in the parent's frame; rotation from the rest orientation).
  * - Between keys k0 and k1 the curves stored in k1 (the later key) shape the segment. Curve c of the
- *   64-byte block has x1 = b[c], y1 = b[4 + c], x2 = b[8 + c], y2 = b[12 + c] on a 0..127 grid; the
- *   cubic Bezier (0,0) (x1,y1) (x2,y2) (1,1) maps linear time x to eased progress y. X, Y and Z of the
+ *   64-byte block is read from its own row (x1, y1, x2, y2 at 16c, +4, +8, +12: plush_vmd_curves_read)
+ *   on a 0..127 grid; the cubic Bezier (0,0) (x1,y1) (x2,y2) (1,1) maps linear time x to eased
+ *   progress y. X, Y and Z of the
  *   translation are eased each by their own curve; the rotation is slerped on the eased parameter.
  * - Morph keys interpolate linearly. Property keys (visibility + IK on/off) are steps: the last key at
  *   or before the frame holds.
@@ -15,6 +16,7 @@
  * - Two keys on one frame: the later one in the file wins. */
 #include "anim/anim_internal.h"
 #include "plush/sys/core.h"
+#include "plush/sys/vmd.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -270,13 +272,12 @@ static void warn_missing(plush_diag *diag, const missing_count *bones, const mis
 
 static void curve_from_block(const uint8_t block[64], anim_bone_key *k)
 {
+    uint8_t curves[4][4];
+    plush_vmd_curves_read(block, curves);
     k->linear = 0;
     for (int c = 0; c < 4; c++) {
-        uint8_t x1 = block[c], y1 = block[4 + c], x2 = block[8 + c], y2 = block[12 + c];
-        k->cp[c][0] = x1 > 127 ? 127 : x1;
-        k->cp[c][1] = y1 > 127 ? 127 : y1;
-        k->cp[c][2] = x2 > 127 ? 127 : x2;
-        k->cp[c][3] = y2 > 127 ? 127 : y2;
+        for (int p = 0; p < 4; p++)
+            k->cp[c][p] = curves[c][p] > 127 ? 127 : curves[c][p];
         if (k->cp[c][0] == k->cp[c][1] && k->cp[c][2] == k->cp[c][3])
             k->linear |= (uint8_t)(1u << c);
     }

@@ -1,6 +1,7 @@
 /* plush info FILE... [--bones] [--json]: what a file holds, and whether plush reads it without error. */
 #include "cli/cli.h"
 #include "plush/sys/core.h"
+#include "plush/sys/vmd.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -13,7 +14,8 @@ static const char info_help[] =
     "Reads each FILE (a PMX model, VMD motion or VPD pose, told apart by content, not by name),\n"
     "checks it, and prints a summary: for PMX the version, text encoding, additional UVs, index\n"
     "sizes, names, counts, weight/morph/joint type histograms, every material and every soft body;\n"
-    "for VMD the model name, the key counts of each section and the last frame; for VPD the bone\n"
+    "for VMD the model name, the key counts of each section, how many bone keys a reader of the\n"
+    "first curve row alone would play wrong, and the last frame; for VPD the bone\n"
     "and morph counts. Warnings (text that did not decode, trailing bytes, ...) are listed.\n"
     "\n"
     "A material's line gives its index, name, English name (in parentheses when it differs), faces,\n"
@@ -78,8 +80,31 @@ static file_kind detect_kind(const uint8_t *data, size_t size, plush_diag *diag)
 
 /* ---- VMD and VPD ----------------------------------------------------------------------------- */
 
+/* How the bone keys' curve blocks were written: keys whose first row alone gives other curves than
+ * the rows (written by current tools, played wrong by readers of the first row), and the first row's
+ * bytes 2-3, which are not curve data there (zero in every motion seen; a per-key switch some notes tie
+ * to physics, which plush does not decode). */
+typedef struct vmd_curve_counts {
+    size_t first_row_differs, bytes23_zero, bytes23_set;
+} vmd_curve_counts;
+
+static vmd_curve_counts vmd_curves(const plush_vmd_motion *m)
+{
+    vmd_curve_counts c = {0};
+    for (size_t i = 0; i < m->bone_key_count; i++) {
+        const uint8_t *b = m->bone_keys[i].interpolation;
+        c.first_row_differs += plush_vmd_key_first_row_differs(b);
+        if (b[2] || b[3])
+            c.bytes23_set++;
+        else
+            c.bytes23_zero++;
+    }
+    return c;
+}
+
 static void vmd_text(const plush_vmd_motion *m, const plush_diag *diag)
 {
+    vmd_curve_counts curves = vmd_curves(m);
     info_line("format", "VMD (version %d)", m->header_version);
     info_name_line("model name", &m->model_name);
     info_line("bone keys", "%zu", m->bone_key_count);
@@ -88,6 +113,9 @@ static void vmd_text(const plush_vmd_motion *m, const plush_diag *diag)
     info_line("light keys", "%zu", m->light_key_count);
     info_line("shadow keys", "%zu", m->shadow_key_count);
     info_line("property keys", "%zu", m->property_key_count);
+    info_line("bone curves", "each read from its own row; the first row alone differs in %zu of %zu keys "
+              "(its bytes 2-3 zero in %zu, set in %zu)", curves.first_row_differs, m->bone_key_count,
+              curves.bytes23_zero, curves.bytes23_set);
     info_line("last frame", "%u", (unsigned)plush_vmd_last_frame(m));
     info_warnings_text(diag);
 }
@@ -104,6 +132,12 @@ static void vmd_json(json_writer *w, const plush_vmd_motion *m, const plush_diag
     json_uint(w, "lights", m->light_key_count);
     json_uint(w, "shadows", m->shadow_key_count);
     json_uint(w, "properties", m->property_key_count);
+    json_object_end(w);
+    vmd_curve_counts curves = vmd_curves(m);
+    json_object_begin(w, "bone_curves");
+    json_uint(w, "first_row_differs", curves.first_row_differs);
+    json_uint(w, "first_row_bytes23_zero", curves.bytes23_zero);
+    json_uint(w, "first_row_bytes23_set", curves.bytes23_set);
     json_object_end(w);
     json_uint(w, "last_frame", plush_vmd_last_frame(m));
     info_warnings_json(w, diag);

@@ -1,6 +1,7 @@
 /* The shake motion on the hook bone, and the Influence Map override that keeps the eyes and nose rigid. */
 #include "demo/internal.h"
 #include "plush/sys/core.h"
+#include "plush/sys/vmd.h"
 
 #include <string.h>
 
@@ -37,18 +38,12 @@ static const shake_key keys[] = {
     {BEAR_MOTION_FRAMES, {0, 0, 0}, {0, 0, 0, 1}, LINEAR},
 };
 
-/* MMD writes the 16 canonical bytes (x1 of X Y Z R, y1 ..., x2 ..., y2 ...) as four rows, each shifted
- * one byte further; readers use the first row. */
 static void interpolation(curve c, uint8_t out[64])
 {
-    uint8_t base[16];
-    for (int k = 0; k < 4; k++)
-        for (int axis = 0; axis < 4; axis++)
-            base[4 * k + axis] = curves[c][k];
-    memset(out, 0, 64);
-    for (int row = 0; row < 4; row++)
-        for (int k = 0; k + row < 16; k++)
-            out[16 * row + k] = base[k + row];
+    uint8_t four[4][4];
+    for (int axis = 0; axis < 4; axis++)
+        memcpy(four[axis], curves[c], 4);
+    plush_vmd_curves_write((const uint8_t(*)[4])four, out);
 }
 
 plush_status plush__demo_motion_build(plush_vmd_motion **out, plush_diag *diag)

@@ -3,6 +3,7 @@
 #include "core/geom.h"
 #include "export/bake_internal.h"
 #include "plush/sys/core.h"
+#include "plush/sys/vmd.h"
 #include "plush/sys/proxy.h"
 
 #include <errno.h>
@@ -306,7 +307,7 @@ plush_status plush_scene_bake_motion(const plush_scene_bake *b, plush_vmd_motion
             key->frame = b->frames[f];
             memcpy(key->translation, src, 3 * sizeof(float));
             memcpy(key->rotation, src + 3, 4 * sizeof(float));
-            plush__bake_interpolation((const uint8_t(*)[4])curves[f], key->interpolation);
+            plush_vmd_curves_write((const uint8_t(*)[4])curves[f], key->interpolation);
         }
     }
     free(keep), free(curves);

@@ -70,8 +70,6 @@ struct plush_scene_bake {
  * number kept. */
 size_t plush__bake_reduce_track(const float (*keys)[7], size_t stride, const uint32_t *frames, size_t count,
                                 double reach, double tolerance, bool *keep, uint8_t (*curves)[4][4]);
-/* A VMD key's 64-byte interpolation block from its four curves (as plush__bake_reduce_track gives them). */
-void plush__bake_interpolation(const uint8_t (*curves)[4], uint8_t block[64]);
 
 /* The bones a bake keys after plush_scene_bake_fit: the fitted ones, or one pseudo-bone per triangle. */
 typedef struct plush__bake_tracks {

@@ -202,17 +202,6 @@ size_t plush__bake_reduce_track(const float (*keys)[7], size_t stride, const uin
     return kept;
 }
 
-void plush__bake_interpolation(const uint8_t (*curves)[4], uint8_t block[64])
-{
-    /* Row 0 holds x1 (X Y Z R), y1, x2, y2; MMD repeats it in rows 1-3 shifted by one byte each. */
-    uint8_t row[16];
-    for (int p = 0; p < 4; p++)
-        for (int c = 0; c < 4; c++)
-            row[4 * p + c] = curves[c][p];
-    memset(block, 0, 64);
-    for (int r = 0; r < 4; r++)
-        memcpy(block + 16 * r, row + r, (size_t)(16 - r));
-}
 
 /* A bone's own vertices at rest, then up the chain: a parent's reach covers its child's plus the longest
  * way from the parent's origin to the child's (the child's local translation, which a rotation of the

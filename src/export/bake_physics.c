@@ -16,6 +16,7 @@
 #include "core/common.h"
 #include "export/bake_internal.h"
 #include "plush/sys/core.h"
+#include "plush/sys/vmd.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -229,7 +230,7 @@ plush_status plush__bake_physics_keys(const plush_scene_bake *b, double toleranc
             key->frame = b->frames[f];
             memcpy(key->translation, src, 3 * sizeof(float));
             memcpy(key->rotation, src + 3, 4 * sizeof(float));
-            plush__bake_interpolation((const uint8_t(*)[4])curves[f], key->interpolation);
+            plush_vmd_curves_write((const uint8_t(*)[4])curves[f], key->interpolation);
         }
     }
     free(keep), free(curves);

@@ -5,6 +5,7 @@
  * before anything is allocated. Older files simply stop after some section. */
 #include "plush/vmd.h"
 #include "plush/sys/core.h"
+#include "plush/sys/vmd.h"
 
 #include "format/cursor.h"
 #include "format/vmd_internal.h"
@@ -128,6 +129,38 @@ uint32_t plush_vmd_last_frame(const plush_vmd_motion *motion)
     PLUSH_VMD_MAX_FRAME(property_keys, property_key_count)
 #undef PLUSH_VMD_MAX_FRAME
     return last;
+}
+
+/* ---- bone key curves --------------------------------------------------------------------------- */
+
+void plush_vmd_curves_read(const uint8_t block[64], uint8_t curves[4][4])
+{
+    for (int c = 0; c < 4; c++)
+        for (int p = 0; p < 4; p++)
+            curves[c][p] = block[16 * c + 4 * p];
+}
+
+void plush_vmd_curves_write(const uint8_t curves[4][4], uint8_t block[64])
+{
+    uint8_t row[16];
+    for (int p = 0; p < 4; p++)
+        for (int c = 0; c < 4; c++)
+            row[4 * p + c] = curves[c][p];
+    memset(block, 0, 64);
+    for (int r = 0; r < 4; r++)
+        memcpy(block + 16 * r, row + r, (size_t)(16 - r));
+    /* x1 of Z and of the rotation live in rows 2 and 3; the first row's copies are where current
+     * writers keep something else (zero in every motion seen), so plush writes zero there too */
+    block[2] = block[3] = 0;
+}
+
+bool plush_vmd_key_first_row_differs(const uint8_t block[64])
+{
+    for (int c = 0; c < 4; c++)
+        for (int p = 0; p < 4; p++)
+            if (block[4 * p + c] != block[16 * c + 4 * p])
+                return true;
+    return false;
 }
 
 /* ---- reader ---------------------------------------------------------------------------------- */

@@ -38,19 +38,16 @@ static plush_str lit(const char *s)
 /* A linear interpolation block: every curve (20,20)-(107,107). */
 static void linear_block(uint8_t b[64])
 {
-    memset(b, 0, 64);
-    for (int c = 0; c < 4; c++) {
-        b[c] = b[4 + c] = 20;
-        b[8 + c] = b[12 + c] = 107;
-    }
+    pmx_fx_linear_curves(b);
 }
 
+/* Curve c in its own row, where MMD reads it. */
 static void set_curve(uint8_t b[64], int c, uint8_t x1, uint8_t y1, uint8_t x2, uint8_t y2)
 {
-    b[c] = x1;
-    b[4 + c] = y1;
-    b[8 + c] = x2;
-    b[12 + c] = y2;
+    b[16 * c] = x1;
+    b[16 * c + 4] = y1;
+    b[16 * c + 8] = x2;
+    b[16 * c + 12] = y2;
 }
 
 static plush_vmd_motion *vmd_with(size_t bones, size_t morphs, size_t props)

@@ -10,6 +10,7 @@
 
 #include "plush/plush.h"
 #include "plush/sys/core.h"
+#include "plush/sys/vmd.h"
 #include "support/cli_run.h"
 #include "support/pmx_fixture.h"
 #include "support/shared_data.h"
@@ -526,6 +527,47 @@ static void test_info_json_vmd(void **state)
     expect_contains(r.out, "\"counts\":{\"bones\":97,\"morphs\":0,\"cameras\":0,\"lights\":0,\"shadows\":0,"
                            "\"properties\":0}");
     expect_contains(r.out, "\"last_frame\":");
+    cli_result_free(&r);
+}
+
+/* A motion written here with three bone keys: one as MMD writes it (its first row's bytes 2-3 zero, so the
+ * first row alone misses Z's and the rotation's x1), one whose Z and rotation curves start at x1 = 0 (the
+ * first row then agrees), one with bytes 2-3 set: info counts 2 keys a first-row reader plays wrong, 2
+ * with bytes 2-3 zero, 1 set. */
+static void test_info_vmd_curves(void **state)
+{
+    (void)state;
+    plush_vmd_motion *v = plush_vmd_create();
+    plush_vmd_bone_key *k = plush_arena_array(plush_vmd_arena(v), 3, sizeof *k);
+    assert_non_null(k);
+    v->bone_keys = k, v->bone_key_count = 3;
+    const uint8_t eased[4][4] = {{20, 20, 107, 107}, {20, 20, 107, 107}, {0, 20, 107, 107}, {0, 30, 90, 127}};
+    for (int i = 0; i < 3; i++) {
+        k[i].name = pmx_fx_lit("センター");
+        k[i].frame = (uint32_t)(10 * i);
+        k[i].rotation[3] = 1;
+        if (i == 1)
+            plush_vmd_curves_write(eased, k[i].interpolation);
+        else
+            pmx_fx_linear_curves(k[i].interpolation);
+    }
+    k[2].interpolation[2] = 99, k[2].interpolation[3] = 15;
+    char path[400];
+    snprintf(path, sizeof path, "%s/curves.vmd", cli_tmp_dir());
+    plush_diag d = pmx_fx_diag();
+    assert_int_equal(plush_vmd_write_file(v, NULL, path, &d), PLUSH_OK);
+    plush_vmd_free(v);
+
+    cli_result r;
+    CLI_RUN(&r, "info", "--json", path);
+    cli_expect_code(&r, 0);
+    expect_contains(r.out, "\"bone_curves\":{\"first_row_differs\":2,\"first_row_bytes23_zero\":2,"
+                           "\"first_row_bytes23_set\":1}");
+    cli_result_free(&r);
+    CLI_RUN(&r, "info", path);
+    cli_expect_code(&r, 0);
+    expect_contains(r.out, "\n  bone curves      each read from its own row; the first row alone differs in 2 of 3 "
+                           "keys (its bytes 2-3 zero in 2, set in 1)\n");
     cli_result_free(&r);
 }
 
@@ -1219,6 +1261,7 @@ int main(void)
         cmocka_unit_test(test_usage_errors),
         cmocka_unit_test(test_info_json_pmx),
         cmocka_unit_test(test_info_json_vmd),
+        cmocka_unit_test(test_info_vmd_curves),
         cmocka_unit_test(test_info_text),
         cmocka_unit_test(test_info_materials_and_bones),
         cmocka_unit_test(test_info_soft_material),

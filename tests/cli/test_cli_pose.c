@@ -77,10 +77,7 @@ static void write_vmd(void)
         k[i].name = pmx_fx_lit("arm");
         k[i].frame = (uint32_t)(10 * i);
         k[i].rotation[3] = 1;
-        for (int c = 0; c < 4; c++) {
-            k[i].interpolation[c] = k[i].interpolation[4 + c] = 20;
-            k[i].interpolation[8 + c] = k[i].interpolation[12 + c] = 107;
-        }
+        pmx_fx_linear_curves(k[i].interpolation);
     }
     k[1].rotation[2] = sqrtf(0.5f);
     k[1].rotation[3] = sqrtf(0.5f);

@@ -11,6 +11,7 @@
 #include "plush/plush.h"
 #include "plush/sys/core.h"
 #include "support/cli_run.h"
+#include "support/pmx_fixture.h"
 #include "support/shared_data.h"
 
 #include <dirent.h>
@@ -278,8 +279,7 @@ static void write_foreign_motion(const char *path)
         k->frame = (uint32_t)(30 * i);
         k->translation[0] = 5.0f * (float)i;
         k->rotation[3] = 1;
-        for (int c = 0; c < 4; c++)
-            k->interpolation[c] = k->interpolation[4 + c] = 20, k->interpolation[8 + c] = k->interpolation[12 + c] = 107;
+        pmx_fx_linear_curves(k->interpolation);
     }
     v->morph_key_count = 1;
     v->morph_keys = plush_arena_array(a, 1, sizeof *v->morph_keys);

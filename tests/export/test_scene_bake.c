@@ -10,6 +10,7 @@
 
 #include "plush/scene.h"
 #include "plush/sys/core.h"
+#include "plush/sys/vmd.h"
 #include "anim/anim_internal.h"
 #include "core/geom.h"
 #include "export/bake_internal.h"
@@ -480,12 +481,10 @@ static void test_textures(void **state)
     cli_tmp_teardown();
 }
 
-/* PMX 2.1 joints become the spring 6DOF that holds what they held: the bake is a plain
- * PMX 2.0 that writes without --lossy, and one warning counts the conversions. */
 /* An eased move (smoothstep over 60 frames, a translation and a turn about Y): straight segments need
- * many keys (24), curved ones few (2), and the curves read back from the 64-byte block as a player reads them
- * (x1 = b[c], y1 = b[4 + c], x2 = b[8 + c], y2 = b[12 + c]; the share of the way at each moment, the
- * rotation slerped by it) stay within the tolerance at every frame. */
+ * many keys (24), curved ones few (2), and the curves read back from the 64-byte block as MMD reads them
+ * (each curve from its own row: x1, y1, x2, y2 at 16c, +4, +8, +12; the share of the way at each moment,
+ * the rotation slerped by it) stay within the tolerance at every frame. */
 static void test_curves_stand_for_eased_motion(void **state)
 {
     (void)state;
@@ -511,15 +510,15 @@ static void test_curves_stand_for_eased_motion(void **state)
         if (!keep[f])
             continue;
         uint8_t block[64];
-        plush__bake_interpolation((const uint8_t(*)[4])curves[f], block);
+        plush_vmd_curves_write((const uint8_t(*)[4])curves[f], block);
         for (int g = from + 1; g < f; g++) {
             float t = (float)(g - from) / (float)(f - from);
             double p[3], q[4], qa[4], qb[4];
             for (int c = 0; c < 3; c++) {
-                const uint8_t cp[4] = {block[c], block[4 + c], block[8 + c], block[12 + c]};
+                const uint8_t cp[4] = {block[16 * c], block[16 * c + 4], block[16 * c + 8], block[16 * c + 12]};
                 p[c] = keys[from][c] + (keys[f][c] - keys[from][c]) * plush__vmd_bezier(cp, t);
             }
-            const uint8_t cr[4] = {block[3], block[7], block[11], block[15]};
+            const uint8_t cr[4] = {block[48], block[52], block[56], block[60]};
             for (int c = 0; c < 4; c++)
                 qa[c] = keys[from][3 + c], qb[c] = keys[f][3 + c];
             plush__quat_slerp(qa, qb, plush__vmd_bezier(cr, t), q);
@@ -536,6 +535,8 @@ static void test_curves_stand_for_eased_motion(void **state)
     assert_int_equal(from, N - 1);
 }
 
+/* PMX 2.1 joints become the spring 6DOF that holds what they held: the bake is a plain
+ * PMX 2.0 that writes without --lossy, and one warning counts the conversions. */
 static void test_joints_converted(void **state)
 {
     (void)state;

@@ -1,6 +1,7 @@
 /* PMX fixtures built in code: canonical element arrays, the minimal and the rich model. */
 #include "pmx_fixture.h"
 #include "plush/sys/core.h"
+#include "plush/sys/vmd.h"
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -12,6 +13,13 @@
 #include <cmocka.h>
 
 /* ---- building ---------------------------------------------------------------------------------- */
+
+void pmx_fx_linear_curves(uint8_t block[64])
+{
+    static const uint8_t straight[4][4] = {
+        {20, 20, 107, 107}, {20, 20, 107, 107}, {20, 20, 107, 107}, {20, 20, 107, 107}};
+    plush_vmd_curves_write(straight, block);
+}
 
 plush_str pmx_fx_lit(const char *utf8)
 {

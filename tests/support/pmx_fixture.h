@@ -17,6 +17,7 @@
 #define PLUSH_TESTS_PMX_FIXTURE_H
 
 #include "plush/pmx.h"
+#include "plush/vmd.h"
 #include "plush/sys/core.h"
 
 /* ---- building ---------------------------------------------------------------------------------- */
@@ -25,6 +26,9 @@
 plush_str pmx_fx_str(plush_pmx_model *m, const char *utf8);
 /* A text that points at static memory (no copy): for big fixtures. */
 plush_str pmx_fx_lit(const char *utf8);
+/* A VMD bone key's curve block with four straight curves ((20,20)-(107,107)) as MMD writes it: for the
+ * motions tests build beside their models. */
+void pmx_fx_linear_curves(uint8_t block[64]);
 /* Zeroed arena array of count * size bytes; fails the test when out of memory. */
 void *pmx_fx_alloc(plush_pmx_model *m, size_t count, size_t size);
 

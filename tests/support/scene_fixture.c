@@ -1,6 +1,7 @@
 /* Scenes built in code. */
 #include "scene_fixture.h"
 #include "mesh_fixture.h"
+#include "pmx_fixture.h"
 #include "plush/sys/core.h"
 
 #include <setjmp.h>
@@ -47,8 +48,7 @@ plush_vmd_motion *scene_fx_sway(void)
         k->frame = (uint32_t)(20 * i);
         k->translation[0] = i == 1 ? 3.0f : 0.0f;
         k->rotation[3] = 1;
-        for (int c = 0; c < 4; c++) /* linear curves */
-            k->interpolation[c] = k->interpolation[4 + c] = 20, k->interpolation[8 + c] = k->interpolation[12 + c] = 107;
+        pmx_fx_linear_curves(k->interpolation);
     }
     return v;
 }

@@ -112,8 +112,7 @@ plush_vmd_motion *toy_fx_swing_bone(const char *bone, uint32_t frames)
         k->translation[0] = 3.0f * side;
         float a = 0.5f * side;
         k->rotation[2] = sinf(a / 2), k->rotation[3] = cosf(a / 2);
-        for (int c = 0; c < 4; c++) /* linear curves */
-            k->interpolation[c] = k->interpolation[4 + c] = 20, k->interpolation[8 + c] = k->interpolation[12 + c] = 107;
+        pmx_fx_linear_curves(k->interpolation);
         if (end)
             break;
     }
