@@ -8,6 +8,12 @@
  * the tolerance divided by the most driven bones on one chain (a vertex's miss adds up along its chain), at
  * the farthest vertex the bone or a bone below it carries.
  *
+ * A player moves some bones over their keys: it solves an IK chain again from the keys, and adds a bone's
+ * append (grant) source to its key. Where that would undo plush's frames -- an IK chain with a driven
+ * target or link (a necktie on physics bodies with its own IK bone), a bone appending a driven bone, a
+ * driven bone with an append of its own -- the bones concerned are keyed as plush moved them too, and the
+ * baked PMX turns that IK and that append off: the keys already hold what they gave.
+ *
  * A VMD holds 15 bytes of a bone's Shift-JIS name and players match a longer name by those 15 bytes, so two
  * bones whose names agree there (Alicia's スカート１０＿１ and スカート１０＿２, 16 bytes each) cannot be keyed
  * apart: a driven bone whose cut name another bone shares is renamed in the baked PMX to the first ten
@@ -97,6 +103,99 @@ static plush_status vmd_names(plush_scene_bake *b, plush_diag *diag)
     return st;
 }
 
+static bool appends(const plush_pmx_bone *bone)
+{
+    return (bone->flags & (PLUSH_PMX_BONE_APPEND_ROTATE | PLUSH_PMX_BONE_APPEND_TRANSLATE)) != 0;
+}
+
+static bool in_model(const plush_pmx_model *m, int32_t bone)
+{
+    return bone >= 0 && (size_t)bone < m->bone_count;
+}
+
+/* Whether bone is an IK bone whose target or a link is keyed: a player would solve it again over them. */
+static bool ik_touches(const plush_pmx_model *m, const plush_pmx_bone *bone, const bool *keyed)
+{
+    if (!(bone->flags & PLUSH_PMX_BONE_IK))
+        return false;
+    bool touches = in_model(m, bone->ik_target) && keyed[bone->ik_target];
+    for (uint32_t l = 0; l < bone->ik_link_count && !touches; l++)
+        touches = in_model(m, bone->ik_links[l].bone) && keyed[bone->ik_links[l].bone];
+    return touches;
+}
+
+/* Adds to keyed what a player would move over the keys of the bones keyed already: every bone appending a
+ * keyed bone, every target and link of an IK chain through one, and so on from those (a worklist over
+ * the bones each bone leads to: its appenders and the IK bones it is in). The number added; false when
+ * out of memory. */
+static bool key_overriders(const plush_pmx_model *m, bool *keyed, size_t *added)
+{
+    size_t nb = m->bone_count, edges = 0;
+    *added = 0;
+    for (size_t i = 0; i < nb; i++) {
+        const plush_pmx_bone *bone = &m->bones[i];
+        edges += appends(bone) && in_model(m, bone->append_parent);
+        if (bone->flags & PLUSH_PMX_BONE_IK)
+            edges += 1 + bone->ik_link_count;
+    }
+    size_t *start = calloc(nb + 1, sizeof *start), *to = malloc((edges ? edges : 1) * sizeof *to);
+    size_t *queue = malloc((nb ? nb : 1) * sizeof *queue);
+    bool *solved = calloc(nb ? nb : 1, sizeof *solved);
+    if (!start || !to || !queue || !solved) {
+        free(start), free(to), free(queue), free(solved);
+        return false;
+    }
+    /* counting sort of the edges by their source: from a bone to what it leads to */
+#define PLUSH_EACH_EDGE(EDGE)                                                        \
+    for (size_t i = 0; i < nb; i++) {                                                \
+        const plush_pmx_bone *bone = &m->bones[i];                                   \
+        if (appends(bone) && in_model(m, bone->append_parent))                       \
+            EDGE((size_t)bone->append_parent, i);                                    \
+        if (!(bone->flags & PLUSH_PMX_BONE_IK))                                      \
+            continue;                                                                \
+        if (in_model(m, bone->ik_target))                                            \
+            EDGE((size_t)bone->ik_target, i);                                        \
+        for (uint32_t l = 0; l < bone->ik_link_count; l++)                           \
+            if (in_model(m, bone->ik_links[l].bone))                                 \
+                EDGE((size_t)bone->ik_links[l].bone, i);                             \
+    }
+#define PLUSH_COUNT(from, dest) (void)(dest), start[(from) + 1]++
+    PLUSH_EACH_EDGE(PLUSH_COUNT)
+    for (size_t i = 0; i < nb; i++)
+        start[i + 1] += start[i];
+    size_t *fill = queue; /* the queue's room serves as the fill cursors first */
+    memcpy(fill, start, nb * sizeof *fill);
+#define PLUSH_PLACE(from, dest) to[fill[from]++] = (dest)
+    PLUSH_EACH_EDGE(PLUSH_PLACE)
+#undef PLUSH_PLACE
+#undef PLUSH_COUNT
+#undef PLUSH_EACH_EDGE
+    size_t head = 0, tail = 0;
+    for (size_t i = 0; i < nb; i++)
+        if (keyed[i])
+            queue[tail++] = i;
+    while (head < tail) {
+        size_t k = queue[head++];
+        for (size_t e = start[k]; e < start[k + 1]; e++) {
+            size_t d = to[e];
+            const plush_pmx_bone *bone = &m->bones[d];
+            if (appends(bone) && bone->append_parent == (int32_t)k && !keyed[d]) {
+                keyed[d] = true, queue[tail++] = d, (*added)++;
+            }
+            if ((bone->flags & PLUSH_PMX_BONE_IK) && !solved[d]) {
+                solved[d] = true;
+                for (int64_t l = -1; l < (int64_t)bone->ik_link_count; l++) {
+                    int32_t c = l < 0 ? bone->ik_target : bone->ik_links[l].bone;
+                    if (in_model(m, c) && !keyed[c])
+                        keyed[c] = true, queue[tail++] = (size_t)c, (*added)++;
+                }
+            }
+        }
+    }
+    free(start), free(to), free(queue), free(solved);
+    return true;
+}
+
 plush_status plush__bake_physics_begin(plush_scene_bake *b, plush_diag *diag)
 {
     const plush_pmx_model *m = b->binding->model;
@@ -115,6 +214,10 @@ plush_status plush__bake_physics_begin(plush_scene_bake *b, plush_diag *diag)
         count += !driven[rb->bone];
         driven[rb->bone] = true;
     }
+    size_t added = 0;
+    if (!key_overriders(m, driven, &added))
+        return plush__no_memory(diag);
+    count += added;
     b->physics = true;
     b->physics_driven = driven;
     b->physics_bone_count = count;
@@ -250,6 +353,21 @@ plush_status plush__bake_physics_model(const plush_scene_bake *b, plush_pmx_mode
         if (bodies[r].mode != PLUSH_PMX_RIGID_FOLLOW_BONE && bodies[r].bone >= 0 && (size_t)bodies[r].bone < m->bone_count)
             bodies[r].mode = PLUSH_PMX_RIGID_FOLLOW_BONE;
     o->rigid_bodies = bodies;
+    /* the keys hold what an IK through keyed bones and a keyed bone's append gave: both off in the bake
+     * (o's bones are its own copy, see plush_scene_bake_model) */
+    for (size_t i = 0; i < m->bone_count && i < o->bone_count; i++) {
+        plush_pmx_bone *bone = &o->bones[i];
+        if (ik_touches(m, &m->bones[i], b->physics_driven)) {
+            bone->flags &= (uint16_t)~PLUSH_PMX_BONE_IK;
+            bone->ik_target = -1, bone->ik_loop_count = 0, bone->ik_limit_angle = 0;
+            bone->ik_link_count = 0, bone->ik_links = NULL;
+        }
+        if (b->physics_driven[i] && appends(bone)) {
+            bone->flags &= (uint16_t)~(PLUSH_PMX_BONE_APPEND_ROTATE | PLUSH_PMX_BONE_APPEND_TRANSLATE |
+                                       PLUSH_PMX_BONE_APPEND_LOCAL);
+            bone->append_parent = -1, bone->append_ratio = 0;
+        }
+    }
     for (size_t k = 0; b->physics_names && k < b->physics_bone_count; k++)
         if (b->physics_names[k].s)
             o->bones[b->physics_bones[k]].name = b->physics_names[k];
