@@ -171,6 +171,12 @@ typedef struct plush_scene_bake_stats {
     size_t physics_bones;     /* --bake-physics: the bones rigid bodies drive, keyed (0: not baked) */
     size_t physics_bodies;    /* and their rigid bodies, set to follow them in the baked PMX */
     size_t physics_renamed;   /* driven bones renamed so that VMD's 15-byte names tell them apart */
+    double error;             /* every vertex of the baked motion within this of the recorded frames (model
+                                 units: the keys' tolerance plus a fit's share); < 0: a key every frame */
+    bool budget_limited;      /* the keys' tolerance was raised until they fit the budget */
+    size_t key_budget;        /* the budget's keys (0: none) */
+    size_t over_budget;       /* keys beyond the budget (its keys or its bytes), 0 within it */
+    double budget_error;      /* over the budget: the error at which the keys would fit it (0: none does) */
 } plush_scene_bake_stats;
 
 /* plush_scene_bake_write with the textures named per options (NULL: as plush_scene_bake_write). */

@@ -230,11 +230,98 @@ void plush__bake_tracks_get(const plush_scene_bake *b, plush__bake_tracks *out)
         .tolerance = fit && b->tolerance > 0 ? 0.5 * b->tolerance : b->tolerance};
 }
 
-plush_status plush_scene_bake_motion(const plush_scene_bake *b, plush_vmd_motion **out, plush_diag *diag)
+/* Bone keys the tracks and the physics keep at the keys' tolerance tol with straight segments: an upper bound
+ * of what they keep with curves, which only lengthen segments. keep has frame_count entries. */
+static size_t keys_needed(const plush_scene_bake *b, const plush__bake_tracks *t, double tol, bool *keep)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < t->bones; i++)
+        n += plush__bake_reduce_track(t->keys + i, t->bones, b->frames, b->frame_count, t->reach[i], tol, keep, NULL);
+    return n + plush__bake_physics_key_need(b, tol, keep);
+}
+
+/* The smallest keys' tolerance from tol up whose keys fit room: doubling until they fit, then eight
+ * halvings of the ratio between the last that did not and the first that did (within 0.3%). 0 when no
+ * tolerance does (room below the first and last key of every track). */
+static double budget_tolerance(const plush_scene_bake *b, const plush__bake_tracks *t, double tol, size_t room,
+                               bool *keep)
+{
+    size_t least = (t->bones + (b->physics ? b->physics_bone_count : 0)) * (b->frame_count > 1 ? 2 : 1);
+    if (least > room || !(tol > 0))
+        return 0;
+    double lo = tol, hi = tol;
+    for (int i = 0; keys_needed(b, t, hi, keep) > room; i++) {
+        if (i == 64)
+            return 0;
+        lo = hi, hi *= 2;
+    }
+    if (hi == tol)
+        return tol;
+    for (int i = 0; i < 8; i++) {
+        double mid = sqrt(lo * hi);
+        if (keys_needed(b, t, mid, keep) <= room)
+            hi = mid;
+        else
+            lo = mid;
+    }
+    return hi;
+}
+
+/* The bone keys the budget leaves for the baked tracks when the motion already holds v's keys (the input's,
+ * and its other sections): the key budget counts bone and morph keys, the byte budget the VMD's bytes. */
+static size_t key_room(const plush_scene_bake *b, const plush_vmd_motion *v)
+{
+    size_t room = SIZE_MAX, held = v->bone_key_count + v->morph_key_count;
+    if (b->key_budget)
+        room = b->key_budget > held ? b->key_budget - held : 0;
+    if (b->byte_budget) {
+        /* the header and section counts, then each section's records (VMD's fixed sizes) */
+        double bytes = 30 + 20 + 6 * 4 + 111.0 * (double)v->bone_key_count + 23.0 * (double)v->morph_key_count +
+                       61.0 * (double)v->camera_key_count + 28.0 * (double)v->light_key_count +
+                       9.0 * (double)v->shadow_key_count;
+        for (size_t i = 0; i < v->property_key_count; i++)
+            bytes += 9 + 21.0 * v->property_keys[i].ik_count;
+        double left = (double)b->byte_budget - bytes;
+        size_t fit = left > 0 ? (size_t)(left / 111.0) : 0;
+        room = fit < room ? fit : room;
+    }
+    return room;
+}
+
+/* Appends the tracks' kept keys to v at the keys' tolerance tol (curves fitted), then the physics keys. */
+static plush_status write_tracks(const plush_scene_bake *b, const plush__bake_tracks *t, const plush_str *names,
+                                 double tol, size_t room, plush_vmd_motion *v, bool *keep, uint8_t (*curves)[4][4],
+                                 plush_diag *diag)
+{
+    size_t k = v->bone_key_count;
+    /* track by track: the keys interpolation cannot stand for (every key when the tolerance is negative) */
+    for (size_t i = 0; i < t->bones; i++) {
+        plush__bake_reduce_track(t->keys + i, t->bones, b->frames, b->frame_count, t->reach[i], tol, keep, curves);
+        for (size_t f = 0; f < b->frame_count; f++) {
+            if (!keep[f])
+                continue;
+            plush_vmd_bone_key *key = &v->bone_keys[k++];
+            const float *src = t->keys[f * t->bones + i];
+            key->name = names[i];
+            key->frame = b->frames[f];
+            memcpy(key->translation, src, 3 * sizeof(float));
+            memcpy(key->rotation, src + 3, 4 * sizeof(float));
+            plush_vmd_curves_write((const uint8_t(*)[4])curves[f], key->interpolation);
+        }
+    }
+    v->bone_key_count = k;
+    return plush__bake_physics_keys(b, tol, v, room, diag);
+}
+
+plush_status plush__bake_motion(const plush_scene_bake *b, plush__bake_plan *plan, plush_vmd_motion **out,
+                                plush_diag *diag)
 {
     if (!b || !out)
         return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, NULL, -1, "no bake or no place for the motion");
     *out = NULL;
+    plush__bake_plan local;
+    plan = plan ? plan : &local;
+    *plan = (plush__bake_plan){0};
     plush_vmd_motion *v = plush_vmd_create();
     if (!v)
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
@@ -245,8 +332,6 @@ plush_status plush_scene_bake_motion(const plush_scene_bake *b, plush_vmd_motion
     plush__bake_tracks tracks;
     plush__bake_tracks_get(b, &tracks);
     size_t bones = tracks.bones;
-    const float(*track_keys)[7] = tracks.keys;
-    const double *reach = tracks.reach;
     double tolerance = tracks.tolerance;
     size_t baked = b->frame_count * bones, physics = plush__bake_physics_key_count(b);
     if (baked / (b->frame_count ? b->frame_count : 1) != bones || own + baked < own || own + baked + physics < physics) {
@@ -287,7 +372,6 @@ plush_status plush_scene_bake_motion(const plush_scene_bake *b, plush_vmd_motion
             return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
         }
     }
-    size_t k = v->bone_key_count;
     bool *keep = malloc((b->frame_count ? b->frame_count : 1) * sizeof *keep);
     uint8_t(*curves)[4][4] = malloc((b->frame_count ? b->frame_count : 1) * sizeof *curves);
     if (!keep || !curves) {
@@ -295,30 +379,49 @@ plush_status plush_scene_bake_motion(const plush_scene_bake *b, plush_vmd_motion
         plush_vmd_free(v);
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
     }
-    /* track by track: the keys interpolation cannot stand for (every key when the tolerance is negative) */
-    for (size_t i = 0; i < bones; i++) {
-        plush__bake_reduce_track(track_keys + i, bones, b->frames, b->frame_count, reach[i], tolerance, keep, curves);
-        for (size_t f = 0; f < b->frame_count; f++) {
-            if (!keep[f])
-                continue;
-            plush_vmd_bone_key *key = &v->bone_keys[k++];
-            const float *src = track_keys[f * bones + i];
-            key->name = names[i];
-            key->frame = b->frames[f];
-            memcpy(key->translation, src, 3 * sizeof(float));
-            memcpy(key->rotation, src + 3, 4 * sizeof(float));
-            plush_vmd_curves_write((const uint8_t(*)[4])curves[f], key->interpolation);
+    /* the budget: by default the keys' tolerance grows until the keys fit it; a tolerance the user set holds,
+     * and the plan says how far over the budget that goes and at what error the keys would fit */
+    size_t held = v->bone_key_count, room = key_room(b, v);
+    double share = b->fit && b->tolerance > 0 ? b->tolerance - tolerance : 0.0; /* what the fit spends */
+    double tol = tolerance;
+    plan->budget = b->key_budget;
+    if (room != SIZE_MAX && b->frame_count) {
+        double base = tolerance > 0 ? tolerance : 1e-3 * plush_pmx_height(m);
+        bool over = tolerance < 0 ? baked + physics > room : keys_needed(b, &tracks, tolerance, keep) > room;
+        if (over && base > 0) {
+            double bt = budget_tolerance(b, &tracks, base, room, keep);
+            if (b->budget_first && tolerance > 0 && bt > 0)
+                tol = bt, plan->budget_limited = true;
+            else
+                plan->budget_error = bt > 0 ? bt + share : 0;
         }
     }
+    plush_status st = PLUSH_OK;
+    for (int attempt = 0;; attempt++) {
+        v->bone_key_count = held;
+        st = write_tracks(b, &tracks, names, tol, own + baked + physics, v, keep, curves, diag);
+        /* curves only lengthen segments, so the straight count bounds them; should a curve's greedy step
+         * keep more, the tolerance grows a little */
+        if (st != PLUSH_OK || !plan->budget_limited || v->bone_key_count - held <= room || attempt == 4)
+            break;
+        tol *= 1.1;
+    }
     free(keep), free(curves);
-    v->bone_key_count = k;
-    plush_status st = plush__bake_physics_keys(b, tolerance, v, own + baked + physics, diag);
     if (st != PLUSH_OK) {
         plush_vmd_free(v);
         return st;
     }
+    plan->key_tolerance = tol;
+    plan->error = tol < 0 ? tol : tol + share;
+    if (room != SIZE_MAX && v->bone_key_count - held > room)
+        plan->over = v->bone_key_count - held - room;
     *out = v;
     return PLUSH_OK;
+}
+
+plush_status plush_scene_bake_motion(const plush_scene_bake *b, plush_vmd_motion **out, plush_diag *diag)
+{
+    return plush__bake_motion(b, NULL, out, diag);
 }
 
 plush_status plush_scene_bake_write(const plush_scene_bake *b, const char *pmx_path, const char *vmd_path,
@@ -342,8 +445,9 @@ plush_status plush_scene_bake_write_with(const plush_scene_bake *b, const char *
         st = plush__bake_physics_model(b, model, diag);
     if (st == PLUSH_OK)
         st = plush__bake_textures(model, pmx_path, vmd_path, options, diag);
+    plush__bake_plan plan = {0};
     if (st == PLUSH_OK)
-        st = plush_scene_bake_motion(b, &motion, diag);
+        st = plush__bake_motion(b, &plan, &motion, diag);
     /* Both files are built in memory first, so a failure leaves neither behind. */
     if (st == PLUSH_OK)
         st = plush_pmx_write(model, &(plush_pmx_write_options){.version = PLUSH_PMX_WRITE_20, .lossy = true}, &pmx,
@@ -373,7 +477,9 @@ plush_status plush_scene_bake_write_with(const plush_scene_bake *b, const char *
             .keys = motion->bone_key_count, .pmx_bytes = pmx.size, .vmd_bytes = vmd.size,
             .fit_rms = b->fit ? b->fit->rms : 0, .fit_worst = b->fit ? b->fit->worst : 0,
             .fit_seconds = b->fit ? b->fit->seconds : 0, .physics_bones = b->physics ? b->physics_bone_count : 0,
-            .physics_bodies = b->physics ? b->physics_body_count : 0, .physics_renamed = b->physics_renamed};
+            .physics_bodies = b->physics ? b->physics_body_count : 0, .physics_renamed = b->physics_renamed,
+            .error = plan.error, .budget_limited = plan.budget_limited, .key_budget = plan.budget,
+            .over_budget = plan.over, .budget_error = plan.budget_error};
     plush_file_set_destroy(set);
     if (st == PLUSH_OK && diag)
         diag->file = file;

@@ -40,6 +40,10 @@ struct plush_scene_bake {
     float (*last)[7];                    /* last key per triangle: translation xyz, rotation xyzw */
     double *reach;                       /* per triangle: the farthest rest vertex it carries from its centroid */
     double tolerance;                    /* keys: model units at the vertices; < 0: every key */
+    size_t key_budget;                   /* bone + morph keys a player loads at most (0: no budget) */
+    size_t byte_budget;                  /* the VMD's bytes at most (0: no budget) */
+    bool budget_first;                   /* the budget holds and the keys' tolerance gives (the default);
+                                            else the tolerance holds and the summary says what it costs */
     plush__bake_fit *fit;                /* NULL: one pseudo-bone per triangle */
     bool fit_done;                       /* plush_scene_bake_fit ran for fit_asked bones over fit_frames frames */
     size_t fit_asked, fit_frames;
@@ -81,6 +85,20 @@ typedef struct plush__bake_tracks {
 } plush__bake_tracks;
 void plush__bake_tracks_get(const struct plush_scene_bake *b, plush__bake_tracks *out);
 
+/* How the motion's keys were reduced (plush__bake_motion): the keys' tolerance used (the bake's, or the
+ * larger one the budget asked for: budget_limited), the error the motion keeps every vertex within (keys
+ * plus a fit's share; < 0: every key), and when the keys break the budget, by how many and the error at
+ * which they would meet it (0: not computed). */
+typedef struct plush__bake_plan {
+    double key_tolerance, error;
+    bool budget_limited;
+    size_t budget, over;
+    double budget_error;
+} plush__bake_plan;
+/* plush_scene_bake_motion, with the plan it followed (plan may be NULL). */
+plush_status plush__bake_motion(const struct plush_scene_bake *b, plush__bake_plan *plan, plush_vmd_motion **out,
+                                plush_diag *diag);
+
 /* For the first `bones` bones of a model (parents among them), keyed by local transforms (keys[f * bones
  * + b]: translation from the parent's origin in the parent's frame, rotation; frames keys): per bone, how
  * far from it any vertex it or a bone below it carries can lie when posed (the vertex's rest distance from
@@ -107,6 +125,9 @@ void plush__bake_local_key(const double g[12], const double *parent, const doubl
 plush_status plush__bake_physics_begin(struct plush_scene_bake *b, plush_diag *diag);
 plush_status plush__bake_physics_frame(struct plush_scene_bake *b, const plush_anim *anim, plush_diag *diag);
 size_t plush__bake_physics_key_count(const struct plush_scene_bake *b);
+/* The keys plush__bake_physics_keys keeps at tolerance, straight segments only (an upper bound: curves only
+ * lengthen segments); keep has frame_count entries. */
+size_t plush__bake_physics_key_need(const struct plush_scene_bake *b, double tolerance, bool *keep);
 plush_status plush__bake_physics_keys(const struct plush_scene_bake *b, double tolerance, plush_vmd_motion *v,
                                       size_t room, plush_diag *diag);
 plush_status plush__bake_physics_model(const struct plush_scene_bake *b, plush_pmx_model *o, plush_diag *diag);

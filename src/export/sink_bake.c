@@ -48,11 +48,18 @@ static plush_status bake_end(plush_scene_sink *s, const plush_scene *scene, plus
     if (st == PLUSH_OK)
         st = plush_scene_bake_write_with(b->bake, b->pmx, b->vmd, &opt, &local);
     b->written = st == PLUSH_OK;
-    if (b->written && b->stats.keys > PLUSH__MMD_MAX_KEYS)
+    if (b->written && b->stats.over_budget) {
+        char fix[160];
+        if (b->stats.budget_error > 0)
+            snprintf(fix, sizeof fix, "without --bake-tolerance the bake keeps within them, each vertex within "
+                     "%.3g units", b->stats.budget_error);
+        else
+            snprintf(fix, sizeof fix, "no tolerance brings it under: fewer --frames or --bake-bones");
         plush_diag_warn(&local, -1, NULL, -1,
-                        "the baked motion holds %zu keys: MMD loads at most %u; a larger --bake-tolerance "
-                        "or fewer --bake-bones brings it under",
-                        b->stats.keys, PLUSH__MMD_MAX_KEYS);
+                        "the baked motion holds %zu keys, %zu more than a player's budget (MMD loads %u keys; "
+                        "%u MB): %s", b->stats.keys, b->stats.over_budget, PLUSH__MMD_MAX_KEYS,
+                        PLUSH__BAKE_MAX_BYTES / 1000000u, fix);
+    }
     plush__diag_forward(diag, &local, NULL); /* the writer's warnings: missing textures */
     return st == PLUSH_OK ? st : plush__sink_fail(diag, &local);
 }
@@ -62,9 +69,12 @@ static int bake_describe(const plush_scene_sink *s, char *buf, size_t size)
     const bake_sink *b = (const bake_sink *)s;
     char figures[1400] = "";
     if (b->written) {
-        char tol[64] = "a key every frame", fit[200] = "";
-        if (b->tolerance >= 0)
-            snprintf(tol, sizeof tol, "within %.3g units", b->tolerance);
+        char tol[200] = "a key every frame", fit[200] = "";
+        if (b->stats.budget_limited)
+            snprintf(tol, sizeof tol, "within %.3g units, raised from %.3g to keep within a player's budget: %u keys, "
+                     "%u MB", b->stats.error, b->tolerance, PLUSH__MMD_MAX_KEYS, PLUSH__BAKE_MAX_BYTES / 1000000u);
+        else if (b->stats.error >= 0)
+            snprintf(tol, sizeof tol, "within %.3g units", b->stats.error);
         if (b->stats.bones != b->stats.triangles)
             snprintf(fit, sizeof fit, "\nfitted to %zu cage triangles in %.2f s: RMS %.3g, worst vertex %.3g units",
                      b->stats.triangles, b->stats.fit_seconds, b->stats.fit_rms, b->stats.fit_worst);
@@ -81,7 +91,7 @@ static int bake_describe(const plush_scene_sink *s, char *buf, size_t size)
                      b->bodies == 1 ? "s" : "", b->bodies == 1 ? "it" : "them");
         snprintf(figures, sizeof figures, "\n%zu bones, %zu keys (%zu recorded, %s)%s; PMX %.1f MB, VMD %.1f MB%s%s",
                  b->stats.bones, b->stats.keys, b->stats.keys_recorded, tol,
-                 b->stats.keys > PLUSH__MMD_MAX_KEYS ? ": too many for MMD" : "", b->stats.pmx_bytes / 1e6,
+                 b->stats.over_budget ? ": too many for MMD" : "", b->stats.pmx_bytes / 1e6,
                  b->stats.vmd_bytes / 1e6, fit, physics);
     }
     return snprintf(buf, size, "%s\n%s%s%s", b->pmx, b->vmd, figures,

@@ -46,6 +46,11 @@ plush_status plush__sink_bake_get(const plush_scene *scene, const plush_scene_ou
     plush__bake_share_patch(*bake, plush_scene_get_patch(scene)); /* the skin's fit, not a second one */
     plush__bake_share_offsets(*bake, plush__scene_push_offsets(scene));
     plush_scene_bake_set_tolerance(*bake, tolerance);
+    /* what a player loads: MMD's keys, and a file size engines and editors take without trouble; by default
+     * the budget holds and the error gives, a --bake-tolerance holds and the summary says what it costs */
+    (*bake)->key_budget = PLUSH__MMD_MAX_KEYS;
+    (*bake)->byte_budget = PLUSH__BAKE_MAX_BYTES;
+    (*bake)->budget_first = out->bake_tolerance == 0;
     if (*shared)
         share->bake = *bake, share->tolerance = tolerance;
     return PLUSH_OK;

@@ -54,6 +54,8 @@ plush_status plush__sink_bake_frame(plush_scene_bake *bake, const plush_scene *s
                                     plush_diag *diag);
 /* MMD loads a motion of at most this many keyframes. */
 #define PLUSH__MMD_MAX_KEYS 600000u
+/* The baked VMD's bytes at most (60 MB: 540,000 bone keys of 111 bytes). */
+#define PLUSH__BAKE_MAX_BYTES 60000000u
 /* "dir/name" (frames, preview.mp4), malloc'd (NULL when out of memory). */
 char *plush__sink_file(const plush_scene_output *out, const char *name);
 /* Moves a sink's failure (status, place, message, file) into the run's diag, keeping its warnings. */

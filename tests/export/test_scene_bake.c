@@ -535,6 +535,73 @@ static void test_curves_stand_for_eased_motion(void **state)
     assert_int_equal(from, N - 1);
 }
 
+/* The player's budget first: a cage wobbling every frame (each node on its own wave) needs nearly a key per
+ * frame and triangle at a fine tolerance; with a budget of 1,000 keys the keys' tolerance grows until they
+ * fit it and the plan says so, and the error it reports is that tolerance. A tolerance the user set holds
+ * instead: the plan says how many keys the budget is exceeded by and the error at which they would fit,
+ * the one the budget-first bake reached. A byte budget counts 111 bytes a bone key. */
+static void test_budget_holds(void **state)
+{
+    (void)state;
+    plush_diag d = pmx_fx_diag();
+    plush_pmx_model *model = mesh_fx_plush();
+    plush_scene_binding *binding = NULL;
+    pmx_fx_ok(plush_scene_bind(model, NULL, &binding, &d), &d);
+    plush_scene_bake *bake = NULL;
+    pmx_fx_ok(plush_scene_bake_create(binding, NULL, (plush_proxy_patch_shape){0}, &bake, &d), &d);
+    size_t nodes = binding->proxy.node_count;
+    float(*x)[3] = calloc(nodes, sizeof *x);
+    enum { FRAMES = 200 };
+    for (uint32_t f = 0; f < FRAMES; f++) {
+        for (size_t n = 0; n < nodes; n++)
+            for (int c = 0; c < 3; c++)
+                x[n][c] = binding->proxy.nodes[n][c] + 0.05f * sinf(0.37f * (float)f + (float)(n * 3 + (size_t)c));
+        pmx_fx_ok(plush_scene_bake_add_frame(bake, f, (const float(*)[3])x, &d), &d);
+    }
+    free(x);
+    plush_scene_bake_set_tolerance(bake, 1e-4);
+    size_t recorded = FRAMES * CAGE_TRIANGLES;
+    plush__bake_plan plan = {0};
+    plush_vmd_motion *v = NULL;
+    pmx_fx_ok(plush__bake_motion(bake, &plan, &v, &d), &d);
+    size_t fine = v->bone_key_count;
+    assert_true(fine > recorded / 2);   /* the wobble needs most keys at this tolerance */
+    assert_false(plan.budget_limited);
+    assert_int_equal(plan.over, 0);
+    plush_vmd_free(v);
+
+    bake->key_budget = 1000, bake->budget_first = true;
+    pmx_fx_ok(plush__bake_motion(bake, &plan, &v, &d), &d);
+    printf("budget 1000 keys: %zu keys (%zu at 1e-4), error %.3g\n", v->bone_key_count, fine, plan.error);
+    assert_true(v->bone_key_count <= 1000 && v->bone_key_count > 500);
+    assert_true(plan.budget_limited);
+    assert_true(plan.error > 1e-4 && plan.error == plan.key_tolerance);
+    assert_int_equal(plan.over, 0);
+    double reached = plan.error;
+    plush_vmd_free(v);
+
+    bake->budget_first = false;
+    pmx_fx_ok(plush__bake_motion(bake, &plan, &v, &d), &d);
+    assert_int_equal(v->bone_key_count, fine);
+    assert_false(plan.budget_limited);
+    assert_int_equal(plan.over, fine - 1000);
+    assert_true(plan.budget_error == reached);
+    plush_vmd_free(v);
+
+    bake->key_budget = 0, bake->byte_budget = 30 + 20 + 6 * 4 + 111 * 700, bake->budget_first = true;
+    pmx_fx_ok(plush__bake_motion(bake, &plan, &v, &d), &d);
+    assert_true(v->bone_key_count <= 700 && plan.budget_limited);
+    plush_buf bytes = {0};
+    pmx_fx_ok(plush_vmd_write(v, NULL, &bytes, &d), &d);
+    assert_true(bytes.size <= bake->byte_budget);
+    plush_buf_free(&bytes);
+    plush_vmd_free(v);
+
+    plush_scene_bake_destroy(bake);
+    plush_scene_binding_free(binding);
+    plush_pmx_free(model);
+}
+
 /* PMX 2.1 joints become the spring 6DOF that holds what they held: the bake is a plain
  * PMX 2.0 that writes without --lossy, and one warning counts the conversions. */
 static void test_joints_converted(void **state)
@@ -601,6 +668,7 @@ int main(void)
         cmocka_unit_test(test_write_files_with_motion),
         cmocka_unit_test(test_joints_converted),
         cmocka_unit_test(test_curves_stand_for_eased_motion),
+        cmocka_unit_test(test_budget_holds),
         cmocka_unit_test_setup_teardown(test_textures, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
