@@ -230,27 +230,30 @@ void plush__bake_tracks_get(const plush_scene_bake *b, plush__bake_tracks *out)
         .tolerance = fit && b->tolerance > 0 ? 0.5 * b->tolerance : b->tolerance};
 }
 
-/* Bone keys the tracks and the physics keep at the keys' tolerance tol with straight segments: an upper bound
- * of what they keep with curves, which only lengthen segments. keep has frame_count entries. */
-static size_t keys_needed(const plush_scene_bake *b, const plush__bake_tracks *t, double tol, bool *keep)
+/* Bone keys the tracks and the physics keep at the keys' tolerance tol, curves fitted as the motion writes
+ * them (the same reduction, so the count is the written one). keep and curves have frame_count entries. */
+static size_t keys_needed(const plush_scene_bake *b, const plush__bake_tracks *t, double tol, bool *keep,
+                          uint8_t (*curves)[4][4])
 {
     size_t n = 0;
     for (size_t i = 0; i < t->bones; i++)
-        n += plush__bake_reduce_track(t->keys + i, t->bones, b->frames, b->frame_count, t->reach[i], tol, keep, NULL);
-    return n + plush__bake_physics_key_need(b, tol, keep);
+        n += plush__bake_reduce_track(t->keys + i, t->bones, b->frames, b->frame_count, t->reach[i], tol, keep,
+                                      curves);
+    return n + plush__bake_physics_key_need(b, tol, keep, curves);
 }
 
 /* The smallest keys' tolerance from tol up whose keys fit room: doubling until they fit, then eight
- * halvings of the ratio between the last that did not and the first that did (within 0.3%). 0 when no
+ * halvings of the ratio between the last that did not and the first that did (within 0.3%; a key count
+ * that does not fall with the tolerance everywhere makes it a good one rather than the least). 0 when no
  * tolerance does (room below the first and last key of every track). */
 static double budget_tolerance(const plush_scene_bake *b, const plush__bake_tracks *t, double tol, size_t room,
-                               bool *keep)
+                               bool *keep, uint8_t (*curves)[4][4])
 {
     size_t least = (t->bones + (b->physics ? b->physics_bone_count : 0)) * (b->frame_count > 1 ? 2 : 1);
     if (least > room || !(tol > 0))
         return 0;
     double lo = tol, hi = tol;
-    for (int i = 0; keys_needed(b, t, hi, keep) > room; i++) {
+    for (int i = 0; keys_needed(b, t, hi, keep, curves) > room; i++) {
         if (i == 64)
             return 0;
         lo = hi, hi *= 2;
@@ -259,7 +262,7 @@ static double budget_tolerance(const plush_scene_bake *b, const plush__bake_trac
         return tol;
     for (int i = 0; i < 8; i++) {
         double mid = sqrt(lo * hi);
-        if (keys_needed(b, t, mid, keep) <= room)
+        if (keys_needed(b, t, mid, keep, curves) <= room)
             hi = mid;
         else
             lo = mid;
@@ -387,25 +390,16 @@ plush_status plush__bake_motion(const plush_scene_bake *b, plush__bake_plan *pla
     plan->budget = b->key_budget;
     if (room != SIZE_MAX && b->frame_count) {
         double base = tolerance > 0 ? tolerance : 1e-3 * plush_pmx_height(m);
-        bool over = tolerance < 0 ? baked + physics > room : keys_needed(b, &tracks, tolerance, keep) > room;
+        bool over = tolerance < 0 ? baked + physics > room : keys_needed(b, &tracks, tolerance, keep, curves) > room;
         if (over && base > 0) {
-            double bt = budget_tolerance(b, &tracks, base, room, keep);
+            double bt = budget_tolerance(b, &tracks, base, room, keep, curves);
             if (b->budget_first && tolerance > 0 && bt > 0)
                 tol = bt, plan->budget_limited = true;
             else
                 plan->budget_error = bt > 0 ? bt + share : 0;
         }
     }
-    plush_status st = PLUSH_OK;
-    for (int attempt = 0;; attempt++) {
-        v->bone_key_count = held;
-        st = write_tracks(b, &tracks, names, tol, own + baked + physics, v, keep, curves, diag);
-        /* curves only lengthen segments, so the straight count bounds them; should a curve's greedy step
-         * keep more, the tolerance grows a little */
-        if (st != PLUSH_OK || !plan->budget_limited || v->bone_key_count - held <= room || attempt == 4)
-            break;
-        tol *= 1.1;
-    }
+    plush_status st = write_tracks(b, &tracks, names, tol, own + baked + physics, v, keep, curves, diag);
     free(keep), free(curves);
     if (st != PLUSH_OK) {
         plush_vmd_free(v);

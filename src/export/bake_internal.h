@@ -125,9 +125,10 @@ void plush__bake_local_key(const double g[12], const double *parent, const doubl
 plush_status plush__bake_physics_begin(struct plush_scene_bake *b, plush_diag *diag);
 plush_status plush__bake_physics_frame(struct plush_scene_bake *b, const plush_anim *anim, plush_diag *diag);
 size_t plush__bake_physics_key_count(const struct plush_scene_bake *b);
-/* The keys plush__bake_physics_keys keeps at tolerance, straight segments only (an upper bound: curves only
- * lengthen segments); keep has frame_count entries. */
-size_t plush__bake_physics_key_need(const struct plush_scene_bake *b, double tolerance, bool *keep);
+/* The keys plush__bake_physics_keys keeps at tolerance (curves fitted into curves when not NULL); keep and
+ * curves have frame_count entries. */
+size_t plush__bake_physics_key_need(const struct plush_scene_bake *b, double tolerance, bool *keep,
+                                    uint8_t (*curves)[4][4]);
 plush_status plush__bake_physics_keys(const struct plush_scene_bake *b, double tolerance, plush_vmd_motion *v,
                                       size_t room, plush_diag *diag);
 plush_status plush__bake_physics_model(const struct plush_scene_bake *b, plush_pmx_model *o, plush_diag *diag);

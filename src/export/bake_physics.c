@@ -304,7 +304,7 @@ size_t plush__bake_physics_key_count(const plush_scene_bake *b)
     return b->physics ? b->frame_count * b->physics_bone_count : 0;
 }
 
-size_t plush__bake_physics_key_need(const plush_scene_bake *b, double tolerance, bool *keep)
+size_t plush__bake_physics_key_need(const plush_scene_bake *b, double tolerance, bool *keep, uint8_t (*curves)[4][4])
 {
     if (!b->physics || b->physics_bone_count == 0)
         return 0;
@@ -312,7 +312,7 @@ size_t plush__bake_physics_key_need(const plush_scene_bake *b, double tolerance,
     size_t n = 0;
     for (size_t k = 0; k < b->physics_bone_count; k++)
         n += plush__bake_reduce_track((const float(*)[7])b->physics_keys + k, b->physics_bone_count, b->frames,
-                                      b->frame_count, b->physics_reach[k], share, keep, NULL);
+                                      b->frame_count, b->physics_reach[k], share, keep, curves);
     return n;
 }
 
