@@ -70,11 +70,15 @@ static int bake_describe(const plush_scene_sink *s, char *buf, size_t size)
     char figures[1400] = "";
     if (b->written) {
         char tol[200] = "a key every frame", fit[200] = "";
+        double height = plush_pmx_height(b->bake->binding->model);
+        char share[64] = "";
+        if (height > 0 && b->stats.error >= 0)
+            snprintf(share, sizeof share, " (%.2g%% of the model's height)", 100.0 * b->stats.error / height);
         if (b->stats.budget_limited)
-            snprintf(tol, sizeof tol, "within %.3g units, raised from %.3g to keep within a player's budget: %u keys, "
-                     "%u MB", b->stats.error, b->tolerance, PLUSH__MMD_MAX_KEYS, PLUSH__BAKE_MAX_BYTES / 1000000u);
+            snprintf(tol, sizeof tol, "within %.3g units%s, raised from %.3g to keep within a player's budget: %u keys, "
+                     "%u MB", b->stats.error, share, b->tolerance, PLUSH__MMD_MAX_KEYS, PLUSH__BAKE_MAX_BYTES / 1000000u);
         else if (b->stats.error >= 0)
-            snprintf(tol, sizeof tol, "within %.3g units", b->stats.error);
+            snprintf(tol, sizeof tol, "within %.3g units%s", b->stats.error, share);
         if (b->stats.bones != b->stats.triangles)
             snprintf(fit, sizeof fit, "\nfitted to %zu cage triangles in %.2f s: RMS %.3g, worst vertex %.3g units",
                      b->stats.triangles, b->stats.fit_seconds, b->stats.fit_rms, b->stats.fit_worst);

@@ -44,6 +44,7 @@ typedef struct gltf_sink {
     size_t written_keys;          /* joint keys in the file, once written */
     size_t written_bones;         /* the bake's bones in it */
     size_t written_bytes;         /* the file's size, once written; 0: not written */
+    double scale;                 /* the tolerances' factor the byte budget asked for (1: none) */
 } gltf_sink;
 
 static bool grow(gltf_sink *s)
@@ -144,10 +145,48 @@ static void joint_channel(gltf_sink *s, const plush_gltf_node *rest, size_t n, c
     }
 }
 
+/* The joint keys at the tolerances times scale (the model's bones with reach, the bake's bones as the bake
+ * has them), straight segments as glTF's LINEAR keys; keep has s->keys entries. */
+static size_t joint_keys(const gltf_sink *s, const double *reach, double bone_tolerance, double scale, bool *keep)
+{
+    plush__bake_tracks tracks;
+    plush__bake_tracks_get(s->bake, &tracks);
+    size_t n = 0;
+    for (size_t b = 0; b < s->bones; b++)
+        n += plush__bake_reduce_track((const float(*)[7])s->locals + b, s->bones, s->bake->frames, s->keys, reach[b],
+                                      bone_tolerance * scale, keep, NULL);
+    for (size_t i = 0; i < tracks.bones; i++)
+        n += plush__bake_reduce_track(tracks.keys + i, tracks.bones, s->bake->frames, s->keys, tracks.reach[i],
+                                      tracks.tolerance * scale, keep, NULL);
+    return n;
+}
+
+/* The factor on the tolerances whose joint keys fit `keys`: doubling until they do, then six halvings of the
+ * ratio (within 1%); 0 when none does. */
+static double budget_scale(const gltf_sink *s, const double *reach, double bone_tolerance, size_t keys, bool *keep)
+{
+    double lo = 1, hi = 1;
+    for (int i = 0; joint_keys(s, reach, bone_tolerance, hi, keep) > keys; i++) {
+        if (i == 40)
+            return 0;
+        lo = hi, hi *= 2;
+    }
+    for (int i = 0; hi > 1 && i < 6; i++) {
+        double mid = sqrt(lo * hi);
+        if (joint_keys(s, reach, bone_tolerance, mid, keep) <= keys)
+            hi = mid;
+        else
+            lo = mid;
+    }
+    return hi;
+}
+
 /* Channels for the joints that move (node 0, the common root, never does) with the keys each needs, and
- * the morph targets of the vertex morphs that are ever non-zero. */
+ * the morph targets of the vertex morphs that are ever non-zero. A file over the byte budget (a default
+ * tolerance) gets its tolerances raised until its joint keys (32 bytes each: time, translation, rotation)
+ * fit what the rest of the file leaves (first_bytes: the size of the file at scale 1, 0 before it). */
 static plush_status build_animation(gltf_sink *s, const plush_pmx_model *baked, gltf_model *g, plush_gltf_animation *a,
-                                    plush_diag *diag)
+                                    size_t first_bytes, plush_diag *diag)
 {
     size_t nodes = baked->bone_count + 1, keys = s->keys;
     plush__bake_tracks tracks;
@@ -165,16 +204,23 @@ static plush_status build_animation(gltf_sink *s, const plush_pmx_model *baked, 
     if (!chain)
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
     double bone_tolerance = tracks.tolerance < 0 ? tracks.tolerance : tracks.tolerance / (double)chain;
+    s->scale = 1;
+    if (first_bytes > PLUSH__BAKE_MAX_BYTES && tracks.tolerance > 0) {
+        size_t over = first_bytes - PLUSH__BAKE_MAX_BYTES, key_bytes = 32 * s->written_keys;
+        size_t room = key_bytes > over ? (key_bytes - over) / 32 : 0;
+        double scale = budget_scale(s, reach, bone_tolerance, room, kept);
+        s->scale = scale > 0 ? scale : 1;
+    }
     static const float origin[3] = {0, 0, 0};
     s->written_keys = 0;
     s->written_bones = tracks.bones;
     for (size_t b = 0; b < s->bones; b++)
         joint_channel(s, &g->desc.nodes[1 + b], 1 + b, (const float(*)[7])s->locals + b, s->bones, origin, reach[b],
-                      bone_tolerance, tr, rot, kept, animated);
+                      bone_tolerance * s->scale, tr, rot, kept, animated);
     /* the bake's bones, children of plush_root at the origin: their key moves the pivot and turns about it */
     for (size_t i = 0; i < tracks.bones; i++)
         joint_channel(s, &g->desc.nodes[1 + s->bones + i], 1 + s->bones + i, tracks.keys + i, tracks.bones,
-                      tracks.pivot[i], tracks.reach[i], tracks.tolerance, tr, rot, kept, animated);
+                      tracks.pivot[i], tracks.reach[i], tracks.tolerance * s->scale, tr, rot, kept, animated);
     size_t targets = 0;
     for (size_t i = 0; i < g->vertex_morphs; i++) {
         for (size_t k = 0; k < keys && !used[i]; k++)
@@ -213,7 +259,7 @@ static plush_status gltf_end(plush_scene_sink *sk, const plush_scene *scene, plu
         st = plush__gltf_model_build(baked, s->source->textures, s->source->texture_count, s->model_file,
                                      plush__scene_textures(scene), &g, &local);
     if (st == PLUSH_OK)
-        st = build_animation(s, baked, &g, &anim, &local);
+        st = build_animation(s, baked, &g, &anim, 0, &local);
     if (st == PLUSH_OK) {
         g.desc.animation = &anim;
         g.desc.generator = "plush";
@@ -222,6 +268,14 @@ static plush_status gltf_end(plush_scene_sink *sk, const plush_scene *scene, plu
                             s->warnings);
         plush_buf glb = {0};
         st = plush_gltf_write(&g.desc, &glb, &local);
+        /* over the byte budget by default: the keys again at the tolerances that fit it */
+        if (st == PLUSH_OK && glb.size > PLUSH__BAKE_MAX_BYTES && s->bake->budget_first) {
+            size_t first = glb.size;
+            plush_buf_free(&glb);
+            st = build_animation(s, baked, &g, &anim, first, &local);
+            if (st == PLUSH_OK)
+                st = plush_gltf_write(&g.desc, &glb, &local);
+        }
         if (st == PLUSH_OK)
             st = plush_file_write_atomic(s->path, glb.data, glb.size, &local);
         s->written_bytes = st == PLUSH_OK ? glb.size : 0;
@@ -237,11 +291,14 @@ static plush_status gltf_end(plush_scene_sink *sk, const plush_scene *scene, plu
 static int gltf_describe(const plush_scene_sink *sk, char *buf, size_t size)
 {
     const gltf_sink *s = (const gltf_sink *)sk;
-    char figures[160] = "";
+    char figures[320] = "", raised[120] = "";
+    if (s->scale > 1)
+        snprintf(raised, sizeof raised, " (tolerances raised %.3g times to keep within %u MB)", s->scale,
+                 PLUSH__BAKE_MAX_BYTES / 1000000u);
     if (s->written_bytes)
-        snprintf(figures, sizeof figures, "\n%zu baked bones and %zu of the model, %zu joint keys (%zu recorded); %.1f MB",
+        snprintf(figures, sizeof figures, "\n%zu baked bones and %zu of the model, %zu joint keys (%zu recorded); %.1f MB%s",
                  s->written_bones, s->bones - 1, s->written_keys, s->keys * (s->bones + s->bake->triangle_count),
-                 s->written_bytes / 1e6);
+                 s->written_bytes / 1e6, raised);
     return snprintf(buf, size, "%s%s%s", s->path, figures,
                     s->stretch ? "\n(stretch-aware frames cannot be joint keys: the glTF uses rigid frames)" : "");
 }
