@@ -36,33 +36,6 @@ static int teardown(void **state)
     return cli_tmp_teardown();
 }
 
-/* The "v x y z" lines of an OBJ file. (strtof, not sscanf: glibc's sscanf measures the whole rest of the
- * text on every call, which made this loop quadratic and the suite's slowest part.) */
-static float (*obj_positions(const char *path, size_t *count))[3]
-{
-    size_t len = 0;
-    char *text = cli_read_all(path, &len);
-    assert_non_null(text);
-    size_t cap = 1024, n = 0;
-    float(*v)[3] = malloc(cap * sizeof *v);
-    for (char *line = text; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
-        if (line[0] != 'v' || line[1] != ' ')
-            continue;
-        if (n == cap)
-            v = realloc(v, (cap *= 2) * sizeof *v);
-        char *at = line + 2;
-        for (int k = 0; k < 3; k++) {
-            char *end;
-            v[n][k] = strtof(at, &end);
-            assert_true(end > at); /* three numbers on every vertex line */
-            at = end;
-        }
-        n++;
-    }
-    free(text);
-    *count = n;
-    return v;
-}
 
 static void test_bake_replays_as_the_proxy_run(void **state)
 {
@@ -103,7 +76,7 @@ static void test_bake_replays_as_the_proxy_run(void **state)
     cli_expect_code(&r, 0);
     cli_result_free(&r);
     size_t na = 0, nb = 0;
-    float(*a)[3] = obj_positions(frame, &na), (*b)[3] = obj_positions(posed, &nb);
+    float(*a)[3] = cli_obj_positions(frame, &na), (*b)[3] = cli_obj_positions(posed, &nb);
     assert_int_equal(nb, baked_vertices);
     assert_int_equal(na, nb); /* the run's frame has the baked PMX's vertices: the cage's are left out */
     assert_int_equal(na, 59929);
@@ -138,7 +111,7 @@ static double stem_miss(const char *out, const char *stem, int f, double *rms)
     cli_expect_code(&r, 0);
     cli_result_free(&r);
     size_t na = 0, nb = 0;
-    float(*a)[3] = obj_positions(frame, &na), (*b)[3] = obj_positions(posed, &nb);
+    float(*a)[3] = cli_obj_positions(frame, &na), (*b)[3] = cli_obj_positions(posed, &nb);
     assert_int_equal(na, nb);
     double worst = 0, sq = 0;
     for (size_t i = 0; i < nb; i++) {
@@ -418,7 +391,7 @@ static void test_bake_replays_the_push(void **state)
     assert_true(last_quality(out[1], "body_inside_share") > 0.05);
     /* the push moved the surface by tenths of a unit */
     size_t na = 0, nb = 0;
-    float(*a)[3] = obj_positions(frame[0], &na), (*b)[3] = obj_positions(frame[1], &nb);
+    float(*a)[3] = cli_obj_positions(frame[0], &na), (*b)[3] = cli_obj_positions(frame[1], &nb);
     assert_int_equal(na, nb);
     double most = 0;
     for (size_t v = 0; v < na; v++)

@@ -209,3 +209,31 @@ void cli_expect_one_error_line(const cli_result *r)
         fail_msg("expected one line on stderr, got:\n%s", r->err);
     assert_memory_equal(r->err, "plush: ", 7);
 }
+
+/* The "v x y z" lines of an OBJ file. (strtof, not sscanf: glibc's sscanf measures the whole rest of the
+ * text on every call, which made this loop quadratic and the suite's slowest part.) */
+float (*cli_obj_positions(const char *path, size_t *count))[3]
+{
+    size_t len = 0;
+    char *text = cli_read_all(path, &len);
+    assert_non_null(text);
+    size_t cap = 1024, n = 0;
+    float(*v)[3] = malloc(cap * sizeof *v);
+    for (char *line = text; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+        if (line[0] != 'v' || line[1] != ' ')
+            continue;
+        if (n == cap)
+            v = realloc(v, (cap *= 2) * sizeof *v);
+        char *at = line + 2;
+        for (int k = 0; k < 3; k++) {
+            char *end;
+            v[n][k] = strtof(at, &end);
+            assert_true(end > at); /* three numbers on every vertex line */
+            at = end;
+        }
+        n++;
+    }
+    free(text);
+    *count = n;
+    return v;
+}

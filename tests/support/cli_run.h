@@ -28,6 +28,9 @@ void cli_write_all(const char *path, const void *data, size_t len);
 int cli_csv_column(const char *csv, const char *name);
 bool cli_exists(const char *path);
 
+/* The "v x y z" lines of an OBJ file (malloc'd; the test fails on a line without three numbers). */
+float (*cli_obj_positions(const char *path, size_t *count))[3];
+
 /* Runs plush with args (NULL-terminated). */
 void cli_run_list(cli_result *r, const char *const *args);
 #define CLI_RUN(r, ...) cli_run_list((r), (const char *const[]){__VA_ARGS__, NULL})
