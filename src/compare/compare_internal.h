@@ -108,6 +108,7 @@ struct plush_compare_study {
     pair_stats *pstats;
     run_stats *rstats;
     double *series_pair;          /* frames x pairs: RMS per frame (NaN where missing) */
+    double *series_normal;        /* frames x pairs: mean normal angle per frame (NaN where missing) */
     double *series_run;           /* frames x runs: physics + skinning ms per frame */
     plush_buf csv;
     char *failed_file;            /* the file a failure of finish names (diag->file points here) */
@@ -186,6 +187,9 @@ void plush__compare_quality_csv_header(plush_buf *csv);
 void plush__compare_quality_csv_row(const plush__compare_quality *q, plush_buf *csv, size_t a, size_t b);
 plush_status plush__compare_quality_plot(plush_compare_study *s, plush_diag *diag);
 void plush__compare_quality_report(const plush_compare_study *s, plush_buf *md);
+/* Whether run's surface met the plush surface bar at frame f (plush_quality_meets_bar): 1, 0, or -1 when
+ * it was not measured there. */
+int plush__compare_quality_meets_bar(const plush__compare_quality *q, size_t run, uint32_t f);
 void plush__compare_quality_free(plush__compare_quality *q);
 
 

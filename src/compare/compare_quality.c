@@ -21,6 +21,7 @@ struct plush__compare_quality {
     plush_quality_figures (*worst)[2]; /* per run, its frame with the largest surface p99.9 strain */
     int64_t *worst_frame;
     double *series;               /* frames x runs x 4: surface p99.9, % beyond, crease p99; cage p99.9 */
+    int8_t *bar;                  /* frames x runs: the surface met the bar (1), missed it (0), unmeasured (-1) */
     size_t runs;
 };
 
@@ -40,8 +41,10 @@ plush_status plush__compare_quality_setup(plush_compare_study *s, plush_diag *di
         q->worst = calloc(nr, sizeof *q->worst);
         q->worst_frame = malloc(nr * sizeof *q->worst_frame);
         q->series = malloc(((size_t)s->frames * nr * 4 + 1) * sizeof *q->series);
+        q->bar = malloc(((size_t)s->frames * nr + 1) * sizeof *q->bar);
     }
-    plush_status st = q && rest && tris && q->cage && q->now && q->valid && q->worst && q->worst_frame && q->series
+    plush_status st = q && rest && tris && q->cage && q->now && q->valid && q->worst && q->worst_frame && q->series &&
+                              q->bar
                           ? PLUSH_OK
                           : plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
     for (size_t v = 0; st == PLUSH_OK && v < s->model->vertex_count; v++)
@@ -63,6 +66,8 @@ plush_status plush__compare_quality_setup(plush_compare_study *s, plush_diag *di
     }
     for (size_t i = 0; st == PLUSH_OK && i < (size_t)s->frames * nr * 4; i++)
         q->series[i] = NAN;
+    if (st == PLUSH_OK)
+        memset(q->bar, -1, (size_t)s->frames * nr);
     free(rest);
     free(tris);
     return st;
@@ -90,7 +95,13 @@ void plush__compare_quality_frame(plush_compare_study *s, uint32_t f)
         double *y = q->series + ((size_t)f * q->runs + r) * 4;
         y[0] = now[SURFACE].strain_p999, y[1] = 100 * now[SURFACE].strain_outside, y[2] = now[SURFACE].crease_p99;
         y[3] = q->cage[r] ? now[CAGE].strain_p999 : NAN;
+        q->bar[(size_t)f * q->runs + r] = (int8_t)plush_quality_meets_bar(&now[SURFACE]);
     }
+}
+
+int plush__compare_quality_meets_bar(const plush__compare_quality *q, size_t run, uint32_t f)
+{
+    return q && q->bar && run < q->runs ? q->bar[(size_t)f * q->runs + run] : -1;
 }
 
 void plush__compare_quality_csv_header(plush_buf *csv)
@@ -234,5 +245,6 @@ void plush__compare_quality_free(plush__compare_quality *q)
     free(q->worst);
     free(q->worst_frame);
     free(q->series);
+    free(q->bar);
     free(q);
 }

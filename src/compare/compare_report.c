@@ -6,6 +6,63 @@
 #include <stdio.h>
 #include <string.h>
 
+/* What the verdict rests on, over the frames where proxy and bones were both measured against direct and
+ * direct itself met the plush surface bar (a reference that pleats or collapses is no ground truth there). */
+typedef struct judgement {
+    uint32_t frames;              /* proxy and bones measured against direct */
+    uint32_t left_out;            /* of those, direct off the bar: left out */
+    uint32_t first_left_out;
+    uint32_t used;
+    double proxy, bones;          /* mean RMS over the used frames */
+    double proxy_normal, bones_normal;   /* mean normal angle, degrees */
+    uint32_t worst;               /* the used frame where the proxy lies farthest (RMS) */
+    double proxy_worst, bones_at_worst;
+    bool better;                  /* closer than bones on the mean and at its worst frame */
+    uint32_t quarter_frames, off_frames; /* convergence: frames measured, frames where direct/4 lies over half
+                                            the proxy's distance from direct */
+    uint32_t quarter_worst;
+    double quarter_ratio;         /* direct/4's distance over the proxy's, at its worst frame */
+} judgement;
+
+static judgement judge(const plush_compare_study *s)
+{
+    judgement j = {0};
+    size_t np = s->pair_count;
+    double worst = -1;
+    for (uint32_t f = 0; f < s->frames; f++) {
+        double p = s->series_pair[(size_t)f * np], b = s->series_pair[(size_t)f * np + 1];
+        if (!isfinite(p) || !isfinite(b))
+            continue;
+        j.frames++;
+        if (plush__compare_quality_meets_bar(s->quality, RUN_DIRECT, f) == 0) {
+            if (!j.left_out++)
+                j.first_left_out = f;
+            continue;
+        }
+        j.used++;
+        j.proxy += p, j.bones += b;
+        double pn = s->series_normal[(size_t)f * np], bn = s->series_normal[(size_t)f * np + 1];
+        j.proxy_normal += isfinite(pn) ? pn : 0, j.bones_normal += isfinite(bn) ? bn : 0;
+        if (p > worst)
+            worst = p, j.worst = f, j.proxy_worst = p, j.bones_at_worst = b;
+        if (s->has_quarter) {
+            double q = s->series_pair[(size_t)f * np + s->quarter_pair];
+            if (isfinite(q)) {
+                j.quarter_frames++;
+                double ratio = p > 0 ? q / p : (q > 0 ? INFINITY : 0);
+                j.off_frames += ratio > 0.5;
+                if (j.quarter_frames == 1 || ratio > j.quarter_ratio)
+                    j.quarter_ratio = ratio, j.quarter_worst = f;
+            }
+        }
+    }
+    if (j.used) {
+        j.proxy /= j.used, j.bones /= j.used, j.proxy_normal /= j.used, j.bones_normal /= j.used;
+        j.better = j.proxy < j.bones && j.proxy_worst < j.bones_at_worst;
+    }
+    return j;
+}
+
 static void verdict(const plush_compare_study *s, plush_buf *md, float size)
 {
     const run_stats *proxy = &s->rstats[RUN_PROXY], *direct = &s->rstats[RUN_DIRECT];
@@ -20,27 +77,64 @@ static void verdict(const plush_compare_study *s, plush_buf *md, float size)
                    dinfo.reason[0] ? dinfo.reason : "it has no frame", pname);
         return;
     }
+    judgement j = judge(s);
     double tp = ms_per_frame(proxy), td = ms_per_frame(direct);
-    double rms = err->sum[0] / err->frames, p95 = err->sum[1] / err->frames, worst = err->max[2];
     /* three figures, so a ratio under ten reads as the times give it (one decimal made 0.571 read 0.6) */
     buf_printf(md, "**%s is %.3g× faster than direct**: physics + skinning take %.3f ms per frame against "
                    "%.3f ms (thread CPU time, the same run).\n",
                pname, td / tp, tp, td);
-    buf_printf(md, "Its surface lies **%.3g model units** from the direct simulation (RMS over the vertices, mean "
-                   "over %u frames) = **%.2f%% of the model's size** (its %.3g-unit bounding-box diagonal); "
-                   "95%% of the vertices within %.3g (%.2f%%) on average, the worst vertex at the worst frame "
-                   "%.3g (%.2f%%).\n\n",
-               rms, err->frames, 100 * rms / size, (double)size, p95, 100 * p95 / size, worst, 100 * worst / size);
-    const pair_stats *q = s->has_quarter ? &s->pstats[s->quarter_pair] : NULL;
-    if (q && q->frames)
-        buf_printf(md, "**The reference converges**: direct on a quarter of the triangles (%zu of %zu) lies %.3g "
-                       "units (RMS, mean over %u frames, on the vertices it simulates) from full direct; the "
-                       "proxy lies %.3g from it. Direct is the proxy's material at the detailed resolution: its "
-                       "position iterations scaled by the ratio of the cage's edge length to the detail's, its link "
-                       "stiffness the one the cage's links reach in a step, its pressure the cage's per-node push "
-                       "divided by that ratio, its pins on the detailed surface under the cage's pinned "
-                       "triangles (a lone pin: the detailed nodes nearest it).\n\n",
-                   s->quarter.triangles, s->quarter.source_pieces, q->sum[0] / q->frames, q->frames, rms);
+    if (!j.used) {
+        buf_printf(md, "**No verdict**: at none of the %u frames measured did direct meet the plush surface bar, "
+                       "so it is no ground truth here (see the quality table).\n\n", j.frames);
+        return;
+    }
+    /* one verdict, from the mean and the worst frame, the normals beside them */
+    if (j.better)
+        buf_printf(md, "**%s is better than plain bones**: %.0f%% closer to direct on average (RMS %.3g against "
+                       "%.3g, %.2f%% of the model's size against %.2f%%) and %.0f%% closer at its worst frame %u "
+                       "(%.3g against %.3g, %.2f%% of the size)",
+                   pname, 100 * (1 - j.proxy / j.bones), j.proxy, j.bones, 100 * j.proxy / size, 100 * j.bones / size,
+                   100 * (1 - j.proxy_worst / j.bones_at_worst), j.worst, j.proxy_worst, j.bones_at_worst,
+                   100 * j.proxy_worst / size);
+    else
+        buf_printf(md, "**%s is no better than plain bones**: RMS %.3g from direct on average against bones' %.3g "
+                       "(%.2f%% of the model's size against %.2f%%), %.3g against %.3g at its worst frame %u",
+                   pname, j.proxy, j.bones, 100 * j.proxy / size, 100 * j.bones / size, j.proxy_worst,
+                   j.bones_at_worst, j.worst);
+    buf_printf(md, "; its normals lie %.2f° from direct's on average against bones' %.2f°%s.\n", j.proxy_normal,
+               j.bones_normal, j.proxy_normal < j.bones_normal ? "" : " (no closer)");
+    if (j.left_out)
+        buf_printf(md, "%u of the %u frames are left out of the verdict: direct misses the plush surface bar there "
+                       "(it pleats, stretches or collapses; the first at frame %u; quality table below).\n",
+                   j.left_out, j.frames, j.first_left_out);
+    buf_printf(md, "Over all %u frames: %.3g units (RMS, mean) = %.2f%% of the model's size (its %.3g-unit "
+                   "bounding-box diagonal); the worst vertex at the worst frame %.3g (%.2f%%).\n\n",
+               err->frames, err->sum[0] / err->frames, 100 * err->sum[0] / err->frames / size, (double)size,
+               err->max[2], 100 * err->max[2] / size);
+    if (s->has_quarter && j.quarter_frames) {
+        const pair_stats *q = &s->pstats[s->quarter_pair];
+        if (j.off_frames == 0)
+            buf_printf(md, "**The reference converges**: at every one of the %u frames direct on a quarter of the "
+                           "triangles (%zu of %zu) lies within half the proxy's distance of full direct (at most "
+                           "%.2f of it, frame %u; %.3g units RMS on average, on the vertices it simulates).",
+                       j.quarter_frames, s->quarter.triangles, s->quarter.source_pieces, j.quarter_ratio,
+                       j.quarter_worst, q->frames ? q->sum[0] / q->frames : 0.0);
+        else
+            buf_printf(md, "**The reference does not converge**: at %u of the %u frames direct on a quarter of the "
+                           "triangles (%zu of %zu) lies more than half the proxy's distance from full direct (at "
+                           "worst %.2f times it, frame %u), so the reference's own resolution error is as large as "
+                           "what it measures: the verdict above is limited by it.",
+                       j.off_frames, j.quarter_frames, s->quarter.triangles, s->quarter.source_pieces,
+                       j.quarter_ratio, j.quarter_worst);
+        buf_printf(md, " Direct is the proxy's material at the detailed resolution: its position iterations scaled "
+                       "by the ratio of the cage's edge length to the detail's, its link stiffness the one the "
+                       "cage's links reach in a step, its pressure the cage's per-node push divided by that ratio, "
+                       "its pins on the detailed surface under the cage's pinned triangles (a lone pin: the "
+                       "detailed nodes nearest it).\n\n");
+    } else {
+        buf_printf(md, "Whether the reference converges was not measured (no direct run on a quarter of the "
+                       "triangles).\n\n");
+    }
     if (dinfo.stopped)
         buf_printf(md, "The direct run stopped at frame %u (%s): the comparison covers the %u frames before it.\n\n",
                    dinfo.stopped_at, dinfo.reason, dinfo.frames);
@@ -135,20 +229,18 @@ static void meaning(const plush_compare_study *s, plush_buf *md, float size)
 {
     const plush_compare_surface *surf = plush_compare_get_surface(s->cmp);
     buf_printf(md, "## What it means\n\n");
-    const pair_stats *pd = &s->pstats[0], *bd = &s->pstats[1];
-    if (pd->frames && bd->frames && bd->sum[0] > 0) {
-        double share = pd->sum[0] / bd->sum[0];
-        buf_printf(md, "- Plain bones (no soft body) lie %.3g units (RMS) from direct; the proxy %.3g. The proxy %s "
-                       "%.0f%% of the soft motion plain bones miss.\n",
-                   bd->sum[0] / bd->frames, pd->sum[0] / pd->frames, share <= 1 ? "reproduces" : "misses more than",
-                   share <= 1 ? 100 * (1 - share) : 100 * (share - 1));
-    }
-    if (pd->frames) {
-        double rel = pd->sum[0] / pd->frames / size;
-        buf_printf(md, "- An RMS error of %.2f%% of the model's size is %s.\n", 100 * rel,
-                   rel < 0.01   ? "hard to tell apart from the direct simulation when watched at full size"
-                   : rel < 0.03 ? "visible side by side but keeps the same character of motion"
-                                : "a clearly different motion: try a finer cage (--proxy-triangles)");
+    judgement j = s->pstats[0].frames ? judge(s) : (judgement){0};
+    if (j.used) {
+        /* the size of the error, read with the verdict: a proxy no closer than bones adds nothing however
+         * small the distance, and the worst frame is what a viewer notices */
+        double rel = j.proxy / size, at_worst = j.proxy_worst / size;
+        buf_printf(md, "- The proxy's RMS distance from direct, %.2f%% of the model's size on average and %.2f%% at "
+                       "its worst frame, is %s%s.\n", 100 * rel, 100 * at_worst,
+                   at_worst < 0.01   ? "hard to tell apart from the direct simulation when watched at full size"
+                   : at_worst < 0.03 ? "visible side by side at its worst frame"
+                                     : "a clearly different motion at its worst frame: try a finer cage "
+                                       "(--proxy-triangles)",
+                   j.better ? "" : "; and plain bones come as close, so the soft body adds nothing measurable here");
     }
     buf_printf(md, "- Distances are in model units (1 unit ≈ 8 cm); the model's size is its bounding-box "
                    "diagonal at rest, %.4g units, over %zu measured vertices (those of every material no soft "

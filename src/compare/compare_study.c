@@ -38,6 +38,7 @@ static void record_frame(plush_compare_study *s, uint32_t f)
     }
     for (size_t p = 0; p < s->pair_count; p++) {
         s->series_pair[(size_t)f * s->pair_count + p] = pf[p].valid ? pf[p].error.rms : NAN;
+        s->series_normal[(size_t)f * s->pair_count + p] = pf[p].valid ? pf[p].error.normal_mean : NAN;
         if (!pair_shown(s, p))
             continue;
         size_t a = s->pairs[p].a, b = s->pairs[p].b;
@@ -180,8 +181,9 @@ static plush_status study_start(plush_compare_study *s, plush_diag *diag)
     s->pstats = calloc(s->pair_count, sizeof *s->pstats);
     s->rstats = calloc(s->run_count, sizeof *s->rstats);
     s->series_pair = malloc((size_t)s->frames * s->pair_count * sizeof *s->series_pair);
+    s->series_normal = malloc((size_t)s->frames * s->pair_count * sizeof *s->series_normal);
     s->series_run = malloc((size_t)s->frames * s->run_count * sizeof *s->series_run);
-    if (!s->pstats || !s->rstats || !s->series_pair || !s->series_run)
+    if (!s->pstats || !s->rstats || !s->series_pair || !s->series_normal || !s->series_run)
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
     s->size = size;
     if ((st = plush__compare_pictures_setup(s, diag)) != PLUSH_OK ||
@@ -288,6 +290,7 @@ void plush_compare_study_destroy(plush_compare_study *s)
     free(s->pstats);
     free(s->rstats);
     free(s->series_pair);
+    free(s->series_normal);
     free(s->series_run);
     plush_buf_free(&s->csv);
     free(s->failed_file);

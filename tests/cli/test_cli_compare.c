@@ -137,6 +137,54 @@ static void test_small_plush_writes_every_file(void **state)
     free(md);
 }
 
+/* The verdict can say no and says one thing: on the small plush direct itself pleats at most frames (the
+ * plush surface bar: p99.9 strain 1.5, 0.5% of edges beyond 1.5x, crease p99 30 deg), and those frames are
+ * left out of the verdict, as many as the CSV's direct figures miss the bar; of the others, direct on a
+ * quarter of the triangles lies over half the proxy's distance from direct at one, so the report prints no
+ * "converges" and says the verdict is limited; one sentence says whether the proxy beats plain bones. */
+static void test_small_plush_verdict(void **state)
+{
+    (void)state;
+    cli_expect_code(&small.r, 0);
+    char p[700];
+    size_t len = 0;
+    snprintf(p, sizeof p, "%s/metrics.csv", small.out);
+    char *csv = cli_read_all(p, &len);
+    assert_non_null(csv);
+    int c999 = cli_csv_column(csv, "strain_p999_b"), cout = cli_csv_column(csv, "strain_outside_b"),
+        ccr = cli_csv_column(csv, "crease_p99_deg_b");
+    assert_true(c999 > 0 && cout > 0 && ccr > 0);
+    unsigned off_bar = 0, rows = 0;
+    for (const char *line = strchr(csv, '\n'); line && line[1]; line = strchr(line + 1, '\n')) {
+        const char *row = line + 1;
+        const char *pair = strchr(row, ',') + 1;
+        if (strncmp(pair, "proxy,direct,", 13) != 0)
+            continue;
+        rows++;
+        off_bar += report_csv_field(row, c999) > 1.5 || report_csv_field(row, cout) > 0.005 ||
+                   report_csv_field(row, ccr) > 30;
+    }
+    assert_int_equal(rows, FRAMES);
+    snprintf(p, sizeof p, "%s/report.md", small.out);
+    char *md = cli_read_all(p, &len);
+    assert_non_null(md);
+    bool better = strstr(md, "**proxy is better than plain bones**") != NULL,
+         no_better = strstr(md, "**proxy is no better than plain bones**") != NULL;
+    assert_true(better != no_better);
+    char left[120];
+    snprintf(left, sizeof left, "%u of the %u frames are left out of the verdict: direct misses the plush surface bar",
+             off_bar, rows);
+    if (off_bar)
+        assert_non_null(strstr(md, left));
+    else
+        assert_null(strstr(md, "left out of the verdict"));
+    assert_null(strstr(md, "converges"));
+    assert_non_null(strstr(md, "**The reference does not converge**"));
+    assert_non_null(strstr(md, "the verdict above is limited by it"));
+    free(csv);
+    free(md);
+}
+
 /* A motion of one key on the bear's first bone at frame 4,000,000,000. */
 static void write_far_motion(const char *path)
 {
@@ -252,6 +300,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_small_plush_writes_every_file),
+        cmocka_unit_test(test_small_plush_verdict),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_frames_beyond_the_bound),
     };
