@@ -315,6 +315,30 @@ static void test_motion_for_another_model(void **state)
     assert_non_null(strstr(r.err, "plush: warning: "));
     assert_non_null(strstr(r.err, "よその骨"));
     expect_only_warnings(&r);
+    /* the summary says so in one line, since every figure of a model standing still reads perfect */
+    assert_non_null(strstr(r.out, "\n  motion          nothing in it moves this model: its 2 bone and 1 morph keys "
+                                  "are all for names this model lacks;"));
+    cli_result_free(&r);
+    /* a camera motion: no bone or morph key at all */
+    char camera[512], c[512];
+    cli_tmp_path(camera, sizeof camera, "camera.vmd");
+    cli_tmp_path(c, sizeof c, "camera");
+    plush_vmd_motion *cam = plush_vmd_create();
+    cam->camera_keys = plush_arena_array(plush_vmd_arena(cam), 2, sizeof *cam->camera_keys);
+    cam->camera_key_count = 2;
+    cam->camera_keys[1].frame = 30;
+    plush_diag d = pmx_fx_diag();
+    assert_int_equal(plush_vmd_write_file(cam, NULL, camera, &d), PLUSH_OK);
+    plush_vmd_free(cam);
+    CLI_RUN(&r, "run", BEAR, "--motion", camera, "--im2", BEAR_IM2, "--frames", "2", "-o", c);
+    cli_expect_code(&r, 0);
+    assert_non_null(strstr(r.out, "\n  motion          nothing in it moves this model: it has no bone or morph key (2 "
+                                  "camera keys);"));
+    cli_result_free(&r);
+    /* a motion that moves the bear says nothing of the kind */
+    CLI_RUN(&r, "run", BEAR, "--motion", BEAR_VMD, "--im2", BEAR_IM2, "--frames", "2", "-o", c);
+    cli_expect_code(&r, 0);
+    assert_null(strstr(r.out, "\n  motion "));
     cli_result_free(&r);
     /* and the bear is as still as with no motion at all: the same files */
     CLI_RUN(&r, "run", BEAR, "--im2", BEAR_IM2, "--frames", "31", "--export", "pmx+vmd,ply", "--every", "30", "-o", b);
