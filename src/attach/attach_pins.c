@@ -532,6 +532,53 @@ static bool piece_holders(pin_work *w, const uint32_t *nodes, size_t count, plus
     return true;
 }
 
+/* A piece neither held bones nor a chain reach (its vertices carry no usable weight): pinned where it lies
+ * nearest the rest of the model, following the bones of the model vertex there -- a piece is never left
+ * to fall. False when the model offers no vertex with a bone. */
+static bool pin_where_it_touches(pin_work *w, const uint32_t *nodes, size_t count, ranked *order,
+                                 plush_pmx_vertex *cage, bool *pinned, bool *auto_pinned)
+{
+    const plush_pmx_model *m = w->m;
+    double best = INFINITY, centre[3] = {0, 0, 0};
+    uint32_t at = UINT32_MAX, near = UINT32_MAX;
+    for (size_t i = 0; i < count; i++) {
+        const float *p = w->cage->positions[nodes[i]];
+        for (int k = 0; k < 3; k++)
+            centre[k] += p[k] / (double)count;
+        size_t r = plush__point_grid_nearest(&w->rest_grid, p);
+        uint32_t v = r != SIZE_MAX ? w->rest_vertex[r] : nearest_covered(w, nodes[i]);
+        if (v == UINT32_MAX)
+            continue;
+        double d = distance(p, m->vertices[v].position);
+        if (d < best)
+            best = d, at = nodes[i], near = v;
+    }
+    if (at == UINT32_MAX)
+        return false;
+    int32_t bones[4];
+    float weights[4];
+    const plush_pmx_vertex *v = &m->vertices[near];
+    for (int j = 0; j < 4; j++)
+        if (v->bones[j] >= 0 && (size_t)v->bones[j] < m->bone_count && v->weights[j] > 0)
+            w->bone_w[v->bones[j]] += v->weights[j];
+    int n = strongest(w, bones, weights);
+    if (n == 0) {
+        /* a weightless vertex: the bone the model hangs from */
+        bones[0] = 0, weights[0] = 1, n = m->bone_count ? 1 : 0;
+        if (!n)
+            return false;
+    }
+    plush_pmx_vertex holder = {.edge_scale = 1, .sdef = -1};
+    follow(&holder, bones, weights, n);
+    double up[3], len = 0;
+    for (int k = 0; k < 3; k++)
+        up[k] = w->cage->positions[at][k] - centre[k], len += up[k] * up[k];
+    len = sqrt(len);
+    for (int k = 0; k < 3; k++)
+        up[k] = len > 0 ? up[k] / len : (k == 1);
+    return pin_band(w, nodes, count, up, order, &holder, cage, pinned, auto_pinned) > 0;
+}
+
 plush_status plush__attach_auto_pins(const plush_pmx_model *m, const plush_attach_options *o, const uint32_t *face_piece,
                                      size_t pieces, plush_pmx_vertex *cage_verts, bool *pinned, bool *auto_pinned,
                                      plush_attach_piece *info, plush__attach_progress *progress, plush_diag *diag)
@@ -599,8 +646,14 @@ plush_status plush__attach_auto_pins(const plush_pmx_model *m, const plush_attac
             /* nothing held reaches it (a braid on physics bones): it rides the bone its chain hangs from,
              * pinned where it is nearest that bone */
             int32_t root = chain_root(&w, nodes, count);
-            if (root < 0)
+            if (root < 0) {
+                info[p].from_contact = pin_where_it_touches(&w, nodes, count, order, cage_verts, pinned, auto_pinned);
+                if (info[p].from_contact) {
+                    grow(&w, face_piece, p, nodes, count, cage_verts, pinned, auto_pinned, scratch);
+                    piece_bones(&w, nodes, count, cage_verts, auto_pinned, &info[p]);
+                }
                 continue;
+            }
             double centre[3] = {0, 0, 0}, up[3], len = 0;
             for (size_t i = 0; i < count; i++)
                 for (int k = 0; k < 3; k++)

@@ -254,6 +254,38 @@ static void toy_file(char *path, size_t size, const char *name)
     plush_pmx_free(m);
 }
 
+/* A caged part whose vertices carry no usable weight (BDEF4, every weight 0: no held bone and no chain to hang
+ * from) is pinned where it meets the rest of the model, following the bones there, instead of being refused
+ * as a piece that would fall. */
+static void test_weightless_piece_is_pinned(void **state)
+{
+    (void)state;
+    char model[300], out[300];
+    cli_tmp_path(model, sizeof model, "toy_weightless.pmx");
+    cli_tmp_path(out, sizeof out, "weightless");
+    plush_pmx_model *m = toy_fx_model();
+    /* the arms: the third material */
+    size_t start = 0, arms = 2;
+    for (size_t i = 0; i < arms; i++)
+        start += (size_t)m->materials[i].index_count;
+    for (size_t i = start; i < start + (size_t)m->materials[arms].index_count; i++) {
+        plush_pmx_vertex *v = &m->vertices[m->indices[i]];
+        v->weight_type = PLUSH_PMX_BDEF4;
+        for (int k = 0; k < 4; k++)
+            v->bones[k] = k < 3 ? k : -1, v->weights[k] = 0;
+    }
+    plush_diag d;
+    plush_diag_reset(&d);
+    assert_int_equal(plush_pmx_write_file(m, NULL, model, &d), PLUSH_OK);
+    plush_pmx_free(m);
+    cli_result r;
+    CLI_RUN(&r, "run", model, "--cage", "arms:60", "--frames", "3", "-o", out);
+    cli_expect_code(&r, 0);
+    assert_null(strstr(r.err, "would fall"));
+    assert_non_null(strstr(r.out, "automatically (where it meets the model)"));
+    cli_result_free(&r);
+}
+
 /* A piece more than half pinned is a warning with the way out: a narrower band, or, for a piece under six
  * vertices (three pins hold any piece), none -- it follows its bones. */
 static void test_mostly_pinned_warnings(void **state)
@@ -525,6 +557,7 @@ int main(void)
         cmocka_unit_test(test_toy_auto_pins),
         cmocka_unit_test(test_standing_tuft_pins),
         cmocka_unit_test(test_mostly_pinned_warnings),
+        cmocka_unit_test(test_weightless_piece_is_pinned),
         cmocka_unit_test(test_toy_run),
         cmocka_unit_test(test_demo_quality),
         cmocka_unit_test(test_alicia_hair_auto_pins),
