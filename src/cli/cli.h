@@ -167,7 +167,8 @@ int cli_demo(int argc, char **argv);
 int cli_run_execute(const cli_run_job *job);
 /* Why a cage is not within 20% of the target it was made for ("" when it is), for proxy and run --cage. */
 struct plush_cage_result;
-const char *cli_cage_target_note(const struct plush_cage_result *result, size_t target, char *buf, size_t size);
+const char *cli_cage_target_note(const struct plush_cage_result *result, size_t target, const char *fix, char *buf,
+                                 size_t size);
 
 /* attach's per-piece lines (piece N: triangles, vertices, pins and the bones they follow), for run --cage too. */
 struct plush_attach_result;

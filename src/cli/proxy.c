@@ -192,7 +192,8 @@ static const char *method_text(plush_cage_method m)
     }
 }
 
-const char *cli_cage_target_note(const plush_cage_result *res, size_t target, char *buf, size_t size)
+const char *cli_cage_target_note(const plush_cage_result *res, size_t target, const char *fix, char *buf,
+                                 size_t size)
 {
     buf[0] = '\0';
     if (target == 0 || (res->triangles * 5 >= target * 4 && res->triangles * 5 <= target * 6))
@@ -203,8 +204,8 @@ const char *cli_cage_target_note(const plush_cage_result *res, size_t target, ch
         snprintf(buf, size, "; under 80%% of the target: the simplifier collapses edges in batches and the "
                  "slivers it leaves are collapsed after it; asked for more it went over the limit");
     else
-        snprintf(buf, size, "; over 120%% of the target: the surface keeps its separate pieces and borders (a "
-                 "larger target, or --wrap, fits them)");
+        snprintf(buf, size, "; over 120%% of the target: the surface keeps its separate pieces and borders (%s)",
+                 fix);
     return buf;
 }
 
@@ -229,7 +230,8 @@ static void report(const proxy_job *job, const plush_cage_mesh *skin, const plus
         snprintf(off, sizeof off, "%+.0f%%, within 20%%",
                  100.0 * ((double)res->triangles - (double)job->triangles) / (double)job->triangles);
     info_line("triangles", "%zu (target %zu, %s%s)", res->triangles, job->triangles, off,
-              cli_cage_target_note(res, job->triangles, note, sizeof note));
+              cli_cage_target_note(res, job->triangles, "a larger target, or --wrap, fits them", note,
+                                   sizeof note));
     if (res->wrapped)
         info_line("wrap", "%zu triangles on a grid of %g, %g out from the surface", res->wrap_triangles,
                   (double)res->wrap_cell, (double)res->wrap_offset);

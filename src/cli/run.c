@@ -475,7 +475,7 @@ static void summary(const run_state *s, uint32_t frames, const plush_diag *diag)
            (double)desc.world.physics_hz, mode_name(desc.mode));
     still_motion_line(s);
     if (s->source) {
-        char note[200], names[200];
+        char note[320], names[200];
         /* the materials by the model's names, whatever the user typed (cli_check_materials) */
         cli_names_quoted(&s->cage_materials, names, sizeof names);
         printf("  cage            %zu triangles, %zu nodes (%s %s), %zu piece%s, %zu pinned nodes%s\n",
@@ -483,6 +483,8 @@ static void summary(const run_state *s, uint32_t frames, const plush_diag *diag)
                s->cage_made.wrapped ? "one wrap around the closed pieces of" : "simplified from", names,
                s->attached.pieces, s->attached.pieces == 1 ? "" : "s", s->attached.pinned,
                cli_cage_target_note(&s->cage_made, s->cage_triangles ? s->cage_triangles : PLUSH_ATTACH_CAGE_TRIANGLES,
+                                    "a larger --cage target fits them, or a wrap: plush proxy --wrap, then plush "
+                                    "attach --proxy and plush run on what it writes",
                                     note, sizeof note));
         cli_attach_report_pieces(s->model, &s->attached);
     }
