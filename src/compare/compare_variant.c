@@ -171,9 +171,8 @@ plush_status plush__compare_variant_make(const plush_pmx_model *m, size_t target
     if (!sb)
         return plush_diag_fail(diag, PLUSH_E_NO_PROXY, -1, "soft body", -1,
                                "--proxy-triangles copies the model's TriMesh soft body, and it has none: make one "
-                               "(plush proxy MODEL.pmx --triangles 300 --materials NAME -o cage.obj; plush attach MODEL.pmx "
-                               "--proxy "
-                               "cage.obj -o soft.pmx) and compare soft.pmx");
+                               "(plush proxy MODEL.pmx --triangles 300 --materials NAME -o cage.obj; plush attach "
+                               "MODEL.pmx --proxy cage.obj -o soft.pmx) and compare soft.pmx");
     plush_status st = strip_soft_bodies(m, &v->base, diag);
     plush_cage_mesh skin, cage;
     plush_cage_result res;
