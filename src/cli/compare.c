@@ -259,7 +259,10 @@ static int run_compare(const compare_job *job)
     plush_compare_study *st = NULL;
     cli_outdir outdir = {0};
     int rc = CLI_FAILED;
-    if (read_inputs(&in) && cli_outdir_open(&outdir, job->out_dir))
+    /* the inputs are kept from the commit when OUTDIR holds them */
+    if (read_inputs(&in) && cli_outdir_open(&outdir, job->out_dir) && cli_outdir_protect(&outdir, job->model) &&
+        (!job->motion || cli_outdir_protect(&outdir, job->motion)) &&
+        (!job->overrides || cli_outdir_protect(&outdir, job->overrides)))
         rc = simulate(&in, &outdir, &st);
     plush_compare_study_destroy(st);
     cli_outdir_close(&outdir);

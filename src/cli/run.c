@@ -391,6 +391,50 @@ static plush_status make_sinks(run_state *s, const char *list, plush_diag *diag)
     return PLUSH_OK;
 }
 
+/* The run's inputs, kept safe from its commit when OUTDIR holds them (-o . beside the model): the model,
+ * its motion and overrides, and every texture the model names (as a path from the model's folder, either
+ * separator; one that leads elsewhere is simply no entry of OUTDIR). */
+static bool protect_inputs(run_state *s)
+{
+    const cli_run_job *job = s->job;
+    if (!cli_outdir_protect(&s->outdir, job->model) || (job->motion && !cli_outdir_protect(&s->outdir, job->motion)) ||
+        (job->overrides && !cli_outdir_protect(&s->outdir, job->overrides)))
+        return false;
+    const plush_pmx_model *m = s->source ? s->source : s->model;
+    const char *slash = strrchr(job->model, '/');
+    int dir = slash ? (int)(slash - job->model) + 1 : 0;
+    for (size_t i = 0; i < m->texture_count; i++) {
+        size_t n = (size_t)dir + m->textures[i].len + 1;
+        char *path = malloc(n);
+        if (!path) {
+            fprintf(stderr, "plush: out of memory\n");
+            return false;
+        }
+        snprintf(path, n, "%.*s%.*s", dir, job->model, (int)m->textures[i].len, m->textures[i].s);
+        for (char *c = path + dir; *c; c++)
+            *c = *c == '\\' ? '/' : *c;
+        bool ok = cli_outdir_protect(&s->outdir, path);
+        free(path);
+        if (!ok)
+            return false;
+    }
+    return true;
+}
+
+/* Every output's place in OUTDIR is free or plush's own: a file of the user's in the way stops the run here,
+ * before its first frame, with one line naming it. */
+static bool outputs_free(const run_state *s)
+{
+    for (size_t i = 0; i < s->sink_count; i++) {
+        const char *paths[8];
+        size_t n = plush_scene_sink_outputs(s->sinks[i], paths, 8);
+        for (size_t k = 0; k < n && k < 8; k++)
+            if (!cli_outdir_check(&s->outdir, paths[k]))
+                return false;
+    }
+    return true;
+}
+
 static const char *mode_name(plush_scene_mode mode)
 {
     return mode == PLUSH_SCENE_BONES ? "bones" : mode == PLUSH_SCENE_DIRECT ? "direct" : "proxy";
@@ -561,12 +605,14 @@ static int simulate(run_state *s, plush_diag *model_diag)
     }
     /* OUTDIR only once the model is known to run, so a refused model leaves no empty directory; locked
      * against a second run, the outputs staged and put in place together at the end */
-    if (!cli_outdir_open(&s->outdir, job->out_dir))
+    if (!cli_outdir_open(&s->outdir, job->out_dir) || !protect_inputs(s))
         return CLI_FAILED;
     if (make_sinks(s, job->exports ? job->exports : plush_scene_default_exports(job->mode), model_diag) != PLUSH_OK) {
         cli_report(model_diag);
         return CLI_FAILED;
     }
+    if (!outputs_free(s))
+        return CLI_FAILED;
     /* a direct run is a reference: a frozen, blown-up body is no answer, so it ends there */
     plush_scene_run_options ro = {.frames = frames,
                                   .sinks = s->sinks,

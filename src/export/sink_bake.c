@@ -110,11 +110,22 @@ static void bake_estimate(const plush_scene_sink *s, uint32_t frames, double *me
     *disk = keys * 111.0;
 }
 
+static size_t bake_outputs(const plush_scene_sink *sink, const char **paths, size_t max)
+{
+    const bake_sink *b = (const bake_sink *)sink;
+    if (max > 0)
+        paths[0] = b->pmx;
+    if (max > 1)
+        paths[1] = b->vmd;
+    return 2;
+}
+
 static const plush_scene_sink_ops bake_ops = {.frame = bake_frame,
                                               .end = bake_end,
                                               .describe = bake_describe,
                                               .destroy = bake_destroy,
-                                              .estimate = bake_estimate};
+                                              .estimate = bake_estimate,
+                                              .outputs = bake_outputs};
 
 static plush_status bake_create(const plush_scene *scene, const plush_scene_output *out, plush_scene_sink **sink,
                                 plush_diag *diag)

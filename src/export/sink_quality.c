@@ -285,10 +285,19 @@ static void quality_destroy(plush_scene_sink *s)
     free(q);
 }
 
+static size_t quality_outputs(const plush_scene_sink *sink, const char **paths, size_t max)
+{
+    const quality_sink *s = (const quality_sink *)sink;
+    if (max && s->path)
+        paths[0] = s->path;
+    return s->path ? 1 : 0;
+}
+
 static const plush_scene_sink_ops quality_ops = {.frame = quality_frame,
                                                  .end = quality_end,
                                                  .describe = quality_describe,
-                                                 .destroy = quality_destroy};
+                                                 .destroy = quality_destroy,
+                                                 .outputs = quality_outputs};
 
 /* The measure's thread and its two buffers; without them the sink measures in line. */
 static void start_thread(quality_sink *q)

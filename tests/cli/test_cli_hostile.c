@@ -92,9 +92,17 @@ static const char *in(char *buf, size_t size, const char *dir, const char *name)
     return buf;
 }
 
+static void write_model_as(const char *dir, const char *file, const char *const *textures, size_t count);
+
 /* The toy (four materials, no soft body: plush run --cage makes one) written as dir/model.pmx with these
  * texture paths, material i using texture i % count. */
 static void write_model(const char *dir, const char *const *textures, size_t count)
+{
+    write_model_as(dir, "model.pmx", textures, count);
+}
+
+/* The same as dir/file. */
+static void write_model_as(const char *dir, const char *file, const char *const *textures, size_t count)
 {
     plush_pmx_model *m = toy_fx_model();
     plush_str *t = calloc(count ? count : 1, sizeof *t);
@@ -108,7 +116,7 @@ static void write_model(const char *dir, const char *const *textures, size_t cou
     plush_diag d = {0};
     plush_diag_reset(&d);
     mkdir(dir, 0777);
-    snprintf(path, sizeof path, "%s/model.pmx", dir);
+    snprintf(path, sizeof path, "%s/%s", dir, file);
     assert_int_equal(plush_pmx_write_file(m, NULL, path, &d), PLUSH_OK);
     m->textures = NULL, m->texture_count = 0;
     free(t);
@@ -459,6 +467,106 @@ static void test_paths_not_options(void **state)
         unsetenv("PLUSH_BIN");
 }
 
+/* ---- 10. a planted .plush-set cannot make a run remove the model or its folder -------------------- */
+
+/* The whole file, or fails the test. */
+static char *slurp(const char *path, size_t *len)
+{
+    char *bytes = cli_read_all(path, len);
+    if (!bytes)
+        fail_msg("%s is gone", path);
+    return bytes;
+}
+
+static void expect_same(const char *path, const char *bytes, size_t len)
+{
+    size_t now_len = 0;
+    char *now = slurp(path, &now_len);
+    assert_int_equal(now_len, len);
+    assert_memory_equal(now, bytes, len);
+    free(now);
+}
+
+static void test_planted_set(void **state)
+{
+    (void)state;
+    char dir[600], p[800], model[700], out[700];
+    cli_tmp_path(dir, sizeof dir, "m10");
+    mkdir(dir, 0777);
+    char tex_dir[700];
+    snprintf(tex_dir, sizeof tex_dir, "%s/tex", dir);
+    write_bmp(in(p, sizeof p, tex_dir, "fur.png"), 1, 1, "fur");
+    const char *tex[] = {"tex\\fur.png"};
+    write_model_as(dir, "toy.pmx", tex, 1);
+    cli_write_all(in(p, sizeof p, dir, "notes"), "the user's notes", 16);
+    snprintf(model, sizeof model, "%s/toy.pmx", dir);
+    snprintf(out, sizeof out, "%s/.", dir); /* -o . beside the model */
+    size_t model_len, fur_len;
+    char *model_bytes = slurp(model, &model_len), *fur = slurp(in(p, sizeof p, tex_dir, "fur.png"), &fur_len);
+    /* the list in the format before, then one in today's format whose records are made up */
+    const char *const planted[] = {"toy.pmx\ntex\nnotes\n",
+                                   "plush-set 2\nf 16 1700000000.000000000 00000000deadbeef notes\n"
+                                   "d 0 0.000000000 00000000deadbeef tex\nf 9 0.000000000 0000000000000001 toy.pmx\n"};
+    for (int k = 0; k < 2; k++) {
+        cli_write_all(in(p, sizeof p, dir, ".plush-set"), planted[k], strlen(planted[k]));
+        cli_result r;
+        CLI_RUN(&r, "run", model, "--cage", "body:100", "--frames", "3", "-o", out);
+        cli_expect_code(&r, 0);
+        assert_non_null(strstr(r.err, "alone")); /* each listed entry left alone with a warning */
+        cli_result_free(&r);
+        expect_same(model, model_bytes, model_len);
+        expect_same(in(p, sizeof p, tex_dir, "fur.png"), fur, fur_len);
+        expect_file(in(p, sizeof p, dir, "notes"), "the user's notes");
+        assert_true(cli_exists(in(p, sizeof p, dir, "toy_plush.pmx")));
+        /* a second run replaces its own outputs and still leaves the rest */
+        CLI_RUN(&r, "run", model, "--cage", "body:100", "--frames", "3", "-o", out);
+        cli_expect_code(&r, 0);
+        cli_result_free(&r);
+        expect_same(model, model_bytes, model_len);
+        expect_same(in(p, sizeof p, tex_dir, "fur.png"), fur, fur_len);
+        expect_file(in(p, sizeof p, dir, "notes"), "the user's notes");
+        remove(in(p, sizeof p, dir, "toy_plush.pmx"));
+        remove(in(p, sizeof p, dir, "toy_plush.vmd"));
+    }
+    free(model_bytes);
+    free(fur);
+}
+
+/* ---- 11. files of the user's where outputs go are refused before the first frame ---------------------- */
+
+static void test_user_files_refused(void **state)
+{
+    (void)state;
+    char dir[600], out[600], p[800], model[700];
+    cli_tmp_path(dir, sizeof dir, "m11");
+    write_model_as(dir, "toy.pmx", NULL, 0);
+    snprintf(model, sizeof model, "%s/toy.pmx", dir);
+    cli_tmp_path(out, sizeof out, "out11");
+    char frames[700];
+    snprintf(frames, sizeof frames, "%s/frames", out);
+    mkdir(out, 0777);
+    cli_write_all(in(p, sizeof p, frames, "mine.txt"), "mine", 4);
+    cli_write_all(in(p, sizeof p, out, "toy_plush.pmx"), "my own bake", 11);
+    cli_write_all(in(p, sizeof p, out, "quality.csv"), "my figures", 10);
+    /* a million frames: a refusal after the first frame would not come back within the test's time */
+    const char *const exports[] = {"obj", "pmx+vmd", "quality"};
+    const char *const named[] = {"frames", "toy_plush.pmx", "quality.csv"};
+    for (int k = 0; k < 3; k++) {
+        cli_result r;
+        CLI_RUN(&r, "run", model, "--cage", "body", "--frames", k == 0 ? "3" : "1000000", "--export", exports[k],
+                "-o", out);
+        cli_expect_one_error_line(&r);
+        assert_non_null(strstr(r.err, named[k]));
+        assert_int_equal(r.out_len, 0); /* no summary: no frame was run */
+        cli_result_free(&r);
+        expect_file(in(p, sizeof p, frames, "mine.txt"), "mine");
+        assert_int_equal(count_entries(frames, ""), 3); /* ".", ".." and mine.txt */
+        expect_file(in(p, sizeof p, out, "toy_plush.pmx"), "my own bake");
+        expect_file(in(p, sizeof p, out, "quality.csv"), "my figures");
+        assert_int_equal(count_entries(out, ".plush"), 0);
+    }
+}
+
 /* ---- 9. the small ones ------------------------------------------------------------------------------ */
 
 /* Starts plush with args (NULL-terminated), output to /dev/null; returns its pid. */
@@ -601,6 +709,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_attach_dense_cage, setup, teardown),
         cmocka_unit_test_setup_teardown(test_paths_not_options, setup, teardown),
         cmocka_unit_test_setup_teardown(test_small_ones, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_planted_set, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_user_files_refused, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
