@@ -567,6 +567,68 @@ static void test_user_files_refused(void **state)
     }
 }
 
+/* ---- 12. a second signal during the cleanup cannot cut it short -------------------------------------- */
+
+/* Starts plush with args (NULL-terminated) as the leader of a process group of its own, output to
+ * /dev/null; returns its pid (= the group's id). */
+static pid_t start_plush_group(const char *const *args)
+{
+    const char *b = getenv("PLUSH_BIN");
+    char *argv[32];
+    int argc = 0;
+    argv[argc++] = (char *)(b && *b ? b : "build/plush");
+    for (; *args && argc < 31; args++)
+        argv[argc++] = (char *)*args;
+    argv[argc] = NULL;
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+    posix_spawnattr_setpgroup(&attr, 0);
+    pid_t pid;
+    assert_int_equal(posix_spawn(&pid, argv[0], &fa, &attr, argv, environ), 0);
+    posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&attr);
+    return pid;
+}
+
+static void wait_for(const char *path);
+
+/* Two SIGTERMs in quick succession -- both to the pid, or the pid and then its process group (a terminal's
+ * Ctrl-C after a kill, a service manager's stop) -- end the run with nothing of it left: its OUTDIR, staging
+ * folder and lock are gone, ten times out of ten each way. */
+static void test_two_signals(void **state)
+{
+    (void)state;
+    char dir[600], out[600], model[700], lock[700];
+    cli_tmp_path(dir, sizeof dir, "m12");
+    write_model(dir, NULL, 0);
+    snprintf(model, sizeof model, "%s/model.pmx", dir);
+    cli_tmp_path(out, sizeof out, "out12");
+    snprintf(lock, sizeof lock, "%s/.plush.lock", out);
+    const char *long_run[] = {"run", model, "--cage", "body", "--frames", "1000000", "--export", "quality", "-o", out,
+                              NULL};
+    for (int way = 0; way < 2; way++)
+        for (int k = 0; k < 10; k++) {
+            pid_t pid = start_plush_group(long_run);
+            wait_for(lock);
+            /* the staging folder made too, so the cleanup has a tree to remove */
+            for (int i = 0; i < 24000 && count_entries(out, ".plush-tmp") == 0; i++)
+                nanosleep(&(struct timespec){0, 1000 * 1000}, NULL);
+            kill(pid, SIGTERM);
+            kill(way == 0 ? pid : -pid, SIGTERM);
+            int status = 0;
+            assert_int_equal(waitpid(pid, &status, 0), pid);
+            assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
+            if (cli_exists(out))
+                fail_msg("way %d, run %d: %s left behind (%zu staging folders, lock %s)", way, k, out,
+                         count_entries(out, ".plush-tmp"), cli_exists(lock) ? "left" : "gone");
+        }
+}
+
 /* ---- 9. the small ones ------------------------------------------------------------------------------ */
 
 /* Starts plush with args (NULL-terminated), output to /dev/null; returns its pid. */
@@ -711,6 +773,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_small_ones, setup, teardown),
         cmocka_unit_test_setup_teardown(test_planted_set, setup, teardown),
         cmocka_unit_test_setup_teardown(test_user_files_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_two_signals, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
