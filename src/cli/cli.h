@@ -39,6 +39,9 @@ void cli_report_warnings(const plush_diag *diag);
 /* Prints "plush: " + the formatted text as one line on stderr, its control characters escaped
  * (text_write_escaped): every message that may hold text from a file goes through here. */
 void cli_message(const char *fmt, ...) CLI_PRINTF(1, 2);
+/* Prints the formatted text as one line on stdout, its control characters escaped as cli_message's: every
+ * summary line that may hold a name or path goes through here (or info_line, which does the same). */
+void cli_line(const char *fmt, ...) CLI_PRINTF(1, 2);
 /* A progress bar on stderr, redrawn in place ("  [####    ] 12/40 frames"); the line ends at done == total.
  * Callers draw it only when stderr is a terminal. */
 void cli_progress_bar(uint64_t done, uint64_t total, const char *unit);

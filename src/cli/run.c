@@ -454,9 +454,9 @@ static void coarser_cage_hint(const run_state *s)
         return;
     const char *spec = s->job->cage, *colon = strrchr(spec, ':');
     int n = colon ? (int)(colon - spec) : (int)strlen(spec);
-    printf("  hint            where the surface misses its bar, a cage of half the triangles often meets it: "
-           "--cage %.*s:%zu\n",
-           n, spec, s->cage.triangle_count / 2);
+    cli_line("  hint            where the surface misses its bar, a cage of half the triangles often meets it: "
+             "--cage %.*s:%zu",
+             n, spec, s->cage.triangle_count / 2);
 }
 
 /* The materials bound as layers of the named ones (they share rest positions with them), if any. */
@@ -467,13 +467,17 @@ static void layers_line(const run_state *s)
         total += s->pulled[m];
     if (total == 0)
         return;
-    printf("  layers          %zu vertices of other materials share their rest position with bound ones and move "
-           "with them:",
-           total);
+    char names[2048] = "";
+    size_t at = 0;
     for (size_t m = 0; m < s->model->material_count; m++)
-        if (s->pulled[m] && shown++ < 8)
-            printf("%s \"%s\" %zu", shown > 1 ? "," : "", s->model->materials[m].name.s, s->pulled[m]);
-    printf("%s\n", shown > 8 ? ", ..." : "");
+        if (s->pulled[m] && shown++ < 8 && at < sizeof names) {
+            int k = snprintf(names + at, sizeof names - at, "%s \"%s\" %zu", shown > 1 ? "," : "",
+                             s->model->materials[m].name.s, s->pulled[m]);
+            at += k > 0 ? (size_t)k : 0;
+        }
+    cli_line("  layers          %zu vertices of other materials share their rest position with bound ones and move "
+             "with them:%s%s",
+             total, names, shown > 8 ? ", ..." : "");
 }
 
 static void summary(const run_state *s, uint32_t frames, const plush_diag *diag)
@@ -485,60 +489,60 @@ static void summary(const run_state *s, uint32_t frames, const plush_diag *diag)
     plush_scene_get_timing(s->scene, &t);
     double n = t.steps ? (double)t.steps : 1, ms = 1000.0 / n;
     double total = t.motion + t.physics + t.frames + t.skinning + t.exports;
-    printf("plush run: %s\n", job->model);
-    printf("  frames          %u at %g fps, physics %g Hz, mode %s\n", frames, (double)desc.fps,
-           (double)desc.world.physics_hz, mode_name(desc.mode));
+    cli_line("plush run: %s", job->model);
+    cli_line("  frames          %u at %g fps, physics %g Hz, mode %s", frames, (double)desc.fps,
+             (double)desc.world.physics_hz, mode_name(desc.mode));
     if (s->source) {
         char note[200], names[200];
         /* the materials by the model's names, whatever the user typed (cli_check_materials) */
         cli_names_quoted(&s->cage_materials, names, sizeof names);
-        printf("  cage            %zu triangles, %zu nodes (%s %s), %zu piece%s, %zu pinned nodes%s\n",
-               s->cage.triangle_count, s->cage.vertex_count,
-               s->cage_made.wrapped ? "one wrap around the closed pieces of" : "simplified from", names,
-               s->attached.pieces, s->attached.pieces == 1 ? "" : "s", s->attached.pinned,
-               cli_cage_target_note(&s->cage_made, s->cage_triangles ? s->cage_triangles : PLUSH_ATTACH_CAGE_TRIANGLES,
-                                    note, sizeof note));
+        cli_line("  cage            %zu triangles, %zu nodes (%s %s), %zu piece%s, %zu pinned nodes%s",
+                 s->cage.triangle_count, s->cage.vertex_count,
+                 s->cage_made.wrapped ? "one wrap around the closed pieces of" : "simplified from", names,
+                 s->attached.pieces, s->attached.pieces == 1 ? "" : "s", s->attached.pinned,
+                 cli_cage_target_note(&s->cage_made, s->cage_triangles ? s->cage_triangles : PLUSH_ATTACH_CAGE_TRIANGLES,
+                                      note, sizeof note));
         cli_attach_report_pieces(s->model, &s->attached);
     }
     if (s->details.triangles || s->details.bound_triangles)
-        printf("  details         %zu faces in pieces under a twentieth of the largest one's size, not caged: %zu "
-               "within a cage edge of it bound to it, %zu left on bone skinning\n",
-               s->details.triangles + s->details.bound_triangles, s->details.bound_triangles, s->details.triangles);
+        cli_line("  details         %zu faces in pieces under a twentieth of the largest one's size, not caged: %zu "
+                 "within a cage edge of it bound to it, %zu left on bone skinning",
+                 s->details.triangles + s->details.bound_triangles, s->details.bound_triangles, s->details.triangles);
     layers_line(s);
     plush_scene_direct_stats ds;
     if (plush_scene_direct_model(s->scene, &ds))
-        printf("  direct          %zu soft bod%s: %zu nodes, %zu faces, %zu pieces sewn by %zu seam links, %zu pinned "
-               "and %zu anchored nodes\n",
-               ds.bodies, ds.bodies == 1 ? "y" : "ies", ds.nodes, ds.faces, ds.pieces, ds.seam_links, ds.pinned_nodes,
-               ds.anchored_nodes);
-    printf("  per frame       %.3f ms: motion+bones %.3f, physics %.3f, proxy frames %.3f, skinning %.3f, "
-           "export %.3f\n",
-           total * ms, t.motion * ms, t.physics * ms, t.frames * ms, t.skinning * ms, t.exports * ms);
+        cli_line("  direct          %zu soft bod%s: %zu nodes, %zu faces, %zu pieces sewn by %zu seam links, %zu pinned "
+                 "and %zu anchored nodes",
+                 ds.bodies, ds.bodies == 1 ? "y" : "ies", ds.nodes, ds.faces, ds.pieces, ds.seam_links, ds.pinned_nodes,
+                 ds.anchored_nodes);
+    cli_line("  per frame       %.3f ms: motion+bones %.3f, physics %.3f, proxy frames %.3f, skinning %.3f, "
+             "export %.3f",
+             total * ms, t.motion * ms, t.physics * ms, t.frames * ms, t.skinning * ms, t.exports * ms);
     int64_t first = -1;
     size_t failed = plush_scene_failures(s->scene, &first);
     if (failed) {
         size_t frozen = plush_scene_frozen(s->scene);
-        printf("  blow-ups        %zu, the first at frame %lld: each soft body put back to its last good state, at "
-               "rest, and on",
-               failed, (long long)first);
+        char after[64] = "";
         if (frozen)
-            printf("; %zu frozen there after %d", frozen, PLUSH_WORLD_SOFT_RESETS);
-        printf("\n");
+            snprintf(after, sizeof after, "; %zu frozen there after %d", frozen, PLUSH_WORLD_SOFT_RESETS);
+        cli_line("  blow-ups        %zu, the first at frame %lld: each soft body put back to its last good state, at "
+                 "rest, and on%s",
+                 failed, (long long)first, after);
     }
     plush_scene_soft_summary soft;
     plush_scene_soft(s->scene, NULL, &soft);
     if (soft.frames) {
-        printf("  soft part       moves on average %.2f%% of its size from bone skinning\n", 100 * soft.mean_offset_share);
+        cli_line("  soft part       moves on average %.2f%% of its size from bone skinning", 100 * soft.mean_offset_share);
         if (soft.worst_inside_frame >= 0 && soft.bodies > 0)
-            printf("  body            %zu rigid bodies that follow bones; worst frame %lld: %.2f%% of the bound vertices "
-                   "inside them (bone skinning: %.2f%%), %.3g deep; over the run deepest %.3g, bone skinning at most "
-                   "%.2f%%\n",
-                   soft.bodies, (long long)soft.worst_inside_frame, 100 * soft.worst_inside_share,
-                   100 * soft.worst_bones_inside_share, soft.worst_inside_depth, soft.deepest,
-                   100 * soft.most_bones_inside_share);
+            cli_line("  body            %zu rigid bodies that follow bones; worst frame %lld: %.2f%% of the bound vertices "
+                     "inside them (bone skinning: %.2f%%), %.3g deep; over the run deepest %.3g, bone skinning at most "
+                     "%.2f%%",
+                     soft.bodies, (long long)soft.worst_inside_frame, 100 * soft.worst_inside_share,
+                     100 * soft.worst_bones_inside_share, soft.worst_inside_depth, soft.deepest,
+                     100 * soft.most_bones_inside_share);
     }
     if (diag->warning_count)
-        printf("  warnings        %u (on stderr)\n", diag->warning_count);
+        cli_line("  warnings        %u (on stderr)", diag->warning_count);
     for (size_t i = 0; i < s->sink_count; i++) {
         char text[8192];
         char raw[8192];
@@ -549,7 +553,7 @@ static void summary(const run_state *s, uint32_t frames, const plush_diag *diag)
         for (int k = 0; line; k++) {
             const char *nl = strchr(line, '\n');
             int len = nl ? (int)(nl - line) : (int)strlen(line);
-            printf("  %-16s%.*s\n", k ? "" : s->sinks[i]->kind->label, len, line);
+            cli_line("  %-16s%.*s", k ? "" : s->sinks[i]->kind->label, len, line);
             line = nl ? nl + 1 : NULL;
         }
     }

@@ -629,6 +629,121 @@ static void test_two_signals(void **state)
         }
 }
 
+/* ---- 13. names from a file cannot drive the terminal ------------------------------------------------- */
+
+/* Whether s[i..] starts a raw control a terminal acts on: C0 but the line's own newline, DEL, C1 (C2 80..9F),
+ * a bidirectional control or mark, or a line or paragraph separator (U+061C, U+200E, U+200F,
+ * U+2028..U+202E, U+2066..U+2069). */
+static bool raw_control(const unsigned char *s, size_t len, size_t i)
+{
+    unsigned char c = s[i];
+    if ((c < 0x20 && c != '\n') || c == 0x7f)
+        return true;
+    if (c == 0xc2 && i + 1 < len && s[i + 1] >= 0x80 && s[i + 1] <= 0x9f)
+        return true;
+    if (c == 0xd8 && i + 1 < len && s[i + 1] == 0x9c)
+        return true;
+    if (c == 0xe2 && i + 2 < len) {
+        unsigned a = s[i + 1], b = s[i + 2];
+        return (a == 0x80 && (b == 0x8e || b == 0x8f || (b >= 0xa8 && b <= 0xae))) ||
+               (a == 0x81 && b >= 0xa6 && b <= 0xa9);
+    }
+    return false;
+}
+
+static void expect_no_raw_controls(const char *what, const char *text, size_t len)
+{
+    const unsigned char *s = (const unsigned char *)text;
+    for (size_t i = 0; i < len; i++)
+        if (raw_control(s, len, i))
+            fail_msg("%s: a raw control (byte 0x%02x) at byte %zu of %zu: ...%.40s", what, s[i], i, len,
+                     text + (i > 20 ? i - 20 : 0));
+}
+
+/* Every kind of control in one name: ESC (a colour), U+202E (right-to-left override), CR, BEL, C1 CSI,
+ * U+2066 (left-to-right isolate), DEL, a newline; unique by base and the count. A name the baked VMD
+ * carries (the model's, a bone's, a morph's) must fit Shift-JIS, which has no C1 or bidirectional control:
+ * sjis keeps to the ASCII ones there. */
+static plush_str hostile_name(char (*pool)[96], size_t *used, const char *base, bool sjis)
+{
+    char *s = pool[*used];
+    if (sjis)
+        snprintf(s, 96, "\x1b[31m%s\r\x07\x1b]0;x\x7f%zu\n", base, *used);
+    else
+        snprintf(s, 96, "\x1b[31m\xe2\x80\xae%s\r\x07\xc2\x9b\xe2\x81\xa6\x7f%zu\n", base, *used);
+    (*used)++;
+    return (plush_str){.s = s, .len = (uint32_t)strlen(s)};
+}
+
+/* plush run (with a cage made, every export that writes names), plush proxy, plush attach and plush info on
+ * a model whose every name is hostile, in a folder and into an OUTDIR named so too: no raw control reaches
+ * stdout or stderr, and the names are there, escaped. */
+static void test_hostile_names_escaped(void **state)
+{
+    (void)state;
+    plush_pmx_model *m = toy_fx_model();
+    static char pool[256][96];
+    size_t used = 0;
+    m->name = hostile_name(pool, &used, "model", true);
+    m->name_en = hostile_name(pool, &used, "model en", false);
+    m->comment = hostile_name(pool, &used, "comment", false);
+    m->comment_en = hostile_name(pool, &used, "comment en", false);
+    for (size_t i = 0; i < m->material_count; i++) {
+        m->materials[i].name = hostile_name(pool, &used, "material", false);
+        m->materials[i].name_en = hostile_name(pool, &used, "material en", false);
+    }
+    for (size_t i = 0; i < m->bone_count; i++) {
+        m->bones[i].name = hostile_name(pool, &used, "bone", true);
+        m->bones[i].name_en = hostile_name(pool, &used, "bone en", false);
+    }
+    for (size_t i = 0; i < m->morph_count; i++) {
+        m->morphs[i].name = hostile_name(pool, &used, "morph", true);
+        m->morphs[i].name_en = hostile_name(pool, &used, "morph en", false);
+    }
+    for (size_t i = 0; i < m->display_frame_count; i++) {
+        m->display_frames[i].name = hostile_name(pool, &used, "frame", false);
+        m->display_frames[i].name_en = hostile_name(pool, &used, "frame en", false);
+    }
+    for (size_t i = 0; i < m->rigid_body_count; i++) {
+        m->rigid_bodies[i].name = hostile_name(pool, &used, "body", false);
+        m->rigid_bodies[i].name_en = hostile_name(pool, &used, "body en", false);
+    }
+    for (size_t i = 0; i < m->joint_count; i++) {
+        m->joints[i].name = hostile_name(pool, &used, "joint", false);
+        m->joints[i].name_en = hostile_name(pool, &used, "joint en", false);
+    }
+    char dir[600], model[800], out[700], obj[800], soft[800];
+    cli_tmp_path(dir, sizeof dir, "m13");
+    mkdir(dir, 0777);
+    snprintf(model, sizeof model, "%s/t\x1b[2Jo\xe2\x80\xaey.pmx", dir);
+    plush_diag d = {0};
+    plush_diag_reset(&d);
+    assert_int_equal(plush_pmx_write_file(m, NULL, model, &d), PLUSH_OK);
+    plush_pmx_free(m);
+    cli_tmp_path(out, sizeof out, "o\x1b]0;x\x07ut\xe2\x80\xae");
+    snprintf(obj, sizeof obj, "%s/c\x1b[0m\xe2\x81\xa6.obj", dir);
+    snprintf(soft, sizeof soft, "%s/s\xc2\x9b\xe2\x80\xae.pmx", dir);
+
+    cli_result r[4];
+    /* material 1, the body, by its number: every name of the model is hostile (not im2: its material names
+     * are Shift-JIS) */
+    CLI_RUN(&r[0], "run", model, "--cage", "1", "--frames", "3", "--export", "pmx+vmd,gltf,obj,cage,quality", "-o",
+            out);
+    CLI_RUN(&r[1], "proxy", model, "--materials", "1", "--triangles", "100", "-o", obj);
+    CLI_RUN(&r[2], "attach", model, "--proxy", obj, "--materials", "1", "-o", soft);
+    CLI_RUN(&r[3], "info", model);
+    const char *what[] = {"run", "proxy", "attach", "info"};
+    for (int k = 0; k < 4; k++) {
+        cli_expect_code(&r[k], 0);
+        expect_no_raw_controls(what[k], r[k].out, r[k].out_len);
+        expect_no_raw_controls(what[k], r[k].err, r[k].err_len);
+        /* the names are shown, escaped (attach names bones only: no bidirectional control there) */
+        if (!strstr(r[k].out, "\\x1b[31m") || (k != 2 && !strstr(r[k].out, "\\u202e")))
+            fail_msg("%s shows no name escaped:\n%s", what[k], r[k].out);
+        cli_result_free(&r[k]);
+    }
+}
+
 /* ---- 9. the small ones ------------------------------------------------------------------------------ */
 
 /* Starts plush with args (NULL-terminated), output to /dev/null; returns its pid. */
@@ -774,6 +889,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_planted_set, setup, teardown),
         cmocka_unit_test_setup_teardown(test_user_files_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_two_signals, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_hostile_names_escaped, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
