@@ -64,7 +64,8 @@ static const char run_help_options[] =
 static const char run_help_more_options[] =
     "  --pin-band S                with --cage: the band pinned at the top of each cage piece (where a\n"
     "                              skirt, cape or strand attaches), a share of its height (default 0.15,\n"
-    "                              then at most 40% of its nodes); e.g. 0.3 holds more, 0.05 less\n"
+    "                              pinning at most 40% of its nodes; a band given is pinned whole, so 1\n"
+    "                              pins every node); e.g. 0.3 holds more, 0.05 less\n"
     "  --no-push                   leave the proxy-skinned surface where the cage's triangles put it: by\n"
     "                              default vertices inside the model's rigid bodies that follow bones are\n"
     "                              pushed out through those triangles (the bake and glTF move alike)\n"
@@ -126,6 +127,19 @@ static void print_exports(void)
         printf("  %-9s %s\n", all[i]->name, all[i]->help);
 }
 
+/* "MATERIAL,...[:TRIANGLES]" as --cage takes it: at least one name before the colon and, after it, a whole
+ * number of at least one triangle. A usage error otherwise, before any file is read. */
+static int check_cage_spec(const char *spec)
+{
+    const char *colon = strrchr(spec, ':');
+    if (colon == spec || !*spec)
+        return cli_usage_error(run_usage, "--cage needs at least one material: --cage NAME,...[:TRIANGLES]");
+    uint64_t t = 0;
+    if (colon && cli_parse_count(run_usage, "--cage", colon + 1, 1, UINT32_MAX / 3, &t) != CLI_OK)
+        return CLI_USAGE;
+    return CLI_OK;
+}
+
 static int run_option(cli_args *args, const char *name, const char *inline_value, cli_run_job *job)
 {
     bool *flag = strcmp(name, "--original") == 0 || strcmp(name, "--seed") == 0 ? &job->seed
@@ -158,7 +172,7 @@ static int run_option(cli_args *args, const char *name, const char *inline_value
         job->out_dir = v;
     else if (strcmp(name, "--motion") == 0)
         job->motion = v;
-    else if (strcmp(name, "--cage") == 0)
+    else if (strcmp(name, "--cage") == 0 && (rc = check_cage_spec(v)) == CLI_OK)
         job->cage = v;
     else if (strcmp(name, "--im2") == 0)
         job->overrides = v;
@@ -300,7 +314,7 @@ static bool read_inputs(run_state *s, plush_diag *model_diag)
     return true;
 }
 
-/* "MATERIAL,...[:TRIANGLES]". */
+/* "MATERIAL,...[:TRIANGLES]" (its syntax checked with the options: check_cage_spec). */
 static bool parse_cage(run_state *s)
 {
     const char *spec = s->job->cage, *colon = strrchr(spec, ':');

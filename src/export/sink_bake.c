@@ -62,9 +62,17 @@ static int bake_describe(const plush_scene_sink *s, char *buf, size_t size)
     const bake_sink *b = (const bake_sink *)s;
     char figures[1400] = "";
     if (b->written) {
-        char tol[64] = "a key every frame", fit[200] = "";
+        char tol[200] = "a key every frame", fit[200] = "";
         if (b->tolerance >= 0)
             snprintf(tol, sizeof tol, "within %.3g units", b->tolerance);
+        /* The keys are reduced within the tolerance of the bones they key; the bones a count asked for
+         * (--bake-bones) are not chosen to meet it, so a fit that misses by more is said to, beside the
+         * tolerance -- with a tolerance of 0 a key every frame is no exact bake then. */
+        bool fitted = b->stats.bones != b->stats.triangles;
+        if (fitted && b->bones && (b->tolerance < 0 || b->stats.fit_worst > b->tolerance))
+            snprintf(tol + strlen(tol), sizeof tol - strlen(tol),
+                     " of the %zu bones asked for, which miss the exact bake by up to %.3g units", b->stats.bones,
+                     b->stats.fit_worst);
         if (b->stats.bones != b->stats.triangles)
             snprintf(fit, sizeof fit, "\nfitted to %zu cage triangles in %.2f s: RMS %.3g, worst vertex %.3g units",
                      b->stats.triangles, b->stats.fit_seconds, b->stats.fit_rms, b->stats.fit_worst);
