@@ -249,7 +249,36 @@ bool cli_outdir_commit(cli_outdir *o)
         cli_report(&d);
         return false;
     }
+    cli_report_warnings(&d); /* what .plush-set lists that is not plush's own, left alone */
     return true;
+}
+
+bool cli_outdir_protect(cli_outdir *o, const char *path)
+{
+    plush_diag d;
+    cli_diag_init(&d, path);
+    if (plush_file_stage_protect(o->stage, path, &d) != PLUSH_OK) {
+        cli_report(&d);
+        return false;
+    }
+    return true;
+}
+
+bool cli_outdir_check(const cli_outdir *o, const char *path)
+{
+    const char *stage = plush_file_stage_path(o->stage);
+    size_t n = strlen(stage);
+    if (strncmp(path, stage, n) != 0 || path[n] != '/')
+        return true; /* not in OUTDIR: written where it is asked for */
+    const char *name = path + n + 1, *slash = strchr(name, '/');
+    char *top = strndup(name, slash ? (size_t)(slash - name) : strlen(name));
+    plush_diag d;
+    cli_diag_init(&d, NULL);
+    bool ok = top && plush_file_stage_check(o->stage, top, &d) == PLUSH_OK;
+    if (!ok)
+        cli_report(&d);
+    free(top);
+    return ok;
 }
 
 void cli_outdir_close(cli_outdir *o)

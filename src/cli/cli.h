@@ -39,6 +39,9 @@ void cli_report_warnings(const plush_diag *diag);
 /* Prints "plush: " + the formatted text as one line on stderr, its control characters escaped
  * (text_write_escaped): every message that may hold text from a file goes through here. */
 void cli_message(const char *fmt, ...) CLI_PRINTF(1, 2);
+/* Prints the formatted text as one line on stdout, its control characters escaped as cli_message's: every
+ * summary line that may hold a name or path goes through here (or info_line, which does the same). */
+void cli_line(const char *fmt, ...) CLI_PRINTF(1, 2);
 /* A progress bar on stderr, redrawn in place ("  [####    ] 12/40 frames"); the line ends at done == total.
  * Callers draw it only when stderr is a terminal. */
 void cli_progress_bar(uint64_t done, uint64_t total, const char *unit);
@@ -131,6 +134,13 @@ bool cli_outdir_open(cli_outdir *o, const char *dir);
 /* Where the command writes its outputs until the commit. */
 const char *cli_outdir_stage(const cli_outdir *o);
 bool cli_outdir_commit(cli_outdir *o);
+/* Marks an input of the command (a model, motion, texture): nothing in OUTDIR that is it, or holds it, is
+ * removed or replaced (plush_file_stage_protect). One line on stderr and false when out of memory. */
+bool cli_outdir_protect(cli_outdir *o, const char *path);
+/* Whether an output at path (inside the staging folder) may take its place in OUTDIR: nothing is there, or
+ * plush's own entry that is no input (plush_file_stage_check); otherwise one line naming the entry and
+ * false. Commands check their outputs so before the work begins. */
+bool cli_outdir_check(const cli_outdir *o, const char *path);
 void cli_outdir_close(cli_outdir *o);
 /* path as the user will find it: the staging folder's prefix replaced by the output folder. */
 const char *cli_outdir_shown(const cli_outdir *o, const char *path, char *buf, size_t size);

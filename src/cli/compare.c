@@ -177,7 +177,7 @@ static bool read_inputs(compare_inputs *s)
 static void print_summary(const compare_job *job, const plush_compare_study *st)
 {
     const plush_compare *cmp = plush_compare_study_runs(st);
-    printf("plush compare: %s, %u frames\n", job->model, plush_compare_study_frame_count(st));
+    cli_line("plush compare: %s, %u frames", job->model, plush_compare_study_frame_count(st));
     for (size_t r = 0; r < plush_compare_study_run_count(st); r++) {
         plush_compare_run_info info;
         plush_compare_get_run_info(cmp, r, &info);
@@ -187,7 +187,7 @@ static void print_summary(const compare_job *job, const plush_compare_study *st)
         else
             printf("  %-14s  not run: %s\n", info.name, info.reason);
     }
-    printf("  report          %s/report.md\n", job->out_dir);
+    cli_line("  report          %s/report.md", job->out_dir);
 }
 
 static int simulate(const compare_inputs *in, cli_outdir *outdir, plush_compare_study **st)
@@ -259,7 +259,10 @@ static int run_compare(const compare_job *job)
     plush_compare_study *st = NULL;
     cli_outdir outdir = {0};
     int rc = CLI_FAILED;
-    if (read_inputs(&in) && cli_outdir_open(&outdir, job->out_dir))
+    /* the inputs are kept from the commit when OUTDIR holds them */
+    if (read_inputs(&in) && cli_outdir_open(&outdir, job->out_dir) && cli_outdir_protect(&outdir, job->model) &&
+        (!job->motion || cli_outdir_protect(&outdir, job->motion)) &&
+        (!job->overrides || cli_outdir_protect(&outdir, job->overrides)))
         rc = simulate(&in, &outdir, &st);
     plush_compare_study_destroy(st);
     cli_outdir_close(&outdir);

@@ -68,7 +68,7 @@ int cli_demo(int argc, char **argv)
     snprintf(preview, sizeof preview, "%s/preview.mp4", dir);
     struct stat st;
     if (stat(preview, &st) == 0)
-        printf("  any video player or browser: %s\n", preview);
-    printf("  the input model with its soft body: %s (PMX 2.1: PMX Editor; plush info shows it)\n", files.pmx);
+        cli_line("  any video player or browser: %s", preview);
+    cli_line("  the input model with its soft body: %s (PMX 2.1: PMX Editor; plush info shows it)", files.pmx);
     return CLI_OK;
 }

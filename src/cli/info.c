@@ -177,10 +177,8 @@ static void begin_file(info_output *out, const char *path)
         json_object_begin(&out->w, NULL);
         json_string(&out->w, "file", path);
     } else {
-        /* The path heads the block unquoted; only a control character in it is masked. */
-        for (const char *c = path; *c; c++)
-            fputc((unsigned char)*c < 0x20 ? '?' : *c, stdout);
-        fputc('\n', stdout);
+        /* The path heads the block unquoted, its control characters escaped as every line's are. */
+        cli_line("%s", path);
     }
 }
 

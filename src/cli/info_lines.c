@@ -8,12 +8,13 @@
 
 void info_line(const char *label, const char *fmt, ...)
 {
-    printf("  %-*s ", INFO_LABEL_WIDTH, label);
+    /* values quote names from files (a material, a bone): escaped as every summary line is */
+    char value[4096];
     va_list ap;
     va_start(ap, fmt);
-    vprintf(fmt, ap);
+    vsnprintf(value, sizeof value, fmt, ap);
     va_end(ap);
-    fputc('\n', stdout);
+    cli_line("  %-*s %s", INFO_LABEL_WIDTH, label, value);
 }
 
 void info_name_line(const char *label, const plush_str *name)

@@ -46,6 +46,25 @@ static size_t utf8_sequence(const unsigned char *s, size_t left)
     return n;
 }
 
+/* The code point of the well-formed sequence of n bytes at s. */
+static uint32_t utf8_code_point(const unsigned char *s, size_t n)
+{
+    static const unsigned char lead_mask[] = {0, 0x7F, 0x1F, 0x0F, 0x07};
+    uint32_t cp = s[0] & lead_mask[n];
+    for (size_t i = 1; i < n; i++)
+        cp = (cp << 6) | (s[i] & 0x3Fu);
+    return cp;
+}
+
+/* Characters that reorder or break the text around them on a terminal without being visible: the
+ * bidirectional controls (U+202E shows "gpj.exe" as "exe.jpg") and marks, and the line and paragraph
+ * separators. */
+static bool invisible_control(uint32_t cp)
+{
+    return cp == 0x061C || cp == 0x200E || cp == 0x200F || (cp >= 0x2028 && cp <= 0x202E) ||
+           (cp >= 0x2066 && cp <= 0x2069);
+}
+
 void text_write_escaped(FILE *out, const char *s, size_t len, bool json)
 {
     const unsigned char *p = (const unsigned char *)s;
@@ -54,10 +73,12 @@ void text_write_escaped(FILE *out, const char *s, size_t len, bool json)
         unsigned char c = p[i];
         size_t n = c < 0x80 ? 1 : utf8_sequence(p + i, len - i);
         /* C1 controls (U+0080..U+009F, C2 80..C2 9F in UTF-8) act on terminals as ESC sequences do. */
-        unsigned cp = c < 0x80 ? c : n == 2 ? ((c & 0x1Fu) << 6) | (p[i + 1] & 0x3Fu) : 0x100;
+        uint32_t cp = n ? utf8_code_point(p + i, n) : 0x100;
         if (json && (c == '"' || c == '\\')) {
             fputc('\\', out);
             fputc(c, out);
+        } else if (invisible_control(cp)) {
+            fprintf(out, "\\u%04x", (unsigned)cp);
         } else if (cp < 0x20 || (cp >= 0x7F && cp <= 0x9F)) {
             switch (cp) {
             case '\n': fputs("\\n", out); break;
@@ -65,7 +86,7 @@ void text_write_escaped(FILE *out, const char *s, size_t len, bool json)
             case '\t': fputs("\\t", out); break;
             case '\b': fputs(json ? "\\b" : "\\x08", out); break;
             case '\f': fputs(json ? "\\f" : "\\x0c", out); break;
-            default: fprintf(out, json ? "\\u%04x" : cp < 0x80 ? "\\x%02x" : "\\u%04x", cp); break;
+            default: fprintf(out, json ? "\\u%04x" : cp < 0x80 ? "\\x%02x" : "\\u%04x", (unsigned)cp); break;
             }
         } else if (n == 0) {
             /* A byte that is not UTF-8: JSON cannot carry it; a terminal line shows its value. */

@@ -47,8 +47,9 @@ void json_number_text(json_writer *w, const char *key, const char *text);
 void json_bool(json_writer *w, const char *key, bool v);
 void json_null(json_writer *w, const char *key);
 
-/* Writes the len bytes of s with every control character escaped: C0, DEL, C1 (U+0080..U+009F) and
- * bytes that are not UTF-8. json: JSON's escapes inside a JSON string (\n, \u001b, \ufffd for a broken
+/* Writes the len bytes of s with every control character escaped: C0, DEL, C1 (U+0080..U+009F), the
+ * bidirectional controls and marks and the line and paragraph separators (U+061C, U+200E, U+200F,
+ * U+2028..U+202E, U+2066..U+2069: always as \u202e) and bytes that are not UTF-8. json: JSON's escapes inside a JSON string (\n, \u001b, \ufffd for a broken
  * byte; '"' and '\\' escaped); otherwise a terminal line's (\n, \x1b, \u0085, \xff for a broken byte;
  * quotes and backslashes as they are). */
 void text_write_escaped(FILE *out, const char *s, size_t len, bool json);

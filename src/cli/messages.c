@@ -48,6 +48,34 @@ static void print_line(const char *text)
     free(line);
 }
 
+/* fmt formatted (malloc'd; NULL when out of memory). */
+static char *format_v(const char *fmt, va_list ap)
+{
+    va_list again;
+    va_copy(again, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    char *text = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    if (text)
+        vsnprintf(text, (size_t)n + 1, fmt, again);
+    va_end(again);
+    return text;
+}
+
+void cli_line(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *text = format_v(fmt, ap);
+    va_end(ap);
+    if (!text) {
+        fputs("plush: out of memory\n", stderr);
+        return;
+    }
+    text_write_escaped(stdout, text, strlen(text), false);
+    fputc('\n', stdout);
+    free(text);
+}
+
 void cli_message(const char *fmt, ...)
 {
     char text[2048];

@@ -64,7 +64,8 @@ static const char run_help_options[] =
 static const char run_help_more_options[] =
     "  --pin-band S                with --cage: the band pinned at the top of each cage piece (where a\n"
     "                              skirt, cape or strand attaches), a share of its height (default 0.15,\n"
-    "                              then at most 40% of its nodes); e.g. 0.3 holds more, 0.05 less\n"
+    "                              pinning at most 40% of its nodes; a band given is pinned whole, so 1\n"
+    "                              pins every node); e.g. 0.3 holds more, 0.05 less\n"
     "  --no-push                   leave the proxy-skinned surface where the cage's triangles put it: by\n"
     "                              default vertices inside the model's rigid bodies that follow bones are\n"
     "                              pushed out through those triangles (the bake and glTF move alike)\n"
@@ -126,6 +127,19 @@ static void print_exports(void)
         printf("  %-9s %s\n", all[i]->name, all[i]->help);
 }
 
+/* "MATERIAL,...[:TRIANGLES]" as --cage takes it: at least one name before the colon and, after it, a whole
+ * number of at least one triangle. A usage error otherwise, before any file is read. */
+static int check_cage_spec(const char *spec)
+{
+    const char *colon = strrchr(spec, ':');
+    if (colon == spec || !*spec)
+        return cli_usage_error(run_usage, "--cage needs at least one material: --cage NAME,...[:TRIANGLES]");
+    uint64_t t = 0;
+    if (colon && cli_parse_count(run_usage, "--cage", colon + 1, 1, UINT32_MAX / 3, &t) != CLI_OK)
+        return CLI_USAGE;
+    return CLI_OK;
+}
+
 static int run_option(cli_args *args, const char *name, const char *inline_value, cli_run_job *job)
 {
     bool *flag = strcmp(name, "--original") == 0 || strcmp(name, "--seed") == 0 ? &job->seed
@@ -158,7 +172,7 @@ static int run_option(cli_args *args, const char *name, const char *inline_value
         job->out_dir = v;
     else if (strcmp(name, "--motion") == 0)
         job->motion = v;
-    else if (strcmp(name, "--cage") == 0)
+    else if (strcmp(name, "--cage") == 0 && (rc = check_cage_spec(v)) == CLI_OK)
         job->cage = v;
     else if (strcmp(name, "--im2") == 0)
         job->overrides = v;
@@ -300,7 +314,7 @@ static bool read_inputs(run_state *s, plush_diag *model_diag)
     return true;
 }
 
-/* "MATERIAL,...[:TRIANGLES]". */
+/* "MATERIAL,...[:TRIANGLES]" (its syntax checked with the options: check_cage_spec). */
 static bool parse_cage(run_state *s)
 {
     const char *spec = s->job->cage, *colon = strrchr(spec, ':');
@@ -391,6 +405,50 @@ static plush_status make_sinks(run_state *s, const char *list, plush_diag *diag)
     return PLUSH_OK;
 }
 
+/* The run's inputs, kept safe from its commit when OUTDIR holds them (-o . beside the model): the model,
+ * its motion and overrides, and every texture the model names (as a path from the model's folder, either
+ * separator; one that leads elsewhere is simply no entry of OUTDIR). */
+static bool protect_inputs(run_state *s)
+{
+    const cli_run_job *job = s->job;
+    if (!cli_outdir_protect(&s->outdir, job->model) || (job->motion && !cli_outdir_protect(&s->outdir, job->motion)) ||
+        (job->overrides && !cli_outdir_protect(&s->outdir, job->overrides)))
+        return false;
+    const plush_pmx_model *m = s->source ? s->source : s->model;
+    const char *slash = strrchr(job->model, '/');
+    int dir = slash ? (int)(slash - job->model) + 1 : 0;
+    for (size_t i = 0; i < m->texture_count; i++) {
+        size_t n = (size_t)dir + m->textures[i].len + 1;
+        char *path = malloc(n);
+        if (!path) {
+            fprintf(stderr, "plush: out of memory\n");
+            return false;
+        }
+        snprintf(path, n, "%.*s%.*s", dir, job->model, (int)m->textures[i].len, m->textures[i].s);
+        for (char *c = path + dir; *c; c++)
+            *c = *c == '\\' ? '/' : *c;
+        bool ok = cli_outdir_protect(&s->outdir, path);
+        free(path);
+        if (!ok)
+            return false;
+    }
+    return true;
+}
+
+/* Every output's place in OUTDIR is free or plush's own: a file of the user's in the way stops the run here,
+ * before its first frame, with one line naming it. */
+static bool outputs_free(const run_state *s)
+{
+    for (size_t i = 0; i < s->sink_count; i++) {
+        const char *paths[8];
+        size_t n = plush_scene_sink_outputs(s->sinks[i], paths, 8);
+        for (size_t k = 0; k < n && k < 8; k++)
+            if (!cli_outdir_check(&s->outdir, paths[k]))
+                return false;
+    }
+    return true;
+}
+
 static const char *mode_name(plush_scene_mode mode)
 {
     return mode == PLUSH_SCENE_BONES ? "bones" : mode == PLUSH_SCENE_DIRECT ? "direct" : "proxy";
@@ -410,9 +468,9 @@ static void coarser_cage_hint(const run_state *s)
         return;
     const char *spec = s->job->cage, *colon = strrchr(spec, ':');
     int n = colon ? (int)(colon - spec) : (int)strlen(spec);
-    printf("  hint            where the surface misses its bar, a cage of half the triangles often meets it: "
-           "--cage %.*s:%zu\n",
-           n, spec, s->cage.triangle_count / 2);
+    cli_line("  hint            where the surface misses its bar, a cage of half the triangles often meets it: "
+             "--cage %.*s:%zu",
+             n, spec, s->cage.triangle_count / 2);
 }
 
 /* The materials bound as layers of the named ones (they share rest positions with them), if any. */
@@ -423,13 +481,17 @@ static void layers_line(const run_state *s)
         total += s->pulled[m];
     if (total == 0)
         return;
-    printf("  layers          %zu vertices of other materials share their rest position with bound ones and move "
-           "with them:",
-           total);
+    char names[2048] = "";
+    size_t at = 0;
     for (size_t m = 0; m < s->model->material_count; m++)
-        if (s->pulled[m] && shown++ < 8)
-            printf("%s \"%s\" %zu", shown > 1 ? "," : "", s->model->materials[m].name.s, s->pulled[m]);
-    printf("%s\n", shown > 8 ? ", ..." : "");
+        if (s->pulled[m] && shown++ < 8 && at < sizeof names) {
+            int k = snprintf(names + at, sizeof names - at, "%s \"%s\" %zu", shown > 1 ? "," : "",
+                             s->model->materials[m].name.s, s->pulled[m]);
+            at += k > 0 ? (size_t)k : 0;
+        }
+    cli_line("  layers          %zu vertices of other materials share their rest position with bound ones and move "
+             "with them:%s%s",
+             total, names, shown > 8 ? ", ..." : "");
 }
 
 /* A motion none of whose keys moves this model (a camera motion, another model's bones): one line, since
@@ -454,8 +516,8 @@ static void still_motion_line(const run_state *s)
                          nm);
             else
                 snprintf(what, sizeof what, "it has no bone or morph key (%zu camera keys)", v->camera_key_count);
-            printf("  motion          nothing in it moves this model: %s; the model stands in its rest pose, physics "
-                   "alone moving it (--motion takes a motion for this model's bones)\n", what);
+            cli_line("  motion          nothing in it moves this model: %s; the model stands in its rest pose, physics "
+                     "alone moving it (--motion takes a motion for this model's bones)", what);
         }
     }
     free(bk), free(mk);
@@ -470,63 +532,63 @@ static void summary(const run_state *s, uint32_t frames, const plush_diag *diag)
     plush_scene_get_timing(s->scene, &t);
     double n = t.steps ? (double)t.steps : 1, ms = 1000.0 / n;
     double total = t.motion + t.physics + t.frames + t.skinning + t.exports;
-    printf("plush run: %s\n", job->model);
-    printf("  frames          %u at %g fps, physics %g Hz, mode %s\n", frames, (double)desc.fps,
-           (double)desc.world.physics_hz, mode_name(desc.mode));
+    cli_line("plush run: %s", job->model);
+    cli_line("  frames          %u at %g fps, physics %g Hz, mode %s", frames, (double)desc.fps,
+             (double)desc.world.physics_hz, mode_name(desc.mode));
     still_motion_line(s);
     if (s->source) {
         char note[320], names[200];
         /* the materials by the model's names, whatever the user typed (cli_check_materials) */
         cli_names_quoted(&s->cage_materials, names, sizeof names);
-        printf("  cage            %zu triangles, %zu nodes (%s %s), %zu piece%s, %zu pinned nodes%s\n",
-               s->cage.triangle_count, s->cage.vertex_count,
-               s->cage_made.wrapped ? "one wrap around the closed pieces of" : "simplified from", names,
-               s->attached.pieces, s->attached.pieces == 1 ? "" : "s", s->attached.pinned,
-               cli_cage_target_note(&s->cage_made, s->cage_triangles ? s->cage_triangles : PLUSH_ATTACH_CAGE_TRIANGLES,
-                                    "a larger --cage target fits them, or a wrap: plush proxy --wrap, then plush "
-                                    "attach --proxy and plush run on what it writes",
-                                    note, sizeof note));
+        cli_line("  cage            %zu triangles, %zu nodes (%s %s), %zu piece%s, %zu pinned nodes%s",
+                 s->cage.triangle_count, s->cage.vertex_count,
+                 s->cage_made.wrapped ? "one wrap around the closed pieces of" : "simplified from", names,
+                 s->attached.pieces, s->attached.pieces == 1 ? "" : "s", s->attached.pinned,
+                 cli_cage_target_note(&s->cage_made, s->cage_triangles ? s->cage_triangles : PLUSH_ATTACH_CAGE_TRIANGLES,
+                                      "a larger --cage target fits them, or a wrap: plush proxy --wrap, then plush "
+                                      "attach --proxy and plush run on what it writes",
+                                      note, sizeof note));
         cli_attach_report_pieces(s->model, &s->attached);
     }
     if (s->details.triangles || s->details.bound_triangles)
-        printf("  details         %zu faces in pieces under a twentieth of the largest one's size, not caged: %zu "
-               "within a cage edge of it bound to it, %zu left on bone skinning\n",
-               s->details.triangles + s->details.bound_triangles, s->details.bound_triangles, s->details.triangles);
+        cli_line("  details         %zu faces in pieces under a twentieth of the largest one's size, not caged: %zu "
+                 "within a cage edge of it bound to it, %zu left on bone skinning",
+                 s->details.triangles + s->details.bound_triangles, s->details.bound_triangles, s->details.triangles);
     layers_line(s);
     plush_scene_direct_stats ds;
     if (plush_scene_direct_model(s->scene, &ds))
-        printf("  direct          %zu soft bod%s: %zu nodes, %zu faces, %zu pieces sewn by %zu seam links, %zu pinned "
-               "and %zu anchored nodes\n",
-               ds.bodies, ds.bodies == 1 ? "y" : "ies", ds.nodes, ds.faces, ds.pieces, ds.seam_links, ds.pinned_nodes,
-               ds.anchored_nodes);
-    printf("  per frame       %.3f ms: motion+bones %.3f, physics %.3f, proxy frames %.3f, skinning %.3f, "
-           "export %.3f\n",
-           total * ms, t.motion * ms, t.physics * ms, t.frames * ms, t.skinning * ms, t.exports * ms);
+        cli_line("  direct          %zu soft bod%s: %zu nodes, %zu faces, %zu pieces sewn by %zu seam links, %zu pinned "
+                 "and %zu anchored nodes",
+                 ds.bodies, ds.bodies == 1 ? "y" : "ies", ds.nodes, ds.faces, ds.pieces, ds.seam_links, ds.pinned_nodes,
+                 ds.anchored_nodes);
+    cli_line("  per frame       %.3f ms: motion+bones %.3f, physics %.3f, proxy frames %.3f, skinning %.3f, "
+             "export %.3f",
+             total * ms, t.motion * ms, t.physics * ms, t.frames * ms, t.skinning * ms, t.exports * ms);
     int64_t first = -1;
     size_t failed = plush_scene_failures(s->scene, &first);
     if (failed) {
         size_t frozen = plush_scene_frozen(s->scene);
-        printf("  blow-ups        %zu, the first at frame %lld: each soft body put back to its last good state, at "
-               "rest, and on",
-               failed, (long long)first);
+        char after[64] = "";
         if (frozen)
-            printf("; %zu frozen there after %d", frozen, PLUSH_WORLD_SOFT_RESETS);
-        printf("\n");
+            snprintf(after, sizeof after, "; %zu frozen there after %d", frozen, PLUSH_WORLD_SOFT_RESETS);
+        cli_line("  blow-ups        %zu, the first at frame %lld: each soft body put back to its last good state, at "
+                 "rest, and on%s",
+                 failed, (long long)first, after);
     }
     plush_scene_soft_summary soft;
     plush_scene_soft(s->scene, NULL, &soft);
     if (soft.frames) {
-        printf("  soft part       moves on average %.2f%% of its size from bone skinning\n", 100 * soft.mean_offset_share);
+        cli_line("  soft part       moves on average %.2f%% of its size from bone skinning", 100 * soft.mean_offset_share);
         if (soft.worst_inside_frame >= 0 && soft.bodies > 0)
-            printf("  body            %zu rigid bodies that follow bones; worst frame %lld: %.2f%% of the bound vertices "
-                   "inside them (bone skinning: %.2f%%), %.3g deep; over the run deepest %.3g, bone skinning at most "
-                   "%.2f%%\n",
-                   soft.bodies, (long long)soft.worst_inside_frame, 100 * soft.worst_inside_share,
-                   100 * soft.worst_bones_inside_share, soft.worst_inside_depth, soft.deepest,
-                   100 * soft.most_bones_inside_share);
+            cli_line("  body            %zu rigid bodies that follow bones; worst frame %lld: %.2f%% of the bound vertices "
+                     "inside them (bone skinning: %.2f%%), %.3g deep; over the run deepest %.3g, bone skinning at most "
+                     "%.2f%%",
+                     soft.bodies, (long long)soft.worst_inside_frame, 100 * soft.worst_inside_share,
+                     100 * soft.worst_bones_inside_share, soft.worst_inside_depth, soft.deepest,
+                     100 * soft.most_bones_inside_share);
     }
     if (diag->warning_count)
-        printf("  warnings        %u (on stderr)\n", diag->warning_count);
+        cli_line("  warnings        %u (on stderr)", diag->warning_count);
     for (size_t i = 0; i < s->sink_count; i++) {
         char text[8192];
         char raw[8192];
@@ -537,7 +599,7 @@ static void summary(const run_state *s, uint32_t frames, const plush_diag *diag)
         for (int k = 0; line; k++) {
             const char *nl = strchr(line, '\n');
             int len = nl ? (int)(nl - line) : (int)strlen(line);
-            printf("  %-16s%.*s\n", k ? "" : s->sinks[i]->kind->label, len, line);
+            cli_line("  %-16s%.*s", k ? "" : s->sinks[i]->kind->label, len, line);
             line = nl ? nl + 1 : NULL;
         }
     }
@@ -593,12 +655,14 @@ static int simulate(run_state *s, plush_diag *model_diag)
     }
     /* OUTDIR only once the model is known to run, so a refused model leaves no empty directory; locked
      * against a second run, the outputs staged and put in place together at the end */
-    if (!cli_outdir_open(&s->outdir, job->out_dir))
+    if (!cli_outdir_open(&s->outdir, job->out_dir) || !protect_inputs(s))
         return CLI_FAILED;
     if (make_sinks(s, job->exports ? job->exports : plush_scene_default_exports(job->mode), model_diag) != PLUSH_OK) {
         cli_report(model_diag);
         return CLI_FAILED;
     }
+    if (!outputs_free(s))
+        return CLI_FAILED;
     /* a direct run is a reference: a frozen, blown-up body is no answer, so it ends there */
     plush_scene_run_options ro = {.frames = frames,
                                   .sinks = s->sinks,

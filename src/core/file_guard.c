@@ -4,14 +4,20 @@
  * The registry is global on purpose (a signal handler cannot be handed a context): a fixed array of
  * slots whose paths are published and read through lock-free atomics, which C11 lets a signal handler
  * touch. The handler calls only async-signal-safe functions: rename, unlink, open, close, rmdir, the
- * getdents64 system call, sigaction, raise. The library installs no handler itself: a host program owns
- * its signals, and the CLI calls plush_file_cleanup_on_signals at start.
+ * getdents64 system call, sigaction, raise, pthread_kill, pthread_sigmask. The library installs no handler
+ * itself: a host program owns its signals, and the CLI calls plush_file_cleanup_on_signals at start.
  *
  * An interrupting signal (SIGINT, SIGTERM, SIGHUP) is handled on the thread that installed the handler:
  * the kernel may hand it to any thread that does not block it -- a worker the embedded libraries keep (TBB,
  * under Embree) -- and a cleanup beside the main thread once removed the staged outputs while the main
  * thread was moving them in, leaving an old PMX beside a new VMD. The handler on another thread puts itself
  * back and passes the signal on to that thread (sigaction and pthread_kill are async-signal-safe).
+ *
+ * One cleanup per process, and it finishes: a second signal while it runs -- SIGTERM sent twice, or to the
+ * pid and then to its process group -- once found the handler reset to the default action (SA_RESETHAND)
+ * and ended the process half-way, leaving a staging folder and the lock behind. Now an interrupting signal
+ * keeps its handler, is blocked on the cleaning thread for as long as the handler runs, and is absorbed on
+ * any other; the cleanup then puts the default action back and lets its own signal end the process.
  *
  * The fatal signals (a crash inside Bullet is a SIGSEGV) get the same cleanup, on the thread that faults. The handler runs on its
  * own stack, so a crash that is a stack overflow still cleans up; it touches nothing but the registry,
@@ -160,26 +166,43 @@ void plush_file_cleanup_now(void)
 
 static const int guard_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
 enum { GUARD_SIGNALS = sizeof guard_signals / sizeof guard_signals[0], GUARD_INTERRUPTS = 3 };
-/* The actions installed, to put one back when its signal is passed on; the thread that installed them. */
-static struct sigaction guard_actions[GUARD_SIGNALS];
+/* The thread that installed the handlers. */
 static pthread_t guard_owner;
 static atomic_bool guard_owned;
+/* Set by the first handler that cleans up: the process ends when it is done. */
+static atomic_bool guard_cleaning;
 
 /* Big enough for the deepest cleanup: remove_tree_at keeps a 4 KiB buffer per level, TREE_DEPTH levels. */
 static _Alignas(16) char guard_stack[(TREE_DEPTH + 4) * 8192];
 
 static void guard_handler(int sig)
 {
+    bool interrupt = false;
     for (int i = 0; i < GUARD_INTERRUPTS; i++)
-        if (sig == guard_signals[i] && atomic_load(&guard_owned) && !pthread_equal(pthread_self(), guard_owner)) {
-            sigaction(sig, &guard_actions[i], NULL); /* SA_RESETHAND took it off */
-            pthread_kill(guard_owner, sig);
-            return;
-        }
+        interrupt |= sig == guard_signals[i];
+    /* a cleanup under way ends the process itself */
+    if (interrupt && atomic_load(&guard_cleaning))
+        return;
+    if (interrupt && atomic_load(&guard_owned) && !pthread_equal(pthread_self(), guard_owner)) {
+        pthread_kill(guard_owner, sig);
+        return;
+    }
+    if (atomic_exchange(&guard_cleaning, true) && interrupt)
+        return;
     plush_file_cleanup_now();
-    /* SA_RESETHAND has put the default action back; SA_NODEFER lets it act at once. (A hardware fault
-     * would recur on return by itself; a raise()d or abort()ed signal would not.) */
+    /* The default action back, then the signal again: it waits while this handler blocks it (the other
+     * guarded signals too, by sa_mask) and acts as soon as it is unblocked. A hardware fault would recur on
+     * return by itself; a raise()d or abort()ed signal would not. */
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    sigaction(sig, &dfl, NULL);
     raise(sig);
+    sigset_t self;
+    sigemptyset(&self);
+    sigaddset(&self, sig);
+    pthread_sigmask(SIG_UNBLOCK, &self, NULL);
 }
 
 plush_status plush_file_cleanup_on_signals(void)
@@ -203,12 +226,13 @@ plush_status plush_file_cleanup_on_signals(void)
         struct sigaction sa;
         memset(&sa, 0, sizeof sa);
         sa.sa_handler = guard_handler;
-        sa.sa_flags = SA_RESETHAND | SA_NODEFER | SA_ONSTACK;
+        /* A crash's handler is taken off as it starts (a fault inside the cleanup ends the process at
+         * once); an interrupt's stays, so that a second one cannot end the cleanup (see the top). The
+         * signal itself and every other guarded one are blocked while the handler runs. */
+        sa.sa_flags = SA_ONSTACK | (i >= GUARD_INTERRUPTS ? SA_RESETHAND : 0);
         sigemptyset(&sa.sa_mask);
         for (size_t k = 0; k < GUARD_SIGNALS; k++)
-            if (k != i)
-                sigaddset(&sa.sa_mask, guard_signals[k]);
-        guard_actions[i] = sa;
+            sigaddset(&sa.sa_mask, guard_signals[k]);
         if (sigaction(guard_signals[i], &sa, NULL) != 0)
             return PLUSH_E_IO;
     }

@@ -113,9 +113,15 @@ void plush_file_set_destroy(plush_file_set *set)
 struct plush_file_stage {
     char *dir, *path;
     int slot;
+    dev_t *input_dev;         /* the run's inputs (plush_file_stage_protect): never removed or replaced */
+    ino_t *input_ino;
+    size_t input_count;
 };
 
 static const char set_manifest[] = ".plush-set";
+/* The first line of a .plush-set that records what identifies each entry; a list without it (the
+ * format before) proves nothing. */
+static const char set_header[] = "plush-set 2";
 
 /* SIGINT, SIGTERM and SIGHUP held off this thread while a path is made and registered for cleanup
  * (release_signals puts the mask back); false when the mask could not be set. */
@@ -190,6 +196,24 @@ const char *plush_file_stage_path(const plush_file_stage *stage)
     return stage->path;
 }
 
+plush_status plush_file_stage_protect(plush_file_stage *stage, const char *path, plush_diag *diag)
+{
+    struct stat st;
+    if (!path || stat(path, &st) != 0)
+        return PLUSH_OK; /* nothing there: nothing to keep */
+    dev_t *d = realloc(stage->input_dev, (stage->input_count + 1) * sizeof *d);
+    if (d)
+        stage->input_dev = d;
+    ino_t *i = d ? realloc(stage->input_ino, (stage->input_count + 1) * sizeof *i) : NULL;
+    if (!i)
+        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+    stage->input_ino = i;
+    stage->input_dev[stage->input_count] = st.st_dev;
+    stage->input_ino[stage->input_count] = st.st_ino;
+    stage->input_count++;
+    return PLUSH_OK;
+}
+
 /* A list of names, growable. */
 typedef struct name_list {
     char **names;
@@ -248,9 +272,176 @@ static bool read_staged_names(const char *path, name_list *out)
     return ok;
 }
 
-/* The names the previous commit wrote (OUTDIR/.plush-set; missing: none). */
-static bool read_manifest(const char *dir, name_list *out)
+/* ---- what proves an entry plush's own ---------------------------------------------------------- */
+
+/* An entry as plush put it in place: a file by its size, modification time (to the nanosecond) and
+ * content; a folder by every entry under it (name, kind, size, time); a link by its text. Renames keep all
+ * of it, so what the commit records in the staging folder is what OUTDIR holds afterwards; a file the user
+ * wrote, copied, touched or edited differs, and a list written by someone else cannot name a time to the
+ * nanosecond of a file they did not make. */
+typedef struct entry_id {
+    char kind;                /* 'f' file, 'd' folder, 'l' link, 0: nothing or another kind */
+    uint64_t size;
+    int64_t sec;
+    long nsec;
+    uint64_t hash;
+} entry_id;
+
+enum { ID_TREE_DEPTH = 8 };
+
+static uint64_t mix(uint64_t h, uint64_t v)
 {
+    /* splitmix64's finaliser over FNV-style chaining: order-sensitive, cheap, well spread */
+    h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+    h ^= h >> 30;
+    h *= 0xbf58476d1ce4e5b9ull;
+    h ^= h >> 27;
+    h *= 0x94d049bb133111ebull;
+    return h ^ (h >> 31);
+}
+
+static uint64_t hash_bytes(uint64_t h, const void *data, size_t n)
+{
+    const unsigned char *p = data;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ p[i]) * 0x100000001b3ull;
+    return h;
+}
+
+static bool hash_file(int dir_fd, const char *name, uint64_t *out)
+{
+    int fd = openat(dir_fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    uint64_t h = 0xcbf29ce484222325ull;
+    unsigned char buf[65536];
+    ssize_t n;
+    while ((n = read(fd, buf, sizeof buf)) > 0)
+        h = hash_bytes(h, buf, (size_t)n);
+    close(fd);
+    *out = h;
+    return n == 0;
+}
+
+static uint64_t hash_tree(int dir_fd, const char *name, int depth);
+
+/* The identity of entry name in the folder dir_fd (false when it cannot be read). */
+static bool identify_at(int dir_fd, const char *name, int depth, entry_id *id)
+{
+    *id = (entry_id){0};
+    struct stat st;
+    if (fstatat(dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+        return false;
+    if (S_ISREG(st.st_mode)) {
+        id->kind = 'f';
+        id->size = (uint64_t)st.st_size;
+        id->sec = (int64_t)st.st_mtim.tv_sec;
+        id->nsec = st.st_mtim.tv_nsec;
+        return hash_file(dir_fd, name, &id->hash);
+    }
+    if (S_ISLNK(st.st_mode)) {
+        char text[4096];
+        ssize_t n = readlinkat(dir_fd, name, text, sizeof text);
+        if (n < 0)
+            return false;
+        id->kind = 'l';
+        id->size = (uint64_t)n;
+        id->sec = (int64_t)st.st_mtim.tv_sec;
+        id->nsec = st.st_mtim.tv_nsec;
+        id->hash = hash_bytes(0xcbf29ce484222325ull, text, (size_t)n);
+        return true;
+    }
+    if (S_ISDIR(st.st_mode)) {
+        id->kind = 'd';
+        id->hash = hash_tree(dir_fd, name, depth);
+        return true;
+    }
+    return true; /* another kind: never plush's */
+}
+
+/* Every entry below a folder, in any order (the sum of their mixes does not depend on readdir's order). */
+static uint64_t hash_tree(int dir_fd, const char *name, int depth)
+{
+    int fd = openat(dir_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    if (!d) {
+        if (fd >= 0)
+            close(fd);
+        return 1;
+    }
+    uint64_t sum = 0x51ed270b27ull;
+    for (struct dirent *e; (e = readdir(d));) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        struct stat st;
+        if (fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+            continue;
+        uint64_t h = hash_bytes(0xcbf29ce484222325ull, e->d_name, strlen(e->d_name));
+        h = mix(h, (uint64_t)(st.st_mode & S_IFMT));
+        if (S_ISDIR(st.st_mode))
+            h = mix(h, depth < ID_TREE_DEPTH ? hash_tree(fd, e->d_name, depth + 1) : 0);
+        else
+            h = mix(mix(mix(h, (uint64_t)st.st_size), (uint64_t)st.st_mtim.tv_sec), (uint64_t)st.st_mtim.tv_nsec);
+        sum += h;
+    }
+    closedir(d);
+    return mix(sum, 0);
+}
+
+static bool identify(const char *dir, const char *name, entry_id *id)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    bool ok = identify_at(fd, name, 0, id);
+    close(fd);
+    return ok;
+}
+
+static bool same_id(const entry_id *a, const entry_id *b)
+{
+    return a->kind && a->kind == b->kind && a->size == b->size && a->sec == b->sec && a->nsec == b->nsec &&
+           a->hash == b->hash;
+}
+
+/* ---- the list of what the last commit put in place ------------------------------------------- */
+
+typedef struct manifest {
+    name_list names;
+    entry_id *ids;            /* per name; all zero (matching nothing) in a list of the old format */
+    bool proves;              /* the list records identities */
+} manifest;
+
+static void manifest_free(manifest *m)
+{
+    names_free(&m->names);
+    free(m->ids);
+}
+
+/* "f 1234 1700000000.123456789 0123456789abcdef NAME": kind, size, time, hash, then the name. */
+static bool parse_id_line(const char *line, size_t len, entry_id *id, size_t *name_at)
+{
+    char text[160];
+    size_t n = len < sizeof text - 1 ? len : sizeof text - 1;
+    memcpy(text, line, n);
+    text[n] = '\0';
+    char kind;
+    unsigned long long size, hash;
+    long long sec;
+    long nsec;
+    int used = 0;
+    if (sscanf(text, "%c %llu %lld.%ld %llx%n", &kind, &size, &sec, &nsec, &hash, &used) != 5 || used <= 0 ||
+        (size_t)used + 1 >= n || text[used] != ' ' || kind == '\0' || !strchr("fdl", kind))
+        return false;
+    *id = (entry_id){.kind = kind, .size = size, .sec = sec, .nsec = nsec, .hash = hash};
+    *name_at = (size_t)used + 1;
+    return true;
+}
+
+/* The entries the previous commit put in dir (OUTDIR/.plush-set; missing: none). */
+static bool read_manifest(const char *dir, manifest *out)
+{
+    *out = (manifest){0};
     char *path = join(dir, set_manifest);
     if (!path)
         return false;
@@ -260,43 +451,172 @@ static bool read_manifest(const char *dir, name_list *out)
     free(path);
     if (st != PLUSH_OK)
         return true;
+    const char *text = (const char *)data;
+    size_t head = sizeof set_header - 1;
+    out->proves = size > head && memcmp(text, set_header, head) == 0 && text[head] == '\n';
     bool ok = true;
-    for (size_t a = 0; ok && a < size;) {
+    for (size_t a = out->proves ? head + 1 : 0; ok && a < size;) {
         const uint8_t *nl = memchr(data + a, '\n', size - a);
         size_t b = nl ? (size_t)(nl - data) : size;
-        if (plain_entry((const char *)data + a, b - a))
-            ok = names_push(out, (const char *)data + a, b - a);
+        entry_id id = {0};
+        size_t name_at = 0;
+        if (out->proves && !parse_id_line(text + a, b - a, &id, &name_at)) {
+            a = b + 1;
+            continue;
+        }
+        if (plain_entry(text + a + name_at, b - a - name_at)) {
+            entry_id *ids = realloc(out->ids, (out->names.count + 1) * sizeof *ids);
+            ok = ids && names_push(&out->names, text + a + name_at, b - a - name_at);
+            if (ids)
+                out->ids = ids;
+            if (ok)
+                out->ids[out->names.count - 1] = id;
+        }
         a = b + 1;
     }
     free(data);
+    if (!ok)
+        manifest_free(out);
     return ok;
 }
 
-static bool write_manifest(const char *stage, const name_list *names)
+/* The list of names (with their records ids) and of the carried ones of previous (those `carry` marks). */
+static bool write_manifest(const char *stage, const name_list *names, const entry_id *ids, const manifest *previous,
+                           const bool *carry)
 {
     plush_buf b = {0};
-    for (size_t i = 0; i < names->count; i++) {
-        plush_buf_append(&b, names->names[i], strlen(names->names[i]));
+    plush_buf_append(&b, set_header, sizeof set_header - 1);
+    plush_buf_append(&b, "\n", 1);
+    for (size_t k = 0; k < names->count + previous->names.count; k++) {
+        bool fresh = k < names->count;
+        size_t i = fresh ? k : k - names->count;
+        if (!fresh && !carry[i])
+            continue;
+        const entry_id *id = fresh ? &ids[i] : &previous->ids[i];
+        const char *name = fresh ? names->names[i] : previous->names.names[i];
+        char line[128];
+        int n = snprintf(line, sizeof line, "%c %llu %lld.%09ld %016llx ", id->kind, (unsigned long long)id->size,
+                         (long long)id->sec, id->nsec, (unsigned long long)id->hash);
+        plush_buf_append(&b, line, (size_t)n);
+        plush_buf_append(&b, name, strlen(name));
         plush_buf_append(&b, "\n", 1);
     }
     char *path = join(stage, set_manifest);
-    bool ok = path && !b.failed && plush_file_write_atomic(path, b.data ? (const void *)b.data : "", b.size, NULL) == PLUSH_OK;
+    bool ok = path && !b.failed && plush_file_write_atomic(path, b.data, b.size, NULL) == PLUSH_OK;
     free(path);
     plush_buf_free(&b);
     return ok;
 }
 
-static bool is_dir(const char *path)
+/* Whether dir/name is what the previous commit recorded under that name. */
+static bool manifest_owns(const manifest *m, const char *dir, const char *name)
+{
+    if (!m->proves)
+        return false;
+    for (size_t i = 0; i < m->names.count; i++)
+        if (strcmp(m->names.names[i], name) == 0) {
+            entry_id now;
+            return identify(dir, name, &now) && same_id(&now, &m->ids[i]);
+        }
+    return false;
+}
+
+/* ---- the run's inputs -------------------------------------------------------------------------- */
+
+static bool is_input(const plush_file_stage *s, const struct stat *st)
+{
+    for (size_t i = 0; i < s->input_count; i++)
+        if (s->input_dev[i] == st->st_dev && s->input_ino[i] == st->st_ino)
+            return true;
+    return false;
+}
+
+/* Whether removing or replacing entry name of dir_fd would take an input of the run with it: the entry is
+ * one (a hard link to one too: the same inode), or a folder holding one. A link is not: removing it leaves
+ * what it names. */
+static bool holds_input_at(const plush_file_stage *s, int dir_fd, const char *name, int depth)
 {
     struct stat st;
-    return lstat(path, &st) == 0 && S_ISDIR(st.st_mode);
+    if (fstatat(dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+        return false;
+    if (is_input(s, &st))
+        return true;
+    if (!S_ISDIR(st.st_mode) || depth >= ID_TREE_DEPTH)
+        return false;
+    int fd = openat(dir_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    if (!d) {
+        if (fd >= 0)
+            close(fd);
+        return true; /* unreadable: it may hold one, so it is kept */
+    }
+    bool held = false;
+    for (struct dirent *e; !held && (e = readdir(d));)
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+            held = holds_input_at(s, fd, e->d_name, depth + 1);
+    closedir(d);
+    return held;
 }
+
+static bool holds_input(const plush_file_stage *s, const char *name)
+{
+    if (!s->input_count)
+        return false;
+    int fd = open(s->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return true;
+    bool held = holds_input_at(s, fd, name, 0);
+    close(fd);
+    return held;
+}
+
+/* Whether an output called name may take the place of what OUTDIR holds under it: nothing is there, or
+ * plush's own entry that is no input. Otherwise PLUSH_E_EXISTS naming it. */
+static plush_status may_replace(const plush_file_stage *s, const manifest *m, const char *name, plush_diag *diag)
+{
+    char *there = join(s->dir, name);
+    if (!there)
+        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+    struct stat st;
+    plush_status result = PLUSH_OK;
+    if (lstat(there, &st) != 0)
+        result = PLUSH_OK;
+    else if (holds_input(s, name))
+        result = plush_diag_fail(diag, PLUSH_E_EXISTS, -1, NULL, -1,
+                                 "an output would replace %s, %s of this run (choose another OUTDIR)", there,
+                                 S_ISDIR(st.st_mode) ? "which holds an input" : "an input");
+    else if (!manifest_owns(m, s->dir, name))
+        result = plush_diag_fail(diag, PLUSH_E_EXISTS, -1, NULL, -1,
+                                 "an output would replace %s, which is not as plush wrote it (move it, or choose "
+                                 "another OUTDIR)",
+                                 there);
+    free(there);
+    return result;
+}
+
+plush_status plush_file_stage_check(const plush_file_stage *stage, const char *name, plush_diag *diag)
+{
+    manifest m;
+    if (!read_manifest(stage->dir, &m))
+        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+    plush_status st = may_replace(stage, &m, name, diag);
+    manifest_free(&m);
+    return st;
+}
+
+/* ---- the commit -------------------------------------------------------------------------------- */
 
 typedef struct commit_plan {
     plush__rename *ops;
     size_t count, capacity;
     name_list strings;          /* every path the ops point at, freed at the end */
 } commit_plan;
+
+static bool is_dir(const char *path)
+{
+    struct stat st;
+    return lstat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
 
 static bool plan_move(commit_plan *p, const char *from_dir, const char *to_dir, const char *name, bool optional)
 {
@@ -319,30 +639,37 @@ static bool plan_move(commit_plan *p, const char *from_dir, const char *to_dir, 
     return true;
 }
 
+/* The identities of the staged entries, recorded before they move (a rename keeps them). */
+static bool identify_staged(const char *stage, const name_list *fresh, entry_id **out)
+{
+    *out = calloc(fresh->count ? fresh->count : 1, sizeof **out);
+    if (!*out)
+        return false;
+    for (size_t i = 0; i < fresh->count; i++)
+        if (!identify(stage, fresh->names[i], &(*out)[i]))
+            return false;
+    return true;
+}
+
 plush_status plush_file_stage_commit(plush_file_stage *stage, plush_diag *diag)
 {
-    name_list fresh = {0}, previous = {0};
+    name_list fresh = {0};
+    manifest previous = {0};
+    entry_id *ids = NULL;
+    bool *carry = NULL;
     commit_plan plan = {0};
     char *old = join(stage->dir, ".plush-old.XXXXXX");
     int old_slot = -1;
     plush_status st = PLUSH_OK;
     if (!old || !read_staged_names(stage->path, &fresh) || !read_manifest(stage->dir, &previous) ||
-        !write_manifest(stage->path, &fresh)) {
+        !identify_staged(stage->path, &fresh, &ids) ||
+        !(carry = calloc(previous.names.count ? previous.names.count : 1, sizeof *carry))) {
         st = plush_diag_fail(diag, PLUSH_E_IO, -1, NULL, -1, "cannot prepare the outputs: %s", strerror(errno));
         goto done;
     }
-    /* An entry of the user's whose kind differs from the output's (a folder where a file goes, or the
-     * other way) is not replaced: that is a name clash, not an earlier run's output. */
-    for (size_t i = 0; i < fresh.count && st == PLUSH_OK; i++) {
-        char *there = join(stage->dir, fresh.names[i]), *staged = join(stage->path, fresh.names[i]);
-        struct stat a;
-        if (there && staged && lstat(there, &a) == 0 && !names_has(&previous, fresh.names[i]) &&
-            S_ISDIR(a.st_mode) != is_dir(staged))
-            st = plush_diag_fail(diag, PLUSH_E_IO, -1, NULL, -1, "%s %s, not replaced by an output",
-                                 fresh.names[i], S_ISDIR(a.st_mode) ? "is a directory" : "is not a directory");
-        free(there);
-        free(staged);
-    }
+    /* Checked again here, for every caller: an output takes only the place of plush's own entry. */
+    for (size_t i = 0; i < fresh.count && st == PLUSH_OK; i++)
+        st = may_replace(stage, &previous, fresh.names[i], diag);
     if (st != PLUSH_OK)
         goto done;
     old_slot = guarded_mkdtemp(old);
@@ -366,9 +693,29 @@ plush_status plush_file_stage_commit(plush_file_stage *stage, plush_diag *diag)
         if (ok)
             ok = plan_move(&plan, stage->path, stage->dir, fresh.names[i], false);
     }
-    for (size_t i = 0; ok && i < previous.count; i++)
-        if (!names_has(&fresh, previous.names[i]))
-            ok = plan_move(&plan, stage->dir, old, previous.names[i], true);
+    /* What the last commit made and this one does not goes, when it still is what that commit made and no
+     * input of this run; anything else the list names is left alone, with a warning. */
+    for (size_t i = 0; ok && i < previous.names.count; i++) {
+        const char *name = previous.names.names[i];
+        char *there = join(stage->dir, name);
+        struct stat at;
+        bool present = there && lstat(there, &at) == 0;
+        free(there);
+        if (names_has(&fresh, name) || !present)
+            continue;
+        bool owned = manifest_owns(&previous, stage->dir, name), input = holds_input(stage, name);
+        if (owned && !input)
+            ok = plan_move(&plan, stage->dir, old, name, true);
+        else
+            plush_diag_warn(diag, -1, NULL, -1, "left %s/%s alone: %s lists it, but it is %s", stage->dir, name,
+                            set_manifest, input ? "an input of this run" : "not as plush wrote it");
+        /* an output run again stays listed: the next run without it may remove or replace it */
+        carry[i] = owned && input;
+    }
+    if (ok && !write_manifest(stage->path, &fresh, ids, &previous, carry)) {
+        st = plush_diag_fail(diag, PLUSH_E_IO, -1, NULL, -1, "cannot prepare the outputs: %s", strerror(errno));
+        goto done;
+    }
     if (ok)
         ok = plan_move(&plan, stage->path, stage->dir, set_manifest, false);
     if (!ok) {
@@ -386,7 +733,9 @@ done:
         free(old);
     }
     names_free(&fresh);
-    names_free(&previous);
+    manifest_free(&previous);
+    free(ids);
+    free(carry);
     names_free(&plan.strings);
     free(plan.ops);
     return st;
@@ -394,9 +743,9 @@ done:
 
 bool plush_file_stage_wrote(const char *dir, const char *name)
 {
-    name_list previous = {0};
-    bool wrote = read_manifest(dir, &previous) && names_has(&previous, name);
-    names_free(&previous);
+    manifest previous;
+    bool wrote = read_manifest(dir, &previous) && manifest_owns(&previous, dir, name);
+    manifest_free(&previous);
     return wrote;
 }
 
@@ -410,6 +759,8 @@ void plush_file_stage_destroy(plush_file_stage *stage)
     }
     free(stage->path);
     free(stage->dir);
+    free(stage->input_dev);
+    free(stage->input_ino);
     free(stage);
 }
 

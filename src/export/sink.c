@@ -57,6 +57,11 @@ int plush_scene_sink_describe(const plush_scene_sink *sink, char *buf, size_t si
     return sink->ops->describe(sink, buf, size);
 }
 
+size_t plush_scene_sink_outputs(const plush_scene_sink *sink, const char **paths, size_t max)
+{
+    return sink && sink->ops->outputs ? sink->ops->outputs(sink, paths, max) : 0;
+}
+
 void plush_scene_sink_destroy(plush_scene_sink *sink)
 {
     if (sink)

@@ -69,7 +69,7 @@ static int bake_describe(const plush_scene_sink *s, char *buf, size_t size)
     const bake_sink *b = (const bake_sink *)s;
     char figures[1400] = "";
     if (b->written) {
-        char tol[200] = "a key every frame", fit[200] = "";
+        char tol[360] = "a key every frame", fit[200] = "";
         double height = plush_pmx_height(b->bake->binding->model);
         char share[64] = "";
         if (height > 0 && b->stats.error >= 0)
@@ -79,6 +79,14 @@ static int bake_describe(const plush_scene_sink *s, char *buf, size_t size)
                      "%u MB", b->stats.error, share, b->tolerance, PLUSH__MMD_MAX_KEYS, PLUSH__BAKE_MAX_BYTES / 1000000u);
         else if (b->stats.error >= 0)
             snprintf(tol, sizeof tol, "within %.3g units%s", b->stats.error, share);
+        /* The keys are reduced within the tolerance of the bones they key; the bones a count asked for
+         * (--bake-bones) are not chosen to meet it, so a fit that misses by more is said to, beside the
+         * tolerance -- with a tolerance of 0 a key every frame is no exact bake then. */
+        bool fitted = b->stats.bones != b->stats.triangles;
+        if (fitted && b->bones && (b->tolerance < 0 || b->stats.fit_worst > b->tolerance))
+            snprintf(tol + strlen(tol), sizeof tol - strlen(tol),
+                     " of the %zu bones asked for, which miss the exact bake by up to %.3g units", b->stats.bones,
+                     b->stats.fit_worst);
         if (b->stats.bones != b->stats.triangles)
             snprintf(fit, sizeof fit, "\nfitted to %zu cage triangles in %.2f s: RMS %.3g, worst vertex %.3g units",
                      b->stats.triangles, b->stats.fit_seconds, b->stats.fit_rms, b->stats.fit_worst);
@@ -124,11 +132,22 @@ static void bake_estimate(const plush_scene_sink *s, uint32_t frames, double *me
     *disk = keys * 111.0;
 }
 
+static size_t bake_outputs(const plush_scene_sink *sink, const char **paths, size_t max)
+{
+    const bake_sink *b = (const bake_sink *)sink;
+    if (max > 0)
+        paths[0] = b->pmx;
+    if (max > 1)
+        paths[1] = b->vmd;
+    return 2;
+}
+
 static const plush_scene_sink_ops bake_ops = {.frame = bake_frame,
                                               .end = bake_end,
                                               .describe = bake_describe,
                                               .destroy = bake_destroy,
-                                              .estimate = bake_estimate};
+                                              .estimate = bake_estimate,
+                                              .outputs = bake_outputs};
 
 static plush_status bake_create(const plush_scene *scene, const plush_scene_output *out, plush_scene_sink **sink,
                                 plush_diag *diag)

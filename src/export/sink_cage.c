@@ -72,12 +72,21 @@ static void cage_estimate(const plush_scene_sink *s, uint32_t frames, double *me
             ((double)c->proxy->node_count * 12.0 + (double)c->proxy->triangle_count * 13.0);
 }
 
+static size_t cage_outputs(const plush_scene_sink *sink, const char **paths, size_t max)
+{
+    const cage_sink *s = (const cage_sink *)sink;
+    if (max && s->dir)
+        paths[0] = s->dir;
+    return s->dir ? 1 : 0;
+}
+
 static const plush_scene_sink_ops cage_ops = {.begin = cage_begin,
                                               .frame = cage_frame,
                                               .end = cage_end,
                                               .describe = cage_describe,
                                               .destroy = cage_destroy,
-                                              .estimate = cage_estimate};
+                                              .estimate = cage_estimate,
+                                              .outputs = cage_outputs};
 
 static plush_status cage_create(const plush_scene *scene, const plush_scene_output *out, plush_scene_sink **sink,
                                 plush_diag *diag)

@@ -328,11 +328,20 @@ static void gltf_estimate(const plush_scene_sink *s, uint32_t frames, double *me
     *disk = (double)frames * per;   /* at most: a key every frame */
 }
 
+static size_t gltf_outputs(const plush_scene_sink *sink, const char **paths, size_t max)
+{
+    const gltf_sink *s = (const gltf_sink *)sink;
+    if (max && s->path)
+        paths[0] = s->path;
+    return s->path ? 1 : 0;
+}
+
 static const plush_scene_sink_ops gltf_ops = {.frame = gltf_frame,
                                               .end = gltf_end,
                                               .describe = gltf_describe,
                                               .destroy = gltf_destroy,
-                                              .estimate = gltf_estimate};
+                                              .estimate = gltf_estimate,
+                                              .outputs = gltf_outputs};
 
 static plush_status gltf_create(const plush_scene *scene, const plush_scene_output *out, plush_scene_sink **sink,
                                 plush_diag *diag)

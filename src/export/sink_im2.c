@@ -40,8 +40,16 @@ static void im2_destroy(plush_scene_sink *s)
     free(m);
 }
 
+static size_t im2_outputs(const plush_scene_sink *sink, const char **paths, size_t max)
+{
+    const im2_sink *s = (const im2_sink *)sink;
+    if (max && s->path)
+        paths[0] = s->path;
+    return s->path ? 1 : 0;
+}
+
 static const plush_scene_sink_ops im2_ops = {
-    .frame = im2_frame, .end = im2_end, .describe = im2_describe, .destroy = im2_destroy};
+    .frame = im2_frame, .end = im2_end, .describe = im2_describe, .destroy = im2_destroy, .outputs = im2_outputs};
 
 static plush_status im2_create(const plush_scene *scene, const plush_scene_output *out, plush_scene_sink **sink,
                                plush_diag *diag)

@@ -122,12 +122,21 @@ static void mesh_estimate(const plush_scene_sink *s, uint32_t frames, double *me
     *disk = files * (m->ply ? (double)m->kept * 24.0 + faces * 13.0 : (double)m->kept * 80.0 + faces * 40.0);
 }
 
+static size_t mesh_outputs(const plush_scene_sink *sink, const char **paths, size_t max)
+{
+    const mesh_sink *s = (const mesh_sink *)sink;
+    if (max && s->dir)
+        paths[0] = s->dir;
+    return s->dir ? 1 : 0;
+}
+
 static const plush_scene_sink_ops mesh_ops = {.begin = mesh_begin,
                                               .frame = mesh_frame,
                                               .end = mesh_end,
                                               .describe = mesh_describe,
                                               .destroy = mesh_destroy,
-                                              .estimate = mesh_estimate};
+                                              .estimate = mesh_estimate,
+                                              .outputs = mesh_outputs};
 
 static plush_status mesh_create(const plush_scene *scene, const plush_scene_output *out, bool ply,
                                 plush_scene_sink **sink, plush_diag *diag)

@@ -555,12 +555,21 @@ static void preview_estimate(const plush_scene_sink *s, uint32_t frames, double 
     *disk = (double)frames * 4096.0;
 }
 
+static size_t preview_outputs(const plush_scene_sink *sink, const char **paths, size_t max)
+{
+    const preview_sink *p = (const preview_sink *)sink;
+    if (max && p->path)
+        paths[0] = p->path;
+    return p->path ? 1 : 0;
+}
+
 static const plush_scene_sink_ops preview_ops = {.begin = preview_begin,
                                                  .frame = preview_frame,
                                                  .end = preview_end,
                                                  .describe = preview_describe,
                                                  .destroy = preview_destroy,
-                                                 .estimate = preview_estimate};
+                                                 .estimate = preview_estimate,
+                                                 .outputs = preview_outputs};
 
 static plush_status preview_create(const plush_scene *scene, const plush_scene_output *out, plush_scene_sink **sink,
                                    plush_diag *diag)

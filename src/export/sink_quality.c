@@ -285,10 +285,32 @@ static void quality_destroy(plush_scene_sink *s)
     free(q);
 }
 
+/* quality.csv grows by a row a frame and is held until the end: at most 21 figures of %.6g (12 characters
+ * with the comma, an exponent included) and the frame number a row. */
+enum { QUALITY_ROW_BYTES = 21 * 12 + 12 };
+
+static void quality_estimate(const plush_scene_sink *sink, uint32_t frames, double *memory, double *disk)
+{
+    const quality_sink *q = (const quality_sink *)sink;
+    double bytes = q->path ? (double)q->csv.size + (double)frames * QUALITY_ROW_BYTES : 0;
+    *disk = bytes;
+    *memory = 2 * bytes; /* the buffer doubles as it grows */
+}
+
+static size_t quality_outputs(const plush_scene_sink *sink, const char **paths, size_t max)
+{
+    const quality_sink *s = (const quality_sink *)sink;
+    if (max && s->path)
+        paths[0] = s->path;
+    return s->path ? 1 : 0;
+}
+
 static const plush_scene_sink_ops quality_ops = {.frame = quality_frame,
                                                  .end = quality_end,
                                                  .describe = quality_describe,
-                                                 .destroy = quality_destroy};
+                                                 .destroy = quality_destroy,
+                                                 .estimate = quality_estimate,
+                                                 .outputs = quality_outputs};
 
 /* The measure's thread and its two buffers; without them the sink measures in line. */
 static void start_thread(quality_sink *q)

@@ -315,6 +315,12 @@ static void test_mostly_pinned_warnings(void **state)
     assert_non_null(strstr(r.err, "cage piece 1 has"));
     assert_non_null(strstr(r.err, "a narrower --pin-band frees more"));
     cli_result_free(&r);
+    /* a band given is pinned whole, as --help says: 1 pins every vertex of the piece (the default's 40%
+     * is the default's) */
+    CLI_RUN(&r, "attach", model, "--proxy", obj, "--materials", "head", "--pin-band", "1", "-o", soft);
+    cli_expect_code(&r, 0);
+    assert_non_null(strstr(r.out, "6 pinned (100%)"));
+    cli_result_free(&r);
 }
 
 /* The worst (largest) value of a column over the rows, NAN when the column is absent. */

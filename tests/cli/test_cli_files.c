@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "plush/plush.h"
+#include "plush/sys/core.h"
 #include "support/cli_run.h"
 #include "support/pmx_fixture.h"
 
@@ -166,6 +167,22 @@ static void test_interrupted_write(void **state)
  * appears (before any output exists) and at the moment its commit starts (the folder that takes the
  * replaced entries appears): afterwards OUTDIR holds the old pair or the new pair, never one of each, and
  * no temporary file or staging folder. */
+/* "old pmx" and "old vmd" as the bake's two files, put in dir as plush's own (a commit records them in
+ * dir/.plush-set): a run may replace them, as it replaces its last outputs. */
+static void plant_old_set(const char *dir)
+{
+    plush_diag d = {0};
+    plush_file_stage *stage;
+    assert_int_equal(plush_file_stage_begin(dir, &stage, &d), PLUSH_OK);
+    char path[600];
+    snprintf(path, sizeof path, "%s/plush_bear_plush.pmx", plush_file_stage_path(stage));
+    cli_write_all(path, "old pmx", 7);
+    snprintf(path, sizeof path, "%s/plush_bear_plush.vmd", plush_file_stage_path(stage));
+    cli_write_all(path, "old vmd", 7);
+    assert_int_equal(plush_file_stage_commit(stage, &d), PLUSH_OK);
+    plush_file_stage_destroy(stage);
+}
+
 static void test_interrupted_bake_pair(void **state)
 {
     (void)state;
@@ -178,8 +195,7 @@ static void test_interrupted_bake_pair(void **state)
     const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
     int interrupted = 0;
     for (int t = 0; t < 6; t++) {
-        cli_write_all(pmx, "old pmx", 7);
-        cli_write_all(vmd, "old vmd", 7);
+        plant_old_set(dir);
         int in = inotify_init1(IN_CLOEXEC);
         assert_true(in >= 0);
         assert_true(inotify_add_watch(in, dir, IN_CREATE) >= 0);

@@ -92,9 +92,17 @@ static const char *in(char *buf, size_t size, const char *dir, const char *name)
     return buf;
 }
 
+static void write_model_as(const char *dir, const char *file, const char *const *textures, size_t count);
+
 /* The toy (four materials, no soft body: plush run --cage makes one) written as dir/model.pmx with these
  * texture paths, material i using texture i % count. */
 static void write_model(const char *dir, const char *const *textures, size_t count)
+{
+    write_model_as(dir, "model.pmx", textures, count);
+}
+
+/* The same as dir/file. */
+static void write_model_as(const char *dir, const char *file, const char *const *textures, size_t count)
 {
     plush_pmx_model *m = toy_fx_model();
     plush_str *t = calloc(count ? count : 1, sizeof *t);
@@ -108,7 +116,7 @@ static void write_model(const char *dir, const char *const *textures, size_t cou
     plush_diag d = {0};
     plush_diag_reset(&d);
     mkdir(dir, 0777);
-    snprintf(path, sizeof path, "%s/model.pmx", dir);
+    snprintf(path, sizeof path, "%s/%s", dir, file);
     assert_int_equal(plush_pmx_write_file(m, NULL, path, &d), PLUSH_OK);
     m->textures = NULL, m->texture_count = 0;
     free(t);
@@ -459,6 +467,283 @@ static void test_paths_not_options(void **state)
         unsetenv("PLUSH_BIN");
 }
 
+/* ---- 10. a planted .plush-set cannot make a run remove the model or its folder -------------------- */
+
+/* The whole file, or fails the test. */
+static char *slurp(const char *path, size_t *len)
+{
+    char *bytes = cli_read_all(path, len);
+    if (!bytes)
+        fail_msg("%s is gone", path);
+    return bytes;
+}
+
+static void expect_same(const char *path, const char *bytes, size_t len)
+{
+    size_t now_len = 0;
+    char *now = slurp(path, &now_len);
+    assert_int_equal(now_len, len);
+    assert_memory_equal(now, bytes, len);
+    free(now);
+}
+
+static void test_planted_set(void **state)
+{
+    (void)state;
+    char dir[600], p[800], model[700], out[700];
+    cli_tmp_path(dir, sizeof dir, "m10");
+    mkdir(dir, 0777);
+    char tex_dir[700];
+    snprintf(tex_dir, sizeof tex_dir, "%s/tex", dir);
+    write_bmp(in(p, sizeof p, tex_dir, "fur.png"), 1, 1, "fur");
+    const char *tex[] = {"tex\\fur.png"};
+    write_model_as(dir, "toy.pmx", tex, 1);
+    cli_write_all(in(p, sizeof p, dir, "notes"), "the user's notes", 16);
+    snprintf(model, sizeof model, "%s/toy.pmx", dir);
+    snprintf(out, sizeof out, "%s/.", dir); /* -o . beside the model */
+    size_t model_len, fur_len;
+    char *model_bytes = slurp(model, &model_len), *fur = slurp(in(p, sizeof p, tex_dir, "fur.png"), &fur_len);
+    /* the list in the format before, then one in today's format whose records are made up */
+    const char *const planted[] = {"toy.pmx\ntex\nnotes\n",
+                                   "plush-set 2\nf 16 1700000000.000000000 00000000deadbeef notes\n"
+                                   "d 0 0.000000000 00000000deadbeef tex\nf 9 0.000000000 0000000000000001 toy.pmx\n"};
+    for (int k = 0; k < 2; k++) {
+        cli_write_all(in(p, sizeof p, dir, ".plush-set"), planted[k], strlen(planted[k]));
+        cli_result r;
+        CLI_RUN(&r, "run", model, "--cage", "body:100", "--frames", "3", "-o", out);
+        cli_expect_code(&r, 0);
+        assert_non_null(strstr(r.err, "alone")); /* each listed entry left alone with a warning */
+        cli_result_free(&r);
+        expect_same(model, model_bytes, model_len);
+        expect_same(in(p, sizeof p, tex_dir, "fur.png"), fur, fur_len);
+        expect_file(in(p, sizeof p, dir, "notes"), "the user's notes");
+        assert_true(cli_exists(in(p, sizeof p, dir, "toy_plush.pmx")));
+        /* a second run replaces its own outputs and still leaves the rest */
+        CLI_RUN(&r, "run", model, "--cage", "body:100", "--frames", "3", "-o", out);
+        cli_expect_code(&r, 0);
+        cli_result_free(&r);
+        expect_same(model, model_bytes, model_len);
+        expect_same(in(p, sizeof p, tex_dir, "fur.png"), fur, fur_len);
+        expect_file(in(p, sizeof p, dir, "notes"), "the user's notes");
+        remove(in(p, sizeof p, dir, "toy_plush.pmx"));
+        remove(in(p, sizeof p, dir, "toy_plush.vmd"));
+    }
+    free(model_bytes);
+    free(fur);
+}
+
+/* ---- 11. files of the user's where outputs go are refused before the first frame ---------------------- */
+
+static void test_user_files_refused(void **state)
+{
+    (void)state;
+    char dir[600], out[600], p[800], model[700];
+    cli_tmp_path(dir, sizeof dir, "m11");
+    write_model_as(dir, "toy.pmx", NULL, 0);
+    snprintf(model, sizeof model, "%s/toy.pmx", dir);
+    cli_tmp_path(out, sizeof out, "out11");
+    char frames[700];
+    snprintf(frames, sizeof frames, "%s/frames", out);
+    mkdir(out, 0777);
+    cli_write_all(in(p, sizeof p, frames, "mine.txt"), "mine", 4);
+    cli_write_all(in(p, sizeof p, out, "toy_plush.pmx"), "my own bake", 11);
+    cli_write_all(in(p, sizeof p, out, "quality.csv"), "my figures", 10);
+    /* a million frames: a refusal after the first frame would not come back within the test's time */
+    const char *const exports[] = {"obj", "pmx+vmd", "quality"};
+    const char *const named[] = {"frames", "toy_plush.pmx", "quality.csv"};
+    for (int k = 0; k < 3; k++) {
+        cli_result r;
+        CLI_RUN(&r, "run", model, "--cage", "body", "--frames", k == 0 ? "3" : "1000000", "--export", exports[k],
+                "-o", out);
+        cli_expect_one_error_line(&r);
+        assert_non_null(strstr(r.err, named[k]));
+        assert_int_equal(r.out_len, 0); /* no summary: no frame was run */
+        cli_result_free(&r);
+        expect_file(in(p, sizeof p, frames, "mine.txt"), "mine");
+        assert_int_equal(count_entries(frames, ""), 3); /* ".", ".." and mine.txt */
+        expect_file(in(p, sizeof p, out, "toy_plush.pmx"), "my own bake");
+        expect_file(in(p, sizeof p, out, "quality.csv"), "my figures");
+        assert_int_equal(count_entries(out, ".plush"), 0);
+    }
+}
+
+/* ---- 12. a second signal during the cleanup cannot cut it short -------------------------------------- */
+
+/* Starts plush with args (NULL-terminated) as the leader of a process group of its own, output to
+ * /dev/null; returns its pid (= the group's id). */
+static pid_t start_plush_group(const char *const *args)
+{
+    const char *b = getenv("PLUSH_BIN");
+    char *argv[32];
+    int argc = 0;
+    argv[argc++] = (char *)(b && *b ? b : "build/plush");
+    for (; *args && argc < 31; args++)
+        argv[argc++] = (char *)*args;
+    argv[argc] = NULL;
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+    posix_spawnattr_setpgroup(&attr, 0);
+    pid_t pid;
+    assert_int_equal(posix_spawn(&pid, argv[0], &fa, &attr, argv, environ), 0);
+    posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&attr);
+    return pid;
+}
+
+static void wait_for(const char *path);
+
+/* Two SIGTERMs in quick succession -- both to the pid, or the pid and then its process group (a terminal's
+ * Ctrl-C after a kill, a service manager's stop) -- end the run with nothing of it left: its OUTDIR, staging
+ * folder and lock are gone, ten times out of ten each way. */
+static void test_two_signals(void **state)
+{
+    (void)state;
+    char dir[600], out[600], model[700], lock[700];
+    cli_tmp_path(dir, sizeof dir, "m12");
+    write_model(dir, NULL, 0);
+    snprintf(model, sizeof model, "%s/model.pmx", dir);
+    cli_tmp_path(out, sizeof out, "out12");
+    snprintf(lock, sizeof lock, "%s/.plush.lock", out);
+    const char *long_run[] = {"run", model, "--cage", "body", "--frames", "1000000", "--export", "quality", "-o", out,
+                              NULL};
+    for (int way = 0; way < 2; way++)
+        for (int k = 0; k < 10; k++) {
+            pid_t pid = start_plush_group(long_run);
+            wait_for(lock);
+            /* the staging folder made too, so the cleanup has a tree to remove */
+            for (int i = 0; i < 24000 && count_entries(out, ".plush-tmp") == 0; i++)
+                nanosleep(&(struct timespec){0, 1000 * 1000}, NULL);
+            kill(pid, SIGTERM);
+            kill(way == 0 ? pid : -pid, SIGTERM);
+            int status = 0;
+            assert_int_equal(waitpid(pid, &status, 0), pid);
+            assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
+            if (cli_exists(out))
+                fail_msg("way %d, run %d: %s left behind (%zu staging folders, lock %s)", way, k, out,
+                         count_entries(out, ".plush-tmp"), cli_exists(lock) ? "left" : "gone");
+        }
+}
+
+/* ---- 13. names from a file cannot drive the terminal ------------------------------------------------- */
+
+/* Whether s[i..] starts a raw control a terminal acts on: C0 but the line's own newline, DEL, C1 (C2 80..9F),
+ * a bidirectional control or mark, or a line or paragraph separator (U+061C, U+200E, U+200F,
+ * U+2028..U+202E, U+2066..U+2069). */
+static bool raw_control(const unsigned char *s, size_t len, size_t i)
+{
+    unsigned char c = s[i];
+    if ((c < 0x20 && c != '\n') || c == 0x7f)
+        return true;
+    if (c == 0xc2 && i + 1 < len && s[i + 1] >= 0x80 && s[i + 1] <= 0x9f)
+        return true;
+    if (c == 0xd8 && i + 1 < len && s[i + 1] == 0x9c)
+        return true;
+    if (c == 0xe2 && i + 2 < len) {
+        unsigned a = s[i + 1], b = s[i + 2];
+        return (a == 0x80 && (b == 0x8e || b == 0x8f || (b >= 0xa8 && b <= 0xae))) ||
+               (a == 0x81 && b >= 0xa6 && b <= 0xa9);
+    }
+    return false;
+}
+
+static void expect_no_raw_controls(const char *what, const char *text, size_t len)
+{
+    const unsigned char *s = (const unsigned char *)text;
+    for (size_t i = 0; i < len; i++)
+        if (raw_control(s, len, i))
+            fail_msg("%s: a raw control (byte 0x%02x) at byte %zu of %zu: ...%.40s", what, s[i], i, len,
+                     text + (i > 20 ? i - 20 : 0));
+}
+
+/* Every kind of control in one name: ESC (a colour), U+202E (right-to-left override), CR, BEL, C1 CSI,
+ * U+2066 (left-to-right isolate), DEL, a newline; unique by base and the count. A name the baked VMD
+ * carries (the model's, a bone's, a morph's) must fit Shift-JIS, which has no C1 or bidirectional control:
+ * sjis keeps to the ASCII ones there. */
+static plush_str hostile_name(char (*pool)[96], size_t *used, const char *base, bool sjis)
+{
+    char *s = pool[*used];
+    if (sjis)
+        snprintf(s, 96, "\x1b[31m%s\r\x07\x1b]0;x\x7f%zu\n", base, *used);
+    else
+        snprintf(s, 96, "\x1b[31m\xe2\x80\xae%s\r\x07\xc2\x9b\xe2\x81\xa6\x7f%zu\n", base, *used);
+    (*used)++;
+    return (plush_str){.s = s, .len = (uint32_t)strlen(s)};
+}
+
+/* plush run (with a cage made, every export that writes names), plush proxy, plush attach and plush info on
+ * a model whose every name is hostile, in a folder and into an OUTDIR named so too: no raw control reaches
+ * stdout or stderr, and the names are there, escaped. */
+static void test_hostile_names_escaped(void **state)
+{
+    (void)state;
+    plush_pmx_model *m = toy_fx_model();
+    static char pool[256][96];
+    size_t used = 0;
+    m->name = hostile_name(pool, &used, "model", true);
+    m->name_en = hostile_name(pool, &used, "model en", false);
+    m->comment = hostile_name(pool, &used, "comment", false);
+    m->comment_en = hostile_name(pool, &used, "comment en", false);
+    for (size_t i = 0; i < m->material_count; i++) {
+        m->materials[i].name = hostile_name(pool, &used, "material", false);
+        m->materials[i].name_en = hostile_name(pool, &used, "material en", false);
+    }
+    for (size_t i = 0; i < m->bone_count; i++) {
+        m->bones[i].name = hostile_name(pool, &used, "bone", true);
+        m->bones[i].name_en = hostile_name(pool, &used, "bone en", false);
+    }
+    for (size_t i = 0; i < m->morph_count; i++) {
+        m->morphs[i].name = hostile_name(pool, &used, "morph", true);
+        m->morphs[i].name_en = hostile_name(pool, &used, "morph en", false);
+    }
+    for (size_t i = 0; i < m->display_frame_count; i++) {
+        m->display_frames[i].name = hostile_name(pool, &used, "frame", false);
+        m->display_frames[i].name_en = hostile_name(pool, &used, "frame en", false);
+    }
+    for (size_t i = 0; i < m->rigid_body_count; i++) {
+        m->rigid_bodies[i].name = hostile_name(pool, &used, "body", false);
+        m->rigid_bodies[i].name_en = hostile_name(pool, &used, "body en", false);
+    }
+    for (size_t i = 0; i < m->joint_count; i++) {
+        m->joints[i].name = hostile_name(pool, &used, "joint", false);
+        m->joints[i].name_en = hostile_name(pool, &used, "joint en", false);
+    }
+    char dir[600], model[800], out[700], obj[800], soft[800];
+    cli_tmp_path(dir, sizeof dir, "m13");
+    mkdir(dir, 0777);
+    snprintf(model, sizeof model, "%s/t\x1b[2Jo\xe2\x80\xaey.pmx", dir);
+    plush_diag d = {0};
+    plush_diag_reset(&d);
+    assert_int_equal(plush_pmx_write_file(m, NULL, model, &d), PLUSH_OK);
+    plush_pmx_free(m);
+    cli_tmp_path(out, sizeof out, "o\x1b]0;x\x07ut\xe2\x80\xae");
+    snprintf(obj, sizeof obj, "%s/c\x1b[0m\xe2\x81\xa6.obj", dir);
+    snprintf(soft, sizeof soft, "%s/s\xc2\x9b\xe2\x80\xae.pmx", dir);
+
+    cli_result r[4];
+    /* material 1, the body, by its number: every name of the model is hostile (not im2: its material names
+     * are Shift-JIS) */
+    CLI_RUN(&r[0], "run", model, "--cage", "1", "--frames", "3", "--export", "pmx+vmd,gltf,obj,cage,quality", "-o",
+            out);
+    CLI_RUN(&r[1], "proxy", model, "--materials", "1", "--triangles", "100", "-o", obj);
+    CLI_RUN(&r[2], "attach", model, "--proxy", obj, "--materials", "1", "-o", soft);
+    CLI_RUN(&r[3], "info", model);
+    const char *what[] = {"run", "proxy", "attach", "info"};
+    for (int k = 0; k < 4; k++) {
+        cli_expect_code(&r[k], 0);
+        expect_no_raw_controls(what[k], r[k].out, r[k].out_len);
+        expect_no_raw_controls(what[k], r[k].err, r[k].err_len);
+        /* the names are shown, escaped (attach names bones only: no bidirectional control there) */
+        if (!strstr(r[k].out, "\\x1b[31m") || (k != 2 && !strstr(r[k].out, "\\u202e")))
+            fail_msg("%s shows no name escaped:\n%s", what[k], r[k].out);
+        cli_result_free(&r[k]);
+    }
+}
+
 /* ---- 9. the small ones ------------------------------------------------------------------------------ */
 
 /* Starts plush with args (NULL-terminated), output to /dev/null; returns its pid. */
@@ -601,6 +886,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_attach_dense_cage, setup, teardown),
         cmocka_unit_test_setup_teardown(test_paths_not_options, setup, teardown),
         cmocka_unit_test_setup_teardown(test_small_ones, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_planted_set, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_user_files_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_two_signals, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_hostile_names_escaped, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -50,6 +50,22 @@ static void test_whole_numbers(void **state)
     cli_result_free(&r);
 }
 
+/* --cage MATERIAL,...[:TRIANGLES]: no material, no count after the colon or a count of no triangle is bad
+ * usage (exit 2), told before the model is read. */
+static void test_cage_spec(void **state)
+{
+    (void)state;
+    char out[512];
+    cli_tmp_path(out, sizeof out, "out");
+    static const char *const bad[] = {"skirt:0", ":100", "skirt:", ":", "", "skirt:1.5", "skirt:0x10", "skirt:-3"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+        expect_usage((const char *const[]){"run", NO_MODEL, "--cage", bad[i], "-o", out, NULL});
+    cli_result r;
+    CLI_RUN(&r, "run", NO_MODEL, "--cage", "skirt:100", "-o", out);
+    cli_expect_code(&r, 1); /* the syntax passes; the missing model is the error */
+    cli_result_free(&r);
+}
+
 static void test_decimal_numbers(void **state)
 {
     (void)state;
@@ -117,6 +133,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_whole_numbers),
         cmocka_unit_test(test_decimal_numbers),
+        cmocka_unit_test(test_cage_spec),
         cmocka_unit_test(test_attach_fields_as_run_takes_them),
         cmocka_unit_test(test_attach_cage_coordinate),
     };

@@ -412,7 +412,8 @@ static void test_output_cannot_be_written(void **state)
     assert_int_equal(len, 1); /* untouched */
     free(kept);
 
-    /* the baked motion's name taken by a directory: the run fails at the end, leaving no temporary file */
+    /* the baked motion's name taken by a directory: the run fails before its first frame, leaving no
+     * temporary file */
     cli_tmp_path(out, sizeof out, "blocked_vmd");
     snprintf(p, sizeof p, "%s/plush_bear_plush.vmd", out);
     assert_int_equal(mkdir(out, 0777), 0);
@@ -426,22 +427,32 @@ static void test_output_cannot_be_written(void **state)
     snprintf(p, sizeof p, "%s/plush_bear_plush.pmx", out);
     assert_false(cli_exists(p)); /* both baked files or neither */
 
-    /* frames/ is the run's own folder and is replaced as a whole (no stale frame of an earlier
-     * run survives), whatever was in it -- here a directory where a frame goes */
+    /* a frames/ of the user's (here a directory where a frame goes) is not plush's to replace: refused
+     * before the first frame, and left as it was */
     cli_tmp_path(out, sizeof out, "blocked_frame");
     assert_int_equal(mkdir(out, 0777), 0);
     snprintf(p, sizeof p, "%s/frames", out);
     assert_int_equal(mkdir(p, 0777), 0);
     snprintf(p, sizeof p, "%s/frames/frame_00002.ply", out);
     assert_int_equal(mkdir(p, 0777), 0);
+    CLI_RUN(&r, "run", BEAR, "--frames", "5", "--export", "pmx+vmd,ply", "-o", out);
+    cli_expect_one_error_line(&r);
+    assert_non_null(strstr(r.err, "frames"));
+    cli_result_free(&r);
+    struct stat fst;
+    assert_true(stat(p, &fst) == 0 && S_ISDIR(fst.st_mode));
+    /* plush's own frames/ is replaced as a whole: no stale frame of an earlier run survives */
+    cli_tmp_path(out, sizeof out, "stale_frame");
+    CLI_RUN(&r, "run", BEAR, "--frames", "10", "--every", "9", "--export", "ply", "-o", out);
+    cli_expect_code(&r, 0);
+    cli_result_free(&r);
     snprintf(p, sizeof p, "%s/frames/frame_00009.ply", out);
-    cli_write_all(p, "stale", 5);
+    assert_true(cli_exists(p));
     CLI_RUN(&r, "run", BEAR, "--frames", "5", "--export", "pmx+vmd,ply", "-o", out);
     cli_expect_code(&r, 0);
     cli_result_free(&r);
     count_files(out, &temporary);
     assert_false(temporary);
-    struct stat fst;
     snprintf(p, sizeof p, "%s/frames/frame_00002.ply", out);
     assert_true(stat(p, &fst) == 0 && S_ISREG(fst.st_mode));
     snprintf(p, sizeof p, "%s/frames/frame_00009.ply", out);

@@ -313,6 +313,98 @@ static void test_stage(void **state)
     assert_int_equal(count_named(dir, ".plush-old"), 0);
 }
 
+/* A stage into dir holding the named files (each holding its own name) and, when protect is given, that
+ * input marked; committed. The diag's warnings are counted into *warnings when not NULL. */
+static plush_status stage_files(const char *dir, const char *const *names, size_t n, const char *protect,
+                                uint32_t *warnings)
+{
+    plush_diag d = {0};
+    plush_diag_reset(&d);
+    plush_file_stage *stage;
+    plush_status st = plush_file_stage_begin(dir, &stage, &d);
+    if (st != PLUSH_OK)
+        return st;
+    char path[600];
+    for (size_t i = 0; i < n; i++) {
+        snprintf(path, sizeof path, "%s/%s", plush_file_stage_path(stage), names[i]);
+        put(path, names[i]);
+    }
+    if (protect)
+        assert_int_equal(plush_file_stage_protect(stage, protect, &d), PLUSH_OK);
+    st = plush_file_stage_commit(stage, &d);
+    plush_file_stage_destroy(stage);
+    if (warnings)
+        *warnings = d.warning_count;
+    return st;
+}
+
+/* Only what .plush-set proves plush's own is replaced or removed: an output of the last commit the user
+ * changed is neither, a list of the old format or one naming other files proves nothing, and an input of
+ * the run stays even where the list proves it plush's. */
+static void test_stage_ownership(void **state)
+{
+    (void)state;
+    char dir[512];
+    snprintf(dir, sizeof dir, "%s", at("owned"));
+    const char *ab[] = {"a.pmx", "b.vmd"}, *c[] = {"c.csv"};
+    assert_int_equal(stage_files(dir, ab, 2, NULL, NULL), PLUSH_OK);
+    /* plush's own: replaced (a check says so first) */
+    plush_diag d = {0};
+    plush_diag_reset(&d);
+    plush_file_stage *stage;
+    assert_int_equal(plush_file_stage_begin(dir, &stage, &d), PLUSH_OK);
+    assert_int_equal(plush_file_stage_check(stage, "a.pmx", &d), PLUSH_OK);
+    assert_int_equal(plush_file_stage_check(stage, "new.glb", &d), PLUSH_OK);
+    plush_file_stage_destroy(stage);
+    assert_int_equal(stage_files(dir, ab, 2, NULL, NULL), PLUSH_OK);
+    /* the user edits b.vmd: it is theirs now -- not replaced (nothing of the set moves), not removed */
+    put(at("owned/b.vmd"), "edited by hand");
+    assert_int_equal(plush_file_stage_begin(dir, &stage, &d), PLUSH_OK);
+    assert_int_equal(plush_file_stage_check(stage, "b.vmd", &d), PLUSH_E_EXISTS);
+    plush_file_stage_destroy(stage);
+    assert_int_equal(stage_files(dir, ab, 2, NULL, NULL), PLUSH_E_EXISTS);
+    assert_string_equal(get(at("owned/b.vmd")), "edited by hand");
+    assert_int_equal(count_named(dir, ".plush-tmp"), 0);
+    uint32_t warnings = 0;
+    assert_int_equal(stage_files(dir, c, 1, NULL, &warnings), PLUSH_OK);
+    assert_string_equal(get(at("owned/b.vmd")), "edited by hand");
+    assert_true(access(at("owned/a.pmx"), F_OK) != 0); /* still plush's: removed */
+    assert_int_equal(warnings, 1);
+    /* touched, same bytes: the time no longer matches, so it is not replaced either */
+    utimensat(AT_FDCWD, at("owned/c.csv"), NULL, 0);
+    assert_int_equal(stage_files(dir, c, 1, NULL, NULL), PLUSH_E_EXISTS);
+    remove(at("owned/c.csv"));
+
+    /* a list of the old format, or one whose records are not the files', proves nothing */
+    put(at("owned/notes"), "mine");
+    put(at("owned/.plush-set"), "notes\nb.vmd\n");
+    assert_int_equal(stage_files(dir, c, 1, NULL, &warnings), PLUSH_OK);
+    assert_string_equal(get(at("owned/notes")), "mine");
+    assert_int_equal(warnings, 2);
+    /* (c.csv, unlisted now, would be the user's too) */
+    remove(at("owned/c.csv"));
+    put(at("owned/.plush-set"), "plush-set 2\nf 4 1700000000.000000000 0123456789abcdef notes\n");
+    assert_int_equal(stage_files(dir, c, 1, NULL, &warnings), PLUSH_OK);
+    assert_string_equal(get(at("owned/notes")), "mine");
+    assert_int_equal(warnings, 1);
+
+    /* an input stays where the list proves it plush's own: the last run's output run again (x.pmx) stays,
+     * and stays listed; a folder holding an input stays too */
+    const char *x[] = {"x.pmx"};
+    assert_int_equal(stage_files(dir, x, 1, NULL, NULL), PLUSH_OK);
+    assert_int_equal(stage_files(dir, c, 1, at("owned/x.pmx"), &warnings), PLUSH_OK);
+    assert_string_equal(get(at("owned/x.pmx")), "x.pmx");
+    assert_int_equal(warnings, 1);
+    assert_int_equal(stage_files(dir, x, 1, at("owned/x.pmx"), NULL), PLUSH_E_EXISTS);
+    assert_string_equal(get(at("owned/x.pmx")), "x.pmx");
+    assert_int_equal(stage_files(dir, x, 1, NULL, NULL), PLUSH_OK); /* still listed, so a run without it replaces it */
+    mkdir(at("owned/tex"), 0777);
+    put(at("owned/tex/fur.png"), "fur");
+    put(at("owned/.plush-set"), "tex\n");
+    assert_int_equal(stage_files(dir, c, 1, at("owned/tex/fur.png"), &warnings), PLUSH_OK);
+    assert_string_equal(get(at("owned/tex/fur.png")), "fur");
+}
+
 static void test_lock(void **state)
 {
     (void)state;
@@ -529,6 +621,7 @@ int main(void)
         cmocka_unit_test(test_other_kinds_refused),
         cmocka_unit_test(test_file_set),
         cmocka_unit_test(test_stage),
+        cmocka_unit_test(test_stage_ownership),
         cmocka_unit_test(test_lock),
         cmocka_unit_test(test_signals_remove_what_is_in_flight),
         cmocka_unit_test(test_fatal_signals_remove_what_is_in_flight),

@@ -396,6 +396,39 @@ static void test_budget_refused(void **state)
     plush_pmx_free(m);
 }
 
+/* quality.csv counts in the budget (a row a frame, held until the end); the measure alone writes nothing. */
+static void test_quality_file_in_budget(void **state)
+{
+    (void)state;
+    plush_pmx_model *m = mesh_fx_plush();
+    plush_diag d = pmx_fx_diag();
+    plush_scene *sc = NULL;
+    pmx_fx_ok(plush_scene_create(&(plush_scene_desc){.model = m}, &sc, &d), &d);
+    plush_scene_output out = {.dir = cli_tmp_dir(), .stem = "budget"};
+    plush_scene_sink *file = NULL, *measure = NULL;
+    pmx_fx_ok(plush_scene_sink_create(plush_scene_export_find("quality", 7), sc, &out, &file, &d), &d);
+    pmx_fx_ok(plush_scene_quality_sink_create(sc, &measure, &d), &d);
+    plush_scene_run_result r;
+    /* 1,000 frames of rows into 10 kB of disk */
+    assert_int_equal(plush_scene_run(sc, &(plush_scene_run_options){.frames = 1000, .sinks = &file, .sink_count = 1,
+                                                                      .memory_available = 1e12,
+                                                                      .disk_available = 1e4},
+                                     &r, &d),
+                     PLUSH_E_RANGE);
+    assert_int_equal(r.done, 0);
+    /* the measure without its file: two frames fit in no disk at all */
+    d = pmx_fx_diag();
+    pmx_fx_ok(plush_scene_run(sc, &(plush_scene_run_options){.frames = 2, .sinks = &measure, .sink_count = 1,
+                                                               .memory_available = 1e12, .disk_available = 1},
+                              &r, &d),
+              &d);
+    assert_int_equal(r.done, 2);
+    plush_scene_sink_destroy(file);
+    plush_scene_sink_destroy(measure);
+    plush_scene_destroy(sc);
+    plush_pmx_free(m);
+}
+
 /* ---- the textures a model names, read under a budget ------------------------------------------ */
 
 /* The status the texture rules (scene/textures.h) give for a texture stored as `stored` beside
@@ -532,6 +565,7 @@ int main(void)
         cmocka_unit_test(test_resolved_defaults),
         cmocka_unit_test(test_seek_equals_stepping),
         cmocka_unit_test(test_budget_refused),
+        cmocka_unit_test(test_quality_file_in_budget),
         cmocka_unit_test(test_texture_paths),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

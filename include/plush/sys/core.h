@@ -118,18 +118,31 @@ void plush_file_set_destroy(plush_file_set *set);
  *
  * The commit moves each entry of the staging directory to OUTDIR, replacing an entry of the same name
  * whole (a folder such as frames/ too, so no stale frame of an earlier run survives), and removes the
- * entries the previous commit put there that this one does not have (it keeps their names in
- * OUTDIR/.plush-set). Files of the user's that plush did not write are left alone. The moves run as one
- * commit (see plush_file_set_commit): after a signal OUTDIR holds the old set or the new set; replaced
- * entries go to OUTDIR/.plush-old.XXXXXX and are removed. Names starting with ".plush" are plush's own
- * and are not moved. */
+ * entries the previous commit put there that this one does not have. OUTDIR/.plush-set records what
+ * proves each entry plush's own: a file's size, modification time and content hash, a folder's every
+ * entry (name, kind, size, time), a link's text. Only an entry that still matches its record is replaced
+ * or removed, and never one that is, or holds, an input (plush_file_stage_protect): any other entry an
+ * output would replace fails the commit with PLUSH_E_EXISTS naming it, before anything moves; any other
+ * entry the list names is left alone with a warning. A list without records (the format before) proves
+ * nothing. The moves run as one commit (see plush_file_set_commit): after a signal OUTDIR holds the old
+ * set or the new set; replaced entries go to OUTDIR/.plush-old.XXXXXX and are removed. Names starting with
+ * ".plush" are plush's own and are not moved. */
 typedef struct plush_file_stage plush_file_stage;
 plush_status plush_file_stage_begin(const char *dir, plush_file_stage **out, plush_diag *diag);
 const char *plush_file_stage_path(const plush_file_stage *stage);
 plush_status plush_file_stage_commit(plush_file_stage *stage, plush_diag *diag);
 void plush_file_stage_destroy(plush_file_stage *stage);
-/* Whether the last commit into dir put an entry called name there (its OUTDIR/.plush-set lists it): an
- * output whose name comes from an input (a model's texture) may replace only such an entry. */
+/* Marks path (followed to the file it names; missing: nothing) as an input of the run: the commit never
+ * removes or replaces it, nor a folder of OUTDIR holding it, whatever OUTDIR/.plush-set says. Compared by
+ * device and inode, so another name for it (a hard link, "./x", a link to it) is the same input. */
+plush_status plush_file_stage_protect(plush_file_stage *stage, const char *path, plush_diag *diag);
+/* PLUSH_OK when an output called name (one entry of DIR) may be committed: DIR holds nothing by that name,
+ * or plush's own entry (as the last commit recorded it) that is no input. Otherwise PLUSH_E_EXISTS naming
+ * the entry: a command checks its outputs' names so before it starts its work. */
+plush_status plush_file_stage_check(const plush_file_stage *stage, const char *name, plush_diag *diag);
+/* Whether DIR's entry called name is what the last commit into dir put there (OUTDIR/.plush-set lists it
+ * and it still matches its record): an output whose name comes from an input (a model's texture) may
+ * replace only such an entry. */
 bool plush_file_stage_wrote(const char *dir, const char *name);
 /* Creates DIR (one level) and DIR/.plush.lock with O_CREAT|O_EXCL, holding this process's id. A lock held
  * by a live process gives PLUSH_E_LOCKED ("locked by process N"); a lock left by a process that no longer
