@@ -285,10 +285,21 @@ static void quality_destroy(plush_scene_sink *s)
     free(q);
 }
 
+/* With its file, a row a frame held in memory until the end and then written: 22 figures of at most 13
+ * characters ("-1.23457e+06,"), the buffer up to twice its content while it grows. */
+static void quality_estimate(const plush_scene_sink *s, uint32_t frames, double *memory, double *disk)
+{
+    const quality_sink *q = (const quality_sink *)s;
+    double bytes = q->path ? (double)frames * 22.0 * 13.0 : 0.0;
+    *memory = 2.0 * bytes;
+    *disk = bytes;
+}
+
 static const plush_scene_sink_ops quality_ops = {.frame = quality_frame,
                                                  .end = quality_end,
                                                  .describe = quality_describe,
-                                                 .destroy = quality_destroy};
+                                                 .destroy = quality_destroy,
+                                                 .estimate = quality_estimate};
 
 /* The measure's thread and its two buffers; without them the sink measures in line. */
 static void start_thread(quality_sink *q)
