@@ -252,7 +252,7 @@ plush_status plush_scene_bake_motion(const plush_scene_bake *b, plush_vmd_motion
         plush_vmd_free(v);
         return plush_diag_fail(diag, PLUSH_E_RANGE, -1, NULL, -1, "too many baked keys");
     }
-    v->model_name = m->name;
+    v->model_name = b->vmd_model_name.s ? b->vmd_model_name : m->name;
     v->model_name.raw = NULL;
     v->model_name.raw_len = 0;
     v->bone_keys = plush_arena_array(arena, own + baked + physics ? own + baked + physics : 1, sizeof *v->bone_keys);
@@ -347,11 +347,16 @@ plush_status plush_scene_bake_write_with(const plush_scene_bake *b, const char *
     if (st == PLUSH_OK)
         st = plush_pmx_write(model, &(plush_pmx_write_options){.version = PLUSH_PMX_WRITE_20, .lossy = true}, &pmx,
                              diag);
+    /* a failure to encode names the file it was for */
+    const char *file = diag ? diag->file : NULL;
+    if (st == PLUSH_OK && diag)
+        diag->file = vmd_path;
     if (st == PLUSH_OK)
         st = plush_vmd_write(motion, &(plush_vmd_write_options){.truncate_names = true}, &vmd, diag);
+    if (st == PLUSH_OK && diag)
+        diag->file = file;
     /* Both files or neither: both go to temporary files first and are renamed as one set; a signal
      * during the renames lets the set finish (plush_file_set_commit), so OUTDIR never mixes two runs. */
-    const char *file = diag ? diag->file : NULL;
     plush_file_set *set = NULL;
     if (st == PLUSH_OK)
         st = plush_file_set_create(&set, diag);

@@ -54,7 +54,10 @@ struct plush_scene_bake {
     float (*physics_keys)[7];            /* frame-major, physics_bone_count per frame: VMD translation, rotation */
     size_t physics_capacity;             /* frames physics_keys has room for */
     plush_str *physics_names;            /* per driven bone: its name in the bake when renamed, else NULL .s */
-    size_t physics_renamed;
+    size_t physics_renamed;              /* of them, those renamed because another bone shared their 15 bytes */
+    /* bake_names.c: the model's name as the VMD holds it (NULL .s: not settled, the model's) */
+    plush_str vmd_model_name;
+    bool vmd_names_done;
     uint32_t *frames;                    /* recorded frame numbers */
     float (*keys)[7];                    /* frame_count * triangle_count keys */
     size_t frame_count, frame_capacity;
@@ -107,6 +110,9 @@ void plush__bake_local_key(const double g[12], const double *parent, const doubl
  * size); model: the baked model's rigid bodies, the driven ones following their bones (in o's arena), and
  * the driven bones' names a VMD can tell apart. */
 plush_status plush__bake_physics_begin(struct plush_scene_bake *b, plush_diag *diag);
+/* bake_names.c (it says what and why): the VMD's model name and, after plush__bake_physics_begin, the driven
+ * bones' names, settled once before the first frame; one warning for the names it replaced characters of. */
+plush_status plush__bake_vmd_names(struct plush_scene_bake *b, plush_diag *diag);
 plush_status plush__bake_physics_frame(struct plush_scene_bake *b, const plush_anim *anim, plush_diag *diag);
 size_t plush__bake_physics_key_count(const struct plush_scene_bake *b);
 plush_status plush__bake_physics_keys(const struct plush_scene_bake *b, double tolerance, plush_vmd_motion *v,

@@ -147,7 +147,8 @@ static plush_status bake_create(const plush_scene *scene, const plush_scene_outp
     b->tolerance = b->bake->tolerance;
     b->bones = out->bake_bones;
     b->physics = out->bake_physics;
-    if (b->physics && (st = plush__bake_physics_begin(b->bake, diag)) != PLUSH_OK) {
+    if ((b->physics && (st = plush__bake_physics_begin(b->bake, diag)) != PLUSH_OK) ||
+        (st = plush__bake_vmd_names(b->bake, diag)) != PLUSH_OK) {
         bake_destroy(&b->base);
         return st;
     }

@@ -292,6 +292,150 @@ static void test_bake_physics_keys(void **state)
     cli_result_free(&r);
 }
 
+/* ---- 5 and 9. the names a VMD holds ------------------------------------------------------------------ */
+
+/* The toy with `extra` more bones under its body named names[i] (NULL: "b<index>"), those named driven by a
+ * rigid body of their own; written to dir/name. */
+static void write_named(const char *path, const char *model_name, size_t extra, const char *const *names)
+{
+    plush_pmx_model *m = toy_fx_model();
+    m->name = pmx_fx_str(m, model_name);
+    size_t nb = m->bone_count, nr = m->rigid_body_count, driven = 0;
+    for (size_t i = 0; i < extra; i++)
+        driven += names[i] != NULL;
+    plush_pmx_bone *bones = pmx_fx_bones(m, nb + extra);
+    memcpy(bones, m->bones, nb * sizeof *bones);
+    plush_pmx_rigid_body *bodies = pmx_fx_rigid_bodies(m, nr + driven);
+    memcpy(bodies, m->rigid_bodies, nr * sizeof *bodies);
+    for (size_t i = 0, k = nr; i < extra; i++) {
+        plush_pmx_bone *b = &bones[nb + i];
+        char name[32];
+        snprintf(name, sizeof name, "b%zu", nb + i);
+        b->name = b->name_en = pmx_fx_str(m, names[i] ? names[i] : name);
+        b->parent = 2;
+        b->position[0] = 0.5f * (float)(i % 8) - 2.0f, b->position[1] = 6.0f;
+        if (!names[i])
+            continue;
+        plush_pmx_rigid_body *r = &bodies[k++];
+        r->name = r->name_en = b->name;
+        r->bone = (int32_t)(nb + i), r->mode = PLUSH_PMX_RIGID_PHYSICS, r->shape = PLUSH_PMX_RIGID_SPHERE;
+        r->size[0] = 0.1f, r->mass = 0.1f, r->group = 2, r->mask = 0;
+        memcpy(r->position, b->position, sizeof r->position);
+    }
+    m->bones = bones, m->bone_count = nb + extra;
+    m->rigid_bodies = bodies, m->rigid_body_count = nr + driven;
+    write_model(m, path);
+    plush_pmx_free(m);
+}
+
+static plush_pmx_model *read_pmx(const char *path)
+{
+    plush_diag d = {0};
+    plush_diag_reset(&d);
+    plush_pmx_model *m = NULL;
+    pmx_fx_ok(plush_pmx_read_file(path, NULL, &m, &d), &d);
+    return m;
+}
+
+static plush_vmd_motion *read_vmd(const char *path)
+{
+    plush_diag d = {0};
+    plush_diag_reset(&d);
+    plush_vmd_motion *v = NULL;
+    pmx_fx_ok(plush_vmd_read_file(path, &v, &d), &d);
+    return v;
+}
+
+/* Whether the motion keys a bone of this name (as the VMD holds it). */
+static bool keys_bone(const plush_vmd_motion *v, const char *name)
+{
+    for (size_t i = 0; i < v->bone_key_count; i++)
+        if (v->bone_keys[i].name.len == strlen(name) && memcmp(v->bone_keys[i].name.s, name, strlen(name)) == 0)
+            return true;
+    return false;
+}
+
+static int count_of(const char *text, const char *needle)
+{
+    int n = 0;
+    for (const char *p = text; (p = strstr(p, needle)); p++)
+        n++;
+    return n;
+}
+
+/* A model named "Café" with driven bones "Miku ♡" and Hangul: the bake is written, the characters Shift-JIS
+ * lacks replaced in the VMD and (the driven bones) in the baked PMX alike, with one warning. */
+static void test_names_shift_jis_cannot_hold(void **state)
+{
+    (void)state;
+    char model[600], out[600], p[700];
+    const char *names[] = {"Miku ♡", "미쿠"};
+    write_named(cli_tmp_path(model, sizeof model, "cafe.pmx"), "Café", 2, names);
+    cli_result r;
+    CLI_RUN(&r, "run", model, "--cage", "body", "--bake-physics", "--frames", "3", "-o",
+            cli_tmp_path(out, sizeof out, "out_cafe"));
+    cli_expect_code(&r, 0);
+    print_message("%s", r.err);
+    assert_int_equal(count_of(r.err, "Shift-JIS cannot hold"), 1);
+    assert_non_null(strstr(r.err, "\"Café\" as \"Cafe\""));
+    cli_result_free(&r);
+    snprintf(p, sizeof p, "%s/cafe_plush.vmd", out);
+    plush_vmd_motion *v = read_vmd(p);
+    assert_string_equal(v->model_name.s, "Cafe");
+    assert_true(keys_bone(v, "Miku _"));
+    assert_true(keys_bone(v, "__"));
+    plush_vmd_free(v);
+    snprintf(p, sizeof p, "%s/cafe_plush.pmx", out);
+    plush_pmx_model *m = read_pmx(p);
+    assert_string_equal(m->name.s, "Café"); /* PMX holds it */
+    assert_string_equal(m->bones[3].name.s, "Miku _");
+    assert_string_equal(m->bones[4].name.s, "__");
+    plush_pmx_free(m);
+}
+
+/* Two driven bones at 10,007 and 10,008 whose names share their first 15 bytes: each gets a name of its own
+ * within 15 bytes (ten bytes, '_' and the index would make 16, and share "ABCDEFGHIJ_1000"). */
+static void test_vmd_names_unique(void **state)
+{
+    (void)state;
+    enum { EXTRA = 10006 };
+    const char **names = calloc(EXTRA, sizeof *names);
+    assert_non_null(names);
+    names[EXTRA - 2] = "ABCDEFGHIJKLMNOPQ1";
+    names[EXTRA - 1] = "ABCDEFGHIJKLMNOPQ2";
+    char model[600], out[600], p[700];
+    write_named(cli_tmp_path(model, sizeof model, "long.pmx"), "long names", EXTRA, names);
+    free(names);
+    cli_result r;
+    CLI_RUN(&r, "run", model, "--cage", "body", "--bake-physics", "--frames", "3", "-o",
+            cli_tmp_path(out, sizeof out, "out_long"));
+    cli_expect_code(&r, 0);
+    assert_non_null(strstr(r.out, "2 renamed"));
+    cli_result_free(&r);
+    snprintf(p, sizeof p, "%s/long_plush.pmx", out);
+    plush_pmx_model *m = read_pmx(p);
+    const plush_str *a = &m->bones[10007].name, *b = &m->bones[10008].name;
+    print_message("renamed: %s, %s\n", a->s, b->s);
+    assert_true(a->len <= 15 && b->len <= 15);
+    assert_false(a->len == b->len && memcmp(a->s, b->s, a->len) == 0);
+    /* no other bone starts with either's 15 bytes */
+    for (size_t i = 0; i < m->bone_count; i++)
+        if (i != 10007 && i != 10008) {
+            const plush_str *o = &m->bones[i].name;
+            assert_false(o->len >= a->len && memcmp(o->s, a->s, a->len) == 0);
+            assert_false(o->len >= b->len && memcmp(o->s, b->s, b->len) == 0);
+        }
+    snprintf(p, sizeof p, "%s/long_plush.vmd", out);
+    plush_vmd_motion *v = read_vmd(p);
+    char name[16];
+    snprintf(name, sizeof name, "%.*s", (int)a->len, a->s);
+    assert_true(keys_bone(v, name));
+    snprintf(name, sizeof name, "%.*s", (int)b->len, b->s);
+    assert_true(keys_bone(v, name));
+    plush_vmd_free(v);
+    plush_pmx_free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -301,6 +445,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_soft_iterations, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ik_chain, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bake_physics_keys, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_names_shift_jis_cannot_hold, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_vmd_names_unique, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
