@@ -54,6 +54,10 @@ typedef enum plush_cage_method {
     PLUSH_CAGE_SLOPPY             /* meshopt_simplifySloppy: any topology (the last resort) */
 } plush_cage_method;
 
+/* The most triangles a cage plush simulates may have (docs/run.md derives it): a proxy's TriMesh soft bodies
+ * together, a cage plush attach takes, and what plush_cage_simplify may give (PLUSH_E_BUDGET beyond). */
+enum { PLUSH_CAGE_MAX_TRIANGLES = 10000 };
+
 /* Zero fields mean the defaults. */
 typedef struct plush_cage_options {
     size_t target_triangles;      /* required, at least 1 */
@@ -98,7 +102,9 @@ typedef struct plush_cage_result {
  * Fails with PLUSH_E_ARGUMENT on a target of 0, an empty source or a non-finite position or offset (with
  * wrap: a negative offset or cell, an offset below 0.8 cell), PLUSH_E_RANGE when the wrap's grid would
  * pass 16M points, PLUSH_E_LIBRARY when meshoptimizer cannot be loaded (plush_proxy_simplify_available asks
- * beforehand), PLUSH_E_GEOMETRY when no closed wrap in one piece can be made. */
+ * beforehand), PLUSH_E_GEOMETRY when no closed wrap in one piece can be made, PLUSH_E_BUDGET when the cage
+ * comes out over both PLUSH_CAGE_MAX_TRIANGLES and its target (a surface no simplifier makes a cage of: a
+ * soup of random triangles comes out at twice its source). */
 plush_status plush_cage_simplify(const plush_cage_mesh *src, const plush_cage_options *options, plush_arena *arena,
                                  plush_cage_mesh *out, plush_cage_result *result, plush_diag *diag);
 

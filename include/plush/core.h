@@ -36,7 +36,10 @@ extern "C" {
  *   OUTSIDE      a file a model names lies outside the model's folder (an absolute path, or one leading out
  *                through ".." or a symbolic link): a downloaded model must not make plush read other files
  *   AMBIGUOUS    a name that means more than one thing (an English name materials of different names carry),
- *                or fewer things than choosing by name would take (the number of one of two materials of a name) */
+ *                or fewer things than choosing by name would take (the number of one of two materials of a name)
+ *   BUDGET       a run over one of its documented limits, estimated from the inputs before anything is built
+ *                (a cage far beyond its size, soft bodies, IK or exports beyond the time or memory a run may
+ *                take: docs/run.md lists the limits and their figures) */
 #define PLUSH_STATUS_LIST(X)                                   \
     X(PLUSH_OK, "ok")                                          \
     X(PLUSH_E_IO, "input/output error")                        \
@@ -57,7 +60,8 @@ extern "C" {
     X(PLUSH_E_UNHELD, "soft-body piece nothing holds")         \
     X(PLUSH_E_OUTSIDE, "file outside the model's folder")      \
     X(PLUSH_E_EXISTS, "a file plush did not write is in the way") \
-    X(PLUSH_E_AMBIGUOUS, "name that means more than one thing")
+    X(PLUSH_E_AMBIGUOUS, "name that means more than one thing") \
+    X(PLUSH_E_BUDGET, "over a limit of the run")
 
 typedef enum plush_status {
 #define PLUSH_X_ENUM(name, text) name,

@@ -24,6 +24,7 @@
 #define PLUSH_SCENE_H
 
 #include "plush/anim.h"
+#include "plush/cage.h"
 #include "plush/im2.h"
 #include "plush/physics.h"
 #include "plush/proxy.h"
@@ -242,6 +243,36 @@ typedef struct plush_scene_desc {
                                               ignores them: it simulates every bound vertex) */
     const char *overrides_file;            /* its name, for messages */
 } plush_scene_desc;
+
+/* A run's limits (docs/run.md derives each figure). A run over one is refused with PLUSH_E_BUDGET before
+ * anything is built for it, from the inputs alone:
+ *   PLUSH_SCENE_MAX_SOFT_BODIES     soft bodies of a model (an attached cage has one per piece)
+ *   PLUSH_CAGE_MAX_TRIANGLES        triangles of a model's TriMesh soft bodies together in proxy mode, and of
+ *                                   a cage plush makes or attaches (plush/cage.h)
+ *   PLUSH_SCENE_FRAME_REAL_TIMES    a frame's estimated work (IK, soft bodies) at most this many times the
+ *                                   frame's own duration (1 / fps)
+ *   PLUSH_SCENE_MAX_RUN_SECONDS     a whole run's estimated work (frames times a frame's) */
+enum { PLUSH_SCENE_MAX_SOFT_BODIES = 1000 };
+#define PLUSH_SCENE_FRAME_REAL_TIMES 10.0
+#define PLUSH_SCENE_MAX_RUN_SECONDS (24.0 * 3600.0)
+
+/* The work of one frame of a scene made from desc, estimated from its model alone (measured unit costs,
+ * docs/run.md): IK (loops times the bones each link's turn moves) and soft bodies (their links and nodes
+ * times their solver iterations, and their faces, per physics step). Direct mode's detailed body is not
+ * counted (it is the reference, slow by design). */
+typedef struct plush_scene_estimate {
+    double ik_seconds;            /* per frame */
+    double soft_seconds;          /* per frame */
+    double frame_seconds;         /* their sum */
+    int64_t worst_ik;             /* the IK bone that costs most, -1 when none */
+    int64_t worst_soft;           /* the soft body that costs most, -1 when none */
+} plush_scene_estimate;
+
+/* Estimates desc's frame (out may be NULL) and checks it against the limits above: PLUSH_E_BUDGET with the
+ * figure, the limit and what brings the run under it when one is passed; PLUSH_E_ARGUMENT without a model.
+ * plush_scene_create calls it first; frames (0: not known yet) adds the whole run's limit. */
+plush_status plush_scene_check_budget(const plush_scene_desc *desc, uint32_t frames, plush_scene_estimate *out,
+                                      plush_diag *diag);
 
 /* The patch a scene made from desc fits its frames to: what plush_proxy_skin_create and the bake are
  * given ({0, 0}: each triangle's own frame). */

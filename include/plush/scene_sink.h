@@ -101,9 +101,6 @@ plush_status plush_scene_sink_create(const plush_scene_export *kind, const plush
                                      const plush_scene_output *out, plush_scene_sink **sink, plush_diag *diag);
 /* What the sink wrote, for the summary (as snprintf: the length it wanted). */
 int plush_scene_sink_describe(const plush_scene_sink *sink, char *buf, size_t size);
-/* The paths the sink will write directly inside plush_scene_output.dir, known before the run begins (a
- * caller checks that none would replace a file of the user's): up to max stored, the count returned. */
-size_t plush_scene_sink_outputs(const plush_scene_sink *sink, const char **paths, size_t max);
 
 /* The quality measure without its file: what plush run adds when --export quality is not asked for, so
  * that its summary always has the worst frame's figures (the surface's and, in proxy mode, the cage's).

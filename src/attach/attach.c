@@ -67,6 +67,12 @@ static plush_status check_limits(const plush_pmx_model *m, const plush_cage_mesh
     if (m->vertex_count == 0)
         return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, NULL, -1,
                                "the model has no vertices to copy skin weights from");
+    /* a cage no run could take is refused before its pieces, pins and weights are worked out */
+    if (cage->triangle_count > PLUSH_CAGE_MAX_TRIANGLES)
+        return plush_diag_fail(diag, PLUSH_E_BUDGET, -1, "face", -1,
+                               "the cage has %zu triangles; a proxy has at most %d (plush proxy --triangles N makes "
+                               "one of fewer)",
+                               cage->triangle_count, PLUSH_CAGE_MAX_TRIANGLES);
     return PLUSH_OK;
 }
 
@@ -486,6 +492,14 @@ static plush_status build(attach_work *w, plush_pmx_vertex *cage_verts, plush_at
     plush_pmx_model *out = w->out;
     plush_arena *a = plush_pmx_arena(out);
     plush_status st = find_pieces(w, diag);
+    /* each piece becomes a soft body, whose set-up walks the cage's faces */
+    if (st == PLUSH_OK && w->pieces > PLUSH_SCENE_MAX_SOFT_BODIES - (m->soft_body_count < PLUSH_SCENE_MAX_SOFT_BODIES
+                                                                        ? m->soft_body_count
+                                                                        : PLUSH_SCENE_MAX_SOFT_BODIES))
+        return plush_diag_fail(diag, PLUSH_E_BUDGET, -1, "face", -1,
+                               "the cage is in %zu pieces (faces joined by shared edges), each a soft body; with the "
+                               "model's %zu a run takes at most %d (weld the cage's pieces, or plush proxy --wrap)",
+                               w->pieces, m->soft_body_count, PLUSH_SCENE_MAX_SOFT_BODIES);
     if (st == PLUSH_OK)
         st = make_slots(w, diag);
     if (st != PLUSH_OK)

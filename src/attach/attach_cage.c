@@ -164,6 +164,10 @@ plush_status plush_attach_make_cage(const plush_pmx_model *model, const char *co
     plush_attach_details none;
     details = details ? details : &none;
     memset(details, 0, sizeof *details);
+    if (triangles > PLUSH_CAGE_MAX_TRIANGLES)
+        return plush_diag_fail(diag, PLUSH_E_BUDGET, -1, NULL, -1,
+                               "a cage of %zu triangles was asked for; a proxy has at most %d", triangles,
+                               PLUSH_CAGE_MAX_TRIANGLES);
     plush_status st = plush_scene_cage_weld(model, materials, material_count, arena, &skin, diag);
     if (st == PLUSH_OK && skin.triangle_count == 0) {
         char names[512];

@@ -4,6 +4,7 @@
 #include "plush/obj.h"
 #include "plush/attach.h"
 #include "plush/sys/core.h"
+#include "plush/sys/scene.h"
 
 #include <errno.h>
 #include <math.h>

@@ -42,6 +42,13 @@ void plush_scene_bake_set_tolerance(plush_scene_bake *b, double tolerance)
 plush_status plush_scene_bake_create(const plush_scene_binding *binding, const plush_vmd_motion *motion,
                                      plush_proxy_patch_shape patch, plush_scene_bake **out, plush_diag *diag)
 {
+    return plush__bake_create(binding, motion, patch, NULL, out, diag);
+}
+
+plush_status plush__bake_create(const plush_scene_binding *binding, const plush_vmd_motion *motion,
+                                plush_proxy_patch_shape patch, const plush_proxy_patch *shared,
+                                plush_scene_bake **out, plush_diag *diag)
+{
     if (!binding || !out)
         return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, NULL, -1, "no binding or no place for the bake");
     *out = NULL;
@@ -75,7 +82,10 @@ plush_status plush_scene_bake_create(const plush_scene_binding *binding, const p
         b->last[i][6] = 1.0f; /* identity rotation */
     }
     measure_reach(b);
-    if (patch.rings > 0 || patch.reach > 0) {
+    /* the scene's patch when it has one: a second of the same size would only be built and never read */
+    b->uses_patch = patch.rings > 0 || patch.reach > 0;
+    b->shared = b->uses_patch ? shared : NULL;
+    if (b->uses_patch && !shared) {
         plush_proxy_mesh mesh = {.nodes = nodes, .node_count = binding->proxy.node_count,
                                  .triangles = (const uint32_t(*)[3])binding->proxy.triangles, .triangle_count = t};
         plush_status st = plush_proxy_patch_create(&mesh, patch, &b->patch, diag);
@@ -104,7 +114,7 @@ static void patch_key(const plush_scene_bake *b, size_t i, float key[7])
 /* The key of one triangle: R = A(t) A(0)^T, translation c(t) - c(0). False when degenerate now. */
 static bool triangle_key(const plush_scene_bake *b, size_t i, const float (*nodes)[3], float key[7])
 {
-    if (b->patch) {
+    if (b->uses_patch) {
         if (!b->rest_ok[i])
             return false;
         patch_key(b, i, key);
@@ -140,13 +150,6 @@ void plush__bake_share_offsets(plush_scene_bake *b, const float (*offsets)[3])
         b->offsets = offsets;
 }
 
-bool plush__bake_share_patch(plush_scene_bake *b, const plush_proxy_patch *patch)
-{
-    if (!b || !b->patch || !patch)
-        return false;
-    b->shared = patch;
-    return true;
-}
 
 plush_status plush_scene_bake_add_frame(plush_scene_bake *b, uint32_t frame, const float (*nodes)[3], plush_diag *diag)
 {
@@ -341,7 +344,7 @@ plush_status plush__bake_motion(const plush_scene_bake *b, plush__bake_plan *pla
         plush_vmd_free(v);
         return plush_diag_fail(diag, PLUSH_E_RANGE, -1, NULL, -1, "too many baked keys");
     }
-    v->model_name = m->name;
+    v->model_name = b->vmd_model_name.s ? b->vmd_model_name : m->name;
     v->model_name.raw = NULL;
     v->model_name.raw_len = 0;
     v->bone_keys = plush_arena_array(arena, own + baked + physics ? own + baked + physics : 1, sizeof *v->bone_keys);
@@ -446,11 +449,16 @@ plush_status plush_scene_bake_write_with(const plush_scene_bake *b, const char *
     if (st == PLUSH_OK)
         st = plush_pmx_write(model, &(plush_pmx_write_options){.version = PLUSH_PMX_WRITE_20, .lossy = true}, &pmx,
                              diag);
+    /* a failure to encode names the file it was for */
+    const char *file = diag ? diag->file : NULL;
+    if (st == PLUSH_OK && diag)
+        diag->file = vmd_path;
     if (st == PLUSH_OK)
         st = plush_vmd_write(motion, &(plush_vmd_write_options){.truncate_names = true}, &vmd, diag);
+    if (st == PLUSH_OK && diag)
+        diag->file = file;
     /* Both files or neither: both go to temporary files first and are renamed as one set; a signal
      * during the renames lets the set finish (plush_file_set_commit), so OUTDIR never mixes two runs. */
-    const char *file = diag ? diag->file : NULL;
     plush_file_set *set = NULL;
     if (st == PLUSH_OK)
         st = plush_file_set_create(&set, diag);

@@ -36,6 +36,7 @@ struct plush_scene_bake {
     bool *rest_ok;                       /* false: degenerate at rest, its key stays the identity */
     plush_proxy_patch *patch;            /* patch frames (the skin's), or NULL for each triangle's own */
     const plush_proxy_patch *shared;     /* the scene's, read instead of updating patch; NULL: our own */
+    bool uses_patch;                     /* keys from patch frames (patch or shared), not each triangle's own */
     const float (*offsets)[3];           /* the scene's push out of the body per triangle this frame, or NULL */
     float (*last)[7];                    /* last key per triangle: translation xyz, rotation xyzw */
     double *reach;                       /* per triangle: the farthest rest vertex it carries from its centroid */
@@ -58,7 +59,10 @@ struct plush_scene_bake {
     float (*physics_keys)[7];            /* frame-major, physics_bone_count per frame: VMD translation, rotation */
     size_t physics_capacity;             /* frames physics_keys has room for */
     plush_str *physics_names;            /* per driven bone: its name in the bake when renamed, else NULL .s */
-    size_t physics_renamed;
+    size_t physics_renamed;              /* of them, those renamed because another bone shared their 15 bytes */
+    /* bake_names.c: the model's name as the VMD holds it (NULL .s: not settled, the model's) */
+    plush_str vmd_model_name;
+    bool vmd_names_done;
     uint32_t *frames;                    /* recorded frame numbers */
     float (*keys)[7];                    /* frame_count * triangle_count keys */
     size_t frame_count, frame_capacity;
@@ -123,6 +127,9 @@ void plush__bake_local_key(const double g[12], const double *parent, const doubl
  * size); model: the baked model's rigid bodies, the driven ones following their bones (in o's arena), and
  * the driven bones' names a VMD can tell apart. */
 plush_status plush__bake_physics_begin(struct plush_scene_bake *b, plush_diag *diag);
+/* bake_names.c (it says what and why): the VMD's model name and, after plush__bake_physics_begin, the driven
+ * bones' names, settled once before the first frame; one warning for the names it replaced characters of. */
+plush_status plush__bake_vmd_names(struct plush_scene_bake *b, plush_diag *diag);
 plush_status plush__bake_physics_frame(struct plush_scene_bake *b, const plush_anim *anim, plush_diag *diag);
 size_t plush__bake_physics_key_count(const struct plush_scene_bake *b);
 /* The keys plush__bake_physics_keys keeps at tolerance (curves fitted into curves when not NULL); keep and
@@ -157,10 +164,13 @@ plush_status plush__bake_visible_faces(const plush_pmx_model *m, const bool *sof
 plush_status plush__bake_textures(plush_pmx_model *o, const char *pmx_path, const char *vmd_path,
                                   const plush_scene_bake_write_options *options, plush_diag *diag);
 
-/* From now on the bake reads its keys from patch (already updated to the frame being added: the scene's,
- * plush_scene_get_patch) rather than fitting its own; patch must come from the same proxy and rings and
- * outlive the bake. Ignored (false) when the bake uses each triangle's own frame or patch is NULL. */
-bool plush__bake_share_patch(struct plush_scene_bake *bake, const plush_proxy_patch *patch);
+/* plush_scene_bake_create reading its keys from shared (already updated to the frame being added: the scene's,
+ * plush_scene_get_patch) rather than building and fitting a patch of its own; shared must come from the same
+ * proxy and shape and outlive the bake. NULL, or a shape of each triangle's own frame: as
+ * plush_scene_bake_create. */
+plush_status plush__bake_create(const struct plush_scene_binding *binding, const plush_vmd_motion *motion,
+                                plush_proxy_patch_shape patch, const plush_proxy_patch *shared,
+                                struct plush_scene_bake **out, plush_diag *diag);
 /* From now on each frame's keys move each triangle's pseudo-bone by offsets[i] too (the scene's push out of
  * the body for the frame being added, plush__scene_push_offsets: one per triangle, outliving the bake);
  * NULL: none. */

@@ -14,10 +14,7 @@
  * driven bone with an append of its own -- the bones concerned are keyed as plush moved them too, and the
  * baked PMX turns that IK and that append off: the keys already hold what they gave.
  *
- * A VMD holds 15 bytes of a bone's Shift-JIS name and players match a longer name by those 15 bytes, so two
- * bones whose names agree there (Alicia's スカート１０＿１ and スカート１０＿２, 16 bytes each) cannot be keyed
- * apart: a driven bone whose cut name another bone shares is renamed in the baked PMX to the first ten
- * bytes of its name, '_' and its index (the summary counts them). */
+ * The driven bones' names as the VMD holds them (Shift-JIS, 15 bytes) are settled in bake_names.c. */
 #include "core/geom.h"
 #include "core/common.h"
 #include "export/bake_internal.h"
@@ -38,69 +35,6 @@ static bool below(const plush_pmx_model *m, int32_t a, int32_t b)
         a = m->bones[a].parent;
     }
     return false;
-}
-
-enum { VMD_NAME = 15, KEPT = 10 };
-
-/* The first VMD_NAME bytes of bone i's Shift-JIS name (zero-padded) into cut; false when it does not encode
- * (such a name is left as it is). *len gets the full encoded length. */
-static bool vmd_cut(plush_sjis *sjis, const plush_pmx_model *m, size_t i, uint8_t cut[VMD_NAME], size_t *len)
-{
-    uint8_t buf[256];
-    size_t n = 0;
-    memset(cut, 0, VMD_NAME);
-    const plush_str *name = &m->bones[i].name;
-    if (!name->s || plush_sjis_encode(sjis, name->s, name->len, buf, sizeof buf, true, &n) != PLUSH_OK)
-        return false;
-    memcpy(cut, buf, n < VMD_NAME ? n : VMD_NAME);
-    *len = n;
-    return true;
-}
-
-/* New names for the driven bones whose cut names collide (b->physics_names, NULL entries unchanged). */
-static plush_status vmd_names(plush_scene_bake *b, plush_diag *diag)
-{
-    const plush_pmx_model *m = b->binding->model;
-    size_t nb = m->bone_count;
-    plush_sjis *sjis = NULL;
-    if (plush_sjis_create(&sjis) != PLUSH_OK)
-        return PLUSH_OK; /* no converter: the names stay (the VMD writer fails the same way on its own) */
-    uint8_t(*cut)[VMD_NAME] = malloc((nb ? nb : 1) * sizeof *cut);
-    bool *ok = malloc((nb ? nb : 1) * sizeof *ok);
-    size_t *len = malloc((nb ? nb : 1) * sizeof *len);
-    b->physics_names = plush_arena_array(&b->arena, b->physics_bone_count ? b->physics_bone_count : 1,
-                                         sizeof *b->physics_names);
-    plush_status st = cut && ok && len && b->physics_names ? PLUSH_OK : plush__no_memory(diag);
-    for (size_t i = 0; st == PLUSH_OK && i < nb; i++)
-        ok[i] = vmd_cut(sjis, m, i, cut[i], &len[i]);
-    for (size_t k = 0; st == PLUSH_OK && k < b->physics_bone_count; k++) {
-        size_t i = b->physics_bones[k];
-        b->physics_names[k] = (plush_str){0};
-        bool shared = false;
-        for (size_t j = 0; ok[i] && len[i] > VMD_NAME && j < nb && !shared; j++)
-            shared = j != i && ok[j] && memcmp(cut[i], cut[j], VMD_NAME) == 0;
-        if (!shared)
-            continue;
-        uint8_t head[KEPT];
-        size_t n = 0;
-        plush_str prefix = {0};
-        bool lossy = false;
-        char text[64];
-        if (plush_sjis_encode(sjis, m->bones[i].name.s, m->bones[i].name.len, head, KEPT, true, &n) != PLUSH_OK ||
-            plush_sjis_decode(sjis, &b->arena, head, n, &prefix, &lossy) != PLUSH_OK)
-            continue;
-        int w = snprintf(text, sizeof text, "%s_%zu", prefix.s ? prefix.s : "", i);
-        char *copy = w > 0 ? plush_arena_strdup(&b->arena, text, (size_t)w) : NULL;
-        if (!copy) {
-            st = plush__no_memory(diag);
-            break;
-        }
-        b->physics_names[k] = (plush_str){.s = copy, .len = (uint32_t)w};
-        b->physics_renamed++;
-    }
-    plush_sjis_destroy(sjis);
-    free(cut), free(ok), free(len);
-    return st;
 }
 
 static bool appends(const plush_pmx_bone *bone)
@@ -257,7 +191,7 @@ plush_status plush__bake_physics_begin(plush_scene_bake *b, plush_diag *diag)
         depth = d > depth ? d : depth;
     }
     b->physics_depth = depth ? depth : 1;
-    return vmd_names(b, diag);
+    return PLUSH_OK;
 }
 
 /* Bone's VMD key from the globals (column-major mat4): its local transform less its rest offset from the

@@ -4,6 +4,7 @@
 #include "export/sink_internal.h"
 #include "plush/sys/core.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,9 +67,15 @@ static const char *bytes_text(double b, char *buf, size_t size)
     return buf;
 }
 
-/* The run's outputs must fit: refused before the first frame rather than after hours or a killed process. */
-static plush_status check_budget(const plush_scene_run_options *o, plush_diag *diag)
+/* The run's work and outputs must fit: refused before the first frame rather than after hours or a killed
+ * process. */
+static plush_status check_budget(const plush_scene *sc, const plush_scene_run_options *o, plush_diag *diag)
 {
+    plush_scene_desc desc;
+    plush_scene_get_desc(sc, &desc);
+    plush_status st = plush_scene_check_budget(&desc, o->frames, NULL, diag);
+    if (st != PLUSH_OK)
+        return st;
     double memory = 0, disk = 0;
     for (size_t i = 0; i < o->sink_count; i++) {
         double m = 0, d = 0;
@@ -79,15 +86,19 @@ static plush_status check_budget(const plush_scene_run_options *o, plush_diag *d
     double have_memory = o->memory_available > 0 ? o->memory_available : memory_available();
     double have_disk = o->disk_available > 0 ? o->disk_available : o->out_dir ? disk_available(o->out_dir) : 0;
     char need[32], have[32];
+    /* the exports grow with the frames: the most that fit is what to ask for */
     if (have_memory > 0 && memory > 0.9 * have_memory)
-        return plush_diag_fail(diag, PLUSH_E_RANGE, -1, NULL, -1,
-                               "%u frames of these exports would hold about %s in memory; %s are available "
-                               "(fewer frames, or fewer exports)",
-                               o->frames, bytes_text(memory, need, sizeof need), bytes_text(have_memory, have, sizeof have));
+        return plush_diag_fail(diag, PLUSH_E_BUDGET, -1, NULL, -1,
+                               "%u frames of these exports would hold about %s in memory; %s are available: "
+                               "--frames %.0f, or fewer exports",
+                               o->frames, bytes_text(memory, need, sizeof need), bytes_text(have_memory, have, sizeof have),
+                               floor(0.9 * have_memory / memory * o->frames));
     if ((o->out_dir || o->disk_available > 0) && have_disk > 0 && disk > have_disk)
-        return plush_diag_fail(diag, PLUSH_E_RANGE, -1, NULL, -1,
-                               "%u frames of these exports would write about %s; %s are free there", o->frames,
-                               bytes_text(disk, need, sizeof need), bytes_text(have_disk, have, sizeof have));
+        return plush_diag_fail(diag, PLUSH_E_BUDGET, -1, NULL, -1,
+                               "%u frames of these exports would write about %s; %s are free there: --frames %.0f, "
+                               "a larger --every, or fewer exports",
+                               o->frames, bytes_text(disk, need, sizeof need), bytes_text(have_disk, have, sizeof have),
+                               floor(have_disk / disk * o->frames));
     return PLUSH_OK;
 }
 
@@ -103,7 +114,7 @@ plush_status plush_scene_run(plush_scene *sc, const plush_scene_run_options *opt
     plush_status st = o.frames ? PLUSH_OK : plush_scene_default_frames(sc, &o.frames, diag);
     r.frames = o.frames;
     if (st == PLUSH_OK)
-        st = check_budget(&o, diag);
+        st = check_budget(sc, &o, diag);
     if (st == PLUSH_OK)
         st = call_sinks(sc, &o, SINK_BEGIN, 0, &r, diag);
     for (uint32_t f = 0; st == PLUSH_OK && f < o.frames; f++) {

@@ -1,6 +1,7 @@
 /* The export registry: every sink kind by name (PLUSH_SCENE_SINKS in sink_internal.h), a sink made of
  * one, described and destroyed. */
 #include "export/sink_internal.h"
+#include "plush/sys/scene.h"
 
 #include <stdio.h>
 #include <stdlib.h>

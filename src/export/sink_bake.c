@@ -122,12 +122,13 @@ static void bake_destroy(plush_scene_sink *s)
     free(b);
 }
 
-/* A key per frame and pseudo-bone: 28 bytes recorded, then a VMD key in memory and 111 bytes in the file
- * while the motion is written. */
+/* A key per frame and pseudo-bone, and with --bake-physics per frame and driven bone: 28 bytes recorded
+ * (seven floats), then a VMD key in memory and 111 bytes in the file while the motion is written. */
 static void bake_estimate(const plush_scene_sink *s, uint32_t frames, double *memory, double *disk)
 {
     const bake_sink *b = (const bake_sink *)s;
-    double keys = (double)frames * (double)b->bake->triangle_count;
+    double bones = (double)b->bake->triangle_count + (b->physics ? (double)b->bake->physics_bone_count : 0.0);
+    double keys = (double)frames * bones;
     *memory = keys * (28.0 + (double)sizeof(plush_vmd_bone_key) + 111.0);
     *disk = keys * 111.0;
 }
@@ -179,7 +180,8 @@ static plush_status bake_create(const plush_scene *scene, const plush_scene_outp
     b->tolerance = b->bake->tolerance;
     b->bones = out->bake_bones;
     b->physics = out->bake_physics;
-    if (b->physics && (st = plush__bake_physics_begin(b->bake, diag)) != PLUSH_OK) {
+    if ((b->physics && (st = plush__bake_physics_begin(b->bake, diag)) != PLUSH_OK) ||
+        (st = plush__bake_vmd_names(b->bake, diag)) != PLUSH_OK) {
         bake_destroy(&b->base);
         return st;
     }

@@ -39,11 +39,11 @@ plush_status plush__sink_bake_get(const plush_scene *scene, const plush_scene_ou
         *bake = share->bake;
         return PLUSH_OK;
     }
-    plush_status st = plush_scene_bake_create(plush_scene_get_binding(scene), desc.motion, plush_scene_patch(&desc),
-                                              bake, diag);
+    /* the skin's patch and fit, not a second one */
+    plush_status st = plush__bake_create(plush_scene_get_binding(scene), desc.motion, plush_scene_patch(&desc),
+                                         plush_scene_get_patch(scene), bake, diag);
     if (st != PLUSH_OK)
         return st;
-    plush__bake_share_patch(*bake, plush_scene_get_patch(scene)); /* the skin's fit, not a second one */
     plush__bake_share_offsets(*bake, plush__scene_push_offsets(scene));
     plush_scene_bake_set_tolerance(*bake, tolerance);
     /* what a player loads: MMD's keys, and a file size engines and editors take without trouble; by default

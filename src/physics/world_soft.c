@@ -349,7 +349,7 @@ void plush_world_soft_vertices(const plush_world_model *wm, float (*positions)[3
         /* Every vertex of the material, not only the one node_vertex names: seams share a node. */
         for (size_t m = 0; m < s->member_count; m++) {
             uint32_t v = s->members[m];
-            int32_t node = s->vertex_node[v];
+            int32_t node = s->member_node[m];
             if (positions)
                 memcpy(positions[v], s->x[node], sizeof positions[v]);
             if (normals)

@@ -70,6 +70,27 @@ static size_t face_pieces(const float (*rest)[3], const uint32_t (*tris)[3], siz
     return pieces;
 }
 
+/* The PMX vertices with a node (increasing) and their nodes, from a map over every vertex of the model
+ * (vertex_node, -1 outside the body): what the body keeps instead of that map. */
+static plush_status keep_members(soft_ctx *c, const int32_t *vertex_node)
+{
+    world_soft *s = c->s;
+    size_t vertex_count = c->wm->model->vertex_count, count = 0;
+    for (size_t v = 0; v < vertex_count; v++)
+        count += vertex_node[v] >= 0;
+    s->members = plush_arena_array(&c->wm->arena, count ? count : 1, sizeof *s->members);
+    s->member_node = plush_arena_array(&c->wm->arena, count ? count : 1, sizeof *s->member_node);
+    if (!s->members || !s->member_node)
+        return PLUSH_E_NOMEM;
+    s->member_count = 0;
+    for (size_t v = 0; v < vertex_count; v++)
+        if (vertex_node[v] >= 0) {
+            s->members[s->member_count] = (uint32_t)v;
+            s->member_node[s->member_count++] = vertex_node[v];
+        }
+    return PLUSH_OK;
+}
+
 /* TriMesh: the material welded exactly as plush_pmx_weld (and so the proxy) numbers it. *usable false
  * means the body was reported and is to be skipped. */
 static plush_status build_trimesh(soft_ctx *c, bool *usable)
@@ -77,12 +98,18 @@ static plush_status build_trimesh(soft_ctx *c, bool *usable)
     const plush_pmx_model *model = c->wm->model;
     plush_diag local = {.offset = -1, .index = -1};
     plush_pmx_welded_mesh mesh;
-    plush_status st = plush_pmx_weld(model, (size_t)c->sb->material, &c->wm->arena, &mesh, &local);
-    if (st == PLUSH_E_NOMEM)
+    /* welded in a scratch arena: its vertex -> node map spans the whole model, and a model of many soft bodies
+     * (a cage in thousands of pieces) must not keep one such map per body */
+    plush_arena scratch = {0};
+    plush_status st = plush_pmx_weld(model, (size_t)c->sb->material, &scratch, &mesh, &local);
+    if (st == PLUSH_E_NOMEM) {
+        plush_arena_free(&scratch);
         return world_soft_no_memory(c);
+    }
     if (st != PLUSH_OK) {
         plush_diag_warn(c->diag, -1, "soft body", (int64_t)c->index, "\"%s\": material %ld: %s: skipped", c->name,
                         (long)c->sb->material, local.message);
+        plush_arena_free(&scratch);
         return PLUSH_OK;
     }
     if (mesh.triangle_count == 0 || !plush_pmx_welded_mesh_usable(&mesh)) {
@@ -90,21 +117,28 @@ static plush_status build_trimesh(soft_ctx *c, bool *usable)
                         "\"%s\": material %ld has %s: skipped", c->name, (long)c->sb->material,
                         mesh.triangle_count == 0 ? "no faces"
                                                  : "no triangle with area, or a non-finite position (degenerate)");
+        plush_arena_free(&scratch);
         return PLUSH_OK;
     }
     c->pieces = face_pieces((const float(*)[3])mesh.nodes, (const uint32_t(*)[3])mesh.triangles,
                             mesh.triangle_count);
-    if (c->pieces == 0)
-        return world_soft_no_memory(c);
     world_soft *s = c->s;
-    s->node_count = mesh.node_count;
-    s->rest = mesh.nodes;
-    s->node_vertex = mesh.node_vertex;
-    s->vertex_node = mesh.vertex_node;
-    s->triangle_count = mesh.triangle_count;
-    s->triangles = mesh.triangles;
-    *usable = true;
-    return PLUSH_OK;
+    plush_arena *a = &c->wm->arena;
+    size_t n = mesh.node_count, t = mesh.triangle_count;
+    s->rest = plush_arena_array(a, n, sizeof *s->rest);
+    s->node_vertex = plush_arena_array(a, n, sizeof *s->node_vertex);
+    s->triangles = plush_arena_array(a, t, sizeof *s->triangles);
+    st = c->pieces && s->rest && s->node_vertex && s->triangles ? keep_members(c, mesh.vertex_node) : PLUSH_E_NOMEM;
+    if (st == PLUSH_OK) {
+        memcpy(s->rest, mesh.nodes, n * sizeof *s->rest);
+        memcpy(s->node_vertex, mesh.node_vertex, n * sizeof *s->node_vertex);
+        memcpy(s->triangles, mesh.triangles, t * sizeof *s->triangles);
+        s->node_count = n;
+        s->triangle_count = t;
+        *usable = true;
+    }
+    plush_arena_free(&scratch);
+    return st == PLUSH_OK ? st : world_soft_no_memory(c);
 }
 
 /* Rope: the material's distinct vertices in order of first use, unwelded. */
@@ -135,16 +169,22 @@ static plush_status build_rope(soft_ctx *c, bool *usable)
     plush_arena *a = &c->wm->arena;
     s->rest = plush_arena_array(a, n, sizeof *s->rest);
     s->node_vertex = plush_arena_array(a, n, sizeof *s->node_vertex);
-    s->vertex_node = plush_arena_array(a, model->vertex_count, sizeof *s->vertex_node);
-    if (!s->rest || !s->node_vertex || !s->vertex_node)
+    int32_t *vertex_node = malloc(model->vertex_count * sizeof *vertex_node); /* scratch, as in build_trimesh */
+    if (!s->rest || !s->node_vertex || !vertex_node) {
+        free(vertex_node);
         return world_soft_no_memory(c);
+    }
     for (size_t v = 0; v < model->vertex_count; v++)
-        s->vertex_node[v] = -1;
+        vertex_node[v] = -1;
     for (size_t i = 0; i < n; i++) {
         memcpy(s->rest[i], model->vertices[order[i]].position, sizeof s->rest[i]);
         s->node_vertex[i] = (int32_t)order[i];
-        s->vertex_node[order[i]] = (int32_t)i;
+        vertex_node[order[i]] = (int32_t)i;
     }
+    st = keep_members(c, vertex_node);
+    free(vertex_node);
+    if (st != PLUSH_OK)
+        return world_soft_no_memory(c);
     s->node_count = n;
     s->rope = true;
     *usable = true;
@@ -158,7 +198,15 @@ static int64_t node_of(const world_soft *s, const plush_pmx_model *model, int32_
 {
     if (vertex < 0 || (size_t)vertex >= model->vertex_count)
         return -1;
-    return s->vertex_node[vertex];
+    size_t lo = 0, hi = s->member_count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->members[mid] < (uint32_t)vertex)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < s->member_count && s->members[lo] == (uint32_t)vertex ? s->member_node[lo] : -1;
 }
 
 static plush_status resolve_pins(soft_ctx *c)
@@ -291,15 +339,6 @@ static plush_status alloc_state(soft_ctx *c)
     s->scratch_v = plush_arena_array(a, n, sizeof *s->scratch_v);
     if (!s->x || !s->v || !s->normals || !s->scratch_x || !s->scratch_v)
         return world_soft_no_memory(c);
-    size_t vertex_count = c->wm->model->vertex_count;
-    for (size_t v = 0; v < vertex_count; v++)
-        s->member_count += s->vertex_node[v] >= 0;
-    s->members = plush_arena_array(a, s->member_count ? s->member_count : 1, sizeof *s->members);
-    if (!s->members)
-        return world_soft_no_memory(c);
-    for (size_t v = 0, m = 0; v < vertex_count; v++)
-        if (s->vertex_node[v] >= 0)
-            s->members[m++] = (uint32_t)v;
     memcpy(s->x, s->rest, n * sizeof *s->x);
     plush__world_soft_update_normals(s);
     return PLUSH_OK;

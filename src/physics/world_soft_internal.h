@@ -30,9 +30,9 @@ struct world_soft {
     size_t node_count;
     float (*rest)[3];
     int32_t *node_vertex;         /* node -> a PMX vertex welded into it */
-    int32_t *vertex_node;         /* PMX vertex -> node, -1 outside the material (model->vertex_count) */
     size_t member_count;          /* the PMX vertices with a node, increasing: write-back walks only these */
     uint32_t *members;
+    int32_t *member_node;         /* members[i]'s node (a body keeps no map over all the model's vertices) */
     size_t triangle_count;        /* every face of the material as plush_pmx_weld numbers it; 0 for a rope */
     uint32_t (*triangles)[3];
     bool *pinned;                 /* per node */

@@ -261,6 +261,10 @@ plush_status plush_scene_create(const plush_scene_desc *desc, plush_scene **out,
                                desc->mode == PLUSH_SCENE_PROXY    ? "proxy"
                                : desc->mode == PLUSH_SCENE_DIRECT ? "direct"
                                                                   : "plain");
+    /* what the run will cost, from the model alone, before anything is built for it */
+    plush_status budget = plush_scene_check_budget(desc, 0, NULL, diag);
+    if (budget != PLUSH_OK)
+        return budget;
     plush_scene *sc = calloc(1, sizeof *sc);
     if (!sc || plush__texture_store_create(&sc->textures) != PLUSH_OK) {
         free(sc);

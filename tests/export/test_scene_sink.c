@@ -379,7 +379,7 @@ static void test_budget_refused(void **state)
                                                                       .sink_count = 2, .memory_available = 1e9,
                                                                       .disk_available = 1e15},
                                      &r, &d),
-                     PLUSH_E_RANGE);
+                     PLUSH_E_BUDGET);
     assert_int_equal(r.done, 0);
     assert_non_null(strstr(d.message, "GB"));
     /* disk: 100 frames of PLY into 10 kB */
@@ -388,7 +388,7 @@ static void test_budget_refused(void **state)
                                                                       .memory_available = 1e12,
                                                                       .disk_available = 1e4},
                                      &r, &d),
-                     PLUSH_E_RANGE);
+                     PLUSH_E_BUDGET);
     assert_int_equal(r.done, 0);
     for (int i = 0; i < 2; i++)
         plush_scene_sink_destroy(sinks[i]);
@@ -414,7 +414,7 @@ static void test_quality_file_in_budget(void **state)
                                                                       .memory_available = 1e12,
                                                                       .disk_available = 1e4},
                                      &r, &d),
-                     PLUSH_E_RANGE);
+                     PLUSH_E_BUDGET);
     assert_int_equal(r.done, 0);
     /* the measure without its file: two frames fit in no disk at all */
     d = pmx_fx_diag();

@@ -228,11 +228,10 @@ static bool bake_long_measure(uint32_t frames, const char *dir, bake_long_result
     }
     plush_scene_desc full;   /* with the scene's defaults: the bake's patch frames are the skin's */
     ok = ok && (child > 0 || (plush_scene_create(&desc, &sc, &d) == PLUSH_OK && (plush_scene_get_desc(sc, &full), true) &&
-                              plush_scene_bake_create(plush_scene_get_binding(sc), motion, plush_scene_patch(&full),
-                                                      &rec.bake, &d) == PLUSH_OK &&
+                              plush__bake_create(plush_scene_get_binding(sc), motion, plush_scene_patch(&full),
+                                                 plush_scene_get_patch(sc), &rec.bake, &d) == PLUSH_OK &&
                               plush_scene_sink_create(plush_scene_export_find("gltf", 4), sc, &out, &glb, &d) == PLUSH_OK));
     if (ok && child == 0) {
-        plush__bake_share_patch(rec.bake, plush_scene_get_patch(sc));
         r->height = plush_pmx_height(bear);
         plush_scene_bake_set_tolerance(rec.bake, 0.001 * r->height);
         plush_scene_sink *sinks[2] = {&rec.base, glb};

@@ -6,12 +6,17 @@
 #define PLUSH_SYS_SCENE_H
 
 #include "plush/scene.h"
+#include "plush/scene_sink.h"
 #include "plush/scene_proxy.h"
 #include "plush/sys/core.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* The paths the sink will write directly inside plush_scene_output.dir, known before the run begins (a
+ * caller checks that none would replace a file of the user's): up to max stored, the count returned. */
+size_t plush_scene_sink_outputs(const plush_scene_sink *sink, const char **paths, size_t max);
 
 /* Builds the proxy. A TriMesh soft body whose material is -1, or whose mesh is empty or degenerate, is
  * skipped with a warning in diag (section "soft body", its index). A model with no usable soft body
