@@ -76,6 +76,9 @@ void plush__compare_variant_free(plush_compare_variant *variant);
 
 enum { RUN_BONES, RUN_DIRECT, RUN_PROXY }; /* the first proxy run; generated cages follow it */
 
+/* The error pictures' red: this share of the model's size, the report's "clearly different motion". */
+#define PLUSH__COMPARE_RED_SHARE 0.03f
+
 typedef struct pair_stats {
     double sum[5], max[5];        /* rms, p95, max, normal mean, normal max */
     uint32_t frames;

@@ -59,7 +59,8 @@ plush_status plush__compare_plots_over_time(plush_compare_study *s, plush_diag *
         for (size_t f = 0; f < n; f++)
             y[f] = s->series_pair[f * s->pair_count + p];
         snprintf(names[np], sizeof names[np], "%s vs %s", run_name(s, s->pairs[p].a), run_name(s, s->pairs[p].b));
-        series[np] = (plush_plot_series){.name = names[np], .x = x, .y = y, .count = n};
+        /* a pair keeps its colour in every chart: its place among the pairs */
+        series[np] = (plush_plot_series){.name = names[np], .x = x, .y = y, .count = n, .colour = (int)p + 1};
         np++;
     }
     st = write_plot(s, "error.png",
@@ -72,13 +73,17 @@ plush_status plush__compare_plots_over_time(plush_compare_study *s, plush_diag *
         double *y = ys + (np + nr) * n;
         for (size_t f = 0; f < n; f++)
             y[f] = s->series_run[f * s->run_count + r];
-        series[np + nr] = (plush_plot_series){.name = run_name(s, r), .x = x, .y = y, .count = n};
+        series[np + nr] = (plush_plot_series){.name = run_name(s, r), .x = x, .y = y, .count = n,
+                                              .colour = (int)r + 1};
         nr++;
     }
     if (st == PLUSH_OK)
         st = write_plot(s, "time.png",
-                        &(plush_plot){.title = "physics + skinning per frame", .x_label = "frame", .y_label = "ms",
-                                      .series = series + np, .series_count = nr, .y_from_zero = true},
+                        /* a log axis: direct is hundreds of times the proxy's and bones' cost, which a
+                         * linear one flattened to its floor */
+                        &(plush_plot){.title = "physics + skinning per frame", .x_label = "frame",
+                                      .y_label = "ms (log scale)", .series = series + np, .series_count = nr,
+                                      .y_log = true},
                         diag);
 done:
     free(x);
@@ -145,14 +150,14 @@ plush_status plush__compare_plots_by_size(plush_compare_study *s, plush_diag *di
                                  diag);
     tx[0] = x[0], tx[1] = x[k - 1];
     td[0] = td[1] = ms_per_frame(&s->rstats[RUN_DIRECT]);
-    plush_plot_series ts[2] = {{.name = "proxy", .x = x, .y = t, .count = k},
-                               {.name = "direct", .x = tx, .y = td, .count = 2}};
+    plush_plot_series ts[2] = {{.name = "proxy", .x = x, .y = t, .count = k, .colour = RUN_PROXY + 1},
+                               {.name = "direct", .x = tx, .y = td, .count = 2, .colour = RUN_DIRECT + 1}};
     if (st == PLUSH_OK)
         st = write_plot(s, "time_by_size.png",
                         &(plush_plot){.title = "physics + skinning per frame against proxy size",
-                                      .x_label = "proxy triangles", .y_label = "ms", .series = ts,
+                                      .x_label = "proxy triangles", .y_label = "ms (log scale)", .series = ts,
                                       .series_count = s->rstats[RUN_DIRECT].frames ? 2 : 1, .markers = true,
-                                      .y_from_zero = true},
+                                      .y_log = true},
                         diag);
     return st;
 }
@@ -211,9 +216,11 @@ static void picture(plush_compare_study *s, uint32_t frame, const float (*const 
             }
     plush_render_view view;
     plush_render_view_fit_box(lo, hi, (float)PANEL_W / PANEL_H, &view);
-    /* red from the frame's 95th percentile on: a fixed scale would paint a large error red all over and
-     * hide where it is largest; the bar under the panel says what red means in this picture */
-    float scale = fmaxf((float)p95, 1e-3f * s->size);
+    /* one scale for every picture of a report, so that two frames can be told apart by their colours: red
+     * at 3% of the model's size, where the report calls an error a clearly different motion (a larger one
+     * stays red); the bar under the panel says it */
+    (void)p95;
+    float scale = PLUSH__COMPARE_RED_SHARE * s->size;
     for (size_t i = 0; i < surf->vertex_count; i++)
         plush_colormap(dist ? dist[i] / scale : NAN, s->colors[surf->vertices[i]]);
     plush_image_fill(&s->sheet, paper);

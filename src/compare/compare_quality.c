@@ -139,6 +139,15 @@ void plush__compare_quality_csv_row(const plush__compare_quality *q, plush_buf *
     }
 }
 
+/* Whether a series has a finite point. */
+static bool measured(const double *y, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (isfinite(y[i]))
+            return true;
+    return false;
+}
+
 /* quality.png: three charts stacked -- p99.9 strain (and each cage's), share of edges beyond [2/3, 3/2],
  * crease p99 -- one line per run. */
 plush_status plush__compare_quality_plot(plush_compare_study *s, plush_diag *diag)
@@ -166,16 +175,20 @@ plush_status plush__compare_quality_plot(plush_compare_study *s, plush_diag *dia
     for (int c = 0; st == PLUSH_OK && c < 3; c++) {
         size_t ns = 0;
         for (size_t r = 0; r < nr; r++) {
-            if (!run_available(s, r))
+            /* direct/4 simulates a quarter of the surface: its figures on the whole one are not measured;
+             * neither is a run that has no finite figure */
+            if (!run_available(s, r) || (s->has_quarter && r == s->quarter_run) || !measured(ys + (r * 4) * n, n))
                 continue;
             series[ns++] = (plush_plot_series){.name = run_name(s, r), .x = x, .y = ys + (r * 4 + (size_t)c) * n,
-                                               .count = n};
+                                               .count = n, .colour = (int)r + 1};
         }
-        /* the cages after the runs, so that a run has the same colour in every chart */
+        /* the cages after the runs, each in a colour of its own past the runs' (a run keeps its colour in every
+         * chart of the report) */
         for (size_t r = 0; c == 0 && r < nr; r++)
-            if (q->cage[r] && run_available(s, r)) {
+            if (q->cage[r] && run_available(s, r) && measured(ys + (r * 4 + 3) * n, n)) {
                 snprintf(names[r], sizeof names[r], "%s cage", run_name(s, r));
-                series[ns++] = (plush_plot_series){.name = names[r], .x = x, .y = ys + (r * 4 + 3) * n, .count = n};
+                series[ns++] = (plush_plot_series){.name = names[r], .x = x, .y = ys + (r * 4 + 3) * n, .count = n,
+                                                   .colour = (int)(nr + r) + 1};
             }
         st = plush_image_create(900, 420, &chart[c], diag);
         if (st == PLUSH_OK)

@@ -276,11 +276,14 @@ plush_status plush__compare_write_report(const plush_compare_study *s, float siz
     buf_printf(&md, "## Files\n\n- `metrics.csv`: one row per frame and run pair (columns: frame, run_a, run_b, "
                     "rms, p95, max, normal_mean_deg, normal_max_deg, volume_ratio_a, volume_ratio_b, physics_ms_a, "
                     "skinning_ms_a, physics_ms_b, skinning_ms_b).\n");
-    buf_printf(&md, "- `error.png`, `time.png`: RMS distance of each pair and physics + skinning of each run, per "
-                    "frame.%s\n", s->variant_count ? " `error_by_size.png`, `time_by_size.png`: the same against the "
+    buf_printf(&md, "- `error.png`: RMS distance of each pair per frame; `time.png`: physics + skinning of each "
+                    "run per frame, on a log scale; `quality.png`: each measured run's surface quality (direct/4 simulates "
+                    "a quarter of the surface and is left out); a pair or run has one colour in every chart.%s\n",
+               s->variant_count ? " `error_by_size.png`, `time_by_size.png`: the same against the "
                                                      "proxy's triangle count." : "");
-    buf_printf(&md, "- Pictures (bones | %s | direct | its error as colours, blue 0 to red at that frame's 95th "
-                    "percentile):", run_name(s, RUN_PROXY));
+    buf_printf(&md, "- Pictures (bones | %s | direct | its error as colours, blue 0 to red at %.0f%% of the "
+                    "model's size, %.3g units, the same in every picture):", run_name(s, RUN_PROXY),
+               100.0 * PLUSH__COMPARE_RED_SHARE, (double)(PLUSH__COMPARE_RED_SHARE * size));
     for (size_t i = 0; i < s->pictured_count; i++)
         buf_printf(&md, " `frame_%05u.png`", s->pictured[i]);
     bool drawn = false;

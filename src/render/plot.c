@@ -132,10 +132,18 @@ static void line(plush_image *im, int x0, int y0, int x1, int y1, int w, const u
 
 /* ---- charts ------------------------------------------------------------------------------------- */
 
-/* Distinct on white and for the common colour vision deficiencies (Okabe-Ito), black last. */
-static const uint8_t palette[][3] = {{0, 114, 178}, {213, 94, 0}, {0, 158, 115}, {204, 121, 167},
-                                     {230, 159, 0}, {86, 180, 233}, {0, 0, 0}};
-enum { PALETTE = sizeof palette / sizeof *palette };
+/* Distinct on white and for the common colour vision deficiencies (Okabe-Ito), black, then three more of
+ * other lightness (a dark red, a grey, an olive) for charts of many series. */
+static const uint8_t palette[PLUSH_PLOT_COLOURS][3] = {{0, 114, 178},  {213, 94, 0},   {0, 158, 115}, {204, 121, 167},
+                                                       {230, 159, 0},  {86, 180, 233}, {0, 0, 0},     {136, 34, 85},
+                                                       {128, 128, 128}, {120, 120, 0}};
+enum { PALETTE = PLUSH_PLOT_COLOURS };
+
+static const uint8_t *series_colour(const plush_plot *plot, size_t s)
+{
+    int c = plot->series[s].colour;
+    return palette[(c > 0 ? (size_t)(c - 1) : s) % PALETTE];
+}
 
 /* A round step (1, 2 or 5 times a power of ten) giving about `want` intervals over span. */
 static double nice_step(double span, int want)
@@ -162,13 +170,19 @@ typedef struct range {
     double lo, hi;
 } range;
 
+/* A point's y as the axis places it (its log on a log axis), NaN where it has no place. */
+static double axis_y(const plush_plot *plot, double y)
+{
+    return plot->y_log ? (y > 0 ? log10(y) : NAN) : y;
+}
+
 static bool data_range(const plush_plot *plot, range *x, range *y)
 {
     x->lo = y->lo = INFINITY;
     x->hi = y->hi = -INFINITY;
     for (size_t s = 0; s < plot->series_count; s++)
         for (size_t i = 0; i < plot->series[s].count; i++) {
-            double px = plot->series[s].x[i], py = plot->series[s].y[i];
+            double px = plot->series[s].x[i], py = axis_y(plot, plot->series[s].y[i]);
             if (!isfinite(px) || !isfinite(py))
                 continue;
             x->lo = fmin(x->lo, px), x->hi = fmax(x->hi, px);
@@ -207,8 +221,18 @@ plush_status plush_plot_draw(const plush_plot *plot, plush_image *im, plush_diag
                          grey[3] = {90, 90, 90};
     plush_image_rect(im, 0, 0, im->width, im->height, white);
     const int sc = im->width >= 600 ? 2 : 1, ch = GLYPH_H * sc;
-    /* plot area: title and y label above, tick numbers left, tick numbers and x label below */
-    int left = 12 * ADVANCE * sc / 2 + 14, right = im->width - 4 * ADVANCE * sc - 4, top = 3 * ch + 14, bottom = im->height - 2 * ch - 22;
+    /* plot area: title and y label above, tick numbers left, tick numbers and x label below, the legend's
+     * column right (at most a third of the width: longer names are cut there) */
+    int widest = 0;
+    for (size_t s = 0; s < plot->series_count; s++) {
+        int w = plush_image_text_width(plot->series[s].name ? plot->series[s].name : "", sc);
+        widest = w > widest ? w : widest;
+    }
+    int legend_w = plot->series_count ? widest + 28 * sc + 12 : 0;
+    if (legend_w > im->width / 3)
+        legend_w = im->width / 3;
+    int left = 12 * ADVANCE * sc / 2 + 14, right = im->width - 4 * ADVANCE * sc - 4 - (legend_w ? legend_w + 8 : 0),
+        top = 3 * ch + 14, bottom = im->height - 2 * ch - 22;
     if (plot->title)
         plush_image_text(im, (im->width - plush_image_text_width(plot->title, sc)) / 2, 6, plot->title, sc, black);
     if (plot->y_label)
@@ -224,7 +248,16 @@ plush_status plush_plot_draw(const plush_plot *plot, plush_image *im, plush_diag
         line(im, left, top, left, bottom, 1, black);
         return PLUSH_OK;
     }
-    double xs = tick_range(&xr, false), ys = tick_range(&yr, plot->y_from_zero);
+    double xs = tick_range(&xr, false), ys;
+    if (plot->y_log) {
+        /* whole decades */
+        yr.lo = floor(yr.lo + 1e-9), yr.hi = ceil(yr.hi - 1e-9);
+        if (yr.hi <= yr.lo)
+            yr.hi = yr.lo + 1;
+        ys = 1;
+    } else {
+        ys = tick_range(&yr, plot->y_from_zero);
+    }
 #define PX(v) (left + (int)lround(((v) - xr.lo) / (xr.hi - xr.lo) * (right - left)))
 #define PY(v) (bottom - (int)lround(((v) - yr.lo) / (yr.hi - yr.lo) * (bottom - top)))
     char buf[32];
@@ -235,7 +268,10 @@ plush_status plush_plot_draw(const plush_plot *plot, plush_image *im, plush_diag
         int py = PY(v);
         line(im, left, py, right, py, 1, grid);
         line(im, left - 5, py, left, py, 1, black);
-        format_tick(v, ys, buf, sizeof buf);
+        if (plot->y_log)
+            snprintf(buf, sizeof buf, "%g", pow(10, v));
+        else
+            format_tick(v, ys, buf, sizeof buf);
         plush_image_text(im, left - 8 - plush_image_text_width(buf, sc), py - ch / 2, buf, sc, black);
     }
     for (int k = 0;; k++) {
@@ -252,15 +288,16 @@ plush_status plush_plot_draw(const plush_plot *plot, plush_image *im, plush_diag
     line(im, left, top, left, bottom, 1, black);
     for (size_t s = 0; s < plot->series_count; s++) {
         const plush_plot_series *se = &plot->series[s];
-        const uint8_t *c = palette[s % PALETTE];
+        const uint8_t *c = series_colour(plot, s);
         bool have = false;
         int lx = 0, ly = 0;
         for (size_t i = 0; i < se->count; i++) {
-            if (!isfinite(se->x[i]) || !isfinite(se->y[i])) {
+            double ay = axis_y(plot, se->y[i]);
+            if (!isfinite(se->x[i]) || !isfinite(ay)) {
                 have = false; /* a gap */
                 continue;
             }
-            int px = PX(se->x[i]), py = PY(se->y[i]);
+            int px = PX(se->x[i]), py = PY(ay);
             if (have)
                 line(im, lx, ly, px, py, sc, c);
             if (plot->markers)
@@ -270,21 +307,27 @@ plush_status plush_plot_draw(const plush_plot *plot, plush_image *im, plush_diag
     }
 #undef PX
 #undef PY
-    /* legend: top right inside the plot area, on white so the lines under it do not confuse it */
-    int widest = 0;
-    for (size_t s = 0; s < plot->series_count; s++) {
-        int w = plush_image_text_width(plot->series[s].name ? plot->series[s].name : "", sc);
-        widest = w > widest ? w : widest;
-    }
+    /* legend: its own column right of the plot area, so it covers no line; a name too long for the column
+     * is cut at a whole character */
     if (plot->series_count) {
-        int row = ch + 6, bw = widest + 28 * sc + 12, bh = (int)plot->series_count * row + 8;
-        int bx = right - bw - 6, by = top + 6;
+        int row = ch + 6, bw = legend_w, bh = (int)plot->series_count * row + 8;
+        int bx = im->width - bw - 4, by = top;
         plush_image_rect(im, bx, by, bw, bh, grey);
         plush_image_rect(im, bx + 1, by + 1, bw - 2, bh - 2, white);
+        int room = bw - 18 - 20 * sc;
         for (size_t s = 0; s < plot->series_count; s++) {
             int y = by + 5 + (int)s * row;
-            plush_image_rect(im, bx + 6, y + ch / 2 - sc, 20 * sc, 2 * sc, palette[s % PALETTE]);
-            plush_image_text(im, bx + 12 + 20 * sc, y, plot->series[s].name ? plot->series[s].name : "", sc, black);
+            plush_image_rect(im, bx + 6, y + ch / 2 - sc, 20 * sc, 2 * sc, series_colour(plot, s));
+            char name[96];
+            snprintf(name, sizeof name, "%s", plot->series[s].name ? plot->series[s].name : "");
+            while (name[0] && plush_image_text_width(name, sc) > room) {
+                size_t n = strlen(name);
+                do
+                    n--;
+                while (n > 0 && ((unsigned char)name[n] & 0xC0) == 0x80);
+                name[n] = '\0';
+            }
+            plush_image_text(im, bx + 12 + 20 * sc, y, name, sc, black);
         }
     }
     return PLUSH_OK;

@@ -494,6 +494,30 @@ static void test_plot_draws_lines_ticks_and_legend(void **state)
     assert_true(count_rgb(&im, 0, 0, im.width, im.height, black) > 500);
     const uint8_t white[3] = {255, 255, 255};
     assert_true(count_rgb(&im, 0, 0, im.width, im.height, white) > (size_t)(im.width * im.height) / 2);
+    /* a series may name its colour (one thing, one colour over several charts): the third, green, and no
+     * blue; on a log axis a point at or below 0 has no place and leaves a gap, as a NaN does */
+    const uint8_t green[3] = {0, 158, 115};
+    double up[3] = {1, 10, 100}, gap[3] = {1, 0, 100};
+    plush_plot_series g[1] = {{.name = "decades", .x = x, .y = up, .count = 3, .colour = 3}};
+    pmx_fx_ok(plush_plot_draw(&(plush_plot){.series = g, .series_count = 1, .y_log = true}, &im, &d), &d);
+    size_t ng = count_rgb(&im, 0, 0, im.width, im.height, green);
+    assert_true(ng > 300);
+    assert_int_equal(count_rgb(&im, 0, 0, im.width, im.height, blue), 0);
+    g[0].y = gap;
+    pmx_fx_ok(plush_plot_draw(&(plush_plot){.series = g, .series_count = 1, .y_log = true}, &im, &d), &d);
+    assert_true(count_rgb(&im, 0, 0, im.width, im.height, green) < ng / 4); /* the legend's swatch and dots */
+    /* the legend has a column of its own, right of the plot area: nothing of the line is drawn there */
+    g[0].y = up;
+    pmx_fx_ok(plush_plot_draw(&(plush_plot){.series = g, .series_count = 1, .y_log = true}, &im, &d), &d);
+    int swatch_x = -1;
+    for (int px = im.width - 1; px >= 0 && swatch_x < 0; px--)
+        for (int py = 0; py < im.height && swatch_x < 0; py++)
+            if (memcmp(im.rgb + 3 * ((size_t)py * im.width + px), green, 3) == 0)
+                swatch_x = px;
+    /* the rightmost green pixels are the swatch's (20 by 2 font pixels, at 2x2 each at this width) and
+     * nothing of the line reaches its column */
+    assert_true(swatch_x > im.width / 2);
+    assert_int_equal(count_rgb(&im, swatch_x - 39, 0, im.width, im.height, green), 40 * 4);
     /* no data at all: still a chart, saying so */
     double nan3[3] = {NAN, NAN, NAN};
     s[0].y = nan3;

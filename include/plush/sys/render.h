@@ -212,7 +212,11 @@ typedef struct plush_plot_series {
     const char *name;             /* legend text */
     const double *x, *y;          /* count points; a point with a non-finite coordinate leaves a gap */
     size_t count;
+    int colour;                   /* 1 + its index in the palette (PLUSH_PLOT_COLOURS); 0: the series' order */
 } plush_plot_series;
+
+/* Distinct colours a plot has (the palette repeats past them). */
+#define PLUSH_PLOT_COLOURS 10
 
 typedef struct plush_plot {
     const char *title, *x_label, *y_label;  /* each may be NULL */
@@ -220,12 +224,15 @@ typedef struct plush_plot {
     size_t series_count;
     bool markers;                 /* a dot on every point (for charts of a few points) */
     bool y_from_zero;             /* the y axis starts at 0 (or below, for negative data) */
+    bool y_log;                   /* a logarithmic y axis (ticks at powers of ten; points <= 0 leave gaps) */
 } plush_plot;
 
 /* A line chart filling the whole image: white background, axes with round ticks (1, 2 or 5 times a power of
- * ten) and their numbers, light grid lines, each series a line in its own colour (Okabe-Ito palette,
- * repeating after seven), a legend at the top right. A chart with no finite point says "no data". Fails
- * with PLUSH_E_ARGUMENT for an image smaller than 200x150 or a series with points but no arrays. */
+ * ten, or powers of ten on a log axis) and their numbers, light grid lines, each series a line in its own
+ * colour (Okabe-Ito's palette and three more; a series may name its own, so that one thing keeps one colour
+ * over several charts), and the legend in a column right of the plot area, where it covers no line. A chart
+ * with no finite point says "no data". Fails with PLUSH_E_ARGUMENT for an image smaller than 200x150 or a
+ * series with points but no arrays. */
 plush_status plush_plot_draw(const plush_plot *plot, plush_image *image, plush_diag *diag);
 
 #ifdef __cplusplus
