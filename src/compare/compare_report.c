@@ -225,6 +225,68 @@ static void speedups(const plush_compare_study *s, plush_buf *md)
     buf_printf(md, "| direct | %.3f | 1× |\n\n", td);
 }
 
+/* With several cage sizes: error, speed and cost per size, and the size to use -- the smallest whose mean
+ * error is within a tenth of the best size's, or within the reference's own resolution error (direct/4's
+ * distance from direct) when that is larger: below it the reference cannot tell the sizes apart. */
+static void sweep_advice(const plush_compare_study *s, plush_buf *md, float size)
+{
+    size_t proxies = (s->own_proxy ? 1 : 0) + s->variant_count;
+    if (s->variant_count < 2 || !s->rstats[RUN_DIRECT].frames)
+        return;
+    typedef struct row {
+        size_t run, triangles;
+        double rms, worst, ms;
+    } row;
+    row rows[64];
+    size_t n = 0;
+    for (size_t i = 0; i < proxies && n < 64; i++) {
+        size_t r = RUN_PROXY + i;
+        if (s->own_proxy && i == 0)
+            continue; /* the model's own cage is no size of the sweep */
+        const plush_compare_variant *v = &s->variants[i - (s->own_proxy ? 1 : 0)];
+        const pair_stats *ps = NULL;
+        for (size_t p = 0; p < s->pair_count; p++)
+            if (s->pairs[p].a == r && s->pairs[p].b == RUN_DIRECT)
+                ps = &s->pstats[p];
+        if (!ps || !ps->frames)
+            continue;
+        rows[n++] = (row){.run = r, .triangles = v->triangles, .rms = ps->sum[0] / ps->frames, .worst = ps->max[0],
+                          .ms = ms_per_frame(&s->rstats[r])};
+    }
+    if (n < 2)
+        return;
+    for (size_t i = 1; i < n; i++) /* by size */
+        for (size_t j = i; j > 0 && rows[j].triangles < rows[j - 1].triangles; j--) {
+            row t = rows[j];
+            rows[j] = rows[j - 1], rows[j - 1] = t;
+        }
+    double td = ms_per_frame(&s->rstats[RUN_DIRECT]), best = INFINITY;
+    for (size_t i = 0; i < n; i++)
+        best = fmin(best, rows[i].rms);
+    const pair_stats *q = s->has_quarter ? &s->pstats[s->quarter_pair] : NULL;
+    double floor_err = q && q->frames ? q->sum[0] / q->frames : 0, enough = fmax(1.1 * best, floor_err);
+    size_t pick = 0;
+    while (pick < n && rows[pick].rms > enough)
+        pick++;
+    buf_printf(md, "## Which cage size\n\n| proxy triangles | RMS vs direct (mean) | worst frame's RMS | ms/frame | "
+                   "speed-up over direct |\n|---:|---:|---:|---:|---:|\n");
+    for (size_t i = 0; i < n; i++)
+        buf_printf(md, "| %zu | %.4g (%.2f%%) | %.4g | %.3f | %.1f× |\n", rows[i].triangles, rows[i].rms,
+                   100 * rows[i].rms / size, rows[i].worst, rows[i].ms, td / rows[i].ms);
+    if (pick >= n)
+        return;
+    buf_printf(md, "\n**Use %zu triangles**: the smallest cage within %s (%.4g units), at %.1f× the speed of direct",
+               rows[pick].triangles,
+               floor_err > 1.1 * best ? "the reference's own resolution error (direct/4 from direct)"
+                                      : "a tenth of the best size's error",
+               enough, td / rows[pick].ms);
+    if (pick + 1 < n)
+        buf_printf(md, "; %zu triangles change the error by %+.0f%% for %.1f× the cost", rows[n - 1].triangles,
+                   rows[pick].rms > 0 ? 100 * (rows[n - 1].rms / rows[pick].rms - 1) : 0.0,
+                   rows[n - 1].ms / rows[pick].ms);
+    buf_printf(md, ".\n\n");
+}
+
 static void meaning(const plush_compare_study *s, plush_buf *md, float size)
 {
     const plush_compare_surface *surf = plush_compare_get_surface(s->cmp);
@@ -272,6 +334,7 @@ plush_status plush__compare_write_report(const plush_compare_study *s, float siz
     plush__compare_quality_report(s, &md);
     pairs_table(s, &md, size);
     speedups(s, &md);
+    sweep_advice(s, &md, size);
     meaning(s, &md, size);
     buf_printf(&md, "## Files\n\n- `metrics.csv`: one row per frame and run pair (columns: frame, run_a, run_b, "
                     "rms, p95, max, normal_mean_deg, normal_max_deg, volume_ratio_a, volume_ratio_b, physics_ms_a, "

@@ -185,6 +185,13 @@ static void test_demo_bear_writes_every_file(void **state)
     assert_non_null(strstr(md, "% of the model's size"));
     assert_non_null(strstr(md, "| proxy vs direct |"));
     assert_non_null(strstr(md, "| bones vs direct |"));
+    /* one verdict, a convergence sentence either way, and with two generated sizes the size to use */
+    assert_true((strstr(md, "**proxy is better than plain bones**") != NULL) !=
+                (strstr(md, "**proxy is no better than plain bones**") != NULL));
+    assert_true((strstr(md, "**The reference converges**") != NULL) !=
+                (strstr(md, "**The reference does not converge**") != NULL));
+    assert_non_null(strstr(md, "## Which cage size"));
+    assert_non_null(strstr(md, "**Use "));
     /* which run is faster is make bench's (tools/bench/bench_compare.c), not a test's: here the verdict only
      * has to be the CSV's times */
     double tp = 0, td = 0;
