@@ -5,6 +5,7 @@
 #include "export/sink_internal.h"
 #include "plush/sys/core.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,16 +65,34 @@ static plush_status bake_end(plush_scene_sink *s, const plush_scene *scene, plus
     return st == PLUSH_OK ? st : plush__sink_fail(diag, &local);
 }
 
+/* The soft part's size, as the eye compares an error on it: its bound vertices' box diagonal at rest. */
+static double part_size(const plush_scene_binding *b)
+{
+    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY}, d = 0;
+    for (size_t i = 0; i < b->vertex_count; i++)
+        for (int k = 0; k < 3; k++) {
+            double v = b->model->vertices[b->vertices[i]].position[k];
+            lo[k] = fmin(lo[k], v), hi[k] = fmax(hi[k], v);
+        }
+    for (int k = 0; b->vertex_count && k < 3; k++)
+        d += (hi[k] - lo[k]) * (hi[k] - lo[k]);
+    return sqrt(d);
+}
+
 static int bake_describe(const plush_scene_sink *s, char *buf, size_t size)
 {
     const bake_sink *b = (const bake_sink *)s;
     char figures[1400] = "";
     if (b->written) {
         char tol[360] = "a key every frame", fit[200] = "";
-        double height = plush_pmx_height(b->bake->binding->model);
-        char share[64] = "";
+        double height = plush_pmx_height(b->bake->binding->model), part = part_size(b->bake->binding);
+        char share[96] = "";
         if (height > 0 && b->stats.error >= 0)
-            snprintf(share, sizeof share, " (%.2g%% of the model's height)", 100.0 * b->stats.error / height);
+            snprintf(share, sizeof share, " (%.2g%% of the model's height%s", 100.0 * b->stats.error / height,
+                     part > 0 ? "" : ")");
+        if (height > 0 && part > 0 && b->stats.error >= 0)
+            snprintf(share + strlen(share), sizeof share - strlen(share), ", %.2g%% of the soft part's size)",
+                     100.0 * b->stats.error / part);
         if (b->stats.budget_limited)
             snprintf(tol, sizeof tol, "within %.3g units%s, raised from %.3g to keep within a player's budget: %u keys, "
                      "%u MB", b->stats.error, share, b->tolerance, PLUSH__MMD_MAX_KEYS, PLUSH__BAKE_MAX_BYTES / 1000000u);

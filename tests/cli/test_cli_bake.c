@@ -142,7 +142,8 @@ static void test_bake_fitted_within_tolerance(void **state)
     CLI_RUN(&r, "run", BEAR, "--motion", BEAR_VMD, "--im2", BEAR_IM2, "--frames", "101", "--export", "pmx+vmd,obj",
             "-o", out);
     cli_expect_code(&r, 0);
-    const char *line = strstr(r.out, " keys (101000 recorded, within 0.0113 units (0.1% of the model's height))");
+    const char *line = strstr(r.out, " keys (101000 recorded, within 0.0113 units (0.1% of the model's height, "
+                                     "0.081% of the soft part's size))");
     assert_non_null(line);
     assert_non_null(strstr(r.out, "fitted to 1000 cage triangles in "));
     while (line > r.out && line[-1] != '\n')
