@@ -245,6 +245,20 @@ static size_t keys_needed(const plush_scene_bake *b, const plush__bake_tracks *t
     return n + plush__bake_physics_key_need(b, tol, keep, curves);
 }
 
+/* keys_needed for plush__bake_least_fitting. */
+typedef struct need_ctx {
+    const plush_scene_bake *b;
+    const plush__bake_tracks *t;
+    bool *keep;
+    uint8_t (*curves)[4][4];
+} need_ctx;
+
+static size_t need_at(void *ctx, double tol)
+{
+    const need_ctx *c = ctx;
+    return keys_needed(c->b, c->t, tol, c->keep, c->curves);
+}
+
 /* The smallest keys' tolerance from tol up whose keys fit room: doubling until they fit, then eight
  * halvings of the ratio between the last that did not and the first that did (within 0.3%; a key count
  * that does not fall with the tolerance everywhere makes it a good one rather than the least). 0 when no
@@ -255,22 +269,8 @@ static double budget_tolerance(const plush_scene_bake *b, const plush__bake_trac
     size_t least = (t->bones + (b->physics ? b->physics_bone_count : 0)) * (b->frame_count > 1 ? 2 : 1);
     if (least > room || !(tol > 0))
         return 0;
-    double lo = tol, hi = tol;
-    for (int i = 0; keys_needed(b, t, hi, keep, curves) > room; i++) {
-        if (i == 64)
-            return 0;
-        lo = hi, hi *= 2;
-    }
-    if (hi == tol)
-        return tol;
-    for (int i = 0; i < 8; i++) {
-        double mid = sqrt(lo * hi);
-        if (keys_needed(b, t, mid, keep, curves) <= room)
-            hi = mid;
-        else
-            lo = mid;
-    }
-    return hi;
+    need_ctx c = {.b = b, .t = t, .keep = keep, .curves = curves};
+    return plush__bake_least_fitting(need_at, &c, tol, room, 64, 8);
 }
 
 /* The bone keys the budget leaves for the baked tracks when the motion already holds v's keys (the input's,

@@ -79,6 +79,12 @@ struct plush_scene_bake {
 size_t plush__bake_reduce_track(const float (*keys)[7], size_t stride, const uint32_t *frames, size_t count,
                                 double reach, double tolerance, bool *keep, uint8_t (*curves)[4][4]);
 
+/* The least x from x0 up with keys(ctx, x) <= room, for a count that falls as x grows (a tolerance, a
+ * factor on tolerances): doubling until it fits (at most `doublings` times, else 0), then `halvings`
+ * halvings of the ratio between the last x that did not fit and the first that did. */
+double plush__bake_least_fitting(size_t (*keys)(void *ctx, double x), void *ctx, double x0, size_t room,
+                                 int doublings, int halvings);
+
 /* The bones a bake keys after plush_scene_bake_fit: the fitted ones, or one pseudo-bone per triangle. */
 typedef struct plush__bake_tracks {
     size_t bones;

@@ -291,3 +291,22 @@ void plush__bake_local_key(const double g[12], const double *parent, const doubl
     for (int k = 0; k < 4; k++)
         key[3 + k] = (float)(sign * q[k] / n);
 }
+
+double plush__bake_least_fitting(size_t (*keys)(void *ctx, double x), void *ctx, double x0, size_t room,
+                                 int doublings, int halvings)
+{
+    double lo = x0, hi = x0;
+    for (int i = 0; keys(ctx, hi) > room; i++) {
+        if (i == doublings)
+            return 0;
+        lo = hi, hi *= 2;
+    }
+    for (int i = 0; hi > x0 && i < halvings; i++) {
+        double mid = sqrt(lo * hi);
+        if (keys(ctx, mid) <= room)
+            hi = mid;
+        else
+            lo = mid;
+    }
+    return hi;
+}

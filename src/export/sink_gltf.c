@@ -161,24 +161,26 @@ static size_t joint_keys(const gltf_sink *s, const double *reach, double bone_to
     return n;
 }
 
+/* joint_keys for plush__bake_least_fitting. */
+typedef struct joint_ctx {
+    const gltf_sink *s;
+    const double *reach;
+    double bone_tolerance;
+    bool *keep;
+} joint_ctx;
+
+static size_t joints_at(void *ctx, double scale)
+{
+    const joint_ctx *c = ctx;
+    return joint_keys(c->s, c->reach, c->bone_tolerance, scale, c->keep);
+}
+
 /* The factor on the tolerances whose joint keys fit `keys`: doubling until they do, then six halvings of the
  * ratio (within 1%); 0 when none does. */
 static double budget_scale(const gltf_sink *s, const double *reach, double bone_tolerance, size_t keys, bool *keep)
 {
-    double lo = 1, hi = 1;
-    for (int i = 0; joint_keys(s, reach, bone_tolerance, hi, keep) > keys; i++) {
-        if (i == 40)
-            return 0;
-        lo = hi, hi *= 2;
-    }
-    for (int i = 0; hi > 1 && i < 6; i++) {
-        double mid = sqrt(lo * hi);
-        if (joint_keys(s, reach, bone_tolerance, mid, keep) <= keys)
-            hi = mid;
-        else
-            lo = mid;
-    }
-    return hi;
+    joint_ctx c = {.s = s, .reach = reach, .bone_tolerance = bone_tolerance, .keep = keep};
+    return plush__bake_least_fitting(joints_at, &c, 1.0, keys, 40, 6);
 }
 
 /* Channels for the joints that move (node 0, the common root, never does) with the keys each needs, and
