@@ -30,6 +30,16 @@ typedef enum plush_scene_preview_frame {
                                          with a margin; without a binding, the model (and a warning) */
 } plush_scene_preview_frame;
 
+/* Where the preview's camera looks from: MMD's front (from -Z), the model's left side (from +X), its back,
+ * or turning round it once every PLUSH_SCENE_PREVIEW_ORBIT_SECONDS. */
+typedef enum plush_scene_preview_view {
+    PLUSH_SCENE_VIEW_FRONT = 0,
+    PLUSH_SCENE_VIEW_SIDE,
+    PLUSH_SCENE_VIEW_BACK,
+    PLUSH_SCENE_VIEW_ORBIT
+} plush_scene_preview_view;
+#define PLUSH_SCENE_PREVIEW_ORBIT_SECONDS 10.0
+
 /* Where a run's files go. */
 typedef struct plush_scene_output {
     const char *dir;          /* OUTDIR, made by the caller before the sinks begin */
@@ -41,6 +51,9 @@ typedef struct plush_scene_output {
     const char *final_dir;    /* where dir's files end up when dir is a staging folder moved in place
                                  afterwards (paths inside the outputs are made for it); NULL: dir */
     plush_scene_preview_frame preview_frame; /* the preview: what its camera follows */
+    plush_scene_preview_view preview_view;   /* the preview: where its camera looks from */
+    uint32_t preview_width, preview_height;  /* the preview's size in pixels, even, 16..3840 x 16..2160;
+                                                0: 640 x 480 */
     double bake_tolerance;    /* the bake and glTF: how far (model units, at the vertices) interpolated keys
                                  may miss the recorded motion; 0: 0.1% of the model's height; < 0: a key
                                  every frame */

@@ -169,6 +169,8 @@ typedef struct cli_run_job {
     const char *cage;         /* --cage MATERIAL,...[:TRIANGLES]: a cage made, attached and run */
     float pin_band;           /* --pin-band: the automatic pins' band (0: the default) */
     plush_scene_preview_frame preview_frame; /* --preview-frame: what the preview's camera follows */
+    plush_scene_preview_view preview_view;   /* --preview-view: where it looks from */
+    uint32_t preview_width, preview_height;  /* --preview-size (0: the default) */
     double bake_tolerance;    /* --bake-tolerance (0: the default; < 0: every key) */
     uint32_t bake_bones;      /* --bake-bones (0: chosen from the tolerance) */
 } cli_run_job;

@@ -21,7 +21,7 @@ static const char run_usage[] =
     "                 [--cage MATERIAL,...[:TRIANGLES]] [--pin-band S] [--no-push]\n"
     "                 [--export pmx+vmd,gltf,obj,ply,cage,im2,quality,preview] [--every K] [--ground Y] [--copy-textures]\n"
     "                 [--bake-tolerance D] [--bake-bones N] [--bake-physics]\n"
-    "                 [--preview-frame model|soft]\n";
+    "                 [--preview-frame model|soft] [--preview-view front|side|back|orbit] [--preview-size WxH]\n";
 
 static const char run_help[] =
     "\n"
@@ -87,6 +87,9 @@ static const char run_help_more_options[] =
     "  --ground Y                  a static ground whose top is at height Y (default: none)\n"
     "  --preview-frame model|soft  what the preview's camera follows: the whole model (default) or, up\n"
     "                              close, the soft part (the bound vertices; mode bones: the model)\n"
+    "  --preview-view front|side|back|orbit  where the preview's camera looks from: MMD's front\n"
+    "                              (default), the model's left side, its back, or turning round it every 10 s\n"
+    "  --preview-size WxH          the preview's size in pixels, even (default 640x480)\n"
     "  -h, --help                  this text\n"
     "\n"
     "exports:\n";
@@ -157,7 +160,8 @@ static int run_option(cli_args *args, const char *name, const char *inline_value
     }
     static const char *const valued[] = {"-o", "--output", "--motion", "--frames", "--fps", "--physics-hz", "--mode",
                                          "--im2", "--export", "--every", "--ground", "--materials", "--cage",
-                                         "--pin-band", "--preview-frame", "--bake-tolerance", "--bake-bones"};
+                                         "--pin-band", "--preview-frame", "--preview-view", "--preview-size",
+                                         "--bake-tolerance", "--bake-bones"};
     bool known = false;
     for (size_t i = 0; i < sizeof valued / sizeof *valued; i++)
         known |= strcmp(name, valued[i]) == 0;
@@ -207,6 +211,25 @@ static int run_option(cli_args *args, const char *name, const char *inline_value
             job->preview_frame = PLUSH_SCENE_PREVIEW_SOFT;
         else
             rc = cli_usage_error(run_usage, "--preview-frame is model or soft, not '%s'", v);
+    }
+    else if (strcmp(name, "--preview-view") == 0) {
+        static const char *const views[] = {"front", "side", "back", "orbit"};
+        size_t k = 0;
+        while (k < 4 && strcmp(v, views[k]) != 0)
+            k++;
+        if (k < 4)
+            job->preview_view = (plush_scene_preview_view)k;
+        else
+            rc = cli_usage_error(run_usage, "--preview-view is front, side, back or orbit, not '%s'", v);
+    }
+    else if (strcmp(name, "--preview-size") == 0) {
+        unsigned w = 0, h = 0;
+        int used = 0;
+        if (sscanf(v, "%4ux%4u%n", &w, &h, &used) != 2 || v[used] != '\0' || w % 2 || h % 2 || w < 16 || h < 16 ||
+            w > 3840 || h > 2160)
+            rc = cli_usage_error(run_usage, "--preview-size is WIDTHxHEIGHT, even, 16x16 to 3840x2160, not '%s'", v);
+        else
+            job->preview_width = w, job->preview_height = h;
     }
     else if (strcmp(name, "--mode") == 0) {
         if (strcmp(v, "proxy") == 0)
@@ -374,6 +397,8 @@ static plush_status make_sinks(run_state *s, const char *list, plush_diag *diag)
     plush_scene_output out = {.dir = cli_outdir_stage(&s->outdir), .stem = s->stem, .every = s->job->every,
                               .model_file = s->job->model, .copy_textures = s->job->copy_textures,
                               .final_dir = s->job->out_dir, .preview_frame = s->job->preview_frame,
+                              .preview_view = s->job->preview_view, .preview_width = s->job->preview_width,
+                              .preview_height = s->job->preview_height,
                               .bake_tolerance = s->job->bake_tolerance, .bake_bones = s->job->bake_bones,
                               .bake_physics = s->job->bake_physics};
     for (const char *p = list; *p;) {

@@ -44,6 +44,8 @@
 extern char **environ;
 
 enum { PREVIEW_WIDTH = 640, PREVIEW_HEIGHT = 480, PREVIEW_FPS = 30 };
+/* H.264 in yuv420p wants even sides; past 4K a preview is no longer a preview */
+enum { PREVIEW_MIN_SIDE = 16, PREVIEW_MAX_WIDTH = 3840, PREVIEW_MAX_HEIGHT = 2160 };
 /* Room around the soft part's box on every side, a share of its largest side: hair framed with the head
  * it hangs from, a skirt with the legs. */
 static const float preview_soft_margin = 0.15f;
@@ -66,6 +68,8 @@ typedef struct preview_sink {
     size_t texture_count;
     plush_render_stream *stream;
     plush_scene_preview_frame framing;
+    plush_scene_preview_view from;   /* where the camera looks from */
+    int width, height;               /* the pictures' size */
     uint32_t *framed;             /* the vertices whose box the camera follows */
     size_t framed_count;
     plush_render_follow follow;
@@ -325,7 +329,7 @@ static plush_status ffmpeg_start(preview_sink *p, plush_diag *diag)
     if (p->log)
         fcntl(fileno(p->log), F_SETFD, FD_CLOEXEC);
     char size[32], rate[16];
-    snprintf(size, sizeof size, "%dx%d", PREVIEW_WIDTH, PREVIEW_HEIGHT);
+    snprintf(size, sizeof size, "%dx%d", p->width, p->height);
     snprintf(rate, sizeof rate, "%d", PREVIEW_FPS);
     char *const argv[] = {p->ffmpeg, "-hide_banner", "-loglevel", "error", "-nostats", "-y",
                           "-f", "rawvideo", "-pix_fmt", "rgb24", "-s", size, "-r", rate, "-i", "-",
@@ -420,7 +424,7 @@ static plush_status preview_begin(plush_scene_sink *s, const plush_scene *scene,
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
     plush_status st = load_textures(p, scene, diag);
     if (st == PLUSH_OK)
-        st = plush_image_create(PREVIEW_WIDTH, PREVIEW_HEIGHT, &p->image, diag);
+        st = plush_image_create(p->width, p->height, &p->image, diag);
     if (st != PLUSH_OK)
         return st;
     /* the BVH over the rest pose; each frame refits it */
@@ -453,6 +457,49 @@ static uint64_t pictures_due(const preview_sink *p, uint32_t frame)
     return k - p->pictures;
 }
 
+/* The camera's turn about Y from MMD's front (radians): a quarter to the model's left side, half to its back,
+ * or a whole turn every PLUSH_SCENE_PREVIEW_ORBIT_SECONDS. */
+static double view_turn(const preview_sink *p, uint32_t frame)
+{
+    const double pi = 3.14159265358979323846;
+    switch (p->from) {
+    case PLUSH_SCENE_VIEW_SIDE:
+        return 0.5 * pi;
+    case PLUSH_SCENE_VIEW_BACK:
+        return pi;
+    case PLUSH_SCENE_VIEW_ORBIT:
+        return 2 * pi * fmod((double)frame / p->fps / PLUSH_SCENE_PREVIEW_ORBIT_SECONDS, 1.0);
+    default:
+        return 0;
+    }
+}
+
+/* The box [lo, hi] turned by -turn about Y round its centre (its bounding box): what the front camera must
+ * hold for the camera turned by turn to hold the box. */
+static void turned_box(double turn, float lo[3], float hi[3])
+{
+    if (turn == 0)
+        return;
+    double c = cos(turn), s = sin(turn), cx = 0.5 * (lo[0] + hi[0]), cz = 0.5 * (lo[2] + hi[2]);
+    double hx = 0.5 * (hi[0] - lo[0]), hz = 0.5 * (hi[2] - lo[2]);
+    double ex = fabs(c) * hx + fabs(s) * hz, ez = fabs(s) * hx + fabs(c) * hz;
+    lo[0] = (float)(cx - ex), hi[0] = (float)(cx + ex), lo[2] = (float)(cz - ez), hi[2] = (float)(cz + ez);
+}
+
+/* The eye turned by turn about Y round the target (the up vector with it). */
+static void turn_eye(plush_render_view *v, double turn)
+{
+    if (turn == 0)
+        return;
+    double c = cos(turn), s = sin(turn);
+    double dx = (double)v->eye[0] - v->target[0], dz = (double)v->eye[2] - v->target[2];
+    /* turning the front's eye (at -Z) towards +X: a rotation by -turn in the x-z plane seen from above */
+    v->eye[0] = (float)(v->target[0] + c * dx - s * dz);
+    v->eye[2] = (float)(v->target[2] + s * dx + c * dz);
+    double ux = v->up[0], uz = v->up[2];
+    v->up[0] = (float)(c * ux - s * uz), v->up[2] = (float)(s * ux + c * uz);
+}
+
 static plush_status preview_frame(plush_scene_sink *s, const plush_scene *scene, uint32_t frame, plush_diag *diag)
 {
     preview_sink *p = (preview_sink *)s;
@@ -464,8 +511,13 @@ static plush_status preview_frame(plush_scene_sink *s, const plush_scene *scene,
     plush_render_mesh mesh = textured_mesh(p, plush_scene_positions(scene), plush_scene_normals(scene));
     float lo[3], hi[3];
     framed_box(p, mesh.positions, lo, hi);
+    /* another side: the follow camera frames the box as that side shows it (turned about Y round its centre
+     * into the front's place), and its eye then turns back round the target */
+    double turn = view_turn(p, frame);
+    turned_box(turn, lo, hi);
     plush_render_follow_update(&p->follow, lo, hi, (float)((double)(frame - p->last_frame) / p->fps),
-                               (float)PREVIEW_WIDTH / PREVIEW_HEIGHT, &p->view);
+                               (float)p->width / (float)p->height, &p->view);
+    turn_eye(&p->view, turn);
     p->last_frame = frame;
     plush_image_fill(&p->image, preview_background);
     plush_diag local = {0};
@@ -474,7 +526,7 @@ static plush_status preview_frame(plush_scene_sink *s, const plush_scene *scene,
         give_up(p, diag, "frame %u: %s", frame, local.message);
         return PLUSH_OK;
     }
-    size_t bytes = (size_t)PREVIEW_WIDTH * PREVIEW_HEIGHT * 3;
+    size_t bytes = (size_t)p->width * (size_t)p->height * 3;
     for (uint64_t i = 0; i < due; i++) {
         if (!pipe_write(p->pipe_fd, p->image.rgb, bytes)) {
             give_up(p, diag, "ffmpeg stopped reading");
@@ -514,8 +566,12 @@ static int preview_describe(const plush_scene_sink *s, char *buf, size_t size)
 {
     const preview_sink *p = (const preview_sink *)s;
     if (p->written)
-        return snprintf(buf, size, "%s (%llu frames, %dx%d, H.264)", p->path, (unsigned long long)p->pictures,
-                        PREVIEW_WIDTH, PREVIEW_HEIGHT);
+        return snprintf(buf, size, "%s (%llu frames, %dx%d, H.264, from the %s)", p->path,
+                        (unsigned long long)p->pictures, p->width, p->height,
+                        p->from == PLUSH_SCENE_VIEW_SIDE   ? "model's left side"
+                        : p->from == PLUSH_SCENE_VIEW_BACK ? "back"
+                        : p->from == PLUSH_SCENE_VIEW_ORBIT ? "front, turning round it"
+                                                            : "front");
     return snprintf(buf, size, "not written: %s", p->why[0] ? p->why : "the run did not end");
 }
 
@@ -547,12 +603,14 @@ static void preview_destroy(plush_scene_sink *s)
     free(p);
 }
 
-/* H.264 at this size: under half a kilobyte a frame for the demo; 4 KB is the generous bound. */
+/* H.264 at 640x480: under half a kilobyte a frame for the demo; 4 KB is the generous bound, scaled with the
+ * pictures' area. */
 static void preview_estimate(const plush_scene_sink *s, uint32_t frames, double *memory, double *disk)
 {
-    (void)s;
+    const preview_sink *p = (const preview_sink *)s;
+    double area = (double)p->width * (double)p->height / ((double)PREVIEW_WIDTH * PREVIEW_HEIGHT);
     *memory = 0;
-    *disk = (double)frames * 4096.0;
+    *disk = (double)frames * 4096.0 * (area > 1 ? area : 1);
 }
 
 static size_t preview_outputs(const plush_scene_sink *sink, const char **paths, size_t max)
@@ -583,6 +641,9 @@ static plush_status preview_create(const plush_scene *scene, const plush_scene_o
         p->model = desc.model;
         p->model_file = out->model_file ? strdup(out->model_file) : NULL;
         p->framing = out->preview_frame;
+        p->from = out->preview_view;
+        p->width = out->preview_width ? (int)out->preview_width : PREVIEW_WIDTH;
+        p->height = out->preview_height ? (int)out->preview_height : PREVIEW_HEIGHT;
         p->fps = desc.fps > 0 ? desc.fps : PREVIEW_FPS;
         p->path = plush__sink_file(out, PLUSH__OUT_PREVIEW);
     }

@@ -13,6 +13,7 @@
 #include "plush/sys/render.h"
 #include "support/cli_run.h"
 #include "support/mesh_fixture.h"
+#include "support/report_read.h"
 #include "support/shared_data.h"
 
 #include <dirent.h>
@@ -232,6 +233,63 @@ static void test_preview_frame_soft(void **state)
     assert_string_equal(line, "h264,640,480,yuv420p,6");
 }
 
+/* Columns of a picture holding something other than the preview's background (its slate grey). */
+static int silhouette_width(const char *png)
+{
+    int w = 0, h = 0, cols = 0;
+    uint8_t *px = report_load_png(png, &w, &h);
+    for (int x = 0; x < w; x++) {
+        bool any = false;
+        for (int y = 0; y < h && !any; y++) {
+            const uint8_t *c = px + 3 * ((size_t)y * (size_t)w + (size_t)x);
+            any = abs(c[0] - 46) + abs(c[1] - 50) + abs(c[2] - 58) > 40;
+        }
+        cols += any;
+    }
+    report_png_free(px);
+    return cols;
+}
+
+/* --preview-view and --preview-size: the video at the size asked, and from the model's side the bear is
+ * narrower than from the front (no arms sticking out either side); a view or size it does not know is a
+ * usage error. */
+static void test_preview_view_and_size(void **state)
+{
+    (void)state;
+    cli_result r;
+    char out[512], mp4[600], line[256], png[600], cmd[1600];
+    cli_tmp_path(out, sizeof out, "view_bad");
+    const char *bad[][2] = {{"--preview-view", "top"}, {"--preview-size", "321x240"}, {"--preview-size", "640"},
+                            {"--preview-size", "8000x2000"}};
+    for (size_t i = 0; i < 4; i++) {
+        CLI_RUN(&r, "run", BEAR, "--frames", "2", "--export", "preview", bad[i][0], bad[i][1], "-o", out);
+        cli_expect_code(&r, 2);
+        cli_result_free(&r);
+    }
+    need_encoder();
+    int width[2] = {0, 0};
+    const char *views[2] = {"front", "side"};
+    for (int k = 0; k < 2; k++) {
+        char name[32];
+        snprintf(name, sizeof name, "view_%s", views[k]);
+        cli_tmp_path(out, sizeof out, name);
+        CLI_RUN(&r, "run", BEAR, "--motion", BEAR_VMD, "--frames", "6", "--export", "preview", "--preview-view",
+                views[k], "--preview-size", "320x240", "-o", out);
+        cli_expect_code(&r, 0);
+        cli_result_free(&r);
+        snprintf(mp4, sizeof mp4, "%s/preview.mp4", out);
+        probe(mp4, line, sizeof line);
+        assert_string_equal(line, "h264,320,240,yuv420p,6");
+        snprintf(png, sizeof png, "%s/frame.png", out);
+        snprintf(cmd, sizeof cmd, "ffmpeg -loglevel error -y -i '%s' -vframes 1 '%s'", mp4, png);
+        assert_int_equal(system(cmd), 0);
+        width[k] = silhouette_width(png);
+    }
+    print_message("the bear 320 pixels wide: %d columns from the front, %d from the side\n", width[0], width[1]);
+    assert_true(width[0] > 0 && width[1] > 0);
+    assert_true(width[1] * 5 < width[0] * 4);
+}
+
 /* Runs the bear with --export preview,obj under PATH = bin: exit 0, exactly one warning line, the OBJ
  * frames written, and neither preview.mp4 nor a temporary file. */
 static void run_without_preview(const char *name, const char *bin)
@@ -284,6 +342,7 @@ int main(void)
         cmocka_unit_test(test_stream_matches_render),
         cmocka_unit_test(test_preview_mp4),
         cmocka_unit_test(test_preview_frame_soft),
+        cmocka_unit_test(test_preview_view_and_size),
         cmocka_unit_test(test_no_ffmpeg_is_one_warning),
         cmocka_unit_test(test_broken_ffmpeg_is_one_warning),
     };
