@@ -127,8 +127,46 @@ static bool drawn_faces(preview_sink *p)
     return true;
 }
 
-/* The vertices the camera follows: those the faces draw, or of them the bound ones (the soft part). A
- * soft framing with no bound vertex to frame falls back to the model with a warning. */
+/* Into p->framed: of the drawn vertices (used), those of the materials the run binds (its --cage or
+ * --materials, plush_scene_desc.bind.bound). False when it names none. */
+static bool frame_named(preview_sink *p, const plush_scene *scene, bool *used)
+{
+    plush_scene_desc desc;
+    plush_scene_get_desc(scene, &desc);
+    const plush_scene_bound_options *bo = &desc.bind.bound;
+    const plush_pmx_model *m = p->model;
+    if (!bo->material_count || !m->material_count)
+        return false;
+    bool *chosen = calloc(m->material_count, sizeof *chosen);
+    if (!chosen)
+        return false;
+    plush_diag quiet = {0};
+    plush_diag_reset(&quiet);
+    for (size_t i = 0; i < bo->material_count; i++)
+        plush_pmx_material_choose(m, bo->materials[i], chosen, &quiet);
+    for (size_t mat = 0; mat < m->material_count; mat++) {
+        size_t first = 0, count = 0;
+        if (!chosen[mat] || plush_pmx_material_faces(m, mat, &first, &count, &quiet) != PLUSH_OK)
+            continue;
+        for (size_t i = first; i < first + count; i++) {
+            uint32_t v = m->indices[i];
+            if (v < m->vertex_count && used[v]) {
+                /* each vertex once: mark it taken in place of used */
+                used[v] = false;
+                p->framed[p->framed_count++] = v;
+            }
+        }
+    }
+    /* give back what was taken, for the model framing after it */
+    for (size_t k = 0; k < p->framed_count; k++)
+        used[p->framed[k]] = true;
+    free(chosen);
+    return true;
+}
+
+/* The vertices the camera follows: those the faces draw, or of them the bound ones (the soft part), or
+ * without a binding those of the materials the run names. A soft framing with no vertex to frame falls back
+ * to the model with a warning. */
 static bool framed_vertices(preview_sink *p, const plush_scene *scene, plush_diag *diag)
 {
     const plush_pmx_model *m = p->model;
@@ -144,9 +182,16 @@ static bool framed_vertices(preview_sink *p, const plush_scene *scene, plush_dia
     for (size_t v = 0; b && v < m->vertex_count; v++)
         if (used[v] && plush_scene_binding_row(b, (uint32_t)v) >= 0)
             p->framed[p->framed_count++] = (uint32_t)v;
+    /* no binding (mode bones: the author's physics): the part the run names (--cage, --materials), so that
+     * plush's run and the author's can be framed alike */
+    bool named = false;
+    if (p->framing == PLUSH_SCENE_PREVIEW_SOFT && !b)
+        named = frame_named(p, scene, used);
     if (p->framing == PLUSH_SCENE_PREVIEW_SOFT && p->framed_count == 0) {
         plush_diag_warn(diag, -1, "preview", -1, "%s: the camera follows the whole model",
-                        b ? "no drawn vertex is bound" : "no soft part to frame without a binding (mode bones)");
+                        b ? "no drawn vertex is bound"
+                        : named ? "the materials named draw nothing"
+                                : "no soft part to frame without a binding or materials named (mode bones)");
         p->framing = PLUSH_SCENE_PREVIEW_MODEL;
     }
     for (size_t v = 0; p->framing == PLUSH_SCENE_PREVIEW_MODEL && v < m->vertex_count; v++)
