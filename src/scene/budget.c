@@ -23,6 +23,9 @@
  * (anim/ik.c). */
 #define SOFT_MAX_ITERATIONS 1000
 #define IK_MAX_LOOPS 1024
+/* The proxy's per-part vertex maps together: the demo bear's whole run peaks near 110 MB, and bookkeeping
+ * must not outgrow a run more than twice over (docs/run.md). */
+#define PROXY_MAP_BYTES 256e6
 
 static double clamp_count(int32_t n, double most)
 {
@@ -179,6 +182,17 @@ static plush_status check_sizes(const plush_scene_desc *desc, plush_diag *diag)
                                "%zu soft bodies; a run takes at most %d (an attached cage has one per piece: a cage "
                                "of fewer pieces, or --mode bones)",
                                m->soft_body_count, PLUSH_SCENE_MAX_SOFT_BODIES);
+    /* the proxy keeps, per TriMesh part, a map over all the model's vertices (plush_scene_proxy_part's welded
+     * mesh): a cage in many pieces on a large model multiplies it */
+    double parts = 0;
+    for (size_t i = 0; i < m->soft_body_count; i++)
+        parts += m->soft_bodies[i].shape == PLUSH_PMX_SOFT_TRIMESH;
+    double maps = parts * (double)m->vertex_count * sizeof(int32_t);
+    if (desc->mode != PLUSH_SCENE_PLAIN && maps > PROXY_MAP_BYTES)
+        return plush_diag_fail(diag, PLUSH_E_BUDGET, -1, "soft body", -1,
+                               "%.0f TriMesh soft bodies on %zu vertices would keep %.0f MB of vertex maps; at most "
+                               "%.0f MB (a cage of fewer pieces, or --mode bones)",
+                               parts, m->vertex_count, maps / 1e6, PROXY_MAP_BYTES / 1e6);
     if (desc->mode != PLUSH_SCENE_PROXY)
         return PLUSH_OK;
     double triangles = 0;
