@@ -79,9 +79,10 @@ plush_status plush_file_make_dir(const char *path, plush_diag *diag);
  *
  * makes each of those signals (unless it was ignored at start) remove every registered path, finish a
  * commit that is under way (see plush_file_set_commit), then end the process by the signal's default
- * action, so the exit status still says which signal it was. The handler is async-signal-safe and runs
- * on an alternate stack of its own (unless the calling thread has one already), so a stack overflow is
- * cleaned up too. What no handler sees (SIGKILL) the next run cleans: see plush_file_lock_dir. */
+ * action, so the exit status still says which signal it was; an interrupting signal that comes while the
+ * cleanup runs (SIGTERM twice, or to the process and then its group) waits for it to finish. The handler
+ * is async-signal-safe and runs on an alternate stack of its own (unless the calling thread has one
+ * already), so a stack overflow is cleaned up too. What no handler sees (SIGKILL) the next run cleans: see plush_file_lock_dir. */
 plush_status plush_file_cleanup_on_signals(void);
 /* What the handler does, without the signal: for atexit, or a host's own handler (async-signal-safe). */
 void plush_file_cleanup_now(void);
