@@ -5,8 +5,8 @@
  * A key is MMD's local transform: the bone's global is its parent's times T(rest offset + translation) times
  * R(rotation), so translation = R_p^T (t_b - t_p) - (rest position - parent's rest position) and rotation =
  * R_p^T R_b. Keys are kept where interpolation would miss (bake_keys.c), each bone with the keys' share of
- * the tolerance divided by the most driven bones on one chain (a vertex's miss adds up along its chain), at
- * the farthest vertex the bone or a bone below it carries.
+ * the tolerance divided by the most keyed bones on one chain through it (a vertex's miss adds up along its
+ * chain), at the farthest vertex the bone or a bone below it carries.
  *
  * A player moves some bones over their keys: it solves an IK chain again from the keys, and adds a bone's
  * append (grant) source to its key. Where that would undo plush's frames -- an IK chain with a driven
@@ -182,14 +182,35 @@ plush_status plush__bake_physics_begin(plush_scene_bake *b, plush_diag *diag)
         }
         b->physics_reach[k] = reach;
     }
-    /* the most driven bones on one chain */
+    /* per keyed bone, the most keyed bones on one chain through it (its keyed ancestors, itself, and the
+     * longest run of keyed bones below it): a vertex's miss adds up along its chain, so each bone's keys get
+     * the tolerance over that count -- a short skirt chain is not held to a long braid's share */
+    size_t *below_count = calloc(nb ? nb : 1, sizeof *below_count);
+    b->physics_chain = plush_arena_array(&b->arena, count ? count : 1, sizeof *b->physics_chain);
+    if (!below_count || !b->physics_chain) {
+        free(below_count);
+        return plush__no_memory(diag);
+    }
+    for (size_t k = 0; k < count; k++) {
+        int32_t x = (int32_t)b->physics_bones[k];
+        below_count[x] = below_count[x] ? below_count[x] : 1;
+        size_t run = 1, steps = 0;
+        for (int32_t a = m->bones[x].parent; a >= 0 && (size_t)a < nb && steps <= nb; a = m->bones[a].parent, steps++)
+            if (driven[a]) {
+                below_count[a] = below_count[a] > run + 1 ? below_count[a] : run + 1;
+                run++;
+            }
+    }
     size_t depth = 0;
     for (size_t k = 0; k < count; k++) {
-        size_t d = 0;
-        for (int32_t a = (int32_t)b->physics_bones[k]; a >= 0 && (size_t)a < nb && d <= nb; a = m->bones[a].parent)
-            d += driven[a];
-        depth = d > depth ? d : depth;
+        size_t up = 0, steps = 0;
+        for (int32_t a = (int32_t)b->physics_bones[k]; a >= 0 && (size_t)a < nb && steps <= nb; a = m->bones[a].parent, steps++)
+            up += driven[a];
+        size_t chain = up + below_count[b->physics_bones[k]] - 1;
+        b->physics_chain[k] = chain ? chain : 1;
+        depth = b->physics_chain[k] > depth ? b->physics_chain[k] : depth;
     }
+    free(below_count);
     b->physics_depth = depth ? depth : 1;
     return PLUSH_OK;
 }
@@ -238,15 +259,22 @@ size_t plush__bake_physics_key_count(const plush_scene_bake *b)
     return b->physics ? b->frame_count * b->physics_bone_count : 0;
 }
 
+/* Keyed bone k's share of the tolerance: over the most keyed bones on a chain through it. */
+static double physics_share(const plush_scene_bake *b, size_t k, double tolerance)
+{
+    size_t chain = b->physics_chain ? b->physics_chain[k] : b->physics_depth;
+    return tolerance >= 0 ? tolerance / (double)(chain ? chain : 1) : tolerance;
+}
+
 size_t plush__bake_physics_key_need(const plush_scene_bake *b, double tolerance, bool *keep, uint8_t (*curves)[4][4])
 {
     if (!b->physics || b->physics_bone_count == 0)
         return 0;
-    double share = tolerance >= 0 ? tolerance / (double)b->physics_depth : tolerance;
     size_t n = 0;
     for (size_t k = 0; k < b->physics_bone_count; k++)
         n += plush__bake_reduce_track((const float(*)[7])b->physics_keys + k, b->physics_bone_count, b->frames,
-                                      b->frame_count, b->physics_reach[k], share, keep, curves);
+                                      b->frame_count, b->physics_reach[k], physics_share(b, k, tolerance), keep,
+                                      curves);
     return n;
 }
 
@@ -262,10 +290,9 @@ plush_status plush__bake_physics_keys(const plush_scene_bake *b, double toleranc
         free(keep), free(curves);
         return plush__no_memory(diag);
     }
-    double share = tolerance >= 0 ? tolerance / (double)b->physics_depth : tolerance;
     for (size_t k = 0; k < b->physics_bone_count; k++) {
         plush__bake_reduce_track((const float(*)[7])b->physics_keys + k, b->physics_bone_count, b->frames,
-                                 b->frame_count, b->physics_reach[k], share, keep, curves);
+                                 b->frame_count, b->physics_reach[k], physics_share(b, k, tolerance), keep, curves);
         for (size_t f = 0; f < b->frame_count; f++) {
             if (!keep[f])
                 continue;
