@@ -391,18 +391,20 @@ plush_status plush__bake_motion(const plush_scene_bake *b, plush__bake_plan *pla
     double share = b->fit && b->tolerance > 0 ? b->tolerance - tolerance : 0.0; /* what the fit spends */
     double tol = tolerance;
     plan->budget = b->key_budget;
-    if (room != SIZE_MAX && b->frame_count) {
+    /* written at the tolerance first; only keys over the budget search for the one that fits (each count is a
+     * whole reduction, so a motion within the budget is reduced once) */
+    plush_status st = write_tracks(b, &tracks, names, tol, own + baked + physics, v, keep, curves, diag);
+    if (st == PLUSH_OK && room != SIZE_MAX && v->bone_key_count - held > room) {
         double base = tolerance > 0 ? tolerance : 1e-3 * plush_pmx_height(m);
-        bool over = tolerance < 0 ? baked + physics > room : keys_needed(b, &tracks, tolerance, keep, curves) > room;
-        if (over && base > 0) {
-            double bt = budget_tolerance(b, &tracks, base, room, keep, curves);
-            if (b->budget_first && tolerance > 0 && bt > 0)
-                tol = bt, plan->budget_limited = true;
-            else
-                plan->budget_error = bt > 0 ? bt + share : 0;
+        double bt = base > 0 ? budget_tolerance(b, &tracks, base, room, keep, curves) : 0;
+        if (b->budget_first && tolerance > 0 && bt > 0) {
+            tol = bt, plan->budget_limited = true;
+            v->bone_key_count = held;
+            st = write_tracks(b, &tracks, names, tol, own + baked + physics, v, keep, curves, diag);
+        } else {
+            plan->budget_error = bt > 0 ? bt + share : 0;
         }
     }
-    plush_status st = write_tracks(b, &tracks, names, tol, own + baked + physics, v, keep, curves, diag);
     free(keep), free(curves);
     if (st != PLUSH_OK) {
         plush_vmd_free(v);

@@ -55,8 +55,7 @@ struct plush_scene_bake {
     size_t physics_bone_count, physics_body_count;
     uint32_t *physics_bones;             /* the driven bones, in bone order */
     double *physics_reach;               /* per driven bone: the farthest rest vertex it or a bone below carries */
-    size_t physics_depth;                /* the most driven bones on one chain (at least 1) */
-    size_t *physics_chain;               /* per driven bone: the most driven bones on a chain through it */
+    size_t *physics_chain;               /* per driven bone: the most driven bones on a chain through it (>= 1) */
     float (*physics_keys)[7];            /* frame-major, physics_bone_count per frame: VMD translation, rotation */
     size_t physics_capacity;             /* frames physics_keys has room for */
     plush_str *physics_names;            /* per driven bone: its name in the bake when renamed, else NULL .s */

@@ -201,17 +201,14 @@ plush_status plush__bake_physics_begin(plush_scene_bake *b, plush_diag *diag)
                 run++;
             }
     }
-    size_t depth = 0;
     for (size_t k = 0; k < count; k++) {
         size_t up = 0, steps = 0;
         for (int32_t a = (int32_t)b->physics_bones[k]; a >= 0 && (size_t)a < nb && steps <= nb; a = m->bones[a].parent, steps++)
             up += driven[a];
         size_t chain = up + below_count[b->physics_bones[k]] - 1;
         b->physics_chain[k] = chain ? chain : 1;
-        depth = b->physics_chain[k] > depth ? b->physics_chain[k] : depth;
     }
     free(below_count);
-    b->physics_depth = depth ? depth : 1;
     return PLUSH_OK;
 }
 
@@ -262,8 +259,7 @@ size_t plush__bake_physics_key_count(const plush_scene_bake *b)
 /* Keyed bone k's share of the tolerance: over the most keyed bones on a chain through it. */
 static double physics_share(const plush_scene_bake *b, size_t k, double tolerance)
 {
-    size_t chain = b->physics_chain ? b->physics_chain[k] : b->physics_depth;
-    return tolerance >= 0 ? tolerance / (double)(chain ? chain : 1) : tolerance;
+    return tolerance >= 0 ? tolerance / (double)b->physics_chain[k] : tolerance;
 }
 
 size_t plush__bake_physics_key_need(const plush_scene_bake *b, double tolerance, bool *keep, uint8_t (*curves)[4][4])
