@@ -521,32 +521,22 @@ static void layers_line(const run_state *s)
 }
 
 /* A motion none of whose keys moves this model (a camera motion, another model's bones): one line, since
- * every figure of such a run reads perfect for a model standing still. */
+ * every figure of such a run reads perfect for a model standing still. What the scene's binding found. */
 static void still_motion_line(const run_state *s)
 {
     const plush_vmd_motion *v = s->motion;
-    if (!v)
+    plush_motion_stats st;
+    plush_scene_motion_stats(s->scene, &st);
+    if (!v || st.bone_tracks || st.morph_tracks)
         return;
-    size_t nb = v->bone_key_count, nm = v->morph_key_count, bones = 0, morphs = 0;
-    bool *bk = malloc((nb ? nb : 1) * sizeof *bk), *mk = malloc((nm ? nm : 1) * sizeof *mk);
-    plush_diag d = {0};
-    if (bk && mk && plush_motion_vmd_known(s->model, v, bk, mk, &d) == PLUSH_OK) {
-        for (size_t i = 0; i < nb; i++)
-            bones += bk[i];
-        for (size_t i = 0; i < nm; i++)
-            morphs += mk[i];
-        if (!bones && !morphs) {
-            char what[160];
-            if (nb || nm)
-                snprintf(what, sizeof what, "its %zu bone and %zu morph keys are all for names this model lacks", nb,
-                         nm);
-            else
-                snprintf(what, sizeof what, "it has no bone or morph key (%zu camera keys)", v->camera_key_count);
-            cli_line("  motion          nothing in it moves this model: %s; the model stands in its rest pose, physics "
-                     "alone moving it (--motion takes a motion for this model's bones)", what);
-        }
-    }
-    free(bk), free(mk);
+    char what[160];
+    if (v->bone_key_count || v->morph_key_count)
+        snprintf(what, sizeof what, "its %zu bone and %zu morph keys are all for names this model lacks",
+                 v->bone_key_count, v->morph_key_count);
+    else
+        snprintf(what, sizeof what, "it has no bone or morph key (%zu camera keys)", v->camera_key_count);
+    cli_line("  motion          nothing in it moves this model: %s; the model stands in its rest pose, physics "
+             "alone moving it (--motion takes a motion for this model's bones)", what);
 }
 
 static void summary(const run_state *s, uint32_t frames, const plush_diag *diag)

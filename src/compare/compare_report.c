@@ -63,7 +63,7 @@ static judgement judge(const plush_compare_study *s)
     return j;
 }
 
-static void verdict(const plush_compare_study *s, plush_buf *md, float size)
+static void verdict(const plush_compare_study *s, const judgement *jp, plush_buf *md, float size)
 {
     const run_stats *proxy = &s->rstats[RUN_PROXY], *direct = &s->rstats[RUN_DIRECT];
     const pair_stats *err = &s->pstats[0];
@@ -77,7 +77,7 @@ static void verdict(const plush_compare_study *s, plush_buf *md, float size)
                    dinfo.reason[0] ? dinfo.reason : "it has no frame", pname);
         return;
     }
-    judgement j = judge(s);
+    judgement j = *jp;
     double tp = ms_per_frame(proxy), td = ms_per_frame(direct);
     /* three figures, so a ratio under ten reads as the times give it (one decimal made 0.571 read 0.6) */
     buf_printf(md, "**%s is %.3g× faster than direct**: physics + skinning take %.3f ms per frame against "
@@ -287,11 +287,11 @@ static void sweep_advice(const plush_compare_study *s, plush_buf *md, float size
     buf_printf(md, ".\n\n");
 }
 
-static void meaning(const plush_compare_study *s, plush_buf *md, float size)
+static void meaning(const plush_compare_study *s, const judgement *jp, plush_buf *md, float size)
 {
     const plush_compare_surface *surf = plush_compare_get_surface(s->cmp);
     buf_printf(md, "## What it means\n\n");
-    judgement j = s->pstats[0].frames ? judge(s) : (judgement){0};
+    judgement j = *jp;
     if (j.used) {
         /* the size of the error, read with the verdict: a proxy no closer than bones adds nothing however
          * small the distance, and the worst frame is what a viewer notices */
@@ -329,13 +329,15 @@ plush_status plush__compare_write_report(const plush_compare_study *s, float siz
     plush_buf md = {0};
     const char *base = strrchr(s->desc.model_file, '/');
     buf_printf(&md, "# plush compare: %s\n\n", base ? base + 1 : s->desc.model_file);
-    verdict(s, &md, size);
+    /* one judgement for the verdict and what it means, so the two cannot disagree */
+    judgement j = s->pstats[0].frames ? judge(s) : (judgement){0};
+    verdict(s, &j, &md, size);
     runs_table(s, &md);
     plush__compare_quality_report(s, &md);
     pairs_table(s, &md, size);
     speedups(s, &md);
     sweep_advice(s, &md, size);
-    meaning(s, &md, size);
+    meaning(s, &j, &md, size);
     buf_printf(&md, "## Files\n\n- `metrics.csv`: one row per frame and run pair (columns: frame, run_a, run_b, "
                     "rms, p95, max, normal_mean_deg, normal_max_deg, volume_ratio_a, volume_ratio_b, physics_ms_a, "
                     "skinning_ms_a, physics_ms_b, skinning_ms_b).\n");

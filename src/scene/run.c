@@ -484,6 +484,13 @@ plush_status plush_scene_seek(plush_scene *sc, double frame, plush_diag *diag)
 
 void plush_scene_get_desc(const plush_scene *sc, plush_scene_desc *out) { *out = sc->desc; }
 
+void plush_scene_motion_stats(const plush_scene *sc, plush_motion_stats *out)
+{
+    *out = (plush_motion_stats){0};
+    if (sc && sc->motion)
+        plush_motion_stats_get(sc->motion, out);
+}
+
 plush_proxy_patch_shape plush_scene_patch(const plush_scene_desc *desc)
 {
     if (desc->skin.patch.rings < 0)

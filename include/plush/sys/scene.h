@@ -5,6 +5,7 @@
 #ifndef PLUSH_SYS_SCENE_H
 #define PLUSH_SYS_SCENE_H
 
+#include "plush/anim.h"
 #include "plush/scene.h"
 #include "plush/scene_sink.h"
 #include "plush/scene_proxy.h"
@@ -13,6 +14,9 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* What binding the scene's motion found (plush_motion_stats_get); all zero without a motion. */
+void plush_scene_motion_stats(const plush_scene *scene, plush_motion_stats *out);
 
 /* The paths the sink will write directly inside plush_scene_output.dir, known before the run begins (a
  * caller checks that none would replace a file of the user's): up to max stored, the count returned. */
