@@ -20,11 +20,10 @@
  *   iteration); otherwise every loop runs. Nothing is restored.
  * - IK off (property keys) leaves every IK rotation the identity. */
 #include "anim/anim_internal.h"
+#include "plush/sys/anim.h"
 
 /* Effector within this distance of the goal counts as reached (squared; PMX units, 1 unit ~ 8 cm). */
 #define IK_REACHED2 1e-8f
-/* MMD models use loop counts of tens; a corrupt count must not stall a frame. */
-#define IK_MAX_LOOPS 1024
 /* The middle Euler angle is kept off the gimbal lock. */
 #define IK_EULER_MIDDLE_MAX (88.0f * (float)M_PI / 180.0f)
 
@@ -248,7 +247,9 @@ static void solve_loops(const ik_solve *s, const plush_pmx_bone *bone)
     const plush_pmx_ik_link *links = bone->ik_links;
     if (goal_distance2(s) < IK_REACHED2)
         return;
-    int loops = bone->ik_loop_count < 0 ? 0 : (bone->ik_loop_count > IK_MAX_LOOPS ? IK_MAX_LOOPS : bone->ik_loop_count);
+    int loops = bone->ik_loop_count < 0                         ? 0
+                : bone->ik_loop_count > PLUSH_ANIM_IK_MAX_LOOPS ? PLUSH_ANIM_IK_MAX_LOOPS
+                                                                : bone->ik_loop_count;
     /* a unit angle of 0 or less (or not finite) would freeze the chain: such a file gets no cap */
     float unit = isfinite(bone->ik_limit_angle) ? bone->ik_limit_angle : 0.0f;
     int half = loops / 2;

@@ -3,6 +3,7 @@
  * through the bulletc ABI, repaired where Bullet would misbehave. world_soft_build.c makes the nodes. */
 #include "physics/world_soft_internal.h"
 #include "plush/sys/core.h"
+#include "plush/sys/physics.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -42,7 +43,7 @@ enum { BT_SDF_RS = 0x0001, BT_CL_RS = 0x0002, BT_VF_SS = 0x0010, BT_CL_SS = 0x00
 
 /* Bounds that keep a hostile file from hanging a step: Bullet runs each iteration count per fixed
  * step, and bending constraints beyond distance 2 run Floyd-Warshall over all node pairs (n^3). */
-enum { SOFT_MAX_ITERATIONS = 1000, SOFT_FLOYD_MAX_NODES = 1500 };
+enum { SOFT_MAX_ITERATIONS = PLUSH_WORLD_SOFT_MAX_ITERATIONS, SOFT_FLOYD_MAX_NODES = 1500 };
 /* Nodes the bending-pair searches of one large body may visit in all (about a second of work). */
 #define SOFT_BENDING_BUDGET 100000000u
 

@@ -2,7 +2,9 @@
  * anything is built for the run (a hostile or broken model must be refused in a moment, not after hours or
  * a machine's memory). The unit costs are measured (docs/run.md, "Limits"); the limits are derived there. */
 #include "plush/scene.h"
+#include "plush/sys/anim.h"
 #include "plush/sys/core.h"
+#include "plush/sys/physics.h"
 #include "scene/internal.h"
 
 #include <math.h>
@@ -19,10 +21,6 @@
  * budget must not refuse the cages plush makes. */
 #define SOFT_LINK_ITERATION_SECONDS 1.3e-8
 #define SOFT_FACE_STEP_SECONDS 4e-7
-/* What the solver does with more (world_soft_bullet.c repairs larger counts to this) and with IK loops
- * (anim/ik.c). */
-#define SOFT_MAX_ITERATIONS 1000
-#define IK_MAX_LOOPS 1024
 /* The proxy's per-part vertex maps together: the demo bear's whole run peaks near 110 MB, and bookkeeping
  * must not outgrow a run more than twice over (docs/run.md). */
 #define PROXY_MAP_BYTES 256e6
@@ -90,7 +88,7 @@ static plush_status estimate_ik(const plush_pmx_model *m, plush_scene_estimate *
             int32_t l = bone->ik_links[k].bone;
             moved += l >= 0 && (size_t)l < m->bone_count ? size[l] : 1.0;
         }
-        double s = (clamp_count(bone->ik_loop_count, IK_MAX_LOOPS) + 1) * moved * IK_BONE_UPDATE_SECONDS;
+        double s = (clamp_count(bone->ik_loop_count, PLUSH_ANIM_IK_MAX_LOOPS) + 1) * moved * IK_BONE_UPDATE_SECONDS;
         e->ik_seconds += s;
         if (s > *worst)
             *worst = s, e->worst_ik = (int64_t)b;
@@ -130,10 +128,10 @@ static void estimate_soft(const plush_scene_desc *desc, plush_scene_estimate *e,
         const plush_pmx_soft_body *sb = &m->soft_bodies[i];
         double links, faces;
         soft_size(m, sb, &links, &faces);
-        double iterations = clamp_count(sb->p_iterations, SOFT_MAX_ITERATIONS) +
-                            clamp_count(sb->v_iterations, SOFT_MAX_ITERATIONS) +
-                            clamp_count(sb->d_iterations, SOFT_MAX_ITERATIONS) +
-                            clamp_count(sb->c_iterations, SOFT_MAX_ITERATIONS);
+        double iterations = clamp_count(sb->p_iterations, PLUSH_WORLD_SOFT_MAX_ITERATIONS) +
+                            clamp_count(sb->v_iterations, PLUSH_WORLD_SOFT_MAX_ITERATIONS) +
+                            clamp_count(sb->d_iterations, PLUSH_WORLD_SOFT_MAX_ITERATIONS) +
+                            clamp_count(sb->c_iterations, PLUSH_WORLD_SOFT_MAX_ITERATIONS);
         double s = steps * (links * iterations * SOFT_LINK_ITERATION_SECONDS + faces * SOFT_FACE_STEP_SECONDS);
         e->soft_seconds += s;
         if (s > *worst)

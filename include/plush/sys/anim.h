@@ -10,6 +10,10 @@
 extern "C" {
 #endif
 
+/* The most loops an IK bone runs: MMD models use tens; a corrupt count must not stall a frame (the
+ * solver and the run's budget both hold to it). */
+#define PLUSH_ANIM_IK_MAX_LOOPS 1024
+
 void plush_anim_set_ik(plush_anim *anim, size_t bone, bool enabled);
 /* Resolves group and flip morphs (two passes, as the PMX notes order them) into effective weights and
  * computes bone-morph offsets, vertex / UV / additional-UV offsets, material values and impulses. */

@@ -11,6 +11,11 @@
 extern "C" {
 #endif
 
+/* The most solver iterations of each kind a soft body runs (larger counts are clamped, with a warning):
+ * Bullet runs each count per fixed step, and a hostile file must not hang a step (the world and the run's
+ * budget both hold to it). */
+#define PLUSH_WORLD_SOFT_MAX_ITERATIONS 1000
+
 /* True when the physics library can be loaded (it is, on the first call, once per process); false with
  * PLUSH_E_LIBRARY in diag (may be NULL) naming every place looked in. Callers can ask before starting. */
 bool plush_world_available(plush_diag *diag);
