@@ -294,7 +294,12 @@ typedef struct plush_scene plush_scene;
 typedef struct plush_scene_soft_figures {
     double offset;        /* mean distance of the bound vertices from where bone skinning puts them (model
                            * units; over at most 1,024 of them spread evenly) */
-    double offset_share;  /* offset over the diagonal of the bound vertices' rest box */
+    double offset_share;  /* offset over the diagonal of the bound vertices' rest box: the distance from where
+                           * the author's physics puts the part */
+    double swing_share;   /* mean distance of the (sampled) bound vertices from where bone skinning puts them
+                           * without physics (every rigid body at its bone: MMD's physics off), over the same
+                           * diagonal: how far the part swings or droops */
+    double author_swing_share; /* the same of bone skinning with the author's physics: its swing */
     double inside_share;  /* bound vertices inside the rigid bodies that follow bones, posed at the frame
                            * (0..1; a vertex inside a body already at rest is not counted for that body) */
     double inside_depth;  /* the deepest of them below the shape's surface (model units) */
@@ -302,10 +307,26 @@ typedef struct plush_scene_soft_figures {
                                 * the model's own weights do against its own body at this frame */
 } plush_scene_soft_figures;
 
-/* Over the steps so far: the mean offset_share, and the frame with the largest inside_share. */
+/* The bars the soft part's behaviour is judged by against the author's physics (docs/measured.md): standing
+ * still, it settles within PLUSH_SOFT_SETTLE_BAR of its size of where the author's physics lets it hang; where
+ * the author's part moves, plush's mean swing over the author's lies within PLUSH_SOFT_SWING_RATIO_LO..HI. */
+#define PLUSH_SOFT_SETTLE_BAR 0.05
+#define PLUSH_SOFT_SWING_RATIO_LO 0.5
+#define PLUSH_SOFT_SWING_RATIO_HI 2.0
+/* The author's part "moves" when at least this share of its vertices hangs from physics bones and their
+ * mean swing is at least this share of its size (below it a ratio says nothing). */
+#define PLUSH_SOFT_AUTHOR_MOVES_SHARE 0.1
+#define PLUSH_SOFT_AUTHOR_MOVES_SWING 0.005
+
+/* Over the steps so far: the mean offset_share, swing_share and author_swing_share, the last step's, and the
+ * frame with the largest inside_share. */
 typedef struct plush_scene_soft_summary {
     uint64_t frames;
     double mean_offset_share;
+    double mean_swing_share, mean_author_swing_share;
+    double last_offset_share, last_swing_share, last_author_swing_share;
+    double author_share;          /* bound vertices the author's physics moves (weighted to a bone a dynamic
+                                   * rigid body drives, or below one), 0..1: 0, the author gave it none */
     double worst_inside_share, worst_inside_depth, deepest;
     double worst_bones_inside_share; /* bone skinning's share at the worst frame */
     double most_bones_inside_share;  /* bone skinning's largest share over the steps */

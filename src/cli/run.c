@@ -539,6 +539,43 @@ static void still_motion_line(const run_state *s)
              "alone moving it (--motion takes a motion for this model's bones)", what);
 }
 
+/* How the soft part moves next to the author's own physics: its swing from the pose without physics against
+ * the author's, and, standing still, where it settles against where the author's physics lets it hang. */
+static void behaviour_lines(const run_state *s, const plush_scene_soft_summary *u)
+{
+    plush_motion_stats st;
+    plush_scene_motion_stats(s->scene, &st);
+    bool still = !s->motion || (!st.bone_tracks && !st.morph_tracks);
+    bool author = u->author_share >= PLUSH_SOFT_AUTHOR_MOVES_SHARE;
+    if (!author) {
+        cli_line("  soft part       the author gave it no physics (%.0f%% of it hangs from bones rigid bodies move), "
+                 "so gravity judges it: it %s %.2f%% of its size from the pose without physics on average, %.2f%% at "
+                 "the last frame",
+                 100 * u->author_share, still ? "droops" : "swings", 100 * u->mean_swing_share,
+                 100 * u->last_swing_share);
+        return;
+    }
+    if (still) {
+        bool ok = u->last_offset_share <= PLUSH_SOFT_SETTLE_BAR;
+        cli_line("  settle          after %llu frames standing still it lies %.2f%% of its size from where the "
+                 "author's physics lets it hang (bar %.0f%%%s); it droops %.2f%% from the pose without physics, the "
+                 "author's %.2f%%",
+                 (unsigned long long)u->frames, 100 * u->last_offset_share, 100 * PLUSH_SOFT_SETTLE_BAR,
+                 ok ? ": meets it" : ": misses it", 100 * u->last_swing_share, 100 * u->last_author_swing_share);
+        return;
+    }
+    char verdict[96] = "";
+    if (u->mean_author_swing_share >= PLUSH_SOFT_AUTHOR_MOVES_SWING) {
+        double r = u->mean_swing_share / u->mean_author_swing_share;
+        bool ok = r >= PLUSH_SOFT_SWING_RATIO_LO && r <= PLUSH_SOFT_SWING_RATIO_HI;
+        snprintf(verdict, sizeof verdict, " (ratio %.2f, bar %g-%g: %s)", r, PLUSH_SOFT_SWING_RATIO_LO,
+                 PLUSH_SOFT_SWING_RATIO_HI, ok ? "meets it" : "misses it");
+    }
+    cli_line("  swing           %.2f%% of its size from the pose without physics on average, the author's physics "
+             "%.2f%%%s; %.2f%% from where the author's physics puts it",
+             100 * u->mean_swing_share, 100 * u->mean_author_swing_share, verdict, 100 * u->mean_offset_share);
+}
+
 static void summary(const run_state *s, uint32_t frames, const plush_diag *diag)
 {
     const cli_run_job *job = s->job;
@@ -594,7 +631,7 @@ static void summary(const run_state *s, uint32_t frames, const plush_diag *diag)
     plush_scene_soft_summary soft;
     plush_scene_soft(s->scene, NULL, &soft);
     if (soft.frames) {
-        cli_line("  soft part       moves on average %.2f%% of its size from bone skinning", 100 * soft.mean_offset_share);
+        behaviour_lines(s, &soft);
         if (soft.worst_inside_frame >= 0 && soft.bodies > 0)
             cli_line("  body            %zu rigid bodies that follow bones; worst frame %lld: %.2f%% of the bound vertices "
                      "inside them (bone skinning: %.2f%%), %.3g deep; over the run deepest %.3g, bone skinning at most "

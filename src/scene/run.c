@@ -32,6 +32,7 @@ struct plush_scene {
     plush_proxy_skin *skin;
     float (*positions)[3], (*normals)[3];
     float (*globals)[16];
+    float (*kinematic)[16];              /* skinning matrices of the pose without physics (the soft measure's) */
     bool *driven;
     float (*pin_positions)[3];           /* only pinned vertices' entries are kept current */
     uint32_t *pinned;                    /* vertices pins refer to */
@@ -312,7 +313,14 @@ plush_status plush_scene_create(const plush_scene_desc *desc, plush_scene **out,
     if (st == PLUSH_OK && sc->binding)
         st = plush__soft_measure_init(&sc->soft_measure, sc->model, sc->binding->vertices, sc->binding->vertex_count,
                                       sc->wm, &sc->arena, diag);
+    if (st == PLUSH_OK && sc->binding && sc->wm) {
+        sc->kinematic = plush_arena_array(&sc->arena, sc->model->bone_count ? sc->model->bone_count : 1,
+                                          sizeof *sc->kinematic);
+        if (!sc->kinematic)
+            st = plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+    }
     sc->soft_summary.bodies = sc->soft_measure.body_count;
+    sc->soft_summary.author_share = sc->soft_measure.author_share;
     if (st == PLUSH_OK && sc->skin && !desc->no_push && !desc->bind.proxy.seed) {
         const plush_scene_proxy *px = &sc->binding->proxy;
         double edge = px->triangle_count ? plush__mean_edge(&px->nodes[0][0], sizeof px->nodes[0],
@@ -361,12 +369,31 @@ static void note_failures(plush_scene *sc, double frame)
     }
 }
 
+/* The pose without physics the soft measure compares with: every bone where the motion puts it before a
+ * rigid body moves it (bones deformed after physics keep the last frame's: none a soft part hangs from in
+ * the models seen). */
+static void kinematic_skin(plush_scene *sc)
+{
+    if (!sc->kinematic)
+        return;
+    const plush_pmx_model *m = sc->model;
+    for (size_t b = 0; b < m->bone_count; b++) {
+        const float *g = sc->globals[b], *p = m->bones[b].position;
+        float *o = sc->kinematic[b];
+        memcpy(o, g, 12 * sizeof *o);
+        for (int k = 0; k < 3; k++)
+            o[12 + k] = g[12 + k] - (g[k] * p[0] + g[4 + k] * p[1] + g[8 + k] * p[2]);
+        o[15] = 1;
+    }
+}
+
 /* Physics to the frame: a reset when the frame does not follow the previous one, else one advance. */
 static plush_status physics_to(plush_scene *sc, double frame, plush_diag *diag)
 {
     const plush_pmx_model *m = sc->model;
     double advance = frame - sc->last_frame;
     memcpy(sc->globals, plush_anim_bone_globals(sc->anim), m->bone_count * sizeof *sc->globals);
+    kinematic_skin(sc);
     if (!sc->have_frame || !(advance > 0 && advance <= 1)) {
         /* "reset physics": every body at its bone as the motion has it, every soft node at its
          * bone-skinned vertex; the frame shows that state */
@@ -443,9 +470,17 @@ plush_status plush_scene_step(plush_scene *sc, double frame, plush_diag *diag)
         plush__soft_push_frame(&sc->soft_push, sc->skin, sc->positions);
     }
     if (sc->binding && sc->soft_measure.count) {
-        plush__soft_measure_frame(&sc->soft_measure, sc->anim, (const float(*)[3])sc->positions, &sc->soft_frame);
+        plush__soft_measure_frame(&sc->soft_measure, sc->anim, sc->wm ? (const float(*)[16])sc->kinematic : NULL,
+                                  (const float(*)[3])sc->positions, &sc->soft_frame);
         plush_scene_soft_summary *u = &sc->soft_summary;
-        u->mean_offset_share += (sc->soft_frame.offset_share - u->mean_offset_share) / (double)(u->frames + 1);
+        const plush_scene_soft_figures *f = &sc->soft_frame;
+        double w = 1.0 / (double)(u->frames + 1);
+        u->mean_offset_share += (f->offset_share - u->mean_offset_share) * w;
+        u->mean_swing_share += (f->swing_share - u->mean_swing_share) * w;
+        u->mean_author_swing_share += (f->author_swing_share - u->mean_author_swing_share) * w;
+        u->last_offset_share = f->offset_share;
+        u->last_swing_share = f->swing_share;
+        u->last_author_swing_share = f->author_swing_share;
         u->frames++;
         if (u->worst_inside_frame < 0 || sc->soft_frame.inside_share > u->worst_inside_share) {
             u->worst_inside_share = sc->soft_frame.inside_share;

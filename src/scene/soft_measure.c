@@ -2,6 +2,7 @@
  * vertices from where plain bone skinning would (a part that does not move is not plush), and how many of
  * them lie inside the model's own body shapes (the rigid bodies that follow bones) posed at that frame. */
 #include "scene/soft_measure.h"
+#include "plush/sys/anim.h"
 #include "plush/sys/physics.h"
 #include "plush/sys/core.h"
 
@@ -12,6 +13,14 @@
 /* The offset is measured on at most this many bound vertices, evenly spread over them: it is a mean, and
  * skinning all of them twice would cost as much as the run's own skinning. */
 enum { OFFSET_SAMPLES = 1024 };
+
+static double dist3(const float a[3], const float b[3])
+{
+    double d2 = 0;
+    for (int k = 0; k < 3; k++)
+        d2 += ((double)a[k] - b[k]) * ((double)a[k] - b[k]);
+    return sqrt(d2);
+}
 
 static double rest_size(const plush_pmx_model *m, const uint32_t *vertices, size_t count)
 {
@@ -28,6 +37,32 @@ static double rest_size(const plush_pmx_model *m, const uint32_t *vertices, size
     return sqrt(d);
 }
 
+/* The share of the bound vertices the author's physics moves: weighted to a bone a dynamic rigid body
+ * drives or hangs below one (dynamic is plush__rigid_dynamic_per_bone's map). */
+static double author_share(const plush_pmx_model *m, const uint32_t *vertices, size_t count, const int32_t *dynamic)
+{
+    size_t n = m->bone_count, moved = 0;
+    bool *below = calloc(n ? n : 1, sizeof *below);
+    if (!below || !count) {
+        free(below);
+        return 0;
+    }
+    for (size_t b = 0; b < n; b++) {
+        int64_t x = (int64_t)b;
+        for (size_t steps = 0; x >= 0 && (size_t)x < n && steps <= n && !below[b]; steps++, x = m->bones[x].parent)
+            below[b] = dynamic[x] >= 0;
+    }
+    for (size_t i = 0; i < count; i++) {
+        const plush_pmx_vertex *v = &m->vertices[vertices[i]];
+        bool hit = false;
+        for (int j = 0; j < 4 && !hit; j++)
+            hit = v->bones[j] >= 0 && (size_t)v->bones[j] < n && v->weights[j] > 0 && below[v->bones[j]];
+        moved += hit;
+    }
+    free(below);
+    return (double)moved / (double)count;
+}
+
 plush_status plush__soft_measure_init(plush__soft_measure *sm, const plush_pmx_model *m, const uint32_t *vertices,
                                       size_t count, const plush_world_model *wm, plush_arena *arena, plush_diag *diag)
 {
@@ -39,9 +74,10 @@ plush_status plush__soft_measure_init(plush__soft_measure *sm, const plush_pmx_m
     size_t step = count > OFFSET_SAMPLES ? (count + OFFSET_SAMPLES - 1) / OFFSET_SAMPLES : 1;
     sm->sample_step = step;
     sm->scratch = plush_arena_array(arena, m->vertex_count ? m->vertex_count : 1, sizeof *sm->scratch);
+    sm->kin_scratch = plush_arena_array(arena, m->vertex_count ? m->vertex_count : 1, sizeof *sm->kin_scratch);
     sm->bodies = plush_arena_array(arena, m->rigid_body_count ? m->rigid_body_count : 1, sizeof *sm->bodies);
     sm->poses = plush_arena_array(arena, m->rigid_body_count ? m->rigid_body_count : 1, sizeof *sm->poses);
-    if (!sm->scratch || !sm->bodies || !sm->poses)
+    if (!sm->scratch || !sm->kin_scratch || !sm->bodies || !sm->poses)
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
     /* The body: rigid bodies that follow their bones (legs, hips, torso, arms, head). A bound vertex
      * already inside one at rest (hair roots in the head's sphere) is not counted for that body; nor, for a
@@ -66,6 +102,7 @@ plush_status plush__soft_measure_init(plush__soft_measure *sm, const plush_pmx_m
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
     memset(sm->left_out, 0, bits / 8 + 1);
     plush__rigid_dynamic_per_bone(m, dynamic);
+    sm->author_share = author_share(m, vertices, count, dynamic);
     for (size_t b = 0; b < sm->body_count; b++) {
         const plush_pmx_rigid_body *rb = &m->rigid_bodies[sm->bodies[b]];
         float t[16];
@@ -144,28 +181,36 @@ static bool inside_body(const plush__soft_measure *sm, size_t i, const float p[3
     return d > 0;
 }
 
-void plush__soft_measure_frame(plush__soft_measure *sm, const plush_anim *anim, const float (*positions)[3],
-                               plush_scene_soft_figures *out)
+void plush__soft_measure_frame(plush__soft_measure *sm, const plush_anim *anim, const float (*kinematic)[16],
+                               const float (*positions)[3], plush_scene_soft_figures *out)
 {
     memset(out, 0, sizeof *out);
     if (!sm->count)
         return;
     /* where bone skinning puts the bound vertices: the offset's reference (the sampled ones) and the body's
-     * baseline (every one, when there is a body) */
+     * baseline (every one, when there is a body); and, sampled, where it puts them without physics */
     bool body = sm->wm && sm->body_count;
     for (size_t i = 0; i < sm->count; i += body ? 1 : sm->sample_step)
         plush_anim_skin(anim, sm->vertices[i], 1, sm->scratch, NULL);
-    double sum = 0;
+    const float(*kin)[3] = (const float(*)[3])sm->scratch;
+    if (kinematic) {
+        const float(*offsets)[3] = plush_anim_vertex_offsets(anim);
+        for (size_t i = 0; i < sm->count; i += sm->sample_step)
+            plush_anim_skin_vertices(sm->model, kinematic, offsets, sm->vertices[i], 1, sm->kin_scratch, NULL);
+        kin = (const float(*)[3])sm->kin_scratch;
+    }
+    double sum = 0, swing = 0, author = 0;
     size_t n = 0;
     for (size_t i = 0; i < sm->count; i += sm->sample_step, n++) {
         uint32_t v = sm->vertices[i];
-        double d2 = 0;
-        for (int k = 0; k < 3; k++)
-            d2 += ((double)positions[v][k] - sm->scratch[v][k]) * ((double)positions[v][k] - sm->scratch[v][k]);
-        sum += sqrt(d2);
+        sum += dist3(positions[v], sm->scratch[v]);
+        swing += dist3(positions[v], kin[v]);
+        author += dist3(sm->scratch[v], kin[v]);
     }
     out->offset = n ? sum / (double)n : 0;
     out->offset_share = sm->size > 0 ? out->offset / sm->size : 0;
+    out->swing_share = n && sm->size > 0 ? swing / (double)n / sm->size : 0;
+    out->author_swing_share = n && sm->size > 0 ? author / (double)n / sm->size : 0;
     if (!sm->wm || sm->body_count == 0)
         return;
     plush__soft_measure_pose_bodies(sm);

@@ -17,6 +17,9 @@ typedef struct plush__soft_measure {
     size_t count, sample_step;
     double size;                       /* the diagonal of their rest box */
     float (*scratch)[3];               /* bone-skinned positions, indexed by vertex */
+    float (*kin_scratch)[3];           /* the same without physics (the sampled ones), indexed by vertex */
+    double author_share;               /* bound vertices the author's physics moves (weighted to a bone a
+                                          dynamic rigid body drives, or below one), 0..1 */
     uint32_t *bodies;                  /* the rigid bodies that follow bones */
     float (*poses)[16];                /* and their poses at the frame measured */
     double *reach;                     /* and the radius about each one's origin that holds its shape */
@@ -42,8 +45,10 @@ double plush__soft_measure_deepest(const plush__soft_measure *sm, size_t i, cons
  * vertex that has moved less than slack since can ask again with that mask and get the same answer. */
 double plush__soft_measure_deepest_near(const plush__soft_measure *sm, size_t i, const float p[3], double margin,
                                         float out[3], uint64_t near, double slack, uint64_t *near_out);
-/* This frame's figures; positions are the frame's vertices (the bound ones skinned by the proxy). */
-void plush__soft_measure_frame(plush__soft_measure *sm, const plush_anim *anim, const float (*positions)[3],
-                               plush_scene_soft_figures *out);
+/* This frame's figures; positions are the frame's vertices (the bound ones skinned by the proxy); kinematic
+ * the skinning matrices of the pose without physics (every rigid body at its bone, as MMD's physics off
+ * shows it), or NULL when nothing simulates (the pose is the anim's). */
+void plush__soft_measure_frame(plush__soft_measure *sm, const plush_anim *anim, const float (*kinematic)[16],
+                               const float (*positions)[3], plush_scene_soft_figures *out);
 
 #endif

@@ -18,6 +18,7 @@
 
 #include "support/cli_run.h"
 #include "support/shared_data.h"
+#include "plush/scene.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -136,7 +137,8 @@ static void run_case(const character_case *c, const char *dance, const char *fra
     char *csv = cli_read_all(csv_path, &n);
     assert_non_null(csv);
     enum { CAP = 8192 };
-    static double p999[CAP], outside[CAP], crease[CAP], inside[CAP], bones[CAP], offset[CAP], cage[CAP];
+    static double p999[CAP], outside[CAP], crease[CAP], inside[CAP], bones[CAP], offset[CAP], cage[CAP],
+        swing[CAP], author[CAP];
     size_t rows = column(csv, "surface_strain_p999", p999, CAP);
     assert_int_equal(rows, want);
     assert_int_equal(column(csv, "surface_strain_outside", outside, CAP), rows);
@@ -145,6 +147,29 @@ static void run_case(const character_case *c, const char *dance, const char *fra
     assert_int_equal(column(csv, "bones_inside_share", bones, CAP), rows);
     assert_int_equal(column(csv, "soft_offset_share", offset, CAP), rows);
     assert_int_equal(column(csv, "cage_strain_p999", cage, CAP), rows);
+    assert_int_equal(column(csv, "soft_swing_share", swing, CAP), rows);
+    assert_int_equal(column(csv, "author_swing_share", author, CAP), rows);
+    /* the swing: plush's and the author's physics' from the pose without physics, per frame in the file and
+     * their means in the summary (or, where the author gave the part no physics, plush's alone) */
+    double mean_swing = 0, mean_author = 0;
+    for (size_t i = 0; i < rows; i++) {
+        assert_true(isfinite(swing[i]) && swing[i] >= 0 && isfinite(author[i]) && author[i] >= 0);
+        mean_swing += swing[i] / (double)rows, mean_author += author[i] / (double)rows;
+    }
+    double said_swing = -1, said_author = -1;
+    const char *swing_line = strstr(r.out, "\n  swing ");
+    const char *no_physics = strstr(r.out, "the author gave it no physics");
+    assert_true((swing_line != NULL) != (no_physics != NULL));
+    if (swing_line) {
+        assert_int_equal(sscanf(swing_line, "\n  swing %lf%% of its size from the pose without physics on average, "
+                                            "the author's physics %lf%%", &said_swing, &said_author), 2);
+        assert_true(fabs(said_author - 100 * mean_author) <= 0.006);
+    } else {
+        assert_non_null(strstr(no_physics, "so gravity judges it: it swings "));
+        said_swing = strtod(strstr(no_physics, "it swings ") + 10, NULL);
+        assert_true(mean_author < 1e-6); /* no physics bone: bone skinning is the pose without physics */
+    }
+    assert_true(fabs(said_swing - 100 * mean_swing) <= 0.006);
     double alive = 0;
     for (size_t i = 0; i < rows; i++) {
         assert_true(isfinite(p999[i]) && isfinite(outside[i]) && isfinite(crease[i]) && isfinite(inside[i]) &&
@@ -153,10 +178,11 @@ static void run_case(const character_case *c, const char *dance, const char *fra
     }
     const char *name = strrchr(c->model, '/') + 1;
     print_message("      %s %s, %zu frames of %s: cage %ld triangles, p99.9 %.3f; surface p99.9 %.3f, beyond 1.5x "
-                  "%.2f%%, crease p99 %.1f, alive %.2f%%, inside %.2f%% (bone skinning %.2f%%), most pinned %d%%\n",
+                  "%.2f%%, crease p99 %.1f, alive %.2f%%, inside %.2f%% (bone skinning %.2f%%), most pinned %d%%; "
+                  "swing %.2f%%, the author's %.2f%%\n",
                   name, c->cage, rows, strrchr(dance, '/') + 1, triangles, max_of(cage, rows), max_of(p999, rows),
                   100 * max_of(outside, rows), max_of(crease, rows), 100 * alive, 100 * max_of(inside, rows),
-                  100 * max_of(bones, rows), most_pinned(r.out));
+                  100 * max_of(bones, rows), most_pinned(r.out), 100 * mean_swing, 100 * mean_author);
     assert_true(alive >= 0.005);
     /* held to the case's figure, or to the author's level where the author's own skinning goes deeper
      * (the pmx_tailor skirts: 4.6% inside at the long dance's first frames, plush 4.1-4.7%) */
@@ -369,6 +395,46 @@ static void test_hair_hanging_still(void **state)
     cli_result_free(&r);
 }
 
+/* Every case standing still (no motion) for 150 frames: where the author's physics moves the part, the
+ * summary says how far plush's part settles from where the author's lets it hang, held to the settle bar (5%
+ * of its size); where it does not, that the author gave it none, and how far gravity droops it. */
+static void test_settle(void **state)
+{
+    (void)state;
+    if (!present(cases[0].model)) {
+        print_message("skipped: %s is absent\n", cases[0].model);
+        skip();
+    }
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        const character_case *c = &cases[k];
+        char out[600];
+        snprintf(out, sizeof out, "%s/settle", cli_tmp_dir());
+        cli_result r;
+        CLI_RUN(&r, "run", c->model, "--cage", c->cage, "--frames", "150", "--export", "quality", "-o", out);
+        cli_expect_code(&r, 0);
+        const char *settle = strstr(r.out, "\n  settle ");
+        const char *name = strrchr(c->model, '/') + 1;
+        if (settle) {
+            double gap = -1;
+            unsigned frames = 0;
+            assert_int_equal(sscanf(settle, "\n  settle after %u frames standing still it lies %lf%%", &frames, &gap),
+                             2);
+            assert_int_equal(frames, 150);
+            print_message("      %s %s standing still: %.2f%% of its size from where the author's physics hangs it\n",
+                          name, c->cage, gap);
+            assert_true(gap >= 0 && gap <= 100 * PLUSH_SOFT_SETTLE_BAR);
+            assert_non_null(strstr(settle, gap <= 100 * PLUSH_SOFT_SETTLE_BAR ? ": meets it)" : ": misses it)"));
+        } else {
+            const char *none = strstr(r.out, "the author gave it no physics");
+            assert_non_null(none);
+            assert_non_null(strstr(none, "so gravity judges it: it droops "));
+            print_message("      %s %s standing still: no physics of the author's; %s", name, c->cage,
+                          strstr(none, "it droops "));
+        }
+        cli_result_free(&r);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -378,6 +444,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_bob_stays_a_bob, setup, teardown),
         cmocka_unit_test_setup_teardown(test_choker_and_hair_bodies, setup, teardown),
         cmocka_unit_test_setup_teardown(test_hair_hanging_still, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_settle, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -389,6 +389,7 @@ typedef struct ref_sink {
     plush_scene_sink base;
     old_quality *surface, *cage;
     char rows[64][512];
+    double swing[64][2];
     uint32_t frames;
 } ref_sink;
 
@@ -415,6 +416,7 @@ static plush_status ref_frame(plush_scene_sink *s, const plush_scene *scene, uin
     plush_scene_soft_figures soft;
     plush_scene_soft(scene, &soft, NULL);
     ref_row(r->rows[frame], sizeof r->rows[frame], frame, &f, &c, &soft);
+    r->swing[frame][0] = soft.swing_share, r->swing[frame][1] = soft.author_swing_share;
     r->frames = frame + 1;
     return PLUSH_OK;
 }
@@ -484,8 +486,12 @@ static void test_thread_equals_inline(void **state)
         row += len;
         char *end; /* the tear, which the old path does not measure: a distance */
         double tear = strtod(row, &end);
-        assert_true(end > row && *end == '\n' && tear >= 0 && tear < 1e-3);
-        row = end + 1;
+        assert_true(end > row && *end == ',' && tear >= 0 && tear < 1e-3);
+        row = end;
+        char swing[64]; /* then the swings, which the old path does not measure: the scene's own figures */
+        snprintf(swing, sizeof swing, ",%.6g,%.6g\n", ref.swing[f][0], ref.swing[f][1]);
+        assert_true(strncmp(row, swing, strlen(swing)) == 0);
+        row += strlen(swing);
     }
     assert_int_equal(*row, '\0');
     free(csv);
