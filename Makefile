@@ -208,3 +208,18 @@ $(GEN_BEAR): $(GEN_BEAR_OBJ) $(LIB)
 $(DEMO_FILES) &: $(GEN_BEAR)
 	@mkdir -p proxies
 	$(GEN_BEAR) -o proxies
+
+# tools/stress/stress_motions writes the short hard motions (a spin, a jump, a head shake, arms crossing, a
+# kneel) the characters test and tools/soak.sh --stress try the soft parts on, into build/stress.
+STRESS_GEN   := $(BUILD)/tools/stress_motions
+STRESS_FILES := $(addprefix $(BUILD)/stress/,spin.vmd jump.vmd head_shake.vmd arms_cross.vmd kneel.vmd)
+all: $(STRESS_FILES)
+test test-slow $(SUITES) $(SLOW_SUITES): $(STRESS_FILES)
+
+$(STRESS_GEN): $(BUILD)/obj/tools/stress/stress_motions.o $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+
+$(STRESS_FILES) &: $(STRESS_GEN)
+	@mkdir -p $(BUILD)/stress
+	$(STRESS_GEN) -o $(BUILD)/stress

@@ -6,6 +6,8 @@
 #     --frames N   only the first N frames of each dance (a short soak; default: the whole dance)
 #     --out DIR    where each run's OUTDIR goes (default: a temporary folder, removed at the end)
 #     --motion M   these motions instead of the two dances (repeatable; e.g. a synthetic teleport)
+#     --stress     the short hard motions too (a spin, a jump, a head shake, arms crossing, a kneel:
+#                  build/stress/*.vmd, which make writes with tools/stress/stress_motions.c)
 #     --every-material  instead of the soft parts, every material of those models caged, on the long
 #                  dance only (with --frames 1500: an hour's sweep that found a crash no soft part showed)
 #     FILTER       only the cases whose "model cage dance" line contains it (e.g. ルカ, test.vmd, hair)
@@ -20,6 +22,7 @@ out=""
 mode=proxy
 filter=""
 every=0
+stress=0
 motions=()
 while [ $# -gt 0 ]; do
     case $1 in
@@ -28,6 +31,7 @@ while [ $# -gt 0 ]; do
     --mode) mode=$2; shift 2 ;;
     --motion) motions+=("$(cd "$(dirname "$2")" && pwd)/$(basename "$2")"); shift 2 ;;
     --every-material) every=1; shift ;;
+    --stress) stress=1; shift ;;
     -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
     -*) echo "soak: unknown option $1" >&2; exit 2 ;;
     *) filter=$1; shift ;;
@@ -73,6 +77,12 @@ if [ $every = 1 ]; then
     dances=("${dances[0]}")
 fi
 [ ${#motions[@]} -gt 0 ] && dances=("${motions[@]}")
+if [ $stress = 1 ]; then
+    for m in spin jump head_shake arms_cross kneel; do
+        [ -f "$here/build/stress/$m.vmd" ] || { echo "soak: $here/build/stress/$m.vmd is missing (run make)" >&2; exit 2; }
+        dances+=("$here/build/stress/$m.vmd")
+    done
+fi
 
 # A column of quality.csv that is not a finite number, other than a volume ratio (an open surface has
 # no volume: nan there is the measurement's answer, not a fault). Prints "column@frame" or nothing.

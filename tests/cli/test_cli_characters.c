@@ -17,7 +17,7 @@
 #include <cmocka.h>
 
 #include "support/cli_run.h"
-#include "support/shared_data.h"
+#include "support/characters.h"
 #include "plush/scene.h"
 
 #include <math.h>
@@ -25,37 +25,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define DATA SHARED_DATA "/"
-#define LONG_DANCE DATA "characters/mmd_base/サンプルモーション2.vmd"
-#define SHORT_DANCE DATA "characters/blender_mmd_tools/test.vmd"
+#define DATA CHARACTERS_DATA
+#define LONG_DANCE CHARACTERS_LONG_DANCE
+#define SHORT_DANCE CHARACTERS_SHORT_DANCE
 #define FRAMES "120"
-
-typedef struct character_case {
-    const char *model, *cage;
-    bool surface_bar;      /* meets the surface bar and has no piece more than half pinned */
-    double most_inside;    /* the body figure reached: the worst frame's share inside, at most (or the
-                              author's skinning's worst plus one point, when that is more) */
-    bool short_inside;     /* on the whole short dance at most 1% inside at every frame (the bar) */
-} character_case;
-
-static const character_case cases[] = {
-    {DATA "mmd/pmx_tailor/01_基本の使い方.pmx", "スカート", true, 0.04, true},
-    {DATA "mmd/pmx_tailor/04_色々な使い方_裾.pmx", "スカート", true, 0.04, true},
-    {DATA "characters/pmx_tailor/03_扱えるメッシュ_裾不均等.pmx", "スカート", true, 0.04, true},
-    {DATA "mmd/alicia/Alicia_solid.pmx", "hair", true, 0.05, true},
-    {DATA "characters/blender_mmd_tools/巡音ルカ_f14b5a4.pmx", "材質3", true, 0.08, true},
-    /* her skirt is the lower half of her dress (材質18 is its waistband and hem trims) */
-    {DATA "characters/blender_mmd_tools/巡音ルカ_f14b5a4.pmx", "材質8", true, 0.14, false},
-    /* the cape (its crease p99 over 30 degrees at 4 frames of the long dance; none with a cage of 150, which
-     * the summary's hint names) and Luka's trims do not meet the bar (docs/measured.md) */
-    {DATA "characters/pmx_tailor/04_色々な使い方_裏面.pmx", "表マント,裏マント", false, 0.09, true},
-    {DATA "characters/blender_mmd_tools/巡音ルカ_f14b5a4.pmx", "材質18", false, 0.25, false},
-    /* blender2pmxem's sample character: her ponytailed hair meets the bar; her pleated skirt, whose detailed
-     * mesh is barely finer than a 300-triangle cage, misses it at some frames of the long dance
-     * (docs/measured.md) */
-    {DATA "mmd/blender2pmxem/sample_finish.pmx", "髪", true, 0.03, true},
-    {DATA "mmd/blender2pmxem/sample_finish.pmx", "スカート", false, 0.09, true},
-};
 
 static int setup(void **state)
 {
@@ -69,176 +42,21 @@ static int teardown(void **state)
     return cli_tmp_teardown();
 }
 
-static bool present(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (f)
-        fclose(f);
-    return f != NULL;
-}
-
-/* Column `name` of every data row of csv into out (at most cap rows); the number of rows. */
-static size_t column(const char *csv, const char *name, double *out, size_t cap)
-{
-    int col = cli_csv_column(csv, name);
-    assert_true(col >= 0);
-    size_t rows = 0;
-    for (const char *p = strchr(csv, '\n'); p && p[1] && rows < cap; p = strchr(p + 1, '\n')) {
-        const char *q = p + 1;
-        for (int k = 0; k < col; k++)
-            q = strchr(q, ',') + 1;
-        out[rows++] = strtod(q, NULL);
-    }
-    return rows;
-}
-
-/* The largest "pinned (N%)" of the summary's piece lines. */
-static int most_pinned(const char *out)
-{
-    int most = 0;
-    for (const char *p = strstr(out, " pinned ("); p; p = strstr(p + 1, " pinned (")) {
-        int pct = atoi(p + 9);
-        most = pct > most ? pct : most;
-    }
-    return most;
-}
-
-static double max_of(const double *v, size_t n)
-{
-    double m = -INFINITY;
-    for (size_t i = 0; i < n; i++)
-        m = v[i] > m ? v[i] : m;
-    return m;
-}
-
-static void run_case(const character_case *c, const char *dance, const char *frames, size_t want)
-{
-    char out[600], csv_path[700];
-    snprintf(out, sizeof out, "%s/run", cli_tmp_dir());
-    snprintf(csv_path, sizeof csv_path, "%s/quality.csv", out);
-    cli_result r;
-    if (frames)
-        CLI_RUN(&r, "run", c->model, "--cage", c->cage, "--motion", dance, "--frames", frames, "--export", "quality",
-                "-o", out);
-    else
-        CLI_RUN(&r, "run", c->model, "--cage", c->cage, "--motion", dance, "--export", "quality", "-o", out);
-    cli_expect_code(&r, 0);
-    assert_null(strstr(r.out, "blow-ups"));
-    /* every figure the summary words is a number or says what it is not (an open hair has no volume) */
-    assert_null(strstr(r.out, " nan"));
-    assert_null(strstr(r.out, "-nan"));
-    /* the cage: within 20% of its target (300), no degenerate triangle */
-    const char *cage_line = strstr(r.out, "\n  cage ");
-    assert_non_null(cage_line);
-    long triangles = strtol(cage_line + 8, NULL, 10);
-    assert_true(triangles >= 240 && triangles <= 360);
-    assert_null(strstr(r.err, "degenerate"));
-    size_t n = 0;
-    char *csv = cli_read_all(csv_path, &n);
-    assert_non_null(csv);
-    enum { CAP = 8192 };
-    static double p999[CAP], outside[CAP], crease[CAP], inside[CAP], bones[CAP], offset[CAP], cage[CAP],
-        swing[CAP], author[CAP];
-    size_t rows = column(csv, "surface_strain_p999", p999, CAP);
-    assert_int_equal(rows, want);
-    assert_int_equal(column(csv, "surface_strain_outside", outside, CAP), rows);
-    assert_int_equal(column(csv, "surface_crease_p99", crease, CAP), rows);
-    assert_int_equal(column(csv, "body_inside_share", inside, CAP), rows);
-    assert_int_equal(column(csv, "bones_inside_share", bones, CAP), rows);
-    assert_int_equal(column(csv, "soft_offset_share", offset, CAP), rows);
-    assert_int_equal(column(csv, "cage_strain_p999", cage, CAP), rows);
-    assert_int_equal(column(csv, "soft_swing_share", swing, CAP), rows);
-    assert_int_equal(column(csv, "author_swing_share", author, CAP), rows);
-    /* the swing: plush's and the author's physics' from the pose without physics, per frame in the file and
-     * their means in the summary (or, where the author gave the part no physics, plush's alone) */
-    double mean_swing = 0, mean_author = 0;
-    for (size_t i = 0; i < rows; i++) {
-        assert_true(isfinite(swing[i]) && swing[i] >= 0 && isfinite(author[i]) && author[i] >= 0);
-        mean_swing += swing[i] / (double)rows, mean_author += author[i] / (double)rows;
-    }
-    double said_swing = -1, said_author = -1;
-    const char *swing_line = strstr(r.out, "\n  swing ");
-    const char *no_physics = strstr(r.out, "the author gave it no physics");
-    assert_true((swing_line != NULL) != (no_physics != NULL));
-    if (swing_line) {
-        assert_int_equal(sscanf(swing_line, "\n  swing %lf%% of its size from the pose without physics on average, "
-                                            "the author's physics %lf%%", &said_swing, &said_author), 2);
-        assert_true(fabs(said_author - 100 * mean_author) <= 0.006);
-    } else {
-        assert_non_null(strstr(no_physics, "so gravity judges it: it swings "));
-        said_swing = strtod(strstr(no_physics, "it swings ") + 10, NULL);
-        assert_true(mean_author < 1e-6); /* no physics bone: bone skinning is the pose without physics */
-    }
-    assert_true(fabs(said_swing - 100 * mean_swing) <= 0.006);
-    double alive = 0;
-    for (size_t i = 0; i < rows; i++) {
-        assert_true(isfinite(p999[i]) && isfinite(outside[i]) && isfinite(crease[i]) && isfinite(inside[i]) &&
-                    isfinite(bones[i]) && isfinite(offset[i]));
-        alive += offset[i] / (double)rows;
-    }
-    const char *name = strrchr(c->model, '/') + 1;
-    print_message("      %s %s, %zu frames of %s: cage %ld triangles, p99.9 %.3f; surface p99.9 %.3f, beyond 1.5x "
-                  "%.2f%%, crease p99 %.1f, alive %.2f%%, inside %.2f%% (bone skinning %.2f%%), most pinned %d%%; "
-                  "swing %.2f%%, the author's %.2f%%\n",
-                  name, c->cage, rows, strrchr(dance, '/') + 1, triangles, max_of(cage, rows), max_of(p999, rows),
-                  100 * max_of(outside, rows), max_of(crease, rows), 100 * alive, 100 * max_of(inside, rows),
-                  100 * max_of(bones, rows), most_pinned(r.out), 100 * mean_swing, 100 * mean_author);
-    assert_true(alive >= 0.005);
-    /* held to the case's figure, or to the author's level where the author's own skinning goes deeper
-     * (the pmx_tailor skirts: 4.6% inside at the long dance's first frames, plush 4.1-4.7%) */
-    assert_true(max_of(inside, rows) <= fmax(c->most_inside, max_of(bones, rows) + 0.01));
-    if (c->short_inside && !frames)
-        assert_true(max_of(inside, rows) <= 0.01);
-    assert_true(max_of(cage, rows) < 2); /* every link held to 1.5, pinned ones too */
-    /* the summary counts the frames that miss the surface bar, as the file has them (a figure the file rounds to
-     * the limit may fall either side), and where some do, names the coarser cage to try */
-    size_t over_lo = 0, over_hi = 0;
-    for (size_t i = 0; i < rows; i++) {
-        over_lo += p999[i] > 1.5 * (1 + 1e-5) || outside[i] > 0.005 * (1 + 1e-5) || crease[i] > 30 * (1 + 1e-5);
-        over_hi += p999[i] > 1.5 * (1 - 1e-5) || outside[i] > 0.005 * (1 - 1e-5) || crease[i] > 30 * (1 - 1e-5);
-    }
-    const char *bar = strstr(r.out, "surface bar (");
-    assert_non_null(bar);
-    bar = strstr(bar, "): ");
-    assert_non_null(bar);
-    char hint[256];
-    snprintf(hint, sizeof hint, "\n  hint            where the surface misses its bar, a cage of half the triangles often "
-             "meets it: --cage %s:%ld\n", c->cage, triangles / 2);
-    if (strncmp(bar, "): every frame meets it", 23) == 0) {
-        assert_int_equal(over_lo, 0);
-        assert_null(strstr(r.out, "\n  hint "));
-    } else {
-        unsigned long long miss = 0, of = 0;
-        assert_int_equal(sscanf(bar, "): %llu of %llu frames miss it", &miss, &of), 2);
-        assert_int_equal(of, rows);
-        assert_true(miss >= over_lo && miss <= over_hi && miss > 0);
-        assert_non_null(strstr(r.out, hint));
-    }
-    if (c->surface_bar) {
-        assert_true(max_of(p999, rows) <= 1.5);
-        assert_true(max_of(outside, rows) <= 0.005);
-        assert_true(max_of(crease, rows) <= 30);
-        assert_true(most_pinned(r.out) <= 50);
-    }
-    free(csv);
-    cli_result_free(&r);
-}
-
 static void test_characters_dance(void **state)
 {
     (void)state;
-    if (!present(LONG_DANCE) || !present(SHORT_DANCE)) {
+    if (!characters_present(LONG_DANCE) || !characters_present(SHORT_DANCE)) {
         print_message("skipped: the shared dances are absent (%s, %s)\n", LONG_DANCE, SHORT_DANCE);
         skip();
     }
     size_t ran = 0;
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        if (!present(cases[i].model)) {
-            print_message("      absent, not run: %s\n", cases[i].model);
+    for (size_t i = 0; i < characters_case_count; i++) {
+        if (!characters_present(characters_cases[i].model)) {
+            print_message("      absent, not run: %s\n", characters_cases[i].model);
             continue;
         }
-        run_case(&cases[i], LONG_DANCE, FRAMES, (size_t)atoi(FRAMES));
-        run_case(&cases[i], SHORT_DANCE, NULL, 25); /* the short dance whole: 25 frames */
+        characters_run_case(&characters_cases[i], LONG_DANCE, FRAMES, (size_t)atoi(FRAMES), 0.005, true);
+        characters_run_case(&characters_cases[i], SHORT_DANCE, NULL, 25, 0.005, true); /* the short dance whole: 25 frames */
         ran++;
     }
     if (ran == 0)
@@ -252,7 +70,7 @@ static void test_layers_stay_together(void **state)
 {
     (void)state;
     const char *cape = DATA "characters/pmx_tailor/04_色々な使い方_裏面.pmx";
-    if (!present(cape) || !present(LONG_DANCE)) {
+    if (!characters_present(cape) || !characters_present(LONG_DANCE)) {
         print_message("skipped: %s or %s is absent\n", cape, LONG_DANCE);
         skip();
     }
@@ -272,10 +90,10 @@ static void test_layers_stay_together(void **state)
         assert_non_null(csv);
         enum { CAP = 1024 };
         static double tear[CAP];
-        size_t rows = column(csv, "surface_tear", tear, CAP);
+        size_t rows = characters_column(csv, "surface_tear", tear, CAP);
         assert_int_equal(rows, (size_t)atoi(FRAMES));
-        print_message("      --cage %s: layers apart at most %.3g over %zu frames\n", cages[k], max_of(tear, rows), rows);
-        assert_true(max_of(tear, rows) <= 0.01);
+        print_message("      --cage %s: layers apart at most %.3g over %zu frames\n", cages[k], characters_max_of(tear, rows), rows);
+        assert_true(characters_max_of(tear, rows) <= 0.01);
         free(csv);
         cli_result_free(&r);
     }
@@ -286,7 +104,7 @@ static void test_layers_stay_together(void **state)
 static void luka_part_runs_clean(const char *cage, const char *name, const char *warned)
 {
     const char *luka = DATA "characters/blender_mmd_tools/巡音ルカ_f14b5a4.pmx";
-    if (!present(luka) || !present(LONG_DANCE)) {
+    if (!characters_present(luka) || !characters_present(LONG_DANCE)) {
         print_message("skipped: %s or %s is absent\n", luka, LONG_DANCE);
         skip();
     }
@@ -334,7 +152,7 @@ static void test_bob_stays_a_bob(void **state)
 {
     (void)state;
     const char *model = DATA "characters/pmx_tailor/03_扱えるメッシュ_裾不均等.pmx";
-    if (!present(model) || !present(LONG_DANCE)) {
+    if (!characters_present(model) || !characters_present(LONG_DANCE)) {
         print_message("skipped: %s or %s is absent\n", model, LONG_DANCE);
         skip();
     }
@@ -350,18 +168,18 @@ static void test_bob_stays_a_bob(void **state)
     assert_non_null(csv);
     enum { CAP = 1024 };
     static double offset[CAP], outside[CAP];
-    size_t rows = column(csv, "soft_offset_share", offset, CAP);
+    size_t rows = characters_column(csv, "soft_offset_share", offset, CAP);
     assert_int_equal(rows, 120);
-    assert_int_equal(column(csv, "surface_strain_outside", outside, CAP), rows);
+    assert_int_equal(characters_column(csv, "surface_strain_outside", outside, CAP), rows);
     size_t over = 0;
     for (size_t i = 0; i < rows; i++)
         over += outside[i] > 0.005;
     print_message("      the bob: at most %.1f%% of its size from bone skinning, %zu of %zu frames with edges beyond "
                   "1.5x over 0.5%% (%.2f%% at worst)\n",
-                  100 * max_of(offset, rows), over, rows, 100 * max_of(outside, rows));
-    assert_true(max_of(offset, rows) < 0.08);
-    assert_true(max_of(offset, rows) > 0.01); /* it sways */
-    assert_true(over == 0 && max_of(outside, rows) <= 0.005);
+                  100 * characters_max_of(offset, rows), over, rows, 100 * characters_max_of(outside, rows));
+    assert_true(characters_max_of(offset, rows) < 0.08);
+    assert_true(characters_max_of(offset, rows) > 0.01); /* it sways */
+    assert_true(over == 0 && characters_max_of(outside, rows) <= 0.005);
     free(csv);
     cli_result_free(&r);
 }
@@ -372,7 +190,7 @@ static void test_hair_hanging_still(void **state)
 {
     (void)state;
     const char *alicia = DATA "mmd/alicia/Alicia_solid.pmx";
-    if (!present(alicia)) {
+    if (!characters_present(alicia)) {
         print_message("skipped: %s is absent\n", alicia);
         skip();
     }
@@ -387,10 +205,10 @@ static void test_hair_hanging_still(void **state)
     assert_non_null(csv);
     enum { CAP = 256 };
     static double p999[CAP];
-    size_t rows = column(csv, "surface_strain_p999", p999, CAP);
+    size_t rows = characters_column(csv, "surface_strain_p999", p999, CAP);
     assert_int_equal(rows, 120);
-    print_message("      Alicia's hair hanging still: surface p99.9 at most %.3f over 120 frames\n", max_of(p999, rows));
-    assert_true(max_of(p999, rows) <= 1.1);
+    print_message("      Alicia's hair hanging still: surface p99.9 at most %.3f over 120 frames\n", characters_max_of(p999, rows));
+    assert_true(characters_max_of(p999, rows) <= 1.1);
     free(csv);
     cli_result_free(&r);
 }
@@ -401,12 +219,12 @@ static void test_hair_hanging_still(void **state)
 static void test_settle(void **state)
 {
     (void)state;
-    if (!present(cases[0].model)) {
-        print_message("skipped: %s is absent\n", cases[0].model);
+    if (!characters_present(characters_cases[0].model)) {
+        print_message("skipped: %s is absent\n", characters_cases[0].model);
         skip();
     }
-    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
-        const character_case *c = &cases[k];
+    for (size_t k = 0; k < characters_case_count; k++) {
+        const character_case *c = &characters_cases[k];
         char out[600];
         snprintf(out, sizeof out, "%s/settle", cli_tmp_dir());
         cli_result r;

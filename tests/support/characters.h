@@ -1,0 +1,41 @@
+/* The shared characters' soft parts as tools/soak.sh runs them, caged the way a user cages them (plush run
+ * MODEL --cage MATERIAL --motion M), and the checks every run of them is held to: used by the characters
+ * suite (the dances' first frames, standing still) and the slow stress suite (the hard motions). */
+#ifndef PLUSH_TEST_CHARACTERS_H
+#define PLUSH_TEST_CHARACTERS_H
+
+#include "support/shared_data.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define CHARACTERS_DATA SHARED_DATA "/"
+#define CHARACTERS_LONG_DANCE CHARACTERS_DATA "characters/mmd_base/サンプルモーション2.vmd"
+#define CHARACTERS_SHORT_DANCE CHARACTERS_DATA "characters/blender_mmd_tools/test.vmd"
+
+typedef struct character_case {
+    const char *model, *cage;
+    bool surface_bar;      /* meets the surface bar and has no piece more than half pinned */
+    double most_inside;    /* the body figure reached: the worst frame's share inside, at most (or the
+                              author's skinning's worst plus one point, when that is more) */
+    bool short_inside;     /* on the whole short dance at most 1% inside at every frame (the bar) */
+} character_case;
+
+extern const character_case characters_cases[];
+extern const size_t characters_case_count;
+
+bool characters_present(const char *path);
+/* Column `name` of every data row of csv into out (at most cap rows); the number of rows. */
+size_t characters_column(const char *csv, const char *name, double *out, size_t cap);
+double characters_max_of(const double *v, size_t n);
+/* One run of case c on dance (frames: --frames, or NULL for the whole motion; want: the rows it must write)
+ * into the suite's temporary folder, held to the checks (characters.c says which); alive: the least mean
+ * distance from bone skinning the part must keep (a dance moves it; a short motion that ends standing still
+ * may not); hold_body: the body figure held to the case's level (else printed only). */
+void characters_run_case(const character_case *c, const char *dance, const char *frames, size_t want,
+                         double alive_min, bool hold_body);
+/* The short hard motions make writes beside the binary PLUSH_BIN names (tools/stress/stress_motions.c): its
+ * path into out. */
+void characters_stress_motion(const char *name, char *out, size_t cap);
+
+#endif

@@ -1,0 +1,187 @@
+/* stress_motions: writes short hard motions for the standard MMD bone names, the ones a dance rarely holds
+ * for long but a user's motion may: what the soft parts are tried on beside the long dances.
+ *
+ *   stress_motions [-o DIR]     DIR/spin.vmd, jump.vmd, head_shake.vmd, arms_cross.vmd, kneel.vmd (default .)
+ *
+ * Each is 150 frames at 30 per second: the move, then the model standing still at its last pose, so the
+ * part must settle. Linear curves; the same bytes on every run.
+ *   spin        センター turns about the vertical at 720 degrees a second for 60 frames (four turns), keyed
+ *               every 3 frames (72 degrees: the shortest way round is the way it turns)
+ *   jump        センター crouches, leaves the ground 8 units (about a metre for a 20-unit character), lands
+ *               and crouches again within 50 frames
+ *   head_shake  頭 turns 40 degrees either way three times a second for 60 frames
+ *   arms_cross  腕 (both) swing down across the front of the body and back out, twice, in 80 frames
+ *   kneel       (a deep squat) センター drops 6 units and 上半身 leans 30 degrees forward within 30 frames while the feet's
+ *               IK holds them (the knees bend), held 60 frames, then stands up */
+#include "plush/vmd.h"
+#include "plush/sys/vmd.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { FRAMES = 150, MAX_KEYS = 256 };
+
+typedef struct keys {
+    plush_vmd_bone_key k[MAX_KEYS];
+    size_t n;
+} keys;
+
+static void axis_angle(const float axis[3], double degrees, float q[4])
+{
+    double h = 0.5 * degrees * M_PI / 180.0, l = sqrt((double)axis[0] * axis[0] + (double)axis[1] * axis[1] +
+                                                         (double)axis[2] * axis[2]);
+    for (int i = 0; i < 3; i++)
+        q[i] = (float)(sin(h) * axis[i] / l);
+    q[3] = (float)cos(h);
+}
+
+static void key(keys *ks, const char *bone, uint32_t frame, float x, float y, float z, const float q[4])
+{
+    static const uint8_t straight[4][4] = {
+        {20, 20, 107, 107}, {20, 20, 107, 107}, {20, 20, 107, 107}, {20, 20, 107, 107}};
+    if (ks->n >= MAX_KEYS)
+        abort(); /* the motions below are fixed: a count over the array is a bug here */
+    plush_vmd_bone_key *k = &ks->k[ks->n++];
+    memset(k, 0, sizeof *k);
+    k->name = (plush_str){.s = bone, .len = (uint32_t)strlen(bone)};
+    k->frame = frame;
+    k->translation[0] = x, k->translation[1] = y, k->translation[2] = z;
+    static const float identity[4] = {0, 0, 0, 1};
+    memcpy(k->rotation, q ? q : identity, sizeof k->rotation);
+    plush_vmd_curves_write(straight, k->interpolation);
+}
+
+static const float up[3] = {0, 1, 0}, side[3] = {1, 0, 0};
+
+static void spin(keys *ks)
+{
+    float q[4];
+    for (uint32_t f = 0; f <= 60; f += 3) {
+        axis_angle(up, 24.0 * f, q); /* 720 degrees a second at 30 frames a second */
+        key(ks, "センター", f, 0, 0, 0, q);
+    }
+    key(ks, "センター", FRAMES, 0, 0, 0, q);
+}
+
+static void jump(keys *ks)
+{
+    static const struct { uint32_t f; float y; } at[] = {{0, 0}, {10, -2}, {25, 8}, {38, 0}, {44, -2}, {50, 0}};
+    for (size_t i = 0; i < sizeof at / sizeof at[0]; i++)
+        key(ks, "センター", at[i].f, 0, at[i].y, 0, NULL);
+    key(ks, "センター", FRAMES, 0, 0, 0, NULL);
+}
+
+static void head_shake(keys *ks)
+{
+    float q[4];
+    key(ks, "頭", 0, 0, 0, 0, NULL);
+    for (uint32_t f = 5, i = 0; f <= 55; f += 5, i++) { /* a swing each 5 frames: three shakes a second */
+        axis_angle(up, i % 2 ? -40 : 40, q);
+        key(ks, "頭", f, 0, 0, 0, q);
+    }
+    key(ks, "頭", 60, 0, 0, 0, NULL);
+    key(ks, "頭", FRAMES, 0, 0, 0, NULL);
+}
+
+/* The turn taking unit direction a onto unit direction b (the shortest one). */
+static void from_to(const double a[3], const double b[3], float q[4])
+{
+    double c[3] = {a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]};
+    double w = 1 + a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+    double l = sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2] + w * w);
+    for (int i = 0; i < 3; i++)
+        q[i] = (float)(c[i] / l);
+    q[3] = (float)(w / l);
+}
+
+/* Each arm from along the shoulders (+x for the left, the way MMD's arm bones point) to down, in front
+ * (the model faces -z) and past the middle of the body. */
+static void arms_cross(keys *ks)
+{
+    for (int a = 0; a < 2; a++) {
+        const char *bone = a ? "右腕" : "左腕";
+        double s = a ? -1 : 1, l = sqrt(0.25 * 0.25 + 0.55 * 0.55 + 0.8 * 0.8);
+        double along[3] = {s, 0, 0}, across[3] = {-0.25 * s / l, -0.55 / l, -0.8 / l};
+        float cross[4];
+        from_to(along, across, cross);
+        static const uint32_t out_at[] = {0, 40, 80}, cross_at[] = {20, 60};
+        for (size_t i = 0; i < 3; i++)
+            key(ks, bone, out_at[i], 0, 0, 0, NULL);
+        for (size_t i = 0; i < 2; i++)
+            key(ks, bone, cross_at[i], 0, 0, 0, cross);
+        key(ks, bone, FRAMES, 0, 0, 0, NULL);
+    }
+}
+
+static void kneel(keys *ks)
+{
+    float lean[4];
+    axis_angle(side, -30, lean); /* forward: the model faces -z */
+    key(ks, "センター", 0, 0, 0, 0, NULL);
+    key(ks, "センター", 30, 0, -6, 0, NULL);
+    key(ks, "センター", 90, 0, -6, 0, NULL);
+    key(ks, "センター", 115, 0, 0, 0, NULL);
+    key(ks, "上半身", 0, 0, 0, 0, NULL);
+    key(ks, "上半身", 30, 0, 0, 0, lean);
+    key(ks, "上半身", 90, 0, 0, 0, lean);
+    key(ks, "上半身", 115, 0, 0, 0, NULL);
+    for (int a = 0; a < 2; a++) { /* the feet stay where they stand: their IK keyed at rest */
+        key(ks, a ? "右足ＩＫ" : "左足ＩＫ", 0, 0, 0, 0, NULL);
+        key(ks, a ? "右足ＩＫ" : "左足ＩＫ", FRAMES, 0, 0, 0, NULL);
+    }
+}
+
+static int write_one(const char *dir, const char *name, void (*make)(keys *))
+{
+    static keys ks;
+    ks.n = 0;
+    make(&ks);
+    plush_vmd_motion *m = plush_vmd_create();
+    if (!m) {
+        fprintf(stderr, "stress_motions: out of memory\n");
+        return 1;
+    }
+    m->bone_keys = ks.k;
+    m->bone_key_count = ks.n;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s.vmd", dir, name);
+    plush_diag diag = {0};
+    plush_diag_reset(&diag);
+    plush_status st = plush_vmd_write_file(m, NULL, path, &diag);
+    m->bone_keys = NULL;
+    m->bone_key_count = 0;
+    plush_vmd_free(m);
+    if (st != PLUSH_OK) {
+        char line[600];
+        plush_diag_format(&diag, line, sizeof line);
+        fprintf(stderr, "stress_motions: %s: %s\n", path, line);
+        return 1;
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    const char *dir = ".";
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            printf("usage: stress_motions [-o DIR]\nwrites DIR/spin.vmd, jump.vmd, head_shake.vmd, arms_cross.vmd and "
+                   "kneel.vmd: 150-frame hard motions for the standard MMD bone names (default DIR: .)\n");
+            return 0;
+        }
+        if (!strcmp(argv[i], "-o") && i + 1 < argc)
+            dir = argv[++i];
+        else {
+            fprintf(stderr, "usage: stress_motions [-o DIR]\n");
+            return 2;
+        }
+    }
+    static const struct { const char *name; void (*make)(keys *); } motions[] = {
+        {"spin", spin}, {"jump", jump}, {"head_shake", head_shake}, {"arms_cross", arms_cross}, {"kneel", kneel}};
+    int rc = 0;
+    for (size_t i = 0; i < sizeof motions / sizeof motions[0]; i++)
+        rc |= write_one(dir, motions[i].name, motions[i].make);
+    return rc;
+}
