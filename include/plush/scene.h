@@ -283,7 +283,9 @@ typedef struct plush_scene_timing {
     double motion;      /* motion sampling, morphs, bone deform */
     double physics;     /* pins, kinematic targets, the physics step, write-back */
     double frames;      /* proxy frames from the simulated nodes */
-    double skinning;    /* vertex skinning (bones and proxy) */
+    double skinning;    /* vertex skinning (bones and proxy), the push out of the body and the soft measure */
+    double push;        /* of skinning: the push of the proxy-skinned surface out of the body */
+    double measure;     /* of skinning: the soft measure (bone skinning of the bound vertices, the body test) */
     double exports;     /* plush_scene_run: the sinks */
     uint64_t steps;
 } plush_scene_timing;

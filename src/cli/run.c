@@ -614,9 +614,10 @@ static void summary(const run_state *s, uint32_t frames, const plush_diag *diag)
                  "and %zu anchored nodes",
                  ds.bodies, ds.bodies == 1 ? "y" : "ies", ds.nodes, ds.faces, ds.pieces, ds.seam_links, ds.pinned_nodes,
                  ds.anchored_nodes);
-    cli_line("  per frame       %.3f ms: motion+bones %.3f, physics %.3f, proxy frames %.3f, skinning %.3f, "
-             "export %.3f",
-             total * ms, t.motion * ms, t.physics * ms, t.frames * ms, t.skinning * ms, t.exports * ms);
+    cli_line("  per frame       %.3f ms: motion+bones %.3f, physics %.3f, proxy frames %.3f, skinning %.3f (of it the "
+             "push out of the body %.3f, the soft measure %.3f), export %.3f",
+             total * ms, t.motion * ms, t.physics * ms, t.frames * ms, t.skinning * ms, t.push * ms, t.measure * ms,
+             t.exports * ms);
     int64_t first = -1;
     size_t failed = plush_scene_failures(s->scene, &first);
     if (failed) {

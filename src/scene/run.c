@@ -467,8 +467,11 @@ plush_status plush_scene_step(plush_scene *sc, double frame, plush_diag *diag)
         plush_proxy_skin_update(sc->skin, (const float(*)[3])sc->proxy_nodes);
         t5 = now();
         skin_to_proxy(sc);
+        double tp = now();
         plush__soft_push_frame(&sc->soft_push, sc->skin, sc->positions);
+        sc->timing.push += now() - tp;
     }
+    double tm = now();
     if (sc->binding && sc->soft_measure.count) {
         plush__soft_measure_frame(&sc->soft_measure, sc->anim, sc->wm ? (const float(*)[16])sc->kinematic : NULL,
                                   (const float(*)[3])sc->positions, &sc->soft_frame);
@@ -493,6 +496,7 @@ plush_status plush_scene_step(plush_scene *sc, double frame, plush_diag *diag)
         u->deepest = sc->soft_frame.inside_depth > u->deepest ? sc->soft_frame.inside_depth : u->deepest;
     }
     double t6 = now(); /* the soft measure (bone skinning of the bound vertices, the body test) counts as skinning */
+    sc->timing.measure += t6 - tm;
     sc->timing.motion += (t1 - t0) + (t3 - t2);
     sc->timing.physics += t2 - t1;
     sc->timing.frames += t5 - t4;

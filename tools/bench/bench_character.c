@@ -1,0 +1,75 @@
+/* make bench: the proxy path on a real character, the way a user runs it -- Alicia Solid's hair caged
+ * (plush run Alicia_solid.pmx --cage hair:300) over the first 600 frames of the shared long dance, through the
+ * plush binary make bench names (PLUSH_BIN). Per output frame, best of three: the physics step, and the proxy's
+ * own share (proxy frames + skinning, of which the push out of the body and the soft measure) against it, aimed
+ * at half of it. Wall clock, as the summary's `per frame` line gives it. Skipped without ../shared/data. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MODEL "../shared/data/mmd/alicia/Alicia_solid.pmx"
+#define DANCE "../shared/data/characters/mmd_base/サンプルモーション2.vmd"
+
+typedef struct per_frame {
+    double total, motion, physics, frames, skinning, push, measure, exports;
+} per_frame;
+
+static int one(const char *bin, const char *out, per_frame *f)
+{
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "'%s' run '%s' --cage hair:300 --motion '%s' --frames 600 --export quality -o '%s' 2>/dev/null",
+             bin, MODEL, DANCE, out);
+    FILE *p = popen(cmd, "r");
+    if (!p)
+        return 0;
+    char line[4096];
+    int got = 0;
+    while (fgets(line, sizeof line, p)) {
+        const char *at = strstr(line, "  per frame ");
+        if (at && sscanf(at, "  per frame %lf ms: motion+bones %lf, physics %lf, proxy frames %lf, skinning %lf (of it the "
+                              "push out of the body %lf, the soft measure %lf), export %lf",
+                         &f->total, &f->motion, &f->physics, &f->frames, &f->skinning, &f->push, &f->measure,
+                         &f->exports) == 8)
+            got = 1;
+    }
+    return pclose(p) == 0 && got;
+}
+
+int main(void)
+{
+    const char *bin = getenv("PLUSH_BIN");
+    FILE *probe = fopen(MODEL, "rb");
+    if (!bin || !probe) {
+        printf("character: skipped (%s)\n", bin ? MODEL " is absent" : "PLUSH_BIN is not set");
+        if (probe)
+            fclose(probe);
+        return 0;
+    }
+    fclose(probe);
+    char out[] = "/tmp/plush_bench_character_XXXXXX";
+    if (!mkdtemp(out)) {
+        perror("bench_character: mkdtemp");
+        return 1;
+    }
+    per_frame best = {0}, f;
+    for (int i = 0; i < 3; i++) {
+        if (!one(bin, out, &f)) {
+            fprintf(stderr, "bench_character: %s run on %s failed\n", bin, MODEL);
+            return 1;
+        }
+        if (i == 0 || f.frames + f.skinning + f.physics < best.frames + best.skinning + best.physics)
+            best = f;
+    }
+    char rm[256];
+    snprintf(rm, sizeof rm, "rm -rf '%s'", out);
+    if (system(rm) != 0)
+        fprintf(stderr, "bench_character: could not remove %s\n", out);
+    double own = best.frames + best.skinning;
+    printf("character Alicia's hair (--cage hair:300, 600 frames of the long dance, 60 Hz): physics %.3f ms/frame; "
+           "proxy frames + skinning %.3f ms/frame = %.2fx the physics step (aimed at 0.5x or less: %s): proxy frames "
+           "%.3f, skinning %.3f, of it the push out of the body %.3f (%.2fx the physics step) and the soft measure "
+           "%.3f\n",
+           best.physics, own, own / best.physics, own / best.physics <= 0.5 ? "met" : "NOT met", best.frames,
+           best.skinning, best.push, best.push / best.physics, best.measure);
+    return 0;
+}
