@@ -173,10 +173,36 @@ double plush__soft_measure_deepest_near(const plush__soft_measure *sm, size_t i,
     return best;
 }
 
-/* Whether bound vertex i at p lies inside a body it is measured against, and how deep. */
-static bool inside_body(const plush__soft_measure *sm, size_t i, const float p[3], double *depth)
+uint64_t plush__soft_measure_box_mask(const plush__soft_measure *sm, const float (*positions)[3], size_t first,
+                                      size_t n, double pad)
 {
-    double d = plush__soft_measure_deepest(sm, i, p, 0, NULL);
+    if (sm->body_count > 64)
+        return UINT64_MAX;
+    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (size_t i = first; i < first + n; i++)
+        for (int k = 0; k < 3; k++) {
+            double x = positions[sm->vertices[i]][k];
+            lo[k] = x < lo[k] ? x : lo[k];
+            hi[k] = x > hi[k] ? x : hi[k];
+        }
+    uint64_t mask = 0;
+    for (size_t b = 0; b < sm->body_count; b++) {
+        const float *t = sm->poses[b];
+        double d2 = 0, r = sm->reach[b] + pad;
+        for (int k = 0; k < 3; k++) {
+            double c = t[12 + k], out = c < lo[k] ? lo[k] - c : c > hi[k] ? c - hi[k] : 0;
+            d2 += out * out;
+        }
+        if (!(d2 > r * r)) /* a box or pose not finite keeps the body */
+            mask |= (uint64_t)1 << b;
+    }
+    return mask;
+}
+
+/* Whether bound vertex i at p lies inside a body of `near` it is measured against, and how deep. */
+static bool inside_body(const plush__soft_measure *sm, size_t i, const float p[3], uint64_t near, double *depth)
+{
+    double d = plush__soft_measure_deepest_near(sm, i, p, 0, NULL, near, 0, NULL);
     *depth = d > *depth ? d : *depth;
     return d > 0;
 }
@@ -216,10 +242,16 @@ void plush__soft_measure_frame(plush__soft_measure *sm, const plush_anim *anim, 
     plush__soft_measure_pose_bodies(sm);
     size_t inside = 0, bones_inside = 0;
     double deepest = 0, bones_deepest = 0;
+    uint64_t near = 0, bones_near = 0;
     for (size_t i = 0; i < sm->count; i++) {
+        if (i % PLUSH__SOFT_MEASURE_BOX_RUN == 0) {
+            size_t run = sm->count - i < PLUSH__SOFT_MEASURE_BOX_RUN ? sm->count - i : PLUSH__SOFT_MEASURE_BOX_RUN;
+            near = plush__soft_measure_box_mask(sm, positions, i, run, 0);
+            bones_near = plush__soft_measure_box_mask(sm, (const float(*)[3])sm->scratch, i, run, 0);
+        }
         uint32_t v = sm->vertices[i];
-        inside += inside_body(sm, i, positions[v], &deepest);
-        bones_inside += inside_body(sm, i, sm->scratch[v], &bones_deepest);
+        inside += near && inside_body(sm, i, positions[v], near, &deepest);
+        bones_inside += bones_near && inside_body(sm, i, sm->scratch[v], bones_near, &bones_deepest);
     }
     out->inside_share = (double)inside / (double)sm->count;
     out->inside_depth = deepest;

@@ -45,6 +45,14 @@ double plush__soft_measure_deepest(const plush__soft_measure *sm, size_t i, cons
  * vertex that has moved less than slack since can ask again with that mask and get the same answer. */
 double plush__soft_measure_deepest_near(const plush__soft_measure *sm, size_t i, const float p[3], double margin,
                                         float out[3], uint64_t near, double slack, uint64_t *near_out);
+/* The bodies (bit b: body b, as plush__soft_measure_deepest_near takes them) whose reach plus pad meets the box
+ * of bound vertices first .. first + n at positions (indexed by vertex), as posed by the last
+ * plush__soft_measure_pose_bodies: no point of them lies within pad of another body's shape. Every body with
+ * more than 64. */
+uint64_t plush__soft_measure_box_mask(const plush__soft_measure *sm, const float (*positions)[3], size_t first,
+                                      size_t n, double pad);
+/* The run of bound vertices one box mask serves: neighbours in the model's order lie close together. */
+enum { PLUSH__SOFT_MEASURE_BOX_RUN = 32 };
 /* This frame's figures; positions are the frame's vertices (the bound ones skinned by the proxy); kinematic
  * the skinning matrices of the pose without physics (every rigid body at its bone, as MMD's physics off
  * shows it), or NULL when nothing simulates (the pose is the anim's). */

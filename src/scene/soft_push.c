@@ -110,6 +110,27 @@ static plush_status build_edges(plush__soft_push *sp, plush_arena *arena, plush_
     return PLUSH_OK;
 }
 
+/* The triangles that carry row r, and how much (sp->carry_*, from the binding's slots with a triangle and a
+ * weight): into *t and *w, their count. */
+static int carriers(const plush__soft_push *sp, size_t r, const int32_t **t, const float **w)
+{
+    *t = sp->carry_triangle[r];
+    *w = sp->carry_weight[r];
+    return sp->carry_count[r];
+}
+
+static void take_carriers(plush__soft_push *sp)
+{
+    const plush_proxy_binding *b = sp->binding;
+    for (size_t r = 0; r < b->vertex_count; r++) {
+        int n = 0;
+        for (int j = 0; j < PLUSH_PROXY_INFLUENCES; j++)
+            if (b->triangles[r][j] >= 0 && b->weights[r][j] > 0)
+                sp->carry_triangle[r][n] = b->triangles[r][j], sp->carry_weight[r][n++] = b->weights[r][j];
+        sp->carry_count[r] = (uint8_t)n;
+    }
+}
+
 plush_status plush__soft_push_init(plush__soft_push *sp, plush__soft_measure *sm, const plush_proxy_binding *binding,
                                    size_t triangle_count, double mean_edge, plush_arena *arena, plush_diag *diag)
 {
@@ -132,26 +153,21 @@ plush_status plush__soft_push_init(plush__soft_push *sp, plush__soft_measure *sm
     sp->offset = plush_arena_array(arena, t, sizeof *sp->offset);
     sp->kept = plush_arena_array(arena, t, sizeof *sp->kept);
     sp->in = plush_arena_array(arena, n, sizeof *sp->in);
+    sp->listed = plush_arena_array(arena, n, sizeof *sp->listed);
+    sp->carry_count = plush_arena_array(arena, n, sizeof *sp->carry_count);
+    sp->carry_triangle = plush_arena_array(arena, n, sizeof *sp->carry_triangle);
+    sp->carry_weight = plush_arena_array(arena, n, sizeof *sp->carry_weight);
     sp->scale = plush_arena_array(arena, t, sizeof *sp->scale);
     sp->moved = plush_arena_array(arena, t, sizeof *sp->moved);
     sp->held = plush_arena_array(arena, t, sizeof *sp->held);
     if (!sp->move || !sp->rows || !sp->dirty || !sp->near || !sp->travel || !sp->sum || !sp->step || !sp->offset ||
-        !sp->kept || !sp->scale || !sp->moved || !sp->held || !sp->in)
+        !sp->kept || !sp->scale || !sp->moved || !sp->held || !sp->in || !sp->listed ||
+        !sp->carry_count || !sp->carry_triangle || !sp->carry_weight)
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
     memset(sp->move, 0, n * sizeof *sp->move);
+    memset(sp->listed, 0, n);
+    take_carriers(sp);
     return build_edges(sp, arena, diag);
-}
-
-/* The triangles that carry row r, and how much (a slot with no triangle or no weight carries nothing): into
- * t and w, their count. */
-static int carriers(const plush_proxy_binding *b, size_t r, int32_t t[PLUSH_PROXY_INFLUENCES],
-                    float w[PLUSH_PROXY_INFLUENCES])
-{
-    int n = 0;
-    for (int j = 0; j < PLUSH_PROXY_INFLUENCES; j++)
-        if (b->triangles[r][j] >= 0 && b->weights[r][j] > 0)
-            t[n] = b->triangles[r][j], w[n++] = b->weights[r][j];
-    return n;
 }
 
 /* Each triangle's step: the mean push of the rows it carries that are in a body, weighted as it carries
@@ -159,15 +175,21 @@ static int carriers(const plush_proxy_binding *b, size_t r, int32_t t[PLUSH_PROX
 static size_t mean_pushes(plush__soft_push *sp, const float (*positions)[3], size_t candidates, bool all)
 {
     const plush__soft_measure *sm = sp->sm;
-    const plush_proxy_binding *b = sp->binding;
     memset(sp->sum, 0, sp->triangle_count * sizeof *sp->sum);
     size_t inside = 0;
+    uint64_t box = UINT64_MAX;
     for (size_t c = 0; c < candidates; c++) {
         size_t r = all ? c : sp->rows[c];
         float dir[3];
-        /* the first look finds the bodies near each row; a row moved less than the slack since asks only them */
+        /* the first look finds the bodies near each row (of those near its run's box: the others lie beyond
+         * the slack of every row in it); a row moved less than the slack since asks only them */
+        if (all && c % PLUSH__SOFT_MEASURE_BOX_RUN == 0)
+            box = plush__soft_measure_box_mask(sm, positions, c,
+                                               candidates - c < PLUSH__SOFT_MEASURE_BOX_RUN ? candidates - c
+                                                                                            : PLUSH__SOFT_MEASURE_BOX_RUN,
+                                               sp->margin + sp->slack);
         const float *p = positions[sm->vertices[r]];
-        uint64_t near = all || sp->travel[r] > sp->slack ? UINT64_MAX : sp->near[r];
+        uint64_t near = all ? box : sp->travel[r] > sp->slack ? UINT64_MAX : sp->near[r];
         double d = plush__soft_measure_deepest_near(sm, r, p, sp->margin, dir, near, sp->slack,
                                                     all ? &sp->near[r] : NULL);
         sp->in[r] = 0;
@@ -175,9 +197,9 @@ static size_t mean_pushes(plush__soft_push *sp, const float (*positions)[3], siz
             continue;
         inside++;
         sp->in[r] = 1;
-        int32_t t[PLUSH_PROXY_INFLUENCES];
-        float w[PLUSH_PROXY_INFLUENCES];
-        for (int j = 0, n = carriers(b, r, t, w); j < n; j++) {
+        const int32_t *t;
+        const float *w;
+        for (int j = 0, n = carriers(sp, r, &t, &w); j < n; j++) {
             for (int k = 0; k < 3; k++)
                 sp->sum[t[j]][k] += w[j] * d * dir[k];
             sp->sum[t[j]][3] += w[j];
@@ -198,10 +220,10 @@ static size_t moved_rows(plush__soft_push *sp)
     const plush_proxy_binding *b = sp->binding;
     size_t n = 0;
     for (size_t r = 0; r < b->vertex_count; r++) {
-        int32_t t[PLUSH_PROXY_INFLUENCES];
-        float w[PLUSH_PROXY_INFLUENCES];
+        const int32_t *t;
+        const float *w;
         bool moves = false;
-        for (int j = 0, c = carriers(b, r, t, w); j < c && !moves; j++)
+        for (int j = 0, c = carriers(sp, r, &t, &w); j < c && !moves; j++)
             moves = sp->moved[t[j]];
         if (moves)
             sp->rows[n++] = (uint32_t)r;
@@ -214,10 +236,10 @@ static size_t held_rows(plush__soft_push *sp, size_t n)
 {
     size_t count = 0;
     for (size_t i = 0; i < n; i++) {
-        int32_t t[PLUSH_PROXY_INFLUENCES];
-        float w[PLUSH_PROXY_INFLUENCES];
+        const int32_t *t;
+        const float *w;
         bool held = false;
-        for (int j = 0, c = carriers(sp->binding, sp->rows[i], t, w); j < c && !held; j++)
+        for (int j = 0, c = carriers(sp, sp->rows[i], &t, &w); j < c && !held; j++)
             held = sp->held[t[j]];
         if (held)
             sp->dirty[count++] = sp->rows[i];
@@ -233,9 +255,9 @@ static void blend_moves(plush__soft_push *sp, const uint32_t *list, size_t n)
     for (size_t i = 0; i < n; i++) {
         uint32_t r = list[i];
         double u[3] = {0, 0, 0};
-        int32_t t[PLUSH_PROXY_INFLUENCES];
-        float w[PLUSH_PROXY_INFLUENCES];
-        for (int j = 0, c = carriers(b, r, t, w); j < c; j++)
+        const int32_t *t;
+        const float *w;
+        for (int j = 0, c = carriers(sp, r, &t, &w); j < c; j++)
             for (int k = 0; k < 3; k++)
                 u[k] += (double)w[j] * sp->scale[t[j]] * sp->step[t[j]][k];
         double s = b->proxy_share ? b->proxy_share[r] : 1.0;
@@ -246,24 +268,29 @@ static void blend_moves(plush__soft_push *sp, const uint32_t *list, size_t n)
 
 static void hold_row(plush__soft_push *sp, uint32_t r)
 {
-    int32_t t[PLUSH_PROXY_INFLUENCES];
-    float w[PLUSH_PROXY_INFLUENCES];
-    for (int j = 0, c = carriers(sp->binding, r, t, w); j < c; j++)
+    const int32_t *t;
+    const float *w;
+    for (int j = 0, c = carriers(sp, r, &t, &w); j < c; j++)
         sp->held[t[j]] = 1;
 }
 
 /* Marks in sp->held the triangles moving an edge of a listed row beyond the guard's limits; the number of
- * such edges. */
+ * such edges. The test is the same from either end (the ends' moves and positions enter it as differences),
+ * so an edge between two listed rows is looked at once, from its lower row. */
 static size_t guard_edges(plush__soft_push *sp, const float (*positions)[3], const uint32_t *list, size_t n)
 {
     const uint32_t *vert = sp->sm->vertices;
     memset(sp->held, 0, sp->triangle_count);
+    for (size_t i = 0; i < n; i++)
+        sp->listed[list[i]] = 1;
     size_t bad = 0;
     for (size_t i = 0; i < n; i++) {
         uint32_t r = list[i];
         const float *p = positions[vert[r]];
         for (size_t e = sp->edge_first[r]; e < sp->edge_first[r + 1]; e++) {
             uint32_t o = sp->edge_other[e];
+            if (o < r && sp->listed[o])
+                continue; /* looked at from o */
             double m[3], apart = 0, rest = sp->edge_rest[e];
             for (int k = 0; k < 3; k++) {
                 m[k] = (double)sp->move[r][k] - sp->move[o][k];
@@ -294,6 +321,8 @@ static size_t guard_edges(plush__soft_push *sp, const float (*positions)[3], con
             hold_row(sp, o);
         }
     }
+    for (size_t i = 0; i < n; i++)
+        sp->listed[list[i]] = 0;
     return bad;
 }
 

@@ -31,6 +31,10 @@ typedef struct plush__soft_push {
     float *scale;                       /* per triangle: the share of its step the guard lets through */
     uint8_t *moved, *held;              /* per triangle: its step is not zero; an edge it moves broke a limit */
     uint8_t *in;                        /* per row: in a body (or within the margin) when last looked at */
+    uint8_t *carry_count;               /* per row: the triangles that carry it (a slot with a triangle and a weight) */
+    int32_t (*carry_triangle)[PLUSH_PROXY_INFLUENCES]; /* per row: those triangles first, */
+    float (*carry_weight)[PLUSH_PROXY_INFLUENCES];     /* and how much each carries it */
+    uint8_t *listed;                    /* per row, scratch: in the list the guard is looking at */
 } plush__soft_push;
 
 /* Sets up the push for the scene's bound vertices (their faces among the model's give the edges the guard
