@@ -132,12 +132,6 @@ void plush__soft_measure_pose_bodies(plush__soft_measure *sm)
         plush_world_body_transform(sm->wm, sm->bodies[b], sm->poses[b]);
 }
 
-double plush__soft_measure_deepest(const plush__soft_measure *sm, size_t i, const float p[3], double margin,
-                                   float out[3])
-{
-    return plush__soft_measure_deepest_near(sm, i, p, margin, out, UINT64_MAX, 0, NULL);
-}
-
 double plush__soft_measure_deepest_near(const plush__soft_measure *sm, size_t i, const float p[3], double margin,
                                         float out[3], uint64_t near, double slack, uint64_t *near_out)
 {

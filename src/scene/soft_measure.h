@@ -36,13 +36,11 @@ plush_status plush__soft_measure_init(plush__soft_measure *sm, const plush_pmx_m
  * needs it first). */
 void plush__soft_measure_pose_bodies(plush__soft_measure *sm);
 /* How far bound vertex i at p must go to lie margin outside every body it is measured against (0 when it
- * does), as posed by the last plush__soft_measure_pose_bodies; out, when not NULL, gets the unit direction
- * out of the deepest body (zero when none). */
-double plush__soft_measure_deepest(const plush__soft_measure *sm, size_t i, const float p[3], double margin,
-                                   float out[3]);
-/* The same, looking only at the bodies `near` names (bit b: body b; with more than 64 bodies every one is
- * looked at); when `near_out` is not NULL it gets the bodies within slack more than their reach of p, so a
- * vertex that has moved less than slack since can ask again with that mask and get the same answer. */
+ * does), as posed by the last plush__soft_measure_pose_bodies, looking only at the bodies `near` names (bit
+ * b: body b; UINT64_MAX: all; with more than 64 bodies every one is looked at); out, when not NULL, gets the
+ * unit direction out of the deepest body (zero when none); when `near_out` is not NULL it gets the bodies
+ * within slack more than their reach of p, so a vertex that has moved less than slack since can ask again with
+ * that mask and get the same answer. */
 double plush__soft_measure_deepest_near(const plush__soft_measure *sm, size_t i, const float p[3], double margin,
                                         float out[3], uint64_t near, double slack, uint64_t *near_out);
 /* The bodies (bit b: body b, as plush__soft_measure_deepest_near takes them) whose reach plus pad meets the box
