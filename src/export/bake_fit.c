@@ -355,8 +355,9 @@ static void solve_bones(const fit_state *s, const double (*tgt)[3], rigid *m, do
     const size_t n = s->sample_count;
     /* per bone, its (sample, slot) pairs: counting sort by bone */
     size_t *first = calloc(bones + 1, sizeof *first), *pair = malloc((4 * n + 1) * sizeof *pair);
-    if (!first || !pair) {
-        free(first), free(pair);
+    double(*moved)[3] = malloc((4 * n + 1) * sizeof *moved); /* per pair: its rest point under its bone, this sweep */
+    if (!first || !pair || !moved) {
+        free(first), free(pair), free(moved);
         return; /* the bones stay as they came: the nearest sampled frame's */
     }
     for (size_t i = 0; i < n; i++)
@@ -367,7 +368,7 @@ static void solve_bones(const fit_state *s, const double (*tgt)[3], rigid *m, do
         first[j + 1] += first[j];
     size_t *at = malloc((bones + 1) * sizeof *at);
     if (!at) {
-        free(first), free(pair);
+        free(first), free(pair), free(moved);
         return;
     }
     memcpy(at, first, (bones + 1) * sizeof *at);
@@ -393,10 +394,10 @@ static void solve_bones(const fit_state *s, const double (*tgt)[3], rigid *m, do
             for (size_t q = first[j]; q < first[j + 1]; q++) {
                 size_t i = pair[q] / 4, row = s->sample_rows[i];
                 double w = s->weight[row][pair[q] % 4];
+                double *p = moved[q], y[3];
+                apply(&m[j], s->rest[row], p); /* kept: the update below moves the prediction from it */
                 if (!(w > 1e-6))
                     continue;
-                double p[3], y[3];
-                apply(&m[j], s->rest[row], p);
                 for (int c = 0; c < 3; c++)
                     y[c] = (tgt[i][c] - pred[i][c] + w * p[c]) / w;
                 double ww = w * w;
@@ -411,7 +412,6 @@ static void solve_bones(const fit_state *s, const double (*tgt)[3], rigid *m, do
             }
             if (!(sm[0] > 0))
                 continue;
-            rigid old = m[j];
             double sxy[3][3];
             for (int c = 0; c < 3; c++)
                 for (int d = 0; d < 3; d++)
@@ -419,15 +419,15 @@ static void solve_bones(const fit_state *s, const double (*tgt)[3], rigid *m, do
             procrustes(sm[0], sm + 1, sm + 4, (const double(*)[3])sxy, &m[j]);
             for (size_t q = first[j]; q < first[j + 1]; q++) { /* its rows' predictions, moved with it */
                 size_t i = pair[q] / 4, row = s->sample_rows[i];
-                double w = s->weight[row][pair[q] % 4], p0[3], p1[3];
-                apply(&old, s->rest[row], p0);
+                double w = s->weight[row][pair[q] % 4], p1[3];
+                const double *p0 = moved[q]; /* under the bone before this solve */
                 apply(&m[j], s->rest[row], p1);
                 for (int c = 0; c < 3; c++)
                     pred[i][c] += w * (p1[c] - p0[c]);
             }
         }
     }
-    free(first), free(pair);
+    free(first), free(pair), free(moved);
 }
 
 /* Solves q x = 1 for the k x k symmetric q (row-major, k <= 4) by Gaussian elimination with a ridge;
