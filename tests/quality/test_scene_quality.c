@@ -482,10 +482,21 @@ static void test_thread_equals_inline(void **state)
         size_t len = strlen(ref.rows[f]);
         assert_true(strncmp(row, ref.rows[f], len) == 0);
         row += len;
-        char *end; /* the tear, which the old path does not measure: a distance */
+        char *end; /* the tear, which the old path does not measure: a distance; then over_bar and the
+                    * stretch across cage pieces (a flag, and a ratio or nothing) */
         double tear = strtod(row, &end);
-        assert_true(end > row && *end == '\n' && tear >= 0 && tear < 1e-3);
+        assert_true(end > row && *end == ',' && tear >= 0 && tear < 1e-3);
         row = end + 1;
+        long over = strtol(row, &end, 10);
+        assert_true(end > row && *end == ',' && (over == 0 || over == 1));
+        row = end + 1;
+        if (*row != '\n') {
+            double stretch = strtod(row, &end);
+            assert_true(end > row && stretch >= 1);
+            row = end;
+        }
+        assert_int_equal(*row, '\n');
+        row++;
     }
     assert_int_equal(*row, '\0');
     free(csv);
