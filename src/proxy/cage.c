@@ -5,6 +5,7 @@
 #include "core/common.h"
 #include "plush/proxy.h"
 #include "plush/sys/core.h"
+#include "plush/sys/proxy.h"
 #include "core/geom.h"
 #include "core/loader.h"
 #include "proxy/cage_internal.h"
@@ -409,7 +410,7 @@ static size_t run_ladder(const plush__meshopt *mo, const plush_cage_mesh *src, s
     float scale = mo->meshopt_simplifyScale(pos, src->vertex_count, sizeof *src->positions);
     float err = 0;
     res->method = PLUSH_CAGE_COPY;
-    if (n / 3 <= target)
+    if (n / 3 <= limit) /* within the tolerance already: simplifying in batches could only undershoot */
         return n;
     static const unsigned flags[2] = {meshopt_SimplifyLockBorder, 0};
     for (int step = 0; step < 2 && n / 3 > limit; step++) {
@@ -583,18 +584,23 @@ static bool simplify_faces(const plush__meshopt *mo, const plush_cage_mesh *src,
     return ok;
 }
 
-/* The fewest triangles a separate piece of the surface keeps: a strip of four quads, so that a small strand
- * can bend and be pinned at its root by a minority of its nodes. Simplified with the rest, a piece of a few
- * dozen faces beside a large one keeps two or three triangles, and all but one of its nodes are its root. */
-#define PIECE_FLOOR 8
+/* The fewest triangles a separate piece of the surface keeps (PLUSH_CAGE_PIECE_FLOOR). Simplified with the
+ * rest, a piece of a few dozen faces beside a large one keeps two or three triangles, and all but one of its
+ * nodes are its root. */
+#define PIECE_FLOOR PLUSH_CAGE_PIECE_FLOOR
+
+/* raise_small_pieces marks a piece's slot taken with the top bit (slots are below SIZE_MAX / 2). */
+#define RAISE_TAKEN (~(SIZE_MAX >> 1))
 
 /* Each separate piece of the source (faces joined by vertices; cleaned, cleaned_n indices) that the
  * simplified faces (idx, *n) keep with fewer than PIECE_FLOOR triangles, though it has more, is simplified
- * again alone toward PIECE_FLOOR and its faces replaced (a piece dropped as a speck stays dropped). idx has
- * room for twice cleaned_n. false when out of memory. */
+ * again alone toward PIECE_FLOOR and its faces replaced (a piece dropped as a speck stays dropped), while the
+ * cage stays within limit triangles: a surface of hundreds of separate pieces (a hair of closed strands) at
+ * PIECE_FLOOR each would be several times the target asked for, so the pieces raised are those the limit
+ * leaves room for, the largest first. idx has room for twice cleaned_n. false when out of memory. */
 static bool raise_small_pieces(const plush__meshopt *mo, const plush_cage_mesh *src, const unsigned *cleaned,
-                               size_t cleaned_n, float tolerance, bool sloppy, unsigned *idx, size_t *n,
-                               unsigned *tmp, plush_diag *diag)
+                               size_t cleaned_n, size_t limit, float tolerance, bool sloppy, unsigned *idx,
+                               size_t *n, unsigned *tmp, plush_diag *diag)
 {
     size_t nv = src->vertex_count, faces = cleaned_n / 3;
     uint32_t *parent = malloc((nv ? nv : 1) * sizeof *parent);
@@ -630,6 +636,7 @@ static bool raise_small_pieces(const plush__meshopt *mo, const plush_cage_mesh *
             memcpy(repl + at[r] + 3 * got[r], cleaned + 3 * f, 3 * sizeof *repl), got[r]++;
     }
     bool any = false;
+    size_t room = limit > *n / 3 ? limit - *n / 3 : 0;
     for (size_t r = 0; ok && r < nv; r++) {
         if (at[r] == SIZE_MAX)
             continue;
@@ -638,7 +645,21 @@ static bool raise_small_pieces(const plush__meshopt *mo, const plush_cage_mesh *
         ok = simplify_faces(mo, src, repl + at[r], 3 * whole[r], PIECE_FLOOR, tolerance, sloppy, tmp, &m, &ignored,
                             diag);
         got[r] = ok && m / 3 > have[r] ? m : 0; /* 0: the piece keeps what it had */
-        any |= got[r] > 0;
+    }
+    /* the raises the limit has room for, the largest source pieces first */
+    for (bool more = ok; more;) {
+        size_t pick = SIZE_MAX;
+        for (size_t r = 0; r < nv; r++)
+            if (at[r] != SIZE_MAX && got[r] > 0 && !(at[r] & RAISE_TAKEN) && (pick == SIZE_MAX || whole[r] > whole[pick]))
+                pick = r;
+        more = pick != SIZE_MAX;
+        if (!more)
+            break;
+        size_t add = got[pick] / 3 - have[pick];
+        if (add <= room)
+            room -= add, at[pick] |= RAISE_TAKEN, any = true;
+        else
+            got[pick] = 0;
     }
     if (!ok || !any)
         goto done;
@@ -652,7 +673,7 @@ static bool raise_small_pieces(const plush__meshopt *mo, const plush_cage_mesh *
     }
     for (size_t r = 0; r < nv; r++)
         if (at[r] != SIZE_MAX && got[r] > 0 && kept + got[r] <= 2 * cleaned_n)
-            memcpy(idx + kept, repl + at[r], got[r] * sizeof *idx), kept += got[r];
+            memcpy(idx + kept, repl + (at[r] & ~RAISE_TAKEN), got[r] * sizeof *idx), kept += got[r];
     *n = kept;
 done:
     free(parent), free(have), free(whole), free(at), free(got), free(repl);
@@ -699,7 +720,7 @@ plush_status plush_cage_simplify_ladder(const plush_cage_mesh *src, const plush_
     }
     memcpy(cleaned, idx, n * sizeof *idx);
     ok = simplify_faces(mo, src, idx, n, target, tolerance, sloppy, tmp, &n, result, diag) &&
-         raise_small_pieces(mo, src, cleaned, cleaned_n, tolerance, sloppy, idx, &n, tmp, diag);
+         raise_small_pieces(mo, src, cleaned, cleaned_n, limit, tolerance, sloppy, idx, &n, tmp, diag);
     /* a raised piece's short edges were measured against its own small mean: once more against the cage's
      * (a strand's tip in a piece of seven nodes kept an edge 0.015 long beside a mean of 1.2, whose every
      * hundredth of movement read as a cage strain above 2) */

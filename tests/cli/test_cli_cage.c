@@ -11,6 +11,7 @@
 
 #include "plush/plush.h"
 #include "plush/sys/core.h"
+#include "plush/sys/proxy.h"
 #include "plush/sys/scene.h"
 #include "support/cli_run.h"
 #include "support/mesh_fixture.h"
@@ -125,6 +126,58 @@ static void test_details_near_the_cage_bound(void **state)
     for (size_t i = 0; i < details.count; i++)
         assert_true(details.positions[i][1] < -N - 4.9f); /* the clip's */
     plush_arena_free(&arena);
+    plush_pmx_free(m);
+}
+
+/* Appends src to dst, each position scaled by s then moved by t. */
+static void append_mesh(mesh_fx *dst, const mesh_fx *src, const float s[3], const float t[3])
+{
+    uint32_t first = (uint32_t)dst->vertex_count;
+    dst->positions = realloc(dst->positions, (dst->vertex_count + src->vertex_count) * sizeof *dst->positions);
+    dst->indices = realloc(dst->indices, (dst->index_count + src->index_count) * sizeof *dst->indices);
+    assert_non_null(dst->positions);
+    assert_non_null(dst->indices);
+    for (size_t v = 0; v < src->vertex_count; v++)
+        for (int k = 0; k < 3; k++)
+            dst->positions[dst->vertex_count + v][k] = src->positions[v][k] * s[k] + t[k];
+    for (size_t i = 0; i < src->index_count; i++)
+        dst->indices[dst->index_count + i] = first + src->indices[i];
+    dst->vertex_count += src->vertex_count, dst->index_count += src->index_count;
+}
+
+/* A material of many closed pieces -- 240 strands, each a closed spindle of 64 faces, hanging round a head
+ * under an open scalp -- caged at 100 and 300 triangles: within 20% of each (each strand kept whole at the
+ * fewest triangles a piece keeps would be several times the target). */
+static void test_many_closed_pieces_on_target(void **state)
+{
+    (void)state;
+    mesh_fx hair = {0}, strand = mesh_fx_uv_sphere(1.0f, 6, 6), scalp = mesh_fx_grid(12, 6.0f);
+    append_mesh(&hair, &scalp, (const float[3]){1, 1, 1}, (const float[3]){0, 12.5f, 0});
+    enum { STRANDS = 240 };
+    for (int i = 0; i < STRANDS; i++) {
+        double a = 2 * M_PI * (i % 60) / 60.0, r = 2.6 + 0.12 * (i / 60);
+        append_mesh(&hair, &strand, (const float[3]){0.1f, 1.2f, 0.1f},
+                    (const float[3]){(float)(r * cos(a)), 11.0f - 0.3f * (float)(i / 60), (float)(r * sin(a))});
+    }
+    plush_pmx_model *m = mesh_fx_model(2);
+    mesh_fx_add_material(m, "hair", &hair, 1);
+    mesh_fx_free(&hair), mesh_fx_free(&strand), mesh_fx_free(&scalp);
+    const char *const names[] = {"hair"};
+    for (size_t target = 100; target <= 300; target += 200) {
+        plush_arena arena = {0};
+        plush_diag d;
+        plush_diag_reset(&d);
+        plush_cage_mesh cage;
+        plush_cage_result made;
+        assert_int_equal(plush_attach_make_cage(m, names, 1, target, &arena, &cage, &made, NULL, &d), PLUSH_OK);
+        plush_cage_topology topo;
+        assert_int_equal(plush_cage_check(&cage, &topo, &d), PLUSH_OK);
+        print_message("      %d strands and a scalp, target %zu: %zu triangles in %zu pieces%s\n", STRANDS, target,
+                      cage.triangle_count, topo.pieces, made.wrapped ? " (one wrap)" : "");
+        assert_true(5 * cage.triangle_count >= 4 * target && 5 * cage.triangle_count <= 6 * target);
+        assert_true(topo.pieces * PLUSH_CAGE_PIECE_FLOOR <= cage.triangle_count); /* pieces a pin can hold */
+        plush_arena_free(&arena);
+    }
     plush_pmx_free(m);
 }
 
@@ -561,6 +614,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_details_near_the_cage_bound),
         cmocka_unit_test(test_toy_auto_pins),
+        cmocka_unit_test(test_many_closed_pieces_on_target),
         cmocka_unit_test(test_standing_tuft_pins),
         cmocka_unit_test(test_mostly_pinned_warnings),
         cmocka_unit_test(test_weightless_piece_is_pinned),
