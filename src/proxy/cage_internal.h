@@ -20,6 +20,15 @@ plush_status plush_cage_simplify_ladder(const plush_cage_mesh *src, const plush_
                                         plush_arena *arena, plush_cage_mesh *out, plush_cage_result *result,
                                         plush_diag *diag);
 
+/* One surface, one cage piece: where the simplified faces (idx, *n indices naming src's vertices; room
+ * for `room`) cut a piece of src's surface (faces joined by vertices) into several cage pieces -- a strand's
+ * tip apart from its root where the simplifier thinned its middle away -- each is bridged to the nearest
+ * border of another by a quad between their nearest border edges (two faces wound against both, split along
+ * the shorter diagonal), the smallest first, until the surface piece is one cage piece: pieces that follow
+ * different things would stretch the strand between them into a wire. Separate surface pieces stay apart.
+ * false when out of memory (nothing added). */
+bool plush__cage_bridge_pieces(const plush_cage_mesh *src, unsigned *idx, size_t *n, size_t room);
+
 /* The wrap at grid cell h and distance offset (plush_cage_wrap after its argument checks). */
 plush_status plush__cage_wrap_grid(const plush_cage_mesh *src, double h, double offset, plush_arena *arena,
                                    plush_cage_mesh *out, plush_diag *diag);
