@@ -583,79 +583,56 @@ static bool well_shaped(const float (*pos)[3], unsigned a, unsigned b, unsigned 
     return cx * cx + cy * cy + cz * cz > SLIVER * SLIVER * longest * longest;
 }
 
-bool plush__cage_bridge_pieces(const plush_cage_mesh *src, unsigned *idx, size_t *n, size_t room)
+/* A border edge's or a cage piece's place in the bridging: its surface piece (the source's root vertex), then
+ * its own number. */
+typedef struct group_key {
+    uint32_t surface, item;
+} group_key;
+
+static int group_key_cmp(const void *pa, const void *pb)
 {
-    size_t faces = *n / 3, nv = src->vertex_count;
-    const float(*pos)[3] = (const float(*)[3])src->positions;
-    uint32_t *surface = malloc((nv ? nv : 1) * sizeof *surface), *parent = malloc((faces ? faces : 1) * sizeof *parent);
-    edge_face *e = malloc((faces ? 3 * faces : 1) * sizeof *e);
-    border_edge *border = malloc((faces ? 3 * faces : 1) * sizeof *border);
-    uint32_t *joined = malloc((faces ? faces : 1) * sizeof *joined), *size = calloc(faces ? faces : 1, sizeof *size);
-    uint32_t *root = malloc((faces ? faces : 1) * sizeof *root);
-    bool ok = surface && parent && e && border && joined && size && root;
-    if (!ok || faces == 0)
-        goto done;
-    /* the source surface's pieces (faces joined by vertices: the weld has joined positions) */
-    plush__uf_init(surface, nv);
-    for (size_t t = 0; t < src->triangle_count; t++)
-        for (int k = 0; k < 2; k++)
-            plush__uf_union(surface, src->triangles[t][k], src->triangles[t][k + 1]);
-    edge_pieces(idx, faces, e, parent);
-    size_t nb = 0;
-    for (size_t i = 0; i < 3 * faces; i++) {
-        bool single = (i == 0 || e[i - 1].a != e[i].a || e[i - 1].b != e[i].b) &&
-                      (i + 1 == 3 * faces || e[i + 1].a != e[i].a || e[i + 1].b != e[i].b);
-        if (!single)
-            continue;
-        bool forward;
-        third(idx, e[i].face, e[i].a, e[i].b, &forward);
-        border[nb++] = (border_edge){forward ? e[i].a : e[i].b, forward ? e[i].b : e[i].a,
-                                     plush__uf_find(parent, e[i].face)};
-    }
-    for (size_t f = 0; f < faces; f++)
-        size[plush__uf_find(parent, (uint32_t)f)]++;
-    /* pieces joined so far (through bridges): a union-find over the pieces' root faces */
-    plush__uf_init(joined, faces);
-    /* each piece, smallest first, bridges to the nearest border of another piece of the same surface piece
-     * not joined to it yet, until every surface piece is one cage piece (or has no usable bridge left) */
-    size_t roots = 0;
-    for (size_t f = 0; f < faces; f++)
-        if (plush__uf_find(parent, (uint32_t)f) == f)
-            root[roots++] = (uint32_t)f;
-    for (bool again = true; again;) {
-        again = false;
-        uint32_t pick = UINT32_MAX;
-        for (size_t i = 0; i < roots; i++) {
-            uint32_t r = root[i], s0 = plush__uf_find(surface, idx[3 * (size_t)r]);
-            bool apart = false; /* another cage piece of its surface piece, not joined to it */
-            for (size_t j = 0; j < roots && !apart; j++)
-                apart = plush__uf_find(surface, idx[3 * (size_t)root[j]]) == s0 &&
-                        plush__uf_find(joined, root[j]) != plush__uf_find(joined, r);
-            if (apart && (pick == UINT32_MAX || size[plush__uf_find(joined, r)] < size[plush__uf_find(joined, pick)]))
-                pick = r;
+    const group_key *a = pa, *b = pb;
+    if (a->surface != b->surface)
+        return a->surface < b->surface ? -1 : 1;
+    return a->item < b->item ? -1 : a->item > b->item;
+}
+
+/* Bridges the cage pieces of one surface piece (roots[0..k), their border edges border[bk[0..nb)]) into one,
+ * as plush__cage_bridge_pieces says; false when idx has no room left. */
+static bool bridge_group(const float (*pos)[3], const border_edge *border, const group_key *bk, size_t nb,
+                         const group_key *roots, size_t k, uint32_t *joined, uint32_t *size, unsigned *idx, size_t *n,
+                         size_t room)
+{
+    for (size_t sets = k; sets > 1; sets--) {
+        /* the smallest set of pieces joined so far */
+        uint32_t mine = UINT32_MAX;
+        for (size_t i = 0; i < k; i++) {
+            uint32_t r = plush__uf_find(joined, roots[i].item);
+            if (mine == UINT32_MAX || size[r] < size[mine])
+                mine = r;
         }
-        if (pick == UINT32_MAX || *n + 6 > room)
-            break;
-        uint32_t mine = plush__uf_find(joined, pick), s0 = plush__uf_find(surface, idx[3 * pick]);
         double best = INFINITY;
         size_t bp = 0, bq = 0;
         bool bcross = false;
         for (size_t i = 0; i < nb; i++) {
-            if (plush__uf_find(joined, border[i].piece) != mine)
+            const border_edge *p = &border[bk[i].item];
+            if (plush__uf_find(joined, p->piece) != mine)
                 continue;
             for (size_t j = 0; j < nb; j++) {
-                uint32_t other = plush__uf_find(joined, border[j].piece);
-                if (other == mine || plush__uf_find(surface, border[j].a) != s0)
+                const border_edge *q = &border[bk[j].item];
+                if (plush__uf_find(joined, q->piece) == mine)
                     continue;
                 for (int crossed = 0; crossed < 2; crossed++) {
-                    double len = bridge_length(pos, &border[i], &border[j], crossed);
+                    double len = bridge_length(pos, p, q, crossed);
                     if (len < best)
-                        best = len, bp = i, bq = j, bcross = crossed;
+                        best = len, bp = bk[i].item, bq = bk[j].item, bcross = crossed;
                 }
             }
         }
         if (!(best < INFINITY))
-            break;
+            return true; /* no border to bridge from (a closed piece): left as it is */
+        if (*n + 6 > room)
+            return false;
         const border_edge *p = &border[bp], *q = &border[bq];
         unsigned u0 = p->a, u1 = p->b, w0 = bcross ? q->a : q->b, w1 = bcross ? q->b : q->a;
         /* the quad u1 -> u0 -> w0 -> w1 (wound against the piece's face along u0 -> u1), split along its shorter
@@ -666,23 +643,78 @@ bool plush__cage_bridge_pieces(const plush_cage_mesh *src, unsigned *idx, size_t
         } else {
             t1[0] = u1, t1[1] = u0, t1[2] = w1, t2[0] = u0, t2[1] = w0, t2[2] = w1;
         }
-        uint32_t other = plush__uf_find(joined, q->piece);
-        if (u0 == w0 || u1 == w1 || !well_shaped(pos, t1[0], t1[1], t1[2]) || !well_shaped(pos, t2[0], t2[1], t2[2])) {
-            /* no usable quad from this pair: join the pieces' sets without a bridge rather than loop (rare: the
-             * nearest border edges meet end to end) */
-            plush__uf_union(joined, mine, other);
-        } else {
+        uint32_t other = plush__uf_find(joined, q->piece), total = size[mine] + size[other];
+        /* a pair whose quad has no usable frame (its nearest edges meet end to end) joins the sets unbridged
+         * rather than be tried again */
+        if (u0 != w0 && u1 != w1 && well_shaped(pos, t1[0], t1[1], t1[2]) && well_shaped(pos, t2[0], t2[1], t2[2])) {
             memcpy(idx + *n, t1, sizeof t1);
             memcpy(idx + *n + 3, t2, sizeof t2);
             *n += 6;
-            uint32_t total = size[mine] + size[other];
-            plush__uf_union(joined, mine, other);
-            size[plush__uf_find(joined, mine)] = total;
         }
-        again = true;
+        plush__uf_union(joined, mine, other);
+        size[plush__uf_find(joined, mine)] = total;
     }
+    return true;
+}
+
+bool plush__cage_bridge_pieces(const plush_cage_mesh *src, unsigned *idx, size_t *n, size_t room)
+{
+    size_t faces = *n / 3, nv = src->vertex_count;
+    const float(*pos)[3] = (const float(*)[3])src->positions;
+    uint32_t *surface = malloc((nv ? nv : 1) * sizeof *surface), *parent = malloc((faces ? faces : 1) * sizeof *parent);
+    edge_face *e = malloc((faces ? 3 * faces : 1) * sizeof *e);
+    border_edge *border = malloc((faces ? 3 * faces : 1) * sizeof *border);
+    group_key *bk = malloc((faces ? 3 * faces : 1) * sizeof *bk), *roots = malloc((faces ? faces : 1) * sizeof *roots);
+    uint32_t *joined = malloc((faces ? faces : 1) * sizeof *joined), *size = calloc(faces ? faces : 1, sizeof *size);
+    bool ok = surface && parent && e && border && bk && roots && joined && size;
+    if (!ok || faces == 0)
+        goto done;
+    /* the source surface's pieces (faces joined by vertices: the weld has joined positions) */
+    plush__uf_init(surface, nv);
+    for (size_t t = 0; t < src->triangle_count; t++)
+        for (int k = 0; k < 2; k++)
+            plush__uf_union(surface, src->triangles[t][k], src->triangles[t][k + 1]);
+    edge_pieces(idx, faces, e, parent);
+    size_t nb = 0, nr = 0;
+    for (size_t i = 0; i < 3 * faces; i++) {
+        bool single = (i == 0 || e[i - 1].a != e[i].a || e[i - 1].b != e[i].b) &&
+                      (i + 1 == 3 * faces || e[i + 1].a != e[i].a || e[i + 1].b != e[i].b);
+        if (!single)
+            continue;
+        bool forward;
+        third(idx, e[i].face, e[i].a, e[i].b, &forward);
+        border[nb] = (border_edge){forward ? e[i].a : e[i].b, forward ? e[i].b : e[i].a,
+                                   plush__uf_find(parent, e[i].face)};
+        bk[nb] = (group_key){plush__uf_find(surface, e[i].a), (uint32_t)nb};
+        nb++;
+    }
+    for (size_t f = 0; f < faces; f++) {
+        uint32_t r = plush__uf_find(parent, (uint32_t)f);
+        size[r]++;
+        if (r == f)
+            roots[nr++] = (group_key){plush__uf_find(surface, idx[3 * f]), r};
+    }
+    qsort(bk, nb, sizeof *bk, group_key_cmp);
+    qsort(roots, nr, sizeof *roots, group_key_cmp);
+    plush__uf_init(joined, faces);
+    /* each surface piece cut into 2 .. PLUSH_CAGE_PIECE_FLOOR cage pieces (more is no strand cut apart but a
+     * surface the simplifier could not follow -- a soup of triangles -- and is left as it is) */
+    for (size_t r = 0, b = 0; ok && r < nr;) {
+        size_t r_end = r, b_start;
+        while (r_end < nr && roots[r_end].surface == roots[r].surface)
+            r_end++;
+        while (b < nb && bk[b].surface < roots[r].surface)
+            b++;
+        b_start = b;
+        while (b < nb && bk[b].surface == roots[r].surface)
+            b++;
+        if (r_end - r > 1 && r_end - r <= PLUSH_CAGE_PIECE_FLOOR)
+            ok = bridge_group(pos, border, bk + b_start, b - b_start, roots + r, r_end - r, joined, size, idx, n, room);
+        r = r_end;
+    }
+    ok = true; /* out of room: the pieces bridged so far stay, the others as they were */
 done:
-    free(surface), free(parent), free(e), free(border), free(joined), free(size), free(root);
+    free(surface), free(parent), free(e), free(border), free(bk), free(roots), free(joined), free(size);
     return ok;
 }
 
@@ -876,6 +908,19 @@ static bool simplify_faces(const plush__meshopt *mo, const plush_cage_mesh *src,
 /* raise_small_pieces marks a piece's slot taken with the top bit (slots are below SIZE_MAX / 2). */
 #define RAISE_TAKEN (~(SIZE_MAX >> 1))
 
+/* A piece that could be raised: its source faces and its root, the largest first (ties by root). */
+typedef struct raise_order {
+    size_t whole, piece;
+} raise_order;
+
+static int raise_order_cmp(const void *pa, const void *pb)
+{
+    const raise_order *a = pa, *b = pb;
+    if (a->whole != b->whole)
+        return a->whole > b->whole ? -1 : 1;
+    return a->piece < b->piece ? -1 : a->piece > b->piece;
+}
+
 /* Each separate piece of the source (faces joined by vertices; cleaned, cleaned_n indices) that the
  * simplified faces (idx, *n) keep with fewer than PIECE_FLOOR triangles, though it has more, is simplified
  * again alone toward PIECE_FLOOR and its faces replaced (a piece dropped as a speck stays dropped), while the
@@ -894,7 +939,8 @@ static bool raise_small_pieces(const plush__meshopt *mo, const plush_cage_mesh *
     size_t *at = malloc((nv ? nv : 1) * sizeof *at), *got = calloc(nv ? nv : 1, sizeof *got);
     /* each raised piece's source faces, then its new ones, in a slot of twice its source (joins add faces) */
     unsigned *repl = malloc((cleaned_n ? 2 * cleaned_n : 1) * sizeof *repl);
-    bool ok = parent && have && whole && at && got && repl;
+    raise_order *order = malloc((nv ? nv : 1) * sizeof *order);
+    bool ok = parent && have && whole && at && got && repl && order;
     if (!ok)
         goto done;
     plush__uf_init(parent, nv);
@@ -931,19 +977,17 @@ static bool raise_small_pieces(const plush__meshopt *mo, const plush_cage_mesh *
         got[r] = ok && m / 3 > have[r] ? m : 0; /* 0: the piece keeps what it had */
     }
     /* the raises the limit has room for, the largest source pieces first */
-    for (bool more = ok; more;) {
-        size_t pick = SIZE_MAX;
-        for (size_t r = 0; r < nv; r++)
-            if (at[r] != SIZE_MAX && got[r] > 0 && !(at[r] & RAISE_TAKEN) && (pick == SIZE_MAX || whole[r] > whole[pick]))
-                pick = r;
-        more = pick != SIZE_MAX;
-        if (!more)
-            break;
-        size_t add = got[pick] / 3 - have[pick];
+    size_t raised = 0;
+    for (size_t r = 0; ok && r < nv; r++)
+        if (at[r] != SIZE_MAX && got[r] > 0)
+            order[raised++] = (raise_order){whole[r], r};
+    qsort(order, raised, sizeof *order, raise_order_cmp);
+    for (size_t i = 0; ok && i < raised; i++) {
+        size_t r = order[i].piece, add = got[r] / 3 - have[r];
         if (add <= room)
-            room -= add, at[pick] |= RAISE_TAKEN, any = true;
+            room -= add, at[r] |= RAISE_TAKEN, any = true;
         else
-            got[pick] = 0;
+            got[r] = 0;
     }
     if (!ok || !any)
         goto done;
@@ -960,7 +1004,7 @@ static bool raise_small_pieces(const plush__meshopt *mo, const plush_cage_mesh *
             memcpy(idx + kept, repl + (at[r] & ~RAISE_TAKEN), got[r] * sizeof *idx), kept += got[r];
     *n = kept;
 done:
-    free(parent), free(have), free(whole), free(at), free(got), free(repl);
+    free(parent), free(have), free(whole), free(at), free(got), free(repl), free(order);
     return ok;
 }
 
@@ -1012,9 +1056,11 @@ plush_status plush_cage_simplify_ladder(const plush_cage_mesh *src, const plush_
         collapse_short_edges((const float(*)[3])src->positions, src->vertex_count, idx, n, &ok);
     if (ok)
         n = clean_faces(idx, n, diag, &ok);
-    if (ok)
+    /* the caps flipped and cut pieces bridged on a cage a run may take (one over PLUSH_CAGE_MAX_TRIANGLES is
+     * refused: a soup of random triangles took three times as long with them) */
+    if (ok && n / 3 <= PLUSH_CAGE_MAX_TRIANGLES)
         ok = flip_caps((const float(*)[3])src->positions, src->vertex_count, idx, n);
-    if (ok)
+    if (ok && n / 3 <= PLUSH_CAGE_MAX_TRIANGLES)
         ok = plush__cage_bridge_pieces(src, idx, &n, 2 * 3 * src->triangle_count);
     free(cleaned);
     if (!ok) {
