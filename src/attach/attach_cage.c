@@ -236,11 +236,12 @@ plush_status plush_attach_make_cage(const plush_pmx_model *model, const char *co
     /* A surface of more separate pieces than the target has room for (a hair of hundreds of closed strands)
      * comes out over 120% of it, or in pieces of a triangle or two that nothing pins sensibly (fewer than
      * PLUSH_CAGE_PIECE_FLOOR triangles a piece on average): one wrap around them reaches the target in one
-     * piece, as it does for a plush toy's closed pieces. */
+     * piece, as it does for a plush toy's closed pieces. (A surface of fewer faces than the target is its own
+     * cage: a wrap would only add triangles.) */
     plush_cage_topology made;
     if (st == PLUSH_OK && !wrap && topo.pieces > 1)
         st = plush_cage_check(out, &made, diag);
-    if (st == PLUSH_OK && !wrap && topo.pieces > 1 &&
+    if (st == PLUSH_OK && !wrap && topo.pieces > 1 && skin.triangle_count > o.target_triangles &&
         (5 * result->triangles > 6 * o.target_triangles || made.pieces * PLUSH_CAGE_PIECE_FLOOR > result->triangles))
         wrap_instead(&skin, o.target_triangles, arena, out, result);
     if (st == PLUSH_OK && small) {

@@ -887,7 +887,9 @@ static bool simplify_faces(const plush__meshopt *mo, const plush_cage_mesh *src,
             low = ask;
         size_t next = high ? low + (high - low) / 2
                            : (size_t)((double)ask * (double)target / (double)(m / 3 ? m / 3 : 1));
-        if (next <= low || (high && next >= high) || 3 * next >= source_n)
+        if (3 * next >= source_n) /* no more than the source has: the source itself (copied, slivers collapsed) */
+            next = source_n / 3;
+        if (next <= low || (high && next >= high) || next == ask)
             break;
         ask = next;
     }
