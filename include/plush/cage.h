@@ -48,7 +48,8 @@ typedef struct plush_cage_mesh {
 } plush_cage_mesh;
 
 typedef enum plush_cage_method {
-    PLUSH_CAGE_COPY = 0,          /* the input had no more triangles than the target: copied */
+    PLUSH_CAGE_COPY = 0,          /* the input had no more triangles than the target, within its
+                                   * tolerance: copied */
     PLUSH_CAGE_LOCKED_BORDER,     /* meshopt_simplify with meshopt_SimplifyLockBorder */
     PLUSH_CAGE_BORDER,            /* meshopt_simplify; border vertices only slide along the border */
     PLUSH_CAGE_SLOPPY             /* meshopt_simplifySloppy: any topology (the last resort) */

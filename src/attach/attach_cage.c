@@ -2,6 +2,7 @@
 #include "plush/attach.h"
 #include "plush/scene_proxy.h"
 #include "plush/sys/core.h"
+#include "plush/sys/proxy.h"
 #include "plush/sys/scene.h"
 #include "core/geom.h"
 
@@ -142,6 +143,44 @@ done:
 #include <stdio.h>
 #include <string.h>
 
+static size_t off_target(size_t triangles, size_t target)
+{
+    return triangles > target ? triangles - target : target - triangles;
+}
+
+/* One wrap around the surface's pieces instead of the cage made of them (out, result), when one comes within
+ * 20% of the target, or nearer it than that cage: a wrap simplified short of its target on a coarse grid is
+ * asked again in proportion (twice at most). Failing wraps leave the cage as it was. */
+static void wrap_instead(const plush_cage_mesh *skin, size_t target, plush_arena *arena, plush_cage_mesh *out,
+                         plush_cage_result *result)
+{
+    plush_cage_mesh best = {0};
+    plush_cage_result best_result = {0};
+    size_t ask = target;
+    for (int tries = 0; tries < 3; tries++) {
+        plush_cage_mesh wrapped;
+        plush_cage_result r;
+        plush_diag quiet;
+        plush_diag_reset(&quiet);
+        if (plush_cage_simplify(skin, &(plush_cage_options){.target_triangles = ask, .wrap = true}, arena, &wrapped, &r,
+                                &quiet) != PLUSH_OK || r.triangles == 0)
+            break;
+        if (best.triangle_count == 0 || off_target(r.triangles, target) < off_target(best_result.triangles, target))
+            best = wrapped, best_result = r;
+        if (5 * r.triangles >= 4 * target && 5 * r.triangles <= 6 * target)
+            break;
+        size_t next = (size_t)((double)ask * (double)target / (double)r.triangles);
+        if (next == ask || next == 0)
+            break;
+        ask = next;
+    }
+    bool within = 5 * best_result.triangles >= 4 * target && 5 * best_result.triangles <= 6 * target;
+    if (best.triangle_count && (within || off_target(best_result.triangles, target) < off_target(result->triangles, target))) {
+        *out = best, *result = best_result;
+        result->reached = 10 * result->triangles <= 11 * target; /* against the target asked, not the retry's */
+    }
+}
+
 /* The materials asked for, quoted, into buf: "skirt", "cape" (cut to fit). */
 static void material_list(const char *const *materials, size_t count, char *buf, size_t size)
 {
@@ -194,6 +233,17 @@ plush_status plush_attach_make_cage(const plush_pmx_model *model, const char *co
     plush_cage_options o = {.target_triangles = triangles ? triangles : PLUSH_ATTACH_CAGE_TRIANGLES, .wrap = wrap};
     if (st == PLUSH_OK)
         st = plush_cage_simplify(&skin, &o, arena, out, result, diag);
+    /* A surface of more separate pieces than the target has room for (a hair of hundreds of closed strands)
+     * comes out over 120% of it, or in pieces of a triangle or two that nothing pins sensibly (fewer than
+     * PLUSH_CAGE_PIECE_FLOOR triangles a piece on average): one wrap around them reaches the target in one
+     * piece, as it does for a plush toy's closed pieces. (A surface of fewer faces than the target is its own
+     * cage: a wrap would only add triangles.) */
+    plush_cage_topology made;
+    if (st == PLUSH_OK && !wrap && topo.pieces > 1)
+        st = plush_cage_check(out, &made, diag);
+    if (st == PLUSH_OK && !wrap && topo.pieces > 1 && skin.triangle_count > o.target_triangles &&
+        (5 * result->triangles > 6 * o.target_triangles || made.pieces * PLUSH_CAGE_PIECE_FLOOR > result->triangles))
+        wrap_instead(&skin, o.target_triangles, arena, out, result);
     if (st == PLUSH_OK && small) {
         double edge = out->triangle_count ? plush__mean_edge(&out->positions[0][0], sizeof out->positions[0],
                                                              &out->triangles[0][0], out->triangle_count * 3)

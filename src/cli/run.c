@@ -595,7 +595,7 @@ static void summary(const run_state *s, uint32_t frames, const plush_diag *diag)
         cli_names_quoted(&s->cage_materials, names, sizeof names);
         cli_line("  cage            %zu triangles, %zu nodes (%s %s), %zu piece%s, %zu pinned nodes%s",
                  s->cage.triangle_count, s->cage.vertex_count,
-                 s->cage_made.wrapped ? "one wrap around the closed pieces of" : "simplified from", names,
+                 s->cage_made.wrapped ? "one wrap around the pieces of" : "simplified from", names,
                  s->attached.pieces, s->attached.pieces == 1 ? "" : "s", s->attached.pinned,
                  cli_cage_target_note(&s->cage_made, s->cage_triangles ? s->cage_triangles : PLUSH_ATTACH_CAGE_TRIANGLES,
                                       "a larger --cage target fits them, or a wrap: plush proxy --wrap, then plush "

@@ -10,6 +10,7 @@
 #include "plush/sys/core.h"
 #include "export/bake_internal.h"
 #include "export/sink_internal.h"
+#include "core/geom.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -40,6 +41,14 @@ typedef struct quality_sink {
     double tear;                  /* the largest tear over the frames measured, and its frame */
     int64_t tear_frame;
     uint64_t measured, over;      /* frames measured, and those of them that miss the surface bar */
+    /* the detailed edges that cross from one cage piece to another (their two vertices bound to different
+     * pieces), their rest lengths, and the largest stretch either way over the frames measured */
+    size_t crossing_count;
+    uint32_t (*crossing)[2];
+    float *crossing_rest;
+    double crossing_worst;
+    int64_t crossing_frame;
+    uint64_t crossing_over;       /* frames with a crossing edge beyond 1.5x either way */
     plush_arena arena;
     /* the measure's thread; the figures above and the CSV are written under sync->lock while it runs */
     quality_slot slot[QUALITY_SLOTS];
@@ -60,7 +69,8 @@ static const char header[] =
     "frame,surface_strain_p50,surface_strain_p99,surface_strain_p999,surface_strain_max,surface_strain_outside,"
     "surface_crease_p99,surface_crease_max,surface_volume_ratio,cage_strain_p50,cage_strain_p99,"
     "cage_strain_p999,cage_strain_max,cage_strain_outside,cage_crease_p99,cage_crease_max,cage_volume_ratio,"
-    "body_inside_share,body_inside_depth,bones_inside_share,soft_offset_share,surface_tear,soft_swing_share,author_swing_share\n";
+    "body_inside_share,body_inside_depth,bones_inside_share,soft_offset_share,surface_tear,over_bar,crossing_stretch_max,"
+    "soft_swing_share,author_swing_share\n";
 
 static int figures_csv(char *dst, size_t cap, const plush_quality_figures *f)
 {
@@ -69,7 +79,23 @@ static int figures_csv(char *dst, size_t cap, const plush_quality_figures *f)
 }
 
 static void keep(quality_sink *q, const quality_slot *in, const plush_quality_figures *f,
-                 const plush_quality_figures *c);
+                 const plush_quality_figures *c, double crossing);
+
+/* The largest stretch either way (length over rest length, or its inverse) of the detailed edges that cross
+ * from one cage piece to another at this frame; 1 when there are none. */
+static double crossing_stretch(const quality_sink *q, const float (*p)[3])
+{
+    double worst = 1;
+    for (size_t e = 0; e < q->crossing_count; e++) {
+        const float *a = p[q->crossing[e][0]], *b = p[q->crossing[e][1]];
+        double d = sqrt(((double)a[0] - b[0]) * ((double)a[0] - b[0]) + ((double)a[1] - b[1]) * ((double)a[1] - b[1]) +
+                        ((double)a[2] - b[2]) * ((double)a[2] - b[2])),
+               r = d / q->crossing_rest[e];
+        r = r < 1 && r > 0 ? 1 / r : r > 0 ? r : INFINITY;
+        worst = r > worst || r != r ? r : worst;
+    }
+    return worst;
+}
 
 /* Measures one frame and keeps what it gives (the thread, or the run's thread when there is none). A row
  * that cannot be stored marks the buffer failed; end reports it. */
@@ -79,19 +105,33 @@ static void measure(quality_sink *q, const quality_slot *in)
     plush_quality_measure(q->surface, (const float(*)[3])in->surface, &f);
     if (q->cage)
         plush_quality_measure(q->cage, (const float(*)[3])in->cage, &c);
+    double crossing = crossing_stretch(q, (const float(*)[3])in->surface);
     if (q->sync)
         pthread_mutex_lock(&q->sync->lock);
-    keep(q, in, &f, &c);
+    keep(q, in, &f, &c, crossing);
     if (q->sync)
         pthread_mutex_unlock(&q->sync->lock);
 }
 
+/* The bar a frame is held to: the surface's (plush_quality_meets_bar) and, with a cage, a cage that has not
+ * folded back onto itself. */
+static bool frame_over_bar(const quality_sink *q, const plush_quality_figures *f, const plush_quality_figures *c)
+{
+    return !plush_quality_meets_bar(f) || (q->cage && c->crease_p99 > PLUSH_QUALITY_BAR_CAGE_CREASE_P99);
+}
+
 static void keep(quality_sink *q, const quality_slot *in, const plush_quality_figures *f,
-                 const plush_quality_figures *c)
+                 const plush_quality_figures *c, double crossing)
 {
     uint32_t frame = in->frame;
+    bool over = frame_over_bar(q, f, c);
     q->measured++;
-    q->over += !plush_quality_meets_bar(f);
+    q->over += over;
+    if (q->crossing_count) {
+        q->crossing_over += !(crossing <= PLUSH_QUALITY_BAR_STRAIN_P999);
+        if (q->crossing_frame < 0 || crossing > q->crossing_worst || crossing != crossing)
+            q->crossing_worst = crossing, q->crossing_frame = frame;
+    }
     if (q->worst_frame < 0 || f->strain_p999 > q->worst.strain_p999)
         q->worst_frame = frame, q->worst = *f, q->worst_cage = *c;
     if (q->tear_frame < 0 || f->tear > q->tear || f->tear != f->tear)
@@ -110,7 +150,11 @@ static void keep(quality_sink *q, const quality_slot *in, const plush_quality_fi
                       in->soft.inside_depth, in->soft.bones_inside_share, in->soft.offset_share);
     else
         n += snprintf(line + n, sizeof line - (size_t)n, ",,,,");
-    n += snprintf(line + n, sizeof line - (size_t)n, ",%.6g", f->tear);
+    n += snprintf(line + n, sizeof line - (size_t)n, ",%.6g,%d", f->tear, over ? 1 : 0);
+    if (q->crossing_count)
+        n += snprintf(line + n, sizeof line - (size_t)n, ",%.6g", crossing);
+    else
+        n += snprintf(line + n, sizeof line - (size_t)n, ",");
     if (in->has_soft)
         n += snprintf(line + n, sizeof line - (size_t)n, ",%.6g,%.6g", in->soft.swing_share,
                       in->soft.author_swing_share);
@@ -231,6 +275,17 @@ static int64_t worst(const quality_sink *q, plush_quality_figures *f, plush_qual
     return frame;
 }
 
+/* The crossing edges' largest stretch so far, its frame and the frames beyond 1.5x (under the lock while the
+ * thread runs). */
+static void crossing_figures(const quality_sink *q, double *stretch, int64_t *frame, uint64_t *over)
+{
+    if (q->sync)
+        pthread_mutex_lock(&q->sync->lock);
+    *stretch = q->crossing_worst, *frame = q->crossing_frame, *over = q->crossing_over;
+    if (q->sync)
+        pthread_mutex_unlock(&q->sync->lock);
+}
+
 /* The volume figure as the summary words it: a ratio to rest, or what it is not where nothing is closed. */
 static const char *volume_text(double ratio, char buf[32])
 {
@@ -267,10 +322,24 @@ static int quality_describe(const plush_scene_sink *s, char *buf, size_t size)
                       "crease p99 %.1f max %.1f deg, %s",
                       c->strain_p50, c->strain_p99, c->strain_p999, c->strain_max, 100.0 * c->strain_outside,
                       c->crease_p99, c->crease_max, volume_text(c->volume_ratio, vbuf));
+    double stretch;
+    int64_t stretch_frame;
+    uint64_t stretch_over;
+    crossing_figures(q, &stretch, &stretch_frame, &stretch_over);
+    if (q->crossing_count && stretch_frame >= 0 && n >= 0 && (size_t)n < size)
+        n += snprintf(buf + n, size - (size_t)n,
+                      "\nacross cage pieces: %zu detailed edges join vertices bound to different pieces, stretched "
+                      "at most %.3fx either way (frame %lld); %llu frames with one beyond %gx",
+                      q->crossing_count, stretch, (long long)stretch_frame, (unsigned long long)stretch_over,
+                      PLUSH_QUALITY_BAR_STRAIN_P999);
     if (n >= 0 && (size_t)n < size)
         n += snprintf(buf + n, size - (size_t)n,
-                      "\nsurface bar (p99.9 strain <= %g, <= %g%% of edges beyond 1.5x, 99th percentile crease <= %g deg): ",
+                      "\nsurface bar (p99.9 strain <= %g, <= %g%% of edges beyond 1.5x, 99th percentile crease <= %g deg",
                       PLUSH_QUALITY_BAR_STRAIN_P999, 100 * PLUSH_QUALITY_BAR_OUTSIDE, PLUSH_QUALITY_BAR_CREASE_P99);
+    if (q->cage && n >= 0 && (size_t)n < size)
+        n += snprintf(buf + n, size - (size_t)n, "; the cage's <= %g deg, unfolded", PLUSH_QUALITY_BAR_CAGE_CREASE_P99);
+    if (n >= 0 && (size_t)n < size)
+        n += snprintf(buf + n, size - (size_t)n, "): ");
     if (n >= 0 && (size_t)n < size)
         n += over[0] ? snprintf(buf + n, size - (size_t)n, "%llu of %llu frames miss it", (unsigned long long)over[0],
                                 (unsigned long long)over[1])
@@ -290,9 +359,9 @@ static void quality_destroy(plush_scene_sink *s)
     free(q);
 }
 
-/* quality.csv grows by a row a frame and is held until the end: at most 21 figures of %.6g (12 characters
- * with the comma, an exponent included) and the frame number a row. */
-enum { QUALITY_ROW_BYTES = 21 * 12 + 12 };
+/* quality.csv grows by a row a frame and is held until the end: at most 22 figures of %.6g (12 characters
+ * with the comma, an exponent included), the over-the-bar flag and the frame number a row. */
+enum { QUALITY_ROW_BYTES = 22 * 12 + 2 + 12 };
 
 static void quality_estimate(const plush_scene_sink *sink, uint32_t frames, double *memory, double *disk)
 {
@@ -348,13 +417,100 @@ static void start_thread(quality_sink *q)
     }
 }
 
+/* Per bound row, the cage piece (faces joined by edges, over the whole proxy) its binding weighs most; -1 when
+ * it has no triangle. */
+static int32_t *row_pieces(const plush_scene_binding *b, plush_arena *arena)
+{
+    size_t nodes = b->proxy.node_count, tris = b->proxy.triangle_count;
+    uint32_t *parent = malloc((nodes ? nodes : 1) * sizeof *parent);
+    int32_t *piece = plush_arena_array(arena, b->vertex_count ? b->vertex_count : 1, sizeof *piece);
+    if (!parent || !piece) {
+        free(parent);
+        return NULL;
+    }
+    plush__uf_init(parent, nodes);
+    for (size_t t = 0; t < tris; t++)
+        for (int k = 0; k < 2; k++)
+            plush__uf_union(parent, b->proxy.triangles[t][k], b->proxy.triangles[t][k + 1]);
+    const plush_proxy_binding *pb = b->binding;
+    for (size_t i = 0; i < b->vertex_count; i++) {
+        int32_t best = -1;
+        float best_w = -1;
+        for (int j = 0; j < PLUSH_PROXY_INFLUENCES; j++) {
+            int32_t t = pb->triangles[i][j];
+            if (t < 0 || (size_t)t >= tris)
+                continue;
+            int32_t r = (int32_t)plush__uf_find(parent, b->proxy.triangles[t][0]);
+            float w = 0; /* the piece's weight over every slot */
+            for (int k = 0; k < PLUSH_PROXY_INFLUENCES; k++) {
+                int32_t u = pb->triangles[i][k];
+                if (u >= 0 && (size_t)u < tris && (int32_t)plush__uf_find(parent, b->proxy.triangles[u][0]) == r)
+                    w += pb->weights[i][k];
+            }
+            if (w > best_w)
+                best = r, best_w = w;
+        }
+        piece[i] = best;
+    }
+    free(parent);
+    return piece;
+}
+
+static int edge_cmp(const void *pa, const void *pb)
+{
+    const uint32_t *a = pa, *b = pb;
+    return a[0] != b[0] ? (a[0] < b[0] ? -1 : 1) : a[1] < b[1] ? -1 : a[1] > b[1];
+}
+
+/* The detailed edges (of the faces measured) whose two vertices are bound to different cage pieces, once
+ * each, with their rest lengths; an edge of no length at rest has no stretch and is left out. */
+static plush_status crossing_edges(quality_sink *q, const plush_scene_binding *b, const plush_pmx_model *m,
+                                   const uint32_t (*tris)[3], size_t nt, plush_diag *diag)
+{
+    int32_t *piece = row_pieces(b, &q->arena);
+    uint32_t(*e)[2] = malloc((nt ? 3 * nt : 1) * sizeof *e);
+    if (!piece || !e) {
+        free(e);
+        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+    }
+    size_t n = 0;
+    for (size_t f = 0; f < nt; f++)
+        for (int k = 0; k < 3; k++) {
+            uint32_t u = tris[f][k], v = tris[f][(k + 1) % 3];
+            int64_t ru = plush_scene_binding_row(b, u), rv = plush_scene_binding_row(b, v);
+            if (ru < 0 || rv < 0 || piece[ru] < 0 || piece[rv] < 0 || piece[ru] == piece[rv])
+                continue;
+            e[n][0] = u < v ? u : v, e[n][1] = u < v ? v : u, n++;
+        }
+    qsort(e, n, sizeof *e, edge_cmp);
+    q->crossing = plush_arena_array(&q->arena, n ? n : 1, sizeof *q->crossing);
+    q->crossing_rest = plush_arena_array(&q->arena, n ? n : 1, sizeof *q->crossing_rest);
+    if (!q->crossing || !q->crossing_rest) {
+        free(e);
+        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (i && e[i][0] == e[i - 1][0] && e[i][1] == e[i - 1][1])
+            continue;
+        const float *a = m->vertices[e[i][0]].position, *c = m->vertices[e[i][1]].position;
+        double d = sqrt(((double)a[0] - c[0]) * ((double)a[0] - c[0]) + ((double)a[1] - c[1]) * ((double)a[1] - c[1]) +
+                        ((double)a[2] - c[2]) * ((double)a[2] - c[2]));
+        if (!(d > 0))
+            continue;
+        memcpy(q->crossing[q->crossing_count], e[i], sizeof e[i]);
+        q->crossing_rest[q->crossing_count++] = (float)d;
+    }
+    free(e);
+    return PLUSH_OK;
+}
+
 /* A quality sink: with file (OUTDIR/quality.csv) or, file NULL, measuring only. */
 static plush_status quality_make(const plush_scene *scene, char *file, plush_scene_sink **sink, plush_diag *diag)
 {
     quality_sink *q = calloc(1, sizeof *q);
     if (q) {
         q->base.ops = &quality_ops;
-        q->worst_frame = q->tear_frame = -1;
+        q->worst_frame = q->tear_frame = q->crossing_frame = -1;
         q->path = file;
     }
     if (!q || (file && !plush_buf_append(&q->csv, header, sizeof header - 1))) {
@@ -408,6 +564,8 @@ static plush_status quality_make(const plush_scene *scene, char *file, plush_sce
         st = plush_quality_create((const float(*)[3])b->proxy.nodes, b->proxy.node_count,
                                   (const uint32_t(*)[3])b->proxy.triangles, b->proxy.triangle_count, &q->cage, diag);
         q->cage_count = b->proxy.node_count;
+        if (st == PLUSH_OK)
+            st = crossing_edges(q, b, m, (const uint32_t(*)[3])tris, nt, diag);
     }
     if (st != PLUSH_OK) {
         quality_destroy(&q->base);

@@ -5,6 +5,7 @@
 #include "core/common.h"
 #include "plush/proxy.h"
 #include "plush/sys/core.h"
+#include "plush/sys/proxy.h"
 #include "core/geom.h"
 #include "core/loader.h"
 #include "proxy/cage_internal.h"
@@ -401,6 +402,322 @@ done:
     return n;
 }
 
+/* ---- flips: no cap or needle left where a flip mends it ------------------------------------------ */
+
+/* A cap -- a face with an angle over this many degrees, its vertex nearly on the edge opposite -- flips that
+ * edge to its neighbour's where that raises the smaller angle of the pair: the simplifier leaves caps along straight runs of vertices (a vertex nearly on
+ * the edge opposite it, an angle near 180 degrees at it and two near 0), and a cap's normal turns over at the
+ * smallest movement of that vertex -- read as the cage folding back onto itself (crease over 120 degrees on
+ * a skirt's cage whose surface stayed within 3), and no frame for the surface bound to it. */
+#define FLIP_CAP 150.0
+
+/* The two faces on an interior edge, once flipped, must bend from the pair's mean normal by no more than
+ * this cosine (about 30 degrees): a flip across a ridge would change the cage's shape. */
+#define FLIP_FLAT 0.866
+
+/* The smallest angle of the face, in degrees; *largest, when not NULL, gets its largest. */
+static double smallest_angle(const float (*pos)[3], unsigned a, unsigned b, unsigned c, double *largest)
+{
+    const unsigned v[3] = {a, b, c};
+    double least = 180, most = 0;
+    for (int k = 0; k < 3; k++) {
+        const float *p = pos[v[k]], *q = pos[v[(k + 1) % 3]], *r = pos[v[(k + 2) % 3]];
+        double u[3], w[3], uu = 0, ww = 0, uw = 0;
+        for (int i = 0; i < 3; i++) {
+            u[i] = (double)q[i] - p[i], w[i] = (double)r[i] - p[i];
+            uu += u[i] * u[i], ww += w[i] * w[i], uw += u[i] * w[i];
+        }
+        double c2 = uu > 0 && ww > 0 ? uw / sqrt(uu * ww) : 1;
+        double deg = acos(c2 > 1 ? 1 : c2 < -1 ? -1 : c2) * 180.0 / M_PI;
+        least = deg < least ? deg : least;
+        most = deg > most ? deg : most;
+    }
+    if (largest)
+        *largest = most;
+    return least;
+}
+
+/* The angle at p between the edges to q and r, in degrees. */
+static double vertex_angle(const float (*pos)[3], unsigned p, unsigned q, unsigned r)
+{
+    double u[3], w[3], uu = 0, ww = 0, uw = 0;
+    for (int i = 0; i < 3; i++) {
+        u[i] = (double)pos[q][i] - pos[p][i], w[i] = (double)pos[r][i] - pos[p][i];
+        uu += u[i] * u[i], ww += w[i] * w[i], uw += u[i] * w[i];
+    }
+    double c = uu > 0 && ww > 0 ? uw / sqrt(uu * ww) : 1;
+    return acos(c > 1 ? 1 : c < -1 ? -1 : c) * 180.0 / M_PI;
+}
+
+static void face_normal(const float (*pos)[3], unsigned a, unsigned b, unsigned c, double n[3])
+{
+    double u[3], w[3];
+    for (int i = 0; i < 3; i++)
+        u[i] = (double)pos[b][i] - pos[a][i], w[i] = (double)pos[c][i] - pos[a][i];
+    n[0] = u[1] * w[2] - u[2] * w[1], n[1] = u[2] * w[0] - u[0] * w[2], n[2] = u[0] * w[1] - u[1] * w[0];
+}
+
+/* Whether the faces (a, b, c) and (b, a, d), flipped to (a, d, c) and (b, c, d), are better: one of them is
+ * a cap whose wide angle faces the edge a-b (over FLIP_CAP at c or d), the smaller angle grows, and each new
+ * face lies within FLIP_FLAT of the pair's normal (both facing its way). */
+static bool flip_mends(const float (*pos)[3], unsigned a, unsigned b, unsigned c, unsigned d)
+{
+    if (!(vertex_angle(pos, c, a, b) > FLIP_CAP || vertex_angle(pos, d, a, b) > FLIP_CAP))
+        return false;
+    double before = fmin(smallest_angle(pos, a, b, c, NULL), smallest_angle(pos, b, a, d, NULL));
+    double after = fmin(smallest_angle(pos, a, d, c, NULL), smallest_angle(pos, b, c, d, NULL));
+    if (!(after > before))
+        return false;
+    double n1[3], n2[3], m[3], f[3], g[3];
+    face_normal(pos, a, b, c, n1), face_normal(pos, b, a, d, n2);
+    for (int i = 0; i < 3; i++)
+        m[i] = n1[i] + n2[i];
+    face_normal(pos, a, d, c, f), face_normal(pos, b, c, d, g);
+    double mm = m[0] * m[0] + m[1] * m[1] + m[2] * m[2], ff = f[0] * f[0] + f[1] * f[1] + f[2] * f[2],
+           gg = g[0] * g[0] + g[1] * g[1] + g[2] * g[2];
+    if (!(mm > 0 && ff > 0 && gg > 0))
+        return false;
+    double cf = (m[0] * f[0] + m[1] * f[1] + m[2] * f[2]) / sqrt(mm * ff),
+           cg = (m[0] * g[0] + m[1] * g[1] + m[2] * g[2]) / sqrt(mm * gg);
+    return cf >= FLIP_FLAT && cg >= FLIP_FLAT;
+}
+
+/* The third vertex of face f (idx) besides a and b, and whether the face runs a -> b. */
+static unsigned third(const unsigned *idx, uint32_t f, unsigned a, unsigned b, bool *forward)
+{
+    const unsigned *t = idx + 3 * f;
+    *forward = false;
+    unsigned o = t[0];
+    for (int k = 0; k < 3; k++) {
+        if (t[k] != a && t[k] != b)
+            o = t[k];
+        if (t[k] == a && t[(k + 1) % 3] == b)
+            *forward = true;
+    }
+    return o;
+}
+
+/* Flips interior edges (two faces, wound against each other) in rounds while one mends a cap (flip_mends)
+ * and makes no edge that is already there; a vertex takes part in one flip a round (the edges are those at
+ * the round's start). The face count
+ * and the vertices stay. false when out of memory. */
+static bool flip_caps(const float (*pos)[3], size_t vertex_count, unsigned *idx, size_t n)
+{
+    size_t faces = n / 3;
+    edge_face *e = malloc((faces ? 3 * faces : 1) * sizeof *e);
+    uint32_t *parent = malloc((faces ? faces : 1) * sizeof *parent);
+    uint8_t *touched = malloc(vertex_count ? vertex_count : 1);
+    bool ok = e && parent && touched;
+    for (int round = 0; ok && round < 8; round++) {
+        edge_pieces(idx, faces, e, parent);
+        memset(touched, 0, vertex_count ? vertex_count : 1);
+        bool flipped = false;
+        for (size_t i = 0; i + 1 < 3 * faces; i++) {
+            if (e[i].a != e[i + 1].a || e[i].b != e[i + 1].b ||
+                (i + 2 < 3 * faces && e[i + 2].a == e[i].a && e[i + 2].b == e[i].b) ||
+                (i > 0 && e[i - 1].a == e[i].a && e[i - 1].b == e[i].b))
+                continue; /* not an edge of exactly two faces */
+            uint32_t f1 = e[i].face, f2 = e[i + 1].face;
+            bool fw1, fw2;
+            unsigned a = e[i].a, b = e[i].b, c = third(idx, f1, a, b, &fw1), d = third(idx, f2, a, b, &fw2);
+            if (fw1 == fw2 || c == d)
+                continue; /* wound alike: not a manifold pair */
+            if (touched[a] || touched[b] || touched[c] || touched[d])
+                continue; /* the edges round a vertex flipped this round are not in e */
+            if (!fw1) { /* name the ends so that f1 runs a -> b (f2 then runs b -> a) */
+                unsigned x = a;
+                a = b, b = x;
+            }
+            if (!flip_mends(pos, a, b, c, d))
+                continue;
+            /* the new edge c-d must not be there already (a fold would doubly cover it) */
+            edge_face key = {c < d ? c : d, c < d ? d : c, 0};
+            size_t lo = 0, hi = 3 * faces;
+            while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (e[mid].a < key.a || (e[mid].a == key.a && e[mid].b < key.b))
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            if (lo < 3 * faces && e[lo].a == key.a && e[lo].b == key.b)
+                continue;
+            const unsigned t1[3] = {a, d, c}, t2[3] = {b, c, d};
+            memcpy(idx + 3 * f1, t1, sizeof t1);
+            memcpy(idx + 3 * f2, t2, sizeof t2);
+            touched[a] = touched[b] = touched[c] = touched[d] = 1;
+            flipped = true;
+        }
+        if (!flipped)
+            break;
+    }
+    free(e), free(parent), free(touched);
+    return ok;
+}
+
+/* ---- bridges: one surface, one cage piece --------------------------------------------------------- */
+
+/* A border edge of a cage piece: its ends as its face runs them (a -> b). */
+typedef struct border_edge {
+    unsigned a, b;
+    uint32_t piece;
+} border_edge;
+
+/* The bridge between border edge p of one piece and q of another: the quad p.b -> p.a -> q.b -> q.a, wound
+ * against both pieces' faces (a manifold's neighbours run their shared edge both ways), when `crossed`
+ * pairs p.a with q.a instead (pieces wound apart). Its length: the two new edges between the pieces. */
+static double bridge_length(const float (*pos)[3], const border_edge *p, const border_edge *q, bool crossed)
+{
+    unsigned u0 = p->a, w0 = crossed ? q->a : q->b, u1 = p->b, w1 = crossed ? q->b : q->a;
+    return sqrt(dist2(pos[u0], pos[w0])) + sqrt(dist2(pos[u1], pos[w1]));
+}
+
+/* Whether the triangle has a usable frame (the sliver rule's measure). */
+static bool well_shaped(const float (*pos)[3], unsigned a, unsigned b, unsigned c)
+{
+    double u[3], w[3];
+    for (int k = 0; k < 3; k++)
+        u[k] = (double)pos[b][k] - pos[a][k], w[k] = (double)pos[c][k] - pos[a][k];
+    double cx = u[1] * w[2] - u[2] * w[1], cy = u[2] * w[0] - u[0] * w[2], cz = u[0] * w[1] - u[1] * w[0];
+    double longest = fmax(dist2(pos[a], pos[b]), fmax(dist2(pos[b], pos[c]), dist2(pos[a], pos[c])));
+    return cx * cx + cy * cy + cz * cz > SLIVER * SLIVER * longest * longest;
+}
+
+/* A border edge's or a cage piece's place in the bridging: its surface piece (the source's root vertex), then
+ * its own number. */
+typedef struct group_key {
+    uint32_t surface, item;
+} group_key;
+
+static int group_key_cmp(const void *pa, const void *pb)
+{
+    const group_key *a = pa, *b = pb;
+    if (a->surface != b->surface)
+        return a->surface < b->surface ? -1 : 1;
+    return a->item < b->item ? -1 : a->item > b->item;
+}
+
+/* Bridges the cage pieces of one surface piece (roots[0..k), their border edges border[bk[0..nb)]) into one,
+ * as plush__cage_bridge_pieces says; false when idx has no room left. */
+static bool bridge_group(const float (*pos)[3], const border_edge *border, const group_key *bk, size_t nb,
+                         const group_key *roots, size_t k, uint32_t *joined, uint32_t *size, unsigned *idx, size_t *n,
+                         size_t room)
+{
+    for (size_t sets = k; sets > 1; sets--) {
+        /* the smallest set of pieces joined so far */
+        uint32_t mine = UINT32_MAX;
+        for (size_t i = 0; i < k; i++) {
+            uint32_t r = plush__uf_find(joined, roots[i].item);
+            if (mine == UINT32_MAX || size[r] < size[mine])
+                mine = r;
+        }
+        double best = INFINITY;
+        size_t bp = 0, bq = 0;
+        bool bcross = false;
+        for (size_t i = 0; i < nb; i++) {
+            const border_edge *p = &border[bk[i].item];
+            if (plush__uf_find(joined, p->piece) != mine)
+                continue;
+            for (size_t j = 0; j < nb; j++) {
+                const border_edge *q = &border[bk[j].item];
+                if (plush__uf_find(joined, q->piece) == mine)
+                    continue;
+                for (int crossed = 0; crossed < 2; crossed++) {
+                    double len = bridge_length(pos, p, q, crossed);
+                    if (len < best)
+                        best = len, bp = bk[i].item, bq = bk[j].item, bcross = crossed;
+                }
+            }
+        }
+        if (!(best < INFINITY))
+            return true; /* no border to bridge from (a closed piece): left as it is */
+        if (*n + 6 > room)
+            return false;
+        const border_edge *p = &border[bp], *q = &border[bq];
+        unsigned u0 = p->a, u1 = p->b, w0 = bcross ? q->a : q->b, w1 = bcross ? q->b : q->a;
+        /* the quad u1 -> u0 -> w0 -> w1 (wound against the piece's face along u0 -> u1), split along its shorter
+         * diagonal */
+        unsigned t1[3], t2[3];
+        if (dist2(pos[u1], pos[w0]) <= dist2(pos[u0], pos[w1])) {
+            t1[0] = u1, t1[1] = u0, t1[2] = w0, t2[0] = u1, t2[1] = w0, t2[2] = w1;
+        } else {
+            t1[0] = u1, t1[1] = u0, t1[2] = w1, t2[0] = u0, t2[1] = w0, t2[2] = w1;
+        }
+        uint32_t other = plush__uf_find(joined, q->piece), total = size[mine] + size[other];
+        /* a pair whose quad has no usable frame (its nearest edges meet end to end) joins the sets unbridged
+         * rather than be tried again */
+        if (u0 != w0 && u1 != w1 && well_shaped(pos, t1[0], t1[1], t1[2]) && well_shaped(pos, t2[0], t2[1], t2[2])) {
+            memcpy(idx + *n, t1, sizeof t1);
+            memcpy(idx + *n + 3, t2, sizeof t2);
+            *n += 6;
+        }
+        plush__uf_union(joined, mine, other);
+        size[plush__uf_find(joined, mine)] = total;
+    }
+    return true;
+}
+
+bool plush__cage_bridge_pieces(const plush_cage_mesh *src, unsigned *idx, size_t *n, size_t room)
+{
+    size_t faces = *n / 3, nv = src->vertex_count;
+    const float(*pos)[3] = (const float(*)[3])src->positions;
+    uint32_t *surface = malloc((nv ? nv : 1) * sizeof *surface), *parent = malloc((faces ? faces : 1) * sizeof *parent);
+    edge_face *e = malloc((faces ? 3 * faces : 1) * sizeof *e);
+    border_edge *border = malloc((faces ? 3 * faces : 1) * sizeof *border);
+    group_key *bk = malloc((faces ? 3 * faces : 1) * sizeof *bk), *roots = malloc((faces ? faces : 1) * sizeof *roots);
+    uint32_t *joined = malloc((faces ? faces : 1) * sizeof *joined), *size = calloc(faces ? faces : 1, sizeof *size);
+    bool ok = surface && parent && e && border && bk && roots && joined && size;
+    if (!ok || faces == 0)
+        goto done;
+    /* the source surface's pieces (faces joined by vertices: the weld has joined positions) */
+    plush__uf_init(surface, nv);
+    for (size_t t = 0; t < src->triangle_count; t++)
+        for (int k = 0; k < 2; k++)
+            plush__uf_union(surface, src->triangles[t][k], src->triangles[t][k + 1]);
+    edge_pieces(idx, faces, e, parent);
+    size_t nb = 0, nr = 0;
+    for (size_t i = 0; i < 3 * faces; i++) {
+        bool single = (i == 0 || e[i - 1].a != e[i].a || e[i - 1].b != e[i].b) &&
+                      (i + 1 == 3 * faces || e[i + 1].a != e[i].a || e[i + 1].b != e[i].b);
+        if (!single)
+            continue;
+        bool forward;
+        third(idx, e[i].face, e[i].a, e[i].b, &forward);
+        border[nb] = (border_edge){forward ? e[i].a : e[i].b, forward ? e[i].b : e[i].a,
+                                   plush__uf_find(parent, e[i].face)};
+        bk[nb] = (group_key){plush__uf_find(surface, e[i].a), (uint32_t)nb};
+        nb++;
+    }
+    for (size_t f = 0; f < faces; f++) {
+        uint32_t r = plush__uf_find(parent, (uint32_t)f);
+        size[r]++;
+        if (r == f)
+            roots[nr++] = (group_key){plush__uf_find(surface, idx[3 * f]), r};
+    }
+    qsort(bk, nb, sizeof *bk, group_key_cmp);
+    qsort(roots, nr, sizeof *roots, group_key_cmp);
+    plush__uf_init(joined, faces);
+    /* each surface piece cut into 2 .. PLUSH_CAGE_PIECE_FLOOR cage pieces (more is no strand cut apart but a
+     * surface the simplifier could not follow -- a soup of triangles -- and is left as it is) */
+    for (size_t r = 0, b = 0; ok && r < nr;) {
+        size_t r_end = r, b_start;
+        while (r_end < nr && roots[r_end].surface == roots[r].surface)
+            r_end++;
+        while (b < nb && bk[b].surface < roots[r].surface)
+            b++;
+        b_start = b;
+        while (b < nb && bk[b].surface == roots[r].surface)
+            b++;
+        if (r_end - r > 1 && r_end - r <= PLUSH_CAGE_PIECE_FLOOR)
+            ok = bridge_group(pos, border, bk + b_start, b - b_start, roots + r, r_end - r, joined, size, idx, n, room);
+        r = r_end;
+    }
+    ok = true; /* out of room: the pieces bridged so far stay, the others as they were */
+done:
+    free(surface), free(parent), free(e), free(border), free(bk), free(roots), free(joined), free(size);
+    return ok;
+}
+
 /* The ladder: each step starts from the best result so far and runs only while it is above the limit. */
 static size_t run_ladder(const plush__meshopt *mo, const plush_cage_mesh *src, size_t n, size_t target, size_t limit,
                          bool sloppy, unsigned *idx, unsigned *tmp, plush_cage_result *res)
@@ -409,7 +726,7 @@ static size_t run_ladder(const plush__meshopt *mo, const plush_cage_mesh *src, s
     float scale = mo->meshopt_simplifyScale(pos, src->vertex_count, sizeof *src->positions);
     float err = 0;
     res->method = PLUSH_CAGE_COPY;
-    if (n / 3 <= target)
+    if (n / 3 <= limit) /* within the tolerance already: simplifying in batches could only undershoot */
         return n;
     static const unsigned flags[2] = {meshopt_SimplifyLockBorder, 0};
     for (int step = 0; step < 2 && n / 3 > limit; step++) {
@@ -570,7 +887,9 @@ static bool simplify_faces(const plush__meshopt *mo, const plush_cage_mesh *src,
             low = ask;
         size_t next = high ? low + (high - low) / 2
                            : (size_t)((double)ask * (double)target / (double)(m / 3 ? m / 3 : 1));
-        if (next <= low || (high && next >= high) || 3 * next >= source_n)
+        if (3 * next >= source_n) /* no more than the source has: the source itself (copied, slivers collapsed) */
+            next = source_n / 3;
+        if (next <= low || (high && next >= high) || next == ask)
             break;
         ask = next;
     }
@@ -583,18 +902,36 @@ static bool simplify_faces(const plush__meshopt *mo, const plush_cage_mesh *src,
     return ok;
 }
 
-/* The fewest triangles a separate piece of the surface keeps: a strip of four quads, so that a small strand
- * can bend and be pinned at its root by a minority of its nodes. Simplified with the rest, a piece of a few
- * dozen faces beside a large one keeps two or three triangles, and all but one of its nodes are its root. */
-#define PIECE_FLOOR 8
+/* The fewest triangles a separate piece of the surface keeps (PLUSH_CAGE_PIECE_FLOOR). Simplified with the
+ * rest, a piece of a few dozen faces beside a large one keeps two or three triangles, and all but one of its
+ * nodes are its root. */
+#define PIECE_FLOOR PLUSH_CAGE_PIECE_FLOOR
+
+/* raise_small_pieces marks a piece's slot taken with the top bit (slots are below SIZE_MAX / 2). */
+#define RAISE_TAKEN (~(SIZE_MAX >> 1))
+
+/* A piece that could be raised: its source faces and its root, the largest first (ties by root). */
+typedef struct raise_order {
+    size_t whole, piece;
+} raise_order;
+
+static int raise_order_cmp(const void *pa, const void *pb)
+{
+    const raise_order *a = pa, *b = pb;
+    if (a->whole != b->whole)
+        return a->whole > b->whole ? -1 : 1;
+    return a->piece < b->piece ? -1 : a->piece > b->piece;
+}
 
 /* Each separate piece of the source (faces joined by vertices; cleaned, cleaned_n indices) that the
  * simplified faces (idx, *n) keep with fewer than PIECE_FLOOR triangles, though it has more, is simplified
- * again alone toward PIECE_FLOOR and its faces replaced (a piece dropped as a speck stays dropped). idx has
- * room for twice cleaned_n. false when out of memory. */
+ * again alone toward PIECE_FLOOR and its faces replaced (a piece dropped as a speck stays dropped), while the
+ * cage stays within limit triangles (the caller's: 20% over the target, the bar a cage is held to): a surface of hundreds of separate pieces (a hair of closed strands) at
+ * PIECE_FLOOR each would be several times the target asked for, so the pieces raised are those the limit
+ * leaves room for, the largest first. idx has room for twice cleaned_n. false when out of memory. */
 static bool raise_small_pieces(const plush__meshopt *mo, const plush_cage_mesh *src, const unsigned *cleaned,
-                               size_t cleaned_n, float tolerance, bool sloppy, unsigned *idx, size_t *n,
-                               unsigned *tmp, plush_diag *diag)
+                               size_t cleaned_n, size_t limit, float tolerance, bool sloppy, unsigned *idx,
+                               size_t *n, unsigned *tmp, plush_diag *diag)
 {
     size_t nv = src->vertex_count, faces = cleaned_n / 3;
     uint32_t *parent = malloc((nv ? nv : 1) * sizeof *parent);
@@ -604,7 +941,8 @@ static bool raise_small_pieces(const plush__meshopt *mo, const plush_cage_mesh *
     size_t *at = malloc((nv ? nv : 1) * sizeof *at), *got = calloc(nv ? nv : 1, sizeof *got);
     /* each raised piece's source faces, then its new ones, in a slot of twice its source (joins add faces) */
     unsigned *repl = malloc((cleaned_n ? 2 * cleaned_n : 1) * sizeof *repl);
-    bool ok = parent && have && whole && at && got && repl;
+    raise_order *order = malloc((nv ? nv : 1) * sizeof *order);
+    bool ok = parent && have && whole && at && got && repl && order;
     if (!ok)
         goto done;
     plush__uf_init(parent, nv);
@@ -630,6 +968,7 @@ static bool raise_small_pieces(const plush__meshopt *mo, const plush_cage_mesh *
             memcpy(repl + at[r] + 3 * got[r], cleaned + 3 * f, 3 * sizeof *repl), got[r]++;
     }
     bool any = false;
+    size_t room = limit > *n / 3 ? limit - *n / 3 : 0;
     for (size_t r = 0; ok && r < nv; r++) {
         if (at[r] == SIZE_MAX)
             continue;
@@ -638,7 +977,19 @@ static bool raise_small_pieces(const plush__meshopt *mo, const plush_cage_mesh *
         ok = simplify_faces(mo, src, repl + at[r], 3 * whole[r], PIECE_FLOOR, tolerance, sloppy, tmp, &m, &ignored,
                             diag);
         got[r] = ok && m / 3 > have[r] ? m : 0; /* 0: the piece keeps what it had */
-        any |= got[r] > 0;
+    }
+    /* the raises the limit has room for, the largest source pieces first */
+    size_t raised = 0;
+    for (size_t r = 0; ok && r < nv; r++)
+        if (at[r] != SIZE_MAX && got[r] > 0)
+            order[raised++] = (raise_order){whole[r], r};
+    qsort(order, raised, sizeof *order, raise_order_cmp);
+    for (size_t i = 0; ok && i < raised; i++) {
+        size_t r = order[i].piece, add = got[r] / 3 - have[r];
+        if (add <= room)
+            room -= add, at[r] |= RAISE_TAKEN, any = true;
+        else
+            got[r] = 0;
     }
     if (!ok || !any)
         goto done;
@@ -652,10 +1003,10 @@ static bool raise_small_pieces(const plush__meshopt *mo, const plush_cage_mesh *
     }
     for (size_t r = 0; r < nv; r++)
         if (at[r] != SIZE_MAX && got[r] > 0 && kept + got[r] <= 2 * cleaned_n)
-            memcpy(idx + kept, repl + at[r], got[r] * sizeof *idx), kept += got[r];
+            memcpy(idx + kept, repl + (at[r] & ~RAISE_TAKEN), got[r] * sizeof *idx), kept += got[r];
     *n = kept;
 done:
-    free(parent), free(have), free(whole), free(at), free(got), free(repl);
+    free(parent), free(have), free(whole), free(at), free(got), free(repl), free(order);
     return ok;
 }
 
@@ -699,7 +1050,7 @@ plush_status plush_cage_simplify_ladder(const plush_cage_mesh *src, const plush_
     }
     memcpy(cleaned, idx, n * sizeof *idx);
     ok = simplify_faces(mo, src, idx, n, target, tolerance, sloppy, tmp, &n, result, diag) &&
-         raise_small_pieces(mo, src, cleaned, cleaned_n, tolerance, sloppy, idx, &n, tmp, diag);
+         raise_small_pieces(mo, src, cleaned, cleaned_n, target + target / 5, tolerance, sloppy, idx, &n, tmp, diag);
     /* a raised piece's short edges were measured against its own small mean: once more against the cage's
      * (a strand's tip in a piece of seven nodes kept an edge 0.015 long beside a mean of 1.2, whose every
      * hundredth of movement read as a cage strain above 2) */
@@ -707,6 +1058,12 @@ plush_status plush_cage_simplify_ladder(const plush_cage_mesh *src, const plush_
         collapse_short_edges((const float(*)[3])src->positions, src->vertex_count, idx, n, &ok);
     if (ok)
         n = clean_faces(idx, n, diag, &ok);
+    /* the caps flipped and cut pieces bridged on a cage a run may take (one over PLUSH_CAGE_MAX_TRIANGLES is
+     * refused: a soup of random triangles took three times as long with them) */
+    if (ok && n / 3 <= PLUSH_CAGE_MAX_TRIANGLES)
+        ok = flip_caps((const float(*)[3])src->positions, src->vertex_count, idx, n);
+    if (ok && n / 3 <= PLUSH_CAGE_MAX_TRIANGLES)
+        ok = plush__cage_bridge_pieces(src, idx, &n, 2 * 3 * src->triangle_count);
     free(cleaned);
     if (!ok) {
         st = plush__no_memory(diag);

@@ -11,11 +11,14 @@
 
 #include "plush/plush.h"
 #include "plush/sys/core.h"
+#include "plush/sys/proxy.h"
 #include "plush/sys/scene.h"
 #include "support/cli_run.h"
 #include "support/mesh_fixture.h"
+#include "support/pmx_fixture.h"
 #include "support/shared_data.h"
 #include "support/toy_fixture.h"
+#include "proxy/cage_internal.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -125,6 +128,58 @@ static void test_details_near_the_cage_bound(void **state)
     for (size_t i = 0; i < details.count; i++)
         assert_true(details.positions[i][1] < -N - 4.9f); /* the clip's */
     plush_arena_free(&arena);
+    plush_pmx_free(m);
+}
+
+/* Appends src to dst, each position scaled by s then moved by t. */
+static void append_mesh(mesh_fx *dst, const mesh_fx *src, const float s[3], const float t[3])
+{
+    uint32_t first = (uint32_t)dst->vertex_count;
+    dst->positions = realloc(dst->positions, (dst->vertex_count + src->vertex_count) * sizeof *dst->positions);
+    dst->indices = realloc(dst->indices, (dst->index_count + src->index_count) * sizeof *dst->indices);
+    assert_non_null(dst->positions);
+    assert_non_null(dst->indices);
+    for (size_t v = 0; v < src->vertex_count; v++)
+        for (int k = 0; k < 3; k++)
+            dst->positions[dst->vertex_count + v][k] = src->positions[v][k] * s[k] + t[k];
+    for (size_t i = 0; i < src->index_count; i++)
+        dst->indices[dst->index_count + i] = first + src->indices[i];
+    dst->vertex_count += src->vertex_count, dst->index_count += src->index_count;
+}
+
+/* A material of many closed pieces -- 240 strands, each a closed spindle of 64 faces, hanging round a head
+ * under an open scalp -- caged at 100 and 300 triangles: within 20% of each (each strand kept whole at the
+ * fewest triangles a piece keeps would be several times the target). */
+static void test_many_closed_pieces_on_target(void **state)
+{
+    (void)state;
+    mesh_fx hair = {0}, strand = mesh_fx_uv_sphere(1.0f, 6, 6), scalp = mesh_fx_grid(12, 6.0f);
+    append_mesh(&hair, &scalp, (const float[3]){1, 1, 1}, (const float[3]){0, 12.5f, 0});
+    enum { STRANDS = 240 };
+    for (int i = 0; i < STRANDS; i++) {
+        double a = 2 * M_PI * (i % 60) / 60.0, r = 2.6 + 0.12 * (i / 60);
+        append_mesh(&hair, &strand, (const float[3]){0.1f, 1.2f, 0.1f},
+                    (const float[3]){(float)(r * cos(a)), 11.0f - 0.3f * (float)(i / 60), (float)(r * sin(a))});
+    }
+    plush_pmx_model *m = mesh_fx_model(2);
+    mesh_fx_add_material(m, "hair", &hair, 1);
+    mesh_fx_free(&hair), mesh_fx_free(&strand), mesh_fx_free(&scalp);
+    const char *const names[] = {"hair"};
+    for (size_t target = 100; target <= 300; target += 200) {
+        plush_arena arena = {0};
+        plush_diag d;
+        plush_diag_reset(&d);
+        plush_cage_mesh cage;
+        plush_cage_result made;
+        assert_int_equal(plush_attach_make_cage(m, names, 1, target, &arena, &cage, &made, NULL, &d), PLUSH_OK);
+        plush_cage_topology topo;
+        assert_int_equal(plush_cage_check(&cage, &topo, &d), PLUSH_OK);
+        print_message("      %d strands and a scalp, target %zu: %zu triangles in %zu pieces%s\n", STRANDS, target,
+                      cage.triangle_count, topo.pieces, made.wrapped ? " (one wrap)" : "");
+        assert_true(5 * cage.triangle_count >= 4 * target && 5 * cage.triangle_count <= 6 * target);
+        assert_true(topo.pieces * PLUSH_CAGE_PIECE_FLOOR <= cage.triangle_count); /* pieces a pin can hold */
+        plush_arena_free(&arena);
+    }
     plush_pmx_free(m);
 }
 
@@ -364,6 +419,171 @@ static size_t expect_plush_surface(const char *out, const char *what)
     return rows;
 }
 
+/* The stress motion on the toy's root: two turns about y at 720 degrees a second (keys every 3 frames, 72
+ * degrees apart), then a jump (up 3 units in 8 frames) and a landing (down in 6), held to frame 70 (71 frames). */
+static plush_vmd_motion *stress_motion(void)
+{
+    plush_vmd_motion *v = plush_vmd_create();
+    assert_non_null(v);
+    enum { KEYS = 11 + 3 + 1 };
+    v->bone_keys = plush_arena_array(plush_vmd_arena(v), KEYS, sizeof *v->bone_keys);
+    assert_non_null(v->bone_keys);
+    v->bone_key_count = 0;
+    for (int k = 0; k < KEYS; k++) {
+        plush_vmd_bone_key *key = &v->bone_keys[v->bone_key_count++];
+        memset(key, 0, sizeof *key);
+        key->name = (plush_str){.s = "root", .len = 4};
+        uint32_t frame = k <= 10 ? (uint32_t)(3 * k) : k == 11 ? 38 : k == 12 ? 44 : k == 13 ? 50 : 70;
+        key->frame = frame;
+        double a = k <= 10 ? 72.0 * k * M_PI / 180.0 : 0; /* 720 degrees by frame 30: back where it began */
+        key->rotation[1] = (float)sin(a / 2), key->rotation[3] = (float)cos(a / 2);
+        key->translation[1] = k == 11 ? 3.0f : 0.0f;
+        pmx_fx_linear_curves(key->interpolation);
+    }
+    return v;
+}
+
+/* A ribbon hanging behind the toy from its head to below its body (2 x ROWS quads), its upper rows weighted to
+ * the head (held), its lower rows to the body (moved by the body's rigid body: a physics bone's chain). */
+enum { RIBBON_ROWS = 28 };
+static mesh_fx ribbon(void)
+{
+    mesh_fx r = {.vertex_count = 2 * (RIBBON_ROWS + 1), .index_count = 6 * RIBBON_ROWS};
+    r.positions = malloc(r.vertex_count * sizeof *r.positions);
+    r.indices = malloc(r.index_count * sizeof *r.indices);
+    assert_non_null(r.positions);
+    assert_non_null(r.indices);
+    for (uint32_t y = 0; y <= RIBBON_ROWS; y++)
+        for (uint32_t x = 0; x < 2; x++) {
+            float *p = r.positions[2 * y + x];
+            p[0] = 0.5f * (float)x - 0.25f, p[1] = 10.5f - 0.25f * (float)y, p[2] = 1.8f;
+        }
+    for (uint32_t y = 0, i = 0; y < RIBBON_ROWS; y++) {
+        uint32_t a = 2 * y, b = a + 1, c = a + 2, d = a + 3;
+        uint32_t f[6] = {a, c, d, a, d, b};
+        for (int k = 0; k < 6; k++)
+            r.indices[i++] = f[k];
+    }
+    return r;
+}
+
+/* Runs the toy with the ribbon and its cage (the ribbon's faces in rows `keep`) attached with automatic pins,
+ * bridged first when `bridge`, through the stress motion; the largest stretch of the ribbon's detailed edges
+ * (surface_strain_max, and across cage pieces crossing_stretch_max: 1 when none crosses) over the frames, and
+ * the cage's pieces. */
+static void run_ribbon(bool bridge, size_t *pieces, double *surface, double *crossing)
+{
+    plush_pmx_model *m = toy_fx_model(), *out = NULL;
+    mesh_fx rb = ribbon();
+    size_t mat = mesh_fx_add_material(m, "strand", &rb, 1);
+    /* the lower rows on the body bone */
+    size_t first = m->vertex_count - rb.vertex_count;
+    for (size_t v = first; v < m->vertex_count; v++)
+        if (m->vertices[v].position[1] < TOY_FX_NECK_Y)
+            m->vertices[v].bones[0] = 2;
+    (void)mat;
+    /* the cage: the ribbon's faces but those of rows 12..15 (a strand whose middle the simplifier thinned
+     * away), on the ribbon's own positions */
+    uint32_t tri[2 * RIBBON_ROWS][3];
+    unsigned idx[2 * 3 * 2 * RIBBON_ROWS + 6];
+    size_t n = 0;
+    for (uint32_t f = 0; f < 2 * RIBBON_ROWS; f++) {
+        for (int k = 0; k < 3; k++)
+            tri[f][k] = rb.indices[3 * f + (uint32_t)k];
+        uint32_t row = f / 2;
+        if (row < 12 || row >= 16)
+            for (int k = 0; k < 3; k++)
+                idx[n++] = tri[f][k];
+    }
+    plush_cage_mesh skin = {.vertex_count = rb.vertex_count, .positions = rb.positions, .triangle_count = 2 * RIBBON_ROWS,
+                            .triangles = tri};
+    if (bridge)
+        assert_true(plush__cage_bridge_pieces(&skin, idx, &n, sizeof idx / sizeof idx[0]));
+    /* the cage keeps the vertices its faces use */
+    int32_t remap[2 * (RIBBON_ROWS + 1)];
+    float pos[2 * (RIBBON_ROWS + 1)][3];
+    uint32_t faces[2 * RIBBON_ROWS + 2][3];
+    size_t nv = 0;
+    for (size_t v = 0; v < rb.vertex_count; v++)
+        remap[v] = -1;
+    for (size_t i = 0; i < n; i++)
+        if (remap[idx[i]] < 0) {
+            memcpy(pos[nv], rb.positions[idx[i]], sizeof pos[nv]);
+            remap[idx[i]] = (int32_t)nv++;
+        }
+    for (size_t i = 0; i < n; i++)
+        faces[i / 3][i % 3] = (uint32_t)remap[idx[i]];
+    plush_cage_mesh cage = {.vertex_count = nv, .positions = pos, .triangle_count = n / 3, .triangles = faces};
+    const char *const mats[] = {"strand"};
+    plush_attach_options o = {.cage = &cage, .auto_mask = true, .auto_pins = true, .require_hold = true,
+                              .materials = mats, .material_count = 1};
+    plush_attach_result r;
+    plush_diag d;
+    plush_diag_reset(&d);
+    assert_int_equal(plush_attach(m, &o, &out, &r, &d), PLUSH_OK);
+    *pieces = r.pieces;
+    char model[300], motion[300], dir[300];
+    cli_tmp_path(model, sizeof model, bridge ? "ribbon1.pmx" : "ribbon2.pmx");
+    cli_tmp_path(motion, sizeof motion, "stress.vmd");
+    cli_tmp_path(dir, sizeof dir, bridge ? "ribbon1" : "ribbon2");
+    assert_int_equal(plush_pmx_write_file(out, &(plush_pmx_write_options){.version = PLUSH_PMX_WRITE_21}, model, &d),
+                     PLUSH_OK);
+    plush_vmd_motion *v = stress_motion();
+    assert_int_equal(plush_vmd_write_file(v, NULL, motion, &d), PLUSH_OK);
+    plush_vmd_free(v);
+    plush_pmx_free(out);
+    plush_pmx_free(m);
+    mesh_fx_free(&rb);
+    cli_result res;
+    CLI_RUN(&res, "run", model, "--materials", "strand", "--motion", motion, "--export", "quality", "-o", dir);
+    cli_expect_code(&res, 0);
+    assert_null(strstr(res.out, "blow-ups"));
+    cli_result_free(&res);
+    char csv_path[400];
+    snprintf(csv_path, sizeof csv_path, "%s/quality.csv", dir);
+    size_t len, rows, rows2 = 0;
+    char *text = cli_read_all(csv_path, &len);
+    assert_non_null(text);
+    *surface = worst(text, "surface_strain_max", &rows);
+    /* the crossing column, empty where no edge crosses */
+    int c = cli_csv_column(text, "crossing_stretch_max");
+    assert_true(c >= 0);
+    *crossing = 1;
+    for (const char *line = strchr(text, '\n'); line && line[1]; line = strchr(line + 1, '\n'), rows2++) {
+        const char *p = line + 1;
+        for (int k = 0; k < c && p; k++)
+            p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL;
+        assert_non_null(p);
+        if (*p != '\n' && *p != ',')
+            *crossing = fmax(*crossing, strtod(p, NULL));
+    }
+    assert_int_equal(rows, 71); /* frames 0 .. 70 */
+    assert_int_equal(rows2, 71);
+    free(text);
+}
+
+/* One surface, one cage: a strand whose cage came in two pieces -- the upper one hung from the head and left
+ * to plush, the lower one on the body's physics bone, pinned to its chain -- through a 720 degree-a-second spin,
+ * a jump and a landing. Bridged into one piece (as plush's cages are, plush__cage_bridge_pieces), every detailed
+ * edge of the strand stays within 1.5x of its rest length at every frame, those that crossed between the pieces
+ * with them; the two pieces as they were are run too, and their crossing edges' stretch printed beside it. */
+static void test_two_piece_strand_stress(void **state)
+{
+    (void)state;
+    size_t pieces[2];
+    double surface[2], crossing[2];
+    run_ribbon(false, &pieces[0], &surface[0], &crossing[0]);
+    run_ribbon(true, &pieces[1], &surface[1], &crossing[1]);
+    print_message("      two-piece strand through a spin and a jump: as two pieces, edges across them stretched at most "
+                  "%.3fx (every edge %.3fx); bridged into %zu piece, every edge at most %.3fx\n",
+                  crossing[0], surface[0], pieces[1], surface[1]);
+    assert_int_equal(pieces[0], 2);
+    assert_true(crossing[0] > 1); /* the edges across the two pieces were measured */
+    assert_int_equal(pieces[1], 1);
+    assert_true(crossing[1] == 1); /* none crosses */
+    assert_true(surface[1] <= 1.5);
+}
+
 /* The one command on the toy: plush run --cage makes, pins and runs the cage, 300 frames hung by the head
  * and swung; the model file is untouched. */
 static void test_toy_run(void **state)
@@ -561,10 +781,12 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_details_near_the_cage_bound),
         cmocka_unit_test(test_toy_auto_pins),
+        cmocka_unit_test(test_many_closed_pieces_on_target),
         cmocka_unit_test(test_standing_tuft_pins),
         cmocka_unit_test(test_mostly_pinned_warnings),
         cmocka_unit_test(test_weightless_piece_is_pinned),
         cmocka_unit_test(test_toy_run),
+        cmocka_unit_test(test_two_piece_strand_stress),
         cmocka_unit_test(test_demo_quality),
         cmocka_unit_test(test_alicia_hair_auto_pins),
     };

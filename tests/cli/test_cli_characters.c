@@ -6,7 +6,8 @@
  * (p99.9 strain <= 1.5, <= 0.5% of edges beyond 1.5x, crease p99 <= 30 degrees at every frame) are held
  * to it, and none of their pieces may be more than half pinned. The body figure is printed, and held to
  * the level reached with the push out of the body; the bar of 1% at every frame, held on the short dance
- * by every case but Luka's dress and trims, is not met on the long one (docs/measured.md). The cage's
+ * by every case but Luka's hair, dress and trims and sample_finish's hair, is not met on the long one
+ * (docs/measured.md). The cage's
  * p99.9 strain stays under 2 on every case (every link held to 1.5, pinned ones too). The full-length runs
  * are tools/soak.sh's. Skipped, visibly, without ../shared/data. */
 #include <setjmp.h>
@@ -55,8 +56,8 @@ static void test_characters_dance(void **state)
             print_message("      absent, not run: %s\n", characters_cases[i].model);
             continue;
         }
-        characters_run_case(&characters_cases[i], LONG_DANCE, FRAMES, (size_t)atoi(FRAMES), 0.005, true);
-        characters_run_case(&characters_cases[i], SHORT_DANCE, NULL, 25, 0.005, true); /* the short dance whole: 25 frames */
+        characters_run_case(&characters_cases[i], LONG_DANCE, FRAMES, (size_t)atoi(FRAMES), 0.005, false);
+        characters_run_case(&characters_cases[i], SHORT_DANCE, NULL, 25, 0.005, false); /* the short dance whole: 25 frames */
         ran++;
     }
     if (ran == 0)

@@ -13,6 +13,7 @@
 #include "plush/sys/scene.h"
 #include "support/pmx_fixture.h"
 #include "support/mesh_fixture.h"
+#include "proxy/cage_internal.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -505,6 +506,102 @@ static void test_simplify_joins_bow_ties(void **state)
     plush_arena_free(&arena);
 }
 
+/* A cap -- a vertex nearly on the edge opposite it, as the simplifier leaves along straight runs of vertices --
+ * turns its normal over at the smallest movement of that vertex (a cage read as folded back onto itself): the
+ * cage flips the cap's long edge to its neighbour's diagonal, keeping the faces, their winding and the
+ * vertices. Two caps in a flat sheet: afterwards no face has an angle over 150 degrees. */
+static void test_simplify_flips_caps(void **state)
+{
+    (void)state;
+    /* a, b along x; c 0.02 above the middle of a-b (a cap on a-b); d and e further out on both sides */
+    float pos[6][3] = {{0, 0, 0}, {2, 0, 0}, {1, 0.02f, 0}, {1, -1, 0}, {1, 1, 0}, {3, 0.5f, 0}};
+    uint32_t tri[5][3] = {{0, 1, 2}, {1, 0, 3}, {0, 2, 4}, {2, 1, 4}, {1, 5, 4}};
+    plush_cage_mesh skin = {.vertex_count = 6, .positions = pos, .triangle_count = 5, .triangles = tri};
+    plush_arena arena = {0};
+    plush_diag d = pmx_fx_diag();
+    plush_cage_mesh cage;
+    plush_cage_result res;
+    pmx_fx_ok(plush_cage_simplify(&skin, &(plush_cage_options){.target_triangles = 100}, &arena, &cage, &res, &d), &d);
+    assert_int_equal(cage.triangle_count, 5);
+    assert_int_equal(cage.vertex_count, 6);
+    plush_cage_topology topo;
+    pmx_fx_ok(plush_cage_check(&cage, &topo, &d), &d);
+    assert_int_equal(topo.misoriented_edges, 0);
+    assert_int_equal(topo.nonmanifold_edges, 0);
+    assert_int_equal(topo.pieces, 1);
+    for (size_t f = 0; f < cage.triangle_count; f++) {
+        double n = 0;
+        for (int k = 0; k < 3; k++) {
+            const float *p = cage.positions[cage.triangles[f][k]], *q = cage.positions[cage.triangles[f][(k + 1) % 3]],
+                        *r = cage.positions[cage.triangles[f][(k + 2) % 3]];
+            double u[3], w[3], uu = 0, ww = 0, uw = 0;
+            for (int i = 0; i < 3; i++)
+                u[i] = (double)q[i] - p[i], w[i] = (double)r[i] - p[i], uu += u[i] * u[i], ww += w[i] * w[i],
+                uw += u[i] * w[i];
+            double angle = acos(uw / sqrt(uu * ww)) * 180 / M_PI;
+            assert_true(angle < 150);
+        }
+        /* every face still faces +z, as the sheet did */
+        const float *a = cage.positions[cage.triangles[f][0]], *b = cage.positions[cage.triangles[f][1]],
+                    *c = cage.positions[cage.triangles[f][2]];
+        n = ((double)b[0] - a[0]) * ((double)c[1] - a[1]) - ((double)b[1] - a[1]) * ((double)c[0] - a[0]);
+        assert_true(n > 0);
+    }
+    plush_arena_free(&arena);
+}
+
+/* One surface, one cage piece: a ribbon of 12 quads whose simplified faces kept only its first four and last
+ * four (its middle thinned away: two cage pieces that would follow different things and stretch the strand
+ * between them into a wire) is bridged into one piece by a quad between the nearest border edges, wound as
+ * its neighbours; a second ribbon beside it, a surface piece of its own, stays apart. */
+static void test_bridge_split_strand(void **state)
+{
+    (void)state;
+    enum { QUADS = 12 };
+    float pos[2 * 2 * (QUADS + 1)][3];
+    uint32_t tri[2 * 2 * QUADS][3];
+    unsigned idx[2 * 3 * 2 * QUADS * 2];
+    size_t t = 0, n = 0;
+    for (int r = 0; r < 2; r++)
+        for (int y = 0; y <= QUADS; y++)
+            for (int x = 0; x < 2; x++) {
+                float *p = pos[r * 2 * (QUADS + 1) + 2 * y + x];
+                p[0] = (float)(x + 3 * r), p[1] = (float)-y, p[2] = 0.05f * (float)(y * y) / QUADS;
+            }
+    for (int r = 0; r < 2; r++)
+        for (int y = 0; y < QUADS; y++) {
+            uint32_t a = (uint32_t)(r * 2 * (QUADS + 1) + 2 * y), b = a + 1, c = a + 2, d = a + 3;
+            uint32_t f[2][3] = {{a, c, d}, {a, d, b}};
+            for (int k = 0; k < 2; k++) {
+                memcpy(tri[t++], f[k], sizeof f[k]);
+                if (r == 1 || y < 4 || y >= QUADS - 4) /* the first ribbon's middle is gone */
+                    for (int j = 0; j < 3; j++)
+                        idx[n++] = f[k][j];
+            }
+        }
+    plush_cage_mesh skin = {.vertex_count = 2 * 2 * (QUADS + 1), .positions = pos, .triangle_count = t,
+                            .triangles = tri};
+    size_t before = n;
+    assert_true(plush__cage_bridge_pieces(&skin, idx, &n, sizeof idx / sizeof idx[0]));
+    assert_int_equal(n, before + 6);
+    uint32_t out[sizeof idx / sizeof idx[0] / 3][3];
+    memcpy(out, idx, n * sizeof idx[0]);
+    plush_cage_mesh cage = {.vertex_count = skin.vertex_count, .positions = pos, .triangle_count = n / 3,
+                            .triangles = out};
+    plush_cage_topology topo;
+    plush_diag d = pmx_fx_diag();
+    pmx_fx_ok(plush_cage_check(&cage, &topo, &d), &d);
+    assert_int_equal(topo.pieces, 2); /* the bridged ribbon, and the other one */
+    assert_int_equal(topo.misoriented_edges, 0);
+    assert_int_equal(topo.nonmanifold_edges, 0);
+    /* the bridge spans the gap: its faces use vertices of both ends of the first ribbon */
+    bool top = false, bottom = false;
+    for (size_t f = before / 3; f < n / 3; f++)
+        for (int k = 0; k < 3; k++)
+            top |= pos[out[f][k]][1] == -4.0f, bottom |= pos[out[f][k]][1] == -(float)(QUADS - 4);
+    assert_true(top && bottom);
+}
+
 /* A small separate piece (a strip of 6 x 1 cells, 12 triangles, 3 units long) beside a large sheet (20 x 20
  * cells over 10 units): simplified together toward 40 triangles (below what the sheet's locked border
  * allows, so the border slides) the flat strip would keep two; it keeps at least eight, so that it can bend
@@ -827,6 +924,8 @@ int main(void)
         cmocka_unit_test(test_raised_strand_short_edges),
         cmocka_unit_test(test_simplify_joins_bow_ties),
         cmocka_unit_test(test_simplify_small_piece_floor),
+        cmocka_unit_test(test_bridge_split_strand),
+        cmocka_unit_test(test_simplify_flips_caps),
         cmocka_unit_test(test_wrap_two_spheres), cmocka_unit_test(test_wrap_deterministic),
         cmocka_unit_test(test_wrap_largest_cell_every_size), cmocka_unit_test(test_wrap_errors),    cmocka_unit_test(test_wrap_torus),
         cmocka_unit_test(test_wrap_bear),

@@ -484,10 +484,19 @@ static void test_thread_equals_inline(void **state)
         size_t len = strlen(ref.rows[f]);
         assert_true(strncmp(row, ref.rows[f], len) == 0);
         row += len;
-        char *end; /* the tear, which the old path does not measure: a distance */
+        char *end; /* the tear, which the old path does not measure: a distance; then over_bar and the
+                    * stretch across cage pieces (a flag, and a ratio or nothing) */
         double tear = strtod(row, &end);
         assert_true(end > row && *end == ',' && tear >= 0 && tear < 1e-3);
-        row = end;
+        row = end + 1;
+        long over = strtol(row, &end, 10);
+        assert_true(end > row && *end == ',' && (over == 0 || over == 1));
+        row = end + 1;
+        if (*row != ',') {
+            double stretch = strtod(row, &end);
+            assert_true(end > row && stretch >= 1);
+            row = end;
+        }
         char swing[64]; /* then the swings, which the old path does not measure: the scene's own figures */
         snprintf(swing, sizeof swing, ",%.6g,%.6g\n", ref.swing[f][0], ref.swing[f][1]);
         assert_true(strncmp(row, swing, strlen(swing)) == 0);

@@ -19,6 +19,7 @@ typedef struct character_case {
     double most_inside;    /* the body figure reached: the worst frame's share inside, at most (or the
                               author's skinning's worst plus one point, when that is more) */
     bool short_inside;     /* on the whole short dance at most 1% inside at every frame (the bar) */
+    bool unfolded;         /* its cage's crease p99 stays within 120 degrees at every frame (the bar's fold) */
 } character_case;
 
 extern const character_case characters_cases[];
@@ -31,9 +32,10 @@ double characters_max_of(const double *v, size_t n);
 /* One run of case c on dance (frames: --frames, or NULL for the whole motion; want: the rows it must write)
  * into the suite's temporary folder, held to the checks (characters.c says which); alive: the least mean
  * distance from bone skinning the part must keep (a dance moves it; a short motion that ends standing still
- * may not); hold_body: the body figure held to the case's level (else printed only). */
+ * may not); stress: a short hard motion (tools/stress/stress_motions.c), whose body figure and cage fold are
+ * printed, not held to the dances' level (docs/measured.md has them). */
 void characters_run_case(const character_case *c, const char *dance, const char *frames, size_t want,
-                         double alive_min, bool hold_body);
+                         double alive_min, bool stress);
 /* The short hard motions make writes beside the binary PLUSH_BIN names (tools/stress/stress_motions.c): its
  * path into out. */
 void characters_stress_motion(const char *name, char *out, size_t cap);

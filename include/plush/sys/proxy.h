@@ -21,6 +21,10 @@ float plush_proxy_point_triangle_distance(const float p[3], const float a[3], co
  * plane distance. Never below the exact distance (up to rounding). NaN for a triangle with a zero cross
  * product, as the original. */
 float plush_proxy_seed_distance(const float p[3], const float a[3], const float b[3], const float c[3]);
+/* The fewest triangles a separate piece of a cage keeps when the target leaves room (a strip of four quads:
+ * a small strand can bend and be pinned at its root by a minority of its nodes). */
+#define PLUSH_CAGE_PIECE_FLOOR 8
+
 /* A triangle's frame as plush/proxy.h defines it; false (out untouched) when the triangle is degenerate: a
  * non-finite coordinate, or zero area to float precision (the sine of the angle at p0 below 1e-6). */
 bool plush_proxy_triangle_frame(const float p0[3], const float p1[3], const float p2[3], float out[16]);
