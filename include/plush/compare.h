@@ -54,7 +54,7 @@ typedef struct plush_compare_surface {
     size_t vertex_count;          /* measured vertices: the ones the faces use */
     uint32_t *vertices;           /* increasing indices into the positions the metrics are given */
     size_t triangle_count;
-    uint32_t (*triangles)[3];     /* the faces, in the same numbering as vertices */
+    uint32_t (*triangles)[3];     /* the faces, by the model's vertex numbers (those vertices lists) */
     bool *triangle_closed;        /* per face: its piece is closed (the volume counts it) */
     size_t pieces, closed_pieces; /* edge-connected pieces after welding by position; closed ones */
     float diagonal;               /* bounding-box diagonal of the measured vertices at rest: the model's size */
@@ -198,6 +198,19 @@ typedef struct plush_compare_study_desc {
     bool seed;                             /* proxy runs bind and skin as the original method (plush run --original) */
     bool no_quarter;                       /* leave out the convergence run "direct/4"
                                             * (run last, paired with direct) */
+    const char *const *materials;          /* the part compared (plush run --materials): only these materials'
+                                            * vertices are bound, simulated by direct and measured, and the
+                                            * errors are a share of their size; NULL: every material no soft
+                                            * body owns */
+    size_t material_count;
+    const char *const *cage_materials;     /* with cage_triangles: the cages are made for these materials as
+                                            * plush run --cage makes one (automatic pins, pin_band); NULL:
+                                            * materials, or without them the visible surface around the
+                                            * model's soft body, its pins carried over */
+    size_t cage_material_count;
+    float pin_band;                        /* as plush_attach_options.pin_band (0: its default) */
+    const float (*left_out)[3];            /* rest positions left unbound (plush_scene_bound_options) */
+    size_t left_out_count;
 } plush_compare_study_desc;
 
 typedef struct plush_compare_study plush_compare_study;

@@ -49,9 +49,10 @@ plush_status plush__compare_quality_setup(plush_compare_study *s, plush_diag *di
                           : plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
     for (size_t v = 0; st == PLUSH_OK && v < s->model->vertex_count; v++)
         memcpy(rest[v], s->model->vertices[v].position, sizeof rest[v]);
+    /* the surface's faces name the model's vertices (a part's need not be its first ones) */
     for (size_t t = 0; st == PLUSH_OK && t < surf->triangle_count; t++)
         for (int k = 0; k < 3; k++)
-            tris[t][k] = surf->vertices[surf->triangles[t][k]];
+            tris[t][k] = surf->triangles[t][k];
     if (st == PLUSH_OK)
         st = plush_quality_create((const float(*)[3])rest, s->model->vertex_count, (const uint32_t(*)[3])tris,
                                   surf->triangle_count, &q->surface, diag);
