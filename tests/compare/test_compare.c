@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <dirent.h>
 
 
 /* ---- surface -------------------------------------------------------------------------------------- */
@@ -461,6 +462,22 @@ static void test_demo_bear(void **state)
     plush_pmx_free(m);
 }
 
+/* Removes a report directory the tests made, and the files in it (a study writes no folder). */
+static void remove_report(const char *dir)
+{
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    for (struct dirent *e; (e = readdir(d));) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        char p[600];
+        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+        assert_int_equal(unlink(p), 0);
+    }
+    closedir(d);
+    assert_int_equal(rmdir(dir), 0);
+}
+
 /* A part compared (plush compare --cage スカート): the skirt of a PmxTailor character with a cage made and
  * attached as plush run --cage makes it. Only the skirt is measured, its size is its own box, direct
  * simulates the skirt's faces alone, every generated cage lies around the skirt, and a target the skirt's
@@ -543,14 +560,69 @@ static void test_study_compares_a_part(void **state)
     plush_arena_free(&arena);
     plush_pmx_free(m);
     free(used);
-    const char *files[] = {"metrics.csv", "report.md", "error.png", "time.png", "quality.png", "error_by_size.png",
-                           "time_by_size.png", "frame_00000.png", "frame_00001.png"};
-    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
-        char p[600];
-        snprintf(p, sizeof p, "%s/%s", dir, files[i]);
-        unlink(p);
-    }
-    assert_int_equal(rmdir(dir), 0);
+    remove_report(dir);
+}
+
+/* The convergence sentence follows the per-frame figures, both ways, made here on the skirt's measured
+ * run: direct/4's distance from direct set to a tenth of the proxy's at every frame, the report says the
+ * reference converges and nothing of a limit; set to nine tenths at one frame, it does not, and the verdict
+ * is said to be limited by it. */
+static char *report_with_quarter(plush_compare_study *st, const double *share, const char *dir)
+{
+    size_t np = st->pair_count;
+    for (uint32_t f = 0; f < st->frames; f++)
+        st->series_pair[(size_t)f * np + st->quarter_pair] = share[f] * st->series_pair[(size_t)f * np];
+    char path[600];
+    snprintf(path, sizeof path, "%s/report.md", dir);
+    plush_diag d = pmx_fx_diag();
+    pmx_fx_ok(plush__compare_write_report(st, st->size, path, &d), &d);
+    size_t size = 0;
+    char *md = (char *)test_read_file(path, &size);
+    assert_non_null(md);
+    char *text = realloc(md, size + 1);
+    assert_non_null(text);
+    text[size] = '\0';
+    unlink(path);
+    return text;
+}
+
+static void test_convergence_sentence_follows_the_frames(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/plush_converge_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    plush_diag d = pmx_fx_diag();
+    plush_pmx_model *m = NULL;
+    pmx_fx_ok(plush_pmx_read_file(SKIRT_MODEL, NULL, &m, &d), &d);
+    const char *part[] = {"スカート"};
+    plush_arena arena = {0};
+    plush_attach_part cage;
+    pmx_fx_ok(plush_attach_part_make(m, part, 1, 0, NULL, 0, &arena, &cage, &d), &d);
+    enum { N = 3 };
+    plush_compare_study_desc desc = {.model = cage.model, .out_dir = dir, .frames = N, .materials = part,
+                                     .material_count = 1};
+    plush_compare_study *st = NULL;
+    pmx_fx_ok(plush_compare_study_create(&desc, &st, &d), &d);
+    assert_true(st->has_quarter);
+    for (uint32_t f = 0; f < N; f++)
+        pmx_fx_ok(plush_compare_study_step(st, f, &d), &d);
+    for (uint32_t f = 0; f < N; f++) /* the proxy lies some way from direct: a share of it means something */
+        assert_true(st->series_pair[(size_t)f * st->pair_count] > 0);
+    double tenth[N] = {0.1, 0.1, 0.1}, one_off[N] = {0.1, 0.9, 0.1};
+    char *md = report_with_quarter(st, tenth, dir);
+    assert_non_null(strstr(md, "**The reference converges**"));
+    assert_null(strstr(md, "limited by it"));
+    free(md);
+    md = report_with_quarter(st, one_off, dir);
+    assert_null(strstr(md, "converges"));
+    assert_non_null(strstr(md, "**The reference does not converge**: at 1 of the 3 frames"));
+    assert_non_null(strstr(md, "the verdict above is limited by it"));
+    free(md);
+    plush_compare_study_destroy(st);
+    plush_pmx_free(cage.model);
+    plush_arena_free(&arena);
+    plush_pmx_free(m);
+    remove_report(dir);
 }
 
 /* ---- plots (src/render/plot.c) ------------------------------------------------------------------- */
@@ -673,6 +745,7 @@ int main(void)
         cmocka_unit_test(test_study_frames_bounded),
         cmocka_unit_test(test_demo_bear),
         cmocka_unit_test(test_study_compares_a_part),
+        cmocka_unit_test(test_convergence_sentence_follows_the_frames),
         cmocka_unit_test(test_plot_draws_lines_ticks_and_legend),
         cmocka_unit_test(test_text),
     };
