@@ -202,10 +202,21 @@ static bool read_inputs(compare_inputs *s)
     return true;
 }
 
-static void print_summary(const compare_job *job, const plush_compare_study *st)
+static void print_summary(const compare_inputs *in, const plush_compare_study *st)
 {
+    const compare_job *job = in->job;
     const plush_compare *cmp = plush_compare_study_runs(st);
     cli_line("plush compare: %s, %u frames", job->model, plush_compare_study_frame_count(st));
+    if (job->cage) {
+        char names[200], note[320];
+        /* the materials by the model's names, whatever the user typed (cli_check_materials) */
+        cli_names_quoted(&in->cage.materials, names, sizeof names);
+        const plush_attach_part *c = &in->cage.part;
+        cli_line("  cage            %zu triangles for %s, %zu piece%s, %zu pinned nodes%s", c->cage.triangle_count,
+                 names, c->attached.pieces, c->attached.pieces == 1 ? "" : "s", c->attached.pinned,
+                 plush_attach_target_note(&c->made, in->cage.triangles ? in->cage.triangles : PLUSH_ATTACH_CAGE_TRIANGLES,
+                                          "a larger --cage target fits them", note, sizeof note));
+    }
     for (size_t r = 0; r < plush_compare_study_run_count(st); r++) {
         plush_compare_run_info info;
         plush_compare_get_run_info(cmp, r, &info);
@@ -287,7 +298,7 @@ static int simulate(const compare_inputs *in, cli_outdir *outdir, plush_compare_
     /* the report, CSV, plots and pictures appear together or not at all */
     if (!cli_outdir_commit(outdir))
         return CLI_FAILED;
-    print_summary(job, *st);
+    print_summary(in, *st);
     return CLI_OK;
 }
 

@@ -294,7 +294,15 @@ static void sweep_advice(const plush_compare_study *s, plush_buf *md, float size
         buf_printf(md, "; %zu triangles change the error by %+.0f%% for %.1f× the cost", rows[n - 1].triangles,
                    rows[pick].rms > 0 ? 100 * (rows[n - 1].rms / rows[pick].rms - 1) : 0.0,
                    rows[n - 1].ms / rows[pick].ms);
-    buf_printf(md, ".\n\n");
+    buf_printf(md, ".");
+    /* the convergence rule on the mean: a reference that moves by more than half the best error when its
+     * resolution changes cannot rank the sizes, whatever the table says */
+    if (floor_err > 0.5 * best)
+        buf_printf(md, " The advice is limited by the reference: direct on a quarter of the triangles lies %.4g "
+                       "units from direct on average, %.0f%% of the best size's error, so the sizes' differences "
+                       "are within what the reference's own resolution changes.",
+                   floor_err, best > 0 ? 100 * floor_err / best : 0.0);
+    buf_printf(md, "\n\n");
 }
 
 static void meaning(const plush_compare_study *s, const judgement *jp, plush_buf *md, float size)
