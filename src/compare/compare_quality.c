@@ -183,13 +183,13 @@ plush_status plush__compare_quality_plot(plush_compare_study *s, plush_diag *dia
             series[ns++] = (plush_plot_series){.name = run_name(s, r), .x = x, .y = ys + (r * 4 + (size_t)c) * n,
                                                .count = n, .colour = (int)r + 1};
         }
-        /* the cages after the runs, each in a colour of its own past the runs' (a run keeps its colour in every
-         * chart of the report) */
+        /* the cages after the runs, each in its run's colour dashed (a run keeps its colour in every chart of
+         * the report, and its cage goes with it) */
         for (size_t r = 0; c == 0 && r < nr; r++)
             if (q->cage[r] && run_available(s, r) && measured(ys + (r * 4 + 3) * n, n)) {
                 snprintf(names[r], sizeof names[r], "%s cage", run_name(s, r));
                 series[ns++] = (plush_plot_series){.name = names[r], .x = x, .y = ys + (r * 4 + 3) * n, .count = n,
-                                                   .colour = (int)(nr + r) + 1};
+                                                   .colour = (int)r + 1 + PLUSH_PLOT_COLOURS};
             }
         st = plush_image_create(900, 420, &chart[c], diag);
         if (st == PLUSH_OK)

@@ -684,6 +684,14 @@ static void test_plot_draws_lines_ticks_and_legend(void **state)
      * nothing of the line reaches its column */
     assert_true(swatch_x > im.width / 2);
     assert_int_equal(count_rgb(&im, swatch_x - 39, 0, im.width, im.height, green), 40 * 4);
+    /* past the palette a colour comes again dashed: the same green, on the same line, with gaps (about half
+     * the pixels), and a swatch dashed as well */
+    g[0].colour = 3 + PLUSH_PLOT_COLOURS;
+    pmx_fx_ok(plush_plot_draw(&(plush_plot){.series = g, .series_count = 1, .y_log = true}, &im, &d), &d);
+    size_t dashed = count_rgb(&im, 0, 0, im.width, im.height, green);
+    assert_true(dashed > ng / 4 && dashed < 3 * ng / 4);
+    assert_true(count_rgb(&im, swatch_x - 39, 0, im.width, im.height, green) < 40 * 4);
+    g[0].colour = 3;
     /* no data at all: still a chart, saying so */
     double nan3[3] = {NAN, NAN, NAN};
     s[0].y = nan3;
