@@ -18,7 +18,8 @@
  *
  * The runs are stepped in lockstep, one frame at a time, and measured as they go: nothing keeps a run's
  * frames, so memory does not grow with the frame count. What is measured is the model's visible surface
- * (plush_compare_surface): the vertices that the faces of materials no soft body owns use, compared by
+ * (plush_compare_surface): the vertices that the faces of materials no soft body owns use (only those
+ * desc.bind.bound names, when it names some: a part, which is then also all the runs bind), compared by
  * their index, so every run's model must hold the measured model's vertices first, in the same order
  * (plush_attach appends a cage after them, as it must).
  *
@@ -99,7 +100,8 @@ typedef struct plush_compare_pair {
 
 /* Zero fields mean the defaults. */
 typedef struct plush_compare_desc {
-    const plush_pmx_model *model;          /* the measured surface is its visible surface; must outlive */
+    const plush_pmx_model *model;          /* the measured surface is its visible surface (bind.bound's
+                                              materials when it names some); must outlive */
     const plush_vmd_motion *motion;        /* NULL: no motion */
     float fps;                             /* 0: 30 */
     plush_world_desc world;
