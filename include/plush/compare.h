@@ -18,7 +18,8 @@
  *
  * The runs are stepped in lockstep, one frame at a time, and measured as they go: nothing keeps a run's
  * frames, so memory does not grow with the frame count. What is measured is the model's visible surface
- * (plush_compare_surface): the vertices that the faces of materials no soft body owns use, compared by
+ * (plush_compare_surface): the vertices that the faces of materials no soft body owns use (only those
+ * desc.bind.bound names, when it names some: a part, which is then also all the runs bind), compared by
  * their index, so every run's model must hold the measured model's vertices first, in the same order
  * (plush_attach appends a cage after them, as it must).
  *
@@ -54,7 +55,7 @@ typedef struct plush_compare_surface {
     size_t vertex_count;          /* measured vertices: the ones the faces use */
     uint32_t *vertices;           /* increasing indices into the positions the metrics are given */
     size_t triangle_count;
-    uint32_t (*triangles)[3];     /* the faces, in the same numbering as vertices */
+    uint32_t (*triangles)[3];     /* the faces, by the model's vertex numbers (those vertices lists) */
     bool *triangle_closed;        /* per face: its piece is closed (the volume counts it) */
     size_t pieces, closed_pieces; /* edge-connected pieces after welding by position; closed ones */
     float diagonal;               /* bounding-box diagonal of the measured vertices at rest: the model's size */
@@ -99,7 +100,8 @@ typedef struct plush_compare_pair {
 
 /* Zero fields mean the defaults. */
 typedef struct plush_compare_desc {
-    const plush_pmx_model *model;          /* the measured surface is its visible surface; must outlive */
+    const plush_pmx_model *model;          /* the measured surface is its visible surface (bind.bound's
+                                              materials when it names some); must outlive */
     const plush_vmd_motion *motion;        /* NULL: no motion */
     float fps;                             /* 0: 30 */
     plush_world_desc world;
@@ -198,6 +200,19 @@ typedef struct plush_compare_study_desc {
     bool seed;                             /* proxy runs bind and skin as the original method (plush run --original) */
     bool no_quarter;                       /* leave out the convergence run "direct/4"
                                             * (run last, paired with direct) */
+    const char *const *materials;          /* the part compared (plush run --materials): only these materials'
+                                            * vertices are bound, simulated by direct and measured, and the
+                                            * errors are a share of their size; NULL: every material no soft
+                                            * body owns */
+    size_t material_count;
+    const char *const *cage_materials;     /* with cage_triangles: the cages are made for these materials as
+                                            * plush run --cage makes one (automatic pins, pin_band); NULL:
+                                            * materials, or without them the visible surface around the
+                                            * model's soft body, its pins carried over */
+    size_t cage_material_count;
+    float pin_band;                        /* as plush_attach_options.pin_band (0: its default) */
+    const float (*left_out)[3];            /* rest positions left unbound (plush_scene_bound_options) */
+    size_t left_out_count;
 } plush_compare_study_desc;
 
 typedef struct plush_compare_study plush_compare_study;

@@ -1,5 +1,6 @@
 /* The cage plush run --cage makes: plush proxy's steps with its defaults, chosen for the surface. */
 #include "plush/attach.h"
+#include "plush/sys/attach.h"
 #include "plush/scene_proxy.h"
 #include "plush/sys/core.h"
 #include "plush/sys/proxy.h"
@@ -252,4 +253,37 @@ plush_status plush_attach_make_cage(const plush_pmx_model *model, const char *co
     }
     free(piece_of), free(faces_of), free(small);
     return st;
+}
+
+plush_status plush_attach_part_make(const plush_pmx_model *model, const char *const *materials, size_t material_count,
+                                    size_t triangles, const plush_pmx_soft_body *soft, float pin_band,
+                                    plush_arena *arena, plush_attach_part *out, plush_diag *diag)
+{
+    memset(out, 0, sizeof *out);
+    plush_status st = plush_attach_make_cage(model, materials, material_count, triangles, arena, &out->cage,
+                                             &out->made, &out->details, diag);
+    if (st != PLUSH_OK)
+        return st;
+    plush_attach_options o = {.cage = &out->cage, .auto_mask = true, .auto_pins = true, .materials = materials,
+                              .material_count = material_count, .require_hold = true, .pin_band = pin_band};
+    if (soft)
+        o.soft = *soft;
+    return plush_attach(model, &o, &out->model, &out->attached, diag);
+}
+
+const char *plush_attach_target_note(const plush_cage_result *res, size_t target, const char *fix, char *buf,
+                                     size_t size)
+{
+    buf[0] = '\0';
+    if (target == 0 || (res->triangles * 5 >= target * 4 && res->triangles * 5 <= target * 6))
+        return buf;
+    if (res->source_triangles <= target)
+        snprintf(buf, size, "; the materials have only %zu faces (their layers counted once)", res->source_triangles);
+    else if (res->triangles < target)
+        snprintf(buf, size, "; under 80%% of the target: the simplifier collapses edges in batches and the "
+                 "slivers it leaves are collapsed after it; asked for more it went over the limit");
+    else
+        snprintf(buf, size, "; over 120%% of the target: the surface keeps its separate pieces and borders (%s)",
+                 fix);
+    return buf;
 }

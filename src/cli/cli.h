@@ -8,6 +8,7 @@
 
 #include "cli/json.h"
 #include "plush/plush.h"
+#include "plush/sys/attach.h"
 #include "plush/sys/core.h"
 
 #include <stdbool.h>
@@ -177,10 +178,23 @@ typedef struct cli_run_job {
 int cli_run(int argc, char **argv);
 int cli_demo(int argc, char **argv);
 int cli_run_execute(const cli_run_job *job);
-/* Why a cage is not within 20% of the target it was made for ("" when it is), for proxy and run --cage. */
-struct plush_cage_result;
-const char *cli_cage_target_note(const struct plush_cage_result *result, size_t target, const char *fix, char *buf,
-                                 size_t size);
+
+/* --cage MATERIAL,...[:TRIANGLES] of plush run and plush compare (cage.c). */
+typedef struct cli_cage {
+    cli_names materials;          /* the names as the model spells them (cli_check_materials) */
+    size_t triangles;             /* the count after the colon; 0 when none was given */
+    plush_arena arena;
+    plush_attach_part part;       /* the cage and the model with it attached */
+} cli_cage;
+/* The syntax: at least one name before the colon and, after it, a whole number of at least one triangle.
+ * A usage error otherwise, before any file is read. */
+int cli_cage_spec_check(const char *usage, const char *spec);
+/* The cage made for the spec's materials and attached (plush_attach_part_make with pin_band), into out
+ * (zeroed by the caller). One line on stderr and false when the model has a TriMesh soft body already, a
+ * name means no material, or the cage cannot be made or held. */
+bool cli_cage_attach(const char *usage, const plush_pmx_model *model, const char *path, const char *spec,
+                     float pin_band, cli_cage *out, plush_diag *diag);
+void cli_cage_free(cli_cage *cage);
 
 /* attach's per-piece lines (piece N: triangles, vertices, pins and the bones they follow), for run --cage too. */
 struct plush_attach_result;

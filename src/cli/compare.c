@@ -14,7 +14,8 @@
 
 static const char compare_usage[] =
     "usage: plush compare MODEL.pmx -o REPORTDIR [--motion M.vmd] [--frames N] [--proxy-triangles N1,N2,...]\n"
-    "                     [--fps 30] [--physics-hz 60] [--im2 OVERRIDES.im2] [--original]\n";
+    "                     [--cage MATERIAL,...[:N]] [--materials NAME,...] [--fps 30] [--physics-hz 60]\n"
+    "                     [--im2 OVERRIDES.im2] [--original]\n";
 
 static const char compare_help[] =
     "\n"
@@ -36,6 +37,13 @@ static const char compare_help[] =
     "                              the model's own soft body (same parameters; pins and anchors carried\n"
     "                              over by nearest node) and compare them too: error and time against\n"
     "                              proxy size\n"
+    "  --cage MATERIAL,...[:N]     compare a part: a cage of about N triangles (default 300) made for these\n"
+    "                              materials and attached as plush run --cage does (pins where the part\n"
+    "                              hangs); the proxy and direct simulate that part only, the rest of the\n"
+    "                              model follows its bones, errors are measured on the part and given as a\n"
+    "                              share of its size; --proxy-triangles then makes its cages for the part\n"
+    "  --materials NAME,...        the part bound, simulated and measured (default: --cage's materials, else\n"
+    "                              every material no soft body owns), named as plush run takes them\n"
     "  --fps F, --physics-hz H     as plush run (defaults 30 and 60)\n"
     "  --im2 OVERRIDES.im2         Influence Map overrides for the model's own proxy run\n"
     "  --original (or --seed)      the proxy runs bind and skin as the original method (nearest four\n"
@@ -52,10 +60,13 @@ static const char compare_help[] =
     "  error.png, time.png                plots over time\n"
     "  error_by_size.png, time_by_size.png  with --proxy-triangles: against the proxy's triangle count\n"
     "  frame_NNNNN.png  chosen frames side by side: bones | proxy | direct | proxy error as colours\n"
-    "The vertices measured are those of every material no soft body owns.\n";
+    "The vertices measured are those of the part (--cage, --materials), else of every material no soft body\n"
+    "owns.\n";
 
 typedef struct compare_job {
     const char *model, *motion, *out_dir, *overrides;
+    const char *cage;             /* --cage MATERIAL,...[:N] */
+    cli_names materials;          /* --materials */
     uint32_t frames;
     bool frames_set, seed;
     float fps, physics_hz;
@@ -94,7 +105,7 @@ static int compare_option(cli_args *args, const char *name, const char *inline_v
         return CLI_OK;
     }
     static const char *const valued[] = {"-o", "--output", "--motion", "--frames", "--fps", "--physics-hz",
-                                         "--proxy-triangles", "--im2"};
+                                         "--proxy-triangles", "--im2", "--cage", "--materials"};
     bool known = false;
     for (size_t i = 0; i < sizeof valued / sizeof *valued; i++)
         known |= strcmp(name, valued[i]) == 0;
@@ -111,6 +122,10 @@ static int compare_option(cli_args *args, const char *name, const char *inline_v
         job->motion = v;
     else if (strcmp(name, "--im2") == 0)
         job->overrides = v;
+    else if (strcmp(name, "--cage") == 0 && (rc = cli_cage_spec_check(compare_usage, v)) == CLI_OK)
+        job->cage = v;
+    else if (strcmp(name, "--materials") == 0)
+        rc = cli_names_add(&job->materials, v);
     else if (strcmp(name, "--frames") == 0) {
         uint64_t n = 0;
         if ((rc = cli_parse_count(compare_usage, name, v, 1, (uint64_t)PLUSH_SCENE_MAX_FRAME, &n)) == CLI_OK)
@@ -140,20 +155,33 @@ static int parse_compare(int argc, char **argv, compare_job *job, bool *help)
 }
 
 typedef struct compare_inputs {
-    const compare_job *job;
-    plush_pmx_model *model;
+    compare_job *job;
+    plush_pmx_model *model;       /* with --cage: the model with the cage attached */
+    plush_pmx_model *source;      /* with --cage: the model as read */
+    cli_cage cage;
     plush_vmd_motion *motion;
     plush_im2_map *overrides;
 } compare_inputs;
 
 static bool read_inputs(compare_inputs *s)
 {
-    const compare_job *job = s->job;
+    compare_job *job = s->job;
     plush_diag d;
     cli_diag_init(&d, job->model);
     if (!cli_regular_file(job->model, &d) || plush_pmx_read_file(job->model, NULL, &s->model, &d) != PLUSH_OK) {
         cli_report(&d);
         return false;
+    }
+    /* the part, as plush run takes it: names checked before anything is made, then the cage */
+    if (!cli_check_materials(s->model, job->model, &job->materials))
+        return false;
+    if (job->cage) {
+        if (!cli_cage_attach(compare_usage, s->model, job->model, job->cage, 0, &s->cage, &d))
+            return false;
+        cli_report_warnings(&d);
+        s->source = s->model;
+        s->model = s->cage.part.model;
+        s->cage.part.model = NULL; /* freed as s->model */
     }
     if (job->motion) {
         cli_diag_init(&d, job->motion);
@@ -174,10 +202,21 @@ static bool read_inputs(compare_inputs *s)
     return true;
 }
 
-static void print_summary(const compare_job *job, const plush_compare_study *st)
+static void print_summary(const compare_inputs *in, const plush_compare_study *st)
 {
+    const compare_job *job = in->job;
     const plush_compare *cmp = plush_compare_study_runs(st);
     cli_line("plush compare: %s, %u frames", job->model, plush_compare_study_frame_count(st));
+    if (job->cage) {
+        char names[200], note[320];
+        /* the materials by the model's names, whatever the user typed (cli_check_materials) */
+        cli_names_quoted(&in->cage.materials, names, sizeof names);
+        const plush_attach_part *c = &in->cage.part;
+        cli_line("  cage            %zu triangles for %s, %zu piece%s, %zu pinned nodes%s", c->cage.triangle_count,
+                 names, c->attached.pieces, c->attached.pieces == 1 ? "" : "s", c->attached.pinned,
+                 plush_attach_target_note(&c->made, in->cage.triangles ? in->cage.triangles : PLUSH_ATTACH_CAGE_TRIANGLES,
+                                          "a larger --cage target fits them", note, sizeof note));
+    }
     for (size_t r = 0; r < plush_compare_study_run_count(st); r++) {
         plush_compare_run_info info;
         plush_compare_get_run_info(cmp, r, &info);
@@ -195,9 +234,13 @@ static int simulate(const compare_inputs *in, cli_outdir *outdir, plush_compare_
     const compare_job *job = in->job;
     bool own_proxy = plush_compare_has_proxy(in->model);
     if (!own_proxy && job->triangle_count == 0) {
-        cli_message("%s: no TriMesh soft body — add one with `plush attach`", job->model);
+        cli_message("%s: no TriMesh soft body — add one with `plush attach`, or compare a part with a cage made for "
+                    "it: plush compare %s --cage MATERIAL[:TRIANGLES] -o %s",
+                    job->model, job->model, job->out_dir);
         return CLI_FAILED;
     }
+    /* a made cage's part is its materials unless --materials says otherwise (as plush run binds) */
+    const cli_names *part = job->materials.count || !job->cage ? &job->materials : &in->cage.materials;
     plush_diag d;
     cli_diag_init(&d, job->model);
     plush_compare_study_desc desc = {.model = in->model,
@@ -212,6 +255,12 @@ static int simulate(const compare_inputs *in, cli_outdir *outdir, plush_compare_
                                      .cage_triangles = job->triangles,
                                      .cage_count = job->triangle_count,
                                      .seed = job->seed,
+                                     .materials = (const char *const *)part->names,
+                                     .material_count = part->count,
+                                     .cage_materials = (const char *const *)in->cage.materials.names,
+                                     .cage_material_count = in->cage.materials.count,
+                                     .left_out = (const float(*)[3])in->cage.part.details.positions,
+                                     .left_out_count = in->cage.part.details.count,
                                      .out_dir = cli_outdir_stage(outdir)};
     if (plush_compare_study_create(&desc, st, &d) != PLUSH_OK) {
         cli_report_warnings(&d);
@@ -249,11 +298,11 @@ static int simulate(const compare_inputs *in, cli_outdir *outdir, plush_compare_
     /* the report, CSV, plots and pictures appear together or not at all */
     if (!cli_outdir_commit(outdir))
         return CLI_FAILED;
-    print_summary(job, *st);
+    print_summary(in, *st);
     return CLI_OK;
 }
 
-static int run_compare(const compare_job *job)
+static int run_compare(compare_job *job)
 {
     compare_inputs in = {.job = job};
     plush_compare_study *st = NULL;
@@ -269,6 +318,8 @@ static int run_compare(const compare_job *job)
     plush_im2_free(in.overrides);
     plush_vmd_free(in.motion);
     plush_pmx_free(in.model);
+    plush_pmx_free(in.source);
+    cli_cage_free(&in.cage);
     return rc;
 }
 
@@ -284,5 +335,6 @@ int cli_compare(int argc, char **argv)
         rc = run_compare(&job);
     }
     free(job.triangles);
+    cli_names_free(&job.materials);
     return rc;
 }

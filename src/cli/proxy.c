@@ -4,6 +4,7 @@
 #include "plush/cage.h"
 #include "plush/scene_proxy.h"
 #include "plush/obj.h"
+#include "plush/sys/attach.h"
 #include "plush/sys/core.h"
 #include "plush/sys/scene.h"
 
@@ -192,23 +193,6 @@ static const char *method_text(plush_cage_method m)
     }
 }
 
-const char *cli_cage_target_note(const plush_cage_result *res, size_t target, const char *fix, char *buf,
-                                 size_t size)
-{
-    buf[0] = '\0';
-    if (target == 0 || (res->triangles * 5 >= target * 4 && res->triangles * 5 <= target * 6))
-        return buf;
-    if (res->source_triangles <= target)
-        snprintf(buf, size, "; the materials have only %zu faces (their layers counted once)", res->source_triangles);
-    else if (res->triangles < target)
-        snprintf(buf, size, "; under 80%% of the target: the simplifier collapses edges in batches and the "
-                 "slivers it leaves are collapsed after it; asked for more it went over the limit");
-    else
-        snprintf(buf, size, "; over 120%% of the target: the surface keeps its separate pieces and borders (%s)",
-                 fix);
-    return buf;
-}
-
 static void report(const proxy_job *job, const plush_cage_mesh *skin, const plush_cage_result *res,
                    const plush_cage_topology *topo, float max, float mean)
 {
@@ -230,7 +214,7 @@ static void report(const proxy_job *job, const plush_cage_mesh *skin, const plus
         snprintf(off, sizeof off, "%+.0f%%, within 20%%",
                  100.0 * ((double)res->triangles - (double)job->triangles) / (double)job->triangles);
     info_line("triangles", "%zu (target %zu, %s%s)", res->triangles, job->triangles, off,
-              cli_cage_target_note(res, job->triangles, "a larger target, or --wrap, fits them", note,
+              plush_attach_target_note(res, job->triangles, "a larger target, or --wrap, fits them", note,
                                    sizeof note));
     if (res->wrapped)
         info_line("wrap", "%zu triangles on a grid of %g, %g out from the surface", res->wrap_triangles,

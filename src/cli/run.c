@@ -131,19 +131,6 @@ static void print_exports(void)
         printf("  %-9s %s\n", all[i]->name, all[i]->help);
 }
 
-/* "MATERIAL,...[:TRIANGLES]" as --cage takes it: at least one name before the colon and, after it, a whole
- * number of at least one triangle. A usage error otherwise, before any file is read. */
-static int check_cage_spec(const char *spec)
-{
-    const char *colon = strrchr(spec, ':');
-    if (colon == spec || !*spec)
-        return cli_usage_error(run_usage, "--cage needs at least one material: --cage NAME,...[:TRIANGLES]");
-    uint64_t t = 0;
-    if (colon && cli_parse_count(run_usage, "--cage", colon + 1, 1, UINT32_MAX / 3, &t) != CLI_OK)
-        return CLI_USAGE;
-    return CLI_OK;
-}
-
 static int run_option(cli_args *args, const char *name, const char *inline_value, cli_run_job *job)
 {
     bool *flag = strcmp(name, "--original") == 0 || strcmp(name, "--seed") == 0 ? &job->seed
@@ -177,7 +164,7 @@ static int run_option(cli_args *args, const char *name, const char *inline_value
         job->out_dir = v;
     else if (strcmp(name, "--motion") == 0)
         job->motion = v;
-    else if (strcmp(name, "--cage") == 0 && (rc = check_cage_spec(v)) == CLI_OK)
+    else if (strcmp(name, "--cage") == 0 && (rc = cli_cage_spec_check(run_usage, v)) == CLI_OK)
         job->cage = v;
     else if (strcmp(name, "--im2") == 0)
         job->overrides = v;
@@ -295,12 +282,7 @@ typedef struct run_state {
     plush_im2_map *overrides;
     plush_scene *scene;
     plush_pmx_model *source;      /* with --cage: the model as read (s->model is it with the cage attached) */
-    plush_arena cage_arena;
-    cli_names cage_materials;
-    size_t cage_triangles;        /* what --cage asked for (0: the default) */
-    plush_cage_mesh cage;
-    plush_cage_result cage_made;
-    plush_attach_result attached;
+    cli_cage made;                /* with --cage: the cage, its materials and the count asked (0: the default) */
     plush_scene_sink *sinks[RUN_MAX_SINKS];
     size_t sink_count;
     char *stem;
@@ -308,7 +290,6 @@ typedef struct run_state {
     cli_outdir outdir;            /* OUTDIR, locked; the sinks write into its staging folder */
     bool mesh_frames;             /* an obj or ply export is on */
     size_t *pulled;               /* per material: vertices bound as a layer of the named materials */
-    plush_attach_details details; /* the surface's pieces too small for the made cage */
 } run_state;
 
 static bool read_inputs(run_state *s, plush_diag *model_diag)
@@ -338,56 +319,14 @@ static bool read_inputs(run_state *s, plush_diag *model_diag)
     return true;
 }
 
-/* "MATERIAL,...[:TRIANGLES]" (its syntax checked with the options: check_cage_spec). */
-static bool parse_cage(run_state *s)
-{
-    const char *spec = s->job->cage, *colon = strrchr(spec, ':');
-    size_t n = colon ? (size_t)(colon - spec) : strlen(spec);
-    char *names = strndup(spec, n);
-    if (!names) {
-        fprintf(stderr, "plush: out of memory\n");
-        return false;
-    }
-    int rc = n == 0 ? cli_usage_error(run_usage, "--cage needs at least one material: --cage NAME,...[:TRIANGLES]")
-                    : cli_names_add(&s->cage_materials, names);
-    free(names);
-    if (rc != CLI_OK)
-        return false;
-    if (colon) {
-        uint64_t t = 0;
-        if (cli_parse_count(run_usage, "--cage", colon + 1, 1, UINT32_MAX / 3, &t) != CLI_OK)
-            return false;
-        s->cage_triangles = (size_t)t;
-    }
-    return true;
-}
-
 /* --cage: the cage made, attached with automatic pins in memory; s->model becomes the attached model. */
 static bool make_cage(run_state *s, plush_diag *model_diag)
 {
-    const cli_run_job *job = s->job;
-    for (size_t i = 0; i < s->model->soft_body_count; i++)
-        if (s->model->soft_bodies[i].shape == PLUSH_PMX_SOFT_TRIMESH) {
-            cli_message("%s: --cage makes a cage, and the model has a TriMesh soft body already: run it without "
-                        "--cage",
-                        job->model);
-            return false;
-        }
-    if (!parse_cage(s) || !cli_check_materials(s->model, job->model, &s->cage_materials))
+    if (!cli_cage_attach(run_usage, s->model, s->job->model, s->job->cage, s->job->pin_band, &s->made, model_diag))
         return false;
-    plush_attach_options o = {.cage = &s->cage, .auto_mask = true, .auto_pins = true,
-                              .materials = (const char *const *)s->cage_materials.names,
-                              .material_count = s->cage_materials.count, .require_hold = true,
-                              .pin_band = s->job->pin_band};
-    plush_pmx_model *out = NULL;
-    if (plush_attach_make_cage(s->model, o.materials, o.material_count, s->cage_triangles, &s->cage_arena, &s->cage,
-                               &s->cage_made, &s->details, model_diag) != PLUSH_OK ||
-        plush_attach(s->model, &o, &out, &s->attached, model_diag) != PLUSH_OK) {
-        cli_report(model_diag);
-        return false;
-    }
     s->source = s->model;
-    s->model = out;
+    s->model = s->made.part.model;
+    s->made.part.model = NULL; /* freed as s->model */
     return true;
 }
 
@@ -485,7 +424,7 @@ static const char *mode_name(plush_scene_mode mode)
  * triangles or more, half the cage missed it at fewer frames on 52, at none on 35, at more on 12). */
 static void coarser_cage_hint(const run_state *s)
 {
-    if (!s->source || s->cage.triangle_count < 100)
+    if (!s->source || s->made.part.cage.triangle_count < 100)
         return;
     uint64_t measured = 0, over = 0;
     for (size_t i = 0; i < s->sink_count && !measured; i++)
@@ -496,7 +435,7 @@ static void coarser_cage_hint(const run_state *s)
     int n = colon ? (int)(colon - spec) : (int)strlen(spec);
     cli_line("  hint            where the surface misses its bar, a cage of half the triangles often meets it: "
              "--cage %.*s:%zu",
-             n, spec, s->cage.triangle_count / 2);
+             n, spec, s->made.part.cage.triangle_count / 2);
 }
 
 /* The materials bound as layers of the named ones (they share rest positions with them), if any. */
@@ -592,21 +531,21 @@ static void summary(const run_state *s, uint32_t frames, const plush_diag *diag)
     if (s->source) {
         char note[320], names[200];
         /* the materials by the model's names, whatever the user typed (cli_check_materials) */
-        cli_names_quoted(&s->cage_materials, names, sizeof names);
+        cli_names_quoted(&s->made.materials, names, sizeof names);
         cli_line("  cage            %zu triangles, %zu nodes (%s %s), %zu piece%s, %zu pinned nodes%s",
-                 s->cage.triangle_count, s->cage.vertex_count,
-                 s->cage_made.wrapped ? "one wrap around the pieces of" : "simplified from", names,
-                 s->attached.pieces, s->attached.pieces == 1 ? "" : "s", s->attached.pinned,
-                 cli_cage_target_note(&s->cage_made, s->cage_triangles ? s->cage_triangles : PLUSH_ATTACH_CAGE_TRIANGLES,
+                 s->made.part.cage.triangle_count, s->made.part.cage.vertex_count,
+                 s->made.part.made.wrapped ? "one wrap around the pieces of" : "simplified from", names,
+                 s->made.part.attached.pieces, s->made.part.attached.pieces == 1 ? "" : "s", s->made.part.attached.pinned,
+                 plush_attach_target_note(&s->made.part.made, s->made.triangles ? s->made.triangles : PLUSH_ATTACH_CAGE_TRIANGLES,
                                       "a larger --cage target fits them, or a wrap: plush proxy --wrap, then plush "
                                       "attach --proxy and plush run on what it writes",
                                       note, sizeof note));
-        cli_attach_report_pieces(s->model, &s->attached);
+        cli_attach_report_pieces(s->model, &s->made.part.attached);
     }
-    if (s->details.triangles || s->details.bound_triangles)
+    if (s->made.part.details.triangles || s->made.part.details.bound_triangles)
         cli_line("  details         %zu faces in pieces under a twentieth of the largest one's size, not caged: %zu "
                  "within a cage edge of it bound to it, %zu left on bone skinning",
-                 s->details.triangles + s->details.bound_triangles, s->details.bound_triangles, s->details.triangles);
+                 s->made.part.details.triangles + s->made.part.details.bound_triangles, s->made.part.details.bound_triangles, s->made.part.details.triangles);
     layers_line(s);
     plush_scene_direct_stats ds;
     if (plush_scene_direct_model(s->scene, &ds))
@@ -676,7 +615,7 @@ static int simulate(run_state *s, plush_diag *model_diag)
 {
     const cli_run_job *job = s->job;
     /* a made cage binds its own materials unless --materials says otherwise */
-    const cli_names *bound = job->materials.count || !s->source ? &job->materials : &s->cage_materials;
+    const cli_names *bound = job->materials.count || !s->source ? &job->materials : &s->made.materials;
     s->pulled = calloc(s->model->material_count ? s->model->material_count : 1, sizeof *s->pulled);
     plush_scene_desc desc = {
         .model = s->model,
@@ -686,8 +625,8 @@ static int simulate(run_state *s, plush_diag *model_diag)
         .world = {.physics_hz = job->physics_hz, .ground = job->ground, .ground_y = job->ground_y},
         .bind = {.proxy = {.seed = job->seed},
                  .bound = {.materials = (const char *const *)bound->names, .material_count = bound->count,
-                           .pulled = s->pulled, .left_out = (const float(*)[3])s->details.positions,
-                           .left_out_count = s->details.count}},
+                           .pulled = s->pulled, .left_out = (const float(*)[3])s->made.part.details.positions,
+                           .left_out_count = s->made.part.details.count}},
         .skin = {.stretch = job->stretch},
         .no_push = job->no_push,
         .overrides = s->overrides,
@@ -783,8 +722,7 @@ done:
     plush_vmd_free(s.motion);
     plush_pmx_free(s.model);
     plush_pmx_free(s.source);
-    plush_arena_free(&s.cage_arena);
-    cli_names_free(&s.cage_materials);
+    cli_cage_free(&s.made);
     free(s.stem);
     free(s.pulled);
     free(s.frames_dir);

@@ -173,8 +173,28 @@ fail:
     return st;
 }
 
+plush_status plush__compare_part_mask(const plush_pmx_model *model, const char *const *materials, size_t count,
+                                      bool *in_part, plush_diag *diag)
+{
+    memset(in_part, 0, model->material_count ? model->material_count : 1);
+    for (size_t i = 0; i < count; i++) {
+        plush_status st = plush_pmx_material_choose(model, materials[i], in_part, diag);
+        if (st != PLUSH_OK)
+            return st;
+    }
+    for (size_t mat = 0; mat < model->material_count; mat++)
+        in_part[mat] = (count == 0 || in_part[mat]) && plush_pmx_material_soft_body(model, mat) < 0;
+    return PLUSH_OK;
+}
+
 plush_status plush_compare_surface_from_model(const plush_pmx_model *model, plush_compare_surface **out,
                                               plush_diag *diag)
+{
+    return plush__compare_surface_of(model, NULL, 0, out, diag);
+}
+
+plush_status plush__compare_surface_of(const plush_pmx_model *model, const char *const *materials, size_t count,
+                                      plush_compare_surface **out, plush_diag *diag)
 {
     if (!model || !out)
         return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, NULL, -1, "no model or no place for the surface");
@@ -182,23 +202,22 @@ plush_status plush_compare_surface_from_model(const plush_pmx_model *model, plus
     plush_status geometry = plush_pmx_require_geometry(model, diag);
     if (geometry != PLUSH_OK)
         return geometry;
-    bool *soft = calloc(model->material_count ? model->material_count : 1, 1);
+    bool *in_part = calloc(model->material_count ? model->material_count : 1, 1);
     uint32_t *faces = malloc((model->index_count ? model->index_count : 1) * sizeof *faces);
     float(*rest)[3] = malloc((model->vertex_count ? model->vertex_count : 1) * sizeof *rest);
     plush_status st = PLUSH_OK;
-    if (!soft || !faces || !rest) {
+    if (!in_part || !faces || !rest) {
         st = plush__no_memory(diag);
         goto done;
     }
-    for (size_t mat = 0; mat < model->material_count; mat++)
-        soft[mat] = plush_pmx_material_soft_body(model, mat) >= 0;
+    st = plush__compare_part_mask(model, materials, count, in_part, diag);
     size_t n = 0;
     for (size_t mat = 0; mat < model->material_count && st == PLUSH_OK; mat++) {
-        size_t first = 0, count = 0;
-        st = plush_pmx_material_faces(model, mat, &first, &count, diag);
-        if (st == PLUSH_OK && !soft[mat]) {
-            memcpy(faces + n, model->indices + first, count * sizeof *faces);
-            n += count;
+        size_t first = 0, faces_in = 0;
+        st = plush_pmx_material_faces(model, mat, &first, &faces_in, diag);
+        if (st == PLUSH_OK && in_part[mat]) {
+            memcpy(faces + n, model->indices + first, faces_in * sizeof *faces);
+            n += faces_in;
         }
     }
     for (size_t v = 0; v < model->vertex_count; v++)
@@ -206,7 +225,7 @@ plush_status plush_compare_surface_from_model(const plush_pmx_model *model, plus
     if (st == PLUSH_OK)
         st = plush__compare_surface_create((const float(*)[3])rest, model->vertex_count, faces, n, out, diag);
 done:
-    free(soft);
+    free(in_part);
     free(faces);
     free(rest);
     return st;
@@ -451,7 +470,8 @@ plush_status plush_compare_create(const plush_compare_desc *desc, plush_compare 
     if (!c)
         return plush__no_memory(diag);
     c->desc = *desc;
-    plush_status st = plush_compare_surface_from_model(desc->model, &c->surface, diag);
+    const plush_scene_bound_options *part = &desc->bind.bound;
+    plush_status st = plush__compare_surface_of(desc->model, part->materials, part->material_count, &c->surface, diag);
     size_t nv = c->surface ? c->surface->vertex_count : 0, np = desc->pair_count;
     if (st == PLUSH_OK) {
         c->runs = calloc(desc->run_count, sizeof *c->runs);
@@ -468,7 +488,8 @@ plush_status plush_compare_create(const plush_compare_desc *desc, plush_compare 
     for (size_t p = 0; st == PLUSH_OK && p < np; p++) {
         if (!desc->pairs[p].surface)
             continue;
-        st = plush_compare_surface_from_model(desc->pairs[p].surface, &c->pair_surface[p], diag);
+        st = plush__compare_surface_of(desc->pairs[p].surface, part->materials, part->material_count,
+                                       &c->pair_surface[p], diag);
         if (st == PLUSH_OK && c->pair_surface[p]->vertex_count > nv)
             st = plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, NULL, (int64_t)p,
                                  "pair %zu: its surface has more vertices than the compare's", p);

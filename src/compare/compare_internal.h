@@ -24,6 +24,14 @@
  * index count that is not a multiple of 3, PLUSH_E_NOMEM. */
 plush_status plush__compare_surface_create(const float (*rest)[3], size_t vertex_count, const uint32_t *indices,
                                           size_t index_count, plush_compare_surface **out, plush_diag *diag);
+/* in_part[m] (model->material_count entries) for the materials a comparison measures: those the names
+ * mean (plush_pmx_material_choose; count 0: every material) that no soft body owns. Fails as
+ * plush_pmx_material_choose on a name that means no material. */
+plush_status plush__compare_part_mask(const plush_pmx_model *model, const char *const *materials, size_t count,
+                                      bool *in_part, plush_diag *diag);
+/* The surface of those materials' faces (plush_compare_surface_from_model when count is 0). */
+plush_status plush__compare_surface_of(const plush_pmx_model *model, const char *const *materials, size_t count,
+                                      plush_compare_surface **out, plush_diag *diag);
 /* Signed volume of the closed pieces with these positions (indexed like the rest positions); NaN when the
  * surface has no closed piece. */
 double plush__compare_volume(const plush_compare_surface *surface, const float (*positions)[3]);
@@ -48,6 +56,8 @@ typedef struct plush_compare_variant {
     size_t source_pieces;         /* of the welded surface the cage was made from */
     bool wrapped;                 /* made as one wrap around those pieces (plush_cage_wrap) */
     float pin_y[2], cage_y[2];    /* heights of the pinned cage vertices and of the whole cage (min, max) */
+    plush_cage_result made;       /* a part's cage (plush_attach_part_make): what the simplifier made */
+    bool part;                    /* made for named materials, as plush run --cage makes a cage */
     plush_pmx_model base;         /* the model without its soft bodies and their materials (shares arrays) */
     plush_pmx_model *model;       /* base + the cage (plush_attach) */
     plush_arena arena;
@@ -64,13 +74,21 @@ typedef struct plush_compare_variant {
  * The model must outlive out (out->base and out->model share its arrays). */
 plush_status plush__compare_variant_make(const plush_pmx_model *model, size_t target, float size,
                                         plush_compare_variant *out, plush_diag *diag);
+/* The cage of a part: the model without its soft bodies (as above), then plush_attach_part_make for these
+ * materials toward `target` with the model's first TriMesh soft body's parameters (the "plush" preset
+ * without one) and pin_band. out->made says what the simplifier reached. Fails as plush_attach_part_make,
+ * or as above on soft-body materials that are not last. */
+plush_status plush__compare_part_variant_make(const plush_pmx_model *model, const char *const *materials,
+                                             size_t count, size_t target, float pin_band,
+                                             plush_compare_variant *out, plush_diag *diag);
 /* Direct at a quarter of the detail (plush compare's convergence run "direct/4"): the model with its
- * visible surface, welded, simplified (no offset, no wrap) toward a quarter of its triangles, on the same
- * vertices (meshoptimizer keeps vertex positions): out->model holds the simplified faces in the first visible
- * material and none in the other visible ones; its soft bodies are the model's. out->target is the quarter,
+ * measured surface (plush__compare_part_mask of materials), welded, simplified (no offset, no wrap) toward a quarter of its triangles, on the same
+ * vertices (meshoptimizer keeps vertex positions): out->model holds the simplified faces in the first measured
+ * material and none in the other measured ones; its soft bodies are the model's. out->target is the quarter,
  * out->triangles what the simplifier made, out->source_pieces the full surface's triangle count. Fails as
  * plush__compare_variant_make (PLUSH_E_LIBRARY without meshoptimizer). */
-plush_status plush__compare_quarter_make(const plush_pmx_model *model, plush_compare_variant *out, plush_diag *diag);
+plush_status plush__compare_quarter_make(const plush_pmx_model *model, const char *const *materials, size_t count,
+                                        plush_compare_variant *out, plush_diag *diag);
 /* Frees the cage model and the arena make built. NULL is a no-op. */
 void plush__compare_variant_free(plush_compare_variant *variant);
 

@@ -49,9 +49,10 @@ plush_status plush__compare_quality_setup(plush_compare_study *s, plush_diag *di
                           : plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
     for (size_t v = 0; st == PLUSH_OK && v < s->model->vertex_count; v++)
         memcpy(rest[v], s->model->vertices[v].position, sizeof rest[v]);
+    /* the surface's faces name the model's vertices (a part's need not be its first ones) */
     for (size_t t = 0; st == PLUSH_OK && t < surf->triangle_count; t++)
         for (int k = 0; k < 3; k++)
-            tris[t][k] = surf->vertices[surf->triangles[t][k]];
+            tris[t][k] = surf->triangles[t][k];
     if (st == PLUSH_OK)
         st = plush_quality_create((const float(*)[3])rest, s->model->vertex_count, (const uint32_t(*)[3])tris,
                                   surf->triangle_count, &q->surface, diag);
@@ -182,13 +183,13 @@ plush_status plush__compare_quality_plot(plush_compare_study *s, plush_diag *dia
             series[ns++] = (plush_plot_series){.name = run_name(s, r), .x = x, .y = ys + (r * 4 + (size_t)c) * n,
                                                .count = n, .colour = (int)r + 1};
         }
-        /* the cages after the runs, each in a colour of its own past the runs' (a run keeps its colour in every
-         * chart of the report) */
+        /* the cages after the runs, each in its run's colour dashed (a run keeps its colour in every chart of
+         * the report, and its cage goes with it) */
         for (size_t r = 0; c == 0 && r < nr; r++)
             if (q->cage[r] && run_available(s, r) && measured(ys + (r * 4 + 3) * n, n)) {
                 snprintf(names[r], sizeof names[r], "%s cage", run_name(s, r));
                 series[ns++] = (plush_plot_series){.name = names[r], .x = x, .y = ys + (r * 4 + 3) * n, .count = n,
-                                                   .colour = (int)(nr + r) + 1};
+                                                   .colour = (int)r + 1 + PLUSH_PLOT_COLOURS};
             }
         st = plush_image_create(900, 420, &chart[c], diag);
         if (st == PLUSH_OK)

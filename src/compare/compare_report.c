@@ -24,6 +24,12 @@ typedef struct judgement {
     double quarter_ratio;         /* direct/4's distance over the proxy's, at its worst frame */
 } judgement;
 
+/* What the sizes are a share of: the part compared, or the whole visible model. */
+static const char *whose(const plush_compare_study *s)
+{
+    return s->desc.material_count ? "part's" : "model's";
+}
+
 static judgement judge(const plush_compare_study *s)
 {
     judgement j = {0};
@@ -91,15 +97,16 @@ static void verdict(const plush_compare_study *s, const judgement *jp, plush_buf
     /* one verdict, from the mean and the worst frame, the normals beside them */
     if (j.better)
         buf_printf(md, "**%s is better than plain bones**: %.0f%% closer to direct on average (RMS %.3g against "
-                       "%.3g, %.2f%% of the model's size against %.2f%%) and %.0f%% closer at its worst frame %u "
+                       "%.3g, %.2f%% of the %s size against %.2f%%) and %.0f%% closer at its worst frame %u "
                        "(%.3g against %.3g, %.2f%% of the size)",
-                   pname, 100 * (1 - j.proxy / j.bones), j.proxy, j.bones, 100 * j.proxy / size, 100 * j.bones / size,
+                   pname, 100 * (1 - j.proxy / j.bones), j.proxy, j.bones, 100 * j.proxy / size, whose(s),
+                   100 * j.bones / size,
                    100 * (1 - j.proxy_worst / j.bones_at_worst), j.worst, j.proxy_worst, j.bones_at_worst,
                    100 * j.proxy_worst / size);
     else
         buf_printf(md, "**%s is no better than plain bones**: RMS %.3g from direct on average against bones' %.3g "
-                       "(%.2f%% of the model's size against %.2f%%), %.3g against %.3g at its worst frame %u",
-                   pname, j.proxy, j.bones, 100 * j.proxy / size, 100 * j.bones / size, j.proxy_worst,
+                       "(%.2f%% of the %s size against %.2f%%), %.3g against %.3g at its worst frame %u",
+                   pname, j.proxy, j.bones, 100 * j.proxy / size, whose(s), 100 * j.bones / size, j.proxy_worst,
                    j.bones_at_worst, j.worst);
     buf_printf(md, "; its normals lie %.2f° from direct's on average against bones' %.2f°%s.\n", j.proxy_normal,
                j.bones_normal, j.proxy_normal < j.bones_normal ? "" : " (no closer)");
@@ -107,9 +114,9 @@ static void verdict(const plush_compare_study *s, const judgement *jp, plush_buf
         buf_printf(md, "%u of the %u frames are left out of the verdict: direct misses the plush surface bar there "
                        "(it pleats, stretches or collapses; the first at frame %u; quality table below).\n",
                    j.left_out, j.frames, j.first_left_out);
-    buf_printf(md, "Over all %u frames: %.3g units (RMS, mean) = %.2f%% of the model's size (its %.3g-unit "
+    buf_printf(md, "Over all %u frames: %.3g units (RMS, mean) = %.2f%% of the %s size (its %.3g-unit "
                    "bounding-box diagonal); the worst vertex at the worst frame %.3g (%.2f%%).\n\n",
-               err->frames, err->sum[0] / err->frames, 100 * err->sum[0] / err->frames / size, (double)size,
+               err->frames, err->sum[0] / err->frames, 100 * err->sum[0] / err->frames / size, whose(s), (double)size,
                err->max[2], 100 * err->max[2] / size);
     if (s->has_quarter && j.quarter_frames) {
         const pair_stats *q = &s->pstats[s->quarter_pair];
@@ -167,7 +174,10 @@ static void runs_table(const plush_compare_study *s, plush_buf *md)
             const plush_compare_variant *v = &s->variants[vi];
             size_t used = strlen(notes);
             char how[96];
-            if (v->wrapped)
+            if (v->part)
+                snprintf(how, sizeof how, "%s the part's %zu triangles, as plush run --cage",
+                         v->wrapped ? "one wrap around" : "simplified from", v->source_pieces);
+            else if (v->wrapped)
                 snprintf(how, sizeof how, "one wrap around the surface's %zu pieces", v->source_pieces);
             else
                 snprintf(how, sizeof how, "the surface (%zu piece%s) simplified", v->source_pieces,
@@ -284,7 +294,15 @@ static void sweep_advice(const plush_compare_study *s, plush_buf *md, float size
         buf_printf(md, "; %zu triangles change the error by %+.0f%% for %.1f× the cost", rows[n - 1].triangles,
                    rows[pick].rms > 0 ? 100 * (rows[n - 1].rms / rows[pick].rms - 1) : 0.0,
                    rows[n - 1].ms / rows[pick].ms);
-    buf_printf(md, ".\n\n");
+    buf_printf(md, ".");
+    /* the convergence rule on the mean: a reference that moves by more than half the best error when its
+     * resolution changes cannot rank the sizes, whatever the table says */
+    if (floor_err > 0.5 * best)
+        buf_printf(md, " The advice is limited by the reference: direct on a quarter of the triangles lies %.4g "
+                       "units from direct on average, %.0f%% of the best size's error, so the sizes' differences "
+                       "are within what the reference's own resolution changes.",
+                   floor_err, best > 0 ? 100 * floor_err / best : 0.0);
+    buf_printf(md, "\n\n");
 }
 
 static void meaning(const plush_compare_study *s, const judgement *jp, plush_buf *md, float size)
@@ -296,18 +314,24 @@ static void meaning(const plush_compare_study *s, const judgement *jp, plush_buf
         /* the size of the error, read with the verdict: a proxy no closer than bones adds nothing however
          * small the distance, and the worst frame is what a viewer notices */
         double rel = j.proxy / size, at_worst = j.proxy_worst / size;
-        buf_printf(md, "- The proxy's RMS distance from direct, %.2f%% of the model's size on average and %.2f%% at "
-                       "its worst frame, is %s%s.\n", 100 * rel, 100 * at_worst,
+        buf_printf(md, "- The proxy's RMS distance from direct, %.2f%% of the %s size on average and %.2f%% at "
+                       "its worst frame, is %s%s.\n", 100 * rel, whose(s), 100 * at_worst,
                    at_worst < 0.01   ? "hard to tell apart from the direct simulation when watched at full size"
                    : at_worst < 0.03 ? "visible side by side at its worst frame"
                                      : "a clearly different motion at its worst frame: try a finer cage "
                                        "(--proxy-triangles)",
                    j.better ? "" : "; and plain bones come as close, so the soft body adds nothing measurable here");
     }
-    buf_printf(md, "- Distances are in model units (1 unit ≈ 8 cm); the model's size is its bounding-box "
-                   "diagonal at rest, %.4g units, over %zu measured vertices (those of every material no soft "
-                   "body owns).\n",
-               (double)size, surf->vertex_count);
+    char part[400] = "those of every material no soft body owns";
+    if (s->desc.material_count) {
+        size_t used = (size_t)snprintf(part, sizeof part, "those of the part compared:");
+        for (size_t i = 0; i < s->desc.material_count && used < sizeof part; i++)
+            used += (size_t)snprintf(part + used, sizeof part - used, "%s \"%s\"", i ? "," : "",
+                                     s->desc.materials[i]);
+    }
+    buf_printf(md, "- Distances are in model units (1 unit ≈ 8 cm); the %s size is its bounding-box diagonal at "
+                   "rest, %.4g units, over %zu measured vertices (%s).\n",
+               whose(s), (double)size, surf->vertex_count, part);
     buf_printf(md, "- The normal angle says how differently the surface is lit: a few degrees are invisible, "
                    "tens of degrees show as creases or flat spots. Both runs' normals are the surface's own, "
                    "area-weighted over its faces from each run's positions, so they agree where the positions "
@@ -347,8 +371,8 @@ plush_status plush__compare_write_report(const plush_compare_study *s, float siz
                s->variant_count ? " `error_by_size.png`, `time_by_size.png`: the same against the "
                                                      "proxy's triangle count." : "");
     buf_printf(&md, "- Pictures (bones | %s | direct | its error as colours, blue 0 to red at %.0f%% of the "
-                    "model's size, %.3g units, the same in every picture):", run_name(s, RUN_PROXY),
-               100.0 * PLUSH__COMPARE_RED_SHARE, (double)(PLUSH__COMPARE_RED_SHARE * size));
+                    "%s size, %.3g units, the same in every picture):", run_name(s, RUN_PROXY),
+               100.0 * PLUSH__COMPARE_RED_SHARE, whose(s), (double)(PLUSH__COMPARE_RED_SHARE * size));
     for (size_t i = 0; i < s->pictured_count; i++)
         buf_printf(&md, " `frame_%05u.png`", s->pictured[i]);
     bool drawn = false;

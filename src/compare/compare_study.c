@@ -2,6 +2,7 @@
  * the files (report.md in compare_report.c, plots and pictures in compare_pictures.c). */
 #include "compare/compare_internal.h"
 #include "scene/internal.h"
+#include "plush/sys/attach.h"
 #include "plush/sys/core.h"
 #include "plush/sys/render.h"
 
@@ -116,11 +117,23 @@ static plush_status make_variants(plush_compare_study *s, float size, plush_diag
     s->variants = calloc(desc->cage_count ? desc->cage_count : 1, sizeof *s->variants);
     if (!s->variants)
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+    /* a part's cages are made as plush run --cage makes one, for the cage's materials or the part's */
+    const char *const *names = desc->cage_material_count ? desc->cage_materials : desc->materials;
+    size_t count = desc->cage_material_count ? desc->cage_material_count : desc->material_count;
     for (size_t i = 0; i < desc->cage_count; i++) {
         plush_compare_variant *v = &s->variants[s->variant_count++];
-        plush_status st = plush__compare_variant_make(s->model, desc->cage_triangles[i], size, v, diag);
+        size_t target = desc->cage_triangles[i];
+        plush_status st = count ? plush__compare_part_variant_make(s->model, names, count, target, desc->pin_band, v,
+                                                                   diag)
+                                : plush__compare_variant_make(s->model, target, size, v, diag);
         if (st != PLUSH_OK)
             return st;
+        /* a target the part cannot meet is said, with why */
+        char note[320];
+        if (v->part && plush_attach_target_note(&v->made, target, "each piece keeps its own cage", note,
+                                                sizeof note)[0])
+            plush_diag_warn(diag, -1, "cage", (int64_t)i, "--proxy-triangles %zu: the cage has %zu triangles%s",
+                            target, v->triangles, note);
     }
     return PLUSH_OK;
 }
@@ -148,8 +161,9 @@ static plush_status study_start(plush_compare_study *s, plush_diag *diag)
     if (!s->own_proxy && desc->cage_count == 0)
         return plush_diag_fail(diag, PLUSH_E_NO_PROXY, -1, "soft body", -1,
                                "no TriMesh soft body and no cage to generate");
+    /* the size errors are a share of: the part's, when one is compared */
     plush_compare_surface *surf = NULL;
-    st = plush_compare_surface_from_model(s->model, &surf, diag);
+    st = plush__compare_surface_of(s->model, desc->materials, desc->material_count, &surf, diag);
     if (st != PLUSH_OK)
         return st;
     float size = surf->diagonal > 0 ? surf->diagonal : 1;
@@ -159,7 +173,8 @@ static plush_status study_start(plush_compare_study *s, plush_diag *diag)
     /* the convergence run needs the model's own soft body and meshoptimizer; without them, a warning */
     if (s->own_proxy && !desc->no_quarter) {
         plush_diag local = {.offset = -1, .index = -1};
-        s->has_quarter = plush__compare_quarter_make(s->model, &s->quarter, &local) == PLUSH_OK;
+        s->has_quarter =
+            plush__compare_quarter_make(s->model, desc->materials, desc->material_count, &s->quarter, &local) == PLUSH_OK;
         if (!s->has_quarter)
             plush_diag_warn(diag, -1, NULL, -1, "direct/4 (convergence) not run: %s", local.message);
     }
@@ -169,7 +184,11 @@ static plush_status study_start(plush_compare_study *s, plush_diag *diag)
                                 .motion = desc->motion,
                                 .fps = desc->fps,
                                 .world = {.physics_hz = desc->physics_hz},
-                                .bind = {.proxy = {.seed = desc->seed}},
+                                .bind = {.proxy = {.seed = desc->seed},
+                                         .bound = {.materials = desc->materials,
+                                                   .material_count = desc->material_count,
+                                                   .left_out = desc->left_out,
+                                                   .left_out_count = desc->left_out_count}},
                                 .overrides = desc->overrides,
                                 .overrides_file = desc->overrides_file,
                                 .runs = s->runs,

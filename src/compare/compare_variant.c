@@ -4,6 +4,7 @@
 #include "plush/attach.h"
 #include "plush/compare.h"
 #include "plush/scene_proxy.h"
+#include "plush/sys/attach.h"
 #include "plush/sys/core.h"
 #include "plush/sys/pmx.h"
 #include "plush/sys/scene.h"
@@ -209,6 +210,43 @@ plush_status plush__compare_variant_make(const plush_pmx_model *m, size_t target
     return st;
 }
 
+plush_status plush__compare_part_variant_make(const plush_pmx_model *m, const char *const *materials, size_t count,
+                                             size_t target, float pin_band, plush_compare_variant *v,
+                                             plush_diag *diag)
+{
+    v->target = target;
+    v->part = true;
+    plush_status st = strip_soft_bodies(m, &v->base, diag);
+    plush_attach_part part;
+    if (st == PLUSH_OK)
+        st = plush_attach_part_make(&v->base, materials, count, target, first_trimesh(m), pin_band, &v->arena, &part,
+                                    diag);
+    if (st != PLUSH_OK)
+        return st;
+    v->model = part.model;
+    v->made = part.made;
+    v->triangles = part.cage.triangle_count;
+    v->pieces = part.attached.pieces;
+    v->pinned = part.attached.pinned;
+    v->wrapped = part.made.wrapped;
+    v->source_pieces = part.made.source_triangles; /* here: the part's triangles */
+    /* where the pins landed, for the report (the cage's vertices follow the model's in v->model) */
+    v->pin_y[0] = v->cage_y[0] = INFINITY;
+    v->pin_y[1] = v->cage_y[1] = -INFINITY;
+    for (size_t i = 0; i < part.cage.vertex_count; i++)
+        v->cage_y[0] = fminf(v->cage_y[0], part.cage.positions[i][1]),
+        v->cage_y[1] = fmaxf(v->cage_y[1], part.cage.positions[i][1]);
+    for (size_t b = 0; b < v->model->soft_body_count; b++)
+        for (uint32_t k = 0; k < v->model->soft_bodies[b].pin_count; k++) {
+            int32_t pin = v->model->soft_bodies[b].pins[k];
+            if (pin < 0 || (size_t)pin >= v->model->vertex_count)
+                continue;
+            float y = v->model->vertices[pin].position[1];
+            v->pin_y[0] = fminf(v->pin_y[0], y), v->pin_y[1] = fmaxf(v->pin_y[1], y);
+        }
+    return PLUSH_OK;
+}
+
 void plush__compare_variant_free(plush_compare_variant *variant)
 {
     if (!variant)
@@ -218,20 +256,24 @@ void plush__compare_variant_free(plush_compare_variant *variant)
     plush_arena_free(&variant->arena);
 }
 
-plush_status plush__compare_quarter_make(const plush_pmx_model *m, plush_compare_variant *v, plush_diag *diag)
+plush_status plush__compare_quarter_make(const plush_pmx_model *m, const char *const *materials, size_t count,
+                                        plush_compare_variant *v, plush_diag *diag)
 {
-    /* the visible materials (no soft body owns them), by name: the surface plush compare measures */
-    bool *soft = calloc(m->material_count ? m->material_count : 1, 1);
+    /* the measured materials, by name: the surface plush compare measures */
+    bool *measured = calloc(m->material_count ? m->material_count : 1, 1);
     const char **names = plush_arena_array(&v->arena, m->material_count ? m->material_count : 1, sizeof *names);
-    if (!soft || !names) {
-        free(soft);
+    if (!measured || !names) {
+        free(measured);
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
     }
-    for (size_t mat = 0; mat < m->material_count; mat++)
-        soft[mat] = plush_pmx_material_soft_body(m, mat) >= 0;
+    plush_status mask = plush__compare_part_mask(m, materials, count, measured, diag);
+    if (mask != PLUSH_OK) {
+        free(measured);
+        return mask;
+    }
     size_t visible = 0, first = SIZE_MAX;
     for (size_t i = 0; i < m->material_count; i++)
-        if (!soft[i] && m->materials[i].index_count > 0) {
+        if (measured[i] && m->materials[i].index_count > 0) {
             names[visible++] = m->materials[i].name.s ? m->materials[i].name.s : "";
             first = first == SIZE_MAX ? i : first;
         }
@@ -249,11 +291,11 @@ plush_status plush__compare_quarter_make(const plush_pmx_model *m, plush_compare
     if (st == PLUSH_OK && !(v->model = plush_pmx_create()))
         st = plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
     if (st != PLUSH_OK) {
-        free(soft);
+        free(measured);
         return st;
     }
-    /* the model with its visible faces replaced: the simplified ones, on the same vertices, in the first
-     * visible material (the other visible ones keep no face); the soft bodies' materials keep theirs */
+    /* the model with its measured faces replaced: the simplified ones, on the same vertices, in the first
+     * measured material (the other measured ones keep no face); every other material keeps its faces */
     plush_arena keep = v->model->arena;
     *v->model = *m;
     v->model->arena = keep;
@@ -261,16 +303,16 @@ plush_status plush__compare_quarter_make(const plush_pmx_model *m, plush_compare
     plush_pmx_material *mats = plush_arena_array(arena, m->material_count, sizeof *mats);
     uint32_t *idx = plush_arena_array(arena, 3 * cage.triangle_count + m->index_count + 1, sizeof *idx);
     if (!mats || !idx) {
-        free(soft);
+        free(measured);
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
     }
     memcpy(mats, m->materials, m->material_count * sizeof *mats);
     size_t at = 0, from = 0;
     for (size_t i = 0; i < m->material_count; i++) {
-        size_t count = (size_t)(m->materials[i].index_count > 0 ? m->materials[i].index_count : 0);
-        if (soft[i]) {
-            memcpy(idx + at, m->indices + from, count * sizeof *idx);
-            at += count;
+        size_t faces = (size_t)(m->materials[i].index_count > 0 ? m->materials[i].index_count : 0);
+        if (!measured[i]) {
+            memcpy(idx + at, m->indices + from, faces * sizeof *idx);
+            at += faces;
         } else if (i == first) {
             for (size_t t = 0; t < cage.triangle_count; t++)
                 for (int k = 0; k < 3; k++)
@@ -279,9 +321,9 @@ plush_status plush__compare_quarter_make(const plush_pmx_model *m, plush_compare
         } else {
             mats[i].index_count = 0;
         }
-        from += count;
+        from += faces;
     }
-    free(soft);
+    free(measured);
     v->model->materials = mats;
     v->model->indices = idx;
     v->model->index_count = at;

@@ -113,13 +113,16 @@ int plush_image_text(plush_image *im, int x, int y, const char *text, int scale,
     return x - x0;
 }
 
-/* A line of pen width w (a w x w square swept along Bresenham's line). */
-static void line(plush_image *im, int x0, int y0, int x1, int y1, int w, const uint8_t rgb[3])
+/* A line of pen width w (a w x w square swept along Bresenham's line), dashed when dash > 0: dash pen steps
+ * drawn, dash left out, counted on from *phase (a polyline's segments continue one pattern). */
+static void dashed_line(plush_image *im, int x0, int y0, int x1, int y1, int w, const uint8_t rgb[3], int dash,
+                        int *phase)
 {
     int dx = x1 > x0 ? x1 - x0 : x0 - x1, dy = y1 > y0 ? y0 - y1 : y1 - y0;
     int sx = x0 < x1 ? 1 : -1, sy = y0 < y1 ? 1 : -1, err = dx + dy;
     for (;;) {
-        plush_image_rect(im, x0 - w / 2, y0 - w / 2, w, w, rgb);
+        if (dash <= 0 || (*phase)++ / dash % 2 == 0)
+            plush_image_rect(im, x0 - w / 2, y0 - w / 2, w, w, rgb);
         if (x0 == x1 && y0 == y1)
             break;
         int e2 = 2 * err;
@@ -128,6 +131,12 @@ static void line(plush_image *im, int x0, int y0, int x1, int y1, int w, const u
         if (e2 <= dx)
             err += dx, y0 += sy;
     }
+}
+
+static void line(plush_image *im, int x0, int y0, int x1, int y1, int w, const uint8_t rgb[3])
+{
+    int phase = 0;
+    dashed_line(im, x0, y0, x1, y1, w, rgb, 0, &phase);
 }
 
 /* ---- charts ------------------------------------------------------------------------------------- */
@@ -143,6 +152,15 @@ static const uint8_t *series_colour(const plush_plot *plot, size_t s)
 {
     int c = plot->series[s].colour;
     return palette[(c > 0 ? (size_t)(c - 1) : s) % PALETTE];
+}
+
+/* Past the palette the colours come again dashed, so that no two of the first 2 x PALETTE series look
+ * alike: the dash length in pen steps, 0 for a solid line. */
+static int series_dash(const plush_plot *plot, size_t s, int scale)
+{
+    int c = plot->series[s].colour;
+    size_t i = c > 0 ? (size_t)(c - 1) : s;
+    return i / PALETTE % 2 ? 6 * scale : 0;
 }
 
 /* A round step (1, 2 or 5 times a power of ten) giving about `want` intervals over span. */
@@ -289,6 +307,7 @@ plush_status plush_plot_draw(const plush_plot *plot, plush_image *im, plush_diag
     for (size_t s = 0; s < plot->series_count; s++) {
         const plush_plot_series *se = &plot->series[s];
         const uint8_t *c = series_colour(plot, s);
+        int dash = series_dash(plot, s, sc), phase = 0;
         bool have = false;
         int lx = 0, ly = 0;
         for (size_t i = 0; i < se->count; i++) {
@@ -299,7 +318,7 @@ plush_status plush_plot_draw(const plush_plot *plot, plush_image *im, plush_diag
             }
             int px = PX(se->x[i]), py = PY(ay);
             if (have)
-                line(im, lx, ly, px, py, sc, c);
+                dashed_line(im, lx, ly, px, py, sc, c, dash, &phase);
             if (plot->markers)
                 plush_image_rect(im, px - 2 * sc, py - 2 * sc, 4 * sc + 1, 4 * sc + 1, c);
             lx = px, ly = py, have = true;
@@ -317,7 +336,11 @@ plush_status plush_plot_draw(const plush_plot *plot, plush_image *im, plush_diag
         int room = bw - 18 - 20 * sc;
         for (size_t s = 0; s < plot->series_count; s++) {
             int y = by + 5 + (int)s * row;
-            plush_image_rect(im, bx + 6, y + ch / 2 - sc, 20 * sc, 2 * sc, series_colour(plot, s));
+            int dash = series_dash(plot, s, sc);
+            int piece = dash ? dash : 20 * sc; /* the swatch dashed as its line: dash pixels on, dash off */
+            for (int k = 0; k < 20 * sc; k += 2 * piece)
+                plush_image_rect(im, bx + 6 + k, y + ch / 2 - sc, piece < 20 * sc - k ? piece : 20 * sc - k, 2 * sc,
+                                 series_colour(plot, s));
             char name[96];
             snprintf(name, sizeof name, "%s", plot->series[s].name ? plot->series[s].name : "");
             while (name[0] && plush_image_text_width(name, sc) > room) {

@@ -24,6 +24,9 @@
 
 enum { FRAMES = 12 };
 
+/* A character without a soft body whose skirt is a material of its own. */
+#define SKIRT SHARED_CHARACTERS "/pmx_tailor/03_扱えるメッシュ_裾不均等.pmx"
+
 /* The one run the small plush's tests read: its exit status and report. */
 static struct {
     char out[512];
@@ -287,6 +290,35 @@ static void test_errors(void **state)
     char *md = cli_read_all(md_path, &md_len);
     assert_non_null(md);
     assert_non_null(strstr(md, "the original method (`--seed`)"));
+    free(md);
+    /* a part: --cage and --materials as plush run takes them, refused as it refuses them */
+    CLI_RUN(&r, "compare", BEAR, "--cage", "fur", "--frames", "2", "-o", out);
+    cli_expect_one_error_line(&r); /* the bear has a cage of its own */
+    cli_result_free(&r);
+    CLI_RUN(&r, "compare", SKIRT, "--cage", "no such material", "--frames", "2", "-o", out);
+    cli_expect_one_error_line(&r);
+    cli_result_free(&r);
+    CLI_RUN(&r, "compare", SKIRT, "--cage", ":300", "--frames", "2", "-o", out);
+    cli_expect_code(&r, 2);
+    cli_result_free(&r);
+    CLI_RUN(&r, "compare", BEAR, "--materials", "no such material", "--frames", "2", "-o", out);
+    cli_expect_one_error_line(&r);
+    cli_result_free(&r);
+    assert_false(cli_exists(out));
+    /* the refusal of a model without a soft body names the commands that give it one */
+    CLI_RUN(&r, "compare", SKIRT, "--frames", "2", "-o", out);
+    cli_expect_one_error_line(&r);
+    assert_non_null(strstr(r.err, "--cage"));
+    cli_result_free(&r);
+    char part_dir[700];
+    snprintf(part_dir, sizeof part_dir, "%s/part", cli_tmp_dir());
+    CLI_RUN(&r, "compare", SKIRT, "--cage", "スカート:100", "--frames", "2", "-o", part_dir);
+    cli_expect_code(&r, 0);
+    cli_result_free(&r);
+    snprintf(md_path, sizeof md_path, "%s/report.md", part_dir);
+    md = cli_read_all(md_path, &md_len);
+    assert_non_null(md);
+    assert_non_null(strstr(md, "the part's size is its bounding-box diagonal"));
     free(md);
     /* the report directory cannot be made */
     char p[700];

@@ -16,11 +16,14 @@
 #include "support/scene_fixture.h"
 #include "support/shared_data.h"
 #include "plush/scene.h"
+#include "plush/sys/attach.h"
+#include "plush/sys/pmx.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <dirent.h>
 
 
 /* ---- surface -------------------------------------------------------------------------------------- */
@@ -459,6 +462,169 @@ static void test_demo_bear(void **state)
     plush_pmx_free(m);
 }
 
+/* Removes a report directory the tests made, and the files in it (a study writes no folder). */
+static void remove_report(const char *dir)
+{
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    for (struct dirent *e; (e = readdir(d));) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        char p[600];
+        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+        assert_int_equal(unlink(p), 0);
+    }
+    closedir(d);
+    assert_int_equal(rmdir(dir), 0);
+}
+
+/* A part compared (plush compare --cage スカート): the skirt of a PmxTailor character with a cage made and
+ * attached as plush run --cage makes it. Only the skirt is measured, its size is its own box, direct
+ * simulates the skirt's faces alone, every generated cage lies around the skirt, and a target the skirt's
+ * faces cannot meet is a warning. */
+#define SKIRT_MODEL SHARED_CHARACTERS "/pmx_tailor/03_扱えるメッシュ_裾不均等.pmx"
+static void test_study_compares_a_part(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/plush_part_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    plush_diag d = pmx_fx_diag();
+    plush_pmx_model *m = NULL;
+    pmx_fx_ok(plush_pmx_read_file(SKIRT_MODEL, NULL, &m, &d), &d);
+    const char *part[] = {"スカート"};
+    size_t skirt = 0;
+    pmx_fx_ok(plush_pmx_material_lookup(m, part[0], &skirt, &d), &d);
+    /* the skirt's own faces, vertices and box, counted here */
+    size_t first = 0, count = 0;
+    pmx_fx_ok(plush_pmx_material_faces(m, skirt, &first, &count, &d), &d);
+    bool *used = calloc(m->vertex_count, 1);
+    assert_non_null(used);
+    size_t vertices = 0;
+    float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (size_t i = first; i < first + count; i++) {
+        uint32_t v = m->indices[i];
+        vertices += !used[v];
+        used[v] = true;
+        for (int k = 0; k < 3; k++)
+            lo[k] = fminf(lo[k], m->vertices[v].position[k]), hi[k] = fmaxf(hi[k], m->vertices[v].position[k]);
+    }
+    float diagonal = sqrtf((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) +
+                           (hi[2] - lo[2]) * (hi[2] - lo[2]));
+    plush_arena arena = {0};
+    plush_attach_part cage;
+    pmx_fx_ok(plush_attach_part_make(m, part, 1, 0, NULL, 0, &arena, &cage, &d), &d);
+    size_t sizes[] = {100, 5000};
+    plush_compare_study_desc desc = {.model = cage.model, .out_dir = dir, .frames = 2, .materials = part,
+                                     .material_count = 1, .cage_materials = part, .cage_material_count = 1,
+                                     .cage_triangles = sizes, .cage_count = 2};
+    plush_compare_study *st = NULL;
+    /* 5,000 triangles from the skirt's 1,536 faces: said, one warning more than with 100 alone */
+    desc.cage_count = 1;
+    d = pmx_fx_diag();
+    pmx_fx_ok(plush_compare_study_create(&desc, &st, &d), &d);
+    uint32_t warnings = d.warning_count;
+    plush_compare_study_destroy(st);
+    desc.cage_count = 2;
+    d = pmx_fx_diag();
+    pmx_fx_ok(plush_compare_study_create(&desc, &st, &d), &d);
+    assert_int_equal(d.warning_count, warnings + 1);
+    const plush_compare *c = plush_compare_study_runs(st);
+    const plush_compare_surface *surf = plush_compare_get_surface(c);
+    assert_int_equal(surf->vertex_count, vertices);
+    for (size_t i = 0; i < surf->vertex_count; i++)
+        assert_true(used[surf->vertices[i]]);
+    assert_float_equal(surf->diagonal, diagonal, 1e-4 * diagonal);
+    plush_scene_direct_stats ds;
+    assert_non_null(plush_scene_direct_model(plush_compare_scene(c, RUN_DIRECT), &ds));
+    assert_int_equal(ds.faces, count / 3);
+    /* every cage, the model's own and the generated ones, around the skirt: within a tenth of its size of
+     * its box */
+    float reach = 0.1f * diagonal;
+    size_t cages = 0;
+    for (size_t r = RUN_PROXY; r < plush_compare_study_run_count(st); r++) {
+        const plush_scene *sc = plush_compare_scene(c, r);
+        const plush_scene_binding *b = sc && plush_scene_proxy_nodes(sc) ? plush_scene_get_binding(sc) : NULL;
+        if (!b)
+            continue;
+        cages++;
+        for (size_t i = 0; i < b->proxy.node_count; i++)
+            for (int k = 0; k < 3; k++)
+                assert_true(b->proxy.nodes[i][k] >= lo[k] - reach && b->proxy.nodes[i][k] <= hi[k] + reach);
+    }
+    assert_int_equal(cages, 3);
+    for (uint32_t f = 0; f < 2; f++)
+        pmx_fx_ok(plush_compare_study_step(st, f, &d), &d);
+    pmx_fx_ok(plush_compare_study_finish(st, &d), &d);
+    plush_compare_study_destroy(st);
+    plush_pmx_free(cage.model);
+    plush_arena_free(&arena);
+    plush_pmx_free(m);
+    free(used);
+    remove_report(dir);
+}
+
+/* The convergence sentence follows the per-frame figures, both ways, made here on the skirt's measured
+ * run: direct/4's distance from direct set to a tenth of the proxy's at every frame, the report says the
+ * reference converges and nothing of a limit; set to nine tenths at one frame, it does not, and the verdict
+ * is said to be limited by it. */
+static char *report_with_quarter(plush_compare_study *st, const double *share, const char *dir)
+{
+    size_t np = st->pair_count;
+    for (uint32_t f = 0; f < st->frames; f++)
+        st->series_pair[(size_t)f * np + st->quarter_pair] = share[f] * st->series_pair[(size_t)f * np];
+    char path[600];
+    snprintf(path, sizeof path, "%s/report.md", dir);
+    plush_diag d = pmx_fx_diag();
+    pmx_fx_ok(plush__compare_write_report(st, st->size, path, &d), &d);
+    size_t size = 0;
+    char *md = (char *)test_read_file(path, &size);
+    assert_non_null(md);
+    char *text = realloc(md, size + 1);
+    assert_non_null(text);
+    text[size] = '\0';
+    unlink(path);
+    return text;
+}
+
+static void test_convergence_sentence_follows_the_frames(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/plush_converge_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    plush_diag d = pmx_fx_diag();
+    plush_pmx_model *m = NULL;
+    pmx_fx_ok(plush_pmx_read_file(SKIRT_MODEL, NULL, &m, &d), &d);
+    const char *part[] = {"スカート"};
+    plush_arena arena = {0};
+    plush_attach_part cage;
+    pmx_fx_ok(plush_attach_part_make(m, part, 1, 0, NULL, 0, &arena, &cage, &d), &d);
+    enum { N = 3 };
+    plush_compare_study_desc desc = {.model = cage.model, .out_dir = dir, .frames = N, .materials = part,
+                                     .material_count = 1};
+    plush_compare_study *st = NULL;
+    pmx_fx_ok(plush_compare_study_create(&desc, &st, &d), &d);
+    assert_true(st->has_quarter);
+    for (uint32_t f = 0; f < N; f++)
+        pmx_fx_ok(plush_compare_study_step(st, f, &d), &d);
+    for (uint32_t f = 0; f < N; f++) /* the proxy lies some way from direct: a share of it means something */
+        assert_true(st->series_pair[(size_t)f * st->pair_count] > 0);
+    double tenth[N] = {0.1, 0.1, 0.1}, one_off[N] = {0.1, 0.9, 0.1};
+    char *md = report_with_quarter(st, tenth, dir);
+    assert_non_null(strstr(md, "**The reference converges**"));
+    assert_null(strstr(md, "limited by it"));
+    free(md);
+    md = report_with_quarter(st, one_off, dir);
+    assert_null(strstr(md, "converges"));
+    assert_non_null(strstr(md, "**The reference does not converge**: at 1 of the 3 frames"));
+    assert_non_null(strstr(md, "the verdict above is limited by it"));
+    free(md);
+    plush_compare_study_destroy(st);
+    plush_pmx_free(cage.model);
+    plush_arena_free(&arena);
+    plush_pmx_free(m);
+    remove_report(dir);
+}
+
 /* ---- plots (src/render/plot.c) ------------------------------------------------------------------- */
 
 static size_t count_rgb(const plush_image *im, int x0, int y0, int x1, int y1, const uint8_t rgb[3])
@@ -518,6 +684,14 @@ static void test_plot_draws_lines_ticks_and_legend(void **state)
      * nothing of the line reaches its column */
     assert_true(swatch_x > im.width / 2);
     assert_int_equal(count_rgb(&im, swatch_x - 39, 0, im.width, im.height, green), 40 * 4);
+    /* past the palette a colour comes again dashed: the same green, on the same line, with gaps (about half
+     * the pixels), and a swatch dashed as well */
+    g[0].colour = 3 + PLUSH_PLOT_COLOURS;
+    pmx_fx_ok(plush_plot_draw(&(plush_plot){.series = g, .series_count = 1, .y_log = true}, &im, &d), &d);
+    size_t dashed = count_rgb(&im, 0, 0, im.width, im.height, green);
+    assert_true(dashed > ng / 4 && dashed < 3 * ng / 4);
+    assert_true(count_rgb(&im, swatch_x - 39, 0, im.width, im.height, green) < 40 * 4);
+    g[0].colour = 3;
     /* no data at all: still a chart, saying so */
     double nan3[3] = {NAN, NAN, NAN};
     s[0].y = nan3;
@@ -578,6 +752,8 @@ int main(void)
         cmocka_unit_test(test_create_errors),
         cmocka_unit_test(test_study_frames_bounded),
         cmocka_unit_test(test_demo_bear),
+        cmocka_unit_test(test_study_compares_a_part),
+        cmocka_unit_test(test_convergence_sentence_follows_the_frames),
         cmocka_unit_test(test_plot_draws_lines_ticks_and_legend),
         cmocka_unit_test(test_text),
     };

@@ -321,7 +321,7 @@ static void test_direct_converges(void **state)
     plush_vmd_motion *v = scene_fx_sway();
     plush_compare_variant q = {0};
     plush_diag d = pmx_fx_diag();
-    pmx_fx_ok(plush__compare_quarter_make(m, &q, &d), &d);
+    pmx_fx_ok(plush__compare_quarter_make(m, NULL, 0, &q, &d), &d);
     assert_true(q.triangles < q.source_pieces);
     plush_compare_run_desc runs[] = {{.name = "direct", .kind = PLUSH_COMPARE_DIRECT},
                                      {.name = "proxy", .kind = PLUSH_COMPARE_PROXY},

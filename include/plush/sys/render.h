@@ -212,10 +212,12 @@ typedef struct plush_plot_series {
     const char *name;             /* legend text */
     const double *x, *y;          /* count points; a point with a non-finite coordinate leaves a gap */
     size_t count;
-    int colour;                   /* 1 + its index in the palette (PLUSH_PLOT_COLOURS); 0: the series' order */
+    int colour;                   /* 1 + its index in the palette (PLUSH_PLOT_COLOURS); 0: the series' order.
+                                   * Past the palette its colours come again dashed (PLUSH_PLOT_COLOURS + 1:
+                                   * the first colour, dashed), then solid again */
 } plush_plot_series;
 
-/* Distinct colours a plot has (the palette repeats past them). */
+/* Distinct colours a plot has (past them, the same colours dashed). */
 #define PLUSH_PLOT_COLOURS 10
 
 typedef struct plush_plot {
