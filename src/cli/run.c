@@ -1,6 +1,7 @@
 /* plush run MODEL.pmx -o OUTDIR: the main job -- motion, physics, soft-body proxy skinning -- and its
  * exports: a baked PMX 2.0 + VMD any MMD player can play, mesh sequences, the binding. */
 #include "cli/cli.h"
+#include "core/platform.h"
 #include "plush/obj.h"
 #include "plush/attach.h"
 #include "plush/sys/core.h"
@@ -11,9 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
 static const char run_usage[] =
     "usage: plush run MODEL.pmx -o OUTDIR [--motion M.vmd] [--frames N] [--fps 30] [--physics-hz 60]\n"
@@ -343,7 +342,7 @@ static bool parse_cage(run_state *s)
 {
     const char *spec = s->job->cage, *colon = strrchr(spec, ':');
     size_t n = colon ? (size_t)(colon - spec) : strlen(spec);
-    char *names = strndup(spec, n);
+    char *names = plush__os_strndup(spec, n);
     if (!names) {
         fprintf(stderr, "plush: out of memory\n");
         return false;
@@ -684,7 +683,7 @@ static int simulate(run_state *s, plush_diag *model_diag)
                                   .sinks = s->sinks,
                                   .sink_count = s->sink_count,
                                   .stop_on_blow_up = job->mode == PLUSH_SCENE_DIRECT,
-                                  .progress = isatty(STDERR_FILENO) ? progress : NULL,
+                                  .progress = plush__os_stderr_is_terminal() ? progress : NULL,
                                   .out_dir = cli_outdir_stage(&s->outdir)};
     plush_scene_run_result res;
     st = plush_scene_run(s->scene, &ro, &res, model_diag);

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# make test-windows: the Windows build checked under Wine.
+#   1. every cmocka suite that runs on Windows (mk/windows.mk lists them), as a Windows program; each suite
+#      left out is named with the reason;
+#   2. the CLI on the shared data, from a folder with a Japanese name: `plush.exe demo`, and `plush.exe run`
+#      on a shared character with --cage over the short dance, each against the Linux build's own outputs
+#      of the same command (tools/compare-outputs.py: numbers within 1e-5 units);
+#   3. an interruption: a Ctrl+C event in the middle of a run leaves OUTDIR with the old outputs or the new
+#      ones, never a mix, and no staging folder or lock.
+# Usage: tools/test-windows.sh BUILD_DIR WINE "SUITES..." "LEFT_OUT_SOURCES..."
+set -uo pipefail
+WB="$1"; WINE="$2"; SUITES="$3"; LEFT_OUT="$4"
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+export WINEPREFIX="$ROOT/$WB/wine" WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
+# the suites load the physics DLL by path, as the Linux suites do through their build folder
+export PLUSH_PHYSICS_LIB="$(winepath_of() { echo "Z:${1//\//\\}"; }; winepath_of "$ROOT/$WB/plush_physics.dll")"
+LINUX_PLUSH="${LINUX_PLUSH:-$ROOT/build/plush}"
+LOGS="$WB/test-logs"
+mkdir -p "$LOGS"
+
+if [ ! -d "$WINEPREFIX" ]; then
+  echo "test-windows: making the Wine prefix $WINEPREFIX"
+  "$WINE" wineboot -i >/dev/null 2>&1 || true
+fi
+
+passed=0; failed=0; skipped=0
+fail() { echo "FAIL: $*"; failed=$((failed + 1)); }
+pass() { echo "ok: $*"; passed=$((passed + 1)); }
+
+# ---- 1. the suites ----
+for src in $LEFT_OUT; do
+  why="$(grep -oE '#include [<"](sys/wait\.h|spawn\.h|sys/resource\.h|signal\.h|dlfcn\.h|cli_run\.h|bake_long\.h)' "$src" | head -n1 | sed 's/#include //')"
+  [ -n "$why" ] || why="reads the library with nm"
+  echo "skip: ${src#tests/} (Linux-only: $why)"
+  skipped=$((skipped + 1))
+done
+for exe in $SUITES; do
+  name="${exe#$WB/tests/}"
+  log="$LOGS/${name//\//_}.log"
+  t0=$(date +%s)
+  if timeout 1800 "$WINE" "$exe" >"$log" 2>&1; then
+    pass "$name ($(( $(date +%s) - t0 )) s)"
+  else
+    fail "$name (log: $log)"; tail -n 30 "$log"
+  fi
+done
+
+# ---- 2. the CLI from a Japanese folder, against Linux ----
+cli_check() {  # name, expected files, then the plush arguments after the output folder option
+  local name="$1" outdir="$2"; shift 2
+  local win="$JP/$outdir-windows" lin="$JP/$outdir-linux"
+  rm -rf "$win" "$lin"
+  if ! (cd "$JP" && timeout 3600 "$WINE" "$ROOT/$WB/plush.exe" "$@" -o "$outdir-windows" >"$ROOT/$LOGS/cli-$outdir.log" 2>&1); then
+    fail "$name under Wine (log: $LOGS/cli-$outdir.log)"; tail -n 20 "$LOGS/cli-$outdir.log"; return
+  fi
+  if [ ! -x "$LINUX_PLUSH" ]; then
+    fail "$name: no Linux build at $LINUX_PLUSH to compare with (make all first)"; return
+  fi
+  (cd "$JP" && "$LINUX_PLUSH" "$@" -o "$outdir-linux" >"$ROOT/$LOGS/cli-$outdir-linux.log" 2>&1) ||
+    { fail "$name on Linux (log: $LOGS/cli-$outdir-linux.log)"; return; }
+  if python3 "$ROOT/tools/compare-outputs.py" "$lin" "$win" "$ROOT/$LOGS/cli-$outdir-linux.log" \
+      "$ROOT/$LOGS/cli-$outdir.log" >"$ROOT/$LOGS/cli-$outdir-compare.log" 2>&1; then
+    pass "$name: $(tail -n 1 "$ROOT/$LOGS/cli-$outdir-compare.log")"
+  else
+    fail "$name differs from Linux (log: $LOGS/cli-$outdir-compare.log)"; tail -n 20 "$ROOT/$LOGS/cli-$outdir-compare.log"
+  fi
+}
+JP="$ROOT/$WB/テスト/ぬいぐるみ"
+mkdir -p "$JP"
+# the demo writes its inputs (the bear) beside its outputs: one OUTDIR per build
+cli_check "plush.exe demo from $WB/テスト/ぬいぐるみ" demo demo
+CAPE="$ROOT/../shared/data/characters/pmx_tailor/04_色々な使い方_裏面.pmx"
+DANCE="$(ls "$ROOT"/../shared/data/motions/*short*.vmd 2>/dev/null | head -n1)"
+if [ -f "$CAPE" ] && [ -n "$DANCE" ]; then
+  cp "$CAPE" "$JP/マント.pmx"
+  cp "$DANCE" "$JP/ダンス.vmd"
+  cli_check "plush.exe run マント.pmx --cage 表マント --motion ダンス.vmd" run run マント.pmx --cage 表マント --motion ダンス.vmd
+else
+  echo "skip: plush.exe run on the cape (../shared/data not here)"; skipped=$((skipped + 1))
+fi
+
+# ---- 3. interrupted by a Ctrl+C event ----
+if [ -f "$JP/demo-windows/plush_bear.pmx" ]; then
+  if tools/windows-interrupt.sh "$WB" "$WINE" "$JP" >"$LOGS/interrupt.log" 2>&1; then
+    pass "interrupted run: $(tail -n 1 "$LOGS/interrupt.log")"
+  else
+    fail "interrupted run (log: $LOGS/interrupt.log)"; tail -n 20 "$LOGS/interrupt.log"
+  fi
+fi
+
+echo
+echo "test-windows: $passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]
