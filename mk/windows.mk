@@ -45,9 +45,14 @@ STAMP := $(WPREFIX)/.stamp
 # (fork/posix_spawn, signals, rlimits, dlopen); test-windows names each one left out and why.
 POSIX_ONLY := sys/wait\.h|spawn\.h|sys/resource\.h|signal\.h|dlfcn\.h|cli_run\.h|bake_long\.h
 ALL_TESTS := $(sort $(filter-out tests/slow/%,$(wildcard tests/*/test_*.c)))
-SKIP_SRC := $(sort $(shell grep -lE '\#include [<"]($(POSIX_ONLY))' $(ALL_TESTS) /dev/null 2>/dev/null) tests/lib/test_symbols.c)
+# and those that need what the Windows build does not have yet: Embree (the binding suites assert that its BVH
+# ran), and the every-field soft-body stress test, whose clusters + aero-model-3 case blows up at step 148 under
+# MinGW-w64's libm where glibc's holds (tools/test-windows.sh prints each reason; docs/windows.md)
+WINDOWS_LATER := tests/proxy/test_proxy_bind.c tests/proxy/test_proxy_seed.c tests/physics/test_physics_soft_fields.c
+SKIP_SRC := $(sort $(shell grep -lE '\#include [<"](support/)?($(POSIX_ONLY))' $(ALL_TESTS) /dev/null 2>/dev/null) \
+              tests/lib/test_symbols.c $(WINDOWS_LATER))
 TEST_SRC := $(filter-out $(SKIP_SRC),$(ALL_TESTS))
-SUP_SRC := $(filter-out tests/support/cli_run.c,$(sort $(wildcard tests/support/*.c)))
+SUP_SRC := $(filter-out tests/support/cli_run.c tests/support/report_read.c,$(sort $(wildcard tests/support/*.c)))
 SUP_OBJ := $(SUP_SRC:%.c=$(WB)/obj/%.o)
 TESTS := $(TEST_SRC:tests/%.c=$(WB)/tests/%.exe)
 
@@ -95,7 +100,8 @@ $(WB)/tests/%.exe: $(WB)/obj/tests/%.o $(SUP_OBJ) $(LIB)
 # ---- under Wine ----------------------------------------------------------------------------------------
 # A Wine prefix of its own (made on first use), no debug chatter. The suites run from the project root as on
 # Linux (Wine maps it to Z:), with the physics DLL found through PLUSH_PHYSICS_LIB.
-WINE ?= wine64
+# Debian puts the 64-bit loader in /usr/lib/wine (the wine package adds /usr/bin/wine)
+WINE ?= $(firstword $(wildcard /usr/bin/wine64 /usr/lib/wine/wine64) wine64)
 test-windows: windows $(TESTS)
 	@tools/test-windows.sh "$(WB)" "$(WINE)" "$(TESTS)" "$(SKIP_SRC)"
 

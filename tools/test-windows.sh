@@ -13,8 +13,11 @@ WB="$1"; WINE="$2"; SUITES="$3"; LEFT_OUT="$4"
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 export WINEPREFIX="$ROOT/$WB/wine" WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
-# the suites load the physics DLL by path, as the Linux suites do through their build folder
-export PLUSH_PHYSICS_LIB="$(winepath_of() { echo "Z:${1//\//\\}"; }; winepath_of "$ROOT/$WB/plush_physics.dll")"
+# the suites live below build-windows/tests/: they are told where the physics DLL is (Wine maps / to Z:);
+# plush.exe finds it beside itself, as a user's copy does
+PHYSICS_DLL="Z:$(echo "$ROOT/$WB/plush_physics.dll" | tr / '\\')"
+# and find the optional DLLs (meshoptimizer) in the build folder, as plush.exe does beside itself
+export WINEPATH="Z:$(echo "$ROOT/$WB" | tr / '\\')"
 LINUX_PLUSH="${LINUX_PLUSH:-$ROOT/build/plush}"
 LOGS="$WB/test-logs"
 mkdir -p "$LOGS"
@@ -30,16 +33,21 @@ pass() { echo "ok: $*"; passed=$((passed + 1)); }
 
 # ---- 1. the suites ----
 for src in $LEFT_OUT; do
-  why="$(grep -oE '#include [<"](sys/wait\.h|spawn\.h|sys/resource\.h|signal\.h|dlfcn\.h|cli_run\.h|bake_long\.h)' "$src" | head -n1 | sed 's/#include //')"
-  [ -n "$why" ] || why="reads the library with nm"
-  echo "skip: ${src#tests/} (Linux-only: $why)"
+  why="$(grep -oE '#include [<"](support/)?(sys/wait\.h|spawn\.h|sys/resource\.h|signal\.h|dlfcn\.h|cli_run\.h|bake_long\.h)' "$src" | head -n1 | sed 's/#include [<"]//')"
+  case "$src" in
+    */test_symbols.c) why="Linux-only: reads the library with nm" ;;
+    */test_proxy_bind.c | */test_proxy_seed.c) why="needs Embree, not built for Windows yet" ;;
+    */test_physics_soft_fields.c) why="its clusters + aero 3 stress case blows up under MinGW's libm (docs/windows.md)" ;;
+    *) why="Linux-only: $why" ;;
+  esac
+  echo "skip: ${src#tests/} ($why)"
   skipped=$((skipped + 1))
 done
 for exe in $SUITES; do
   name="${exe#$WB/tests/}"
   log="$LOGS/${name//\//_}.log"
   t0=$(date +%s)
-  if timeout 1800 "$WINE" "$exe" >"$log" 2>&1; then
+  if PLUSH_PHYSICS_LIB="$PHYSICS_DLL" timeout 1800 "$WINE" "$exe" >"$log" 2>&1; then
     pass "$name ($(( $(date +%s) - t0 )) s)"
   else
     fail "$name (log: $log)"; tail -n 30 "$log"
@@ -51,15 +59,16 @@ cli_check() {  # name, expected files, then the plush arguments after the output
   local name="$1" outdir="$2"; shift 2
   local win="$JP/$outdir-windows" lin="$JP/$outdir-linux"
   rm -rf "$win" "$lin"
-  if ! (cd "$JP" && timeout 3600 "$WINE" "$ROOT/$WB/plush.exe" "$@" -o "$outdir-windows" >"$ROOT/$LOGS/cli-$outdir.log" 2>&1); then
-    fail "$name under Wine (log: $LOGS/cli-$outdir.log)"; tail -n 20 "$LOGS/cli-$outdir.log"; return
+  if ! (cd "$JP" && timeout 3600 "$WINE" "$ROOT/$WB/plush.exe" "$@" -o "$outdir-windows" >"$ROOT/$LOGS/cli-$outdir.log" \
+        2>"$ROOT/$LOGS/cli-$outdir.err"); then
+    fail "$name under Wine (log: $LOGS/cli-$outdir.err)"; tail -n 20 "$LOGS/cli-$outdir.err"; return
   fi
   if [ ! -x "$LINUX_PLUSH" ]; then
     fail "$name: no Linux build at $LINUX_PLUSH to compare with (make all first)"; return
   fi
-  (cd "$JP" && "$LINUX_PLUSH" "$@" -o "$outdir-linux" >"$ROOT/$LOGS/cli-$outdir-linux.log" 2>&1) ||
-    { fail "$name on Linux (log: $LOGS/cli-$outdir-linux.log)"; return; }
-  if python3 "$ROOT/tools/compare-outputs.py" "$lin" "$win" "$ROOT/$LOGS/cli-$outdir-linux.log" \
+  (cd "$JP" && "$LINUX_PLUSH" "$@" -o "$outdir-linux" >"$ROOT/$LOGS/cli-$outdir-linux.log" \
+     2>"$ROOT/$LOGS/cli-$outdir-linux.err") || { fail "$name on Linux (log: $LOGS/cli-$outdir-linux.err)"; return; }
+  if PLUSH_POSE="$LINUX_PLUSH" python3 "$ROOT/tools/compare-outputs.py" "$lin" "$win" "$ROOT/$LOGS/cli-$outdir-linux.log" \
       "$ROOT/$LOGS/cli-$outdir.log" >"$ROOT/$LOGS/cli-$outdir-compare.log" 2>&1; then
     pass "$name: $(tail -n 1 "$ROOT/$LOGS/cli-$outdir-compare.log")"
   else

@@ -147,6 +147,8 @@ void plush__os_remove_tree(const char *path, int depth);
 long plush__os_pid(void);
 /* Whether a process with this id runs (a lock's owner). */
 bool plush__os_process_alive(long pid);
+/* Sets an environment variable of this process (what getenv then reads). */
+void plush__os_setenv(const char *name, const char *value);
 /* Whether the standard error goes to a terminal (progress bars only then). */
 bool plush__os_stderr_is_terminal(void);
 /* The folder of the running executable into out (no trailing separator); false when unknown. */
@@ -193,6 +195,12 @@ typedef struct plush__os_child {
     intptr_t handle;          /* pid, or the process HANDLE; 0 when none */
     int input;                /* the pipe's write end, -1 when closed */
 } plush__os_child;
+/* Where a user gets ffmpeg, for the one warning a missing ffmpeg gives. */
+#ifdef _WIN32
+#define PLUSH__OS_FFMPEG_HINT "put ffmpeg.exe beside plush.exe"
+#else
+#define PLUSH__OS_FFMPEG_HINT "tools/install-deps.sh installs it"
+#endif
 /* Finds program (a bare name) on PATH into out; false when it is not there. */
 bool plush__os_find_program(const char *program, char *out, size_t size);
 /* Starts program with argv (argv[0] its name, NULL-terminated; quoted safely for the child on Windows),

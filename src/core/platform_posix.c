@@ -259,6 +259,11 @@ bool plush__os_process_alive(long pid)
     return kill((pid_t)pid, 0) == 0 || errno != ESRCH;
 }
 
+void plush__os_setenv(const char *name, const char *value)
+{
+    setenv(name, value, 1);
+}
+
 bool plush__os_stderr_is_terminal(void)
 {
     return isatty(STDERR_FILENO);

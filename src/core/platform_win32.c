@@ -491,6 +491,11 @@ bool plush__os_process_alive(long pid)
     return alive;
 }
 
+void plush__os_setenv(const char *name, const char *value)
+{
+    _putenv_s(name, value); /* the C runtime's copy, which getenv reads */
+}
+
 bool plush__os_stderr_is_terminal(void)
 {
     DWORD mode;

@@ -365,7 +365,7 @@ static plush_status preview_begin(plush_scene_sink *s, const plush_scene *scene,
 {
     preview_sink *p = (preview_sink *)s;
     if (!plush__os_find_program("ffmpeg", p->ffmpeg, sizeof p->ffmpeg)) {
-        give_up(p, diag, "no ffmpeg on PATH (tools/install-deps.sh installs it)");
+        give_up(p, diag, "no ffmpeg on PATH (%s)", PLUSH__OS_FFMPEG_HINT);
         return PLUSH_OK;
     }
     plush_diag local = {0};
