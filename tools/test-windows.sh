@@ -80,8 +80,8 @@ mkdir -p "$JP"
 # the demo writes its inputs (the bear) beside its outputs: one OUTDIR per build
 cli_check "plush.exe demo from $WB/テスト/ぬいぐるみ" demo demo
 CAPE="$ROOT/../shared/data/characters/pmx_tailor/04_色々な使い方_裏面.pmx"
-DANCE="$(ls "$ROOT"/../shared/data/motions/*short*.vmd 2>/dev/null | head -n1)"
-if [ -f "$CAPE" ] && [ -n "$DANCE" ]; then
+DANCE="$ROOT/../shared/data/characters/blender_mmd_tools/test.vmd"   # the short shared dance
+if [ -f "$CAPE" ] && [ -f "$DANCE" ]; then
   cp "$CAPE" "$JP/マント.pmx"
   cp "$DANCE" "$JP/ダンス.vmd"
   cli_check "plush.exe run マント.pmx --cage 表マント --motion ダンス.vmd" run run マント.pmx --cage 表マント --motion ダンス.vmd
