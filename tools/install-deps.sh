@@ -22,7 +22,7 @@ PACKAGES=(
 if [ "${1:-}" = "--windows" ]; then
   shift
   PACKAGES+=(gcc-mingw-w64-x86-64-posix g++-mingw-w64-x86-64-posix mingw-w64-x86-64-dev cmake dpkg-dev
-             wine64 zip python3)
+             wine64 zip unzip python3)
 fi
 # The Khronos glTF-Validator for the glTF tests: Debian's node and npm, the package from npm into the
 # git-ignored tools/node. A machine that has node from elsewhere (nodesource bundles npm) keeps it.

@@ -4,11 +4,9 @@
 # as Windows does), so this reaches plush's console handler, not a POSIX signal handler.
 # One OUTDIR gets a finished run (old: --every 10), then the same run with other outputs (new: --every 5) is
 # interrupted at several moments; after each, every output must match all old or all new files, and no
-# staging folder or lock may be left. Usage: tools/windows-interrupt.sh BUILD_DIR WINE FOLDER
+# staging folder or lock may be left. Usage: tools/windows-interrupt.sh PLUSH_EXE WINE FOLDER
 set -uo pipefail
-WB="$1"; WINE="$2"; DIR="$3"
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-EXE="$ROOT/$WB/plush.exe"
+EXE="$1"; WINE="$2"; DIR="$3"
 cd "$DIR" || exit 1
 BEAR=(demo-windows/plush_bear.pmx --motion demo-windows/plush_bear_shake.vmd --im2 demo-windows/plush_bear.im2
       --export pmx+vmd,gltf,ply --frames 60)
