@@ -5,7 +5,9 @@
 #   2. the CLI on the shared data, from a folder with a Japanese name: `plush.exe demo`, and `plush.exe run`
 #      on a shared character with --cage over the short dance, each against the Linux build's own outputs
 #      of the same command (tools/compare-outputs.py: numbers within 1e-5 units);
-#   3. an interruption: a Ctrl+C event in the middle of a run leaves OUTDIR with the old outputs or the new
+#   3. hostile files (tools/windows-hostile.sh): truncated and garbled models and motions, a folder, a missing
+#      file: exit 1 with one line naming the file and the byte, never a crash;
+#   4. an interruption: a Ctrl+C event in the middle of a run leaves OUTDIR with the old outputs or the new
 #      ones, never a mix, and no staging folder or lock.
 # Usage: tools/test-windows.sh BUILD_DIR WINE "SUITES..." "LEFT_OUT_SOURCES..." ZIP
 # The CLI checks run plush.exe as unpacked from ZIP into the Japanese-named folder.
@@ -92,7 +94,16 @@ else
   echo "skip: plush.exe run on the cape (../shared/data not here)"; skipped=$((skipped + 1))
 fi
 
-# ---- 3. interrupted by a Ctrl+C event ----
+# ---- 3. hostile files: exit 1 with one line naming the file and the byte; never a crash ----
+if [ -f "$CAPE" ] && [ -f "$DANCE" ]; then
+  if tools/windows-hostile.sh "$EXE" "$WINE" "$JP" "$CAPE" "$DANCE" >"$LOGS/hostile.log" 2>&1; then
+    pass "hostile files: $(tail -n 1 "$LOGS/hostile.log")"
+  else
+    fail "hostile files (log: $LOGS/hostile.log)"; tail -n 20 "$LOGS/hostile.log"
+  fi
+fi
+
+# ---- 4. interrupted by a Ctrl+C event ----
 if [ -f "$JP/demo-windows/plush_bear.pmx" ]; then
   if tools/windows-interrupt.sh "$EXE" "$WINE" "$JP" >"$LOGS/interrupt.log" 2>&1; then
     pass "interrupted run: $(tail -n 1 "$LOGS/interrupt.log")"
