@@ -4,7 +4,8 @@
 #      left out is named with the reason;
 #   2. the CLI on the shared data, from a folder with a Japanese name: `plush.exe demo`, and `plush.exe run`
 #      on a shared character with --cage over the short dance, each against the Linux build's own outputs
-#      of the same command (tools/compare-outputs.py: numbers within 1e-5 units);
+#      of the same command (tools/compare-outputs.py: frames and files within 1e-5 units, the bake as a
+#      player poses it within its own tolerance, the summary figures to their last digit);
 #   3. hostile files (tools/windows-hostile.sh): truncated and garbled models and motions, a folder, a missing
 #      file: exit 1 with one line naming the file and the byte, never a crash;
 #   4. an interruption: a Ctrl+C event in the middle of a run leaves OUTDIR with the old outputs or the new
