@@ -91,6 +91,16 @@ if [ -f "$CAPE" ] && [ -f "$DANCE" ]; then
   cp "$CAPE" "$JP/マント.pmx"
   cp "$DANCE" "$JP/ダンス.vmd"
   cli_check "plush.exe run マント.pmx --cage 表マント --motion ダンス.vmd" run run マント.pmx --cage 表マント --motion ダンス.vmd
+  # as Explorer and a dragged file hand paths over: absolute, with a drive and backslashes
+  win_jp="Z:$(echo "$JP" | tr / '\\')"
+  rm -rf "$JP/絶対パス"
+  if (cd "$JP" && timeout 600 "$WINE" "$EXE" run "$win_jp\\マント.pmx" --cage 表マント --frames 5 \
+        -o "$win_jp\\絶対パス" >"$ROOT/$LOGS/cli-absolute.log" 2>&1) &&
+     [ -f "$JP/絶対パス/マント_plush.pmx" ] && [ -f "$JP/絶対パス/マント_plush.vmd" ]; then
+    pass "plush.exe run with absolute backslash paths: $(ls "$JP/絶対パス" | tr '\n' ' ')"
+  else
+    fail "plush.exe run with absolute backslash paths (log: $LOGS/cli-absolute.log)"; ls -a "$JP/絶対パス" 2>&1 | head
+  fi
 else
   echo "skip: plush.exe run on the cape (../shared/data not here)"; skipped=$((skipped + 1))
 fi

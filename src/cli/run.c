@@ -267,7 +267,7 @@ static int parse_run(int argc, char **argv, cli_run_job *job, bool *help)
 /* The model file's name without its directory and ".pmx": the outputs' names start with it. */
 static char *model_stem(const char *model)
 {
-    const char *base = strrchr(model, '/');
+    const char *base = plush__os_last_separator(model);
     base = base ? base + 1 : model;
     size_t n = strlen(base);
     if (cli_ends_with(base, ".pmx"))
@@ -440,7 +440,7 @@ static bool protect_inputs(run_state *s)
         (job->overrides && !cli_outdir_protect(&s->outdir, job->overrides)))
         return false;
     const plush_pmx_model *m = s->source ? s->source : s->model;
-    const char *slash = strrchr(job->model, '/');
+    const char *slash = plush__os_last_separator(job->model);
     int dir = slash ? (int)(slash - job->model) + 1 : 0;
     for (size_t i = 0; i < m->texture_count; i++) {
         size_t n = (size_t)dir + m->textures[i].len + 1;

@@ -50,7 +50,7 @@ static char *join(const char *a, const char *b)
 /* The folder part of a path: "." when it has none. */
 static char *folder_of(const char *path)
 {
-    const char *slash = strrchr(path, '/');
+    const char *slash = plush__os_last_separator(path);
     if (!slash)
         return dup_n(".", 1);
     return dup_n(path, slash == path ? 1 : (size_t)(slash - path));
@@ -375,7 +375,7 @@ done:
 
 static const char *base_name(const char *path)
 {
-    const char *slash = strrchr(path, '/');
+    const char *slash = plush__os_last_separator(path);
     return slash ? slash + 1 : path;
 }
 
