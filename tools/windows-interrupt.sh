@@ -51,4 +51,5 @@ for share in 10 30 50 70 85 92 96 99; do
   if [ "$got" = "$OLD" ]; then olds=$((olds + 1)); elif [ "$got" = "$NEW" ]; then news=$((news + 1));
   else echo "after ${delay} s: a mix of old and new outputs"; diff <(echo "$OLD") <(echo "$got") | head; exit 1; fi
 done
+[ "$stopped" -gt 0 ] || { echo "no Ctrl+C event landed while the run ran: nothing was tested"; exit 1; }
 echo "8 Ctrl+C events over a ${ms} ms run ($stopped stopped it, $finished came after it finished): $olds left the old outputs, $news the new ones, none a mix or a leftover"
