@@ -40,7 +40,8 @@ CXXFLAGS := -std=c++17 -Wall -Wextra -Wshadow -fPIC -fvisibility=hidden -O1 -g -
 LDFLAGS += -fsanitize=address,undefined
 endif
 
-LIB_SRC  := $(sort $(shell find src -name '*.c' -not -path 'src/cli/*'))
+# The platform layer's Win32 half is mk/windows.mk's.
+LIB_SRC  := $(sort $(filter-out src/core/platform_win32.c,$(shell find src -name '*.c' -not -path 'src/cli/*')))
 CLI_SRC  := $(sort $(wildcard src/cli/*.c))
 TEST_SRC := $(sort $(filter-out tests/slow/%,$(wildcard tests/*/test_*.c)))
 # The full-size end-to-end runs (the demo bear's direct simulation, the long dances, Alicia from attach to
@@ -86,7 +87,7 @@ $(BUILD)/obj/tests/%.o: tests/%.c | $(DEPS_OK)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Itests $(CMOCKA_CFLAGS) $(CFLAGS) -c $< -o $@
 
-# Seed mode rounds where the original rounds (../shared/DESIGN.md, Proxy skinning): no a*b+c fused into one
+# Seed mode rounds where the original rounds (docs/binding.md, the original method): no a*b+c fused into one
 # rounding in its arithmetic, nor in the test's independent port of it.
 $(BUILD)/obj/src/proxy/seed.o: CFLAGS += -ffp-contract=off
 $(BUILD)/obj/tests/proxy/test_proxy_seed.o: CFLAGS += -ffp-contract=off
@@ -223,3 +224,10 @@ $(STRESS_GEN): $(BUILD)/obj/tools/stress/stress_motions.o $(LIB)
 $(STRESS_FILES) &: $(STRESS_GEN)
 	@mkdir -p $(BUILD)/stress
 	$(STRESS_GEN) -o $(BUILD)/stress
+
+# ---- Windows -----------------------------------------------------------------------------------------------
+# make windows | make test-windows | make dist-windows: the cross build with Debian's MinGW-w64 into
+# build-windows/, its suites under Wine, the zip for users (mk/windows.mk; docs/windows.md).
+.PHONY: windows windows-deps test-windows dist-windows
+windows windows-deps test-windows dist-windows:
+	@$(MAKE) --no-print-directory -f mk/windows.mk $@

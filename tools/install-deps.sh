@@ -1,5 +1,8 @@
 #!/usr/bin/env bash
 # Installs every Debian package plush uses. Idempotent. `--check` only reports whether all are present.
+# `--windows` adds what the Windows build needs (make windows, test-windows, dist-windows): MinGW-w64, the
+# tools that build its libraries from Debian's source packages (tools/build-windows-deps.sh), Wine, zip;
+# `--windows --check` reports on those too. CI passes it; a Linux user's `make run` does not pull them.
 # `--clients` also installs the real clients used to check exports by hand (Blender with numpy for
 # tools/blender_gltf_check.py); no test needs them, and they are large, so CI leaves them out.
 set -euo pipefail
@@ -16,6 +19,11 @@ PACKAGES=(
   libbullet-dev libcglm-dev libcmocka-dev libembree-dev libmeshoptimizer-dev libstb-dev
   clang ffmpeg
 )
+if [ "${1:-}" = "--windows" ]; then
+  shift
+  PACKAGES+=(gcc-mingw-w64-x86-64-posix g++-mingw-w64-x86-64-posix mingw-w64-x86-64-dev cmake dpkg-dev
+             wine64 zip unzip python3)
+fi
 # The Khronos glTF-Validator for the glTF tests: Debian's node and npm, the package from npm into the
 # git-ignored tools/node. A machine that has node from elsewhere (nodesource bundles npm) keeps it.
 command -v node >/dev/null 2>&1 || PACKAGES+=(nodejs)

@@ -1,6 +1,7 @@
 /* Argument handling the subcommands share: the one-model argument loop, comma-separated name lists,
  * numbers, file-name extensions and output directories. */
 #include "cli/cli.h"
+#include "core/platform.h"
 #include "plush/sys/core.h"
 #include "plush/sys/pmx.h"
 
@@ -9,8 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 int cli_parse_model_command(int argc, char **argv, const char *usage, cli_option_fn option, void *job,
                             const char **model, bool *help)
@@ -39,7 +38,7 @@ int cli_parse_model_command(int argc, char **argv, const char *usage, cli_option
 /* A copy of the n bytes of s that list keeps (freed with it); NULL, after a message, when out of memory. */
 static char *keep_copy(cli_names *list, const char *s, size_t n)
 {
-    char *copy = strndup(s, n);
+    char *copy = plush__os_strndup(s, n);
     char **texts = realloc(list->texts, (list->text_count + 1) * sizeof *texts);
     if (texts)
         list->texts = texts;
@@ -271,7 +270,7 @@ bool cli_outdir_check(const cli_outdir *o, const char *path)
     if (strncmp(path, stage, n) != 0 || path[n] != '/')
         return true; /* not in OUTDIR: written where it is asked for */
     const char *name = path + n + 1, *slash = strchr(name, '/');
-    char *top = strndup(name, slash ? (size_t)(slash - name) : strlen(name));
+    char *top = plush__os_strndup(name, slash ? (size_t)(slash - name) : strlen(name));
     plush_diag d;
     cli_diag_init(&d, NULL);
     bool ok = top && plush_file_stage_check(o->stage, top, &d) == PLUSH_OK;

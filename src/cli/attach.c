@@ -3,6 +3,7 @@
  * -o OUT.pmx: write the model with the cage added as a PMX 2.1 soft body, pinned automatically unless told
  * where. */
 #include "cli/cli.h"
+#include "core/platform.h"
 #include "plush/attach.h"
 #include "plush/sys/core.h"
 #include "plush/sys/attach.h"
@@ -12,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <unistd.h>
 
 static const char attach_usage[] =
     "usage: plush attach MODEL.pmx --proxy PROXY.obj|PROXY.pmx [--pin-bone NAME]... [--pin-vertices LIST]\n"
@@ -346,7 +346,7 @@ static int run_attach(attach_job *job, const plush_pmx_soft_body *soft)
                               .auto_pins = job->pin_bone_count == 0 && job->pin_vertex_count == 0,
                               .materials = (const char *const *)job->materials.names,
                               .material_count = job->materials.count, .require_hold = !job->allow_free,
-                              .progress = isatty(STDERR_FILENO) ? progress : NULL};
+                              .progress = plush__os_stderr_is_terminal() ? progress : NULL};
     plush_attach_result r;
     if (plush_attach(model, &o, &out, &r, &model_diag) != PLUSH_OK) {
         cli_report(&model_diag);

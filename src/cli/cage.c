@@ -1,6 +1,7 @@
 /* --cage MATERIAL,...[:TRIANGLES], as plush run and plush compare take it: the syntax checked with the
  * options, then the names checked against the model and the cage made and attached in memory. */
 #include "cli/cli.h"
+#include "core/platform.h"
 #include "plush/sys/attach.h"
 #include "plush/sys/core.h"
 
@@ -27,7 +28,7 @@ static bool parse_spec(const char *usage, const char *spec, cli_names *names, si
     *triangles = 0;
     if (cli_cage_spec_check(usage, spec) != CLI_OK)
         return false;
-    char *text = strndup(spec, n);
+    char *text = plush__os_strndup(spec, n);
     if (!text) {
         fprintf(stderr, "plush: out of memory\n");
         return false;

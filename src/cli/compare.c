@@ -1,6 +1,7 @@
 /* plush compare MODEL.pmx -o REPORTDIR: bones, proxy and direct on the same motion, stepped in lockstep and
  * measured frame by frame; metrics.csv, report.md, plots and pictures. */
 #include "cli/cli.h"
+#include "core/platform.h"
 #include "plush/compare.h"
 #include "plush/sys/core.h"
 
@@ -9,8 +10,6 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 static const char compare_usage[] =
     "usage: plush compare MODEL.pmx -o REPORTDIR [--motion M.vmd] [--frames N] [--proxy-triangles N1,N2,...]\n"
@@ -272,7 +271,7 @@ static int simulate(const compare_inputs *in, cli_outdir *outdir, plush_compare_
         return CLI_FAILED;
     }
     uint32_t frames = plush_compare_study_frame_count(*st);
-    bool bar = isatty(STDERR_FILENO);
+    bool bar = plush__os_stderr_is_terminal();
     for (uint32_t f = 0; f < frames; f++) {
         if (plush_compare_study_step(*st, f, &d) != PLUSH_OK) {
             cli_report(&d);

@@ -1,11 +1,11 @@
 /* plush demo [-o OUTDIR]: the main job on the embedded plush bear. The bear is generated in this process
  * (src/demo, plush/demo.h), written beside the results, then run like any model. */
 #include "cli/cli.h"
+#include "core/platform.h"
 #include "plush/demo.h"
 
 #include <errno.h>
 #include <string.h>
-#include <sys/stat.h>
 
 static const char demo_usage[] = "usage: plush demo [-o OUTDIR]\n";
 
@@ -35,7 +35,7 @@ int cli_demo(int argc, char **argv)
         else
             return cli_usage_error(demo_usage, "unexpected argument '%s'", argv[i]);
     }
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+    if (plush__os_mkdir(dir) != 0 && errno != EEXIST) {
         cli_message("%s: cannot create the directory: %s", dir, strerror(errno));
         return CLI_FAILED;
     }
@@ -66,8 +66,8 @@ int cli_demo(int argc, char **argv)
            dir, dir, dir, dir);
     char preview[4096];
     snprintf(preview, sizeof preview, "%s/preview.mp4", dir);
-    struct stat st;
-    if (stat(preview, &st) == 0)
+    plush__os_info st;
+    if (plush__os_stat(preview, true, &st))
         cli_line("  any video player or browser: %s", preview);
     cli_line("  the input model with its soft body: %s (PMX 2.1: PMX Editor; plush info shows it)", files.pmx);
     return CLI_OK;

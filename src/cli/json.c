@@ -65,41 +65,65 @@ static bool invisible_control(uint32_t cp)
            (cp >= 0x2066 && cp <= 0x2069);
 }
 
-void text_write_escaped(FILE *out, const char *s, size_t len, bool json)
+/* Appends a short piece to b. */
+static void put(plush_buf *b, const char *text)
+{
+    plush_buf_append(b, text, strlen(text));
+}
+
+void text_escape(plush_buf *b, const char *s, size_t len, bool json)
 {
     const unsigned char *p = (const unsigned char *)s;
     size_t i = 0;
+    char code[16];
     while (i < len) {
         unsigned char c = p[i];
         size_t n = c < 0x80 ? 1 : utf8_sequence(p + i, len - i);
         /* C1 controls (U+0080..U+009F, C2 80..C2 9F in UTF-8) act on terminals as ESC sequences do. */
         uint32_t cp = n ? utf8_code_point(p + i, n) : 0x100;
         if (json && (c == '"' || c == '\\')) {
-            fputc('\\', out);
-            fputc(c, out);
+            char pair[3] = {'\\', (char)c, 0};
+            put(b, pair);
         } else if (invisible_control(cp)) {
-            fprintf(out, "\\u%04x", (unsigned)cp);
+            snprintf(code, sizeof code, "\\u%04x", (unsigned)cp);
+            put(b, code);
         } else if (cp < 0x20 || (cp >= 0x7F && cp <= 0x9F)) {
             switch (cp) {
-            case '\n': fputs("\\n", out); break;
-            case '\r': fputs("\\r", out); break;
-            case '\t': fputs("\\t", out); break;
-            case '\b': fputs(json ? "\\b" : "\\x08", out); break;
-            case '\f': fputs(json ? "\\f" : "\\x0c", out); break;
-            default: fprintf(out, json ? "\\u%04x" : cp < 0x80 ? "\\x%02x" : "\\u%04x", (unsigned)cp); break;
+            case '\n': put(b, "\\n"); break;
+            case '\r': put(b, "\\r"); break;
+            case '\t': put(b, "\\t"); break;
+            case '\b': put(b, json ? "\\b" : "\\x08"); break;
+            case '\f': put(b, json ? "\\f" : "\\x0c"); break;
+            default:
+                snprintf(code, sizeof code, json ? "\\u%04x" : cp < 0x80 ? "\\x%02x" : "\\u%04x", (unsigned)cp);
+                put(b, code);
+                break;
             }
         } else if (n == 0) {
             /* A byte that is not UTF-8: JSON cannot carry it; a terminal line shows its value. */
-            if (json)
-                fputs("\\ufffd", out);
-            else
-                fprintf(out, "\\x%02x", c);
+            if (json) {
+                put(b, "\\ufffd");
+            } else {
+                snprintf(code, sizeof code, "\\x%02x", c);
+                put(b, code);
+            }
             n = 1;
         } else {
-            fwrite(p + i, 1, n, out);
+            plush_buf_append(b, p + i, n);
         }
         i += n;
     }
+}
+
+void text_write_escaped(FILE *out, const char *s, size_t len, bool json)
+{
+    plush_buf b = {0};
+    text_escape(&b, s, len, json);
+    if (b.failed)
+        fputs("(out of memory)", out);
+    else if (b.size)
+        fwrite(b.data, 1, b.size, out);
+    plush_buf_free(&b);
 }
 
 void json_write_escaped(FILE *out, const char *s, size_t len)

@@ -21,6 +21,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "plush/core.h"
+#include "plush/sys/core.h"
+
 enum { JSON_MAX_DEPTH = 32 };
 
 typedef struct json_writer {
@@ -53,6 +56,8 @@ void json_null(json_writer *w, const char *key);
  * byte; '"' and '\\' escaped); otherwise a terminal line's (\n, \x1b, \u0085, \xff for a broken byte;
  * quotes and backslashes as they are). */
 void text_write_escaped(FILE *out, const char *s, size_t len, bool json);
+/* The same, appended to b (b->failed when memory ran out). */
+void text_escape(plush_buf *b, const char *s, size_t len, bool json);
 /* Writes s as a quoted, escaped JSON string (also used by the text output for names). */
 void json_write_escaped(FILE *out, const char *s, size_t len);
 

@@ -1,11 +1,11 @@
 /* plush: the command line. Dispatches to one file per subcommand (what they share: messages.c, args.c). */
 #include "cli/cli.h"
+#include "core/platform.h"
 #include "plush/sys/core.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 static const char main_usage[] =
     "usage: plush <command> [options] [arguments]\n"
@@ -62,6 +62,11 @@ static const command commands[] = {
 
 int main(int argc, char **argv)
 {
+    /* UTF-8 arguments everywhere (Windows hands them over as UTF-16), and a console that shows UTF-8. */
+    if (!plush__os_args_utf8(argc, argv, &argc, &argv)) {
+        fputs("plush: cannot read the command line\n", stderr);
+        return CLI_FAILED;
+    }
     /* Temporary files, staging folders and locks go away when the run is interrupted or ends. */
     plush_file_cleanup_on_signals();
     atexit(plush_file_cleanup_now);

@@ -3,12 +3,12 @@
  * (options, their values, --help). */
 #include "cli/cli.h"
 #include "plush/sys/core.h"
+#include "core/platform.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 void cli_diag_init(plush_diag *diag, const char *file)
 {
@@ -19,9 +19,9 @@ void cli_diag_init(plush_diag *diag, const char *file)
 
 bool cli_regular_file(const char *path, plush_diag *diag)
 {
-    struct stat st;
+    plush__os_info st;
     /* A missing file is left to the reader, whose message says why it cannot be opened. */
-    if (stat(path, &st) != 0 || S_ISREG(st.st_mode))
+    if (!plush__os_stat(path, true, &st) || st.kind == PLUSH__OS_FILE)
         return true;
     plush_diag_fail(diag, PLUSH_E_IO, -1, NULL, -1, "not a regular file");
     return false;
@@ -31,21 +31,15 @@ bool cli_regular_file(const char *path, plush_diag *diag)
  * (names in warnings, file names) must neither split the line nor reach the terminal as a command. */
 static void print_line(const char *text)
 {
-    char *line = NULL;
-    size_t size = 0;
-    FILE *mem = open_memstream(&line, &size);
-    if (mem) {
-        fputs("plush: ", mem);
-        text_write_escaped(mem, text, strlen(text), false);
-        fputc('\n', mem);
-    }
-    if (!mem || fclose(mem) != 0 || !line) {
-        free(line);
+    plush_buf line = {0};
+    plush_buf_append(&line, "plush: ", 7);
+    text_escape(&line, text, strlen(text), false);
+    plush_buf_append(&line, "\n", 1);
+    if (line.failed)
         fputs("plush: out of memory\n", stderr);
-        return;
-    }
-    fwrite(line, 1, size, stderr);
-    free(line);
+    else
+        fwrite(line.data, 1, line.size, stderr);
+    plush_buf_free(&line);
 }
 
 /* fmt formatted (malloc'd; NULL when out of memory). */

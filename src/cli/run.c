@@ -1,6 +1,7 @@
 /* plush run MODEL.pmx -o OUTDIR: the main job -- motion, physics, soft-body proxy skinning -- and its
  * exports: a baked PMX 2.0 + VMD any MMD player can play, mesh sequences, the binding. */
 #include "cli/cli.h"
+#include "core/platform.h"
 #include "plush/obj.h"
 #include "plush/attach.h"
 #include "plush/sys/core.h"
@@ -11,9 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
 static const char run_usage[] =
     "usage: plush run MODEL.pmx -o OUTDIR [--motion M.vmd] [--frames N] [--fps 30] [--physics-hz 60]\n"
@@ -255,7 +254,7 @@ static int parse_run(int argc, char **argv, cli_run_job *job, bool *help)
 /* The model file's name without its directory and ".pmx": the outputs' names start with it. */
 static char *model_stem(const char *model)
 {
-    const char *base = strrchr(model, '/');
+    const char *base = plush__os_last_separator(model);
     base = base ? base + 1 : model;
     size_t n = strlen(base);
     if (cli_ends_with(base, ".pmx"))
@@ -380,7 +379,7 @@ static bool protect_inputs(run_state *s)
         (job->overrides && !cli_outdir_protect(&s->outdir, job->overrides)))
         return false;
     const plush_pmx_model *m = s->source ? s->source : s->model;
-    const char *slash = strrchr(job->model, '/');
+    const char *slash = plush__os_last_separator(job->model);
     int dir = slash ? (int)(slash - job->model) + 1 : 0;
     for (size_t i = 0; i < m->texture_count; i++) {
         size_t n = (size_t)dir + m->textures[i].len + 1;
@@ -661,7 +660,7 @@ static int simulate(run_state *s, plush_diag *model_diag)
                                   .sinks = s->sinks,
                                   .sink_count = s->sink_count,
                                   .stop_on_blow_up = job->mode == PLUSH_SCENE_DIRECT,
-                                  .progress = isatty(STDERR_FILENO) ? progress : NULL,
+                                  .progress = plush__os_stderr_is_terminal() ? progress : NULL,
                                   .out_dir = cli_outdir_stage(&s->outdir)};
     plush_scene_run_result res;
     st = plush_scene_run(s->scene, &ro, &res, model_diag);

@@ -1,6 +1,7 @@
 /* plush compare's report.md: the verdict, the runs, the pairs' errors, the speed-ups and what they mean. */
 #include "compare/compare_internal.h"
 #include "plush/sys/core.h"
+#include "core/platform.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -351,7 +352,7 @@ static void meaning(const plush_compare_study *s, const judgement *jp, plush_buf
 plush_status plush__compare_write_report(const plush_compare_study *s, float size, const char *path, plush_diag *diag)
 {
     plush_buf md = {0};
-    const char *base = strrchr(s->desc.model_file, '/');
+    const char *base = plush__os_last_separator(s->desc.model_file);
     buf_printf(&md, "# plush compare: %s\n\n", base ? base + 1 : s->desc.model_file);
     /* one judgement for the verdict and what it means, so the two cannot disagree */
     judgement j = s->pstats[0].frames ? judge(s) : (judgement){0};

@@ -2,33 +2,26 @@
  * writes: a regular file replaced atomically (temporary file + rename), a symlink followed to the file it
  * names, a device or FIFO written through, anything else refused. */
 #include "core/file_internal.h"
+#include "core/platform.h"
 #include "plush/sys/core.h"
 
-#include <limits.h>
-
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 /* Opens path for reading: a regular file, else PLUSH_E_IO (a directory, a FIFO, a device). */
 static plush_status open_regular(const char *path, int *out_fd, size_t *size, plush_diag *diag)
 {
-    /* O_NONBLOCK so a FIFO without a writer cannot hang the open; regular files ignore it. */
-    int fd = open(path, O_RDONLY | O_NONBLOCK);
+    int fd = plush__os_open_read(path);
     if (fd < 0)
         return plush_diag_fail(diag, PLUSH_E_IO, -1, NULL, -1, "cannot open: %s", strerror(errno));
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    plush__os_info st;
+    if (!plush__os_fstat(fd, &st) || st.kind != PLUSH__OS_FILE) {
         close(fd);
         return plush_diag_fail(diag, PLUSH_E_IO, -1, NULL, -1, "not a regular file");
     }
-    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-    *size = (size_t)st.st_size;
+    *size = (size_t)st.size;
     *out_fd = fd;
     return PLUSH_OK;
 }
@@ -40,7 +33,8 @@ static plush_status read_all(int fd, size_t size, uint8_t **out, plush_diag *dia
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "cannot hold %zu bytes in memory", size);
     size_t got = 0;
     while (got < size) {
-        ssize_t r = read(fd, data + got, size - got);
+        size_t chunk = size - got < PLUSH__OS_IO_MAX ? size - got : PLUSH__OS_IO_MAX;
+        ssize_t r = read(fd, data + got, chunk);
         if (r < 0 && errno == EINTR)
             continue;
         if (r <= 0) {
@@ -79,10 +73,8 @@ plush_status plush_file_map(const char *path, plush_file_bytes *out, plush_diag 
     plush_status st = open_regular(path, &fd, &size, diag);
     if (st != PLUSH_OK)
         return st;
-    void *map = size >= PLUSH_FILE_MAP_MIN ? mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0) : MAP_FAILED;
-    if (map != MAP_FAILED) {
-        /* the readers look at the header first and walk forwards: tell the kernel so */
-        madvise(map, size, MADV_SEQUENTIAL);
+    const void *map = size >= PLUSH_FILE_MAP_MIN ? plush__os_map(fd, size) : NULL;
+    if (map) {
         *out = (plush_file_bytes){.data = map, .size = size, .mapped = true};
     } else {
         uint8_t *data = NULL;
@@ -99,7 +91,7 @@ void plush_file_unmap(plush_file_bytes *bytes)
     if (!bytes || !bytes->data)
         return;
     if (bytes->mapped)
-        munmap((void *)bytes->data, bytes->size);
+        plush__os_unmap(bytes->data, bytes->size);
     else
         free((void *)bytes->data);
     *bytes = (plush_file_bytes){0};
@@ -121,32 +113,33 @@ plush_status plush_file_parse(const char *path, plush_file_parser parse, void *c
 /* Bounded number of links followed, as the kernel's ELOOP limit. */
 enum { TARGET_MAX_LINKS = 40 };
 
-static plush_status refuse_kind(mode_t mode, plush_diag *diag)
+static plush_status refuse_kind(plush__os_kind kind, plush_diag *diag)
 {
-    const char *what = S_ISDIR(mode) ? "is a directory" : S_ISSOCK(mode) ? "is a socket"
-                     : S_ISBLK(mode) ? "is a block device" : "is not a regular file";
+    const char *what = kind == PLUSH__OS_DIR ? "is a directory" : kind == PLUSH__OS_SOCKET ? "is a socket"
+                     : kind == PLUSH__OS_BLOCK ? "is a block device" : "is not a regular file";
     return plush_diag_fail(diag, PLUSH_E_IO, -1, NULL, -1, "%s", what);
 }
 
 /* The next path along a link: its text, relative to the link's own folder unless absolute. */
 static char *link_step(const char *link, plush_diag *diag)
 {
-    char text[PATH_MAX];
-    ssize_t n = readlink(link, text, sizeof text - 1);
-    if (n < 0) {
+    char *text = plush__os_readlink(link);
+    if (!text) {
         plush_diag_fail(diag, PLUSH_E_IO, -1, NULL, -1, "cannot follow the link: %s", strerror(errno));
         return NULL;
     }
-    text[n] = '\0';
-    const char *slash = strrchr(link, '/');
-    size_t dir = text[0] == '/' || !slash ? 0 : (size_t)(slash - link) + 1;
-    char *next = malloc(dir + (size_t)n + 1);
+    size_t n = strlen(text);
+    const char *slash = plush__os_last_separator(link);
+    size_t dir = plush__os_absolute(text) || !slash ? 0 : (size_t)(slash - link) + 1;
+    char *next = malloc(dir + n + 1);
     if (!next) {
+        free(text);
         plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
         return NULL;
     }
     memcpy(next, link, dir);
-    memcpy(next + dir, text, (size_t)n + 1);
+    memcpy(next + dir, text, n + 1);
+    free(text);
     return next;
 }
 
@@ -154,22 +147,22 @@ plush_status plush__file_target(const char *path, plush__target_kind *kind, char
 {
     *target = NULL;
     *kind = PLUSH__TARGET_FILE;
-    struct stat st;
+    plush__os_info st;
     /* What the path leads to, links followed: streams are written through the path itself, so that the
      * kernel's own links (/dev/stdout -> /proc/self/fd/1 -> pipe:[...]) resolve as they must. */
-    if (stat(path, &st) == 0) {
-        if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) {
+    if (plush__os_stat(path, true, &st)) {
+        if (st.kind == PLUSH__OS_STREAM) {
             *kind = PLUSH__TARGET_STREAM;
             return PLUSH_OK;
         }
-        if (!S_ISREG(st.st_mode))
-            return refuse_kind(st.st_mode, diag);
+        if (st.kind != PLUSH__OS_FILE)
+            return refuse_kind(st.kind, diag);
     }
     char *cur = strdup(path);
     if (!cur)
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
     for (int hops = 0;; hops++) {
-        if (lstat(cur, &st) != 0 || !S_ISLNK(st.st_mode))
+        if (!plush__os_stat(cur, false, &st) || st.kind != PLUSH__OS_LINK)
             break;
         /* A link into /proc (a file descriptor's own link) names no path that could be replaced. */
         if (hops == TARGET_MAX_LINKS || strncmp(cur, "/proc/", 6) == 0) {
@@ -194,7 +187,8 @@ static plush_status write_all(int fd, const void *data, size_t size, plush_diag 
     const uint8_t *p = data;
     size_t done = 0;
     while (done < size) {
-        ssize_t w = write(fd, p + done, size - done);
+        size_t chunk = size - done < PLUSH__OS_IO_MAX ? size - done : PLUSH__OS_IO_MAX;
+        ssize_t w = write(fd, p + done, chunk);
         if (w < 0 && errno == EINTR)
             continue;
         if (w <= 0)
@@ -211,7 +205,7 @@ plush_status plush__file_write_temp(const char *target, const void *data, size_t
     *tmp = NULL;
     *slot = -1;
     /* ".NAME.plush-tmp.XXXXXX" beside the target: hidden, and recognisable as plush's own. */
-    const char *slash = strrchr(target, '/');
+    const char *slash = plush__os_last_separator(target);
     size_t dir = slash ? (size_t)(slash - target) + 1 : 0;
     size_t n = strlen(target) + sizeof ".plush-tmp.XXXXXX" + 1;
     char *name = malloc(n);
@@ -221,7 +215,7 @@ plush_status plush__file_write_temp(const char *target, const void *data, size_t
     /* Registered before it exists: mkstemp fills the name in place, so a signal that lands just after
      * the file is created still finds it. */
     *slot = plush__guard_add(PLUSH__GUARD_FILE, name);
-    int fd = mkstemp(name);
+    int fd = plush__os_mkstemp(name);
     if (fd < 0) {
         int e = errno;
         plush__guard_remove(*slot);
@@ -231,13 +225,11 @@ plush_status plush__file_write_temp(const char *target, const void *data, size_t
     }
     plush_status st = write_all(fd, data, size, diag);
     /* mkstemp makes 0600 files; outputs are ordinary files the user shares, so follow the umask. */
-    mode_t mask = umask(0);
-    umask(mask);
-    fchmod(fd, 0666 & ~mask);
+    plush__os_share_mode(fd);
     if (close(fd) != 0 && st == PLUSH_OK)
         st = plush_diag_fail(diag, PLUSH_E_IO, -1, NULL, -1, "cannot write: %s", strerror(errno));
     if (st != PLUSH_OK) {
-        unlink(name);
+        plush__os_unlink(name);
         plush__guard_remove(*slot);
         *slot = -1;
         free(name);
@@ -249,12 +241,9 @@ plush_status plush__file_write_temp(const char *target, const void *data, size_t
 
 plush_status plush__file_write_stream(const char *path, const void *data, size_t size, plush_diag *diag)
 {
-    struct stat st;
-    /* No O_CREAT: the node is there. O_TRUNC only where a /proc link leads to a regular file. */
-    int flags = O_WRONLY | O_NOCTTY | O_CLOEXEC;
-    if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
-        flags |= O_TRUNC;
-    int fd = open(path, flags);
+    plush__os_info st;
+    /* No creation: the node is there. Truncated only where a /proc link leads to a regular file. */
+    int fd = plush__os_open_write(path, plush__os_stat(path, true, &st) && st.kind == PLUSH__OS_FILE);
     if (fd < 0)
         return plush_diag_fail(diag, PLUSH_E_IO, -1, NULL, -1, "cannot open: %s", strerror(errno));
     plush_status s = write_all(fd, data, size, diag);
@@ -279,7 +268,7 @@ plush_status plush_file_write_atomic(const char *path, const void *data, size_t 
         const plush__rename op = {tmp, target, false};
         if (plush__guard_commit(&op, 1) != 1) {
             st = plush_diag_fail(diag, PLUSH_E_IO, -1, NULL, -1, "cannot write: %s", strerror(errno));
-            unlink(tmp);
+            plush__os_unlink(tmp);
         }
         plush__guard_remove(slot);
         free(tmp);
@@ -290,10 +279,12 @@ plush_status plush_file_write_atomic(const char *path, const void *data, size_t 
 
 plush_status plush_file_make_dir(const char *path, plush_diag *diag)
 {
-    if (mkdir(path, 0777) == 0 || errno == EEXIST) {
-        struct stat st;
-        if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+    if (plush__os_mkdir(path) == 0 || errno == EEXIST || errno == EACCES) {
+        plush__os_info st;
+        if (plush__os_stat(path, true, &st) && st.kind == PLUSH__OS_DIR)
             return PLUSH_OK;
+        if (errno == EACCES)
+            return plush_diag_fail(diag, PLUSH_E_IO, -1, NULL, -1, "cannot create the directory: %s", strerror(EACCES));
         return plush_diag_fail(diag, PLUSH_E_IO, -1, NULL, -1, "exists and is not a directory");
     }
     return plush_diag_fail(diag, PLUSH_E_IO, -1, NULL, -1, "cannot create the directory: %s", strerror(errno));

@@ -1,18 +1,13 @@
 /* Outputs as one set: several files committed together, a staged directory moved in as a whole, and
  * the lock that keeps a second writer out of an output directory. */
 #include "core/file_internal.h"
+#include "core/platform.h"
 #include "plush/sys/core.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 static char *join(const char *dir, const char *name)
 {
@@ -74,7 +69,7 @@ static void set_clear(plush_file_set *set, bool remove_temps)
 {
     for (size_t i = 0; i < set->count; i++) {
         if (remove_temps)
-            unlink(set->entries[i].tmp);
+            plush__os_unlink(set->entries[i].tmp);
         plush__guard_remove(set->entries[i].slot);
         free(set->entries[i].tmp);
         free(set->entries[i].target);
@@ -113,8 +108,8 @@ void plush_file_set_destroy(plush_file_set *set)
 struct plush_file_stage {
     char *dir, *path;
     int slot;
-    dev_t *input_dev;         /* the run's inputs (plush_file_stage_protect): never removed or replaced */
-    ino_t *input_ino;
+    uint64_t *input_dev;      /* the run's inputs (plush_file_stage_protect): never removed or replaced */
+    uint64_t *input_ino;
     size_t input_count;
 };
 
@@ -122,24 +117,6 @@ static const char set_manifest[] = ".plush-set";
 /* The first line of a .plush-set that records what identifies each entry; a list without it (the
  * format before) proves nothing. */
 static const char set_header[] = "plush-set 2";
-
-/* SIGINT, SIGTERM and SIGHUP held off this thread while a path is made and registered for cleanup
- * (release_signals puts the mask back); false when the mask could not be set. */
-static bool hold_signals(sigset_t *old)
-{
-    sigset_t block;
-    sigemptyset(&block);
-    sigaddset(&block, SIGINT);
-    sigaddset(&block, SIGTERM);
-    sigaddset(&block, SIGHUP);
-    return pthread_sigmask(SIG_BLOCK, &block, old) == 0;
-}
-
-static void release_signals(bool held, const sigset_t *old)
-{
-    if (held)
-        pthread_sigmask(SIG_SETMASK, old, NULL);
-}
 
 enum { GUARD_FAILED = -2 };
 
@@ -149,14 +126,14 @@ enum { GUARD_FAILED = -2 };
  * errno set. */
 static int guarded_mkdtemp(char *path)
 {
-    sigset_t old;
-    bool held = hold_signals(&old);
+    plush__os_held held;
+    plush__os_hold_interrupts(&held);
     int slot = plush__guard_add(PLUSH__GUARD_TREE, path);
-    bool made = mkdtemp(path) != NULL;
+    bool made = plush__os_mkdtemp(path);
     int e = errno;
     if (!made)
         plush__guard_remove(slot);
-    release_signals(held, &old);
+    plush__os_release_interrupts(&held);
     errno = e;
     return made ? slot : GUARD_FAILED;
 }
@@ -198,18 +175,18 @@ const char *plush_file_stage_path(const plush_file_stage *stage)
 
 plush_status plush_file_stage_protect(plush_file_stage *stage, const char *path, plush_diag *diag)
 {
-    struct stat st;
-    if (!path || stat(path, &st) != 0)
+    plush__os_info st;
+    if (!path || !plush__os_stat(path, true, &st))
         return PLUSH_OK; /* nothing there: nothing to keep */
-    dev_t *d = realloc(stage->input_dev, (stage->input_count + 1) * sizeof *d);
+    uint64_t *d = realloc(stage->input_dev, (stage->input_count + 1) * sizeof *d);
     if (d)
         stage->input_dev = d;
-    ino_t *i = d ? realloc(stage->input_ino, (stage->input_count + 1) * sizeof *i) : NULL;
+    uint64_t *i = d ? realloc(stage->input_ino, (stage->input_count + 1) * sizeof *i) : NULL;
     if (!i)
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
     stage->input_ino = i;
-    stage->input_dev[stage->input_count] = st.st_dev;
-    stage->input_ino[stage->input_count] = st.st_ino;
+    stage->input_dev[stage->input_count] = st.dev;
+    stage->input_ino[stage->input_count] = st.ino;
     stage->input_count++;
     return PLUSH_OK;
 }
@@ -230,7 +207,7 @@ static bool names_push(name_list *l, const char *name, size_t len)
         l->names = n;
         l->capacity = cap;
     }
-    char *copy = strndup(name, len);
+    char *copy = plush__os_strndup(name, len);
     if (!copy)
         return false;
     l->names[l->count++] = copy;
@@ -255,20 +232,21 @@ static void names_free(name_list *l)
 /* A name that is one entry of the directory and not plush's own. */
 static bool plain_entry(const char *name, size_t len)
 {
-    return len > 0 && memchr(name, '/', len) == NULL && memchr(name, '\n', len) == NULL &&
+    return len > 0 && memchr(name, '/', len) == NULL && !(PLUSH__OS_BACKSLASH && memchr(name, '\\', len)) &&
+           memchr(name, '\n', len) == NULL &&
            !(len <= 2 && strncmp(name, "..", len) == 0) && !(len >= 6 && strncmp(name, ".plush", 6) == 0);
 }
 
 static bool read_staged_names(const char *path, name_list *out)
 {
-    DIR *d = opendir(path);
+    plush__os_dir *d = plush__os_dir_open(path);
     if (!d)
         return false;
     bool ok = true;
-    for (struct dirent *e; ok && (e = readdir(d));)
-        if (plain_entry(e->d_name, strlen(e->d_name)))
-            ok = names_push(out, e->d_name, strlen(e->d_name));
-    closedir(d);
+    for (const char *e; ok && (e = plush__os_dir_next(d));)
+        if (plain_entry(e, strlen(e)))
+            ok = names_push(out, e, strlen(e));
+    plush__os_dir_close(d);
     return ok;
 }
 
@@ -308,9 +286,9 @@ static uint64_t hash_bytes(uint64_t h, const void *data, size_t n)
     return h;
 }
 
-static bool hash_file(int dir_fd, const char *name, uint64_t *out)
+static bool hash_file(const char *path, uint64_t *out)
 {
-    int fd = openat(dir_fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    int fd = plush__os_open_read(path);
     if (fd < 0)
         return false;
     uint64_t h = 0xcbf29ce484222325ull;
@@ -323,78 +301,90 @@ static bool hash_file(int dir_fd, const char *name, uint64_t *out)
     return n == 0;
 }
 
-static uint64_t hash_tree(int dir_fd, const char *name, int depth);
+static uint64_t hash_tree(const char *path, int depth);
 
-/* The identity of entry name in the folder dir_fd (false when it cannot be read). */
-static bool identify_at(int dir_fd, const char *name, int depth, entry_id *id)
+/* An entry's kind as the list has always mixed it in: POSIX's S_IFMT bits (so lists written before stay
+ * valid, and Windows computes the same). */
+static uint64_t kind_bits(plush__os_kind kind)
+{
+    switch (kind) {
+    case PLUSH__OS_FILE: return 0100000;
+    case PLUSH__OS_DIR: return 0040000;
+    case PLUSH__OS_LINK: return 0120000;
+    case PLUSH__OS_SOCKET: return 0140000;
+    case PLUSH__OS_BLOCK: return 0060000;
+    case PLUSH__OS_STREAM: return 0020000;
+    default: return 0;
+    }
+}
+
+/* The identity of the entry at path, not following a link (false when it cannot be read). */
+static bool identify_path(const char *path, int depth, entry_id *id)
 {
     *id = (entry_id){0};
-    struct stat st;
-    if (fstatat(dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+    plush__os_info st;
+    if (!plush__os_stat(path, false, &st))
         return false;
-    if (S_ISREG(st.st_mode)) {
+    if (st.kind == PLUSH__OS_FILE) {
         id->kind = 'f';
-        id->size = (uint64_t)st.st_size;
-        id->sec = (int64_t)st.st_mtim.tv_sec;
-        id->nsec = st.st_mtim.tv_nsec;
-        return hash_file(dir_fd, name, &id->hash);
+        id->size = st.size;
+        id->sec = st.sec;
+        id->nsec = st.nsec;
+        return hash_file(path, &id->hash);
     }
-    if (S_ISLNK(st.st_mode)) {
-        char text[4096];
-        ssize_t n = readlinkat(dir_fd, name, text, sizeof text);
-        if (n < 0)
+    if (st.kind == PLUSH__OS_LINK) {
+        char *text = plush__os_readlink(path);
+        if (!text)
             return false;
+        size_t n = strlen(text);
         id->kind = 'l';
         id->size = (uint64_t)n;
-        id->sec = (int64_t)st.st_mtim.tv_sec;
-        id->nsec = st.st_mtim.tv_nsec;
-        id->hash = hash_bytes(0xcbf29ce484222325ull, text, (size_t)n);
+        id->sec = st.sec;
+        id->nsec = st.nsec;
+        id->hash = hash_bytes(0xcbf29ce484222325ull, text, n);
+        free(text);
         return true;
     }
-    if (S_ISDIR(st.st_mode)) {
+    if (st.kind == PLUSH__OS_DIR) {
         id->kind = 'd';
-        id->hash = hash_tree(dir_fd, name, depth);
+        id->hash = hash_tree(path, depth);
         return true;
     }
     return true; /* another kind: never plush's */
 }
 
-/* Every entry below a folder, in any order (the sum of their mixes does not depend on readdir's order). */
-static uint64_t hash_tree(int dir_fd, const char *name, int depth)
+/* Every entry below a folder, in any order (the sum of their mixes does not depend on the listing's order). */
+static uint64_t hash_tree(const char *path, int depth)
 {
-    int fd = openat(dir_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-    if (!d) {
-        if (fd >= 0)
-            close(fd);
+    plush__os_dir *d = plush__os_dir_open(path);
+    if (!d)
         return 1;
-    }
     uint64_t sum = 0x51ed270b27ull;
-    for (struct dirent *e; (e = readdir(d));) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+    for (const char *e; (e = plush__os_dir_next(d));) {
+        char *sub = join(path, e);
+        plush__os_info st;
+        if (!sub || !plush__os_stat(sub, false, &st)) {
+            free(sub);
             continue;
-        struct stat st;
-        if (fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
-            continue;
-        uint64_t h = hash_bytes(0xcbf29ce484222325ull, e->d_name, strlen(e->d_name));
-        h = mix(h, (uint64_t)(st.st_mode & S_IFMT));
-        if (S_ISDIR(st.st_mode))
-            h = mix(h, depth < ID_TREE_DEPTH ? hash_tree(fd, e->d_name, depth + 1) : 0);
+        }
+        uint64_t h = hash_bytes(0xcbf29ce484222325ull, e, strlen(e));
+        h = mix(h, kind_bits(st.kind));
+        if (st.kind == PLUSH__OS_DIR)
+            h = mix(h, depth < ID_TREE_DEPTH ? hash_tree(sub, depth + 1) : 0);
         else
-            h = mix(mix(mix(h, (uint64_t)st.st_size), (uint64_t)st.st_mtim.tv_sec), (uint64_t)st.st_mtim.tv_nsec);
+            h = mix(mix(mix(h, st.size), (uint64_t)st.sec), (uint64_t)st.nsec);
         sum += h;
+        free(sub);
     }
-    closedir(d);
+    plush__os_dir_close(d);
     return mix(sum, 0);
 }
 
 static bool identify(const char *dir, const char *name, entry_id *id)
 {
-    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0)
-        return false;
-    bool ok = identify_at(fd, name, 0, id);
-    close(fd);
+    char *path = join(dir, name);
+    bool ok = path && identify_path(path, 0, id);
+    free(path);
     return ok;
 }
 
@@ -523,38 +513,36 @@ static bool manifest_owns(const manifest *m, const char *dir, const char *name)
 
 /* ---- the run's inputs -------------------------------------------------------------------------- */
 
-static bool is_input(const plush_file_stage *s, const struct stat *st)
+static bool is_input(const plush_file_stage *s, const plush__os_info *st)
 {
     for (size_t i = 0; i < s->input_count; i++)
-        if (s->input_dev[i] == st->st_dev && s->input_ino[i] == st->st_ino)
+        if (s->input_dev[i] == st->dev && s->input_ino[i] == st->ino)
             return true;
     return false;
 }
 
-/* Whether removing or replacing entry name of dir_fd would take an input of the run with it: the entry is
- * one (a hard link to one too: the same inode), or a folder holding one. A link is not: removing it leaves
+/* Whether removing or replacing the entry at path would take an input of the run with it: the entry is
+ * one (a hard link to one too: the same file), or a folder holding one. A link is not: removing it leaves
  * what it names. */
-static bool holds_input_at(const plush_file_stage *s, int dir_fd, const char *name, int depth)
+static bool holds_input_at(const plush_file_stage *s, const char *path, int depth)
 {
-    struct stat st;
-    if (fstatat(dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+    plush__os_info st;
+    if (!plush__os_stat(path, false, &st))
         return false;
     if (is_input(s, &st))
         return true;
-    if (!S_ISDIR(st.st_mode) || depth >= ID_TREE_DEPTH)
+    if (st.kind != PLUSH__OS_DIR || depth >= ID_TREE_DEPTH)
         return false;
-    int fd = openat(dir_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-    if (!d) {
-        if (fd >= 0)
-            close(fd);
+    plush__os_dir *d = plush__os_dir_open(path);
+    if (!d)
         return true; /* unreadable: it may hold one, so it is kept */
-    }
     bool held = false;
-    for (struct dirent *e; !held && (e = readdir(d));)
-        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
-            held = holds_input_at(s, fd, e->d_name, depth + 1);
-    closedir(d);
+    for (const char *e; !held && (e = plush__os_dir_next(d));) {
+        char *sub = join(path, e);
+        held = !sub || holds_input_at(s, sub, depth + 1);
+        free(sub);
+    }
+    plush__os_dir_close(d);
     return held;
 }
 
@@ -562,11 +550,9 @@ static bool holds_input(const plush_file_stage *s, const char *name)
 {
     if (!s->input_count)
         return false;
-    int fd = open(s->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0)
-        return true;
-    bool held = holds_input_at(s, fd, name, 0);
-    close(fd);
+    char *path = join(s->dir, name);
+    bool held = !path || holds_input_at(s, path, 0);
+    free(path);
     return held;
 }
 
@@ -577,14 +563,14 @@ static plush_status may_replace(const plush_file_stage *s, const manifest *m, co
     char *there = join(s->dir, name);
     if (!there)
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
-    struct stat st;
+    plush__os_info st;
     plush_status result = PLUSH_OK;
-    if (lstat(there, &st) != 0)
+    if (!plush__os_stat(there, false, &st))
         result = PLUSH_OK;
     else if (holds_input(s, name))
         result = plush_diag_fail(diag, PLUSH_E_EXISTS, -1, NULL, -1,
                                  "an output would replace %s, %s of this run (choose another OUTDIR)", there,
-                                 S_ISDIR(st.st_mode) ? "which holds an input" : "an input");
+                                 st.kind == PLUSH__OS_DIR ? "which holds an input" : "an input");
     else if (!manifest_owns(m, s->dir, name))
         result = plush_diag_fail(diag, PLUSH_E_EXISTS, -1, NULL, -1,
                                  "an output would replace %s, which is not as plush wrote it (move it, or choose "
@@ -614,8 +600,8 @@ typedef struct commit_plan {
 
 static bool is_dir(const char *path)
 {
-    struct stat st;
-    return lstat(path, &st) == 0 && S_ISDIR(st.st_mode);
+    plush__os_info st;
+    return plush__os_stat(path, false, &st) && st.kind == PLUSH__OS_DIR;
 }
 
 static bool plan_move(commit_plan *p, const char *from_dir, const char *to_dir, const char *name, bool optional)
@@ -698,8 +684,8 @@ plush_status plush_file_stage_commit(plush_file_stage *stage, plush_diag *diag)
     for (size_t i = 0; ok && i < previous.names.count; i++) {
         const char *name = previous.names.names[i];
         char *there = join(stage->dir, name);
-        struct stat at;
-        bool present = there && lstat(there, &at) == 0;
+        plush__os_info at;
+        bool present = there && plush__os_stat(there, false, &at);
         free(there);
         if (names_has(&fresh, name) || !present)
             continue;
@@ -776,7 +762,7 @@ struct plush_file_lock {
 /* The process id a lock file holds, or 0 when it holds none (being written, or not plush's). */
 static long lock_owner(const char *path)
 {
-    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    int fd = plush__os_open_read(path);
     if (fd < 0)
         return 0;
     char text[32];
@@ -790,29 +776,24 @@ static long lock_owner(const char *path)
     return pid > 0 && end != text && (*end == '\n' || *end == '\0') ? pid : 0;
 }
 
-static bool process_alive(long pid)
-{
-    return kill((pid_t)pid, 0) == 0 || errno != ESRCH;
-}
 
 /* Moves a dead process's lock out of the way, unless another taker got there first. */
 static bool take_over(const char *path, long dead)
 {
     char aside[64];
-    snprintf(aside, sizeof aside, ".stale.%ld", (long)getpid());
+    snprintf(aside, sizeof aside, ".stale.%ld", plush__os_pid());
     char *stale = malloc(strlen(path) + sizeof aside);
     if (!stale)
         return false;
     strcpy(stale, path);
     strcat(stale, aside);
-    bool ok = rename(path, stale) == 0;
+    bool ok = plush__os_rename(path, stale) == 0;
     if (ok && lock_owner(stale) != dead) {
-        /* A live taker's fresh lock was moved: put it back. */
-        if (link(stale, path) != 0 && errno != EEXIST)
-            rename(stale, path);
+        /* A live taker's fresh lock was moved: put it back, unless yet another lock took its place. */
+        plush__os_move_noreplace(stale, path);
         ok = false;
     }
-    unlink(stale);
+    plush__os_unlink(stale);
     free(stale);
     return ok;
 }
@@ -822,15 +803,15 @@ static bool take_over(const char *path, long dead)
  * is writing into them. */
 static void remove_stale_folders(const char *dir, plush_diag *diag)
 {
-    DIR *d = opendir(dir);
+    plush__os_dir *d = plush__os_dir_open(dir);
     if (!d)
         return;
     name_list stale = {0};
     bool ok = true;
-    for (struct dirent *e; ok && (e = readdir(d));)
-        if (strncmp(e->d_name, ".plush-tmp.", 11) == 0 || strncmp(e->d_name, ".plush-old.", 11) == 0)
-            ok = names_push(&stale, e->d_name, strlen(e->d_name));
-    closedir(d);
+    for (const char *e; ok && (e = plush__os_dir_next(d));)
+        if (strncmp(e, ".plush-tmp.", 11) == 0 || strncmp(e, ".plush-old.", 11) == 0)
+            ok = names_push(&stale, e, strlen(e));
+    plush__os_dir_close(d);
     for (size_t i = 0; i < stale.count; i++) {
         char *path = join(dir, stale.names[i]);
         if (path && is_dir(path)) {
@@ -846,15 +827,15 @@ static void remove_stale_folders(const char *dir, plush_diag *diag)
 static void unmake(const char *dir, char *made)
 {
     if (made)
-        rmdir(dir);
+        plush__os_rmdir(dir);
     free(made);
 }
 
 static plush_status lock_dir(const char *dir, plush_file_lock **out, plush_diag *diag)
 {
     *out = NULL;
-    struct stat before;
-    bool made = stat(dir, &before) != 0;
+    plush__os_info before;
+    bool made = !plush__os_stat(dir, true, &before);
     plush_status st = plush_file_make_dir(dir, diag);
     if (st != PLUSH_OK)
         return st;
@@ -864,26 +845,26 @@ static plush_status lock_dir(const char *dir, plush_file_lock **out, plush_diag 
         free(path);
         free(made_path);
         if (made)
-            rmdir(dir);
+            plush__os_rmdir(dir);
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
     }
     bool took_over = false;
     for (int attempt = 0; attempt < 4; attempt++) {
-        int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+        int fd = plush__os_create_new(path);
         if (fd >= 0) {
             char text[32];
-            int n = snprintf(text, sizeof text, "%ld\n", (long)getpid());
+            int n = snprintf(text, sizeof text, "%ld\n", plush__os_pid());
             bool ok = write(fd, text, (size_t)n) == n;
             if (close(fd) != 0 || !ok) {
                 int e = errno;
-                unlink(path);
+                plush__os_unlink(path);
                 free(path);
                 unmake(dir, made_path);
                 return plush_diag_fail(diag, PLUSH_E_IO, -1, NULL, -1, "cannot write the lock file: %s", strerror(e));
             }
             plush_file_lock *lock = malloc(sizeof *lock);
             if (!lock) {
-                unlink(path);
+                plush__os_unlink(path);
                 free(path);
                 unmake(dir, made_path);
                 return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
@@ -904,7 +885,7 @@ static plush_status lock_dir(const char *dir, plush_file_lock **out, plush_diag 
             return plush_diag_fail(diag, PLUSH_E_IO, -1, NULL, -1, "cannot create the lock file: %s", strerror(e));
         }
         long owner = lock_owner(path);
-        if (owner == 0 || owner == (long)getpid() || process_alive(owner))
+        if (owner == 0 || owner == plush__os_pid() || plush__os_process_alive(owner))
             break;
         if (take_over(path, owner)) {
             took_over = true;
@@ -923,10 +904,10 @@ plush_status plush_file_lock_dir(const char *dir, plush_file_lock **out, plush_d
 {
     /* An interrupting signal waits until the lock file and the directory made for it are registered for
      * cleanup: a SIGTERM between creating the lock file and registering it left both behind. */
-    sigset_t old;
-    bool held = hold_signals(&old);
+    plush__os_held held;
+    plush__os_hold_interrupts(&held);
     plush_status st = lock_dir(dir, out, diag);
-    release_signals(held, &old);
+    plush__os_release_interrupts(&held);
     return st;
 }
 
@@ -934,12 +915,12 @@ void plush_file_unlock(plush_file_lock *lock)
 {
     if (!lock)
         return;
-    if (lock_owner(lock->path) == (long)getpid())
-        unlink(lock->path);
+    if (lock_owner(lock->path) == plush__os_pid())
+        plush__os_unlink(lock->path);
     plush__guard_remove(lock->slot);
     plush__guard_remove(lock->made_slot);
     if (lock->made)
-        rmdir(lock->made); /* only when empty: a run that wrote nothing leaves no folder of its own */
+        plush__os_rmdir(lock->made); /* only when empty: a run that wrote nothing leaves no folder of its own */
     free(lock->made);
     free(lock->path);
     free(lock);

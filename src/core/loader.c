@@ -1,12 +1,10 @@
 /* The one loader (loader.h says why dlopen, why once per process, why never closed). */
-#define _GNU_SOURCE
 #include "core/loader.h"
+#include "core/platform.h"
 #include "plush/sys/core.h"
 
-#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <unistd.h>
 
 enum { TRIED_MAX = 160 };
 
@@ -28,7 +26,7 @@ static void add_tried(char *tried, size_t size, const char *text, size_t len)
 static void add_candidate(char *tried, size_t size, const plush__library *lib, const char *c)
 {
     size_t n = strlen(c), k = strlen(lib->name);
-    if (n > k && c[n - k - 1] == '/' && strcmp(c + n - k, lib->name) == 0)
+    if (n > k && strchr("/\\", c[n - k - 1]) && strcmp(c + n - k, lib->name) == 0)
         n -= k;
     add_tried(tried, size, c, n);
 }
@@ -38,32 +36,24 @@ static void add_candidate(char *tried, size_t size, const plush__library *lib, c
 static void *try_one(const plush__library *lib, const char *c, void **functions, char *reason, size_t size,
                      bool *strong)
 {
-    *strong = false;
-    if (strchr(c, '/') && access(c, F_OK) != 0) {
-        snprintf(reason, size, "not found");
+    bool missing;
+    void *h = plush__os_library_open(c, reason, size, &missing);
+    /* A library that is not installed is as weak as a missing path. */
+    *strong = !missing;
+    if (!h)
         return NULL;
-    }
-    void *h = dlopen(c, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
-    if (!h) {
-        const char *err = dlerror();
-        snprintf(reason, size, "%s", err ? err : "unknown error");
-        /* A soname that is not installed is as weak as a missing path. */
-        *strong = strstr(reason, "No such file") == NULL;
-        return NULL;
-    }
-    *strong = true;
     for (size_t i = 0; i < lib->symbol_count; i++) {
-        functions[i] = dlsym(h, lib->symbols[i]);
+        functions[i] = plush__os_library_symbol(h, lib->symbols[i]);
         if (!functions[i]) {
             snprintf(reason, size, "%s: no symbol %s", c, lib->symbols[i]);
-            dlclose(h);
+            plush__os_library_close(h);
             return NULL;
         }
     }
     const char *refused = lib->check ? lib->check(functions, lib->ctx) : NULL;
     if (refused) {
         snprintf(reason, size, "%s: %s", c, refused);
-        dlclose(h);
+        plush__os_library_close(h);
         return NULL;
     }
     return h;
@@ -115,7 +105,7 @@ static struct {
 
 static void embree_init(void)
 {
-    static const char *const sonames[] = {"libembree3.so.3"};
+    static const char *const sonames[] = {PLUSH__OS_EMBREE_NAMES};
     static const char *const symbols[] = {
 #define PLUSH__NAME(name) #name,
         PLUSH__EMBREE_FUNCTIONS(PLUSH__NAME)
@@ -123,7 +113,8 @@ static void embree_init(void)
     };
     enum { COUNT = sizeof symbols / sizeof *symbols };
     void *fn[COUNT];
-    const plush__library lib = {.name = "embree", .candidates = sonames, .candidate_count = 1,
+    const plush__library lib = {.name = "embree", .candidates = sonames,
+                                .candidate_count = sizeof sonames / sizeof *sonames,
                                 .symbols = symbols, .symbol_count = COUNT};
     plush_diag d = {0};
     plush_status st = plush__library_open(&lib, fn, &d);
@@ -161,8 +152,7 @@ static struct {
 
 static void meshopt_init(void)
 {
-    /* Debian's soname; the unversioned libmeshoptimizer.so is the -dev package's symlink. */
-    static const char *const sonames[] = {"libmeshoptimizer.so.2d", "libmeshoptimizer.so.0"};
+    static const char *const sonames[] = {PLUSH__OS_MESHOPT_NAMES};
     static const char *const symbols[] = {
 #define PLUSH__NAME(name) #name,
         PLUSH__MESHOPT_FUNCTIONS(PLUSH__NAME)
@@ -170,7 +160,8 @@ static void meshopt_init(void)
     };
     enum { COUNT = sizeof symbols / sizeof *symbols };
     void *fn[COUNT];
-    const plush__library lib = {.name = "meshoptimizer", .candidates = sonames, .candidate_count = 2,
+    const plush__library lib = {.name = "meshoptimizer", .candidates = sonames,
+                                .candidate_count = sizeof sonames / sizeof *sonames,
                                 .symbols = symbols, .symbol_count = COUNT};
     plush_diag d = {0};
     plush_status st = plush__library_open(&lib, fn, &d);

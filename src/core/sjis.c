@@ -1,15 +1,14 @@
-/* Shift-JIS (CP932) through iconv, as VMD and VPD store their text. */
+/* Shift-JIS (CP932), as VMD and VPD store their text: the platform's converter (iconv, or Windows' own code
+ * page 932) behind the cut-character and replacement rules every reader shares. */
+#include "core/platform.h"
 #include "plush/core.h"
 #include "plush/sys/core.h"
 
-#include <errno.h>
-#include <iconv.h>
 #include <stdlib.h>
 #include <string.h>
 
 struct plush_sjis {
-    iconv_t dec; /* CP932 -> UTF-8 */
-    iconv_t enc; /* UTF-8 -> CP932 */
+    plush__os_cp932 *codec;
 };
 
 plush_status plush_sjis_create(plush_sjis **out)
@@ -18,9 +17,8 @@ plush_status plush_sjis_create(plush_sjis **out)
     plush_sjis *s = calloc(1, sizeof *s);
     if (!s)
         return PLUSH_E_NOMEM;
-    s->dec = iconv_open("UTF-8", "CP932");
-    s->enc = iconv_open("CP932", "UTF-8");
-    if (s->dec == (iconv_t)-1 || s->enc == (iconv_t)-1) {
+    s->codec = plush__os_cp932_open();
+    if (!s->codec) {
         plush_sjis_destroy(s);
         return PLUSH_E_LIBRARY;
     }
@@ -32,10 +30,7 @@ void plush_sjis_destroy(plush_sjis *sjis)
 {
     if (!sjis)
         return;
-    if (sjis->dec != (iconv_t)-1 && sjis->dec)
-        iconv_close(sjis->dec);
-    if (sjis->enc != (iconv_t)-1 && sjis->enc)
-        iconv_close(sjis->enc);
+    plush__os_cp932_close(sjis->codec);
     free(sjis);
 }
 
@@ -62,29 +57,7 @@ plush_status plush_sjis_decode(plush_sjis *sjis, plush_arena *arena, const uint8
         memcpy(d, src, len);
         o = len;
     } else {
-        iconv(sjis->dec, NULL, NULL, NULL, NULL);
-        char *in = (char *)(uintptr_t)src; /* iconv's signature lacks const; it does not write input */
-        size_t in_left = len;
-        char *op = d;
-        size_t out_left = cap - 1;
-        while (in_left > 0) {
-            size_t r = iconv(sjis->dec, &in, &in_left, &op, &out_left);
-            if (r != (size_t)-1)
-                break;
-            if (errno == EINVAL) { /* a character cut by the field's end: read as far as it decodes */
-                bad = true;
-                break;
-            }
-            if (errno != EILSEQ || out_left < 3)
-                break;
-            memcpy(op, "\xEF\xBF\xBD", 3);
-            op += 3;
-            out_left -= 3;
-            in++;
-            in_left--;
-            bad = true;
-        }
-        o = (size_t)(op - d);
+        o = plush__os_cp932_decode(sjis->codec, src, len, d, cap - 1, &bad);
     }
     d[o] = 0;
     out->s = d;
@@ -126,15 +99,8 @@ plush_status plush_sjis_encode(plush_sjis *sjis, const char *s, size_t len, uint
         memcpy(tmp, s, len);
         n = len;
     } else {
-        iconv(sjis->enc, NULL, NULL, NULL, NULL);
-        char *in = (char *)(uintptr_t)s;
-        size_t in_left = len;
-        char *op = (char *)tmp;
-        size_t out_left = len + 4;
-        if (iconv(sjis->enc, &in, &in_left, &op, &out_left) == (size_t)-1 ||
-            iconv(sjis->enc, NULL, NULL, &op, &out_left) == (size_t)-1)
+        if (!plush__os_cp932_encode(sjis->codec, s, len, tmp, len + 4, &n))
             st = PLUSH_E_ENCODING;
-        n = (size_t)(op - (char *)tmp);
     }
     if (st == PLUSH_OK && n > cap) {
         if (!truncate) {

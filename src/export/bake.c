@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 /* Per triangle, the farthest rest vertex bound to it from its centroid: how far a turn of its pseudo-bone
  * can move a vertex (bake_keys.c). */

@@ -12,16 +12,14 @@
 #include "export/bake_internal.h"
 #include "export/sink_internal.h"
 #include "scene/textures.h"
+#include "core/platform.h"
 #include "plush/sys/core.h"
 
 #include <errno.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 struct plush__bake_copies {
     size_t count;
@@ -52,7 +50,7 @@ static char *join(const char *a, const char *b)
 /* The folder part of a path: "." when it has none. */
 static char *folder_of(const char *path)
 {
-    const char *slash = strrchr(path, '/');
+    const char *slash = plush__os_last_separator(path);
     if (!slash)
         return dup_n(".", 1);
     return dup_n(path, slash == path ? 1 : (size_t)(slash - path));
@@ -112,15 +110,16 @@ static char *normalize(const char *path)
  * folders do), otherwise the working directory joined with it. */
 static char *absolute(const char *path)
 {
-    char real[PATH_MAX];
-    if (realpath(path, real))
-        return dup_n(real, strlen(real));
-    if (path[0] == '/')
+    char *real = plush__os_realpath(path);
+    if (real)
+        return real;
+    if (plush__os_absolute(path))
         return normalize(path);
-    char cwd[PATH_MAX];
-    if (!getcwd(cwd, sizeof cwd))
+    char *cwd = plush__os_getcwd();
+    if (!cwd)
         return NULL;
     char *joined = join(cwd, path);
+    free(cwd);
     char *norm = joined ? normalize(joined) : NULL;
     free(joined);
     return norm;
@@ -176,8 +175,8 @@ static char *with_separator(const char *s, char sep)
 
 static bool regular_file(const char *path)
 {
-    struct stat st;
-    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+    plush__os_info st;
+    return plush__os_stat(path, true, &st) && st.kind == PLUSH__OS_FILE;
 }
 
 static bool windows_absolute(const char *s)
@@ -289,11 +288,12 @@ static plush_status copy_one(texture_ctx *c, size_t i, const char *stored, const
     bool ours = false; /* a folder an earlier copy of this bake made */
     for (size_t k = 0; k < c->copied; k++)
         ours |= first_part(c->copied_to[k]) == top && strncmp(c->copied_to[k], sub, top) == 0;
-    char real[PATH_MAX];
-    struct stat there;
-    if (st == PLUSH_OK && realpath(final, real) && strcmp(real, f.path) == 0) {
+    char *real = st == PLUSH_OK ? plush__os_realpath(final) : NULL;
+    plush__os_info there;
+    if (real && strcmp(real, f.path) == 0) {
         /* the bake goes beside the model: the texture is there already */
-    } else if (st == PLUSH_OK && !ours && lstat(final_top, &there) == 0 && !plush_file_stage_wrote(c->bake_dir, top_name)) {
+    } else if (st == PLUSH_OK && !ours && plush__os_stat(final_top, false, &there) &&
+               !plush_file_stage_wrote(c->bake_dir, top_name)) {
         char where[160];
         printable(final_top, where, sizeof where);
         st = plush_diag_fail(c->diag, PLUSH_E_EXISTS, -1, "texture", (int64_t)i,
@@ -310,7 +310,7 @@ static plush_status copy_one(texture_ctx *c, size_t i, const char *stored, const
         st = PLUSH_E_NOMEM;
     if (st == PLUSH_E_NOMEM)
         plush_diag_fail(c->diag, st, -1, NULL, -1, "out of memory");
-    free(final), free(top_name), free(to), free(final_top);
+    free(final), free(top_name), free(to), free(final_top), free(real);
     plush__texture_close(&f);
     return st;
 }
@@ -375,7 +375,7 @@ done:
 
 static const char *base_name(const char *path)
 {
-    const char *slash = strrchr(path, '/');
+    const char *slash = plush__os_last_separator(path);
     return slash ? slash + 1 : path;
 }
 

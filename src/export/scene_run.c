@@ -2,13 +2,13 @@
  * checking that the run's memory and disk fit (a budget), timing the exports. */
 #include "export/bake_internal.h"
 #include "export/sink_internal.h"
+#include "core/platform.h"
 #include "plush/sys/core.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/statvfs.h>
 #include <time.h>
 
 /* Wall-clock time: the sinks mostly wait on files. */
@@ -38,24 +38,14 @@ static plush_status call_sinks(plush_scene *sc, const plush_scene_run_options *o
     return st;
 }
 
-/* Memory the system can give without swapping (MemAvailable), in bytes; 0 when unknown. */
 static double memory_available(void)
 {
-    FILE *f = fopen("/proc/meminfo", "r");
-    double kb = 0;
-    char line[256];
-    while (f && fgets(line, sizeof line, f))
-        if (sscanf(line, "MemAvailable: %lf kB", &kb) == 1)
-            break;
-    if (f)
-        fclose(f);
-    return kb * 1024.0;
+    return plush__os_memory_available();
 }
 
 static double disk_available(const char *dir)
 {
-    struct statvfs v;
-    return dir && statvfs(dir, &v) == 0 ? (double)v.f_bavail * (double)v.f_frsize : 0;
+    return plush__os_disk_free(dir);
 }
 
 static const char *bytes_text(double b, char *buf, size_t size)

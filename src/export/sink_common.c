@@ -52,7 +52,7 @@ plush_status plush__sink_bake_get(const plush_scene *scene, const plush_scene_ou
     (*bake)->byte_budget = PLUSH__BAKE_MAX_BYTES;
     (*bake)->budget_first = out->bake_tolerance == 0;
     if (*shared)
-        share->bake = *bake, share->tolerance = tolerance;
+        *share = (plush__bake_share){*bake, tolerance, plush_scene_bake_destroy};
     return PLUSH_OK;
 }
 

@@ -25,23 +25,15 @@
 #include "plush/sys/render.h"
 #include "plush/sys/core.h"
 #include "plush/sys/pmx.h"
+#include "core/platform.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
 #include <math.h>
-#include <signal.h>
 #include <stdarg.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
-#include <unistd.h>
-
-extern char **environ;
 
 enum { PREVIEW_WIDTH = 640, PREVIEW_HEIGHT = 480, PREVIEW_FPS = 30 };
 /* H.264 in yuv420p wants even sides; past 4K a preview is no longer a preview */
@@ -55,7 +47,7 @@ typedef struct preview_sink {
     plush_scene_sink base;
     char *path;                   /* OUTDIR/preview.mp4 */
     char *tmp;                    /* OUTDIR/preview.mp4.tmp.XXXXXX while ffmpeg writes it */
-    char ffmpeg[4096];            /* the program found on PATH */
+    char ffmpeg[PLUSH__OS_PATH_MAX]; /* the program found on PATH */
     const plush_pmx_model *model;
     char *model_file;             /* textures are named from its folder; may be NULL */
     uint32_t *faces;
@@ -77,8 +69,7 @@ typedef struct preview_sink {
     plush_render_view view;
     plush_image image;
     float fps;                    /* the run's */
-    pid_t pid;                    /* ffmpeg while it runs, else 0 */
-    int pipe_fd;                  /* its stdin, -1 when closed */
+    plush__os_child ffmpeg_run;   /* ffmpeg while it runs (handle 0 when not), its stdin */
     FILE *log;                    /* its stderr (an unlinked temporary file): the reason of a failure */
     uint64_t pictures;            /* video frames written */
     bool off;                     /* no preview this run (the warning was given) */
@@ -260,23 +251,6 @@ static plush_status load_textures(preview_sink *p, const plush_scene *scene, plu
 
 /* ---- ffmpeg ---------------------------------------------------------------------------------------- */
 
-/* The first executable "ffmpeg" in a directory of PATH, into out. */
-static bool find_ffmpeg(char *out, size_t size)
-{
-    const char *path = getenv("PATH");
-    for (const char *d = path; d && *d;) {
-        size_t n = strcspn(d, ":");
-        int len = snprintf(out, size, "%.*s/ffmpeg", (int)n, n ? d : ".");
-        struct stat st;
-        if (len > 0 && (size_t)len < size && stat(out, &st) == 0 && S_ISREG(st.st_mode) && access(out, X_OK) == 0)
-            return true;
-        d += n;
-        if (*d == ':')
-            d++;
-    }
-    return false;
-}
-
 /* The last non-empty line ffmpeg wrote on stderr, for the warning. */
 static void ffmpeg_last_line(preview_sink *p, char *buf, size_t size)
 {
@@ -299,16 +273,7 @@ static void ffmpeg_last_line(preview_sink *p, char *buf, size_t size)
 /* Waits for ffmpeg after closing its input; true when it exited with 0. */
 static bool ffmpeg_wait(preview_sink *p)
 {
-    if (p->pipe_fd >= 0)
-        close(p->pipe_fd);
-    p->pipe_fd = -1;
-    int status = 0;
-    pid_t r;
-    do
-        r = waitpid(p->pid, &status, 0);
-    while (r < 0 && errno == EINTR);
-    p->pid = 0;
-    return r > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    return plush__os_child_wait(&p->ffmpeg_run);
 }
 
 /* No preview after all: one warning (with ffmpeg's own last line when it said something), ffmpeg stopped,
@@ -323,13 +288,11 @@ static void give_up(preview_sink *p, plush_diag *diag, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(p->why, sizeof p->why, fmt, ap);
     va_end(ap);
-    if (p->pid > 0) {
-        kill(p->pid, SIGTERM);
-        ffmpeg_wait(p);
-    }
+    if (p->ffmpeg_run.handle)
+        plush__os_child_stop(&p->ffmpeg_run);
     ffmpeg_last_line(p, said, sizeof said);
     if (p->tmp)
-        unlink(p->tmp);
+        plush__os_unlink(p->tmp);
     if (said[0])
         plush_diag_warn(diag, -1, "preview", -1, "%s (ffmpeg: %s); %s not written", p->why, said, p->path);
     else
@@ -345,7 +308,7 @@ static plush_status ffmpeg_start(preview_sink *p, plush_diag *diag)
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
     memcpy(p->tmp, p->path, n);
     memcpy(p->tmp + n, ".tmp.XXXXXX", sizeof ".tmp.XXXXXX");
-    int tmp_fd = mkstemp(p->tmp);
+    int tmp_fd = plush__os_mkstemp(p->tmp);
     if (tmp_fd < 0) {
         int e = errno;
         free(p->tmp);
@@ -356,82 +319,28 @@ static plush_status ffmpeg_start(preview_sink *p, plush_diag *diag)
     close(tmp_fd);
     /* ffmpeg reads an argument starting with '-' as an option and "pipe:x", "http:x" as a protocol: it gets
      * the file protocol and an absolute path, whatever OUTDIR the user named */
-    char real[PATH_MAX];
-    if (!realpath(p->tmp, real)) {
+    char *real = plush__os_realpath(p->tmp);
+    if (!real) {
         give_up(p, diag, "cannot resolve the output folder: %s", strerror(errno));
         return PLUSH_OK;
     }
-    char target[PATH_MAX + 8];
+    char target[PLUSH__OS_PATH_MAX + 8];
     snprintf(target, sizeof target, "file:%s", real);
+    free(real);
     p->log = tmpfile();
-    int fds[2];
-    if (pipe(fds) != 0) {
-        give_up(p, diag, "cannot make a pipe to ffmpeg");
-        return PLUSH_OK;
-    }
-    fcntl(fds[0], F_SETFD, FD_CLOEXEC);
-    fcntl(fds[1], F_SETFD, FD_CLOEXEC);
-    if (p->log)
-        fcntl(fileno(p->log), F_SETFD, FD_CLOEXEC);
     char size[32], rate[16];
     snprintf(size, sizeof size, "%dx%d", p->width, p->height);
     snprintf(rate, sizeof rate, "%d", PREVIEW_FPS);
-    char *const argv[] = {p->ffmpeg, "-hide_banner", "-loglevel", "error", "-nostats", "-y",
+    const char *const argv[] = {p->ffmpeg, "-hide_banner", "-loglevel", "error", "-nostats", "-y",
                           "-f", "rawvideo", "-pix_fmt", "rgb24", "-s", size, "-r", rate, "-i", "-",
                           "-an", "-c:v", "libx264", "-preset", "veryfast", "-crf", "20", "-pix_fmt", "yuv420p",
                           "-movflags", "+faststart", "-f", "mp4", target, NULL};
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, fds[0], 0);
-    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-    if (p->log)
-        posix_spawn_file_actions_adddup2(&fa, fileno(p->log), 2);
-    else
-        posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-    int rc = posix_spawn(&p->pid, p->ffmpeg, &fa, NULL, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    close(fds[0]);
+    int rc = plush__os_child_start(p->ffmpeg, argv, p->log, &p->ffmpeg_run);
     if (rc != 0) {
-        p->pid = 0;
-        close(fds[1]);
         give_up(p, diag, "cannot start ffmpeg: %s", strerror(rc));
         return PLUSH_OK;
     }
-    p->pipe_fd = fds[1];
     return PLUSH_OK;
-}
-
-/* Writes all of buf to ffmpeg; false when the pipe broke. SIGPIPE is blocked in this thread around the
- * write (and one it raised taken back), so a dead ffmpeg is an EPIPE, never plush's death. */
-static bool pipe_write(int fd, const uint8_t *buf, size_t size)
-{
-    sigset_t pipe_only, old, pending;
-    sigemptyset(&pipe_only);
-    sigaddset(&pipe_only, SIGPIPE);
-    sigpending(&pending);
-    bool was_pending = sigismember(&pending, SIGPIPE);
-    pthread_sigmask(SIG_BLOCK, &pipe_only, &old);
-    bool ok = true;
-    for (size_t done = 0; done < size;) {
-        ssize_t w = write(fd, buf + done, size - done);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0) {
-            ok = false;
-            break;
-        }
-        done += (size_t)w;
-    }
-    if (!ok && !was_pending) {
-        sigpending(&pending);
-        if (sigismember(&pending, SIGPIPE)) {
-            struct timespec zero = {0, 0};
-            while (sigtimedwait(&pipe_only, NULL, &zero) < 0 && errno == EINTR) {
-            }
-        }
-    }
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    return ok;
 }
 
 /* ---- the sink -------------------------------------------------------------------------------------- */
@@ -455,8 +364,8 @@ static plush_render_mesh textured_mesh(const preview_sink *p, const float (*posi
 static plush_status preview_begin(plush_scene_sink *s, const plush_scene *scene, plush_diag *diag)
 {
     preview_sink *p = (preview_sink *)s;
-    if (!find_ffmpeg(p->ffmpeg, sizeof p->ffmpeg)) {
-        give_up(p, diag, "no ffmpeg on PATH (tools/install-deps.sh installs it)");
+    if (!plush__os_find_program("ffmpeg", p->ffmpeg, sizeof p->ffmpeg)) {
+        give_up(p, diag, "no ffmpeg on PATH (%s)", PLUSH__OS_FFMPEG_HINT);
         return PLUSH_OK;
     }
     plush_diag local = {0};
@@ -573,7 +482,7 @@ static plush_status preview_frame(plush_scene_sink *s, const plush_scene *scene,
     }
     size_t bytes = (size_t)p->width * (size_t)p->height * 3;
     for (uint64_t i = 0; i < due; i++) {
-        if (!pipe_write(p->pipe_fd, p->image.rgb, bytes)) {
+        if (!plush__os_child_write(&p->ffmpeg_run, p->image.rgb, bytes)) {
             give_up(p, diag, "ffmpeg stopped reading");
             return PLUSH_OK;
         }
@@ -597,9 +506,12 @@ static plush_status preview_end(plush_scene_sink *s, const plush_scene *scene, p
         return PLUSH_OK;
     }
     /* mkstemp made the file 0600; outputs follow the umask like every other plush output */
-    mode_t mask = umask(0);
-    umask(mask);
-    if (chmod(p->tmp, 0666 & ~mask) != 0 || rename(p->tmp, p->path) != 0) {
+    int fd = plush__os_open_read(p->tmp);
+    if (fd >= 0) {
+        plush__os_share_mode(fd);
+        close(fd);
+    }
+    if (fd < 0 || plush__os_rename(p->tmp, p->path) != 0) {
         give_up(p, diag, "cannot rename the encoded video: %s", strerror(errno));
         return PLUSH_OK;
     }
@@ -623,14 +535,11 @@ static int preview_describe(const plush_scene_sink *s, char *buf, size_t size)
 static void preview_destroy(plush_scene_sink *s)
 {
     preview_sink *p = (preview_sink *)s;
-    if (p->pid > 0) { /* a run that stopped early: no video */
-        kill(p->pid, SIGTERM);
-        ffmpeg_wait(p);
-    }
-    if (p->pipe_fd >= 0)
-        close(p->pipe_fd);
+    if (p->ffmpeg_run.handle) /* a run that stopped early: no video */
+        plush__os_child_stop(&p->ffmpeg_run);
+    plush__os_child_wait(&p->ffmpeg_run);
     if (p->tmp && !p->written)
-        unlink(p->tmp);
+        plush__os_unlink(p->tmp);
     if (p->log)
         fclose(p->log);
     plush_render_stream_destroy(p->stream);
@@ -680,7 +589,7 @@ static plush_status preview_create(const plush_scene *scene, const plush_scene_o
     preview_sink *p = calloc(1, sizeof *p);
     if (p) {
         p->base.ops = &preview_ops;
-        p->pipe_fd = -1;
+        p->ffmpeg_run = (plush__os_child){0, -1};
         plush_scene_desc desc;
         plush_scene_get_desc(scene, &desc);
         p->model = desc.model;

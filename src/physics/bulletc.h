@@ -204,7 +204,9 @@ typedef struct plush_bulletc_api {
 /* The one exported symbol. Returns NULL when version differs from the library's. */
 #define PLUSH_BULLETC_SYMBOL "plush_bulletc_get"
 typedef const plush_bulletc_api *(*plush_bulletc_get_fn)(uint32_t version);
-#if defined(__GNUC__)
+#if defined(_WIN32) && defined(PLUSH_BULLETC_BUILD)
+__declspec(dllexport) /* a DLL that names one export exports nothing else */
+#elif defined(__GNUC__) && !defined(_WIN32)
 __attribute__((visibility("default")))
 #endif
 const plush_bulletc_api *plush_bulletc_get(uint32_t version);

@@ -3,6 +3,7 @@
 #ifndef PLUSH_PHYSICS_WORLD_INTERNAL_H
 #define PLUSH_PHYSICS_WORLD_INTERNAL_H
 
+#include "core/platform.h"
 #include "physics/bulletc.h"
 #include "plush/physics.h"
 #include "plush/sys/core.h"
@@ -82,7 +83,8 @@ void plush__world_mat_interpolate(const float a[16], const float b[16], float t,
 /* m * p for a point. */
 void plush__world_mat_point(const float m[16], const float p[3], float out[3]);
 
-#define PLUSH_PHYSICS_LIBRARY "libplush_physics.so"
+/* libplush_physics.so, plush_physics.dll */
+#define PLUSH_PHYSICS_LIBRARY PLUSH__OS_LIBRARY("plush_physics")
 /* The process's physics table (world_library.c), loaded on first call through the core loader; NULL with
  * PLUSH_E_LIBRARY in diag when no candidate of physics.h's list gives a matching table. */
 const plush_bulletc_api *plush__world_library(plush_diag *diag);

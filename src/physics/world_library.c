@@ -4,49 +4,46 @@
  * map Bullet or libstdc++ (core/loader.h says why it is never closed). It is plush's own plugin, found by
  * path in the places physics.h promises, and accepted only when its table has this build's ABI version
  * and Bullet uses single precision. */
-#define _GNU_SOURCE
 #include "physics/world_internal.h"
 
 #include "core/loader.h"
+#include "core/platform.h"
 #include "plush/sys/physics.h"
 #include "plush/sys/core.h"
 
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
+
+enum { PATH_CAP = PLUSH__OS_PATH_MAX };
 
 #ifndef PLUSH_PHYSICS_INSTALL_DIR
 #define PLUSH_PHYSICS_INSTALL_DIR "/usr/local/lib/plush"
 #endif
 
 /* The candidates physics.h promises, in its order. paths holds the storage. */
-static size_t library_candidates(char paths[3][PATH_MAX], const char *candidates[4])
+static size_t library_candidates(char paths[3][PATH_CAP], const char *candidates[4])
 {
     size_t n = 0;
     const char *env = getenv("PLUSH_PHYSICS_LIB");
     if (env && env[0])
         candidates[n++] = env;
-    char exe[PATH_MAX];
-    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (len > 0) {
-        exe[len] = 0;
-        char *slash = strrchr(exe, '/');
+    char exe[PATH_CAP];
+    if (plush__os_exe_dir(exe, sizeof exe)) {
+        snprintf(paths[0], PATH_CAP, "%.*s/" PLUSH_PHYSICS_LIBRARY, PATH_CAP - 32, exe);
+        candidates[n++] = paths[0];
+        const char *slash = plush__os_last_separator(exe);
         if (slash) {
-            *slash = 0; /* exe is now the executable's directory */
-            snprintf(paths[0], PATH_MAX, "%.*s/" PLUSH_PHYSICS_LIBRARY, PATH_MAX - 32, exe);
-            candidates[n++] = paths[0];
-            slash = strrchr(exe, '/');
-            if (slash) {
-                *slash = 0;
-                snprintf(paths[1], PATH_MAX, "%.*s/" PLUSH_PHYSICS_LIBRARY, PATH_MAX - 32, exe[0] ? exe : "");
-                candidates[n++] = paths[1];
-            }
+            exe[slash - exe] = 0;
+            snprintf(paths[1], PATH_CAP, "%.*s/" PLUSH_PHYSICS_LIBRARY, PATH_CAP - 32, exe[0] ? exe : "");
+            candidates[n++] = paths[1];
         }
     }
-    snprintf(paths[2], PATH_MAX, "%s/" PLUSH_PHYSICS_LIBRARY, PLUSH_PHYSICS_INSTALL_DIR);
-    candidates[n++] = paths[2];
+    /* an installed plush (make install); a Windows build has no such place and names none */
+    if (PLUSH_PHYSICS_INSTALL_DIR[0]) {
+        snprintf(paths[2], PATH_CAP, "%s/" PLUSH_PHYSICS_LIBRARY, PLUSH_PHYSICS_INSTALL_DIR);
+        candidates[n++] = paths[2];
+    }
     return n;
 }
 
@@ -68,13 +65,16 @@ plush_status plush__world_library_open(const char *const *candidates, size_t cou
                                        plush_diag *diag)
 {
     static const char *const symbols[] = {PLUSH_BULLETC_SYMBOL};
+    char hint[PATH_CAP + 120];
+    snprintf(hint, sizeof hint, "; put it beside the program%s%s%s, or set PLUSH_PHYSICS_LIB to its path",
+             PLUSH_PHYSICS_INSTALL_DIR[0] ? " or in " : "", PLUSH_PHYSICS_INSTALL_DIR,
+             PLUSH_PHYSICS_INSTALL_DIR[0] ? " (make install)" : "");
     *api = NULL;
     const plush_bulletc_api *table = NULL;
     void *fn[1];
     const plush__library lib = {.name = PLUSH_PHYSICS_LIBRARY, .candidates = candidates, .candidate_count = count,
                                 .symbols = symbols, .symbol_count = 1, .check = check_table, .ctx = &table,
-                                .hint = "; put it beside the program or in " PLUSH_PHYSICS_INSTALL_DIR
-                                        " (make install), or set PLUSH_PHYSICS_LIB to its path"};
+                                .hint = hint};
     plush_status st = plush__library_open(&lib, fn, diag);
     if (st == PLUSH_OK)
         *api = table;
@@ -89,7 +89,7 @@ static struct {
 
 static void physics_init(void)
 {
-    char paths[3][PATH_MAX];
+    char paths[3][PATH_CAP];
     const char *candidates[4];
     size_t n = library_candidates(paths, candidates);
     plush_diag d = {0};

@@ -30,11 +30,13 @@ plush_status plush__scene_im2_materials(const plush_scene_binding *b, plush_aren
 plush_status plush__scene_motion_frames(const plush_vmd_motion *motion, double fps, uint32_t *frames,
                                        plush_diag *diag);
 
-/* The scene's shared bake (sink.c, plush__sink_bake_get): NULL until a sink makes it, then the bake and the
- * tolerance it was made with. The scene destroys it. */
+/* The scene's shared bake (sink.c, plush__sink_bake_get): NULL until a sink makes it, then the bake, the
+ * tolerance it was made with and how to free it. The scene outlives every sink, so it calls destroy at its
+ * end; the export that made the bake names the function (the scene knows no export). */
 typedef struct plush__bake_share {
     struct plush_scene_bake *bake;
     double tolerance;
+    void (*destroy)(struct plush_scene_bake *bake);
 } plush__bake_share;
 plush__bake_share *plush__scene_bake_share(const plush_scene *scene);
 /* Per proxy triangle, how far this frame's push out of the body moved its transform (soft_push.c), or NULL

@@ -626,7 +626,8 @@ void plush_scene_destroy(plush_scene *sc)
     if (!sc)
         return;
     plush__texture_store_destroy(sc->textures);
-    plush_scene_bake_destroy(sc->bake_share.bake);
+    if (sc->bake_share.bake && sc->bake_share.destroy)
+        sc->bake_share.destroy(sc->bake_share.bake);
     plush_world_destroy(sc->world);
     plush_proxy_skin_destroy(sc->skin);
     plush_scene_binding_free(sc->binding);

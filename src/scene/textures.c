@@ -1,16 +1,15 @@
 /* A model's textures, read under one set of rules by every export that reads them (textures.h says which). */
 #include "scene/textures.h"
+#include "core/platform.h"
 #include "plush/sys/core.h"
 #include "plush/sys/render.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
+
+enum { PATH_CAP = PLUSH__OS_PATH_MAX };
 
 /* The bytes of a path fit for a one-line message: control characters as '?'. */
 static void printable(const plush_str *s, char *buf, size_t size)
@@ -32,7 +31,7 @@ static bool absolute_path(const plush_str *s)
 /* The model's folder + "/" + stored with '\' as '/' (MMD on Windows reads both as separators), malloc'd. */
 static char *joined_path(const char *model_file, const plush_str *stored)
 {
-    const char *slash = strrchr(model_file, '/');
+    const char *slash = plush__os_last_separator(model_file);
     const char *dir = slash ? model_file : ".";
     size_t dn = slash ? (size_t)(slash - model_file) + (slash == model_file) : 1;
     char *p = malloc(dn + 1 + stored->len + 1);
@@ -46,11 +45,23 @@ static char *joined_path(const char *model_file, const plush_str *stored)
     return p;
 }
 
-/* The real path of model_file's folder into real (PATH_MAX bytes); false when it cannot be resolved. */
+/* The real path of model_file's folder into real (PATH_CAP bytes); false when it cannot be resolved. */
+/* realpath into a PATH_CAP buffer. */
+static bool real_into(const char *path, char *out)
+{
+    char *r = plush__os_realpath(path);
+    bool ok = r && strlen(r) < PATH_CAP;
+    if (ok)
+        strcpy(out, r);
+    free(r);
+    return ok;
+}
+
+/* The real path of model_file's folder into real (PATH_CAP bytes); false when it cannot be resolved. */
 static bool model_folder(const char *model_file, char *real)
 {
-    const char *slash = strrchr(model_file, '/');
-    char dir[PATH_MAX];
+    const char *slash = plush__os_last_separator(model_file);
+    char dir[PATH_CAP];
     size_t dn = slash ? (size_t)(slash - model_file) + (slash == model_file) : 0;
     if (dn >= sizeof dir)
         return false;
@@ -58,7 +69,7 @@ static bool model_folder(const char *model_file, char *real)
         memcpy(dir, model_file, dn), dir[dn] = '\0';
     else
         memcpy(dir, ".", 2);
-    return realpath(dir, real) != NULL;
+    return real_into(dir, real);
 }
 
 /* Where real path `file` lies below real path `dir` (whole components: "/m/a" is not below "/m/ab"): the
@@ -79,11 +90,11 @@ static plush_status resolve(const char *model_file, const plush_str *stored, con
     *real = *sub = NULL;
     if (absolute_path(stored))
         return plush_diag_fail(diag, PLUSH_E_OUTSIDE, -1, "texture", -1, "'%s' is an absolute path", shown);
-    char dir[PATH_MAX], file[PATH_MAX];
+    char dir[PATH_CAP], file[PATH_CAP];
     char *path = joined_path(model_file, stored);
     if (!path)
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
-    bool found = realpath(path, file) != NULL;
+    bool found = real_into(path, file);
     free(path);
     if (!found || !model_folder(model_file, dir))
         return plush_diag_fail(diag, PLUSH_E_IO, -1, "texture", -1, "'%s' not found beside the model", shown);
@@ -105,20 +116,22 @@ static plush_status resolve(const char *model_file, const plush_str *stored, con
 static plush_status read_checked(const char *real, const char *shown, plush__texture_file *out, plush_diag *diag)
 {
     /* no blocking on a FIFO, no last link followed (the real path has none, unless one was just made) */
-    int fd = open(real, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    plush__os_info st;
+    if (plush__os_stat(real, false, &st) && st.kind == PLUSH__OS_LINK)
+        return plush_diag_fail(diag, PLUSH_E_IO, -1, "texture", -1, "'%s' cannot be read: %s", shown, strerror(ELOOP));
+    int fd = plush__os_open_read(real);
     if (fd < 0)
         return plush_diag_fail(diag, PLUSH_E_IO, -1, "texture", -1, "'%s' cannot be read: %s", shown, strerror(errno));
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    if (!plush__os_fstat(fd, &st) || st.kind != PLUSH__OS_FILE) {
         close(fd);
         return plush_diag_fail(diag, PLUSH_E_IO, -1, "texture", -1, "'%s' is not a regular file", shown);
     }
-    if ((uint64_t)st.st_size > PLUSH__TEXTURE_MAX_BYTES) {
+    if (st.size > PLUSH__TEXTURE_MAX_BYTES) {
         close(fd);
         return plush_diag_fail(diag, PLUSH_E_RANGE, -1, "texture", -1, "'%s' is over %d MiB", shown,
                                (int)(PLUSH__TEXTURE_MAX_BYTES >> 20));
     }
-    size_t size = (size_t)st.st_size, got = 0;
+    size_t size = (size_t)st.size, got = 0;
     uint8_t *bytes = malloc(size ? size : 1);
     if (!bytes) {
         close(fd);

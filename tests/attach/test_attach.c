@@ -635,6 +635,8 @@ static int alicia_setup(void **state)
 static int alicia_teardown(void **state)
 {
     alicia *a = *state;
+    if (!a) /* the set-up failed */
+        return 0;
     plush_pmx_free(a->out);
     plush_pmx_free(a->model);
     plush_arena_free(&a->arena);

@@ -18,6 +18,7 @@
 #include "plush/scene.h"
 #include "plush/sys/attach.h"
 #include "plush/sys/pmx.h"
+#include "core/platform.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -397,7 +398,7 @@ static void test_study_frames_bounded(void **state)
 {
     (void)state;
     char dir[] = "/tmp/plush_study_XXXXXX";
-    assert_non_null(mkdtemp(dir));
+    assert_true(plush__os_mkdtemp(dir));
     plush_pmx_model *m = scene_fx_pinned_plush();
     plush_vmd_motion *v = scene_fx_sway();
     plush_diag d = pmx_fx_diag();

@@ -16,10 +16,28 @@
 #include <stdio.h>
 #include <string.h>
 
+/* A system library every machine has, exporting cos and sin. */
+#ifdef _WIN32
+#define LIBM "msvcrt.dll"
+#else
+#define LIBM "libm.so.6"
+#endif
+
+/* Embree is not built for Windows yet (docs/windows.md): a check that needs it is skipped there, visibly. */
+static void need_embree(void)
+{
+#ifdef _WIN32
+    if (!plush_render_available(NULL)) {
+        print_message("skipped on Windows: no Embree DLL (plush binds by brute force without it)\n");
+        skip();
+    }
+#endif
+}
+
 static void test_first_candidate_that_loads(void **state)
 {
     (void)state;
-    const char *const sonames[] = {"libplush-no-such-library.so.9", NULL, "", "libm.so.6"};
+    const char *const sonames[] = {"libplush-no-such-library.so.9", NULL, "", LIBM};
     const char *const symbols[] = {"cos", "sin"};
     void *fn[2] = {0};
     const plush__library lib = {.name = "libm", .candidates = sonames, .candidate_count = 4, .symbols = symbols,
@@ -47,7 +65,7 @@ static void test_failures_are_library_status(void **state)
     assert_int_equal(d.status, PLUSH_E_LIBRARY);
     assert_null(fn[0]);
     /* A library that loads but lacks a symbol is refused the same way. */
-    const char *const libm[] = {"libm.so.6"};
+    const char *const libm[] = {LIBM};
     lib.candidates = libm;
     lib.candidate_count = 1;
     lib.symbol_count = 2;
@@ -77,7 +95,7 @@ static const char *refuse(void *const *functions, void *ctx)
 static void test_check_refuses(void **state)
 {
     (void)state;
-    const char *const libm[] = {"libm.so.6", "libm.so.6"};
+    const char *const libm[] = {LIBM, LIBM};
     const char *const symbols[] = {"cos"};
     void *fn[1];
     int calls = 0;
@@ -93,14 +111,15 @@ static void test_loaded_once(void **state)
 {
     (void)state;
     plush_diag d = {0};
-    const plush__embree *a = plush__embree_load(&d), *b = plush__embree_load(&d);
-    assert_non_null(a);
-    assert_ptr_equal(a, b);
-    assert_non_null(a->rtcNewDevice);
     const plush__meshopt *m = plush__meshopt_load(&d), *n = plush__meshopt_load(&d);
     assert_non_null(m);
     assert_ptr_equal(m, n);
     assert_non_null(m->meshopt_simplify);
+    need_embree();
+    const plush__embree *a = plush__embree_load(&d), *b = plush__embree_load(&d);
+    assert_non_null(a);
+    assert_ptr_equal(a, b);
+    assert_non_null(a->rtcNewDevice);
     assert_int_equal(d.status, PLUSH_OK);
 }
 
@@ -109,9 +128,10 @@ static void test_available(void **state)
     (void)state;
     plush_diag d = {0};
     assert_true(plush_world_available(&d));
+    assert_true(plush_proxy_simplify_available(NULL));
+    need_embree();
     assert_true(plush_render_available(&d));
     assert_true(plush_proxy_search_available(&d));
-    assert_true(plush_proxy_simplify_available(NULL));
     assert_int_equal(d.status, PLUSH_OK);
 }
 

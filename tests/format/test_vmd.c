@@ -10,6 +10,7 @@
 #include "plush/vmd.h"
 #include "plush/sys/core.h"
 #include "support/shared_data.h"
+#include "core/platform.h"
 
 #include <dirent.h>
 #include <math.h>
@@ -100,25 +101,25 @@ typedef struct path_list {
 
 static void walk(const char *dir, const char *ext, path_list *list)
 {
-    DIR *d = opendir(dir);
+    plush__os_dir *d = plush__os_dir_open(dir); /* UTF-8 names on Windows too */
     if (!d)
         return;
-    struct dirent *e;
-    while ((e = readdir(d)) && list->count < 512) {
-        if (e->d_name[0] == '.')
+    const char *e;
+    while ((e = plush__os_dir_next(d)) && list->count < 512) {
+        if (e[0] == '.')
             continue;
         char path[2048];
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        struct stat st;
-        if (stat(path, &st) != 0)
+        snprintf(path, sizeof path, "%s/%s", dir, e);
+        plush__os_info st;
+        if (!plush__os_stat(path, true, &st))
             continue;
-        size_t len = strlen(e->d_name), el = strlen(ext);
-        if (S_ISDIR(st.st_mode))
+        size_t len = strlen(e), el = strlen(ext);
+        if (st.kind == PLUSH__OS_DIR)
             walk(path, ext, list);
-        else if (S_ISREG(st.st_mode) && len >= el && strcmp(e->d_name + len - el, ext) == 0)
+        else if (st.kind == PLUSH__OS_FILE && len >= el && strcmp(e + len - el, ext) == 0)
             list->paths[list->count++] = strdup(path);
     }
-    closedir(d);
+    plush__os_dir_close(d);
 }
 
 static void free_list(path_list *list)
@@ -512,7 +513,7 @@ static void test_write_file(void **state)
 {
     (void)state;
     char dir[] = "/tmp/plush_vmd_XXXXXX";
-    assert_non_null(mkdtemp(dir));
+    assert_true(plush__os_mkdtemp(dir));
     char path[64];
     snprintf(path, sizeof path, "%s/out.vmd", dir);
     plush_vmd_motion *m = build_motion();

@@ -9,6 +9,7 @@
 
 #include "plush/vpd.h"
 #include "plush/sys/core.h"
+#include "core/platform.h"
 
 #include <dirent.h>
 #include <stdio.h>
@@ -171,7 +172,7 @@ static void test_read_file(void **state)
 {
     (void)state;
     char dir[] = "/tmp/plush_vpd_XXXXXX";
-    assert_non_null(mkdtemp(dir));
+    assert_true(plush__os_mkdtemp(dir));
     char path[64];
     snprintf(path, sizeof path, "%s/pose.vpd", dir);
     FILE *f = fopen(path, "wb");

@@ -1,13 +1,14 @@
 #include "shared_data.h"
 
-#include <dirent.h>
+#include "core/platform.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 uint8_t *test_read_file(const char *path, size_t *size)
 {
-    FILE *f = fopen(path, "rb");
+    FILE *f = plush__os_fopen(path, "rb"); /* UTF-8 names on Windows too */
     if (!f)
         return NULL;
     fseek(f, 0, SEEK_END);
@@ -29,30 +30,30 @@ size_t test_each_shared_file(const char *ext, void (*fn)(const char *path, void 
 {
     char *paths[512];
     size_t n = 0;
-    DIR *top = opendir(SHARED_MMD);
+    plush__os_dir *top = plush__os_dir_open(SHARED_MMD);
     if (!top)
         return 0;
-    struct dirent *d;
-    while ((d = readdir(top)) && n < 512) {
-        if (d->d_name[0] == '.')
+    const char *d;
+    while ((d = plush__os_dir_next(top)) && n < 512) {
+        if (d[0] == '.')
             continue;
         char dir[1024];
-        snprintf(dir, sizeof dir, "%s/%s", SHARED_MMD, d->d_name);
-        DIR *sub = opendir(dir);
+        snprintf(dir, sizeof dir, "%s/%s", SHARED_MMD, d);
+        plush__os_dir *sub = plush__os_dir_open(dir);
         if (!sub)
             continue;
-        struct dirent *e;
-        while ((e = readdir(sub)) && n < 512) {
-            size_t len = strlen(e->d_name), el = strlen(ext);
-            if (len > el && strcmp(e->d_name + len - el, ext) == 0) {
+        const char *e;
+        while ((e = plush__os_dir_next(sub)) && n < 512) {
+            size_t len = strlen(e), el = strlen(ext);
+            if (len > el && strcmp(e + len - el, ext) == 0) {
                 char *p = malloc(strlen(dir) + len + 2);
-                sprintf(p, "%s/%s", dir, e->d_name);
+                sprintf(p, "%s/%s", dir, e);
                 paths[n++] = p;
             }
         }
-        closedir(sub);
+        plush__os_dir_close(sub);
     }
-    closedir(top);
+    plush__os_dir_close(top);
     qsort(paths, n, sizeof *paths, cmp_str);
     for (size_t i = 0; i < n; i++) {
         fn(paths[i], ctx);

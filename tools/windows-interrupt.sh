@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# An interrupted Windows run leaves the old outputs or the new ones, never a mix (tools/test-windows.sh).
+# Under Wine a SIGINT to the program is delivered as a console Ctrl+C event (CTRL_C_EVENT on a new thread,
+# as Windows does), so this reaches plush's console handler, not a POSIX signal handler.
+# One OUTDIR gets a finished run (old: --every 10), then the same run with other outputs (new: --every 5) is
+# interrupted at several moments; after each, every output must match all old or all new files, and no
+# staging folder or lock may be left. Usage: tools/windows-interrupt.sh PLUSH_EXE WINE FOLDER
+set -uo pipefail
+EXE="$1"; WINE="$2"; DIR="$3"
+cd "$DIR" || exit 1
+BEAR=(demo-windows/plush_bear.pmx --motion demo-windows/plush_bear_shake.vmd --im2 demo-windows/plush_bear.im2
+      --export pmx+vmd,gltf,ply --frames 60)
+
+digest() {  # name -> sha of every output (plush's own files excluded)
+  (cd "$1" && find . -type f ! -name '.plush*' -print0 | sort -z | xargs -0 sha256sum) 2>/dev/null
+}
+run_to() {  # outdir, every
+  "$WINE" "$EXE" run "${BEAR[@]}" --every "$2" -o "$1" >/dev/null 2>&1
+}
+
+rm -rf ictl-old ictl-new ictl
+run_to ictl-old 10 || { echo "the first run failed"; exit 1; }
+t0=$(date +%s%N)
+run_to ictl-new 5 || { echo "the second run failed"; exit 1; }
+ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+OLD="$(digest ictl-old)"; NEW="$(digest ictl-new)"
+[ "$OLD" != "$NEW" ] || { echo "the two runs wrote the same files: nothing to tell apart"; exit 1; }
+
+# interruptions spread over the run's own length, more of them near its end, where the outputs are committed
+olds=0; news=0; finished=0; stopped=0
+for share in 10 30 50 70 85 92 96 99; do
+  delay="$(awk -v ms="$ms" -v s="$share" 'BEGIN { printf "%.2f", ms * s / 100000 }')"
+  rm -rf ictl && cp -a ictl-old ictl    # times kept: plush replaces only what is as it wrote it
+  "$WINE" "$EXE" run "${BEAR[@]}" --every 5 -o ictl >/dev/null 2>&1 &
+  pid=$!
+  sleep "$delay"
+  # the Windows process behind the launcher: the one whose command line names plush.exe
+  target="$(pgrep -f 'plush\.exe run' | head -n1)"
+  [ -n "$target" ] && kill -INT "$target" 2>/dev/null
+  wait "$pid"
+  code=$?
+  # finished (0), or ended by the console handler with STATUS_CONTROL_C_EXIT (0xC000013A; the shell sees 0x3A)
+  case "$code" in
+    0) finished=$((finished + 1)) ;;
+    58) stopped=$((stopped + 1)) ;;
+    *) echo "after ${delay} s: plush.exe exited with $code (neither finished nor stopped by Ctrl+C)"; exit 1 ;;
+  esac
+  got="$(digest ictl)"
+  left="$(find ictl -maxdepth 1 -name '.plush-tmp.*' -o -maxdepth 1 -name '.plush-old.*' -o -maxdepth 1 -name '.plush.lock')"
+  if [ -n "$left" ]; then echo "after ${delay} s: left behind: $left"; exit 1; fi
+  if [ "$got" = "$OLD" ]; then olds=$((olds + 1)); elif [ "$got" = "$NEW" ]; then news=$((news + 1));
+  else echo "after ${delay} s: a mix of old and new outputs"; diff <(echo "$OLD") <(echo "$got") | head; exit 1; fi
+done
+[ "$stopped" -gt 0 ] || { echo "no Ctrl+C event landed while the run ran: nothing was tested"; exit 1; }
+echo "8 Ctrl+C events over a ${ms} ms run ($stopped stopped it, $finished came after it finished): $olds left the old outputs, $news the new ones, none a mix or a leftover"
