@@ -3,8 +3,8 @@
 # Under Wine a SIGINT to the program is delivered as a console Ctrl+C event (CTRL_C_EVENT on a new thread,
 # as Windows does), so this reaches plush's console handler, not a POSIX signal handler.
 # One OUTDIR gets a finished run (old: --every 10), then the same run with other outputs (new: --every 5) is
-# interrupted at several moments; after each, every output must match all old or all new files, and no
-# staging folder or lock may be left. Usage: tools/windows-interrupt.sh PLUSH_EXE WINE FOLDER
+# interrupted at several moments; after each, every output must match all old or all new files, no lock may be
+# left, and a hidden staging folder left must be removed by the next run. Usage: tools/windows-interrupt.sh PLUSH_EXE WINE FOLDER
 set -uo pipefail
 EXE="$1"; WINE="$2"; DIR="$3"
 cd "$DIR" || exit 1
@@ -27,7 +27,7 @@ OLD="$(digest ictl-old)"; NEW="$(digest ictl-new)"
 [ "$OLD" != "$NEW" ] || { echo "the two runs wrote the same files: nothing to tell apart"; exit 1; }
 
 # interruptions spread over the run's own length, more of them near its end, where the outputs are committed
-olds=0; news=0; finished=0; stopped=0
+olds=0; news=0; finished=0; stopped=0; leftovers=
 for share in 10 30 50 70 85 92 96 99; do
   delay="$(awk -v ms="$ms" -v s="$share" 'BEGIN { printf "%.2f", ms * s / 100000 }')"
   rm -rf ictl && cp -a ictl-old ictl    # times kept: plush replaces only what is as it wrote it
@@ -46,10 +46,21 @@ for share in 10 30 50 70 85 92 96 99; do
     *) echo "after ${delay} s: plush.exe exited with $code (neither finished nor stopped by Ctrl+C)"; exit 1 ;;
   esac
   got="$(digest ictl)"
-  left="$(find ictl -maxdepth 1 -name '.plush-tmp.*' -o -maxdepth 1 -name '.plush-old.*' -o -maxdepth 1 -name '.plush.lock')"
-  if [ -n "$left" ]; then echo "after ${delay} s: left behind: $left"; exit 1; fi
+  if [ -e ictl/.plush.lock ]; then echo "after ${delay} s: left behind: the lock"; exit 1; fi
   if [ "$got" = "$OLD" ]; then olds=$((olds + 1)); elif [ "$got" = "$NEW" ]; then news=$((news + 1));
   else echo "after ${delay} s: a mix of old and new outputs"; diff <(echo "$OLD") <(echo "$got") | head; exit 1; fi
+  # A hidden staging folder (or the folder of the replaced outputs) the cleanup could not remove: under Wine a
+  # file some handle still holds cannot be deleted (docs/windows.md). The next run into the folder must
+  # remove it and say so; it is counted and named in the result line.
+  left="$(find ictl -maxdepth 1 \( -name '.plush-tmp.*' -o -name '.plush-old.*' \) -printf '%f ')"
+  if [ -n "$left" ]; then
+    said="$("$WINE" "$EXE" run "${BEAR[@]}" --frames 1 --every 5 -o ictl 2>&1 >/dev/null)"
+    again="$(find ictl -maxdepth 1 \( -name '.plush-tmp.*' -o -name '.plush-old.*' \) -printf '%f ')"
+    if [ -n "$again" ] || ! grep -q 'left by a run that no longer runs' <<<"$said"; then
+      echo "after ${delay} s: left behind $left, and the next run did not remove it (still: ${again:-none})"; exit 1
+    fi
+    leftovers="${leftovers}${left}(at ${delay} s, removed by the next run) "
+  fi
 done
 [ "$stopped" -gt 0 ] || { echo "no Ctrl+C event landed while the run ran: nothing was tested"; exit 1; }
-echo "8 Ctrl+C events over a ${ms} ms run ($stopped stopped it, $finished came after it finished): $olds left the old outputs, $news the new ones, none a mix or a leftover"
+echo "8 Ctrl+C events over a ${ms} ms run ($stopped stopped it, $finished came after it finished): $olds left the old outputs, $news the new ones, none a mix; hidden folders left: ${leftovers:-none}"

@@ -799,8 +799,8 @@ static bool take_over(const char *path, long dead)
 }
 
 /* The staging folders (.plush-tmp.*) and the folders of replaced entries (.plush-old.*) of a run that
- * died without cleaning up: SIGKILL, a power cut. Only called by the lock's new holder, so no live run
- * is writing into them. */
+ * died without cleaning up (SIGKILL, a power cut) or could not remove them. Only called by the lock's new
+ * holder, so no live run is writing into them. */
 static void remove_stale_folders(const char *dir, plush_diag *diag)
 {
     plush__os_dir *d = plush__os_dir_open(dir);
@@ -848,7 +848,6 @@ static plush_status lock_dir(const char *dir, plush_file_lock **out, plush_diag 
             plush__os_rmdir(dir);
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
     }
-    bool took_over = false;
     for (int attempt = 0; attempt < 4; attempt++) {
         int fd = plush__os_create_new(path);
         if (fd >= 0) {
@@ -874,8 +873,10 @@ static plush_status lock_dir(const char *dir, plush_file_lock **out, plush_diag 
             lock->made = made_path;
             lock->made_slot = made_path ? plush__guard_add(PLUSH__GUARD_EMPTY_DIR, made_path) : -1;
             *out = lock;
-            if (took_over)
-                remove_stale_folders(dir, diag);
+            /* whoever holds the lock is the only run that stages here: a staging folder already there is a
+             * dead run's, whether it left its lock (taken over above) or not (a cleanup that could not remove
+             * a folder some handle still held: Windows) */
+            remove_stale_folders(dir, diag);
             return PLUSH_OK;
         }
         if (errno != EEXIST) {
@@ -887,10 +888,8 @@ static plush_status lock_dir(const char *dir, plush_file_lock **out, plush_diag 
         long owner = lock_owner(path);
         if (owner == 0 || owner == plush__os_pid() || plush__os_process_alive(owner))
             break;
-        if (take_over(path, owner)) {
-            took_over = true;
+        if (take_over(path, owner))
             plush_diag_warn(diag, -1, NULL, -1, "took over the lock of process %ld, which no longer runs", owner);
-        }
     }
     long owner = lock_owner(path);
     free(path);

@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <io.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -531,6 +532,27 @@ static atomic_bool guard_cleaning;
 static void (*_Atomic guard_cleanup)(void);
 static SRWLOCK guard_hold = SRWLOCK_INIT;
 
+static void ignore_invalid_parameter(const wchar_t *expression, const wchar_t *function, const wchar_t *file,
+                                     unsigned int line, uintptr_t reserved)
+{
+    (void)expression, (void)function, (void)file, (void)line, (void)reserved;
+}
+
+/* A file the suspended thread has open keeps its staging folder from being removed: Windows deletes no file
+ * another handle holds open without share-delete, and the C runtime opens none so (a Ctrl+C while a frame was
+ * being written left the folder behind). The process ends right after the cleanup, so every descriptor of the
+ * runtime that names a file on disk is closed at its handle first (not through the runtime, whose lock on the
+ * descriptor the suspended thread may hold). */
+static void close_disk_files(void)
+{
+    _set_invalid_parameter_handler(ignore_invalid_parameter); /* a descriptor never opened is no fault here */
+    for (int fd = 3; fd < 8192; fd++) {
+        intptr_t h = _get_osfhandle(fd);
+        if (h != -1 && h != -2 && GetFileType((HANDLE)h) == FILE_TYPE_DISK)
+            CloseHandle((HANDLE)h);
+    }
+}
+
 static void guard_run(void)
 {
     AcquireSRWLockExclusive(&guard_hold);
@@ -540,6 +562,8 @@ static void guard_run(void)
         SuspendThread(guard_owner);
     if (locked)
         HeapUnlock(heap);
+    if (guard_owner)
+        close_disk_files();
     void (*cleanup)(void) = atomic_load(&guard_cleanup);
     if (cleanup)
         cleanup();

@@ -13,6 +13,7 @@
 #include "plush/plush.h"
 #include "plush/attach.h"
 #include "support/cli_run.h"
+#include "core/platform.h"
 #include "support/toy_fixture.h"
 
 #include <dirent.h>
@@ -872,6 +873,25 @@ static void test_small_ones(void **state)
     assert_int_equal(count_entries(out, ".plush-tmp"), 0);
     assert_int_equal(count_entries(out, ".plush-old"), 0);
     assert_false(cli_exists(lock));
+
+    /* a staging folder and a replaced outputs' folder a cleanup could not remove (a file some handle still held,
+     * as Windows keeps it), their lock gone: the next run removes them too, saying so */
+    char stale[800];
+    snprintf(stale, sizeof stale, "%s/.plush-tmp.left01", out);
+    assert_int_equal(plush__os_mkdir(stale), 0);
+    snprintf(stale, sizeof stale, "%s/.plush-tmp.left01/frame.ply", out);
+    FILE *f = fopen(stale, "wb");
+    assert_non_null(f);
+    fclose(f);
+    snprintf(stale, sizeof stale, "%s/.plush-old.left02", out);
+    assert_int_equal(plush__os_mkdir(stale), 0);
+    CLI_RUN(&r, "run", model, "--cage", "body", "--frames", "2", "-o", out);
+    cli_expect_code(&r, 0);
+    assert_non_null(strstr(r.err, "removed .plush-tmp.left01, left by a run that no longer runs"));
+    assert_non_null(strstr(r.err, "removed .plush-old.left02, left by a run that no longer runs"));
+    cli_result_free(&r);
+    assert_int_equal(count_entries(out, ".plush-tmp"), 0);
+    assert_int_equal(count_entries(out, ".plush-old"), 0);
 }
 
 int main(void)
