@@ -91,17 +91,26 @@ static int fail_win32(void)
 
 /* ---- files and folders ------------------------------------------------------------------------ */
 
+/* Path opened for its attributes only, shared every way: a file another program holds open is still seen.
+ * BACKUP_SEMANTICS opens folders; OPEN_REPARSE_POINT looks at a link itself. INVALID_HANDLE_VALUE when it
+ * cannot be; *named false when the name itself is not a path Windows takes (errno set by widen_into). */
+static HANDLE open_attributes(const char *path, bool follow, bool *named)
+{
+    wchar_t w[WPATH];
+    *named = widen_into(path, w);
+    if (!*named)
+        return INVALID_HANDLE_VALUE;
+    return CreateFileW(w, FILE_READ_ATTRIBUTES, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL,
+                       OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS | (follow ? 0 : FILE_FLAG_OPEN_REPARSE_POINT), NULL);
+}
+
 bool plush__os_stat(const char *path, bool follow, plush__os_info *out)
 {
     *out = (plush__os_info){0};
-    wchar_t w[WPATH];
-    if (!widen_into(path, w))
+    bool named;
+    HANDLE h = open_attributes(path, follow, &named);
+    if (!named)
         return false;
-    /* Opened for its attributes only, shared every way: a file another program holds open is still seen.
-     * BACKUP_SEMANTICS opens folders; OPEN_REPARSE_POINT looks at a link itself. */
-    HANDLE h = CreateFileW(w, FILE_READ_ATTRIBUTES, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL,
-                           OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS | (follow ? 0 : FILE_FLAG_OPEN_REPARSE_POINT),
-                           NULL);
     if (h == INVALID_HANDLE_VALUE)
         return fail_win32(), false;
     DWORD type = GetFileType(h);
@@ -286,12 +295,10 @@ static char *final_path(HANDLE h)
 
 static char *resolve(const char *path, bool follow)
 {
-    wchar_t w[WPATH];
-    if (!widen_into(path, w))
+    bool named;
+    HANDLE h = open_attributes(path, follow, &named);
+    if (!named)
         return NULL;
-    HANDLE h = CreateFileW(w, FILE_READ_ATTRIBUTES, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL,
-                           OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS | (follow ? 0 : FILE_FLAG_OPEN_REPARSE_POINT),
-                           NULL);
     if (h == INVALID_HANDLE_VALUE) {
         fail_win32();
         return NULL;
