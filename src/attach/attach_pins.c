@@ -4,6 +4,7 @@
 #include "core/common.h"
 
 #include "core/geom.h"
+#include "physics/rigid_shape.h"
 #include "plush/sys/core.h"
 #include "plush/sys/pmx.h"
 
@@ -43,24 +44,11 @@ bool plush__attach_points_span(const float (*p)[3], size_t n)
 }
 
 /* Held: no dynamic rigid body on the bone or any ancestor. */
-static void held_bones(const plush_pmx_model *m, bool *dynamic, bool *held)
+static void held_bones(const plush_pmx_model *m, bool *held)
 {
-    size_t n = m->bone_count;
-    memset(dynamic, 0, n * sizeof *dynamic);
-    for (size_t r = 0; r < m->rigid_body_count; r++) {
-        const plush_pmx_rigid_body *rb = &m->rigid_bodies[r];
-        if (rb->mode != PLUSH_PMX_RIGID_FOLLOW_BONE && rb->bone >= 0 && (size_t)rb->bone < n)
-            dynamic[rb->bone] = true;
-    }
-    for (size_t b = 0; b < n; b++) {
-        held[b] = true;
-        int64_t x = (int64_t)b;
-        for (size_t steps = 0; x >= 0 && (size_t)x < n && steps <= n; steps++, x = m->bones[x].parent)
-            if (dynamic[x]) {
-                held[b] = false;
-                break;
-            }
-    }
+    plush__rigid_moved_bones(m, held);
+    for (size_t b = 0; b < m->bone_count; b++)
+        held[b] = !held[b];
 }
 
 static double held_share(const plush_pmx_vertex *v, const bool *held, size_t bone_count)
@@ -606,7 +594,7 @@ plush_status plush__attach_auto_pins(const plush_pmx_model *m, const plush_attac
         st = plush__no_memory(diag);
         goto done;
     }
-    held_bones(m, dynamic, w.held);
+    held_bones(m, w.held);
     double reach = plush__mean_edge(&c->positions[0][0], sizeof c->positions[0], &c->triangles[0][0], 3 * c->triangle_count);
     if (!nearest_nodes(&w)) {
         st = plush__no_memory(diag);

@@ -460,12 +460,10 @@ static void layers_line(const run_state *s)
 
 /* A motion none of whose keys moves this model (a camera motion, another model's bones): one line, since
  * every figure of such a run reads perfect for a model standing still. What the scene's binding found. */
-static void still_motion_line(const run_state *s)
+static void still_motion_line(const run_state *s, const plush_motion_stats *st)
 {
     const plush_vmd_motion *v = s->motion;
-    plush_motion_stats st;
-    plush_scene_motion_stats(s->scene, &st);
-    if (!v || st.bone_tracks || st.morph_tracks)
+    if (!v || st->bone_tracks || st->morph_tracks)
         return;
     char what[160];
     if (v->bone_key_count || v->morph_key_count)
@@ -479,11 +477,9 @@ static void still_motion_line(const run_state *s)
 
 /* How the soft part moves next to the author's own physics: its swing from the pose without physics against
  * the author's, and, standing still, where it settles against where the author's physics lets it hang. */
-static void behaviour_lines(const run_state *s, const plush_scene_soft_summary *u)
+static void behaviour_lines(const run_state *s, const plush_motion_stats *st, const plush_scene_soft_summary *u)
 {
-    plush_motion_stats st;
-    plush_scene_motion_stats(s->scene, &st);
-    bool still = !s->motion || (!st.bone_tracks && !st.morph_tracks);
+    bool still = !s->motion || (!st->bone_tracks && !st->morph_tracks);
     bool author = u->author_share >= PLUSH_SOFT_AUTHOR_MOVES_SHARE;
     if (!author) {
         cli_line("  soft part       the author gave it no physics (%.0f%% of it hangs from bones rigid bodies move), "
@@ -526,7 +522,9 @@ static void summary(const run_state *s, uint32_t frames, const plush_diag *diag)
     cli_line("plush run: %s", job->model);
     cli_line("  frames          %u at %g fps, physics %g Hz, mode %s", frames, (double)desc.fps,
              (double)desc.world.physics_hz, mode_name(desc.mode));
-    still_motion_line(s);
+    plush_motion_stats moves; /* what the scene's binding of the motion found */
+    plush_scene_motion_stats(s->scene, &moves);
+    still_motion_line(s, &moves);
     if (s->source) {
         char note[320], names[200];
         /* the materials by the model's names, whatever the user typed (cli_check_materials) */
@@ -570,7 +568,7 @@ static void summary(const run_state *s, uint32_t frames, const plush_diag *diag)
     plush_scene_soft_summary soft;
     plush_scene_soft(s->scene, NULL, &soft);
     if (soft.frames) {
-        behaviour_lines(s, &soft);
+        behaviour_lines(s, &moves, &soft);
         if (soft.worst_inside_frame >= 0 && soft.bodies > 0)
             cli_line("  body            %zu rigid bodies that follow bones; worst frame %lld: %.2f%% of the bound vertices "
                      "inside them (bone skinning: %.2f%%), %.3g deep; over the run deepest %.3g, bone skinning at most "

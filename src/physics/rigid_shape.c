@@ -112,6 +112,25 @@ void plush__rigid_dynamic_per_bone(const plush_pmx_model *m, int32_t *map)
     }
 }
 
+void plush__rigid_moved_bones(const plush_pmx_model *m, bool *moved)
+{
+    size_t n = m->bone_count;
+    for (size_t b = 0; b < n; b++)
+        moved[b] = false;
+    for (size_t r = 0; r < m->rigid_body_count; r++) {
+        int32_t bone = m->rigid_bodies[r].bone;
+        if (m->rigid_bodies[r].mode != PLUSH_PMX_RIGID_FOLLOW_BONE && bone >= 0 && (size_t)bone < n)
+            moved[bone] = true;
+    }
+    /* a bone is moved when an ancestor is: marking as it goes only marks what is below a moved bone (the
+     * walk stops after n steps: a parent cycle) */
+    for (size_t b = 0; b < n; b++) {
+        int64_t x = m->bones[b].parent;
+        for (size_t steps = 0; !moved[b] && x >= 0 && (size_t)x < n && steps < n; steps++, x = m->bones[x].parent)
+            moved[b] = moved[x];
+    }
+}
+
 static bool pair_collides(const plush_pmx_rigid_body *a, const plush_pmx_rigid_body *b)
 {
     return (a->mask >> (b->group & 15) & 1u) && (b->mask >> (a->group & 15) & 1u);

@@ -22,6 +22,9 @@ bool plush__rigid_inside(const plush_pmx_rigid_body *rb, const float pose[16], c
 
 /* Per bone of m, a rigid body physics moves (mode 1 or 2) that drives it, or -1: map has bone_count slots. */
 void plush__rigid_dynamic_per_bone(const plush_pmx_model *m, int32_t *map);
+/* Per bone of m, whether physics moves it: a rigid body physics moves (mode 1 or 2) drives it or one of its
+ * ancestors. moved has bone_count slots. */
+void plush__rigid_moved_bones(const plush_pmx_model *m, bool *moved);
 /* Whether vertex v of m meets the rigid body `body` (one that follows its bone) by the model's own collision
  * groups: a vertex weighted to bones that physics moves meets it when at least one of those bones' bodies
  * collides with it (each in the other's mask, as Bullet filters pairs); a vertex that only bones carry (a

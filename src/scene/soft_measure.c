@@ -38,8 +38,8 @@ static double rest_size(const plush_pmx_model *m, const uint32_t *vertices, size
 }
 
 /* The share of the bound vertices the author's physics moves: weighted to a bone a dynamic rigid body
- * drives or hangs below one (dynamic is plush__rigid_dynamic_per_bone's map). */
-static double author_share(const plush_pmx_model *m, const uint32_t *vertices, size_t count, const int32_t *dynamic)
+ * drives or hangs below one. */
+static double author_share(const plush_pmx_model *m, const uint32_t *vertices, size_t count)
 {
     size_t n = m->bone_count, moved = 0;
     bool *below = calloc(n ? n : 1, sizeof *below);
@@ -47,11 +47,7 @@ static double author_share(const plush_pmx_model *m, const uint32_t *vertices, s
         free(below);
         return 0;
     }
-    for (size_t b = 0; b < n; b++) {
-        int64_t x = (int64_t)b;
-        for (size_t steps = 0; x >= 0 && (size_t)x < n && steps <= n && !below[b]; steps++, x = m->bones[x].parent)
-            below[b] = dynamic[x] >= 0;
-    }
+    plush__rigid_moved_bones(m, below);
     for (size_t i = 0; i < count; i++) {
         const plush_pmx_vertex *v = &m->vertices[vertices[i]];
         bool hit = false;
@@ -102,7 +98,7 @@ plush_status plush__soft_measure_init(plush__soft_measure *sm, const plush_pmx_m
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
     memset(sm->left_out, 0, bits / 8 + 1);
     plush__rigid_dynamic_per_bone(m, dynamic);
-    sm->author_share = author_share(m, vertices, count, dynamic);
+    sm->author_share = author_share(m, vertices, count);
     for (size_t b = 0; b < sm->body_count; b++) {
         const plush_pmx_rigid_body *rb = &m->rigid_bodies[sm->bodies[b]];
         float t[16];
