@@ -307,6 +307,11 @@ typedef struct plush_scene_soft_figures {
     double inside_depth;  /* the deepest of them below the shape's surface (model units) */
     double bones_inside_share; /* the same share where plain bone skinning puts the bound vertices: what
                                 * the model's own weights do against its own body at this frame */
+    double skin_share;    /* the (sampled) bound vertices behind the visible skin, the faces of the other drawn
+                           * materials (0..1, of those measured: a vertex behind or touching it at rest is left
+                           * out, so the model at rest reads 0) */
+    double skin_depth;    /* the deepest of them behind it (model units) */
+    double author_skin_share; /* the same share where bone skinning with the author's physics puts them */
 } plush_scene_soft_figures;
 
 /* The bars the soft part's behaviour is judged by against the author's physics (docs/measured.md): standing
@@ -319,6 +324,11 @@ typedef struct plush_scene_soft_figures {
  * mean swing is at least this share of its size (below it a ratio says nothing). */
 #define PLUSH_SOFT_AUTHOR_MOVES_SHARE 0.1
 #define PLUSH_SOFT_AUTHOR_MOVES_SWING 0.005
+/* Behind the visible skin, against the author's model at the same frame: at every frame at most
+ * PLUSH_SOFT_SKIN_FRAME_BAR more of the measured vertices, and over the run PLUSH_SOFT_SKIN_MEAN_BAR more on
+ * average (shares: 2 and 0.5 points). */
+#define PLUSH_SOFT_SKIN_FRAME_BAR 0.02
+#define PLUSH_SOFT_SKIN_MEAN_BAR 0.005
 
 /* Over the steps so far: the mean offset_share, swing_share and author_swing_share, the last step's, and the
  * frame with the largest inside_share. */
@@ -334,6 +344,15 @@ typedef struct plush_scene_soft_summary {
     double most_bones_inside_share;  /* bone skinning's largest share over the steps */
     int64_t worst_inside_frame;   /* -1: no step yet */
     size_t bodies;                /* the rigid bodies measured */
+    /* behind the visible skin: the faces it is made of and the bound vertices measured (sampled; those
+     * behind or touching it at rest left out), the means of plush's share and the author's, the frame where
+     * plush's lies furthest above the author's (-1: none measured) with both shares there, and the frames
+     * where it lies more than PLUSH_SOFT_SKIN_FRAME_BAR above */
+    size_t skin_faces, skin_measured, skin_left_out;
+    double mean_skin_share, mean_author_skin_share, skin_deepest;
+    double worst_skin_share, worst_author_skin_share;
+    int64_t worst_skin_frame;
+    uint64_t skin_frames_over;
 } plush_scene_soft_summary;
 
 /* Builds everything the mode needs (anim, motion binding, world, binding, proxy skin; in direct mode the

@@ -475,6 +475,33 @@ static void still_motion_line(const run_state *s, const plush_motion_stats *st)
              "alone moving it (--motion takes a motion for this model's bones)", what);
 }
 
+/* Behind the visible skin, next to the author's model at the same frames (plush_scene_soft_summary). */
+static void skin_line(const plush_scene_soft_summary *soft)
+{
+    if (!soft->skin_faces) {
+        cli_line("  skin            no visible face outside the part: nothing to pass behind");
+        return;
+    }
+    if (!soft->skin_measured || soft->worst_skin_frame < 0) {
+        cli_line("  skin            every sampled vertex lies behind or on the visible skin at rest: not measured");
+        return;
+    }
+    double gap = soft->mean_skin_share - soft->mean_author_skin_share;
+    bool met = soft->skin_frames_over == 0 && gap <= PLUSH_SOFT_SKIN_MEAN_BAR;
+    cli_line("  skin            behind the visible skin (%zu faces) on average %.2f%% of the vertices, the author's "
+             "model %.2f%%; worst frame %lld: %.2f%% against %.2f%%; %s (bar: within %.0f points at every frame, "
+             "%.1f on average; %zu sampled vertices, %zu behind or on it at rest left out)",
+             soft->skin_faces, 100 * soft->mean_skin_share, 100 * soft->mean_author_skin_share,
+             (long long)soft->worst_skin_frame, 100 * soft->worst_skin_share, 100 * soft->worst_author_skin_share,
+             met ? "within the bar"
+                 : soft->skin_frames_over ? "over the bar" : "over the bar on average",
+             100 * PLUSH_SOFT_SKIN_FRAME_BAR, 100 * PLUSH_SOFT_SKIN_MEAN_BAR, soft->skin_measured + soft->skin_left_out,
+             soft->skin_left_out);
+    if (soft->skin_frames_over)
+        cli_line("                  %llu frames more than %.0f points above the author's", 
+                 (unsigned long long)soft->skin_frames_over, 100 * PLUSH_SOFT_SKIN_FRAME_BAR);
+}
+
 /* How the soft part moves next to the author's own physics: its swing from the pose without physics against
  * the author's, and, standing still, where it settles against where the author's physics lets it hang. */
 static void behaviour_lines(const run_state *s, const plush_motion_stats *st, const plush_scene_soft_summary *u)
@@ -576,6 +603,7 @@ static void summary(const run_state *s, uint32_t frames, const plush_diag *diag)
                      soft.bodies, (long long)soft.worst_inside_frame, 100 * soft.worst_inside_share,
                      100 * soft.worst_bones_inside_share, soft.worst_inside_depth, soft.deepest,
                      100 * soft.most_bones_inside_share);
+        skin_line(&soft);
     }
     if (diag->warning_count)
         cli_line("  warnings        %u (on stderr)", diag->warning_count);

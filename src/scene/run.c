@@ -310,6 +310,7 @@ plush_status plush_scene_create(const plush_scene_desc *desc, plush_scene **out,
     if (st == PLUSH_OK)
         st = plan_bone_skinning(sc, diag);
     sc->soft_summary.worst_inside_frame = -1;
+    sc->soft_summary.worst_skin_frame = -1;
     if (st == PLUSH_OK && sc->binding)
         st = plush__soft_measure_init(&sc->soft_measure, sc->model, sc->binding->vertices, sc->binding->vertex_count,
                                       sc->wm, &sc->arena, diag);
@@ -321,6 +322,9 @@ plush_status plush_scene_create(const plush_scene_desc *desc, plush_scene **out,
     }
     sc->soft_summary.bodies = sc->soft_measure.body_count;
     sc->soft_summary.author_share = sc->soft_measure.author_share;
+    sc->soft_summary.skin_faces = sc->soft_measure.skin_faces;
+    sc->soft_summary.skin_measured = plush_quality_skin_measured(sc->soft_measure.skin);
+    sc->soft_summary.skin_left_out = plush_quality_skin_left_out(sc->soft_measure.skin);
     if (st == PLUSH_OK && sc->skin && !desc->no_push && !desc->bind.proxy.seed) {
         const plush_scene_proxy *px = &sc->binding->proxy;
         double edge = px->triangle_count ? plush__mean_edge(&px->nodes[0][0], sizeof px->nodes[0],
@@ -474,13 +478,25 @@ plush_status plush_scene_step(plush_scene *sc, double frame, plush_diag *diag)
     double tm = now();
     if (sc->binding && sc->soft_measure.count) {
         plush__soft_measure_frame(&sc->soft_measure, sc->anim, sc->wm ? (const float(*)[16])sc->kinematic : NULL,
-                                  (const float(*)[3])sc->positions, &sc->soft_frame);
+                                  (const float(*)[3])sc->positions, (const float(*)[3])sc->normals, &sc->soft_frame);
         plush_scene_soft_summary *u = &sc->soft_summary;
         const plush_scene_soft_figures *f = &sc->soft_frame;
         double w = 1.0 / (double)(u->frames + 1);
         u->mean_offset_share += (f->offset_share - u->mean_offset_share) * w;
         u->mean_swing_share += (f->swing_share - u->mean_swing_share) * w;
         u->mean_author_swing_share += (f->author_swing_share - u->mean_author_swing_share) * w;
+        u->mean_skin_share += (f->skin_share - u->mean_skin_share) * w;
+        u->mean_author_skin_share += (f->author_skin_share - u->mean_author_skin_share) * w;
+        u->skin_deepest = f->skin_depth > u->skin_deepest ? f->skin_depth : u->skin_deepest;
+        if (u->skin_measured) {
+            double gap = f->skin_share - f->author_skin_share;
+            if (u->worst_skin_frame < 0 || gap > u->worst_skin_share - u->worst_author_skin_share) {
+                u->worst_skin_share = f->skin_share;
+                u->worst_author_skin_share = f->author_skin_share;
+                u->worst_skin_frame = (int64_t)frame;
+            }
+            u->skin_frames_over += gap > PLUSH_SOFT_SKIN_FRAME_BAR;
+        }
         u->last_offset_share = f->offset_share;
         u->last_swing_share = f->swing_share;
         u->last_author_swing_share = f->author_swing_share;
@@ -630,6 +646,7 @@ void plush_scene_destroy(plush_scene *sc)
         sc->bake_share.destroy(sc->bake_share.bake);
     plush_world_destroy(sc->world);
     plush_proxy_skin_destroy(sc->skin);
+    plush__soft_measure_fini(&sc->soft_measure);
     plush_scene_binding_free(sc->binding);
     plush_anim_destroy(sc->anim);
     plush_motion_free(sc->motion);

@@ -1,6 +1,7 @@
 /* How the soft part moves against the body (plush_scene_soft_figures): how far the proxy puts the bound
- * vertices from where plain bone skinning would (a part that does not move is not plush), and how many of
- * them lie inside the model's own body shapes (the rigid bodies that follow bones) posed at that frame. */
+ * vertices from where plain bone skinning would (a part that does not move is not plush), how many of
+ * them lie inside the model's own body shapes (the rigid bodies that follow bones) posed at that frame, and
+ * how many lie behind the visible skin (the faces of the other materials) next to the author's skinning. */
 #include "scene/soft_measure.h"
 #include "plush/sys/anim.h"
 #include "plush/sys/physics.h"
@@ -59,6 +60,87 @@ static double author_share(const plush_pmx_model *m, const uint32_t *vertices, s
     return (double)moved / (double)count;
 }
 
+/* The visible skin: the faces of materials drawn at all (diffuse alpha above 0) that hold no bound vertex and
+ * no vertex the author's physics moves (the body as its bones carry it), measured on the sampled bound
+ * vertices. */
+static plush_status skin_init(plush__soft_measure *sm, const plush_pmx_model *m, plush_diag *diag)
+{
+    size_t nv = m->vertex_count, faces = 0, points = 0;
+    bool *bound = calloc(nv ? nv : 1, sizeof *bound); /* then: bound or moved by physics */
+    uint32_t(*tris)[3] = malloc((m->index_count / 3 ? m->index_count / 3 : 1) * sizeof *tris);
+    uint32_t *sampled = malloc((sm->count ? sm->count : 1) * sizeof *sampled);
+    float(*rest)[3] = malloc((nv ? nv : 1) * sizeof *rest);
+    float(*normals)[3] = malloc((nv ? nv : 1) * sizeof *normals);
+    plush_status st = PLUSH_OK;
+    if (!bound || !tris || !sampled || !rest || !normals) {
+        st = plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+        goto done;
+    }
+    for (size_t i = 0; i < sm->count; i++)
+        bound[sm->vertices[i]] = true;
+    /* a vertex weighted to a bone the author's physics moves belongs to another soft part (bangs, a ribbon, a
+     * skirt): not the body the part must stay out of */
+    size_t nb = m->bone_count;
+    bool *moved = calloc(nb ? nb : 1, sizeof *moved);
+    if (!moved) {
+        st = plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+        goto done;
+    }
+    plush__rigid_moved_bones(m, moved);
+    for (size_t v = 0; v < nv; v++)
+        for (int j = 0; j < 4 && !bound[v]; j++) {
+            int32_t b = m->vertices[v].bones[j];
+            bound[v] = b >= 0 && (size_t)b < nb && m->vertices[v].weights[j] > 0 && moved[b];
+        }
+    free(moved);
+    for (size_t i = 0; i < sm->count; i += sm->sample_step)
+        sampled[points++] = sm->vertices[i];
+    size_t first = 0;
+    for (size_t mat = 0; mat < m->material_count; mat++) {
+        size_t n = m->materials[mat].index_count > 0 ? (size_t)m->materials[mat].index_count : 0;
+        bool drawn = m->materials[mat].diffuse[3] > 0;
+        for (size_t f = first; drawn && m->indices && f + 3 <= first + n && f + 3 <= m->index_count; f += 3) {
+            const uint32_t *ix = &m->indices[f];
+            if (ix[0] < nv && ix[1] < nv && ix[2] < nv && !bound[ix[0]] && !bound[ix[1]] && !bound[ix[2]])
+                memcpy(tris[faces++], ix, sizeof tris[0]);
+        }
+        first += n;
+    }
+    sm->skin_faces = faces;
+    if (!faces)
+        goto done;
+    for (size_t v = 0; v < nv; v++) {
+        memcpy(rest[v], m->vertices[v].position, sizeof rest[v]);
+        memcpy(normals[v], m->vertices[v].normal, sizeof normals[v]);
+    }
+    /* how deep a point can lie behind the skin: the body's half-thickness, which the author's shapes for it
+     * bound from above (they are fatter than the mesh): the largest sphere or capsule radius or smallest box
+     * half-extent; no bound without them */
+    double depth = 0;
+    for (size_t b = 0; b < sm->body_count; b++) {
+        const plush_pmx_rigid_body *rb = &m->rigid_bodies[sm->bodies[b]];
+        double r = rb->size[0];
+        if (rb->shape == PLUSH_PMX_RIGID_BOX)
+            r = fmin(rb->size[0], fmin(rb->size[1], rb->size[2]));
+        depth = r > depth ? r : depth;
+    }
+    st = plush_quality_skin_create((const float(*)[3])rest, (const float(*)[3])normals, nv, (const uint32_t(*)[3])tris,
+                                   faces, sampled, points, depth, &sm->skin, diag);
+done:
+    free(bound);
+    free(tris);
+    free(sampled);
+    free(rest);
+    free(normals);
+    return st;
+}
+
+void plush__soft_measure_fini(plush__soft_measure *sm)
+{
+    plush_quality_skin_destroy(sm->skin);
+    sm->skin = NULL;
+}
+
 plush_status plush__soft_measure_init(plush__soft_measure *sm, const plush_pmx_model *m, const uint32_t *vertices,
                                       size_t count, const plush_world_model *wm, plush_arena *arena, plush_diag *diag)
 {
@@ -99,6 +181,9 @@ plush_status plush__soft_measure_init(plush__soft_measure *sm, const plush_pmx_m
     memset(sm->left_out, 0, bits / 8 + 1);
     plush__rigid_dynamic_per_bone(m, dynamic);
     sm->author_share = author_share(m, vertices, count);
+    plush_status st = skin_init(sm, m, diag);
+    if (st != PLUSH_OK)
+        return st;
     for (size_t b = 0; b < sm->body_count; b++) {
         const plush_pmx_rigid_body *rb = &m->rigid_bodies[sm->bodies[b]];
         float t[16];
@@ -198,7 +283,7 @@ static bool inside_body(const plush__soft_measure *sm, size_t i, const float p[3
 }
 
 void plush__soft_measure_frame(plush__soft_measure *sm, const plush_anim *anim, const float (*kinematic)[16],
-                               const float (*positions)[3], plush_scene_soft_figures *out)
+                               const float (*positions)[3], const float (*normals)[3], plush_scene_soft_figures *out)
 {
     memset(out, 0, sizeof *out);
     if (!sm->count)
@@ -227,6 +312,13 @@ void plush__soft_measure_frame(plush__soft_measure *sm, const plush_anim *anim, 
     out->offset_share = sm->size > 0 ? out->offset / sm->size : 0;
     out->swing_share = n && sm->size > 0 ? swing / (double)n / sm->size : 0;
     out->author_swing_share = n && sm->size > 0 ? author / (double)n / sm->size : 0;
+    size_t measured = plush_quality_skin_measured(sm->skin);
+    if (measured && normals) {
+        plush_quality_skin_pose(sm->skin, positions, normals);
+        out->skin_share = (double)plush_quality_skin_behind(sm->skin, 0, positions, &out->skin_depth) / (double)measured;
+        out->author_skin_share =
+            (double)plush_quality_skin_behind(sm->skin, 1, (const float(*)[3])sm->scratch, NULL) / (double)measured;
+    }
     if (!sm->wm || sm->body_count == 0)
         return;
     plush__soft_measure_pose_bodies(sm);

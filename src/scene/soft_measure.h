@@ -7,6 +7,7 @@
 #include "plush/physics.h"
 #include "plush/scene.h"
 #include "plush/sys/core.h"
+#include "plush/sys/quality.h"
 #include "physics/rigid_shape.h"
 #include "scene/internal.h"
 
@@ -28,10 +29,15 @@ typedef struct plush__soft_measure {
                                           inside it at rest, or the part lies into it at rest and the model's
                                           collision groups keep its physics apart from it
                                           (plush__rigid_vertex_meets) */
+    plush_quality_skin *skin;          /* the visible skin (faces of visible materials with no bound vertex),
+                                          measured on the sampled bound vertices; NULL without such faces */
+    size_t skin_faces;
 } plush__soft_measure;
 
 plush_status plush__soft_measure_init(plush__soft_measure *sm, const plush_pmx_model *m, const uint32_t *vertices,
                                       size_t count, const plush_world_model *wm, plush_arena *arena, plush_diag *diag);
+/* Frees what init allocated outside the arena (the skin); a zeroed measure is fine. */
+void plush__soft_measure_fini(plush__soft_measure *sm);
 /* Poses the bodies measured against at this frame (the measure does it itself; plush__soft_measure_deepest
  * needs it first). */
 void plush__soft_measure_pose_bodies(plush__soft_measure *sm);
@@ -51,10 +57,10 @@ uint64_t plush__soft_measure_box_mask(const plush__soft_measure *sm, const float
                                       size_t n, double pad);
 /* The run of bound vertices one box mask serves: neighbours in the model's order lie close together. */
 enum { PLUSH__SOFT_MEASURE_BOX_RUN = 32 };
-/* This frame's figures; positions are the frame's vertices (the bound ones skinned by the proxy); kinematic
+/* This frame's figures; positions and normals are the frame's vertices (the bound ones skinned by the proxy); kinematic
  * the skinning matrices of the pose without physics (every rigid body at its bone, as MMD's physics off
  * shows it), or NULL when nothing simulates (the pose is the anim's). */
 void plush__soft_measure_frame(plush__soft_measure *sm, const plush_anim *anim, const float (*kinematic)[16],
-                               const float (*positions)[3], plush_scene_soft_figures *out);
+                               const float (*positions)[3], const float (*normals)[3], plush_scene_soft_figures *out);
 
 #endif

@@ -389,7 +389,7 @@ typedef struct ref_sink {
     plush_scene_sink base;
     old_quality *surface, *cage;
     char rows[64][512];
-    double swing[64][2];
+    double swing[64][4]; /* the swings and the skin shares */
     uint32_t frames;
 } ref_sink;
 
@@ -417,6 +417,7 @@ static plush_status ref_frame(plush_scene_sink *s, const plush_scene *scene, uin
     plush_scene_soft(scene, &soft, NULL);
     ref_row(r->rows[frame], sizeof r->rows[frame], frame, &f, &c, &soft);
     r->swing[frame][0] = soft.swing_share, r->swing[frame][1] = soft.author_swing_share;
+    r->swing[frame][2] = soft.skin_share, r->swing[frame][3] = soft.author_skin_share;
     r->frames = frame + 1;
     return PLUSH_OK;
 }
@@ -497,8 +498,9 @@ static void test_thread_equals_inline(void **state)
             assert_true(end > row && stretch >= 1);
             row = end;
         }
-        char swing[64]; /* then the swings, which the old path does not measure: the scene's own figures */
-        snprintf(swing, sizeof swing, ",%.6g,%.6g\n", ref.swing[f][0], ref.swing[f][1]);
+        char swing[128]; /* then the swings and the skin, which the old path does not measure: the scene's own */
+        snprintf(swing, sizeof swing, ",%.6g,%.6g,%.6g,%.6g\n", ref.swing[f][0], ref.swing[f][1], ref.swing[f][2],
+                 ref.swing[f][3]);
         assert_true(strncmp(row, swing, strlen(swing)) == 0);
         row += strlen(swing);
     }
@@ -570,6 +572,49 @@ static int teardown(void **state)
     return cli_tmp_teardown();
 }
 
+/* A real character standing at rest (no motion, one frame): plush and the author's model both read 0 behind
+ * the skin, and the summary says what it measured. */
+static void test_character_at_rest_reads_zero(void **state)
+{
+    (void)state;
+    const char *model = "../shared/data/mmd/alicia/Alicia_solid.pmx";
+    FILE *f = fopen(model, "rb");
+    if (!f) {
+        print_message("%s missing\n", model);
+        skip();
+    }
+    fclose(f);
+    char dir[512], path[600];
+    cli_tmp_path(dir, sizeof dir, "rest");
+    cli_result r;
+    CLI_RUN(&r, "run", model, "--cage", "hair:150", "--frames", "1", "--export", "quality", "-o", dir);
+    cli_expect_code(&r, 0);
+    assert_non_null(strstr(r.out, "behind the visible skin"));
+    snprintf(path, sizeof path, "%s/quality.csv", dir);
+    size_t len = 0;
+    char *csv = cli_read_all(path, &len);
+    assert_non_null(csv);
+    int plush_col = cli_csv_column(csv, "skin_inside_share"), author_col = cli_csv_column(csv, "author_skin_inside_share");
+    assert_true(plush_col > 0 && author_col > plush_col);
+    /* frame 0's row: the fields at those columns */
+    const char *row = strchr(csv, '\n');
+    assert_non_null(row);
+    row++;
+    double value[2] = {-1, -1};
+    int col = 0;
+    for (const char *c = row; *c && *c != '\n'; col++) {
+        if (col == plush_col || col == author_col)
+            value[col == author_col] = strtod(c, NULL);
+        const char *comma = strchr(c, ',');
+        if (!comma)
+            break;
+        c = comma + 1;
+    }
+    assert_true(value[0] == 0 && value[1] == 0);
+    free(csv);
+    cli_result_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -582,6 +627,7 @@ int main(void)
         cmocka_unit_test(test_kernels_equal_old),
         cmocka_unit_test(test_thread_equals_inline),
         cmocka_unit_test(test_destroy_mid_run),
+        cmocka_unit_test(test_character_at_rest_reads_zero),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

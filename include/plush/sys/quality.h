@@ -1,0 +1,57 @@
+/* Which points lie behind a surface: the visible skin a soft part must not pass through (docs/measured.md,
+ * "Behind the visible skin").
+ *
+ *   plush_quality_skin *skin = NULL;
+ *   plush_quality_skin_create(rest, rest_normals, vertex_count, triangles, triangle_count, points,
+ *                             point_count, &skin, &diag);
+ *   each frame: plush_quality_skin_pose(skin, positions, normals);
+ *               size_t n = plush_quality_skin_behind(skin, 0, positions, &deepest);
+ *   plush_quality_skin_destroy(skin);
+ *
+ * A point is behind the skin when it lies on the back of its nearest skin triangle: the vector from the
+ * nearest point to it points against the vertex normals interpolated there. The skin is usually open (a
+ * body under clothes, a head under hair), so no winding number is asked of it; the normals the model
+ * gives decide which side is out. Points behind the skin or touching it at rest (a hair root in the scalp,
+ * a collar sewn to the neck) are left out: the measure reads 0 on the model at rest by construction, and
+ * says how many it left out.
+ */
+#ifndef PLUSH_SYS_QUALITY_H
+#define PLUSH_SYS_QUALITY_H
+
+#include "plush/core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct plush_quality_skin plush_quality_skin;
+
+/* How many point sets plush_quality_skin_behind keeps apart (each remembers its points' last nearest
+ * triangles, which makes the next frame's search short). */
+#define PLUSH_QUALITY_SKIN_SLOTS 2
+
+/* The skin: triangles over vertex indices (< vertex_count) with the rest positions and unit normals; the
+ * points measured: vertex indices into the same numbering (points on the skin's own triangles are allowed
+ * but are usually left out, touching it); depth: the deepest a point can lie behind the skin (the body's
+ * half-thickness), so a point farther than it from every triangle is in front of it (0: no bound; a bound
+ * makes the search short). Nothing is kept of the arrays but points. Fails on an index out of range
+ * (PLUSH_E_RANGE) or no memory; with no triangle every point is left out. */
+plush_status plush_quality_skin_create(const float (*rest)[3], const float (*rest_normals)[3], size_t vertex_count,
+                                       const uint32_t (*triangles)[3], size_t triangle_count, const uint32_t *points,
+                                       size_t point_count, double depth, plush_quality_skin **out, plush_diag *diag);
+/* The skin at this frame: vertex_count positions and unit normals, borrowed until the next pose. */
+void plush_quality_skin_pose(plush_quality_skin *skin, const float (*positions)[3], const float (*normals)[3]);
+/* How many of the points measured lie behind the posed skin where `at` (indexed by vertex, like positions)
+ * puts them; deepest (when not NULL) gets the largest distance behind it of those. slot < PLUSH_QUALITY_SKIN_SLOTS
+ * names the set (one per source of positions: where plush puts the points, where the author's skinning does). */
+size_t plush_quality_skin_behind(plush_quality_skin *skin, int slot, const float (*at)[3], double *deepest);
+/* The points measured (not left out at rest) and those left out. */
+size_t plush_quality_skin_measured(const plush_quality_skin *skin);
+size_t plush_quality_skin_left_out(const plush_quality_skin *skin);
+void plush_quality_skin_destroy(plush_quality_skin *skin);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,442 @@
+/* Points behind a surface (plush/sys/quality.h): a bounding volume hierarchy over the skin's triangles,
+ * built once at rest and refitted each frame (the skin is skinned by bones: its triangles keep their
+ * neighbours, so boxes refitted over the same tree stay tight enough), searched for each point's nearest
+ * triangle, starting from the triangle that was nearest the frame before. */
+#include "plush/sys/quality.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { LEAF_SIZE = 4 };
+
+typedef struct node {
+    float lo[3], hi[3];
+    uint32_t first, count; /* a leaf: triangles first .. first + count of the ordered list; else count 0 and
+                            * first the left child (the right one follows it) */
+} node;
+
+struct plush_quality_skin {
+    size_t vertex_count;
+    uint32_t (*triangles)[3]; /* in the tree's leaf order */
+    size_t triangle_count;
+    node *nodes;
+    size_t node_count;
+    uint32_t *points;
+    size_t point_count, left_out;
+    double depth2;            /* the squared depth a point can lie behind the skin: the search's radius */
+    uint8_t *measured;        /* per point: 1 when measured */
+    uint32_t *last[PLUSH_QUALITY_SKIN_SLOTS]; /* per point: the nearest triangle the last time, or UINT32_MAX */
+    struct {
+        uint32_t node;
+        double d2;
+    } *stack;
+    float (*sphere)[4];       /* per triangle at the pose: its vertices' mean and the radius that holds them */
+    const float (*positions)[3];
+    const float (*normals)[3];
+};
+
+/* ---- building the tree ---- */
+
+typedef struct build {
+    plush_quality_skin *skin;
+    const float (*rest)[3];
+    float (*centroid)[3];
+    uint32_t *order; /* triangle indices being partitioned */
+} build;
+
+/* Puts the k-th smallest centroid along axis at order[k], smaller ones before it (Hoare's selection). */
+static void select_kth(build *b, size_t lo, size_t hi, size_t k, int axis)
+{
+    uint32_t *o = b->order;
+    while (hi > lo + 1) {
+        float pivot = b->centroid[o[lo + (hi - 1 - lo) / 2]][axis]; /* never the last: the right part is never empty */
+        size_t i = lo, j = hi - 1;
+        for (;;) {
+            while (b->centroid[o[i]][axis] < pivot)
+                i++;
+            while (b->centroid[o[j]][axis] > pivot)
+                j--;
+            if (i >= j)
+                break;
+            uint32_t t = o[i];
+            o[i] = o[j];
+            o[j] = t;
+            i++;
+            j--;
+        }
+        /* o[lo..j] <= pivot <= o[j+1..hi) */
+        if (k <= j)
+            hi = j + 1;
+        else
+            lo = j + 1;
+    }
+}
+
+/* Splits triangles first .. first + count into node n, children allocated next to each other. */
+static void build_node(build *b, size_t n, size_t first, size_t count)
+{
+    plush_quality_skin *s = b->skin;
+    if (count <= LEAF_SIZE) {
+        s->nodes[n].first = (uint32_t)first;
+        s->nodes[n].count = (uint32_t)count;
+        return;
+    }
+    float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (size_t i = first; i < first + count; i++)
+        for (int k = 0; k < 3; k++) {
+            float c = b->centroid[b->order[i]][k];
+            lo[k] = c < lo[k] ? c : lo[k];
+            hi[k] = c > hi[k] ? c : hi[k];
+        }
+    int axis = 0;
+    for (int k = 1; k < 3; k++)
+        if (hi[k] - lo[k] > hi[axis] - lo[axis])
+            axis = k;
+    size_t half = count / 2;
+    select_kth(b, first, first + count, first + half, axis);
+    size_t left = s->node_count;
+    s->node_count += 2;
+    s->nodes[n].first = (uint32_t)left;
+    s->nodes[n].count = 0;
+    build_node(b, left, first, half);
+    build_node(b, left + 1, first + half, count - half);
+}
+
+static void refit(plush_quality_skin *s, const float (*p)[3])
+{
+    for (size_t t = 0; t < s->triangle_count; t++) {
+        const float *a = p[s->triangles[t][0]], *b = p[s->triangles[t][1]], *c = p[s->triangles[t][2]];
+        float m[3], r2 = 0;
+        for (int k = 0; k < 3; k++)
+            m[k] = (a[k] + b[k] + c[k]) / 3.0f;
+        for (int v = 0; v < 3; v++) {
+            const float *q = v == 0 ? a : v == 1 ? b : c;
+            float d2 = (q[0] - m[0]) * (q[0] - m[0]) + (q[1] - m[1]) * (q[1] - m[1]) + (q[2] - m[2]) * (q[2] - m[2]);
+            r2 = d2 > r2 ? d2 : r2;
+        }
+        memcpy(s->sphere[t], m, sizeof m);
+        s->sphere[t][3] = sqrtf(r2) * 1.0001f;
+    }
+    /* children come after their parent: a backward pass sees them first */
+    for (size_t n = s->node_count; n-- > 0;) {
+        node *nd = &s->nodes[n];
+        float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+        if (nd->count) {
+            for (uint32_t t = nd->first; t < nd->first + nd->count; t++)
+                for (int c = 0; c < 3; c++)
+                    for (int k = 0; k < 3; k++) {
+                        float x = p[s->triangles[t][c]][k];
+                        lo[k] = x < lo[k] ? x : lo[k];
+                        hi[k] = x > hi[k] ? x : hi[k];
+                    }
+        } else {
+            const node *a = &s->nodes[nd->first], *c = &s->nodes[nd->first + 1];
+            for (int k = 0; k < 3; k++) {
+                lo[k] = a->lo[k] < c->lo[k] ? a->lo[k] : c->lo[k];
+                hi[k] = a->hi[k] > c->hi[k] ? a->hi[k] : c->hi[k];
+            }
+        }
+        memcpy(nd->lo, lo, sizeof lo);
+        memcpy(nd->hi, hi, sizeof hi);
+    }
+}
+
+/* ---- the nearest triangle ---- */
+
+static double dot3(const double a[3], const double b[3])
+{
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+/* The point of triangle abc nearest p, as barycentric weights w (of a, b, c), and the squared distance: by the
+ * Voronoi regions of the triangle's corners, edges and face (as in Ericson, Real-Time Collision Detection). */
+static double nearest_on_triangle(const float pf[3], const float af[3], const float bf[3], const float cf[3],
+                                  double w[3])
+{
+    double ab[3], ac[3], ap[3];
+    for (int k = 0; k < 3; k++) {
+        ab[k] = (double)bf[k] - af[k];
+        ac[k] = (double)cf[k] - af[k];
+        ap[k] = (double)pf[k] - af[k];
+    }
+    double d1 = dot3(ab, ap), d2 = dot3(ac, ap);
+    double u = 0, v = 0; /* the nearest point is a + u ab + v ac */
+    if (d1 <= 0 && d2 <= 0) {
+        u = v = 0;
+    } else {
+        double bp[3], cp[3];
+        for (int k = 0; k < 3; k++) {
+            bp[k] = (double)pf[k] - bf[k];
+            cp[k] = (double)pf[k] - cf[k];
+        }
+        double d3 = dot3(ab, bp), d4 = dot3(ac, bp), d5 = dot3(ab, cp), d6 = dot3(ac, cp);
+        double vc = d1 * d4 - d3 * d2, vb = d5 * d2 - d1 * d6, va = d3 * d6 - d5 * d4;
+        if (d3 >= 0 && d4 <= d3) {
+            u = 1;
+        } else if (d6 >= 0 && d5 <= d6) {
+            v = 1;
+        } else if (vc <= 0 && d1 >= 0 && d3 <= 0) {
+            u = d1 - d3 != 0 ? d1 / (d1 - d3) : 0;
+        } else if (vb <= 0 && d2 >= 0 && d6 <= 0) {
+            v = d2 - d6 != 0 ? d2 / (d2 - d6) : 0;
+        } else if (va <= 0 && d4 - d3 >= 0 && d5 - d6 >= 0) {
+            double t = (d4 - d3) + (d5 - d6);
+            v = t != 0 ? (d4 - d3) / t : 0;
+            u = 1 - v;
+        } else {
+            double sum = va + vb + vc;
+            if (sum != 0) {
+                u = vb / sum;
+                v = vc / sum;
+            }
+        }
+    }
+    w[0] = 1 - u - v;
+    w[1] = u;
+    w[2] = v;
+    double d2sum = 0;
+    for (int k = 0; k < 3; k++) {
+        double q = af[k] + u * ab[k] + v * ac[k] - pf[k];
+        d2sum += q * q;
+    }
+    return d2sum;
+}
+
+static float box_distance2(const node *nd, const float p[3])
+{
+    float d2 = 0;
+    for (int k = 0; k < 3; k++) {
+        float out = p[k] < nd->lo[k] ? nd->lo[k] - p[k] : p[k] > nd->hi[k] ? p[k] - nd->hi[k] : 0;
+        d2 += out * out;
+    }
+    return d2;
+}
+
+typedef struct hit {
+    uint32_t triangle;
+    double d2, w[3];
+} hit;
+
+static void try_triangle(const plush_quality_skin *s, uint32_t t, const float p[3], hit *best)
+{
+    const float *sp = s->sphere[t];
+    double dx = (double)p[0] - sp[0], dy = (double)p[1] - sp[1], dz = (double)p[2] - sp[2];
+    double out = sqrt(dx * dx + dy * dy + dz * dz) - sp[3];
+    if (out > 0 && !(out * out < best->d2)) /* no point of the triangle is nearer than the best */
+        return;
+    const uint32_t *tri = s->triangles[t];
+    double w[3];
+    double d2 = nearest_on_triangle(p, s->positions[tri[0]], s->positions[tri[1]], s->positions[tri[2]], w);
+    if (d2 < best->d2) {
+        best->d2 = d2;
+        best->triangle = t;
+        memcpy(best->w, w, sizeof w);
+    }
+}
+
+static void nearest(const plush_quality_skin *s, const float p[3], uint32_t hint, hit *best)
+{
+    best->triangle = UINT32_MAX;
+    best->d2 = s->depth2;
+    if (hint < s->triangle_count)
+        try_triangle(s, hint, p, best);
+    /* each entry: a node and its box's squared distance, so a node is dropped without measuring it again once
+     * a nearer triangle is found */
+    size_t top = 0;
+    s->stack[top].node = 0;
+    s->stack[top++].d2 = box_distance2(&s->nodes[0], p);
+    while (top) {
+        top--;
+        if (!(s->stack[top].d2 < best->d2))
+            continue;
+        const node *nd = &s->nodes[s->stack[top].node];
+        if (nd->count) {
+            for (uint32_t t = nd->first; t < nd->first + nd->count; t++)
+                try_triangle(s, t, p, best);
+            continue;
+        }
+        uint32_t a = nd->first, b = nd->first + 1;
+        double da = box_distance2(&s->nodes[a], p), db = box_distance2(&s->nodes[b], p);
+        /* the nearer child is searched first: pushed last */
+        if (da < db) {
+            uint32_t t = a;
+            a = b;
+            b = t;
+            double d = da;
+            da = db;
+            db = d;
+        }
+        if (da < best->d2) {
+            s->stack[top].node = a;
+            s->stack[top++].d2 = da;
+        }
+        if (db < best->d2) {
+            s->stack[top].node = b;
+            s->stack[top++].d2 = db;
+        }
+    }
+}
+
+/* Signed distance of p from its nearest triangle: negative behind it (against the normals there). */
+static double signed_distance(const plush_quality_skin *s, const float p[3], const hit *h)
+{
+    const uint32_t *tri = s->triangles[h->triangle];
+    double q[3] = {0, 0, 0}, n[3] = {0, 0, 0};
+    for (int c = 0; c < 3; c++)
+        for (int k = 0; k < 3; k++) {
+            q[k] += h->w[c] * s->positions[tri[c]][k];
+            n[k] += h->w[c] * s->normals[tri[c]][k];
+        }
+    double d[3] = {p[0] - q[0], p[1] - q[1], p[2] - q[2]};
+    double dist = sqrt(h->d2);
+    return dot3(d, n) < 0 ? -dist : dist;
+}
+
+/* ---- the interface ---- */
+
+plush_status plush_quality_skin_create(const float (*rest)[3], const float (*rest_normals)[3], size_t vertex_count,
+                                       const uint32_t (*triangles)[3], size_t triangle_count, const uint32_t *points,
+                                       size_t point_count, double depth, plush_quality_skin **out, plush_diag *diag)
+{
+    *out = NULL;
+    for (size_t t = 0; t < triangle_count; t++)
+        for (int c = 0; c < 3; c++)
+            if (triangles[t][c] >= vertex_count)
+                return plush_diag_fail(diag, PLUSH_E_RANGE, -1, NULL, (int64_t)t,
+                                       "skin triangle %zu: vertex %u out of range (%zu vertices)", t, triangles[t][c],
+                                       vertex_count);
+    for (size_t i = 0; i < point_count; i++)
+        if (points[i] >= vertex_count)
+            return plush_diag_fail(diag, PLUSH_E_RANGE, -1, NULL, (int64_t)i, "point %zu: vertex %u out of range (%zu vertices)",
+                                   i, points[i], vertex_count);
+    plush_quality_skin *s = calloc(1, sizeof *s);
+    if (!s)
+        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+    s->vertex_count = vertex_count;
+    s->triangle_count = triangle_count;
+    s->point_count = point_count;
+    s->depth2 = depth > 0 ? depth * depth : INFINITY;
+    size_t max_nodes = triangle_count ? 2 * triangle_count : 1;
+    s->triangles = malloc((triangle_count ? triangle_count : 1) * sizeof *s->triangles);
+    s->nodes = calloc(max_nodes, sizeof *s->nodes);
+    s->stack = malloc(max_nodes * sizeof *s->stack);
+    s->sphere = malloc((triangle_count ? triangle_count : 1) * sizeof *s->sphere);
+    s->points = malloc((point_count ? point_count : 1) * sizeof *s->points);
+    s->measured = calloc(point_count ? point_count : 1, 1);
+    bool ok = s->triangles && s->nodes && s->stack && s->sphere && s->points && s->measured;
+    for (int k = 0; k < PLUSH_QUALITY_SKIN_SLOTS; k++) {
+        s->last[k] = malloc((point_count ? point_count : 1) * sizeof *s->last[k]);
+        ok = ok && s->last[k];
+        for (size_t i = 0; s->last[k] && i < point_count; i++)
+            s->last[k][i] = UINT32_MAX;
+    }
+    build b = {.skin = s, .rest = rest};
+    b.centroid = malloc((triangle_count ? triangle_count : 1) * sizeof *b.centroid);
+    b.order = malloc((triangle_count ? triangle_count : 1) * sizeof *b.order);
+    if (!ok || !b.centroid || !b.order) {
+        free(b.centroid);
+        free(b.order);
+        plush_quality_skin_destroy(s);
+        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+    }
+    if (point_count)
+        memcpy(s->points, points, point_count * sizeof *points);
+    double edges = 0;
+    for (size_t t = 0; t < triangle_count; t++) {
+        b.order[t] = (uint32_t)t;
+        for (int k = 0; k < 3; k++)
+            b.centroid[t][k] = (rest[triangles[t][0]][k] + rest[triangles[t][1]][k] + rest[triangles[t][2]][k]) / 3.0f;
+        for (int c = 0; c < 3; c++) {
+            const float *a = rest[triangles[t][c]], *e = rest[triangles[t][(c + 1) % 3]];
+            edges += sqrt(((double)a[0] - e[0]) * ((double)a[0] - e[0]) + ((double)a[1] - e[1]) * ((double)a[1] - e[1]) +
+                          ((double)a[2] - e[2]) * ((double)a[2] - e[2]));
+        }
+    }
+    if (triangle_count) {
+        s->node_count = 1;
+        build_node(&b, 0, 0, triangle_count);
+        for (size_t t = 0; t < triangle_count; t++)
+            memcpy(s->triangles[t], triangles[b.order[t]], sizeof s->triangles[t]);
+    }
+    free(b.centroid);
+    free(b.order);
+    /* At rest: a point behind its nearest triangle, or within a twentieth of the skin's mean edge of it
+     * (sewn to it, where the sign says nothing), is left out. */
+    double touch = triangle_count ? 0.05 * edges / (3.0 * (double)triangle_count) : 0;
+    if (triangle_count)
+        plush_quality_skin_pose(s, rest, rest_normals);
+    for (size_t i = 0; i < point_count; i++) {
+        bool keep = false;
+        if (triangle_count) {
+            hit h;
+            nearest(s, rest[points[i]], UINT32_MAX, &h);
+            keep = h.triangle == UINT32_MAX || signed_distance(s, rest[points[i]], &h) > touch;
+        }
+        s->measured[i] = keep;
+        s->left_out += !keep;
+    }
+    s->positions = NULL;
+    s->normals = NULL;
+    *out = s;
+    return PLUSH_OK;
+}
+
+void plush_quality_skin_pose(plush_quality_skin *s, const float (*positions)[3], const float (*normals)[3])
+{
+    s->positions = positions;
+    s->normals = normals;
+    if (s->triangle_count)
+        refit(s, positions);
+}
+
+size_t plush_quality_skin_behind(plush_quality_skin *s, int slot, const float (*at)[3], double *deepest)
+{
+    double deep = 0;
+    size_t behind = 0;
+    if (slot < 0 || slot >= PLUSH_QUALITY_SKIN_SLOTS)
+        slot = 0;
+    for (size_t i = 0; s->positions && i < s->point_count; i++) {
+        if (!s->measured[i])
+            continue;
+        const float *p = at[s->points[i]];
+        hit h;
+        nearest(s, p, s->last[slot][i], &h);
+        s->last[slot][i] = h.triangle;
+        if (h.triangle == UINT32_MAX)
+            continue;
+        double d = signed_distance(s, p, &h);
+        if (d < 0) {
+            behind++;
+            deep = -d > deep ? -d : deep;
+        }
+    }
+    if (deepest)
+        *deepest = deep;
+    return behind;
+}
+
+size_t plush_quality_skin_measured(const plush_quality_skin *s)
+{
+    return s ? s->point_count - s->left_out : 0;
+}
+
+size_t plush_quality_skin_left_out(const plush_quality_skin *s)
+{
+    return s ? s->left_out : 0;
+}
+
+void plush_quality_skin_destroy(plush_quality_skin *s)
+{
+    if (!s)
+        return;
+    free(s->triangles);
+    free(s->nodes);
+    free(s->stack);
+    free(s->sphere);
+    free(s->points);
+    free(s->measured);
+    for (int k = 0; k < PLUSH_QUALITY_SKIN_SLOTS; k++)
+        free(s->last[k]);
+    free(s);
+}

@@ -1,0 +1,165 @@
+/* Behind the visible skin (plush/sys/quality.h) on a cube built here: points left out at rest (behind it,
+ * on it), points in front, behind after a move of theirs or of the skin, a point beyond the depth bound, an
+ * open skin, bad indices (a real character at rest, which must read 0: test_scene_quality). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "plush/sys/quality.h"
+#include "support/pmx_fixture.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The unit cube: 8 corners with outward normals (along the diagonals), 12 outward triangles; then the points
+ * measured, from vertex 8. */
+enum { CORNERS = 8, POINTS = 5, VERTICES = CORNERS + POINTS };
+static const uint32_t cube_t[12][3] = {{0, 2, 1}, {0, 3, 2}, {4, 5, 6}, {4, 6, 7}, {0, 1, 5}, {0, 5, 4},
+                                       {1, 2, 6}, {1, 6, 5}, {2, 3, 7}, {2, 7, 6}, {3, 0, 4}, {3, 4, 7}};
+
+typedef struct scene {
+    float positions[VERTICES][3];
+    float normals[VERTICES][3];
+    uint32_t points[POINTS];
+} scene;
+
+/* Points: 8 inside (behind at rest), 9 above the top face, 10 on the top face, 11 far away, 12 beside a side. */
+static void make(scene *s)
+{
+    memset(s, 0, sizeof *s);
+    for (int c = 0; c < CORNERS; c++) {
+        float p[3] = {(float)((c == 1 || c == 2 || c == 5 || c == 6) ? 1 : 0), (float)((c == 2 || c == 3 || c == 6 || c == 7) ? 1 : 0),
+                      (float)(c >= 4 ? 1 : 0)};
+        memcpy(s->positions[c], p, sizeof p);
+        for (int k = 0; k < 3; k++)
+            s->normals[c][k] = (p[k] - 0.5f) / (float)(0.5 * sqrt(3.0));
+    }
+    const float pts[POINTS][3] = {{0.5f, 0.5f, 0.5f}, {0.5f, 0.5f, 1.5f}, {0.5f, 0.5f, 1.0f}, {5, 5, 5}, {1.25f, 0.5f, 0.5f}};
+    memcpy(s->positions[CORNERS], pts, sizeof pts);
+    for (int i = 0; i < POINTS; i++)
+        s->points[i] = (uint32_t)(CORNERS + i);
+}
+
+static plush_quality_skin *skin_of(const scene *s, size_t triangles, double depth)
+{
+    plush_quality_skin *skin = NULL;
+    plush_diag d = pmx_fx_diag();
+    pmx_fx_ok(plush_quality_skin_create((const float(*)[3])s->positions, (const float(*)[3])s->normals, VERTICES, cube_t, triangles, s->points, POINTS, depth,
+                                        &skin, &d),
+              &d);
+    return skin;
+}
+
+static void test_rest_reads_zero(void **state)
+{
+    (void)state;
+    scene s;
+    make(&s);
+    plush_quality_skin *skin = skin_of(&s, 12, 1.0);
+    /* inside and on the face: left out; above, beside and far: measured */
+    assert_int_equal(plush_quality_skin_left_out(skin), 2);
+    assert_int_equal(plush_quality_skin_measured(skin), 3);
+    plush_quality_skin_pose(skin, (const float(*)[3])s.positions, (const float(*)[3])s.normals);
+    double deepest = -1;
+    assert_int_equal(plush_quality_skin_behind(skin, 0, (const float(*)[3])s.positions, &deepest), 0);
+    assert_true(deepest == 0);
+    plush_quality_skin_destroy(skin);
+}
+
+static void test_points_and_skin_move(void **state)
+{
+    (void)state;
+    scene s;
+    make(&s);
+    plush_quality_skin *skin = skin_of(&s, 12, 1.0);
+    /* the point above goes 0.2 under the top face; the one beside stays out */
+    float at[VERTICES][3];
+    memcpy(at, s.positions, sizeof at);
+    at[9][2] = 0.8f;
+    plush_quality_skin_pose(skin, (const float(*)[3])s.positions, (const float(*)[3])s.normals);
+    double deepest = 0;
+    assert_int_equal(plush_quality_skin_behind(skin, 0, (const float(*)[3])at, &deepest), 1);
+    assert_true(fabs(deepest - 0.2) < 1e-5);
+    /* the far point comes in (0.1 from the bottom face): within the depth bound, so found behind */
+    at[11][0] = 0.5f;
+    at[11][1] = 0.5f;
+    at[11][2] = 0.1f;
+    assert_int_equal(plush_quality_skin_behind(skin, 0, (const float(*)[3])at, &deepest), 2);
+    /* a second set keeps its own hints and gives its own answer from the same pose */
+    assert_int_equal(plush_quality_skin_behind(skin, 1, (const float(*)[3])s.positions, NULL), 0);
+    /* the skin moves instead: the cube slides 1 along x, over the point beside it (0.25 in from its face) */
+    float moved[VERTICES][3];
+    memcpy(moved, s.positions, sizeof moved);
+    for (int c = 0; c < CORNERS; c++)
+        moved[c][0] += 1.0f;
+    plush_quality_skin_pose(skin, (const float(*)[3])moved, (const float(*)[3])s.normals);
+    assert_int_equal(plush_quality_skin_behind(skin, 1, (const float(*)[3])s.positions, &deepest), 1);
+    assert_true(fabs(deepest - 0.25) < 1e-5);
+    plush_quality_skin_destroy(skin);
+}
+
+static void test_depth_bound(void **state)
+{
+    (void)state;
+    scene s;
+    make(&s);
+    /* a point 0.45 deep in a cube said to be at most 0.3 thick inside: the search ends before any face, so
+     * it reads as in front; with no bound it is behind */
+    float at[VERTICES][3];
+    memcpy(at, s.positions, sizeof at);
+    at[9][2] = 0.55f;
+    plush_quality_skin *skin = skin_of(&s, 12, 0.3);
+    plush_quality_skin_pose(skin, (const float(*)[3])s.positions, (const float(*)[3])s.normals);
+    assert_int_equal(plush_quality_skin_behind(skin, 0, (const float(*)[3])at, NULL), 0);
+    plush_quality_skin_destroy(skin);
+    skin = skin_of(&s, 12, 0);
+    plush_quality_skin_pose(skin, (const float(*)[3])s.positions, (const float(*)[3])s.normals);
+    assert_int_equal(plush_quality_skin_behind(skin, 0, (const float(*)[3])at, NULL), 1);
+    plush_quality_skin_destroy(skin);
+}
+
+static void test_open_skin_and_bad_input(void **state)
+{
+    (void)state;
+    scene s;
+    make(&s);
+    /* only the bottom face, its normals down: the points above it are behind it and left out at rest; the far
+     * point lies beyond its rim, where the rim's normals lean out, so it is in front and measured (an open
+     * skin has no inside there: the nearest face and its normals decide) */
+    plush_quality_skin *skin = skin_of(&s, 2, 0);
+    assert_int_equal(plush_quality_skin_measured(skin), 1);
+    plush_quality_skin_pose(skin, (const float(*)[3])s.positions, (const float(*)[3])s.normals);
+    assert_int_equal(plush_quality_skin_behind(skin, 0, (const float(*)[3])s.positions, NULL), 0);
+    plush_quality_skin_destroy(skin);
+    /* no triangle: nothing measured */
+    skin = skin_of(&s, 0, 0);
+    assert_int_equal(plush_quality_skin_measured(skin), 0);
+    plush_quality_skin_destroy(skin);
+    plush_quality_skin_destroy(NULL);
+    /* an index out of range */
+    const uint32_t bad[1][3] = {{0, 1, VERTICES}};
+    plush_quality_skin *out = (plush_quality_skin *)&s;
+    plush_diag d = pmx_fx_diag();
+    assert_int_equal(plush_quality_skin_create((const float(*)[3])s.positions, (const float(*)[3])s.normals, VERTICES, bad, 1, s.points, POINTS, 0, &out, &d),
+                     PLUSH_E_RANGE);
+    assert_null(out);
+    const uint32_t far_point[1] = {VERTICES};
+    assert_int_equal(plush_quality_skin_create((const float(*)[3])s.positions, (const float(*)[3])s.normals, VERTICES, cube_t, 12, far_point, 1, 0, &out, &d),
+                     PLUSH_E_RANGE);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_rest_reads_zero),
+        cmocka_unit_test(test_points_and_skin_move),
+        cmocka_unit_test(test_depth_bound),
+        cmocka_unit_test(test_open_skin_and_bad_input),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
