@@ -23,10 +23,12 @@ struct plush_quality_skin {
     node *nodes;
     size_t node_count;
     uint32_t *points;
-    size_t point_count, left_out;
+    size_t point_count;
     double depth2;            /* the squared depth a point can lie behind the skin: the search's radius */
+    uint64_t frame;           /* poses so far: whose turn it is for a full search in plush_quality_skin_depth */
     uint8_t *measured;        /* per point: 1 when measured */
     uint32_t *last[PLUSH_QUALITY_SKIN_SLOTS]; /* per point: the nearest triangle the last time, or UINT32_MAX */
+    uint8_t *far[PLUSH_QUALITY_SKIN_SLOTS];   /* per point: plush_quality_skin_depth found none within reach */
     struct {
         uint32_t node;
         double d2;
@@ -216,29 +218,32 @@ static float box_distance2(const node *nd, const float p[3])
 typedef struct hit {
     uint32_t triangle;
     double d2, w[3];
+    float d; /* sqrt(d2), rounded up */
 } hit;
 
 static void try_triangle(const plush_quality_skin *s, uint32_t t, const float p[3], hit *best)
 {
     const float *sp = s->sphere[t];
-    double dx = (double)p[0] - sp[0], dy = (double)p[1] - sp[1], dz = (double)p[2] - sp[2];
-    double out = sqrt(dx * dx + dy * dy + dz * dz) - sp[3];
-    if (out > 0 && !(out * out < best->d2)) /* no point of the triangle is nearer than the best */
+    float dx = p[0] - sp[0], dy = p[1] - sp[1], dz = p[2] - sp[2], within = sp[3] + best->d;
+    if (!(dx * dx + dy * dy + dz * dz < within * within)) /* no point of the triangle is nearer than the best */
         return;
     const uint32_t *tri = s->triangles[t];
     double w[3];
     double d2 = nearest_on_triangle(p, s->positions[tri[0]], s->positions[tri[1]], s->positions[tri[2]], w);
     if (d2 < best->d2) {
         best->d2 = d2;
+        best->d = (float)sqrt(d2) * 1.0001f;
         best->triangle = t;
         memcpy(best->w, w, sizeof w);
     }
 }
 
-static void nearest(const plush_quality_skin *s, const float p[3], uint32_t hint, hit *best)
+/* The triangle nearest p within sqrt(r2) (none: UINT32_MAX), trying hint first. */
+static void nearest(const plush_quality_skin *s, const float p[3], uint32_t hint, double r2, hit *best)
 {
     best->triangle = UINT32_MAX;
-    best->d2 = s->depth2;
+    best->d2 = r2;
+    best->d = (float)sqrt(r2) * 1.0001f;
     if (hint < s->triangle_count)
         try_triangle(s, hint, p, best);
     /* each entry: a node and its box's squared distance, so a node is dropped without measuring it again once
@@ -278,8 +283,9 @@ static void nearest(const plush_quality_skin *s, const float p[3], uint32_t hint
     }
 }
 
-/* Signed distance of p from its nearest triangle: negative behind it (against the normals there). */
-static double signed_distance(const plush_quality_skin *s, const float p[3], const hit *h)
+/* Signed distance of p from its nearest triangle: negative behind it (against the normals there); normal, when
+ * not NULL, gets the normals interpolated there (not unit). */
+static double signed_distance(const plush_quality_skin *s, const float p[3], const hit *h, double normal[3])
 {
     const uint32_t *tri = s->triangles[h->triangle];
     double q[3] = {0, 0, 0}, n[3] = {0, 0, 0};
@@ -290,6 +296,8 @@ static double signed_distance(const plush_quality_skin *s, const float p[3], con
         }
     double d[3] = {p[0] - q[0], p[1] - q[1], p[2] - q[2]};
     double dist = sqrt(h->d2);
+    if (normal)
+        memcpy(normal, n, sizeof n);
     return dot3(d, n) < 0 ? -dist : dist;
 }
 
@@ -327,7 +335,8 @@ plush_status plush_quality_skin_create(const float (*rest)[3], const float (*res
     bool ok = s->triangles && s->nodes && s->stack && s->sphere && s->points && s->measured;
     for (int k = 0; k < PLUSH_QUALITY_SKIN_SLOTS; k++) {
         s->last[k] = malloc((point_count ? point_count : 1) * sizeof *s->last[k]);
-        ok = ok && s->last[k];
+        s->far[k] = calloc(point_count ? point_count : 1, 1);
+        ok = ok && s->last[k] && s->far[k];
         for (size_t i = 0; s->last[k] && i < point_count; i++)
             s->last[k][i] = UINT32_MAX;
     }
@@ -370,11 +379,10 @@ plush_status plush_quality_skin_create(const float (*rest)[3], const float (*res
         bool keep = false;
         if (triangle_count) {
             hit h;
-            nearest(s, rest[points[i]], UINT32_MAX, &h);
-            keep = h.triangle == UINT32_MAX || signed_distance(s, rest[points[i]], &h) > touch;
+            nearest(s, rest[points[i]], UINT32_MAX, s->depth2, &h);
+            keep = h.triangle == UINT32_MAX || signed_distance(s, rest[points[i]], &h, NULL) > touch;
         }
         s->measured[i] = keep;
-        s->left_out += !keep;
     }
     s->positions = NULL;
     s->normals = NULL;
@@ -386,44 +394,100 @@ void plush_quality_skin_pose(plush_quality_skin *s, const float (*positions)[3],
 {
     s->positions = positions;
     s->normals = normals;
+    s->frame++;
     if (s->triangle_count)
         refit(s, positions);
 }
 
-size_t plush_quality_skin_behind(plush_quality_skin *s, int slot, const float (*at)[3], double *deepest)
+size_t plush_quality_skin_behind(plush_quality_skin *s, int slot, const float (*at)[3], size_t step, size_t *measured,
+                                 double *deepest)
 {
     double deep = 0;
-    size_t behind = 0;
+    size_t behind = 0, looked = 0;
     if (slot < 0 || slot >= PLUSH_QUALITY_SKIN_SLOTS)
         slot = 0;
-    for (size_t i = 0; s->positions && i < s->point_count; i++) {
+    step = step ? step : 1;
+    for (size_t i = 0; s->positions && i < s->point_count; i += step) {
         if (!s->measured[i])
             continue;
+        looked++;
         const float *p = at[s->points[i]];
         hit h;
-        nearest(s, p, s->last[slot][i], &h);
+        nearest(s, p, s->last[slot][i], s->depth2, &h);
         s->last[slot][i] = h.triangle;
         if (h.triangle == UINT32_MAX)
             continue;
-        double d = signed_distance(s, p, &h);
+        double d = signed_distance(s, p, &h, NULL);
         if (d < 0) {
             behind++;
             deep = -d > deep ? -d : deep;
         }
     }
+    if (measured)
+        *measured = looked;
     if (deepest)
         *deepest = deep;
     return behind;
 }
 
-size_t plush_quality_skin_measured(const plush_quality_skin *s)
+double plush_quality_skin_depth(plush_quality_skin *s, int slot, size_t i, const float p[3], double margin,
+                                double reach, float dir[3])
 {
-    return s ? s->point_count - s->left_out : 0;
+    dir[0] = dir[1] = dir[2] = 0;
+    if (!s || !s->positions || i >= s->point_count || !s->measured[i])
+        return -INFINITY;
+    if (slot < 0 || slot >= PLUSH_QUALITY_SKIN_SLOTS)
+        slot = 0;
+    double r2 = reach * reach < s->depth2 ? reach * reach : s->depth2, clear = -sqrt(r2);
+    hit h;
+    uint32_t hint = s->last[slot][i];
+    if ((i + s->frame) % PLUSH_QUALITY_SKIN_RECHECK != 0) {
+        /* beyond reach the last time: clear until its turn; in front of the triangle nearest it the last time
+         * by the margin: clear by that much without a search (another triangle coming nearer is seen at the
+         * point's next turn) */
+        if (hint == UINT32_MAX && s->far[slot][i])
+            return clear;
+        h.triangle = UINT32_MAX;
+        h.d2 = INFINITY;
+        h.d = INFINITY;
+        if (hint < s->triangle_count)
+            try_triangle(s, hint, p, &h);
+        if (h.triangle != UINT32_MAX) { /* not when p or the triangle is not finite */
+            double ahead = signed_distance(s, p, &h, NULL);
+            if (ahead >= margin)
+                return ahead * ahead < r2 ? -ahead : clear;
+        }
+    }
+    nearest(s, p, hint, r2, &h);
+    s->last[slot][i] = h.triangle;
+    s->far[slot][i] = h.triangle == UINT32_MAX;
+    if (h.triangle == UINT32_MAX)
+        return clear;
+    double n[3];
+    double d = signed_distance(s, p, &h, n), len = sqrt(dot3(n, n));
+    if (!(d < 0) || !(len > 0))
+        return -d;
+    for (int k = 0; k < 3; k++)
+        dir[k] = (float)(n[k] / len);
+    return margin - d;
 }
 
-size_t plush_quality_skin_left_out(const plush_quality_skin *s)
+size_t plush_quality_skin_measured(const plush_quality_skin *s, size_t step)
 {
-    return s ? s->left_out : 0;
+    size_t n = 0;
+    step = step ? step : 1;
+    for (size_t i = 0; s && i < s->point_count; i += step)
+        n += s->measured[i];
+    return n;
+}
+
+size_t plush_quality_skin_left_out(const plush_quality_skin *s, size_t step)
+{
+    size_t n = 0;
+    step = step ? step : 1;
+    for (size_t i = 0; s && i < s->point_count; i += step)
+        n += !s->measured[i];
+    return n;
 }
 
 void plush_quality_skin_destroy(plush_quality_skin *s)
@@ -436,7 +500,9 @@ void plush_quality_skin_destroy(plush_quality_skin *s)
     free(s->sphere);
     free(s->points);
     free(s->measured);
-    for (int k = 0; k < PLUSH_QUALITY_SKIN_SLOTS; k++)
+    for (int k = 0; k < PLUSH_QUALITY_SKIN_SLOTS; k++) {
         free(s->last[k]);
+        free(s->far[k]);
+    }
     free(s);
 }

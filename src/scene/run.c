@@ -323,8 +323,8 @@ plush_status plush_scene_create(const plush_scene_desc *desc, plush_scene **out,
     sc->soft_summary.bodies = sc->soft_measure.body_count;
     sc->soft_summary.author_share = sc->soft_measure.author_share;
     sc->soft_summary.skin_faces = sc->soft_measure.skin_faces;
-    sc->soft_summary.skin_measured = plush_quality_skin_measured(sc->soft_measure.skin);
-    sc->soft_summary.skin_left_out = plush_quality_skin_left_out(sc->soft_measure.skin);
+    sc->soft_summary.skin_measured = plush_quality_skin_measured(sc->soft_measure.skin, sc->soft_measure.sample_step);
+    sc->soft_summary.skin_left_out = plush_quality_skin_left_out(sc->soft_measure.skin, sc->soft_measure.sample_step);
     if (st == PLUSH_OK && sc->skin && !desc->no_push && !desc->bind.proxy.seed) {
         const plush_scene_proxy *px = &sc->binding->proxy;
         double edge = px->triangle_count ? plush__mean_edge(&px->nodes[0][0], sizeof px->nodes[0],
@@ -472,7 +472,7 @@ plush_status plush_scene_step(plush_scene *sc, double frame, plush_diag *diag)
         t5 = now();
         skin_to_proxy(sc);
         double tp = now();
-        plush__soft_push_frame(&sc->soft_push, sc->skin, sc->positions);
+        plush__soft_push_frame(&sc->soft_push, sc->skin, sc->positions, (const float(*)[3])sc->normals);
         sc->timing.push += now() - tp;
     }
     double tm = now();

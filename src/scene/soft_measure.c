@@ -61,18 +61,17 @@ static double author_share(const plush_pmx_model *m, const uint32_t *vertices, s
 }
 
 /* The visible skin: the faces of materials drawn at all (diffuse alpha above 0) that hold no bound vertex and
- * no vertex the author's physics moves (the body as its bones carry it), measured on the sampled bound
- * vertices. */
+ * no vertex the author's physics moves (the body as its bones carry it), over every bound vertex (the push
+ * keeps them out of it; the measure looks at the sampled ones). */
 static plush_status skin_init(plush__soft_measure *sm, const plush_pmx_model *m, plush_diag *diag)
 {
-    size_t nv = m->vertex_count, faces = 0, points = 0;
+    size_t nv = m->vertex_count, faces = 0;
     bool *bound = calloc(nv ? nv : 1, sizeof *bound); /* then: bound or moved by physics */
     uint32_t(*tris)[3] = malloc((m->index_count / 3 ? m->index_count / 3 : 1) * sizeof *tris);
-    uint32_t *sampled = malloc((sm->count ? sm->count : 1) * sizeof *sampled);
     float(*rest)[3] = malloc((nv ? nv : 1) * sizeof *rest);
     float(*normals)[3] = malloc((nv ? nv : 1) * sizeof *normals);
     plush_status st = PLUSH_OK;
-    if (!bound || !tris || !sampled || !rest || !normals) {
+    if (!bound || !tris || !rest || !normals) {
         st = plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
         goto done;
     }
@@ -93,8 +92,6 @@ static plush_status skin_init(plush__soft_measure *sm, const plush_pmx_model *m,
             bound[v] = b >= 0 && (size_t)b < nb && m->vertices[v].weights[j] > 0 && moved[b];
         }
     free(moved);
-    for (size_t i = 0; i < sm->count; i += sm->sample_step)
-        sampled[points++] = sm->vertices[i];
     size_t first = 0;
     for (size_t mat = 0; mat < m->material_count; mat++) {
         size_t n = m->materials[mat].index_count > 0 ? (size_t)m->materials[mat].index_count : 0;
@@ -125,11 +122,10 @@ static plush_status skin_init(plush__soft_measure *sm, const plush_pmx_model *m,
         depth = r > depth ? r : depth;
     }
     st = plush_quality_skin_create((const float(*)[3])rest, (const float(*)[3])normals, nv, (const uint32_t(*)[3])tris,
-                                   faces, sampled, points, depth, &sm->skin, diag);
+                                   faces, sm->vertices, sm->count, depth, &sm->skin, diag);
 done:
     free(bound);
     free(tris);
-    free(sampled);
     free(rest);
     free(normals);
     return st;
@@ -211,6 +207,14 @@ void plush__soft_measure_pose_bodies(plush__soft_measure *sm)
 {
     for (size_t b = 0; sm->wm && b < sm->body_count; b++)
         plush_world_body_transform(sm->wm, sm->bodies[b], sm->poses[b]);
+}
+
+void plush__soft_measure_pose_skin(plush__soft_measure *sm, const float (*positions)[3], const float (*normals)[3])
+{
+    if (!sm->skin || !normals)
+        return;
+    plush_quality_skin_pose(sm->skin, positions, normals);
+    sm->skin_posed = true;
 }
 
 double plush__soft_measure_deepest_near(const plush__soft_measure *sm, size_t i, const float p[3], double margin,
@@ -312,12 +316,15 @@ void plush__soft_measure_frame(plush__soft_measure *sm, const plush_anim *anim, 
     out->offset_share = sm->size > 0 ? out->offset / sm->size : 0;
     out->swing_share = n && sm->size > 0 ? swing / (double)n / sm->size : 0;
     out->author_swing_share = n && sm->size > 0 ? author / (double)n / sm->size : 0;
-    size_t measured = plush_quality_skin_measured(sm->skin);
-    if (measured && normals) {
-        plush_quality_skin_pose(sm->skin, positions, normals);
-        out->skin_share = (double)plush_quality_skin_behind(sm->skin, 0, positions, &out->skin_depth) / (double)measured;
-        out->author_skin_share =
-            (double)plush_quality_skin_behind(sm->skin, 1, (const float(*)[3])sm->scratch, NULL) / (double)measured;
+    if (sm->skin && normals) {
+        size_t measured = 0;
+        if (!sm->skin_posed)
+            plush_quality_skin_pose(sm->skin, positions, normals);
+        sm->skin_posed = false;
+        size_t behind = plush_quality_skin_behind(sm->skin, 0, positions, sm->sample_step, &measured, &out->skin_depth);
+        size_t author_behind = plush_quality_skin_behind(sm->skin, 1, (const float(*)[3])sm->scratch, sm->sample_step, NULL, NULL);
+        out->skin_share = measured ? (double)behind / (double)measured : 0;
+        out->author_skin_share = measured ? (double)author_behind / (double)measured : 0;
     }
     if (!sm->wm || sm->body_count == 0)
         return;

@@ -32,6 +32,7 @@ typedef struct plush__soft_measure {
     plush_quality_skin *skin;          /* the visible skin (faces of visible materials with no bound vertex),
                                           measured on the sampled bound vertices; NULL without such faces */
     size_t skin_faces;
+    bool skin_posed;                   /* the skin was posed this frame (by the push): the measure leaves it */
 } plush__soft_measure;
 
 plush_status plush__soft_measure_init(plush__soft_measure *sm, const plush_pmx_model *m, const uint32_t *vertices,
@@ -41,6 +42,9 @@ void plush__soft_measure_fini(plush__soft_measure *sm);
 /* Poses the bodies measured against at this frame (the measure does it itself; plush__soft_measure_deepest
  * needs it first). */
 void plush__soft_measure_pose_bodies(plush__soft_measure *sm);
+/* Poses the visible skin at this frame (positions and normals of every vertex, borrowed for the frame); the
+ * measure does it itself when nothing did. */
+void plush__soft_measure_pose_skin(plush__soft_measure *sm, const float (*positions)[3], const float (*normals)[3]);
 /* How far bound vertex i at p must go to lie margin outside every body it is measured against (0 when it
  * does), as posed by the last plush__soft_measure_pose_bodies, looking only at the bodies `near` names (bit
  * b: body b; UINT64_MAX: all; with more than 64 bodies every one is looked at); out, when not NULL, gets the

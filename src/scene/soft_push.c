@@ -12,7 +12,13 @@
  * that moves it, and after GUARD_HALVINGS those triangles do not move at all this round. A round that
  * leaves more of the vertices it moved in a body than it found (pushed into another limb) is undone and
  * ends the frame's pushing. A vertex a part's shape cannot carry out (a waistband inside a thigh the
- * model's own skinning puts there) stays inside and is counted by the measure as before. */
+ * model's own skinning puts there) stays inside and is counted by the measure as before.
+ *
+ * The body is the rigid bodies and the visible skin: a bound vertex behind the skin (the faces of the other
+ * drawn materials physics does not move), by less than SKIN_REACH of a cage edge, is pushed along the skin's
+ * normals to lie the margin in front of it, where it is not behind or on it at rest (plush/sys/quality.h). The rigid bodies
+ * are fatter than the mesh but the model's collision groups keep a part's physics apart from the ones it lies
+ * into at rest (a skirt in the thighs' capsules): the skin is what keeps it out of those limbs. */
 #include "scene/soft_push.h"
 #include "plush/sys/core.h"
 
@@ -31,6 +37,10 @@ enum { ROUNDS = 8, GUARD_HALVINGS = 4 };
 /* How far outside the body a pushed vertex ends, as a share of the cage's mean edge (the cage itself
  * keeps a tenth of an edge: this is well inside that). */
 #define MARGIN_SHARE 0.02
+/* How deep behind the visible skin a bound vertex is pushed out from, as a share of the cage's mean edge: the
+ * corners the blend cuts lie a few tenths of an edge deep; deeper, the cage went through, which no push
+ * carries out smoothly. */
+#define SKIN_REACH 0.5
 
 static int cmp_u32(const void *a, const void *b)
 {
@@ -135,7 +145,7 @@ plush_status plush__soft_push_init(plush__soft_push *sp, plush__soft_measure *sm
                                    size_t triangle_count, double mean_edge, plush_arena *arena, plush_diag *diag)
 {
     memset(sp, 0, sizeof *sp);
-    if (!sm->wm || !sm->body_count || !sm->count || !triangle_count || binding->vertex_count != sm->count)
+    if (!sm->wm || (!sm->body_count && !sm->skin) || !sm->count || !triangle_count || binding->vertex_count != sm->count)
         return PLUSH_OK;
     sp->sm = sm;
     sp->binding = binding;
@@ -147,6 +157,7 @@ plush_status plush__soft_push_init(plush__soft_push *sp, plush__soft_measure *sm
     sp->dirty = plush_arena_array(arena, n, sizeof *sp->dirty);
     sp->near = plush_arena_array(arena, n, sizeof *sp->near);
     sp->travel = plush_arena_array(arena, n, sizeof *sp->travel);
+    sp->skin_clear = plush_arena_array(arena, n, sizeof *sp->skin_clear);
     sp->slack = mean_edge;
     sp->sum = plush_arena_array(arena, t, sizeof *sp->sum);
     sp->step = plush_arena_array(arena, t, sizeof *sp->step);
@@ -160,7 +171,7 @@ plush_status plush__soft_push_init(plush__soft_push *sp, plush__soft_measure *sm
     sp->scale = plush_arena_array(arena, t, sizeof *sp->scale);
     sp->moved = plush_arena_array(arena, t, sizeof *sp->moved);
     sp->held = plush_arena_array(arena, t, sizeof *sp->held);
-    if (!sp->move || !sp->rows || !sp->dirty || !sp->near || !sp->travel || !sp->sum || !sp->step || !sp->offset ||
+    if (!sp->move || !sp->rows || !sp->dirty || !sp->near || !sp->travel || !sp->skin_clear || !sp->sum || !sp->step || !sp->offset ||
         !sp->kept || !sp->scale || !sp->moved || !sp->held || !sp->in || !sp->listed ||
         !sp->carry_count || !sp->carry_triangle || !sp->carry_weight)
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
@@ -170,8 +181,10 @@ plush_status plush__soft_push_init(plush__soft_push *sp, plush__soft_measure *sm
     return build_edges(sp, arena, diag);
 }
 
-/* Each triangle's step: the mean push of the rows it carries that are in a body, weighted as it carries
- * them; each candidate's sp->in says whether it is in a body. The number that are. */
+/* Each triangle's step: the mean push of the rows it carries that are in a body (or, in the skin's pass, behind
+ * the skin), weighted as it carries them; each candidate's sp->in says whether it is in a body or behind the
+ * skin (in the skin's pass a row in a body counts as in but pushes nothing: a round trades neither for the
+ * other). Their count. */
 static size_t mean_pushes(plush__soft_push *sp, const float (*positions)[3], size_t candidates, bool all)
 {
     const plush__soft_measure *sm = sp->sm;
@@ -192,6 +205,29 @@ static size_t mean_pushes(plush__soft_push *sp, const float (*positions)[3], siz
         uint64_t near = all ? box : sp->travel[r] > sp->slack ? UINT64_MAX : sp->near[r];
         double d = plush__soft_measure_deepest_near(sm, r, p, sp->margin, dir, near, sp->slack,
                                                     all ? &sp->near[r] : NULL);
+        /* The skin's pass: behind the visible skin, by less than SKIN_REACH of a cage edge (deeper, the cage
+         * itself went through), and not in a body (the body's pass had those); a row in a body counts as in,
+         * so a round that leaves more rows in a body or behind the skin than it found is undone. The skin does
+         * not move within a frame: a row found clear of it by more than it has travelled since is still
+         * clear. */
+        if (sp->skin_pass) {
+            bool in_body = d > 0;
+            d = in_body ? 0 : d;
+            if (sm->skin && !in_body && (all || sp->skin_clear[r] <= sp->travel[r])) {
+                float out[3];
+                double behind = plush_quality_skin_depth(sm->skin, 0, r, p, sp->margin, SKIN_REACH * sp->slack, out);
+                sp->skin_clear[r] = (float)(behind > 0 ? sp->travel[r] : sp->travel[r] - behind);
+                if (behind > 0) {
+                    d = behind;
+                    memcpy(dir, out, sizeof out);
+                }
+            }
+            if (in_body) {
+                sp->in[r] = 1;
+                inside++;
+                continue;
+            }
+        }
         sp->in[r] = 0;
         if (!(d > 0))
             continue;
@@ -326,13 +362,10 @@ static size_t guard_edges(plush__soft_push *sp, const float (*positions)[3], con
     return bad;
 }
 
-void plush__soft_push_frame(plush__soft_push *sp, plush_proxy_skin *skin, float (*positions)[3])
+/* One pass of rounds (the body's or the skin's, sp->skin_pass), adding to sp->offset and moving the rows in
+ * positions; whether it pushed. */
+static bool push_rounds(plush__soft_push *sp, float (*positions)[3])
 {
-    if (!sp->sm)
-        return;
-    plush__soft_measure_pose_bodies(sp->sm);
-    memset(sp->offset, 0, sp->triangle_count * sizeof *sp->offset);
-    memset(sp->travel, 0, sp->sm->count * sizeof *sp->travel);
     /* the first round looks at every bound vertex; later ones at those the round before moved (the others
      * are where they were, and out) */
     size_t inside = mean_pushes(sp, (const float(*)[3])positions, sp->sm->count, true);
@@ -389,6 +422,25 @@ void plush__soft_push_frame(plush__soft_push *sp, plush_proxy_skin *skin, float 
         }
         pushed = true;
         inside = after;
+    }
+    return pushed;
+}
+
+void plush__soft_push_frame(plush__soft_push *sp, plush_proxy_skin *skin, float (*positions)[3],
+                            const float (*normals)[3])
+{
+    if (!sp->sm)
+        return;
+    plush__soft_measure_pose_bodies(sp->sm);
+    plush__soft_measure_pose_skin(sp->sm, (const float(*)[3])positions, normals);
+    memset(sp->offset, 0, sp->triangle_count * sizeof *sp->offset);
+    memset(sp->travel, 0, sp->sm->count * sizeof *sp->travel);
+    /* out of the rigid bodies, then out from behind the skin */
+    sp->skin_pass = false;
+    bool pushed = push_rounds(sp, positions);
+    if (sp->sm->skin) {
+        sp->skin_pass = true;
+        pushed = push_rounds(sp, positions) || pushed;
     }
     if (pushed)
         plush_proxy_skin_translate(skin, (const float(*)[3])sp->offset);

@@ -23,6 +23,9 @@ typedef struct plush__soft_push {
     uint32_t *dirty;                    /* of those, the ones a triangle the guard held moves */
     uint64_t *near;                     /* per row: the bodies it may meet while it moves less than slack */
     float *travel;                      /* per row: how far the frame's rounds have moved it */
+    bool skin_pass;                     /* the rounds push out from behind the skin (else out of the bodies) */
+    float *skin_clear;                  /* per row: the travel at which it may reach the skin's margin (the
+                                           skin holds still within a frame) */
     double slack;
     double (*sum)[4];                   /* per triangle: the weighted pushes of its rows, and their weight */
     float (*step)[3];                   /* per triangle: this round's offset */
@@ -38,11 +41,13 @@ typedef struct plush__soft_push {
 } plush__soft_push;
 
 /* Sets up the push for the scene's bound vertices (their faces among the model's give the edges the guard
- * keeps); mean_edge is the cage's. Nothing is pushed when the measure has no body. */
+ * keeps); mean_edge is the cage's. Nothing is pushed when the measure has no body and no skin. */
 plush_status plush__soft_push_init(plush__soft_push *sp, plush__soft_measure *sm, const plush_proxy_binding *binding,
                                    size_t triangle_count, double mean_edge, plush_arena *arena, plush_diag *diag);
-/* Pushes this frame's bound vertices (positions: the model's vertices, the bound ones proxy-skinned by skin)
- * out of the body, moving them and skin's transforms alike. Allocates nothing. */
-void plush__soft_push_frame(plush__soft_push *sp, plush_proxy_skin *skin, float (*positions)[3]);
+/* Pushes this frame's bound vertices (positions: the model's vertices, the bound ones proxy-skinned by skin;
+ * normals: theirs, the skin's among them) out of the body, moving them and skin's transforms alike. Allocates
+ * nothing. */
+void plush__soft_push_frame(plush__soft_push *sp, plush_proxy_skin *skin, float (*positions)[3],
+                            const float (*normals)[3]);
 
 #endif

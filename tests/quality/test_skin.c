@@ -62,11 +62,11 @@ static void test_rest_reads_zero(void **state)
     make(&s);
     plush_quality_skin *skin = skin_of(&s, 12, 1.0);
     /* inside and on the face: left out; above, beside and far: measured */
-    assert_int_equal(plush_quality_skin_left_out(skin), 2);
-    assert_int_equal(plush_quality_skin_measured(skin), 3);
+    assert_int_equal(plush_quality_skin_left_out(skin, 1), 2);
+    assert_int_equal(plush_quality_skin_measured(skin, 1), 3);
     plush_quality_skin_pose(skin, (const float(*)[3])s.positions, (const float(*)[3])s.normals);
     double deepest = -1;
-    assert_int_equal(plush_quality_skin_behind(skin, 0, (const float(*)[3])s.positions, &deepest), 0);
+    assert_int_equal(plush_quality_skin_behind(skin, 0, (const float(*)[3])s.positions, 1, NULL, &deepest), 0);
     assert_true(deepest == 0);
     plush_quality_skin_destroy(skin);
 }
@@ -83,22 +83,22 @@ static void test_points_and_skin_move(void **state)
     at[9][2] = 0.8f;
     plush_quality_skin_pose(skin, (const float(*)[3])s.positions, (const float(*)[3])s.normals);
     double deepest = 0;
-    assert_int_equal(plush_quality_skin_behind(skin, 0, (const float(*)[3])at, &deepest), 1);
+    assert_int_equal(plush_quality_skin_behind(skin, 0, (const float(*)[3])at, 1, NULL, &deepest), 1);
     assert_true(fabs(deepest - 0.2) < 1e-5);
     /* the far point comes in (0.1 from the bottom face): within the depth bound, so found behind */
     at[11][0] = 0.5f;
     at[11][1] = 0.5f;
     at[11][2] = 0.1f;
-    assert_int_equal(plush_quality_skin_behind(skin, 0, (const float(*)[3])at, &deepest), 2);
+    assert_int_equal(plush_quality_skin_behind(skin, 0, (const float(*)[3])at, 1, NULL, &deepest), 2);
     /* a second set keeps its own hints and gives its own answer from the same pose */
-    assert_int_equal(plush_quality_skin_behind(skin, 1, (const float(*)[3])s.positions, NULL), 0);
+    assert_int_equal(plush_quality_skin_behind(skin, 1, (const float(*)[3])s.positions, 1, NULL, NULL), 0);
     /* the skin moves instead: the cube slides 1 along x, over the point beside it (0.25 in from its face) */
     float moved[VERTICES][3];
     memcpy(moved, s.positions, sizeof moved);
     for (int c = 0; c < CORNERS; c++)
         moved[c][0] += 1.0f;
     plush_quality_skin_pose(skin, (const float(*)[3])moved, (const float(*)[3])s.normals);
-    assert_int_equal(plush_quality_skin_behind(skin, 1, (const float(*)[3])s.positions, &deepest), 1);
+    assert_int_equal(plush_quality_skin_behind(skin, 1, (const float(*)[3])s.positions, 1, NULL, &deepest), 1);
     assert_true(fabs(deepest - 0.25) < 1e-5);
     plush_quality_skin_destroy(skin);
 }
@@ -115,11 +115,11 @@ static void test_depth_bound(void **state)
     at[9][2] = 0.55f;
     plush_quality_skin *skin = skin_of(&s, 12, 0.3);
     plush_quality_skin_pose(skin, (const float(*)[3])s.positions, (const float(*)[3])s.normals);
-    assert_int_equal(plush_quality_skin_behind(skin, 0, (const float(*)[3])at, NULL), 0);
+    assert_int_equal(plush_quality_skin_behind(skin, 0, (const float(*)[3])at, 1, NULL, NULL), 0);
     plush_quality_skin_destroy(skin);
     skin = skin_of(&s, 12, 0);
     plush_quality_skin_pose(skin, (const float(*)[3])s.positions, (const float(*)[3])s.normals);
-    assert_int_equal(plush_quality_skin_behind(skin, 0, (const float(*)[3])at, NULL), 1);
+    assert_int_equal(plush_quality_skin_behind(skin, 0, (const float(*)[3])at, 1, NULL, NULL), 1);
     plush_quality_skin_destroy(skin);
 }
 
@@ -132,13 +132,13 @@ static void test_open_skin_and_bad_input(void **state)
      * point lies beyond its rim, where the rim's normals lean out, so it is in front and measured (an open
      * skin has no inside there: the nearest face and its normals decide) */
     plush_quality_skin *skin = skin_of(&s, 2, 0);
-    assert_int_equal(plush_quality_skin_measured(skin), 1);
+    assert_int_equal(plush_quality_skin_measured(skin, 1), 1);
     plush_quality_skin_pose(skin, (const float(*)[3])s.positions, (const float(*)[3])s.normals);
-    assert_int_equal(plush_quality_skin_behind(skin, 0, (const float(*)[3])s.positions, NULL), 0);
+    assert_int_equal(plush_quality_skin_behind(skin, 0, (const float(*)[3])s.positions, 1, NULL, NULL), 0);
     plush_quality_skin_destroy(skin);
     /* no triangle: nothing measured */
     skin = skin_of(&s, 0, 0);
-    assert_int_equal(plush_quality_skin_measured(skin), 0);
+    assert_int_equal(plush_quality_skin_measured(skin, 1), 0);
     plush_quality_skin_destroy(skin);
     plush_quality_skin_destroy(NULL);
     /* an index out of range */
@@ -153,12 +153,42 @@ static void test_open_skin_and_bad_input(void **state)
                      PLUSH_E_RANGE);
 }
 
+/* The push's question: how far a point must move to lie the margin in front, along the skin's normal; a
+ * point left out at rest is never pushed; beyond reach nothing is seen. */
+static void test_depth(void **state)
+{
+    (void)state;
+    scene s;
+    make(&s);
+    plush_quality_skin *skin = skin_of(&s, 12, 1.0);
+    plush_quality_skin_pose(skin, (const float(*)[3])s.positions, (const float(*)[3])s.normals);
+    float dir[3];
+    /* point 1 (vertex 9) 0.2 under the top face: up by 0.2 + margin */
+    float p[3] = {0.5f, 0.5f, 0.8f};
+    double d = plush_quality_skin_depth(skin, 0, 1, p, 0.05, 0.5, dir);
+    assert_true(fabs(d - 0.25) < 1e-5);
+    assert_true(fabs(dir[2] - 1) < 1e-5 && fabs(dir[0]) < 1e-5 && fabs(dir[1]) < 1e-5);
+    /* 0.3 above it: may come 0.3 nearer; dir zero */
+    p[2] = 1.3f;
+    d = plush_quality_skin_depth(skin, 0, 1, p, 0.05, 0.5, dir);
+    assert_true(fabs(d + 0.3) < 1e-5 && dir[0] == 0 && dir[1] == 0 && dir[2] == 0);
+    /* deeper than reach (0.45 under the top, 0.45 from the bottom, 0.5 from the sides) with reach 0.4: not
+     * seen, the answer is -reach */
+    p[2] = 0.55f;
+    d = plush_quality_skin_depth(skin, 0, 1, p, 0.05, 0.4, dir);
+    assert_true(fabs(d + 0.4) < 1e-5);
+    /* point 0 (inside at rest) is left out */
+    assert_true(plush_quality_skin_depth(skin, 0, 0, p, 0.05, 0.4, dir) == -INFINITY);
+    plush_quality_skin_destroy(skin);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rest_reads_zero),
         cmocka_unit_test(test_points_and_skin_move),
         cmocka_unit_test(test_depth_bound),
+        cmocka_unit_test(test_depth),
         cmocka_unit_test(test_open_skin_and_bad_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -20,6 +20,8 @@ typedef struct character_case {
                               author's skinning's worst plus one point, when that is more) */
     bool short_inside;     /* on the whole short dance at most 1% inside at every frame (the bar) */
     bool unfolded;         /* its cage's crease p99 stays within 120 degrees at every frame (the bar's fold) */
+    bool skin_bar;         /* behind the visible skin within the bar: at every frame at most 2 points above the
+                              author's model, on average 0.5 */
 } character_case;
 
 extern const character_case characters_cases[];

@@ -5,7 +5,7 @@
  *   plush_quality_skin_create(rest, rest_normals, vertex_count, triangles, triangle_count, points,
  *                             point_count, &skin, &diag);
  *   each frame: plush_quality_skin_pose(skin, positions, normals);
- *               size_t n = plush_quality_skin_behind(skin, 0, positions, &deepest);
+ *               size_t n = plush_quality_skin_behind(skin, 0, positions, 1, &measured, &deepest);
  *   plush_quality_skin_destroy(skin);
  *
  * A point is behind the skin when it lies on the back of its nearest skin triangle: the vector from the
@@ -42,12 +42,26 @@ plush_status plush_quality_skin_create(const float (*rest)[3], const float (*res
 /* The skin at this frame: vertex_count positions and unit normals, borrowed until the next pose. */
 void plush_quality_skin_pose(plush_quality_skin *skin, const float (*positions)[3], const float (*normals)[3]);
 /* How many of the points measured lie behind the posed skin where `at` (indexed by vertex, like positions)
- * puts them; deepest (when not NULL) gets the largest distance behind it of those. slot < PLUSH_QUALITY_SKIN_SLOTS
+ * puts them, looking at every step-th point (0 or 1: all); measured (when not NULL) gets how many of those
+ * were measured, deepest (when not NULL) the largest distance behind the skin. slot < PLUSH_QUALITY_SKIN_SLOTS
  * names the set (one per source of positions: where plush puts the points, where the author's skinning does). */
-size_t plush_quality_skin_behind(plush_quality_skin *skin, int slot, const float (*at)[3], double *deepest);
-/* The points measured (not left out at rest) and those left out. */
-size_t plush_quality_skin_measured(const plush_quality_skin *skin);
-size_t plush_quality_skin_left_out(const plush_quality_skin *skin);
+size_t plush_quality_skin_behind(plush_quality_skin *skin, int slot, const float (*at)[3], size_t step, size_t *measured,
+                                 double *deepest);
+/* How far point i (of those given at create) at p, behind the posed skin, must move along dir (unit, the
+ * skin's normals at its nearest point) to lie margin in front of it: positive when it is behind; else minus
+ * its distance in front (how much nearer it may come), at least -reach: no skin triangle lies within reach of
+ * it, nor within the depth bound, so a point behind the skin deeper than reach is not seen; dir is zero unless
+ * it is behind; -INFINITY for a point left out at rest. For speed, but at every PLUSH_QUALITY_SKIN_RECHECK-th
+ * pose (points take turns), a point found beyond reach the last time (in this slot) is taken to be still, and
+ * one in front of its nearest triangle the last time by at least the margin is answered from that triangle
+ * alone, without a search: what it answers is for keeping points out of the skin, not for counting them
+ * (plush_quality_skin_behind always searches). */
+#define PLUSH_QUALITY_SKIN_RECHECK 8
+double plush_quality_skin_depth(plush_quality_skin *skin, int slot, size_t i, const float p[3], double margin,
+                                double reach, float dir[3]);
+/* Of every step-th point (0 or 1: all), those measured (not left out at rest) and those left out. */
+size_t plush_quality_skin_measured(const plush_quality_skin *skin, size_t step);
+size_t plush_quality_skin_left_out(const plush_quality_skin *skin, size_t step);
 void plush_quality_skin_destroy(plush_quality_skin *skin);
 
 #ifdef __cplusplus
