@@ -20,7 +20,7 @@ export WINEPREFIX="$ROOT/$WB/wine" WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,msht
 # the suites live below build-windows/tests/: they are told where the physics DLL is (Wine maps / to Z:);
 # plush.exe finds it beside itself, as a user's copy does
 PHYSICS_DLL="Z:$(echo "$ROOT/$WB/plush_physics.dll" | tr / '\\')"
-# and find the optional DLLs (meshoptimizer) in the build folder, as plush.exe does beside itself
+# and find the optional DLLs (meshoptimizer, Embree) in the build folder, as plush.exe does beside itself
 export WINEPATH="Z:$(echo "$ROOT/$WB" | tr / '\\')"
 LINUX_PLUSH="${LINUX_PLUSH:-$ROOT/build/plush}"
 LOGS="$WB/test-logs"
@@ -40,7 +40,6 @@ for src in $LEFT_OUT; do
   why="$(grep -oE '#include [<"](support/)?(sys/wait\.h|spawn\.h|sys/resource\.h|signal\.h|dlfcn\.h|cli_run\.h|bake_long\.h)' "$src" | head -n1 | sed 's/#include [<"]//')"
   case "$src" in
     */test_symbols.c) why="Linux-only: reads the library with nm" ;;
-    */test_proxy_bind.c | */test_proxy_seed.c) why="needs Embree, not built for Windows yet" ;;
     */test_physics_soft_fields.c) why="its clusters + aero 3 stress case blows up in the Windows build (docs/windows.md)" ;;
     *) why="Linux-only: $why" ;;
   esac
