@@ -48,11 +48,8 @@ DIST := $(WB)/plush-$(VERSION)-windows-x86_64
 # (fork/posix_spawn, signals, rlimits, dlopen); test-windows names each one left out and why.
 POSIX_ONLY := sys/wait\.h|spawn\.h|sys/resource\.h|signal\.h|dlfcn\.h|cli_run\.h|bake_long\.h|characters\.h
 ALL_TESTS := $(sort $(filter-out tests/slow/%,$(wildcard tests/*/test_*.c)))
-# and the every-field soft-body stress test, whose clusters + aero-model-3 case blows up at step 148 in the
-# Windows build where the Linux build holds (tools/test-windows.sh prints each reason; docs/windows.md)
-WINDOWS_LATER := tests/physics/test_physics_soft_fields.c
 SKIP_SRC := $(sort $(shell grep -lE '\#include [<"](support/)?($(POSIX_ONLY))' $(ALL_TESTS) /dev/null 2>/dev/null) \
-              tests/lib/test_symbols.c $(WINDOWS_LATER))
+              tests/lib/test_symbols.c)
 TEST_SRC := $(filter-out $(SKIP_SRC),$(ALL_TESTS))
 SUP_SRC := $(filter-out tests/support/cli_run.c tests/support/report_read.c tests/support/characters.c,$(sort $(wildcard tests/support/*.c)))
 SUP_OBJ := $(SUP_SRC:%.c=$(WB)/obj/%.o)

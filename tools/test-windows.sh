@@ -40,7 +40,6 @@ for src in $LEFT_OUT; do
   why="$(grep -oE '#include [<"](support/)?(sys/wait\.h|spawn\.h|sys/resource\.h|signal\.h|dlfcn\.h|cli_run\.h|bake_long\.h)' "$src" | head -n1 | sed 's/#include [<"]//')"
   case "$src" in
     */test_symbols.c) why="Linux-only: reads the library with nm" ;;
-    */test_physics_soft_fields.c) why="its clusters + aero 3 stress case blows up in the Windows build (docs/windows.md)" ;;
     *) why="Linux-only: $why" ;;
   esac
   echo "skip: ${src#tests/} ($why)"
