@@ -141,16 +141,14 @@ void soft_clusters(bc_soft *s, int k)
 /* Bullet turns a cluster's rest offsets into its current ones by the rotation of a polar decomposition
  * of M = sum (x - com)(rest offset)^T (plus 1e-4 times diag(1, 2, 3)), and takes the cluster's world
  * inverse inertia as R I^-1 R^T. For a flat cluster -- any cluster of a cloth -- M is singular but for
- * that 1e-4, and when the cloth folds through itself there, the decomposition's iteration does not
- * converge: R comes back far from a rotation, the inverse inertia grows by up to 1e8 and the cluster's
- * impulses throw the cloth to infinity. Where that happens depends on the last bits of the motion (a
- * 6-cluster cloth of tests/physics/test_physics_soft_fields.c did it at step 171 with its motion scaled
- * by 1 - 3e-6 and at step 148 under MinGW's sinf), and the body, put back to its last good state, folds
- * the same way again until it is frozen. So after Bullet's prediction each cluster's R is checked: a
- * rotation is kept as the cluster's last; one that is not is replaced by that last rotation for this
- * step, and the inverse inertia and angular velocity Bullet derived from it are derived again. A rotation
- * is R^T R = I within 100 times the decomposition's own tolerance (1e-4), so a converged frame is never
- * touched. */
+ * that 1e-4, and when the cloth folds through itself there the decomposition's iteration does not
+ * converge: R comes back far from a rotation, the inverse inertia grows by orders of magnitude and the
+ * cluster's impulses throw the cloth to infinity; put back to its last good state, the body folds the
+ * same way again until it is frozen. So after Bullet's prediction each cluster's R is checked: a rotation
+ * is kept as the cluster's last; one that is not is replaced by that last rotation for this step, and
+ * the inverse inertia and angular velocity Bullet derived from it are derived again. A rotation is
+ * R^T R = I within 100 times the decomposition's own tolerance (1e-4), so a converged frame is never
+ * touched. docs/attach.md has the case and the figures. */
 static bool is_rotation(const btMatrix3x3 &r)
 {
     const btMatrix3x3 rtr = r.transposeTimes(r);
