@@ -3,6 +3,7 @@
 #   plush.exe            the command line program (static: no MinGW runtime DLL needed)
 #   plush_physics.dll    Bullet behind plush's C ABI, loaded beside plush.exe on first use
 #   libmeshoptimizer.dll optional (cage simplification), from the dependency prefix
+#   libembree3.dll       optional (the binding's BVH search, the preview's rays), from the dependency prefix
 #   libplush.a           the library, for a host program built with MinGW-w64
 #   tests/...exe         the cmocka suites that run on Windows (test-windows runs them under Wine)
 # The libraries come from Debian's source packages, built once per machine by tools/build-windows-deps.sh
@@ -39,6 +40,7 @@ LIB := $(WB)/libplush.a
 BIN := $(WB)/plush.exe
 PHYS_DLL := $(WB)/plush_physics.dll
 MESHOPT_DLL := $(WB)/libmeshoptimizer.dll
+EMBREE_DLL := $(WB)/libembree3.dll
 STAMP := $(WPREFIX)/.stamp
 DIST := $(WB)/plush-$(VERSION)-windows-x86_64
 
@@ -46,19 +48,15 @@ DIST := $(WB)/plush-$(VERSION)-windows-x86_64
 # (fork/posix_spawn, signals, rlimits, dlopen); test-windows names each one left out and why.
 POSIX_ONLY := sys/wait\.h|spawn\.h|sys/resource\.h|signal\.h|dlfcn\.h|cli_run\.h|bake_long\.h|characters\.h
 ALL_TESTS := $(sort $(filter-out tests/slow/%,$(wildcard tests/*/test_*.c)))
-# and those that need what the Windows build does not have yet: Embree (the binding suites assert that its BVH
-# ran), and the every-field soft-body stress test, whose clusters + aero-model-3 case blows up at step 148 in the
-# Windows build where the Linux build holds (tools/test-windows.sh prints each reason; docs/windows.md)
-WINDOWS_LATER := tests/proxy/test_proxy_bind.c tests/proxy/test_proxy_seed.c tests/physics/test_physics_soft_fields.c
 SKIP_SRC := $(sort $(shell grep -lE '\#include [<"](support/)?($(POSIX_ONLY))' $(ALL_TESTS) /dev/null 2>/dev/null) \
-              tests/lib/test_symbols.c $(WINDOWS_LATER))
+              tests/lib/test_symbols.c)
 TEST_SRC := $(filter-out $(SKIP_SRC),$(ALL_TESTS))
 SUP_SRC := $(filter-out tests/support/cli_run.c tests/support/report_read.c tests/support/characters.c,$(sort $(wildcard tests/support/*.c)))
 SUP_OBJ := $(SUP_SRC:%.c=$(WB)/obj/%.o)
 TESTS := $(TEST_SRC:tests/%.c=$(WB)/tests/%.exe)
 
 .PHONY: windows windows-deps test-windows dist-windows
-windows: $(LIB) $(BIN) $(PHYS_DLL) $(MESHOPT_DLL)
+windows: $(LIB) $(BIN) $(PHYS_DLL) $(MESHOPT_DLL) $(EMBREE_DLL)
 
 windows-deps: $(STAMP)
 $(STAMP): tools/build-windows-deps.sh
@@ -91,6 +89,9 @@ $(PHYS_DLL): $(PHYS_OBJ)
 $(MESHOPT_DLL): $(STAMP)
 	cp $(WPREFIX)/bin/libmeshoptimizer.dll $@
 
+$(EMBREE_DLL): $(STAMP)
+	cp $(WPREFIX)/bin/libembree3.dll $@
+
 $(BIN): $(CLI_OBJ) $(LIB)
 	$(WCC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(LIB) $(LDLIBS)
 
@@ -111,7 +112,7 @@ test-windows: windows dist-windows $(TESTS)
 dist-windows: windows
 	rm -rf $(DIST) $(DIST).zip
 	mkdir -p $(DIST)
-	cp $(BIN) $(PHYS_DLL) $(MESHOPT_DLL) $(DIST)/
+	cp $(BIN) $(PHYS_DLL) $(MESHOPT_DLL) $(EMBREE_DLL) $(DIST)/
 	$(HOST)-strip $(DIST)/*.exe $(DIST)/*.dll
 	cp tools/windows/README-windows.txt $(DIST)/README.txt
 	cp tools/windows/plush-drop.bat $(DIST)/plush-drop.bat

@@ -2,9 +2,9 @@
 # Builds the libraries plush needs for x86_64 Windows from Debian's own source packages, with Debian's
 # MinGW-w64 (posix threads flavour), into a prefix that later builds reuse:
 #   Bullet (static: LinearMath, BulletCollision, BulletDynamics, BulletSoftBody -- linked into the physics
-#   DLL), cmocka (static, for the test suites), meshoptimizer (a DLL: plush loads it at run time and falls
-#   back to its own code without it); header-only cglm and stb, and Embree's headers (plush is built
-#   against them and runs without the library, as on Linux without libembree3), as Debian ships them.
+#   DLL), cmocka (static, for the test suites), meshoptimizer and Embree 3 (DLLs: plush loads them at run
+#   time and falls back to its own code without them, as on Linux); header-only cglm and stb as Debian
+#   ships them.
 # Nothing comes from anywhere but Debian's archive. Usage:
 #   tools/build-windows-deps.sh [PREFIX]      (default: $PLUSH_WINDOWS_PREFIX or ~/.cache/plush-windows)
 # A prefix whose stamp names the same source versions is kept as it is: the slow part runs once per machine.
@@ -13,7 +13,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 PREFIX="${1:-${PLUSH_WINDOWS_PREFIX:-$HOME/.cache/plush-windows}}"
 HOST=x86_64-w64-mingw32
 JOBS="${JOBS:-2}"
-SOURCES=(bullet cmocka meshoptimizer)
+SOURCES=(bullet cmocka meshoptimizer embree)
 SRC_LIST=/etc/apt/sources.list.d/plush-deb-src.sources
 
 say() { echo "build-windows-deps: $*" >&2; }
@@ -69,6 +69,39 @@ fetch() {  # unpacked source tree of package $1 (Debian's patches applied) -> it
   find "$WORK" -maxdepth 1 -mindepth 1 -type d -name "$1-*" | head -n1
 }
 
+# The upstream source of package $1 as Debian ships it (its .orig tarball) -> the unpacked tree on stdout.
+# Where the archive serves the whole source package, that is fetch's. Where Debian's packaging tarball is
+# missing from the mirror (embree_3.13.5+dfsg-2.debian.tar.xz answers 404 on deb.debian.org) but the .dsc
+# and the .orig are there, the .orig is taken alone: apt checked the .dsc against the signed Sources index,
+# and the .orig is checked here against the .dsc's SHA-256. Debian's patches are then not applied (they
+# concern Debian's own build); any other failure stops the build.
+fetch_orig() {
+  local dir="$WORK/$1-src"
+  mkdir -p "$dir"
+  if (cd "$dir" && apt-get source -q "$1" >"$WORK/$1.log" 2>&1); then
+    find "$dir" -maxdepth 1 -mindepth 1 -type d -name "$1-*" | head -n1
+    return 0
+  fi
+  local failed dsc orig want got
+  failed="$(sed -n 's/^E: Failed to fetch .*\/\([^/ ]*\) .*/\1/p' "$WORK/$1.log")"
+  dsc="$(find "$dir" -maxdepth 1 -name "$1_*.dsc" | head -n1)"
+  orig="$(find "$dir" -maxdepth 1 -name "$1_*.orig.tar.*" | head -n1)"
+  if [ -z "$dsc" ] || [ -z "$orig" ] || [ -z "$failed" ] || printf '%s\n' "$failed" | grep -qv '\.debian\.tar\.'; then
+    cat "$WORK/$1.log" >&2
+    exit 1
+  fi
+  want="$(awk -v f="$(basename "$orig")" '/^Checksums-Sha256:/ {on = 1; next} /^[^ ]/ {on = 0}
+          on && $3 == f {print $1}' "$dsc")"
+  got="$(sha256sum "$orig" | cut -d' ' -f1)"
+  if [ -z "$want" ] || [ "$want" != "$got" ]; then
+    say "$(basename "$orig"): SHA-256 $got, the .dsc says ${want:-nothing}"
+    exit 1
+  fi
+  say "$1: Debian's packaging tarball is missing from the mirror; $(basename "$orig") alone (SHA-256 as the .dsc)"
+  tar -xf "$orig" -C "$dir"
+  find "$dir" -maxdepth 1 -mindepth 1 -type d -name "$1-*" | head -n1
+}
+
 timed() {  # name, then the command: runs it and says how long it took
   local name="$1" t0; shift
   t0=$(date +%s)
@@ -112,10 +145,38 @@ meshoptimizer() {
     -DCMAKE_SHARED_LINKER_FLAGS=-static
 }
 
+embree() {
+  local src; src="$(fetch_orig embree)"
+  # Embree's CMake takes any compiler on WIN32 that is not Intel's or a Clang for MSVC and hands it MSVC's
+  # options (cl's /Fo, /EHsc...): MinGW's g++ is a GNU compiler and gets gnu.cmake, as on Linux.
+  sed -i 's/ELSEIF(${CMAKE_CXX_COMPILER_FRONTEND_VARIANT} MATCHES "GNU")/ELSEIF(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" OR "${CMAKE_CXX_COMPILER_FRONTEND_VARIANT}" MATCHES "GNU")/' \
+    "$src/CMakeLists.txt"
+  grep -q 'CMAKE_CXX_COMPILER_ID STREQUAL "GNU" OR' "$src/CMakeLists.txt" || { say "embree: compiler choice not found"; exit 1; }
+  # gnu.cmake's linker options are ELF's (-z noexecstack, -z relro, -pie); the PE linker has none of them
+  sed -i 's/IF (CMAKE_CXX_COMPILER_ID MATCHES "GNU")$/IF (CMAKE_CXX_COMPILER_ID MATCHES "GNU" AND NOT WIN32)/;
+          s/^  SET(CMAKE_EXE_LINKER_FLAGS "${CMAKE_EXE_LINKER_FLAGS} -pie").*/  IF (NOT WIN32)\n&\n  ENDIF()/' \
+    "$src/common/cmake/gnu.cmake"
+  # the DLL's version resource is UTF-16 text, which MSVC's rc reads and binutils' windres does not
+  iconv -f UTF-16 -t UTF-8 "$src/kernels/embree.rc" >"$src/kernels/embree.rc.utf8"
+  mv "$src/kernels/embree.rc.utf8" "$src/kernels/embree.rc"
+  # Debian's +dfsg source leaves out the prebuilt PDF manual that the install step copies
+  sed -i '/readme\.pdf/d' "$src/common/cmake/package.cmake"
+  # What plush calls: triangles, point queries, single rays and ray streams (rtcIntersect1M needs the
+  # packet kernels), intersection filters. Embree's own task scheduler (no TBB), SSE2 only (any x86_64
+  # runs it; each further ISA compiles the kernels once more), no ISPC, tutorials or tests; a DLL with
+  # its runtimes linked in, like meshoptimizer's.
+  build_cmake "$src" embree -DEMBREE_TASKING_SYSTEM=INTERNAL -DEMBREE_ISPC_SUPPORT=OFF -DEMBREE_TUTORIALS=OFF \
+    -DEMBREE_STATIC_LIB=OFF -DEMBREE_ISA_SSE2=ON -DEMBREE_ISA_SSE42=OFF -DEMBREE_ISA_AVX=OFF \
+    -DEMBREE_ISA_AVX2=OFF -DEMBREE_ISA_AVX512=OFF -DEMBREE_GEOMETRY_TRIANGLE=ON -DEMBREE_GEOMETRY_QUAD=OFF \
+    -DEMBREE_GEOMETRY_CURVE=OFF -DEMBREE_GEOMETRY_SUBDIVISION=OFF -DEMBREE_GEOMETRY_USER=OFF \
+    -DEMBREE_GEOMETRY_INSTANCE=OFF -DEMBREE_GEOMETRY_GRID=OFF -DEMBREE_GEOMETRY_POINT=OFF \
+    -DEMBREE_RAY_PACKETS=ON -DEMBREE_FILTER_FUNCTION=ON -DCMAKE_SHARED_LINKER_FLAGS=-static
+}
+
 headers() {
-  # header-only cglm and stb, Embree 3's API headers: from the installed Debian -dev packages
+  # header-only cglm and stb: from the installed Debian -dev packages
   local h
-  for h in /usr/include/cglm /usr/include/stb /usr/include/embree3; do
+  for h in /usr/include/cglm /usr/include/stb; do
     [ -d "$h" ] || { say "missing $h; run: sudo tools/install-deps.sh"; exit 1; }
     cp -r "$h" "$PREFIX/include/"
   done
@@ -126,5 +187,6 @@ timed headers headers
 timed bullet bullet
 timed cmocka cmocka
 timed meshoptimizer meshoptimizer
+timed embree embree
 printf '%s\n' "$WANT" >"$PREFIX/.stamp"
 say "all in $(( $(date +%s) - T0 )) s into $PREFIX"

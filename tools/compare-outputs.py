@@ -363,8 +363,8 @@ def compare_file(pa, pb, name):
 
 
 # ---- the summary ------------------------------------------------------------------------------------------
-# timings (a line of them, or "in 12.97 s"), and the count of warnings: Windows has one more while Embree is not
-# built for it (plush then binds by brute force: the same result)
+# timings (a line of them, or "in 12.97 s"), and the count of warnings: the Wine run has no ffmpeg beside it
+# and warns once more
 TIMING = re.compile(r"^\s*warnings\s+\d+|^\s*per frame|seconds")
 SECONDS = re.compile(r"\bin [\d.]+ s\b")
 

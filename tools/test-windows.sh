@@ -2,10 +2,11 @@
 # make test-windows: the Windows build checked under Wine.
 #   1. every cmocka suite that runs on Windows (mk/windows.mk lists them), as a Windows program; each suite
 #      left out is named with the reason;
-#   2. the CLI on the shared data, from a folder with a Japanese name: `plush.exe demo`, and `plush.exe run`
-#      on a shared character with --cage over the short dance, each against the Linux build's own outputs
-#      of the same command (tools/compare-outputs.py: frames and files within 1e-5 units, the bake as a
-#      player poses it within its own tolerance, the summary figures to their last digit);
+#   2. the CLI on the shared data, from a folder with a Japanese name: `plush.exe demo` (binding through the
+#      zip's Embree), and `plush.exe run` on a shared character with --cage over the short dance, each
+#      against the Linux build's own outputs of the same command (tools/compare-outputs.py: frames and
+#      files within 1e-5 units, the bake as a player poses it within its own tolerance, the summary figures
+#      to their last digit);
 #   3. hostile files (tools/windows-hostile.sh): truncated and garbled models and motions, a folder, a missing
 #      file: exit 1 with one line naming the file and the byte, never a crash;
 #   4. an interruption: a Ctrl+C event in the middle of a run leaves OUTDIR with the old outputs or the new
@@ -20,7 +21,7 @@ export WINEPREFIX="$ROOT/$WB/wine" WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,msht
 # the suites live below build-windows/tests/: they are told where the physics DLL is (Wine maps / to Z:);
 # plush.exe finds it beside itself, as a user's copy does
 PHYSICS_DLL="Z:$(echo "$ROOT/$WB/plush_physics.dll" | tr / '\\')"
-# and find the optional DLLs (meshoptimizer) in the build folder, as plush.exe does beside itself
+# and find the optional DLLs (meshoptimizer, Embree) in the build folder, as plush.exe does beside itself
 export WINEPATH="Z:$(echo "$ROOT/$WB" | tr / '\\')"
 LINUX_PLUSH="${LINUX_PLUSH:-$ROOT/build/plush}"
 LOGS="$WB/test-logs"
@@ -40,8 +41,6 @@ for src in $LEFT_OUT; do
   why="$(grep -oE '#include [<"](support/)?(sys/wait\.h|spawn\.h|sys/resource\.h|signal\.h|dlfcn\.h|cli_run\.h|bake_long\.h)' "$src" | head -n1 | sed 's/#include [<"]//')"
   case "$src" in
     */test_symbols.c) why="Linux-only: reads the library with nm" ;;
-    */test_proxy_bind.c | */test_proxy_seed.c) why="needs Embree, not built for Windows yet" ;;
-    */test_physics_soft_fields.c) why="its clusters + aero 3 stress case blows up in the Windows build (docs/windows.md)" ;;
     *) why="Linux-only: $why" ;;
   esac
   echo "skip: ${src#tests/} ($why)"
@@ -85,6 +84,13 @@ unzip -q -o "$ZIP" -d "$JP"
 EXE="$JP/$(basename "$ZIP" .zip)/plush.exe"
 # the demo writes its inputs (the bear) beside its outputs: one OUTDIR per build
 cli_check "plush.exe demo, unpacked from the zip into $WB/テスト/ぬいぐるみ" demo demo
+# the zip's libembree3.dll loads beside plush.exe: the demo's binding went through Embree's BVH (plush
+# warns when it binds by brute force instead, and the summaries' comparison leaves the warning count out)
+if [ -f "$LOGS/cli-demo.err" ] && grep -q "embree" "$LOGS/cli-demo.err"; then
+  fail "the zip's plush.exe did not load Embree: $(grep -m1 embree "$LOGS/cli-demo.err")"
+elif [ -f "$JP/demo-windows/plush_bear.pmx" ]; then
+  pass "the zip's plush.exe bound through Embree (no brute-force warning)"
+fi
 CAPE="$ROOT/../shared/data/characters/pmx_tailor/04_色々な使い方_裏面.pmx"
 DANCE="$ROOT/../shared/data/characters/blender_mmd_tools/test.vmd"   # the short shared dance
 if [ -f "$CAPE" ] && [ -f "$DANCE" ]; then

@@ -51,7 +51,8 @@ void world_free(bc_world *w)
         delete s;
     }
     w->shapes.clear();
-    delete w->world; /* also deletes the default soft-body solver it created and owns */
+    delete w->world;
+    delete w->soft_solver;
     delete w->solver;
     delete w->broadphase;
     delete w->dispatcher;
@@ -78,8 +79,10 @@ bc_world *world_create(const bc_world_desc *desc, char *err)
         w->dispatcher = new btCollisionDispatcher(w->configuration);
         w->broadphase = new btDbvtBroadphase();
         w->solver = new btSequentialImpulseConstraintSolver();
-        /* softBodySolver = 0: the world makes the default (CPU) solver and owns it */
-        w->world = new btSoftRigidDynamicsWorld(w->dispatcher, w->broadphase, w->solver, w->configuration, nullptr);
+        /* Bullet's CPU solver with the clusters' frames checked (bulletc_soft.cpp); the world does not own it */
+        w->soft_solver = new soft_solver(w);
+        w->world = new btSoftRigidDynamicsWorld(w->dispatcher, w->broadphase, w->solver, w->configuration,
+                                                w->soft_solver);
         const btVector3 g = v3(desc->gravity);
         w->world->setGravity(g);
         btSoftBodyWorldInfo &info = w->world->getWorldInfo();

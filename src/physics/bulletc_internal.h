@@ -52,13 +52,28 @@ struct bc_soft {
     btSoftBody *soft;
     int group, mask;
     bool in_world;
+    std::vector<btMatrix3x3> cluster_turns; /* each cluster's last frame rotation that was one (bulletc_soft.cpp) */
 };
+
+namespace plush_bulletc {
+/* Bullet's CPU soft-body solver, with each cluster's frame checked after Bullet's prediction
+ * (bulletc_soft.cpp says why). */
+class soft_solver : public btDefaultSoftBodySolver {
+  public:
+    explicit soft_solver(bc_world *w) : world(w) {}
+    void predictMotion(btScalar dt) override;
+
+  private:
+    bc_world *world;
+};
+} // namespace plush_bulletc
 
 struct bc_world {
     btSoftBodyRigidBodyCollisionConfiguration *configuration = nullptr;
     btCollisionDispatcher *dispatcher = nullptr;
     btBroadphaseInterface *broadphase = nullptr;
     btSequentialImpulseConstraintSolver *solver = nullptr;
+    plush_bulletc::soft_solver *soft_solver = nullptr;
     btSoftRigidDynamicsWorld *world = nullptr;
     std::vector<bc_shape *> shapes;
     std::vector<bc_body *> bodies;

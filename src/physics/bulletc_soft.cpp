@@ -47,7 +47,7 @@ bc_soft *soft_create(bc_world *w, const bc_soft_desc *desc, char *err)
             if (m[i] == 0)
                 sb->m_nodes[i].m_battach = 1;
         std::unique_ptr<bc_soft> s(
-            new bc_soft{w, sb.get(), filter_bits(desc->group), filter_bits(desc->mask), false});
+            new bc_soft{w, sb.get(), filter_bits(desc->group), filter_bits(desc->mask), false, {}});
         w->softs.push_back(s.get());
         sb.release();
         return s.release();
@@ -129,8 +129,66 @@ void soft_clusters(bc_soft *s, int k)
         return;
     try {
         s->soft->generateClusters(k);
+        btMatrix3x3 identity;
+        identity.setIdentity();
+        s->cluster_turns.assign((size_t)s->soft->m_clusters.size(), identity);
     } catch (...) {
     }
+}
+
+/* ---- the clusters' frames ------------------------------------------------------------------------ */
+
+/* Bullet turns a cluster's rest offsets into its current ones by the rotation of a polar decomposition
+ * of M = sum (x - com)(rest offset)^T (plus 1e-4 times diag(1, 2, 3)), and takes the cluster's world
+ * inverse inertia as R I^-1 R^T. For a flat cluster -- any cluster of a cloth -- M is singular but for
+ * that 1e-4, and when the cloth folds through itself there the decomposition's iteration does not
+ * converge: R comes back far from a rotation, the inverse inertia grows by orders of magnitude and the
+ * cluster's impulses throw the cloth to infinity; put back to its last good state, the body folds the
+ * same way again until it is frozen. So after Bullet's prediction each cluster's R is checked: a rotation
+ * is kept as the cluster's last; one that is not is replaced by that last rotation for this step, and
+ * the inverse inertia and angular velocity Bullet derived from it are derived again. A rotation is
+ * R^T R = I within 100 times the decomposition's own tolerance (1e-4), so a converged frame is never
+ * touched. docs/attach.md has the case and the figures. */
+static bool is_rotation(const btMatrix3x3 &r)
+{
+    const btMatrix3x3 rtr = r.transposeTimes(r);
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) {
+            const btScalar e = rtr[i][j] - (i == j ? 1 : 0);
+            if (!(std::fabs(e) <= btScalar(1e-2)))
+                return false;
+        }
+    return true;
+}
+
+static void check_cluster_frames(bc_soft *s)
+{
+    btSoftBody *sb = s->soft;
+    if ((size_t)sb->m_clusters.size() != s->cluster_turns.size())
+        return;
+    for (int i = 0; i < sb->m_clusters.size(); i++) {
+        btSoftBody::Cluster &c = *sb->m_clusters[i];
+        const btMatrix3x3 &r = c.m_framexform.getBasis();
+        if (is_rotation(r)) {
+            s->cluster_turns[(size_t)i] = r;
+            continue;
+        }
+        const btMatrix3x3 &last = s->cluster_turns[(size_t)i];
+        c.m_framexform.setBasis(last);
+        c.m_invwi = last * c.m_locii * last.transpose();
+        btVector3 momentum(0, 0, 0);
+        for (int j = 0; j < c.m_nodes.size(); j++)
+            momentum += btCross(c.m_nodes[j]->m_x - c.m_com, c.m_nodes[j]->m_v * c.m_masses[j]);
+        c.m_av = c.m_invwi * momentum * (1 - c.m_adamping);
+    }
+}
+
+void soft_solver::predictMotion(btScalar dt)
+{
+    btDefaultSoftBodySolver::predictMotion(dt);
+    for (bc_soft *s : world->softs)
+        if (s->in_world && !s->cluster_turns.empty() && s->soft->isActive())
+            check_cluster_frames(s);
 }
 
 void soft_set_config(bc_soft *s, const bc_soft_config *c)
