@@ -8,9 +8,11 @@
  * Which bodies: every one that follows its bone (mode 0), whatever the soft body's collision mask says (the
  * mask still filters the bodies physics moves, with Bullet's node contacts); Bullet is told to leave the
  * pairs handled here alone. One exception: a body the cage lies into at rest, where the model's own physics
- * carries the part (its nodes weighted to bones that rigid bodies move) and the model's collision groups keep
- * that physics apart from the body, is a helper of the part's own rig (a capsule on the back of the head
- * holding a braid's root), not the body: a face meets it only when one of its nodes' bodies collides with
+ * carries the part (its nodes weighted to bones that rigid bodies move), the model's collision groups keep
+ * that physics apart from the body, and the body holds fewer of the model's visible skin vertices (drawn, of
+ * other materials, carried by bones no rigid body moves) than of the cage's nodes at rest, is a helper of the
+ * part's own rig (a capsule on the back of the head holding a braid's root), not the body (a head holding
+ * its skin stays the body, whatever the groups say): a face meets it only when one of its nodes' bodies collides with
  * it. An arm or a leg the part's chains are merely kept apart from (to calm MMD's own physics) stays the
  * body. A face that lay within the margin of a body at rest (a waistband on the hips, a hair
  * root in the head) keeps only what it kept at rest, and one that lay into it goes no deeper: pushing it out
@@ -144,6 +146,51 @@ static bool meets(const world_soft *s, const plush_pmx_model *m, const int32_t *
     return false;
 }
 
+/* The model's visible skin at rest, per vertex: drawn (diffuse alpha above 0), of a material other than the
+ * soft body's own, and carried by bones no rigid body moves (the body as its bones carry it). NULL when out
+ * of memory. */
+static bool *skin_vertices(const plush_pmx_model *m, int32_t own_material)
+{
+    size_t nv = m->vertex_count;
+    bool *skin = calloc(nv ? nv : 1, sizeof *skin), *moved = calloc(m->bone_count ? m->bone_count : 1, sizeof *moved);
+    if (!skin || !moved) {
+        free(skin);
+        free(moved);
+        return NULL;
+    }
+    plush__rigid_moved_bones(m, moved);
+    size_t first = 0;
+    for (size_t mat = 0; mat < m->material_count; mat++) {
+        size_t n = m->materials[mat].index_count > 0 ? (size_t)m->materials[mat].index_count : 0;
+        bool drawn = m->materials[mat].diffuse[3] > 0 && (int64_t)mat != own_material;
+        for (size_t f = first; drawn && m->indices && f < first + n && f < m->index_count; f++)
+            if (m->indices[f] < nv)
+                skin[m->indices[f]] = true;
+        first += n;
+    }
+    for (size_t v = 0; v < nv; v++)
+        for (int j = 0; j < 4 && skin[v]; j++) {
+            int32_t b = m->vertices[v].bones[j];
+            skin[v] = !(b >= 0 && (size_t)b < m->bone_count && m->vertices[v].weights[j] > 0 && moved[b]);
+        }
+    free(moved);
+    return skin;
+}
+
+/* How many skin vertices lie inside the body's shape at rest (t: its rest pose). */
+static size_t skin_inside(const plush_pmx_model *m, const bool *skin, const plush_pmx_rigid_body *rb, const float t[16])
+{
+    size_t n = 0;
+    for (size_t v = 0; v < m->vertex_count; v++) {
+        if (!skin[v])
+            continue;
+        double local[3];
+        plush__rigid_local(t, m->vertices[v].position, local);
+        n += plush__rigid_shape_distance(rb, local, NULL) < 0;
+    }
+    return n;
+}
+
 plush_status plush__world_soft_collide_init(soft_ctx *c)
 {
     plush_world_model *wm = c->wm;
@@ -174,6 +221,7 @@ plush_status plush__world_soft_collide_init(soft_ctx *c)
     if (!dynamic)
         return world_soft_no_memory(c);
     plush__rigid_dynamic_per_bone(m, dynamic);
+    bool *skin = NULL;
     for (size_t r = 0; r < m->rigid_body_count; r++) {
         const plush_pmx_rigid_body *rb = &m->rigid_bodies[r];
         if (rb->mode != PLUSH_PMX_RIGID_FOLLOW_BONE || rb->shape > PLUSH_PMX_RIGID_CAPSULE || !wm->bodies[r].bc)
@@ -188,13 +236,31 @@ plush_status plush__world_soft_collide_init(soft_ctx *c)
             s->collide_rest[slot * s->triangle_count + f] = (float)fmin(d, 1e30);
             overlaps |= d < 0;
         }
-        /* a body the cage lies into at rest whose collision groups keep the part's physics apart from it is
-         * a helper of the part's own rig, not the body */
-        for (size_t f = 0; overlaps && f < s->triangle_count; f++)
+        /* a body the cage lies into at rest, holding fewer of the model's visible skin vertices than of the
+         * cage's nodes, whose collision groups keep the part's physics apart from it, is a helper of the part's
+         * own rig, not the body; one that holds more skin is a head or a limb, whatever the groups say */
+        if (overlaps && !skin)
+            skin = skin_vertices(m, c->sb->material);
+        if (overlaps && !skin) {
+            free(dynamic);
+            return world_soft_no_memory(c);
+        }
+        size_t held = overlaps ? skin_inside(m, skin, rb, t) : 0, nodes_in = 0;
+        for (size_t nd = 0; overlaps && nd < s->node_count; nd++) {
+            int32_t v = s->node_vertex[nd];
+            double local[3];
+            if (v < 0)
+                continue;
+            plush__rigid_local(t, m->vertices[v].position, local);
+            nodes_in += plush__rigid_shape_distance(rb, local, NULL) < 0;
+        }
+        bool helper = overlaps && held < nodes_in;
+        for (size_t f = 0; helper && f < s->triangle_count; f++)
             if (!meets(s, m, dynamic, s->triangles[f], (uint32_t)r))
                 s->collide_rest[slot * s->triangle_count + f] = -INFINITY;
         bc->soft_ignore_body(s->bc, wm->bodies[r].bc);
     }
+    free(skin);
     free(dynamic);
     return PLUSH_OK;
 }

@@ -29,8 +29,8 @@
  * pmx_tailor skirts and the cape keep within the bar; on average within its half point all but Luka's dress
  * (材質8, 材質18: their cages pass through the legs, which the author's collision groups keep them apart
  * from, deeper than the push reaches); at a few frames more than 2 points above the author's: the uneven
- * skirt (5 of 120), Alicia's hair (21), Luka's hair (2), sample_finish's hair (12) and skirt (2)
- * (docs/measured.md, "Behind the visible skin"). */
+ * skirt (5 of 120), Alicia's hair (19), Luka's hair (2), sample_finish's skirt (2) and her hair (5 of the
+ * short dance's 25) (docs/measured.md, "Behind the visible skin"). */
 const character_case characters_cases[] = {
     {CHARACTERS_DATA "mmd/pmx_tailor/01_基本の使い方.pmx", "スカート", true, 0.04, true, true, true},
     {CHARACTERS_DATA "mmd/pmx_tailor/04_色々な使い方_裾.pmx", "スカート", true, 0.04, true, true, true},
