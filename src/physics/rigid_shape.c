@@ -4,6 +4,8 @@
 #include "plush/physics.h"
 
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 static void unit_or(double v[3], double len, int axis, double sign)
 {
@@ -149,4 +151,32 @@ bool plush__rigid_vertex_meets(const plush_pmx_model *m, const int32_t *dynamic,
             return true;
     }
     return !carried;
+}
+
+bool plush__rigid_skin_vertices(const plush_pmx_model *m, bool *skin)
+{
+    size_t nv = m->vertex_count, nb = m->bone_count;
+    bool *moved = calloc(nb ? nb : 1, sizeof *moved);
+    if (!moved)
+        return false;
+    memset(skin, 0, nv * sizeof *skin);
+    plush__rigid_moved_bones(m, moved);
+    size_t first = 0;
+    for (size_t mat = 0; mat < m->material_count; mat++) {
+        size_t n = m->materials[mat].index_count > 0 ? (size_t)m->materials[mat].index_count : 0;
+        bool drawn = m->materials[mat].diffuse[3] > 0;
+        for (size_t s = 0; drawn && s < m->soft_body_count; s++)
+            drawn = m->soft_bodies[s].material != (int32_t)mat;
+        for (size_t f = first; drawn && m->indices && f < first + n && f < m->index_count; f++)
+            if (m->indices[f] < nv)
+                skin[m->indices[f]] = true;
+        first += n;
+    }
+    for (size_t v = 0; v < nv; v++)
+        for (int j = 0; j < 4 && skin[v]; j++) {
+            int32_t b = m->vertices[v].bones[j];
+            skin[v] = !(b >= 0 && (size_t)b < nb && m->vertices[v].weights[j] > 0 && moved[b]);
+        }
+    free(moved);
+    return true;
 }

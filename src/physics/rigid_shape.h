@@ -25,6 +25,10 @@ void plush__rigid_dynamic_per_bone(const plush_pmx_model *m, int32_t *map);
 /* Per bone of m, whether physics moves it: a rigid body physics moves (mode 1 or 2) drives it or one of its
  * ancestors. moved has bone_count slots. */
 void plush__rigid_moved_bones(const plush_pmx_model *m, bool *moved);
+/* The model's visible skin, per vertex (vertex_count slots): a vertex of a material drawn at all (diffuse alpha
+ * above 0) that is no soft body's, carried by bones no rigid body's physics moves (the body as its bones carry
+ * it: bangs or a skirt on the author's physics are soft parts of their own). False when out of memory. */
+bool plush__rigid_skin_vertices(const plush_pmx_model *m, bool *skin);
 /* Whether vertex v of m meets the rigid body `body` (one that follows its bone) by the model's own collision
  * groups: a vertex weighted to bones that physics moves meets it when at least one of those bones' bodies
  * collides with it (each in the other's mask, as Bullet filters pairs); a vertex that only bones carry (a

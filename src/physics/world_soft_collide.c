@@ -146,37 +146,6 @@ static bool meets(const world_soft *s, const plush_pmx_model *m, const int32_t *
     return false;
 }
 
-/* The model's visible skin at rest, per vertex: drawn (diffuse alpha above 0), of a material other than the
- * soft body's own, and carried by bones no rigid body moves (the body as its bones carry it). NULL when out
- * of memory. */
-static bool *skin_vertices(const plush_pmx_model *m, int32_t own_material)
-{
-    size_t nv = m->vertex_count;
-    bool *skin = calloc(nv ? nv : 1, sizeof *skin), *moved = calloc(m->bone_count ? m->bone_count : 1, sizeof *moved);
-    if (!skin || !moved) {
-        free(skin);
-        free(moved);
-        return NULL;
-    }
-    plush__rigid_moved_bones(m, moved);
-    size_t first = 0;
-    for (size_t mat = 0; mat < m->material_count; mat++) {
-        size_t n = m->materials[mat].index_count > 0 ? (size_t)m->materials[mat].index_count : 0;
-        bool drawn = m->materials[mat].diffuse[3] > 0 && (int64_t)mat != own_material;
-        for (size_t f = first; drawn && m->indices && f < first + n && f < m->index_count; f++)
-            if (m->indices[f] < nv)
-                skin[m->indices[f]] = true;
-        first += n;
-    }
-    for (size_t v = 0; v < nv; v++)
-        for (int j = 0; j < 4 && skin[v]; j++) {
-            int32_t b = m->vertices[v].bones[j];
-            skin[v] = !(b >= 0 && (size_t)b < m->bone_count && m->vertices[v].weights[j] > 0 && moved[b]);
-        }
-    free(moved);
-    return skin;
-}
-
 /* How many skin vertices lie inside the body's shape at rest (t: its rest pose). */
 static size_t skin_inside(const plush_pmx_model *m, const bool *skin, const plush_pmx_rigid_body *rb, const float t[16])
 {
@@ -239,11 +208,13 @@ plush_status plush__world_soft_collide_init(soft_ctx *c)
         /* a body the cage lies into at rest, holding fewer of the model's visible skin vertices than of the
          * cage's nodes, whose collision groups keep the part's physics apart from it, is a helper of the part's
          * own rig, not the body; one that holds more skin is a head or a limb, whatever the groups say */
-        if (overlaps && !skin)
-            skin = skin_vertices(m, c->sb->material);
         if (overlaps && !skin) {
-            free(dynamic);
-            return world_soft_no_memory(c);
+            skin = malloc((m->vertex_count ? m->vertex_count : 1) * sizeof *skin);
+            if (!skin || !plush__rigid_skin_vertices(m, skin)) {
+                free(skin);
+                free(dynamic);
+                return world_soft_no_memory(c);
+            }
         }
         size_t held = overlaps ? skin_inside(m, skin, rb, t) : 0, nodes_in = 0;
         for (size_t nd = 0; overlaps && nd < s->node_count; nd++) {

@@ -60,49 +60,33 @@ static double author_share(const plush_pmx_model *m, const uint32_t *vertices, s
     return (double)moved / (double)count;
 }
 
-/* The visible skin: the faces of materials drawn at all (diffuse alpha above 0) that hold no bound vertex and
- * no vertex the author's physics moves (the body as its bones carry it), over every bound vertex (the push
- * keeps them out of it; the measure looks at the sampled ones). */
+/* The visible skin: the faces of the model's visible skin (plush__rigid_skin_vertices) that hold no bound vertex,
+ * over every bound vertex (the push keeps them out of it; the measure looks at the sampled ones). */
 static plush_status skin_init(plush__soft_measure *sm, const plush_pmx_model *m, plush_diag *diag)
 {
     size_t nv = m->vertex_count, faces = 0;
-    bool *bound = calloc(nv ? nv : 1, sizeof *bound); /* then: bound or moved by physics */
     uint32_t(*tris)[3] = malloc((m->index_count / 3 ? m->index_count / 3 : 1) * sizeof *tris);
     float(*rest)[3] = malloc((nv ? nv : 1) * sizeof *rest);
     float(*normals)[3] = malloc((nv ? nv : 1) * sizeof *normals);
     plush_status st = PLUSH_OK;
-    if (!bound || !tris || !rest || !normals) {
+    if (!tris || !rest || !normals) {
+        st = plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+        goto done;
+    }
+    bool *skin = malloc((nv ? nv : 1) * sizeof *skin);
+    if (!skin || !plush__rigid_skin_vertices(m, skin)) {
+        free(skin);
         st = plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
         goto done;
     }
     for (size_t i = 0; i < sm->count; i++)
-        bound[sm->vertices[i]] = true;
-    /* a vertex weighted to a bone the author's physics moves belongs to another soft part (bangs, a ribbon, a
-     * skirt): not the body the part must stay out of */
-    size_t nb = m->bone_count;
-    bool *moved = calloc(nb ? nb : 1, sizeof *moved);
-    if (!moved) {
-        st = plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
-        goto done;
+        skin[sm->vertices[i]] = false;
+    for (size_t f = 0; m->indices && f + 3 <= m->index_count; f += 3) {
+        const uint32_t *ix = &m->indices[f];
+        if (ix[0] < nv && ix[1] < nv && ix[2] < nv && skin[ix[0]] && skin[ix[1]] && skin[ix[2]])
+            memcpy(tris[faces++], ix, sizeof tris[0]);
     }
-    plush__rigid_moved_bones(m, moved);
-    for (size_t v = 0; v < nv; v++)
-        for (int j = 0; j < 4 && !bound[v]; j++) {
-            int32_t b = m->vertices[v].bones[j];
-            bound[v] = b >= 0 && (size_t)b < nb && m->vertices[v].weights[j] > 0 && moved[b];
-        }
-    free(moved);
-    size_t first = 0;
-    for (size_t mat = 0; mat < m->material_count; mat++) {
-        size_t n = m->materials[mat].index_count > 0 ? (size_t)m->materials[mat].index_count : 0;
-        bool drawn = m->materials[mat].diffuse[3] > 0;
-        for (size_t f = first; drawn && m->indices && f + 3 <= first + n && f + 3 <= m->index_count; f += 3) {
-            const uint32_t *ix = &m->indices[f];
-            if (ix[0] < nv && ix[1] < nv && ix[2] < nv && !bound[ix[0]] && !bound[ix[1]] && !bound[ix[2]])
-                memcpy(tris[faces++], ix, sizeof tris[0]);
-        }
-        first += n;
-    }
+    free(skin);
     sm->skin_faces = faces;
     if (!faces)
         goto done;
@@ -124,7 +108,6 @@ static plush_status skin_init(plush__soft_measure *sm, const plush_pmx_model *m,
     st = plush_quality_skin_create((const float(*)[3])rest, (const float(*)[3])normals, nv, (const uint32_t(*)[3])tris,
                                    faces, sm->vertices, sm->count, depth, &sm->skin, diag);
 done:
-    free(bound);
     free(tris);
     free(rest);
     free(normals);
