@@ -6,6 +6,7 @@
 #include "core/geom.h"
 #include "physics/rigid_shape.h"
 #include "plush/sys/core.h"
+#include "plush/sys/physics.h"
 #include "plush/sys/pmx.h"
 
 #include <math.h>
@@ -463,8 +464,45 @@ static bool touches_rest(const pin_work *w, uint32_t k)
     return at != SIZE_MAX && distance(w->cage->positions[k], w->m->vertices[w->rest_vertex[at]].position) <= w->reach;
 }
 
+/* Whether the node of a piece farthest from where it touches the model (at, from its centre) lies in the
+ * open: in front of the rest of the model at its nearest vertex there, by that vertex's normal, and outside
+ * every rigid body that follows a bone. A mouth's inside ends inside the head. */
+static bool far_end_out(const pin_work *w, const uint32_t *nodes, size_t count, const double centre[3],
+                        const double at[3])
+{
+    double best = -INFINITY;
+    size_t far = 0;
+    for (size_t i = 0; i < count; i++) {
+        const float *p = w->cage->positions[nodes[i]];
+        double d = 0;
+        for (int k = 0; k < 3; k++)
+            d -= ((double)p[k] - centre[k]) * at[k];
+        if (d > best)
+            best = d, far = i;
+    }
+    const float *p = w->cage->positions[nodes[far]];
+    for (size_t r = 0; r < w->m->rigid_body_count; r++) {
+        const plush_pmx_rigid_body *rb = &w->m->rigid_bodies[r];
+        if (rb->mode != PLUSH_PMX_RIGID_FOLLOW_BONE || rb->shape > PLUSH_PMX_RIGID_CAPSULE)
+            continue;
+        float pose[16];
+        plush_world_rigid_rest_transform(rb, pose);
+        if (plush__rigid_inside(rb, pose, p))
+            return false;
+    }
+    /* the rest of the model nearest it (the vertices the cage does not cover), by its normal */
+    size_t near = plush__point_grid_nearest(&w->rest_grid, p);
+    if (near == SIZE_MAX)
+        return true;
+    const plush_pmx_vertex *x = &w->m->vertices[w->rest_vertex[near]];
+    double side = 0;
+    for (int k = 0; k < 3; k++)
+        side += ((double)p[k] - x->position[k]) * x->normal[k];
+    return side > 0;
+}
+
 /* The direction a held piece hangs from: up (+Y), unless no vertex of its top band touches the rest of the
- * model while it stands up from where others do (a tail, a tuft of hair): then from its centre towards
+ * model while it stands out from where others do (a tail, a tuft of hair): then from its centre towards
  * those. True when it is not up. */
 static bool hang_direction(pin_work *w, const uint32_t *nodes, size_t count, double up[3])
 {
@@ -491,14 +529,26 @@ static bool hang_direction(pin_work *w, const uint32_t *nodes, size_t count, dou
         for (int k = 0; k < 3; k++)
             at[k] += p[k];
     }
-    double len = 0;
+    double len = 0, lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY}, extent = 0;
     for (int k = 0; k < 3; k++)
         at[k] = touching ? at[k] / (double)touching - centre[k] : 0, len += at[k] * at[k];
     len = sqrt(len);
-    /* it stands up from the model: most of it away (no more than half its vertices touching), and where it
-     * touches more below its centre than beside it (a mouth's or an eye's inside, touching the face around
-     * it, keeps its top) */
-    if (!(len > 0) || 2 * touching > count || !(at[1] / len < -sqrt(0.5)))
+    for (size_t i = 0; i < count; i++)
+        for (int k = 0; k < 3; k++) {
+            lo[k] = fmin(lo[k], w->cage->positions[nodes[i]][k]);
+            hi[k] = fmax(hi[k], w->cage->positions[nodes[i]][k]);
+        }
+    for (int k = 0; k < 3; k++)
+        extent += (hi[k] - lo[k]) * (hi[k] - lo[k]);
+    extent = sqrt(extent);
+    /* it stands out from the model: most of it away (no more than half its vertices touching), and either
+     * touching more below its centre than beside it (a tuft standing up), or touching at one end -- where it
+     * touches lies at least a quarter of its extent from its centre, half of what a piece held at one end
+     * has -- with its other end out of the body (a tail straight back or at 45 degrees, an ear). A mouth's or
+     * an eye's inside, touching the face round it or ending inside the head, keeps its top. */
+    if (!(len > 0) || 2 * touching > count)
+        return false;
+    if (!(at[1] / len < -sqrt(0.5)) && !(len >= 0.25 * extent && far_end_out(w, nodes, count, centre, at)))
         return false;
     for (int k = 0; k < 3; k++)
         up[k] = at[k] / len;
