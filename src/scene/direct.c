@@ -17,6 +17,8 @@
 #define SEAM_RADIUS_CAP 4.0f
 /* The physics module's own cap on an iteration count. */
 #define DIRECT_MAX_ITERATIONS 1000
+/* The cloth solver's substeps per fixed step, at most (the demo bear's 60,000 nodes: some 4 s a frame). */
+#define DIRECT_MAX_SUBSTEPS 1024
 
 typedef struct direct_part {
     size_t face_count;
@@ -33,6 +35,8 @@ typedef struct direct_ctx {
     direct_part *parts;
     plush_pmx_vertex *vertices;   /* the derived model's copy (pinned vertices take the proxy's weights) */
     plush_scene_direct_stats *stats;
+    plush_world_cloth *cloth;     /* per soft body of the derived model, or NULL: calibrate for Bullet */
+    float hz;
     plush_diag *diag;
 } direct_ctx;
 
@@ -549,6 +553,43 @@ static void calibrate(direct_ctx *c, const plush_pmx_welded_mesh *pm, const plus
     c->stats->pressure = dsb->config.pr;
 }
 
+/* The cloth the proxy is, in physical units (plush_world_cloth), for a solver whose result does not depend
+ * on the resolution:
+ * - stretch: Bullet's link solver takes 1 - (1 - LST)^P of a link's error off each fixed step dt. XPBD does
+ *   that with a link's compliance alpha = dt^2 (1 / k - 1) / w, w the two ends' inverse masses (each node
+ *   total / nodes), and a link of length L over area A_e holds a sheet of modulus E = L^2 / (alpha A_e);
+ *   the proxy's mean link (its mean edge, A_e its area over 3/2 links a face) gives E. Nearly 1: inextensible.
+ * - bending: the proxy cannot bend within one of its faces, so the cloth it stands for bends over about
+ *   its edge: the bending length is the proxy's mean edge. */
+static void cloth_of_proxy(const direct_ctx *c, const plush_pmx_welded_mesh *pm, const plush_pmx_welded_mesh *mesh,
+                           const plush_pmx_soft_body *sb, plush_world_cloth *out)
+{
+    double edge = plush__mean_edge(&pm->nodes[0][0], sizeof pm->nodes[0], &pm->triangles[0][0], 3 * pm->triangle_count);
+    double detail = plush__mean_edge(&mesh->nodes[0][0], sizeof mesh->nodes[0], &mesh->triangles[0][0],
+                                     3 * mesh->triangle_count);
+    double ratio = edge > 0 && detail > 0 && edge > detail ? edge / detail : 1;
+    double area, volume;
+    area_volume(pm, &area, &volume);
+    int32_t p = sb->p_iterations > 0 ? sb->p_iterations : 1;
+    double lst = sb->lst >= 0 && sb->lst <= 1 ? (double)sb->lst : 1;
+    double k = 1 - pow(1 - lst, (double)p), dt = 1.0 / (c->hz > 0 ? c->hz : PLUSH_WORLD_DEFAULT_HZ);
+    double mass = isfinite(sb->total_mass) && sb->total_mass > 0 ? sb->total_mass : 1;
+    double w = 2.0 * (double)pm->node_count / mass, links = 1.5 * (double)pm->triangle_count;
+    double alpha = k > 0 && k < 1 - 1e-6 ? dt * dt * (1 / k - 1) / w : 0;
+    out->on = true;
+    out->stretch = alpha > 0 && area > 0 ? (float)(edge * edge / (alpha * area / links)) : INFINITY;
+    out->bending_length = (float)edge;
+    /* substeps: a sweep carries a correction one link, so one across the detail as far as the proxy's P
+     * sweeps carry it across the cage takes P x ratio sweeps, and the step's error goes with the substep
+     * squared: P x ratio^2, at most DIRECT_MAX_SUBSTEPS */
+    double subs = ceil((double)p * ratio * ratio);
+    out->substeps = (int)(subs > DIRECT_MAX_SUBSTEPS ? DIRECT_MAX_SUBSTEPS : subs);
+    c->stats->cloth = true;
+    c->stats->stretch = out->stretch;
+    c->stats->bending_length = out->bending_length;
+    c->stats->substeps = out->substeps;
+}
+
 static plush_status build_part(direct_ctx *c, size_t k, plush_pmx_soft_body *dsb)
 {
     direct_part *p = &c->parts[k];
@@ -602,7 +643,9 @@ static plush_status build_part(direct_ctx *c, size_t k, plush_pmx_soft_body *dsb
         choose_holders(pm, hold, longest, held, held_count, patch, held_triangle, &w);
         st = write_holds(c, k, hold, &w, dsb);
     }
-    if (st == PLUSH_OK)
+    if (st == PLUSH_OK && c->cloth)
+        cloth_of_proxy(c, pm, &w.mesh, &c->src->soft_bodies[part->soft_body], &c->cloth[part->soft_body]);
+    else if (st == PLUSH_OK)
         calibrate(c, pm, &w.mesh, dsb);
     if (st == PLUSH_OK) {
         size_t loose = loose_pieces(&w, dsb, scratch);
@@ -620,6 +663,14 @@ static plush_status build_part(direct_ctx *c, size_t k, plush_pmx_soft_body *dsb
 plush_status plush_scene_direct_build(const plush_scene_binding *b, plush_pmx_model **out,
                                       plush_scene_direct_stats *stats, plush_diag *diag)
 {
+    return plush__scene_direct_build(b, 0, out, stats, NULL, diag);
+}
+
+plush_status plush__scene_direct_build(const plush_scene_binding *b, float physics_hz, plush_pmx_model **out,
+                                      plush_scene_direct_stats *stats, plush_world_cloth **cloth, plush_diag *diag)
+{
+    if (cloth)
+        *cloth = NULL;
     if (!b || !out)
         return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, NULL, -1, "no binding or no place for the model");
     *out = NULL;
@@ -631,8 +682,12 @@ plush_status plush_scene_direct_build(const plush_scene_binding *b, plush_pmx_mo
     if (b->proxy.part_count == 0)
         return plush_diag_fail(diag, PLUSH_E_NO_PROXY, -1, "soft body", -1,
                                "no usable TriMesh soft body whose parameters the detailed mesh could take");
-    direct_ctx c = {.b = b, .src = m, .stats = stats, .diag = diag};
+    direct_ctx c = {.b = b, .src = m, .stats = stats, .hz = physics_hz, .diag = diag};
     c.parts = calloc(b->proxy.part_count, sizeof *c.parts);
+    if (cloth && !(c.cloth = calloc(m->soft_body_count ? m->soft_body_count : 1, sizeof *c.cloth))) {
+        free(c.parts);
+        return plush__no_memory(diag);
+    }
     c.out = plush_pmx_create();
     plush_status st = c.parts && c.out ? collect_faces(&c) : plush__no_memory(diag);
     for (size_t k = 0; st == PLUSH_OK && k < b->proxy.part_count; k++) {
@@ -683,8 +738,11 @@ plush_status plush_scene_direct_build(const plush_scene_binding *b, plush_pmx_mo
     free(c.parts);
     if (st != PLUSH_OK) {
         plush_pmx_free(c.out);
+        free(c.cloth);
         return st;
     }
     *out = c.out;
+    if (cloth)
+        *cloth = c.cloth;
     return PLUSH_OK;
 }
