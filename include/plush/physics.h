@@ -48,18 +48,20 @@ typedef struct plush_world_model plush_world_model;
 /* The fixed physics rate when none is given (MMD steps at 60 Hz). */
 #define PLUSH_WORLD_DEFAULT_HZ 60
 
-/* A TriMesh soft body stepped as cloth by plush instead of Bullet (the direct reference of plush compare):
- * XPBD in small substeps with constants in physical units, so that its motion does not depend on the mesh's
- * resolution. The areal density is the body's total mass over its area; damping (kDP per fixed step),
- * pressure (kPR) and the world's gravity are the body's as Bullet reads them; pins, anchors and the bodies
- * that follow bones hold and push it as they do a Bullet body. Other fields of the soft body (LST,
- * iterations, B-links, clusters, aerodynamics, self-collision) are not used. */
+/* A TriMesh soft body stepped as cloth by plush instead of Bullet (plush compare --direct-cloth): backward
+ * Euler in substeps, each a conjugate-gradient solve, with constants in physical units, so that its motion
+ * depends on the material rather than the mesh's resolution. The areal density is the body's total mass
+ * over its area; damping (kDP per fixed step, and a relaxation time of one fixed step), pressure (kPR) and
+ * the world's gravity are the body's as Bullet reads them; pins, anchors and the bodies that follow bones
+ * hold and push it as they do a Bullet body. Other fields of the soft body (LST, iterations, B-links,
+ * clusters, aerodynamics, self-collision) are not used. */
 typedef struct plush_world_cloth {
-    float stretch;            /* stretch modulus: force per unit length per unit strain (mass / s^2);
-                                 INFINITY or 0: inextensible */
+    float stretch;            /* stretch modulus: force per unit length per unit strain (mass / s^2); 0 or
+                                 INFINITY: as stiff as a substep resolves (a stretch wave crossing one mean
+                                 edge a substep) */
     float bending_length;     /* the cloth's bending length (B = areal density x gravity x length^3),
                                  units; 0: no bending stiffness */
-    int substeps;             /* per fixed step; 0: 16 */
+    int substeps;             /* per fixed step; 0: 8 */
     bool on;                  /* false: Bullet steps this soft body */
 } plush_world_cloth;
 

@@ -48,7 +48,7 @@ static const char compare_help[] =
     "  --original (or --seed)      the proxy runs bind and skin as the original method (nearest four\n"
     "                              triangles, percent weights, each triangle's own frame): the 'before' of\n"
     "                              the smooth surface\n"
-    "  --direct-cloth              direct and direct/4 by plush's own cloth solver (XPBD in substeps, the\n"
+    "  --direct-cloth              direct and direct/4 by plush's own cloth solver (backward Euler, the\n"
     "                              proxy's material in physical units) instead of Bullet; an experiment:\n"
     "                              see docs/compare.md\n"
     "  -h, --help                  this text\n"

@@ -17,8 +17,6 @@
 #define SEAM_RADIUS_CAP 4.0f
 /* The physics module's own cap on an iteration count. */
 #define DIRECT_MAX_ITERATIONS 1000
-/* The cloth solver's substeps per fixed step, at most (the demo bear's 60,000 nodes: some 4 s a frame). */
-#define DIRECT_MAX_SUBSTEPS 1024
 
 typedef struct direct_part {
     size_t face_count;
@@ -555,39 +553,27 @@ static void calibrate(direct_ctx *c, const plush_pmx_welded_mesh *pm, const plus
 
 /* The cloth the proxy is, in physical units (plush_world_cloth), for a solver whose result does not depend
  * on the resolution:
- * - stretch: Bullet's link solver takes 1 - (1 - LST)^P of a link's error off each fixed step dt. XPBD does
- *   that with a link's compliance alpha = dt^2 (1 / k - 1) / w, w the two ends' inverse masses (each node
- *   total / nodes), and a link of length L over area A_e holds a sheet of modulus E = L^2 / (alpha A_e);
- *   the proxy's mean link (its mean edge, A_e its area over 3/2 links a face) gives E. Nearly 1: inextensible.
+ * - stretch: Bullet's P position sweeps a step carry a correction P links across the cage, so the proxy's
+ *   stretch waves travel c = P L / dt (L its mean edge); a sheet whose waves travel so fast has the modulus
+ *   E = rho c^2, rho its areal density (total mass over its area);
  * - bending: the proxy cannot bend within one of its faces, so the cloth it stands for bends over about
  *   its edge: the bending length is the proxy's mean edge. */
-static void cloth_of_proxy(const direct_ctx *c, const plush_pmx_welded_mesh *pm, const plush_pmx_welded_mesh *mesh,
-                           const plush_pmx_soft_body *sb, plush_world_cloth *out)
+static void cloth_of_proxy(const direct_ctx *c, const plush_pmx_welded_mesh *pm, const plush_pmx_soft_body *sb,
+                           plush_world_cloth *out)
 {
     double edge = plush__mean_edge(&pm->nodes[0][0], sizeof pm->nodes[0], &pm->triangles[0][0], 3 * pm->triangle_count);
-    double detail = plush__mean_edge(&mesh->nodes[0][0], sizeof mesh->nodes[0], &mesh->triangles[0][0],
-                                     3 * mesh->triangle_count);
-    double ratio = edge > 0 && detail > 0 && edge > detail ? edge / detail : 1;
     double area, volume;
     area_volume(pm, &area, &volume);
     int32_t p = sb->p_iterations > 0 ? sb->p_iterations : 1;
-    double lst = sb->lst >= 0 && sb->lst <= 1 ? (double)sb->lst : 1;
-    double k = 1 - pow(1 - lst, (double)p), dt = 1.0 / (c->hz > 0 ? c->hz : PLUSH_WORLD_DEFAULT_HZ);
+    double hz = c->hz > 0 ? c->hz : PLUSH_WORLD_DEFAULT_HZ;
     double mass = isfinite(sb->total_mass) && sb->total_mass > 0 ? sb->total_mass : 1;
-    double w = 2.0 * (double)pm->node_count / mass, links = 1.5 * (double)pm->triangle_count;
-    double alpha = k > 0 && k < 1 - 1e-6 ? dt * dt * (1 / k - 1) / w : 0;
+    double speed = (double)p * edge * hz, density = area > 0 ? mass / area : 0;
     out->on = true;
-    out->stretch = alpha > 0 && area > 0 ? (float)(edge * edge / (alpha * area / links)) : INFINITY;
+    out->stretch = (float)(density * speed * speed);
     out->bending_length = (float)edge;
-    /* substeps: a sweep carries a correction one link, so one across the detail as far as the proxy's P
-     * sweeps carry it across the cage takes P x ratio sweeps, and the step's error goes with the substep
-     * squared: P x ratio^2, at most DIRECT_MAX_SUBSTEPS */
-    double subs = ceil((double)p * ratio * ratio);
-    out->substeps = (int)(subs > DIRECT_MAX_SUBSTEPS ? DIRECT_MAX_SUBSTEPS : subs);
     c->stats->cloth = true;
     c->stats->stretch = out->stretch;
     c->stats->bending_length = out->bending_length;
-    c->stats->substeps = out->substeps;
 }
 
 static plush_status build_part(direct_ctx *c, size_t k, plush_pmx_soft_body *dsb)
@@ -644,7 +630,7 @@ static plush_status build_part(direct_ctx *c, size_t k, plush_pmx_soft_body *dsb
         st = write_holds(c, k, hold, &w, dsb);
     }
     if (st == PLUSH_OK && c->cloth)
-        cloth_of_proxy(c, pm, &w.mesh, &c->src->soft_bodies[part->soft_body], &c->cloth[part->soft_body]);
+        cloth_of_proxy(c, pm, &c->src->soft_bodies[part->soft_body], &c->cloth[part->soft_body]);
     else if (st == PLUSH_OK)
         calibrate(c, pm, &w.mesh, dsb);
     if (st == PLUSH_OK) {

@@ -1,27 +1,32 @@
-/* A TriMesh soft body stepped as cloth by plush itself (plush_world_cloth), not by Bullet: extended
- * position-based dynamics (XPBD, Macklin et al. 2016) in many small substeps of one iteration each
- * (Macklin et al. 2019, "Small steps in physics simulation"), so that the result is that of the
- * continuum the constants describe rather than of the mesh's resolution or an iteration count.
+/* A TriMesh soft body stepped as cloth by plush itself (plush_world_cloth), not by Bullet: backward Euler
+ * in a few substeps a fixed step, each a linear solve by conjugate gradients (Baraff and Witkin 1998) with the
+ * Gauss-Newton stiffness of the links and hinges, so that a correction crosses the whole mesh in one solve.
+ * Position-based solvers (Bullet's PBD, or XPBD in small steps) carry it one link a sweep, which makes a finer
+ * mesh softer until enough sweeps have crossed it (docs/compare.md: a sheet clamped by one edge dropped 1.71
+ * at 8 x 8 quads and 3.48 at 16 x 16 with XPBD at 128 substeps; here 1.60 and 1.43, test_cloth_sheet).
  *
  * - Mass: one areal density (the body's total mass over its area), a node a third of each face's area.
- * - Stretch: one distance constraint per edge with compliance L^2 / (E A_e), A_e a third of the areas of
- *   the faces beside it: a sheet of stretch modulus E (force per unit length per unit strain) at any
- *   resolution. E infinite: inextensible (compliance 0). A seam link (a face a, b, b) is held rigidly.
- * - Bending: one dihedral-angle constraint per interior edge, C = theta - theta_rest, with compliance
- *   (A_1 + A_2) / (3 B |e|^2), the discrete shells' hinge energy (Grinspun et al. 2003): B theta^2 |e|^2 /
- *   (2 A_e) is B kappa^2 / 2 over the hinge's area. B = rho g l^3 from the bending length l (how far a
- *   strip of the cloth reaches out straight before it bends under its weight).
- * - Gravity, damping and pressure as the world gives them to every soft body: the world's gravity; the
- *   body's kDP per fixed step (Bullet takes that share of the speed off each step) spread over the
- *   substeps, so the same share per second; kPR times a node's area over the enclosed volume along its
- *   normal (Bullet's pressure force).
- * - Pins: on the straight path to their target across the fixed step, as for Bullet; anchored nodes follow
- *   their rigid body. Contacts: each substep every free node is pushed out of the rigid bodies that
- *   follow bones (those world_soft_collide.c pushes faces out of), to the body's margin, unless it lay
- *   nearer at rest; the faces' own pushes follow each fixed step as for every soft body.
+ * - Stretch: one spring per edge of stiffness E A_e / L^2, A_e a third of the areas of the faces beside it:
+ *   a sheet of stretch modulus E (force per unit length per unit strain) at any resolution. A seam link (a
+ *   face a, b, b) has no area: it takes the stiffness its length would have in a square of its own.
+ * - Bending: one dihedral-angle spring per interior edge, stiffness 3 B |e|^2 / (A_1 + A_2), the discrete
+ *   shells' hinge energy (Grinspun et al. 2003): B theta^2 |e|^2 / (2 A_e) is B kappa^2 / 2 over the hinge's
+ *   area. B = rho g l^3 from the bending length l (how far a strip reaches out straight before it bends
+ *   under its weight).
+ * - Damping: the body's kDP per fixed step (Bullet takes that share of the speed off each step), spread over
+ *   the substeps; and a material relaxation time of one fixed step (Rayleigh damping tau K: stress
+ *   E (strain + tau d strain / dt)), within which Bullet's solver takes the proxy's vibrations out.
+ * - Pressure kPR times a node's area over the enclosed volume along its normal (Bullet's force), explicit;
+ *   the world's gravity.
+ * - Pins on their straight path across the fixed step, as for Bullet; anchored nodes toward their rigid
+ *   body. Contacts: after each substep every free node is pushed out of the rigid bodies that follow bones
+ *   (those world_soft_collide.c pushes faces out of), to the body's margin unless it lay nearer at rest; the
+ *   push is not made speed, the speed into the body is spent; the faces' pass follows each fixed step as
+ *   for every soft body.
  * The Bullet soft body exists (the world's readers and guards keep their one path) but is out of the
  * simulation. */
 #include "core/common.h"
+#include "core/geom.h"
 #include "physics/rigid_shape.h"
 #include "physics/world_soft_internal.h"
 #include "plush/sys/physics.h"
@@ -30,30 +35,37 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Substeps per fixed step when plush_world_cloth.substeps is 0: at 60 Hz a substep of about 1 ms, where
- * one iteration of XPBD's stiff constraints is converged (Macklin et al. 2019 use 1-2 ms). */
-#define XPBD_DEFAULT_SUBSTEPS 16
+/* Substeps per fixed step when plush_world_cloth.substeps is 0: the skirt of docs/compare.md moved the same
+ * at 8 and 32 (0.73 and 0.75 from bones over 30 frames). */
+#define CLOTH_DEFAULT_SUBSTEPS 8
+/* Conjugate-gradient iterations a solve, at most, and the residual it stops at (over the first one). */
+#define CLOTH_CG_ITERATIONS 200
+#define CLOTH_CG_TOLERANCE 1e-6
 
-typedef struct xpbd_hinge {
+typedef struct cloth_hinge {
     uint32_t v[4];                /* the edge's ends, then the opposite corner of each face */
-    float rest, compliance;
-} xpbd_hinge;
+    float rest, stiffness;        /* the rest angle; 3 B |e|^2 / (A_1 + A_2) */
+} cloth_hinge;
 
-struct world_xpbd {
+struct world_cloth {
     int substeps;
     float *inv_mass;              /* 0 for pinned and anchored nodes */
     float *area;                  /* per node: a third of its faces' areas (pressure) */
     size_t edge_count;
     uint32_t (*edges)[2];
-    float *edge_rest, *edge_compliance;
+    float *edge_rest, *edge_k;    /* rest length; stiffness E A_e / L^2 */
     size_t hinge_count;
-    xpbd_hinge *hinges;
-    double (*x)[3], (*v)[3], (*prev)[3]; /* the state within a fixed step, in double: a substep moves a node
-                                              by less than a float resolves at the model's size */
-    float (*force)[3];
+    cloth_hinge *hinges;
+    double (*x)[3], (*v)[3];      /* the state within a fixed step, in double: a substep moves a node by
+                                     less than a float resolves at the model's size */
+    double (*f)[3];               /* the forces, per node */
+    float (*force)[3];            /* per node: the pressure force this substep */
     float (*push)[3];             /* per node: this substep's push out of the bodies (not made speed) */
     double (*anchor_from)[3];     /* per anchor: its node at the start of the fixed step */
     float *node_clear;            /* per slot and node: rest clearance from that body (collide_count x nodes) */
+    double (*r)[3], (*z)[3], (*p)[3], (*ap)[3], (*dv)[3]; /* the solve's vectors, per node */
+    double (*hinge_grad)[4][3];   /* implicit step: each hinge's gradient this substep */
+    double *edge_dir;             /* implicit step: each edge's unit direction, 3 per edge */
     float pressure;               /* kPR, 0 when the body encloses no volume */
     float damping;                /* kDP: the share of the speed taken off each fixed step */
 };
@@ -138,7 +150,7 @@ static int by_edge(const void *pa, const void *pb)
 }
 
 /* Each face's three edges as (low, high, face, corner opposite); sorted, equal keys are one edge. */
-static plush_status build_edges(soft_ctx *c, struct world_xpbd *xp, float stretch, float bending_stiffness,
+static plush_status build_edges(soft_ctx *c, struct world_cloth *xp, float stretch, float bending_stiffness,
                                 const double *face_areas)
 {
     world_soft *s = c->s;
@@ -164,9 +176,12 @@ static plush_status build_edges(soft_ctx *c, struct world_xpbd *xp, float stretc
     plush_arena *arena = &c->wm->arena;
     xp->edges = plush_arena_array(arena, n ? n : 1, sizeof *xp->edges);
     xp->edge_rest = plush_arena_array(arena, n ? n : 1, sizeof *xp->edge_rest);
-    xp->edge_compliance = plush_arena_array(arena, n ? n : 1, sizeof *xp->edge_compliance);
+    xp->edge_k = plush_arena_array(arena, n ? n : 1, sizeof *xp->edge_k);
+    xp->edge_dir = plush_arena_array(arena, 3 * n + 1, sizeof *xp->edge_dir);
+    xp->hinge_grad = plush_arena_array(arena, n ? n : 1, sizeof *xp->hinge_grad);
     xp->hinges = plush_arena_array(arena, n ? n : 1, sizeof *xp->hinges);
-    if (!xp->edges || !xp->edge_rest || !xp->edge_compliance || !xp->hinges) {
+    if (!xp->edges || !xp->edge_rest || !xp->edge_k || !xp->hinges || !xp->edge_dir ||
+        !xp->hinge_grad) {
         free(e);
         return world_soft_no_memory(c);
     }
@@ -189,8 +204,8 @@ static plush_status build_edges(soft_ctx *c, struct world_xpbd *xp, float stretc
         xp->edges[k][0] = a;
         xp->edges[k][1] = b;
         xp->edge_rest[k] = (float)len;
-        /* a seam (no face with area) and an inextensible sheet are held rigidly */
-        xp->edge_compliance[k] = area > 0 && isfinite(stretch) && stretch > 0 ? (float)(len * len / (stretch * area)) : 0;
+        /* a seam (no face with area) as if it were the side of a square of its own */
+        xp->edge_k[k] = len > 0 ? (float)(stretch * (area > 0 ? area / (len * len) : 1.0)) : 0;
         if (with_area == 2 && bending_stiffness > 0) {
             /* orient the hinge by face 1's winding: v0 -> v1 as face 1 runs */
             const uint32_t *f1 = s->triangles[e[faces[0]][2]];
@@ -198,7 +213,7 @@ static plush_status build_edges(soft_ctx *c, struct world_xpbd *xp, float stretc
             for (int q = 0; q < 3; q++)
                 if (f1[q] == b && f1[(q + 1) % 3] == a)
                     v0 = b, v1 = a;
-            xpbd_hinge *h = &xp->hinges[xp->hinge_count];
+            cloth_hinge *h = &xp->hinges[xp->hinge_count];
             h->v[0] = v0, h->v[1] = v1, h->v[2] = e[faces[0]][3], h->v[3] = e[faces[1]][3];
             double theta;
             double a12 = face_areas[e[faces[0]][2]] + face_areas[e[faces[1]][2]];
@@ -208,7 +223,7 @@ static plush_status build_edges(soft_ctx *c, struct world_xpbd *xp, float stretc
                     at[q][r] = s->rest[h->v[q]][r];
             if (h->v[2] != h->v[3] && len > 0 && dihedral((const double(*)[3])at, &theta, NULL)) {
                 h->rest = (float)theta;
-                h->compliance = (float)(a12 / (3.0 * bending_stiffness * len * len));
+                h->stiffness = (float)(3.0 * bending_stiffness * len * len / a12);
                 xp->hinge_count++;
             }
         }
@@ -218,30 +233,36 @@ static plush_status build_edges(soft_ctx *c, struct world_xpbd *xp, float stretc
     return PLUSH_OK;
 }
 
-plush_status plush__world_soft_xpbd_init(soft_ctx *c, const plush_world_cloth *cloth)
+plush_status plush__world_soft_cloth_init(soft_ctx *c, const plush_world_cloth *cloth)
 {
     world_soft *s = c->s;
     plush_world_model *wm = c->wm;
     plush_arena *arena = &wm->arena;
     size_t n = s->node_count;
-    struct world_xpbd *xp = plush_arena_array(arena, 1, sizeof *xp);
+    struct world_cloth *xp = plush_arena_array(arena, 1, sizeof *xp);
     double *face_areas = malloc((s->triangle_count ? s->triangle_count : 1) * sizeof *face_areas);
     if (!xp || !face_areas) {
         free(face_areas);
         return world_soft_no_memory(c);
     }
     memset(xp, 0, sizeof *xp);
-    xp->substeps = cloth->substeps > 0 ? cloth->substeps : XPBD_DEFAULT_SUBSTEPS;
+    xp->substeps = cloth->substeps > 0 ? cloth->substeps : CLOTH_DEFAULT_SUBSTEPS;
     xp->inv_mass = plush_arena_array(arena, n, sizeof *xp->inv_mass);
     xp->area = plush_arena_array(arena, n, sizeof *xp->area);
-    xp->prev = plush_arena_array(arena, n, sizeof *xp->prev);
+    xp->f = plush_arena_array(arena, n, sizeof *xp->f);
     xp->x = plush_arena_array(arena, n, sizeof *xp->x);
     xp->v = plush_arena_array(arena, n, sizeof *xp->v);
     xp->force = plush_arena_array(arena, n, sizeof *xp->force);
     xp->push = plush_arena_array(arena, n, sizeof *xp->push);
+    xp->r = plush_arena_array(arena, n, sizeof *xp->r);
+    xp->z = plush_arena_array(arena, n, sizeof *xp->z);
+    xp->p = plush_arena_array(arena, n, sizeof *xp->p);
+    xp->ap = plush_arena_array(arena, n, sizeof *xp->ap);
+    xp->dv = plush_arena_array(arena, n, sizeof *xp->dv);
     xp->anchor_from = plush_arena_array(arena, s->anchor_count ? s->anchor_count : 1, sizeof *xp->anchor_from);
     xp->node_clear = plush_arena_array(arena, s->collide_count * n + 1, sizeof *xp->node_clear);
-    if (!xp->inv_mass || !xp->area || !xp->prev || !xp->x || !xp->v || !xp->force || !xp->push || !xp->anchor_from || !xp->node_clear) {
+    if (!xp->inv_mass || !xp->area || !xp->f || !xp->x || !xp->v || !xp->force || !xp->push || !xp->r || !xp->z ||
+        !xp->p || !xp->ap || !xp->dv || !xp->anchor_from || !xp->node_clear) {
         free(face_areas);
         return world_soft_no_memory(c);
     }
@@ -274,7 +295,14 @@ plush_status plush__world_soft_xpbd_init(soft_ctx *c, const plush_world_cloth *c
     double gravity = sqrt((double)g[0] * g[0] + (double)g[1] * g[1] + (double)g[2] * g[2]);
     double l = cloth->bending_length > 0 && isfinite(cloth->bending_length) ? cloth->bending_length : 0;
     double bending = density * (gravity > 0 ? gravity : 98.0) * l * l * l;
-    plush_status st = build_edges(c, xp, cloth->stretch, (float)bending, face_areas);
+    /* no modulus given: as stiff as a substep resolves, a stretch wave crossing one mean edge a substep */
+    double stretch = cloth->stretch;
+    if (!(isfinite(stretch) && stretch > 0)) {
+        double edge = plush__mean_edge(&s->rest[0][0], sizeof s->rest[0], &s->triangles[0][0], 3 * s->triangle_count);
+        double rate = (double)wm->world->desc.physics_hz * xp->substeps;
+        stretch = density * edge * edge * rate * rate;
+    }
+    plush_status st = build_edges(c, xp, (float)stretch, (float)bending, face_areas);
     free(face_areas);
     if (st != PLUSH_OK)
         return st;
@@ -300,7 +328,7 @@ plush_status plush__world_soft_xpbd_init(soft_ctx *c, const plush_world_cloth *c
             xp->node_clear[slot * n + i] = (float)fmin(plush__rigid_shape_distance(rb, local, NULL), 1e30);
         }
     }
-    s->xpbd = xp;
+    s->cloth = xp;
     return PLUSH_OK;
 }
 
@@ -311,7 +339,7 @@ static void to_world(const float m[16], const float p[3], float out[3])
 }
 
 /* kPR x node area / volume along the node's area-weighted normal (Bullet's pressure), into xp->force. */
-static void pressure_forces(const world_soft *s, struct world_xpbd *xp, const double (*x)[3])
+static void pressure_forces(const world_soft *s, struct world_cloth *xp, const double (*x)[3])
 {
     memset(xp->force, 0, s->node_count * sizeof *xp->force);
     if (xp->pressure == 0)
@@ -339,60 +367,9 @@ static void pressure_forces(const world_soft *s, struct world_xpbd *xp, const do
             xp->force[i][j] = (float)(xp->force[i][j] * scale);
 }
 
-/* gamma: the material's relaxation time over the substep (XPBD's constraint damping, Macklin et al. 2016:
- * gamma = alpha beta / h with beta = tau / alpha): a link or a hinge loses the speed at which its error grows
- * as a viscous sheet with stress E (strain + tau d strain / dt) would. */
-static void solve_edges(const struct world_xpbd *xp, double (*x)[3], double h2, double gamma)
-{
-    for (size_t e = 0; e < xp->edge_count; e++) {
-        uint32_t a = xp->edges[e][0], b = xp->edges[e][1];
-        double wa = xp->inv_mass[a], wb = xp->inv_mass[b];
-        double d[3];
-        sub3d(x[b], x[a], d);
-        double len = sqrt(dot3(d, d)), alpha = xp->edge_compliance[e] / h2;
-        if (wa + wb == 0 || !(len > 0))
-            continue;
-        double g[3] = {d[0] / len, d[1] / len, d[2] / len}, rate = 0;
-        for (int k = 0; k < 3; k++)
-            rate += g[k] * ((x[b][k] - xp->prev[b][k]) - (x[a][k] - xp->prev[a][k]));
-        double damp = alpha > 0 ? gamma : 0;
-        double lambda = -((len - xp->edge_rest[e]) + damp * rate) / ((1 + damp) * (wa + wb) + alpha);
-        for (int k = 0; k < 3; k++) {
-            x[a][k] -= wa * lambda * g[k];
-            x[b][k] += wb * lambda * g[k];
-        }
-    }
-}
-
-static void solve_hinges(const struct world_xpbd *xp, double (*x)[3], double h2, double gamma)
-{
-    for (size_t i = 0; i < xp->hinge_count; i++) {
-        const xpbd_hinge *hg = &xp->hinges[i];
-        double theta, grad[4][3], w[4], denom = 0, at[4][3];
-        for (int k = 0; k < 4; k++)
-            memcpy(at[k], x[hg->v[k]], sizeof at[k]);
-        if (!dihedral((const double(*)[3])at, &theta, grad))
-            continue;
-        for (int k = 0; k < 4; k++) {
-            w[k] = xp->inv_mass[hg->v[k]];
-            denom += w[k] * dot3(grad[k], grad[k]);
-        }
-        double alpha = hg->compliance / h2, rate = 0;
-        if (!(denom + alpha > 0))
-            continue;
-        for (int k = 0; k < 4; k++)
-            for (int j = 0; j < 3; j++)
-                rate += grad[k][j] * (x[hg->v[k]][j] - xp->prev[hg->v[k]][j]);
-        double lambda = -(wrap_angle(theta - hg->rest) + gamma * rate) / ((1 + gamma) * denom + alpha);
-        for (int k = 0; k < 4; k++)
-            for (int j = 0; j < 3; j++)
-                x[hg->v[k]][j] += w[k] * lambda * grad[k][j];
-    }
-}
-
 /* Free nodes out of the bodies that follow bones, to the margin (or what they kept at rest); each push is
  * added to xp->push. */
-static void push_nodes(const plush_world_model *wm, const world_soft *s, struct world_xpbd *xp, double (*x)[3])
+static void push_nodes(const plush_world_model *wm, const world_soft *s, struct world_cloth *xp, double (*x)[3])
 {
     size_t n = s->node_count;
     memset(xp->push, 0, n * sizeof *xp->push);
@@ -424,18 +401,140 @@ static void push_nodes(const plush_world_model *wm, const world_soft *s, struct 
     }
 }
 
-void plush__world_soft_xpbd_step(plush_world_model *wm, world_soft *s, int k, int n, float dt)
+/* ---- the implicit step (experiment): backward Euler, Gauss-Newton stiffness, conjugate gradients ---- */
+
+/* y = K p over the free nodes: each link's and hinge's Gauss-Newton stiffness (k g g^T) */
+static void stiffness_times(const struct world_cloth *xp, const double (*p)[3], double (*y)[3])
 {
-    struct world_xpbd *xp = s->xpbd;
+    for (size_t e = 0; e < xp->edge_count; e++) {
+        uint32_t a = xp->edges[e][0], b = xp->edges[e][1];
+        const double *d = &xp->edge_dir[3 * e];
+        double k = xp->edge_k[e];
+        if (!(k > 0) || (xp->inv_mass[a] == 0 && xp->inv_mass[b] == 0))
+            continue;
+        double t = 0;
+        for (int j = 0; j < 3; j++)
+            t += d[j] * (p[b][j] - p[a][j]);
+        for (int j = 0; j < 3; j++) {
+            y[b][j] += k * t * d[j];
+            y[a][j] -= k * t * d[j];
+        }
+    }
+    for (size_t i = 0; i < xp->hinge_count; i++) {
+        const cloth_hinge *hg = &xp->hinges[i];
+        double k = hg->stiffness, t = 0;
+        for (int q = 0; q < 4; q++)
+            for (int j = 0; j < 3; j++)
+                t += xp->hinge_grad[i][q][j] * p[hg->v[q]][j];
+        for (int q = 0; q < 4; q++)
+            for (int j = 0; j < 3; j++)
+                y[hg->v[q]][j] += k * t * xp->hinge_grad[i][q][j];
+    }
+}
+
+/* One backward Euler substep of the free nodes: (M + h (h + tau) K) dv = h (f - (h + tau) K v), K the
+ * Gauss-Newton stiffness at x, by conjugate gradients preconditioned by the masses; then v += dv (less the
+ * kDP share), x += h v. The pinned and anchored nodes' v is their path's speed. */
+static void implicit_substep(const world_soft *s, struct world_cloth *xp, double h, double tau, const float g[3],
+                             double (*x)[3], double (*v)[3], double keep)
+{
+    size_t n = s->node_count;
+    double (*f)[3] = xp->f, (*r)[3] = xp->r, (*z)[3] = xp->z, (*p)[3] = xp->p, (*ap)[3] = xp->ap;
+    double (*dv)[3] = xp->dv, scale = h * (h + tau);
+    pressure_forces(s, xp, (const double(*)[3])x);
+    for (size_t i = 0; i < n; i++)
+        for (int j = 0; j < 3; j++)
+            f[i][j] = xp->inv_mass[i] > 0 ? g[j] / xp->inv_mass[i] + xp->force[i][j] : 0;
+    for (size_t e = 0; e < xp->edge_count; e++) {
+        uint32_t a = xp->edges[e][0], b = xp->edges[e][1];
+        double d[3];
+        sub3d(x[b], x[a], d);
+        double len = sqrt(dot3(d, d)), k = xp->edge_k[e];
+        for (int j = 0; j < 3; j++)
+            xp->edge_dir[3 * e + j] = len > 0 ? d[j] / len : 0;
+        for (int j = 0; j < 3; j++) {
+            double fj = -k * (len - xp->edge_rest[e]) * xp->edge_dir[3 * e + j];
+            f[b][j] += fj;
+            f[a][j] -= fj;
+        }
+    }
+    for (size_t i = 0; i < xp->hinge_count; i++) {
+        cloth_hinge *hg = &xp->hinges[i];
+        double at[4][3], theta = hg->rest;
+        for (int q = 0; q < 4; q++)
+            memcpy(at[q], x[hg->v[q]], sizeof at[q]);
+        if (!dihedral((const double(*)[3])at, &theta, xp->hinge_grad[i]))
+            memset(xp->hinge_grad[i], 0, sizeof xp->hinge_grad[i]);
+        double k = hg->stiffness, c = wrap_angle(theta - hg->rest);
+        for (int q = 0; q < 4; q++)
+            for (int j = 0; j < 3; j++)
+                f[hg->v[q]][j] -= k * c * xp->hinge_grad[i][q][j];
+    }
+    /* r = b - A 0 = h (f - (h + tau) K v); z = r / m; p = z */
+    memset(ap, 0, n * sizeof *ap);
+    stiffness_times(xp, (const double(*)[3])v, ap);
+    double rz = 0, r0 = 0;
+    for (size_t i = 0; i < n; i++) {
+        double m = xp->inv_mass[i] > 0 ? 1.0 / xp->inv_mass[i] : 0;
+        for (int j = 0; j < 3; j++) {
+            r[i][j] = m > 0 ? h * (f[i][j] - (h + tau) * ap[i][j]) : 0;
+            z[i][j] = m > 0 ? r[i][j] / m : 0;
+            p[i][j] = z[i][j];
+            dv[i][j] = 0;
+            rz += r[i][j] * z[i][j];
+            r0 += r[i][j] * r[i][j];
+        }
+    }
+    for (int it = 0; it < CLOTH_CG_ITERATIONS && rz > 0; it++) {
+        memset(ap, 0, n * sizeof *ap);
+        stiffness_times(xp, (const double(*)[3])p, ap);
+        double pap = 0;
+        for (size_t i = 0; i < n; i++) {
+            double m = xp->inv_mass[i] > 0 ? 1.0 / xp->inv_mass[i] : 0;
+            for (int j = 0; j < 3; j++) {
+                ap[i][j] = m > 0 ? m * p[i][j] + scale * ap[i][j] : 0;
+                pap += p[i][j] * ap[i][j];
+            }
+        }
+        if (!(pap > 0))
+            break;
+        double alpha = rz / pap, rz1 = 0, rr = 0;
+        for (size_t i = 0; i < n; i++) {
+            double m = xp->inv_mass[i] > 0 ? 1.0 / xp->inv_mass[i] : 0;
+            for (int j = 0; j < 3; j++) {
+                dv[i][j] += alpha * p[i][j];
+                r[i][j] -= alpha * ap[i][j];
+                z[i][j] = m > 0 ? r[i][j] / m : 0;
+                rz1 += r[i][j] * z[i][j];
+                rr += r[i][j] * r[i][j];
+            }
+        }
+        if (rr < CLOTH_CG_TOLERANCE * CLOTH_CG_TOLERANCE * r0)
+            break;
+        for (size_t i = 0; i < n; i++)
+            for (int j = 0; j < 3; j++)
+                p[i][j] = z[i][j] + rz1 / rz * p[i][j];
+        rz = rz1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (xp->inv_mass[i] == 0)
+            continue;
+        for (int j = 0; j < 3; j++) {
+            v[i][j] = (v[i][j] + dv[i][j]) * keep;
+            x[i][j] += h * v[i][j];
+        }
+    }
+}
+
+void plush__world_soft_cloth_step(plush_world_model *wm, world_soft *s, int k, int n, float dt)
+{
+    struct world_cloth *xp = s->cloth;
     const plush_bulletc_api *bc = wm->world->bc;
     const float *g = wm->world->desc.gravity;
     int subs = xp->substeps;
-    double h = (double)dt / subs, h2 = h * h;
+    double h = (double)dt / subs;
     float dp = xp->damping;
     double keep = dp > 0 && dp < 1 ? pow(1.0 - dp, 1.0 / subs) : dp >= 1 ? 0.0 : 1.0;
-    /* the material's relaxation time: one fixed step, within which Bullet's solver takes every vibration of
-     * the proxy's links out */
-    double gamma = (double)dt / h;
     double (*x)[3] = xp->x, (*v)[3] = xp->v;
     for (size_t i = 0; i < s->node_count; i++)
         for (int j = 0; j < 3; j++)
@@ -446,50 +545,41 @@ void plush__world_soft_xpbd_step(plush_world_model *wm, world_soft *s, int k, in
     for (size_t slot = 0; slot < s->collide_count; slot++)
         bc->body_get_transform(wm->bodies[s->collide_bodies[slot]].bc, s->collide_poses[slot]);
     for (int sub = 0; sub < subs; sub++) {
-        pressure_forces(s, xp, (const double(*)[3])x);
-        for (size_t i = 0; i < s->node_count; i++) {
-            memcpy(xp->prev[i], x[i], sizeof xp->prev[i]);
-            if (xp->inv_mass[i] == 0)
-                continue;
-            for (int j = 0; j < 3; j++) {
-                v[i][j] = (v[i][j] + h * (g[j] + (double)xp->force[i][j] * xp->inv_mass[i])) * keep;
-                x[i][j] += h * v[i][j];
-            }
-        }
-        /* pins on their path across the fixed step, anchors toward their body */
+        /* pins and anchors at the substep's end, at the speed that takes them there */
         double along = ((double)k + (double)(sub + 1) / subs) / n;
         for (size_t q = 0; q < s->pin_count; q++) {
             const soft_pin *p = &s->pins[q];
-            for (int j = 0; j < 3; j++)
-                x[p->node][j] = p->from[j] + ((double)p->to[j] - p->from[j]) * along;
+            for (int j = 0; j < 3; j++) {
+                double to = p->from[j] + ((double)p->to[j] - p->from[j]) * along;
+                v[p->node][j] = (to - x[p->node][j]) / h;
+                x[p->node][j] = to;
+            }
         }
         for (size_t q = 0; q < s->anchor_count; q++) {
             const soft_anchor *a = &s->anchors[q];
+            float m[16], w[3];
             if (s->pinned[a->node])
                 continue;
-            float m[16], w[3];
-            double t = (double)(sub + 1) / subs;
             bc->body_get_transform(wm->bodies[a->body].bc, m);
             to_world(m, a->local, w);
-            for (int j = 0; j < 3 && plush__finite3(w); j++)
-                x[a->node][j] = xp->anchor_from[q][j] + ((double)w[j] - xp->anchor_from[q][j]) * t;
+            for (int j = 0; j < 3 && plush__finite3(w); j++) {
+                double to = xp->anchor_from[q][j] + ((double)w[j] - xp->anchor_from[q][j]) * (sub + 1) / subs;
+                v[a->node][j] = (to - x[a->node][j]) / h;
+                x[a->node][j] = to;
+            }
         }
-        solve_edges(xp, x, h2, gamma);
-        solve_hinges(xp, x, h2, gamma);
+        implicit_substep(s, xp, h, (double)dt, g, x, v, keep);
         push_nodes(wm, s, xp, x);
-        /* the velocity the constraints give; a push out of a body is not made speed, and the speed that
-         * carried the node into it is spent (a position-based contact without bounce) */
+        /* a push out of a body is not made speed; the speed that carried the node in is spent */
         for (size_t i = 0; i < s->node_count; i++) {
             double p[3] = {xp->push[i][0], xp->push[i][1], xp->push[i][2]}, pp = dot3(p, p), vn = 0;
-            for (int j = 0; j < 3; j++) {
-                v[i][j] = (x[i][j] - xp->prev[i][j] - p[j]) / h;
+            for (int j = 0; j < 3; j++)
                 vn += v[i][j] * p[j];
-            }
             for (int j = 0; pp > 0 && vn < 0 && j < 3; j++)
                 v[i][j] -= vn * p[j] / pp;
         }
     }
     for (size_t i = 0; i < s->node_count; i++)
         for (int j = 0; j < 3; j++)
-            s->scratch_x[i][j] = (float)x[i][j], s->scratch_v[i][j] = (float)v[i][j];
+            s->scratch_x[i][j] = (float)x[i][j], s->scratch_v[i][j] = (float)(s->pinned[i] ? 0 : v[i][j]);
 }
