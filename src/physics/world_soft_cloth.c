@@ -188,13 +188,14 @@ static plush_status build_edges(soft_ctx *c, struct world_cloth *xp, float stret
     for (size_t i = 0; i < n;) {
         size_t j = i;
         double area = 0;
-        size_t faces[2], with_area = 0;
+        /* the hinge's two faces: the first, and the first after it with another far corner (a surface and
+         * its back layer on the same nodes, a cape's two sides, give each edge its faces twice) */
+        size_t faces[2] = {0, 0}, with_area = 0;
         for (; j < n && e[j][0] == e[i][0] && e[j][1] == e[i][1]; j++)
             if (face_areas[e[j][2]] > 0) {
                 area += face_areas[e[j][2]] / 3;
-                if (with_area < 2)
-                    faces[with_area] = j;
-                with_area++;
+                if (with_area == 0 || (with_area == 1 && e[j][3] != e[faces[0]][3]))
+                    faces[with_area++] = j;
             }
         uint32_t a = e[i][0], b = e[i][1];
         double d[3];
