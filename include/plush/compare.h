@@ -113,6 +113,7 @@ typedef struct plush_compare_desc {
     size_t run_count;                      /* at least 1 */
     const plush_compare_pair *pairs;
     size_t pair_count;
+    bool direct_cloth;                     /* direct runs: plush's cloth solver (plush_scene_desc.direct_cloth) */
 } plush_compare_desc;
 
 typedef struct plush_compare_run_frame {
@@ -200,6 +201,8 @@ typedef struct plush_compare_study_desc {
     bool seed;                             /* proxy runs bind and skin as the original method (plush run --original) */
     bool no_quarter;                       /* leave out the convergence run "direct/4"
                                             * (run last, paired with direct) */
+    bool direct_cloth;                     /* direct and direct/4 by plush's cloth solver, not Bullet
+                                            * (plush_scene_desc.direct_cloth) */
     const char *const *materials;          /* the part compared (plush run --materials): only these materials'
                                             * vertices are bound, simulated by direct and measured, and the
                                             * errors are a share of their size; NULL: every material no soft

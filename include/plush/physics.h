@@ -48,6 +48,23 @@ typedef struct plush_world_model plush_world_model;
 /* The fixed physics rate when none is given (MMD steps at 60 Hz). */
 #define PLUSH_WORLD_DEFAULT_HZ 60
 
+/* A TriMesh soft body stepped as cloth by plush instead of Bullet (plush compare --direct-cloth): backward
+ * Euler in substeps, each a conjugate-gradient solve, with constants in physical units, so that its motion
+ * depends on the material rather than the mesh's resolution. The areal density is the body's total mass
+ * over its area; damping (kDP per fixed step, and a relaxation time of one fixed step), pressure (kPR) and
+ * the world's gravity are the body's as Bullet reads them; pins, anchors and the bodies that follow bones
+ * hold and push it as they do a Bullet body. Other fields of the soft body (LST, iterations, B-links,
+ * clusters, aerodynamics, self-collision) are not used. */
+typedef struct plush_world_cloth {
+    float stretch;            /* stretch modulus: force per unit length per unit strain (mass / s^2); 0 or
+                                 INFINITY: as stiff as a substep resolves (a stretch wave crossing one mean
+                                 edge a substep) */
+    float bending_length;     /* the cloth's bending length (B = areal density x gravity x length^3),
+                                 units; 0: no bending stiffness */
+    int substeps;             /* per fixed step; 0: 8 */
+    bool on;                  /* false: Bullet steps this soft body */
+} plush_world_cloth;
+
 /* Zero fields mean the defaults. */
 typedef struct plush_world_desc {
     float gravity[3];         /* all zero: (0, -98, 0) */
@@ -63,6 +80,9 @@ typedef struct plush_world_desc {
     uint16_t ground_mask;     /* groups the ground collides with; 0: all. The ground is in every group */
     float max_node_speed;     /* blow-up guard, units per second, for soft-body nodes and mode-1 rigid
                                  bodies; 0: 10000 */
+    const plush_world_cloth *cloth; /* per soft body of each model added (cloth_count entries, indexed as
+                                       its soft bodies), may be NULL; must outlive the world */
+    size_t cloth_count;
 } plush_world_desc;
 
 typedef enum plush_world_soft_state {

@@ -242,6 +242,10 @@ typedef struct plush_scene_desc {
     const plush_im2_map *overrides;        /* proxy mode: Influence Map overrides, may be NULL (direct mode
                                               ignores them: it simulates every bound vertex) */
     const char *overrides_file;            /* its name, for messages */
+    bool direct_cloth;                     /* direct mode: plush's own cloth solver steps the detailed soft body,
+                                              the proxy's material in physical units (plush_world_cloth, an
+                                              experiment); by default Bullet does, the proxy's parameters
+                                              calibrated */
 } plush_scene_desc;
 
 /* A run's limits (docs/run.md derives each figure). A run over one is refused with PLUSH_E_BUDGET before
@@ -469,6 +473,9 @@ typedef struct plush_scene_direct_stats {
     int32_t p_iterations;      /* the largest calibrated position iteration count */
     float lst;                 /* the calibrated link stiffness (of the last body) */
     float pressure;            /* the calibrated pressure kPR (of the last body) */
+    bool cloth;                /* stepped by plush's cloth solver (desc.direct_cloth; the fields below) */
+    float stretch;             /* its stretch modulus (of the last body) */
+    float bending_length;      /* its bending length: the proxy's mean edge (of the last body) */
 } plush_scene_direct_stats;
 
 /* The direct mode's model: the bound detailed mesh, welded, as the soft body in place of the proxy, with

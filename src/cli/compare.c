@@ -14,7 +14,7 @@
 static const char compare_usage[] =
     "usage: plush compare MODEL.pmx -o REPORTDIR [--motion M.vmd] [--frames N] [--proxy-triangles N1,N2,...]\n"
     "                     [--cage MATERIAL,...[:N]] [--materials NAME,...] [--fps 30] [--physics-hz 60]\n"
-    "                     [--im2 OVERRIDES.im2] [--original]\n";
+    "                     [--im2 OVERRIDES.im2] [--original] [--direct-cloth]\n";
 
 static const char compare_help[] =
     "\n"
@@ -48,6 +48,9 @@ static const char compare_help[] =
     "  --original (or --seed)      the proxy runs bind and skin as the original method (nearest four\n"
     "                              triangles, percent weights, each triangle's own frame): the 'before' of\n"
     "                              the smooth surface\n"
+    "  --direct-cloth              direct and direct/4 by plush's own cloth solver (backward Euler, the\n"
+    "                              proxy's material in physical units) instead of Bullet; an experiment:\n"
+    "                              see docs/compare.md\n"
     "  -h, --help                  this text\n"
     "\n"
     "REPORTDIR gets:\n"
@@ -67,7 +70,7 @@ typedef struct compare_job {
     const char *cage;             /* --cage MATERIAL,...[:N] */
     cli_names materials;          /* --materials */
     uint32_t frames;
-    bool frames_set, seed;
+    bool frames_set, seed, direct_cloth;
     float fps, physics_hz;
     size_t *triangles;            /* --proxy-triangles */
     size_t triangle_count;
@@ -101,6 +104,12 @@ static int compare_option(cli_args *args, const char *name, const char *inline_v
         if (inline_value)
             return cli_usage_error(compare_usage, "option '%s' takes no value", name);
         job->seed = true;
+        return CLI_OK;
+    }
+    if (strcmp(name, "--direct-cloth") == 0) {
+        if (inline_value)
+            return cli_usage_error(compare_usage, "option '%s' takes no value", name);
+        job->direct_cloth = true;
         return CLI_OK;
     }
     static const char *const valued[] = {"-o", "--output", "--motion", "--frames", "--fps", "--physics-hz",
@@ -254,6 +263,7 @@ static int simulate(const compare_inputs *in, cli_outdir *outdir, plush_compare_
                                      .cage_triangles = job->triangles,
                                      .cage_count = job->triangle_count,
                                      .seed = job->seed,
+                                     .direct_cloth = job->direct_cloth,
                                      .materials = (const char *const *)part->names,
                                      .material_count = part->count,
                                      .cage_materials = (const char *const *)in->cage.materials.names,

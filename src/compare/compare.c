@@ -434,7 +434,8 @@ static plush_status create_run(plush_compare *c, size_t i, plush_diag *diag)
                            .bind = c->desc.bind,
                            .skin = c->desc.skin,
                            .overrides = own ? c->desc.overrides : NULL,
-                           .overrides_file = own ? c->desc.overrides_file : NULL};
+                           .overrides_file = own ? c->desc.overrides_file : NULL,
+                           .direct_cloth = c->desc.direct_cloth};
     plush_diag local;
     memset(&local, 0, sizeof local);
     local.file = diag->file;

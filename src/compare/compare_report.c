@@ -134,11 +134,18 @@ static void verdict(const plush_compare_study *s, const judgement *jp, plush_buf
                            "what it measures: the verdict above is limited by it.",
                        j.off_frames, j.quarter_frames, s->quarter.triangles, s->quarter.source_pieces,
                        j.quarter_ratio, j.quarter_worst);
-        buf_printf(md, " Direct is the proxy's material at the detailed resolution: its position iterations scaled "
-                       "by the ratio of the cage's edge length to the detail's, its link stiffness the one the "
-                       "cage's links reach in a step, its pressure the cage's per-node push divided by that ratio, "
-                       "its pins on the detailed surface under the cage's pinned triangles (a lone pin: the "
-                       "detailed nodes nearest it).\n\n");
+        if (s->desc.direct_cloth)
+            buf_printf(md, " Direct is the proxy's material in physical units, stepped by plush's cloth solver (backward "
+                           "Euler in substeps): one areal density, a stretch modulus whose waves cross the cage as fast "
+                           "as its link solver carries a correction, a bending length of the cage's mean edge, the "
+                           "cage's damping, pressure and gravity; its pins on the detailed surface under the cage's "
+                           "pinned triangles (a lone pin: the detailed nodes nearest it).\n\n");
+        else
+            buf_printf(md, " Direct is the proxy's material at the detailed resolution: its position iterations "
+                           "scaled by the ratio of the cage's edge length to the detail's, its link stiffness the one "
+                           "the cage's links reach in a step, its pressure the cage's per-node push divided by that "
+                           "ratio, its pins on the detailed surface under the cage's pinned triangles (a lone pin: "
+                           "the detailed nodes nearest it).\n\n");
     } else {
         buf_printf(md, "Whether the reference converges was not measured (no direct run on a quarter of the "
                        "triangles).\n\n");

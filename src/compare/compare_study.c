@@ -190,6 +190,7 @@ static plush_status study_start(plush_compare_study *s, plush_diag *diag)
                                                    .left_out = desc->left_out,
                                                    .left_out_count = desc->left_out_count}},
                                 .overrides = desc->overrides,
+                                .direct_cloth = desc->direct_cloth,
                                 .overrides_file = desc->overrides_file,
                                 .runs = s->runs,
                                 .run_count = s->run_count,

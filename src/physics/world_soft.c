@@ -101,7 +101,8 @@ void plush__world_soft_before_substep(plush_world_model *wm, int k, int n, float
                 memcpy(s->v[p->node], v, sizeof v);
             }
         }
-        plush__world_soft_pose_before_step(wm, s, dt);
+        if (!s->cloth)
+            plush__world_soft_pose_before_step(wm, s, dt);
     }
 }
 
@@ -233,7 +234,10 @@ void plush__world_soft_after_substep(plush_world_model *wm, int k, int n, uint64
         if (!s)
             continue;
         float dt = s->dt > 0 ? s->dt : 1.0f / (wm->world->desc.physics_hz > 0 ? wm->world->desc.physics_hz : (float)PLUSH_WORLD_DEFAULT_HZ);
-        bc->soft_get_nodes(s->bc, 0, s->node_count, s->scratch_x, s->scratch_v, NULL);
+        if (s->cloth)
+            plush__world_soft_cloth_step(wm, s, k, n, dt);
+        else
+            bc->soft_get_nodes(s->bc, 0, s->node_count, s->scratch_x, s->scratch_v, NULL);
         double speed = 0;
         int64_t bad = find_blowup(s, dt, limit, &speed);
         if (bad >= 0) {

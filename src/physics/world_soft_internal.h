@@ -77,6 +77,7 @@ struct world_soft {
     float (*pose_rest)[3];        /* the rest nodes about their centre, weighted as Bullet's setPose */
     double pose_pin_weight;       /* a pinned node's weight over a free one's */
     double pose_q[4];             /* the last turn fitted */
+    struct world_cloth *cloth;    /* stepped as cloth by plush (world_soft_cloth.c), not Bullet; NULL */
 };
 
 /* world_soft_build.c and world_soft_bullet.c: one soft body while it is built. */
@@ -128,6 +129,13 @@ void plush__world_soft_limit_pin_targets(world_soft *s);
  * is (its pins leading), over dt, which lands it where Bullet's match would have. */
 bool plush__world_soft_pose_init(plush_world_model *wm, world_soft *s, float k);
 void plush__world_soft_pose_before_step(plush_world_model *wm, world_soft *s, float dt);
+
+/* world_soft_cloth.c: c's soft body made cloth stepped by plush (plush_world_cloth), after its Bullet body,
+ * pins, anchors and contact bodies exist; the Bullet body is then taken out of the simulation by the caller. */
+plush_status plush__world_soft_cloth_init(soft_ctx *c, const plush_world_cloth *cloth);
+/* One fixed step k of n (dt seconds) from s->x, s->v into s->scratch_x, s->scratch_v: the pins on their path
+ * to their targets, anchored nodes toward their bodies, contacts with the bodies that follow bones. */
+void plush__world_soft_cloth_step(plush_world_model *wm, world_soft *s, int k, int n, float dt);
 
 /* Area-weighted unit node normals of s->x into s->normals (zero for a rope or a node without area). */
 void plush__world_soft_update_normals(world_soft *s);

@@ -33,6 +33,8 @@ typedef struct direct_ctx {
     direct_part *parts;
     plush_pmx_vertex *vertices;   /* the derived model's copy (pinned vertices take the proxy's weights) */
     plush_scene_direct_stats *stats;
+    plush_world_cloth *cloth;     /* per soft body of the derived model, or NULL: calibrate for Bullet */
+    float hz;
     plush_diag *diag;
 } direct_ctx;
 
@@ -549,6 +551,31 @@ static void calibrate(direct_ctx *c, const plush_pmx_welded_mesh *pm, const plus
     c->stats->pressure = dsb->config.pr;
 }
 
+/* The cloth the proxy is, in physical units (plush_world_cloth), for a solver whose result does not depend
+ * on the resolution:
+ * - stretch: Bullet's P position sweeps a step carry a correction P links across the cage, so the proxy's
+ *   stretch waves travel c = P L / dt (L its mean edge); a sheet whose waves travel so fast has the modulus
+ *   E = rho c^2, rho its areal density (total mass over its area);
+ * - bending: the proxy cannot bend within one of its faces, so the cloth it stands for bends over about
+ *   its edge: the bending length is the proxy's mean edge. */
+static void cloth_of_proxy(const direct_ctx *c, const plush_pmx_welded_mesh *pm, const plush_pmx_soft_body *sb,
+                           plush_world_cloth *out)
+{
+    double edge = plush__mean_edge(&pm->nodes[0][0], sizeof pm->nodes[0], &pm->triangles[0][0], 3 * pm->triangle_count);
+    double area, volume;
+    area_volume(pm, &area, &volume);
+    int32_t p = sb->p_iterations > 0 ? sb->p_iterations : 1;
+    double hz = c->hz > 0 ? c->hz : PLUSH_WORLD_DEFAULT_HZ;
+    double mass = isfinite(sb->total_mass) && sb->total_mass > 0 ? sb->total_mass : 1;
+    double speed = (double)p * edge * hz, density = area > 0 ? mass / area : 0;
+    out->on = true;
+    out->stretch = (float)(density * speed * speed);
+    out->bending_length = (float)edge;
+    c->stats->cloth = true;
+    c->stats->stretch = out->stretch;
+    c->stats->bending_length = out->bending_length;
+}
+
 static plush_status build_part(direct_ctx *c, size_t k, plush_pmx_soft_body *dsb)
 {
     direct_part *p = &c->parts[k];
@@ -602,7 +629,9 @@ static plush_status build_part(direct_ctx *c, size_t k, plush_pmx_soft_body *dsb
         choose_holders(pm, hold, longest, held, held_count, patch, held_triangle, &w);
         st = write_holds(c, k, hold, &w, dsb);
     }
-    if (st == PLUSH_OK)
+    if (st == PLUSH_OK && c->cloth)
+        cloth_of_proxy(c, pm, &c->src->soft_bodies[part->soft_body], &c->cloth[part->soft_body]);
+    else if (st == PLUSH_OK)
         calibrate(c, pm, &w.mesh, dsb);
     if (st == PLUSH_OK) {
         size_t loose = loose_pieces(&w, dsb, scratch);
@@ -620,6 +649,14 @@ static plush_status build_part(direct_ctx *c, size_t k, plush_pmx_soft_body *dsb
 plush_status plush_scene_direct_build(const plush_scene_binding *b, plush_pmx_model **out,
                                       plush_scene_direct_stats *stats, plush_diag *diag)
 {
+    return plush__scene_direct_build(b, 0, out, stats, NULL, diag);
+}
+
+plush_status plush__scene_direct_build(const plush_scene_binding *b, float physics_hz, plush_pmx_model **out,
+                                      plush_scene_direct_stats *stats, plush_world_cloth **cloth, plush_diag *diag)
+{
+    if (cloth)
+        *cloth = NULL;
     if (!b || !out)
         return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, NULL, -1, "no binding or no place for the model");
     *out = NULL;
@@ -631,8 +668,12 @@ plush_status plush_scene_direct_build(const plush_scene_binding *b, plush_pmx_mo
     if (b->proxy.part_count == 0)
         return plush_diag_fail(diag, PLUSH_E_NO_PROXY, -1, "soft body", -1,
                                "no usable TriMesh soft body whose parameters the detailed mesh could take");
-    direct_ctx c = {.b = b, .src = m, .stats = stats, .diag = diag};
+    direct_ctx c = {.b = b, .src = m, .stats = stats, .hz = physics_hz, .diag = diag};
     c.parts = calloc(b->proxy.part_count, sizeof *c.parts);
+    if (cloth && !(c.cloth = calloc(m->soft_body_count ? m->soft_body_count : 1, sizeof *c.cloth))) {
+        free(c.parts);
+        return plush__no_memory(diag);
+    }
     c.out = plush_pmx_create();
     plush_status st = c.parts && c.out ? collect_faces(&c) : plush__no_memory(diag);
     for (size_t k = 0; st == PLUSH_OK && k < b->proxy.part_count; k++) {
@@ -683,8 +724,11 @@ plush_status plush_scene_direct_build(const plush_scene_binding *b, plush_pmx_mo
     free(c.parts);
     if (st != PLUSH_OK) {
         plush_pmx_free(c.out);
+        free(c.cloth);
         return st;
     }
     *out = c.out;
+    if (cloth)
+        *cloth = c.cloth;
     return PLUSH_OK;
 }

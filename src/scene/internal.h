@@ -43,4 +43,10 @@ plush__bake_share *plush__scene_bake_share(const plush_scene *scene);
  * when the scene pushes nothing. Valid for the scene's life, rewritten by each step. */
 const float (*plush__scene_push_offsets(const plush_scene *scene))[3];
 
+/* plush_scene_direct_build, and when cloth is non-NULL the direct bodies made cloth stepped by plush
+ * (plush_world_cloth) instead of calibrated for Bullet: *cloth gets one entry per soft body of the derived
+ * model (malloc'd; the caller frees it), the material from each proxy's own parameters at physics_hz. */
+plush_status plush__scene_direct_build(const plush_scene_binding *binding, float physics_hz, plush_pmx_model **out,
+                                      plush_scene_direct_stats *stats, plush_world_cloth **cloth, plush_diag *diag);
+
 #endif

@@ -24,6 +24,7 @@ struct plush_scene {
     plush_pmx_model physics_model;       /* bones mode: the model seen without its soft bodies */
     plush_pmx_model *direct_model;       /* direct mode: the detailed mesh as the soft body */
     plush_scene_direct_stats direct_stats;
+    plush_world_cloth *direct_cloth;     /* direct mode with desc.direct_cloth: per soft body, the world's */
     plush_motion *motion;
     plush_anim *anim;
     plush_world *world;
@@ -166,9 +167,14 @@ static plush_status setup_direct(plush_scene *sc, plush_diag *diag)
 {
     plush_status st = plush_scene_bind(sc->model, &sc->desc.bind, &sc->binding, diag);
     if (st == PLUSH_OK)
-        st = plush_scene_direct_build(sc->binding, &sc->direct_model, &sc->direct_stats, diag);
+        st = plush__scene_direct_build(sc->binding, sc->desc.world.physics_hz, &sc->direct_model, &sc->direct_stats,
+                                       sc->desc.direct_cloth ? &sc->direct_cloth : NULL, diag);
     if (st == PLUSH_OK)
         sc->model = sc->direct_model;
+    if (st == PLUSH_OK && sc->direct_cloth) {
+        sc->desc.world.cloth = sc->direct_cloth;
+        sc->desc.world.cloth_count = sc->direct_model->soft_body_count;
+    }
     return st;
 }
 
@@ -651,6 +657,7 @@ void plush_scene_destroy(plush_scene *sc)
     plush_anim_destroy(sc->anim);
     plush_motion_free(sc->motion);
     plush_pmx_free(sc->direct_model);  /* after everything that reads it */
+    free(sc->direct_cloth);
     plush_arena_free(&sc->arena);
     free(sc);
 }

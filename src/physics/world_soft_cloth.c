@@ -1,0 +1,586 @@
+/* A TriMesh soft body stepped as cloth by plush itself (plush_world_cloth), not by Bullet: backward Euler
+ * in a few substeps a fixed step, each a linear solve by conjugate gradients (Baraff and Witkin 1998) with the
+ * Gauss-Newton stiffness of the links and hinges, so that a correction crosses the whole mesh in one solve.
+ * Position-based solvers (Bullet's PBD, or XPBD in small steps) carry it one link a sweep, which makes a finer
+ * mesh softer until enough sweeps have crossed it (docs/compare.md: a sheet clamped by one edge dropped 1.71
+ * at 8 x 8 quads and 3.48 at 16 x 16 with XPBD at 128 substeps; here 1.60 and 1.43, test_cloth_sheet).
+ *
+ * - Mass: one areal density (the body's total mass over its area), a node a third of each face's area.
+ * - Stretch: one spring per edge of stiffness E A_e / L^2, A_e a third of the areas of the faces beside it:
+ *   a sheet of stretch modulus E (force per unit length per unit strain) at any resolution. A seam link (a
+ *   face a, b, b) has no area: it takes the stiffness its length would have in a square of its own.
+ * - Bending: one dihedral-angle spring per interior edge, stiffness 3 B |e|^2 / (A_1 + A_2), the discrete
+ *   shells' hinge energy (Grinspun et al. 2003): B theta^2 |e|^2 / (2 A_e) is B kappa^2 / 2 over the hinge's
+ *   area. B = rho g l^3 from the bending length l (how far a strip reaches out straight before it bends
+ *   under its weight).
+ * - Damping: the body's kDP per fixed step (Bullet takes that share of the speed off each step), spread over
+ *   the substeps; and a material relaxation time of one fixed step (Rayleigh damping tau K: stress
+ *   E (strain + tau d strain / dt)), within which Bullet's solver takes the proxy's vibrations out.
+ * - Pressure kPR times a node's area over the enclosed volume along its normal (Bullet's force), explicit;
+ *   the world's gravity.
+ * - Pins on their straight path across the fixed step, as for Bullet; anchored nodes toward their rigid
+ *   body. Contacts: after each substep every free node is pushed out of the rigid bodies that follow bones
+ *   (those world_soft_collide.c pushes faces out of), to the body's margin unless it lay nearer at rest; the
+ *   push is not made speed, the speed into the body is spent; the faces' pass follows each fixed step as
+ *   for every soft body.
+ * The Bullet soft body exists (the world's readers and guards keep their one path) but is out of the
+ * simulation. */
+#include "core/common.h"
+#include "core/geom.h"
+#include "physics/rigid_shape.h"
+#include "physics/world_soft_internal.h"
+#include "plush/sys/physics.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Substeps per fixed step when plush_world_cloth.substeps is 0: the skirt of docs/compare.md moved the same
+ * at 8 and 32 (0.73 and 0.75 from bones over 30 frames). */
+#define CLOTH_DEFAULT_SUBSTEPS 8
+/* Conjugate-gradient iterations a solve, at most, and the residual it stops at (over the first one). */
+#define CLOTH_CG_ITERATIONS 200
+#define CLOTH_CG_TOLERANCE 1e-6
+
+typedef struct cloth_hinge {
+    uint32_t v[4];                /* the edge's ends, then the opposite corner of each face */
+    float rest, stiffness;        /* the rest angle; 3 B |e|^2 / (A_1 + A_2) */
+} cloth_hinge;
+
+struct world_cloth {
+    int substeps;
+    float *inv_mass;              /* 0 for pinned and anchored nodes */
+    float *area;                  /* per node: a third of its faces' areas (pressure) */
+    size_t edge_count;
+    uint32_t (*edges)[2];
+    float *edge_rest, *edge_k;    /* rest length; stiffness E A_e / L^2 */
+    size_t hinge_count;
+    cloth_hinge *hinges;
+    double (*x)[3], (*v)[3];      /* the state within a fixed step, in double: a substep moves a node by
+                                     less than a float resolves at the model's size */
+    double (*f)[3];               /* the forces, per node */
+    float (*force)[3];            /* per node: the pressure force this substep */
+    float (*push)[3];             /* per node: this substep's push out of the bodies (not made speed) */
+    double (*anchor_from)[3];     /* per anchor: its node at the start of the fixed step */
+    float *node_clear;            /* per slot and node: rest clearance from that body (collide_count x nodes) */
+    double (*r)[3], (*z)[3], (*p)[3], (*ap)[3], (*dv)[3]; /* the solve's vectors, per node */
+    double (*hinge_grad)[4][3];   /* implicit step: each hinge's gradient this substep */
+    double *edge_dir;             /* implicit step: each edge's unit direction, 3 per edge */
+    float pressure;               /* kPR, 0 when the body encloses no volume */
+    float damping;                /* kDP: the share of the speed taken off each fixed step */
+};
+
+static double dot3(const double a[3], const double b[3])
+{
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+static void cross3(const double a[3], const double b[3], double out[3])
+{
+    out[0] = a[1] * b[2] - a[2] * b[1];
+    out[1] = a[2] * b[0] - a[0] * b[2];
+    out[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+static void sub3(const float a[3], const float b[3], double out[3])
+{
+    for (int k = 0; k < 3; k++)
+        out[k] = (double)a[k] - b[k];
+}
+
+static double face_area(const float (*x)[3], const uint32_t f[3])
+{
+    double e[3], g[3], n[3];
+    sub3(x[f[1]], x[f[0]], e);
+    sub3(x[f[2]], x[f[0]], g);
+    cross3(e, g, n);
+    return sqrt(dot3(n, n)) / 2;
+}
+
+/* The signed dihedral angle of a hinge at its four points p, and its gradient there (grad may be NULL). The
+ * edge is p0 -> p1; faces (v0, v1, v2) and (v1, v0, v3) as wound consistently. Returns false on a
+ * degenerate hinge. The gradients are those of Bridson et al. 2003: the opposite corner moves the angle by
+ * its face's unit normal over its height. */
+static void sub3d(const double a[3], const double b[3], double out[3])
+{
+    for (int k = 0; k < 3; k++)
+        out[k] = a[k] - b[k];
+}
+
+static bool dihedral(const double p[4][3], double *theta, double grad[4][3])
+{
+    double e[3], a[3], b[3], n1[3], n2[3];
+    sub3d(p[1], p[0], e);
+    sub3d(p[2], p[0], a);
+    sub3d(p[3], p[0], b);
+    cross3(e, a, n1);             /* face 1's normal, |n1| = 2 A1 */
+    cross3(b, e, n2);             /* face 2's, wound the same way round */
+    double l2 = dot3(e, e), q1 = dot3(n1, n1), q2 = dot3(n2, n2);
+    if (!(l2 > 0) || !(q1 > 1e-24 * l2 * l2) || !(q2 > 1e-24 * l2 * l2))
+        return false;
+    double l = sqrt(l2), c[3];
+    cross3(n1, n2, c);
+    *theta = atan2(dot3(c, e) / l, dot3(n1, n2));
+    if (!grad)
+        return true;
+    double s1 = dot3(a, e) / l2, s2 = dot3(b, e) / l2;
+    for (int k = 0; k < 3; k++) {
+        double g2 = -l * n1[k] / q1, g3 = -l * n2[k] / q2;
+        grad[2][k] = g2;
+        grad[3][k] = g3;
+        grad[1][k] = -(s1 * g2 + s2 * g3);
+        grad[0][k] = -(grad[1][k] + g2 + g3);
+    }
+    return true;
+}
+
+static double wrap_angle(double a)
+{
+    while (a > M_PI)
+        a -= 2 * M_PI;
+    while (a < -M_PI)
+        a += 2 * M_PI;
+    return a;
+}
+
+static int by_edge(const void *pa, const void *pb)
+{
+    const uint32_t *a = pa, *b = pb;
+    return a[0] != b[0] ? (a[0] > b[0]) - (a[0] < b[0]) : (a[1] > b[1]) - (a[1] < b[1]);
+}
+
+/* Each face's three edges as (low, high, face, corner opposite); sorted, equal keys are one edge. */
+static plush_status build_edges(soft_ctx *c, struct world_cloth *xp, float stretch, float bending_stiffness,
+                                const double *face_areas)
+{
+    world_soft *s = c->s;
+    size_t rows = 3 * s->triangle_count;
+    uint32_t(*e)[4] = malloc((rows ? rows : 1) * sizeof *e);
+    if (!e)
+        return world_soft_no_memory(c);
+    size_t n = 0;
+    for (size_t t = 0; t < s->triangle_count; t++) {
+        const uint32_t *f = s->triangles[t];
+        for (int k = 0; k < 3; k++) {
+            uint32_t a = f[k], b = f[(k + 1) % 3];
+            if (a == b)
+                continue;
+            e[n][0] = a < b ? a : b;
+            e[n][1] = a < b ? b : a;
+            e[n][2] = (uint32_t)t;
+            e[n][3] = f[(k + 2) % 3];
+            n++;
+        }
+    }
+    qsort(e, n, sizeof *e, by_edge);
+    plush_arena *arena = &c->wm->arena;
+    xp->edges = plush_arena_array(arena, n ? n : 1, sizeof *xp->edges);
+    xp->edge_rest = plush_arena_array(arena, n ? n : 1, sizeof *xp->edge_rest);
+    xp->edge_k = plush_arena_array(arena, n ? n : 1, sizeof *xp->edge_k);
+    xp->edge_dir = plush_arena_array(arena, 3 * n + 1, sizeof *xp->edge_dir);
+    xp->hinge_grad = plush_arena_array(arena, n ? n : 1, sizeof *xp->hinge_grad);
+    xp->hinges = plush_arena_array(arena, n ? n : 1, sizeof *xp->hinges);
+    if (!xp->edges || !xp->edge_rest || !xp->edge_k || !xp->hinges || !xp->edge_dir ||
+        !xp->hinge_grad) {
+        free(e);
+        return world_soft_no_memory(c);
+    }
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        double area = 0;
+        /* the hinge's two faces: the first, and the first after it with another far corner (a surface and
+         * its back layer on the same nodes, a cape's two sides, give each edge its faces twice) */
+        size_t faces[2] = {0, 0}, with_area = 0;
+        for (; j < n && e[j][0] == e[i][0] && e[j][1] == e[i][1]; j++)
+            if (face_areas[e[j][2]] > 0) {
+                area += face_areas[e[j][2]] / 3;
+                if (with_area == 0 || (with_area == 1 && e[j][3] != e[faces[0]][3]))
+                    faces[with_area++] = j;
+            }
+        uint32_t a = e[i][0], b = e[i][1];
+        double d[3];
+        sub3(s->rest[b], s->rest[a], d);
+        double len = sqrt(dot3(d, d));
+        size_t k = xp->edge_count++;
+        xp->edges[k][0] = a;
+        xp->edges[k][1] = b;
+        xp->edge_rest[k] = (float)len;
+        /* a seam (no face with area) as if it were the side of a square of its own */
+        xp->edge_k[k] = len > 0 ? (float)(stretch * (area > 0 ? area / (len * len) : 1.0)) : 0;
+        if (with_area == 2 && bending_stiffness > 0) {
+            /* orient the hinge by face 1's winding: v0 -> v1 as face 1 runs */
+            const uint32_t *f1 = s->triangles[e[faces[0]][2]];
+            uint32_t v0 = a, v1 = b;
+            for (int q = 0; q < 3; q++)
+                if (f1[q] == b && f1[(q + 1) % 3] == a)
+                    v0 = b, v1 = a;
+            cloth_hinge *h = &xp->hinges[xp->hinge_count];
+            h->v[0] = v0, h->v[1] = v1, h->v[2] = e[faces[0]][3], h->v[3] = e[faces[1]][3];
+            double theta;
+            double a12 = face_areas[e[faces[0]][2]] + face_areas[e[faces[1]][2]];
+            double at[4][3];
+            for (int q = 0; q < 4; q++)
+                for (int r = 0; r < 3; r++)
+                    at[q][r] = s->rest[h->v[q]][r];
+            if (h->v[2] != h->v[3] && len > 0 && dihedral((const double(*)[3])at, &theta, NULL)) {
+                h->rest = (float)theta;
+                h->stiffness = (float)(3.0 * bending_stiffness * len * len / a12);
+                xp->hinge_count++;
+            }
+        }
+        i = j;
+    }
+    free(e);
+    return PLUSH_OK;
+}
+
+plush_status plush__world_soft_cloth_init(soft_ctx *c, const plush_world_cloth *cloth)
+{
+    world_soft *s = c->s;
+    plush_world_model *wm = c->wm;
+    plush_arena *arena = &wm->arena;
+    size_t n = s->node_count;
+    struct world_cloth *xp = plush_arena_array(arena, 1, sizeof *xp);
+    double *face_areas = malloc((s->triangle_count ? s->triangle_count : 1) * sizeof *face_areas);
+    if (!xp || !face_areas) {
+        free(face_areas);
+        return world_soft_no_memory(c);
+    }
+    memset(xp, 0, sizeof *xp);
+    xp->substeps = cloth->substeps > 0 ? cloth->substeps : CLOTH_DEFAULT_SUBSTEPS;
+    xp->inv_mass = plush_arena_array(arena, n, sizeof *xp->inv_mass);
+    xp->area = plush_arena_array(arena, n, sizeof *xp->area);
+    xp->f = plush_arena_array(arena, n, sizeof *xp->f);
+    xp->x = plush_arena_array(arena, n, sizeof *xp->x);
+    xp->v = plush_arena_array(arena, n, sizeof *xp->v);
+    xp->force = plush_arena_array(arena, n, sizeof *xp->force);
+    xp->push = plush_arena_array(arena, n, sizeof *xp->push);
+    xp->r = plush_arena_array(arena, n, sizeof *xp->r);
+    xp->z = plush_arena_array(arena, n, sizeof *xp->z);
+    xp->p = plush_arena_array(arena, n, sizeof *xp->p);
+    xp->ap = plush_arena_array(arena, n, sizeof *xp->ap);
+    xp->dv = plush_arena_array(arena, n, sizeof *xp->dv);
+    xp->anchor_from = plush_arena_array(arena, s->anchor_count ? s->anchor_count : 1, sizeof *xp->anchor_from);
+    xp->node_clear = plush_arena_array(arena, s->collide_count * n + 1, sizeof *xp->node_clear);
+    if (!xp->inv_mass || !xp->area || !xp->f || !xp->x || !xp->v || !xp->force || !xp->push || !xp->r || !xp->z ||
+        !xp->p || !xp->ap || !xp->dv || !xp->anchor_from || !xp->node_clear) {
+        free(face_areas);
+        return world_soft_no_memory(c);
+    }
+    double total_area = 0;
+    memset(xp->area, 0, n * sizeof *xp->area);
+    for (size_t t = 0; t < s->triangle_count; t++) {
+        face_areas[t] = plush__world_soft_has_area((const float(*)[3])s->rest, s->triangles[t])
+                            ? face_area((const float(*)[3])s->rest, s->triangles[t])
+                            : 0;
+        total_area += face_areas[t];
+        for (int k = 0; k < 3; k++)
+            xp->area[s->triangles[t][k]] += (float)(face_areas[t] / 3);
+    }
+    double mass = isfinite(c->sb->total_mass) && c->sb->total_mass > 0 ? c->sb->total_mass : 1;
+    double density = total_area > 0 ? mass / total_area : 0, mean = n ? mass / (double)n : 1;
+    bool *held = calloc(n ? n : 1, 1);
+    if (!held) {
+        free(face_areas);
+        return world_soft_no_memory(c);
+    }
+    for (size_t k = 0; k < s->anchor_count; k++)
+        held[s->anchors[k].node] = true;
+    for (size_t i = 0; i < n; i++) {
+        double m = density * xp->area[i];
+        xp->inv_mass[i] = s->pinned[i] || held[i] ? 0.0f : (float)(1.0 / (m > 0 ? m : mean));
+    }
+    free(held);
+    /* B = rho g l^3: the bending length in the world's gravity */
+    const float *g = wm->world->desc.gravity;
+    double gravity = sqrt((double)g[0] * g[0] + (double)g[1] * g[1] + (double)g[2] * g[2]);
+    double l = cloth->bending_length > 0 && isfinite(cloth->bending_length) ? cloth->bending_length : 0;
+    double bending = density * (gravity > 0 ? gravity : 98.0) * l * l * l;
+    /* no modulus given: as stiff as a substep resolves, a stretch wave crossing one mean edge a substep */
+    double stretch = cloth->stretch;
+    if (!(isfinite(stretch) && stretch > 0)) {
+        double edge = plush__mean_edge(&s->rest[0][0], sizeof s->rest[0], &s->triangles[0][0], 3 * s->triangle_count);
+        double rate = (double)wm->world->desc.physics_hz * xp->substeps;
+        stretch = density * edge * edge * rate * rate;
+    }
+    plush_status st = build_edges(c, xp, (float)stretch, (float)bending, face_areas);
+    free(face_areas);
+    if (st != PLUSH_OK)
+        return st;
+    /* Bullet's pressure needs a closed volume; the Bullet side has warned when there is none */
+    double v = 0;
+    for (size_t t = 0; t < s->triangle_count; t++) {
+        double a[3], b[3], cr[3], p[3] = {s->rest[s->triangles[t][0]][0], s->rest[s->triangles[t][0]][1],
+                                           s->rest[s->triangles[t][0]][2]};
+        sub3(s->rest[s->triangles[t][1]], s->rest[s->triangles[t][0]], a);
+        sub3(s->rest[s->triangles[t][2]], s->rest[s->triangles[t][0]], b);
+        cross3(a, b, cr);
+        v += dot3(p, cr) / 6;
+    }
+    xp->damping = c->sb->config.dp >= 0 && c->sb->config.dp <= 1 ? c->sb->config.dp : 0;
+    xp->pressure = fabs(v) > 0 && isfinite(c->sb->config.pr) ? c->sb->config.pr : 0;
+    for (size_t slot = 0; slot < s->collide_count; slot++) {
+        const plush_pmx_rigid_body *rb = &wm->model->rigid_bodies[s->collide_bodies[slot]];
+        float t[16];
+        plush_world_rigid_rest_transform(rb, t);
+        for (size_t i = 0; i < n; i++) {
+            double local[3];
+            plush__rigid_local(t, s->rest[i], local);
+            xp->node_clear[slot * n + i] = (float)fmin(plush__rigid_shape_distance(rb, local, NULL), 1e30);
+        }
+    }
+    s->cloth = xp;
+    return PLUSH_OK;
+}
+
+static void to_world(const float m[16], const float p[3], float out[3])
+{
+    for (int i = 0; i < 3; i++)
+        out[i] = m[i] * p[0] + m[4 + i] * p[1] + m[8 + i] * p[2] + m[12 + i];
+}
+
+/* kPR x node area / volume along the node's area-weighted normal (Bullet's pressure), into xp->force. */
+static void pressure_forces(const world_soft *s, struct world_cloth *xp, const double (*x)[3])
+{
+    memset(xp->force, 0, s->node_count * sizeof *xp->force);
+    if (xp->pressure == 0)
+        return;
+    double volume = 0;
+    for (size_t t = 0; t < s->triangle_count; t++) {
+        const uint32_t *f = s->triangles[t];
+        double a[3], b[3], n[3];
+        sub3d(x[f[1]], x[f[0]], a);
+        sub3d(x[f[2]], x[f[0]], b);
+        cross3(a, b, n);
+        volume += dot3(x[f[0]], n) / 6;
+        for (int k = 0; k < 3; k++)
+            for (int j = 0; j < 3; j++)
+                xp->force[f[k]][j] += (float)(n[j] / 6); /* a third of the face's area vector */
+    }
+    volume = fabs(volume);
+    if (!(volume > 0)) {
+        memset(xp->force, 0, s->node_count * sizeof *xp->force);
+        return;
+    }
+    double scale = xp->pressure / volume;
+    for (size_t i = 0; i < s->node_count; i++)
+        for (int j = 0; j < 3; j++)
+            xp->force[i][j] = (float)(xp->force[i][j] * scale);
+}
+
+/* Free nodes out of the bodies that follow bones, to the margin (or what they kept at rest); each push is
+ * added to xp->push. */
+static void push_nodes(const plush_world_model *wm, const world_soft *s, struct world_cloth *xp, double (*x)[3])
+{
+    size_t n = s->node_count;
+    memset(xp->push, 0, n * sizeof *xp->push);
+    for (size_t slot = 0; slot < s->collide_count; slot++) {
+        const plush_pmx_rigid_body *rb = &wm->model->rigid_bodies[s->collide_bodies[slot]];
+        const float *m = s->collide_poses[slot];
+        double reach = plush__rigid_shape_reach(rb) + s->margin;
+        for (size_t i = 0; i < n; i++) {
+            if (xp->inv_mass[i] == 0)
+                continue;
+            double r[3] = {x[i][0] - m[12], x[i][1] - m[13], x[i][2] - m[14]};
+            if (dot3(r, r) > reach * reach)
+                continue;
+            double local[3], normal[3];
+            float xf[3] = {(float)x[i][0], (float)x[i][1], (float)x[i][2]};
+            plush__rigid_local(m, xf, local);
+            double d = plush__rigid_shape_distance(rb, local, normal);
+            double keep = fmin((double)s->margin, (double)xp->node_clear[slot * n + i]);
+            /* deeper than half the body: it went through between substeps; the faces' pass decides */
+            if (!(d < keep) || !isfinite(d) || keep - d > 0.5 * plush__rigid_shape_reach(rb))
+                continue;
+            double push = keep - d;
+            for (int k = 0; k < 3; k++) {
+                double dk = push * (m[k] * normal[0] + m[4 + k] * normal[1] + m[8 + k] * normal[2]);
+                x[i][k] += dk;
+                xp->push[i][k] += (float)dk;
+            }
+        }
+    }
+}
+
+/* ---- the implicit step (experiment): backward Euler, Gauss-Newton stiffness, conjugate gradients ---- */
+
+/* y = K p over the free nodes: each link's and hinge's Gauss-Newton stiffness (k g g^T) */
+static void stiffness_times(const struct world_cloth *xp, const double (*p)[3], double (*y)[3])
+{
+    for (size_t e = 0; e < xp->edge_count; e++) {
+        uint32_t a = xp->edges[e][0], b = xp->edges[e][1];
+        const double *d = &xp->edge_dir[3 * e];
+        double k = xp->edge_k[e];
+        if (!(k > 0) || (xp->inv_mass[a] == 0 && xp->inv_mass[b] == 0))
+            continue;
+        double t = 0;
+        for (int j = 0; j < 3; j++)
+            t += d[j] * (p[b][j] - p[a][j]);
+        for (int j = 0; j < 3; j++) {
+            y[b][j] += k * t * d[j];
+            y[a][j] -= k * t * d[j];
+        }
+    }
+    for (size_t i = 0; i < xp->hinge_count; i++) {
+        const cloth_hinge *hg = &xp->hinges[i];
+        double k = hg->stiffness, t = 0;
+        for (int q = 0; q < 4; q++)
+            for (int j = 0; j < 3; j++)
+                t += xp->hinge_grad[i][q][j] * p[hg->v[q]][j];
+        for (int q = 0; q < 4; q++)
+            for (int j = 0; j < 3; j++)
+                y[hg->v[q]][j] += k * t * xp->hinge_grad[i][q][j];
+    }
+}
+
+/* One backward Euler substep of the free nodes: (M + h (h + tau) K) dv = h (f - (h + tau) K v), K the
+ * Gauss-Newton stiffness at x, by conjugate gradients preconditioned by the masses; then v += dv (less the
+ * kDP share), x += h v. The pinned and anchored nodes' v is their path's speed. */
+static void implicit_substep(const world_soft *s, struct world_cloth *xp, double h, double tau, const float g[3],
+                             double (*x)[3], double (*v)[3], double keep)
+{
+    size_t n = s->node_count;
+    double (*f)[3] = xp->f, (*r)[3] = xp->r, (*z)[3] = xp->z, (*p)[3] = xp->p, (*ap)[3] = xp->ap;
+    double (*dv)[3] = xp->dv, scale = h * (h + tau);
+    pressure_forces(s, xp, (const double(*)[3])x);
+    for (size_t i = 0; i < n; i++)
+        for (int j = 0; j < 3; j++)
+            f[i][j] = xp->inv_mass[i] > 0 ? g[j] / xp->inv_mass[i] + xp->force[i][j] : 0;
+    for (size_t e = 0; e < xp->edge_count; e++) {
+        uint32_t a = xp->edges[e][0], b = xp->edges[e][1];
+        double d[3];
+        sub3d(x[b], x[a], d);
+        double len = sqrt(dot3(d, d)), k = xp->edge_k[e];
+        for (int j = 0; j < 3; j++)
+            xp->edge_dir[3 * e + j] = len > 0 ? d[j] / len : 0;
+        for (int j = 0; j < 3; j++) {
+            double fj = -k * (len - xp->edge_rest[e]) * xp->edge_dir[3 * e + j];
+            f[b][j] += fj;
+            f[a][j] -= fj;
+        }
+    }
+    for (size_t i = 0; i < xp->hinge_count; i++) {
+        cloth_hinge *hg = &xp->hinges[i];
+        double at[4][3], theta = hg->rest;
+        for (int q = 0; q < 4; q++)
+            memcpy(at[q], x[hg->v[q]], sizeof at[q]);
+        if (!dihedral((const double(*)[3])at, &theta, xp->hinge_grad[i]))
+            memset(xp->hinge_grad[i], 0, sizeof xp->hinge_grad[i]);
+        double k = hg->stiffness, c = wrap_angle(theta - hg->rest);
+        for (int q = 0; q < 4; q++)
+            for (int j = 0; j < 3; j++)
+                f[hg->v[q]][j] -= k * c * xp->hinge_grad[i][q][j];
+    }
+    /* r = b - A 0 = h (f - (h + tau) K v); z = r / m; p = z */
+    memset(ap, 0, n * sizeof *ap);
+    stiffness_times(xp, (const double(*)[3])v, ap);
+    double rz = 0, r0 = 0;
+    for (size_t i = 0; i < n; i++) {
+        double m = xp->inv_mass[i] > 0 ? 1.0 / xp->inv_mass[i] : 0;
+        for (int j = 0; j < 3; j++) {
+            r[i][j] = m > 0 ? h * (f[i][j] - (h + tau) * ap[i][j]) : 0;
+            z[i][j] = m > 0 ? r[i][j] / m : 0;
+            p[i][j] = z[i][j];
+            dv[i][j] = 0;
+            rz += r[i][j] * z[i][j];
+            r0 += r[i][j] * r[i][j];
+        }
+    }
+    for (int it = 0; it < CLOTH_CG_ITERATIONS && rz > 0; it++) {
+        memset(ap, 0, n * sizeof *ap);
+        stiffness_times(xp, (const double(*)[3])p, ap);
+        double pap = 0;
+        for (size_t i = 0; i < n; i++) {
+            double m = xp->inv_mass[i] > 0 ? 1.0 / xp->inv_mass[i] : 0;
+            for (int j = 0; j < 3; j++) {
+                ap[i][j] = m > 0 ? m * p[i][j] + scale * ap[i][j] : 0;
+                pap += p[i][j] * ap[i][j];
+            }
+        }
+        if (!(pap > 0))
+            break;
+        double alpha = rz / pap, rz1 = 0, rr = 0;
+        for (size_t i = 0; i < n; i++) {
+            double m = xp->inv_mass[i] > 0 ? 1.0 / xp->inv_mass[i] : 0;
+            for (int j = 0; j < 3; j++) {
+                dv[i][j] += alpha * p[i][j];
+                r[i][j] -= alpha * ap[i][j];
+                z[i][j] = m > 0 ? r[i][j] / m : 0;
+                rz1 += r[i][j] * z[i][j];
+                rr += r[i][j] * r[i][j];
+            }
+        }
+        if (rr < CLOTH_CG_TOLERANCE * CLOTH_CG_TOLERANCE * r0)
+            break;
+        for (size_t i = 0; i < n; i++)
+            for (int j = 0; j < 3; j++)
+                p[i][j] = z[i][j] + rz1 / rz * p[i][j];
+        rz = rz1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (xp->inv_mass[i] == 0)
+            continue;
+        for (int j = 0; j < 3; j++) {
+            v[i][j] = (v[i][j] + dv[i][j]) * keep;
+            x[i][j] += h * v[i][j];
+        }
+    }
+}
+
+void plush__world_soft_cloth_step(plush_world_model *wm, world_soft *s, int k, int n, float dt)
+{
+    struct world_cloth *xp = s->cloth;
+    const plush_bulletc_api *bc = wm->world->bc;
+    const float *g = wm->world->desc.gravity;
+    int subs = xp->substeps;
+    double h = (double)dt / subs;
+    float dp = xp->damping;
+    double keep = dp > 0 && dp < 1 ? pow(1.0 - dp, 1.0 / subs) : dp >= 1 ? 0.0 : 1.0;
+    double (*x)[3] = xp->x, (*v)[3] = xp->v;
+    for (size_t i = 0; i < s->node_count; i++)
+        for (int j = 0; j < 3; j++)
+            x[i][j] = s->x[i][j], v[i][j] = s->v[i][j];
+    for (size_t q = 0; q < s->anchor_count; q++)
+        for (int j = 0; j < 3; j++)
+            xp->anchor_from[q][j] = s->x[s->anchors[q].node][j];
+    for (size_t slot = 0; slot < s->collide_count; slot++)
+        bc->body_get_transform(wm->bodies[s->collide_bodies[slot]].bc, s->collide_poses[slot]);
+    for (int sub = 0; sub < subs; sub++) {
+        /* pins and anchors at the substep's end, at the speed that takes them there */
+        double along = ((double)k + (double)(sub + 1) / subs) / n;
+        for (size_t q = 0; q < s->pin_count; q++) {
+            const soft_pin *p = &s->pins[q];
+            for (int j = 0; j < 3; j++) {
+                double to = p->from[j] + ((double)p->to[j] - p->from[j]) * along;
+                v[p->node][j] = (to - x[p->node][j]) / h;
+                x[p->node][j] = to;
+            }
+        }
+        for (size_t q = 0; q < s->anchor_count; q++) {
+            const soft_anchor *a = &s->anchors[q];
+            float m[16], w[3];
+            if (s->pinned[a->node])
+                continue;
+            bc->body_get_transform(wm->bodies[a->body].bc, m);
+            to_world(m, a->local, w);
+            for (int j = 0; j < 3 && plush__finite3(w); j++) {
+                double to = xp->anchor_from[q][j] + ((double)w[j] - xp->anchor_from[q][j]) * (sub + 1) / subs;
+                v[a->node][j] = (to - x[a->node][j]) / h;
+                x[a->node][j] = to;
+            }
+        }
+        implicit_substep(s, xp, h, (double)dt, g, x, v, keep);
+        push_nodes(wm, s, xp, x);
+        /* a push out of a body is not made speed; the speed that carried the node in is spent */
+        for (size_t i = 0; i < s->node_count; i++) {
+            double p[3] = {xp->push[i][0], xp->push[i][1], xp->push[i][2]}, pp = dot3(p, p), vn = 0;
+            for (int j = 0; j < 3; j++)
+                vn += v[i][j] * p[j];
+            for (int j = 0; pp > 0 && vn < 0 && j < 3; j++)
+                v[i][j] -= vn * p[j] / pp;
+        }
+    }
+    for (size_t i = 0; i < s->node_count; i++)
+        for (int j = 0; j < 3; j++)
+            s->scratch_x[i][j] = (float)x[i][j], s->scratch_v[i][j] = (float)(s->pinned[i] ? 0 : v[i][j]);
+}
