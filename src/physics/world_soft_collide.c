@@ -9,10 +9,10 @@
  * mask still filters the bodies physics moves, with Bullet's node contacts); Bullet is told to leave the
  * pairs handled here alone. One exception: a body the cage lies into at rest, where the model's own physics
  * carries the part (its nodes weighted to bones that rigid bodies move), the model's collision groups keep
- * that physics apart from the body, and the body holds fewer of the model's visible skin vertices (drawn, of
- * other materials, carried by bones no rigid body moves) than of the cage's nodes at rest, is a helper of the
- * part's own rig (a capsule on the back of the head holding a braid's root), not the body (a head holding
- * its skin stays the body, whatever the groups say): a face meets it only when one of its nodes' bodies collides with
+ * that physics apart from the body, and the body holds none of the model's visible skin at rest (vertices
+ * drawn, of other materials, carried by bones no rigid body moves), is a helper of the part's own rig (a
+ * capsule holding a braid's root), not the body (a head holding its skin stays the body, whatever the groups
+ * say): a face meets it only when one of its nodes' bodies collides with
  * it. An arm or a leg the part's chains are merely kept apart from (to calm MMD's own physics) stays the
  * body. A face that lay within the margin of a body at rest (a waistband on the hips, a hair
  * root in the head) keeps only what it kept at rest, and one that lay into it goes no deeper: pushing it out
@@ -205,9 +205,9 @@ plush_status plush__world_soft_collide_init(soft_ctx *c)
             s->collide_rest[slot * s->triangle_count + f] = (float)fmin(d, 1e30);
             overlaps |= d < 0;
         }
-        /* a body the cage lies into at rest, holding fewer of the model's visible skin vertices than of the
-         * cage's nodes, whose collision groups keep the part's physics apart from it, is a helper of the part's
-         * own rig, not the body; one that holds more skin is a head or a limb, whatever the groups say */
+        /* a body the cage lies into at rest, holding none of the model's visible skin, whose collision groups
+         * keep the part's physics apart from it, is a helper of the part's own rig, not the body; one that
+         * holds skin is a head or a limb, whatever the groups say */
         if (overlaps && !skin) {
             skin = malloc((m->vertex_count ? m->vertex_count : 1) * sizeof *skin);
             if (!skin || !plush__rigid_skin_vertices(m, skin)) {
@@ -216,16 +216,8 @@ plush_status plush__world_soft_collide_init(soft_ctx *c)
                 return world_soft_no_memory(c);
             }
         }
-        size_t held = overlaps ? skin_inside(m, skin, rb, t) : 0, nodes_in = 0;
-        for (size_t nd = 0; overlaps && nd < s->node_count; nd++) {
-            int32_t v = s->node_vertex[nd];
-            double local[3];
-            if (v < 0)
-                continue;
-            plush__rigid_local(t, m->vertices[v].position, local);
-            nodes_in += plush__rigid_shape_distance(rb, local, NULL) < 0;
-        }
-        bool helper = overlaps && held < nodes_in;
+        size_t held = overlaps ? skin_inside(m, skin, rb, t) : 0;
+        bool helper = overlaps && held == 0;
         for (size_t f = 0; helper && f < s->triangle_count; f++)
             if (!meets(s, m, dynamic, s->triangles[f], (uint32_t)r))
                 s->collide_rest[slot * s->triangle_count + f] = -INFINITY;
