@@ -910,8 +910,9 @@ static bool track_ratio(fit_state *s, const key_grid *g, double *ratio)
  * tried up from 8 until one misses more than the best before it), when it misses less than the exact
  * bake's keys alone. Returns 0 when the budget does not bind (the tolerance
  * decides), the triangle count when no fit wins, else the count, with *check the tolerance the frames are
- * checked against (half the error the count was judged by). */
-static size_t budget_count(fit_state *s, double tolerance, double *check)
+ * checked against (half the error the count was judged by), *keys_error its keys' share of that error and
+ * *exact_error the exact bake's. */
+static size_t budget_count(fit_state *s, double tolerance, double *check, double *keys_error, double *exact_error)
 {
     const plush_scene_bake *b = s->b;
     size_t T = b->triangle_count, room = plush__bake_track_room(b);
@@ -936,7 +937,7 @@ static size_t budget_count(fit_state *s, double tolerance, double *check)
     if (!(exact > 0))
         return T; /* not even the grid's last fits: none is known to do better than the exact bake */
     size_t best = T;
-    double best_error = exact;
+    double best_error = exact, best_keys = 0;
     for (size_t bones = 8; bones < T; bones *= 2) {
         for (size_t i = 0; i < g.n; i++)
             keys[i] = (double)bones * g.per_track[i] + (double)g.physics[i];
@@ -952,11 +953,13 @@ static size_t budget_count(fit_state *s, double tolerance, double *check)
         double need = tolerance_for(&g, keys, room);
         need = need > 0 ? fmax(need, 0.5 * tolerance) : INFINITY;
         if (worst + need < best_error)
-            best = bones, best_error = worst + need;
+            best = bones, best_error = worst + need, best_keys = need;
         else if (best < T)
             break; /* past the least: more bones' keys grow faster than their fit gains */
     }
     *check = best < T ? fmax(tolerance, 0.5 * best_error) : tolerance;
+    *keys_error = best < T ? best_keys : 0;
+    *exact_error = exact;
     return best;
 }
 
@@ -1071,17 +1074,18 @@ plush_status plush__bake_fit_run(const plush_scene_bake *b, size_t want, double 
      * (budget_count); else the fewest of 8, 16, 32, ... whose fit stays within half the tolerance (RMS) and
      * twice it (worst) on the samples, which leaves the keys the other half */
     size_t bones = want ? want : 8;
-    double check_tolerance = tolerance;
+    double check_tolerance = tolerance, keys_error = 0, exact_error = 0, worst = 0;
+    bool budget = false;
     if (!want && b->budget_first && tolerance > 0) {
-        size_t chosen = budget_count(&s, tolerance, &check_tolerance);
+        size_t chosen = budget_count(&s, tolerance, &check_tolerance, &keys_error, &exact_error);
         if (chosen) /* the budget binds: chosen, or T when no fit beats the exact bake's keys */
-            bones = chosen, want = chosen < T ? chosen : 0;
+            bones = chosen, want = chosen < T ? chosen : 0, budget = true;
     }
     for (int check = 0; bones < T; check++) {
         /* the fewest of 8, 16, 32, ... that fit the samples (from the count the last check chose) */
         for (; bones < T; bones *= 2) {
             fit_bones(&s, bones, false);
-            double rms, worst;
+            double rms;
             measure(&s, s.sample_rows, s.sample_count, &rms, &worst);
             if (want || (rms <= 0.5 * tolerance && worst <= 2.0 * tolerance))
                 break;
@@ -1091,6 +1095,10 @@ plush_status plush__bake_fit_run(const plush_scene_bake *b, size_t want, double 
             !add_frames(&s, add, n, T))
             break;
     }
+    /* a count the budget chose stays only if, with the frames the check added (the moments the samples
+     * missed), its fit and keys still miss less than the exact bake's keys */
+    if (budget && bones < T && !(worst + keys_error < exact_error))
+        bones = T;
     if (bones >= T) {
         /* no fewer bones fit: the exact bake */
         free(s.rest), free(s.frame_of), free(s.sample_rows), free(s.cluster), free(s.cand), free(s.fit_rows), free(s.bone);
