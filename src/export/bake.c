@@ -293,6 +293,53 @@ static size_t key_room(const plush_scene_bake *b, const plush_vmd_motion *v)
     return room;
 }
 
+size_t plush__bake_track_room(const plush_scene_bake *b)
+{
+    if (!b->key_budget && !b->byte_budget)
+        return SIZE_MAX;
+    plush_vmd_motion *v = plush_vmd_create();
+    const plush_vmd_motion *in = b->motion;
+    if (!v)
+        return SIZE_MAX;
+    size_t room = SIZE_MAX;
+    if (in) {
+        v->bone_keys = plush_arena_array(plush_vmd_arena(v), in->bone_key_count ? in->bone_key_count : 1,
+                                         sizeof *v->bone_keys);
+        plush_diag d = {0};
+        if (!v->bone_keys ||
+            known_keys(b->binding->model, in, b->physics ? b->physics_driven : NULL, v, &d) != PLUSH_OK) {
+            plush_vmd_free(v);
+            return SIZE_MAX;
+        }
+        v->camera_key_count = in->camera_key_count;
+        v->light_key_count = in->light_key_count;
+        v->shadow_key_count = in->shadow_key_count;
+        v->property_key_count = in->property_key_count;
+        v->property_keys = in->property_keys;
+    }
+    room = key_room(b, v);
+    plush_vmd_free(v);
+    return room;
+}
+
+size_t plush__bake_need_sampled(const plush_scene_bake *b, double tol, size_t tracks, double *per_track)
+{
+    size_t F = b->frame_count, T = b->triangle_count, step = tracks && T > tracks ? T / tracks : 1, n = 0, used = 0;
+    bool *keep = malloc((F ? F : 1) * sizeof *keep);
+    uint8_t(*curves)[4][4] = malloc((F ? F : 1) * sizeof *curves);
+    *per_track = 0;
+    if (!keep || !curves) {
+        free(keep), free(curves);
+        return SIZE_MAX;
+    }
+    for (size_t i = step / 2; i < T; i += step, used++)
+        n += plush__bake_reduce_track((const float(*)[7])b->keys + i, T, b->frames, F, b->reach[i], tol, keep, curves);
+    *per_track = used ? (double)n / (double)used : 0;
+    size_t physics = plush__bake_physics_key_need(b, tol, keep, curves);
+    free(keep), free(curves);
+    return physics;
+}
+
 /* Appends the tracks' kept keys to v at the keys' tolerance tol (curves fitted), then the physics keys. */
 static plush_status write_tracks(const plush_scene_bake *b, const plush__bake_tracks *t, const plush_str *names,
                                  double tol, size_t room, plush_vmd_motion *v, bool *keep, uint8_t (*curves)[4][4],
@@ -387,7 +434,8 @@ plush_status plush__bake_motion(const plush_scene_bake *b, plush__bake_plan *pla
     /* the budget: by default the keys' tolerance grows until the keys fit it; a tolerance the user set holds,
      * and the plan says how far over the budget that goes and at what error the keys would fit */
     size_t held = v->bone_key_count, room = key_room(b, v);
-    double share = b->fit && b->tolerance > 0 ? b->tolerance - tolerance : 0.0; /* what the fit spends */
+    /* what the fit spends: half the tolerance, or its RMS when the budget chose it past that */
+    double share = b->fit && b->tolerance > 0 ? fmax(b->tolerance - tolerance, b->fit->rms) : 0.0;
     double tol = tolerance;
     plan->budget = b->key_budget;
     /* written at the tolerance first; only keys over the budget search for the one that fits (each count is a

@@ -20,9 +20,10 @@ typedef struct plush__bake_fit {
     double seconds;          /* the fit's wall-clock time */
 } plush__bake_fit;
 
-/* Fits `bones` bones (0: the fewest of 8, 16, 32, ... within the tolerance on samples, the frames that miss
- * it added to the samples) to what b recorded;
- * *out stays NULL when no fewer bones than the cage's triangles fit (the exact bake stays). */
+/* Fits `bones` bones to what b recorded (0: with the budget first and binding, the count of 8, 16, 32, ...
+ * whose fit plus the keys' tolerance its tracks fit the budget at is least; else the fewest within the
+ * tolerance on samples; the frames that miss it added to the samples);
+ * *out stays NULL when no fewer bones than the cage's triangles fit or win (the exact bake stays). */
 plush_status plush__bake_fit_run(const struct plush_scene_bake *b, size_t bones, double tolerance,
                                  plush__bake_fit **out, plush_diag *diag);
 void plush__bake_fit_free(plush__bake_fit *fit);
@@ -84,6 +85,13 @@ size_t plush__bake_reduce_track(const float (*keys)[7], size_t stride, const uin
  * halvings of the ratio between the last x that did not fit and the first that did. */
 double plush__bake_least_fitting(size_t (*keys)(void *ctx, double x), void *ctx, double x0, size_t room,
                                  int doublings, int halvings);
+
+/* For the fit's choice of a bone count against the budget (bake_fit.c): the bone keys the budget leaves the
+ * baked tracks and the physics once the input's kept keys are counted (SIZE_MAX: no budget), and at keys'
+ * tolerance tol the physics' keys (returned; SIZE_MAX when out of memory) and, into *per_track, the mean keys
+ * of a pseudo-bone's track over about `tracks` of them spread over the cage (0: every one). */
+size_t plush__bake_track_room(const struct plush_scene_bake *b);
+size_t plush__bake_need_sampled(const struct plush_scene_bake *b, double tol, size_t tracks, double *per_track);
 
 /* The bones a bake keys after plush_scene_bake_fit: the fitted ones, or one pseudo-bone per triangle. */
 typedef struct plush__bake_tracks {

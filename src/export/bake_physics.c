@@ -130,6 +130,20 @@ static bool key_overriders(const plush_pmx_model *m, bool *keyed, size_t *added)
     return true;
 }
 
+/* The share of PMX vertex v's bone weights the baked model keeps (bake_model.c): all of them when it is not
+ * bound or its row has no triangle to hand it to, else 1 - its row's proxy share. */
+static double bone_share(const plush_scene_bake *b, size_t v)
+{
+    int64_t row = plush_scene_binding_row(b->binding, (uint32_t)v);
+    if (row < 0)
+        return 1.0;
+    const plush_proxy_binding *pb = b->binding->binding;
+    for (int k = 0; k < PLUSH_PROXY_INFLUENCES; k++)
+        if (pb->triangles[row][k] >= 0 && (size_t)pb->triangles[row][k] < b->triangle_count && pb->weights[row][k] > 0)
+            return pb->proxy_share ? 1.0 - (double)pb->proxy_share[row] : 0.0;
+    return 1.0;
+}
+
 plush_status plush__bake_physics_begin(plush_scene_bake *b, plush_diag *diag)
 {
     const plush_pmx_model *m = b->binding->model;
@@ -163,25 +177,35 @@ plush_status plush__bake_physics_begin(plush_scene_bake *b, plush_diag *diag)
     for (size_t i = 0; i < nb; i++)
         if (driven[i])
             b->physics_bones[count++] = (uint32_t)i;
-    /* reach: the farthest rest vertex weighted to the bone or a bone below it, from its rest position */
+    /* reach: over the vertices the bone or a bone below it carries in the baked model, the farthest from its
+     * rest position, each distance times the vertex's weight on them there (a key's miss moves a vertex by that
+     * share of it): a vertex the bake hands wholly to the proxy's bones rides on none of them, one in the
+     * hand-over band by 1 - its proxy share */
+    double *rides = malloc((m->vertex_count ? m->vertex_count : 1) * sizeof *rides);
+    if (!rides)
+        return plush__no_memory(diag);
+    for (size_t v = 0; v < m->vertex_count; v++)
+        rides[v] = bone_share(b, v);
     for (size_t k = 0; k < count; k++) {
         int32_t bone = (int32_t)b->physics_bones[k];
         const float *head = m->bones[bone].position;
         double reach = 0;
         for (size_t v = 0; v < m->vertex_count; v++) {
             const plush_pmx_vertex *vx = &m->vertices[v];
-            bool carried = false;
-            for (int j = 0; j < 4 && !carried; j++)
-                carried = vx->weights[j] > 0 && below(m, vx->bones[j], bone);
-            if (!carried)
+            double carried = 0;
+            for (int j = 0; j < 4 && rides[v] > 0; j++)
+                if (vx->weights[j] > 0 && below(m, vx->bones[j], bone))
+                    carried += vx->weights[j];
+            if (!(carried > 0))
                 continue;
             double d = 0;
             for (int c = 0; c < 3; c++)
                 d += ((double)vx->position[c] - head[c]) * ((double)vx->position[c] - head[c]);
-            reach = fmax(reach, sqrt(d));
+            reach = fmax(reach, fmin(1.0, carried * rides[v]) * sqrt(d));
         }
         b->physics_reach[k] = reach;
     }
+    free(rides);
     /* per keyed bone, the most keyed bones on one chain through it (its keyed ancestors, itself, and the
      * longest run of keyed bones below it): a vertex's miss adds up along its chain, so each bone's keys get
      * the tolerance over that count -- a short skirt chain is not held to a long braid's share */

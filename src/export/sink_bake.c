@@ -106,6 +106,10 @@ static int bake_describe(const plush_scene_sink *s, char *buf, size_t size)
             snprintf(tol + strlen(tol), sizeof tol - strlen(tol),
                      " of the %zu bones asked for, which miss the exact bake by up to %.3g units", b->stats.bones,
                      b->stats.fit_worst);
+        else if (fitted && b->stats.budget_limited && b->stats.fit_worst > b->tolerance)
+            snprintf(tol + strlen(tol), sizeof tol - strlen(tol),
+                     " with %zu bones, the count whose fit and keys miss least within the budget; the fit "
+                     "misses the exact bake by up to %.3g units", b->stats.bones, b->stats.fit_worst);
         if (b->stats.bones != b->stats.triangles)
             snprintf(fit, sizeof fit, "\nfitted to %zu cage triangles in %.2f s: RMS %.3g, worst vertex %.3g units",
                      b->stats.triangles, b->stats.fit_seconds, b->stats.fit_rms, b->stats.fit_worst);

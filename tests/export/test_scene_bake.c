@@ -535,6 +535,65 @@ static void test_curves_stand_for_eased_motion(void **state)
     assert_int_equal(from, N - 1);
 }
 
+/* The count the budget gives: a cage whose two halves each turn and sway rigidly, every frame differently,
+ * needs a key per frame and triangle at a fine tolerance, and a budget of 400 keys thins them far. Fewer
+ * bones leave each track more keys, but a fitted bone reaches farther than a triangle and its track needs
+ * more keys for it: by default (the budget first, no count asked) the bake takes whichever keeps within the
+ * budget at the smaller error -- here the exact bake, against 8 fitted bones asked for. */
+static void test_budget_chooses_bones(void **state)
+{
+    (void)state;
+    plush_diag d = pmx_fx_diag();
+    plush_pmx_model *model = mesh_fx_plush();
+    plush_scene_binding *binding = NULL;
+    pmx_fx_ok(plush_scene_bind(model, NULL, &binding, &d), &d);
+    plush_scene_bake *bake = NULL;
+    pmx_fx_ok(plush_scene_bake_create(binding, NULL, (plush_proxy_patch_shape){0}, &bake, &d), &d);
+    const plush_scene_proxy *px = &binding->proxy;
+    int *half = calloc(px->node_count, sizeof *half);
+    float(*x)[3] = calloc(px->node_count, sizeof *x);
+    for (size_t t = 0; t < px->triangle_count; t++) {
+        float cx = 0;
+        for (int k = 0; k < 3; k++)
+            cx += px->nodes[px->triangles[t][k]][0];
+        for (int k = 0; k < 3; k++)
+            half[px->triangles[t][k]] = cx > 0;
+    }
+    enum { FRAMES = 200 };
+    for (uint32_t f = 0; f < FRAMES; f++) {
+        for (size_t n = 0; n < px->node_count; n++) {
+            float a = 0.4f * sinf(0.37f * (float)f + 2.0f * (float)half[n]), c = cosf(a), sn = sinf(a);
+            const float *p = px->nodes[n];
+            x[n][0] = c * p[0] + sn * p[2] + 0.1f * sinf(0.23f * (float)f + (float)half[n]);
+            x[n][1] = p[1];
+            x[n][2] = -sn * p[0] + c * p[2];
+        }
+        pmx_fx_ok(plush_scene_bake_add_frame(bake, f, (const float(*)[3])x, &d), &d);
+    }
+    free(x), free(half);
+    plush_scene_bake_set_tolerance(bake, 1e-3);
+    bake->key_budget = 400, bake->budget_first = true;
+    double error[2];
+    size_t bones[2];
+    for (int asked = 0; asked < 2; asked++) { /* the default's count, then 8 asked for */
+        plush__bake_plan plan = {0};
+        plush_vmd_motion *v = NULL;
+        pmx_fx_ok(plush_scene_bake_fit(bake, asked ? 8 : 0, &d), &d);
+        bones[asked] = bake->fit ? bake->fit->bones : CAGE_TRIANGLES;
+        pmx_fx_ok(plush__bake_motion(bake, &plan, &v, &d), &d);
+        assert_true(v->bone_key_count <= 400 && plan.budget_limited);
+        error[asked] = plan.error;
+        plush_vmd_free(v);
+    }
+    printf("budget 400 keys: the default's %zu bones within %.3g, %zu asked for within %.3g\n", bones[0], error[0],
+           bones[1], error[1]);
+    assert_int_equal(bones[0], CAGE_TRIANGLES);
+    assert_true(error[0] < error[1]);
+    plush_scene_bake_destroy(bake);
+    plush_scene_binding_free(binding);
+    plush_pmx_free(model);
+}
+
 /* The player's budget first: a cage wobbling every frame (each node on its own wave) needs nearly a key per
  * frame and triangle at a fine tolerance; with a budget of 1,000 keys the keys' tolerance grows until they
  * fit it and the plan says so, and the error it reports is that tolerance. A tolerance the user set holds
@@ -669,6 +728,7 @@ int main(void)
         cmocka_unit_test(test_joints_converted),
         cmocka_unit_test(test_curves_stand_for_eased_motion),
         cmocka_unit_test(test_budget_holds),
+        cmocka_unit_test(test_budget_chooses_bones),
         cmocka_unit_test_setup_teardown(test_textures, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
