@@ -22,6 +22,9 @@
  *     if (!plush__point_grid_init(&g, &verts[0].position, count, sizeof verts[0])) ...
  *     size_t v = plush__point_grid_nearest(&g, p);    // what a scan by index would pick
  *     plush__point_grid_free(&g);
+ *
+ *     double d = plush__dot3d(a, b);                  // vectors in double (cglm's are float)
+ *     plush__cross3d(a, b, n);                        // n may be a or b
  */
 #ifndef PLUSH_CORE_GEOM_H
 #define PLUSH_CORE_GEOM_H
@@ -29,6 +32,22 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+/* ---- vectors in double precision (cglm's are float) ----------------------------------------------- */
+
+static inline double plush__dot3d(const double a[3], const double b[3])
+{
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+/* out = a x b; out may be a or b. */
+static inline void plush__cross3d(const double a[3], const double b[3], double out[3])
+{
+    double x = a[1] * b[2] - a[2] * b[1], y = a[2] * b[0] - a[0] * b[2], z = a[0] * b[1] - a[1] * b[0];
+    out[0] = x;
+    out[1] = y;
+    out[2] = z;
+}
 
 /* ---- welding by position ---------------------------------------------------------------------------- */
 

@@ -840,6 +840,42 @@ static double tolerance_for(const key_grid *g, const double *keys, size_t room)
     return 0;
 }
 
+/* Each bone's pivot (its rows' weighted rest mean) and reach (the farthest of them from it), over rows[0 .. n)
+ * (rows NULL: rows 0 .. n); pivot and reach have the bones' slots, reach zeroed. False when out of memory. */
+static bool pivots_and_reaches(const fit_state *s, const size_t *rows, size_t n, float (*pivot)[3], double *reach)
+{
+    size_t N = s->bones;
+    double *wsum = calloc(N ? N : 1, sizeof *wsum), (*acc)[3] = calloc(N ? N : 1, sizeof *acc);
+    bool ok = wsum && acc;
+    for (size_t i = 0; ok && i < n; i++) {
+        size_t row = rows ? rows[i] : i;
+        for (int k = 0; k < 4; k++)
+            if (s->bone[row][k] >= 0) {
+                size_t j = (size_t)s->bone[row][k];
+                wsum[j] += s->weight[row][k];
+                for (int c = 0; c < 3; c++)
+                    acc[j][c] += s->weight[row][k] * s->rest[row][c];
+            }
+    }
+    for (size_t j = 0; ok && j < N; j++)
+        for (int c = 0; c < 3; c++)
+            pivot[j][c] = (float)(wsum[j] > 0 ? acc[j][c] / wsum[j] : 0.0);
+    for (size_t i = 0; ok && i < n; i++) {
+        size_t row = rows ? rows[i] : i;
+        for (int k = 0; k < 4; k++)
+            if (s->bone[row][k] >= 0) {
+                size_t j = (size_t)s->bone[row][k];
+                double d = 0;
+                for (int c = 0; c < 3; c++)
+                    d += (s->rest[row][c] - pivot[j][c]) * (s->rest[row][c] - pivot[j][c]);
+                reach[j] = fmax(reach[j], sqrt(d));
+            }
+    }
+    free(wsum);
+    free(acc);
+    return ok;
+}
+
 /* The keys the fitted bones' tracks need against a pseudo-bone's, per grid point, into ratio: measured on
  * WINDOW recorded frames from the middle of the motion, the bones solved there as final_keys solves them
  * (the fitted tracks carry what a per-frame solve leaves in them, which a pseudo-bone's has not). */
@@ -848,35 +884,12 @@ static bool track_ratio(fit_state *s, const key_grid *g, double *ratio)
     const plush_scene_bake *b = s->b;
     size_t N = s->bones, T = b->triangle_count, F = b->frame_count, W = F < WINDOW ? F : WINDOW, w0 = (F - W) / 2;
     float(*pivot)[3] = calloc(N, sizeof *pivot), (*keys)[7] = malloc(W * N * sizeof *keys);
-    double *reach = calloc(N, sizeof *reach), *wsum = calloc(N, sizeof *wsum), (*acc)[3] = calloc(N, sizeof *acc);
+    double *reach = calloc(N, sizeof *reach);
     bool *keep = malloc(W * sizeof *keep);
     uint8_t(*curves)[4][4] = malloc(W * sizeof *curves);
-    bool ok = pivot && keys && reach && wsum && acc && keep && curves;
+    bool ok = pivot && keys && reach && keep && curves;
     /* the pivots and reaches as final_keys places them, over the sampled rows */
-    for (size_t i = 0; ok && i < s->sample_count; i++)
-        for (int k = 0; k < 4; k++) {
-            size_t row = s->sample_rows[i];
-            if (s->bone[row][k] < 0)
-                continue;
-            size_t j = (size_t)s->bone[row][k];
-            wsum[j] += s->weight[row][k];
-            for (int c = 0; c < 3; c++)
-                acc[j][c] += s->weight[row][k] * s->rest[row][c];
-        }
-    for (size_t j = 0; ok && j < N; j++)
-        for (int c = 0; c < 3; c++)
-            pivot[j][c] = (float)(wsum[j] > 0 ? acc[j][c] / wsum[j] : 0.0);
-    for (size_t i = 0; ok && i < s->sample_count; i++)
-        for (int k = 0; k < 4; k++) {
-            size_t row = s->sample_rows[i];
-            if (s->bone[row][k] < 0)
-                continue;
-            size_t j = (size_t)s->bone[row][k];
-            double d = 0;
-            for (int c = 0; c < 3; c++)
-                d += (s->rest[row][c] - pivot[j][c]) * (s->rest[row][c] - pivot[j][c]);
-            reach[j] = fmax(reach[j], sqrt(d));
-        }
+    ok = ok && pivots_and_reaches(s, s->sample_rows, s->sample_count, pivot, reach);
     if (ok) {
         span job = {.v = s, .pivot = (const float(*)[3])pivot, .keys = keys, .first = w0, .stride = 1};
         solve_span(&job, w0, w0 + W);
@@ -901,7 +914,7 @@ static bool track_ratio(fit_state *s, const key_grid *g, double *ratio)
                                                        b->reach[k], t, keep, curves);
         ratio[i] = pseudo > 0 ? (fitted / (double)N) / (pseudo / used) : 1.0;
     }
-    free(pivot), free(keys), free(reach), free(wsum), free(acc), free(keep), free(curves);
+    free(pivot), free(keys), free(reach), free(keep), free(curves);
     return ok;
 }
 
@@ -990,28 +1003,7 @@ static bool final_keys(fit_state *s, double tolerance, plush__bake_fit *fit)
     fit->pivot = calloc(N, sizeof *fit->pivot);
     fit->reach = calloc(N, sizeof *fit->reach);
     fit->keys = malloc(F * N * sizeof *fit->keys);
-    double *wsum = calloc(N, sizeof *wsum), (*acc)[3] = calloc(N, sizeof *acc);
-    bool ok = fit->pivot && fit->reach && fit->keys && wsum && acc;
-    for (size_t row = 0; ok && row < s->rows; row++)
-        for (int k = 0; k < 4; k++)
-            if (s->bone[row][k] >= 0) {
-                size_t j = (size_t)s->bone[row][k];
-                wsum[j] += s->weight[row][k];
-                for (int c = 0; c < 3; c++)
-                    acc[j][c] += s->weight[row][k] * s->rest[row][c];
-            }
-    for (size_t j = 0; ok && j < N; j++)
-        for (int c = 0; c < 3; c++)
-            fit->pivot[j][c] = (float)(wsum[j] > 0 ? acc[j][c] / wsum[j] : 0.0);
-    for (size_t row = 0; ok && row < s->rows; row++)
-        for (int k = 0; k < 4; k++)
-            if (s->bone[row][k] >= 0) {
-                size_t j = (size_t)s->bone[row][k];
-                double d = 0;
-                for (int c = 0; c < 3; c++)
-                    d += (s->rest[row][c] - fit->pivot[j][c]) * (s->rest[row][c] - fit->pivot[j][c]);
-                fit->reach[j] = sqrt(d) > fit->reach[j] ? sqrt(d) : fit->reach[j];
-            }
+    bool ok = fit->pivot && fit->reach && fit->keys && pivots_and_reaches(s, NULL, s->rows, fit->pivot, fit->reach);
     /* every frame's bones stop gaining once a sweep lowers their RMS by less than SETTLE of the tolerance:
      * less than the keys can hold anyway */
     fit_state v = *s;
@@ -1026,8 +1018,6 @@ static bool final_keys(fit_state *s, double tolerance, plush__bake_fit *fit)
             for (int k = 3; dot < 0 && k < 7; k++)
                 key[k] = -key[k];
         }
-    free(acc);
-    free(wsum);
     return ok;
 }
 

@@ -70,17 +70,7 @@ struct world_cloth {
     float damping;                /* kDP: the share of the speed taken off each fixed step */
 };
 
-static double dot3(const double a[3], const double b[3])
-{
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
 
-static void cross3(const double a[3], const double b[3], double out[3])
-{
-    out[0] = a[1] * b[2] - a[2] * b[1];
-    out[1] = a[2] * b[0] - a[0] * b[2];
-    out[2] = a[0] * b[1] - a[1] * b[0];
-}
 
 static void sub3(const float a[3], const float b[3], double out[3])
 {
@@ -93,8 +83,8 @@ static double face_area(const float (*x)[3], const uint32_t f[3])
     double e[3], g[3], n[3];
     sub3(x[f[1]], x[f[0]], e);
     sub3(x[f[2]], x[f[0]], g);
-    cross3(e, g, n);
-    return sqrt(dot3(n, n)) / 2;
+    plush__cross3d(e, g, n);
+    return sqrt(plush__dot3d(n, n)) / 2;
 }
 
 /* The signed dihedral angle of a hinge at its four points p, and its gradient there (grad may be NULL). The
@@ -113,17 +103,17 @@ static bool dihedral(const double p[4][3], double *theta, double grad[4][3])
     sub3d(p[1], p[0], e);
     sub3d(p[2], p[0], a);
     sub3d(p[3], p[0], b);
-    cross3(e, a, n1);             /* face 1's normal, |n1| = 2 A1 */
-    cross3(b, e, n2);             /* face 2's, wound the same way round */
-    double l2 = dot3(e, e), q1 = dot3(n1, n1), q2 = dot3(n2, n2);
+    plush__cross3d(e, a, n1);             /* face 1's normal, |n1| = 2 A1 */
+    plush__cross3d(b, e, n2);             /* face 2's, wound the same way round */
+    double l2 = plush__dot3d(e, e), q1 = plush__dot3d(n1, n1), q2 = plush__dot3d(n2, n2);
     if (!(l2 > 0) || !(q1 > 1e-24 * l2 * l2) || !(q2 > 1e-24 * l2 * l2))
         return false;
     double l = sqrt(l2), c[3];
-    cross3(n1, n2, c);
-    *theta = atan2(dot3(c, e) / l, dot3(n1, n2));
+    plush__cross3d(n1, n2, c);
+    *theta = atan2(plush__dot3d(c, e) / l, plush__dot3d(n1, n2));
     if (!grad)
         return true;
-    double s1 = dot3(a, e) / l2, s2 = dot3(b, e) / l2;
+    double s1 = plush__dot3d(a, e) / l2, s2 = plush__dot3d(b, e) / l2;
     for (int k = 0; k < 3; k++) {
         double g2 = -l * n1[k] / q1, g3 = -l * n2[k] / q2;
         grad[2][k] = g2;
@@ -200,7 +190,7 @@ static plush_status build_edges(soft_ctx *c, struct world_cloth *xp, float stret
         uint32_t a = e[i][0], b = e[i][1];
         double d[3];
         sub3(s->rest[b], s->rest[a], d);
-        double len = sqrt(dot3(d, d));
+        double len = sqrt(plush__dot3d(d, d));
         size_t k = xp->edge_count++;
         xp->edges[k][0] = a;
         xp->edges[k][1] = b;
@@ -314,8 +304,8 @@ plush_status plush__world_soft_cloth_init(soft_ctx *c, const plush_world_cloth *
                                            s->rest[s->triangles[t][0]][2]};
         sub3(s->rest[s->triangles[t][1]], s->rest[s->triangles[t][0]], a);
         sub3(s->rest[s->triangles[t][2]], s->rest[s->triangles[t][0]], b);
-        cross3(a, b, cr);
-        v += dot3(p, cr) / 6;
+        plush__cross3d(a, b, cr);
+        v += plush__dot3d(p, cr) / 6;
     }
     xp->damping = c->sb->config.dp >= 0 && c->sb->config.dp <= 1 ? c->sb->config.dp : 0;
     xp->pressure = fabs(v) > 0 && isfinite(c->sb->config.pr) ? c->sb->config.pr : 0;
@@ -351,8 +341,8 @@ static void pressure_forces(const world_soft *s, struct world_cloth *xp, const d
         double a[3], b[3], n[3];
         sub3d(x[f[1]], x[f[0]], a);
         sub3d(x[f[2]], x[f[0]], b);
-        cross3(a, b, n);
-        volume += dot3(x[f[0]], n) / 6;
+        plush__cross3d(a, b, n);
+        volume += plush__dot3d(x[f[0]], n) / 6;
         for (int k = 0; k < 3; k++)
             for (int j = 0; j < 3; j++)
                 xp->force[f[k]][j] += (float)(n[j] / 6); /* a third of the face's area vector */
@@ -382,7 +372,7 @@ static void push_nodes(const plush_world_model *wm, const world_soft *s, struct 
             if (xp->inv_mass[i] == 0)
                 continue;
             double r[3] = {x[i][0] - m[12], x[i][1] - m[13], x[i][2] - m[14]};
-            if (dot3(r, r) > reach * reach)
+            if (plush__dot3d(r, r) > reach * reach)
                 continue;
             double local[3], normal[3];
             float xf[3] = {(float)x[i][0], (float)x[i][1], (float)x[i][2]};
@@ -450,7 +440,7 @@ static void implicit_substep(const world_soft *s, struct world_cloth *xp, double
         uint32_t a = xp->edges[e][0], b = xp->edges[e][1];
         double d[3];
         sub3d(x[b], x[a], d);
-        double len = sqrt(dot3(d, d)), k = xp->edge_k[e];
+        double len = sqrt(plush__dot3d(d, d)), k = xp->edge_k[e];
         for (int j = 0; j < 3; j++)
             xp->edge_dir[3 * e + j] = len > 0 ? d[j] / len : 0;
         for (int j = 0; j < 3; j++) {
@@ -573,7 +563,7 @@ void plush__world_soft_cloth_step(plush_world_model *wm, world_soft *s, int k, i
         push_nodes(wm, s, xp, x);
         /* a push out of a body is not made speed; the speed that carried the node in is spent */
         for (size_t i = 0; i < s->node_count; i++) {
-            double p[3] = {xp->push[i][0], xp->push[i][1], xp->push[i][2]}, pp = dot3(p, p), vn = 0;
+            double p[3] = {xp->push[i][0], xp->push[i][1], xp->push[i][2]}, pp = plush__dot3d(p, p), vn = 0;
             for (int j = 0; j < 3; j++)
                 vn += v[i][j] * p[j];
             for (int j = 0; pp > 0 && vn < 0 && j < 3; j++)

@@ -11,20 +11,7 @@
  * be mostly rounding noise, so a frame built from it would spin the skin at random. */
 #define FRAME_MIN_SINE 1e-6
 
-static double dot3(const double a[3], const double b[3])
-{
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
 
-static void cross3(const double a[3], const double b[3], double out[3])
-{
-    double x = a[1] * b[2] - a[2] * b[1];
-    double y = a[2] * b[0] - a[0] * b[2];
-    double z = a[0] * b[1] - a[1] * b[0];
-    out[0] = x;
-    out[1] = y;
-    out[2] = z;
-}
 
 static void scale3(double v[3], double s)
 {
@@ -45,9 +32,9 @@ bool plush__proxy_frame_build(const float p0[3], const float p1[3], const float 
         y[k] = p0[k] - f->center[k];
     }
     double n[3];
-    cross3(f->edge[0], f->edge[1], n);
-    double nn = dot3(n, n), yy = dot3(y, y);
-    double limit = FRAME_MIN_SINE * FRAME_MIN_SINE * dot3(f->edge[0], f->edge[0]) * dot3(f->edge[1], f->edge[1]);
+    plush__cross3d(f->edge[0], f->edge[1], n);
+    double nn = plush__dot3d(n, n), yy = plush__dot3d(y, y);
+    double limit = FRAME_MIN_SINE * FRAME_MIN_SINE * plush__dot3d(f->edge[0], f->edge[0]) * plush__dot3d(f->edge[1], f->edge[1]);
     /* p0 == c implies zero area for exact numbers; the second test keeps rounding from reaching 1/0. */
     if (!(nn > limit) || !(yy > 0))
         return false;
@@ -55,9 +42,9 @@ bool plush__proxy_frame_build(const float p0[3], const float p1[3], const float 
     scale3(n, 1.0 / f->area2);
     scale3(y, 1.0 / sqrt(yy));
     double x[3];
-    cross3(y, n, x);
+    plush__cross3d(y, n, x);
     /* y is in the plane only up to rounding, so Y x Z is unit only up to rounding too. */
-    scale3(x, 1.0 / sqrt(dot3(x, x)));
+    scale3(x, 1.0 / sqrt(plush__dot3d(x, x)));
     for (int k = 0; k < 3; k++) {
         f->axis[0][k] = x[k];
         f->axis[1][k] = y[k];
@@ -94,9 +81,9 @@ bool plush__proxy_rest_build(const float p0[3], const float p1[3], const float p
     rest->area2 = f.area2;
     /* Rows of [E1 E2 N]^-1 are (E2 x N, N x E1, E1 x E2) / det, and det = N . (E1 x E2) = area2 > 0. */
     const double *n = f.axis[2];
-    cross3(f.edge[1], n, rest->edge_inv[0]);
-    cross3(n, f.edge[0], rest->edge_inv[1]);
-    cross3(f.edge[0], f.edge[1], rest->edge_inv[2]);
+    plush__cross3d(f.edge[1], n, rest->edge_inv[0]);
+    plush__cross3d(n, f.edge[0], rest->edge_inv[1]);
+    plush__cross3d(f.edge[0], f.edge[1], rest->edge_inv[2]);
     for (int k = 0; k < 3; k++)
         scale3(rest->edge_inv[k], 1.0 / f.area2);
     return true;
@@ -141,13 +128,13 @@ static void rotation_quaternion(const mat3 *rot, double q[4])
 static void store_dual(const double q[4], const double t[3], float dq[8])
 {
     double tq[3];
-    cross3(t, q, tq);
+    plush__cross3d(t, q, tq);
     for (int k = 0; k < 3; k++) {
         dq[k] = (float)q[k];
         dq[4 + k] = (float)(0.5 * (q[3] * t[k] + tq[k]));
     }
     dq[3] = (float)q[3];
-    dq[7] = (float)(-0.5 * dot3(t, q));
+    dq[7] = (float)(-0.5 * plush__dot3d(t, q));
 }
 
 void plush__proxy_skin_rigid(const proxy_rest *rest, const proxy_frame *now, float out[16], float dq[8])

@@ -3,6 +3,7 @@
  * neighbours, so boxes refitted over the same tree stay tight enough), searched for each point's nearest
  * triangle, starting from the triangle that was nearest the frame before. */
 #include "plush/sys/quality.h"
+#include "core/geom.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -146,10 +147,6 @@ static void refit(plush_quality_skin *s, const float (*p)[3])
 
 /* ---- the nearest triangle ---- */
 
-static double dot3(const double a[3], const double b[3])
-{
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
 
 /* The point of triangle abc nearest p, as barycentric weights w (of a, b, c), and the squared distance: by the
  * Voronoi regions of the triangle's corners, edges and face (as in Ericson, Real-Time Collision Detection). */
@@ -162,7 +159,7 @@ static double nearest_on_triangle(const float pf[3], const float af[3], const fl
         ac[k] = (double)cf[k] - af[k];
         ap[k] = (double)pf[k] - af[k];
     }
-    double d1 = dot3(ab, ap), d2 = dot3(ac, ap);
+    double d1 = plush__dot3d(ab, ap), d2 = plush__dot3d(ac, ap);
     double u = 0, v = 0; /* the nearest point is a + u ab + v ac */
     if (d1 <= 0 && d2 <= 0) {
         u = v = 0;
@@ -172,7 +169,7 @@ static double nearest_on_triangle(const float pf[3], const float af[3], const fl
             bp[k] = (double)pf[k] - bf[k];
             cp[k] = (double)pf[k] - cf[k];
         }
-        double d3 = dot3(ab, bp), d4 = dot3(ac, bp), d5 = dot3(ab, cp), d6 = dot3(ac, cp);
+        double d3 = plush__dot3d(ab, bp), d4 = plush__dot3d(ac, bp), d5 = plush__dot3d(ab, cp), d6 = plush__dot3d(ac, cp);
         double vc = d1 * d4 - d3 * d2, vb = d5 * d2 - d1 * d6, va = d3 * d6 - d5 * d4;
         if (d3 >= 0 && d4 <= d3) {
             u = 1;
@@ -298,7 +295,7 @@ static double signed_distance(const plush_quality_skin *s, const float p[3], con
     double dist = sqrt(h->d2);
     if (normal)
         memcpy(normal, n, sizeof n);
-    return dot3(d, n) < 0 ? -dist : dist;
+    return plush__dot3d(d, n) < 0 ? -dist : dist;
 }
 
 /* ---- the interface ---- */
@@ -464,7 +461,7 @@ double plush_quality_skin_depth(plush_quality_skin *s, int slot, size_t i, const
     if (h.triangle == UINT32_MAX)
         return clear;
     double n[3];
-    double d = signed_distance(s, p, &h, n), len = sqrt(dot3(n, n));
+    double d = signed_distance(s, p, &h, n), len = sqrt(plush__dot3d(n, n));
     if (!(d < 0) || !(len > 0))
         return -d;
     for (int k = 0; k < 3; k++)
