@@ -165,6 +165,7 @@ typedef struct attach_work {
     plush_attach_piece *info;              /* per piece */
     int32_t *anchor;                       /* per cage vertex: the rigid body, or -1 */
     uint32_t *face_piece;                  /* per cage face: its piece (faces joined by shared edges) */
+    bool derive_shape_memory;              /* the default preset: a piece standing out gets its mt from its length */
     size_t pieces;
     uint32_t *slot_vertex;                 /* per new model vertex: the cage vertex it copies */
     size_t slots;
@@ -484,6 +485,21 @@ static plush_status piece_name(attach_work *w, size_t p, plush_str *out, plush_d
     return PLUSH_OK;
 }
 
+/* Whether piece p's cage nodes lie close to a plane or a line (core/geom.h's measure, as the physics takes it). */
+static bool piece_flat(const attach_work *w, size_t p)
+{
+    const plush_cage_mesh *c = w->o->cage;
+    bool *use = calloc(c->vertex_count ? c->vertex_count : 1, sizeof *use);
+    if (!use)
+        return false;
+    for (size_t f = 0; f < c->triangle_count; f++)
+        for (int k = 0; w->face_piece[f] == p && k < 3; k++)
+            use[c->triangles[f][k]] = true;
+    bool flat = !(plush__points_spread((const float(*)[3])c->positions, c->vertex_count, use) >= PLUSH__FLAT_SPREAD);
+    free(use);
+    return flat;
+}
+
 /* Copies the model (sharing its arrays), then replaces the arrays that grow. */
 static plush_status build(attach_work *w, plush_pmx_vertex *cage_verts, plush_attach_result *res, plush_diag *diag)
 {
@@ -571,6 +587,14 @@ static plush_status build(attach_work *w, plush_pmx_vertex *cage_verts, plush_at
     free(held);
     if (st != PLUSH_OK)
         return st;
+    /* a flat piece standing out from where it touches the model (a tail, an ear) rests in a shape gravity does
+     * not hold, as a hanging one does, and bends under its own weight (a piece with volume keeps its shape by
+     * its links): with the default preset its shape memory is no stronger than gravity's pull on a pendulum of
+     * its free length, so it droops as a piece that long would */
+    for (size_t p = 0; w->derive_shape_memory && p < w->pieces; p++)
+        if (w->info[p].from_contact && piece_flat(w, p))
+            sbs[m->soft_body_count + p].config.mt =
+                plush__attach_shape_memory(sbs[m->soft_body_count + p].config.mt, w->info[p].free_length);
     warn_index_sizes(m, out, diag);
     size_t auto_pinned = 0;
     for (size_t k = 0; k < cage->vertex_count; k++)
@@ -600,7 +624,8 @@ plush_status plush_attach(const plush_pmx_model *model, const plush_attach_optio
     if (st != PLUSH_OK)
         return st;
     plush_attach_options o = *options;
-    if (plush__attach_soft_unset(&o.soft))
+    bool derive = plush__attach_soft_unset(&o.soft);
+    if (derive)
         plush_attach_preset("plush", &o.soft);
     plush_pmx_model *m = plush_pmx_create();
     size_t n = o.cage->vertex_count;
@@ -622,7 +647,7 @@ plush_status plush_attach(const plush_pmx_model *model, const plush_attach_optio
     *m = *model;
     m->arena = own;
     attach_work w = {.model = model, .o = &o, .out = m, .pinned = pinned, .auto_pinned = auto_pinned, .anchor = anchor,
-                     .face_piece = piece};
+                     .face_piece = piece, .derive_shape_memory = derive};
     st = build(&w, cage_verts, result, diag);
     free(pinned);
     free(auto_pinned);

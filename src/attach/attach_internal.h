@@ -7,6 +7,10 @@
 
 /* Every parameter field zero (padding aside): the caller chose none, so the "plush" preset applies. */
 bool plush__attach_soft_unset(const plush_pmx_soft_body *sb);
+/* A piece's shape memory (kMT: the share of the way to its rest shape, turned as its pins turn, that each
+ * physics step pulls a node) from the one given and its free length (the longest way along the cage from what
+ * holds it): no stronger than gravity's pull on a pendulum of that length (docs/attach.md). */
+float plush__attach_shape_memory(float given, float free_length);
 
 /* Whether the points span a plane (three of them not on one line, to a thousandth of their extent). */
 bool plush__attach_points_span(const float (*p)[3], size_t n);

@@ -3,6 +3,7 @@
 #include "plush/sys/core.h"
 #include "plush/sys/attach.h"
 #include "attach/attach_internal.h"
+#include "plush/physics.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -182,4 +183,13 @@ bool plush__attach_soft_unset(const plush_pmx_soft_body *sb)
             return false;
     }
     return true;
+}
+
+float plush__attach_shape_memory(float given, float free_length)
+{
+    /* Bullet's pose matching pulls a node mt of the way to its goal each step: a spring whose angular
+     * frequency is sqrt(mt) / dt; a pendulum of length L swings at sqrt(g / L): equal at mt = g dt^2 / L, with
+     * MMD's gravity (98 units/s^2) and step (60 Hz), which plush's world takes by default */
+    double dt = 1.0 / PLUSH_WORLD_DEFAULT_HZ, pendulum = 98.0 * dt * dt / free_length;
+    return free_length > 0 && pendulum < given ? (float)pendulum : given;
 }

@@ -578,3 +578,27 @@ bool plush__repeated_faces(const uint32_t *idx, size_t faces, uint8_t *drop)
     free(keys);
     return true;
 }
+
+double plush__points_spread(const float (*points)[3], size_t count, const bool *use)
+{
+    double c[3] = {0, 0, 0}, m[3][3] = {{0}}, n = 0;
+    for (size_t i = 0; i < count; i++)
+        if (!use || use[i]) {
+            n++;
+            for (int k = 0; k < 3; k++)
+                c[k] += points[i][k];
+        }
+    if (n == 0)
+        return 1;
+    for (int k = 0; k < 3; k++)
+        c[k] /= n;
+    for (size_t i = 0; i < count; i++)
+        if (!use || use[i])
+            for (int a = 0; a < 3; a++)
+                for (int b = 0; b < 3; b++)
+                    m[a][b] += ((double)points[i][a] - c[a]) * ((double)points[i][b] - c[b]);
+    double det = m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0]) +
+                 m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
+    double third = (m[0][0] + m[1][1] + m[2][2]) / 3;
+    return third > 0 ? det / (third * third * third) : 0;
+}

@@ -168,4 +168,14 @@ size_t plush__point_grid_nearest(const plush__point_grid *g, const float p[3]);
 /* Frees the grid; a zeroed or freed grid is a no-op. */
 void plush__point_grid_free(plush__point_grid *g);
 
+/* ---- how flat a set of points is ----------------------------------------------------------------------- */
+
+/* 27 l1 l2 l3 / (l1 + l2 + l3)^3 of the moment of points[i] (those with use[i], or all when use is NULL) about
+ * their centre, l the moment's eigenvalues: 1 for points spread alike in every direction, 0 on a plane or a
+ * line; 1 when there are none. */
+double plush__points_spread(const float (*points)[3], size_t count, const bool *use);
+/* Nearly flat: a spread under a twentieth (a sheet thinner than about a fiftieth of its width). A soft body so
+ * flat has no links across its thickness, and Bullet's pose matching cannot turn its rest shape. */
+#define PLUSH__FLAT_SPREAD 0.05
+
 #endif

@@ -2,6 +2,7 @@
  * B-links, clusters, randomisation, aerodynamics, collisions, mass, pose, anchors) handed to Bullet
  * through the bulletc ABI, repaired where Bullet would misbehave. world_soft_build.c makes the nodes. */
 #include "physics/world_soft_internal.h"
+#include "core/geom.h"
 #include "plush/sys/core.h"
 #include "plush/sys/physics.h"
 
@@ -338,33 +339,6 @@ static void append_faces(soft_ctx *c)
     }
 }
 
-/* 27 l1 l2 l3 / (l1 + l2 + l3)^3 of the moment of the rest nodes (only the pinned ones when pinned_only)
- * about their centre: 1 for points spread alike in every direction, 0 on a plane or a line; 1 when there are
- * none. */
-static double spread(const world_soft *s, bool pinned_only)
-{
-    double c[3] = {0, 0, 0}, m[3][3] = {{0}}, n = 0;
-    for (size_t i = 0; i < s->node_count; i++)
-        if (!pinned_only || s->pinned[i]) {
-            n++;
-            for (int k = 0; k < 3; k++)
-                c[k] += s->rest[i][k];
-        }
-    if (n == 0)
-        return 1;
-    for (int k = 0; k < 3; k++)
-        c[k] /= n;
-    for (size_t i = 0; i < s->node_count; i++)
-        if (!pinned_only || s->pinned[i])
-            for (int a = 0; a < 3; a++)
-                for (int b = 0; b < 3; b++)
-                    m[a][b] += ((double)s->rest[i][a] - c[a]) * ((double)s->rest[i][b] - c[b]);
-    double det = m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0]) +
-                 m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
-    double third = (m[0][0] + m[1][1] + m[2][2]) / 3;
-    return third > 0 ? det / (third * third * third) : 0;
-}
-
 /* Bullet's pose matching (kMT) polar-decomposes the moment of the nodes' offsets from their centre. A
  * piece whose rest nodes lie close to a plane or a line leaves that matrix nearly singular, and the
  * decomposition turned small hair pieces' nodes non-finite within seconds of a dance (Alicia's, every
@@ -372,7 +346,7 @@ static double spread(const world_soft *s, bool pinned_only)
  * trace (a spread under 0.05, a sheet thinner than about a fiftieth of its width). */
 static bool flat(const world_soft *s)
 {
-    return !(spread(s, false) >= 0.05);
+    return !(plush__points_spread((const float(*)[3])s->rest, s->node_count, NULL) >= PLUSH__FLAT_SPREAD);
 }
 
 /* A flat piece has no links across its thickness: only its shape memory resists folding it along a line,
@@ -393,7 +367,7 @@ static bool pins_flat(const world_soft *s)
 {
     for (size_t i = 0; i < s->node_count; i++)
         if (s->pinned[i])
-            return !(spread(s, true) >= 1e-3);
+            return !(plush__points_spread((const float(*)[3])s->rest, s->node_count, s->pinned) >= 1e-3);
     return false;
 }
 

@@ -586,10 +586,10 @@ static void test_two_piece_strand_stress(void **state)
 
 /* A tail modelled as a flat fan sticking back and up at 45 degrees from the lower back, weighted to the hips
  * (the author gave it no physics), caged by plush run with no motion: its automatic pins hold it where it
- * touches the body, not at its top (its tip), so over 60 frames its root stays on the body and its tip goes
- * down, not up. Pinned at its tip, as every piece hung from its top before, its root fell 1.0 unit off the
- * body. How far it droops is printed: 0.16 units at the tip (its rest shape, turned as its pins turn, holds
- * it; docs/attach.md). */
+ * touches the body, not at its top (its tip), and its shape memory is no stronger than a pendulum of its
+ * length allows, so within 60 frames it droops under gravity -- its tip a quarter of its length or more lower
+ * -- with its root kept on the body. Pinned at its tip, as every piece hung from its top before, its root fell
+ * 1.0 unit off the body; pinned at its root with the preset's memory, it kept its angle (the tip 0.17 lower). */
 enum { FAN_ROWS = 24, FAN_COLS = 8 };
 static mesh_fx fan(float root_y, float root_z)
 {
@@ -615,7 +615,7 @@ static mesh_fx fan(float root_y, float root_z)
     return r;
 }
 
-static void test_tail_pinned_where_it_touches(void **state)
+static void test_tail_droops(void **state)
 {
     (void)state;
     /* bones: root, hips at y 5; the body a sphere of radius 1.5 round the hips, following them */
@@ -662,8 +662,8 @@ static void test_tail_pinned_where_it_touches(void **state)
                              pow(root_at[2] - root_rest[2], 2));
     print_message("      45-degree tail after 60 frames: root moved %.3f, tip %.3f -> %.3f high\n", root_moved,
                   (double)tip_rest[1], (double)tip_at[1]);
-    assert_true(root_moved < 0.1);           /* held where it touches the body (a fan 4 long) */
-    assert_true(tip_at[1] <= tip_rest[1]);   /* the tip goes down, not up */
+    assert_true(root_moved < 0.25);                   /* held where it touches the body (a fan 4 long) */
+    assert_true(tip_rest[1] - tip_at[1] >= 1.0f);      /* drooped by a quarter of its length or more */
     free(at);
 }
 
@@ -870,7 +870,7 @@ int main(void)
         cmocka_unit_test(test_weightless_piece_is_pinned),
         cmocka_unit_test(test_toy_run),
         cmocka_unit_test(test_two_piece_strand_stress),
-        cmocka_unit_test(test_tail_pinned_where_it_touches),
+        cmocka_unit_test(test_tail_droops),
         cmocka_unit_test(test_demo_quality),
         cmocka_unit_test(test_alicia_hair_auto_pins),
     };
