@@ -180,3 +180,10 @@ bool plush__rigid_skin_vertices(const plush_pmx_model *m, bool *skin)
     free(moved);
     return true;
 }
+
+double plush__rigid_shape_thickness(const plush_pmx_rigid_body *rb)
+{
+    if (rb->shape == PLUSH_PMX_RIGID_BOX)
+        return fmin(rb->size[0], fmin(rb->size[1], rb->size[2]));
+    return rb->size[0];
+}

@@ -12,6 +12,8 @@
  * for an unknown shape. With normal non-NULL, the unit direction in the body's frame in which the distance
  * grows fastest (out of the shape) is written there. */
 double plush__rigid_shape_distance(const plush_pmx_rigid_body *rb, const double p[3], double normal[3]);
+/* The body's half thickness: its radius, or a box's smallest half extent. */
+double plush__rigid_shape_thickness(const plush_pmx_rigid_body *rb);
 /* The radius of a sphere about the body's origin that holds its shape. */
 double plush__rigid_shape_reach(const plush_pmx_rigid_body *rb);
 /* p in the frame of a column-major rigid transform m. */

@@ -228,14 +228,6 @@ plush_status plush__world_soft_collide_init(soft_ctx *c)
     return PLUSH_OK;
 }
 
-/* The body's half thickness: its radius, or a box's smallest half extent. */
-static double thickness(const plush_pmx_rigid_body *rb)
-{
-    if (rb->shape == PLUSH_PMX_RIGID_BOX)
-        return fmin(rb->size[0], fmin(rb->size[1], rb->size[2]));
-    return rb->size[0];
-}
-
 /* Face f against the body in slot: when its deepest sample lies within the face's margin, the face is
  * pushed out along the body's normal, shared among its free nodes by their barycentric weights (a
  * position-based contact: the sample lands on the margin); with `spend`, the velocity that brought a node in
@@ -256,7 +248,7 @@ static bool push_face(world_soft *s, const plush_pmx_rigid_body *rb, size_t slot
      * rest), the nearest way out is more likely the far side: the face got through between two steps (a fast
      * kick) and pushing it on would drag the cloth through the limb and stretch it across. It is left to come
      * out as the body moves on. */
-    if (!(depth > 0) || !isfinite(depth) || depth > (margin > 0 ? margin : 0) + 0.5 * thickness(rb))
+    if (!(depth > 0) || !isfinite(depth) || depth > (margin > 0 ? margin : 0) + 0.5 * plush__rigid_shape_thickness(rb))
         return false;
     const float *b = samples[which];
     /* The push is shared as if every corner took its part (a pinned corner's is dropped): a sample next to

@@ -99,10 +99,7 @@ static plush_status skin_init(plush__soft_measure *sm, const plush_pmx_model *m,
      * half-extent; no bound without them */
     double depth = 0;
     for (size_t b = 0; b < sm->body_count; b++) {
-        const plush_pmx_rigid_body *rb = &m->rigid_bodies[sm->bodies[b]];
-        double r = rb->size[0];
-        if (rb->shape == PLUSH_PMX_RIGID_BOX)
-            r = fmin(rb->size[0], fmin(rb->size[1], rb->size[2]));
+        double r = plush__rigid_shape_thickness(&m->rigid_bodies[sm->bodies[b]]);
         depth = r > depth ? r : depth;
     }
     st = plush_quality_skin_create((const float(*)[3])rest, (const float(*)[3])normals, nv, (const uint32_t(*)[3])tris,
