@@ -249,6 +249,7 @@ void plush__world_soft_after_substep(plush_world_model *wm, int k, int n, uint64
         near_mode_pull(wm, s);
         near_mode_move_bodies(wm, s);
         plush__world_soft_collide(wm, s);
+        plush__world_soft_hold_folds(wm, s);
         if (k + 1 >= n) {
             /* Float integration lands within rounding of the target; the step ends exactly on it. */
             for (size_t q = 0; q < s->pin_count; q++) {

@@ -391,6 +391,8 @@ static plush_status add_one(plush_world_model *wm, size_t i, plush_diag *diag)
         st = plush__world_soft_create_bullet(&c);
     if (st == PLUSH_OK)
         st = plush__world_soft_collide_init(&c);
+    if (st == PLUSH_OK)
+        st = plush__world_soft_fold_init(&c);
     const plush_world_desc *wd = &wm->world->desc;
     if (st == PLUSH_OK && !c.s->rope && wd->cloth && i < wd->cloth_count && wd->cloth[i].on) {
         st = plush__world_soft_cloth_init(&c, &wd->cloth[i]);

@@ -78,7 +78,17 @@ struct world_soft {
     double pose_pin_weight;       /* a pinned node's weight over a free one's */
     double pose_q[4];             /* the last turn fitted */
     struct world_cloth *cloth;    /* stepped as cloth by plush (world_soft_cloth.c), not Bullet; NULL */
+    size_t fold_count;            /* the guards of the edges two faces share (world_soft_fold.c) */
+    struct soft_fold *folds;
+    uint8_t *fold_moved;          /* per node, scratch for one substep */
 };
+
+/* An edge two faces share (node[0], node[1]) and the nodes facing it (node[2], node[3]): the faces' opening
+ * angle there is kept within least..most radians (world_soft_fold.c). */
+typedef struct soft_fold {
+    uint32_t node[4];
+    float least, most;
+} soft_fold;
 
 /* world_soft_build.c and world_soft_bullet.c: one soft body while it is built. */
 typedef struct soft_ctx {
@@ -119,6 +129,10 @@ void plush__world_soft_collide(plush_world_model *wm, world_soft *s);
  * free ends (marked in s->touched), as the end of each substep and a reset do, when the body has bodies to
  * meet (collide_count): one without is left as Bullet steps it. */
 void plush__world_soft_limit_strain(world_soft *s);
+/* world_soft_fold.c: the fold guards of a TriMesh's edges (after the body is built), and one substep's hold:
+ * each guard's free ends pushed apart to its length, the speed closing them spent, Bullet's nodes set. */
+plush_status plush__world_soft_fold_init(soft_ctx *c);
+void plush__world_soft_hold_folds(plush_world_model *wm, world_soft *s);
 /* The links between two pinned nodes held to the same limit on the pins' targets (both ends moved), as
  * plush_world_set_pins and a reset do, on the same bodies. */
 void plush__world_soft_limit_pin_targets(world_soft *s);
