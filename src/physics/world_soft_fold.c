@@ -9,7 +9,8 @@
  * folded), moving the four nodes along the angle's gradient by their inverse masses (a pinned node stays
  * where its bone puts it; a one-sided position-based constraint, as in Mueller et al. 2007's bending
  * constraint), and the speed that was taking the angle past it is spent. Within the limits it pulls nothing
- * back: the piece bends freely there.
+ * back: the piece bends freely there. Like the strain limit it goes with plush's contacts (a soft body that
+ * meets a rigid body that follows a bone: every cage on a character).
  *
  * The gradient: with r_q, r_f the unit directions from the edge to the facing nodes q and f (perpendicular
  * to it) and h_q, h_f their heights over it, the angle opens at 1/h_q per unit q moves along its face's
@@ -27,8 +28,9 @@
  * flattening out); the surface bar counts a cage crease past 120 degrees from rest as a fold, this keeps a
  * margin under it. */
 #define SOFT_FOLD_LIMIT_DEG 90.0
-/* Passes over the guards a substep: neighbouring guards share nodes. */
-enum { FOLD_PASSES = 4 };
+/* Passes over the guards a round (neighbouring guards share nodes), and rounds of passes and the strain
+ * limit a substep. */
+enum { FOLD_PASSES = 4, FOLD_ROUNDS = 3 };
 
 typedef struct half_edge {
     uint32_t lo, hi, facing;
@@ -141,52 +143,62 @@ plush_status plush__world_soft_fold_init(soft_ctx *c)
     return PLUSH_OK;
 }
 
+/* One pass over the guards: each past its limit moved back to it along its gradient; whether any moved. */
+static bool guard_pass(world_soft *s)
+{
+    bool moved = false;
+    for (size_t i = 0; i < s->fold_count; i++) {
+        const soft_fold *f = &s->folds[i];
+        double angle, g[4][3], w[4], sum = 0, rate = 0;
+        if (!opening((const float(*)[3])s->x, f->node, &angle, g) || !(angle < f->least || angle > f->most))
+            continue;
+        for (int j = 0; j < 4; j++) {
+            w[j] = !s->pinned[f->node[j]];
+            sum += w[j] * plush__dot3d(g[j], g[j]);
+        }
+        if (!(sum > 0))
+            continue;
+        double step = ((angle < f->least ? f->least : f->most) - angle) / sum;
+        for (int j = 0; j < 4; j++)
+            for (int k = 0; k < 3; k++) {
+                s->x[f->node[j]][k] += (float)(w[j] * step * g[j][k]);
+                rate += (double)s->v[f->node[j]][k] * w[j] * g[j][k];
+            }
+        /* the speed taking the angle past its limit is spent (rate: how fast the angle opens) */
+        for (int j = 0; (step > 0 ? rate < 0 : rate > 0) && j < 4; j++)
+            for (int k = 0; k < 3; k++)
+                s->v[f->node[j]][k] -= (float)(w[j] * rate / sum * g[j][k]);
+        for (int j = 0; j < 4; j++)
+            s->fold_moved[f->node[j]] |= w[j] > 0;
+        moved = true;
+    }
+    return moved;
+}
+
 void plush__world_soft_hold_folds(plush_world_model *wm, world_soft *s)
 {
-    if (s->fold_count == 0)
+    /* it goes with plush's contacts, as the strain limit does: a soft body that meets no body that follows a
+     * bone (a toy on its own, make bench's sphere) is left as Bullet steps it */
+    if (s->fold_count == 0 || s->collide_count == 0)
         return;
     memset(s->fold_moved, 0, s->node_count);
+    memset(s->touched, 0, s->node_count);
     bool any = false;
-    for (int pass = 0; pass < FOLD_PASSES; pass++) {
+    /* the guards' passes, then the links they stretched back within the strain limit, which may turn a face
+     * again: a few rounds of both */
+    for (int round = 0; round < FOLD_ROUNDS; round++) {
         bool moved = false;
-        for (size_t i = 0; i < s->fold_count; i++) {
-            const soft_fold *f = &s->folds[i];
-            double angle, g[4][3], w[4], sum = 0, rate = 0;
-            if (!opening((const float(*)[3])s->x, f->node, &angle, g) || !(angle < f->least || angle > f->most))
-                continue;
-            for (int j = 0; j < 4; j++) {
-                w[j] = !s->pinned[f->node[j]];
-                sum += w[j] * plush__dot3d(g[j], g[j]);
-            }
-            if (!(sum > 0))
-                continue;
-            double step = ((angle < f->least ? f->least : f->most) - angle) / sum;
-            for (int j = 0; j < 4; j++)
-                for (int k = 0; k < 3; k++) {
-                    s->x[f->node[j]][k] += (float)(w[j] * step * g[j][k]);
-                    rate += (double)s->v[f->node[j]][k] * w[j] * g[j][k];
-                }
-            /* the speed taking the angle past its limit is spent (rate: how fast the angle opens) */
-            for (int j = 0; (step > 0 ? rate < 0 : rate > 0) && j < 4; j++)
-                for (int k = 0; k < 3; k++)
-                    s->v[f->node[j]][k] -= (float)(w[j] * rate / sum * g[j][k]);
-            for (int j = 0; j < 4; j++)
-                s->fold_moved[f->node[j]] |= w[j] > 0;
+        for (int pass = 0; pass < FOLD_PASSES && guard_pass(s); pass++)
             moved = true;
-        }
-        any |= moved;
         if (!moved)
             break;
+        any = true;
+        plush__world_soft_limit_strain(s);
     }
     if (!any)
         return;
-    /* the links the guards stretched, back within the strain limit (where plush's contacts hold it) */
-    if (s->collide_count) {
-        memset(s->touched, 0, s->node_count);
-        plush__world_soft_limit_strain(s);
-    }
     const plush_bulletc_api *bc = wm->world->bc;
     for (size_t i = 0; i < s->node_count; i++)
-        if (s->fold_moved[i] || (s->collide_count && s->touched[i]))
+        if (s->fold_moved[i] || s->touched[i])
             bc->soft_set_node(s->bc, (uint32_t)i, s->x[i], s->v[i]);
 }
