@@ -39,24 +39,24 @@ const character_case characters_cases[] = {
     /* the uneven skirt: 1.15% inside the thigh capsules at a frame of the short dance since the vertices pushed out
      * from behind the visible skin lie on it, inside the capsules (fatter than the legs; 0.89% before) */
     {CHARACTERS_DATA "characters/pmx_tailor/03_扱えるメッシュ_裾不均等.pmx", "スカート", true, 0.04, false, true, false},
-    /* Alicia's hair: its cage folds past 120 degrees at her fastest head turns (crease p99 127 on the long
-     * dance's first frames, 166 on the short one), and one frame of the short dance has 1.04% of its surface's
-     * edges beyond 1.5x since the cage's caps are flipped (docs/surface.md) */
-    {CHARACTERS_DATA "mmd/alicia/Alicia_solid.pmx", "hair", false, 0.05, true, false, false},
+    /* Alicia's hair: one frame of the short dance has 1.45% of its surface's edges beyond 1.5x since the cage's
+     * caps are flipped (docs/surface.md); its cage folded past 120 degrees at her fastest head turns before the
+     * fold guards (crease p99 127 on the long dance's first frames, 166 on the short one; 90 now) */
+    {CHARACTERS_DATA "mmd/alicia/Alicia_solid.pmx", "hair", false, 0.05, true, true, false},
     /* Luka's hair: 1.2% inside at the short dance's worst frame since the cage's caps are flipped (0.8% before) */
     {CHARACTERS_DATA "characters/blender_mmd_tools/巡音ルカ_f14b5a4.pmx", "材質3", true, 0.08, false, true, false},
-    /* her skirt is the lower half of her dress (材質18 is its waistband and hem trims); its cage folds to crease
-     * p99 122 degrees at one frame of the long dance's first 120 */
-    {CHARACTERS_DATA "characters/blender_mmd_tools/巡音ルカ_f14b5a4.pmx", "材質8", true, 0.14, false, false, false},
+    /* her skirt is the lower half of her dress (材質18 is its waistband and hem trims); its cage folded to crease
+     * p99 122 degrees at one frame of the long dance's first 120 before the fold guards */
+    {CHARACTERS_DATA "characters/blender_mmd_tools/巡音ルカ_f14b5a4.pmx", "材質8", true, 0.14, false, true, false},
     /* the cape (its crease p99 over 30 degrees at 4 frames of the long dance; none with a cage of 150, which
      * the summary's hint names) and Luka's trims do not meet the bar (docs/measured.md) */
     {CHARACTERS_DATA "characters/pmx_tailor/04_色々な使い方_裏面.pmx", "表マント,裏マント", false, 0.09, true, true, true},
-    {CHARACTERS_DATA "characters/blender_mmd_tools/巡音ルカ_f14b5a4.pmx", "材質18", false, 0.25, false, false, false},
+    {CHARACTERS_DATA "characters/blender_mmd_tools/巡音ルカ_f14b5a4.pmx", "材質18", false, 0.25, false, true, false},
     /* blender2pmxem's sample character: her ponytailed hair has 0.72% of its edges beyond 1.5x at a frame of the
      * short dance and 1.4% inside the body at another (0% and under 1% before the cage's caps were flipped), its
-     * cage folding to 123 degrees; her pleated skirt, whose detailed mesh is barely finer than a 300-triangle
-     * cage, misses the bar at some frames of the long dance (docs/measured.md) */
-    {CHARACTERS_DATA "mmd/blender2pmxem/sample_finish.pmx", "髪", false, 0.03, false, false, false},
+     * cage folding to 123 degrees before the fold guards; her pleated skirt, whose detailed mesh is barely finer
+     * than a 300-triangle cage, misses the bar at some frames of the long dance (docs/measured.md) */
+    {CHARACTERS_DATA "mmd/blender2pmxem/sample_finish.pmx", "髪", false, 0.03, false, true, false},
     {CHARACTERS_DATA "mmd/blender2pmxem/sample_finish.pmx", "スカート", false, 0.09, true, true, false},
 };
 const size_t characters_case_count = sizeof characters_cases / sizeof characters_cases[0];
@@ -242,7 +242,7 @@ void characters_run_case(const character_case *c, const char *dance, const char 
         assert_true(miss >= over_lo && miss <= over_hi && miss > 0);
         assert_non_null(strstr(r.out, hint));
     }
-    if (c->unfolded && !stress)
+    if (c->unfolded)
         assert_true(characters_max_of(cage_crease, rows) <= 120);
     if (c->surface_bar) {
         assert_true(characters_max_of(p999, rows) <= 1.5);
