@@ -20,26 +20,12 @@ static const char *soft_name(const plush_pmx_soft_body *sb)
 
 /* ---- geometry ----------------------------------------------------------------------------------- */
 
-typedef struct face_edge {
-    uint32_t lo, hi, face;
-} face_edge;
-
-static int by_edge(const void *pa, const void *pb)
-{
-    const face_edge *a = pa, *b = pb;
-    if (a->lo != b->lo)
-        return a->lo < b->lo ? -1 : 1;
-    if (a->hi != b->hi)
-        return a->hi < b->hi ? -1 : 1;
-    return (a->face > b->face) - (a->face < b->face);
-}
-
 /* How many pieces the faces with area make when faces sharing an edge are joined; 0 when out of memory.
  * With VF_SS collisions Bullet builds a face tree by merging edge-adjacent faces until one is left, so
  * for a body of several pieces it never finishes (btSoftBody::initializeFaceTree loops forever). */
 static size_t face_pieces(const float (*rest)[3], const uint32_t (*tris)[3], size_t count)
 {
-    face_edge *edges = malloc((count ? count : 1) * 3 * sizeof *edges);
+    soft_edge *edges = malloc((count ? count : 1) * 3 * sizeof *edges);
     uint32_t *parent = malloc((count ? count : 1) * sizeof *parent);
     bool *used = calloc(count ? count : 1, 1);
     size_t n = 0, pieces = 0;
@@ -55,13 +41,13 @@ static size_t face_pieces(const float (*rest)[3], const uint32_t (*tris)[3], siz
             continue;
         for (int k = 0; k < 3; k++) {
             uint32_t a = tris[t][k], b = tris[t][(k + 1) % 3];
-            edges[n++] = (face_edge){a < b ? a : b, a < b ? b : a, (uint32_t)t};
+            edges[n++] = (soft_edge){a < b ? a : b, a < b ? b : a, (uint32_t)t};
         }
     }
-    qsort(edges, n, sizeof *edges, by_edge);
+    qsort(edges, n, sizeof *edges, plush__world_soft_by_edge);
     for (size_t i = 1; i < n; i++)
         if (edges[i].lo == edges[i - 1].lo && edges[i].hi == edges[i - 1].hi)
-            plush__uf_union(parent, edges[i].face, edges[i - 1].face);
+            plush__uf_union(parent, edges[i].other, edges[i - 1].other);
     for (size_t t = 0; t < count; t++)
         pieces += used[t] && plush__uf_find(parent, (uint32_t)t) == t;
     free(edges);

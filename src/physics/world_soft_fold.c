@@ -32,20 +32,6 @@
  * limit a substep. */
 enum { FOLD_PASSES = 4, FOLD_ROUNDS = 3 };
 
-typedef struct half_edge {
-    uint32_t lo, hi, facing;
-} half_edge;
-
-static int by_edge(const void *pa, const void *pb)
-{
-    const half_edge *a = pa, *b = pb;
-    if (a->lo != b->lo)
-        return a->lo < b->lo ? -1 : 1;
-    if (a->hi != b->hi)
-        return a->hi < b->hi ? -1 : 1;
-    return a->facing < b->facing ? -1 : a->facing > b->facing;
-}
-
 /* The opening angle at edge p[0]-p[1] between the faces through p[2] and p[3], and its gradient g[4][3] with
  * respect to the four; false when the edge or a face has no length or height. */
 static bool opening(const float (*x)[3], const uint32_t p[4], double *angle, double g[4][3])
@@ -102,15 +88,15 @@ plush_status plush__world_soft_fold_init(soft_ctx *c)
     if (s->rope || s->triangle_count == 0)
         return PLUSH_OK;
     size_t n = 3 * s->triangle_count;
-    half_edge *h = malloc(n * sizeof *h);
+    soft_edge *h = malloc(n * sizeof *h);
     if (!h)
         return world_soft_no_memory(c);
     for (size_t t = 0; t < s->triangle_count; t++)
         for (int k = 0; k < 3; k++) {
             uint32_t p = s->triangles[t][k], r = s->triangles[t][(k + 1) % 3];
-            h[3 * t + k] = (half_edge){p < r ? p : r, p < r ? r : p, s->triangles[t][(k + 2) % 3]};
+            h[3 * t + k] = (soft_edge){p < r ? p : r, p < r ? r : p, s->triangles[t][(k + 2) % 3]};
         }
-    qsort(h, n, sizeof *h, by_edge);
+    qsort(h, n, sizeof *h, plush__world_soft_by_edge);
     size_t count = 0;
     for (size_t i = 0; i + 1 < n; i++)
         count += h[i].lo == h[i + 1].lo && h[i].hi == h[i + 1].hi;
@@ -126,7 +112,7 @@ plush_status plush__world_soft_fold_init(soft_ctx *c)
         while (j < n && h[j].lo == h[i].lo && h[j].hi == h[i].hi)
             j++;
         /* an edge of exactly two faces, facing two different nodes, one of the four free */
-        soft_fold g = {{h[i].lo, h[i].hi, h[i].facing, j == i + 2 ? h[i + 1].facing : h[i].facing}, 0, 0};
+        soft_fold g = {{h[i].lo, h[i].hi, h[i].other, j == i + 2 ? h[i + 1].other : h[i].other}, 0, 0};
         double angle, grad[4][3];
         bool free_node = false;
         for (int k = 0; k < 4; k++)
