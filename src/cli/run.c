@@ -420,23 +420,33 @@ static const char *mode_name(plush_scene_mode mode)
     return mode == PLUSH_SCENE_BONES ? "bones" : mode == PLUSH_SCENE_DIRECT ? "direct" : "proxy";
 }
 
-/* A made cage whose surface missed the bar at some frames: a cage of half the triangles often meets it
- * (docs/measured.md: of the shared characters' 68 materials that missed it at 300 with a cage of 100
- * triangles or more, half the cage missed it at fewer frames on 52, at none on 35, at more on 12). */
-static void coarser_cage_hint(const run_state *s)
+/* A run whose surface missed the bar at some frames. With a made cage: a cage of half the triangles often
+ * meets it (docs/measured.md: of the shared characters' 68 materials that missed it at 300 with a cage of 100
+ * triangles or more, half the cage missed it at fewer frames on 52, at none on 35, at more on 12). In proxy
+ * mode below 120 Hz: a finer physics step, where a fast move outran the cage's links and contacts between
+ * steps (docs/measured.md, "No cage fold": on the first 600 frames of the long dance and the five stress
+ * motions every soak part but Luka's trims met the bar at 120 Hz, which missed it at 1-9 frames of a run at
+ * 60; the trims 598 -> 440 of 600 on the dance; the bob on test.vmd 17 -> 2 of 25), at twice the physics'
+ * cost and with the cage stiffer for its more iterations a second (its swing about half). */
+static void bar_hints(const run_state *s)
 {
-    if (!s->source || s->made.part.cage.triangle_count < 100)
-        return;
     uint64_t measured = 0, over = 0;
     for (size_t i = 0; i < s->sink_count && !measured; i++)
         over = plush_scene_quality_sink_over(s->sinks[i], &measured);
     if (!over)
         return;
-    const char *spec = s->job->cage, *colon = strrchr(spec, ':');
-    int n = colon ? (int)(colon - spec) : (int)strlen(spec);
-    cli_line("  hint            where the surface misses its bar, a cage of half the triangles often meets it: "
-             "--cage %.*s:%zu",
-             n, spec, s->made.part.cage.triangle_count / 2);
+    if (s->source && s->made.part.cage.triangle_count >= 100) {
+        const char *spec = s->job->cage, *colon = strrchr(spec, ':');
+        int n = colon ? (int)(colon - spec) : (int)strlen(spec);
+        cli_line("  hint            where the surface misses its bar, a cage of half the triangles often meets it: "
+                 "--cage %.*s:%zu",
+                 n, spec, s->made.part.cage.triangle_count / 2);
+    }
+    plush_scene_desc desc;
+    plush_scene_get_desc(s->scene, &desc);
+    if (desc.mode == PLUSH_SCENE_PROXY && desc.world.physics_hz > 0 && desc.world.physics_hz < 120)
+        cli_line("  hint            a finer physics step often meets it too, at twice the physics' cost and with "
+                 "less swing: --physics-hz 120");
 }
 
 /* The materials bound as layers of the named ones (they share rest positions with them), if any. */
@@ -623,7 +633,7 @@ static void summary(const run_state *s, uint32_t frames, const plush_diag *diag)
             line = nl ? nl + 1 : NULL;
         }
     }
-    coarser_cage_hint(s);
+    bar_hints(s);
 }
 
 /* How far a direct run got before it had to stop at frame f. */

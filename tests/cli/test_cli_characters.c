@@ -185,6 +185,45 @@ static void test_bob_stays_a_bob(void **state)
     cli_result_free(&r);
 }
 
+/* The bob on the short dance, whose motion turns every bone of a chain at once: at the default 60 Hz its locks
+ * outrun their links and pull apart (edges across its pieces beyond 1.5x at 14 of 25 frames, 17 frames over
+ * the surface bar), and the summary's hints name both next tries, half the cage and --physics-hz 120; at 120 Hz
+ * the pieces hold (at most 2 frames over, none pulled apart past 2x) and the physics hint is not given again. */
+static void test_bob_finer_step(void **state)
+{
+    (void)state;
+    const char *model = DATA "characters/pmx_tailor/03_扱えるメッシュ_裾不均等.pmx";
+    if (!characters_present(model) || !characters_present(SHORT_DANCE)) {
+        print_message("skipped: %s or %s is absent\n", model, SHORT_DANCE);
+        skip();
+    }
+    unsigned long long miss[2] = {0, 0}, of = 0;
+    double apart[2] = {0, 0};
+    for (int fine = 0; fine < 2; fine++) {
+        char out[600];
+        snprintf(out, sizeof out, "%s/bob_step%d", cli_tmp_dir(), fine);
+        cli_result r;
+        CLI_RUN(&r, "run", model, "--cage", "N00_000_Hair_00_HAIR", "--motion", SHORT_DANCE, "--physics-hz",
+                fine ? "120" : "60", "-o", out);
+        cli_expect_code(&r, 0);
+        const char *bar = strstr(r.out, "unfolded)");
+        assert_non_null(bar);
+        if (strncmp(bar, "unfolded): every frame meets it", 31) != 0)
+            assert_int_equal(sscanf(bar, "unfolded): %llu of %llu frames miss it", &miss[fine], &of), 2);
+        const char *across = strstr(r.out, "stretched at most ");
+        assert_non_null(across);
+        assert_int_equal(sscanf(across, "stretched at most %lfx", &apart[fine]), 1);
+        bool step_hint = strstr(r.out, "\n  hint            a finer physics step often meets it too") != NULL;
+        assert_true(step_hint == (!fine && miss[fine] > 0));
+        assert_true(!miss[fine] || strstr(r.out, "--cage N00_000_Hair_00_HAIR:") != NULL);
+        cli_result_free(&r);
+    }
+    print_message("      the bob on the short dance: %llu frames over the bar at 60 Hz (pieces apart up to %.2fx), %llu at "
+                  "120 Hz (%.2fx)\n", miss[0], apart[0], miss[1], apart[1]);
+    assert_true(miss[1] < miss[0]);
+    assert_true(miss[1] <= 4 && apart[1] < 2);
+}
+
 /* Alicia's hair caged and hanging still (no motion) for 120 frames: the binding does not pull its strands
  * apart at rest (surface p99.9 strain at most 1.1 at every frame). */
 static void test_hair_hanging_still(void **state)
@@ -261,6 +300,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_layers_stay_together, setup, teardown),
         cmocka_unit_test_setup_teardown(test_eyes_on_three_pins, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bob_stays_a_bob, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_bob_finer_step, setup, teardown),
         cmocka_unit_test_setup_teardown(test_choker_and_hair_bodies, setup, teardown),
         cmocka_unit_test_setup_teardown(test_hair_hanging_still, setup, teardown),
         cmocka_unit_test_setup_teardown(test_settle, setup, teardown),

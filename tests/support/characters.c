@@ -241,6 +241,9 @@ void characters_run_case(const character_case *c, const char *dance, const char 
         assert_int_equal(of, rows);
         assert_true(miss >= over_lo && miss <= over_hi && miss > 0);
         assert_non_null(strstr(r.out, hint));
+        /* at the default 60 Hz, a finer physics step is the other thing to try */
+        assert_non_null(strstr(r.out, "\n  hint            a finer physics step often meets it too"));
+        assert_non_null(strstr(r.out, "--physics-hz 120"));
     }
     if (c->unfolded)
         assert_true(characters_max_of(cage_crease, rows) <= 120);
