@@ -11,14 +11,16 @@
 #       --export pmx+vmd,obj --every 50 -o OUT
 #   env PATH=/usr/bin:/bin BLENDER_USER_SCRIPTS=DIR blender -b --python tools/blender_mmd_replay.py -- \
 #       OUT/MODEL_plush.pmx OUT/MODEL_plush.vmd --soft HAIR --frames 50:600:50 \
-#       [--obj OUT/frames] [--plush build/plush] [--bound D] [--save OUT/blender.npz]
+#       [--obj OUT/frames] [--plush build/plush] [--bound D] [--slerp] [--save OUT/blender.npz]
 # References: --obj compares with the run's frames (OUT/frames/frame_NNNNN.obj, what plush simulated);
 # --plush poses the same baked files with `plush pose` (what plush's own reader makes of them), and
 # also compares bone positions (the bones that miss most are listed). At least one is needed.
 # --soft names materials by name or number (as in the baked PMX). --offset K: VMD frame F is Blender
 # frame F + K (default 1: mmd_tools' importer with margin 0 puts frame 0 at Blender frame 1; the first
-# frame is also measured at offsets 0 and 2 to show that). A model that fails to load, or a missing
-# reference frame, gives one line on stderr and exit status 1.
+# frame is also measured at offsets 0 and 2 to show that). --slerp sets the bones' rotations at the
+# frames measured to MMD's slerp of their keys, where mmd_tools blends a quaternion's components (what
+# remains is the IK and what else the player does its own way). A model that fails to load, or a
+# missing reference frame, gives one line on stderr and exit status 1.
 import os
 import subprocess
 import sys
@@ -37,10 +39,14 @@ def fail(message):
 def parse_args(argv):
     if len(argv) < 2:
         fail("usage: -- BAKED.pmx BAKED.vmd --frames F,F,...|FIRST:LAST:STEP [--soft MAT,...] [--obj DIR] "
-             "[--plush PLUSH] [--bound D] [--offset K] [--save FILE.npz]")
+             "[--plush PLUSH] [--bound D] [--offset K] [--slerp] [--save FILE.npz]")
     args = {"pmx": argv[0], "vmd": argv[1], "frames": None, "soft": [], "obj": None, "plush": None,
-            "bound": None, "offset": 1, "save": None}
+            "bound": None, "offset": 1, "save": None,
+            "slerp": False}
     rest = argv[2:]
+    if "--slerp" in rest:
+        args["slerp"] = True
+        rest = [r for r in rest if r != "--slerp"]
     for i in range(0, len(rest), 2):
         key = rest[i]
         if i + 1 >= len(rest):
@@ -121,9 +127,11 @@ def model_sets(model, soft_names):
     for i, v in enumerate(model.vertices):
         weights = v.weight.weights
         if not isinstance(weights, (list, tuple)):
-            weights = [weights.weight, 1.0 - weights.weight]    # SDEF
+            weights = [weights.weight]                          # SDEF: the first bone's weight
         if len(v.weight.bones) == 1:
             weights = [1.0]
+        elif len(v.weight.bones) == 2:
+            weights = [weights[0], 1.0 - weights[0]]            # BDEF2 keeps the first bone's weight
         if any(w > 0.0 and by_ik[b] for b, w in zip(v.weight.bones, weights) if b >= 0):
             ik[i] = True
     sets = [("soft (%s)" % ",".join(sorted(found)), soft)] if soft_names else []
@@ -166,6 +174,45 @@ def plush_pose(plush, pmx, vmd, frame, tmp):
     if run.returncode != 0:
         fail("plush pose at frame %d: %s" % (frame, run.stderr.strip().splitlines()[-1]))
     return read_obj(mesh), read_bones_csv(bones)
+
+
+def slerp_rotations(action, bframes):
+    """Sets every bone's rotation at the given Blender frames to what MMD plays there. mmd_tools keys a
+    rotation's four components as four curves, each with the key's Bezier, so between keys Blender
+    blends the quaternions component by component (normalised when posed); MMD slerps them by the same
+    Bezier factor. The factor is read back off the component that changes most, then the two keys are
+    slerped by it. All values are read before any is written: a key added splits its segment."""
+    import mathutils
+    curves = {}
+    for fc in action.fcurves:
+        if fc.data_path.endswith(".rotation_quaternion"):
+            curves.setdefault(fc.data_path, [None] * 4)[fc.array_index] = fc
+    writes = []
+    for quad in curves.values():
+        if None in quad:
+            continue
+        keys = [kp.co[0] for kp in quad[0].keyframe_points]
+        for bframe in bframes:
+            i = next((j for j in range(len(keys) - 1) if keys[j] < bframe < keys[j + 1]), None)
+            if i is None:
+                continue
+            q0 = [fc.keyframe_points[i].co[1] for fc in quad]
+            q1 = [fc.keyframe_points[i + 1].co[1] for fc in quad]
+            now = [fc.evaluate(bframe) for fc in quad]
+            j = max(range(4), key=lambda c: abs(q1[c] - q0[c]))
+            if abs(q1[j] - q0[j]) < 1e-9:
+                continue
+            factor = (now[j] - q0[j]) / (q1[j] - q0[j])
+            q = mathutils.Quaternion(q0).normalized().slerp(mathutils.Quaternion(q1).normalized(), factor)
+            writes.append((quad, bframe, q))
+    for quad, bframe, q in writes:
+        for fc, value in zip(quad, q):
+            fc.keyframe_points.insert(bframe, value, options={"FAST"})
+    for quad in curves.values():
+        for fc in quad:
+            if fc is not None:
+                fc.update()
+    return len(writes)
 
 
 def blender_to_pmx(points):
@@ -225,6 +272,10 @@ def main():
                                  scale=SCALE, margin=0, bone_mapper="PMX", update_scene_settings=True)
     if scene.rigidbody_world is not None:
         scene.rigidbody_world.enabled = False
+    if args["slerp"]:
+        bframes = sorted({f + args["offset"] + k for f in args["frames"] for k in (-1, 0, 1)})
+        print("slerp: %d bone rotations set as MMD interpolates them" % slerp_rotations(
+            arm.animation_data.action, bframes))
     pose_names = {pb.mmd_bone.name_j: pb for pb in arm.pose.bones if pb.mmd_bone.name_j}
     print("mmd_tools: %d vertices, %d bones (%d with a PMX name), height %.3f units; %d bones moved by IK" % (
         len(mesh.data.vertices), len(arm.pose.bones), len(pose_names), height, len(ik_bones)))
@@ -249,7 +300,8 @@ def main():
             out[name] = blender_to_pmx((m[:3, :3] @ numpy.asarray(pb.head) + m[:3, 3])[None, :])[0]
         return out
 
-    tmp = tempfile.mkdtemp(prefix="mmd_replay_")
+    tmp_dir = tempfile.TemporaryDirectory(prefix="mmd_replay_")
+    tmp = tmp_dir.name
     bound = args["bound"]
     print("frame | reference | " + " | ".join("%s RMS, worst" % name for name, _ in sets) +
           (" | bound %.4g (%.3f%%)" % (bound, 100 * bound / height) if bound is not None else ""))
@@ -295,7 +347,10 @@ def main():
                                                        numpy.linalg.norm(ref_bones[b.name] - ref_bones[t])))
                 print("        IK bone to its target, Blender/plush: " + ", ".join(reach))
     if args["save"]:
+        for name, mask in sets:
+            saved["set_" + name.split(" ")[0]] = mask
         numpy.savez_compressed(args["save"], **saved)
+    tmp_dir.cleanup()
 
 
 main()
