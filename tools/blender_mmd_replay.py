@@ -41,8 +41,7 @@ def parse_args(argv):
         fail("usage: -- BAKED.pmx BAKED.vmd --frames F,F,...|FIRST:LAST:STEP [--soft MAT,...] [--obj DIR] "
              "[--plush PLUSH] [--bound D] [--offset K] [--slerp] [--save FILE.npz]")
     args = {"pmx": argv[0], "vmd": argv[1], "frames": None, "soft": [], "obj": None, "plush": None,
-            "bound": None, "offset": 1, "save": None,
-            "slerp": False}
+            "bound": None, "offset": 1, "save": None, "slerp": False}
     rest = argv[2:]
     if "--slerp" in rest:
         args["slerp"] = True
@@ -60,10 +59,11 @@ def parse_args(argv):
             args["obj"] = value
         elif key == "--plush":
             args["plush"] = value
-        elif key == "--bound":
-            args["bound"] = float(value)
-        elif key == "--offset":
-            args["offset"] = int(value)
+        elif key in ("--bound", "--offset"):
+            try:
+                args[key[2:]] = float(value) if key == "--bound" else int(value)
+            except ValueError:
+                fail("%s: '%s' is not a number" % (key, value))
         elif key == "--save":
             args["save"] = value
         else:
@@ -236,8 +236,7 @@ def main():
     import bpy
 
     bpy.ops.wm.read_factory_settings(use_empty=True)
-    addon_utils.enable("mmd_tools", default_set=True)
-    if not hasattr(bpy.ops.mmd_tools, "import_model"):
+    if addon_utils.enable("mmd_tools", default_set=True) is None:
         fail("mmd_tools is not installed (put its folder in $BLENDER_USER_SCRIPTS/addons)")
     from mmd_tools.core import pmx as mmd_pmx
 
