@@ -117,8 +117,8 @@ static void largest_eigenvector(double a[4][4], double out[4])
 }
 
 /* Weighted Procrustes from sums: sw = sum w, sx = sum w x, sy = sum w y, sxy[r][c] = sum w x_r y_c, and a
- * pull of weight prior toward the rotation m has (Horn's q^T N q plus prior (q . q_m)^2). False when there is
- * no weight (m unchanged). */
+ * pull of weight prior toward the rotation `toward` (column-major 3x3; Horn's q^T N q plus prior
+ * (q . q_toward)^2). False when there is no weight (m unchanged). */
 static bool procrustes(double sw, const double sx[3], const double sy[3], const double sxy[3][3], double prior,
                        const double *toward, rigid *m)
 {
