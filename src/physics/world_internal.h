@@ -30,6 +30,11 @@ struct plush_world_model {
     bc_constraint **joints;  /* model->joint_count; NULL where a joint was skipped */
     world_soft *soft;        /* model->soft_body_count entries, owned by world_soft.c */
     plush_arena arena;       /* owns everything above but the Bullet handles */
+    /* world_soft_collide.c, the first time a soft body asks, in the arena (else NULL): per PMX vertex the model's
+     * visible skin (plush__rigid_skin_vertices), per rigid body whether it holds any at rest (0 not known yet,
+     * 1 no, 2 yes) */
+    bool *skin;
+    uint8_t *skin_held;
     plush_world_model *next;
     /* world.c only (p2): add_model failed part way; the model is never stepped, only destroyed
      * (plush__world_soft_destroy is still called: wm->soft may be NULL or partly built). */

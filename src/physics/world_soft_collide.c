@@ -146,18 +146,31 @@ static bool meets(const world_soft *s, const plush_pmx_model *m, const int32_t *
     return false;
 }
 
-/* How many skin vertices lie inside the body's shape at rest (t: its rest pose). */
-static size_t skin_inside(const plush_pmx_model *m, const bool *skin, const plush_pmx_rigid_body *rb, const float t[16])
+/* Whether rigid body r (t: its rest pose) holds any of the model's visible skin at rest: 1 or 0, -1 when out
+ * of memory. Worked out once per model and body (wm->skin, wm->skin_held), whichever soft body asks first. */
+static int holds_skin(plush_world_model *wm, size_t r, const float t[16])
 {
-    size_t n = 0;
-    for (size_t v = 0; v < m->vertex_count; v++) {
-        if (!skin[v])
-            continue;
-        double local[3];
-        plush__rigid_local(t, m->vertices[v].position, local);
-        n += plush__rigid_shape_distance(rb, local, NULL) < 0;
+    const plush_pmx_model *m = wm->model;
+    if (!wm->skin) {
+        bool *skin = plush_arena_array(&wm->arena, m->vertex_count ? m->vertex_count : 1, sizeof *skin);
+        uint8_t *held = plush_arena_array(&wm->arena, m->rigid_body_count ? m->rigid_body_count : 1, 1);
+        if (!skin || !held || !plush__rigid_skin_vertices(m, skin))
+            return -1;
+        memset(held, 0, m->rigid_body_count);
+        wm->skin = skin, wm->skin_held = held;
     }
-    return n;
+    if (!wm->skin_held[r]) {
+        bool any = false;
+        for (size_t v = 0; v < m->vertex_count && !any; v++) {
+            if (!wm->skin[v])
+                continue;
+            double local[3];
+            plush__rigid_local(t, m->vertices[v].position, local);
+            any = plush__rigid_shape_distance(&m->rigid_bodies[r], local, NULL) < 0;
+        }
+        wm->skin_held[r] = any ? 2 : 1;
+    }
+    return wm->skin_held[r] == 2;
 }
 
 plush_status plush__world_soft_collide_init(soft_ctx *c)
@@ -190,7 +203,6 @@ plush_status plush__world_soft_collide_init(soft_ctx *c)
     if (!dynamic)
         return world_soft_no_memory(c);
     plush__rigid_dynamic_per_bone(m, dynamic);
-    bool *skin = NULL;
     for (size_t r = 0; r < m->rigid_body_count; r++) {
         const plush_pmx_rigid_body *rb = &m->rigid_bodies[r];
         if (rb->mode != PLUSH_PMX_RIGID_FOLLOW_BONE || rb->shape > PLUSH_PMX_RIGID_CAPSULE || !wm->bodies[r].bc)
@@ -208,22 +220,17 @@ plush_status plush__world_soft_collide_init(soft_ctx *c)
         /* a body the cage lies into at rest, holding none of the model's visible skin, whose collision groups
          * keep the part's physics apart from it, is a helper of the part's own rig, not the body; one that
          * holds skin is a head or a limb, whatever the groups say */
-        if (overlaps && !skin) {
-            skin = malloc((m->vertex_count ? m->vertex_count : 1) * sizeof *skin);
-            if (!skin || !plush__rigid_skin_vertices(m, skin)) {
-                free(skin);
-                free(dynamic);
-                return world_soft_no_memory(c);
-            }
+        int held = overlaps ? holds_skin(wm, r, t) : 0;
+        if (held < 0) {
+            free(dynamic);
+            return world_soft_no_memory(c);
         }
-        size_t held = overlaps ? skin_inside(m, skin, rb, t) : 0;
         bool helper = overlaps && held == 0;
         for (size_t f = 0; helper && f < s->triangle_count; f++)
             if (!meets(s, m, dynamic, s->triangles[f], (uint32_t)r))
                 s->collide_rest[slot * s->triangle_count + f] = -INFINITY;
         bc->soft_ignore_body(s->bc, wm->bodies[r].bc);
     }
-    free(skin);
     free(dynamic);
     return PLUSH_OK;
 }

@@ -191,8 +191,8 @@ void plush__soft_measure_pose_bodies(plush__soft_measure *sm)
 
 void plush__soft_measure_pose_skin(plush__soft_measure *sm, const float (*positions)[3], const float (*normals)[3])
 {
-    if (!sm->skin || !normals)
-        return;
+    if (!sm->skin || !normals || sm->skin_posed)
+        return; /* once a frame (the push's, then the measure's): the skin does not move within it */
     plush_quality_skin_pose(sm->skin, positions, normals);
     sm->skin_posed = true;
 }
@@ -298,9 +298,8 @@ void plush__soft_measure_frame(plush__soft_measure *sm, const plush_anim *anim, 
     out->author_swing_share = n && sm->size > 0 ? author / (double)n / sm->size : 0;
     if (sm->skin && normals) {
         size_t measured = 0;
-        if (!sm->skin_posed)
-            plush_quality_skin_pose(sm->skin, positions, normals);
-        sm->skin_posed = false;
+        plush__soft_measure_pose_skin(sm, positions, normals);
+        sm->skin_posed = false; /* the next frame poses it again */
         size_t behind = plush_quality_skin_behind(sm->skin, 0, positions, sm->sample_step, &measured, &out->skin_depth);
         size_t author_behind = plush_quality_skin_behind(sm->skin, 1, (const float(*)[3])sm->scratch, sm->sample_step, NULL, NULL);
         out->skin_share = measured ? (double)behind / (double)measured : 0;

@@ -42,8 +42,8 @@ void plush__soft_measure_fini(plush__soft_measure *sm);
 /* Poses the bodies measured against at this frame (the measure does it itself; plush__soft_measure_deepest
  * needs it first). */
 void plush__soft_measure_pose_bodies(plush__soft_measure *sm);
-/* Poses the visible skin at this frame (positions and normals of every vertex, borrowed for the frame); the
- * measure does it itself when nothing did. */
+/* Poses the visible skin at this frame (positions and normals of every vertex, borrowed for the frame), once:
+ * a second call in the same frame (the measure's after the push's) does nothing. */
 void plush__soft_measure_pose_skin(plush__soft_measure *sm, const float (*positions)[3], const float (*normals)[3]);
 /* How far bound vertex i at p must go to lie margin outside every body it is measured against (0 when it
  * does), as posed by the last plush__soft_measure_pose_bodies, looking only at the bodies `near` names (bit

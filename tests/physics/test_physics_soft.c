@@ -10,6 +10,7 @@
 
 #include <cmocka.h>
 
+#include "core/geom.h"
 #include "plush/physics.h"
 #include "plush/scene_proxy.h"
 #include "plush/sys/physics.h"
@@ -755,24 +756,6 @@ static void test_faces_stay_off_a_body(void **state)
     }
 }
 
-/* How far the points are from lying in a plane: 27 l1 l2 l3 / (l1 + l2 + l3)^3 of their covariance's
- * eigenvalues (0 flat, 1 round), as the physics judges a piece flat. */
-static double roundness(const float (*x)[3], size_t n)
-{
-    double c[3] = {0, 0, 0}, m[3][3] = {{0}};
-    for (size_t i = 0; i < n; i++)
-        for (int k = 0; k < 3; k++)
-            c[k] += x[i][k] / (double)n;
-    for (size_t i = 0; i < n; i++)
-        for (int a = 0; a < 3; a++)
-            for (int b = 0; b < 3; b++)
-                m[a][b] += ((double)x[i][a] - c[a]) * ((double)x[i][b] - c[b]);
-    double det = m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0]) +
-                 m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
-    double third = (m[0][0] + m[1][1] + m[2][2]) / 3;
-    return third > 0 ? det / (third * third * third) : 0;
-}
-
 /* A flat flap (Bullet's pose matching would blow it up: its nodes lie on a plane) held by one edge and shaken
  * sideways twice a second: with kMT plush keeps its rest shape itself and it swings as a flat sheet; with
  * kMT 0 its links alone hold it and it folds (a flap of hair folded over at a fast turn of the head). */
@@ -800,7 +783,7 @@ static void test_flat_flap_keeps_shape(void **state)
             size_t n;
             float(*x)[3] = nodes_of(&s, 0, &n);
             assert_true(mesh_fx_all_finite((const float(*)[3])x, n));
-            double r = roundness((const float(*)[3])x, n);
+            double r = plush__points_spread((const float(*)[3])x, n, NULL); /* 0 flat, 1 round */
             worst[keep] = r > worst[keep] ? r : worst[keep];
             free(x);
         }
