@@ -89,6 +89,13 @@ plush_status plush__compare_part_variant_make(const plush_pmx_model *model, cons
  * plush__compare_variant_make (PLUSH_E_LIBRARY without meshoptimizer). */
 plush_status plush__compare_quarter_make(const plush_pmx_model *model, const char *const *materials, size_t count,
                                         plush_compare_variant *out, plush_diag *diag);
+/* Direct at four times the detail (plush compare's reference when its convergence run is the part's own
+ * surface): the model with each measured face (plush__compare_part_mask of materials) split into four at its
+ * edges' midpoints, the midpoints appended after the model's vertices (their bones both ends' at half weight,
+ * the heaviest four) so that every vertex keeps its index. out->triangles is the split faces' count,
+ * out->source_pieces the measured faces'. */
+plush_status plush__compare_finer_make(const plush_pmx_model *model, const char *const *materials, size_t count,
+                                      plush_compare_variant *out, plush_diag *diag);
 /* Frees the cage model and the arena make built. NULL is a no-op. */
 void plush__compare_variant_free(plush_compare_variant *variant);
 
@@ -117,6 +124,9 @@ struct plush_compare_study {
     size_t variant_count;
     plush_compare_variant quarter; /* direct at a quarter of the triangles: the convergence run, last */
     bool has_quarter;
+    plush_compare_variant finer;  /* direct at four times the detail: the reference with the cloth solver */
+    bool has_finer;               /* then direct/4 is the part as the model has it */
+    size_t quarter_faces, direct_faces; /* the part's triangles in direct/4 and in direct */
     size_t quarter_run, quarter_pair; /* its run and its pair against direct (0 when none) */
     bool own_proxy;               /* the model has a soft body: run "proxy" on it */
     plush_compare_run_desc *runs;

@@ -178,7 +178,8 @@ plush_status plush__compare_quality_plot(plush_compare_study *s, plush_diag *dia
         for (size_t r = 0; r < nr; r++) {
             /* direct/4 simulates a quarter of the surface: its figures on the whole one are not measured;
              * neither is a run that has no finite figure */
-            if (!run_available(s, r) || (s->has_quarter && r == s->quarter_run) || !measured(ys + (r * 4) * n, n))
+            if (!run_available(s, r) || (s->has_quarter && !s->has_finer && r == s->quarter_run) ||
+                !measured(ys + (r * 4) * n, n))
                 continue;
             series[ns++] = (plush_plot_series){.name = run_name(s, r), .x = x, .y = ys + (r * 4 + (size_t)c) * n,
                                                .count = n, .colour = (int)r + 1};
@@ -225,7 +226,7 @@ void plush__compare_quality_report(const plush_compare_study *s, plush_buf *md)
     for (size_t r = 0; r < q->runs; r++) {
         if (q->worst_frame[r] < 0)
             continue;
-        if (s->has_quarter && r == s->quarter_run) {
+        if (s->has_quarter && !s->has_finer && r == s->quarter_run) {
             /* its dropped vertices stay where the bones put them, so the whole surface's figures mean nothing */
             buf_printf(md, "| %s | | not measured: it simulates a quarter of the vertices, the rest stay on their "
                            "bones | | | | | | |\n", run_name(s, r));

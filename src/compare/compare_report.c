@@ -125,21 +125,27 @@ static void verdict(const plush_compare_study *s, const judgement *jp, plush_buf
             buf_printf(md, "**The reference converges**: at every one of the %u frames direct on a quarter of the "
                            "triangles (%zu of %zu) lies within half the proxy's distance of full direct (at most "
                            "%.2f of it, frame %u; %.3g units RMS on average, on the vertices it simulates).",
-                       j.quarter_frames, s->quarter.triangles, s->quarter.source_pieces, j.quarter_ratio,
+                       j.quarter_frames, s->quarter_faces, s->direct_faces, j.quarter_ratio,
                        j.quarter_worst, q->frames ? q->sum[0] / q->frames : 0.0);
         else
             buf_printf(md, "**The reference does not converge**: at %u of the %u frames direct on a quarter of the "
                            "triangles (%zu of %zu) lies more than half the proxy's distance from full direct (at "
                            "worst %.2f times it, frame %u), so the reference's own resolution error is as large as "
                            "what it measures: the verdict above is limited by it.",
-                       j.off_frames, j.quarter_frames, s->quarter.triangles, s->quarter.source_pieces,
+                       j.off_frames, j.quarter_frames, s->quarter_faces, s->direct_faces,
                        j.quarter_ratio, j.quarter_worst);
         if (s->desc.direct_cloth)
             buf_printf(md, " Direct is the proxy's material in physical units, stepped by plush's cloth solver (backward "
                            "Euler in substeps): one areal density, a stretch modulus whose waves cross the cage as fast "
                            "as its link solver carries a correction, a bending length of the cage's mean edge, the "
-                           "cage's damping, pressure and gravity; its pins on the detailed surface under the cage's "
-                           "pinned triangles (a lone pin: the detailed nodes nearest it).\n\n");
+                           "cage's damping, pressure and gravity, in as many substeps as the cage's link solver "
+                           "takes sweeps; its pins on the detailed surface under the cage's pinned triangles (a lone "
+                           "pin: the detailed nodes nearest it).%s\n\n",
+                       s->has_finer ? " Direct has four times the part's detail (each face split at its edges' "
+                                      "midpoints, the midpoints skinned as their edges' ends), direct/4 is the part as "
+                                      "the model has it: the same cloth at two resolutions, the coarser nested in the "
+                                      "finer."
+                                    : "");
         else
             buf_printf(md, " Direct is the proxy's material at the detailed resolution: its position iterations "
                            "scaled by the ratio of the cage's edge length to the detail's, its link stiffness the one "

@@ -84,7 +84,8 @@ static plush_status plan_runs(plush_compare_study *s, plush_diag *diag)
     /* direct simulates the model's own soft body on the detailed mesh; a model without one borrows the first
      * generated cage's (the same parameters every cage gets) */
     s->runs[RUN_DIRECT] = (plush_compare_run_desc){.name = "direct", .kind = PLUSH_COMPARE_DIRECT, .optional = true,
-                                                   .model = s->own_proxy ? NULL : s->variants[0].model};
+                                                   .model = s->has_finer ? s->finer.model
+                                                            : s->own_proxy ? NULL : s->variants[0].model};
     size_t r = RUN_PROXY;
     if (s->own_proxy)
         s->runs[r++] = (plush_compare_run_desc){.name = "proxy", .kind = PLUSH_COMPARE_PROXY};
@@ -100,12 +101,13 @@ static plush_status plan_runs(plush_compare_study *s, plush_diag *diag)
         s->pairs[p++] = (plush_compare_pair){.a = RUN_PROXY + k, .b = RUN_DIRECT};
     for (size_t k = 0; k < proxies; k++)
         s->pairs[p++] = (plush_compare_pair){.a = RUN_PROXY + k, .b = RUN_BONES};
-    /* convergence: direct at a quarter of the triangles against direct, on the vertices both simulate */
+    /* convergence: direct at a quarter of the triangles against direct, on the vertices both simulate (with
+     * the finer reference, direct/4 is the model's own part and simulates every vertex measured) */
     if (s->has_quarter) {
         s->quarter_run = r, s->quarter_pair = p;
         s->runs[r] = (plush_compare_run_desc){.name = "direct/4", .kind = PLUSH_COMPARE_DIRECT, .optional = true,
-                                              .model = s->quarter.model};
-        s->pairs[p++] = (plush_compare_pair){.a = r, .b = RUN_DIRECT, .surface = s->quarter.model};
+                                              .model = s->has_finer ? NULL : s->quarter.model};
+        s->pairs[p++] = (plush_compare_pair){.a = r, .b = RUN_DIRECT, .surface = s->has_finer ? NULL : s->quarter.model};
     }
     return PLUSH_OK;
 }
@@ -170,11 +172,23 @@ static plush_status study_start(plush_compare_study *s, plush_diag *diag)
     plush_compare_surface_free(surf);
     if ((st = make_variants(s, size, diag)) != PLUSH_OK)
         return st;
-    /* the convergence run needs the model's own soft body and meshoptimizer; without them, a warning */
+    /* The convergence run needs the model's own soft body. With the cloth solver (a material in physical
+     * units) the reference is the part at four times its detail, each face split at its edges' midpoints, and
+     * the convergence run the detailed mesh itself: a nested refinement, where a quarter simplified by
+     * meshoptimizer is slivers that bend only along them. With Bullet's calibrated reference (a
+     * resolution-dependent solver either way) the quarter is simplified, which costs a fraction of direct. */
     if (s->own_proxy && !desc->no_quarter) {
         plush_diag local = {.offset = -1, .index = -1};
-        s->has_quarter =
-            plush__compare_quarter_make(s->model, desc->materials, desc->material_count, &s->quarter, &local) == PLUSH_OK;
+        if (desc->direct_cloth) {
+            s->has_finer = s->has_quarter =
+                plush__compare_finer_make(s->model, desc->materials, desc->material_count, &s->finer, &local) ==
+                PLUSH_OK;
+            s->quarter_faces = s->finer.source_pieces, s->direct_faces = s->finer.triangles;
+        } else {
+            s->has_quarter = plush__compare_quarter_make(s->model, desc->materials, desc->material_count,
+                                                         &s->quarter, &local) == PLUSH_OK;
+            s->quarter_faces = s->quarter.triangles, s->direct_faces = s->quarter.source_pieces;
+        }
         if (!s->has_quarter)
             plush_diag_warn(diag, -1, NULL, -1, "direct/4 (convergence) not run: %s", local.message);
     }
@@ -303,6 +317,7 @@ void plush_compare_study_destroy(plush_compare_study *s)
     for (size_t i = 0; i < s->variant_count; i++)
         plush__compare_variant_free(&s->variants[i]);
     plush__compare_variant_free(&s->quarter);
+    plush__compare_variant_free(&s->finer);
     free(s->variants);
     free(s->runs);
     free(s->run_names);

@@ -331,3 +331,183 @@ plush_status plush__compare_quarter_make(const plush_pmx_model *m, const char *c
     v->source_pieces = skin.triangle_count; /* here: the full surface's triangles */
     return PLUSH_OK;
 }
+
+/* ---- direct at four times the detail: the measured faces split at their edges' midpoints ------------- */
+
+typedef struct mid_edge {
+    uint32_t lo, hi; /* the edge's vertices, lo < hi */
+    uint32_t slot;   /* 3 * face (in the measured faces' order) + the edge's place in it */
+} mid_edge;
+
+static int cmp_mid_edge(const void *x, const void *y)
+{
+    const mid_edge *a = x, *b = y;
+    if (a->lo != b->lo)
+        return (a->lo > b->lo) - (a->lo < b->lo);
+    if (a->hi != b->hi)
+        return (a->hi > b->hi) - (a->hi < b->hi);
+    return (a->slot > b->slot) - (a->slot < b->slot);
+}
+
+/* A midpoint's bones: each end's bones at half their weight, the same bone summed, the four heaviest kept
+ * and their weights made to sum to one (as BDEF1, BDEF2 or BDEF4; an SDEF or QDEF end blends linearly). */
+static void mid_weights(const plush_pmx_vertex *a, const plush_pmx_vertex *b, plush_pmx_vertex *out)
+{
+    int32_t bone[8];
+    float weight[8];
+    int n = 0;
+    const plush_pmx_vertex *ends[2] = {a, b};
+    for (int e = 0; e < 2; e++)
+        for (int k = 0; k < 4; k++) {
+            if (ends[e]->bones[k] < 0 || !(ends[e]->weights[k] > 0))
+                continue;
+            int at = 0;
+            while (at < n && bone[at] != ends[e]->bones[k])
+                at++;
+            if (at == n)
+                bone[n] = ends[e]->bones[k], weight[n++] = 0;
+            weight[at] += 0.5f * ends[e]->weights[k];
+        }
+    for (int i = 1; i < n; i++) /* heaviest first */
+        for (int j = i; j > 0 && weight[j] > weight[j - 1]; j--) {
+            float w = weight[j];
+            int32_t bb = bone[j];
+            weight[j] = weight[j - 1], bone[j] = bone[j - 1];
+            weight[j - 1] = w, bone[j - 1] = bb;
+        }
+    n = n > 4 ? 4 : n;
+    float sum = 0;
+    for (int i = 0; i < n; i++)
+        sum += weight[i];
+    for (int k = 0; k < 4; k++) {
+        out->bones[k] = k < n ? bone[k] : -1;
+        out->weights[k] = k < n && sum > 0 ? weight[k] / sum : 0;
+    }
+    if (n == 0) /* ends with no bone: the first end's */
+        memcpy(out->bones, a->bones, sizeof out->bones), memcpy(out->weights, a->weights, sizeof out->weights);
+    out->weight_type = n <= 1 ? PLUSH_PMX_BDEF1 : n == 2 ? PLUSH_PMX_BDEF2 : PLUSH_PMX_BDEF4;
+    out->sdef = -1;
+}
+
+plush_status plush__compare_finer_make(const plush_pmx_model *m, const char *const *materials, size_t count,
+                                      plush_compare_variant *v, plush_diag *diag)
+{
+    bool *measured = calloc(m->material_count ? m->material_count : 1, 1);
+    if (!measured)
+        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+    plush_status st = plush__compare_part_mask(m, materials, count, measured, diag);
+    size_t faces = 0, from = 0;
+    for (size_t i = 0; st == PLUSH_OK && i < m->material_count; i++) {
+        size_t n = (size_t)(m->materials[i].index_count > 0 ? m->materials[i].index_count : 0) / 3;
+        if (measured[i])
+            faces += n;
+    }
+    if (st == PLUSH_OK && faces == 0)
+        st = plush_diag_fail(diag, PLUSH_E_GEOMETRY, -1, NULL, -1, "no visible face");
+    mid_edge *edges = st == PLUSH_OK ? malloc(3 * faces * sizeof *edges) : NULL;
+    uint32_t *mid_of = st == PLUSH_OK ? malloc(3 * faces * sizeof *mid_of) : NULL;
+    if (st == PLUSH_OK && (!edges || !mid_of))
+        st = plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+    if (st != PLUSH_OK) {
+        free(measured), free(edges), free(mid_of);
+        return st;
+    }
+    /* every measured face's edges, sorted so that the faces sharing an edge (by vertex) share its midpoint;
+     * faces on coincident vertices get coincident midpoints, which direct welds like their corners */
+    size_t at = 0;
+    from = 0;
+    for (size_t i = 0; i < m->material_count; i++) {
+        size_t n = (size_t)(m->materials[i].index_count > 0 ? m->materials[i].index_count : 0);
+        for (size_t t = 0; measured[i] && t < n; t += 3)
+            for (int k = 0; k < 3; k++) {
+                uint32_t a = m->indices[from + t + k], b = m->indices[from + t + (k + 1) % 3];
+                edges[at] = (mid_edge){.lo = a < b ? a : b, .hi = a < b ? b : a, .slot = (uint32_t)at};
+                at++;
+            }
+        from += n;
+    }
+    qsort(edges, at, sizeof *edges, cmp_mid_edge);
+    size_t mids = 0;
+    for (size_t i = 0; i < at; i++) {
+        if (i > 0 && (edges[i].lo != edges[i - 1].lo || edges[i].hi != edges[i - 1].hi))
+            mids++;
+        mid_of[edges[i].slot] = (uint32_t)(m->vertex_count + mids);
+    }
+    mids += at > 0;
+    if (!(v->model = plush_pmx_create())) {
+        free(measured), free(edges), free(mid_of);
+        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+    }
+    plush_arena keep = v->model->arena;
+    *v->model = *m;
+    v->model->arena = keep;
+    plush_arena *arena = plush_pmx_arena(v->model);
+    size_t nv = m->vertex_count + mids, ni = m->index_count + 9 * faces;
+    plush_pmx_vertex *verts = plush_arena_array(arena, nv, sizeof *verts);
+    float(*uvs)[4] = m->additional_uv ? plush_arena_array(arena, nv * m->additional_uv, sizeof *uvs) : NULL;
+    plush_pmx_material *mats = plush_arena_array(arena, m->material_count, sizeof *mats);
+    uint32_t *idx = plush_arena_array(arena, ni, sizeof *idx);
+    if (!verts || (m->additional_uv && !uvs) || !mats || !idx) {
+        free(measured), free(edges), free(mid_of);
+        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+    }
+    memcpy(verts, m->vertices, m->vertex_count * sizeof *verts);
+    if (uvs)
+        memcpy(uvs, m->additional_uvs, m->vertex_count * m->additional_uv * sizeof *uvs);
+    for (size_t i = 0; i < at; i++) {
+        if (i > 0 && edges[i].lo == edges[i - 1].lo && edges[i].hi == edges[i - 1].hi)
+            continue;
+        size_t id = mid_of[edges[i].slot];
+        const plush_pmx_vertex *a = &m->vertices[edges[i].lo], *b = &m->vertices[edges[i].hi];
+        plush_pmx_vertex *c = &verts[id];
+        *c = *a;
+        float len = 0;
+        for (int k = 0; k < 3; k++) {
+            c->position[k] = 0.5f * (a->position[k] + b->position[k]);
+            c->normal[k] = a->normal[k] + b->normal[k];
+            len += c->normal[k] * c->normal[k];
+        }
+        for (int k = 0; k < 3; k++)
+            c->normal[k] = len > 0 ? c->normal[k] / sqrtf(len) : a->normal[k];
+        for (int k = 0; k < 2; k++)
+            c->uv[k] = 0.5f * (a->uv[k] + b->uv[k]);
+        c->edge_scale = 0.5f * (a->edge_scale + b->edge_scale);
+        mid_weights(a, b, c);
+        for (size_t u = 0; uvs && u < m->additional_uv; u++)
+            for (int k = 0; k < 4; k++)
+                uvs[id * m->additional_uv + u][k] = 0.5f * (m->additional_uvs[edges[i].lo * m->additional_uv + u][k] +
+                                                            m->additional_uvs[edges[i].hi * m->additional_uv + u][k]);
+    }
+    /* each measured face becomes its three corners' triangles and the middle one, wound as it was */
+    memcpy(mats, m->materials, m->material_count * sizeof *mats);
+    size_t out = 0, slot = 0;
+    from = 0;
+    for (size_t i = 0; i < m->material_count; i++) {
+        size_t n = (size_t)(m->materials[i].index_count > 0 ? m->materials[i].index_count : 0);
+        if (!measured[i]) {
+            memcpy(idx + out, m->indices + from, n * sizeof *idx);
+            out += n;
+        } else {
+            for (size_t t = 0; t < n; t += 3, slot += 3) {
+                uint32_t c0 = m->indices[from + t], c1 = m->indices[from + t + 1], c2 = m->indices[from + t + 2];
+                uint32_t m01 = mid_of[slot], m12 = mid_of[slot + 1], m20 = mid_of[slot + 2];
+                uint32_t tri[4][3] = {{c0, m01, m20}, {m01, c1, m12}, {m20, m12, c2}, {m01, m12, m20}};
+                memcpy(idx + out, tri, sizeof tri);
+                out += 12;
+            }
+            mats[i].index_count = (int32_t)(4 * n);
+        }
+        from += n;
+    }
+    free(measured), free(edges), free(mid_of);
+    v->model->vertex_count = nv;
+    v->model->vertices = verts;
+    v->model->additional_uvs = uvs;
+    v->model->materials = mats;
+    v->model->indices = idx;
+    v->model->index_count = out;
+    v->target = 4 * faces;
+    v->triangles = 4 * faces;
+    v->source_pieces = faces; /* here: the detailed surface's triangles */
+    return PLUSH_OK;
+}

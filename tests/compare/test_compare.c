@@ -646,6 +646,87 @@ static void test_convergence_sentence_follows_the_frames(void **state)
     remove_report(dir);
 }
 
+/* With the cloth solver the reference is the part at four times its detail: every face split at its edges'
+ * midpoints (shared by the faces of an edge), the model's own vertices kept in place and order, and
+ * direct/4 is the part as the model has it. */
+static void test_finer_reference_is_nested(void **state)
+{
+    (void)state;
+    plush_diag d = pmx_fx_diag();
+    plush_pmx_model *m = NULL;
+    pmx_fx_ok(plush_pmx_read_file(SKIRT_MODEL, NULL, &m, &d), &d);
+    const char *part[] = {"スカート"};
+    plush_arena arena = {0};
+    plush_attach_part cage;
+    pmx_fx_ok(plush_attach_part_make(m, part, 1, 0, NULL, 0, &arena, &cage, &d), &d);
+    const plush_pmx_model *c = cage.model;
+    plush_compare_variant fine = {0};
+    pmx_fx_ok(plush__compare_finer_make(c, part, 1, &fine, &d), &d);
+    const plush_pmx_model *f = fine.model;
+    size_t skirt = 0, first = 0, faces = 0;
+    for (size_t i = 0; i < c->material_count; i++)
+        if (strcmp(c->materials[i].name.s, "スカート") == 0)
+            skirt = i;
+    pmx_fx_ok(plush_pmx_material_faces(c, skirt, &first, &faces, &d), &d);
+    assert_int_equal(fine.source_pieces, faces / 3);
+    assert_int_equal(fine.triangles, 4 * (faces / 3));
+    assert_int_equal(f->index_count, c->index_count + 3 * faces);
+    assert_int_equal(f->materials[skirt].index_count, 4 * c->materials[skirt].index_count);
+    assert_true(f->vertex_count > c->vertex_count);
+    assert_memory_equal(f->vertices, c->vertices, c->vertex_count * sizeof *c->vertices);
+    /* the corner triangles keep the face's corners; each midpoint lies halfway along its edge, with bones
+     * whose weights sum to one; the faces either side of an edge name the same midpoint */
+    size_t fine_first = 0, fine_faces = 0;
+    pmx_fx_ok(plush_pmx_material_faces(f, skirt, &fine_first, &fine_faces, &d), &d);
+    size_t shared = 0;
+    for (size_t t = 0; t < faces / 3; t++) {
+        const uint32_t *o = c->indices + first + 3 * t, *n = f->indices + fine_first + 12 * t;
+        assert_int_equal(n[0], o[0]);
+        assert_int_equal(n[4], o[1]);
+        assert_int_equal(n[8], o[2]);
+        for (int k = 0; k < 3; k++) {
+            uint32_t a = o[k], b = o[(k + 1) % 3], mid = k == 0 ? n[1] : k == 1 ? n[5] : n[6];
+            assert_true(mid >= c->vertex_count && mid < f->vertex_count);
+            for (int j = 0; j < 3; j++)
+                assert_float_equal(f->vertices[mid].position[j],
+                                   0.5f * (c->vertices[a].position[j] + c->vertices[b].position[j]), 1e-5);
+            float sum = 0;
+            for (int j = 0; j < 4; j++)
+                sum += f->vertices[mid].weights[j];
+            assert_float_equal(sum, 1.0f, 1e-5);
+        }
+    }
+    for (size_t v = c->vertex_count; v < f->vertex_count; v++) {
+        size_t uses = 0;
+        for (size_t i = fine_first; i < fine_first + fine_faces; i++)
+            uses += f->indices[i] == v;
+        shared += uses > 3; /* an inner edge's midpoint: three triangles of each face beside it */
+    }
+    assert_true(shared > (f->vertex_count - c->vertex_count) / 2);
+    /* a compare with the cloth solver runs direct on it and direct/4 on the model: at rest they agree */
+    char dir[] = "/tmp/plush_finer_XXXXXX";
+    assert_true(plush__os_mkdtemp(dir));
+    plush_compare_study_desc desc = {.model = c, .out_dir = dir, .frames = 1, .materials = part,
+                                     .material_count = 1, .direct_cloth = true};
+    plush_compare_study *st = NULL;
+    pmx_fx_ok(plush_compare_study_create(&desc, &st, &d), &d);
+    assert_true(st->has_finer && st->has_quarter);
+    assert_int_equal(st->quarter_faces, faces / 3);
+    assert_int_equal(st->direct_faces, 4 * (faces / 3));
+    assert_ptr_equal(st->runs[RUN_DIRECT].model, st->finer.model);
+    assert_null(st->runs[st->quarter_run].model);
+    pmx_fx_ok(plush_compare_study_step(st, 0, &d), &d);
+    double q = st->series_pair[st->quarter_pair];
+    print_message("direct/4 from direct at frame 0: %.3g units\n", q);
+    assert_true(q >= 0 && q < 1e-3);
+    plush_compare_study_destroy(st);
+    remove_report(dir);
+    plush__compare_variant_free(&fine);
+    plush_pmx_free(cage.model);
+    plush_arena_free(&arena);
+    plush_pmx_free(m);
+}
+
 /* ---- plots (src/render/plot.c) ------------------------------------------------------------------- */
 
 static size_t count_rgb(const plush_image *im, int x0, int y0, int x1, int y1, const uint8_t rgb[3])
@@ -775,6 +856,7 @@ int main(void)
         cmocka_unit_test(test_demo_bear),
         cmocka_unit_test(test_study_compares_a_part),
         cmocka_unit_test(test_convergence_sentence_follows_the_frames),
+        cmocka_unit_test(test_finer_reference_is_nested),
         cmocka_unit_test(test_plot_draws_lines_ticks_and_legend),
         cmocka_unit_test(test_text),
     };
