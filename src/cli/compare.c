@@ -244,10 +244,17 @@ static int simulate(const compare_inputs *in, cli_outdir *outdir, plush_compare_
 {
     const compare_job *job = in->job;
     bool own_proxy = plush_compare_has_proxy(in->model);
-    if (!own_proxy && job->triangle_count == 0) {
-        cli_message("%s: no TriMesh soft body — add one with `plush attach`, or compare a part with a cage made for "
-                    "it: plush compare %s --cage MATERIAL[:TRIANGLES] -o %s",
-                    job->model, job->model, job->out_dir);
+    if (!own_proxy) {
+        /* the next command is the user's own, with a part named: the sizes asked for make that part's cages */
+        char sizes[160] = "";
+        for (size_t i = 0, at = 0; i < job->triangle_count && at < sizeof sizes - 24; i++)
+            at += (size_t)snprintf(sizes + at, sizeof sizes - at, "%s%zu", i ? "," : " --proxy-triangles ",
+                                   job->triangles[i]);
+        cli_message("%s: no TriMesh soft body%s — compare a part with a cage made for it (plush info %s lists the "
+                    "materials): plush compare %s --cage MATERIAL[:TRIANGLES]%s -o %s; or attach one with "
+                    "`plush attach` and compare that model",
+                    job->model, job->triangle_count ? " for --proxy-triangles to copy" : "", job->model, job->model,
+                    sizes, job->out_dir);
         return CLI_FAILED;
     }
     /* a made cage's part is its materials unless --materials says otherwise (as plush run binds) */

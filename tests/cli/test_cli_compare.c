@@ -242,6 +242,12 @@ static void test_errors(void **state)
     CLI_RUN(&r, "compare", ALICIA, "--frames", "2", "-o", out);
     cli_expect_one_error_line(&r);
     assert_non_null(strstr(r.err, "plush attach"));
+    assert_non_null(strstr(r.err, "--cage MATERIAL"));
+    cli_result_free(&r);
+    /* sizes to sweep and no soft body to copy: the next command is the same sweep on a part */
+    CLI_RUN(&r, "compare", ALICIA, "--proxy-triangles", "100,300", "--frames", "2", "-o", out);
+    cli_expect_one_error_line(&r);
+    assert_non_null(strstr(r.err, "--cage MATERIAL[:TRIANGLES] --proxy-triangles 100,300 -o"));
     cli_result_free(&r);
     cli_tmp_path(junk, sizeof junk, "junk.pmx");
     cli_write_all(junk, "PMX \0\0\0@", 8);
