@@ -201,8 +201,12 @@ typedef struct plush_compare_study_desc {
     bool seed;                             /* proxy runs bind and skin as the original method (plush run --original) */
     bool no_quarter;                       /* leave out the convergence run "direct/4"
                                             * (run last, paired with direct) */
-    bool direct_cloth;                     /* direct and direct/4 by plush's cloth solver, not Bullet
-                                            * (plush_scene_desc.direct_cloth) */
+    bool direct_cloth;                     /* direct (at four times the part's detail) and direct/4 (the
+                                            * part) by plush's cloth solver (plush_scene_desc.direct_cloth)
+                                            * whatever the part's size */
+    bool direct_bullet;                    /* direct and direct/4 (a quarter simplified) by Bullet, calibrated,
+                                            * whatever the part's size. Neither: the cloth solver when the part
+                                            * at four times its detail has at most 12,000 vertices, else Bullet */
     const char *const *materials;          /* the part compared (plush run --materials): only these materials'
                                             * vertices are bound, simulated by direct and measured, and the
                                             * errors are a share of their size; NULL: every material no soft

@@ -14,18 +14,19 @@
 static const char compare_usage[] =
     "usage: plush compare MODEL.pmx -o REPORTDIR [--motion M.vmd] [--frames N] [--proxy-triangles N1,N2,...]\n"
     "                     [--cage MATERIAL,...[:N]] [--materials NAME,...] [--fps 30] [--physics-hz 60]\n"
-    "                     [--im2 OVERRIDES.im2] [--original] [--direct-cloth]\n";
+    "                     [--im2 OVERRIDES.im2] [--original] [--direct-cloth | --direct-bullet]\n";
 
 static const char compare_help[] =
     "\n"
     "Runs MODEL.pmx three ways on the same motion and measures how far apart they are, frame by frame:\n"
     "  bones   plain MMD: bones and rigid bodies, no soft body (the baseline)\n"
     "  proxy   the soft-body cage simulated, the detailed mesh skinned to it (what plush run does)\n"
-    "  direct  the detailed mesh itself simulated as the soft body (the expensive ground truth; the proxy's\n"
-    "          material: its iterations, link stiffness and pressure calibrated to the resolution)\n"
-    "  direct/4  direct on the surface simplified to a quarter of its triangles: how well direct converges\n"
-    "          (with --direct-cloth direct has four times the detail, each face split in four, and\n"
-    "          direct/4 is the part as the model has it)\n"
+    "  direct  the detailed mesh itself simulated (the expensive ground truth): for a part of up to 3,000\n"
+    "          vertices plush's cloth solver, the proxy's material in physical units, at four times the\n"
+    "          part's detail (each face split in four); larger, Bullet's soft body with the proxy's\n"
+    "          parameters calibrated to the resolution\n"
+    "  direct/4  direct on a quarter of the triangles (the part as the model has it; with Bullet, the\n"
+    "          surface simplified): how well direct converges\n"
     "The runs are stepped together, one frame at a time, so memory does not grow with the frame count.\n"
     "\n"
     "options:\n"
@@ -50,10 +51,10 @@ static const char compare_help[] =
     "  --original (or --seed)      the proxy runs bind and skin as the original method (nearest four\n"
     "                              triangles, percent weights, each triangle's own frame): the 'before' of\n"
     "                              the smooth surface\n"
-    "  --direct-cloth              direct and direct/4 by plush's own cloth solver (backward Euler, the\n"
-    "                              proxy's material in physical units) instead of Bullet, direct at four\n"
-    "                              times the part's detail: a reference that converges more often, at some\n"
-    "                              40 times Bullet's cost (docs/compare.md)\n"
+    "  --direct-cloth              the cloth solver's reference whatever the part's size (slow: some\n"
+    "                              0.14 ms a vertex a frame at four times the detail; docs/compare.md)\n"
+    "  --direct-bullet             Bullet's calibrated reference whatever the part's size (fast, but its\n"
+    "                              result depends on the resolution: it rarely converges)\n"
     "  -h, --help                  this text\n"
     "\n"
     "REPORTDIR gets:\n"
@@ -73,7 +74,7 @@ typedef struct compare_job {
     const char *cage;             /* --cage MATERIAL,...[:N] */
     cli_names materials;          /* --materials */
     uint32_t frames;
-    bool frames_set, seed, direct_cloth;
+    bool frames_set, seed, direct_cloth, direct_bullet;
     float fps, physics_hz;
     size_t *triangles;            /* --proxy-triangles */
     size_t triangle_count;
@@ -109,10 +110,14 @@ static int compare_option(cli_args *args, const char *name, const char *inline_v
         job->seed = true;
         return CLI_OK;
     }
-    if (strcmp(name, "--direct-cloth") == 0) {
+    if (strcmp(name, "--direct-cloth") == 0 || strcmp(name, "--direct-bullet") == 0) {
         if (inline_value)
             return cli_usage_error(compare_usage, "option '%s' takes no value", name);
-        job->direct_cloth = true;
+        bool cloth = strcmp(name, "--direct-cloth") == 0;
+        if (cloth ? job->direct_bullet : job->direct_cloth)
+            return cli_usage_error(compare_usage, "--direct-cloth and --direct-bullet choose one reference: give one");
+        job->direct_cloth |= cloth;
+        job->direct_bullet |= !cloth;
         return CLI_OK;
     }
     static const char *const valued[] = {"-o", "--output", "--motion", "--frames", "--fps", "--physics-hz",
@@ -274,6 +279,7 @@ static int simulate(const compare_inputs *in, cli_outdir *outdir, plush_compare_
                                      .cage_count = job->triangle_count,
                                      .seed = job->seed,
                                      .direct_cloth = job->direct_cloth,
+                                     .direct_bullet = job->direct_bullet,
                                      .materials = (const char *const *)part->names,
                                      .material_count = part->count,
                                      .cage_materials = (const char *const *)in->cage.materials.names,

@@ -101,6 +101,12 @@ void plush__compare_variant_free(plush_compare_variant *variant);
 
 enum { RUN_BONES, RUN_DIRECT, RUN_PROXY }; /* the first proxy run; generated cages follow it */
 
+/* The largest part (vertices at four times its detail, some four times its own) whose direct reference is
+ * plush's cloth solver by default: its cost grows with the nodes (0.14 ms a node a frame at 16 substeps
+ * on the skirt of docs/compare.md, two shared cores), so 12,000 take some 1.7 s a frame, 300 frames in
+ * under 9 minutes; larger parts (the demo bear's 60,000 nodes) get Bullet's calibrated reference. */
+#define PLUSH__COMPARE_CLOTH_NODES 12000
+
 /* The error pictures' red: this share of the model's size, the report's "clearly different motion". */
 #define PLUSH__COMPARE_RED_SHARE 0.03f
 
@@ -127,6 +133,8 @@ struct plush_compare_study {
     plush_compare_variant finer;  /* direct at four times the detail: the reference with the cloth solver */
     bool has_finer;               /* then direct/4 is the part as the model has it */
     size_t quarter_faces, direct_faces; /* the part's triangles in direct/4 and in direct */
+    size_t cloth_nodes;           /* the part's vertices times four: what the cloth reference would simulate */
+    bool reference_chosen;        /* the solver of direct went by cloth_nodes (neither asked for) */
     size_t quarter_run, quarter_pair; /* its run and its pair against direct (0 when none) */
     bool own_proxy;               /* the model has a soft body: run "proxy" on it */
     plush_compare_run_desc *runs;

@@ -156,6 +156,16 @@ static void verdict(const plush_compare_study *s, const judgement *jp, plush_buf
         buf_printf(md, "Whether the reference converges was not measured (no direct run on a quarter of the "
                        "triangles).\n\n");
     }
+    if (s->reference_chosen && s->desc.direct_cloth)
+        buf_printf(md, "Direct is plush's cloth solver because the part is small enough for it: %zu vertices at four "
+                       "times its detail, within the %d it is used for (`--direct-bullet`: Bullet's calibrated "
+                       "reference instead).\n\n",
+                   s->cloth_nodes, PLUSH__COMPARE_CLOTH_NODES);
+    else if (s->reference_chosen)
+        buf_printf(md, "Direct is Bullet's, calibrated, because the part is too large for plush's cloth solver at "
+                       "four times its detail (%zu vertices, over the %d it is used for; `--direct-cloth` runs it "
+                       "anyway, at some 0.14 ms a vertex a frame).\n\n",
+                   s->cloth_nodes, PLUSH__COMPARE_CLOTH_NODES);
     if (dinfo.stopped)
         buf_printf(md, "The direct run stopped at frame %u (%s): the comparison covers the %u frames before it.\n\n",
                    dinfo.stopped_at, dinfo.reason, dinfo.frames);

@@ -27,10 +27,11 @@ enum { FRAMES = 12 };
 /* A character without a soft body whose skirt is a material of its own. */
 #define SKIRT SHARED_CHARACTERS "/pmx_tailor/03_扱えるメッシュ_裾不均等.pmx"
 
-/* The one run the small plush's tests read: its exit status and report. */
+/* The runs the small plush's tests read: their exit status and report, with the reference the part's size
+ * chooses (plush's cloth solver) and with Bullet's (--direct-bullet). */
 static struct {
-    char out[512];
-    cli_result r;
+    char out[512], bullet_out[512];
+    cli_result r, bullet;
 } small;
 
 static int setup(void **state)
@@ -52,6 +53,9 @@ static int setup(void **state)
     plush_pmx_free(m);
     snprintf(frames, sizeof frames, "%d", FRAMES);
     CLI_RUN(&small.r, "compare", pmx, "--motion", vmd, "--frames", frames, "-o", small.out);
+    cli_tmp_path(small.bullet_out, sizeof small.bullet_out, "small_bullet");
+    CLI_RUN(&small.bullet, "compare", pmx, "--motion", vmd, "--frames", frames, "--direct-bullet", "-o",
+            small.bullet_out);
     return 0;
 }
 
@@ -59,6 +63,7 @@ static int teardown(void **state)
 {
     (void)state;
     cli_result_free(&small.r);
+    cli_result_free(&small.bullet);
     return cli_tmp_teardown();
 }
 
@@ -140,18 +145,29 @@ static void test_small_plush_writes_every_file(void **state)
     free(md);
 }
 
-/* The verdict can say no and says one thing: on the small plush direct itself pleats at most frames (the
- * plush surface bar: p99.9 strain 1.5, 0.5% of edges beyond 1.5x, crease p99 30 deg), and those frames are
- * left out of the verdict, as many as the CSV's direct figures miss the bar; of the others, direct on a
- * quarter of the triangles lies over half the proxy's distance from direct at one, so the report prints no
- * "converges" and says the verdict is limited; one sentence says whether the proxy beats plain bones. */
+/* The verdict can say no and says one thing: on the small plush Bullet's direct (--direct-bullet) pleats at
+ * most frames (the plush surface bar: p99.9 strain 1.5, 0.5% of edges beyond 1.5x, crease p99 30 deg), and
+ * those frames are left out of the verdict, as many as the CSV's direct figures miss the bar; of the
+ * others, direct on a quarter of the triangles lies over half the proxy's distance from direct at one, so
+ * the report prints no "converges" and says the verdict is limited; one sentence says whether the proxy
+ * beats plain bones. The cloth reference the small part gets by default converges: direct at four times
+ * the detail and the plush as it is lie within half the proxy's distance of each other at every frame, and
+ * the report says so and why that reference. */
 static void test_small_plush_verdict(void **state)
 {
     (void)state;
     cli_expect_code(&small.r, 0);
     char p[700];
     size_t len = 0;
-    snprintf(p, sizeof p, "%s/metrics.csv", small.out);
+    snprintf(p, sizeof p, "%s/report.md", small.out);
+    char *cloth = cli_read_all(p, &len);
+    assert_non_null(cloth);
+    assert_non_null(strstr(cloth, "**The reference converges**: at every one of the 12 frames"));
+    assert_null(strstr(cloth, "limited by it"));
+    assert_non_null(strstr(cloth, "Direct is plush's cloth solver because the part is small enough for it"));
+    free(cloth);
+    cli_expect_code(&small.bullet, 0);
+    snprintf(p, sizeof p, "%s/metrics.csv", small.bullet_out);
     char *csv = cli_read_all(p, &len);
     assert_non_null(csv);
     int c999 = cli_csv_column(csv, "strain_p999_b"), cout = cli_csv_column(csv, "strain_outside_b"),
@@ -168,7 +184,7 @@ static void test_small_plush_verdict(void **state)
                    report_csv_field(row, ccr) > 30;
     }
     assert_int_equal(rows, FRAMES);
-    snprintf(p, sizeof p, "%s/report.md", small.out);
+    snprintf(p, sizeof p, "%s/report.md", small.bullet_out);
     char *md = cli_read_all(p, &len);
     assert_non_null(md);
     bool better = strstr(md, "**proxy is better than plain bones**") != NULL,
@@ -266,6 +282,7 @@ static void test_errors(void **state)
         {"compare", BEAR, "--proxy-triangles", "100,x", "-o", out},
         {"compare", BEAR, "--frames", "1.5", "-o", out},
         {"compare", BEAR, "--colour", "red", "-o", out},
+        {"compare", BEAR, "--direct-cloth", "--direct-bullet", "-o", out},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         size_t n = 0;
