@@ -113,6 +113,7 @@ enum { RUN_BONES, RUN_DIRECT, RUN_PROXY }; /* the first proxy run; generated cag
 typedef struct pair_stats {
     double sum[5], max[5];        /* rms, p95, max, normal mean, normal max */
     uint32_t frames;
+    uint32_t worst_frame;         /* where the RMS was largest */
 } pair_stats;
 
 typedef struct run_stats {

@@ -223,23 +223,23 @@ static void runs_table(const plush_compare_study *s, plush_buf *md)
 
 static void pairs_table(const plush_compare_study *s, plush_buf *md, float size)
 {
-    buf_printf(md, "## Error, mean over frames / max over frames\n\n| pair | RMS distance | 95th percentile | "
-                   "max distance | RMS / size | normal angle mean (°) | normal angle max (°) |\n"
-                   "|---|---|---|---|---:|---|---|\n");
+    /* the worst frame first: an average over frames hides the moment the eye sees */
+    buf_printf(md, "## Error, worst frame first\n\n| pair | worst frame | its RMS (/ size) | RMS, mean over frames (/ "
+                   "size) | 95th percentile, mean / max | max distance, mean / max | normal angle mean (°), mean / "
+                   "max | normal angle max (°), mean / max |\n|---|---:|---:|---:|---|---|---|---|\n");
     for (size_t p = 0; p < s->pair_count; p++) {
         if (!pair_shown(s, p))
             continue;
         const pair_stats *ps = &s->pstats[p];
         buf_printf(md, "| %s vs %s", run_name(s, s->pairs[p].a), run_name(s, s->pairs[p].b));
         if (!ps->frames) {
-            buf_printf(md, " | no common frame | | | | | |\n");
+            buf_printf(md, " | no common frame | | | | | | |\n");
             continue;
         }
-        for (int k = 0; k < 5; k++) {
+        buf_printf(md, " | %u | %.4g (%.2f%%) | %.4g (%.2f%%)", ps->worst_frame, ps->max[0], 100 * ps->max[0] / size,
+                   ps->sum[0] / ps->frames, 100 * ps->sum[0] / ps->frames / size);
+        for (int k = 1; k < 5; k++)
             buf_printf(md, " | %.4g / %.4g", ps->sum[k] / ps->frames, ps->max[k]);
-            if (k == 2)
-                buf_printf(md, " | %.2f%%", 100 * ps->sum[0] / ps->frames / size);
-        }
         buf_printf(md, " |\n");
     }
     buf_printf(md, "\n");

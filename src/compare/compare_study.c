@@ -59,6 +59,8 @@ static void record_frame(plush_compare_study *s, uint32_t f)
         if (!pf[p].valid)
             continue;
         pair_stats *ps = &s->pstats[p];
+        if (!ps->frames || v[0] > ps->max[0])
+            ps->worst_frame = f;
         for (int k = 0; k < 5; k++) {
             ps->sum[k] += v[k];
             ps->max[k] = ps->frames ? fmax(ps->max[k], v[k]) : v[k];

@@ -173,12 +173,17 @@ static void test_small_plush_verdict(void **state)
     int c999 = cli_csv_column(csv, "strain_p999_b"), cout = cli_csv_column(csv, "strain_outside_b"),
         ccr = cli_csv_column(csv, "crease_p99_deg_b");
     assert_true(c999 > 0 && cout > 0 && ccr > 0);
-    unsigned off_bar = 0, rows = 0;
+    int crms = cli_csv_column(csv, "rms");
+    assert_true(crms > 0);
+    unsigned off_bar = 0, rows = 0, worst = 0;
+    double worst_rms = -1;
     for (const char *line = strchr(csv, '\n'); line && line[1]; line = strchr(line + 1, '\n')) {
         const char *row = line + 1;
         const char *pair = strchr(row, ',') + 1;
         if (strncmp(pair, "proxy,direct,", 13) != 0)
             continue;
+        if (report_csv_field(row, crms) > worst_rms)
+            worst_rms = report_csv_field(row, crms), worst = (unsigned)strtoul(row, NULL, 10);
         rows++;
         off_bar += report_csv_field(row, c999) > 1.5 || report_csv_field(row, cout) > 0.005 ||
                    report_csv_field(row, ccr) > 30;
@@ -187,6 +192,11 @@ static void test_small_plush_verdict(void **state)
     snprintf(p, sizeof p, "%s/report.md", small.bullet_out);
     char *md = cli_read_all(p, &len);
     assert_non_null(md);
+    /* the error table leads with each pair's worst frame, the metrics' largest RMS */
+    char lead[64];
+    snprintf(lead, sizeof lead, "| proxy vs direct | %u | ", worst);
+    assert_non_null(strstr(md, "## Error, worst frame first"));
+    assert_non_null(strstr(md, lead));
     bool better = strstr(md, "**proxy is better than plain bones**") != NULL,
          no_better = strstr(md, "**proxy is no better than plain bones**") != NULL;
     assert_true(better != no_better);
