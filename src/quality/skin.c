@@ -35,6 +35,17 @@ struct plush_quality_skin {
         double d2;
     } *stack;
     float (*sphere)[4];       /* per triangle at the pose: its vertices' mean and the radius that holds them */
+    /* which side is out, at the pose (after Baerentzen and Aanaes 2005): each triangle's unit normal, turned
+     * to the side the model's normals give; each welded vertex's angle-weighted sum of its triangles'; and
+     * each triangle's neighbour across its edge c (corner c to c + 1), UINT32_MAX on a border or where more
+     * than two triangles share the edge */
+    float (*face_n)[3];
+    float (*node_n)[3];
+    uint8_t *node_border;     /* per welded vertex: on an edge of one triangle (or of more than two) */
+    float (*corner_angle)[3]; /* per triangle: its corners' angles at rest (skinning hardly changes them) */
+    uint32_t (*corner_node)[3];
+    uint32_t (*across)[3];
+    size_t weld_count;
     const float (*positions)[3];
     const float (*normals)[3];
 };
@@ -104,6 +115,31 @@ static void build_node(build *b, size_t n, size_t first, size_t count)
     s->nodes[n].count = 0;
     build_node(b, left, first, half);
     build_node(b, left + 1, first + half, count - half);
+}
+
+/* The sides at this pose: face normals (turned to the model's normals), then the vertices' angle-weighted sums. */
+static void side_normals(plush_quality_skin *s, const float (*p)[3], const float (*normals)[3])
+{
+    memset(s->node_n, 0, s->weld_count * sizeof *s->node_n);
+    for (size_t t = 0; t < s->triangle_count; t++) {
+        const uint32_t *tri = s->triangles[t];
+        double e[3][3], n[3], given[3] = {0, 0, 0};
+        for (int c = 0; c < 3; c++)
+            for (int k = 0; k < 3; k++)
+                e[c][k] = (double)p[tri[(c + 1) % 3]][k] - p[tri[c]][k];
+        n[0] = e[0][1] * e[1][2] - e[0][2] * e[1][1];
+        n[1] = e[0][2] * e[1][0] - e[0][0] * e[1][2];
+        n[2] = e[0][0] * e[1][1] - e[0][1] * e[1][0];
+        for (int c = 0; normals && c < 3; c++)
+            for (int k = 0; k < 3; k++)
+                given[k] += normals[tri[c]][k];
+        double len = sqrt(plush__dot3d(n, n)), turn = plush__dot3d(n, given) < 0 ? -1.0 : 1.0;
+        for (int k = 0; k < 3; k++)
+            s->face_n[t][k] = len > 0 && isfinite(len) ? (float)(turn * n[k] / len) : 0.0f;
+        for (int c = 0; c < 3; c++)
+            for (int k = 0; k < 3; k++)
+                s->node_n[s->corner_node[t][c]][k] += s->corner_angle[t][c] * s->face_n[t][k];
+    }
 }
 
 static void refit(plush_quality_skin *s, const float (*p)[3])
@@ -280,22 +316,124 @@ static void nearest(const plush_quality_skin *s, const float p[3], uint32_t hint
     }
 }
 
-/* Signed distance of p from its nearest triangle: negative behind it (against the normals there); normal, when
- * not NULL, gets the normals interpolated there (not unit). */
+/* Signed distance of p from its nearest triangle: negative behind it; normal, when not NULL, gets the side's
+ * normal there (not unit). The side is the pseudo-normal of the feature nearest p (Baerentzen and Aanaes
+ * 2005): the triangle's own normal inside it, the two triangles' sum on an edge, the angle-weighted sum of a
+ * vertex's triangles at a corner; on a closed surface it tells inside from outside wherever p lies, where
+ * the normals interpolated at a corner or an edge could point away from p (a hair beside a fingertip read
+ * 2.5 units behind the hand). */
 static double signed_distance(const plush_quality_skin *s, const float p[3], const hit *h, double normal[3])
 {
     const uint32_t *tri = s->triangles[h->triangle];
     double q[3] = {0, 0, 0}, n[3] = {0, 0, 0};
-    for (int c = 0; c < 3; c++)
-        for (int k = 0; k < 3; k++) {
+    int zeros = 0, kept = 0, gone = 0;
+    for (int c = 0; c < 3; c++) {
+        for (int k = 0; k < 3; k++)
             q[k] += h->w[c] * s->positions[tri[c]][k];
-            n[k] += h->w[c] * s->normals[tri[c]][k];
-        }
+        if (h->w[c] == 0)
+            zeros++, gone = c;
+        else
+            kept = c;
+    }
+    const float *f = s->face_n[h->triangle];
+    bool rim = false; /* nearest a border of the skin: p lies beyond its rim, where an open skin has no inside */
+    if (zeros == 2) { /* a corner */
+        uint32_t at = s->corner_node[h->triangle][kept];
+        const float *v = s->node_n[at];
+        for (int k = 0; k < 3; k++)
+            n[k] = v[k];
+        rim = s->node_border[at];
+    } else {
+        for (int k = 0; k < 3; k++)
+            n[k] = f[k];
+        uint32_t other = zeros == 1 ? s->across[h->triangle][(gone + 1) % 3] : UINT32_MAX;
+        for (int k = 0; other != UINT32_MAX && k < 3; k++) /* an edge: the edge opposite the zero weight */
+            n[k] += s->face_n[other][k];
+        rim = zeros == 1 && other == UINT32_MAX;
+    }
     double d[3] = {p[0] - q[0], p[1] - q[1], p[2] - q[2]};
     double dist = sqrt(h->d2);
     if (normal)
         memcpy(normal, n, sizeof n);
-    return plush__dot3d(d, n) < 0 ? -dist : dist;
+    return plush__dot3d(d, n) < 0 && !rim ? -dist : dist;
+}
+
+typedef struct side_edge {
+    uint32_t lo, hi, triangle, corner;
+} side_edge;
+
+static int cmp_side_edge(const void *x, const void *y)
+{
+    const side_edge *a = x, *b = y;
+    if (a->lo != b->lo)
+        return (a->lo > b->lo) - (a->lo < b->lo);
+    if (a->hi != b->hi)
+        return (a->hi > b->hi) - (a->hi < b->hi);
+    return (a->triangle > b->triangle) - (a->triangle < b->triangle);
+}
+
+/* The vertices welded by rest position (the model splits them at seams of its textures and normals, which the
+ * surface does not have) and each triangle's neighbours across its edges, for the sides. */
+static plush_status side_setup(plush_quality_skin *s, const float (*rest)[3], size_t vertex_count)
+{
+    size_t nt = s->triangle_count;
+    uint32_t *node_of = malloc((vertex_count ? vertex_count : 1) * sizeof *node_of);
+    side_edge *edges = malloc((nt ? 3 * nt : 1) * sizeof *edges);
+    s->face_n = malloc((nt ? nt : 1) * sizeof *s->face_n);
+    s->corner_node = malloc((nt ? nt : 1) * sizeof *s->corner_node);
+    s->across = malloc((nt ? nt : 1) * sizeof *s->across);
+    size_t nodes = node_of && edges && s->face_n && s->corner_node && s->across
+                       ? plush__weld_positions(rest, vertex_count, node_of, NULL)
+                       : SIZE_MAX;
+    if (nodes == SIZE_MAX || !(s->node_n = malloc((nodes ? nodes : 1) * sizeof *s->node_n)) ||
+        !(s->node_border = calloc(nodes ? nodes : 1, 1))) {
+        free(node_of), free(edges);
+        return PLUSH_E_NOMEM;
+    }
+    s->weld_count = nodes;
+    if (!(s->corner_angle = malloc((nt ? nt : 1) * sizeof *s->corner_angle))) {
+        free(node_of), free(edges);
+        return PLUSH_E_NOMEM;
+    }
+    for (size_t t = 0; t < nt; t++)
+        for (int c = 0; c < 3; c++) { /* between the two edges leaving the corner */
+            const float *a = rest[s->triangles[t][c]], *b = rest[s->triangles[t][(c + 1) % 3]],
+                        *d = rest[s->triangles[t][(c + 2) % 3]];
+            double out[3], in[3];
+            for (int k = 0; k < 3; k++)
+                out[k] = (double)b[k] - a[k], in[k] = (double)d[k] - a[k];
+            double lo = sqrt(plush__dot3d(out, out) * plush__dot3d(in, in));
+            double cosv = lo > 0 ? plush__dot3d(out, in) / lo : 1;
+            s->corner_angle[t][c] = (float)acos(cosv < -1 ? -1 : cosv > 1 ? 1 : cosv);
+        }
+    size_t ne = 0;
+    for (size_t t = 0; t < nt; t++)
+        for (int c = 0; c < 3; c++) {
+            s->corner_node[t][c] = node_of[s->triangles[t][c]];
+            s->across[t][c] = UINT32_MAX;
+        }
+    for (size_t t = 0; t < nt; t++)
+        for (int c = 0; c < 3; c++) {
+            uint32_t a = s->corner_node[t][c], b = s->corner_node[t][(c + 1) % 3];
+            if (a != b)
+                edges[ne++] = (side_edge){.lo = a < b ? a : b, .hi = a < b ? b : a, .triangle = (uint32_t)t,
+                                          .corner = (uint32_t)c};
+        }
+    qsort(edges, ne, sizeof *edges, cmp_side_edge);
+    for (size_t i = 0; i < ne;) {
+        size_t j = i + 1;
+        while (j < ne && edges[j].lo == edges[i].lo && edges[j].hi == edges[i].hi)
+            j++;
+        if (j - i == 2) {
+            s->across[edges[i].triangle][edges[i].corner] = edges[i + 1].triangle;
+            s->across[edges[i + 1].triangle][edges[i + 1].corner] = edges[i].triangle;
+        } else {
+            s->node_border[edges[i].lo] = s->node_border[edges[i].hi] = 1;
+        }
+        i = j;
+    }
+    free(node_of), free(edges);
+    return PLUSH_OK;
 }
 
 /* ---- the interface ---- */
@@ -367,6 +505,10 @@ plush_status plush_quality_skin_create(const float (*rest)[3], const float (*res
     }
     free(b.centroid);
     free(b.order);
+    if (side_setup(s, rest, vertex_count) != PLUSH_OK) {
+        plush_quality_skin_destroy(s);
+        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+    }
     /* At rest: a point behind its nearest triangle, or within a twentieth of the skin's mean edge of it
      * (sewn to it, where the sign says nothing), is left out. */
     double touch = triangle_count ? 0.05 * edges / (3.0 * (double)triangle_count) : 0;
@@ -392,8 +534,10 @@ void plush_quality_skin_pose(plush_quality_skin *s, const float (*positions)[3],
     s->positions = positions;
     s->normals = normals;
     s->frame++;
-    if (s->triangle_count)
+    if (s->triangle_count) {
         refit(s, positions);
+        side_normals(s, positions, normals);
+    }
 }
 
 size_t plush_quality_skin_behind(plush_quality_skin *s, int slot, const float (*at)[3], size_t step, size_t *measured,
@@ -492,6 +636,12 @@ void plush_quality_skin_destroy(plush_quality_skin *s)
     if (!s)
         return;
     free(s->triangles);
+    free(s->face_n);
+    free(s->node_n);
+    free(s->node_border);
+    free(s->corner_angle);
+    free(s->corner_node);
+    free(s->across);
     free(s->nodes);
     free(s->stack);
     free(s->sphere);

@@ -8,12 +8,15 @@
  *               size_t n = plush_quality_skin_behind(skin, 0, positions, 1, &measured, &deepest);
  *   plush_quality_skin_destroy(skin);
  *
- * A point is behind the skin when it lies on the back of its nearest skin triangle: the vector from the
- * nearest point to it points against the vertex normals interpolated there. The skin is usually open (a
- * body under clothes, a head under hair), so no winding number is asked of it; the normals the model
- * gives decide which side is out. Points behind the skin or touching it at rest (a hair root in the scalp,
- * a collar sewn to the neck) are left out: the measure reads 0 on the model at rest by construction, and
- * says how many it left out.
+ * A point is behind the skin when it lies on the back of its nearest skin triangle, the side told by the
+ * pseudo-normal of the nearest feature (Baerentzen and Aanaes 2005): the triangle's normal inside it, the sum
+ * of the two triangles' on an edge, the angle-weighted sum of a vertex's triangles at a corner (vertices
+ * welded by rest position; each triangle's normal turned to the side the model's normals give, so a face
+ * wound the other way still faces out). On a closed surface this tells inside from outside wherever the
+ * point lies. The skin is usually open (a body under clothes, a head under hair, a sleeve's cuff): a point
+ * nearest a border edge or a border corner lies beyond the rim, where there is no inside, and is in front.
+ * Points behind the skin or touching it at rest (a hair root in the scalp, a collar sewn to the neck) are
+ * left out: the measure reads 0 on the model at rest by construction, and says how many it left out.
  */
 #ifndef PLUSH_SYS_QUALITY_H
 #define PLUSH_SYS_QUALITY_H
