@@ -610,18 +610,27 @@ static char *report_with_quarter(plush_compare_study *st, const double *share, c
     return text;
 }
 
+/* The pmx_tailor skirt read and its skirt caged as plush run --cage makes it (into cage, over arena). */
+static plush_pmx_model *skirt_caged(plush_arena *arena, plush_attach_part *cage)
+{
+    plush_diag d = pmx_fx_diag();
+    plush_pmx_model *m = NULL;
+    pmx_fx_ok(plush_pmx_read_file(SKIRT_MODEL, NULL, &m, &d), &d);
+    const char *part[] = {"スカート"};
+    pmx_fx_ok(plush_attach_part_make(m, part, 1, 0, NULL, 0, arena, cage, &d), &d);
+    return m;
+}
+
 static void test_convergence_sentence_follows_the_frames(void **state)
 {
     (void)state;
     char dir[] = "/tmp/plush_converge_XXXXXX";
     assert_true(plush__os_mkdtemp(dir));
     plush_diag d = pmx_fx_diag();
-    plush_pmx_model *m = NULL;
-    pmx_fx_ok(plush_pmx_read_file(SKIRT_MODEL, NULL, &m, &d), &d);
     const char *part[] = {"スカート"};
     plush_arena arena = {0};
     plush_attach_part cage;
-    pmx_fx_ok(plush_attach_part_make(m, part, 1, 0, NULL, 0, &arena, &cage, &d), &d);
+    plush_pmx_model *m = skirt_caged(&arena, &cage);
     enum { N = 3 };
     plush_compare_study_desc desc = {.model = cage.model, .out_dir = dir, .frames = N, .materials = part,
                                      .material_count = 1};
@@ -656,12 +665,10 @@ static void test_finer_reference_is_nested(void **state)
 {
     (void)state;
     plush_diag d = pmx_fx_diag();
-    plush_pmx_model *m = NULL;
-    pmx_fx_ok(plush_pmx_read_file(SKIRT_MODEL, NULL, &m, &d), &d);
     const char *part[] = {"スカート"};
     plush_arena arena = {0};
     plush_attach_part cage;
-    pmx_fx_ok(plush_attach_part_make(m, part, 1, 0, NULL, 0, &arena, &cage, &d), &d);
+    plush_pmx_model *m = skirt_caged(&arena, &cage);
     const plush_pmx_model *c = cage.model;
     plush_compare_variant fine = {0};
     pmx_fx_ok(plush__compare_finer_make(c, part, 1, &fine, &d), &d);
