@@ -9,8 +9,15 @@
  * RMS over all vertices and the worst vertex's distance. Printed: the worst frames, and a summary with the
  * largest RMS and the worst vertex in units and as a share of the model's height (plush_pmx_height of
  * --model, the original model, or else of the baked PMX), and how many frames exceed 0.2% RMS and 1% worst
- * (the bake's acceptance). Exit status 0 when every frame was compared (whatever the figures), 1 on bad
- * input, one line on stderr. */
+ * (the bake's acceptance). With --half, the bake posed halfway between two consecutive frames against the
+ * chord of its own poses at the two frames, on the soft part (the vertices hanging on the bake's own bones,
+ * named pbNNNN as plush__bake_pseudo_name names them): how far a player showing 60 fps strays between the
+ * frames where a fitted bone turns far in one frame. Not on the baked physics, which the run itself may turn
+ * by half a circle in a frame (Luka's skirt bones at frame 3,832), where the chord means nothing. With
+ * --soft the frames are compared on that soft part alone: a bake without --bake-physics leaves the bones
+ * the rigid bodies drive to the player's simulation, which the bone pipeline without physics does not run.
+ * Exit status 0 when every frame was compared (whatever the figures), 1 on bad input, with one line on
+ * stderr. */
 #include "../../tests/support/bake_replay.h"
 
 #include <dirent.h>
@@ -24,11 +31,15 @@
 
 static const char usage[] =
     "usage: bake_replay BAKED.pmx BAKED.vmd FRAMES_DIR [--every K] [--model ORIGINAL.pmx] [--delete] [--worst N]\n"
-    "                   [--csv OUT.csv]\n"
+    "                   [--csv OUT.csv] [--half] [--soft]\n"
     "  FRAMES_DIR holds a run's frame_NNNNN.ply (plush run --export ply); every K-th of them is compared\n"
     "  --model: the height the shares are of is the original model's (default: the baked PMX's)\n"
     "  --delete: each PLY is deleted once read; --worst N: the N worst frames are listed (default 10)\n"
-    "  --csv: one row per frame compared: frame,rms,worst,worst_vertex\n";
+    "  --csv: one row per frame compared: frame,rms,worst,worst_vertex\n"
+    "  --half: also poses the bake halfway between each two consecutive frames compared and measures its soft\n"
+    "          part (the vertices on the bake's bones, pbNNNN) against the chord of its own two frames\n"
+    "  --soft: the frames compared on the soft part only (a bake without --bake-physics: a player simulates\n"
+    "          the rest, which the bone pipeline without physics does not)\n";
 
 #define RMS_BAR 0.002   /* of the height */
 #define WORST_BAR 0.01
@@ -36,7 +47,7 @@ static const char usage[] =
 typedef struct replay_args {
     const char *pmx, *vmd, *dir, *model, *csv;
     uint32_t every, worst;
-    bool remove;
+    bool remove, half, soft;
 } replay_args;
 
 typedef struct frame_figures {
@@ -80,6 +91,10 @@ static int parse_args(int argc, char **argv, replay_args *a)
         }
         if (strcmp(s, "--delete") == 0) {
             a->remove = true;
+        } else if (strcmp(s, "--half") == 0) {
+            a->half = true;
+        } else if (strcmp(s, "--soft") == 0) {
+            a->soft = true;
         } else if (strcmp(s, "--every") == 0 || strcmp(s, "--worst") == 0) {
             if (!count_arg(i + 1 < argc ? argv[i + 1] : NULL, strcmp(s, "--every") == 0 ? &a->every : &a->worst))
                 return fail("%s needs a whole number from 1", s);
@@ -223,6 +238,29 @@ static int by_rms(const void *x, const void *y)
     return (a < b) - (a > b);
 }
 
+/* The bake's own bones: pbNNNN (src/export/bake_model.c). */
+static bool bake_bone(const plush_str *name)
+{
+    if (name->len < 6 || !name->s || name->s[0] != 'p' || name->s[1] != 'b')
+        return false;
+    for (uint32_t i = 2; i < name->len; i++)
+        if (name->s[i] < '0' || name->s[i] > '9')
+            return false;
+    return true;
+}
+
+/* Per vertex: it hangs on one of the bake's bones. */
+static bool *soft_part(const plush_pmx_model *m)
+{
+    bool *soft = calloc(m->vertex_count ? m->vertex_count : 1, sizeof *soft);
+    for (size_t v = 0; soft && v < m->vertex_count; v++)
+        for (int k = 0; k < 4; k++) {
+            int32_t b = m->vertices[v].bones[k];
+            soft[v] |= b >= 0 && (size_t)b < m->bone_count && m->vertices[v].weights[k] > 0 && bake_bone(&m->bones[b].name);
+        }
+    return soft;
+}
+
 /* The bones a baked vertex hangs from, "name weight, ...". */
 static void vertex_bones(const plush_pmx_model *m, size_t v, char *out, size_t size)
 {
@@ -240,7 +278,7 @@ static void vertex_bones(const plush_pmx_model *m, size_t v, char *out, size_t s
 }
 
 static void report(const frame_figures *fig, size_t n, const replay_args *a, const plush_pmx_model *baked,
-                   double height)
+                   double height, const frame_figures *half, size_t halves)
 {
     frame_figures *order = malloc(n * sizeof *order);
     size_t over_rms = 0, over_worst = 0, rms_at = 0, worst_at = 0;
@@ -266,18 +304,37 @@ static void report(const frame_figures *fig, size_t n, const replay_args *a, con
         printf("the %zu frames with the largest RMS:\n", shown);
         for (size_t i = 0; i < shown; i++) {
             const frame_figures *f = &order[i];
-            printf("  frame %5u: RMS %.4g (%.4f%%), worst %.4g (%.3f%%)\n", f->frame, f->d.rms, 100 * f->d.rms / height,
-                   f->d.worst, 100 * f->d.worst / height);
+            char bones[512];
+            vertex_bones(baked, f->d.worst_vertex, bones, sizeof bones);
+            printf("  frame %5u: RMS %.4g (%.4f%%), worst %.4g (%.3f%%) at vertex %zu (%s)\n", f->frame, f->d.rms,
+                   100 * f->d.rms / height, f->d.worst, 100 * f->d.worst / height, f->d.worst_vertex, bones);
         }
         free(order);
     }
-    printf("%zu frames (%u .. %u, every %u), %zu vertices each; height %.4g (%s): RMS at most %.4g (frame %u) = %.4f%%, "
+    printf("%zu frames (%u .. %u, every %u), %zu vertices each%s; height %.4g (%s): RMS at most %.4g (frame %u) = %.4f%%, "
            "worst vertex %.4g (frame %u, vertex %zu) = %.3f%%; frames over %.1f%% RMS: %zu, over %.0f%% worst: %zu: %s\n",
-           n, fig[0].frame, fig[n - 1].frame, a->every, fig[0].d.count, height,
+           n, fig[0].frame, fig[n - 1].frame, a->every, fig[0].d.count, a->soft ? " (the soft part)" : "", height,
            a->model ? "the original model's" : "the baked PMX's", fig[rms_at].d.rms, fig[rms_at].frame,
            100 * fig[rms_at].d.rms / height, fig[worst_at].d.worst, fig[worst_at].frame, fig[worst_at].d.worst_vertex,
            100 * fig[worst_at].d.worst / height, 100 * RMS_BAR, over_rms, 100 * WORST_BAR, over_worst,
            over_rms || over_worst ? "BEYOND the bars" : "within the bars");
+    if (a->half) {
+        size_t far = 0, rms_far = 0;
+        for (size_t i = 0; i < halves; i++) {
+            far = half[i].d.worst > half[far].d.worst ? i : far;
+            rms_far = half[i].d.rms > half[rms_far].d.rms ? i : rms_far;
+        }
+        char bones[512] = "";
+        if (halves)
+            vertex_bones(baked, half[far].d.worst_vertex, bones, sizeof bones);
+        if (halves)
+            printf("%zu half frames, the soft part: from the chord of the bake's own frames around them RMS at most %.4g (%u.5) = %.4f%%, "
+                   "worst vertex %.4g (%u.5, vertex %zu: %s) = %.3f%%\n",
+                   halves, half[rms_far].d.rms, half[rms_far].frame, 100 * half[rms_far].d.rms / height,
+                   half[far].d.worst, half[far].frame, half[far].d.worst_vertex, bones, 100 * half[far].d.worst / height);
+        else
+            printf("no half frames: no two consecutive frames were compared\n");
+    }
 }
 
 int main(int argc, char **argv)
@@ -322,10 +379,25 @@ int main(int argc, char **argv)
         return fail("%s: the model has no height to measure against", a.model ? a.model : a.pmx);
     }
     size_t nv = r.model->vertex_count;
-    float(*ply)[3] = malloc((nv ? nv : 1) * sizeof *ply);
-    frame_figures *fig = calloc(count, sizeof *fig);
+    float(*ply)[3] = malloc((nv ? nv : 1) * sizeof *ply), (*before)[3] = NULL;
+    frame_figures *fig = calloc(count, sizeof *fig), *half = NULL;
+    size_t halves = 0;
+    bool *soft = NULL;
+    size_t *soft_vertex = NULL, soft_count = 0; /* the soft part's vertices in order */
+    float(*mid_soft)[3] = NULL, (*packed)[3] = NULL;
+    if (a.half || a.soft) {
+        before = malloc((nv ? nv : 1) * sizeof *before);
+        packed = malloc((nv ? nv : 1) * sizeof *packed);
+        half = calloc(count, sizeof *half);
+        soft = soft_part(r.model);
+        soft_vertex = malloc((nv ? nv : 1) * sizeof *soft_vertex);
+        mid_soft = malloc((nv ? nv : 1) * sizeof *mid_soft);
+        for (size_t v = 0; soft && soft_vertex && v < nv; v++)
+            if (soft[v])
+                soft_vertex[soft_count++] = v;
+    }
     FILE *csv = a.csv ? fopen(a.csv, "w") : NULL;
-    int rc = !ply || !fig ? fail("out of memory") : 0;
+    int rc = !ply || !fig || ((a.half || a.soft) && (!soft_vertex || !before || !packed || !half || !soft || !mid_soft)) ? fail("out of memory") : 0;
     if (!rc && a.csv && !csv)
         rc = fail("%s: cannot write: %s", a.csv, strerror(errno));
     if (csv)
@@ -343,24 +415,59 @@ int main(int argc, char **argv)
             break;
         }
         const float(*posed)[3] = bake_replay_pose(&r, frames[i], &d);
-        if (!posed) {
-            char line[600];
-            plush_diag_format(&d, line, sizeof line);
-            rc = fail("%s", line);
+        if (!posed)
             break;
-        }
         fig[i].frame = frames[i];
-        if (!bake_replay_compare((const float(*)[3])ply, NULL, (size_t)got, posed, nv, &fig[i].d)) {
+        if ((size_t)got != nv) {
             rc = fail("%s: %ld vertices where the baked model has %zu", path, got, nv);
             break;
         }
+        if (a.soft) {
+            for (size_t k = 0; k < soft_count; k++) /* the run's soft part, packed as compared */
+                memcpy(packed[k], ply[soft_vertex[k]], sizeof *packed);
+            bake_replay_compare(posed, soft, nv, (const float(*)[3])packed, soft_count, &fig[i].d);
+            fig[i].d.worst_vertex = soft_count ? soft_vertex[fig[i].d.worst_vertex] : 0;
+        } else {
+            bake_replay_compare((const float(*)[3])ply, NULL, nv, posed, nv, &fig[i].d);
+        }
         if (csv)
             fprintf(csv, "%u,%.6g,%.6g,%zu\n", fig[i].frame, fig[i].d.rms, fig[i].d.worst, fig[i].d.worst_vertex);
+        if (a.half) {
+            /* the soft part: its chord's middle from the frame before's pose (kept in mid_soft) and this one's,
+             * then the pose halfway */
+            bool pair = i && frames[i - 1] + 1 == frames[i];
+            for (size_t k = 0; k < soft_count; k++)
+                for (int c = 0; c < 3; c++) {
+                    float now = posed[soft_vertex[k]][c];
+                    before[k][c] = pair ? 0.5f * (mid_soft[k][c] + now) : now;
+                    mid_soft[k][c] = now;
+                }
+            const float(*mid)[3] = pair ? bake_replay_pose(&r, frames[i] - 0.5, &d) : NULL;
+            if (pair && !mid)
+                break;
+            if (pair) {
+                frame_figures *h = &half[halves++];
+                h->frame = frames[i - 1];
+                bake_replay_compare(mid, soft, nv, (const float(*)[3])before, soft_count, &h->d);
+                h->d.worst_vertex = soft_count ? soft_vertex[h->d.worst_vertex] : 0;
+            }
+        }
+    }
+    if (!rc && d.status != PLUSH_OK) {
+        char line[600];
+        plush_diag_format(&d, line, sizeof line);
+        rc = fail("%s", line);
     }
     if (csv && fclose(csv) != 0 && !rc)
         rc = fail("%s: cannot write: %s", a.csv, strerror(errno));
     if (!rc)
-        report(fig, count, &a, r.model, height);
+        report(fig, count, &a, r.model, height, half, halves);
+    free(packed);
+    free(mid_soft);
+    free(soft_vertex);
+    free(soft);
+    free(half);
+    free(before);
     free(fig);
     free(ply);
     free(frames);
