@@ -256,7 +256,8 @@ static bool *soft_part(const plush_pmx_model *m)
     for (size_t v = 0; soft && v < m->vertex_count; v++)
         for (int k = 0; k < 4; k++) {
             int32_t b = m->vertices[v].bones[k];
-            soft[v] |= b >= 0 && (size_t)b < m->bone_count && m->vertices[v].weights[k] > 0 && bake_bone(&m->bones[b].name);
+            soft[v] |= b >= 0 && (size_t)b < m->bone_count && m->vertices[v].weights[k] > 0 &&
+                       bake_bone(&m->bones[b].name);
         }
     return soft;
 }
@@ -311,8 +312,9 @@ static void report(const frame_figures *fig, size_t n, const replay_args *a, con
         }
         free(order);
     }
-    printf("%zu frames (%u .. %u, every %u), %zu vertices each%s; height %.4g (%s): RMS at most %.4g (frame %u) = %.4f%%, "
-           "worst vertex %.4g (frame %u, vertex %zu) = %.3f%%; frames over %.1f%% RMS: %zu, over %.0f%% worst: %zu: %s\n",
+    printf("%zu frames (%u .. %u, every %u), %zu vertices each%s; height %.4g (%s): RMS at most %.4g (frame %u) = "
+           "%.4f%%, worst vertex %.4g (frame %u, vertex %zu) = %.3f%%; frames over %.1f%% RMS: %zu, over %.0f%% worst: "
+           "%zu: %s\n",
            n, fig[0].frame, fig[n - 1].frame, a->every, fig[0].d.count, a->soft ? " (the soft part)" : "", height,
            a->model ? "the original model's" : "the baked PMX's", fig[rms_at].d.rms, fig[rms_at].frame,
            100 * fig[rms_at].d.rms / height, fig[worst_at].d.worst, fig[worst_at].frame, fig[worst_at].d.worst_vertex,
@@ -328,10 +330,12 @@ static void report(const frame_figures *fig, size_t n, const replay_args *a, con
         if (halves)
             vertex_bones(baked, half[far].d.worst_vertex, bones, sizeof bones);
         if (halves)
-            printf("%zu half frames, the soft part: from the chord of the bake's own frames around them RMS at most %.4g (%u.5) = %.4f%%, "
+            printf("%zu half frames, the soft part: from the chord of the bake's own frames around them RMS at most "
+                   "%.4g (%u.5) = %.4f%%, "
                    "worst vertex %.4g (%u.5, vertex %zu: %s) = %.3f%%\n",
                    halves, half[rms_far].d.rms, half[rms_far].frame, 100 * half[rms_far].d.rms / height,
-                   half[far].d.worst, half[far].frame, half[far].d.worst_vertex, bones, 100 * half[far].d.worst / height);
+                   half[far].d.worst, half[far].frame, half[far].d.worst_vertex, bones,
+                   100 * half[far].d.worst / height);
         else
             printf("no half frames: no two consecutive frames were compared\n");
     }
@@ -397,7 +401,8 @@ int main(int argc, char **argv)
                 soft_vertex[soft_count++] = v;
     }
     FILE *csv = a.csv ? fopen(a.csv, "w") : NULL;
-    int rc = !ply || !fig || ((a.half || a.soft) && (!soft_vertex || !before || !packed || !half || !soft || !mid_soft)) ? fail("out of memory") : 0;
+    bool lacking = (a.half || a.soft) && (!soft_vertex || !before || !packed || !half || !soft || !mid_soft);
+    int rc = !ply || !fig || lacking ? fail("out of memory") : 0;
     if (!rc && a.csv && !csv)
         rc = fail("%s: cannot write: %s", a.csv, strerror(errno));
     if (csv)
