@@ -529,55 +529,31 @@ static bool solve_ones(const double *q, int k, double ridge, double *x)
     return true;
 }
 
-/* Row's candidate bones into use; how many. */
-static int row_candidates(const fit_state *s, size_t row, int32_t use[CANDIDATES])
+/* One row's weights over the sampled frames. With the weights summing to one, the miss is
+ * sum_j w_j (M_j v - p): the least squares over the simplex of q = D^T D, D's columns M_j v - p. Every
+ * support of at most four candidates is solved exactly (w = q_S^-1 1 / 1^T q_S^-1 1, its miss 1 / 1^T
+ * q_S^-1 1); the best whose weights are all non-negative wins. A vertex has at most 8 candidates: 162
+ * supports of at most 4x4. */
+static void solve_weights(fit_state *s, size_t row, const double (*tgt)[3])
 {
+    int32_t use[CANDIDATES];
     int k = 0;
     for (int c = 0; c < CANDIDATES; c++)
         if (s->cand[row][c] >= 0)
             use[k++] = s->cand[row][c];
-    return k;
-}
-
-/* Adds one frame's misses to q (the upper triangle): q[i][j] += (M_i x - y) . (M_j x - y) over the row's
- * candidates under that frame's bones m. */
-static void add_frame(const rigid *m, const double x[3], const double y[3], const int32_t *use, int k,
-                      double q[CANDIDATES][CANDIDATES])
-{
-    double col[CANDIDATES][3];
-    for (int i = 0; i < k; i++) {
-        apply(&m[use[i]], x, col[i]);
-        for (int c = 0; c < 3; c++)
-            col[i][c] -= y[c];
-    }
-    for (int i = 0; i < k; i++)
-        for (int j = i; j < k; j++)
-            q[i][j] += col[i][0] * col[j][0] + col[i][1] * col[j][1] + col[i][2] * col[j][2];
-}
-
-static void weights_from(fit_state *s, size_t row, const int32_t *use, int k, double q[CANDIDATES][CANDIDATES]);
-
-/* One row's weights over the sampled frames. */
-static void solve_weights(fit_state *s, size_t row, const double (*tgt)[3])
-{
-    int32_t use[CANDIDATES];
-    int k = row_candidates(s, row, use);
     if (k == 0)
         return;
-    double q[CANDIDATES][CANDIDATES] = {{0}};
-    for (size_t f = 0; f < s->sampled; f++)
-        add_frame(s->m + f * s->bones, s->rest[row], tgt[f], use, k, q);
-    weights_from(s, row, use, k, q);
-}
-
-/* The row's best support of at most four of its k candidates with non-negative weights summing to one, from
- * the misses' Gram matrix q (upper triangle, over whichever frames it was summed). With the weights summing
- * to one, the miss is sum_j w_j (M_j v - p): the least squares over the simplex of q = D^T D, D's columns
- * M_j v - p. Every support of at most four candidates is solved exactly (w = q_S^-1 1 / 1^T q_S^-1 1, its
- * miss 1 / 1^T q_S^-1 1); the best whose weights are all non-negative wins. A vertex has at most 8
- * candidates: 162 supports of at most 4x4. */
-static void weights_from(fit_state *s, size_t row, const int32_t *use, int k, double q[CANDIDATES][CANDIDATES])
-{
+    double q[CANDIDATES][CANDIDATES] = {{0}}, col[CANDIDATES][3];
+    for (size_t f = 0; f < s->sampled; f++) {
+        for (int i = 0; i < k; i++) {
+            apply(&s->m[f * s->bones + (size_t)use[i]], s->rest[row], col[i]);
+            for (int c = 0; c < 3; c++)
+                col[i][c] -= tgt[f][c];
+        }
+        for (int i = 0; i < k; i++)
+            for (int j = i; j < k; j++)
+                q[i][j] += col[i][0] * col[j][0] + col[i][1] * col[j][1] + col[i][2] * col[j][2];
+    }
     double trace = 0;
     for (int i = 0; i < k; i++) {
         for (int j = 0; j < i; j++)
@@ -869,113 +845,19 @@ static bool add_frames(fit_state *s, const size_t *add, size_t n, size_t triangl
     return true;
 }
 
-/* ---- the final bones at every frame ---------------------------------------------------------------------- */
+/* ---- the final bones at every other frame -------------------------------------------------------------- */
 
-static bool pivots_and_reaches(const fit_state *s, const size_t *rows, size_t n, float (*pivot)[3], double *reach);
-
-/* Bone j's rigid map at recorded frame f from the final keys (the pivot's translation, the rotation about it). */
-static rigid key_rigid(const plush__bake_fit *fit, size_t f, size_t j)
-{
-    const float *key = fit->keys[f * fit->bones + j], *c = fit->pivot[j];
-    double q[4] = {key[3], key[4], key[5], key[6]};
-    rigid m;
-    plush__quat_to_mat3(q, m.r, 3);
-    for (int r = 0; r < 3; r++)
-        m.t[r] = c[r] + key[r] - (m.r[r] * c[0] + m.r[3 + r] * c[1] + m.r[6 + r] * c[2]);
-    return m;
-}
-
-/* The rows off the samples: their weights were solved on the sampled frames alone, and no bone was solved
- * on them, so nothing holds them at the frames between. Their weights are solved again against the final
- * bones at every recorded frame (which can only lower each one's miss summed over the frames). The long
- * test motion's first 300 frames (test_scene_bake_long): the worst vertex replayed 0.0258 -> 0.0164, RMS
- * 0.00307 -> 0.00310. Where the bones themselves do not follow, it cannot help: Luka's hair's 32 bones on
- * the whole long dance miss a strand's vertices (off the samples) by 0.44 at frame 6,945 either way. */
-typedef struct rows_job {
-    fit_state *s;
-    const plush__bake_fit *fit;
-    const size_t *rows;     /* the rows off the samples */
-    bool failed[2];
-} rows_job;
-
-static void rows_part(void *ctx, size_t from, size_t to)
-{
-    rows_job *j = ctx;
-    fit_state *s = j->s;
-    size_t N = s->bones, F = s->b->frame_count, n = to - from;
-    rigid *m = malloc((N ? N : 1) * sizeof *m);
-    double(*q)[CANDIDATES][CANDIDATES] = calloc(n ? n : 1, sizeof *q);
-    int32_t(*use)[CANDIDATES] = malloc((n ? n : 1) * sizeof *use);
-    int *k = malloc((n ? n : 1) * sizeof *k);
-    if (!m || !q || !use || !k) {
-        j->failed[from > 0] = true; /* these rows keep their weights */
-        free(m), free(q), free(use), free(k);
-        return;
-    }
-    for (size_t i = 0; i < n; i++)
-        k[i] = row_candidates(s, j->rows[from + i], use[i]);
-    for (size_t f = 0; f < F; f++) {
-        for (size_t b = 0; b < N; b++)
-            m[b] = key_rigid(j->fit, f, b);
-        for (size_t i = 0; i < n; i++) {
-            size_t row = j->rows[from + i];
-            double y[3];
-            target(s, row, f, y);
-            add_frame(m, s->rest[row], y, use[i], k[i], q[i]);
-        }
-    }
-    for (size_t i = 0; i < n; i++)
-        if (k[i])
-            weights_from(s, j->rows[from + i], use[i], k[i], q[i]);
-    free(m), free(q), free(use), free(k);
-}
-
-/* The rows off the samples weighted at every frame (rows_part), then each bone's pivot and reach again over
- * every row and its keys moved to the new pivot. False when out of memory. */
-static bool weights_every_frame(fit_state *s, plush__bake_fit *fit)
-{
-    size_t N = s->bones, F = s->b->frame_count, n = 0;
-    bool *sample = calloc(s->rows, sizeof *sample);
-    size_t *rows = malloc((s->fit_count ? s->fit_count : 1) * sizeof *rows);
-    float(*pivot)[3] = calloc(N, sizeof *pivot);
-    double *reach = calloc(N, sizeof *reach);
-    bool ok = sample && rows && pivot && reach;
-    for (size_t i = 0; ok && i < s->sample_count; i++)
-        sample[s->sample_rows[i]] = true;
-    for (size_t i = 0; ok && i < s->fit_count; i++)
-        if (!sample[s->fit_rows[i]])
-            rows[n++] = s->fit_rows[i];
-    rows_job job = {.s = s, .fit = fit, .rows = rows};
-    if (ok && n)
-        plush__two_halves(rows_part, &job, n, 2);
-    ok = ok && !job.failed[0] && !job.failed[1] && pivots_and_reaches(s, NULL, s->rows, pivot, reach);
-    /* the same rigid maps about the new pivots: key' = key + (R - I)(c' - c) */
-    for (size_t f = 0; ok && n && f < F; f++)
-        for (size_t j = 0; j < N; j++) {
-            rigid m = key_rigid(fit, f, j);
-            float *key = fit->keys[f * N + j];
-            const double c[3] = {pivot[j][0], pivot[j][1], pivot[j][2]};
-            double rc[3];
-            apply(&m, c, rc);
-            for (int e = 0; e < 3; e++)
-                key[e] = (float)(rc[e] - c[e]);
-        }
-    if (ok && n) {
-        memcpy(fit->pivot, pivot, N * sizeof *pivot);
-        memcpy(fit->reach, reach, N * sizeof *reach);
-    }
-    free(sample), free(rows), free(pivot), free(reach);
-    return ok;
-}
-
-/* The final bones against the exact bake at every recorded frame, over every fitted row: the RMS of the worst
- * frame and the worst vertex. The samples and the check see a few frames and rows: on the whole long dance
- * Luka's hair's 32 bones missed by 0.169 there and by 0.44 (2.1% of her height, a strand's vertex) at frames
- * between them, the cape's 128 bones by 0.082 and 0.32. */
+/* The final bones against the exact bake at every other recorded frame (as the check goes: a frame between
+ * two measured ones lies next to one), over every fitted row: the RMS of the worst frame and the worst
+ * vertex. The samples and the check see a few frames and rows: on the whole long dance Luka's hair's 32
+ * bones missed by 0.169 there and by 0.44 (2.1% of her height, a strand's vertices off the samples) at
+ * frames between them, the cape's 128 bones by 0.082 and 0.32. Each frame's triangles and bones are made
+ * rigid maps once, for every row. */
 typedef struct every_job {
     const fit_state *s;
     const plush__bake_fit *fit;
     double rms[2], worst[2]; /* per part: the first (from frame 0) and the second */
+    bool failed[2];
 } every_job;
 
 static void every_part(void *ctx, size_t from, size_t to)
@@ -983,37 +865,62 @@ static void every_part(void *ctx, size_t from, size_t to)
     every_job *j = ctx;
     const fit_state *s = j->s;
     const plush__bake_fit *fit = j->fit;
+    const plush_proxy_binding *pb = s->b->binding->binding;
+    size_t T = s->b->triangle_count, N = s->bones;
     int part = from > 0;
-    for (size_t f = from; f < to; f++) {
+    rigid *tri = malloc(T * sizeof *tri), *bone = malloc((N ? N : 1) * sizeof *bone);
+    if (!tri || !bone)
+        j->failed[part] = true;
+    for (size_t f = from + from % CHECK_STRIDE; tri && bone && f < to; f += CHECK_STRIDE) {
+        for (size_t t = 0; t < T; t++)
+            tri[t] = triangle_rigid(s->b, t, f);
+        for (size_t k = 0; k < N; k++) {
+            const float *key = fit->keys[f * N + k], *c = fit->pivot[k];
+            double q[4] = {key[3], key[4], key[5], key[6]};
+            plush__quat_to_mat3(q, bone[k].r, 3);
+            const double *m = bone[k].r;
+            for (int r = 0; r < 3; r++)
+                bone[k].t[r] = c[r] + key[r] - (m[r] * c[0] + m[3 + r] * c[1] + m[6 + r] * c[2]);
+        }
         double sq = 0;
         for (size_t i = 0; i < s->fit_count; i++) {
             size_t row = s->fit_rows[i];
-            double t[3], p[3] = {0, 0, 0};
-            target(s, row, f, t);
-            for (int k = 0; k < 4; k++) {
-                int32_t b = s->bone[row][k];
-                if (b < 0)
+            double t[3] = {0, 0, 0}, p[3] = {0, 0, 0}, q[3], sum = 0;
+            for (int k = 0; k < PLUSH_PROXY_INFLUENCES; k++) { /* the target, as target() makes it */
+                int32_t tt = pb->triangles[row][k];
+                float w = pb->weights[row][k];
+                if (tt < 0 || (size_t)tt >= T || !(w > 0))
                     continue;
-                const float *key = fit->keys[f * s->bones + (size_t)b], *c = fit->pivot[b];
-                double d[3] = {s->rest[row][0] - c[0], s->rest[row][1] - c[1], s->rest[row][2] - c[2]}, r[3];
-                quat_rotate(key + 3, d, r);
+                apply(&tri[tt], s->rest[row], q);
                 for (int e = 0; e < 3; e++)
-                    p[e] += s->weight[row][k] * (r[e] + c[e] + key[e]);
+                    t[e] += w * q[e];
+                sum += w;
             }
+            for (int e = 0; e < 3; e++)
+                t[e] = sum > 0 ? t[e] / sum : s->rest[row][e];
+            for (int k = 0; k < 4; k++)
+                if (s->bone[row][k] >= 0) {
+                    apply(&bone[s->bone[row][k]], s->rest[row], q);
+                    for (int e = 0; e < 3; e++)
+                        p[e] += s->weight[row][k] * q[e];
+                }
             double d2 = (p[0] - t[0]) * (p[0] - t[0]) + (p[1] - t[1]) * (p[1] - t[1]) + (p[2] - t[2]) * (p[2] - t[2]);
             sq += d2;
             j->worst[part] = fmax(j->worst[part], sqrt(d2));
         }
         j->rms[part] = fmax(j->rms[part], s->fit_count ? sqrt(sq / (double)s->fit_count) : 0);
     }
+    free(tri), free(bone);
 }
 
-static void measure_every_frame(const fit_state *s, const plush__bake_fit *fit, double *rms, double *worst)
+/* False when out of memory. */
+static bool measure_every_frame(const fit_state *s, const plush__bake_fit *fit, double *rms, double *worst)
 {
     every_job job = {.s = s, .fit = fit};
     plush__two_halves(every_part, &job, s->b->frame_count, 2);
     *rms = fmax(job.rms[0], job.rms[1]);
     *worst = fmax(job.worst[0], job.worst[1]);
+    return !job.failed[0] && !job.failed[1];
 }
 
 /* ---- the count the budget gives ------------------------------------------------------------------------- */
@@ -1307,18 +1214,16 @@ plush_status plush__bake_fit_run(const plush_scene_bake *b, size_t want, double 
     }
     fit_bones(&s, bones, true);
     fit->bones = bones;
-    bool ok = final_keys(&s, tolerance, fit) && weights_every_frame(&s, fit);
-    if (ok)
-        measure_every_frame(&s, fit, &fit->rms, &fit->worst);
-    /* a count chosen for the tolerance stays only if its bones, solved at every recorded frame, keep there
-     * what the samples promised: the worst vertex within 2.5 times the tolerance (the samples' twice and the
-     * keys' half); else the exact bake, whose keys keep within the tolerance (or the budget raises it). The
-     * cape (pmx_tailor 04) on the whole long dance: 128 bones within 0.082 at the sampled frames missed by
-     * 0.32 at others (1.6% of its height, its replay over 1% at 562 frames); its exact bake, raised to 0.112
-     * by the budget, replays within 0.49%. A count the budget chose was judged against the exact bake's keys'
-     * error, which that bake reaches over much of the motion, and stays: on Luka's hair the 32 bones miss by
-     * 0.44 at one strand's vertices (2.1%, 348 frames over 1%, RMS at most 0.03%), the exact bake within 0.277
-     * by 0.33 (1.6%) with 4,169 frames over 1% and 1,063 over 0.2% RMS. */
+    bool ok = final_keys(&s, tolerance, fit) && measure_every_frame(&s, fit, &fit->rms, &fit->worst);
+    /* a count chosen for the tolerance stays only if its bones, solved at every recorded frame, keep at every
+     * other one what the samples promised: the worst vertex within 2.5 times the tolerance (the samples'
+     * twice and the keys' half); else the exact bake, whose keys keep within the tolerance (or the budget
+     * raises it). The cape (pmx_tailor 04) on the whole long dance: 128 bones within 0.082 at the sampled
+     * frames missed by 0.32 at others (1.6% of its height, its replay over 1% at 562 frames); its exact bake,
+     * raised to 0.112 by the budget, replays within 0.49%. A count the budget chose was judged against the
+     * exact bake's keys' error, which that bake reaches over much of the motion, and stays: on Luka's hair
+     * the 32 bones miss by 0.44 at one strand's vertices (2.1%, 348 frames over 1%, RMS at most 0.03%), the
+     * exact bake within 0.277 by 0.33 (1.6%) with 4,169 frames over 1% and 1,063 over 0.2% RMS. */
     if (ok && !asked && !budget && !(fit->worst <= 2.5 * tolerance)) {
         free(s.rest), free(s.frame_of), free(s.sample_rows), free(s.cluster), free(s.cand), free(s.fit_rows), free(s.bone);
         free(s.weight), free(s.m);
