@@ -117,6 +117,13 @@ $(BUILD)/bench/%: tools/bench/%.c $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 
+# tools/bench/bake_replay.c: a run's bake replayed at every frame against the run's PLY frames (arguments in
+# its header; not run by make bench). Built with the tests, as the benchmarks are.
+BAKE_REPLAY := $(BUILD)/tools/bake_replay
+$(BAKE_REPLAY): tools/bench/bake_replay.c $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+
 # A C++ benchmark may drive Bullet directly (the reference the C binding is measured against).
 $(BUILD)/bench/%: tools/bench/%.cpp $(LIB)
 	@mkdir -p $(@D)
@@ -142,7 +149,7 @@ SUITE_MAKE = $(MAKE) --no-print-directory -k $(if $(findstring jobserver,$(MAKEF
 $(SUITES) $(SLOW_SUITES): suite/%: $(BUILD)/tests/% $(BIN) $(PHYS_SO)
 	@tools/run-suite.sh $(BUILD)/tests/$* $(BIN) $(BUILD)/test-logs
 
-test: $(TESTS) $(BIN) $(PHYS_SO) $(BENCHES)
+test: $(TESTS) $(BIN) $(PHYS_SO) $(BENCHES) $(BAKE_REPLAY)
 	@$(SUITE_MAKE) $(SUITES) || { echo "make test: a suite failed (its log is above)"; exit 1; }
 	@echo "all tests passed"
 

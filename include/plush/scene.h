@@ -163,8 +163,8 @@ typedef struct plush_scene_bake_write_options {
 typedef struct plush_scene_bake_stats {
     size_t bones;             /* pseudo-bones or fitted bones */
     size_t triangles;         /* the cage's triangles (one pseudo-bone each without a fit) */
-    double fit_rms, fit_worst;   /* a fit: its RMS (worst sampled frame) and worst vertex distance to the
-                                    exact bake, model units; 0 without a fit */
+    double fit_rms, fit_worst;   /* a fit: its RMS (worst frame) and worst vertex distance to the exact
+                                    bake at every other recorded frame, model units; 0 without a fit */
     double fit_seconds;       /* a fit: how long it took */
     size_t keys_recorded;     /* pseudo-bone keys recorded: one per bone and frame */
     size_t keys;              /* bone keys in the VMD, the input motion's included */

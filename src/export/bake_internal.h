@@ -16,7 +16,7 @@ typedef struct plush__bake_fit {
     double *reach;           /* per bone: the farthest rest vertex it carries from its pivot */
     int32_t (*bone)[4];      /* per binding row: its bones, -1 unused */
     float (*weight)[4];      /* non-negative, summing to one */
-    double rms, worst;       /* against the exact bake at the sampled frames: RMS of the worst frame, worst */
+    double rms, worst;       /* against the exact bake at every other recorded frame: the worst frame's RMS, worst */
     double seconds;          /* the fit's wall-clock time */
 } plush__bake_fit;
 

@@ -6,8 +6,8 @@
  * the toy settles, every 240 frames, each time with other amplitudes. The measure: the scene runs once with
  * a bake of its own (the default tolerance, bones chosen from it) and the glTF export; the bake is fitted
  * and written (fit and key reduction timed); then the scene runs again from the same inputs and at every
- * frame the baked PMX + VMD, read back from their files, are posed by
- * plush's own bone pipeline and compared with plush's frame on the vertices the bake keeps. The first run
+ * frame the baked PMX + VMD, read back from their files, are posed by plush's own bone pipeline as plush pose
+ * poses them (bake_replay.h) and compared with plush's frame on the vertices the bake keeps. The first run
  * happens in a child process, so that the second starts, as the first did, in a process that has simulated
  * nothing (whether Bullet keeps state between worlds that would change the frames is not checked). */
 #ifndef PLUSH_TESTS_BAKE_LONG_H
@@ -16,8 +16,8 @@
 #include "plush/plush.h"
 #include "plush/scene_sink.h"
 #include "plush/sys/core.h"
-#include "plush/sys/anim.h"
 #include "export/bake_internal.h"
+#include "bake_replay.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -127,45 +127,26 @@ static plush_status bake_long_record(plush_scene_sink *s, const plush_scene *sce
 typedef struct bake_long_checker {
     plush_scene_sink base;
     const bool *kept;
-    plush_pmx_model *baked;
-    plush_motion *motion;
-    plush_anim *anim;
-    float (*pos)[3];
+    bake_replay replay;
     bake_long_result *r;
 } bake_long_checker;
 
 static plush_status bake_long_check(plush_scene_sink *s, const plush_scene *scene, uint32_t frame, plush_diag *diag)
 {
-    (void)diag;
     bake_long_checker *c = (bake_long_checker *)s;
-    plush_anim_sample(c->anim, c->motion, (float)frame);
-    plush_anim_update_morphs(c->anim);
-    plush_anim_deform(c->anim, PLUSH_ANIM_BEFORE_PHYSICS);
-    plush_anim_deform(c->anim, PLUSH_ANIM_AFTER_PHYSICS);
-    plush_anim_skin(c->anim, 0, c->baked->vertex_count, c->pos, NULL);
+    const float(*got)[3] = bake_replay_pose(&c->replay, frame, diag);
+    if (!got)
+        return diag->status;
     plush_scene_desc desc;
     plush_scene_get_desc(scene, &desc);
-    const float(*want)[3] = plush_scene_positions(scene);
-    double sq = 0, worst = 0;
-    size_t k = 0;
-    for (size_t v = 0; v < desc.model->vertex_count && k < c->baked->vertex_count; v++) {
-        if (!c->kept[v])
-            continue;
-        double d2 = 0;
-        for (int a = 0; a < 3; a++) {
-            double d = (double)want[v][a] - c->pos[k][a];
-            d2 += d * d;
-        }
-        sq += d2;
-        worst = d2 > worst ? d2 : worst;
-        k++;
-    }
-    double rms = k ? sqrt(sq / (double)k) : 0;
-    worst = sqrt(worst);
-    if (rms > c->r->rms)
-        c->r->rms = rms, c->r->rms_frame = frame;
-    if (worst > c->r->worst)
-        c->r->worst = worst, c->r->worst_frame = frame;
+    bake_replay_distance dist;
+    if (!bake_replay_compare(plush_scene_positions(scene), c->kept, desc.model->vertex_count, got,
+                             c->replay.model->vertex_count, &dist))
+        return plush_diag_fail(diag, PLUSH_E_RANGE, -1, NULL, -1, "the baked model keeps other vertices");
+    if (dist.rms > c->r->rms)
+        c->r->rms = dist.rms, c->r->rms_frame = frame;
+    if (dist.worst > c->r->worst)
+        c->r->worst = dist.worst, c->r->worst_frame = frame;
     return PLUSH_OK;
 }
 
@@ -194,7 +175,7 @@ static bool bake_long_measure(uint32_t frames, const char *dir, bake_long_result
     memset(r, 0, sizeof *r);
     r->frames = frames;
     plush_diag d = {0};
-    plush_pmx_model *bear = NULL, *baked = NULL;
+    plush_pmx_model *bear = NULL;
     plush_vmd_motion *motion = bake_long_motion(frames), *baked_vmd = NULL;
     plush_im2_map *rigid = NULL;
     plush_scene *sc = NULL;
@@ -286,14 +267,13 @@ static bool bake_long_measure(uint32_t frames, const char *dir, bake_long_result
         free(use);
     }
     /* the second run: the baked files, as a player reads them, against plush's frames */
-    ok = ok && plush_pmx_read_file(pmx, NULL, &baked, &d) == PLUSH_OK &&
-         plush_vmd_read_file(vmd, &baked_vmd, &d) == PLUSH_OK &&
-         plush_motion_bind_vmd(baked, baked_vmd, &chk.motion, &d) == PLUSH_OK &&
-         plush_anim_create(baked, &chk.anim, &d) == PLUSH_OK &&
-         (chk.pos = malloc(baked->vertex_count * sizeof *chk.pos)) != NULL;
+    plush_diag replay_diag = {.offset = -1, .index = -1};
+    if (ok && bake_replay_open(&chk.replay, pmx, vmd, &replay_diag) != PLUSH_OK) {
+        d = replay_diag;
+        ok = false;
+    }
     if (ok) {
         chk.kept = kept;
-        chk.baked = baked;
         plush_scene_sink *sinks[1] = {&chk.base};
         ok = plush_scene_run(sc, &(plush_scene_run_options){.frames = frames, .sinks = sinks, .sink_count = 1}, &res,
                              &d) == PLUSH_OK;
@@ -304,11 +284,8 @@ static bool bake_long_measure(uint32_t frames, const char *dir, bake_long_result
         fprintf(stderr, "bake_long: %s\n", line);
     }
     plush_scene_destroy(sc);
-    free(chk.pos);
-    plush_anim_destroy(chk.anim);
-    plush_motion_free(chk.motion);
+    bake_replay_close(&chk.replay);
     plush_vmd_free(baked_vmd);
-    plush_pmx_free(baked);
     free(kept);
     plush_im2_free(rigid);
     plush_vmd_free(motion);
