@@ -1225,22 +1225,19 @@ plush_status plush__bake_fit_run(const plush_scene_bake *b, size_t want, double 
      * over 1%), where its exact bake, within 0.277, replays within 1.59% at the worst vertex but over 1% at
      * 4,169 frames and over 0.2% RMS at 1,063, where the bones' RMS stayed within 0.032%. */
     bool wins = budget ? fit->worst + keys_error < exact_error : fit->worst <= 2.5 * tolerance;
-    if (ok && !asked && !wins) {
-        free(s.rest), free(s.frame_of), free(s.sample_rows), free(s.cluster), free(s.cand), free(s.fit_rows), free(s.bone);
-        free(s.weight), free(s.m);
-        plush__bake_fit_free(fit);
-        return PLUSH_OK;
-    }
-    if (ok) {
+    bool keep = ok && (asked || wins);
+    if (keep) {
         fit->bone = s.bone, fit->weight = s.weight;
         s.bone = NULL, s.weight = NULL;
     }
     free(s.rest), free(s.frame_of), free(s.sample_rows), free(s.cluster), free(s.cand), free(s.fit_rows), free(s.bone);
     free(s.weight), free(s.m);
-    if (!ok) {
+    if (!keep)
         plush__bake_fit_free(fit);
+    if (!ok)
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory fitting the bake's bones");
-    }
+    if (!keep)
+        return PLUSH_OK; /* the exact bake */
     clock_gettime(CLOCK_MONOTONIC, &t1);
     fit->seconds = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
     *out = fit;
