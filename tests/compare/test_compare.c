@@ -649,6 +649,12 @@ static void test_convergence_sentence_follows_the_frames(void **state)
     md = report_with_quarter(st, one_off, dir);
     assert_null(strstr(md, "converges"));
     assert_non_null(strstr(md, "**The reference does not converge**: at 1 of the 3 frames"));
+    /* and what the proxy and direct/4 measure at that frame, next to the proxy's mean */
+    char there[160];
+    double p1 = st->series_pair[1 * st->pair_count], q1 = 0.9 * p1;
+    snprintf(there, sizeof there, "at those frames the proxy lies %.3g from direct on average and direct/4 %.3g", p1,
+             q1);
+    assert_non_null(strstr(md, there));
     assert_non_null(strstr(md, "the verdict above is limited by it"));
     free(md);
     plush_compare_study_destroy(st);
