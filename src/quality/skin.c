@@ -30,10 +30,10 @@ struct plush_quality_skin {
     uint8_t *measured;        /* per point: 1 when measured */
     uint32_t *last[PLUSH_QUALITY_SKIN_SLOTS]; /* per point: the nearest triangle the last time, or UINT32_MAX */
     uint8_t *far[PLUSH_QUALITY_SKIN_SLOTS];   /* per point: plush_quality_skin_depth found none within reach */
-    struct {
+    struct search_entry {
         uint32_t node;
         double d2;
-    } *stack;
+    } *stack[PLUSH_QUALITY_SKIN_SLOTS]; /* a search's stack per slot: the slots' searches may run at once */
     float (*sphere)[4];       /* per triangle at the pose: its vertices' mean and the radius that holds them */
     /* which side is out, at the pose (after Baerentzen and Aanaes 2005): each triangle's unit normal, turned
      * to the side the model's normals give; each welded vertex's angle-weighted sum of its triangles'; and
@@ -271,9 +271,10 @@ static void try_triangle(const plush_quality_skin *s, uint32_t t, const float p[
     }
 }
 
-/* The triangle nearest p within sqrt(r2) (none: UINT32_MAX), trying hint first. */
-static void nearest(const plush_quality_skin *s, const float p[3], uint32_t hint, double r2, hit *best)
+/* The triangle nearest p within sqrt(r2) (none: UINT32_MAX), trying hint first, on slot's stack. */
+static void nearest(const plush_quality_skin *s, int slot, const float p[3], uint32_t hint, double r2, hit *best)
 {
+    struct search_entry *stack = s->stack[slot];
     best->triangle = UINT32_MAX;
     best->d2 = r2;
     best->d = (float)sqrt(r2) * 1.0001f;
@@ -282,13 +283,13 @@ static void nearest(const plush_quality_skin *s, const float p[3], uint32_t hint
     /* each entry: a node and its box's squared distance, so a node is dropped without measuring it again once
      * a nearer triangle is found */
     size_t top = 0;
-    s->stack[top].node = 0;
-    s->stack[top++].d2 = box_distance2(&s->nodes[0], p);
+    stack[top].node = 0;
+    stack[top++].d2 = box_distance2(&s->nodes[0], p);
     while (top) {
         top--;
-        if (!(s->stack[top].d2 < best->d2))
+        if (!(stack[top].d2 < best->d2))
             continue;
-        const node *nd = &s->nodes[s->stack[top].node];
+        const node *nd = &s->nodes[stack[top].node];
         if (nd->count) {
             for (uint32_t t = nd->first; t < nd->first + nd->count; t++)
                 try_triangle(s, t, p, best);
@@ -306,12 +307,12 @@ static void nearest(const plush_quality_skin *s, const float p[3], uint32_t hint
             db = d;
         }
         if (da < best->d2) {
-            s->stack[top].node = a;
-            s->stack[top++].d2 = da;
+            stack[top].node = a;
+            stack[top++].d2 = da;
         }
         if (db < best->d2) {
-            s->stack[top].node = b;
-            s->stack[top++].d2 = db;
+            stack[top].node = b;
+            stack[top++].d2 = db;
         }
     }
 }
@@ -463,15 +464,16 @@ plush_status plush_quality_skin_create(const float (*rest)[3], const float (*res
     size_t max_nodes = triangle_count ? 2 * triangle_count : 1;
     s->triangles = malloc((triangle_count ? triangle_count : 1) * sizeof *s->triangles);
     s->nodes = calloc(max_nodes, sizeof *s->nodes);
-    s->stack = malloc(max_nodes * sizeof *s->stack);
+    for (int k = 0; k < PLUSH_QUALITY_SKIN_SLOTS; k++)
+        s->stack[k] = malloc(max_nodes * sizeof *s->stack[k]);
     s->sphere = malloc((triangle_count ? triangle_count : 1) * sizeof *s->sphere);
     s->points = malloc((point_count ? point_count : 1) * sizeof *s->points);
     s->measured = calloc(point_count ? point_count : 1, 1);
-    bool ok = s->triangles && s->nodes && s->stack && s->sphere && s->points && s->measured;
+    bool ok = s->triangles && s->nodes && s->sphere && s->points && s->measured;
     for (int k = 0; k < PLUSH_QUALITY_SKIN_SLOTS; k++) {
         s->last[k] = malloc((point_count ? point_count : 1) * sizeof *s->last[k]);
         s->far[k] = calloc(point_count ? point_count : 1, 1);
-        ok = ok && s->last[k] && s->far[k];
+        ok = ok && s->last[k] && s->far[k] && s->stack[k];
         for (size_t i = 0; s->last[k] && i < point_count; i++)
             s->last[k][i] = UINT32_MAX;
     }
@@ -518,7 +520,7 @@ plush_status plush_quality_skin_create(const float (*rest)[3], const float (*res
         bool keep = false;
         if (triangle_count) {
             hit h;
-            nearest(s, rest[points[i]], UINT32_MAX, s->depth2, &h);
+            nearest(s, 0, rest[points[i]], UINT32_MAX, s->depth2, &h);
             keep = h.triangle == UINT32_MAX || signed_distance(s, rest[points[i]], &h, NULL) > touch;
         }
         s->measured[i] = keep;
@@ -554,7 +556,7 @@ size_t plush_quality_skin_behind(plush_quality_skin *s, int slot, const float (*
         looked++;
         const float *p = at[s->points[i]];
         hit h;
-        nearest(s, p, s->last[slot][i], s->depth2, &h);
+        nearest(s, slot, p, s->last[slot][i], s->depth2, &h);
         s->last[slot][i] = h.triangle;
         if (h.triangle == UINT32_MAX)
             continue;
@@ -599,7 +601,7 @@ double plush_quality_skin_depth(plush_quality_skin *s, int slot, size_t i, const
                 return ahead * ahead < r2 ? -ahead : clear;
         }
     }
-    nearest(s, p, hint, r2, &h);
+    nearest(s, slot, p, hint, r2, &h);
     s->last[slot][i] = h.triangle;
     s->far[slot][i] = h.triangle == UINT32_MAX;
     if (h.triangle == UINT32_MAX)
@@ -643,7 +645,8 @@ void plush_quality_skin_destroy(plush_quality_skin *s)
     free(s->corner_node);
     free(s->across);
     free(s->nodes);
-    free(s->stack);
+    for (int k = 0; k < PLUSH_QUALITY_SKIN_SLOTS; k++)
+        free(s->stack[k]);
     free(s->sphere);
     free(s->points);
     free(s->measured);

@@ -47,7 +47,8 @@ void plush_quality_skin_pose(plush_quality_skin *skin, const float (*positions)[
 /* How many of the points measured lie behind the posed skin where `at` (indexed by vertex, like positions)
  * puts them, looking at every step-th point (0 or 1: all); measured (when not NULL) gets how many of those
  * were measured, deepest (when not NULL) the largest distance behind the skin. slot < PLUSH_QUALITY_SKIN_SLOTS
- * names the set (one per source of positions: where plush puts the points, where the author's skinning does). */
+ * names the set (one per source of positions: where plush puts the points, where the author's skinning does);
+ * calls on different slots may run at once on two threads (each slot has its own search stack). */
 size_t plush_quality_skin_behind(plush_quality_skin *skin, int slot, const float (*at)[3], size_t step, size_t *measured,
                                  double *deepest);
 /* How far point i (of those given at create) at p, behind the posed skin, must move along dir (unit, the
