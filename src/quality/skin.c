@@ -35,12 +35,11 @@ struct plush_quality_skin {
         double d2;
     } *stack[PLUSH_QUALITY_SKIN_SLOTS]; /* a search's stack per slot: the slots' searches may run at once */
     float (*sphere)[4];       /* per triangle at the pose: its vertices' mean and the radius that holds them */
-    /* which side is out, at the pose (after Baerentzen and Aanaes 2005): each triangle's unit normal, turned
-     * to the side the model's normals give; each welded vertex's angle-weighted sum of its triangles'; and
-     * each triangle's neighbour across its edge c (corner c to c + 1), UINT32_MAX on a border or where more
-     * than two triangles share the edge */
-    float (*face_n)[3];
-    float (*node_n)[3];
+    /* which side is out (after Baerentzen and Aanaes 2005), worked out at the pose where a search lands: each
+     * welded vertex's triangles and corners (node_first .. node_first[+1] of node_corner: 3 * triangle +
+     * corner), each triangle's neighbour across its edge c (corner c to c + 1), UINT32_MAX on a border or
+     * where more than two triangles share the edge */
+    uint32_t *node_first, *node_corner;
     uint8_t *node_border;     /* per welded vertex: on an edge of one triangle (or of more than two) */
     float (*corner_angle)[3]; /* per triangle: its corners' angles at rest (skinning hardly changes them) */
     uint32_t (*corner_node)[3];
@@ -117,29 +116,23 @@ static void build_node(build *b, size_t n, size_t first, size_t count)
     build_node(b, left + 1, first + half, count - half);
 }
 
-/* The sides at this pose: face normals (turned to the model's normals), then the vertices' angle-weighted sums. */
-static void side_normals(plush_quality_skin *s, const float (*p)[3], const float (*normals)[3])
+/* Triangle t's unit normal at the pose, turned to the side the model's normals give (zero when degenerate). */
+static void face_normal(const plush_quality_skin *s, size_t t, double out[3])
 {
-    memset(s->node_n, 0, s->weld_count * sizeof *s->node_n);
-    for (size_t t = 0; t < s->triangle_count; t++) {
-        const uint32_t *tri = s->triangles[t];
-        double e[3][3], n[3], given[3] = {0, 0, 0};
-        for (int c = 0; c < 3; c++)
-            for (int k = 0; k < 3; k++)
-                e[c][k] = (double)p[tri[(c + 1) % 3]][k] - p[tri[c]][k];
-        n[0] = e[0][1] * e[1][2] - e[0][2] * e[1][1];
-        n[1] = e[0][2] * e[1][0] - e[0][0] * e[1][2];
-        n[2] = e[0][0] * e[1][1] - e[0][1] * e[1][0];
-        for (int c = 0; normals && c < 3; c++)
-            for (int k = 0; k < 3; k++)
-                given[k] += normals[tri[c]][k];
-        double len = sqrt(plush__dot3d(n, n)), turn = plush__dot3d(n, given) < 0 ? -1.0 : 1.0;
+    const float (*p)[3] = s->positions;
+    const uint32_t *tri = s->triangles[t];
+    double e0[3], e1[3], given[3] = {0, 0, 0};
+    for (int k = 0; k < 3; k++)
+        e0[k] = (double)p[tri[1]][k] - p[tri[0]][k], e1[k] = (double)p[tri[2]][k] - p[tri[1]][k];
+    out[0] = e0[1] * e1[2] - e0[2] * e1[1];
+    out[1] = e0[2] * e1[0] - e0[0] * e1[2];
+    out[2] = e0[0] * e1[1] - e0[1] * e1[0];
+    for (int c = 0; s->normals && c < 3; c++)
         for (int k = 0; k < 3; k++)
-            s->face_n[t][k] = len > 0 && isfinite(len) ? (float)(turn * n[k] / len) : 0.0f;
-        for (int c = 0; c < 3; c++)
-            for (int k = 0; k < 3; k++)
-                s->node_n[s->corner_node[t][c]][k] += s->corner_angle[t][c] * s->face_n[t][k];
-    }
+            given[k] += s->normals[tri[c]][k];
+    double len = sqrt(plush__dot3d(out, out)), turn = plush__dot3d(out, given) < 0 ? -1.0 : 1.0;
+    for (int k = 0; k < 3; k++)
+        out[k] = len > 0 && isfinite(len) ? turn * out[k] / len : 0.0;
 }
 
 static void refit(plush_quality_skin *s, const float (*p)[3])
@@ -336,20 +329,25 @@ static double signed_distance(const plush_quality_skin *s, const float p[3], con
         else
             kept = c;
     }
-    const float *f = s->face_n[h->triangle];
     bool rim = false; /* nearest a border of the skin: p lies beyond its rim, where an open skin has no inside */
-    if (zeros == 2) { /* a corner */
+    double f[3];
+    if (zeros == 2) { /* a corner: its triangles' normals weighted by their angles there */
         uint32_t at = s->corner_node[h->triangle][kept];
-        const float *v = s->node_n[at];
-        for (int k = 0; k < 3; k++)
-            n[k] = v[k];
+        for (uint32_t i = s->node_first[at]; i < s->node_first[at + 1]; i++) {
+            uint32_t t = s->node_corner[i] / 3, c = s->node_corner[i] % 3;
+            face_normal(s, t, f);
+            for (int k = 0; k < 3; k++)
+                n[k] += s->corner_angle[t][c] * f[k];
+        }
         rim = s->node_border[at];
     } else {
-        for (int k = 0; k < 3; k++)
-            n[k] = f[k];
+        face_normal(s, h->triangle, n);
         uint32_t other = zeros == 1 ? s->across[h->triangle][(gone + 1) % 3] : UINT32_MAX;
-        for (int k = 0; other != UINT32_MAX && k < 3; k++) /* an edge: the edge opposite the zero weight */
-            n[k] += s->face_n[other][k];
+        if (other != UINT32_MAX) { /* an edge: the edge opposite the zero weight */
+            face_normal(s, other, f);
+            for (int k = 0; k < 3; k++)
+                n[k] += f[k];
+        }
         rim = zeros == 1 && other == UINT32_MAX;
     }
     double d[3] = {p[0] - q[0], p[1] - q[1], p[2] - q[2]};
@@ -380,13 +378,13 @@ static plush_status side_setup(plush_quality_skin *s, const float (*rest)[3], si
     size_t nt = s->triangle_count;
     uint32_t *node_of = malloc((vertex_count ? vertex_count : 1) * sizeof *node_of);
     side_edge *edges = malloc((nt ? 3 * nt : 1) * sizeof *edges);
-    s->face_n = malloc((nt ? nt : 1) * sizeof *s->face_n);
     s->corner_node = malloc((nt ? nt : 1) * sizeof *s->corner_node);
     s->across = malloc((nt ? nt : 1) * sizeof *s->across);
-    size_t nodes = node_of && edges && s->face_n && s->corner_node && s->across
+    s->node_corner = malloc((nt ? 3 * nt : 1) * sizeof *s->node_corner);
+    size_t nodes = node_of && edges && s->corner_node && s->across && s->node_corner
                        ? plush__weld_positions(rest, vertex_count, node_of, NULL)
                        : SIZE_MAX;
-    if (nodes == SIZE_MAX || !(s->node_n = malloc((nodes ? nodes : 1) * sizeof *s->node_n)) ||
+    if (nodes == SIZE_MAX || !(s->node_first = calloc(nodes + 1, sizeof *s->node_first)) ||
         !(s->node_border = calloc(nodes ? nodes : 1, 1))) {
         free(node_of), free(edges);
         return PLUSH_E_NOMEM;
@@ -412,7 +410,16 @@ static plush_status side_setup(plush_quality_skin *s, const float (*rest)[3], si
         for (int c = 0; c < 3; c++) {
             s->corner_node[t][c] = node_of[s->triangles[t][c]];
             s->across[t][c] = UINT32_MAX;
+            s->node_first[s->corner_node[t][c] + 1]++;
         }
+    for (size_t v = 0; v < nodes; v++) /* each vertex's corners, in triangle order */
+        s->node_first[v + 1] += s->node_first[v];
+    for (size_t t = 0; t < nt; t++)
+        for (int c = 0; c < 3; c++)
+            s->node_corner[s->node_first[s->corner_node[t][c]]++] = (uint32_t)(3 * t + (size_t)c);
+    for (size_t v = nodes; v > 0; v--)
+        s->node_first[v] = s->node_first[v - 1];
+    s->node_first[0] = 0;
     for (size_t t = 0; t < nt; t++)
         for (int c = 0; c < 3; c++) {
             uint32_t a = s->corner_node[t][c], b = s->corner_node[t][(c + 1) % 3];
@@ -536,10 +543,8 @@ void plush_quality_skin_pose(plush_quality_skin *s, const float (*positions)[3],
     s->positions = positions;
     s->normals = normals;
     s->frame++;
-    if (s->triangle_count) {
+    if (s->triangle_count)
         refit(s, positions);
-        side_normals(s, positions, normals);
-    }
 }
 
 size_t plush_quality_skin_behind(plush_quality_skin *s, int slot, const float (*at)[3], size_t step, size_t *measured,
@@ -638,8 +643,8 @@ void plush_quality_skin_destroy(plush_quality_skin *s)
     if (!s)
         return;
     free(s->triangles);
-    free(s->face_n);
-    free(s->node_n);
+    free(s->node_first);
+    free(s->node_corner);
     free(s->node_border);
     free(s->corner_angle);
     free(s->corner_node);
