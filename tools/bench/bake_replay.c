@@ -238,6 +238,7 @@ static int by_rms(const void *x, const void *y)
     return (a < b) - (a > b);
 }
 
+
 /* The bake's own bones: pbNNNN (src/export/bake_model.c). */
 static bool bake_bone(const plush_str *name)
 {
@@ -278,6 +279,18 @@ static void vertex_bones(const plush_pmx_model *m, size_t v, char *out, size_t s
     }
 }
 
+/* One line per frame: its RMS and its farthest vertex, with the bones that carry that vertex. */
+static void print_frames(const frame_figures *order, size_t shown, const plush_pmx_model *baked, double height)
+{
+    for (size_t i = 0; i < shown; i++) {
+        const frame_figures *f = &order[i];
+        char bones[512];
+        vertex_bones(baked, f->d.worst_vertex, bones, sizeof bones);
+        printf("  frame %5u: RMS %.4g (%.4f%%), worst %.4g (%.3f%%) at vertex %zu (%s)\n", f->frame, f->d.rms,
+               100 * f->d.rms / height, f->d.worst, 100 * f->d.worst / height, f->d.worst_vertex, bones);
+    }
+}
+
 static void report(const frame_figures *fig, size_t n, const replay_args *a, const plush_pmx_model *baked,
                    double height, const frame_figures *half, size_t halves)
 {
@@ -294,22 +307,10 @@ static void report(const frame_figures *fig, size_t n, const replay_args *a, con
         memcpy(order, fig, n * sizeof *order);
         qsort(order, n, sizeof *order, by_worst);
         printf("the %zu frames with the farthest vertex:\n", shown);
-        for (size_t i = 0; i < shown; i++) {
-            const frame_figures *f = &order[i];
-            char bones[512];
-            vertex_bones(baked, f->d.worst_vertex, bones, sizeof bones);
-            printf("  frame %5u: worst %.4g (%.3f%%) at vertex %zu (%s), RMS %.4g (%.4f%%)\n", f->frame, f->d.worst,
-                   100 * f->d.worst / height, f->d.worst_vertex, bones, f->d.rms, 100 * f->d.rms / height);
-        }
+        print_frames(order, shown, baked, height);
         qsort(order, n, sizeof *order, by_rms);
         printf("the %zu frames with the largest RMS:\n", shown);
-        for (size_t i = 0; i < shown; i++) {
-            const frame_figures *f = &order[i];
-            char bones[512];
-            vertex_bones(baked, f->d.worst_vertex, bones, sizeof bones);
-            printf("  frame %5u: RMS %.4g (%.4f%%), worst %.4g (%.3f%%) at vertex %zu (%s)\n", f->frame, f->d.rms,
-                   100 * f->d.rms / height, f->d.worst, 100 * f->d.worst / height, f->d.worst_vertex, bones);
-        }
+        print_frames(order, shown, baked, height);
         free(order);
     }
     printf("%zu frames (%u .. %u, every %u), %zu vertices each%s; height %.4g (%s): RMS at most %.4g (frame %u) = "
