@@ -123,6 +123,34 @@ static void test_depth_bound(void **state)
     plush_quality_skin_destroy(skin);
 }
 
+/* The side comes from the surface, not the normals the model interpolates: a flat square whose normals face
+ * up but one corner's, which leans away (an authored normal at a sharp feature), and a point above the
+ * square near that corner. The interpolated normal there points away from it; the square's own faces say it
+ * is in front, so it is measured and not behind. */
+static void test_side_from_the_surface(void **state)
+{
+    (void)state;
+    const float pos[5][3] = {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0}, {0.05f, 0.05f, 0.3f}};
+    float nrm[5][3] = {{0, 0, 1}, {0, 0, 1}, {0, 0, 1}, {0, 0, 1}, {0, 0, 1}};
+    float lean = 1.0f / sqrtf(1.04f);
+    nrm[0][0] = -lean, nrm[0][1] = 0, nrm[0][2] = -0.2f * lean;
+    const uint32_t tris[2][3] = {{0, 1, 2}, {0, 2, 3}}, point = 4;
+    plush_quality_skin *skin = NULL;
+    plush_diag d = pmx_fx_diag();
+    pmx_fx_ok(plush_quality_skin_create(pos, (const float(*)[3])nrm, 5, tris, 2, &point, 1, 0, &skin, &d), &d);
+    assert_int_equal(plush_quality_skin_measured(skin, 1), 1);
+    plush_quality_skin_pose(skin, pos, (const float(*)[3])nrm);
+    assert_int_equal(plush_quality_skin_behind(skin, 0, pos, 1, NULL, NULL), 0);
+    /* below the square it is behind */
+    float below[5][3];
+    memcpy(below, pos, sizeof below);
+    below[4][2] = -0.3f;
+    double deepest = 0;
+    assert_int_equal(plush_quality_skin_behind(skin, 0, (const float(*)[3])below, 1, NULL, &deepest), 1);
+    assert_true(fabs(deepest - 0.3) < 1e-5);
+    plush_quality_skin_destroy(skin);
+}
+
 static void test_open_skin_and_bad_input(void **state)
 {
     (void)state;
@@ -189,6 +217,7 @@ int main(void)
         cmocka_unit_test(test_points_and_skin_move),
         cmocka_unit_test(test_depth_bound),
         cmocka_unit_test(test_depth),
+        cmocka_unit_test(test_side_from_the_surface),
         cmocka_unit_test(test_open_skin_and_bad_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
