@@ -178,9 +178,12 @@ plush_status plush__bake_physics_begin(plush_scene_bake *b, plush_diag *diag)
         if (driven[i])
             b->physics_bones[count++] = (uint32_t)i;
     /* reach: over the vertices the bone or a bone below it carries in the baked model, the farthest from its
-     * rest position, each distance times the vertex's weight on them there (a key's miss moves a vertex by that
-     * share of it): a vertex the bake hands wholly to the proxy's bones rides on none of them, one in the
-     * hand-over band by 1 - its proxy share */
+     * rest position, each distance times the share of the vertex that rides on bones at all (a vertex the bake
+     * hands wholly to the proxy's bones rides on none, one in the hand-over band by 1 - its proxy share). Not
+     * times the vertex's weight on this bone: a vertex two keyed bones share (a breast between 左胸 and 右胸, a
+     * hem between two skirt chains) moves by the weighted sum of both bones' misses, each within its share
+     * only if measured at the whole distance; weighted, Luka's exact bake said within 0.276 and replayed 0.328
+     * off at such a vertex */
     double *rides = malloc((m->vertex_count ? m->vertex_count : 1) * sizeof *rides);
     if (!rides)
         return plush__no_memory(diag);
@@ -201,7 +204,7 @@ plush_status plush__bake_physics_begin(plush_scene_bake *b, plush_diag *diag)
             double d = 0;
             for (int c = 0; c < 3; c++)
                 d += ((double)vx->position[c] - head[c]) * ((double)vx->position[c] - head[c]);
-            reach = fmax(reach, fmin(1.0, carried * rides[v]) * sqrt(d));
+            reach = fmax(reach, fmin(1.0, rides[v]) * sqrt(d));
         }
         b->physics_reach[k] = reach;
     }
