@@ -14,22 +14,6 @@
 
 /* ---- the surface ---------------------------------------------------------------------------------- */
 
-typedef struct edge_rec {
-    uint32_t lo, hi;   /* welded ids */
-    uint32_t face;
-    uint8_t forward;   /* the face walks lo -> hi */
-} edge_rec;
-
-static int cmp_edge(const void *x, const void *y)
-{
-    const edge_rec *a = x, *b = y;
-    if (a->lo != b->lo)
-        return (a->lo > b->lo) - (a->lo < b->lo);
-    if (a->hi != b->hi)
-        return (a->hi > b->hi) - (a->hi < b->hi);
-    return (a->face > b->face) - (a->face < b->face);
-}
-
 /* Marks the faces of closed pieces and counts pieces. weld[v] is the welded id of vertex v (ids 0..ids-1). */
 static plush_status find_closed_pieces(plush_compare_surface *s, const uint32_t *weld, uint32_t ids,
                                        plush_diag *diag)
@@ -37,7 +21,7 @@ static plush_status find_closed_pieces(plush_compare_surface *s, const uint32_t 
     size_t nf = s->triangle_count;
     uint32_t *parent = malloc((ids ? ids : 1) * sizeof *parent);
     bool *open = calloc(ids ? ids : 1, 1), *counted = calloc(ids ? ids : 1, 1);
-    edge_rec *edges = malloc((nf ? 3 * nf : 1) * sizeof *edges);
+    plush__edge *edges = malloc((nf ? 3 * nf : 1) * sizeof *edges);
     if (!parent || !open || !counted || !edges) {
         free(parent), free(open), free(counted), free(edges);
         return plush__no_memory(diag);
@@ -50,16 +34,16 @@ static plush_status find_closed_pieces(plush_compare_surface *s, const uint32_t 
             continue; /* degenerate after welding: no edges, encloses nothing */
         for (int k = 0; k < 3; k++) {
             uint32_t a = w[k], b = w[(k + 1) % 3];
-            edges[ne++] = (edge_rec){.lo = a < b ? a : b, .hi = a < b ? b : a, .face = (uint32_t)f, .forward = a < b};
+            edges[ne++] = (plush__edge){.lo = a < b ? a : b, .hi = a < b ? b : a, .owner = (uint32_t)f, .slot = a < b};
             plush__uf_union(parent, a, b);
         }
     }
-    qsort(edges, ne, sizeof *edges, cmp_edge);
+    qsort(edges, ne, sizeof *edges, plush__edge_order);
     for (size_t i = 0; i < ne;) {
         size_t j = i + 1;
         while (j < ne && edges[j].lo == edges[i].lo && edges[j].hi == edges[i].hi)
             j++;
-        bool manifold = j - i == 2 && edges[i].forward != edges[i + 1].forward;
+        bool manifold = j - i == 2 && edges[i].slot != edges[i + 1].slot; /* slot: the face walks lo -> hi */
         if (!manifold)
             open[plush__uf_find(parent, edges[i].lo)] = true;
         i = j;

@@ -1,6 +1,7 @@
 /* The cages plush compare makes (--proxy-triangles): the model without its soft bodies, a cage simplified
  * (or wrapped) from its visible surface, the old cage's pins and anchors carried over, attached in place. */
 #include "compare/compare_internal.h"
+#include "core/geom.h"
 #include "plush/attach.h"
 #include "plush/compare.h"
 #include "plush/scene_proxy.h"
@@ -334,21 +335,6 @@ plush_status plush__compare_quarter_make(const plush_pmx_model *m, const char *c
 
 /* ---- direct at four times the detail: the measured faces split at their edges' midpoints ------------- */
 
-typedef struct mid_edge {
-    uint32_t lo, hi; /* the edge's vertices, lo < hi */
-    uint32_t slot;   /* 3 * face (in the measured faces' order) + the edge's place in it */
-} mid_edge;
-
-static int cmp_mid_edge(const void *x, const void *y)
-{
-    const mid_edge *a = x, *b = y;
-    if (a->lo != b->lo)
-        return (a->lo > b->lo) - (a->lo < b->lo);
-    if (a->hi != b->hi)
-        return (a->hi > b->hi) - (a->hi < b->hi);
-    return (a->slot > b->slot) - (a->slot < b->slot);
-}
-
 /* A midpoint's bones: each end's bones at half their weight, the same bone summed, the four heaviest kept
  * and their weights made to sum to one (as BDEF1, BDEF2 or BDEF4; an SDEF or QDEF end blends linearly). */
 static void mid_weights(const plush_pmx_vertex *a, const plush_pmx_vertex *b, plush_pmx_vertex *out)
@@ -404,7 +390,7 @@ plush_status plush__compare_finer_make(const plush_pmx_model *m, const char *con
     }
     if (st == PLUSH_OK && faces == 0)
         st = plush_diag_fail(diag, PLUSH_E_GEOMETRY, -1, NULL, -1, "no visible face");
-    mid_edge *edges = st == PLUSH_OK ? malloc(3 * faces * sizeof *edges) : NULL;
+    plush__edge *edges = st == PLUSH_OK ? malloc(3 * faces * sizeof *edges) : NULL;
     uint32_t *mid_of = st == PLUSH_OK ? malloc(3 * faces * sizeof *mid_of) : NULL;
     if (st == PLUSH_OK && (!edges || !mid_of))
         st = plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
@@ -412,8 +398,9 @@ plush_status plush__compare_finer_make(const plush_pmx_model *m, const char *con
         free(measured), free(edges), free(mid_of);
         return st;
     }
-    /* every measured face's edges, sorted so that the faces sharing an edge (by vertex) share its midpoint;
-     * faces on coincident vertices get coincident midpoints, which direct welds like their corners */
+    /* every measured face's edges (owner: 3 x the face, in the measured faces' order, + the edge's place),
+     * sorted so that the faces sharing an edge (by vertex) share its midpoint; faces on coincident vertices
+     * get coincident midpoints, which direct welds like their corners */
     size_t at = 0;
     from = 0;
     for (size_t i = 0; i < m->material_count; i++) {
@@ -421,17 +408,17 @@ plush_status plush__compare_finer_make(const plush_pmx_model *m, const char *con
         for (size_t t = 0; measured[i] && t < n; t += 3)
             for (int k = 0; k < 3; k++) {
                 uint32_t a = m->indices[from + t + k], b = m->indices[from + t + (k + 1) % 3];
-                edges[at] = (mid_edge){.lo = a < b ? a : b, .hi = a < b ? b : a, .slot = (uint32_t)at};
+                edges[at] = (plush__edge){.lo = a < b ? a : b, .hi = a < b ? b : a, .owner = (uint32_t)at};
                 at++;
             }
         from += n;
     }
-    qsort(edges, at, sizeof *edges, cmp_mid_edge);
+    qsort(edges, at, sizeof *edges, plush__edge_order);
     size_t mids = 0;
     for (size_t i = 0; i < at; i++) {
         if (i > 0 && (edges[i].lo != edges[i - 1].lo || edges[i].hi != edges[i - 1].hi))
             mids++;
-        mid_of[edges[i].slot] = (uint32_t)(m->vertex_count + mids);
+        mid_of[edges[i].owner] = (uint32_t)(m->vertex_count + mids);
     }
     mids += at > 0;
     if (!(v->model = plush_pmx_create())) {
@@ -457,7 +444,7 @@ plush_status plush__compare_finer_make(const plush_pmx_model *m, const char *con
     for (size_t i = 0; i < at; i++) {
         if (i > 0 && edges[i].lo == edges[i - 1].lo && edges[i].hi == edges[i - 1].hi)
             continue;
-        size_t id = mid_of[edges[i].slot];
+        size_t id = mid_of[edges[i].owner];
         const plush_pmx_vertex *a = &m->vertices[edges[i].lo], *b = &m->vertices[edges[i].hi];
         plush_pmx_vertex *c = &verts[id];
         *c = *a;

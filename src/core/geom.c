@@ -602,3 +602,13 @@ double plush__points_spread(const float (*points)[3], size_t count, const bool *
     double third = (m[0][0] + m[1][1] + m[2][2]) / 3;
     return third > 0 ? det / (third * third * third) : 0;
 }
+
+int plush__edge_order(const void *pa, const void *pb)
+{
+    const plush__edge *a = pa, *b = pb;
+    if (a->lo != b->lo)
+        return a->lo < b->lo ? -1 : 1;
+    if (a->hi != b->hi)
+        return a->hi < b->hi ? -1 : 1;
+    return (a->owner > b->owner) - (a->owner < b->owner);
+}

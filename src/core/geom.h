@@ -75,6 +75,17 @@ void plush__weld_free(plush__weld *w);
  * NULL, first[n] the smallest point index of node n. Returns the node count, SIZE_MAX when out of memory. */
 size_t plush__weld_positions(const float (*points)[3], size_t count, uint32_t *node_of, uint32_t *first);
 
+/* ---- edges shared by faces ----------------------------------------------------------------------------------- */
+
+/* One face's edge as its two vertex (or node) numbers, lo < hi, the face or other number it belongs to
+ * (owner) and a number of the caller's (slot). Sorted by plush__edge_order -- lo, hi, then owner -- the
+ * records of one edge come together, its faces in order: how the cage's fold guards, the compare's closed
+ * pieces and its finer reference, and the skin's neighbours find the faces that share an edge. */
+typedef struct plush__edge {
+    uint32_t lo, hi, owner, slot;
+} plush__edge;
+int plush__edge_order(const void *a, const void *b);
+
 /* ---- the mean edge ----------------------------------------------------------------------------------------- */
 
 /* The mean length of the faces' edges (index_count / 3 faces of idx, each one's three edges; an edge naming

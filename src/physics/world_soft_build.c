@@ -25,7 +25,7 @@ static const char *soft_name(const plush_pmx_soft_body *sb)
  * for a body of several pieces it never finishes (btSoftBody::initializeFaceTree loops forever). */
 static size_t face_pieces(const float (*rest)[3], const uint32_t (*tris)[3], size_t count)
 {
-    soft_edge *edges = malloc((count ? count : 1) * 3 * sizeof *edges);
+    plush__edge *edges = malloc((count ? count : 1) * 3 * sizeof *edges);
     uint32_t *parent = malloc((count ? count : 1) * sizeof *parent);
     bool *used = calloc(count ? count : 1, 1);
     size_t n = 0, pieces = 0;
@@ -41,13 +41,13 @@ static size_t face_pieces(const float (*rest)[3], const uint32_t (*tris)[3], siz
             continue;
         for (int k = 0; k < 3; k++) {
             uint32_t a = tris[t][k], b = tris[t][(k + 1) % 3];
-            edges[n++] = (soft_edge){a < b ? a : b, a < b ? b : a, (uint32_t)t};
+            edges[n++] = (plush__edge){a < b ? a : b, a < b ? b : a, (uint32_t)t, 0};
         }
     }
-    qsort(edges, n, sizeof *edges, plush__world_soft_by_edge);
+    qsort(edges, n, sizeof *edges, plush__edge_order);
     for (size_t i = 1; i < n; i++)
         if (edges[i].lo == edges[i - 1].lo && edges[i].hi == edges[i - 1].hi)
-            plush__uf_union(parent, edges[i].other, edges[i - 1].other);
+            plush__uf_union(parent, edges[i].owner, edges[i - 1].owner);
     for (size_t t = 0; t < count; t++)
         pieces += used[t] && plush__uf_find(parent, (uint32_t)t) == t;
     free(edges);

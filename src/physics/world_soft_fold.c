@@ -88,15 +88,15 @@ plush_status plush__world_soft_fold_init(soft_ctx *c)
     if (s->rope || s->triangle_count == 0)
         return PLUSH_OK;
     size_t n = 3 * s->triangle_count;
-    soft_edge *h = malloc(n * sizeof *h);
+    plush__edge *h = malloc(n * sizeof *h);
     if (!h)
         return world_soft_no_memory(c);
     for (size_t t = 0; t < s->triangle_count; t++)
         for (int k = 0; k < 3; k++) {
             uint32_t p = s->triangles[t][k], r = s->triangles[t][(k + 1) % 3];
-            h[3 * t + k] = (soft_edge){p < r ? p : r, p < r ? r : p, s->triangles[t][(k + 2) % 3]};
+            h[3 * t + k] = (plush__edge){p < r ? p : r, p < r ? r : p, s->triangles[t][(k + 2) % 3], 0};
         }
-    qsort(h, n, sizeof *h, plush__world_soft_by_edge);
+    qsort(h, n, sizeof *h, plush__edge_order);
     size_t count = 0;
     for (size_t i = 0; i + 1 < n; i++)
         count += h[i].lo == h[i + 1].lo && h[i].hi == h[i + 1].hi;
@@ -112,7 +112,7 @@ plush_status plush__world_soft_fold_init(soft_ctx *c)
         while (j < n && h[j].lo == h[i].lo && h[j].hi == h[i].hi)
             j++;
         /* an edge of exactly two faces, facing two different nodes, one of the four free */
-        soft_fold g = {{h[i].lo, h[i].hi, h[i].other, j == i + 2 ? h[i + 1].other : h[i].other}, 0, 0};
+        soft_fold g = {{h[i].lo, h[i].hi, h[i].owner, j == i + 2 ? h[i + 1].owner : h[i].owner}, 0, 0};
         double angle, grad[4][3];
         bool free_node = false;
         for (int k = 0; k < 4; k++)

@@ -90,22 +90,6 @@ typedef struct soft_fold {
     float least, most;
 } soft_fold;
 
-/* A face's edge, its nodes in order (lo < hi), and what stands with it: the face, or the node facing the
- * edge; sorted by plush__world_soft_by_edge (lo, hi, other), a face's edges shared with others lie together. */
-typedef struct soft_edge {
-    uint32_t lo, hi, other;
-} soft_edge;
-
-static inline int plush__world_soft_by_edge(const void *pa, const void *pb)
-{
-    const soft_edge *a = pa, *b = pb;
-    if (a->lo != b->lo)
-        return a->lo < b->lo ? -1 : 1;
-    if (a->hi != b->hi)
-        return a->hi < b->hi ? -1 : 1;
-    return (a->other > b->other) - (a->other < b->other);
-}
-
 /* world_soft_build.c and world_soft_bullet.c: one soft body while it is built. */
 typedef struct soft_ctx {
     plush_world_model *wm;

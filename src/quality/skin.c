@@ -357,27 +357,13 @@ static double signed_distance(const plush_quality_skin *s, const float p[3], con
     return plush__dot3d(d, n) < 0 && !rim ? -dist : dist;
 }
 
-typedef struct side_edge {
-    uint32_t lo, hi, triangle, corner;
-} side_edge;
-
-static int cmp_side_edge(const void *x, const void *y)
-{
-    const side_edge *a = x, *b = y;
-    if (a->lo != b->lo)
-        return (a->lo > b->lo) - (a->lo < b->lo);
-    if (a->hi != b->hi)
-        return (a->hi > b->hi) - (a->hi < b->hi);
-    return (a->triangle > b->triangle) - (a->triangle < b->triangle);
-}
-
 /* The vertices welded by rest position (the model splits them at seams of its textures and normals, which the
  * surface does not have) and each triangle's neighbours across its edges, for the sides. */
 static plush_status side_setup(plush_quality_skin *s, const float (*rest)[3], size_t vertex_count)
 {
     size_t nt = s->triangle_count;
     uint32_t *node_of = malloc((vertex_count ? vertex_count : 1) * sizeof *node_of);
-    side_edge *edges = malloc((nt ? 3 * nt : 1) * sizeof *edges);
+    plush__edge *edges = malloc((nt ? 3 * nt : 1) * sizeof *edges);
     s->corner_node = malloc((nt ? nt : 1) * sizeof *s->corner_node);
     s->across = malloc((nt ? nt : 1) * sizeof *s->across);
     s->node_corner = malloc((nt ? 3 * nt : 1) * sizeof *s->node_corner);
@@ -424,17 +410,17 @@ static plush_status side_setup(plush_quality_skin *s, const float (*rest)[3], si
         for (int c = 0; c < 3; c++) {
             uint32_t a = s->corner_node[t][c], b = s->corner_node[t][(c + 1) % 3];
             if (a != b)
-                edges[ne++] = (side_edge){.lo = a < b ? a : b, .hi = a < b ? b : a, .triangle = (uint32_t)t,
-                                          .corner = (uint32_t)c};
+                edges[ne++] = (plush__edge){.lo = a < b ? a : b, .hi = a < b ? b : a, .owner = (uint32_t)t,
+                                           .slot = (uint32_t)c};
         }
-    qsort(edges, ne, sizeof *edges, cmp_side_edge);
+    qsort(edges, ne, sizeof *edges, plush__edge_order);
     for (size_t i = 0; i < ne;) {
         size_t j = i + 1;
         while (j < ne && edges[j].lo == edges[i].lo && edges[j].hi == edges[i].hi)
             j++;
         if (j - i == 2) {
-            s->across[edges[i].triangle][edges[i].corner] = edges[i + 1].triangle;
-            s->across[edges[i + 1].triangle][edges[i + 1].corner] = edges[i].triangle;
+            s->across[edges[i].owner][edges[i].slot] = edges[i + 1].owner;
+            s->across[edges[i + 1].owner][edges[i + 1].slot] = edges[i].owner;
         } else {
             s->node_border[edges[i].lo] = s->node_border[edges[i].hi] = 1;
         }
