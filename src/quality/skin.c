@@ -44,7 +44,6 @@ struct plush_quality_skin {
     float (*corner_angle)[3]; /* per triangle: its corners' angles at rest (skinning hardly changes them) */
     uint32_t (*corner_node)[3];
     uint32_t (*across)[3];
-    size_t weld_count;
     const float (*positions)[3];
     const float (*normals)[3];
 };
@@ -367,16 +366,12 @@ static plush_status side_setup(plush_quality_skin *s, const float (*rest)[3], si
     s->corner_node = malloc((nt ? nt : 1) * sizeof *s->corner_node);
     s->across = malloc((nt ? nt : 1) * sizeof *s->across);
     s->node_corner = malloc((nt ? 3 * nt : 1) * sizeof *s->node_corner);
-    size_t nodes = node_of && edges && s->corner_node && s->across && s->node_corner
+    s->corner_angle = malloc((nt ? nt : 1) * sizeof *s->corner_angle);
+    size_t nodes = node_of && edges && s->corner_node && s->across && s->node_corner && s->corner_angle
                        ? plush__weld_positions(rest, vertex_count, node_of, NULL)
                        : SIZE_MAX;
     if (nodes == SIZE_MAX || !(s->node_first = calloc(nodes + 1, sizeof *s->node_first)) ||
         !(s->node_border = calloc(nodes ? nodes : 1, 1))) {
-        free(node_of), free(edges);
-        return PLUSH_E_NOMEM;
-    }
-    s->weld_count = nodes;
-    if (!(s->corner_angle = malloc((nt ? nt : 1) * sizeof *s->corner_angle))) {
         free(node_of), free(edges);
         return PLUSH_E_NOMEM;
     }
