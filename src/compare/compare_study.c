@@ -174,10 +174,8 @@ static plush_status study_start(plush_compare_study *s, plush_diag *diag)
     /* the reference: plush's cloth solver, a material in physical units, where its cost is affordable */
     s->cloth_nodes = 4 * surf->vertex_count;
     s->reference_chosen = !desc->direct_bullet && !desc->direct_cloth;
-    if (!desc->direct_bullet && !desc->direct_cloth && s->cloth_nodes <= PLUSH__COMPARE_CLOTH_NODES)
-        s->desc.direct_cloth = true;
-    if (desc->direct_bullet)
-        s->desc.direct_cloth = false;
+    s->desc.direct_cloth = !desc->direct_bullet &&
+                           (desc->direct_cloth || s->cloth_nodes <= PLUSH__COMPARE_CLOTH_NODES);
     plush_compare_surface_free(surf);
     if ((st = make_variants(s, size, diag)) != PLUSH_OK)
         return st;
