@@ -163,6 +163,8 @@ typedef struct plush_scene_bake_write_options {
 typedef struct plush_scene_bake_stats {
     size_t bones;             /* pseudo-bones or fitted bones */
     size_t triangles;         /* the cage's triangles (one pseudo-bone each without a fit) */
+    size_t carried;           /* a fit: of its bones, the exact bake's pseudo-bones carrying the rows the fitted
+                                 ones miss (0: none) */
     double fit_rms, fit_worst;   /* a fit: its RMS (worst frame) and worst vertex distance to the exact
                                     bake at every other recorded frame, model units; 0 without a fit */
     double fit_seconds;       /* a fit: how long it took */

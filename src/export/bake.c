@@ -523,7 +523,7 @@ plush_status plush_scene_bake_write_with(const plush_scene_bake *b, const char *
     if (st == PLUSH_OK && options && options->stats)
         *options->stats = (plush_scene_bake_stats){
             .bones = b->fit ? b->fit->bones : b->triangle_count,
-            .triangles = b->triangle_count,
+            .triangles = b->triangle_count, .carried = b->fit ? b->fit->carried : 0,
             .keys_recorded = b->frame_count * b->triangle_count,
             .keys = motion->bone_key_count, .pmx_bytes = pmx.size, .vmd_bytes = vmd.size,
             .fit_rms = b->fit ? b->fit->rms : 0, .fit_worst = b->fit ? b->fit->worst : 0,

@@ -16,6 +16,8 @@ typedef struct plush__bake_fit {
     double *reach;           /* per bone: the farthest rest vertex it carries from its pivot */
     int32_t (*bone)[4];      /* per binding row: its bones, -1 unused */
     float (*weight)[4];      /* non-negative, summing to one */
+    size_t carried;          /* of the bones, the last are pseudo-bones of the exact bake carrying rows the
+                                fitted ones miss (their triangles, pivoted at the centroids) */
     double rms, worst;       /* against the exact bake at every other recorded frame: the worst frame's RMS, worst */
     double seconds;          /* the fit's wall-clock time */
 } plush__bake_fit;

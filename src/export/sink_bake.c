@@ -84,7 +84,7 @@ static int bake_describe(const plush_scene_sink *s, char *buf, size_t size)
     const bake_sink *b = (const bake_sink *)s;
     char figures[1400] = "";
     if (b->written) {
-        char tol[360] = "a key every frame", fit[200] = "";
+        char tol[360] = "a key every frame", fit[320] = "";
         double height = plush_pmx_height(b->bake->binding->model), part = part_size(b->bake->binding);
         char share[96] = "";
         if (height > 0 && b->stats.error >= 0)
@@ -110,9 +110,13 @@ static int bake_describe(const plush_scene_sink *s, char *buf, size_t size)
             snprintf(tol + strlen(tol), sizeof tol - strlen(tol),
                      " with %zu bones, the count whose fit and keys miss least within the budget; the fit "
                      "misses the exact bake by up to %.3g units", b->stats.bones, b->stats.fit_worst);
+        char carried[160] = "";
+        if (b->stats.carried)
+            snprintf(carried, sizeof carried, " (%zu of the bones are pseudo-bones of the triangles carrying "
+                     "vertices the fitted ones miss)", b->stats.carried);
         if (b->stats.bones != b->stats.triangles)
-            snprintf(fit, sizeof fit, "\nfitted to %zu cage triangles in %.2f s: RMS %.3g, worst vertex %.3g units",
-                     b->stats.triangles, b->stats.fit_seconds, b->stats.fit_rms, b->stats.fit_worst);
+            snprintf(fit, sizeof fit, "\nfitted to %zu cage triangles in %.2f s%s: RMS %.3g, worst vertex %.3g units",
+                     b->stats.triangles, b->stats.fit_seconds, carried, b->stats.fit_rms, b->stats.fit_worst);
         char physics[240] = "", renamed[120] = "";
         if (b->stats.physics_renamed)
             snprintf(renamed, sizeof renamed, " (%zu renamed: VMD keeps 15 bytes of a name, and theirs shared them)",
