@@ -76,10 +76,12 @@ plush_status plush__compare_variant_make(const plush_pmx_model *model, size_t ta
                                         plush_compare_variant *out, plush_diag *diag);
 /* The cage of a part: the model without its soft bodies (as above), then plush_attach_part_make for these
  * materials toward `target` with the model's first TriMesh soft body's parameters (the "plush" preset
- * without one) and pin_band. out->made says what the simplifier reached. Fails as plush_attach_part_make,
+ * without one, or with own_preset: the model's cage is plush's own, made by --cage, and each cage gets the
+ * preset as plush run --cage gives it, its bending links' reach and pieces' shape memory from its own size)
+ * and pin_band. out->made says what the simplifier reached. Fails as plush_attach_part_make,
  * or as above on soft-body materials that are not last. */
 plush_status plush__compare_part_variant_make(const plush_pmx_model *model, const char *const *materials,
-                                             size_t count, size_t target, float pin_band,
+                                             size_t count, size_t target, float pin_band, bool own_preset,
                                              plush_compare_variant *out, plush_diag *diag);
 /* Direct at a quarter of the detail (plush compare's convergence run "direct/4"): the model with its
  * measured surface (plush__compare_part_mask of materials), welded, simplified (no offset, no wrap) toward a quarter of its triangles, on the same

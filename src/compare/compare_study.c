@@ -127,8 +127,9 @@ static plush_status make_variants(plush_compare_study *s, float size, plush_diag
     for (size_t i = 0; i < desc->cage_count; i++) {
         plush_compare_variant *v = &s->variants[s->variant_count++];
         size_t target = desc->cage_triangles[i];
-        plush_status st = count ? plush__compare_part_variant_make(s->model, names, count, target, desc->pin_band, v,
-                                                                   diag)
+        /* a cage --cage made has the preset as run --cage gives it: each of these gets it for its own size */
+        plush_status st = count ? plush__compare_part_variant_make(s->model, names, count, target, desc->pin_band,
+                                                                   desc->cage_material_count > 0, v, diag)
                                 : plush__compare_variant_make(s->model, target, size, v, diag);
         if (st != PLUSH_OK)
             return st;

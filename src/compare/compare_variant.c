@@ -212,16 +212,16 @@ plush_status plush__compare_variant_make(const plush_pmx_model *m, size_t target
 }
 
 plush_status plush__compare_part_variant_make(const plush_pmx_model *m, const char *const *materials, size_t count,
-                                             size_t target, float pin_band, plush_compare_variant *v,
-                                             plush_diag *diag)
+                                             size_t target, float pin_band, bool own_preset,
+                                             plush_compare_variant *v, plush_diag *diag)
 {
     v->target = target;
     v->part = true;
     plush_status st = strip_soft_bodies(m, &v->base, diag);
     plush_attach_part part;
     if (st == PLUSH_OK)
-        st = plush_attach_part_make(&v->base, materials, count, target, first_trimesh(m), pin_band, &v->arena, &part,
-                                    diag);
+        st = plush_attach_part_make(&v->base, materials, count, target, own_preset ? NULL : first_trimesh(m), pin_band,
+                                    &v->arena, &part, diag);
     if (st != PLUSH_OK)
         return st;
     v->model = part.model;
