@@ -945,8 +945,9 @@ static bool measure_every_frame(const fit_state *s, const plush__bake_fit *fit, 
  * which the sampled rows did not hold) are carried by the exact bake's pseudo-bones of their triangles
  * instead, appended after the fitted bones: bones N.. are those triangles, pivoted at their centroids and
  * keyed as the exact bake keys them, and such a row blends them with the binding's weights, so it moves
- * exactly as the exact bake moves it. At most `most` triangles (beyond that the fit is no cheaper than the
- * exact bake); returns how many were added (0: none needed, too many, or out of memory: fit unchanged). */
+ * exactly as the exact bake moves it. The worst rows first, as long as their triangles number at most `most`
+ * (beyond that the bones are no longer few); returns how many were added (0: none needed or carried, or out
+ * of memory: fit unchanged). */
 static size_t carry_missed_rows(fit_state *s, plush__bake_fit *fit, const double *row_worst, double limit,
                                 size_t most)
 {
@@ -954,23 +955,39 @@ static size_t carry_missed_rows(fit_state *s, plush__bake_fit *fit, const double
     const plush_proxy_binding *pb = b->binding->binding;
     size_t T = b->triangle_count, N = fit->bones, F = b->frame_count, added = 0;
     int32_t *slot = malloc(T * sizeof *slot);
-    if (!slot)
+    bool *carry = calloc(s->fit_count ? s->fit_count : 1, sizeof *carry);
+    double(*order)[2] = malloc((s->fit_count ? s->fit_count : 1) * sizeof *order);
+    if (!slot || !carry || !order) {
+        free(slot), free(carry), free(order);
         return 0;
+    }
     for (size_t t = 0; t < T; t++)
         slot[t] = -1;
-    for (size_t i = 0; i < s->fit_count; i++) {
-        if (!(row_worst[i] > limit))
-            continue;
-        size_t row = s->fit_rows[i];
+    /* the worst missed rows first, as long as their triangles keep within `most` */
+    size_t over = 0;
+    for (size_t i = 0; i < s->fit_count; i++)
+        if (row_worst[i] > limit)
+            order[over][0] = row_worst[i], order[over++][1] = (double)i;
+    qsort(order, over, sizeof *order, by_score);
+    for (size_t o = 0; o < over; o++) {
+        size_t i = (size_t)order[o][1], row = s->fit_rows[i], more = 0;
+        for (int k = 0; k < PLUSH_PROXY_INFLUENCES; k++) {
+            int32_t t = pb->triangles[row][k];
+            more += t >= 0 && (size_t)t < T && pb->weights[row][k] > 0 && slot[t] < 0;
+        }
+        if (added + more > most)
+            break;
+        carry[i] = true;
         for (int k = 0; k < PLUSH_PROXY_INFLUENCES; k++) {
             int32_t t = pb->triangles[row][k];
             if (t >= 0 && (size_t)t < T && pb->weights[row][k] > 0 && slot[t] < 0)
                 slot[t] = (int32_t)(N + added++);
         }
     }
+    free(order);
     float(*pivot)[3] = NULL, (*keys)[7] = NULL;
     double *reach = NULL;
-    if (added && added <= most) {
+    if (added) {
         pivot = realloc(fit->pivot, (N + added) * sizeof *pivot);
         fit->pivot = pivot ? pivot : fit->pivot;
         reach = pivot ? realloc(fit->reach, (N + added) * sizeof *reach) : NULL;
@@ -978,7 +995,7 @@ static size_t carry_missed_rows(fit_state *s, plush__bake_fit *fit, const double
         keys = reach ? malloc(F * (N + added) * sizeof *keys) : NULL;
     }
     if (!keys) {
-        free(slot);
+        free(slot), free(carry);
         return 0;
     }
     for (size_t t = 0; t < T; t++)
@@ -1004,7 +1021,7 @@ static size_t carry_missed_rows(fit_state *s, plush__bake_fit *fit, const double
     free(fit->keys);
     fit->keys = keys;
     for (size_t i = 0; i < s->fit_count; i++) {
-        if (!(row_worst[i] > limit))
+        if (!carry[i])
             continue;
         size_t row = s->fit_rows[i];
         double sum = 0;
@@ -1026,7 +1043,7 @@ static size_t carry_missed_rows(fit_state *s, plush__bake_fit *fit, const double
         }
     }
     fit->bones = s->bones = N + added;
-    free(slot);
+    free(slot), free(carry);
     return added;
 }
 
@@ -1336,7 +1353,7 @@ plush_status plush__bake_fit_run(const plush_scene_bake *b, size_t want, double 
     bool wins = budget ? fit->worst + keys_error < exact_error : fit->worst <= 2.5 * tolerance;
     /* A count that loses there only at a few rows (a strand the samples did not hold: Luka's hair's 32 bones
      * miss by 0.44 at one strand's vertices, within 0.17 everywhere else) keeps its bones with those rows on
-     * their exact pseudo-bones, when they need at most as many more tracks as there are bones: the rows the bones miss
+     * their exact pseudo-bones, the worst first, on at most as many more tracks as there are bones: the rows the bones miss
      * by more than the samples' bar (twice the tolerance) or, with the budget, by more than four fifths of
      * the room the keys leave under the exact bake's error (so that the bones and keys still miss less). */
     if (ok && !asked && !wins) {
