@@ -290,6 +290,9 @@ const char *plush_attach_target_note(const plush_cage_result *res, size_t target
     else if (res->triangles < target)
         snprintf(buf, size, "; under 80%% of the target: the simplifier collapses edges in batches and the "
                  "slivers it leaves are collapsed after it; asked for more it went over the limit");
+    else if (res->wrapped) /* a wrap has one piece and no border: its handles are what a simplifier keeps */
+        snprintf(buf, size, "; over 120%% of the target: the wrap keeps every hole through it (a gap its pieces "
+                 "leave, a ring's middle) and no simplifier closes one (a larger target fits them)");
     else
         snprintf(buf, size, "; over 120%% of the target: the surface keeps its separate pieces and borders (%s)",
                  fix);
