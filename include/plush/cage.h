@@ -67,8 +67,8 @@ typedef struct plush_cage_options {
     float tolerance;              /* reached when triangles <= target * (1 + tolerance); 0: 0.1 */
     bool wrap;                    /* one closed 2-manifold around every piece (plush_cage_wrap), simplified
                                    * toward the target; offset is then the wrap's distance from the source
-                                   * surface (0: 2% of the source's bounding-box diagonal;
-                                   * negative fails) */
+                                   * surface (0: 2% of the source's bounding-box diagonal, widened by half
+                                   * up to three times while no grid reaches the target; negative fails) */
     float cell;                   /* wrap only: the grid's cell size; 0: chosen from the source's area and
                                    * the target (the wrap has some 4-16 times the target's triangles before
                                    * simplification), between offset / 4 and 1.25 * offset (the band has
@@ -94,8 +94,8 @@ typedef struct plush_cage_result {
  * vertices (moved only by the offset).
  * With options->wrap: plush_cage_wrap at options->offset, simplified as above but never by the sloppy
  * simplifier; the result is kept only when it is one closed 2-manifold within the tolerance of the target,
- * else the wrap is remade on a grid 1.25 times coarser (up to eight times, the band kept gap-free). When no
- * grid gives that (a torus cannot have 4 faces), the last grid's wrap is simplified toward 1.25, 1.25^2, ...
+ * else the wrap is remade on a grid 1.25 times coarser (up to eight times, the band kept gap-free), and with
+ * the default offset all that again on a band half as wide again (up to three times). When no grid gives that (a torus cannot have 4 faces), the last grid's wrap is simplified toward 1.25, 1.25^2, ...
  * times the target until the result is one closed piece (at worst the wrap itself), result->reached false;
  * an open cage or one in pieces is never returned. Output vertices are
  * wrap vertices (out->source NULL, out->normals the outward vertex normals); (p1 - p0) x (p2 - p0) points

@@ -195,6 +195,18 @@ static void material_list(const char *const *materials, size_t count, char *buf,
     }
 }
 
+/* The materials asked for have no face to make a cage of; why, after the names. */
+static plush_status no_triangle(const char *const *materials, size_t count, const char *why, plush_diag *diag)
+{
+    char names[512];
+    material_list(materials, count, names, sizeof names);
+    if (count == 0)
+        return plush_diag_fail(diag, PLUSH_E_GEOMETRY, -1, "material", -1,
+                               "no material draws a triangle to make a cage of%s", why);
+    return plush_diag_fail(diag, PLUSH_E_GEOMETRY, -1, "material", -1, "%s %s draw%s no triangle to make a cage of%s",
+                           count > 1 ? "materials" : "material", names, count > 1 ? "" : "s", why);
+}
+
 plush_status plush_attach_make_cage(const plush_pmx_model *model, const char *const *materials, size_t material_count,
                                     size_t triangles, plush_arena *arena, plush_cage_mesh *out,
                                     plush_cage_result *result, plush_attach_details *details, plush_diag *diag)
@@ -209,15 +221,8 @@ plush_status plush_attach_make_cage(const plush_pmx_model *model, const char *co
                                "a cage of %zu triangles was asked for; a proxy has at most %d", triangles,
                                PLUSH_CAGE_MAX_TRIANGLES);
     plush_status st = plush_scene_cage_weld(model, materials, material_count, arena, &skin, diag);
-    if (st == PLUSH_OK && skin.triangle_count == 0) {
-        char names[512];
-        material_list(materials, material_count, names, sizeof names);
-        if (material_count == 0)
-            return plush_diag_fail(diag, PLUSH_E_GEOMETRY, -1, "material", -1,
-                                   "no material draws a triangle to make a cage of");
-        return plush_diag_fail(diag, PLUSH_E_GEOMETRY, -1, "material", -1, "%s %s draw%s no triangle to make a cage of",
-                               material_count > 1 ? "materials" : "material", names, material_count > 1 ? "" : "s");
-    }
+    if (st == PLUSH_OK && skin.triangle_count == 0)
+        return no_triangle(materials, material_count, "", diag);
     if (st == PLUSH_OK)
         st = plush_cage_check(&skin, &topo, diag);
     if (st != PLUSH_OK)
@@ -252,6 +257,9 @@ plush_status plush_attach_make_cage(const plush_pmx_model *model, const char *co
         st = split_details(&skin, small, piece_of, faces_of, edge, arena, details, diag);
     }
     free(piece_of), free(faces_of), free(small);
+    /* faces that all lie on lines (or are slivers, which the simplifier collapses): nothing to simulate */
+    if (st == PLUSH_OK && out->triangle_count == 0)
+        return no_triangle(materials, material_count, ": every face is a line or a sliver", diag);
     return st;
 }
 
@@ -282,6 +290,9 @@ const char *plush_attach_target_note(const plush_cage_result *res, size_t target
     else if (res->triangles < target)
         snprintf(buf, size, "; under 80%% of the target: the simplifier collapses edges in batches and the "
                  "slivers it leaves are collapsed after it; asked for more it went over the limit");
+    else if (res->wrapped) /* a wrap has one piece and no border: its handles are what a simplifier keeps */
+        snprintf(buf, size, "; over 120%% of the target: the wrap keeps every hole through it (a gap its pieces "
+                 "leave, a ring's middle) and no simplifier closes one (a larger target fits them)");
     else
         snprintf(buf, size, "; over 120%% of the target: the surface keeps its separate pieces and borders (%s)",
                  fix);

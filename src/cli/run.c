@@ -435,15 +435,16 @@ static void bar_hints(const run_state *s)
         over = plush_scene_quality_sink_over(s->sinks[i], &measured);
     if (!over)
         return;
-    if (s->source && s->made.part.cage.triangle_count >= 100) {
+    plush_scene_desc desc;
+    plush_scene_get_desc(s->scene, &desc);
+    /* modes bones and direct skin no vertex to the cage: a smaller one changes nothing they show */
+    if (s->source && desc.mode == PLUSH_SCENE_PROXY && s->made.part.cage.triangle_count >= 100) {
         const char *spec = s->job->cage, *colon = strrchr(spec, ':');
         int n = colon ? (int)(colon - spec) : (int)strlen(spec);
         cli_line("  hint            where the surface misses its bar, a cage of half the triangles often meets it: "
                  "--cage %.*s:%zu",
                  n, spec, s->made.part.cage.triangle_count / 2);
     }
-    plush_scene_desc desc;
-    plush_scene_get_desc(s->scene, &desc);
     if (desc.mode == PLUSH_SCENE_PROXY && desc.world.physics_hz > 0 && desc.world.physics_hz < 120)
         cli_line("  hint            a finer physics step often meets it too, at twice the physics' cost and with "
                  "less swing: --physics-hz 120");

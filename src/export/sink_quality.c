@@ -38,6 +38,11 @@ typedef struct quality_sink {
     /* the worst frame of the surface (largest p99.9 strain) and its figures */
     int64_t worst_frame;
     plush_quality_figures worst, worst_cage;
+    /* the frame furthest over the surface bar (its largest figure against that figure's bar) and its figures:
+     * the worst frame above can meet the bar while others miss it (edges squeezed below 2/3, a crease) */
+    int64_t miss_frame;
+    double miss_excess;
+    plush_quality_figures miss, miss_cage;
     double tear;                  /* the largest tear over the frames measured, and its frame */
     int64_t tear_frame;
     uint64_t measured, over;      /* frames measured, and those of them that miss the surface bar */
@@ -120,6 +125,14 @@ static bool frame_over_bar(const quality_sink *q, const plush_quality_figures *f
     return !plush_quality_meets_bar(f) || (q->cage && c->crease_p99 > PLUSH_QUALITY_BAR_CAGE_CREASE_P99);
 }
 
+/* How far a frame lies past the bar: its largest figure over that figure's bar (over 1: it misses). */
+static double bar_excess(const quality_sink *q, const plush_quality_figures *f, const plush_quality_figures *c)
+{
+    double e = fmax(fmax(f->strain_p999 / PLUSH_QUALITY_BAR_STRAIN_P999, f->strain_outside / PLUSH_QUALITY_BAR_OUTSIDE),
+                    f->crease_p99 / PLUSH_QUALITY_BAR_CREASE_P99);
+    return q->cage ? fmax(e, c->crease_p99 / PLUSH_QUALITY_BAR_CAGE_CREASE_P99) : e;
+}
+
 static void keep(quality_sink *q, const quality_slot *in, const plush_quality_figures *f,
                  const plush_quality_figures *c, double crossing)
 {
@@ -134,6 +147,9 @@ static void keep(quality_sink *q, const quality_slot *in, const plush_quality_fi
     }
     if (q->worst_frame < 0 || f->strain_p999 > q->worst.strain_p999)
         q->worst_frame = frame, q->worst = *f, q->worst_cage = *c;
+    double excess = over ? bar_excess(q, f, c) : 0;
+    if (over && (q->miss_frame < 0 || excess > q->miss_excess || excess != excess))
+        q->miss_frame = frame, q->miss_excess = excess, q->miss = *f, q->miss_cage = *c;
     if (q->tear_frame < 0 || f->tear > q->tear || f->tear != f->tear)
         q->tear = f->tear, q->tear_frame = frame;
     if (!q->path)
@@ -275,6 +291,18 @@ static int64_t worst(const quality_sink *q, plush_quality_figures *f, plush_qual
     return frame;
 }
 
+/* The frame furthest over the bar so far (-1: none) and its figures (under the lock while the thread runs). */
+static int64_t furthest_miss(const quality_sink *q, plush_quality_figures *f, plush_quality_figures *c)
+{
+    if (q->sync)
+        pthread_mutex_lock(&q->sync->lock);
+    int64_t frame = q->miss_frame;
+    *f = q->miss, *c = q->miss_cage;
+    if (q->sync)
+        pthread_mutex_unlock(&q->sync->lock);
+    return frame;
+}
+
 /* The crossing edges' largest stretch so far, its frame and the frames beyond 1.5x (under the lock while the
  * thread runs). */
 static void crossing_figures(const quality_sink *q, double *stretch, int64_t *frame, uint64_t *over)
@@ -344,6 +372,16 @@ static int quality_describe(const plush_scene_sink *s, char *buf, size_t size)
         n += over[0] ? snprintf(buf + n, size - (size_t)n, "%llu of %llu frames miss it", (unsigned long long)over[0],
                                 (unsigned long long)over[1])
                      : snprintf(buf + n, size - (size_t)n, "every frame meets it");
+    /* the worst frame shown met the bar: the frame that misses it most, so the figures that miss are seen */
+    plush_quality_figures mf, mc;
+    int64_t miss = furthest_miss(q, &mf, &mc);
+    if (miss >= 0 && !frame_over_bar(q, f, c) && n >= 0 && (size_t)n < size) {
+        n += snprintf(buf + n, size - (size_t)n,
+                      "; furthest over it frame %lld: p99.9 %.3f, %.2f%% of edges beyond 1.5x, 99th percentile crease %.1f deg",
+                      (long long)miss, mf.strain_p999, 100.0 * mf.strain_outside, mf.crease_p99);
+        if (q->cage && n >= 0 && (size_t)n < size)
+            n += snprintf(buf + n, size - (size_t)n, ", the cage's %.1f deg", mc.crease_p99);
+    }
     return n;
 }
 
@@ -510,7 +548,7 @@ static plush_status quality_make(const plush_scene *scene, char *file, plush_sce
     quality_sink *q = calloc(1, sizeof *q);
     if (q) {
         q->base.ops = &quality_ops;
-        q->worst_frame = q->tear_frame = q->crossing_frame = -1;
+        q->worst_frame = q->tear_frame = q->crossing_frame = q->miss_frame = -1;
         q->path = file;
     }
     if (!q || (file && !plush_buf_append(&q->csv, header, sizeof header - 1))) {

@@ -11,7 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { WRAP_ATTEMPTS = 8 };
+/* Grids tried at one band; widenings of a default band (each half as wide again: up to 3.4 times the
+ * default's 2% of the diagonal) when its wrap cannot reach the target. */
+enum { WRAP_ATTEMPTS = 8, WRAP_WIDENINGS = 3 };
 
 static plush_status check_mesh(const plush_cage_mesh *src, plush_diag *diag)
 {
@@ -199,23 +201,35 @@ plush_status plush_cage_wrap_simplify(const plush_cage_mesh *src, const plush_ca
     plush_arena scratch = {0};
     plush_cage_mesh w;
     wrap_best best = {0};
-    st = size_wrap(src, options, &plan, &scratch, &w, diag);
-    /* meshoptimizer may close a handle or fold a thin part on its way to the target: a coarser grid has
-     * less of both */
-    for (int attempt = 0; st == PLUSH_OK && attempt < WRAP_ATTEMPTS; attempt++) {
-        if (attempt > 0) {
-            /* coarser, the offset kept: the band stays gap-free up to a cell of 1.25 offset */
-            double h = plan.h * 1.25;
-            if (h > 1.25 * plan.offset)
-                break;
-            plan.h = h;
-            plush_arena_free(&scratch);
-            if ((st = plush__cage_wrap_grid(src, plan.h, plan.offset, &scratch, &w, diag)) != PLUSH_OK)
+    plush_cage_options o = *options;
+    for (int widen = 0; st == PLUSH_OK; widen++) {
+        st = size_wrap(src, &o, &plan, &scratch, &w, diag);
+        /* meshoptimizer may close a handle or fold a thin part on its way to the target: a coarser grid has
+         * less of both */
+        for (int attempt = 0; st == PLUSH_OK && attempt < WRAP_ATTEMPTS; attempt++) {
+            if (attempt > 0) {
+                /* coarser, the offset kept: the band stays gap-free up to a cell of 1.25 offset */
+                double h = plan.h * 1.25;
+                if (h > 1.25 * plan.offset)
+                    break;
+                plan.h = h;
+                plush_arena_free(&scratch);
+                if ((st = plush__cage_wrap_grid(src, plan.h, plan.offset, &scratch, &w, diag)) != PLUSH_OK)
+                    break;
+            }
+            st = try_target(&w, o.target_triangles, &o, tolerance, &plan, &scratch, &best, diag);
+            if (best.have && best.res.reached)
                 break;
         }
-        st = try_target(&w, options->target_triangles, options, tolerance, &plan, &scratch, &best, diag);
-        if (best.have && best.res.reached)
+        /* Pieces spread in a sheet or a lattice (beads, studs, sequins) whose gaps are wider than twice the
+         * band leave the wrap a net of holes, each a handle no simplification may close: thousands of
+         * triangles where hundreds were asked. A band of the default width (the caller gave none) is widened
+         * by half again, up to WRAP_WIDENINGS times, until the gaps close and the target is reached; a band
+         * the caller chose is kept. */
+        if (st != PLUSH_OK || (best.have && best.res.reached) || options->offset > 0 || widen == WRAP_WIDENINGS)
             break;
+        o.offset = (float)(1.5 * plan.offset);
+        plan_cell(src, &o, &plan);
     }
     /* No grid reached the target in one closed piece (a torus cannot have 4 faces): on the last grid, the
      * smallest count that stays closed, up to the wrap itself (closed by construction). */

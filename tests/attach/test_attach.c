@@ -503,6 +503,36 @@ static void test_bow_tie(void **state)
     plush_pmx_free(m);
 }
 
+/* A material whose faces all lie on lines (a strip folded flat to a line, or an edge drawn as a face) has no
+ * triangle the simplifier keeps: making its cage fails on the material, not later on a "proxy" the user of
+ * run --cage never gave (before, plush_attach_make_cage returned an empty cage and plush_attach refused it). */
+static void test_cage_of_lines(void **state)
+{
+    (void)state;
+    plush_pmx_model *m = mesh_fx_plush();
+    const float line[4][3] = {{0, 1.6f, 0}, {0.5f, 1.6f, 0}, {1, 1.6f, 0}, {1.5f, 1.6f, 0}};
+    uint32_t faces[6] = {0, 1, 2, 1, 2, 3};
+    mesh_fx strip = {4, malloc(sizeof line), 6, faces};
+    assert_non_null(strip.positions);
+    memcpy(strip.positions, line, sizeof line);
+    mesh_fx_add_material(m, "line", &strip, 1);
+    free(strip.positions);
+    const char *const names[] = {"line"};
+    plush_arena arena = {0};
+    plush_cage_mesh cage;
+    plush_cage_result made;
+    plush_diag d = fresh();
+    assert_int_equal(plush_attach_make_cage(m, names, 1, 0, &arena, &cage, &made, NULL, &d), PLUSH_E_GEOMETRY);
+    assert_non_null(d.section);
+    assert_string_equal(d.section, "material");
+    plush_attach_part part;
+    d = fresh();
+    assert_int_equal(plush_attach_part_make(m, names, 1, 0, NULL, 0, &arena, &part, &d), PLUSH_E_GEOMETRY);
+    assert_string_equal(d.section, "material");
+    plush_arena_free(&arena);
+    plush_pmx_free(m);
+}
+
 static void test_attach_errors(void **state)
 {
     (void)state;
@@ -909,6 +939,7 @@ int main(void)
         cmocka_unit_test(test_bending_reach_follows_resolution),
         cmocka_unit_test(test_bow_tie),
         cmocka_unit_test(test_attach_errors),
+        cmocka_unit_test(test_cage_of_lines),
     };
     const struct CMUnitTest alicia_tests[] = {
         cmocka_unit_test(test_alicia_bytes),

@@ -316,6 +316,72 @@ static void test_quality_export(void **state)
     plush_pmx_free(m);
 }
 
+/* The summary's worst frame is the one of the largest p99.9 strain; a run whose frames miss the bar by edges
+ * squeezed below 2/3 (or a crease) alone can have its worst frame meet it. The summary then also names the
+ * frame furthest over the bar and the figures that miss there: a sheet half on a bone that slides toward the
+ * other half by three quarters of a row and back squeezes the row between (p99.9 stays 1), and before the
+ * summary showed only a frame that met the bar beside "N of M frames miss it". */
+static void test_quality_furthest_miss(void **state)
+{
+    (void)state;
+    plush_pmx_model *m = mesh_fx_model(2);
+    m->bones[1].name = pmx_fx_str(m, "half");
+    mesh_fx g = mesh_fx_grid(10, 2.0f); /* rows 0.2 apart */
+    mesh_fx_add_material(m, "sheet", &g, 0);
+    for (size_t v = 0; v < m->vertex_count; v++)
+        if (m->vertices[v].position[0] > 0.01f)
+            m->vertices[v].bones[0] = 1;
+    mesh_fx_free(&g);
+    plush_vmd_motion *v = plush_vmd_create();
+    assert_non_null(v);
+    v->bone_keys = plush_arena_array(plush_vmd_arena(v), 3, sizeof *v->bone_keys);
+    assert_non_null(v->bone_keys);
+    v->bone_key_count = 3;
+    for (int k = 0; k < 3; k++) {
+        plush_vmd_bone_key *key = &v->bone_keys[k];
+        memset(key, 0, sizeof *key);
+        key->name = (plush_str){.s = "half", .len = 4};
+        key->frame = (uint32_t)(5 * k);
+        key->translation[0] = k == 1 ? -0.15f : 0.0f;
+        key->rotation[3] = 1;
+        pmx_fx_linear_curves(key->interpolation);
+    }
+    plush_diag d = pmx_fx_diag();
+    plush_scene *sc = NULL;
+    pmx_fx_ok(plush_scene_create(&(plush_scene_desc){.model = m, .motion = v, .mode = PLUSH_SCENE_BONES,
+                                                     .no_physics = true},
+                                 &sc, &d),
+              &d);
+    plush_scene_sink *sink = NULL;
+    pmx_fx_ok(plush_scene_sink_create(plush_scene_export_find("quality", 7), sc,
+                                      &(plush_scene_output){.dir = cli_tmp_dir(), .stem = "q"}, &sink, &d),
+              &d);
+    plush_scene_run_result r;
+    pmx_fx_ok(plush_scene_run(sc, &(plush_scene_run_options){.frames = 11, .sinks = &sink, .sink_count = 1}, &r, &d),
+              &d);
+    char text[2048];
+    plush_scene_sink_describe(sink, text, sizeof text);
+    print_message("      %s\n", text);
+    int64_t worst = -1;
+    plush_quality_figures wf, wc;
+    assert_true(plush_scene_quality_sink_worst(sink, &worst, &wf, &wc));
+    assert_true(plush_quality_meets_bar(&wf));   /* the worst frame by p99.9 meets the bar */
+    uint64_t measured = 0;
+    assert_true(plush_scene_quality_sink_over(sink, &measured) > 0); /* and frames miss it */
+    const char *far = strstr(text, "; furthest over it frame ");
+    assert_non_null(far);
+    long long frame = -1;
+    double p999 = 0, beyond = 0, crease = 0;
+    assert_int_equal(sscanf(far, "; furthest over it frame %lld: p99.9 %lf, %lf%% of edges beyond 1.5x, 99th percentile "
+                                 "crease %lf deg", &frame, &p999, &beyond, &crease), 4);
+    assert_true(frame >= 3 && frame <= 7); /* a frame of the squeeze (beyond 2/3 from frame 3 to 7) */
+    assert_true(beyond > 100 * 0.005);
+    plush_scene_sink_destroy(sink);
+    plush_scene_destroy(sc);
+    plush_vmd_free(v);
+    plush_pmx_free(m);
+}
+
 /* Every figure of two measures, bit for bit (a NaN volume equals a NaN volume). */
 static void assert_same(const plush_quality_figures *a, const plush_quality_figures *b)
 {
@@ -623,6 +689,7 @@ int main(void)
         cmocka_unit_test(test_layers_tear),
         cmocka_unit_test(test_short_edges_not_measured), cmocka_unit_test(test_two_layers_crease), cmocka_unit_test(test_percentiles_at_most_max),
         cmocka_unit_test(test_quality_export),
+        cmocka_unit_test(test_quality_furthest_miss),
         cmocka_unit_test(test_surface_bar),
         cmocka_unit_test(test_kernels_equal_old),
         cmocka_unit_test(test_thread_equals_inline),
