@@ -48,6 +48,7 @@ struct world_soft {
     float (*normals)[3];          /* TriMesh: unit area-weighted node normals of x; rope: zero */
     float (*scratch_x)[3], (*scratch_v)[3]; /* the state Bullet left after a fixed step, before checking */
     float dt;                     /* the fixed step, as world.c last handed it */
+    float carry_reach;            /* the rest nodes' farthest distance from their centre (< 0: not yet known) */
     /* Faces against the body (world_soft_collide.c): the rigid bodies that follow bones in this soft body's
      * mask, and per body and face the margin kept. */
     float margin;

@@ -1415,6 +1415,70 @@ static void test_cloth_sheet(void **state)
     assert_true(fabs(stiff - fine) < 0.05 * 6.0);   /* the material's shape, not the mesh's */
 }
 
+/* Signed enclosed volume (positive for faces wound outward). */
+static double signed_volume(const float (*x)[3], const uint32_t (*tri)[3], size_t triangles)
+{
+    double v = 0;
+    for (size_t t = 0; t < triangles; t++) {
+        const float *a = x[tri[t][0]], *b = x[tri[t][1]], *c = x[tri[t][2]];
+        v += ((double)a[0] * ((double)b[1] * c[2] - (double)b[2] * c[1]) -
+              (double)a[1] * ((double)b[0] * c[2] - (double)b[2] * c[0]) +
+              (double)a[2] * ((double)b[0] * c[1] - (double)b[1] * c[0])) /
+             6.0;
+    }
+    return v;
+}
+
+/* A closed piece far smaller than its pins' jump in one step (a bead 0.04 across whose pins drop 0.2 in a
+ * frame: five times its size, over a substep each time) is carried along by its pins as a whole, not dragged
+ * through itself: before, the links pulled its free nodes through to the other side and it turned inside out
+ * (volume -0.996 of its rest), and stayed so. */
+static void test_small_piece_jerked_stays_whole(void **state)
+{
+    (void)state;
+    plush_pmx_model *m = mesh_fx_model(1);
+    mesh_fx ico = mesh_fx_icosahedron(0.02f);
+    size_t mat = mesh_fx_add_material(m, "bead", &ico, 0);
+    size_t k = mesh_fx_add_soft_body(m, (int32_t)mat, 0);
+    soft_defaults(&m->soft_bodies[k]);
+    int32_t pins[3] = {0, 1, 2}; /* one face's corners */
+    m->soft_bodies[k].pins = pins;
+    m->soft_bodies[k].pin_count = 3;
+    sim s = sim_new(m, &(plush_world_desc){0});
+    float(*pos)[3] = calloc(m->vertex_count, sizeof *pos);
+    float(*out)[3] = calloc(m->vertex_count, sizeof *out);
+    assert_non_null(pos);
+    assert_non_null(out);
+    const uint32_t(*tri)[3] = (const uint32_t(*)[3])m->indices;
+    size_t faces = m->index_count / 3;
+    double rest = 0;
+    for (size_t v = 0; v < m->vertex_count; v++)
+        memcpy(out[v], m->vertices[v].position, sizeof out[v]);
+    rest = signed_volume((const float(*)[3])out, tri, faces);
+    assert_true(rest > 0);
+    double least = INFINITY;
+    for (int f = 0; f < 40; f++) {
+        float drop = f < 10 ? 0.0f : -0.2f * (float)(f - 9); /* from frame 10 on, 0.2 down a frame */
+        for (size_t v = 0; v < m->vertex_count; v++) {
+            memcpy(pos[v], m->vertices[v].position, sizeof pos[v]);
+            pos[v][1] += drop;
+        }
+        plush_world_set_pins(s.wm, (const float(*)[3])pos);
+        sim_step(&s, FRAME);
+        plush_world_soft_vertices(s.wm, out, NULL);
+        assert_true(mesh_fx_all_finite((const float(*)[3])out, m->vertex_count));
+        double now = signed_volume((const float(*)[3])out, tri, faces) / rest;
+        least = now < least ? now : least;
+    }
+    printf("the bead's volume at least %.3f of its rest\n", least);
+    assert_true(least > 0.5);
+    free(pos);
+    free(out);
+    mesh_fx_free(&ico);
+    plush_world_destroy(s.world);
+    plush_pmx_free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1433,6 +1497,7 @@ int main(void)
         cmocka_unit_test(test_links_held_to_strain_limit),
         cmocka_unit_test(test_pinned_links_held_to_strain_limit),
         cmocka_unit_test(test_three_pins_keep_their_shape),
+        cmocka_unit_test(test_small_piece_jerked_stays_whole),
         cmocka_unit_test(test_numbering_readback_reset),
         cmocka_unit_test(test_deterministic),
         cmocka_unit_test(test_volume_and_pose_matching),
