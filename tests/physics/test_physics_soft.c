@@ -132,8 +132,8 @@ static double dist3(const float a[3], const float b[3])
     return sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
 }
 
-/* Enclosed volume by the divergence theorem (sign of the winding dropped). */
-static double volume(const float (*x)[3], const uint32_t (*tri)[3], size_t triangles)
+/* Enclosed volume by the divergence theorem, signed: positive for faces wound outward. */
+static double signed_volume(const float (*x)[3], const uint32_t (*tri)[3], size_t triangles)
 {
     double v = 0;
     for (size_t t = 0; t < triangles; t++) {
@@ -143,7 +143,13 @@ static double volume(const float (*x)[3], const uint32_t (*tri)[3], size_t trian
               (double)a[2] * ((double)b[0] * c[1] - (double)b[1] * c[0])) /
              6.0;
     }
-    return fabs(v);
+    return v;
+}
+
+/* The same, the sign of the winding dropped. */
+static double volume(const float (*x)[3], const uint32_t (*tri)[3], size_t triangles)
+{
+    return fabs(signed_volume(x, tri, triangles));
 }
 
 static bool all_finite(const float *v, size_t n)
@@ -1413,20 +1419,6 @@ static void test_cloth_sheet(void **state)
     assert_true(stiff > 0.1 && soft > stiff + 0.5); /* it hangs, and a stiffer one less */
     assert_true(soft < 6.0 && fine < 6.0);
     assert_true(fabs(stiff - fine) < 0.05 * 6.0);   /* the material's shape, not the mesh's */
-}
-
-/* Signed enclosed volume (positive for faces wound outward). */
-static double signed_volume(const float (*x)[3], const uint32_t (*tri)[3], size_t triangles)
-{
-    double v = 0;
-    for (size_t t = 0; t < triangles; t++) {
-        const float *a = x[tri[t][0]], *b = x[tri[t][1]], *c = x[tri[t][2]];
-        v += ((double)a[0] * ((double)b[1] * c[2] - (double)b[2] * c[1]) -
-              (double)a[1] * ((double)b[0] * c[2] - (double)b[2] * c[0]) +
-              (double)a[2] * ((double)b[0] * c[1] - (double)b[1] * c[0])) /
-             6.0;
-    }
-    return v;
 }
 
 /* A closed piece far smaller than its pins' jump in one step (a bead 0.04 across whose pins drop 0.2 in a
