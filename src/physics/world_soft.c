@@ -9,6 +9,7 @@
 #include "plush/sys/physics.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -140,6 +141,91 @@ static void carry_with_pins(plush_world_model *wm, world_soft *s, int k, int n, 
         for (int j = 0; j < 3; j++)
             s->v[i][j] = (float)((c1[j] + r[0][j] * o[0] + r[1][j] * o[1] + r[2][j] * o[2] - s->x[i][j]) / dt);
         bc->soft_set_node(s->bc, (uint32_t)i, NULL, s->v[i]);
+    }
+}
+
+/* The signed volume the faces enclose (divergence theorem about the first node, in double). */
+static double signed_volume(const world_soft *s, const float (*x)[3])
+{
+    double v = 0;
+    const float *o = x[0];
+    for (size_t t = 0; t < s->triangle_count; t++) {
+        double p[3][3];
+        for (int c = 0; c < 3; c++)
+            for (int k = 0; k < 3; k++)
+                p[c][k] = (double)x[s->triangles[t][c]][k] - o[k];
+        v += (p[0][0] * (p[1][1] * p[2][2] - p[1][2] * p[2][1]) - p[0][1] * (p[1][0] * p[2][2] - p[1][2] * p[2][0]) +
+              p[0][2] * (p[1][0] * p[2][1] - p[1][1] * p[2][0])) / 6.0;
+    }
+    return v;
+}
+
+/* Whether each edge of the faces is shared by exactly two of them, and the rest volume: once. */
+static void closed_setup(world_soft *s)
+{
+    s->closed = 0;
+    size_t n = 3 * s->triangle_count;
+    plush__edge *e = n ? malloc(n * sizeof *e) : NULL;
+    if (!e)
+        return; /* out of memory: taken as open, nothing repaired */
+    for (size_t t = 0; t < s->triangle_count; t++)
+        for (int k = 0; k < 3; k++) {
+            uint32_t a = s->triangles[t][k], b = s->triangles[t][(k + 1) % 3];
+            e[3 * t + (size_t)k] = (plush__edge){.lo = a < b ? a : b, .hi = a < b ? b : a, .owner = (uint32_t)t};
+        }
+    qsort(e, n, sizeof *e, plush__edge_order);
+    bool closed = true;
+    for (size_t i = 0; closed && i < n;) {
+        size_t j = i;
+        while (j < n && e[j].lo == e[i].lo && e[j].hi == e[i].hi)
+            j++;
+        closed = j - i == 2;
+        i = j;
+    }
+    free(e);
+    s->rest_volume = closed ? signed_volume(s, (const float(*)[3])s->rest) : 0;
+    s->closed = closed && s->rest_volume != 0;
+}
+
+/* A closed piece turned inside out (its volume's sign flipped: a jerk pulled its free nodes through it, or a
+ * contact pushed one side through the other) stays so: its links hold the mirrored shape as well as the
+ * right one. With three pins or more, its free nodes are put back where its rest shape lies carried by the
+ * pins' best rigid motion from rest, at the pins' mean speed. */
+static void repair_inverted(plush_world_model *wm, world_soft *s)
+{
+    if (s->cloth || s->rope || s->pin_count < 3 || s->triangle_count == 0)
+        return;
+    if (s->closed < 0)
+        closed_setup(s);
+    if (!s->closed || !(signed_volume(s, (const float(*)[3])s->x) * s->rest_volume < 0))
+        return;
+    double c0[3] = {0, 0, 0}, c1[3] = {0, 0, 0}, u[3] = {0, 0, 0}, q[4] = {0, 0, 0, 1}, r[3][3], a[3][3] = {{0}};
+    for (size_t i = 0; i < s->pin_count; i++) {
+        uint32_t node = s->pins[i].node;
+        for (int k = 0; k < 3; k++) {
+            c0[k] += s->rest[node][k] / (double)s->pin_count;
+            c1[k] += s->x[node][k] / (double)s->pin_count;
+            u[k] += s->v[node][k] / (double)s->pin_count;
+        }
+    }
+    for (size_t i = 0; i < s->pin_count; i++) {
+        uint32_t node = s->pins[i].node;
+        for (int col = 0; col < 3; col++)
+            for (int row = 0; row < 3; row++)
+                a[col][row] += ((double)s->x[node][row] - c1[row]) * ((double)s->rest[node][col] - c0[col]);
+    }
+    plush__fit_rotation(a, q);
+    plush__quat_to_mat3(q, &r[0][0], 3);
+    const plush_bulletc_api *bc = wm->world->bc;
+    for (size_t i = 0; i < s->node_count; i++) {
+        if (s->pinned[i])
+            continue;
+        double o[3] = {s->rest[i][0] - c0[0], s->rest[i][1] - c0[1], s->rest[i][2] - c0[2]};
+        for (int k = 0; k < 3; k++) {
+            s->x[i][k] = (float)(c1[k] + r[0][k] * o[0] + r[1][k] * o[1] + r[2][k] * o[2]);
+            s->v[i][k] = (float)u[k];
+        }
+        bc->soft_set_node(s->bc, (uint32_t)i, s->x[i], s->v[i]);
     }
 }
 
@@ -324,6 +410,7 @@ void plush__world_soft_after_substep(plush_world_model *wm, int k, int n, uint64
         near_mode_move_bodies(wm, s);
         plush__world_soft_collide(wm, s);
         plush__world_soft_hold_folds(wm, s);
+        repair_inverted(wm, s);
         if (k + 1 >= n) {
             /* Float integration lands within rounding of the target; the step ends exactly on it. */
             for (size_t q = 0; q < s->pin_count; q++) {

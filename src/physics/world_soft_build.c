@@ -401,6 +401,7 @@ plush_status plush__world_soft_add(plush_world_model *wm, plush_diag *diag)
         wm->soft[i].state = PLUSH_SOFT_SKIPPED;
         wm->soft[i].failed_step = -1;
         wm->soft[i].carry_reach = -1;
+        wm->soft[i].closed = -1;
     }
     for (size_t i = 0; i < n; i++) {
         plush_status st = add_one(wm, i, diag);

@@ -49,6 +49,8 @@ struct world_soft {
     float (*scratch_x)[3], (*scratch_v)[3]; /* the state Bullet left after a fixed step, before checking */
     float dt;                     /* the fixed step, as world.c last handed it */
     float carry_reach;            /* the rest nodes' farthest distance from their centre (< 0: not yet known) */
+    int8_t closed;                /* its faces close it (each edge shared by two): 1; 0 not; -1 not yet known */
+    double rest_volume;           /* closed: its signed volume at rest */
     /* Faces against the body (world_soft_collide.c): the rigid bodies that follow bones in this soft body's
      * mask, and per body and face the margin kept. */
     float margin;
