@@ -143,6 +143,28 @@ static void test_choker_and_hair_bodies(void **state)
     luka_part_runs_clean("材質10", "choker", NULL);
 }
 
+/* plush run MODEL --cage CAGE --motion MOTION [--frames FRAMES] --export quality into the temporary folder's
+ * NAME, exit 0 expected: its quality.csv (free it). */
+static char *quality_of_run(const char *model, const char *cage, const char *motion, const char *frames,
+                            const char *name)
+{
+    char out[600], csv_path[700];
+    snprintf(out, sizeof out, "%s/%s", cli_tmp_dir(), name);
+    snprintf(csv_path, sizeof csv_path, "%s/quality.csv", out);
+    cli_result r;
+    if (frames)
+        CLI_RUN(&r, "run", model, "--cage", cage, "--motion", motion, "--frames", frames, "--export", "quality", "-o",
+                out);
+    else
+        CLI_RUN(&r, "run", model, "--cage", cage, "--motion", motion, "--export", "quality", "-o", out);
+    cli_expect_code(&r, 0);
+    size_t n = 0;
+    char *csv = cli_read_all(csv_path, &n);
+    assert_non_null(csv);
+    cli_result_free(&r);
+    return csv;
+}
+
 /* The pmx_tailor character's bob (23 locks, most nearly flat, held by three or four pins at the crown) on the
  * long dance's first 120 frames, with a fast turn at 60-85. Matched to its rest shape turned with all its
  * nodes alike, the locks flew out and up around the head (11% of the hair's size from bone skinning, edges
@@ -157,16 +179,7 @@ static void test_bob_stays_a_bob(void **state)
         print_message("skipped: %s or %s is absent\n", model, LONG_DANCE);
         skip();
     }
-    char out[600], csv_path[700];
-    snprintf(out, sizeof out, "%s/bob", cli_tmp_dir());
-    snprintf(csv_path, sizeof csv_path, "%s/quality.csv", out);
-    cli_result r;
-    CLI_RUN(&r, "run", model, "--cage", "N00_000_Hair_00_HAIR", "--motion", LONG_DANCE, "--frames", "120", "--export",
-            "quality", "-o", out);
-    cli_expect_code(&r, 0);
-    size_t n = 0;
-    char *csv = cli_read_all(csv_path, &n);
-    assert_non_null(csv);
+    char *csv = quality_of_run(model, "N00_000_Hair_00_HAIR", LONG_DANCE, "120", "bob");
     enum { CAP = 1024 };
     static double offset[CAP], outside[CAP];
     size_t rows = characters_column(csv, "soft_offset_share", offset, CAP);
@@ -182,7 +195,6 @@ static void test_bob_stays_a_bob(void **state)
     assert_true(characters_max_of(offset, rows) > 0.01); /* it sways */
     assert_true(over == 0 && characters_max_of(outside, rows) <= 0.005);
     free(csv);
-    cli_result_free(&r);
 }
 
 /* The bob on the short dance, whose motion turns every bone of a chain at once: at the default 60 Hz its locks
@@ -308,15 +320,7 @@ static void test_small_closed_pieces_stay_right_side_out(void **state)
         print_message("skipped: %s or %s is absent\n", luka, jump);
         skip();
     }
-    char out[600], csv_path[700];
-    snprintf(out, sizeof out, "%s/sleeves", cli_tmp_dir());
-    snprintf(csv_path, sizeof csv_path, "%s/quality.csv", out);
-    cli_result r;
-    CLI_RUN(&r, "run", luka, "--cage", "材質7", "--motion", jump, "--export", "quality", "-o", out);
-    cli_expect_code(&r, 0);
-    size_t n = 0;
-    char *csv = cli_read_all(csv_path, &n);
-    assert_non_null(csv);
+    char *csv = quality_of_run(luka, "材質7", jump, NULL, "sleeves");
     enum { CAP = 1024 };
     static double volume[CAP], strain[CAP];
     size_t rows = characters_column(csv, "cage_volume_ratio", volume, CAP);
@@ -330,7 +334,6 @@ static void test_small_closed_pieces_stay_right_side_out(void **state)
     assert_true(least > 0);
     assert_true(characters_max_of(strain, rows) < 2.0);
     free(csv);
-    cli_result_free(&r);
 }
 
 int main(void)
