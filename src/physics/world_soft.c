@@ -144,6 +144,14 @@ static void carry_with_pins(plush_world_model *wm, world_soft *s, int k, int n, 
     }
 }
 
+/* A closed piece is repaired only when its rest volume is over this share of its extent (its box's diagonal)
+ * cubed (a ball's is 0.10, a cube's 0.19; the share Bullet's pressure needs, world_soft_bullet.c: a shell
+ * sealed flat has none, and its volume's sign is noise) and it has turned over this share of that volume
+ * inside out. A bob's thin locks are over it: 03's bob on the long dance, 19 frames over the surface bar
+ * with a share of 0.01 (they were left), 11 with this one. */
+#define CLOSED_VOLUME_SHARE 1e-4
+#define INVERTED_SHARE 0.25
+
 /* The signed volume the faces enclose (divergence theorem about the first node, in double). */
 static double signed_volume(const world_soft *s, const float (*x)[3])
 {
@@ -184,11 +192,18 @@ static void closed_setup(world_soft *s)
     }
     free(e);
     s->rest_volume = closed ? signed_volume(s, (const float(*)[3])s->rest) : 0;
-    s->closed = closed && s->rest_volume != 0;
+    /* with a volume of its own: a closed shell sealed flat has next to none, and its sign is noise */
+    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY}, d2 = 0;
+    for (size_t i = 0; i < s->node_count; i++)
+        for (int k = 0; k < 3; k++)
+            lo[k] = fmin(lo[k], s->rest[i][k]), hi[k] = fmax(hi[k], s->rest[i][k]);
+    for (int k = 0; k < 3; k++)
+        d2 += (hi[k] - lo[k]) * (hi[k] - lo[k]);
+    s->closed = closed && fabs(s->rest_volume) > CLOSED_VOLUME_SHARE * d2 * sqrt(d2);
 }
 
-/* A closed piece turned inside out (its volume's sign flipped: a jerk pulled its free nodes through it, or a
- * contact pushed one side through the other) stays so: its links hold the mirrored shape as well as the
+/* A closed piece turned inside out (its volume the other way round: a jerk pulled its free nodes through it,
+ * or a contact pushed one side through the other) stays so: its links hold the mirrored shape as well as the
  * right one. With three pins or more, its free nodes are put back where its rest shape lies carried by the
  * pins' best rigid motion from rest, at the pins' mean speed. */
 static void repair_inverted(plush_world_model *wm, world_soft *s)
@@ -197,7 +212,8 @@ static void repair_inverted(plush_world_model *wm, world_soft *s)
         return;
     if (s->closed < 0)
         closed_setup(s);
-    if (!s->closed || !(signed_volume(s, (const float(*)[3])s->x) * s->rest_volume < 0))
+    /* inside out: its volume the other way round by a good share of its rest volume, not a flattening */
+    if (!s->closed || !(signed_volume(s, (const float(*)[3])s->x) / s->rest_volume < -INVERTED_SHARE))
         return;
     double c0[3] = {0, 0, 0}, c1[3] = {0, 0, 0}, u[3] = {0, 0, 0}, q[4] = {0, 0, 0, 1}, r[3][3], a[3][3] = {{0}};
     for (size_t i = 0; i < s->pin_count; i++) {
