@@ -99,76 +99,80 @@ static float piece_reach(const world_soft *s)
  * motion that best takes the pins from where the substep starts them to where it ends them (their own
  * motion beside it is dropped). Below that nothing changes: a flap thrown 0.44 of its reach a substep folds
  * as its guards let it (test_folds_held_open), a skirt on a 720 degree/s spin moves an eighth of its. */
+/* The rigid motion that best takes the n points a[i] to b[i]: their centres ca, cb and the rotation r (r[c]
+ * column c); with fewer than three points a translation only. */
+static void best_rigid(const double (*a)[3], const double (*b)[3], size_t n, double ca[3], double cb[3], double r[3][3])
+{
+    double q[4] = {0, 0, 0, 1}, m[3][3] = {{0}};
+    for (int k = 0; k < 3; k++)
+        ca[k] = cb[k] = 0;
+    for (size_t i = 0; i < n; i++)
+        for (int k = 0; k < 3; k++)
+            ca[k] += a[i][k] / (double)n, cb[k] += b[i][k] / (double)n;
+    if (n >= 3) {
+        for (size_t i = 0; i < n; i++)
+            for (int col = 0; col < 3; col++)
+                for (int row = 0; row < 3; row++)
+                    m[col][row] += (b[i][row] - cb[row]) * (a[i][col] - ca[col]);
+        plush__fit_rotation(m, q);
+    }
+    plush__quat_to_mat3(q, &r[0][0], 3);
+}
+
+/* Where the rigid motion (ca, cb, r) takes p. */
+static void carried(const double ca[3], const double cb[3], double r[3][3], const float p[3], double out[3])
+{
+    double o[3] = {p[0] - ca[0], p[1] - ca[1], p[2] - ca[2]};
+    for (int k = 0; k < 3; k++)
+        out[k] = cb[k] + r[0][k] * o[0] + r[1][k] * o[1] + r[2][k] * o[2];
+}
+
 static void carry_with_pins(plush_world_model *wm, world_soft *s, int k, int n, float dt)
 {
     if (s->cloth || s->pin_count == 0 || s->node_count == 0)
         return;
     if (s->carry_reach < 0)
         s->carry_reach = piece_reach(s);
-    double most = 0, c0[3] = {0, 0, 0}, c1[3] = {0, 0, 0};
+    /* the pins' motion this substep is the same for each (their straight paths split evenly): the largest */
+    double most = 0;
     for (size_t q = 0; q < s->pin_count; q++) {
         const soft_pin *p = &s->pins[q];
         double d = 0;
-        for (int j = 0; j < 3; j++) {
-            double a = p->from[j] + ((double)p->to[j] - p->from[j]) * k / n,
-                   b = p->from[j] + ((double)p->to[j] - p->from[j]) * (k + 1) / n;
-            d += (b - a) * (b - a);
-            c0[j] += a / (double)s->pin_count, c1[j] += b / (double)s->pin_count;
-        }
+        for (int j = 0; j < 3; j++)
+            d += ((double)p->to[j] - p->from[j]) * ((double)p->to[j] - p->from[j]);
         most = d > most ? d : most;
     }
-    if (!(sqrt(most) > CARRY_SHARE * s->carry_reach))
+    if (!(sqrt(most) / n > CARRY_SHARE * s->carry_reach))
         return;
-    double q[4] = {0, 0, 0, 1}, r[3][3], a[3][3] = {{0}};
-    if (s->pin_count >= 3) {
-        for (size_t i = 0; i < s->pin_count; i++) {
-            const soft_pin *p = &s->pins[i];
-            for (int col = 0; col < 3; col++)
-                for (int row = 0; row < 3; row++) {
-                    double from = p->from[col] + ((double)p->to[col] - p->from[col]) * k / n - c0[col];
-                    double to = p->from[row] + ((double)p->to[row] - p->from[row]) * (k + 1) / n - c1[row];
-                    a[col][row] += to * from;
-                }
+    double(*ends)[3] = malloc(2 * s->pin_count * sizeof *ends), ca[3], cb[3], r[3][3];
+    if (!ends)
+        return; /* out of memory: the substep goes on as Bullet takes it */
+    for (size_t q = 0; q < s->pin_count; q++)
+        for (int j = 0; j < 3; j++) {
+            const soft_pin *p = &s->pins[q];
+            ends[q][j] = p->from[j] + ((double)p->to[j] - p->from[j]) * k / n;
+            ends[s->pin_count + q][j] = p->from[j] + ((double)p->to[j] - p->from[j]) * (k + 1) / n;
         }
-        plush__fit_rotation(a, q);
-    }
-    plush__quat_to_mat3(q, &r[0][0], 3); /* r[c] is column c */
+    best_rigid((const double(*)[3])ends, (const double(*)[3])ends + s->pin_count, s->pin_count, ca, cb, r);
+    free(ends);
     const plush_bulletc_api *bc = wm->world->bc;
     for (size_t i = 0; i < s->node_count; i++) {
         if (s->pinned[i])
             continue;
-        double o[3] = {s->x[i][0] - c0[0], s->x[i][1] - c0[1], s->x[i][2] - c0[2]};
+        double to[3];
+        carried(ca, cb, r, s->x[i], to);
         for (int j = 0; j < 3; j++)
-            s->v[i][j] = (float)((c1[j] + r[0][j] * o[0] + r[1][j] * o[1] + r[2][j] * o[2] - s->x[i][j]) / dt);
+            s->v[i][j] = (float)((to[j] - s->x[i][j]) / dt);
         bc->soft_set_node(s->bc, (uint32_t)i, NULL, s->v[i]);
     }
 }
 
-/* A closed piece is repaired only when its rest volume is over this share of its extent (its box's diagonal)
- * cubed (a ball's is 0.10, a cube's 0.19; the share Bullet's pressure needs, world_soft_bullet.c: a shell
- * sealed flat has none, and its volume's sign is noise) and it has turned over this share of that volume
- * inside out. A bob's thin locks are over it: 03's bob on the long dance, 19 frames over the surface bar
- * with a share of 0.01 (they were left), 11 with this one. */
-#define CLOSED_VOLUME_SHARE 1e-4
+/* A closed piece turned inside out by more than this share of its rest volume is put back. */
 #define INVERTED_SHARE 0.25
 
-/* The signed volume the faces enclose (divergence theorem about the first node, in double). */
-static double signed_volume(const world_soft *s, const float (*x)[3])
-{
-    double v = 0;
-    const float *o = x[0];
-    for (size_t t = 0; t < s->triangle_count; t++) {
-        double p[3][3];
-        for (int c = 0; c < 3; c++)
-            for (int k = 0; k < 3; k++)
-                p[c][k] = (double)x[s->triangles[t][c]][k] - o[k];
-        v += (p[0][0] * (p[1][1] * p[2][2] - p[1][2] * p[2][1]) - p[0][1] * (p[1][0] * p[2][2] - p[1][2] * p[2][0]) +
-              p[0][2] * (p[1][0] * p[2][1] - p[1][1] * p[2][0])) / 6.0;
-    }
-    return v;
-}
-
-/* Whether each edge of the faces is shared by exactly two of them, and the rest volume: once. */
+/* Whether each edge of the faces is shared by exactly two of them and the rest mesh encloses a volume of its
+ * own (as Bullet's pressure asks: a shell sealed flat has next to none, and its sign is noise), and the rest
+ * volume: once. */
 static void closed_setup(world_soft *s)
 {
     s->closed = 0;
@@ -191,56 +195,48 @@ static void closed_setup(world_soft *s)
         i = j;
     }
     free(e);
-    s->rest_volume = closed ? signed_volume(s, (const float(*)[3])s->rest) : 0;
-    /* with a volume of its own: a closed shell sealed flat has next to none, and its sign is noise */
-    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY}, d2 = 0;
-    for (size_t i = 0; i < s->node_count; i++)
-        for (int k = 0; k < 3; k++)
-            lo[k] = fmin(lo[k], s->rest[i][k]), hi[k] = fmax(hi[k], s->rest[i][k]);
-    for (int k = 0; k < 3; k++)
-        d2 += (hi[k] - lo[k]) * (hi[k] - lo[k]);
-    s->closed = closed && fabs(s->rest_volume) > CLOSED_VOLUME_SHARE * d2 * sqrt(d2);
+    const double origin[3] = {s->rest[0][0], s->rest[0][1], s->rest[0][2]};
+    s->rest_volume = closed ? plush__world_soft_volume(s, (const float(*)[3])s->rest, origin) : 0;
+    s->closed = closed && plush__world_soft_encloses(s);
 }
 
 /* A closed piece turned inside out (its volume the other way round: a jerk pulled its free nodes through it,
  * or a contact pushed one side through the other) stays so: its links hold the mirrored shape as well as the
  * right one. With three pins or more, its free nodes are put back where its rest shape lies carried by the
- * pins' best rigid motion from rest, at the pins' mean speed. */
+ * pins' best rigid motion from rest, at the pins' mean speed. 03's bob, whose thin locks are closed pieces:
+ * 11 frames of the long dance over the surface bar where 26. */
 static void repair_inverted(plush_world_model *wm, world_soft *s)
 {
     if (s->cloth || s->rope || s->pin_count < 3 || s->triangle_count == 0)
         return;
     if (s->closed < 0)
         closed_setup(s);
-    /* inside out: its volume the other way round by a good share of its rest volume, not a flattening */
-    if (!s->closed || !(signed_volume(s, (const float(*)[3])s->x) / s->rest_volume < -INVERTED_SHARE))
+    if (!s->closed)
         return;
-    double c0[3] = {0, 0, 0}, c1[3] = {0, 0, 0}, u[3] = {0, 0, 0}, q[4] = {0, 0, 0, 1}, r[3][3], a[3][3] = {{0}};
-    for (size_t i = 0; i < s->pin_count; i++) {
-        uint32_t node = s->pins[i].node;
+    const double origin[3] = {s->x[0][0], s->x[0][1], s->x[0][2]};
+    if (!(plush__world_soft_volume(s, (const float(*)[3])s->x, origin) / s->rest_volume < -INVERTED_SHARE))
+        return;
+    double(*ends)[3] = malloc(2 * s->pin_count * sizeof *ends), ca[3], cb[3], r[3][3], u[3] = {0, 0, 0};
+    if (!ends)
+        return;
+    for (size_t q = 0; q < s->pin_count; q++) {
+        uint32_t node = s->pins[q].node;
         for (int k = 0; k < 3; k++) {
-            c0[k] += s->rest[node][k] / (double)s->pin_count;
-            c1[k] += s->x[node][k] / (double)s->pin_count;
+            ends[q][k] = s->rest[node][k];
+            ends[s->pin_count + q][k] = s->x[node][k];
             u[k] += s->v[node][k] / (double)s->pin_count;
         }
     }
-    for (size_t i = 0; i < s->pin_count; i++) {
-        uint32_t node = s->pins[i].node;
-        for (int col = 0; col < 3; col++)
-            for (int row = 0; row < 3; row++)
-                a[col][row] += ((double)s->x[node][row] - c1[row]) * ((double)s->rest[node][col] - c0[col]);
-    }
-    plush__fit_rotation(a, q);
-    plush__quat_to_mat3(q, &r[0][0], 3);
+    best_rigid((const double(*)[3])ends, (const double(*)[3])ends + s->pin_count, s->pin_count, ca, cb, r);
+    free(ends);
     const plush_bulletc_api *bc = wm->world->bc;
     for (size_t i = 0; i < s->node_count; i++) {
         if (s->pinned[i])
             continue;
-        double o[3] = {s->rest[i][0] - c0[0], s->rest[i][1] - c0[1], s->rest[i][2] - c0[2]};
-        for (int k = 0; k < 3; k++) {
-            s->x[i][k] = (float)(c1[k] + r[0][k] * o[0] + r[1][k] * o[1] + r[2][k] * o[2]);
-            s->v[i][k] = (float)u[k];
-        }
+        double to[3];
+        carried(ca, cb, r, s->rest[i], to);
+        for (int k = 0; k < 3; k++)
+            s->x[i][k] = (float)to[k], s->v[i][k] = (float)u[k];
         bc->soft_set_node(s->bc, (uint32_t)i, s->x[i], s->v[i]);
     }
 }

@@ -80,10 +80,24 @@ static int iterations(int32_t n, bool *repaired)
     return (int)n;
 }
 
-/* Whether the rest mesh encloses a volume Bullet's pressure can divide by: |V| (divergence theorem about
- * the centroid, in double) above 1e-4 of the largest extent cubed (a sphere has 0.52). A rope, a flat or open-and-nearly-flat
- * cloth has none: Bullet's kPR force is kPR / V times each node's area, infinite or NaN at step 0. */
-static bool encloses_volume(const world_soft *s)
+double plush__world_soft_volume(const world_soft *s, const float (*x)[3], const double origin[3])
+{
+    double v = 0;
+    for (size_t t = 0; t < s->triangle_count; t++) {
+        double p[3][3];
+        for (int i = 0; i < 3; i++)
+            for (int k = 0; k < 3; k++)
+                p[i][k] = x[s->triangles[t][i]][k] - origin[k];
+        v += (p[0][0] * (p[1][1] * p[2][2] - p[1][2] * p[2][1]) - p[0][1] * (p[1][0] * p[2][2] - p[1][2] * p[2][0]) +
+              p[0][2] * (p[1][0] * p[2][1] - p[1][1] * p[2][0])) / 6.0;
+    }
+    return v;
+}
+
+/* Whether the rest mesh encloses a volume Bullet's pressure can divide by: |V| (about the centroid, in double)
+ * above 1e-4 of the largest extent cubed (a sphere has 0.52). A rope, a flat or open-and-nearly-flat cloth has
+ * none: Bullet's kPR force is kPR / V times each node's area, infinite or NaN at step 0. */
+bool plush__world_soft_encloses(const world_soft *s)
 {
     if (!s->triangle_count || !s->node_count)
         return false;
@@ -96,15 +110,7 @@ static bool encloses_volume(const world_soft *s)
             hi[k] = fmax(hi[k], s->rest[n][k]);
             mid[k] += s->rest[n][k] / (double)s->node_count;
         }
-    double v = 0;
-    for (size_t t = 0; t < s->triangle_count; t++) {
-        double p[3][3];
-        for (int i = 0; i < 3; i++)
-            for (int k = 0; k < 3; k++)
-                p[i][k] = s->rest[s->triangles[t][i]][k] - mid[k];
-        v += (p[0][0] * (p[1][1] * p[2][2] - p[1][2] * p[2][1]) - p[0][1] * (p[1][0] * p[2][2] - p[1][2] * p[2][0]) +
-              p[0][2] * (p[1][0] * p[2][1] - p[1][1] * p[2][0])) / 6.0;
-    }
+    double v = plush__world_soft_volume(s, (const float(*)[3])s->rest, mid);
     double d = fmax(hi[0] - lo[0], fmax(hi[1] - lo[1], hi[2] - lo[2]));
     return fabs(v) > 1e-4 * d * d * d;
 }
@@ -139,7 +145,7 @@ static void fill_config(soft_ctx *c, bc_soft_config *out)
     if (list[0])
         plush_diag_warn(c->diag, -1, "soft body", (int64_t)c->index,
                         "\"%s\": config outside Bullet's range, clamped: %s", c->name, list);
-    if (out->kPR != 0 && !encloses_volume(c->s)) {
+    if (out->kPR != 0 && !plush__world_soft_encloses(c->s)) {
         plush_diag_warn(c->diag, -1, "soft body", (int64_t)c->index,
                         "\"%s\": pressure (PR %g) needs a closed volume and this %s encloses none: PR 0 used",
                         c->name, (double)out->kPR, c->sb->shape == PLUSH_PMX_SOFT_ROPE ? "rope" : "mesh");

@@ -156,5 +156,10 @@ void plush__world_soft_cloth_step(plush_world_model *wm, world_soft *s, int k, i
 
 /* Area-weighted unit node normals of s->x into s->normals (zero for a rope or a node without area). */
 void plush__world_soft_update_normals(world_soft *s);
+/* The signed volume the faces enclose at x, by the divergence theorem about origin (any origin, for a closed
+ * mesh), in double. */
+double plush__world_soft_volume(const world_soft *s, const float (*x)[3], const double origin[3]);
+/* Whether the rest mesh encloses a volume (over 1e-4 of its largest extent cubed; world_soft_bullet.c). */
+bool plush__world_soft_encloses(const world_soft *s);
 
 #endif
