@@ -232,6 +232,176 @@ void plush__bake_tracks_get(const plush_scene_bake *b, plush__bake_tracks *out)
         .tolerance = fit && b->tolerance > 0 ? 0.5 * b->tolerance : b->tolerance};
 }
 
+/* ---- the RMS guard ---------------------------------------------------------------------------------
+ *
+ * The budget's tolerance bounds every vertex's miss; where it had to be raised past the one asked, many
+ * tracks can miss by nearly that much at the same frame (a fast turn of the whole part), and the frame's RMS
+ * over the model follows them. A vertex moves as a blend of its bones (weights w summing to at most one), so
+ * its miss squared is at most the blend of its bones' misses squared (Jensen), and a bone whose pivot misses
+ * by m and whose turn by 2 sin(phi / 2) = s moves a vertex at distance r from the pivot by at most m + s r.
+ * Summed over the vertices, bone i adds at most W m^2 + 2 A m s + B s^2 to a frame's sum of squares, with W,
+ * A, B its vertices' weights times 1, r, r^2; the frame's RMS over the baked model's N vertices is at most
+ * the square root of the sum over N. The guard keys, at each frame where that bound passes the tolerance
+ * asked (the keys' share of it), the tracks adding most there, until it holds; a key changes the segments
+ * either side, so it looks again, up to GUARD_PASSES times. The physics' keys (--bake-physics) are chains,
+ * and left out of it. */
+enum { GUARD_PASSES = 4, GUARD_TOLERANCES = 8 };
+/* The tolerances the guard tries: the budget's times GUARD_STEP^k. */
+#define GUARD_STEP 1.1
+/* A player's bars weigh a frame's RMS and its worst vertex as 0.2% and 1% of the model's height: a raised
+ * worst vertex counts a fifth of an RMS as far over the tolerance. */
+#define RMS_WEIGHT 5.0
+
+typedef struct rms_guard {
+    const plush_scene_bake *b;
+    const plush__bake_tracks *t;
+    double (*moment)[3];  /* per bone: W, A, B */
+    double most;          /* a frame's sum of squares at most: the target squared times the vertices */
+    double vertices;      /* the baked model's vertices (the RMS is over them) */
+    bool *forced;         /* bones * frame_count, bone-major: keys the guard adds */
+    bool *before;         /* the same before the last pass added to it */
+    float *share;         /* bones * frame_count: each bone's part of each frame's sum */
+    float *move, *turn;   /* frame_count */
+    double *sum;          /* frame_count */
+    struct guard_pick { float share; uint32_t bone; } *order; /* bones: scratch, the largest share first */
+    struct guard_pick *frame_order;                            /* frame_count: scratch, the frames over */
+    size_t added;         /* keys forced by the last run */
+    double worst;         /* the worst frame's RMS bound after it */
+} rms_guard;
+
+static void guard_free(rms_guard *g)
+{
+    free(g->moment), free(g->forced), free(g->before), free(g->share), free(g->move), free(g->turn), free(g->sum), free(g->order);
+    free(g->frame_order);
+    memset(g, 0, sizeof *g);
+}
+
+/* false when out of memory or nothing to guard (the guard is then left out: the keys as the tolerance has them) */
+static bool guard_init(rms_guard *g, const plush_scene_bake *b, const plush__bake_tracks *t, double target)
+{
+    memset(g, 0, sizeof *g);
+    const plush_scene_binding *sb = b->binding;
+    const plush_pmx_model *m = sb->model;
+    size_t F = b->frame_count, n = t->bones;
+    if (!n || F < 3 || !(target > 0))
+        return false;
+    plush_arena arena = {0};
+    int32_t *map = NULL;
+    size_t kept = 0;
+    plush_diag quiet = {0};
+    plush_status st = plush__bake_keep_vertices(m, sb->proxy.soft_material, &arena, &map, &kept, &quiet);
+    plush_arena_free(&arena);
+    if (st != PLUSH_OK || !kept || n > SIZE_MAX / F)
+        return false;
+    g->b = b, g->t = t;
+    g->vertices = (double)kept;
+    g->most = target * target * g->vertices;
+    g->moment = calloc(n, sizeof *g->moment);
+    g->forced = calloc(n * F, sizeof *g->forced);
+    g->before = malloc(n * F * sizeof *g->before);
+    g->share = malloc(n * F * sizeof *g->share);
+    g->move = malloc(F * sizeof *g->move), g->turn = malloc(F * sizeof *g->turn);
+    g->sum = malloc(F * sizeof *g->sum), g->order = malloc(n * sizeof *g->order);
+    g->frame_order = malloc(F * sizeof *g->frame_order);
+    if (!g->moment || !g->forced || !g->before || !g->share || !g->move || !g->turn || !g->sum || !g->order || !g->frame_order) {
+        guard_free(g);
+        return false;
+    }
+    const plush__bake_fit *fit = b->fit;
+    for (size_t row = 0; row < sb->vertex_count; row++) {
+        const float *p = m->vertices[sb->vertices[row]].position;
+        double s = sb->binding->proxy_share ? sb->binding->proxy_share[row] : 1.0;
+        for (int k = 0; k < 4 && k < PLUSH_PROXY_INFLUENCES; k++) {
+            int32_t i = fit ? fit->bone[row][k] : sb->binding->triangles[row][k];
+            double w = (fit ? fit->weight[row][k] : sb->binding->weights[row][k]) * s;
+            if (i < 0 || (size_t)i >= n || !(w > 0))
+                continue;
+            const float *c = t->pivot[i];
+            double dx = (double)p[0] - c[0], dy = (double)p[1] - c[1], dz = (double)p[2] - c[2];
+            double r2 = dx * dx + dy * dy + dz * dz;
+            g->moment[i][0] += w, g->moment[i][1] += w * sqrt(r2), g->moment[i][2] += w * r2;
+        }
+    }
+    return true;
+}
+
+static int by_share(const void *a, const void *b)
+{
+    const struct guard_pick *x = a, *y = b;
+    if (x->share != y->share)
+        return x->share < y->share ? 1 : -1; /* the largest first */
+    return (x->bone > y->bone) - (x->bone < y->bone);
+}
+
+/* The tracks' keys at tol with the guard's added (forced marks them), at most cap keys in all: the frames
+ * furthest over first. keep and curves are scratch. */
+static size_t guard_run(rms_guard *g, double tol, size_t cap, bool *keep, uint8_t (*curves)[4][4])
+{
+    const plush_scene_bake *b = g->b;
+    const plush__bake_tracks *t = g->t;
+    size_t F = b->frame_count, n = t->bones, total = 0, last = 0;
+    memset(g->forced, 0, n * F * sizeof *g->forced);
+    g->added = 0;
+    for (int pass = 0;; pass++) {
+        total = 0;
+        for (size_t f = 0; f < F; f++)
+            g->sum[f] = 0;
+        for (size_t i = 0; i < n; i++) {
+            total += plush__bake_reduce_track_forced(t->keys + i, n, b->frames, F, t->reach[i], tol, g->forced + i * F,
+                                                     keep, curves);
+            plush__bake_track_misses(t->keys + i, n, b->frames, F, keep, (const uint8_t(*)[4][4])curves, g->move,
+                                     g->turn);
+            const double *mo = g->moment[i];
+            for (size_t f = 0; f < F; f++) {
+                double mv = g->move[f], tn = g->turn[f];
+                double c = mo[0] * mv * mv + 2 * mo[1] * mv * tn + mo[2] * tn * tn;
+                g->share[f * n + i] = (float)c;
+                g->sum[f] += c;
+            }
+        }
+        if (pass > 0 && total > cap) {
+            /* the keys a pass added moved others past the cap: back to the pass before (its figures again) */
+            memcpy(g->forced, g->before, n * F * sizeof *g->forced);
+            g->added -= last;
+            cap = SIZE_MAX, pass = GUARD_PASSES - 1; /* one more reduction, no more keys */
+            continue;
+        }
+        if (pass >= GUARD_PASSES || total >= cap)
+            break;
+        /* the frames over the bound, furthest first (frame numbers in order, as picks) */
+        size_t over = 0;
+        for (size_t f = 0; f < F; f++)
+            if (g->sum[f] > g->most)
+                g->frame_order[over++] = (struct guard_pick){(float)g->sum[f], (uint32_t)f};
+        qsort(g->frame_order, over, sizeof *g->frame_order, by_share);
+        memcpy(g->before, g->forced, n * F * sizeof *g->before);
+        size_t added = 0, room = cap - total;
+        for (size_t o = 0; o < over && added < room; o++) {
+            size_t f = g->frame_order[o].bone;
+            for (size_t i = 0; i < n; i++)
+                g->order[i] = (struct guard_pick){g->share[f * n + i], (uint32_t)i};
+            qsort(g->order, n, sizeof *g->order, by_share);
+            double sum = g->sum[f];
+            for (size_t k = 0; k < n && sum > g->most && added < room; k++) {
+                uint32_t i = g->order[k].bone;
+                if (!(g->order[k].share > 0))
+                    break;
+                sum -= g->order[k].share;
+                if (!g->forced[i * F + f])
+                    g->forced[i * F + f] = true, added++;
+            }
+        }
+        if (!added)
+            break;
+        g->added += added, last = added;
+    }
+    double worst = 0;
+    for (size_t f = 0; f < F; f++)
+        worst = fmax(worst, g->sum[f]);
+    g->worst = sqrt(worst / g->vertices);
+    return total;
+}
+
 /* Bone keys the tracks and the physics keep at the keys' tolerance tol, curves fitted as the motion writes
  * them (the same reduction, so the count is the written one). keep and curves have frame_count entries. */
 static size_t keys_needed(const plush_scene_bake *b, const plush__bake_tracks *t, double tol, bool *keep,
@@ -343,12 +513,14 @@ size_t plush__bake_need_sampled(const plush_scene_bake *b, double tol, size_t tr
 /* Appends the tracks' kept keys to v at the keys' tolerance tol (curves fitted), then the physics keys. */
 static plush_status write_tracks(const plush_scene_bake *b, const plush__bake_tracks *t, const plush_str *names,
                                  double tol, size_t room, plush_vmd_motion *v, bool *keep, uint8_t (*curves)[4][4],
-                                 plush_diag *diag)
+                                 const bool *forced, plush_diag *diag)
 {
     size_t k = v->bone_key_count;
-    /* track by track: the keys interpolation cannot stand for (every key when the tolerance is negative) */
+    /* track by track: the keys interpolation cannot stand for (every key when the tolerance is negative), and
+     * those the RMS guard adds (forced, bone-major; NULL: none) */
     for (size_t i = 0; i < t->bones; i++) {
-        plush__bake_reduce_track(t->keys + i, t->bones, b->frames, b->frame_count, t->reach[i], tol, keep, curves);
+        plush__bake_reduce_track_forced(t->keys + i, t->bones, b->frames, b->frame_count, t->reach[i], tol,
+                                        forced ? forced + i * b->frame_count : NULL, keep, curves);
         for (size_t f = 0; f < b->frame_count; f++) {
             if (!keep[f])
                 continue;
@@ -440,14 +612,54 @@ plush_status plush__bake_motion(const plush_scene_bake *b, plush__bake_plan *pla
     plan->budget = b->key_budget;
     /* written at the tolerance first; only keys over the budget search for the one that fits (each count is a
      * whole reduction, so a motion within the budget is reduced once) */
-    plush_status st = write_tracks(b, &tracks, names, tol, own + baked + physics, v, keep, curves, diag);
+    plush_status st = write_tracks(b, &tracks, names, tol, own + baked + physics, v, keep, curves, NULL, diag);
     if (st == PLUSH_OK && room != SIZE_MAX && v->bone_key_count - held > room) {
         double base = tolerance > 0 ? tolerance : 1e-3 * plush_pmx_height(m);
         double bt = base > 0 ? budget_tolerance(b, &tracks, base, room, keep, curves) : 0;
         if (b->budget_first && tolerance > 0 && bt > 0) {
             tol = bt, plan->budget_limited = true;
+            /* the worst vertex gives; the RMS over the model is held to the tolerance asked where the room
+             * allows: the guard at the budget's tolerance, then at tolerances a tenth apart above it (fewer keys
+             * each, more room for the guard's), the first that holds it; when none does, the one whose RMS and
+             * worst vertex miss least as a player's bars weigh them (RMS_WEIGHT) */
+            rms_guard guard;
+            bool guarded = guard_init(&guard, b, &tracks, tolerance);
+            bool *best = guarded ? malloc(tracks.bones * b->frame_count * sizeof *best) : NULL;
+            double best_score = INFINITY, best_tol = tol, best_rms = 0;
+            size_t best_added = 0;
+            if (best) { /* the bound with no key added, for the summary */
+                guard_run(&guard, bt, 0, keep, curves);
+                plan->unguarded_rms = guard.worst;
+            }
+            for (int k = 0; best && k <= GUARD_TOLERANCES; k++) {
+                double at = bt * pow(GUARD_STEP, k);
+                size_t phys = plush__bake_physics_key_need(b, at, keep, curves);
+                if (phys >= room)
+                    break;
+                size_t got = guard_run(&guard, at, room - phys, keep, curves);
+                double score = fmax(guard.worst / tolerance, at / (RMS_WEIGHT * tolerance));
+                if (got > room - phys || !(score < best_score))
+                    continue;
+                best_score = score, best_tol = at, best_rms = guard.worst, best_added = guard.added;
+                memcpy(best, guard.forced, tracks.bones * b->frame_count * sizeof *best);
+                if (guard.worst <= tolerance)
+                    break;
+            }
+            if (best && isfinite(best_score)) {
+                tol = best_tol;
+                memcpy(guard.forced, best, tracks.bones * b->frame_count * sizeof *best);
+                plan->guard_keys = best_added;
+                plan->guard_rms = best_rms;
+            } else if (guarded) {
+                guard_free(&guard);
+                guarded = false;
+            }
+            free(best);
             v->bone_key_count = held;
-            st = write_tracks(b, &tracks, names, tol, own + baked + physics, v, keep, curves, diag);
+            st = write_tracks(b, &tracks, names, tol, own + baked + physics, v, keep, curves,
+                              guarded ? guard.forced : NULL, diag);
+            if (guarded)
+                guard_free(&guard);
         } else {
             plan->budget_error = bt > 0 ? bt + share : 0;
         }
@@ -530,7 +742,8 @@ plush_status plush_scene_bake_write_with(const plush_scene_bake *b, const char *
             .fit_seconds = b->fit ? b->fit->seconds : 0, .physics_bones = b->physics ? b->physics_bone_count : 0,
             .physics_bodies = b->physics ? b->physics_body_count : 0, .physics_renamed = b->physics_renamed,
             .error = plan.error, .budget_limited = plan.budget_limited, .key_budget = plan.budget,
-            .over_budget = plan.over, .budget_error = plan.budget_error};
+            .over_budget = plan.over, .budget_error = plan.budget_error,
+            .rms_keys = plan.guard_keys, .rms_bound = plan.guard_rms};
     plush_file_set_destroy(set);
     if (st == PLUSH_OK && diag)
         diag->file = file;

@@ -81,6 +81,15 @@ struct plush_scene_bake {
  * number kept. */
 size_t plush__bake_reduce_track(const float (*keys)[7], size_t stride, const uint32_t *frames, size_t count,
                                 double reach, double tolerance, bool *keep, uint8_t (*curves)[4][4]);
+/* The same with a key at every frame forced marks (NULL: none): no segment passes one. */
+size_t plush__bake_reduce_track_forced(const float (*keys)[7], size_t stride, const uint32_t *frames, size_t count,
+                                       double reach, double tolerance, const bool *forced, bool *keep,
+                                       uint8_t (*curves)[4][4]);
+/* Per recorded frame, how far a track reduced to keep (curves as the reduction fitted them, NULL: straight) lies
+ * off the recorded keys: its pivot's miss into move and 2 sin(phi / 2) of its turn's into turn (0 at kept keys):
+ * a vertex at distance r from the pivot lies at most move + turn r off. */
+void plush__bake_track_misses(const float (*keys)[7], size_t stride, const uint32_t *frames, size_t count,
+                              const bool *keep, const uint8_t (*curves)[4][4], float *move, float *turn);
 
 /* The least x from x0 up with keys(ctx, x) <= room, for a count that falls as x grows (a tolerance, a
  * factor on tolerances): doubling until it fits (at most `doublings` times, else 0), then `halvings`
@@ -112,6 +121,9 @@ void plush__bake_tracks_get(const struct plush_scene_bake *b, plush__bake_tracks
 typedef struct plush__bake_plan {
     double key_tolerance, error;
     bool budget_limited;
+    size_t guard_keys;           /* keys the RMS guard added (budget_limited) */
+    double guard_rms;            /* the bound it kept the tracks' RMS over the model within (0: no guard) */
+    double unguarded_rms;        /* the same bound at the budget's tolerance with no key added */
     size_t budget, over;
     double budget_error;
 } plush__bake_plan;

@@ -25,10 +25,11 @@
 
 static const uint8_t straight[4] = {20, 20, 107, 107};
 
-/* The bound above between the key interpolated from a to b at time share u (shaped by the curves cv when
- * not NULL) and the recorded key k. */
-static double key_miss(const float a[7], const float b[7], double u, const float k[7], double reach,
-                       const uint8_t (*cv)[4])
+/* Between the key interpolated from a to b at time share u (shaped by the curves cv when not NULL) and the
+ * recorded key k: how far the pivot lies off (*move) and 2 sin(phi / 2) of the turn between them (*turn),
+ * what a vertex at distance r from the pivot is moved by at most per unit of r. */
+static void key_miss_parts(const float a[7], const float b[7], double u, const float k[7], const uint8_t (*cv)[4],
+                           double *move, double *turn)
 {
     double qa[4] = {a[3], a[4], a[5], a[6]}, qb[4] = {b[3], b[4], b[5], b[6]}, q[4], share[4] = {u, u, u, u};
     for (int c = 0; cv && c < 4; c++)
@@ -44,8 +45,19 @@ static double key_miss(const float a[7], const float b[7], double u, const float
         qn += (double)k[3 + c] * k[3 + c];
     }
     dot = qn > 0 ? dot / sqrt(qn) : 1.0;
-    double turn = 1.0 - dot * dot;
-    return sqrt(moved) + 2.0 * sqrt(turn > 0 ? turn : 0) * reach;
+    double t = 1.0 - dot * dot;
+    *move = sqrt(moved);
+    *turn = 2.0 * sqrt(t > 0 ? t : 0);
+}
+
+/* The bound above between the key interpolated from a to b at time share u (shaped by the curves cv when
+ * not NULL) and the recorded key k. */
+static double key_miss(const float a[7], const float b[7], double u, const float k[7], double reach,
+                       const uint8_t (*cv)[4])
+{
+    double move, turn;
+    key_miss_parts(a, b, u, k, cv, &move, &turn);
+    return move + turn * reach;
 }
 
 /* Keys a .. b stand for every key between them (shaped by cv when not NULL). */
@@ -147,6 +159,13 @@ static bool segment_fits(const float (*keys)[7], size_t stride, const uint32_t *
 size_t plush__bake_reduce_track(const float (*keys)[7], size_t stride, const uint32_t *frames, size_t count,
                                 double reach, double tolerance, bool *keep, uint8_t (*curves)[4][4])
 {
+    return plush__bake_reduce_track_forced(keys, stride, frames, count, reach, tolerance, NULL, keep, curves);
+}
+
+size_t plush__bake_reduce_track_forced(const float (*keys)[7], size_t stride, const uint32_t *frames, size_t count,
+                                       double reach, double tolerance, const bool *forced, bool *keep,
+                                       uint8_t (*curves)[4][4])
+{
     if (!count)
         return 0;
     for (size_t f = 0; f < count; f++) {
@@ -165,12 +184,18 @@ size_t plush__bake_reduce_track(const float (*keys)[7], size_t stride, const uin
     /* From each kept key, the farthest key the segment reaches: doubling steps until one misses, then
      * halving between the last that fits and the first that does not. Every segment written is checked
      * at each recorded frame it spans, so the search's guess never costs accuracy, only keys. */
+    size_t next = 0; /* the first forced key after a (count - 1 when none) */
     for (size_t a = 0; a + 1 < count;) {
-        size_t good = a + 1, bad = count;
+        if (next <= a)
+            for (next = a + 1; forced && next < count - 1 && !forced[next]; next++)
+                ;
+        if (!forced || next > count - 1)
+            next = count - 1;
+        size_t last = next, good = a + 1, bad = last + 1;
         for (int c = 0; c < 4; c++)
             memcpy(fits[c], straight, 4); /* good = a + 1: nothing between */
         for (size_t step = 2;; step *= 2) {
-            size_t b = a + step < count ? a + step : count - 1;
+            size_t b = a + step < last ? a + step : last;
             if (b <= good)
                 break;
             if (!segment_fits(keys, stride, frames, a, b, reach, tolerance, curved, x, y, cv)) {
@@ -179,7 +204,7 @@ size_t plush__bake_reduce_track(const float (*keys)[7], size_t stride, const uin
             }
             good = b;
             memcpy(fits, cv, sizeof fits);
-            if (b == count - 1)
+            if (b == last)
                 break;
         }
         while (bad - good > 1) {
@@ -202,6 +227,24 @@ size_t plush__bake_reduce_track(const float (*keys)[7], size_t stride, const uin
     return kept;
 }
 
+
+void plush__bake_track_misses(const float (*keys)[7], size_t stride, const uint32_t *frames, size_t count,
+                              const bool *keep, const uint8_t (*curves)[4][4], float *move, float *turn)
+{
+    for (size_t f = 0; f < count; f++)
+        move[f] = turn[f] = 0;
+    for (size_t a = 0, b; a + 1 < count; a = b) {
+        for (b = a + 1; b < count - 1 && !keep[b]; b++)
+            ;
+        double span = (double)frames[b] - frames[a];
+        for (size_t f = a + 1; f < b; f++) {
+            double m, t;
+            key_miss_parts(keys[a * stride], keys[b * stride], ((double)frames[f] - frames[a]) / span,
+                           keys[f * stride], curves ? (const uint8_t(*)[4])curves[b] : NULL, &m, &t);
+            move[f] = (float)m, turn[f] = (float)t;
+        }
+    }
+}
 
 /* A bone's own vertices at rest, then up the chain: a parent's reach covers its child's plus the longest
  * way from the parent's origin to the child's (the child's local translation, which a rotation of the

@@ -82,9 +82,9 @@ static double part_size(const plush_scene_binding *b)
 static int bake_describe(const plush_scene_sink *s, char *buf, size_t size)
 {
     const bake_sink *b = (const bake_sink *)s;
-    char figures[1400] = "";
+    char figures[1800] = "";
     if (b->written) {
-        char tol[360] = "a key every frame", fit[320] = "";
+        char tol[560] = "a key every frame", fit[320] = "";
         double height = plush_pmx_height(b->bake->binding->model), part = part_size(b->bake->binding);
         char share[96] = "";
         if (height > 0 && b->stats.error >= 0)
@@ -96,6 +96,12 @@ static int bake_describe(const plush_scene_sink *s, char *buf, size_t size)
         if (b->stats.budget_limited)
             snprintf(tol, sizeof tol, "within %.3g units%s, raised from %.3g to keep within a player's budget: %u keys, "
                      "%u MB", b->stats.error, share, b->tolerance, PLUSH__MMD_MAX_KEYS, PLUSH__BAKE_MAX_BYTES / 1000000u);
+        if (b->stats.budget_limited && b->stats.rms_bound > 0)
+            snprintf(tol + strlen(tol), sizeof tol - strlen(tol), "; RMS over the model within %.3g at every frame%s",
+                     b->stats.rms_bound, b->stats.rms_keys ? "" : " as they are");
+        if (b->stats.budget_limited && b->stats.rms_keys)
+            snprintf(tol + strlen(tol), sizeof tol - strlen(tol), " (%zu keys where it would pass %.3g)",
+                     b->stats.rms_keys, b->tolerance > 0 && b->stats.bones != b->stats.triangles ? 0.5 * b->tolerance : b->tolerance);
         else if (b->stats.error >= 0)
             snprintf(tol, sizeof tol, "within %.3g units%s", b->stats.error, share);
         /* The keys are reduced within the tolerance of the bones they key; the bones a count asked for

@@ -675,6 +675,109 @@ static void test_budget_holds(void **state)
     toy_bake_free(bake, binding, model);
 }
 
+/* The RMS guard: the whole cage turns as one, quickly and back, so when the budget raises the keys' tolerance
+ * every track misses by nearly as much at the same frames and the RMS over the model follows the worst vertex.
+ * The guard keys those frames until a bound on the RMS over the baked model's vertices is within the
+ * tolerance asked; the baked model and motion, replayed at every frame as a player poses them, keep that
+ * bound (and the worst vertex the raised tolerance), within the budget. */
+static void test_rms_guard_holds_the_model(void **state)
+{
+    (void)state;
+    plush_diag d = pmx_fx_diag();
+    plush_pmx_model *model = NULL;
+    plush_scene_binding *binding = NULL;
+    plush_scene_bake *bake = toy_bake(&d, &model, &binding);
+    const plush_scene_proxy *px = &binding->proxy;
+    enum { FRAMES = 240 };
+    float(*x)[3] = calloc(FRAMES * px->node_count, sizeof *x);
+    for (uint32_t f = 0; f < FRAMES; f++) {
+        /* one side of the cage turns as one about Y, slowly, with three sharp turns there and back (two frames
+         * each way); on the other side each node wobbles on its own, a little, every frame */
+        float pulse = 0;
+        for (int k = 1; k <= 3; k++) {
+            float from = fabsf((float)f - 60.0f * (float)k);
+            pulse += from < 2 ? 0.12f * (1 - from / 2) : 0;
+        }
+        float a = 0.3f * sinf(0.05f * (float)f) + pulse, c = cosf(a), sn = sinf(a);
+        for (size_t n = 0; n < px->node_count; n++) {
+            const float *p = px->nodes[n];
+            float *q = x[f * px->node_count + n];
+            if (p[0] > 0) {
+                for (int k = 0; k < 3; k++)
+                    q[k] = p[k] + 0.01f * sinf(1.7f * (float)f + (float)(n * 3 + (size_t)k));
+                continue;
+            }
+            q[0] = c * p[0] + sn * p[2];
+            q[1] = p[1];
+            q[2] = -sn * p[0] + c * p[2];
+        }
+        pmx_fx_ok(plush_scene_bake_add_frame(bake, f, (const float(*)[3])x + f * px->node_count, &d), &d);
+    }
+    const double asked = 2e-3;
+    enum { BUDGET = 1600 };
+    plush_scene_bake_set_tolerance(bake, asked);
+    bake->key_budget = BUDGET, bake->budget_first = true;
+    plush__bake_plan plan = {0};
+    plush_vmd_motion *v = NULL;
+    pmx_fx_ok(plush__bake_motion(bake, &plan, &v, &d), &d);
+    printf("budget %d keys: %zu keys, worst vertex within %.3g (asked %.3g), %zu keys added by the RMS guard, "
+           "RMS within %.3g (%.3g without them)\n", BUDGET, v->bone_key_count, plan.error, asked, plan.guard_keys,
+           plan.guard_rms, plan.unguarded_rms);
+    assert_true(plan.budget_limited && v->bone_key_count <= BUDGET);
+    assert_true(plan.unguarded_rms > 1.5 * asked); /* the keys at the budget's tolerance alone would not hold it */
+    assert_true(plan.error > 3 * asked);   /* the budget raised the worst vertex's tolerance far */
+    assert_true(plan.guard_keys > 0);
+    assert_true(plan.guard_rms > 0 && plan.guard_rms <= asked * (1 + 1e-9));
+
+    /* replayed: the baked model and motion posed at each frame against the proxy skinning of the frame */
+    plush_pmx_model *o = NULL;
+    pmx_fx_ok(plush_scene_bake_model(bake, &o, &d), &d);
+    plush_motion *motion = NULL;
+    pmx_fx_ok(plush_motion_bind_vmd(o, v, &motion, &d), &d);
+    plush_anim *anim = NULL;
+    pmx_fx_ok(plush_anim_create(o, &anim, &d), &d);
+    size_t n = binding->vertex_count;
+    float(*rest)[3] = calloc(n, sizeof *rest), (*want)[3] = calloc(n, sizeof *want);
+    float(*got)[3] = calloc(o->vertex_count, sizeof *got);
+    for (size_t i = 0; i < n; i++)
+        memcpy(rest[i], model->vertices[binding->vertices[i]].position, sizeof rest[i]);
+    plush_proxy_mesh mesh = {.nodes = (const float(*)[3])px->nodes, .node_count = px->node_count,
+                             .triangles = (const uint32_t(*)[3])px->triangles, .triangle_count = px->triangle_count};
+    plush_proxy_skin *skin = NULL;
+    pmx_fx_ok(plush_proxy_skin_create(&mesh, binding->binding, (const float(*)[3])rest, NULL, NULL, &skin, &d), &d);
+    double worst_rms = 0, worst = 0;
+    for (uint32_t f = 0; f < FRAMES; f++) {
+        plush_proxy_skin_update(skin, (const float(*)[3])x + f * px->node_count);
+        memcpy(want, rest, n * sizeof *want);
+        plush_proxy_skin_apply(skin, want, NULL);
+        plush_anim_sample(anim, motion, (float)f);
+        plush_anim_deform(anim, PLUSH_ANIM_BEFORE_PHYSICS);
+        plush_anim_deform(anim, PLUSH_ANIM_AFTER_PHYSICS);
+        plush_anim_skin(anim, 0, o->vertex_count, got, NULL);
+        double sum = 0;
+        for (size_t i = 0; i < n; i++) {
+            uint32_t src = binding->vertices[i];
+            uint32_t dst = src < SPHERE_VERTICES ? src : src - CAGE_VERTICES;
+            double e2 = 0;
+            for (int c = 0; c < 3; c++)
+                e2 += ((double)got[dst][c] - want[i][c]) * ((double)got[dst][c] - want[i][c]);
+            sum += e2;
+            worst = fmax(worst, sqrt(e2));
+        }
+        worst_rms = fmax(worst_rms, sqrt(sum / (double)o->vertex_count));
+    }
+    printf("replayed at every frame: RMS over the model at most %.3g, worst vertex %.3g\n", worst_rms, worst);
+    assert_true(worst_rms <= plan.guard_rms * 1.001 + 1e-6);
+    assert_true(worst <= plan.error * 1.001 + 1e-6);
+    plush_proxy_skin_destroy(skin);
+    free(rest), free(want), free(got), free(x);
+    plush_anim_destroy(anim);
+    plush_motion_free(motion);
+    plush_pmx_free(o);
+    plush_vmd_free(v);
+    toy_bake_free(bake, binding, model);
+}
+
 /* PMX 2.1 joints become the spring 6DOF that holds what they held: the bake is a plain
  * PMX 2.0 that writes without --lossy, and one warning counts the conversions. */
 static void test_joints_converted(void **state)
@@ -836,6 +939,7 @@ int main(void)
         cmocka_unit_test(test_curves_stand_for_eased_motion),
         cmocka_unit_test(test_budget_holds),
         cmocka_unit_test(test_budget_chooses_bones),
+        cmocka_unit_test(test_rms_guard_holds_the_model),
         cmocka_unit_test(test_fit_carries_rows_it_misses),
         cmocka_unit_test_setup_teardown(test_textures, setup, teardown),
     };
