@@ -96,14 +96,16 @@ static int bake_describe(const plush_scene_sink *s, char *buf, size_t size)
         if (b->stats.budget_limited)
             snprintf(tol, sizeof tol, "within %.3g units%s, raised from %.3g to keep within a player's budget: %u keys, "
                      "%u MB", b->stats.error, share, b->tolerance, PLUSH__MMD_MAX_KEYS, PLUSH__BAKE_MAX_BYTES / 1000000u);
+        else if (b->stats.error >= 0)
+            snprintf(tol, sizeof tol, "within %.3g units%s", b->stats.error, share);
+        /* and where the budget raised it, the RMS the guard held (bake.c) */
         if (b->stats.budget_limited && b->stats.rms_bound > 0)
             snprintf(tol + strlen(tol), sizeof tol - strlen(tol), "; RMS over the model within %.3g at every frame%s",
                      b->stats.rms_bound, b->stats.rms_keys ? "" : " as they are");
         if (b->stats.budget_limited && b->stats.rms_keys)
             snprintf(tol + strlen(tol), sizeof tol - strlen(tol), " (%zu keys where it would pass %.3g)",
-                     b->stats.rms_keys, b->tolerance > 0 && b->stats.bones != b->stats.triangles ? 0.5 * b->tolerance : b->tolerance);
-        else if (b->stats.error >= 0)
-            snprintf(tol, sizeof tol, "within %.3g units%s", b->stats.error, share);
+                     b->stats.rms_keys,
+                     b->tolerance > 0 && b->stats.bones != b->stats.triangles ? 0.5 * b->tolerance : b->tolerance);
         /* The keys are reduced within the tolerance of the bones they key; the bones a count asked for
          * (--bake-bones) are not chosen to meet it, so a fit that misses by more is said to, beside the
          * tolerance -- with a tolerance of 0 a key every frame is no exact bake then. */
