@@ -168,6 +168,8 @@ typedef struct plush_scene_bake_stats {
     double fit_rms, fit_worst;   /* a fit: its RMS (worst frame) and worst vertex distance to the exact
                                     bake at every other recorded frame, model units; 0 without a fit */
     double fit_seconds;       /* a fit: how long it took */
+    double fit_tried_seconds; /* no fit kept: how long trying counts took before the exact bake stayed (0: none
+                                 tried) */
     size_t keys_recorded;     /* pseudo-bone keys recorded: one per bone and frame */
     size_t keys;              /* bone keys in the VMD, the input motion's included */
     size_t pmx_bytes, vmd_bytes;

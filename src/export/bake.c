@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* Per triangle, the farthest rest vertex bound to it from its centroid: how far a turn of its pseudo-bone
  * can move a vertex (bake_keys.c). */
@@ -743,7 +744,8 @@ plush_status plush_scene_bake_write_with(const plush_scene_bake *b, const char *
             .physics_bodies = b->physics ? b->physics_body_count : 0, .physics_renamed = b->physics_renamed,
             .error = plan.error, .budget_limited = plan.budget_limited, .key_budget = plan.budget,
             .over_budget = plan.over, .budget_error = plan.budget_error,
-            .rms_keys = plan.guard_keys, .rms_bound = plan.guard_rms};
+            .rms_keys = plan.guard_keys, .rms_bound = plan.guard_rms,
+            .fit_tried_seconds = b->fit ? 0 : b->fit_tried_seconds};
     plush_file_set_destroy(set);
     if (st == PLUSH_OK && diag)
         diag->file = file;
@@ -765,8 +767,12 @@ plush_status plush_scene_bake_fit(plush_scene_bake *b, size_t bones, plush_diag 
     b->fit = NULL;
     b->fit_done = false;
     plush_status st = PLUSH_OK;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     if (bones || b->tolerance > 0) /* else every key asked for: nothing may be given up */
         st = plush__bake_fit_run(b, bones, b->tolerance, &b->fit, diag);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    b->fit_tried_seconds = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
     if (st == PLUSH_OK)
         b->fit_done = true, b->fit_asked = bones, b->fit_frames = b->frame_count;
     return st;

@@ -51,6 +51,7 @@ struct plush_scene_bake {
     plush__bake_fit *fit;                /* NULL: one pseudo-bone per triangle */
     bool fit_done;                       /* plush_scene_bake_fit ran for fit_asked bones over fit_frames frames */
     size_t fit_asked, fit_frames;
+    double fit_tried_seconds;            /* the last plush_scene_bake_fit, wall clock (a fit given up included) */
     double fit_seconds_keys;             /* the last motion's key reduction, wall clock */
     /* bake_physics.c: with the physics baked, the bones rigid bodies drive, keyed per recorded frame */
     bool physics;

@@ -125,6 +125,9 @@ static int bake_describe(const plush_scene_sink *s, char *buf, size_t size)
         if (b->stats.bones != b->stats.triangles)
             snprintf(fit, sizeof fit, "\nfitted to %zu cage triangles in %.2f s%s: RMS %.3g, worst vertex %.3g units",
                      b->stats.triangles, b->stats.fit_seconds, carried, b->stats.fit_rms, b->stats.fit_worst);
+        else if (b->stats.fit_tried_seconds >= 0.1)
+            snprintf(fit, sizeof fit, "\nno fewer bones fit or win against the exact bake (tried in %.2f s)",
+                     b->stats.fit_tried_seconds);
         char physics[240] = "", renamed[120] = "";
         if (b->stats.physics_renamed)
             snprintf(renamed, sizeof renamed, " (%zu renamed: VMD keeps 15 bytes of a name, and theirs shared them)",
