@@ -247,6 +247,9 @@ typedef struct plush_scene_desc {
                                               put it; by default bound vertices inside the body's rigid bodies
                                               are pushed out through those triangles' transforms (never with a
                                               seed binding, which stays the original method) */
+    bool follow_author;                    /* proxy mode: a soft body whose part the model's own physics moves
+                                              keeps the shape that physics gives it (plush_world_soft_follow),
+                                              not its rest shape: it swings as the author's part does */
     const plush_im2_map *overrides;        /* proxy mode: Influence Map overrides, may be NULL (direct mode
                                               ignores them: it simulates every bound vertex) */
     const char *overrides_file;            /* its name, for messages */
@@ -356,6 +359,8 @@ typedef struct plush_scene_soft_summary {
     double most_bones_inside_share;  /* bone skinning's largest share over the steps */
     int64_t worst_inside_frame;   /* -1: no step yet */
     size_t bodies;                /* the rigid bodies measured */
+    size_t following;             /* follow_author: the soft bodies that keep the shape the author's physics
+                                     gives their part */
     /* behind the visible skin: the faces it is made of and the bound vertices measured (sampled; those
      * behind or touching it at rest left out), the means of plush's share and the author's, the frame where
      * plush's lies furthest above the author's (-1: none measured) with both shares there, and the frames

@@ -160,6 +160,7 @@ typedef struct cli_run_job {
     plush_scene_mode mode;
     bool seed, stretch;
     bool no_push;             /* --no-push: the skinned surface left inside the body where the cage puts it */
+    bool follow_author;       /* --follow-author: soft parts on the author's physics keep the shape it gives them */
     bool copy_textures;       /* --copy-textures: the bake's textures copied into OUTDIR */
     bool bake_physics;        /* --bake-physics: the bake keys the bones rigid bodies drive */
     const char *exports;      /* --export's list of registry names; NULL: plush_scene_default_exports */

@@ -17,7 +17,7 @@
 static const char run_usage[] =
     "usage: plush run MODEL.pmx -o OUTDIR [--motion M.vmd] [--frames N] [--fps 30] [--physics-hz 60]\n"
     "                 [--mode proxy|direct|bones] [--original] [--stretch] [--im2 OVERRIDES.im2] [--materials NAME,...]\n"
-    "                 [--cage MATERIAL,...[:TRIANGLES]] [--pin-band S] [--no-push]\n"
+    "                 [--cage MATERIAL,...[:TRIANGLES]] [--pin-band S] [--no-push] [--follow-author]\n"
     "                 [--export pmx+vmd,gltf,obj,ply,cage,im2,quality,preview] [--every K] [--ground Y] [--copy-textures]\n"
     "                 [--bake-tolerance D] [--bake-bones N] [--bake-physics]\n"
     "                 [--preview-frame model|soft] [--preview-view front|side|back|orbit] [--preview-size WxH]\n";
@@ -69,6 +69,10 @@ static const char run_help_more_options[] =
     "  --no-push                   leave the proxy-skinned surface where the cage's triangles put it: by\n"
     "                              default vertices inside the model's rigid bodies that follow bones are\n"
     "                              pushed out through those triangles (the bake and glTF move alike)\n"
+    "  --follow-author             a soft part the model's own physics moves (hair or a skirt on rigid-body\n"
+    "                              chains) keeps the shape that physics gives it, not its rest shape: it\n"
+    "                              swings as the author's part does, softly (default: its own rest shape;\n"
+    "                              where the author's part tears, on a fast spin, plush's tears too)\n"
     "  --export LIST               comma-separated, default pmx+vmd (modes bones and direct: ply); below\n"
     "  --every K                   mesh exports every K-th frame only (default 1)\n"
     "  --copy-textures             copy the model's textures into OUTDIR (same sub-folders) and name the\n"
@@ -137,6 +141,7 @@ static int run_option(cli_args *args, const char *name, const char *inline_value
     bool *flag = strcmp(name, "--original") == 0 || strcmp(name, "--seed") == 0 ? &job->seed
                  : strcmp(name, "--stretch") == 0       ? &job->stretch
                  : strcmp(name, "--no-push") == 0       ? &job->no_push
+                 : strcmp(name, "--follow-author") == 0 ? &job->follow_author
                  : strcmp(name, "--copy-textures") == 0 ? &job->copy_textures
                  : strcmp(name, "--bake-physics") == 0 ? &job->bake_physics
                                                         : NULL;
@@ -521,12 +526,16 @@ static void behaviour_lines(const run_state *s, const plush_motion_stats *st, co
 {
     bool still = !s->motion || (!st->bone_tracks && !st->morph_tracks);
     bool author = u->author_share >= PLUSH_SOFT_AUTHOR_MOVES_SHARE;
+    char follows[96] = "";
+    if (s->job->follow_author)
+        snprintf(follows, sizeof follows, "; following it (--follow-author): %zu of %zu soft bod%s", u->following,
+                 s->model->soft_body_count, s->model->soft_body_count == 1 ? "y" : "ies");
     if (!author) {
         cli_line("  soft part       the author gave it no physics (%.0f%% of it hangs from bones rigid bodies move), "
                  "so gravity judges it: it %s %.2f%% of its size from the pose without physics on average, %.2f%% at "
-                 "the last frame",
+                 "the last frame%s",
                  100 * u->author_share, still ? "droops" : "swings", 100 * u->mean_swing_share,
-                 100 * u->last_swing_share);
+                 100 * u->last_swing_share, follows);
         return;
     }
     if (still) {
@@ -546,8 +555,9 @@ static void behaviour_lines(const run_state *s, const plush_motion_stats *st, co
                  PLUSH_SOFT_SWING_RATIO_HI, ok ? "meets it" : "misses it");
     }
     cli_line("  swing           %.2f%% of its size from the pose without physics on average, the author's physics "
-             "%.2f%%%s; %.2f%% from where the author's physics puts it",
-             100 * u->mean_swing_share, 100 * u->mean_author_swing_share, verdict, 100 * u->mean_offset_share);
+             "%.2f%%%s; %.2f%% from where the author's physics puts it%s",
+             100 * u->mean_swing_share, 100 * u->mean_author_swing_share, verdict, 100 * u->mean_offset_share,
+             follows);
 }
 
 static void summary(const run_state *s, uint32_t frames, const plush_diag *diag)
@@ -667,6 +677,7 @@ static int simulate(run_state *s, plush_diag *model_diag)
                            .left_out_count = s->made.part.details.count}},
         .skin = {.stretch = job->stretch},
         .no_push = job->no_push,
+        .follow_author = job->follow_author,
         .overrides = s->overrides,
         .overrides_file = job->overrides,
     };

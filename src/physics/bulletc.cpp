@@ -171,6 +171,7 @@ const plush_bulletc_api api = {
     soft_append_bending_link,
     body_reset,
     soft_ignore_body,
+    soft_link_rest,
 };
 
 } // namespace plush_bulletc

@@ -21,7 +21,7 @@
 extern "C" {
 #endif
 
-#define PLUSH_BULLETC_VERSION 5u
+#define PLUSH_BULLETC_VERSION 6u
 enum { BC_ERR = 256 };
 
 typedef struct bc_world bc_world;
@@ -199,6 +199,10 @@ typedef struct plush_bulletc_api {
     /* Bullet leaves the pair soft-body, rigid-body alone (no node contacts): plush collides the soft body's
      * faces with that body itself. (version 5) */
     void (*soft_ignore_body)(bc_soft *soft, bc_body *body);
+    /* Every link's rest length (the mesh's and the bending ones) set to its two nodes' distance in x (one
+     * position per node), held within [1 / most, most] times their distance in rest (a non-finite or zero
+     * distance keeps the link's length). (version 6) */
+    void (*soft_link_rest)(bc_soft *soft, const float (*x)[3], const float (*rest)[3], float most);
 } plush_bulletc_api;
 
 /* The one exported symbol. Returns NULL when version differs from the library's. */

@@ -189,6 +189,7 @@ void soft_set_node(bc_soft *s, uint32_t node, const float x[3], const float v[3]
 void soft_set_node_inverse_mass(bc_soft *s, uint32_t node, float im);
 void soft_set_all_nodes(bc_soft *s, const float (*x)[3], const float (*v)[3]);
 void soft_ignore_body(bc_soft *s, bc_body *b);
+void soft_link_rest(bc_soft *s, const float (*x)[3], const float (*rest)[3], float most);
 void soft_freeze(bc_soft *s);
 void soft_set_pose(bc_soft *s, bool volume, bool frame);
 

@@ -386,4 +386,31 @@ void soft_ignore_body(bc_soft *s, bc_body *b)
     }
 }
 
+static double apart(const float *a, const float *b)
+{
+    double dx = (double)a[0] - b[0], dy = (double)a[1] - b[1], dz = (double)a[2] - b[2];
+    return std::sqrt(dx * dx + dy * dy + dz * dz);
+}
+
+void soft_link_rest(bc_soft *s, const float (*x)[3], const float (*rest)[3], float most)
+{
+    if (!s || !x || !rest || !(most >= 1))
+        return;
+    try {
+        btSoftBody *sb = s->soft;
+        const btSoftBody::Node *first = sb->m_nodes.size() ? &sb->m_nodes[0] : nullptr;
+        for (int i = 0; first && i < sb->m_links.size(); i++) {
+            btSoftBody::Link &l = sb->m_links[i];
+            ptrdiff_t na = l.m_n[0] - first, nb = l.m_n[1] - first;
+            double d = apart(x[na], x[nb]), r = apart(rest[na], rest[nb]);
+            if (!(d > 0) || !std::isfinite(d) || !(r > 0))
+                continue;
+            d = d > r * most ? r * most : d < r / most ? r / most : d;
+            l.m_rl = (btScalar)d; /* and what the solver reads of it (updateLinkConstants) */
+            l.m_c1 = l.m_rl * l.m_rl;
+        }
+    } catch (...) {
+    }
+}
+
 } // namespace plush_bulletc

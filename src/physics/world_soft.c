@@ -66,6 +66,29 @@ void plush__world_soft_set_pins(plush_world_model *wm, const float (*vertex_posi
     }
 }
 
+bool plush_world_soft_follow(plush_world_model *wm, size_t soft_body)
+{
+    if (!wm || !wm->soft || soft_body >= wm->model->soft_body_count)
+        return false;
+    world_soft *s = active(wm, soft_body);
+    return s && !s->rope && plush__world_soft_follow_init(wm, s);
+}
+
+void plush_world_set_goal_offsets(plush_world_model *wm, const float (*vertex_offsets)[3])
+{
+    if (!wm || !wm->soft || !vertex_offsets)
+        return;
+    for (size_t i = 0; i < wm->model->soft_body_count; i++) {
+        world_soft *s = active(wm, i);
+        for (size_t k = 0; s && s->goal_off && k < s->node_count; k++) {
+            const float *o = vertex_offsets[s->node_vertex[k]];
+            bool ok = plush__finite3(o) && plush__world_in_reach(o); /* else none: the rest shape there */
+            for (int d = 0; d < 3; d++)
+                s->goal_off[k][d] = ok ? o[d] : 0.0f;
+        }
+    }
+}
+
 static void lerp3(const float a[3], const float b[3], float t, float out[3])
 {
     for (int j = 0; j < 3; j++)

@@ -512,6 +512,7 @@ plush_status plush__world_soft_create_bullet(soft_ctx *c)
     }
     if (free_nodes && (config.kVC > 0 || config.kMT > 0))
         bc->soft_set_pose(s->bc, config.kVC > 0, config.kMT > 0);
+    s->config = config;
     for (size_t k = 0; k < s->anchor_count; k++)
         bc->soft_append_anchor(s->bc, s->anchors[k].node, c->wm->bodies[s->anchors[k].body].bc);
     bc->soft_finish(s->bc);

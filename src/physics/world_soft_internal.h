@@ -80,6 +80,14 @@ struct world_soft {
     float (*pose_rest)[3];        /* the rest nodes about their centre, weighted as Bullet's setPose */
     double pose_pin_weight;       /* a pinned node's weight over a free one's */
     double pose_q[4];             /* the last turn fitted */
+    /* Following the author's physics (plush_world_soft_follow): per node, how far the author's physics moves
+     * the part there from the pose without physics (plush_world_set_goal_offsets), added to its goal; the
+     * centre of the frame the goal turns with (pose_q its turn), led by the pins alone; scratch for the goal
+     * shape; the body's Bullet config, kept to hand Bullet's matching over to plush's. */
+    float (*goal_off)[3];
+    double pose_c[3];
+    float (*goal_shape)[3];
+    bc_soft_config config;
     struct world_cloth *cloth;    /* stepped as cloth by plush (world_soft_cloth.c), not Bullet; NULL */
     size_t fold_count;            /* the guards of the edges two faces share (world_soft_fold.c) */
     struct soft_fold *folds;
@@ -146,6 +154,9 @@ void plush__world_soft_limit_pin_targets(world_soft *s);
  * is (its pins leading), over dt, which lands it where Bullet's match would have. */
 bool plush__world_soft_pose_init(plush_world_model *wm, world_soft *s, float k);
 void plush__world_soft_pose_before_step(plush_world_model *wm, world_soft *s, float dt);
+/* world_soft_shape.c: s follows the author's physics from now on (plush_world_soft_follow); false when out of
+ * memory or it keeps no shape (kMT 0, or no free node). */
+bool plush__world_soft_follow_init(plush_world_model *wm, world_soft *s);
 
 /* world_soft_cloth.c: c's soft body made cloth stepped by plush (plush_world_cloth), after its Bullet body,
  * pins, anchors and contact bodies exist; the Bullet body is then taken out of the simulation by the caller. */

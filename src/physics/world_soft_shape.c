@@ -19,6 +19,7 @@
  * up around the head at a fast turn. */
 #include "physics/world_soft_internal.h"
 #include "core/geom.h"
+#include "plush/sys/physics.h"
 
 #include <math.h>
 #include <string.h>
@@ -57,6 +58,43 @@ bool plush__world_soft_pose_init(plush_world_model *wm, world_soft *s, float k)
     return true;
 }
 
+bool plush__world_soft_follow_init(plush_world_model *wm, world_soft *s)
+{
+    if (s->goal_off)
+        return true;
+    size_t n = s->node_count ? s->node_count : 1, free_count = 0;
+    for (size_t i = 0; i < s->node_count; i++)
+        free_count += !s->pinned[i];
+    if (!free_count)
+        return false;
+    s->goal_shape = plush_arena_array(&wm->arena, n, sizeof *s->goal_shape);
+    float(*off)[3] = s->goal_shape ? plush_arena_array(&wm->arena, n, sizeof *off) : NULL;
+    if (!off)
+        return false;
+    if (!(s->pose_k > 0)) { /* Bullet's matching, whose goal cannot move: plush's from now on, at its kMT */
+        if (!(s->config.kMT > 0) || !plush__world_soft_pose_init(wm, s, s->config.kMT))
+            return false;
+        bc_soft_config config = s->config;
+        config.kMT = 0;
+        wm->world->bc->soft_set_config(s->bc, &config);
+    }
+    memset(off, 0, n * sizeof *off);
+    for (int d = 0; d < 3; d++) /* the rest centre, as plush__world_soft_pose_init took it */
+        s->pose_c[d] = (double)s->rest[0][d] - s->pose_rest[0][d];
+    s->goal_off = off;
+    return true;
+}
+
+/* Where node i's goal lies: its rest offset o turned by r about the centre c, plus its offset when it follows
+ * the author's physics (a pinned node: where its pin takes it). */
+static void goal_of(const world_soft *s, size_t i, const double c[3], double r[3][3], double out[3])
+{
+    const float *o = s->pose_rest[i];
+    for (int d = 0; d < 3; d++)
+        out[d] = s->pinned[i]   ? (double)s->scratch_x[i][d]
+                 : c[d] + r[0][d] * o[0] + r[1][d] * o[1] + r[2][d] * o[2] + (s->goal_off ? s->goal_off[i][d] : 0.0);
+}
+
 void plush__world_soft_pose_before_step(plush_world_model *wm, world_soft *s, float dt)
 {
     if (!(s->pose_k > 0) || !(dt > 0) || s->node_count == 0)
@@ -72,22 +110,50 @@ void plush__world_soft_pose_before_step(plush_world_model *wm, world_soft *s, fl
             c[d] += wi * s->scratch_x[i][d];
         }
     }
+    double last[3][3]; /* following: the free nodes enter the fit where the last frame had them, not where they swing */
+    plush__quat_to_mat3(s->pose_q, &last[0][0], 3);
+    if (s->goal_off) {
+        w = 0, c[0] = c[1] = c[2] = 0;
+        for (size_t i = 0; i < s->node_count; i++) {
+            double wi = pose_weight(s, i), at[3];
+            for (int d = 0; d < 3; d++) {
+                const float *o = s->pose_rest[i];
+                at[d] = s->pinned[i] ? (double)s->scratch_x[i][d]
+                                     : s->pose_c[d] + last[0][d] * o[0] + last[1][d] * o[1] + last[2][d] * o[2];
+                s->goal_shape[i][d] = (float)at[d];
+                c[d] += wi * at[d];
+            }
+            w += wi;
+        }
+    }
     for (int d = 0; d < 3; d++)
         c[d] /= w;
+    const float(*fit)[3] = s->goal_off ? (const float(*)[3])s->goal_shape : (const float(*)[3])s->scratch_x;
     for (size_t i = 0; i < s->node_count; i++) {
         double wi = pose_weight(s, i);
         for (int col = 0; col < 3; col++)
             for (int row = 0; row < 3; row++)
-                a[col][row] += wi * ((double)s->scratch_x[i][row] - c[row]) * s->pose_rest[i][col];
+                a[col][row] += wi * ((double)fit[i][row] - c[row]) * s->pose_rest[i][col];
     }
     plush__fit_rotation(a, s->pose_q);
     plush__quat_to_mat3(s->pose_q, &r[0][0], 3); /* r[c] is column c */
+    if (s->goal_off) { /* the links' rest lengths from the goal's distances */
+        memcpy(s->pose_c, c, sizeof c);
+        for (size_t i = 0; i < s->node_count; i++) {
+            double gi[3];
+            goal_of(s, i, c, r, gi);
+            for (int d = 0; d < 3; d++)
+                s->goal_shape[i][d] = (float)gi[d];
+        }
+        wm->world->bc->soft_link_rest(s->bc, (const float(*)[3])s->goal_shape, (const float(*)[3])s->rest,
+                                      PLUSH_WORLD_FOLLOW_STRETCH);
+    }
     for (size_t i = 0; i < s->node_count; i++) {
         if (s->pinned[i])
             continue;
         const float *o = s->pose_rest[i];
         for (int d = 0; d < 3; d++) {
-            double goal = c[d] + r[0][d] * o[0] + r[1][d] * o[1] + r[2][d] * o[2];
+            double goal = c[d] + r[0][d] * o[0] + r[1][d] * o[1] + r[2][d] * o[2] + (s->goal_off ? s->goal_off[i][d] : 0.0);
             s->v[i][d] += (float)(s->pose_k * (goal - s->scratch_x[i][d]) / dt);
         }
         wm->world->bc->soft_set_node(s->bc, (uint32_t)i, NULL, s->v[i]);

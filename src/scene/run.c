@@ -3,6 +3,7 @@
 #include "core/common.h"
 #include "core/geom.h"
 #include "scene/soft_measure.h"
+#include "scene/follow.h"
 #include "scene/soft_push.h"
 #include "scene/textures.h"
 #include "plush/sys/physics.h"
@@ -55,6 +56,7 @@ struct plush_scene {
     plush_scene_timing timing;
     plush__soft_measure soft_measure;    /* with a binding */
     plush__soft_push soft_push;          /* with a skin: out of the body */
+    plush__follow follow;                /* proxy mode: the soft bodies that follow the author's physics */
     plush_scene_soft_figures soft_frame;
     plush_scene_soft_summary soft_summary;
     plush__texture_store *textures;      /* the model's textures the sinks decode: each file once a run */
@@ -326,7 +328,10 @@ plush_status plush_scene_create(const plush_scene_desc *desc, plush_scene **out,
         if (!sc->kinematic)
             st = plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
     }
+    if (st == PLUSH_OK && desc->follow_author && sc->binding && sc->wm && sc->kinematic && desc->mode == PLUSH_SCENE_PROXY)
+        st = plush__follow_init(&sc->follow, sc->model, sc->binding, sc->wm, &sc->arena, diag);
     sc->soft_summary.bodies = sc->soft_measure.body_count;
+    sc->soft_summary.following = sc->follow.bodies;
     sc->soft_summary.author_share = sc->soft_measure.author_share;
     sc->soft_summary.skin_faces = sc->soft_measure.skin_faces;
     sc->soft_summary.skin_measured = plush_quality_skin_measured(sc->soft_measure.skin, sc->soft_measure.sample_step);
@@ -419,6 +424,8 @@ static plush_status physics_to(plush_scene *sc, double frame, plush_diag *diag)
     for (size_t i = 0; i < sc->pinned_count; i++)
         plush_anim_skin(sc->anim, sc->pinned[i], 1, sc->pin_positions, NULL); /* indexed by vertex */
     plush_world_set_pins(sc->wm, (const float(*)[3])sc->pin_positions);
+    if (sc->follow.ready)
+        plush_world_set_goal_offsets(sc->wm, (const float(*)[3])sc->follow.offset);
     plush_world_set_bones(sc->wm, (const float(*)[16])sc->globals);
     plush_status st = plush_world_step(sc->world, (float)(advance / sc->desc.fps), diag);
     if (st != PLUSH_OK)
@@ -465,6 +472,8 @@ plush_status plush_scene_step(plush_scene *sc, double frame, plush_diag *diag)
     }
     double t2 = now();
     plush_anim_deform(sc->anim, PLUSH_ANIM_AFTER_PHYSICS);
+    if (sc->wm)
+        plush__follow_frame(&sc->follow, sc->model, sc->anim, (const float(*)[16])sc->kinematic);
     double t3 = now();
 
     for (size_t r = 0; r < sc->bone_run_count; r++)

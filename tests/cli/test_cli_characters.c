@@ -336,6 +336,57 @@ static void test_small_closed_pieces_stay_right_side_out(void **state)
     free(csv);
 }
 
+/* The swing ratio the summary gives a run (its "ratio X" of the swing line), -1 when it gives none. */
+static double swing_ratio(const char *out)
+{
+    const char *line = strstr(out, "\n  swing ");
+    const char *at = line ? strstr(line, "(ratio ") : NULL;
+    double ratio = -1;
+    return at && sscanf(at, "(ratio %lf", &ratio) == 1 ? ratio : -1;
+}
+
+/* --follow-author: sample_finish's hair (a ponytail and locks on the author's rigid-body chains) on the long
+ * dance's first 200 frames. Keeping its own rest shape, its cage swings a fifth of what the author's physics
+ * swings the hair (ratio 0.20: the plank); keeping the shape the author's physics gives it, half (0.52), and
+ * the surface still meets the bar at every frame. */
+static void test_follow_author_swings(void **state)
+{
+    (void)state;
+    const char *model = DATA "mmd/blender2pmxem/sample_finish.pmx";
+    if (!characters_present(model)) {
+        print_message("skipped: %s is absent\n", model);
+        skip();
+    }
+    double ratio[2];
+    for (int follow = 0; follow < 2; follow++) {
+        char out[600];
+        snprintf(out, sizeof out, "%s/follow%d", cli_tmp_dir(), follow);
+        cli_result r;
+        if (follow)
+            CLI_RUN(&r, "run", model, "--cage", "髪", "--motion", DATA "characters/mmd_base/サンプルモーション2.vmd",
+                    "--frames", "200", "--follow-author", "-o", out);
+        else
+            CLI_RUN(&r, "run", model, "--cage", "髪", "--motion", DATA "characters/mmd_base/サンプルモーション2.vmd",
+                    "--frames", "200", "-o", out);
+        cli_expect_code(&r, 0);
+        ratio[follow] = swing_ratio(r.out);
+        assert_non_null(strstr(r.out, "every frame meets it"));
+        const char *told = strstr(r.out, "following it (--follow-author): ");
+        if (follow) { /* the summary says how many of its soft bodies follow */
+            unsigned n = 0, of = 0;
+            assert_non_null(told);
+            assert_int_equal(sscanf(told, "following it (--follow-author): %u of %u", &n, &of), 2);
+            assert_true(n > 0 && n <= of);
+        } else {
+            assert_null(told);
+        }
+        cli_result_free(&r);
+    }
+    print_message("      sample_finish's hair, 200 frames: swing ratio %.2f on its own shape, %.2f following the author\n",
+                  ratio[0], ratio[1]);
+    assert_true(ratio[0] > 0 && ratio[1] >= 0.5 && ratio[1] >= 2 * ratio[0]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -348,6 +399,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_hair_hanging_still, setup, teardown),
         cmocka_unit_test_setup_teardown(test_settle, setup, teardown),
         cmocka_unit_test_setup_teardown(test_small_closed_pieces_stay_right_side_out, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_follow_author_swings, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

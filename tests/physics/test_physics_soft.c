@@ -1471,6 +1471,58 @@ static void test_small_piece_jerked_stays_whole(void **state)
     plush_pmx_free(m);
 }
 
+/* A soft body that follows the author's physics (plush_world_soft_follow): a flap hanging from its pinned top
+ * edge, whose goal offsets turn it 40 degrees about that edge (as an author's chain swung out would), with
+ * shape memory (kMT 0.05) and bending links two edges long. Keeping its rest shape, its bottom edge stays
+ * where it hangs; following, it swings out toward the turned shape, and its links keep their length within
+ * the follow's stretch (a turn changes none). */
+static void test_follow_turns_toward_the_author(void **state)
+{
+    (void)state;
+    double reach[2] = {0, 0}, worst[2] = {0, 0};
+    const double angle = 40.0 * M_PI / 180.0;
+    for (int follow = 0; follow < 2; follow++) {
+        plush_pmx_model *m = mesh_fx_model(1);
+        size_t k = hanging_flap(m);
+        m->soft_bodies[k].config.mt = 0.05f;
+        m->soft_bodies[k].flags |= PLUSH_PMX_SOFT_BLINK;
+        m->soft_bodies[k].blink_distance = 2;
+        sim s = sim_new(m, &(plush_world_desc){0});
+        if (follow)
+            assert_true(plush_world_soft_follow(s.wm, 0));
+        float(*pin)[3] = calloc(m->vertex_count, sizeof *pin), (*goal)[3] = calloc(m->vertex_count, sizeof *goal);
+        assert_non_null(pin);
+        assert_non_null(goal);
+        for (size_t v = 0; v < m->vertex_count; v++) { /* turned about the top edge (y 0, z 0), toward +z */
+            const float *p = m->vertices[v].position;
+            memcpy(pin[v], p, sizeof pin[v]);
+            goal[v][0] = 0;
+            goal[v][1] = (float)(p[1] * cos(angle) - p[1]);
+            goal[v][2] = (float)(-p[1] * sin(angle));
+        }
+        for (int f = 0; f < 90; f++) {
+            plush_world_set_pins(s.wm, (const float(*)[3])pin);
+            plush_world_set_goal_offsets(s.wm, (const float(*)[3])goal);
+            sim_step(&s, FRAME);
+        }
+        size_t n;
+        float(*x)[3] = nodes_of(&s, 0, &n);
+        assert_true(mesh_fx_all_finite((const float(*)[3])x, n));
+        for (size_t i = 0; i < n; i++) /* the bottom row: out along z, as far as the turn takes it (4 sin 40) */
+            reach[follow] = fmax(reach[follow], x[i][2]);
+        worst[follow] = worst_link(&s, (const float(*)[3])x);
+        free(x), free(pin), free(goal);
+        plush_world_destroy(s.world);
+        plush_pmx_free(m);
+    }
+    print_message("      a flap turned 40 degrees by its goal: its lowest edge out %.2f keeping its rest shape, %.2f following "
+                  "(turned: %.2f); links at most %.3f and %.3f of their length\n",
+                  reach[0], reach[1], 4 * sin(angle), worst[0], worst[1]);
+    assert_true(fabs(reach[0]) < 0.2);
+    assert_true(reach[1] > 0.5 * 4 * sin(angle));
+    assert_true(worst[1] < 1.1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1490,6 +1542,7 @@ int main(void)
         cmocka_unit_test(test_pinned_links_held_to_strain_limit),
         cmocka_unit_test(test_three_pins_keep_their_shape),
         cmocka_unit_test(test_small_piece_jerked_stays_whole),
+        cmocka_unit_test(test_follow_turns_toward_the_author),
         cmocka_unit_test(test_numbering_readback_reset),
         cmocka_unit_test(test_deterministic),
         cmocka_unit_test(test_volume_and_pose_matching),

@@ -76,6 +76,20 @@ void plush_world_body_transform(const plush_world_model *wm, size_t rigid_body, 
  * where plush_world_body_transform starts for a body at rest. */
 void plush_world_rigid_rest_transform(const plush_pmx_rigid_body *rb, float out[16]);
 void plush_world_body_velocity(const plush_world_model *wm, size_t rigid_body, float linear[3], float angular[3]);
+/* Soft body i keeps the shape the model's own rig gives the part, not its rest shape, from now on: its shape
+ * memory (kMT, matched by plush) pulls each free node toward its rest shape turned as its pins turn (the
+ * rest of it does not turn the frame: a swing cannot feed itself) plus the offset plush_world_set_goal_offsets
+ * hands in for it (how far the author's physics moves the part there from the pose without physics), and its
+ * links' rest lengths follow that goal within PLUSH_WORLD_FOLLOW_STRETCH of their own. False (nothing
+ * changes) for a rope, a body without shape memory or free nodes, or out of memory. */
+bool plush_world_soft_follow(plush_world_model *wm, size_t soft_body);
+/* Per PMX vertex (model->vertex_count entries), the following soft bodies' nodes' offsets, read from their PMX
+ * vertices before each plush_world_step (not finite or out of reach: none). */
+void plush_world_set_goal_offsets(plush_world_model *wm, const float (*vertex_offsets)[3]);
+/* A link's rest length follows the author's shape within this factor of its own, either way: the part bends
+ * and turns as the author's rig does but a cloth of it does not stretch or shrink by more than a few percent
+ * (docs/attach.md). */
+#define PLUSH_WORLD_FOLLOW_STRETCH 1.05f
 /* model->soft_body_count entries, in file order. */
 void plush_world_soft_get_info(const plush_world_model *wm, size_t soft_body, plush_world_soft_info *out);
 /* Current node positions and (for a TriMesh, else zero) unit normals; normals may be NULL. */

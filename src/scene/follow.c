@@ -1,0 +1,139 @@
+/* Soft parts that follow the author's physics (plush run --follow-author).
+ *
+ * A model's author gives hair, skirts and ribbons physics of their own: chains of rigid bodies that swing each
+ * lock or panel. plush's cage of such a part keeps its own rest shape (shape memory turned with its pins) and
+ * bending links three edges long, so it hangs like one stiff shell where the author's chains swing and spread
+ * (Luka's hair swings 0.15-0.22 of what the author's does on the long dance, sample_finish's hair and skirt a
+ * fifth). Asked to, a soft body whose part the author's physics moves keeps the shape the author's rig gives
+ * it instead: each free node's goal is its rest shape turned as its pins turn plus how far the author's physics
+ * moves the detailed vertex nearest the node at rest (that vertex bone-skinned after physics, less the same
+ * vertex skinned with the bones before physics), and its links' rest lengths follow the goal within a few
+ * percent (PLUSH_WORLD_FOLLOW_STRETCH; world_soft_shape.c). The pins stay where the bones without physics put
+ * them, and the soft body adds what plush is for: it lags, squashes and settles, collides with the body and
+ * keeps the surface smooth -- but where the author's own part tears (its chains flung apart on a fast spin),
+ * the goal pulls the cage apart too. The offsets are the frame before's (the author's physics and plush's step
+ * together). A part no simulated rigid body moves keeps its own shape. */
+#include "scene/follow.h"
+#include "plush/sys/anim.h"
+#include "plush/sys/core.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Per bone: a rigid body the physics simulates moves it, or a bone above it. */
+static bool *driven_bones(const plush_pmx_model *m)
+{
+    size_t nb = m->bone_count;
+    bool *own = calloc(nb ? nb : 1, 1), *out = calloc(nb ? nb : 1, 1);
+    if (!own || !out) {
+        free(own), free(out);
+        return NULL;
+    }
+    for (size_t i = 0; i < m->rigid_body_count; i++) {
+        const plush_pmx_rigid_body *rb = &m->rigid_bodies[i];
+        if (rb->mode != PLUSH_PMX_RIGID_FOLLOW_BONE && rb->bone >= 0 && (size_t)rb->bone < nb)
+            own[rb->bone] = true;
+    }
+    for (size_t b = 0; b < nb; b++) {
+        int32_t p = (int32_t)b;
+        for (size_t up = 0; p >= 0 && (size_t)p < nb && up <= nb && !out[b]; up++, p = m->bones[p].parent)
+            out[b] = own[p];
+    }
+    free(own);
+    return out;
+}
+
+static bool moved_by(const plush_pmx_vertex *v, const bool *driven, size_t nb)
+{
+    for (int k = 0; k < 4; k++)
+        if (v->bones[k] >= 0 && (size_t)v->bones[k] < nb && v->weights[k] > 0 && driven[v->bones[k]])
+            return true;
+    return false;
+}
+
+plush_status plush__follow_init(plush__follow *f, const plush_pmx_model *m, const plush_scene_binding *binding,
+                                plush_world_model *wm, plush_arena *arena, plush_diag *diag)
+{
+    memset(f, 0, sizeof *f);
+    if (!wm || !binding || !binding->vertex_count || !m->soft_body_count || !m->rigid_body_count)
+        return PLUSH_OK;
+    size_t nv = m->vertex_count;
+    bool *driven = driven_bones(m);
+    int32_t *body_of = malloc((nv ? nv : 1) * sizeof *body_of); /* per vertex: the soft body whose material draws it */
+    uint32_t *src = malloc((nv ? nv : 1) * sizeof *src);
+    bool *follows = calloc(m->soft_body_count, 1);
+    if (!driven || !body_of || !src || !follows) {
+        free(driven), free(body_of), free(src), free(follows);
+        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+    }
+    for (size_t v = 0; v < nv; v++)
+        body_of[v] = -1;
+    size_t first = 0, listed = 0;
+    for (size_t mi = 0; mi < m->material_count; mi++) {
+        size_t count = m->materials[mi].index_count > 0 ? (size_t)m->materials[mi].index_count : 0;
+        int32_t body = -1;
+        for (size_t s = 0; s < m->soft_body_count && body < 0; s++)
+            if (m->soft_bodies[s].material == (int32_t)mi && m->soft_bodies[s].shape == PLUSH_PMX_SOFT_TRIMESH)
+                body = (int32_t)s;
+        for (size_t k = first; body >= 0 && k < first + count && k < m->index_count; k++)
+            if (m->indices[k] < nv && body_of[m->indices[k]] < 0)
+                body_of[m->indices[k]] = body, listed++;
+        first += count;
+    }
+    /* each listed vertex's nearest bound vertex at rest, and whether the author's physics moves that one */
+    for (size_t v = 0; v < nv; v++) {
+        if (body_of[v] < 0)
+            continue;
+        const float *p = m->vertices[v].position;
+        double best = INFINITY;
+        uint32_t at = binding->vertices[0];
+        for (size_t r = 0; r < binding->vertex_count; r++) {
+            const float *q = m->vertices[binding->vertices[r]].position;
+            double d = ((double)p[0] - q[0]) * ((double)p[0] - q[0]) + ((double)p[1] - q[1]) * ((double)p[1] - q[1]) +
+                       ((double)p[2] - q[2]) * ((double)p[2] - q[2]);
+            if (d < best)
+                best = d, at = binding->vertices[r];
+        }
+        src[v] = at;
+        if (moved_by(&m->vertices[at], driven, m->bone_count))
+            follows[body_of[v]] = true;
+    }
+    for (size_t s = 0; s < m->soft_body_count; s++)
+        if (follows[s]) {
+            follows[s] = plush_world_soft_follow(wm, s);
+            f->bodies += follows[s];
+        }
+    if (f->bodies) {
+        f->vertex = plush_arena_array(arena, listed ? listed : 1, sizeof *f->vertex);
+        f->source = plush_arena_array(arena, listed ? listed : 1, sizeof *f->source);
+        f->offset = plush_arena_array(arena, nv ? nv : 1, sizeof *f->offset);
+        if (!f->vertex || !f->source || !f->offset) {
+            free(driven), free(body_of), free(src), free(follows);
+            return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+        }
+        for (size_t v = 0; v < nv; v++)
+            if (body_of[v] >= 0 && follows[body_of[v]])
+                f->vertex[f->count] = (uint32_t)v, f->source[f->count++] = src[v];
+    }
+    free(driven), free(body_of), free(src), free(follows);
+    return PLUSH_OK;
+}
+
+void plush__follow_frame(plush__follow *f, const plush_pmx_model *m, const plush_anim *anim,
+                         const float (*kinematic)[16])
+{
+    if (!f->count || !kinematic)
+        return;
+    const float(*morphs)[3] = plush_anim_vertex_offsets(anim);
+    for (size_t i = 0; i < f->count; i++) {
+        uint32_t v = f->vertex[i], u = f->source[i];
+        float now[3];
+        plush_anim_skin(anim, u, 1, f->offset, NULL); /* into u's entry, scratch */
+        memcpy(now, f->offset[u], sizeof now);
+        plush_anim_skin_vertices(m, kinematic, morphs, u, 1, f->offset, NULL);
+        for (int d = 0; d < 3; d++)
+            f->offset[v][d] = now[d] - f->offset[u][d];
+    }
+    f->ready = true;
+}

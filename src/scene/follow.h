@@ -1,0 +1,28 @@
+/* Private to src/scene: soft parts that follow the author's physics (follow.c). */
+#ifndef PLUSH_SCENE_FOLLOW_H
+#define PLUSH_SCENE_FOLLOW_H
+
+#include "plush/anim.h"
+#include "plush/scene.h"
+#include "plush/sys/physics.h"
+
+typedef struct plush__follow {
+    size_t count;               /* vertices of the following soft bodies' materials */
+    uint32_t *vertex;           /* those PMX vertices */
+    uint32_t *source;           /* per entry: the bound vertex nearest it at rest, whose motion it takes */
+    float (*offset)[3];         /* per PMX vertex (model->vertex_count): this frame's offsets, for the world;
+                                   the sources' entries are scratch */
+    size_t bodies;              /* soft bodies that follow */
+    bool ready;                 /* a frame's offsets are in */
+} plush__follow;
+
+/* Finds the soft bodies a simulated rigid body's bone moves (a bone of one, or below one, carries a bound
+ * vertex nearest one of their vertices at rest) and tells the world they follow (plush_world_soft_follow). */
+plush_status plush__follow_init(plush__follow *f, const plush_pmx_model *m, const plush_scene_binding *binding,
+                                plush_world_model *wm, plush_arena *arena, plush_diag *diag);
+/* After the frame's bones after physics: each vertex's offset, how far the author's physics moves its source
+ * (the source skinned by anim less skinned by the kinematic skinning matrices, with anim's vertex morphs). */
+void plush__follow_frame(plush__follow *f, const plush_pmx_model *m, const plush_anim *anim,
+                         const float (*kinematic)[16]);
+
+#endif
