@@ -1226,7 +1226,6 @@ static size_t budget_count(fit_state *s, double tolerance, double *check, double
 
 /* ---- the fit as the bake holds it --------------------------------------------------------------------- */
 
-
 void plush__bake_fit_free(plush__bake_fit *fit)
 {
     if (!fit)
