@@ -8,10 +8,11 @@
  * it instead: each free node's goal is its rest shape turned as its pins turn plus how far the author's physics
  * moves the detailed vertex nearest the node at rest (that vertex bone-skinned after physics, less the same
  * vertex skinned with the bones before physics), and its links' rest lengths follow the goal within a few
- * percent (PLUSH_WORLD_FOLLOW_STRETCH; world_soft_shape.c). The pins stay where the bones without physics put
- * them, and the soft body adds what plush is for: it lags, squashes and settles, collides with the body and
- * keeps the surface smooth -- but where the author's own part tears (its chains flung apart on a fast spin),
- * the goal pulls the cage apart too. The offsets are the frame before's (the author's physics and plush's step
+ * percent (PLUSH_WORLD_FOLLOW_STRETCH; world_soft_shape.c). Its pins move the same way (a pin near a chain's
+ * first link goes where the author's physics takes that link; one on the head, where the head goes), and the
+ * soft body adds what plush is for: it lags, squashes and settles, collides with the body and keeps the
+ * surface smooth -- but where the author's own part tears (its chains flung apart on a fast spin), the goal
+ * pulls the cage apart too. The offsets are the frame before's (the author's physics and plush's step
  * together). A part no simulated rigid body moves keeps its own shape. */
 #include "scene/follow.h"
 #include "plush/sys/anim.h"
@@ -108,13 +109,15 @@ plush_status plush__follow_init(plush__follow *f, const plush_pmx_model *m, cons
         f->vertex = plush_arena_array(arena, listed ? listed : 1, sizeof *f->vertex);
         f->source = plush_arena_array(arena, listed ? listed : 1, sizeof *f->source);
         f->offset = plush_arena_array(arena, nv ? nv : 1, sizeof *f->offset);
-        if (!f->vertex || !f->source || !f->offset) {
+        f->follows = plush_arena_array(arena, nv ? nv : 1, sizeof *f->follows);
+        if (!f->vertex || !f->source || !f->offset || !f->follows) {
             free(driven), free(body_of), free(src), free(follows);
             return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
         }
+        memset(f->follows, 0, nv ? nv : 1);
         for (size_t v = 0; v < nv; v++)
             if (body_of[v] >= 0 && follows[body_of[v]])
-                f->vertex[f->count] = (uint32_t)v, f->source[f->count++] = src[v];
+                f->vertex[f->count] = (uint32_t)v, f->source[f->count++] = src[v], f->follows[v] = 1;
     }
     free(driven), free(body_of), free(src), free(follows);
     return PLUSH_OK;

@@ -12,6 +12,7 @@ typedef struct plush__follow {
     uint32_t *source;           /* per entry: the bound vertex nearest it at rest, whose motion it takes */
     float (*offset)[3];         /* per PMX vertex (model->vertex_count): this frame's offsets, for the world;
                                    the sources' entries are scratch */
+    uint8_t *follows;           /* per PMX vertex: 1 when it is one of vertex[] */
     size_t bodies;              /* soft bodies that follow */
     bool ready;                 /* a frame's offsets are in */
 } plush__follow;

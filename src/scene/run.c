@@ -423,6 +423,11 @@ static plush_status physics_to(plush_scene *sc, double frame, plush_diag *diag)
         plush_world_impulse(sc->wm, imp[i].rigid_body, imp[i].velocity, imp[i].torque, imp[i].local);
     for (size_t i = 0; i < sc->pinned_count; i++)
         plush_anim_skin(sc->anim, sc->pinned[i], 1, sc->pin_positions, NULL); /* indexed by vertex */
+    /* a following part's pins go where the author's physics moves them (a pin near a chain's first link) */
+    if (sc->follow.ready)
+        for (size_t i = 0; i < sc->pinned_count; i++)
+            for (int d = 0; sc->follow.follows[sc->pinned[i]] && d < 3; d++)
+                sc->pin_positions[sc->pinned[i]][d] += sc->follow.offset[sc->pinned[i]][d];
     plush_world_set_pins(sc->wm, (const float(*)[3])sc->pin_positions);
     if (sc->follow.ready)
         plush_world_set_goal_offsets(sc->wm, (const float(*)[3])sc->follow.offset);
