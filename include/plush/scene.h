@@ -182,9 +182,9 @@ typedef struct plush_scene_bake_stats {
     size_t key_budget;        /* the budget's keys (0: none) */
     size_t over_budget;       /* keys beyond the budget (its keys or its bytes), 0 within it */
     double budget_error;      /* over the budget: the error at which the keys would fit it (0: none does) */
-    size_t rms_keys;          /* budget_limited: keys added where the keys' RMS over the model would pass the
+    size_t rms_keys;          /* budget_limited: keys added where the keys' RMS over the soft part would pass the
                                  tolerance asked */
-    double rms_bound;         /* and the most the keys' RMS over the baked model's vertices can be at any frame
+    double rms_bound;         /* and the most the keys' RMS over the soft part's vertices can be at any frame
                                  with them (0: not worked out) */
 } plush_scene_bake_stats;
 

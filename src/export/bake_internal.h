@@ -123,7 +123,7 @@ typedef struct plush__bake_plan {
     double key_tolerance, error;
     bool budget_limited;
     size_t guard_keys;           /* keys the RMS guard added (budget_limited) */
-    double guard_rms;            /* the bound it kept the tracks' RMS over the model within (0: no guard) */
+    double guard_rms;            /* the bound it kept the tracks' RMS over the soft part within (0: no guard) */
     double unguarded_rms;        /* the same bound at the budget's tolerance with no key added */
     size_t budget, over;
     double budget_error;

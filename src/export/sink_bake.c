@@ -100,7 +100,7 @@ static int bake_describe(const plush_scene_sink *s, char *buf, size_t size)
             snprintf(tol, sizeof tol, "within %.3g units%s", b->stats.error, share);
         /* and where the budget raised it, the RMS the guard held (bake.c) */
         if (b->stats.budget_limited && b->stats.rms_bound > 0)
-            snprintf(tol + strlen(tol), sizeof tol - strlen(tol), "; RMS over the model within %.3g at every frame%s",
+            snprintf(tol + strlen(tol), sizeof tol - strlen(tol), "; RMS over the soft part within %.3g at every frame%s",
                      b->stats.rms_bound, b->stats.rms_keys ? "" : " as they are");
         if (b->stats.budget_limited && b->stats.rms_keys)
             snprintf(tol + strlen(tol), sizeof tol - strlen(tol), " (%zu keys where it would pass %.3g)",
