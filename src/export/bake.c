@@ -271,6 +271,7 @@ typedef struct rms_guard {
     struct guard_pick *frame_order;                            /* frame_count: scratch, the frames over */
     size_t added;         /* keys forced by the last run */
     double worst;         /* the worst frame's RMS bound after it */
+    double first;         /* and before it added any key */
 } rms_guard;
 
 static void guard_free(rms_guard *g)
@@ -362,6 +363,12 @@ static size_t guard_run(rms_guard *g, double tol, size_t cap, bool *keep, uint8_
                 g->share[f * n + i] = (float)c;
                 g->sum[f] += c;
             }
+        }
+        if (pass == 0) {
+            double most = 0;
+            for (size_t f = 0; f < F; f++)
+                most = fmax(most, g->sum[f]);
+            g->first = sqrt(most / g->vertices);
         }
         if (pass > 0 && total > cap) {
             /* the keys a pass added moved others past the cap: back to the pass before (its figures again) */
@@ -631,16 +638,14 @@ plush_status plush__bake_motion(const plush_scene_bake *b, plush__bake_plan *pla
             bool *best = guarded ? malloc(tracks.bones * b->frame_count * sizeof *best) : NULL;
             double best_score = INFINITY, best_tol = tol, best_rms = 0;
             size_t best_added = 0;
-            if (best) { /* the bound with no key added, for the summary */
-                guard_run(&guard, bt, 0, keep, curves);
-                plan->unguarded_rms = guard.worst;
-            }
             for (int k = 0; best && k <= GUARD_TOLERANCES; k++) {
                 double at = bt * pow(GUARD_STEP, k);
                 size_t phys = plush__bake_physics_key_need(b, at, keep, curves);
                 if (phys >= room)
                     break;
                 size_t got = guard_run(&guard, at, room - phys, keep, curves);
+                if (k == 0) /* the bound with no key added, at the budget's tolerance */
+                    plan->unguarded_rms = guard.first;
                 double score = fmax(guard.worst / tolerance, at / (RMS_WEIGHT * tolerance));
                 if (got > room - phys || !(score < best_score))
                     continue;

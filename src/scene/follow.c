@@ -15,35 +15,13 @@
  * pulls the cage apart too. The offsets are the frame before's (the author's physics and plush's step
  * together). A part no simulated rigid body moves keeps its own shape. */
 #include "scene/follow.h"
+#include "physics/rigid_shape.h"
 #include "plush/sys/anim.h"
 #include "plush/sys/core.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Per bone: a rigid body the physics simulates moves it, or a bone above it. */
-static bool *driven_bones(const plush_pmx_model *m)
-{
-    size_t nb = m->bone_count;
-    bool *own = calloc(nb ? nb : 1, 1), *out = calloc(nb ? nb : 1, 1);
-    if (!own || !out) {
-        free(own), free(out);
-        return NULL;
-    }
-    for (size_t i = 0; i < m->rigid_body_count; i++) {
-        const plush_pmx_rigid_body *rb = &m->rigid_bodies[i];
-        if (rb->mode != PLUSH_PMX_RIGID_FOLLOW_BONE && rb->bone >= 0 && (size_t)rb->bone < nb)
-            own[rb->bone] = true;
-    }
-    for (size_t b = 0; b < nb; b++) {
-        int32_t p = (int32_t)b;
-        for (size_t up = 0; p >= 0 && (size_t)p < nb && up <= nb && !out[b]; up++, p = m->bones[p].parent)
-            out[b] = own[p];
-    }
-    free(own);
-    return out;
-}
 
 static bool moved_by(const plush_pmx_vertex *v, const bool *driven, size_t nb)
 {
@@ -60,7 +38,7 @@ plush_status plush__follow_init(plush__follow *f, const plush_pmx_model *m, cons
     if (!wm || !binding || !binding->vertex_count || !m->soft_body_count || !m->rigid_body_count)
         return PLUSH_OK;
     size_t nv = m->vertex_count;
-    bool *driven = driven_bones(m);
+    bool *driven = calloc(m->bone_count ? m->bone_count : 1, sizeof *driven); /* physics moves the bone */
     int32_t *body_of = malloc((nv ? nv : 1) * sizeof *body_of); /* per vertex: the soft body whose material draws it */
     uint32_t *src = malloc((nv ? nv : 1) * sizeof *src);
     bool *follows = calloc(m->soft_body_count, 1);
@@ -68,6 +46,7 @@ plush_status plush__follow_init(plush__follow *f, const plush_pmx_model *m, cons
         free(driven), free(body_of), free(src), free(follows);
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
     }
+    plush__rigid_moved_bones(m, driven);
     for (size_t v = 0; v < nv; v++)
         body_of[v] = -1;
     size_t first = 0, listed = 0;
