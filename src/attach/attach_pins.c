@@ -376,8 +376,9 @@ static size_t depth(const plush_pmx_model *m, int32_t b)
 
 /* The bone a piece nothing held reaches hangs from: of the bones with at least a tenth of the weight of
  * its covered vertices, the one nearest the root of the skeleton (the most weight first among equals), or
- * -1. */
-static int32_t chain_root(pin_work *w, const uint32_t *nodes, size_t count)
+ * -1. *chains gets how many of those bones lie at that depth (a band sewn across a skirt's hem chains spans
+ * several; a braid hangs from one). */
+static int32_t chain_root(pin_work *w, const uint32_t *nodes, size_t count, size_t *chains)
 {
     const plush_pmx_model *m = w->m;
     double total = 0;
@@ -395,9 +396,14 @@ static int32_t chain_root(pin_work *w, const uint32_t *nodes, size_t count)
     }
     int32_t root = -1;
     size_t root_depth = SIZE_MAX;
+    *chains = 0;
     for (size_t b = 0; b < m->bone_count; b++) {
         if (total > 0 && w->bone_w[b] >= 0.1 * total) {
             size_t d = depth(m, (int32_t)b);
+            if (d < root_depth)
+                *chains = 0;
+            if (d <= root_depth)
+                ++*chains;
             if (d < root_depth || (d == root_depth && w->bone_w[b] > w->bone_w[root]))
                 root = (int32_t)b, root_depth = d;
         }
@@ -408,6 +414,25 @@ static int32_t chain_root(pin_work *w, const uint32_t *nodes, size_t count)
     if (root >= 0)
         w->bone_w[root] = 0;
     return root;
+}
+
+/* Marks in mark every bone a piece's covered vertices are weighted to (a node with none within reach speaks
+ * through its nearest covered vertex). */
+static void piece_weighted_bones(const pin_work *w, const uint32_t *nodes, size_t count, bool *mark)
+{
+    const plush_pmx_model *m = w->m;
+    for (size_t i = 0; i < count; i++) {
+        uint32_t one, *vs = w->list + w->first[nodes[i]];
+        size_t n = w->first[nodes[i] + 1] - w->first[nodes[i]];
+        if (n == 0 && (one = nearest_covered(w, nodes[i])) != UINT32_MAX)
+            vs = &one, n = 1;
+        for (size_t j = 0; j < n; j++) {
+            const plush_pmx_vertex *v = &m->vertices[vs[j]];
+            for (int b = 0; b < 4; b++)
+                if (v->bones[b] >= 0 && (size_t)v->bones[b] < m->bone_count && v->weights[b] > 0)
+                    mark[v->bones[b]] = true;
+        }
+    }
 }
 
 /* The default band (plush_attach_options.pin_band): the top 15% of a piece's extent. A skirt's waistband, a
@@ -682,8 +707,10 @@ plush_status plush__attach_auto_pins(const plush_pmx_model *m, const plush_attac
             pin_band(&w, nodes, count, up, order, &holder, cage_verts, pinned, auto_pinned);
         } else {
             /* nothing held reaches it (a braid on physics bones): it rides the bone its chain hangs from,
-             * pinned where it is nearest that bone */
-            int32_t root = chain_root(&w, nodes, count);
+             * pinned where it is nearest that bone; a band across several chains (a trim sewn along a
+             * skirt's hem) hangs from its top, each pin riding the chains' bones around it */
+            size_t chains = 0;
+            int32_t root = chain_root(&w, nodes, count, &chains);
             if (root < 0) {
                 info[p].from_contact = pin_where_it_touches(&w, nodes, count, order, cage_verts, pinned, auto_pinned);
                 if (info[p].from_contact) {
@@ -700,13 +727,15 @@ plush_status plush__attach_auto_pins(const plush_pmx_model *m, const plush_attac
                 up[k] = m->bones[root].position[k] - centre[k], len += up[k] * up[k];
             len = sqrt(len);
             for (int k = 0; k < 3; k++)
-                up[k] = len > 0 ? up[k] / len : gravity_up[k];
+                up[k] = chains > 1 ? gravity_up[k] : len > 0 ? up[k] / len : gravity_up[k];
             holder = (plush_pmx_vertex){.edge_scale = 1, .sdef = -1};
             int32_t bones[4] = {root, -1, -1, -1};
             float weights[4] = {1, 0, 0, 0};
             follow(&holder, bones, weights, 1);
             memset(dynamic, 0, nb * sizeof *dynamic);
             dynamic[root] = true;
+            if (chains > 1)
+                piece_weighted_bones(&w, nodes, count, dynamic);
             bool *held = w.held;
             w.held = dynamic;
             info[p].physics = pin_band(&w, nodes, count, up, order, &holder, cage_verts, pinned, auto_pinned) > 0;

@@ -474,6 +474,69 @@ static void test_pieces(void **state)
     plush_pmx_free(m);
 }
 
+/* A band on physics bones across two chains (a trim sewn along a skirt's hem): no held bone reaches it, and
+ * it spans the chains' two roots, so it hangs from its top edge along its whole width, each pin following
+ * the chain under it. Hung from one chain's root, as a braid is, only that chain's end of it was pinned and
+ * the rest fell away from the chains that carry it. */
+static void test_band_across_chains(void **state)
+{
+    (void)state;
+    plush_pmx_model *m = mesh_fx_model(3);
+    m->bones[0].name = pmx_fx_str(m, "root");
+    m->bones[1].name = pmx_fx_str(m, "hem left");
+    m->bones[2].name = pmx_fx_str(m, "hem right");
+    m->bones[2].parent = 0;
+    const float at[2][3] = {{-1.5f, 1.2f, 0}, {1.5f, 1.2f, 0}};
+    memcpy(m->bones[1].position, at[0], sizeof at[0]);
+    memcpy(m->bones[2].position, at[1], sizeof at[1]);
+    plush_pmx_rigid_body *rb = pmx_fx_rigid_bodies(m, 2);
+    for (int k = 0; k < 2; k++) /* dynamic: physics moves both chains, so nothing on them is held */
+        rb[k] = (plush_pmx_rigid_body){.name = pmx_fx_str(m, k ? "hem right" : "hem left"), .bone = k + 1,
+                                       .group = 2, .mask = 0xFFFF, .shape = 0, .size = {0.2f, 0, 0},
+                                       .position = {at[k][0], at[k][1] + 2, 0}, .mass = 1, .mode = 1};
+    mesh_fx band = mesh_fx_grid(8, 4.0f); /* x in [-2, 2]; its rows become heights 0 .. 1 */
+    for (size_t v = 0; v < band.vertex_count; v++) {
+        band.positions[v][1] = band.positions[v][2] / 4.0f + 0.5f;
+        band.positions[v][2] = 0;
+    }
+    size_t first = m->vertex_count;
+    mesh_fx_add_material(m, "band", &band, 1);
+    for (size_t v = 0; v < band.vertex_count; v++) /* each side on its own chain */
+        m->vertices[first + v].bones[0] = band.positions[v][0] < 0 ? 1 : 2;
+    float(*pos)[3] = malloc(band.vertex_count * sizeof *pos);
+    uint32_t(*tris)[3] = malloc(band.index_count / 3 * sizeof *tris);
+    assert_non_null(pos);
+    assert_non_null(tris);
+    memcpy(pos, band.positions, band.vertex_count * sizeof *pos);
+    memcpy(tris, band.indices, band.index_count * sizeof band.indices[0]);
+    plush_cage_mesh cage = {.vertex_count = band.vertex_count, .positions = pos,
+                            .triangle_count = band.index_count / 3, .triangles = tris};
+    plush_attach_options o = {.cage = &cage, .auto_pins = true};
+    plush_pmx_model *out = NULL;
+    plush_attach_result res;
+    plush_diag d = fresh();
+    expect_ok(plush_attach(m, &o, &out, &res, &d), &d);
+    assert_int_equal(res.pieces, 1);
+    assert_true(res.piece_info[0].physics);
+    const plush_pmx_soft_body *sb = &out->soft_bodies[res.soft_body];
+    size_t left = 0, right = 0;
+    for (size_t i = 0; i < sb->pin_count; i++) {
+        const plush_pmx_vertex *v = &out->vertices[sb->pins[i]];
+        assert_true(v->position[1] > 0.8f); /* its top edge, nothing below */
+        int32_t under = v->position[0] < 0 ? 1 : v->position[0] > 0 ? 2 : -1;
+        if (under > 0)
+            assert_int_equal(v->bones[0], under);
+        left += under == 1, right += under == 2;
+    }
+    print_message("      band across two chains: %zu pins on the left chain, %zu on the right\n", left, right);
+    assert_true(left >= 3 && right >= 3);
+    plush_pmx_free(out);
+    plush_pmx_free(m);
+    free(pos);
+    free(tris);
+    mesh_fx_free(&band);
+}
+
 /* Two triangles meeting at one vertex (a bow tie) are two pieces: the shared vertex is copied into each,
  * and pinning it pins both copies. */
 static void test_bow_tie(void **state)
@@ -938,6 +1001,7 @@ int main(void)
         cmocka_unit_test(test_pin_bones),         cmocka_unit_test(test_pieces),
         cmocka_unit_test(test_bending_reach_follows_resolution),
         cmocka_unit_test(test_bow_tie),
+        cmocka_unit_test(test_band_across_chains),
         cmocka_unit_test(test_attach_errors),
         cmocka_unit_test(test_cage_of_lines),
     };
