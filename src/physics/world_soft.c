@@ -489,6 +489,7 @@ void plush__world_soft_reset(plush_world_model *wm, const float (*vertex_positio
         /* bone skinning can part two free nodes further than a link stretches (a hem's nodes weighted to
          * either leg, the legs apart at the first pose) */
         plush__world_soft_limit_strain(s);
+        plush__world_soft_cloth_reset(s);
         bc->soft_set_all_nodes(s->bc, (const float(*)[3])s->x, (const float(*)[3])s->v);
         plush__world_soft_update_normals(s);
     }

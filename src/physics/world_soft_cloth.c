@@ -1,6 +1,7 @@
 /* A TriMesh soft body stepped as cloth by plush itself (plush_world_cloth), not by Bullet: backward Euler
  * in a few substeps a fixed step, each a linear solve by conjugate gradients (Baraff and Witkin 1998) with the
- * Gauss-Newton stiffness of the links and hinges, so that a correction crosses the whole mesh in one solve.
+ * Gauss-Newton stiffness of the links and hinges, so that a correction crosses the whole mesh in one solve
+ * (preconditioned by each free node's 3 x 3 block of the matrix, started from the substep before's answer).
  * Position-based solvers (Bullet's PBD, or XPBD in small steps) carry it one link a sweep, which makes a finer
  * mesh softer until enough sweeps have crossed it (docs/compare.md: a sheet clamped by one edge dropped 1.71
  * at 8 x 8 quads and 3.48 at 16 x 16 with XPBD at 128 substeps; here 1.60 and 1.43, test_cloth_sheet).
@@ -32,6 +33,7 @@
 #include "plush/sys/physics.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,9 +41,14 @@
  * detail, moved the same at 8 and 32 (0.73 and 0.75 from bones over 30 frames); at four times its detail it
  * needs 16 (plush compare's direct asks for the proxy's position iterations). */
 #define CLOTH_DEFAULT_SUBSTEPS 8
-/* Conjugate-gradient iterations a solve, at most, and the residual it stops at (over the first one). */
-#define CLOTH_CG_ITERATIONS 200
-#define CLOTH_CG_TOLERANCE 1e-6
+/* Conjugate-gradient iterations a solve, at most, and the residual it stops at (over the right-hand side's).
+ * Preconditioned by the masses alone, as first built, every solve of the skirt of docs/compare.md at four
+ * times its detail stopped at 200 iterations with the residual at 3e-3 to 1e-2 (at its own detail 2e-4 to
+ * 7e-4): the finer mesh was solved less, and an unfinished solve takes speed off like a damper. With each
+ * node's block and the substep before's answer to start from, both finish: about 160 and 100 iterations at
+ * 1e-5, and at 1e-6 every figure of the comparison is the same. */
+#define CLOTH_CG_ITERATIONS 400
+#define CLOTH_CG_TOLERANCE 1e-5
 
 typedef struct cloth_hinge {
     uint32_t v[4];                /* the edge's ends, then the opposite corner of each face */
@@ -65,6 +72,8 @@ struct world_cloth {
     double (*anchor_from)[3];     /* per anchor: its node at the start of the fixed step */
     float *node_clear;            /* per slot and node: rest clearance from that body (collide_count x nodes) */
     double (*r)[3], (*z)[3], (*p)[3], (*ap)[3], (*dv)[3]; /* the solve's vectors, per node */
+    double (*pre)[9];             /* per node: the inverse of its 3 x 3 block of the solve's matrix (the
+                                     preconditioner; zero for pinned and anchored nodes) */
     double (*hinge_grad)[4][3];   /* implicit step: each hinge's gradient this substep */
     double *edge_dir;             /* implicit step: each edge's unit direction, 3 per edge */
     float pressure;               /* kPR, 0 when the body encloses no volume */
@@ -251,15 +260,17 @@ plush_status plush__world_soft_cloth_init(soft_ctx *c, const plush_world_cloth *
     xp->p = plush_arena_array(arena, n, sizeof *xp->p);
     xp->ap = plush_arena_array(arena, n, sizeof *xp->ap);
     xp->dv = plush_arena_array(arena, n, sizeof *xp->dv);
+    xp->pre = plush_arena_array(arena, n, sizeof *xp->pre);
     xp->anchor_from = plush_arena_array(arena, s->anchor_count ? s->anchor_count : 1, sizeof *xp->anchor_from);
     xp->node_clear = plush_arena_array(arena, s->collide_count * n + 1, sizeof *xp->node_clear);
     if (!xp->inv_mass || !xp->area || !xp->f || !xp->x || !xp->v || !xp->force || !xp->push || !xp->r || !xp->z ||
-        !xp->p || !xp->ap || !xp->dv || !xp->anchor_from || !xp->node_clear) {
+        !xp->p || !xp->ap || !xp->dv || !xp->pre || !xp->anchor_from || !xp->node_clear) {
         free(face_areas);
         return world_soft_no_memory(c);
     }
     double total_area = 0;
     memset(xp->area, 0, n * sizeof *xp->area);
+    memset(xp->dv, 0, n * sizeof *xp->dv);
     for (size_t t = 0; t < s->triangle_count; t++) {
         face_areas[t] = plush__world_soft_has_area((const float(*)[3])s->rest, s->triangles[t])
                             ? face_area((const float(*)[3])s->rest, s->triangles[t])
@@ -424,6 +435,66 @@ static void stiffness_times(const struct world_cloth *xp, const double (*p)[3], 
     }
 }
 
+/* Each free node's 3 x 3 block of M + scale K (its mass, and the Gauss-Newton stiffness k g g^T of the links
+ * and hinges it is in), inverted: block Jacobi. Stiff links dominate the masses, and a node's block holds
+ * their directions, so the solve converges where the masses alone left it short (docs/compare.md). */
+static void block_preconditioner(const world_soft *s, struct world_cloth *xp, double scale)
+{
+    size_t n = s->node_count;
+    memset(xp->pre, 0, n * sizeof *xp->pre);
+    for (size_t e = 0; e < xp->edge_count; e++) {
+        double k = xp->edge_k[e];
+        if (!(k > 0))
+            continue;
+        const double *d = &xp->edge_dir[3 * e];
+        for (int end = 0; end < 2; end++) {
+            double *b = xp->pre[xp->edges[e][end]];
+            for (int i = 0; i < 3; i++)
+                for (int j = 0; j < 3; j++)
+                    b[3 * i + j] += k * d[i] * d[j];
+        }
+    }
+    for (size_t h = 0; h < xp->hinge_count; h++) {
+        const cloth_hinge *hg = &xp->hinges[h];
+        double k = hg->stiffness;
+        for (int q = 0; q < 4; q++) {
+            const double *g = xp->hinge_grad[h][q];
+            double *b = xp->pre[hg->v[q]];
+            for (int i = 0; i < 3; i++)
+                for (int j = 0; j < 3; j++)
+                    b[3 * i + j] += k * g[i] * g[j];
+        }
+    }
+    for (size_t v = 0; v < n; v++) {
+        double *b = xp->pre[v];
+        if (!(xp->inv_mass[v] > 0)) {
+            memset(b, 0, sizeof xp->pre[v]);
+            continue;
+        }
+        double a[9];
+        for (int i = 0; i < 9; i++)
+            a[i] = scale * b[i] + (i % 4 == 0 ? 1.0 / xp->inv_mass[v] : 0);
+        /* the inverse by cofactors (the block is symmetric positive definite: the mass makes it so) */
+        double c0 = a[4] * a[8] - a[5] * a[7], c1 = a[5] * a[6] - a[3] * a[8], c2 = a[3] * a[7] - a[4] * a[6];
+        double det = a[0] * c0 + a[1] * c1 + a[2] * c2;
+        if (!(det > 0) || !isfinite(det)) {
+            memset(b, 0, sizeof xp->pre[v]);
+            b[0] = b[4] = b[8] = xp->inv_mass[v];
+            continue;
+        }
+        b[0] = c0 / det, b[1] = (a[2] * a[7] - a[1] * a[8]) / det, b[2] = (a[1] * a[5] - a[2] * a[4]) / det;
+        b[3] = c1 / det, b[4] = (a[0] * a[8] - a[2] * a[6]) / det, b[5] = (a[2] * a[3] - a[0] * a[5]) / det;
+        b[6] = c2 / det, b[7] = (a[1] * a[6] - a[0] * a[7]) / det, b[8] = (a[0] * a[4] - a[1] * a[3]) / det;
+    }
+}
+
+static void precondition(const struct world_cloth *xp, size_t v, const double r[3], double z[3])
+{
+    const double *b = xp->pre[v];
+    for (int i = 0; i < 3; i++)
+        z[i] = b[3 * i] * r[0] + b[3 * i + 1] * r[1] + b[3 * i + 2] * r[2];
+}
+
 /* One backward Euler substep of the free nodes: (M + h (h + tau) K) dv = h (f - (h + tau) K v), K the
  * Gauss-Newton stiffness at x, by conjugate gradients preconditioned by the masses; then v += dv (less the
  * kDP share), x += h v. The pinned and anchored nodes' v is their path's speed. */
@@ -462,19 +533,25 @@ static void implicit_substep(const world_soft *s, struct world_cloth *xp, double
             for (int j = 0; j < 3; j++)
                 f[hg->v[q]][j] -= k * c * xp->hinge_grad[i][q][j];
     }
-    /* r = b - A 0 = h (f - (h + tau) K v); z = r / m; p = z */
+    /* b = h (f - (h + tau) K v); the solve starts from the substep before's change of speed (accelerations
+     * change little from one substep to the next): r = b - A dv; z = P r; p = z */
+    block_preconditioner(s, xp, scale);
     memset(ap, 0, n * sizeof *ap);
     stiffness_times(xp, (const double(*)[3])v, ap);
-    double rz = 0, r0 = 0;
+    memset(p, 0, n * sizeof *p);
+    stiffness_times(xp, (const double(*)[3])dv, p);
+    double rz = 0, b0 = 0;
     for (size_t i = 0; i < n; i++) {
         double m = xp->inv_mass[i] > 0 ? 1.0 / xp->inv_mass[i] : 0;
         for (int j = 0; j < 3; j++) {
-            r[i][j] = m > 0 ? h * (f[i][j] - (h + tau) * ap[i][j]) : 0;
-            z[i][j] = m > 0 ? r[i][j] / m : 0;
+            dv[i][j] = m > 0 && isfinite(dv[i][j]) ? dv[i][j] : 0;
+            r[i][j] = m > 0 ? h * (f[i][j] - (h + tau) * ap[i][j]) - (m * dv[i][j] + scale * p[i][j]) : 0;
+            b0 += m > 0 ? h * (f[i][j] - (h + tau) * ap[i][j]) * h * (f[i][j] - (h + tau) * ap[i][j]) : 0;
+        }
+        precondition(xp, i, r[i], z[i]);
+        for (int j = 0; j < 3; j++) {
             p[i][j] = z[i][j];
-            dv[i][j] = 0;
             rz += r[i][j] * z[i][j];
-            r0 += r[i][j] * r[i][j];
         }
     }
     for (int it = 0; it < CLOTH_CG_ITERATIONS && rz > 0; it++) {
@@ -492,16 +569,17 @@ static void implicit_substep(const world_soft *s, struct world_cloth *xp, double
             break;
         double alpha = rz / pap, rz1 = 0, rr = 0;
         for (size_t i = 0; i < n; i++) {
-            double m = xp->inv_mass[i] > 0 ? 1.0 / xp->inv_mass[i] : 0;
             for (int j = 0; j < 3; j++) {
                 dv[i][j] += alpha * p[i][j];
                 r[i][j] -= alpha * ap[i][j];
-                z[i][j] = m > 0 ? r[i][j] / m : 0;
+            }
+            precondition(xp, i, r[i], z[i]);
+            for (int j = 0; j < 3; j++) {
                 rz1 += r[i][j] * z[i][j];
                 rr += r[i][j] * r[i][j];
             }
         }
-        if (rr < CLOTH_CG_TOLERANCE * CLOTH_CG_TOLERANCE * r0)
+        if (rr < CLOTH_CG_TOLERANCE * CLOTH_CG_TOLERANCE * b0)
             break;
         for (size_t i = 0; i < n; i++)
             for (int j = 0; j < 3; j++)
@@ -516,6 +594,12 @@ static void implicit_substep(const world_soft *s, struct world_cloth *xp, double
             x[i][j] += h * v[i][j];
         }
     }
+}
+
+void plush__world_soft_cloth_reset(world_soft *s)
+{
+    if (s->cloth)
+        memset(s->cloth->dv, 0, s->node_count * sizeof *s->cloth->dv);
 }
 
 void plush__world_soft_cloth_step(plush_world_model *wm, world_soft *s, int k, int n, float dt)

@@ -164,6 +164,9 @@ plush_status plush__world_soft_cloth_init(soft_ctx *c, const plush_world_cloth *
 /* One fixed step k of n (dt seconds) from s->x, s->v into s->scratch_x, s->scratch_v: the pins on their path
  * to their targets, anchored nodes toward their bodies, contacts with the bodies that follow bones. */
 void plush__world_soft_cloth_step(plush_world_model *wm, world_soft *s, int k, int n, float dt);
+/* Forgets the solve's last change of speed (its next start), as the world resets the nodes; nothing when s is
+ * not stepped as cloth. */
+void plush__world_soft_cloth_reset(world_soft *s);
 
 /* Area-weighted unit node normals of s->x into s->normals (zero for a rope or a node without area). */
 void plush__world_soft_update_normals(world_soft *s);
