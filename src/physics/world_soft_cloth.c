@@ -78,6 +78,7 @@ struct world_cloth {
     double *edge_dir;             /* implicit step: each edge's unit direction, 3 per edge */
     float pressure;               /* kPR, 0 when the body encloses no volume */
     float damping;                /* kDP: the share of the speed taken off each fixed step */
+    uint64_t solves, unfinished;  /* linear solves, and those the iteration cap stopped short */
 };
 
 
@@ -554,6 +555,7 @@ static void implicit_substep(const world_soft *s, struct world_cloth *xp, double
             rz += r[i][j] * z[i][j];
         }
     }
+    bool finished = !(rz > 0);
     for (int it = 0; it < CLOTH_CG_ITERATIONS && rz > 0; it++) {
         memset(ap, 0, n * sizeof *ap);
         stiffness_times(xp, (const double(*)[3])p, ap);
@@ -565,8 +567,10 @@ static void implicit_substep(const world_soft *s, struct world_cloth *xp, double
                 pap += p[i][j] * ap[i][j];
             }
         }
-        if (!(pap > 0))
+        if (!(pap > 0)) {
+            finished = true; /* nothing left to solve along p */
             break;
+        }
         double alpha = rz / pap, rz1 = 0, rr = 0;
         for (size_t i = 0; i < n; i++) {
             for (int j = 0; j < 3; j++) {
@@ -579,13 +583,17 @@ static void implicit_substep(const world_soft *s, struct world_cloth *xp, double
                 rr += r[i][j] * r[i][j];
             }
         }
-        if (rr < CLOTH_CG_TOLERANCE * CLOTH_CG_TOLERANCE * b0)
+        if (rr < CLOTH_CG_TOLERANCE * CLOTH_CG_TOLERANCE * b0) {
+            finished = true;
             break;
+        }
         for (size_t i = 0; i < n; i++)
             for (int j = 0; j < 3; j++)
                 p[i][j] = z[i][j] + rz1 / rz * p[i][j];
         rz = rz1;
     }
+    xp->solves++;
+    xp->unfinished += !finished;
     for (size_t i = 0; i < n; i++) {
         if (xp->inv_mass[i] == 0)
             continue;
@@ -594,6 +602,12 @@ static void implicit_substep(const world_soft *s, struct world_cloth *xp, double
             x[i][j] += h * v[i][j];
         }
     }
+}
+
+void plush__world_soft_cloth_counts(const world_soft *s, uint64_t *solves, uint64_t *unfinished)
+{
+    *solves = s->cloth ? s->cloth->solves : 0;
+    *unfinished = s->cloth ? s->cloth->unfinished : 0;
 }
 
 void plush__world_soft_cloth_reset(world_soft *s)

@@ -167,6 +167,8 @@ void plush__world_soft_cloth_step(plush_world_model *wm, world_soft *s, int k, i
 /* Forgets the solve's last change of speed (its next start), as the world resets the nodes; nothing when s is
  * not stepped as cloth. */
 void plush__world_soft_cloth_reset(world_soft *s);
+/* Its linear solves so far and those stopped short (0 and 0 when not stepped as cloth). */
+void plush__world_soft_cloth_counts(const world_soft *s, uint64_t *solves, uint64_t *unfinished);
 
 /* Area-weighted unit node normals of s->x into s->normals (zero for a rope or a node without area). */
 void plush__world_soft_update_normals(world_soft *s);
