@@ -136,6 +136,8 @@ typedef struct plush_compare_run_info {
     uint32_t frames;              /* frames it computed */
     size_t failures;              /* soft bodies that blew up (frozen, the run goes on) */
     int64_t first_failure;        /* their first frame, -1 when none */
+    uint64_t cloth_solves;        /* stepped as cloth (plush's cloth reference): its linear solves, and those */
+    uint64_t cloth_unfinished;    /* the iteration cap stopped short of their tolerance */
     char reason[PLUSH_DIAG_MESSAGE]; /* why it is unavailable or stopped */
 } plush_compare_run_info;
 

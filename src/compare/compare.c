@@ -539,6 +539,7 @@ static void step_run(plush_compare *c, size_t i, uint32_t frame, plush_diag *dia
         rf->volume_ratio = plush__compare_volume(c->surface, plush_scene_positions(r->scene)) / rest;
     r->info.frames++;
     r->info.failures = plush_scene_failures(r->scene, &r->info.first_failure);
+    r->info.cloth_solves = plush_scene_cloth_solves(r->scene, &r->info.cloth_unfinished);
 }
 
 /* Run i's normals of the compare's surface at this step, computed on first use. */

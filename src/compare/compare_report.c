@@ -198,6 +198,13 @@ static void runs_table(const plush_compare_study *s, plush_buf *md)
         else if (info.failures)
             snprintf(notes, sizeof notes, "%zu soft bodies blew up (first at frame %lld) and stayed frozen; ",
                      info.failures, (long long)info.first_failure);
+        if (info.cloth_unfinished) {
+            /* the cloth's solve stopped short: what it moved is not quite its material's motion */
+            size_t used = strlen(notes);
+            snprintf(notes + used, sizeof notes - used,
+                     "%llu of its %llu linear solves stopped at the iteration cap short of their tolerance; ",
+                     (unsigned long long)info.cloth_unfinished, (unsigned long long)info.cloth_solves);
+        }
         size_t vi = r - RUN_PROXY - (s->own_proxy ? 1 : 0);
         if (r >= RUN_PROXY + (s->own_proxy ? 1 : 0) && vi < s->variant_count) {
             /* a cage in several pieces is several soft bodies, and a piece without a pin falls */

@@ -633,6 +633,20 @@ size_t plush_scene_failures(const plush_scene *sc, int64_t *first_frame)
     return sc->failures;
 }
 
+uint64_t plush_scene_cloth_solves(const plush_scene *sc, uint64_t *unfinished)
+{
+    uint64_t solves = 0, short_of = 0;
+    for (size_t s = 0; sc && sc->wm && s < sc->model->soft_body_count; s++) {
+        plush_world_soft_info info;
+        plush_world_soft_get_info(sc->wm, s, &info);
+        solves += info.cloth_solves;
+        short_of += info.cloth_unfinished;
+    }
+    if (unfinished)
+        *unfinished = short_of;
+    return solves;
+}
+
 size_t plush_scene_frozen(const plush_scene *sc)
 {
     size_t n = 0;

@@ -722,7 +722,7 @@ static void test_finer_reference_is_nested(void **state)
     /* a compare with the cloth solver runs direct on it and direct/4 on the model: at rest they agree */
     char dir[] = "/tmp/plush_finer_XXXXXX";
     assert_true(plush__os_mkdtemp(dir));
-    plush_compare_study_desc desc = {.model = c, .out_dir = dir, .frames = 1, .materials = part,
+    plush_compare_study_desc desc = {.model = c, .out_dir = dir, .frames = 2, .materials = part,
                                      .material_count = 1, .direct_cloth = true};
     plush_compare_study *st = NULL;
     pmx_fx_ok(plush_compare_study_create(&desc, &st, &d), &d);
@@ -735,6 +735,14 @@ static void test_finer_reference_is_nested(void **state)
     double q = st->series_pair[st->quarter_pair];
     print_message("direct/4 from direct at frame 0: %.3g units\n", q);
     assert_true(q >= 0 && q < 1e-3);
+    /* a frame on, the cloth's solves are counted for the report, and every one finished */
+    pmx_fx_ok(plush_compare_study_step(st, 1, &d), &d);
+    plush_compare_run_info info;
+    plush_compare_get_run_info(st->cmp, RUN_DIRECT, &info);
+    assert_true(info.cloth_solves > 0);
+    assert_int_equal(info.cloth_unfinished, 0);
+    plush_compare_get_run_info(st->cmp, RUN_BONES, &info);
+    assert_int_equal(info.cloth_solves, 0);
     plush_compare_study_destroy(st);
     remove_report(dir);
     plush__compare_variant_free(&fine);
