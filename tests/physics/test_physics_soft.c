@@ -1341,9 +1341,10 @@ static void test_separate_pieces_simulate(void **state)
     plush_pmx_free(m);
 }
 
-/* A sheet clamped by one edge, stepped as cloth by plush (plush_world_cloth) for 4 s: how far its free edge's
- * middle dropped; the pins' largest distance from their targets into *pin_error. */
-static double cloth_sheet_drop(unsigned n, float bending_length, double *pin_error)
+/* A level sheet 6 wide of n x n quads at height 10, one soft body, clamped by the rows within 0.8 of one edge
+ * (at 8 and 16 quads the same 0.75: one row would be a hinge, and the sheet would hang straight down); its pins
+ * (malloc'd) into *pins_out. */
+static plush_pmx_model *clamped_sheet(unsigned n, int32_t **pins_out)
 {
     plush_pmx_model *m = mesh_fx_model(1);
     mesh_fx g = mesh_fx_grid(n, 6.0f);
@@ -1352,9 +1353,6 @@ static double cloth_sheet_drop(unsigned n, float bending_length, double *pin_err
     translate_material(m, 0, 0, 10, 0);
     size_t k = mesh_fx_add_soft_body(m, (int32_t)mat, 0);
     soft_defaults(&m->soft_bodies[k]);
-    m->soft_bodies[k].config.dp = 0.05f;
-    /* the rows within 0.8 of the edge, at both resolutions the same 0.75 (clamped: one row would be a hinge,
-     * and the sheet would hang straight down) */
     float zmin = INFINITY;
     for (size_t v = 0; v < m->vertex_count; v++)
         zmin = fminf(zmin, m->vertices[v].position[2]);
@@ -1366,6 +1364,18 @@ static double cloth_sheet_drop(unsigned n, float bending_length, double *pin_err
             pins[count++] = (int32_t)v;
     m->soft_bodies[k].pins = pins;
     m->soft_bodies[k].pin_count = count;
+    *pins_out = pins;
+    return m;
+}
+
+/* A sheet clamped by one edge, stepped as cloth by plush (plush_world_cloth) for 4 s: how far its free edge's
+ * middle dropped; the pins' largest distance from their targets into *pin_error. */
+static double cloth_sheet_drop(unsigned n, float bending_length, double *pin_error)
+{
+    int32_t *pins;
+    plush_pmx_model *m = clamped_sheet(n, &pins);
+    uint32_t count = m->soft_bodies[0].pin_count;
+    m->soft_bodies[0].config.dp = 0.05f;
     plush_world_cloth cloth = {.on = true, .stretch = 2000.0f, .bending_length = bending_length};
     sim s = sim_new(m, &(plush_world_desc){.cloth = &cloth, .cloth_count = 1});
     float(*rest)[3] = calloc(m->vertex_count, sizeof *rest);
@@ -1429,24 +1439,8 @@ static void test_cloth_sheet(void **state)
 static void test_cloth_solves_finish(void **state)
 {
     (void)state;
-    plush_pmx_model *m = mesh_fx_model(1);
-    mesh_fx g = mesh_fx_grid(16, 6.0f);
-    size_t mat = mesh_fx_add_material(m, "cloth", &g, 0);
-    mesh_fx_free(&g);
-    translate_material(m, 0, 0, 10, 0);
-    size_t k = mesh_fx_add_soft_body(m, (int32_t)mat, 0);
-    soft_defaults(&m->soft_bodies[k]);
-    float zmin = INFINITY;
-    for (size_t v = 0; v < m->vertex_count; v++)
-        zmin = fminf(zmin, m->vertices[v].position[2]);
-    int32_t *pins = calloc(m->vertex_count, sizeof *pins);
-    assert_non_null(pins);
-    uint32_t count = 0;
-    for (size_t v = 0; v < m->vertex_count; v++)
-        if (m->vertices[v].position[2] < zmin + 0.8f)
-            pins[count++] = (int32_t)v;
-    m->soft_bodies[k].pins = pins;
-    m->soft_bodies[k].pin_count = count;
+    int32_t *pins;
+    plush_pmx_model *m = clamped_sheet(16, &pins);
     plush_world_cloth cloth = {.on = true, .bending_length = 1.5f};
     sim s = sim_new(m, &(plush_world_desc){.cloth = &cloth, .cloth_count = 1});
     float(*rest)[3] = calloc(m->vertex_count, sizeof *rest);
