@@ -408,9 +408,6 @@ void plush_scene_soft(const plush_scene *scene, plush_scene_soft_figures *frame,
  * more), and the first one's frame (-1 when none); the soft bodies frozen for good. */
 size_t plush_scene_failures(const plush_scene *scene, int64_t *first_frame);
 size_t plush_scene_frozen(const plush_scene *scene);
-/* The linear solves of the soft bodies stepped as cloth (plush_world_cloth; direct mode's reference), and
- * how many of them the iteration cap stopped short of their tolerance; 0 without cloth. */
-uint64_t plush_scene_cloth_solves(const plush_scene *scene, uint64_t *unfinished);
 void plush_scene_destroy(plush_scene *scene);
 
 /* ---- direct mode: the detailed mesh simulated as the soft body (the reference) --------------------

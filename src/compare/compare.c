@@ -2,6 +2,7 @@
 #include "plush/compare.h"
 #include "plush/sys/core.h"
 #include "plush/sys/pmx.h"
+#include "plush/sys/scene.h"
 #include "compare/compare_internal.h"
 #include "core/common.h"
 

@@ -17,6 +17,9 @@ extern "C" {
 
 /* What binding the scene's motion found (plush_motion_stats_get); all zero without a motion. */
 void plush_scene_motion_stats(const plush_scene *scene, plush_motion_stats *out);
+/* The linear solves of the soft bodies stepped as cloth (plush_world_cloth; direct mode's reference), and
+ * how many of them the iteration cap stopped short of their tolerance; 0 without cloth. */
+uint64_t plush_scene_cloth_solves(const plush_scene *scene, uint64_t *unfinished);
 
 /* The paths the sink will write directly inside plush_scene_output.dir, known before the run begins (a
  * caller checks that none would replace a file of the user's): up to max stored, the count returned. */
