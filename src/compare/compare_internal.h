@@ -104,9 +104,10 @@ void plush__compare_variant_free(plush_compare_variant *variant);
 enum { RUN_BONES, RUN_DIRECT, RUN_PROXY }; /* the first proxy run; generated cages follow it */
 
 /* The largest part (vertices at four times its detail, some four times its own) whose direct reference is
- * plush's cloth solver by default: its cost grows with the nodes (0.14 ms a node a frame at 16 substeps
- * on the skirt of docs/compare.md, two shared cores), so 12,000 take some 1.7 s a frame, 300 frames in
- * under 9 minutes; larger parts (the demo bear's 60,000 nodes) get Bullet's calibrated reference. */
+ * plush's cloth solver by default: its cost grows with the nodes (0.07 ms a node a frame standing still,
+ * 0.11 moving, at 16 substeps on the skirt of docs/compare.md, two shared cores), so 12,000 take some 0.9-1.3
+ * s a frame, 300 frames in under 7 minutes; larger parts (the demo bear's 60,000 nodes) get Bullet's
+ * calibrated reference. */
 #define PLUSH__COMPARE_CLOTH_NODES 12000
 
 /* The error pictures' red: this share of the model's size, the report's "clearly different motion". */
