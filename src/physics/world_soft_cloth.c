@@ -33,7 +33,6 @@
 #include "plush/sys/physics.h"
 
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -497,8 +496,8 @@ static void precondition(const struct world_cloth *xp, size_t v, const double r[
 }
 
 /* One backward Euler substep of the free nodes: (M + h (h + tau) K) dv = h (f - (h + tau) K v), K the
- * Gauss-Newton stiffness at x, by conjugate gradients preconditioned by the masses; then v += dv (less the
- * kDP share), x += h v. The pinned and anchored nodes' v is their path's speed. */
+ * Gauss-Newton stiffness at x, by conjugate gradients preconditioned by each node's block; then v += dv (less
+ * the kDP share), x += h v. The pinned and anchored nodes' v is their path's speed. */
 static void implicit_substep(const world_soft *s, struct world_cloth *xp, double h, double tau, const float g[3],
                              double (*x)[3], double (*v)[3], double keep)
 {
@@ -537,6 +536,9 @@ static void implicit_substep(const world_soft *s, struct world_cloth *xp, double
     /* b = h (f - (h + tau) K v); the solve starts from the substep before's change of speed (accelerations
      * change little from one substep to the next): r = b - A dv; z = P r; p = z */
     block_preconditioner(s, xp, scale);
+    for (size_t i = 0; i < n; i++) /* a held node's change is its path's, not the solve's */
+        for (int j = 0; j < 3; j++)
+            dv[i][j] = xp->inv_mass[i] > 0 && isfinite(dv[i][j]) ? dv[i][j] : 0;
     memset(ap, 0, n * sizeof *ap);
     stiffness_times(xp, (const double(*)[3])v, ap);
     memset(p, 0, n * sizeof *p);
@@ -545,7 +547,6 @@ static void implicit_substep(const world_soft *s, struct world_cloth *xp, double
     for (size_t i = 0; i < n; i++) {
         double m = xp->inv_mass[i] > 0 ? 1.0 / xp->inv_mass[i] : 0;
         for (int j = 0; j < 3; j++) {
-            dv[i][j] = m > 0 && isfinite(dv[i][j]) ? dv[i][j] : 0;
             r[i][j] = m > 0 ? h * (f[i][j] - (h + tau) * ap[i][j]) - (m * dv[i][j] + scale * p[i][j]) : 0;
             b0 += m > 0 ? h * (f[i][j] - (h + tau) * ap[i][j]) * h * (f[i][j] - (h + tau) * ap[i][j]) : 0;
         }
