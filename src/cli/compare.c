@@ -52,7 +52,7 @@ static const char compare_help[] =
     "                              triangles, percent weights, each triangle's own frame): the 'before' of\n"
     "                              the smooth surface\n"
     "  --direct-cloth              the cloth solver's reference whatever the part's size (slow: some\n"
-    "                              0.1 ms a vertex a frame at four times the detail; docs/compare.md)\n"
+    "                              0.1 ms a vertex a frame, more on large parts; docs/compare.md)\n"
     "  --direct-bullet             Bullet's calibrated reference whatever the part's size (fast, but its\n"
     "                              result depends on the resolution: it rarely converges)\n"
     "  -h, --help                  this text\n"

@@ -170,7 +170,7 @@ static void verdict(const plush_compare_study *s, const judgement *jp, plush_buf
     else if (s->reference_chosen)
         buf_printf(md, "Direct is Bullet's, calibrated, because the part is too large for plush's cloth solver at "
                        "four times its detail (%zu vertices, over the %d it is used for; `--direct-cloth` runs it "
-                       "anyway, at some 0.1 ms a vertex a frame).\n\n",
+                       "anyway, at some 0.1 ms a vertex a frame or more).\n\n",
                    s->cloth_nodes, PLUSH__COMPARE_CLOTH_NODES);
     if (dinfo.stopped)
         buf_printf(md, "The direct run stopped at frame %u (%s): the comparison covers the %u frames before it.\n\n",
