@@ -225,18 +225,26 @@ static uint32_t nearest_covered(const pin_work *w, size_t k)
     return at == SIZE_MAX ? UINT32_MAX : w->covered_vertex[at];
 }
 
+/* The covered vertices that speak for cage vertex k: those nearest it within reach, or else the covered
+ * vertex nearest it at any distance (into *one); into *vs, their count (0 when the model covers none). */
+static size_t speakers(const pin_work *w, size_t k, uint32_t *one, const uint32_t **vs)
+{
+    *vs = w->list + w->first[k];
+    size_t count = w->first[k + 1] - w->first[k];
+    if (count == 0 && (*one = nearest_covered(w, k)) != UINT32_MAX)
+        *vs = one, count = 1;
+    return count;
+}
+
 /* The held share around cage vertex k; with add, its held bones' weights are added to w->bone_w. */
 static double around(pin_work *w, size_t k, bool add)
 {
     size_t nb = w->m->bone_count;
-    uint32_t one, *vs = w->list + w->first[k];
-    size_t count = w->first[k + 1] - w->first[k];
-    if (count == 0) {
-        one = nearest_covered(w, k);
-        if (one == UINT32_MAX)
-            return 0;
-        vs = &one, count = 1;
-    }
+    uint32_t one;
+    const uint32_t *vs;
+    size_t count = speakers(w, k, &one, &vs);
+    if (count == 0)
+        return 0;
     double s = 0;
     for (size_t i = 0; i < count; i++) {
         const plush_pmx_vertex *v = &w->m->vertices[vs[i]];
@@ -383,10 +391,9 @@ static int32_t chain_root(pin_work *w, const uint32_t *nodes, size_t count, size
     const plush_pmx_model *m = w->m;
     double total = 0;
     for (size_t i = 0; i < count; i++) {
-        uint32_t one, *vs = w->list + w->first[nodes[i]];
-        size_t n = w->first[nodes[i] + 1] - w->first[nodes[i]];
-        if (n == 0 && (one = nearest_covered(w, nodes[i])) != UINT32_MAX)
-            vs = &one, n = 1; /* a node with no covered vertex within reach still speaks for the piece */
+        uint32_t one;
+        const uint32_t *vs;
+        size_t n = speakers(w, nodes[i], &one, &vs); /* a node with none within reach still speaks for the piece */
         for (size_t j = 0; j < n; j++) {
             const plush_pmx_vertex *v = &m->vertices[vs[j]];
             for (int b = 0; b < 4; b++)
@@ -416,16 +423,14 @@ static int32_t chain_root(pin_work *w, const uint32_t *nodes, size_t count, size
     return root;
 }
 
-/* Marks in mark every bone a piece's covered vertices are weighted to (a node with none within reach speaks
- * through its nearest covered vertex). */
+/* Marks in mark every bone a piece's covered vertices are weighted to (speakers). */
 static void piece_weighted_bones(const pin_work *w, const uint32_t *nodes, size_t count, bool *mark)
 {
     const plush_pmx_model *m = w->m;
     for (size_t i = 0; i < count; i++) {
-        uint32_t one, *vs = w->list + w->first[nodes[i]];
-        size_t n = w->first[nodes[i] + 1] - w->first[nodes[i]];
-        if (n == 0 && (one = nearest_covered(w, nodes[i])) != UINT32_MAX)
-            vs = &one, n = 1;
+        uint32_t one;
+        const uint32_t *vs;
+        size_t n = speakers(w, nodes[i], &one, &vs);
         for (size_t j = 0; j < n; j++) {
             const plush_pmx_vertex *v = &m->vertices[vs[j]];
             for (int b = 0; b < 4; b++)

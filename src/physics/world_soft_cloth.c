@@ -547,8 +547,9 @@ static void implicit_substep(const world_soft *s, struct world_cloth *xp, double
     for (size_t i = 0; i < n; i++) {
         double m = xp->inv_mass[i] > 0 ? 1.0 / xp->inv_mass[i] : 0;
         for (int j = 0; j < 3; j++) {
-            r[i][j] = m > 0 ? h * (f[i][j] - (h + tau) * ap[i][j]) - (m * dv[i][j] + scale * p[i][j]) : 0;
-            b0 += m > 0 ? h * (f[i][j] - (h + tau) * ap[i][j]) * h * (f[i][j] - (h + tau) * ap[i][j]) : 0;
+            double bj = m > 0 ? h * (f[i][j] - (h + tau) * ap[i][j]) : 0;
+            r[i][j] = m > 0 ? bj - (m * dv[i][j] + scale * p[i][j]) : 0;
+            b0 += bj * bj;
         }
         precondition(xp, i, r[i], z[i]);
         for (int j = 0; j < 3; j++) {
