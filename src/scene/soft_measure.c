@@ -199,9 +199,9 @@ void plush__soft_measure_pose_skin(plush__soft_measure *sm, const float (*positi
 }
 
 double plush__soft_measure_deepest_near(const plush__soft_measure *sm, size_t i, const float p[3], double margin,
-                                        float out[3], uint64_t near, double slack, uint64_t *near_out)
+                                        float out[3], uint64_t near, double slack, uint64_t *near_out, double *clear)
 {
-    double best = 0;
+    double best = 0, room = INFINITY;
     if (out)
         out[0] = out[1] = out[2] = 0;
     bool masked = sm->body_count <= 64;
@@ -219,17 +219,24 @@ double plush__soft_measure_deepest_near(const plush__soft_measure *sm, size_t i,
                reach = sm->reach[b] + margin, d2 = dx * dx + dy * dy + dz * dz;
         if (near_out && masked && d2 <= (reach + slack) * (reach + slack))
             *near_out |= (uint64_t)1 << b;
-        if (d2 > reach * reach)
+        if (d2 > reach * reach) {
+            /* the shape lies within its reach of its centre: p is further from its margin than the rest */
+            double apart = clear ? sqrt(d2) - reach : INFINITY;
+            room = apart < room ? apart : room;
             continue;
+        }
         double local[3], normal[3];
         plush__rigid_local(t, p, local);
         double d = plush__rigid_shape_distance(rb, local, out ? normal : NULL);
+        room = d - margin < room ? d - margin : room;
         if (!(d < margin) || !(margin - d > best))
             continue;
         best = margin - d;
         for (int k = 0; out && k < 3; k++)
             out[k] = (float)(t[k] * normal[0] + t[4 + k] * normal[1] + t[8 + k] * normal[2]);
     }
+    if (clear)
+        *clear = room > 0 && best == 0 ? room : 0; /* NaN: 0 */
     return best;
 }
 
@@ -262,7 +269,7 @@ uint64_t plush__soft_measure_box_mask(const plush__soft_measure *sm, const float
 /* Whether bound vertex i at p lies inside a body of `near` it is measured against, and how deep. */
 static bool inside_body(const plush__soft_measure *sm, size_t i, const float p[3], uint64_t near, double *depth)
 {
-    double d = plush__soft_measure_deepest_near(sm, i, p, 0, NULL, near, 0, NULL);
+    double d = plush__soft_measure_deepest_near(sm, i, p, 0, NULL, near, 0, NULL, NULL);
     *depth = d > *depth ? d : *depth;
     return d > 0;
 }

@@ -50,9 +50,10 @@ void plush__soft_measure_pose_skin(plush__soft_measure *sm, const float (*positi
  * b: body b; UINT64_MAX: all; with more than 64 bodies every one is looked at); out, when not NULL, gets the
  * unit direction out of the deepest body (zero when none); when `near_out` is not NULL it gets the bodies
  * within slack more than their reach of p, so a vertex that has moved less than slack since can ask again with
- * that mask and get the same answer. */
+ * that mask and get the same answer; when `clear` is not NULL it gets how far p can move, at least, and stay
+ * margin outside the bodies of `near` (0 when it is not; INFINITY when there are none). */
 double plush__soft_measure_deepest_near(const plush__soft_measure *sm, size_t i, const float p[3], double margin,
-                                        float out[3], uint64_t near, double slack, uint64_t *near_out);
+                                        float out[3], uint64_t near, double slack, uint64_t *near_out, double *clear);
 /* The bodies (bit b: body b, as plush__soft_measure_deepest_near takes them) whose reach plus pad meets the box
  * of bound vertices first .. first + n at positions (indexed by vertex), as posed by the last
  * plush__soft_measure_pose_bodies: no point of them lies within pad of another body's shape. Every body with

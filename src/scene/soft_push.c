@@ -158,6 +158,7 @@ plush_status plush__soft_push_init(plush__soft_push *sp, plush__soft_measure *sm
     sp->near = plush_arena_array(arena, n, sizeof *sp->near);
     sp->travel = plush_arena_array(arena, n, sizeof *sp->travel);
     sp->skin_clear = plush_arena_array(arena, n, sizeof *sp->skin_clear);
+    sp->body_clear = plush_arena_array(arena, n, sizeof *sp->body_clear);
     sp->slack = mean_edge;
     sp->sum = plush_arena_array(arena, t, sizeof *sp->sum);
     sp->step = plush_arena_array(arena, t, sizeof *sp->step);
@@ -171,7 +172,7 @@ plush_status plush__soft_push_init(plush__soft_push *sp, plush__soft_measure *sm
     sp->scale = plush_arena_array(arena, t, sizeof *sp->scale);
     sp->moved = plush_arena_array(arena, t, sizeof *sp->moved);
     sp->held = plush_arena_array(arena, t, sizeof *sp->held);
-    if (!sp->move || !sp->rows || !sp->dirty || !sp->near || !sp->travel || !sp->skin_clear || !sp->sum || !sp->step || !sp->offset ||
+    if (!sp->move || !sp->rows || !sp->dirty || !sp->near || !sp->travel || !sp->skin_clear || !sp->body_clear || !sp->sum || !sp->step || !sp->offset ||
         !sp->kept || !sp->scale || !sp->moved || !sp->held || !sp->in || !sp->listed ||
         !sp->carry_count || !sp->carry_triangle || !sp->carry_weight)
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
@@ -203,8 +204,22 @@ static size_t mean_pushes(plush__soft_push *sp, const float (*positions)[3], siz
                                                sp->margin + sp->slack);
         const float *p = positions[sm->vertices[r]];
         uint64_t near = all ? box : sp->travel[r] > sp->slack ? UINT64_MAX : sp->near[r];
-        double d = plush__soft_measure_deepest_near(sm, r, p, sp->margin, dir, near, sp->slack,
-                                                    all ? &sp->near[r] : NULL);
+        /* a row that has moved less than its room since it was found outside every body's margin still is
+         * (the bodies hold still within the frame): 0 without asking; its mask stays the one found then, as
+         * good as long as it has moved less than the slack */
+        double d = 0, room = 0;
+        dir[0] = dir[1] = dir[2] = 0;
+        if (!(sp->travel[r] < sp->body_clear[r])) {
+            /* the room is known where every body is looked at, or those left out lie beyond the slack (the
+             * first look's box) */
+            bool whole = all || near == UINT64_MAX;
+            d = plush__soft_measure_deepest_near(sm, r, p, sp->margin, dir, near, sp->slack, all ? &sp->near[r] : NULL,
+                                                 whole ? &room : NULL);
+            /* the travel is summed in float, and the positions moved in float: a thousandth of the slack spare */
+            room = (all && room > sp->slack ? sp->slack : room) - 1e-3 * sp->slack;
+            if (whole)
+                sp->body_clear[r] = room > 0 ? (float)(sp->travel[r] + room) : 0.0f;
+        }
         /* The skin's pass: behind the visible skin, by less than SKIN_REACH of a cage edge (deeper, the cage
          * itself went through), and not in a body (the body's pass had those); a row in a body counts as in,
          * so a round that leaves more rows in a body or behind the skin than it found is undone. The skin does
@@ -411,6 +426,8 @@ static bool push_rounds(plush__soft_push *sp, float (*positions)[3])
         bool undo = after > before;
         for (size_t i = 0; i < n; i++) {
             float *p = positions[sp->sm->vertices[sp->rows[i]]], *m = sp->move[sp->rows[i]];
+            if (undo) /* back where it was: the room found where it went says nothing here */
+                sp->body_clear[sp->rows[i]] = 0;
             for (int k = 0; k < 3; k++) {
                 p[k] = undo ? m[k] : p[k];
                 m[k] = 0;
@@ -435,6 +452,7 @@ void plush__soft_push_frame(plush__soft_push *sp, plush_proxy_skin *skin, float 
     plush__soft_measure_pose_skin(sp->sm, (const float(*)[3])positions, normals);
     memset(sp->offset, 0, sp->triangle_count * sizeof *sp->offset);
     memset(sp->travel, 0, sp->sm->count * sizeof *sp->travel);
+    memset(sp->body_clear, 0, sp->sm->count * sizeof *sp->body_clear);
     /* out of the rigid bodies, then out from behind the skin */
     sp->skin_pass = false;
     bool pushed = push_rounds(sp, positions);

@@ -26,6 +26,8 @@ typedef struct plush__soft_push {
     bool skin_pass;                     /* the rounds push out from behind the skin (else out of the bodies) */
     float *skin_clear;                  /* per row: the travel at which it may reach the skin's margin (the
                                            skin holds still within a frame) */
+    float *body_clear;                  /* per row: the travel at which it may reach a body's margin (the
+                                           bodies hold still within a frame; 0 at its start) */
     double slack;
     double (*sum)[4];                   /* per triangle: the weighted pushes of its rows, and their weight */
     float (*step)[3];                   /* per triangle: this round's offset */
