@@ -207,18 +207,20 @@ static size_t mean_pushes(plush__soft_push *sp, const float (*positions)[3], siz
         /* a row that has moved less than its room since it was found outside every body's margin still is
          * (the bodies hold still within the frame): 0 without asking; its mask stays the one found then, as
          * good as long as it has moved less than the slack */
-        double d = 0, room = 0;
+        double d = 0;
         dir[0] = dir[1] = dir[2] = 0;
         if (!(sp->travel[r] < sp->body_clear[r])) {
             /* the room is known where every body is looked at, or those left out lie beyond the slack (the
              * first look's box) */
+            double room = 0;
             bool whole = all || near == UINT64_MAX;
             d = plush__soft_measure_deepest_near(sm, r, p, sp->margin, dir, near, sp->slack, all ? &sp->near[r] : NULL,
                                                  whole ? &room : NULL);
-            /* the travel is summed in float, and the positions moved in float: a thousandth of the slack spare */
-            room = (all && room > sp->slack ? sp->slack : room) - 1e-3 * sp->slack;
-            if (whole)
+            if (whole) { /* the travel is summed in float, and the positions moved in float: a thousandth of the
+                          * slack spare */
+                room = (all && room > sp->slack ? sp->slack : room) - 1e-3 * sp->slack;
                 sp->body_clear[r] = room > 0 ? (float)(sp->travel[r] + room) : 0.0f;
+            }
         }
         /* The skin's pass: behind the visible skin, by less than SKIN_REACH of a cage edge (deeper, the cage
          * itself went through), and not in a body (the body's pass had those); a row in a body counts as in,

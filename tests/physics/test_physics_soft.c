@@ -1443,10 +1443,7 @@ static void test_cloth_solves_finish(void **state)
     plush_pmx_model *m = clamped_sheet(16, &pins);
     plush_world_cloth cloth = {.on = true, .bending_length = 1.5f, .stretch = 100000.0f};
     sim s = sim_new(m, &(plush_world_desc){.cloth = &cloth, .cloth_count = 1});
-    float(*rest)[3] = calloc(m->vertex_count, sizeof *rest);
-    assert_non_null(rest);
-    for (size_t v = 0; v < m->vertex_count; v++)
-        memcpy(rest[v], m->vertices[v].position, sizeof rest[v]);
+    float(*rest)[3] = rest_positions(m);
     for (int f = 0; f < 30; f++) {
         plush_world_set_pins(s.wm, (const float(*)[3])rest);
         sim_step(&s, FRAME);
