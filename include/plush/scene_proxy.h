@@ -56,6 +56,11 @@ typedef struct plush_scene_bound_options {
     size_t material_count;
     size_t *pulled;               /* out, optional (model->material_count entries): per material, its
                                    * vertices bound as a layer of the named ones (below) */
+    size_t *sewn;                 /* out, optional (model->material_count entries): of pulled, the vertices
+                                   * of pieces bound only where they share a position with the named ones
+                                   * (the rest keeps its own skinning) and carried there by bones the
+                                   * model's physics moves: a trim caged alone, sewn onto a dress the
+                                   * author's physics swings, parts from the dress there */
     const float (*left_out)[3];   /* rest positions whose vertices are not bound (details the cage left out,
                                    * plush_attach_details), nor layers pulled in through them */
     size_t left_out_count;

@@ -5,6 +5,7 @@
 #include "plush/sys/core.h"
 #include "plush/sys/pmx.h"
 #include "plush/sys/scene.h"
+#include "physics/rigid_shape.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -196,6 +197,17 @@ static bool near_point(const plush_pmx_model *model, const cell_point *points, s
     return false;
 }
 
+/* The weight vertex v gives bones the model's physics moves (`moved`, per bone). */
+static double moved_share(const plush_pmx_model *model, uint32_t v, const bool *moved)
+{
+    const plush_pmx_vertex *x = &model->vertices[v];
+    double s = 0;
+    for (int j = 0; j < 4; j++)
+        if (x->bones[j] >= 0 && (size_t)x->bones[j] < model->bone_count && moved[x->bones[j]] && x->weights[j] > 0)
+            s += x->weights[j];
+    return s;
+}
+
 /* The pieces of material m's faces (joined by their edges and by shared positions, so a piece is what
  * looks like one piece whatever way its vertices were split) that hold a vertex sharing a position with a
  * chosen one (`shared`), each added to used whole when every vertex of it lies within `reach` of a chosen
@@ -205,7 +217,7 @@ static bool near_point(const plush_pmx_model *model, const cell_point *points, s
  * vertices. *added counts the vertices marked. */
 static plush_status pull_pieces(const plush_pmx_model *model, size_t m, const uint8_t *shared,
                                 const plush__point_grid *near, const float (*near_points)[3], double reach,
-                                uint8_t *used, size_t *added, plush_diag *diag)
+                                const bool *moved, uint8_t *used, size_t *added, size_t *sewn, plush_diag *diag)
 {
     const uint32_t *faces;
     size_t fc;
@@ -266,6 +278,9 @@ static plush_status pull_pieces(const plush_pmx_model *model, size_t m, const ui
             used[vertex[i]] = 1;
             (*added)++;
         }
+        /* a shared vertex of a piece left to its own skinning, which the model's physics moves there */
+        if (far[r] && shared[vertex[i]] && moved && moved_share(model, vertex[i], moved) >= 0.5)
+            (*sewn)++;
     }
 done:
     free(local);
@@ -297,9 +312,10 @@ static size_t used_points(const plush_pmx_model *model, const uint8_t *used, dou
  * a chosen vertex -- the inner layer of a cape, the back faces of hair, an outline shell -- is bound too,
  * so the two stay together whatever material the user named; and so is the whole piece it belongs to
  * when that piece lies within one mean cage edge of the chosen vertices (pull_pieces). *n counts the
- * vertices marked in used; pulled[m], material m's. */
+ * vertices marked in used; pulled[m], material m's; sewn[m], those of its pieces not bound whole that
+ * the model's physics moves (plush_scene_bound_options.sewn). */
 static plush_status pull_layers(const plush_pmx_model *model, const plush_scene_proxy *proxy, const bool *chosen,
-                                uint8_t *used, size_t *n, size_t *pulled, plush_diag *diag)
+                                uint8_t *used, size_t *n, size_t *pulled, size_t *sewn, plush_diag *diag)
 {
     if (*n == 0)
         return PLUSH_OK;
@@ -328,6 +344,10 @@ static plush_status pull_layers(const plush_pmx_model *model, const plush_scene_
     double reach = proxy->triangle_count ? plush__mean_edge(&proxy->nodes[0][0], sizeof proxy->nodes[0],
                                                             &proxy->triangles[0][0], proxy->triangle_count * 3)
                                          : 0;
+    /* the bones the model's physics moves, for the sewn count (none counted when out of memory for it) */
+    bool *moved = sewn ? calloc(model->bone_count ? model->bone_count : 1, sizeof *moved) : NULL;
+    if (moved)
+        plush__rigid_moved_bones(model, moved);
     for (size_t m = 0; st == PLUSH_OK && m < model->material_count; m++) {
         if (chosen[m] || (m < proxy->material_count && proxy->soft_material[m]))
             continue;
@@ -346,10 +366,14 @@ static plush_status pull_layers(const plush_pmx_model *model, const plush_scene_
                 (*n)++;
             }
         }
+        size_t sewn_here = 0;
         if (st == PLUSH_OK && meets)
-            st = pull_pieces(model, m, shared, &near, (const float(*)[3])near_points, reach, used, n, diag);
+            st = pull_pieces(model, m, shared, &near, (const float(*)[3])near_points, reach, moved, used, n,
+                             &sewn_here, diag);
         if (pulled)
             pulled[m] = *n - before;
+        if (sewn)
+            sewn[m] = sewn_here;
         for (size_t i = 0; i < fc; i++)
             shared[faces[i]] = 0;
     }
@@ -386,6 +410,7 @@ static plush_status pull_layers(const plush_pmx_model *model, const plush_scene_
             break;
     }
     plush__point_grid_free(&near);
+    free(moved);
     free(near_points);
     free(shared);
     free(points);
@@ -440,10 +465,12 @@ plush_status plush_scene_bound_vertices(const plush_pmx_model *model, const plus
     }
     if (options && options->pulled)
         memset(options->pulled, 0, model->material_count * sizeof *options->pulled);
+    if (options && options->sewn)
+        memset(options->sewn, 0, model->material_count * sizeof *options->sewn);
     if (st == PLUSH_OK && options && options->left_out_count > 0)
         st = leave_out(model, options->left_out, options->left_out_count, used, &n, diag);
     if (st == PLUSH_OK && options && options->material_count > 0)
-        st = pull_layers(model, proxy, chosen, used, &n, options->pulled, diag);
+        st = pull_layers(model, proxy, chosen, used, &n, options->pulled, options->sewn, diag);
     if (st == PLUSH_OK) {
         uint32_t *list = plush_arena_array(arena, n ? n : 1, sizeof *list);
         if (!list) {

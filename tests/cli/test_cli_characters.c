@@ -100,6 +100,53 @@ static void test_layers_stay_together(void **state)
     }
 }
 
+/* A trim sewn onto a dress the author's physics swings (Luka's 材質18 on 材質8): caged alone it parts from
+ * the dress where they are sewn and misses the surface bar, and the summary says to cage the two as one
+ * garment, naming the option; caged together they meet the bar. Alicia's hair, whose layers (the bangs,
+ * the hairline) follow the head or come along whole, gets no such hint. */
+static void test_sewn_trim_hint(void **state)
+{
+    (void)state;
+    const char *luka = DATA "characters/blender_mmd_tools/巡音ルカ_f14b5a4.pmx";
+    const char *alicia = DATA "mmd/alicia/Alicia_solid.pmx";
+    if (!characters_present(luka) || !characters_present(alicia) || !characters_present(LONG_DANCE)) {
+        print_message("skipped: %s, %s or %s is absent\n", luka, alicia, LONG_DANCE);
+        skip();
+    }
+    static const char *const cages[] = {"材質18", "材質18,材質8"};
+    for (int k = 0; k < 2; k++) {
+        char out[600];
+        snprintf(out, sizeof out, "%s/sewn%d", cli_tmp_dir(), k);
+        cli_result r;
+        CLI_RUN(&r, "run", luka, "--cage", cages[k], "--motion", LONG_DANCE, "--frames", "30", "--export", "quality",
+                "-o", out);
+        cli_expect_code(&r, 0);
+        const char *bar = strstr(r.out, "surface bar (");
+        assert_non_null(bar);
+        bool met = strstr(bar, "): every frame meets it") != NULL;
+        const char *hint = strstr(r.out, "is sewn onto the part");
+        print_message("      --cage %s: surface bar %s at every one of 30 frames; %s\n", cages[k], met ? "met" : "missed",
+                      hint ? "the hint to cage the dress with it" : "no sewn hint");
+        if (k == 0) {
+            assert_false(met);
+            assert_non_null(hint);
+            assert_non_null(strstr(hint, "--cage 材質18,材質8"));
+        } else {
+            assert_true(met);
+            assert_null(hint);
+        }
+        cli_result_free(&r);
+    }
+    char out[600];
+    snprintf(out, sizeof out, "%s/sewn_alicia", cli_tmp_dir());
+    cli_result r;
+    CLI_RUN(&r, "run", alicia, "--cage", "hair", "--frames", "1", "-o", out);
+    cli_expect_code(&r, 0);
+    assert_non_null(strstr(r.out, "  layers "));
+    assert_null(strstr(r.out, "is sewn onto"));
+    cli_result_free(&r);
+}
+
 /* Luka's material caged on the long dance's first 700 frames, in OUTDIR name: it ends with status 0, no
  * figure nan, no blow-up; warned (when not NULL) is in what it warned. */
 static void luka_part_runs_clean(const char *cage, const char *name, const char *warned)
@@ -393,6 +440,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_characters_dance, setup, teardown),
         cmocka_unit_test_setup_teardown(test_layers_stay_together, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_sewn_trim_hint, setup, teardown),
         cmocka_unit_test_setup_teardown(test_eyes_on_three_pins, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bob_stays_a_bob, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bob_finer_step, setup, teardown),

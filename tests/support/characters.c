@@ -27,8 +27,8 @@
 
 /* Behind the visible skin, the runs here (the long dance's first 120 frames, the short dance): the two
  * pmx_tailor skirts and the cape keep within the bar (the second skirt by one sampled vertex: not held); on
- * average within its half point all but Luka's dress (材質8, 材質18: her legs have no rigid body, and their
- * cages pass through her knees deeper than the push reaches); at a few frames more than 2 points above the author's: the uneven
+ * average within its half point all but Luka's dress (材質8, 材質18: where the dress lies on her waist and
+ * hips at rest the cage's blend dips a hair behind the skin, and the hem passes through her raised knees); at a few frames more than 2 points above the author's: the uneven
  * skirt (5 of 120), Alicia's hair (19), Luka's hair (2), sample_finish's skirt (2) and her hair (5 of the
  * short dance's 25) (docs/measured.md, "Behind the visible skin"). */
 const character_case characters_cases[] = {
