@@ -576,16 +576,23 @@ static void behaviour_lines(const run_state *s, const plush_motion_stats *st, co
         return;
     }
     char verdict[96] = "";
+    bool stiff = false;
     if (u->mean_author_swing_share >= PLUSH_SOFT_AUTHOR_MOVES_SWING) {
         double r = u->mean_swing_share / u->mean_author_swing_share;
         bool ok = r >= PLUSH_SOFT_SWING_RATIO_LO && r <= PLUSH_SOFT_SWING_RATIO_HI;
         snprintf(verdict, sizeof verdict, " (ratio %.2f, bar %g-%g: %s)", r, PLUSH_SOFT_SWING_RATIO_LO,
                  PLUSH_SOFT_SWING_RATIO_HI, ok ? "meets it" : "misses it");
+        stiff = r < PLUSH_SOFT_SWING_RATIO_LO;
     }
     cli_line("  swing           %.2f%% of its size from the pose without physics on average, the author's physics "
              "%.2f%%%s; %.2f%% from where the author's physics puts it%s",
              100 * u->mean_swing_share, 100 * u->mean_author_swing_share, verdict, 100 * u->mean_offset_share,
              follows);
+    /* a part stiffer than the author's made it (hair on chains, held to its rest shape by its cage): the
+     * option that follows the author's physics instead, with what it costs */
+    if (stiff && !s->job->follow_author && s->job->mode == PLUSH_SCENE_PROXY)
+        cli_line("  hint            it swings under half as much as the author's part: --follow-author gives it the shape "
+                 "the author's physics gives that part, softly (where the author's part tears or flies up, so does it)");
 }
 
 static void summary(const run_state *s, uint32_t frames, const plush_diag *diag)

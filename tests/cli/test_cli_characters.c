@@ -396,7 +396,7 @@ static double swing_ratio(const char *out)
  * dance's first 200 frames. Keeping its own rest shape, its cage swings a fifth of what the author's physics
  * swings the hair (ratio 0.20: the plank); keeping the shape the author's physics gives it, pins included, as
  * much (1.01; 0.52 with the pins where the bones without physics put them), and the surface still meets the
- * bar at every frame. */
+ * bar at every frame. On its own shape the summary's hint names --follow-author; following, it does not. */
 static void test_follow_author_swings(void **state)
 {
     (void)state;
@@ -420,6 +420,12 @@ static void test_follow_author_swings(void **state)
         ratio[follow] = swing_ratio(r.out);
         assert_non_null(strstr(r.out, "every frame meets it"));
         const char *told = strstr(r.out, "following it (--follow-author): ");
+        /* on its own shape it swings under half the author's, and a hint names the option; following, none */
+        const char *hint = strstr(r.out, "hint            it swings under half as much as the author's part: --follow-author");
+        if (follow)
+            assert_null(hint);
+        else
+            assert_true(hint != NULL && swing_ratio(r.out) < 0.5);
         if (follow) { /* the summary says how many of its soft bodies follow */
             unsigned n = 0, of = 0;
             assert_non_null(told);
