@@ -50,6 +50,7 @@ cases=(
     "mmd/alicia/Alicia_solid.pmx|hair"
     "characters/blender_mmd_tools/巡音ルカ_f14b5a4.pmx|材質3"
     "characters/blender_mmd_tools/巡音ルカ_f14b5a4.pmx|材質18"
+    "characters/blender_mmd_tools/巡音ルカ_f14b5a4.pmx|材質18,材質8"
     "characters/blender_mmd_tools/巡音ルカ_f14b5a4.pmx|材質8"
     "mmd/pmx_tailor/01_基本の使い方.pmx|スカート"
     "mmd/pmx_tailor/04_色々な使い方_裾.pmx|スカート"

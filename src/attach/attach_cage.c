@@ -16,11 +16,110 @@
  * cage, pinned through. */
 #define DETAIL_SHARE 0.05
 
-/* Leaves the surface's details out of skin's faces (in place): the pieces under DETAIL_SHARE of the largest.
- * Three arrays over skin's vertices, malloc'd: *piece_of, each vertex's piece (its smallest vertex);
- * *faces_of, at a detail piece's vertex, the faces it had; *detail, 1 at a detail's vertices. */
-static plush_status leave_out_details(plush_cage_mesh *skin, uint32_t **piece_of, size_t **faces_of, uint8_t **detail,
-                                      plush_diag *diag)
+/* A piece lying all along on one at least LAYER_SIZE times its size (every vertex within a cage edge of it) is
+ * a layer of that piece -- a trim sewn along a dress, a lace on a hem -- which the larger piece's cage carries
+ * (plush run's layers): caged on its own it added pieces the target has no room for, and the whole became one
+ * wrap (Luka's trims with her dress: the wrap carried the dress's front panel round behind her legs). */
+#define LAYER_SIZE 2.0
+
+/* Marks in small the pieces (roots in parent, diagonals at lo[root][0]) that lie all along on a piece at least
+ * LAYER_SIZE times their size: every vertex within reach of one of its vertices. Each larger piece's vertices
+ * are gridded once, when a smaller one first asks. False when out of memory. */
+/* The weight PMX vertices a and b of m give the same bones (0 when either is out of range). */
+static double same_bones(const plush_pmx_model *m, int32_t a, int32_t b)
+{
+    if (a < 0 || b < 0 || (size_t)a >= m->vertex_count || (size_t)b >= m->vertex_count)
+        return 0;
+    const plush_pmx_vertex *x = &m->vertices[a], *y = &m->vertices[b];
+    double s = 0;
+    for (int i = 0; i < 4; i++) {
+        bool seen = false;
+        for (int k = 0; k < i; k++)
+            seen = seen || x->bones[k] == x->bones[i];
+        if (seen || x->bones[i] < 0)
+            continue;
+        double wx = 0, wy = 0;
+        for (int k = 0; k < 4; k++) {
+            wx += x->bones[k] == x->bones[i] && x->weights[k] > 0 ? x->weights[k] : 0;
+            wy += y->bones[k] == x->bones[i] && y->weights[k] > 0 ? y->weights[k] : 0;
+        }
+        s += wx < wy ? wx : wy;
+    }
+    return s;
+}
+
+static bool mark_layers(const plush_pmx_model *m, const plush_cage_mesh *skin, const uint32_t *parent, float (*lo)[3],
+                        const uint8_t *used, uint8_t *small, double reach)
+{
+    size_t nv = skin->vertex_count, roots = 0;
+    uint32_t *root = malloc((nv ? nv : 1) * sizeof *root), *first = calloc(nv + 1, sizeof *first);
+    uint32_t *member = malloc((nv ? nv : 1) * sizeof *member);
+    float(*pts)[3] = malloc((nv ? nv : 1) * sizeof *pts);
+    plush__point_grid *grid = calloc(nv ? nv : 1, sizeof *grid);
+    uint8_t *gridded = calloc(nv ? nv : 1, 1);
+    bool ok = root && first && member && pts && grid && gridded;
+    for (size_t v = 0; ok && v < nv; v++)
+        if (used[v] && parent[v] == v && !small[v])
+            root[roots++] = (uint32_t)v;
+    /* each piece's vertices, contiguous (counting sort by root) */
+    for (size_t v = 0; ok && v < nv; v++)
+        if (used[v])
+            first[parent[v] + 1]++;
+    for (size_t v = 0; ok && v < nv; v++)
+        first[v + 1] += first[v];
+    uint32_t *fill = ok ? malloc((nv + 1) * sizeof *fill) : NULL;
+    ok = ok && fill;
+    if (ok) {
+        memcpy(fill, first, (nv + 1) * sizeof *fill);
+        for (size_t v = 0; v < nv; v++)
+            if (used[v]) {
+                member[fill[parent[v]]] = (uint32_t)v;
+                memcpy(pts[fill[parent[v]]++], skin->positions[v], sizeof pts[0]);
+            }
+    }
+    for (size_t a = 0; ok && a < roots; a++) {
+        uint32_t p = root[a];
+        bool layer = false;
+        for (size_t b = 0; ok && b < roots && !layer; b++) {
+            uint32_t q = root[b];
+            if (q == p || !(lo[q][0] >= LAYER_SIZE * lo[p][0]))
+                continue;
+            if (!gridded[q]) {
+                ok = plush__point_grid_init(&grid[q], &pts[first[q]][0], first[q + 1] - first[q], sizeof pts[0]);
+                gridded[q] = ok;
+            }
+            bool all = ok;
+            double shared = 0;
+            for (uint32_t i = first[p]; all && i < first[p + 1]; i++) {
+                size_t at = plush__point_grid_nearest(&grid[q], pts[i]);
+                double d2 = 0;
+                for (int k = 0; at != SIZE_MAX && k < 3; k++)
+                    d2 += ((double)pts[i][k] - pts[first[q] + at][k]) * ((double)pts[i][k] - pts[first[q] + at][k]);
+                all = at != SIZE_MAX && d2 <= reach * reach;
+                if (all && m && skin->source)
+                    shared += same_bones(m, skin->source[member[i]], skin->source[member[first[q] + at]]);
+            }
+            /* and moved by the same bones as the piece it lies on (a trim weighted as the dress under it; not a
+             * lock on a chain of its own beside the hair) */
+            layer = all && (!m || !skin->source || shared >= 0.5 * (double)(first[p + 1] - first[p]));
+        }
+        if (layer)
+            for (uint32_t i = first[p]; i < first[p + 1]; i++)
+                small[member[i]] = 1;
+    }
+    for (size_t v = 0; grid && gridded && v < nv; v++)
+        if (gridded[v])
+            plush__point_grid_free(&grid[v]);
+    free(root), free(first), free(member), free(pts), free(grid), free(gridded), free(fill);
+    return ok;
+}
+
+/* Leaves the surface's details out of skin's faces (in place): the pieces under DETAIL_SHARE of the largest,
+ * and the layers of larger ones (mark_layers; reach: the mean edge of a cage of `target` triangles over the
+ * surface's area). Three arrays over skin's vertices, malloc'd: *piece_of, each vertex's piece (its smallest
+ * vertex); *faces_of, at a detail piece's vertex, the faces it had; *detail, 1 at a detail's vertices. */
+static plush_status leave_out_details(const plush_pmx_model *m, plush_cage_mesh *skin, size_t target,
+                                      uint32_t **piece_of, size_t **faces_of, uint8_t **detail, plush_diag *diag)
 {
     size_t nv = skin->vertex_count, nt = skin->triangle_count;
     uint32_t *parent = malloc((nv ? nv : 1) * sizeof *parent);
@@ -61,6 +160,24 @@ static plush_status leave_out_details(plush_cage_mesh *skin, uint32_t **piece_of
         }
     for (size_t v = 0; v < nv; v++)
         small[v] = used[v] && lo[plush__uf_find(parent, (uint32_t)v)][0] < DETAIL_SHARE * largest;
+    /* a cage of `target` equilateral triangles over the surface's area: its mean edge */
+    double area = 0;
+    for (size_t t = 0; t < nt; t++) {
+        const float *a = skin->positions[skin->triangles[t][0]], *b = skin->positions[skin->triangles[t][1]],
+                    *c = skin->positions[skin->triangles[t][2]];
+        double u[3], w[3], n[3];
+        for (int k = 0; k < 3; k++)
+            u[k] = (double)b[k] - a[k], w[k] = (double)c[k] - a[k];
+        plush__cross3d(u, w, n);
+        area += 0.5 * sqrt(plush__dot3d(n, n));
+    }
+    double reach = target ? sqrt(4 * area / (sqrt(3.0) * (double)target)) : 0;
+    for (size_t v = 0; v < nv; v++)
+        parent[v] = plush__uf_find(parent, (uint32_t)v);
+    if (reach > 0 && !mark_layers(m, skin, parent, lo, used, small, reach)) {
+        free(parent), free(lo), free(hi), free(used), free(small), free(faces);
+        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+    }
     size_t kept = 0;
     for (size_t t = 0; t < nt; t++) {
         uint32_t r = plush__uf_find(parent, skin->triangles[t][0]);
@@ -235,7 +352,8 @@ plush_status plush_attach_make_cage(const plush_pmx_model *model, const char *co
     size_t *faces_of = NULL;
     uint8_t *small = NULL;
     if (!wrap && topo.pieces > 1)
-        st = leave_out_details(&skin, &piece_of, &faces_of, &small, diag);
+        st = leave_out_details(model, &skin, triangles ? triangles : PLUSH_ATTACH_CAGE_TRIANGLES, &piece_of, &faces_of,
+                               &small, diag);
     plush_cage_options o = {.target_triangles = triangles ? triangles : PLUSH_ATTACH_CAGE_TRIANGLES, .wrap = wrap};
     if (st == PLUSH_OK)
         st = plush_cage_simplify(&skin, &o, arena, out, result, diag);

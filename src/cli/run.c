@@ -458,11 +458,9 @@ static void bar_hints(const run_state *s)
 
 /* A caged part sewn onto a piece the model's own physics swings (a trim on a dress): the piece's vertices at
  * the seam move with the cage and the rest with the author's physics, so the two part and the piece tears
- * there (Luka's trims alone miss the surface bar at 448 of the long dance's first 450 frames). Caging the
- * piece it is sewn onto instead carries the part along as its layer (her dress binds 332 of the trims'
- * vertices, every trim piece within a cage edge of it, and meets the bar); caging both makes one wrap around
- * the trims' many small pieces, whose dress loses its front panel behind her legs. The hint names the first
- * such material. */
+ * there (Luka's trims alone miss the surface bar at 448 of the long dance's first 450 frames). Caged as one
+ * garment the piece's cage carries the part lying along it (a layer of the piece: attach_cage.c), and meets
+ * the bar. The hint names the first such material. */
 static void sewn_hint(const run_state *s)
 {
     if (!s->sewn || !s->source || !s->job->cage)
@@ -470,15 +468,17 @@ static void sewn_hint(const run_state *s)
     for (size_t m = 0; m < s->model->material_count; m++) {
         if (!s->sewn[m])
             continue;
+        const char *spec = s->job->cage, *colon = strrchr(spec, ':');
+        int n = colon ? (int)(colon - spec) : (int)strlen(spec);
         const plush_str *name = &s->model->materials[m].name;
         bool plain = name->len > 0 && !memchr(name->s, ',', name->len) && !memchr(name->s, ':', name->len);
         char ref[32];
         snprintf(ref, sizeof ref, "%zu", m);
         cli_line("  hint            the part is sewn onto \"%.*s\" at %zu vertices, which move with the cage while "
-                 "the model's own physics swings the rest of it, so the two part there: caged instead, \"%.*s\" "
-                 "carries the part's pieces lying along it as its layers: --cage %.*s",
-                 (int)name->len, name->s, s->sewn[m], (int)name->len, name->s,
-                 plain ? (int)name->len : (int)strlen(ref), plain ? name->s : ref);
+                 "the model's own physics swings the rest of it, so the two part there: cage them as one garment: "
+                 "--cage %.*s,%.*s",
+                 (int)name->len, name->s, s->sewn[m], n, spec, plain ? (int)name->len : (int)strlen(ref),
+                 plain ? name->s : ref);
         return;
     }
 }
@@ -626,7 +626,8 @@ static void summary(const run_state *s, uint32_t frames, const plush_diag *diag)
         cli_attach_report_pieces(s->model, &s->made.part.attached);
     }
     if (s->made.part.details.triangles || s->made.part.details.bound_triangles)
-        cli_line("  details         %zu faces in pieces under a twentieth of the largest one's size, not caged: %zu "
+        cli_line("  details         %zu faces in pieces under a twentieth of the largest one's size or lying along a larger "
+                 "one, not caged: %zu "
                  "within a cage edge of it bound to it, %zu left on bone skinning",
                  s->made.part.details.triangles + s->made.part.details.bound_triangles, s->made.part.details.bound_triangles, s->made.part.details.triangles);
     layers_line(s);

@@ -131,6 +131,56 @@ static void test_details_near_the_cage_bound(void **state)
     plush_pmx_free(m);
 }
 
+/* A layer of a larger piece (every vertex within a cage edge of it, a third of its size, moved by the same
+ * bones): a 4 x 4 patch 0.1 in front of a 10 x 10 sheet, both on bone 0 -- a trim on a dress -- is left out
+ * of the cage and bound to the cage beside it, so the sheet's cage is the whole cage (caged as pieces of
+ * their own, Luka's trims with her dress became one wrap round both). The same patch on bone 1 -- a lock on
+ * a chain of its own lying along the hair -- keeps a cage of its own. */
+static void test_layer_of_a_piece_bound(void **state)
+{
+    (void)state;
+    enum { N = 10 };
+    for (int own_bone = 0; own_bone < 2; own_bone++) {
+        mesh_fx sheet = mesh_fx_grid(N, N), trim = mesh_fx_grid(4, 4);
+        for (size_t v = 0; v < sheet.vertex_count; v++) {
+            sheet.positions[v][1] = -(sheet.positions[v][2] + N / 2.0f);
+            sheet.positions[v][2] = 0;
+        }
+        for (size_t v = 0; v < trim.vertex_count; v++) {
+            trim.positions[v][1] = -(trim.positions[v][2] + N / 2.0f);
+            trim.positions[v][2] = 0.1f;
+        }
+        plush_pmx_model *m = mesh_fx_model(2);
+        mesh_fx_add_material(m, "sheet", &sheet, 0);
+        mesh_fx_add_material(m, "trim", &trim, own_bone);
+        size_t trim_faces = trim.index_count / 3;
+        mesh_fx_free(&sheet);
+        mesh_fx_free(&trim);
+        plush_arena arena = {0};
+        plush_diag d;
+        plush_diag_reset(&d);
+        plush_cage_mesh cage;
+        plush_cage_result made;
+        plush_attach_details details;
+        const char *names[] = {"sheet", "trim"};
+        assert_int_equal(plush_attach_make_cage(m, names, 2, 60, &arena, &cage, &made, &details, &d), PLUSH_OK);
+        size_t in_front = 0;
+        for (size_t v = 0; v < cage.vertex_count; v++)
+            in_front += cage.positions[v][2] > 0.05f;
+        print_message("      patch on bone %d: cage %zu triangles, %zu of its vertices on the patch; %zu faces bound as "
+                      "details\n", own_bone, cage.triangle_count, in_front, details.bound_triangles);
+        if (own_bone == 0) {
+            assert_int_equal(details.bound_triangles, trim_faces);
+            assert_int_equal(in_front, 0);
+        } else {
+            assert_int_equal(details.bound_triangles, 0);
+            assert_true(in_front > 0);
+        }
+        plush_arena_free(&arena);
+        plush_pmx_free(m);
+    }
+}
+
 /* Appends src to dst, each position scaled by s then moved by t. */
 static void append_mesh(mesh_fx *dst, const mesh_fx *src, const float s[3], const float t[3])
 {
@@ -919,6 +969,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_details_near_the_cage_bound),
+        cmocka_unit_test(test_layer_of_a_piece_bound),
         cmocka_unit_test(test_toy_auto_pins),
         cmocka_unit_test(test_many_closed_pieces_on_target),
         cmocka_unit_test(test_standing_tuft_pins),
