@@ -83,6 +83,16 @@ static void expect_held(const plush_pmx_model *m, size_t first_soft_body)
     }
 }
 
+/* The cage plush run --cage makes of the named materials of m, asked for 60 triangles (it must succeed). */
+static void cage_of_60(const plush_pmx_model *m, const char *const *names, size_t count, plush_arena *arena,
+                       plush_cage_mesh *cage, plush_attach_details *details)
+{
+    plush_diag d;
+    plush_diag_reset(&d);
+    plush_cage_result made;
+    assert_int_equal(plush_attach_make_cage(m, names, count, 60, arena, cage, &made, details, &d), PLUSH_OK);
+}
+
 /* The details a made cage leaves out (pieces under a twentieth of the largest): a bead hanging 0.3 below the
  * sheet's edge, within a cage edge of it, is bound to the cage beside it; a clip five units away stays on bone
  * skinning, its positions listed for the binding to leave out. */
@@ -113,13 +123,10 @@ static void test_details_near_the_cage_bound(void **state)
     mesh_fx_add_material(m, "sheet", &sheet, 0);
     mesh_fx_free(&sheet);
     plush_arena arena = {0};
-    plush_diag d;
-    plush_diag_reset(&d);
     plush_cage_mesh cage;
-    plush_cage_result made;
     plush_attach_details details;
     const char *names[] = {"sheet"};
-    assert_int_equal(plush_attach_make_cage(m, names, 1, 60, &arena, &cage, &made, &details, &d), PLUSH_OK);
+    cage_of_60(m, names, 1, &arena, &cage, &details);
     print_message("      sheet of %d faces caged in %zu: details %zu faces bound, %zu left on bones (%zu positions)\n",
                   2 * N * N, cage.triangle_count, details.bound_triangles, details.triangles, details.count);
     assert_int_equal(details.bound_triangles, 1);
@@ -157,13 +164,10 @@ static void test_layer_of_a_piece_bound(void **state)
         mesh_fx_free(&sheet);
         mesh_fx_free(&trim);
         plush_arena arena = {0};
-        plush_diag d;
-        plush_diag_reset(&d);
         plush_cage_mesh cage;
-        plush_cage_result made;
         plush_attach_details details;
         const char *names[] = {"sheet", "trim"};
-        assert_int_equal(plush_attach_make_cage(m, names, 2, 60, &arena, &cage, &made, &details, &d), PLUSH_OK);
+        cage_of_60(m, names, 2, &arena, &cage, &details);
         size_t in_front = 0;
         for (size_t v = 0; v < cage.vertex_count; v++)
             in_front += cage.positions[v][2] > 0.05f;
