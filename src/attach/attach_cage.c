@@ -22,9 +22,6 @@
  * wrap (Luka's trims with her dress: the wrap carried the dress's front panel round behind her legs). */
 #define LAYER_SIZE 2.0
 
-/* Marks in small the pieces (roots in parent, diagonals at lo[root][0]) that lie all along on a piece at least
- * LAYER_SIZE times their size: every vertex within reach of one of its vertices. Each larger piece's vertices
- * are gridded once, when a smaller one first asks. False when out of memory. */
 /* The weight PMX vertices a and b of m give the same bones (0 when either is out of range). */
 static double same_bones(const plush_pmx_model *m, int32_t a, int32_t b)
 {
@@ -48,6 +45,10 @@ static double same_bones(const plush_pmx_model *m, int32_t a, int32_t b)
     return s;
 }
 
+/* Marks in small the pieces (roots in parent, diagonals at lo[root][0]) that lie all along on a piece at least
+ * LAYER_SIZE times their size: every vertex within reach of one of its vertices, with on average half or more
+ * of its weight on the bones of the vertex there (skin->source: each one's PMX vertex). Each larger piece's
+ * vertices are gridded once, when a smaller one first asks. False when out of memory. */
 static bool mark_layers(const plush_pmx_model *m, const plush_cage_mesh *skin, const uint32_t *parent, float (*lo)[3],
                         const uint8_t *used, uint8_t *small, double reach)
 {
@@ -55,7 +56,7 @@ static bool mark_layers(const plush_pmx_model *m, const plush_cage_mesh *skin, c
     uint32_t *root = malloc((nv ? nv : 1) * sizeof *root), *first = calloc(nv + 1, sizeof *first);
     uint32_t *member = malloc((nv ? nv : 1) * sizeof *member);
     float(*pts)[3] = malloc((nv ? nv : 1) * sizeof *pts);
-    plush__point_grid *grid = calloc(nv ? nv : 1, sizeof *grid);
+    plush__point_grid *grid = calloc(nv ? nv : 1, sizeof *grid); /* per root, in root[]'s order */
     uint8_t *gridded = calloc(nv ? nv : 1, 1);
     bool ok = root && first && member && pts && grid && gridded;
     for (size_t v = 0; ok && v < nv; v++)
@@ -84,14 +85,14 @@ static bool mark_layers(const plush_pmx_model *m, const plush_cage_mesh *skin, c
             uint32_t q = root[b];
             if (q == p || !(lo[q][0] >= LAYER_SIZE * lo[p][0]))
                 continue;
-            if (!gridded[q]) {
-                ok = plush__point_grid_init(&grid[q], &pts[first[q]][0], first[q + 1] - first[q], sizeof pts[0]);
-                gridded[q] = ok;
+            if (!gridded[b]) {
+                ok = plush__point_grid_init(&grid[b], &pts[first[q]][0], first[q + 1] - first[q], sizeof pts[0]);
+                gridded[b] = ok;
             }
             bool all = ok;
             double shared = 0;
             for (uint32_t i = first[p]; all && i < first[p + 1]; i++) {
-                size_t at = plush__point_grid_nearest(&grid[q], pts[i]);
+                size_t at = plush__point_grid_nearest(&grid[b], pts[i]);
                 double d2 = 0;
                 for (int k = 0; at != SIZE_MAX && k < 3; k++)
                     d2 += ((double)pts[i][k] - pts[first[q] + at][k]) * ((double)pts[i][k] - pts[first[q] + at][k]);
@@ -107,9 +108,9 @@ static bool mark_layers(const plush_pmx_model *m, const plush_cage_mesh *skin, c
             for (uint32_t i = first[p]; i < first[p + 1]; i++)
                 small[member[i]] = 1;
     }
-    for (size_t v = 0; grid && gridded && v < nv; v++)
-        if (gridded[v])
-            plush__point_grid_free(&grid[v]);
+    for (size_t b = 0; grid && gridded && b < roots; b++)
+        if (gridded[b])
+            plush__point_grid_free(&grid[b]);
     free(root), free(first), free(member), free(pts), free(grid), free(gridded), free(fill);
     return ok;
 }
