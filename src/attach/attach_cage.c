@@ -45,31 +45,47 @@ static double same_bones(const plush_pmx_model *m, int32_t a, int32_t b)
     return s;
 }
 
-/* Marks in small the pieces (roots in parent, diagonals at lo[root][0]) that lie all along on a piece at least
- * LAYER_SIZE times their size: every vertex within reach of one of its vertices, with on average half or more
- * of its weight on the bones of the vertex there (skin->source: each one's PMX vertex). Each larger piece's
+/* The vertex lookups the layer rule may spend (each a nearest-point query): a surface of many thousands of pieces
+ * of many sizes stops being searched there, its remaining pieces caged as they are, so making the cage stays
+ * bounded before the first frame. */
+#define LAYER_BUDGET 4000000
+
+typedef struct layer_piece {
+    uint32_t root;
+    float lo[3], hi[3];
+    double diagonal;
+} layer_piece;
+
+static int by_diagonal_down(const void *a, const void *b)
+{
+    const layer_piece *x = a, *y = b;
+    if (x->diagonal != y->diagonal)
+        return x->diagonal > y->diagonal ? -1 : 1;
+    return (x->root > y->root) - (x->root < y->root);
+}
+
+/* Marks in small the pieces (roots in parent; those not small already) that lie all along on a piece at least
+ * LAYER_SIZE times their size (box diagonals): every vertex within reach of one of its vertices, with on average
+ * half or more of its weight on the bones of the vertex there (skin->source: each one's PMX vertex). Pieces are
+ * taken largest first, each against the larger ones whose box, grown by reach, holds its own; a larger piece's
  * vertices are gridded once, when a smaller one first asks. False when out of memory. */
-static bool mark_layers(const plush_pmx_model *m, const plush_cage_mesh *skin, const uint32_t *parent, float (*lo)[3],
+static bool mark_layers(const plush_pmx_model *m, const plush_cage_mesh *skin, const uint32_t *parent,
                         const uint8_t *used, uint8_t *small, double reach)
 {
     size_t nv = skin->vertex_count, roots = 0;
-    uint32_t *root = malloc((nv ? nv : 1) * sizeof *root), *first = calloc(nv + 1, sizeof *first);
+    uint32_t *first = calloc(nv + 1, sizeof *first), *fill = malloc((nv + 1) * sizeof *fill);
     uint32_t *member = malloc((nv ? nv : 1) * sizeof *member);
     float(*pts)[3] = malloc((nv ? nv : 1) * sizeof *pts);
-    plush__point_grid *grid = calloc(nv ? nv : 1, sizeof *grid); /* per root, in root[]'s order */
-    uint8_t *gridded = calloc(nv ? nv : 1, 1);
-    bool ok = root && first && member && pts && grid && gridded;
-    for (size_t v = 0; ok && v < nv; v++)
-        if (used[v] && parent[v] == v && !small[v])
-            root[roots++] = (uint32_t)v;
+    layer_piece *piece = malloc((nv ? nv : 1) * sizeof *piece);
+    plush__point_grid *grid = NULL;
+    uint8_t *gridded = NULL;
+    bool ok = first && fill && member && pts && piece;
     /* each piece's vertices, contiguous (counting sort by root) */
     for (size_t v = 0; ok && v < nv; v++)
         if (used[v])
             first[parent[v] + 1]++;
     for (size_t v = 0; ok && v < nv; v++)
         first[v + 1] += first[v];
-    uint32_t *fill = ok ? malloc((nv + 1) * sizeof *fill) : NULL;
-    ok = ok && fill;
     if (ok) {
         memcpy(fill, first, (nv + 1) * sizeof *fill);
         for (size_t v = 0; v < nv; v++)
@@ -77,13 +93,36 @@ static bool mark_layers(const plush_pmx_model *m, const plush_cage_mesh *skin, c
                 member[fill[parent[v]]] = (uint32_t)v;
                 memcpy(pts[fill[parent[v]]++], skin->positions[v], sizeof pts[0]);
             }
+        for (size_t v = 0; v < nv; v++) {
+            if (!used[v] || parent[v] != v || small[v])
+                continue;
+            layer_piece *c = &piece[roots++];
+            c->root = (uint32_t)v;
+            for (int k = 0; k < 3; k++)
+                c->lo[k] = INFINITY, c->hi[k] = -INFINITY;
+            for (uint32_t i = first[v]; i < first[v + 1]; i++)
+                for (int k = 0; k < 3; k++)
+                    c->lo[k] = fminf(c->lo[k], pts[i][k]), c->hi[k] = fmaxf(c->hi[k], pts[i][k]);
+            double d2 = 0;
+            for (int k = 0; k < 3; k++)
+                d2 += ((double)c->hi[k] - c->lo[k]) * ((double)c->hi[k] - c->lo[k]);
+            c->diagonal = sqrt(d2);
+        }
+        qsort(piece, roots, sizeof *piece, by_diagonal_down);
+        grid = calloc(roots ? roots : 1, sizeof *grid); /* per piece, in piece[]'s order */
+        gridded = calloc(roots ? roots : 1, 1);
+        ok = grid && gridded;
     }
-    for (size_t a = 0; ok && a < roots; a++) {
-        uint32_t p = root[a];
+    size_t spent = 0;
+    for (size_t a = 1; ok && a < roots && spent < LAYER_BUDGET; a++) {
+        uint32_t p = piece[a].root;
         bool layer = false;
-        for (size_t b = 0; ok && b < roots && !layer; b++) {
-            uint32_t q = root[b];
-            if (q == p || !(lo[q][0] >= LAYER_SIZE * lo[p][0]))
+        for (size_t b = 0; ok && b < a && !layer && piece[b].diagonal >= LAYER_SIZE * piece[a].diagonal; b++) {
+            uint32_t q = piece[b].root;
+            bool holds = true;
+            for (int k = 0; k < 3; k++)
+                holds = holds && piece[a].lo[k] >= piece[b].lo[k] - reach && piece[a].hi[k] <= piece[b].hi[k] + reach;
+            if (!holds)
                 continue;
             if (!gridded[b]) {
                 ok = plush__point_grid_init(&grid[b], &pts[first[q]][0], first[q + 1] - first[q], sizeof pts[0]);
@@ -93,6 +132,7 @@ static bool mark_layers(const plush_pmx_model *m, const plush_cage_mesh *skin, c
             double shared = 0;
             for (uint32_t i = first[p]; all && i < first[p + 1]; i++) {
                 size_t at = plush__point_grid_nearest(&grid[b], pts[i]);
+                spent++;
                 double d2 = 0;
                 for (int k = 0; at != SIZE_MAX && k < 3; k++)
                     d2 += ((double)pts[i][k] - pts[first[q] + at][k]) * ((double)pts[i][k] - pts[first[q] + at][k]);
@@ -111,7 +151,7 @@ static bool mark_layers(const plush_pmx_model *m, const plush_cage_mesh *skin, c
     for (size_t b = 0; grid && gridded && b < roots; b++)
         if (gridded[b])
             plush__point_grid_free(&grid[b]);
-    free(root), free(first), free(member), free(pts), free(grid), free(gridded), free(fill);
+    free(first), free(fill), free(member), free(pts), free(piece), free(grid), free(gridded);
     return ok;
 }
 
@@ -175,7 +215,7 @@ static plush_status leave_out_details(const plush_pmx_model *m, plush_cage_mesh 
     double reach = target ? sqrt(4 * area / (sqrt(3.0) * (double)target)) : 0;
     for (size_t v = 0; v < nv; v++)
         parent[v] = plush__uf_find(parent, (uint32_t)v);
-    if (reach > 0 && !mark_layers(m, skin, parent, lo, used, small, reach)) {
+    if (reach > 0 && !mark_layers(m, skin, parent, used, small, reach)) {
         free(parent), free(lo), free(hi), free(used), free(small), free(faces);
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
     }
