@@ -144,15 +144,6 @@ static plush_status cage_vertices(const plush_pmx_model *m, const plush_cage_mes
     return PLUSH_OK;
 }
 
-/* The share of a vertex's weight that the marked bones hold. */
-static double pinned_share(const plush_pmx_vertex *v, const bool *pin_bone, size_t bone_count)
-{
-    double share = 0;
-    for (int j = 0; j < 4; j++)
-        if (v->bones[j] >= 0 && (size_t)v->bones[j] < bone_count && pin_bone[v->bones[j]])
-            share += v->weights[j];
-    return share;
-}
 
 typedef struct attach_work {
     const plush_pmx_model *model;
@@ -184,14 +175,15 @@ static plush_status find_pins(attach_work *w, plush_diag *diag)
         st = mark_names(o->pin_bones, o->pin_bone_count, bone_name, m->bones, m->bone_count, "bone", pin_bone, diag);
     double need = o->pin_share > 0 ? o->pin_share : 0.5;
     for (size_t k = 0; st == PLUSH_OK && k < n; k++)
-        w->pinned[k] = o->pin_bone_count > 0 && pinned_share(&w->cage[k], pin_bone, m->bone_count) >= need - 1e-6;
+        w->pinned[k] = o->pin_bone_count > 0 &&
+                       plush_pmx_vertex_bone_share(&w->cage[k], pin_bone, m->bone_count) >= need - 1e-6;
     /* Each named bone must pin something, or the user is told before a soft body falls away. */
     for (size_t b = 0; st == PLUSH_OK && b < o->pin_bone_count; b++) {
         memset(one, 0, m->bone_count * sizeof *one);
         mark_names(o->pin_bones + b, 1, bone_name, m->bones, m->bone_count, "bone", one, diag);
         bool any = false;
         for (size_t k = 0; k < n && !any; k++)
-            any = w->pinned[k] && pinned_share(&w->cage[k], one, m->bone_count) > 0;
+            any = w->pinned[k] && plush_pmx_vertex_bone_share(&w->cage[k], one, m->bone_count) > 0;
         if (!any)
             st = plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, "pin bone", (int64_t)b,
                                  "bone \"%s\" pins no cage vertex (none has %g of its weight on the pin bones)",

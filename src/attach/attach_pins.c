@@ -52,14 +52,6 @@ static void held_bones(const plush_pmx_model *m, bool *held)
         held[b] = !held[b];
 }
 
-static double held_share(const plush_pmx_vertex *v, const bool *held, size_t bone_count)
-{
-    double s = 0;
-    for (int j = 0; j < 4; j++)
-        if (v->bones[j] >= 0 && (size_t)v->bones[j] < bone_count && held[v->bones[j]])
-            s += v->weights[j];
-    return s;
-}
 
 typedef struct pin_work {
     const plush_pmx_model *m;
@@ -248,7 +240,7 @@ static double around(pin_work *w, size_t k, bool add)
     double s = 0;
     for (size_t i = 0; i < count; i++) {
         const plush_pmx_vertex *v = &w->m->vertices[vs[i]];
-        s += held_share(v, w->held, nb);
+        s += plush_pmx_vertex_bone_share(v, w->held, nb);
         for (int j = 0; add && j < 4; j++)
             if (v->bones[j] >= 0 && (size_t)v->bones[j] < nb && w->held[v->bones[j]])
                 w->bone_w[v->bones[j]] += v->weights[j];

@@ -174,3 +174,12 @@ double plush_pmx_height(const plush_pmx_model *model)
     }
     return hi >= lo ? hi - lo : 0.0;
 }
+
+double plush_pmx_vertex_bone_share(const plush_pmx_vertex *v, const bool *marked, size_t bone_count)
+{
+    double share = 0;
+    for (int j = 0; j < 4; j++)
+        if (v->bones[j] >= 0 && (size_t)v->bones[j] < bone_count && marked[v->bones[j]])
+            share += v->weights[j];
+    return share;
+}

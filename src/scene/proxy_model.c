@@ -197,17 +197,6 @@ static bool near_point(const plush_pmx_model *model, const cell_point *points, s
     return false;
 }
 
-/* The weight vertex v gives bones the model's physics moves (`moved`, per bone). */
-static double moved_share(const plush_pmx_model *model, uint32_t v, const bool *moved)
-{
-    const plush_pmx_vertex *x = &model->vertices[v];
-    double s = 0;
-    for (int j = 0; j < 4; j++)
-        if (x->bones[j] >= 0 && (size_t)x->bones[j] < model->bone_count && moved[x->bones[j]] && x->weights[j] > 0)
-            s += x->weights[j];
-    return s;
-}
-
 /* The pieces of material m's faces (joined by their edges and by shared positions, so a piece is what
  * looks like one piece whatever way its vertices were split) that hold a vertex sharing a position with a
  * chosen one (`shared`), each added to used whole when every vertex of it lies within `reach` of a chosen
@@ -279,7 +268,8 @@ static plush_status pull_pieces(const plush_pmx_model *model, size_t m, const ui
             (*added)++;
         }
         /* a shared vertex of a piece left to its own skinning, which the model's physics moves there */
-        if (far[r] && shared[vertex[i]] && moved && moved_share(model, vertex[i], moved) >= 0.5)
+        if (far[r] && shared[vertex[i]] && moved &&
+            plush_pmx_vertex_bone_share(&model->vertices[vertex[i]], moved, model->bone_count) >= 0.5)
             (*sewn)++;
     }
 done:

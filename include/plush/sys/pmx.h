@@ -41,6 +41,9 @@ plush_status plush_pmx_weld(const plush_pmx_model *model, size_t material, plush
 /* True when the mesh can carry a soft body: at least one triangle of nonzero area, and every node
  * finite. */
 bool plush_pmx_welded_mesh_usable(const plush_pmx_welded_mesh *mesh);
+/* The share of vertex v's weight on the bones marked (bone_count flags): its weights on them, summed (bone
+ * indices out of range count nothing). */
+double plush_pmx_vertex_bone_share(const plush_pmx_vertex *v, const bool *marked, size_t bone_count);
 /* The first material named name (UTF-8, compared exactly), or -1. */
 int32_t plush_pmx_material_find(const plush_pmx_model *model, const char *name);
 /* A material's English name when it is worth showing beside its name (plush info, the nearest names):
