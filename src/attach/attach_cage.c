@@ -213,7 +213,7 @@ static plush_status leave_out_details(const plush_pmx_model *m, plush_cage_mesh 
         area += 0.5 * sqrt(plush__dot3d(n, n));
     }
     double reach = target ? sqrt(4 * area / (sqrt(3.0) * (double)target)) : 0;
-    for (size_t v = 0; v < nv; v++)
+    for (size_t v = 0; v < nv; v++) /* each vertex's piece, once: *piece_of is this */
         parent[v] = plush__uf_find(parent, (uint32_t)v);
     if (reach > 0 && !mark_layers(m, skin, parent, used, small, reach)) {
         free(parent), free(lo), free(hi), free(used), free(small), free(faces);
@@ -221,15 +221,13 @@ static plush_status leave_out_details(const plush_pmx_model *m, plush_cage_mesh 
     }
     size_t kept = 0;
     for (size_t t = 0; t < nt; t++) {
-        uint32_t r = plush__uf_find(parent, skin->triangles[t][0]);
+        uint32_t r = parent[skin->triangles[t][0]];
         if (small[r])
             faces[r]++;
         else
             memmove(skin->triangles[kept++], skin->triangles[t], sizeof skin->triangles[t]);
     }
     skin->triangle_count = kept;
-    for (size_t v = 0; v < nv; v++)
-        parent[v] = plush__uf_find(parent, (uint32_t)v);
     free(lo), free(hi), free(used);
     *piece_of = parent, *faces_of = faces, *detail = small;
     return PLUSH_OK;

@@ -426,6 +426,13 @@ static const char *mode_name(plush_scene_mode mode)
     return mode == PLUSH_SCENE_BONES ? "bones" : mode == PLUSH_SCENE_DIRECT ? "direct" : "proxy";
 }
 
+/* How much of a --cage spec names its materials: all of it but a ":TRIANGLES" at its end. */
+static int cage_names(const char *spec)
+{
+    const char *colon = strrchr(spec, ':');
+    return colon ? (int)(colon - spec) : (int)strlen(spec);
+}
+
 /* A run whose surface missed the bar at some frames. With a made cage: a cage of half the triangles often
  * meets it (docs/measured.md: of the shared characters' 68 materials that missed it at 300 with a cage of 100
  * triangles or more, half the cage missed it at fewer frames on 52, at none on 35, at more on 12). In proxy
@@ -445,11 +452,10 @@ static void bar_hints(const run_state *s)
     plush_scene_get_desc(s->scene, &desc);
     /* modes bones and direct skin no vertex to the cage: a smaller one changes nothing they show */
     if (s->source && desc.mode == PLUSH_SCENE_PROXY && s->made.part.cage.triangle_count >= 100) {
-        const char *spec = s->job->cage, *colon = strrchr(spec, ':');
-        int n = colon ? (int)(colon - spec) : (int)strlen(spec);
+        const char *spec = s->job->cage;
         cli_line("  hint            where the surface misses its bar, a cage of half the triangles often meets it: "
                  "--cage %.*s:%zu",
-                 n, spec, s->made.part.cage.triangle_count / 2);
+                 cage_names(spec), spec, s->made.part.cage.triangle_count / 2);
     }
     if (desc.mode == PLUSH_SCENE_PROXY && desc.world.physics_hz > 0 && desc.world.physics_hz < 120)
         cli_line("  hint            a finer physics step often meets it too, at twice the physics' cost and with "
@@ -468,8 +474,8 @@ static void sewn_hint(const run_state *s)
     for (size_t m = 0; m < s->model->material_count; m++) {
         if (!s->sewn[m])
             continue;
-        const char *spec = s->job->cage, *colon = strrchr(spec, ':');
-        int n = colon ? (int)(colon - spec) : (int)strlen(spec);
+        const char *spec = s->job->cage;
+        int n = cage_names(spec);
         const plush_str *name = &s->model->materials[m].name;
         bool plain = name->len > 0 && !memchr(name->s, ',', name->len) && !memchr(name->s, ':', name->len);
         char ref[32];
