@@ -129,16 +129,37 @@ static int carriers(const plush__soft_push *sp, size_t r, const int32_t **t, con
     return sp->carry_count[r];
 }
 
-static void take_carriers(plush__soft_push *sp)
+/* Each row's carrying triangles, and each triangle's rows (in increasing order): false when out of memory. */
+static bool take_carriers(plush__soft_push *sp, plush_arena *arena)
 {
     const plush_proxy_binding *b = sp->binding;
+    size_t t = sp->triangle_count;
+    sp->carried_first = plush_arena_array(arena, t + 1, sizeof *sp->carried_first);
+    if (!sp->carried_first)
+        return false;
+    memset(sp->carried_first, 0, (t + 1) * sizeof *sp->carried_first);
     for (size_t r = 0; r < b->vertex_count; r++) {
         int n = 0;
         for (int j = 0; j < PLUSH_PROXY_INFLUENCES; j++)
-            if (b->triangles[r][j] >= 0 && b->weights[r][j] > 0)
+            if (b->triangles[r][j] >= 0 && (size_t)b->triangles[r][j] < t && b->weights[r][j] > 0) {
                 sp->carry_triangle[r][n] = b->triangles[r][j], sp->carry_weight[r][n++] = b->weights[r][j];
+                sp->carried_first[b->triangles[r][j] + 1]++;
+            }
         sp->carry_count[r] = (uint8_t)n;
     }
+    for (size_t i = 0; i < t; i++)
+        sp->carried_first[i + 1] += sp->carried_first[i];
+    size_t total = sp->carried_first[t];
+    sp->carried = plush_arena_array(arena, total ? total : 1, sizeof *sp->carried);
+    if (!sp->carried)
+        return false;
+    /* filled through each triangle's start moved along, then the starts put back */
+    for (size_t r = 0; r < b->vertex_count; r++)
+        for (int j = 0; j < sp->carry_count[r]; j++)
+            sp->carried[sp->carried_first[sp->carry_triangle[r][j]]++] = (uint32_t)r;
+    memmove(sp->carried_first + 1, sp->carried_first, t * sizeof *sp->carried_first);
+    sp->carried_first[0] = 0;
+    return true;
 }
 
 plush_status plush__soft_push_init(plush__soft_push *sp, plush__soft_measure *sm, const plush_proxy_binding *binding,
@@ -169,16 +190,17 @@ plush_status plush__soft_push_init(plush__soft_push *sp, plush__soft_measure *sm
     sp->carry_count = plush_arena_array(arena, n, sizeof *sp->carry_count);
     sp->carry_triangle = plush_arena_array(arena, n, sizeof *sp->carry_triangle);
     sp->carry_weight = plush_arena_array(arena, n, sizeof *sp->carry_weight);
+    sp->mark = plush_arena_array(arena, n, sizeof *sp->mark);
     sp->scale = plush_arena_array(arena, t, sizeof *sp->scale);
     sp->moved = plush_arena_array(arena, t, sizeof *sp->moved);
     sp->held = plush_arena_array(arena, t, sizeof *sp->held);
     if (!sp->move || !sp->rows || !sp->dirty || !sp->near || !sp->travel || !sp->skin_clear || !sp->body_clear || !sp->sum || !sp->step || !sp->offset ||
         !sp->kept || !sp->scale || !sp->moved || !sp->held || !sp->in || !sp->listed ||
-        !sp->carry_count || !sp->carry_triangle || !sp->carry_weight)
+        !sp->carry_count || !sp->carry_triangle || !sp->carry_weight || !sp->mark || !take_carriers(sp, arena))
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
     memset(sp->move, 0, n * sizeof *sp->move);
     memset(sp->listed, 0, n);
-    take_carriers(sp);
+    memset(sp->mark, 0, n);
     return build_edges(sp, arena, diag);
 }
 
@@ -267,36 +289,32 @@ static size_t mean_pushes(plush__soft_push *sp, const float (*positions)[3], siz
     return inside;
 }
 
-/* The rows the steps move (into sp->rows); their count. */
+/* The rows the steps move (into sp->rows, in increasing order, each marked 1 in sp->mark); their count. */
 static size_t moved_rows(plush__soft_push *sp)
 {
-    const plush_proxy_binding *b = sp->binding;
-    size_t n = 0;
-    for (size_t r = 0; r < b->vertex_count; r++) {
-        const int32_t *t;
-        const float *w;
-        bool moves = false;
-        for (int j = 0, c = carriers(sp, r, &t, &w); j < c && !moves; j++)
-            moves = sp->moved[t[j]];
-        if (moves)
+    size_t n = 0, rows = sp->binding->vertex_count;
+    for (size_t t = 0; t < sp->triangle_count; t++)
+        for (size_t i = sp->carried_first[t]; sp->moved[t] && i < sp->carried_first[t + 1]; i++)
+            sp->mark[sp->carried[i]] = 1;
+    for (size_t r = 0; r < rows; r++)
+        if (sp->mark[r])
             sp->rows[n++] = (uint32_t)r;
-    }
     return n;
 }
 
-/* Of the n rows this round moves, those a held triangle carries (into sp->dirty); their count. */
-static size_t held_rows(plush__soft_push *sp, size_t n)
+/* Of this round's rows, those a held triangle carries (into sp->dirty, in no order: each is looked at alike);
+ * their count. */
+static size_t held_rows(plush__soft_push *sp)
 {
     size_t count = 0;
-    for (size_t i = 0; i < n; i++) {
-        const int32_t *t;
-        const float *w;
-        bool held = false;
-        for (int j = 0, c = carriers(sp, sp->rows[i], &t, &w); j < c && !held; j++)
-            held = sp->held[t[j]];
-        if (held)
-            sp->dirty[count++] = sp->rows[i];
-    }
+    for (size_t t = 0; t < sp->triangle_count; t++)
+        for (size_t i = sp->carried_first[t]; sp->held[t] && i < sp->carried_first[t + 1]; i++) {
+            uint32_t r = sp->carried[i];
+            if (sp->mark[r] == 1)
+                sp->mark[r] = 2, sp->dirty[count++] = r;
+        }
+    for (size_t i = 0; i < count; i++)
+        sp->mark[sp->dirty[i]] = 1;
     return count;
 }
 
@@ -401,14 +419,16 @@ static bool push_rounds(plush__soft_push *sp, float (*positions)[3])
                 if (sp->held[t])
                     sp->scale[t] = g < GUARD_HALVINGS ? 0.5f * sp->scale[t] : 0.0f;
             list = sp->dirty;
-            count = held_rows(sp, n);
+            count = held_rows(sp);
             if (g == GUARD_HALVINGS) {
                 blend_moves(sp, list, count);
                 break;
             }
         }
-        for (size_t i = 0; i < n; i++)
+        for (size_t i = 0; i < n; i++) {
+            sp->mark[sp->rows[i]] = 0;
             before += sp->in[sp->rows[i]];
+        }
         memcpy(sp->kept, sp->offset, sp->triangle_count * sizeof *sp->kept);
         for (size_t t = 0; t < sp->triangle_count; t++)
             for (int k = 0; k < 3; k++)

@@ -40,6 +40,9 @@ typedef struct plush__soft_push {
     int32_t (*carry_triangle)[PLUSH_PROXY_INFLUENCES]; /* per row: those triangles first, */
     float (*carry_weight)[PLUSH_PROXY_INFLUENCES];     /* and how much each carries it */
     uint8_t *listed;                    /* per row, scratch: in the list the guard is looking at */
+    size_t *carried_first;              /* triangle_count + 1: triangle t carries rows carried[carried_first[t] ..] */
+    uint32_t *carried;
+    uint8_t *mark;                      /* per row, scratch: 1 in this round's rows, 2 once listed as dirty */
 } plush__soft_push;
 
 /* Sets up the push for the scene's bound vertices (their faces among the model's give the edges the guard
