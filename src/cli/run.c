@@ -511,21 +511,26 @@ static void layers_line(const run_state *s)
     sewn_hint(s);
 }
 
-/* A motion none of whose keys moves this model (a camera motion, another model's bones): one line, since
- * every figure of such a run reads perfect for a model standing still. What the scene's binding found. */
+/* A motion none of whose keys moves a bone of this model (a camera motion, another model's bones, a face's
+ * morphs alone): one line, since every figure of such a run reads perfect for a model standing still. What
+ * the scene's binding found. */
 static void still_motion_line(const run_state *s, const plush_motion_stats *st)
 {
     const plush_vmd_motion *v = s->motion;
-    if (!v || st->bone_tracks || st->morph_tracks)
+    if (!v || st->bone_tracks)
         return;
-    char what[160];
-    if (v->bone_key_count || v->morph_key_count)
-        snprintf(what, sizeof what, "its %zu bone and %zu morph keys are all for names this model lacks",
-                 v->bone_key_count, v->morph_key_count);
+    char what[200];
+    if (st->morph_tracks)
+        snprintf(what, sizeof what, "no key in it moves a bone of this model (it changes %zu of its morphs; %zu bone keys)",
+                 st->morph_tracks, v->bone_key_count);
+    else if (v->bone_key_count || v->morph_key_count)
+        snprintf(what, sizeof what, "nothing in it moves this model: its %zu bone and %zu morph keys are all for names "
+                 "this model lacks", v->bone_key_count, v->morph_key_count);
     else
-        snprintf(what, sizeof what, "it has no bone or morph key (%zu camera keys)", v->camera_key_count);
-    cli_line("  motion          nothing in it moves this model: %s; the model stands in its rest pose, physics "
-             "alone moving it (--motion takes a motion for this model's bones)", what);
+        snprintf(what, sizeof what, "nothing in it moves this model: it has no bone or morph key (%zu camera keys)",
+                 v->camera_key_count);
+    cli_line("  motion          %s; the model stands in its rest pose, physics alone moving it (--motion takes a "
+             "motion for this model's bones)", what);
 }
 
 /* Behind the visible skin, next to the author's model at the same frames (plush_scene_soft_summary). */
@@ -559,7 +564,7 @@ static void skin_line(const plush_scene_soft_summary *soft)
  * the author's, and, standing still, where it settles against where the author's physics lets it hang. */
 static void behaviour_lines(const run_state *s, const plush_motion_stats *st, const plush_scene_soft_summary *u)
 {
-    bool still = !s->motion || (!st->bone_tracks && !st->morph_tracks);
+    bool still = !s->motion || !st->bone_tracks; /* morphs alone leave the body standing */
     bool author = u->author_share >= PLUSH_SOFT_AUTHOR_MOVES_SHARE;
     char follows[96] = "";
     if (s->job->follow_author)

@@ -356,6 +356,28 @@ static void test_settle(void **state)
     }
 }
 
+/* A motion of morphs alone (mmd_base's モーフ_あ.vmd: one key of the mouth's あ, which Alicia has) moves none of
+ * her bones: one summary line says so, and the soft part is judged standing still (settle, not swing). */
+static void test_morph_motion_stands_still(void **state)
+{
+    (void)state;
+    const char *model = DATA "mmd/alicia/Alicia_solid.pmx", *morphs = DATA "mmd/mmd_base/モーフ_あ.vmd";
+    if (!characters_present(model) || !characters_present(morphs)) {
+        print_message("skipped: %s or %s is absent\n", model, morphs);
+        skip();
+    }
+    char out[600];
+    snprintf(out, sizeof out, "%s/morphs", cli_tmp_dir());
+    cli_result r;
+    CLI_RUN(&r, "run", model, "--cage", "hair", "--motion", morphs, "--frames", "3", "--export", "quality", "-o", out);
+    cli_expect_code(&r, 0);
+    assert_non_null(strstr(r.out, "\n  motion          no key in it moves a bone of this model (it changes 1 of its "
+                                  "morphs; 0 bone keys); the model stands in its rest pose"));
+    assert_non_null(strstr(r.out, "\n  settle          after 3 frames standing still"));
+    assert_null(strstr(r.out, "\n  swing "));
+    cli_result_free(&r);
+}
+
 /* Luka's sleeve trims (材質7) caged: 27 closed pieces a few hundredths across, held by three pins each, on the
  * jump. A jerk or a contact pulled a piece's free nodes through it and it stayed inside out (the cage's volume
  * -0.76 of its rest, the surface stretched 15 times over); a closed piece whose volume turns negative is put
@@ -457,6 +479,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_choker_and_hair_bodies, setup, teardown),
         cmocka_unit_test_setup_teardown(test_hair_hanging_still, setup, teardown),
         cmocka_unit_test_setup_teardown(test_settle, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_morph_motion_stands_still, setup, teardown),
         cmocka_unit_test_setup_teardown(test_small_closed_pieces_stay_right_side_out, setup, teardown),
         cmocka_unit_test_setup_teardown(test_follow_author_swings, setup, teardown),
     };
