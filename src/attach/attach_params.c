@@ -194,9 +194,9 @@ int32_t plush__attach_blink_steps(int32_t given, size_t triangles)
      * of the default target; a finer cage, of T triangles, has edges sqrt(default / T) as long, so its steps are
      * the preset's times sqrt(T / default), rounded, at most twice the preset's (Bullet links each node to the
      * nodes exactly that many edges away, a ring that grows with the reach: 5 steps make 8,183 links on the
-     * 966-triangle skirt, 3 make 5,101). A coarser cage keeps the preset's: with fewer steps a cage folded onto itself between rows
-     * of nodes (docs/attach.md), and 2 steps on a 100-triangle skirt let it droop more, not less (0.45% against
-     * 0.37%). */
+     * 966-triangle skirt, 3 make 5,101). A coarser cage keeps the preset's: with fewer steps a cage folded onto
+     * itself between rows of nodes (docs/attach.md), and 2 steps on a 100-triangle skirt let it droop more, not
+     * less (0.45% against 0.37%). */
     if (given <= 0 || triangles <= PLUSH_ATTACH_CAGE_TRIANGLES)
         return given;
     long s = lround((double)given * sqrt((double)triangles / PLUSH_ATTACH_CAGE_TRIANGLES));

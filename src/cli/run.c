@@ -521,7 +521,8 @@ static void still_motion_line(const run_state *s, const plush_motion_stats *st)
         return;
     char what[200];
     if (st->morph_tracks)
-        snprintf(what, sizeof what, "no key in it moves a bone of this model (it changes %zu of its morphs; %zu bone keys)",
+        snprintf(what, sizeof what,
+                 "no key in it moves a bone of this model (it changes %zu of its morphs; %zu bone keys)",
                  st->morph_tracks, v->bone_key_count);
     else if (v->bone_key_count || v->morph_key_count)
         snprintf(what, sizeof what, "nothing in it moves this model: its %zu bone and %zu morph keys are all for names "
