@@ -202,16 +202,7 @@ static plush_status leave_out_details(const plush_pmx_model *m, plush_cage_mesh 
     for (size_t v = 0; v < nv; v++)
         small[v] = used[v] && lo[plush__uf_find(parent, (uint32_t)v)][0] < DETAIL_SHARE * largest;
     /* a cage of `target` equilateral triangles over the surface's area: its mean edge */
-    double area = 0;
-    for (size_t t = 0; t < nt; t++) {
-        const float *a = skin->positions[skin->triangles[t][0]], *b = skin->positions[skin->triangles[t][1]],
-                    *c = skin->positions[skin->triangles[t][2]];
-        double u[3], w[3], n[3];
-        for (int k = 0; k < 3; k++)
-            u[k] = (double)b[k] - a[k], w[k] = (double)c[k] - a[k];
-        plush__cross3d(u, w, n);
-        area += 0.5 * sqrt(plush__dot3d(n, n));
-    }
+    double area = plush_cage_mesh_area(skin);
     double reach = target ? sqrt(4 * area / (sqrt(3.0) * (double)target)) : 0;
     for (size_t v = 0; v < nv; v++) /* each vertex's piece, once: *piece_of is this */
         parent[v] = plush__uf_find(parent, (uint32_t)v);

@@ -2,7 +2,9 @@
  * plush/cage.h), from a voxel grid, then simplified by plush_cage_simplify's own meshoptimizer ladder. */
 #include "plush/cage.h"
 #include "plush/sys/core.h"
+#include "plush/sys/proxy.h"
 #include "core/common.h"
+#include "core/geom.h"
 #include "proxy/cage_internal.h"
 
 #include <float.h>
@@ -51,15 +53,17 @@ plush_status plush_cage_wrap(const plush_cage_mesh *src, float cell, float offse
 
 /* ---- wrap, then simplify -------------------------------------------------------------------------- */
 
-static double face_area(const plush_cage_mesh *src)
+double plush_cage_mesh_area(const plush_cage_mesh *mesh)
 {
     double sum = 0;
-    for (size_t t = 0; t < src->triangle_count; t++) {
-        const float *a = src->positions[src->triangles[t][0]], *b = src->positions[src->triangles[t][1]],
-                    *c = src->positions[src->triangles[t][2]];
-        double e[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]}, f[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
-        double n[3] = {e[1] * f[2] - e[2] * f[1], e[2] * f[0] - e[0] * f[2], e[0] * f[1] - e[1] * f[0]};
-        sum += 0.5 * sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+    for (size_t t = 0; t < mesh->triangle_count; t++) {
+        const float *a = mesh->positions[mesh->triangles[t][0]], *b = mesh->positions[mesh->triangles[t][1]],
+                    *c = mesh->positions[mesh->triangles[t][2]];
+        double e[3], f[3], n[3];
+        for (int k = 0; k < 3; k++)
+            e[k] = (double)b[k] - a[k], f[k] = (double)c[k] - a[k];
+        plush__cross3d(e, f, n);
+        sum += 0.5 * sqrt(plush__dot3d(n, n));
     }
     return sum;
 }
@@ -108,7 +112,7 @@ static void plan_cell(const plush_cage_mesh *src, const plush_cage_options *o, w
     }
     extent = extent > 0 ? extent : 1;
     diagonal = diagonal > 0 ? sqrt(diagonal) : 1;
-    double area = face_area(src);
+    double area = plush_cage_mesh_area(src);
     p->offset = o->offset > 0 ? o->offset : 0.02 * diagonal;
     p->h_min = fmax(extent / 200, p->offset / 4);
     p->h_max = 1.25 * p->offset;

@@ -4,6 +4,7 @@
 #ifndef PLUSH_SYS_PROXY_H
 #define PLUSH_SYS_PROXY_H
 
+#include "plush/cage.h"
 #include "plush/proxy.h"
 #include "plush/sys/core.h"
 
@@ -24,6 +25,9 @@ float plush_proxy_seed_distance(const float p[3], const float a[3], const float 
 /* The fewest triangles a separate piece of a cage keeps when the target leaves room (a strip of four quads:
  * a small strand can bend and be pinned at its root by a minority of its nodes). */
 #define PLUSH_CAGE_PIECE_FLOOR 8
+
+/* The surface area of a cage mesh (plush/cage.h): its triangles' areas summed in double. */
+double plush_cage_mesh_area(const plush_cage_mesh *mesh);
 
 /* A triangle's frame as plush/proxy.h defines it; false (out untouched) when the triangle is degenerate: a
  * non-finite coordinate, or zero area to float precision (the sine of the angle at p0 below 1e-6). */
