@@ -8,9 +8,15 @@
  *      where it was at the start of plush_world_step to the target set_bones gave.
  *   1  dynamic: simulated; get_bones writes body * offset^-1 to its bone.
  *   2  dynamic for rotation: around every fixed step its position is moved so that its bone, as
- *      get_bones reports it (the body's rotation, the animated bone's position), sits at the animated
- *      position (interpolated like mode 0); during the step its linear velocity is the bone's own
- *      velocity, its angular velocity is simulated.
+ *      get_bones reports it (the body's rotation, the bone's position), sits at the bone's position;
+ *      during the step its linear velocity is the bone's own velocity, its angular velocity is simulated.
+ *      The bone's position is where the bones above it put it, as the MMD runtimes propagate a physics
+ *      bone's pose to the bones below it (saba, three.js): with no bone above it that physics moves, the
+ *      animated position (interpolated like mode 0); else where the nearest such bone, as physics leaves
+ *      it, carries it (its place in that bone's frame, as the animation poses both). So a chain of mode-2
+ *      bodies (a hair's, a skirt's) swings link by link; before, every link sat on its animated position
+ *      and the chain could only turn in place (Alicia's hair: 0.59% of its size from the pose without
+ *      physics on the long dance).
  * A dynamic body with mass 0 (or a mass that is not a positive finite number) would be static in
  * Bullet; it is simulated with mass 1 and a warning instead, since the author asked for a moving body. */
 #define _GNU_SOURCE
@@ -255,6 +261,84 @@ static plush_status add_body(plush_world_model *wm, size_t i, const float (*glob
     return PLUSH_OK;
 }
 
+/* A mode-2 body's place in the frame of the bone of the body above it, as the globals pose both: R^T (p - t). A
+ * pose that is not finite leaves it as it was. */
+static void chain_rel(const plush_world_model *wm, const world_body *b, const float (*globals)[16], float rel[3])
+{
+    float a[16], g[16];
+    bone_global(wm, wm->bodies[b->above].bone, globals, a);
+    bone_global(wm, b->bone, globals, g);
+    if (!finite16(a) || !finite16(g))
+        return;
+    float d[3] = {g[12] - a[12], g[13] - a[13], g[14] - a[14]};
+    for (int r = 0; r < 3; r++)
+        rel[r] = a[4 * r] * d[0] + a[4 * r + 1] * d[1] + a[4 * r + 2] * d[2];
+}
+
+/* The mode-2 chains: for each mode-2 body, the body that drives the nearest bone above its bone that physics
+ * moves (the last such body on that bone, as get_bones writes them in order), and an order of those bodies in
+ * which each comes after the one above it. A bone tree with a loop (a broken file) ends the walk. */
+static plush_status chain_mode2(plush_world_model *wm, const float (*globals)[16], plush_diag *diag)
+{
+    const plush_pmx_model *m = wm->model;
+    size_t nb = m->bone_count, nr = m->rigid_body_count;
+    int32_t *driver = malloc((nb ? nb : 1) * sizeof *driver);
+    uint32_t *depth = malloc((nr ? nr : 1) * sizeof *depth);
+    wm->chained = plush_arena_array(&wm->arena, nr ? nr : 1, sizeof *wm->chained);
+    if (!driver || !depth || !wm->chained) {
+        free(driver);
+        free(depth);
+        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, "physics", -1, "out of memory");
+    }
+    for (size_t k = 0; k < nb; k++)
+        driver[k] = -1;
+    for (size_t i = 0; i < nr; i++) {
+        const world_body *b = &wm->bodies[i];
+        if (b->bc && b->bone >= 0 && b->mode != PLUSH_PMX_RIGID_FOLLOW_BONE)
+            driver[b->bone] = (int32_t)i;
+    }
+    for (size_t i = 0; i < nr; i++) {
+        world_body *b = &wm->bodies[i];
+        b->above = -1;
+        if (!b->bc || b->bone < 0 || b->mode != PLUSH_PMX_RIGID_PHYSICS_BONE)
+            continue;
+        int32_t p = m->bones[b->bone].parent;
+        for (size_t hops = 0; p >= 0 && (size_t)p < nb && hops < nb; hops++) {
+            if (driver[p] >= 0 && driver[p] != (int32_t)i) {
+                b->above = driver[p];
+                break;
+            }
+            p = m->bones[p].parent;
+        }
+    }
+    uint32_t deepest = 0;
+    for (size_t i = 0; i < nr; i++) {
+        world_body *b = &wm->bodies[i];
+        depth[i] = 0;
+        if (b->above < 0)
+            continue;
+        uint32_t d = 1;
+        for (int32_t a = wm->bodies[b->above].above; a >= 0 && d <= nr; a = wm->bodies[a].above)
+            d++;
+        if (d > nr) { /* the bodies above it come round to it again: its bone stays where it is animated */
+            b->above = -1;
+            continue;
+        }
+        depth[i] = d;
+        deepest = d > deepest ? d : deepest;
+        chain_rel(wm, b, globals, b->rel_to);
+        memcpy(b->rel_from, b->rel_to, sizeof b->rel_from);
+    }
+    wm->chained_count = 0;
+    for (uint32_t d = 1; d <= deepest; d++)
+        for (size_t i = 0; i < nr; i++)
+            if (depth[i] == d)
+                wm->chained[wm->chained_count++] = (uint32_t)i;
+    free(driver);
+    free(depth);
+    return PLUSH_OK;
+}
+
 static plush_status build_model(plush_world_model *wm, const float (*globals)[16], plush_diag *diag)
 {
     const plush_pmx_model *m = wm->model;
@@ -267,6 +351,9 @@ static plush_status build_model(plush_world_model *wm, const float (*globals)[16
         if (st != PLUSH_OK)
             return st;
     }
+    plush_status st = chain_mode2(wm, globals, diag);
+    if (st != PLUSH_OK)
+        return st;
     for (size_t j = 0; j < m->joint_count; j++)
         wm->joints[j] = plush__world_joint_create(wm, j, diag);
     return plush__world_soft_add(wm, diag);
@@ -323,6 +410,8 @@ void plush_world_set_bones(plush_world_model *wm, const float (*bone_globals)[16
         memcpy(b->to, to, sizeof b->to); /* mode 1 keeps it only as the guard's place to put it back */
         if (b->mode == PLUSH_PMX_RIGID_PHYSICS_BONE)
             memcpy(b->bone_to, bone + 12, sizeof b->bone_to);
+        if (b->above >= 0)
+            chain_rel(wm, b, bone_globals, b->rel_to);
     }
 }
 
@@ -344,6 +433,10 @@ void plush_world_reset(plush_world_model *wm, const float (*bone_globals)[16], c
         memcpy(b->from, b->to, sizeof b->from);
         memcpy(b->bone_from, bone + 12, sizeof b->bone_from);
         memcpy(b->bone_to, bone + 12, sizeof b->bone_to);
+        if (b->above >= 0) {
+            chain_rel(wm, b, bone_globals, b->rel_to);
+            memcpy(b->rel_from, b->rel_to, sizeof b->rel_from);
+        }
         bc->body_set_transform(b->bc, b->to);
         bc->body_set_velocity(b->bc, zero, zero);
         bc->body_clear_forces(b->bc);
@@ -365,13 +458,26 @@ void plush_world_get_bones(const plush_world_model *wm, float (*bone_globals)[16
         memset(driven, 0, wm->model->bone_count * sizeof *driven);
     for (size_t i = 0; i < wm->model->rigid_body_count; i++) {
         const world_body *b = &wm->bodies[i];
-        if (!b->bc || b->bone < 0 || b->mode == PLUSH_PMX_RIGID_FOLLOW_BONE)
+        if (!b->bc || b->bone < 0 || b->mode == PLUSH_PMX_RIGID_FOLLOW_BONE || b->above >= 0)
             continue;
         float body[16], bone[16];
         wm->world->bc->body_get_transform(b->bc, body);
         plush__world_mat_mul(body, b->offset_inv, bone);
         if (b->mode == PLUSH_PMX_RIGID_PHYSICS_BONE)
             memcpy(bone + 12, bone_globals[b->bone] + 12, 3 * sizeof(float));
+        memcpy(bone_globals[b->bone], bone, sizeof bone);
+        if (driven)
+            driven[b->bone] = true;
+    }
+    /* a chained mode-2 bone where the bone above it, as physics left it, carries it */
+    for (size_t k = 0; k < wm->chained_count; k++) {
+        const world_body *b = &wm->bodies[wm->chained[k]];
+        const float *a = bone_globals[wm->bodies[b->above].bone];
+        float body[16], bone[16];
+        wm->world->bc->body_get_transform(b->bc, body);
+        plush__world_mat_mul(body, b->offset_inv, bone);
+        for (int r = 0; r < 3; r++)
+            bone[12 + r] = a[r] * b->rel_to[0] + a[4 + r] * b->rel_to[1] + a[8 + r] * b->rel_to[2] + a[12 + r];
         memcpy(bone_globals[b->bone], bone, sizeof bone);
         if (driven)
             driven[b->bone] = true;
@@ -447,8 +553,24 @@ static void place_mode2(const plush_bulletc_api *bc, const world_body *b, const 
     bc->body_set_transform(b->bc, m);
 }
 
+/* Where the body above a chained mode-2 body carries its bone at fraction t of the current plush_world_step: the
+ * bone above as its body lies now (its transform times its offset's inverse), applied to the bone's place in its
+ * frame. */
+static void chain_position(const plush_world_model *wm, const world_body *b, float t, float p[3])
+{
+    const world_body *a = &wm->bodies[b->above];
+    float body[16], bone[16], rel[3];
+    wm->world->bc->body_get_transform(a->bc, body);
+    plush__world_mat_mul(body, a->offset_inv, bone);
+    for (int r = 0; r < 3; r++)
+        rel[r] = t >= 1 ? b->rel_to[r] : b->rel_from[r] + (b->rel_to[r] - b->rel_from[r]) * t;
+    for (int r = 0; r < 3; r++)
+        p[r] = bone[r] * rel[0] + bone[4 + r] * rel[1] + bone[8 + r] * rel[2] + bone[12 + r];
+}
+
 /* Before fixed step k of n: kinematic bodies at their interpolated targets; mode-2 bodies at their
- * bone's position with the bone's velocity over this step (so contacts and joints see it move). */
+ * bone's position with the bone's velocity over this step (so contacts and joints see it move): a chained
+ * one's, that of its place on the body above (that body's velocity there, and its place's own change). */
 static void place_before(plush_world_model *wm, int k, int n, float dt)
 {
     const plush_bulletc_api *bc = wm->world->bc;
@@ -461,7 +583,7 @@ static void place_before(plush_world_model *wm, int k, int n, float dt)
             float m[16];
             plush__world_mat_interpolate(b->from, b->to, t, m);
             bc->body_set_transform(b->bc, m);
-        } else if (b->mode == PLUSH_PMX_RIGID_PHYSICS_BONE && b->bone >= 0) {
+        } else if (b->mode == PLUSH_PMX_RIGID_PHYSICS_BONE && b->bone >= 0 && b->above < 0) {
             float lin[3], ang[3], p[3], p0[3];
             bone_position(b, t, p);
             bone_position(b, t0, p0);
@@ -472,6 +594,21 @@ static void place_before(plush_world_model *wm, int k, int n, float dt)
             bc->body_set_velocity(b->bc, lin, ang);
         }
     }
+    for (size_t j = 0; j < wm->chained_count; j++) {
+        const world_body *b = &wm->bodies[wm->chained[j]], *a = &wm->bodies[b->above];
+        float lin[3], ang[3], p[3], p0[3], above[16], a_lin[3], a_ang[3];
+        chain_position(wm, b, t, p);
+        chain_position(wm, b, t0, p0);
+        place_mode2(bc, b, p0);
+        bc->body_get_transform(a->bc, above);
+        bc->body_get_velocity(a->bc, a_lin, a_ang);
+        bc->body_get_velocity(b->bc, lin, ang);
+        float arm[3] = {p0[0] - above[12], p0[1] - above[13], p0[2] - above[14]};
+        lin[0] = a_lin[0] + a_ang[1] * arm[2] - a_ang[2] * arm[1] + (p[0] - p0[0]) / dt;
+        lin[1] = a_lin[1] + a_ang[2] * arm[0] - a_ang[0] * arm[2] + (p[1] - p0[1]) / dt;
+        lin[2] = a_lin[2] + a_ang[0] * arm[1] - a_ang[1] * arm[0] + (p[2] - p0[2]) / dt;
+        bc->body_set_velocity(b->bc, lin, ang);
+    }
 }
 
 /* After fixed step k of n: the step moved mode-2 bodies by their velocity and gravity; put them back
@@ -481,11 +618,17 @@ static void place_after(plush_world_model *wm, int k, int n)
     float t = (float)(k + 1) / (float)n;
     for (size_t i = 0; i < wm->model->rigid_body_count; i++) {
         const world_body *b = &wm->bodies[i];
-        if (b->bc && b->mode == PLUSH_PMX_RIGID_PHYSICS_BONE && b->bone >= 0) {
+        if (b->bc && b->mode == PLUSH_PMX_RIGID_PHYSICS_BONE && b->bone >= 0 && b->above < 0) {
             float p[3];
             bone_position(b, t, p);
             place_mode2(wm->world->bc, b, p);
         }
+    }
+    for (size_t j = 0; j < wm->chained_count; j++) {
+        const world_body *b = &wm->bodies[wm->chained[j]];
+        float p[3];
+        chain_position(wm, b, t, p);
+        place_mode2(wm->world->bc, b, p);
     }
 }
 
@@ -549,6 +692,7 @@ static void finish_step(plush_world_model *wm)
         world_body *b = &wm->bodies[i];
         memcpy(b->from, b->to, sizeof b->from);
         memcpy(b->bone_from, b->bone_to, sizeof b->bone_from);
+        memcpy(b->rel_from, b->rel_to, sizeof b->rel_from);
     }
 }
 

@@ -18,6 +18,10 @@ typedef struct world_body {
     int32_t bone;            /* the body's bone, -1 when it has none (or named one out of range) */
     uint8_t mode;            /* plush_pmx_rigid_mode, a known one (an unknown mode is simulated as PHYSICS) */
     float bone_from[3], bone_to[3]; /* mode 2: the bone's position at the start / end of the step */
+    int32_t above;           /* mode 2: the body that drives the nearest bone above this one's that physics moves
+                                (-1: none, and bone_from / bone_to are the bone's position) */
+    float rel_from[3], rel_to[3]; /* mode 2 with a body above: the bone's position in that bone's frame, as the
+                                     animation poses both, at the start / end of the step */
     uint32_t resets;         /* times the guard put it back (warnings thin out as this grows) */
 } world_body;
 
@@ -27,6 +31,8 @@ struct plush_world_model {
     plush_world *world;
     const plush_pmx_model *model;
     world_body *bodies;      /* model->rigid_body_count */
+    uint32_t *chained;       /* the mode-2 bodies with a body above, each after the one above it */
+    size_t chained_count;
     bc_constraint **joints;  /* model->joint_count; NULL where a joint was skipped */
     world_soft *soft;        /* model->soft_body_count entries, owned by world_soft.c */
     plush_arena arena;       /* owns everything above but the Bullet handles */

@@ -401,6 +401,65 @@ static void test_mode2_keeps_bone_position(void **state)
     plush_pmx_free(m);
 }
 
+/* A chain of two mode-2 bodies under a kinematic one, held level at rest and let go: the first link turns about
+ * its animated bone, and the second's bone goes where the first, as physics leaves it, carries it (as the MMD
+ * runtimes propagate a physics bone to the bones below it), so the chain swings down link by link. Before, the
+ * second link's bone stayed on its animated position and the chain could only turn in place. */
+static void test_mode2_chain_swings(void **state)
+{
+    (void)state;
+    plush_world *w = world_ok(NULL);
+    plush_pmx_model *m = plush_pmx_create();
+    plush_pmx_bone *b = pmx_fx_bones(m, 4);
+    for (int i = 0; i < 4; i++) {
+        b[i].position[0] = 2.0f * (float)i;
+        b[i].position[1] = 10;
+        b[i].parent = i - 1;
+    }
+    pmx_fx_rigid_bodies(m, 3);
+    for (int i = 0; i < 3; i++) {
+        plush_pmx_rigid_body *r = body(m, (size_t)i, 2, i == 0 ? 0 : 2, 2.0f * (float)i + 1, 10, 0, 0.3f);
+        r->bone = i;
+        r->mask = 0; /* no contacts: the joints alone hold the chain */
+        r->rotation[2] = 1.5707963f; /* the capsule along the link */
+        r->size[1] = 1.2f;
+    }
+    plush_pmx_joint *j = pmx_fx_joints(m, 2);
+    for (int i = 0; i < 2; i++) {
+        j[i].body_a = i;
+        j[i].body_b = i + 1;
+        j[i].position[0] = 2.0f * (float)(i + 1);
+        j[i].position[1] = 10;
+        j[i].type = 2; /* a ball joint: free to turn */
+    }
+    float g[4][16];
+    rest_globals(m, g);
+    plush_world_model *wm = add_ok(w, m, NULL, NULL);
+    float out[4][16];
+    for (int frame = 1; frame <= 30; frame++) {
+        plush_world_set_bones(wm, (const float(*)[16])g);
+        step_n(w, 1, 1.0f / 30);
+        bool driven[4];
+        memcpy(out, g, sizeof out);
+        plush_world_get_bones(wm, out, driven);
+        assert_true(driven[1] && driven[2] && !driven[0]);
+        assert_memory_equal(out[1] + 12, g[1] + 12, 3 * sizeof(float)); /* no physics bone above it */
+        for (int k = 0; k < 3; k++) { /* two units along the first link, as it turned */
+            float carried = out[1][12 + k] + 2 * out[1][k];
+            assert_true(fabsf(out[2][12 + k] - carried) < 1e-4f);
+        }
+        float body2[16], bone2[16];
+        plush_world_body_transform(wm, 2, body2);
+        plush__world_mat_mul(body2, wm->bodies[2].offset_inv, bone2);
+        for (int k = 0; k < 3; k++)
+            assert_true(fabsf(bone2[12 + k] - out[2][12 + k]) < 1e-4f); /* the body sits at its bone */
+    }
+    assert_true(out[2][13] < 10 - 1.0f);   /* the chain swung down: its middle bone fell more than a unit */
+    assert_true(fabsf(out[2][14]) < 1e-3f); /* in the plane it hangs in */
+    plush_world_destroy(w);
+    plush_pmx_free(m);
+}
+
 static void test_body_without_bone(void **state)
 {
     (void)state;
@@ -829,6 +888,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_mode0_follows_bone),
         cmocka_unit_test(test_mode1_drives_bone),
         cmocka_unit_test(test_mode2_keeps_bone_position),
+        cmocka_unit_test(test_mode2_chain_swings),
         cmocka_unit_test(test_body_without_bone),
         cmocka_unit_test(test_reset_and_impulse),
         cmocka_unit_test(test_mass_zero_dynamic_body_moves),
