@@ -82,6 +82,10 @@ bc_body *body_create(bc_world *w, bc_shape *shape, const bc_body_desc *desc, cha
         info.m_angularDamping = desc->angular_damping;
         info.m_restitution = desc->restitution;
         info.m_friction = desc->friction;
+        /* Bullet's additional damping, as the MMD runtimes turn it on for every body (saba, vpvl2): a body
+         * slower than 0.1 unit/s and 0.1 rad/s keeps 0.005 of its speed, and one slower than its own damping
+         * loses 0.005 a step, so an MMD chain that has come to rest stays at rest rather than creeping. */
+        info.m_additionalDamping = true;
         std::unique_ptr<btRigidBody> body(new btRigidBody(info));
         std::unique_ptr<bc_body> b(new bc_body{w, body.get(), motion.get(), desc->kinematic});
         if (desc->kinematic) {
