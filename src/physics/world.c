@@ -196,6 +196,7 @@ static plush_status add_body(plush_world_model *wm, size_t i, const float (*glob
     const plush_bulletc_api *bc = wm->world->bc;
     const plush_pmx_rigid_body *rb = &wm->model->rigid_bodies[i];
     world_body *b = &wm->bodies[i];
+    b->above = -1; /* chain_mode2 links it once every body is made */
     if (!plush__finite3(rb->position) || !plush__finite3(rb->rotation) || !plush__finite3(rb->size) || !isfinite(rb->mass) ||
         !isfinite(rb->linear_damping) || !isfinite(rb->angular_damping) || !isfinite(rb->restitution) ||
         !isfinite(rb->friction)) {
