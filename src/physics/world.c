@@ -278,66 +278,99 @@ static void chain_rel(const plush_world_model *wm, const world_body *b, const fl
 
 /* The mode-2 chains: for each mode-2 body, the body that drives the nearest bone above its bone that physics
  * moves (the last such body on that bone, as get_bones writes them in order), and an order of those bodies in
- * which each comes after the one above it. A bone tree with a loop (a broken file) ends the walk. */
+ * which each comes after the one above it. Linear in the bones and bodies, whatever the tree (each walk up stops
+ * at a bone or body already settled and settles the ones it passed); a loop of bones or of bodies (a broken file)
+ * leaves the bones on it where they are animated. */
 static plush_status chain_mode2(plush_world_model *wm, const float (*globals)[16], plush_diag *diag)
 {
     const plush_pmx_model *m = wm->model;
-    size_t nb = m->bone_count, nr = m->rigid_body_count;
-    int32_t *driver = malloc((nb ? nb : 1) * sizeof *driver);
-    uint32_t *depth = malloc((nr ? nr : 1) * sizeof *depth);
+    size_t nb = m->bone_count, nr = m->rigid_body_count, most = (nb > nr ? nb : nr) + 1;
+    int32_t *driver = malloc((nb ? nb : 1) * sizeof *driver), *nearest = malloc((nb ? nb : 1) * sizeof *nearest);
+    uint32_t *path = malloc(most * sizeof *path), *level = malloc((nr ? nr : 1) * sizeof *level);
+    size_t *first = calloc(nr + 2, sizeof *first);
     wm->chained = plush_arena_array(&wm->arena, nr ? nr : 1, sizeof *wm->chained);
-    if (!driver || !depth || !wm->chained) {
-        free(driver);
-        free(depth);
-        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, "physics", -1, "out of memory");
+    plush_status st = PLUSH_OK;
+    if (!driver || !nearest || !path || !level || !first || !wm->chained) {
+        st = plush_diag_fail(diag, PLUSH_E_NOMEM, -1, "physics", -1, "out of memory");
+        goto done;
     }
+    enum { UNKNOWN = -2 };
     for (size_t k = 0; k < nb; k++)
-        driver[k] = -1;
+        driver[k] = -1, nearest[k] = UNKNOWN;
     for (size_t i = 0; i < nr; i++) {
         const world_body *b = &wm->bodies[i];
         if (b->bc && b->bone >= 0 && b->mode != PLUSH_PMX_RIGID_FOLLOW_BONE)
             driver[b->bone] = (int32_t)i;
     }
+    /* nearest[k]: the body driving the nearest bone strictly above bone k that physics moves (-1: none) */
+    for (size_t k = 0; k < nb; k++) {
+        size_t len = 0;
+        int32_t found = -1;
+        for (uint32_t at = (uint32_t)k; nearest[at] == UNKNOWN;) {
+            if (len == most) /* round a loop of bones */
+                break;
+            path[len++] = at;
+            int32_t p = m->bones[at].parent;
+            if (p < 0 || (size_t)p >= nb)
+                break;
+            if (driver[p] >= 0) {
+                found = driver[p];
+                break;
+            }
+            if (nearest[p] != UNKNOWN) {
+                found = nearest[p];
+                break;
+            }
+            at = (uint32_t)p;
+        }
+        for (size_t j = 0; j < len; j++)
+            nearest[path[j]] = found;
+    }
+    /* level: 0 for a body with no body above it, else one more than the one above it */
     for (size_t i = 0; i < nr; i++) {
         world_body *b = &wm->bodies[i];
         b->above = -1;
-        if (!b->bc || b->bone < 0 || b->mode != PLUSH_PMX_RIGID_PHYSICS_BONE)
-            continue;
-        int32_t p = m->bones[b->bone].parent;
-        for (size_t hops = 0; p >= 0 && (size_t)p < nb && hops < nb; hops++) {
-            if (driver[p] >= 0 && driver[p] != (int32_t)i) {
-                b->above = driver[p];
-                break;
-            }
-            p = m->bones[p].parent;
-        }
+        if (b->bc && b->bone >= 0 && b->mode == PLUSH_PMX_RIGID_PHYSICS_BONE && nearest[b->bone] != (int32_t)i)
+            b->above = nearest[b->bone];
+        level[i] = b->above < 0 ? 0 : UINT32_MAX;
     }
-    uint32_t deepest = 0;
+    for (size_t i = 0; i < nr; i++) {
+        size_t len = 0;
+        uint32_t at = (uint32_t)i;
+        while (level[at] == UINT32_MAX && len < nr) {
+            path[len++] = at;
+            at = (uint32_t)wm->bodies[at].above;
+        }
+        if (level[at] == UINT32_MAX) { /* round a loop of bodies: the bones on it stay where they are animated */
+            for (size_t j = 0; j < len; j++)
+                wm->bodies[path[j]].above = -1, level[path[j]] = 0;
+            continue;
+        }
+        for (size_t j = len; j-- > 0;)
+            level[path[j]] = level[at] + (uint32_t)(len - j);
+    }
+    /* the chained bodies by level (a counting sort) */
+    for (size_t i = 0; i < nr; i++)
+        if (level[i] > 0)
+            first[level[i] + 1]++;
+    for (size_t d = 1; d <= nr; d++)
+        first[d + 1] += first[d];
     for (size_t i = 0; i < nr; i++) {
         world_body *b = &wm->bodies[i];
-        depth[i] = 0;
-        if (b->above < 0)
+        if (level[i] == 0)
             continue;
-        uint32_t d = 1;
-        for (int32_t a = wm->bodies[b->above].above; a >= 0 && d <= nr; a = wm->bodies[a].above)
-            d++;
-        if (d > nr) { /* the bodies above it come round to it again: its bone stays where it is animated */
-            b->above = -1;
-            continue;
-        }
-        depth[i] = d;
-        deepest = d > deepest ? d : deepest;
+        wm->chained[first[level[i]]++] = (uint32_t)i;
         chain_rel(wm, b, globals, b->rel_to);
         memcpy(b->rel_from, b->rel_to, sizeof b->rel_from);
     }
-    wm->chained_count = 0;
-    for (uint32_t d = 1; d <= deepest; d++)
-        for (size_t i = 0; i < nr; i++)
-            if (depth[i] == d)
-                wm->chained[wm->chained_count++] = (uint32_t)i;
+    wm->chained_count = nr ? first[nr] : 0;
+done:
     free(driver);
-    free(depth);
-    return PLUSH_OK;
+    free(nearest);
+    free(path);
+    free(level);
+    free(first);
+    return st;
 }
 
 static plush_status build_model(plush_world_model *wm, const float (*globals)[16], plush_diag *diag)

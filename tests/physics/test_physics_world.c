@@ -460,6 +460,41 @@ static void test_mode2_chain_swings(void **state)
     plush_pmx_free(m);
 }
 
+/* Mode-2 bodies on bones that are each other's parents (a broken file): the walk up the bones ends, and their
+ * bones keep their animated positions. */
+static void test_mode2_bone_loop(void **state)
+{
+    (void)state;
+    plush_world *w = world_ok(NULL);
+    plush_pmx_model *m = plush_pmx_create();
+    plush_pmx_bone *b = pmx_fx_bones(m, 3);
+    b[1].parent = 2;
+    b[2].parent = 1;
+    b[1].position[0] = 2;
+    b[2].position[0] = 4;
+    pmx_fx_rigid_bodies(m, 2);
+    for (int i = 0; i < 2; i++) {
+        plush_pmx_rigid_body *r = body(m, (size_t)i, 0, 2, 2.0f * (float)(i + 1), 1, 0, 0.3f);
+        r->bone = i + 1;
+        r->mask = 0;
+    }
+    float g[3][16];
+    rest_globals(m, g);
+    plush_world_model *wm = add_ok(w, m, NULL, NULL);
+    assert_int_equal(wm->chained_count, 0);
+    plush_world_set_bones(wm, (const float(*)[16])g);
+    step_n(w, 5, 1.0f / 30);
+    float out[3][16];
+    bool driven[3];
+    memcpy(out, g, sizeof out);
+    plush_world_get_bones(wm, out, driven);
+    assert_true(driven[1] && driven[2]);
+    assert_memory_equal(out[1] + 12, g[1] + 12, 3 * sizeof(float));
+    assert_memory_equal(out[2] + 12, g[2] + 12, 3 * sizeof(float));
+    plush_world_destroy(w);
+    plush_pmx_free(m);
+}
+
 static void test_body_without_bone(void **state)
 {
     (void)state;
@@ -889,6 +924,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_mode1_drives_bone),
         cmocka_unit_test(test_mode2_keeps_bone_position),
         cmocka_unit_test(test_mode2_chain_swings),
+        cmocka_unit_test(test_mode2_bone_loop),
         cmocka_unit_test(test_body_without_bone),
         cmocka_unit_test(test_reset_and_impulse),
         cmocka_unit_test(test_mass_zero_dynamic_body_moves),
