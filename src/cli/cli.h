@@ -160,7 +160,9 @@ typedef struct cli_run_job {
     plush_scene_mode mode;
     bool seed, stretch;
     bool no_push;             /* --no-push: the skinned surface left inside the body where the cage puts it */
-    bool follow_author;       /* --follow-author: soft parts on the author's physics keep the shape it gives them */
+    bool follow_author;       /* --follow-author: the default, kept as a name (soft parts on the author's physics
+                                 keep the shape it gives them) */
+    bool own_shape;           /* --own-shape: soft parts keep their cage's rest shape, not the author's physics' */
     bool copy_textures;       /* --copy-textures: the bake's textures copied into OUTDIR */
     bool bake_physics;        /* --bake-physics: the bake keys the bones rigid bodies drive */
     const char *exports;      /* --export's list of registry names; NULL: plush_scene_default_exports */

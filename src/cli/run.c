@@ -17,7 +17,7 @@
 static const char run_usage[] =
     "usage: plush run MODEL.pmx -o OUTDIR [--motion M.vmd] [--frames N] [--fps 30] [--physics-hz 60]\n"
     "                 [--mode proxy|direct|bones] [--original] [--stretch] [--im2 OVERRIDES.im2] [--materials NAME,...]\n"
-    "                 [--cage MATERIAL,...[:TRIANGLES]] [--pin-band S] [--no-push] [--follow-author]\n"
+    "                 [--cage MATERIAL,...[:TRIANGLES]] [--pin-band S] [--no-push] [--own-shape]\n"
     "                 [--export pmx+vmd,gltf,obj,ply,cage,im2,quality,preview] [--every K] [--ground Y] [--copy-textures]\n"
     "                 [--bake-tolerance D] [--bake-bones N] [--bake-physics]\n"
     "                 [--preview-frame model|soft] [--preview-view front|side|back|orbit] [--preview-size WxH]\n";
@@ -69,10 +69,12 @@ static const char run_help_more_options[] =
     "  --no-push                   leave the proxy-skinned surface where the cage's triangles put it: by\n"
     "                              default vertices inside the model's rigid bodies that follow bones are\n"
     "                              pushed out through those triangles (the bake and glTF move alike)\n"
-    "  --follow-author             a soft part the model's own physics moves (hair or a skirt on rigid-body\n"
-    "                              chains) keeps the shape that physics gives it, not its rest shape: it\n"
-    "                              swings as the author's part does, softly (default: its own rest shape;\n"
-    "                              where the author's part tears, on a fast spin, plush's tears too)\n"
+    "  --own-shape                 a soft part the model's own physics moves (hair or a skirt on rigid-body\n"
+    "                              chains) keeps its cage's rest shape, turned with its pins: stiffer, it\n"
+    "                              swings a fifth to a half of what the author's part does. By default it\n"
+    "                              keeps the shape the author's physics gives it, softly, and swings as\n"
+    "                              the author's part does (where that tears, on a fast spin, so does it);\n"
+    "                              --follow-author names the default\n"
     "  --export LIST               comma-separated, default pmx+vmd (modes bones and direct: ply); below\n"
     "  --every K                   mesh exports every K-th frame only (default 1)\n"
     "  --copy-textures             copy the model's textures into OUTDIR (same sub-folders) and name the\n"
@@ -142,6 +144,7 @@ static int run_option(cli_args *args, const char *name, const char *inline_value
                  : strcmp(name, "--stretch") == 0       ? &job->stretch
                  : strcmp(name, "--no-push") == 0       ? &job->no_push
                  : strcmp(name, "--follow-author") == 0 ? &job->follow_author
+                 : strcmp(name, "--own-shape") == 0     ? &job->own_shape
                  : strcmp(name, "--copy-textures") == 0 ? &job->copy_textures
                  : strcmp(name, "--bake-physics") == 0 ? &job->bake_physics
                                                         : NULL;
@@ -460,6 +463,11 @@ static void bar_hints(const run_state *s)
     if (desc.mode == PLUSH_SCENE_PROXY && desc.world.physics_hz > 0 && desc.world.physics_hz < 120)
         cli_line("  hint            a finer physics step often meets it too, at twice the physics' cost and with "
                  "less swing: --physics-hz 120");
+    plush_scene_soft_summary soft;
+    plush_scene_soft(s->scene, NULL, &soft);
+    if (desc.mode == PLUSH_SCENE_PROXY && soft.following)
+        cli_line("  hint            it follows the author's physics, and misses the bar where the author's part swings "
+                 "fastest or tears; its cage's own rest shape keeps the bar, swinging less: --own-shape");
 }
 
 /* A caged part sewn onto a piece the model's own physics swings (a trim on a dress): the piece's vertices at
@@ -568,8 +576,8 @@ static void behaviour_lines(const run_state *s, const plush_motion_stats *st, co
     bool still = !s->motion || !st->bone_tracks; /* morphs alone leave the body standing */
     bool author = u->author_share >= PLUSH_SOFT_AUTHOR_MOVES_SHARE;
     char follows[96] = "";
-    if (s->job->follow_author)
-        snprintf(follows, sizeof follows, "; following it (--follow-author): %zu of %zu soft bod%s", u->following,
+    if (u->following)
+        snprintf(follows, sizeof follows, "; following it: %zu of %zu soft bod%s", u->following,
                  s->model->soft_body_count, s->model->soft_body_count == 1 ? "y" : "ies");
     if (!author) {
         cli_line("  soft part       the author gave it no physics (%.0f%% of it hangs from bones rigid bodies move), "
@@ -602,10 +610,11 @@ static void behaviour_lines(const run_state *s, const plush_motion_stats *st, co
              100 * u->mean_swing_share, 100 * u->mean_author_swing_share, verdict, 100 * u->mean_offset_share,
              follows);
     /* a part stiffer than the author's made it (hair on chains, held to its rest shape by its cage): the
-     * option that follows the author's physics instead, with what it costs */
-    if (stiff && !s->job->follow_author && s->job->mode == PLUSH_SCENE_PROXY)
-        cli_line("  hint            it swings under half as much as the author's part: --follow-author gives it the shape "
-                 "the author's physics gives that part, softly (where the author's part tears or flies up, so does it)");
+     * default that follows the author's physics instead, with what it costs */
+    if (stiff && s->job->own_shape && s->job->mode == PLUSH_SCENE_PROXY)
+        cli_line("  hint            it swings under half as much as the author's part: without --own-shape it keeps the "
+                 "shape the author's physics gives that part, softly (where the author's part tears or flies up, so "
+                 "does it)");
 }
 
 static void summary(const run_state *s, uint32_t frames, const plush_diag *diag)
@@ -727,7 +736,7 @@ static int simulate(run_state *s, plush_diag *model_diag)
                            .left_out_count = s->made.part.details.count}},
         .skin = {.stretch = job->stretch},
         .no_push = job->no_push,
-        .follow_author = job->follow_author,
+        .follow_author = !job->own_shape,
         .overrides = s->overrides,
         .overrides_file = job->overrides,
     };
