@@ -256,6 +256,9 @@ static int parse_run(int argc, char **argv, cli_run_job *job, bool *help)
         return CLI_USAGE;
     if (job->mode == PLUSH_SCENE_DIRECT && job->overrides)
         return cli_usage_error(run_usage, "--im2 overrides change the proxy binding: they need --mode proxy");
+    if (job->follow_author && job->own_shape)
+        return cli_usage_error(run_usage, "--follow-author (the default) and --own-shape ask for opposite shapes: "
+                                          "give one");
     return CLI_OK;
 }
 

@@ -64,6 +64,16 @@ static void test_cage_spec(void **state)
     CLI_RUN(&r, "run", NO_MODEL, "--cage", "skirt:100", "-o", out);
     cli_expect_code(&r, 1); /* the syntax passes; the missing model is the error */
     cli_result_free(&r);
+    /* the two shapes a soft part can keep, asked for at once; each alone passes */
+    CLI_RUN(&r, "run", NO_MODEL, "--follow-author", "--own-shape", "-o", out);
+    cli_expect_code(&r, 2);
+    assert_non_null(strstr(r.err, "--follow-author (the default) and --own-shape ask for opposite shapes"));
+    cli_result_free(&r);
+    for (int k = 0; k < 2; k++) {
+        CLI_RUN(&r, "run", NO_MODEL, k ? "--own-shape" : "--follow-author", "-o", out);
+        cli_expect_code(&r, 1);
+        cli_result_free(&r);
+    }
 }
 
 static void test_decimal_numbers(void **state)
