@@ -144,7 +144,6 @@ static plush_status cage_vertices(const plush_pmx_model *m, const plush_cage_mes
     return PLUSH_OK;
 }
 
-
 typedef struct attach_work {
     const plush_pmx_model *model;
     const plush_attach_options *o;

@@ -52,7 +52,6 @@ static void held_bones(const plush_pmx_model *m, bool *held)
         held[b] = !held[b];
 }
 
-
 typedef struct pin_work {
     const plush_pmx_model *m;
     const plush_attach_options *o;

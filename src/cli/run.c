@@ -447,7 +447,7 @@ static int cage_names(const char *spec)
  * motions every soak part but Luka's trims met the bar at 120 Hz, which missed it at 1-9 frames of a run at
  * 60; the trims 598 -> 440 of 600 on the dance; the bob on test.vmd 17 -> 2 of 25), at twice the physics'
  * cost and with the cage stiffer for its more iterations a second (its swing about half). */
-static void bar_hints(const run_state *s)
+static void bar_hints(const run_state *s, const plush_scene_soft_summary *soft)
 {
     uint64_t measured = 0, over = 0;
     for (size_t i = 0; i < s->sink_count && !measured; i++)
@@ -466,9 +466,7 @@ static void bar_hints(const run_state *s)
     if (desc.mode == PLUSH_SCENE_PROXY && desc.world.physics_hz > 0 && desc.world.physics_hz < 120)
         cli_line("  hint            a finer physics step often meets it too, at twice the physics' cost and with "
                  "less swing: --physics-hz 120");
-    plush_scene_soft_summary soft;
-    plush_scene_soft(s->scene, NULL, &soft);
-    if (desc.mode == PLUSH_SCENE_PROXY && soft.following)
+    if (desc.mode == PLUSH_SCENE_PROXY && soft->following)
         cli_line("  hint            it follows the author's physics, and misses the bar where the author's part swings "
                  "fastest or tears; its cage's own rest shape keeps the bar, swinging less: --own-shape");
 }
@@ -705,7 +703,7 @@ static void summary(const run_state *s, uint32_t frames, const plush_diag *diag)
             line = nl ? nl + 1 : NULL;
         }
     }
-    bar_hints(s);
+    bar_hints(s, &soft);
 }
 
 /* How far a direct run got before it had to stop at frame f. */

@@ -276,6 +276,13 @@ static void chain_rel(const plush_world_model *wm, const world_body *b, const fl
         rel[r] = a[4 * r] * d[0] + a[4 * r + 1] * d[1] + a[4 * r + 2] * d[2];
 }
 
+/* Point rel of the frame m (a bone's global): m's rotation times rel, plus its translation (chain_rel's inverse). */
+static void carry(const float m[16], const float rel[3], float p[3])
+{
+    for (int r = 0; r < 3; r++)
+        p[r] = m[r] * rel[0] + m[4 + r] * rel[1] + m[8 + r] * rel[2] + m[12 + r];
+}
+
 /* The mode-2 chains: for each mode-2 body, the body that drives the nearest bone above its bone that physics
  * moves (the last such body on that bone, as get_bones writes them in order), and an order of those bodies in
  * which each comes after the one above it. Linear in the bones and bodies, whatever the tree (each walk up stops
@@ -510,8 +517,7 @@ void plush_world_get_bones(const plush_world_model *wm, float (*bone_globals)[16
         float body[16], bone[16];
         wm->world->bc->body_get_transform(b->bc, body);
         plush__world_mat_mul(body, b->offset_inv, bone);
-        for (int r = 0; r < 3; r++)
-            bone[12 + r] = a[r] * b->rel_to[0] + a[4 + r] * b->rel_to[1] + a[8 + r] * b->rel_to[2] + a[12 + r];
+        carry(a, b->rel_to, bone + 12);
         memcpy(bone_globals[b->bone], bone, sizeof bone);
         if (driven)
             driven[b->bone] = true;
@@ -587,19 +593,23 @@ static void place_mode2(const plush_bulletc_api *bc, const world_body *b, const 
     bc->body_set_transform(b->bc, m);
 }
 
-/* Where the body above a chained mode-2 body carries its bone at fraction t of the current plush_world_step: the
- * bone above as its body lies now (its transform times its offset's inverse), applied to the bone's place in its
- * frame. */
-static void chain_position(const plush_world_model *wm, const world_body *b, float t, float p[3])
+/* The bone above a chained mode-2 body as the body that drives it lies now: that body's transform (into body)
+ * times its offset's inverse. */
+static void above_bone(const plush_world_model *wm, const world_body *b, float body[16], float bone[16])
 {
     const world_body *a = &wm->bodies[b->above];
-    float body[16], bone[16], rel[3];
     wm->world->bc->body_get_transform(a->bc, body);
     plush__world_mat_mul(body, a->offset_inv, bone);
+}
+
+/* Where the bone above carries a chained mode-2 body's bone at fraction t of the current plush_world_step: its
+ * place in that bone's frame, interpolated like mode 0's targets. */
+static void chain_position(const world_body *b, const float above[16], float t, float p[3])
+{
+    float rel[3];
     for (int r = 0; r < 3; r++)
         rel[r] = t >= 1 ? b->rel_to[r] : b->rel_from[r] + (b->rel_to[r] - b->rel_from[r]) * t;
-    for (int r = 0; r < 3; r++)
-        p[r] = bone[r] * rel[0] + bone[4 + r] * rel[1] + bone[8 + r] * rel[2] + bone[12 + r];
+    carry(above, rel, p);
 }
 
 /* Before fixed step k of n: kinematic bodies at their interpolated targets; mode-2 bodies at their
@@ -630,11 +640,11 @@ static void place_before(plush_world_model *wm, int k, int n, float dt)
     }
     for (size_t j = 0; j < wm->chained_count; j++) {
         const world_body *b = &wm->bodies[wm->chained[j]], *a = &wm->bodies[b->above];
-        float lin[3], ang[3], p[3], p0[3], above[16], a_lin[3], a_ang[3];
-        chain_position(wm, b, t, p);
-        chain_position(wm, b, t0, p0);
+        float lin[3], ang[3], p[3], p0[3], above[16], bone[16], a_lin[3], a_ang[3];
+        above_bone(wm, b, above, bone);
+        chain_position(b, bone, t, p);
+        chain_position(b, bone, t0, p0);
         place_mode2(bc, b, p0);
-        bc->body_get_transform(a->bc, above);
         bc->body_get_velocity(a->bc, a_lin, a_ang);
         bc->body_get_velocity(b->bc, lin, ang);
         float arm[3] = {p0[0] - above[12], p0[1] - above[13], p0[2] - above[14]};
@@ -660,8 +670,9 @@ static void place_after(plush_world_model *wm, int k, int n)
     }
     for (size_t j = 0; j < wm->chained_count; j++) {
         const world_body *b = &wm->bodies[wm->chained[j]];
-        float p[3];
-        chain_position(wm, b, t, p);
+        float above[16], bone[16], p[3];
+        above_bone(wm, b, above, bone);
+        chain_position(b, bone, t, p);
         place_mode2(wm->world->bc, b, p);
     }
 }
