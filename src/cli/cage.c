@@ -4,6 +4,7 @@
 #include "core/platform.h"
 #include "plush/sys/attach.h"
 #include "plush/sys/core.h"
+#include "plush/sys/scene.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +45,43 @@ static bool parse_spec(const char *usage, const char *spec, cli_names *names, si
     return true;
 }
 
+/* The materials the part as made (out->part) is sewn onto where the model's physics swings them
+ * (plush_scene_bound_options.sewn, as a run binds the part), added to out->materials and out->joined; how many
+ * were added (0 when out of memory for the look, which then changes nothing). */
+static size_t join_sewn(cli_cage *out)
+{
+    /* the attached model: the source's materials, then the cage's */
+    size_t nm = out->part.model->material_count, added = 0;
+    size_t *sewn = calloc(nm ? nm : 1, sizeof *sewn), *pulled = calloc(nm ? nm : 1, sizeof *pulled);
+    plush_arena arena = {0};
+    plush_scene_proxy proxy;
+    plush_diag quiet;
+    cli_diag_init(&quiet, NULL);
+    uint32_t *bound = NULL;
+    size_t bound_count = 0;
+    plush_scene_bound_options opt = {.materials = (const char *const *)out->materials.names,
+                                     .material_count = out->materials.count,
+                                     .pulled = pulled,
+                                     .sewn = sewn,
+                                     .left_out = (const float(*)[3])out->part.details.positions,
+                                     .left_out_count = out->part.details.count};
+    if (sewn && pulled && plush_scene_proxy_build(out->part.model, &arena, &proxy, &quiet) == PLUSH_OK &&
+        plush_scene_bound_vertices(out->part.model, &proxy, &opt, &arena, &bound, &bound_count, &quiet) == PLUSH_OK)
+        for (size_t m = 0; m < nm && out->joined_count < CLI_CAGE_JOINED_MAX; m++) {
+            char number[32];
+            snprintf(number, sizeof number, "%zu", m);
+            if (!sewn[m] || cli_names_add(&out->materials, number) != CLI_OK)
+                continue;
+            out->joined[out->joined_count] = m;
+            out->joined_seam[out->joined_count++] = sewn[m];
+            added++;
+        }
+    plush_arena_free(&arena);
+    free(sewn);
+    free(pulled);
+    return added;
+}
+
 bool cli_cage_attach(const char *usage, const plush_pmx_model *model, const char *path, const char *spec,
                      float pin_band, cli_cage *out, plush_diag *diag)
 {
@@ -62,7 +100,31 @@ bool cli_cage_attach(const char *usage, const plush_pmx_model *model, const char
         cli_report(diag);
         return false;
     }
+    /* one garment, one cage: what the part is sewn onto where the author's physics swings it is caged with
+     * it (a round for what that is sewn onto in turn, as far as the list holds) */
+    for (int round = 0; round < 2 && join_sewn(out); round++) {
+        plush_pmx_free(out->part.model);
+        out->part.model = NULL;
+        if (!cli_check_materials(model, path, &out->materials))
+            return false;
+        if (plush_attach_part_make(model, (const char *const *)out->materials.names, out->materials.count,
+                                   out->triangles, NULL, pin_band, &out->arena, &out->part, diag) != PLUSH_OK) {
+            cli_report(diag);
+            return false;
+        }
+    }
     return true;
+}
+
+void cli_cage_report_joined(const plush_pmx_model *model, const cli_cage *cage)
+{
+    for (size_t i = 0; i < cage->joined_count; i++) {
+        const plush_str *name = &model->materials[cage->joined[i]].name;
+        cli_line("  joined          \"%.*s\": the part is sewn onto it at %zu vertices the model's own physics swings "
+                 "there, so it is caged with it as one garment (caged apart, the seam would follow the cage and the "
+                 "rest of it the author's physics, tearing it)",
+                 (int)name->len, name->s, cage->joined_seam[i]);
+    }
 }
 
 void cli_cage_free(cli_cage *cage)

@@ -183,11 +183,19 @@ int cli_demo(int argc, char **argv);
 int cli_run_execute(const cli_run_job *job);
 
 /* --cage MATERIAL,...[:TRIANGLES] of plush run and plush compare (cage.c). */
+enum { CLI_CAGE_JOINED_MAX = 8 };
 typedef struct cli_cage {
-    cli_names materials;          /* the names as the model spells them (cli_check_materials) */
+    cli_names materials;          /* the names as the model spells them (cli_check_materials), and after them
+                                   * the materials joined (below) */
     size_t triangles;             /* the count after the colon; 0 when none was given */
     plush_arena arena;
     plush_attach_part part;       /* the cage and the model with it attached */
+    /* Materials the named part is sewn onto that the model's physics swings there (a trim on a dress), caged
+     * with it as one garment: caged apart, the seam's vertices follow the cage and the rest of the piece the
+     * author's physics, and the piece tears there. Each with how many of its vertices the part shares. */
+    size_t joined_count;
+    size_t joined[CLI_CAGE_JOINED_MAX];
+    size_t joined_seam[CLI_CAGE_JOINED_MAX];
 } cli_cage;
 /* The syntax: at least one name before the colon and, after it, a whole number of at least one triangle.
  * A usage error otherwise, before any file is read. */
@@ -197,6 +205,8 @@ int cli_cage_spec_check(const char *usage, const char *spec);
  * name means no material, or the cage cannot be made or held. */
 bool cli_cage_attach(const char *usage, const plush_pmx_model *model, const char *path, const char *spec,
                      float pin_band, cli_cage *out, plush_diag *diag);
+/* One line per material joined to the cage (cli_cage.joined): the summary's "joined". */
+void cli_cage_report_joined(const plush_pmx_model *model, const cli_cage *cage);
 void cli_cage_free(cli_cage *cage);
 
 /* attach's per-piece lines (piece N: triangles, vertices, pins and the bones they follow), for run --cage too. */

@@ -232,6 +232,7 @@ static void print_summary(const compare_inputs *in, const plush_compare_study *s
                  names, c->attached.pieces, c->attached.pieces == 1 ? "" : "s", c->attached.pinned,
                  plush_attach_target_note(&c->made, in->cage.triangles ? in->cage.triangles : PLUSH_ATTACH_CAGE_TRIANGLES,
                                           "a larger --cage target fits them", note, sizeof note));
+        cli_cage_report_joined(in->source ? in->source : in->model, &in->cage);
     }
     for (size_t r = 0; r < plush_compare_study_run_count(st); r++) {
         plush_compare_run_info info;

@@ -475,7 +475,8 @@ static void bar_hints(const run_state *s, const plush_scene_soft_summary *soft)
  * the seam move with the cage and the rest with the author's physics, so the two part and the piece tears
  * there (Luka's trims alone miss the surface bar at 448 of the long dance's first 450 frames). Caged as one
  * garment the piece's cage carries the part lying along it (a layer of the piece: attach_cage.c), and meets
- * the bar. The hint names the first such material. */
+ * the bar: --cage joins such a piece itself (cli_cage_attach), so this speaks where --materials leaves the
+ * joined piece unbound (or more pieces are sewn on than it joins). The hint names the first such material. */
 static void sewn_hint(const run_state *s)
 {
     if (!s->sewn || !s->source || !s->job->cage)
@@ -483,6 +484,16 @@ static void sewn_hint(const run_state *s)
     for (size_t m = 0; m < s->model->material_count; m++) {
         if (!s->sewn[m])
             continue;
+        const plush_str *joined = NULL;
+        for (size_t j = 0; j < s->made.joined_count; j++)
+            if (s->made.joined[j] == m)
+                joined = &s->model->materials[m].name;
+        if (joined) { /* caged with the part, but --materials leaves it on the author's physics */
+            cli_line("  hint            the part is sewn onto \"%.*s\", caged with it but not bound: the model's own "
+                     "physics swings the rest of it, so the two part there; name it in --materials too",
+                     (int)joined->len, joined->s);
+            return;
+        }
         const char *spec = s->job->cage;
         int n = cage_names(spec);
         const plush_str *name = &s->model->materials[m].name;
@@ -646,6 +657,7 @@ static void summary(const run_state *s, uint32_t frames, const plush_diag *diag)
                                       "attach --proxy and plush run on what it writes",
                                       note, sizeof note));
         cli_attach_report_pieces(s->model, &s->made.part.attached);
+        cli_cage_report_joined(s->model, &s->made);
     }
     if (s->made.part.details.triangles || s->made.part.details.bound_triangles)
         cli_line("  details         %zu faces in pieces under a twentieth of the largest one's size or lying along a larger "
