@@ -274,19 +274,34 @@ static bool inside_body(const plush__soft_measure *sm, size_t i, const float p[3
     return d > 0;
 }
 
-typedef struct skin_job {
+/* The figures of one side -- slot 0 plush's positions, slot 1 the author's (bone skinning) -- against the visible
+ * skin and the bodies; the two sides on two threads at once, each touching only its own slot and figures. */
+typedef struct side_job {
     const plush__soft_measure *sm;
-    const float (*at[2])[3]; /* slot 0: plush's positions, slot 1: the author's */
-    size_t behind[2], measured;
-    double deepest;
-} skin_job;
+    const float (*at[2])[3];
+    bool skin, body;
+    size_t behind[2], inside[2], measured;
+    double skin_deepest, deepest[2];
+} side_job;
 
-static void skin_behind_part(void *ctx, size_t from, size_t to)
+static void measure_side(void *ctx, size_t from, size_t to)
 {
-    skin_job *j = ctx;
-    for (size_t slot = from; slot < to; slot++)
-        j->behind[slot] = plush_quality_skin_behind(j->sm->skin, (int)slot, j->at[slot], j->sm->sample_step,
-                                                    slot == 0 ? &j->measured : NULL, slot == 0 ? &j->deepest : NULL);
+    side_job *j = ctx;
+    const plush__soft_measure *sm = j->sm;
+    for (size_t slot = from; slot < to; slot++) {
+        if (j->skin)
+            j->behind[slot] = plush_quality_skin_behind(sm->skin, (int)slot, j->at[slot], sm->sample_step,
+                                                        slot == 0 ? &j->measured : NULL,
+                                                        slot == 0 ? &j->skin_deepest : NULL);
+        uint64_t near = 0;
+        for (size_t i = 0; j->body && i < sm->count; i++) {
+            if (i % PLUSH__SOFT_MEASURE_BOX_RUN == 0) {
+                size_t run = sm->count - i < PLUSH__SOFT_MEASURE_BOX_RUN ? sm->count - i : PLUSH__SOFT_MEASURE_BOX_RUN;
+                near = plush__soft_measure_box_mask(sm, j->at[slot], i, run, 0);
+            }
+            j->inside[slot] += near && inside_body(sm, i, j->at[slot][sm->vertices[i]], near, &j->deepest[slot]);
+        }
+    }
 }
 
 void plush__soft_measure_frame(plush__soft_measure *sm, const plush_anim *anim, const float (*kinematic)[16],
@@ -319,33 +334,27 @@ void plush__soft_measure_frame(plush__soft_measure *sm, const plush_anim *anim, 
     out->offset_share = sm->size > 0 ? out->offset / sm->size : 0;
     out->swing_share = n && sm->size > 0 ? swing / (double)n / sm->size : 0;
     out->author_swing_share = n && sm->size > 0 ? author / (double)n / sm->size : 0;
-    if (sm->skin && normals) {
+    /* plush's vertices and the author's against the visible skin and the bodies, each side on two threads */
+    side_job job = {.sm = sm,
+                    .at = {positions, (const float(*)[3])sm->scratch},
+                    .skin = sm->skin && normals,
+                    .body = sm->wm && sm->body_count};
+    if (job.skin) {
         plush__soft_measure_pose_skin(sm, positions, normals);
         sm->skin_posed = false; /* the next frame poses it again */
-        /* plush's vertices and the author's, each on its own slot: on two threads at once */
-        skin_job job = {.sm = sm, .at = {positions, (const float(*)[3])sm->scratch}};
-        plush__two_parts(skin_behind_part, &job, 1, 2);
-        out->skin_depth = job.deepest;
+    }
+    if (job.body)
+        plush__soft_measure_pose_bodies(sm);
+    if (job.skin || job.body)
+        plush__two_parts(measure_side, &job, 1, 2);
+    if (job.skin) {
+        out->skin_depth = job.skin_deepest;
         out->skin_share = job.measured ? (double)job.behind[0] / (double)job.measured : 0;
         out->author_skin_share = job.measured ? (double)job.behind[1] / (double)job.measured : 0;
     }
-    if (!sm->wm || sm->body_count == 0)
+    if (!job.body)
         return;
-    plush__soft_measure_pose_bodies(sm);
-    size_t inside = 0, bones_inside = 0;
-    double deepest = 0, bones_deepest = 0;
-    uint64_t near = 0, bones_near = 0;
-    for (size_t i = 0; i < sm->count; i++) {
-        if (i % PLUSH__SOFT_MEASURE_BOX_RUN == 0) {
-            size_t run = sm->count - i < PLUSH__SOFT_MEASURE_BOX_RUN ? sm->count - i : PLUSH__SOFT_MEASURE_BOX_RUN;
-            near = plush__soft_measure_box_mask(sm, positions, i, run, 0);
-            bones_near = plush__soft_measure_box_mask(sm, (const float(*)[3])sm->scratch, i, run, 0);
-        }
-        uint32_t v = sm->vertices[i];
-        inside += near && inside_body(sm, i, positions[v], near, &deepest);
-        bones_inside += bones_near && inside_body(sm, i, sm->scratch[v], bones_near, &bones_deepest);
-    }
-    out->inside_share = (double)inside / (double)sm->count;
-    out->inside_depth = deepest;
-    out->bones_inside_share = (double)bones_inside / (double)sm->count;
+    out->inside_share = (double)job.inside[0] / (double)sm->count;
+    out->inside_depth = job.deepest[0];
+    out->bones_inside_share = (double)job.inside[1] / (double)sm->count;
 }
