@@ -375,6 +375,47 @@ static void test_layers_pulled_whole(void **state)
     plush_pmx_free(m);
 }
 
+/* What plush run --cage joins (cli_cage_attach): a trim named alone, sewn at two hem vertices onto a skirt that
+ * reaches further than a cage edge from it, counts those two as sewn when a simulated rigid body moves the
+ * skirt's bone (here, or above it), and none when the body follows its bone or the skirt lies within a cage
+ * edge of the trim (it is then bound whole). */
+static void test_sewn_onto_a_swung_piece(void **state)
+{
+    (void)state;
+    for (int c = 0; c < 4; c++) {
+        plush_pmx_model *m = mesh_fx_model(2);
+        mesh_fx trim = {.vertex_count = 4, .index_count = 6,
+                        .positions = (float[4][3]){{0, 0, 0}, {1, 0, 0}, {1, -0.5f, 0}, {0, -0.5f, 0}},
+                        .indices = (uint32_t[6]){0, 1, 2, 0, 2, 3}};
+        /* the skirt above the trim's upper edge, up to 4 units (1 in case 3: within the cube cage's edges) */
+        float top = c == 3 ? 1.0f : 4.0f;
+        mesh_fx skirt = {.vertex_count = 4, .index_count = 6,
+                         .positions = (float[4][3]){{0, 0, 0}, {1, 0, 0}, {1, top, 0}, {0, top, 0}},
+                         .indices = (uint32_t[6]){0, 1, 2, 0, 2, 3}};
+        mesh_fx_add_material(m, "trim", &trim, 0);
+        mesh_fx_add_material(m, "skirt", &skirt, 1);
+        add_cube_cage(m);
+        plush_pmx_rigid_body *rb = pmx_fx_rigid_bodies(m, 1);
+        rb->bone = c == 1 ? 0 : 1; /* case 1: on the skirt bone's parent */
+        rb->mode = c == 2 ? PLUSH_PMX_RIGID_FOLLOW_BONE : PLUSH_PMX_RIGID_PHYSICS;
+        plush_arena arena = {0};
+        plush_scene_proxy p;
+        plush_diag d = pmx_fx_diag();
+        assert_int_equal(plush_scene_proxy_build(m, &arena, &p, &d), PLUSH_OK);
+        const char *names[] = {"trim"};
+        size_t pulled[3] = {0}, sewn[3] = {0};
+        plush_scene_bound_options only = {.materials = names, .material_count = 1, .pulled = pulled, .sewn = sewn};
+        uint32_t *bound;
+        size_t n;
+        assert_int_equal(plush_scene_bound_vertices(m, &p, &only, &arena, &bound, &n, &d), PLUSH_OK);
+        assert_int_equal(sewn[0], 0);
+        assert_int_equal(sewn[1], c < 2 ? 2 : 0);
+        assert_int_equal(pulled[1], c == 3 ? 4 : 2); /* within a cage edge, the skirt is bound whole */
+        plush_arena_free(&arena);
+        plush_pmx_free(m);
+    }
+}
+
 /* Layers of layers: a lining that shares positions only with a trim the skirt brought along (not with the
  * skirt) moves with the trim at those positions, as the trim moves with the skirt; its vertex that shares
  * none keeps its own skinning. Before, the lining stayed on bones and parted from the trim (Luka's 材質14 on
@@ -682,6 +723,7 @@ int main(void)
         cmocka_unit_test(test_bound_vertices),
         cmocka_unit_test(test_layers_pulled_whole),
         cmocka_unit_test(test_layers_of_layers),
+        cmocka_unit_test(test_sewn_onto_a_swung_piece),
         cmocka_unit_test(test_text_distance),
         cmocka_unit_test(test_material_names),
         cmocka_unit_test(test_material_lookup),
