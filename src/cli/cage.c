@@ -68,9 +68,21 @@ static size_t join_sewn(cli_cage *out)
     if (sewn && pulled && plush_scene_proxy_build(out->part.model, &arena, &proxy, &quiet) == PLUSH_OK &&
         plush_scene_bound_vertices(out->part.model, &proxy, &opt, &arena, &bound, &bound_count, &quiet) == PLUSH_OK)
         for (size_t m = 0; m < nm && out->joined_count < CLI_CAGE_JOINED_MAX; m++) {
-            char number[32];
-            snprintf(number, sizeof number, "%zu", m);
-            if (!sewn[m] || cli_names_add(&out->materials, number) != CLI_OK)
+            if (!sewn[m])
+                continue;
+            /* named as the model names it where that name is its alone (and a list can hold it), else by its
+             * number: the summary names it so, and no other material comes along */
+            const plush_str *name = &out->part.model->materials[m].name;
+            bool alone = name->len > 0 && !memchr(name->s, ',', name->len) && !memchr(name->s, ':', name->len);
+            for (size_t k = 0; alone && k < nm; k++)
+                alone = k == m || out->part.model->materials[k].name.len != name->len ||
+                        memcmp(out->part.model->materials[k].name.s, name->s, name->len) != 0;
+            char text[256];
+            if (alone && name->len < sizeof text)
+                snprintf(text, sizeof text, "%.*s", (int)name->len, name->s);
+            else
+                snprintf(text, sizeof text, "%zu", m);
+            if (cli_names_add(&out->materials, text) != CLI_OK)
                 continue;
             out->joined[out->joined_count] = m;
             out->joined_seam[out->joined_count++] = sewn[m];
@@ -105,8 +117,6 @@ bool cli_cage_attach(const char *usage, const plush_pmx_model *model, const char
     for (int round = 0; round < 2 && join_sewn(out); round++) {
         plush_pmx_free(out->part.model);
         out->part.model = NULL;
-        if (!cli_check_materials(model, path, &out->materials))
-            return false;
         if (plush_attach_part_make(model, (const char *const *)out->materials.names, out->materials.count,
                                    out->triangles, NULL, pin_band, &out->arena, &out->part, diag) != PLUSH_OK) {
             cli_report(diag);
