@@ -334,7 +334,7 @@ void plush__soft_measure_frame(plush__soft_measure *sm, const plush_anim *anim, 
     out->offset_share = sm->size > 0 ? out->offset / sm->size : 0;
     out->swing_share = n && sm->size > 0 ? swing / (double)n / sm->size : 0;
     out->author_swing_share = n && sm->size > 0 ? author / (double)n / sm->size : 0;
-    /* plush's vertices and the author's against the visible skin and the bodies, each side on two threads */
+    /* plush's vertices and the author's against the visible skin and the bodies, each side on a thread of its own */
     side_job job = {.sm = sm,
                     .at = {positions, (const float(*)[3])sm->scratch},
                     .skin = sm->skin && normals,
