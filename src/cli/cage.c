@@ -52,7 +52,7 @@ static size_t join_sewn(cli_cage *out)
 {
     /* the attached model: the source's materials, then the cage's */
     size_t nm = out->part.model->material_count, added = 0;
-    size_t *sewn = calloc(nm ? nm : 1, sizeof *sewn), *pulled = calloc(nm ? nm : 1, sizeof *pulled);
+    size_t *sewn = calloc(nm ? nm : 1, sizeof *sewn);
     plush_arena arena = {0};
     plush_scene_proxy proxy;
     plush_diag quiet;
@@ -61,11 +61,10 @@ static size_t join_sewn(cli_cage *out)
     size_t bound_count = 0;
     plush_scene_bound_options opt = {.materials = (const char *const *)out->materials.names,
                                      .material_count = out->materials.count,
-                                     .pulled = pulled,
                                      .sewn = sewn,
                                      .left_out = (const float(*)[3])out->part.details.positions,
                                      .left_out_count = out->part.details.count};
-    if (sewn && pulled && plush_scene_proxy_build(out->part.model, &arena, &proxy, &quiet) == PLUSH_OK &&
+    if (sewn && plush_scene_proxy_build(out->part.model, &arena, &proxy, &quiet) == PLUSH_OK &&
         plush_scene_bound_vertices(out->part.model, &proxy, &opt, &arena, &bound, &bound_count, &quiet) == PLUSH_OK)
         for (size_t m = 0; m < nm && out->joined_count < CLI_CAGE_JOINED_MAX; m++) {
             if (!sewn[m])
@@ -90,7 +89,6 @@ static size_t join_sewn(cli_cage *out)
         }
     plush_arena_free(&arena);
     free(sewn);
-    free(pulled);
     return added;
 }
 

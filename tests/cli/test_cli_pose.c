@@ -169,6 +169,15 @@ static size_t read_csv(const char *path, csv_row *rows, size_t cap)
     return n;
 }
 
+/* The n bones of the CSV at path, read into rows of their own (the caller frees them). */
+static csv_row *bones_of(const char *path, size_t n)
+{
+    csv_row *rows = calloc(n ? n : 1, sizeof *rows);
+    assert_non_null(rows);
+    read_csv(path, rows, n);
+    return rows;
+}
+
 typedef struct obj_data {
     size_t nv, nn, nf;
     float (*v)[3], (*n)[3];
@@ -580,10 +589,7 @@ static void test_alicia_physics(void **state)
     CLI_RUN(&r, "pose", ALICIA, "--motion", MOTION_4, "--frame", "20", "--bones", without);
     cli_expect_code(&r, 0);
     cli_result_free(&r);
-    csv_row *a = calloc(m->bone_count, sizeof *a), *b = calloc(m->bone_count, sizeof *b);
-    assert_true(a && b);
-    read_csv(with, a, m->bone_count);
-    read_csv(without, b, m->bone_count);
+    csv_row *a = bones_of(with, m->bone_count), *b = bones_of(without, m->bone_count);
     size_t differ = 0;
     for (size_t i = 0; i < m->bone_count; i++) {
         for (int c = 0; c < 7; c++)
@@ -622,10 +628,7 @@ static void test_mode2_hair_hangs(void **state)
     CLI_RUN(&r, "pose", model, "--frame", "0", "--bones", rest);
     cli_expect_code(&r, 0);
     cli_result_free(&r);
-    csv_row *a = calloc(m->bone_count, sizeof *a), *b = calloc(m->bone_count, sizeof *b);
-    assert_true(a && b);
-    read_csv(rest, a, m->bone_count);
-    read_csv(hung, b, m->bone_count);
+    csv_row *a = bones_of(rest, m->bone_count), *b = bones_of(hung, m->bone_count);
     /* the right-hand hair: 右髪１ follows the bone, 右髪２ .. 右髪８ are mode 2, 右髪９ its tip */
     size_t first = m->bone_count, tip = m->bone_count;
     for (size_t i = 0; i < m->bone_count; i++) {
