@@ -7,6 +7,7 @@
 #include "plush/sys/core.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -25,6 +26,18 @@ void plush__two_halves(void (*fn)(void *ctx, size_t from, size_t to), void *ctx,
 /* The same split at `split`: fn(ctx, 0, split) here and fn(ctx, split, count) on a second thread (both here,
  * one after the other, when one part is empty or no thread starts). */
 void plush__two_parts(void (*fn)(void *ctx, size_t from, size_t to), void *ctx, size_t split, size_t count);
+
+/* One piece of work on a second thread while the caller goes on: plush__job_start runs fn(ctx) there (or,
+ * when no thread starts, here at once), plush__job_wait returns once it has run. fn must not touch what the
+ * caller touches until the wait. */
+typedef struct plush__job {
+    pthread_t thread;
+    bool running;
+    void (*fn)(void *ctx);
+    void *ctx;
+} plush__job;
+void plush__job_start(plush__job *job, void (*fn)(void *ctx), void *ctx);
+void plush__job_wait(plush__job *job);
 
 /* All three coordinates finite. */
 static inline bool plush__finite3(const float p[3])

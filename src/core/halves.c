@@ -1,5 +1,5 @@
 /* Work in two halves on two threads (plush__two_halves): the per-frame loops of the proxy path (patch
- * frames, skinning), whose items are independent. */
+ * frames, skinning), whose items are independent; and one job on a second thread (plush__job_start). */
 #include "core/common.h"
 
 #include <pthread.h>
@@ -38,4 +38,27 @@ void plush__two_halves(void (*fn)(void *ctx, size_t from, size_t to), void *ctx,
         fn(ctx, 0, count);
     else
         plush__two_parts(fn, ctx, count / 2, count);
+}
+
+static void *run_job(void *arg)
+{
+    plush__job *job = arg;
+    job->fn(job->ctx);
+    return NULL;
+}
+
+void plush__job_start(plush__job *job, void (*fn)(void *ctx), void *ctx)
+{
+    job->fn = fn;
+    job->ctx = ctx;
+    job->running = pthread_create(&job->thread, NULL, run_job, job) == 0;
+    if (!job->running)
+        fn(ctx);
+}
+
+void plush__job_wait(plush__job *job)
+{
+    if (job->running)
+        pthread_join(job->thread, NULL);
+    job->running = false;
 }

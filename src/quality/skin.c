@@ -11,6 +11,16 @@
 
 enum { LEAF_SIZE = 4 };
 
+/* A search's stack of nodes to look at, each with its box's squared distance. The tree halves its triangles at
+ * every level, so it is at most 33 levels deep for any count a uint32_t holds, and a depth-first search that
+ * takes one node and puts back at most its two children holds at most one more than the depth. Each search
+ * keeps its stack on its own call stack, so searches may run at once on any number of threads. */
+enum { SEARCH_STACK = 64 };
+typedef struct search_entry {
+    uint32_t node;
+    double d2;
+} search_entry;
+
 typedef struct node {
     float lo[3], hi[3];
     uint32_t first, count; /* a leaf: triangles first .. first + count of the ordered list; else count 0 and
@@ -30,10 +40,6 @@ struct plush_quality_skin {
     uint8_t *measured;        /* per point: 1 when measured */
     uint32_t *last[PLUSH_QUALITY_SKIN_SLOTS]; /* per point: the nearest triangle the last time, or UINT32_MAX */
     uint8_t *far[PLUSH_QUALITY_SKIN_SLOTS];   /* per point: plush_quality_skin_depth found none within reach */
-    struct search_entry {
-        uint32_t node;
-        double d2;
-    } *stack[PLUSH_QUALITY_SKIN_SLOTS]; /* a search's stack per slot: the slots' searches may run at once */
     float (*sphere)[4];       /* per triangle at the pose: its vertices' mean and the radius that holds them */
     /* which side is out (after Baerentzen and Aanaes 2005), worked out at the pose where a search lands: each
      * welded vertex's triangles and corners (node_first .. node_first[+1] of node_corner: 3 * triangle +
@@ -263,10 +269,10 @@ static void try_triangle(const plush_quality_skin *s, uint32_t t, const float p[
     }
 }
 
-/* The triangle nearest p within sqrt(r2) (none: UINT32_MAX), trying hint first, on slot's stack. */
-static void nearest(const plush_quality_skin *s, int slot, const float p[3], uint32_t hint, double r2, hit *best)
+/* The triangle nearest p within sqrt(r2) (none: UINT32_MAX), trying hint first. */
+static void nearest(const plush_quality_skin *s, const float p[3], uint32_t hint, double r2, hit *best)
 {
-    struct search_entry *stack = s->stack[slot];
+    search_entry stack[SEARCH_STACK];
     best->triangle = UINT32_MAX;
     best->d2 = r2;
     best->d = (float)sqrt(r2) * 1.0001f;
@@ -452,8 +458,6 @@ plush_status plush_quality_skin_create(const float (*rest)[3], const float (*res
     size_t max_nodes = triangle_count ? 2 * triangle_count : 1;
     s->triangles = malloc((triangle_count ? triangle_count : 1) * sizeof *s->triangles);
     s->nodes = calloc(max_nodes, sizeof *s->nodes);
-    for (int k = 0; k < PLUSH_QUALITY_SKIN_SLOTS; k++)
-        s->stack[k] = malloc(max_nodes * sizeof *s->stack[k]);
     s->sphere = malloc((triangle_count ? triangle_count : 1) * sizeof *s->sphere);
     s->points = malloc((point_count ? point_count : 1) * sizeof *s->points);
     s->measured = calloc(point_count ? point_count : 1, 1);
@@ -461,7 +465,7 @@ plush_status plush_quality_skin_create(const float (*rest)[3], const float (*res
     for (int k = 0; k < PLUSH_QUALITY_SKIN_SLOTS; k++) {
         s->last[k] = malloc((point_count ? point_count : 1) * sizeof *s->last[k]);
         s->far[k] = calloc(point_count ? point_count : 1, 1);
-        ok = ok && s->last[k] && s->far[k] && s->stack[k];
+        ok = ok && s->last[k] && s->far[k];
         for (size_t i = 0; s->last[k] && i < point_count; i++)
             s->last[k][i] = UINT32_MAX;
     }
@@ -508,7 +512,7 @@ plush_status plush_quality_skin_create(const float (*rest)[3], const float (*res
         bool keep = false;
         if (triangle_count) {
             hit h;
-            nearest(s, 0, rest[points[i]], UINT32_MAX, s->depth2, &h);
+            nearest(s, rest[points[i]], UINT32_MAX, s->depth2, &h);
             keep = h.triangle == UINT32_MAX || signed_distance(s, rest[points[i]], &h, NULL) > touch;
         }
         s->measured[i] = keep;
@@ -531,18 +535,25 @@ void plush_quality_skin_pose(plush_quality_skin *s, const float (*positions)[3],
 size_t plush_quality_skin_behind(plush_quality_skin *s, int slot, const float (*at)[3], size_t step, size_t *measured,
                                  double *deepest)
 {
+    return plush_quality_skin_behind_range(s, slot, at, step, 0, SIZE_MAX, measured, deepest);
+}
+
+size_t plush_quality_skin_behind_range(plush_quality_skin *s, int slot, const float (*at)[3], size_t step, size_t first,
+                                       size_t end, size_t *measured, double *deepest)
+{
     double deep = 0;
     size_t behind = 0, looked = 0;
     if (slot < 0 || slot >= PLUSH_QUALITY_SKIN_SLOTS)
         slot = 0;
     step = step ? step : 1;
-    for (size_t i = 0; s->positions && i < s->point_count; i += step) {
+    end = end < s->point_count ? end : s->point_count;
+    for (size_t i = (first + step - 1) / step * step; s->positions && i < end; i += step) {
         if (!s->measured[i])
             continue;
         looked++;
         const float *p = at[s->points[i]];
         hit h;
-        nearest(s, slot, p, s->last[slot][i], s->depth2, &h);
+        nearest(s, p, s->last[slot][i], s->depth2, &h);
         s->last[slot][i] = h.triangle;
         if (h.triangle == UINT32_MAX)
             continue;
@@ -587,7 +598,7 @@ double plush_quality_skin_depth(plush_quality_skin *s, int slot, size_t i, const
                 return ahead * ahead < r2 ? -ahead : clear;
         }
     }
-    nearest(s, slot, p, hint, r2, &h);
+    nearest(s, p, hint, r2, &h);
     s->last[slot][i] = h.triangle;
     s->far[slot][i] = h.triangle == UINT32_MAX;
     if (h.triangle == UINT32_MAX)
@@ -631,8 +642,6 @@ void plush_quality_skin_destroy(plush_quality_skin *s)
     free(s->corner_node);
     free(s->across);
     free(s->nodes);
-    for (int k = 0; k < PLUSH_QUALITY_SKIN_SLOTS; k++)
-        free(s->stack[k]);
     free(s->sphere);
     free(s->points);
     free(s->measured);

@@ -114,6 +114,8 @@ done:
 
 void plush__soft_measure_fini(plush__soft_measure *sm)
 {
+    plush__job_wait(&sm->author_job);
+    sm->author_running = false;
     plush_quality_skin_destroy(sm->skin);
     sm->skin = NULL;
 }
@@ -186,8 +188,11 @@ plush_status plush__soft_measure_init(plush__soft_measure *sm, const plush_pmx_m
 
 void plush__soft_measure_pose_bodies(plush__soft_measure *sm)
 {
+    if (sm->bodies_posed)
+        return; /* once a frame, like the skin */
     for (size_t b = 0; sm->wm && b < sm->body_count; b++)
         plush_world_body_transform(sm->wm, sm->bodies[b], sm->poses[b]);
+    sm->bodies_posed = true;
 }
 
 void plush__soft_measure_pose_skin(plush__soft_measure *sm, const float (*positions)[3], const float (*normals)[3])
@@ -274,34 +279,75 @@ static bool inside_body(const plush__soft_measure *sm, size_t i, const float p[3
     return d > 0;
 }
 
-/* The figures of one side -- slot 0 plush's positions, slot 1 the author's (bone skinning) -- against the visible
- * skin and the bodies; the two sides on two threads at once, each touching only its own slot and figures. */
-typedef struct side_job {
-    const plush__soft_measure *sm;
-    const float (*at[2])[3];
-    bool skin, body;
-    size_t behind[2], inside[2], measured;
-    double skin_deepest, deepest[2];
-} side_job;
-
-static void measure_side(void *ctx, size_t from, size_t to)
+/* One side's figures over bound vertices first .. end (a multiple of the box run and of the sample step, or
+ * the count) -- slot 0 plush's positions, slot 1 the author's (bone skinning) -- against the visible skin and
+ * the bodies, added to *out. Touches only that slot's search hints and those vertices'. */
+static void measure_side(const plush__soft_measure *sm, int slot, const float (*at)[3], size_t first, size_t end,
+                         plush__soft_side *out)
 {
-    side_job *j = ctx;
-    const plush__soft_measure *sm = j->sm;
-    for (size_t slot = from; slot < to; slot++) {
-        if (j->skin)
-            j->behind[slot] = plush_quality_skin_behind(sm->skin, (int)slot, j->at[slot], sm->sample_step,
-                                                        slot == 0 ? &j->measured : NULL,
-                                                        slot == 0 ? &j->skin_deepest : NULL);
-        uint64_t near = 0;
-        for (size_t i = 0; j->body && i < sm->count; i++) {
-            if (i % PLUSH__SOFT_MEASURE_BOX_RUN == 0) {
-                size_t run = sm->count - i < PLUSH__SOFT_MEASURE_BOX_RUN ? sm->count - i : PLUSH__SOFT_MEASURE_BOX_RUN;
-                near = plush__soft_measure_box_mask(sm, j->at[slot], i, run, 0);
-            }
-            j->inside[slot] += near && inside_body(sm, i, j->at[slot][sm->vertices[i]], near, &j->deepest[slot]);
-        }
+    if (sm->skin && sm->skin_posed) {
+        size_t measured = 0;
+        double deepest = 0;
+        out->behind += plush_quality_skin_behind_range(sm->skin, slot, at, sm->sample_step, first, end, &measured,
+                                                       &deepest);
+        out->measured += measured;
+        out->skin_deepest = deepest > out->skin_deepest ? deepest : out->skin_deepest;
     }
+    uint64_t near = 0;
+    for (size_t i = first; sm->wm && sm->body_count && i < end; i++) {
+        if ((i - first) % PLUSH__SOFT_MEASURE_BOX_RUN == 0) {
+            size_t run = sm->count - i < PLUSH__SOFT_MEASURE_BOX_RUN ? sm->count - i : PLUSH__SOFT_MEASURE_BOX_RUN;
+            near = plush__soft_measure_box_mask(sm, at, i, run, 0);
+        }
+        out->inside += near && inside_body(sm, i, at[sm->vertices[i]], near, &out->deepest);
+    }
+}
+
+/* The author's side, on its own thread while the proxy skins and pushes: bone skinning of the bound vertices
+ * (every one when there is a body, else the sampled ones), the sampled ones without physics, and where they
+ * lie against the skin and the bodies. */
+static void author_side(void *ctx)
+{
+    plush__soft_measure *sm = ctx;
+    bool body = sm->wm && sm->body_count;
+    for (size_t i = 0; i < sm->count; i += body ? 1 : sm->sample_step)
+        plush_anim_skin(sm->anim, sm->vertices[i], 1, sm->scratch, NULL);
+    if (sm->kinematic) {
+        const float(*offsets)[3] = plush_anim_vertex_offsets(sm->anim);
+        for (size_t i = 0; i < sm->count; i += sm->sample_step)
+            plush_anim_skin_vertices(sm->model, sm->kinematic, offsets, sm->vertices[i], 1, sm->kin_scratch, NULL);
+    }
+    memset(&sm->author, 0, sizeof sm->author);
+    measure_side(sm, 1, (const float(*)[3])sm->scratch, 0, sm->count, &sm->author);
+}
+
+void plush__soft_measure_begin(plush__soft_measure *sm, const plush_anim *anim, const float (*kinematic)[16],
+                               const float (*positions)[3], const float (*normals)[3])
+{
+    if (!sm->count || sm->author_running)
+        return;
+    sm->skin_posed = sm->bodies_posed = false;
+    plush__soft_measure_pose_skin(sm, positions, normals);
+    plush__soft_measure_pose_bodies(sm);
+    sm->anim = anim;
+    sm->kinematic = kinematic;
+    sm->author_running = true;
+    plush__job_start(&sm->author_job, author_side, sm);
+}
+
+/* Plush's side in two halves on two threads: each half's figures apart, added after. */
+typedef struct mine_job {
+    const plush__soft_measure *sm;
+    const float (*at)[3];
+    size_t split;
+    plush__soft_side half[2];
+} mine_job;
+
+static void plush_half(void *ctx, size_t from, size_t to)
+{
+    mine_job *j = ctx;
+    for (size_t h = from; h < to; h++)
+        measure_side(j->sm, 0, j->at, h ? j->split : 0, h ? j->sm->count : j->split, &j->half[h]);
 }
 
 void plush__soft_measure_frame(plush__soft_measure *sm, const plush_anim *anim, const float (*kinematic)[16],
@@ -310,18 +356,22 @@ void plush__soft_measure_frame(plush__soft_measure *sm, const plush_anim *anim, 
     memset(out, 0, sizeof *out);
     if (!sm->count)
         return;
-    /* where bone skinning puts the bound vertices: the offset's reference (the sampled ones) and the body's
-     * baseline (every one, when there is a body); and, sampled, where it puts them without physics */
-    bool body = sm->wm && sm->body_count;
-    for (size_t i = 0; i < sm->count; i += body ? 1 : sm->sample_step)
-        plush_anim_skin(anim, sm->vertices[i], 1, sm->scratch, NULL);
-    const float(*kin)[3] = (const float(*)[3])sm->scratch;
-    if (kinematic) {
-        const float(*offsets)[3] = plush_anim_vertex_offsets(anim);
-        for (size_t i = 0; i < sm->count; i += sm->sample_step)
-            plush_anim_skin_vertices(sm->model, kinematic, offsets, sm->vertices[i], 1, sm->kin_scratch, NULL);
-        kin = (const float(*)[3])sm->kin_scratch;
-    }
+    plush__soft_measure_begin(sm, anim, kinematic, positions, normals);
+    /* the halves split at a multiple of the box run and of the sample step, so each half looks at the vertices
+     * and asks the boxes the whole would */
+    size_t unit = PLUSH__SOFT_MEASURE_BOX_RUN * sm->sample_step, split = sm->count / 2 / unit * unit;
+    mine_job job = {.sm = sm, .at = positions, .split = split};
+    plush__two_parts(plush_half, &job, split ? 1 : 2, 2);
+    plush__job_wait(&sm->author_job);
+    sm->author_running = false;
+    sm->skin_posed = sm->bodies_posed = false; /* the next frame poses them again */
+    plush__soft_side mine = job.half[0];
+    mine.behind += job.half[1].behind;
+    mine.measured += job.half[1].measured;
+    mine.inside += job.half[1].inside;
+    mine.skin_deepest = job.half[1].skin_deepest > mine.skin_deepest ? job.half[1].skin_deepest : mine.skin_deepest;
+    mine.deepest = job.half[1].deepest > mine.deepest ? job.half[1].deepest : mine.deepest;
+    const float(*kin)[3] = kinematic ? (const float(*)[3])sm->kin_scratch : (const float(*)[3])sm->scratch;
     double sum = 0, swing = 0, author = 0;
     size_t n = 0;
     for (size_t i = 0; i < sm->count; i += sm->sample_step, n++) {
@@ -334,27 +384,14 @@ void plush__soft_measure_frame(plush__soft_measure *sm, const plush_anim *anim, 
     out->offset_share = sm->size > 0 ? out->offset / sm->size : 0;
     out->swing_share = n && sm->size > 0 ? swing / (double)n / sm->size : 0;
     out->author_swing_share = n && sm->size > 0 ? author / (double)n / sm->size : 0;
-    /* plush's vertices and the author's against the visible skin and the bodies, each side on a thread of its own */
-    side_job job = {.sm = sm,
-                    .at = {positions, (const float(*)[3])sm->scratch},
-                    .skin = sm->skin && normals,
-                    .body = sm->wm && sm->body_count};
-    if (job.skin) {
-        plush__soft_measure_pose_skin(sm, positions, normals);
-        sm->skin_posed = false; /* the next frame poses it again */
+    if (sm->skin && normals) {
+        out->skin_depth = mine.skin_deepest;
+        out->skin_share = mine.measured ? (double)mine.behind / (double)mine.measured : 0;
+        out->author_skin_share = mine.measured ? (double)sm->author.behind / (double)mine.measured : 0;
     }
-    if (job.body)
-        plush__soft_measure_pose_bodies(sm);
-    if (job.skin || job.body)
-        plush__two_parts(measure_side, &job, 1, 2);
-    if (job.skin) {
-        out->skin_depth = job.skin_deepest;
-        out->skin_share = job.measured ? (double)job.behind[0] / (double)job.measured : 0;
-        out->author_skin_share = job.measured ? (double)job.behind[1] / (double)job.measured : 0;
-    }
-    if (!job.body)
+    if (!(sm->wm && sm->body_count))
         return;
-    out->inside_share = (double)job.inside[0] / (double)sm->count;
-    out->inside_depth = job.deepest[0];
-    out->bones_inside_share = (double)job.inside[1] / (double)sm->count;
+    out->inside_share = (double)mine.inside / (double)sm->count;
+    out->inside_depth = mine.deepest;
+    out->bones_inside_share = (double)sm->author.inside / (double)sm->count;
 }

@@ -8,8 +8,16 @@
 #include "plush/scene.h"
 #include "plush/sys/core.h"
 #include "plush/sys/quality.h"
+#include "core/common.h"
 #include "physics/rigid_shape.h"
 #include "scene/internal.h"
+
+/* One side's figures at a frame: vertices behind the skin (of those measured there) and the deepest, vertices
+ * inside a body and the deepest. */
+typedef struct plush__soft_side {
+    size_t behind, measured, inside;
+    double skin_deepest, deepest;
+} plush__soft_side;
 
 typedef struct plush__soft_measure {
     const plush_pmx_model *model;
@@ -32,7 +40,15 @@ typedef struct plush__soft_measure {
     plush_quality_skin *skin;          /* the visible skin (faces of visible materials with no bound vertex),
                                           measured on the sampled bound vertices; NULL without such faces */
     size_t skin_faces;
-    bool skin_posed;                   /* the skin was posed this frame (by the push): the measure leaves it */
+    bool skin_posed, bodies_posed;     /* the skin and the bodies were posed this frame (by the measure's start
+                                          or the push): they are not posed again until the measure's end */
+    /* the author's side of the frame's figures, measured on a thread of its own from plush__soft_measure_begin
+     * to the end of plush__soft_measure_frame */
+    plush__job author_job;
+    bool author_running;
+    const plush_anim *anim;
+    const float (*kinematic)[16];
+    plush__soft_side author;
 } plush__soft_measure;
 
 plush_status plush__soft_measure_init(plush__soft_measure *sm, const plush_pmx_model *m, const uint32_t *vertices,
@@ -62,6 +78,13 @@ uint64_t plush__soft_measure_box_mask(const plush__soft_measure *sm, const float
                                       size_t n, double pad);
 /* The run of bound vertices one box mask serves: neighbours in the model's order lie close together. */
 enum { PLUSH__SOFT_MEASURE_BOX_RUN = 32 };
+/* Starts this frame's measure once the model's vertices are skinned by bones (positions and normals of every
+ * vertex: the skin's are final, the bound ones are not yet): poses the skin and the bodies, and measures the
+ * author's side (bone skinning with the author's physics, which no push moves) on a second thread while the
+ * proxy skins and pushes the bound ones. anim, kinematic and the skin's vertices must stay as they are until
+ * plush__soft_measure_frame, which ends it. A frame without it starts it there. */
+void plush__soft_measure_begin(plush__soft_measure *sm, const plush_anim *anim, const float (*kinematic)[16],
+                               const float (*positions)[3], const float (*normals)[3]);
 /* This frame's figures; positions and normals are the frame's vertices (the bound ones skinned by the proxy); kinematic
  * the skinning matrices of the pose without physics (every rigid body at its bone, as MMD's physics off
  * shows it), or NULL when nothing simulates (the pose is the anim's). */

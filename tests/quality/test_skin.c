@@ -103,6 +103,38 @@ static void test_points_and_skin_move(void **state)
     plush_quality_skin_destroy(skin);
 }
 
+/* A slot's points measured in ranges (as the measure splits them over two threads) add up to the whole: the
+ * counts, how many were measured, the deepest; a range of every other point starts at a multiple of the step. */
+static void test_ranges_add_up(void **state)
+{
+    (void)state;
+    scene s;
+    make(&s);
+    plush_quality_skin *skin = skin_of(&s, 12, 1.0);
+    float at[VERTICES][3];
+    memcpy(at, s.positions, sizeof at);
+    at[9][2] = 0.8f;                                /* point 1: 0.2 under the top face */
+    at[12][0] = 0.7f;                               /* point 4: 0.3 inside the side */
+    plush_quality_skin_pose(skin, (const float(*)[3])s.positions, (const float(*)[3])s.normals);
+    size_t measured = 0, m1 = 0, m2 = 0;
+    double deepest = 0, d1 = 0, d2 = 0;
+    size_t whole = plush_quality_skin_behind(skin, 0, (const float(*)[3])at, 1, &measured, &deepest);
+    assert_int_equal(whole, 2);
+    assert_int_equal(measured, 3);
+    size_t a = plush_quality_skin_behind_range(skin, 1, (const float(*)[3])at, 1, 0, 3, &m1, &d1);
+    size_t b = plush_quality_skin_behind_range(skin, 1, (const float(*)[3])at, 1, 3, SIZE_MAX, &m2, &d2);
+    assert_int_equal(a, 1);
+    assert_int_equal(b, 1);
+    assert_int_equal(m1 + m2, measured);
+    assert_true(fabs(d1 - 0.2) < 1e-5 && fabs(d2 - 0.3) < 1e-5 && fabs(deepest - 0.3) < 1e-5);
+    /* every other point (0, 2, 4): a range from 1 starts at 2 */
+    size_t even = plush_quality_skin_behind_range(skin, 1, (const float(*)[3])at, 2, 1, SIZE_MAX, &m1, &d1);
+    assert_int_equal(even, 1);                      /* point 4; 2 is on the face (left out) */
+    assert_int_equal(m1, 1);
+    assert_true(fabs(d1 - 0.3) < 1e-5);
+    plush_quality_skin_destroy(skin);
+}
+
 static void test_depth_bound(void **state)
 {
     (void)state;
@@ -215,6 +247,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rest_reads_zero),
         cmocka_unit_test(test_points_and_skin_move),
+        cmocka_unit_test(test_ranges_add_up),
         cmocka_unit_test(test_depth_bound),
         cmocka_unit_test(test_depth),
         cmocka_unit_test(test_side_from_the_surface),

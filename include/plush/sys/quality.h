@@ -48,9 +48,14 @@ void plush_quality_skin_pose(plush_quality_skin *skin, const float (*positions)[
  * puts them, looking at every step-th point (0 or 1: all); measured (when not NULL) gets how many of those
  * were measured, deepest (when not NULL) the largest distance behind the skin. slot < PLUSH_QUALITY_SKIN_SLOTS
  * names the set (one per source of positions: where plush puts the points, where the author's skinning does);
- * calls on different slots may run at once on two threads (each slot has its own search stack). */
+ * calls may run at once on several threads when no two of them look at the same point of the same slot (each
+ * search keeps its own stack). */
 size_t plush_quality_skin_behind(plush_quality_skin *skin, int slot, const float (*at)[3], size_t step, size_t *measured,
                                  double *deepest);
+/* The same over the step-th points i with first <= i < end (SIZE_MAX: to the last): a slot's points split into
+ * ranges may be measured on several threads at once, and the counts added give the whole's. */
+size_t plush_quality_skin_behind_range(plush_quality_skin *skin, int slot, const float (*at)[3], size_t step,
+                                       size_t first, size_t end, size_t *measured, double *deepest);
 /* How far point i (of those given at create) at p, behind the posed skin, must move along dir (unit, the
  * skin's normals at its nearest point) to lie margin in front of it: positive when it is behind; else minus
  * its distance in front (how much nearer it may come), at least -reach: no skin triangle lies within reach of
