@@ -490,6 +490,8 @@ plush_status plush_scene_step(plush_scene *sc, double frame, plush_diag *diag)
     if (measure) /* the author's side of the measure, on a second thread while the proxy skins and pushes */
         plush__soft_measure_begin(&sc->soft_measure, sc->anim, sc->wm ? (const float(*)[16])sc->kinematic : NULL,
                                   (const float(*)[3])sc->positions, (const float(*)[3])sc->normals);
+    else /* a push without the measure poses the skin and the bodies itself, afresh each frame */
+        sc->soft_measure.skin_posed = sc->soft_measure.bodies_posed = false;
     double t4 = now(), t5 = t4;
     if (sc->skin) {
         gather_proxy_nodes(sc);
