@@ -71,17 +71,25 @@ static void test_rest_reads_zero(void **state)
     plush_quality_skin_destroy(skin);
 }
 
+/* The cube's skin posed at rest, and the points where at puts them: the point above (1) 0.2 under the top face,
+ * the others where they are. */
+static plush_quality_skin *cube_with_a_point_under(scene *s, float at[VERTICES][3])
+{
+    make(s);
+    plush_quality_skin *skin = skin_of(s, 12, 1.0);
+    memcpy(at, s->positions, sizeof s->positions);
+    at[9][2] = 0.8f;
+    plush_quality_skin_pose(skin, (const float(*)[3])s->positions, (const float(*)[3])s->normals);
+    return skin;
+}
+
 static void test_points_and_skin_move(void **state)
 {
     (void)state;
     scene s;
-    make(&s);
-    plush_quality_skin *skin = skin_of(&s, 12, 1.0);
-    /* the point above goes 0.2 under the top face; the one beside stays out */
     float at[VERTICES][3];
-    memcpy(at, s.positions, sizeof at);
-    at[9][2] = 0.8f;
-    plush_quality_skin_pose(skin, (const float(*)[3])s.positions, (const float(*)[3])s.normals);
+    /* the point above goes 0.2 under the top face; the one beside stays out */
+    plush_quality_skin *skin = cube_with_a_point_under(&s, at);
     double deepest = 0;
     assert_int_equal(plush_quality_skin_behind(skin, 0, (const float(*)[3])at, 1, NULL, &deepest), 1);
     assert_true(fabs(deepest - 0.2) < 1e-5);
@@ -109,13 +117,9 @@ static void test_ranges_add_up(void **state)
 {
     (void)state;
     scene s;
-    make(&s);
-    plush_quality_skin *skin = skin_of(&s, 12, 1.0);
     float at[VERTICES][3];
-    memcpy(at, s.positions, sizeof at);
-    at[9][2] = 0.8f;                                /* point 1: 0.2 under the top face */
-    at[12][0] = 0.7f;                               /* point 4: 0.3 inside the side */
-    plush_quality_skin_pose(skin, (const float(*)[3])s.positions, (const float(*)[3])s.normals);
+    plush_quality_skin *skin = cube_with_a_point_under(&s, at); /* point 1: 0.2 under the top face */
+    at[12][0] = 0.7f;                                            /* point 4: 0.3 inside the side */
     size_t measured = 0, m1 = 0, m2 = 0;
     double deepest = 0, d1 = 0, d2 = 0;
     size_t whole = plush_quality_skin_behind(skin, 0, (const float(*)[3])at, 1, &measured, &deepest);
