@@ -3,7 +3,7 @@
  * shake, arms crossing the body and a deep squat, each 150 frames then standing still. Held to what the
  * characters suite holds the long dance's first frames to -- status 0, every frame written with finite
  * figures, no blow-up, the cage's links within 2, the surface bar where the case meets it on the dances, the
- * swing figures in the file and the summary alike; the body figure and the cage's fold are printed, not held:
+ * swing figures in the file and the summary alike, the swing bar where the case meets it on every motion; the body figure and the cage's fold are printed, not held:
  * the squat presses the thighs into the skirts, and fast turns fold some cages past 120 degrees
  * (docs/measured.md). Skipped, visibly, without
  * ../shared/data. */

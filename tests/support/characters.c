@@ -5,7 +5,11 @@
  * cage does not fold (crease p99 within 120 degrees, the bar's fold) are held to that; the summary's count of
  * frames over the bar and quality.csv's over_bar count the folds. The body
  * figure is printed, and held to the level reached with the push out of the body. The cage's p99.9 strain
- * stays under 2 on every case (every link held to 1.5, pinned ones too). */
+ * stays under 2 on every case (every link held to 1.5, pinned ones too). The two hairs that follow their
+ * author's physics within the swing bar on every motion run here are held to it (their ratios: Alicia's 1.13 on
+ * the long dance's first 120 frames, 0.59 on the short dance, 0.76-0.82 on the hard motions; sample_finish's 1.02,
+ * 1.81, 0.84-1.06); Luka's hair swings 0.28 of hers on the short dance and 0.48 on the spin, her dress and
+ * sample_finish's skirt under half on the spin (docs/measured.md). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -32,37 +36,37 @@
  * skirt (5 of 120), Alicia's hair (19), Luka's hair (2), sample_finish's skirt (2) and her hair (5 of the
  * short dance's 25) (docs/measured.md, "Behind the visible skin"). */
 const character_case characters_cases[] = {
-    {CHARACTERS_DATA "mmd/pmx_tailor/01_基本の使い方.pmx", "スカート", true, 0.04, true, true, true, false},
+    {CHARACTERS_DATA "mmd/pmx_tailor/01_基本の使い方.pmx", "スカート", true, 0.04, true, true, true, false, false},
     /* within the skin bar on these runs too, but by one sampled vertex (1.84 points over the author's at the
      * short dance's worst frame): not held to it, so a rounding elsewhere cannot fail the suite */
-    {CHARACTERS_DATA "mmd/pmx_tailor/04_色々な使い方_裾.pmx", "スカート", true, 0.04, true, true, false, false},
+    {CHARACTERS_DATA "mmd/pmx_tailor/04_色々な使い方_裾.pmx", "スカート", true, 0.04, true, true, false, false, false},
     /* the uneven skirt: 1.15% inside the thigh capsules at a frame of the short dance since the vertices pushed out
      * from behind the visible skin lie on it, inside the capsules (fatter than the legs; 0.89% before) */
-    {CHARACTERS_DATA "characters/pmx_tailor/03_扱えるメッシュ_裾不均等.pmx", "スカート", true, 0.04, false, true, false, false},
+    {CHARACTERS_DATA "characters/pmx_tailor/03_扱えるメッシュ_裾不均等.pmx", "スカート", true, 0.04, false, true, false, false, false},
     /* Alicia's hair: one frame of the short dance has 1.45% of its surface's edges beyond 1.5x since the cage's
      * caps are flipped (docs/surface.md); its cage folded past 120 degrees at her fastest head turns before the
      * fold guards (crease p99 127 on the long dance's first frames, 166 on the short one; 90 now) */
-    {CHARACTERS_DATA "mmd/alicia/Alicia_solid.pmx", "hair", false, 0.05, true, true, false, false},
+    {CHARACTERS_DATA "mmd/alicia/Alicia_solid.pmx", "hair", false, 0.05, true, true, false, false, true},
     /* Luka's hair: 1.2% inside at the short dance's worst frame since the cage's caps are flipped (0.8% before);
      * following the author's physics (the default) it misses the surface bar where her locks swing fastest (198
      * frames of the whole long dance, none of the first 120, and 53 of the spin's 151), so it is held to it on
      * the dances' first frames only (on every motion on its own shape) */
-    {CHARACTERS_DATA "characters/blender_mmd_tools/巡音ルカ_f14b5a4.pmx", "材質3", true, 0.08, false, true, false, true},
+    {CHARACTERS_DATA "characters/blender_mmd_tools/巡音ルカ_f14b5a4.pmx", "材質3", true, 0.08, false, true, false, true, false},
     /* her skirt is the lower half of her dress (材質18 is its waistband and hem trims); its cage folded to crease
      * p99 122 degrees at one frame of the long dance's first 120 before the fold guards */
-    {CHARACTERS_DATA "characters/blender_mmd_tools/巡音ルカ_f14b5a4.pmx", "材質8", true, 0.14, false, true, false, false},
+    {CHARACTERS_DATA "characters/blender_mmd_tools/巡音ルカ_f14b5a4.pmx", "材質8", true, 0.14, false, true, false, false, false},
     /* the cape does not meet the bar (its crease p99 over 30 degrees at 4 frames of the long dance; none with a
      * cage of 150, which the summary's hint names: docs/measured.md) */
-    {CHARACTERS_DATA "characters/pmx_tailor/04_色々な使い方_裏面.pmx", "表マント,裏マント", false, 0.09, true, true, true, false},
+    {CHARACTERS_DATA "characters/pmx_tailor/04_色々な使い方_裏面.pmx", "表マント,裏マント", false, 0.09, true, true, true, false, false},
     /* Luka's trims, sewn onto her dress where the author's physics swings it: --cage joins the dress, and the
      * garment's cage meets the bar (caged alone they tore at the seam: 448 of 450 frames over) */
-    {CHARACTERS_DATA "characters/blender_mmd_tools/巡音ルカ_f14b5a4.pmx", "材質18", true, 0.25, false, true, false, false},
+    {CHARACTERS_DATA "characters/blender_mmd_tools/巡音ルカ_f14b5a4.pmx", "材質18", true, 0.25, false, true, false, false, false},
     /* blender2pmxem's sample character: her ponytailed hair has 0.72% of its edges beyond 1.5x at a frame of the
      * short dance and 1.4% inside the body at another (0% and under 1% before the cage's caps were flipped), its
      * cage folding to 123 degrees before the fold guards; her pleated skirt, whose detailed mesh is barely finer
      * than a 300-triangle cage, misses the bar at some frames of the long dance (docs/measured.md) */
-    {CHARACTERS_DATA "mmd/blender2pmxem/sample_finish.pmx", "髪", false, 0.03, false, true, false, false},
-    {CHARACTERS_DATA "mmd/blender2pmxem/sample_finish.pmx", "スカート", false, 0.09, true, true, false, false},
+    {CHARACTERS_DATA "mmd/blender2pmxem/sample_finish.pmx", "髪", false, 0.03, false, true, false, false, true},
+    {CHARACTERS_DATA "mmd/blender2pmxem/sample_finish.pmx", "スカート", false, 0.09, true, true, false, false, false},
 };
 const size_t characters_case_count = sizeof characters_cases / sizeof characters_cases[0];
 
@@ -190,6 +194,9 @@ void characters_run_case(const character_case *c, const char *dance, const char 
         assert_true(mean_author < 1e-6); /* no physics bone: bone skinning is the pose without physics */
     }
     assert_true(fabs(said_swing - 100 * mean_swing) <= 0.006);
+    /* the swing bar, where the summary judges by it (the author's part moves) */
+    if (c->swing_bar && swing_line && strstr(swing_line, ", bar "))
+        assert_non_null(strstr(swing_line, "bar 0.5-2: meets it)"));
     double alive = 0;
     for (size_t i = 0; i < rows; i++) {
         assert_true(isfinite(p999[i]) && isfinite(outside[i]) && isfinite(crease[i]) && isfinite(inside[i]) &&

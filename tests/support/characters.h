@@ -24,6 +24,8 @@ typedef struct character_case {
                               author's model, on average 0.5 */
     bool bar_on_dances;    /* held to the surface bar (surface_bar) on the dances only: it misses it on some hard
                               motions */
+    bool swing_bar;        /* where the author's part moves, plush's swing within 0.5-2 of the author's physics'
+                              (the summary's ratio) on every motion */
 } character_case;
 
 extern const character_case characters_cases[];
