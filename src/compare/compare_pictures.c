@@ -63,9 +63,12 @@ plush_status plush__compare_plots_over_time(plush_compare_study *s, plush_diag *
         series[np] = (plush_plot_series){.name = names[np], .x = x, .y = y, .count = n, .colour = (int)p + 1};
         np++;
     }
+    /* a log axis: the swing's errors are ten to a hundred times those standing still, which a linear one
+     * flattened to its floor, where runs settle apart */
     st = write_plot(s, "error.png",
                     &(plush_plot){.title = "RMS vertex distance over time", .x_label = "frame",
-                                  .y_label = "model units", .series = series, .series_count = np, .y_from_zero = true},
+                                  .y_label = "model units (log scale)", .series = series, .series_count = np,
+                                  .y_log = true},
                     diag);
     for (size_t r = 0; st == PLUSH_OK && r < s->run_count; r++) {
         if (!run_available(s, r))
@@ -144,9 +147,10 @@ plush_status plush__compare_plots_by_size(plush_compare_study *s, plush_diag *di
                                {.name = "max vs direct (worst)", .x = x, .y = max_d, .count = k},
                                {.name = "RMS vs bones (mean)", .x = x, .y = rms_b, .count = k}};
     plush_status st = write_plot(s, "error_by_size.png",
+                                 /* a log axis: the worst vertex lies ten or more times the mean RMS away */
                                  &(plush_plot){.title = "error against proxy size", .x_label = "proxy triangles",
-                                               .y_label = "model units", .series = es, .series_count = 3,
-                                               .markers = true, .y_from_zero = true},
+                                               .y_label = "model units (log scale)", .series = es, .series_count = 3,
+                                               .markers = true, .y_log = true},
                                  diag);
     tx[0] = x[0], tx[1] = x[k - 1];
     td[0] = td[1] = ms_per_frame(&s->rstats[RUN_DIRECT]);

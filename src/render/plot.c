@@ -61,6 +61,8 @@ static const uint8_t *glyph_rows(int c)
 }
 
 enum { GLYPH_W = 5, GLYPH_H = 7, ADVANCE = 6 };
+/* The most decades a log axis spans. */
+enum { PLOT_LOG_DECADES = 6 };
 
 void plush_image_rect(plush_image *im, int x, int y, int w, int h, const uint8_t rgb[3])
 {
@@ -240,15 +242,15 @@ plush_status plush_plot_draw(const plush_plot *plot, plush_image *im, plush_diag
     plush_image_rect(im, 0, 0, im->width, im->height, white);
     const int sc = im->width >= 600 ? 2 : 1, ch = GLYPH_H * sc;
     /* plot area: title and y label above, tick numbers left, tick numbers and x label below, the legend's
-     * column right (at most a third of the width: longer names are cut there) */
+     * column right (at most two fifths of the width: longer names are cut there) */
     int widest = 0;
     for (size_t s = 0; s < plot->series_count; s++) {
         int w = plush_image_text_width(plot->series[s].name ? plot->series[s].name : "", sc);
         widest = w > widest ? w : widest;
     }
     int legend_w = plot->series_count ? widest + 28 * sc + 12 : 0;
-    if (legend_w > im->width / 3)
-        legend_w = im->width / 3;
+    if (legend_w > 2 * im->width / 5)
+        legend_w = 2 * im->width / 5;
     int left = 12 * ADVANCE * sc / 2 + 14, right = im->width - 4 * ADVANCE * sc - 4 - (legend_w ? legend_w + 8 : 0),
         top = 3 * ch + 14, bottom = im->height - 2 * ch - 22;
     if (plot->title)
@@ -268,10 +270,13 @@ plush_status plush_plot_draw(const plush_plot *plot, plush_image *im, plush_diag
     }
     double xs = tick_range(&xr, false), ys;
     if (plot->y_log) {
-        /* whole decades */
+        /* whole decades, at most PLOT_LOG_DECADES of them below the top: a point further down (a pair of runs
+         * that agree to the last digits) leaves a gap rather than squeezing every other line to the top */
         yr.lo = floor(yr.lo + 1e-9), yr.hi = ceil(yr.hi - 1e-9);
         if (yr.hi <= yr.lo)
             yr.hi = yr.lo + 1;
+        if (yr.lo < yr.hi - PLOT_LOG_DECADES)
+            yr.lo = yr.hi - PLOT_LOG_DECADES;
         ys = 1;
     } else {
         ys = tick_range(&yr, plot->y_from_zero);
@@ -312,7 +317,7 @@ plush_status plush_plot_draw(const plush_plot *plot, plush_image *im, plush_diag
         int lx = 0, ly = 0;
         for (size_t i = 0; i < se->count; i++) {
             double ay = axis_y(plot, se->y[i]);
-            if (!isfinite(se->x[i]) || !isfinite(ay)) {
+            if (!isfinite(se->x[i]) || !isfinite(ay) || ay < yr.lo - 1e-9) {
                 have = false; /* a gap */
                 continue;
             }

@@ -798,6 +798,12 @@ static void test_plot_draws_lines_ticks_and_legend(void **state)
     g[0].y = gap;
     pmx_fx_ok(plush_plot_draw(&(plush_plot){.series = g, .series_count = 1, .y_log = true}, &im, &d), &d);
     assert_true(count_rgb(&im, 0, 0, im.width, im.height, green) < ng / 4); /* the legend's swatch and dots */
+    /* a log axis spans at most six decades below its top: a point a billion times under the others (two runs
+     * that agree to their last digits) leaves a gap too, instead of squeezing the rest to the top */
+    double deep[3] = {10, 1e-9, 10};
+    g[0].y = deep;
+    pmx_fx_ok(plush_plot_draw(&(plush_plot){.series = g, .series_count = 1, .y_log = true}, &im, &d), &d);
+    assert_true(count_rgb(&im, 0, 0, im.width, im.height, green) < ng / 4);
     /* the legend has a column of its own, right of the plot area: nothing of the line is drawn there */
     g[0].y = up;
     pmx_fx_ok(plush_plot_draw(&(plush_plot){.series = g, .series_count = 1, .y_log = true}, &im, &d), &d);

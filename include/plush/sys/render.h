@@ -226,7 +226,8 @@ typedef struct plush_plot {
     size_t series_count;
     bool markers;                 /* a dot on every point (for charts of a few points) */
     bool y_from_zero;             /* the y axis starts at 0 (or below, for negative data) */
-    bool y_log;                   /* a logarithmic y axis (ticks at powers of ten; points <= 0 leave gaps) */
+    bool y_log;                   /* a logarithmic y axis (ticks at powers of ten, at most six decades below the
+                                     highest; points <= 0 or below the lowest leave gaps) */
 } plush_plot;
 
 /* A line chart filling the whole image: white background, axes with round ticks (1, 2 or 5 times a power of
