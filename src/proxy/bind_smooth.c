@@ -279,7 +279,12 @@ plush_status plush_proxy_binding_smooth(plush_proxy_binding *b, const plush_prox
     for (size_t f = 0; f < face_count; f++)
         for (int k = 0; k < 2; k++)
             plush__uf_union(w.parent, w.node_of[faces[f][k]], w.node_of[faces[f][k + 1]]);
-    double radius = options->radius > 0 ? options->radius : PLUSH_PROXY_SMOOTH_RADIUS;
+    /* the default reach: PLUSH_PROXY_SMOOTH_RADIUS edges of a cage of PLUSH_PROXY_SMOOTH_TRIANGLES or more; a
+     * coarser cage's edges are sqrt(PLUSH_PROXY_SMOOTH_TRIANGLES / T) times as long, and it smooths over the
+     * same length, not the same count of its edges */
+    double radius = options->radius > 0 ? options->radius
+                                        : PLUSH_PROXY_SMOOTH_RADIUS *
+                                              fmin(1.0, sqrt((double)proxy->triangle_count / PLUSH_PROXY_SMOOTH_TRIANGLES));
     double cell = 0.5 * radius * cage_edge, reach = 2 * cell;
     float lo[3] = {INFINITY, INFINITY, INFINITY};
     for (size_t n = 0; n < nodes; n++)

@@ -77,6 +77,9 @@ static plush_proxy_mesh cage_mesh(const fixture *f)
                               .triangle_count = 2 * (CN - 1) * (CN - 1)};
 }
 
+/* The smoothing reach the fixture's bindings use, in cage edges (0: the default for the cage). */
+static float smooth_radius = (float)PLUSH_PROXY_SMOOTH_RADIUS;
+
 static plush_proxy_binding *bind(const fixture *f, bool smooth)
 {
     plush_proxy_mesh mesh = cage_mesh(f);
@@ -88,30 +91,45 @@ static plush_proxy_binding *bind(const fixture *f, bool smooth)
     if (smooth)
         assert_int_equal(plush_proxy_binding_smooth(b, &mesh, (const float(*)[3])f->fine,
                                                     (const uint32_t(*)[3])f->fine_tris, (size_t)(2 * (FN - 1) * (FN - 1)),
-                                                    NULL, &d),
+                                                    &(plush_proxy_smooth_options){.radius = smooth_radius}, &d),
                          PLUSH_OK);
     return b;
+}
+
+/* Sum over triangles of |w_a - w_b| of vertex va in binding a and vb in b: 0 for equal weights, 2 for disjoint
+ * sets. */
+static double jump_pair(const plush_proxy_binding *a, size_t va, const plush_proxy_binding *b, size_t vb);
+
+/* The same vertex in two bindings. */
+static double jump_between(const plush_proxy_binding *a, const plush_proxy_binding *b, size_t v)
+{
+    return jump_pair(a, v, b, v);
 }
 
 /* Sum over triangles of |w_a - w_b|: 0 for equal weights, 2 for disjoint sets. */
 static double jump(const plush_proxy_binding *b, size_t va, size_t vb)
 {
+    return jump_pair(b, va, b, vb);
+}
+
+static double jump_pair(const plush_proxy_binding *a, size_t va, const plush_proxy_binding *b, size_t vb)
+{
     double sum = 0;
     for (int k = 0; k < PLUSH_PROXY_INFLUENCES; k++) {
-        int32_t t = b->triangles[va][k];
+        int32_t t = a->triangles[va][k];
         if (t < 0)
             continue;
         double other = 0;
         for (int q = 0; q < PLUSH_PROXY_INFLUENCES; q++)
             if (b->triangles[vb][q] == t)
                 other = b->weights[vb][q];
-        sum += fabs(b->weights[va][k] - other);
+        sum += fabs(a->weights[va][k] - other);
     }
     for (int q = 0; q < PLUSH_PROXY_INFLUENCES; q++) {
         int32_t t = b->triangles[vb][q];
         bool shared = false;
         for (int k = 0; k < PLUSH_PROXY_INFLUENCES; k++)
-            shared = shared || (t >= 0 && b->triangles[va][k] == t);
+            shared = shared || (t >= 0 && a->triangles[va][k] == t);
         if (t >= 0 && !shared)
             sum += b->weights[vb][q];
     }
@@ -204,6 +222,41 @@ static void test_smooth_is_continuous(void **state)
     assert_true(smooth_p99[2] < 0.3 * smooth_p99[0]);   /* changes shrink with the step */
     assert_true(smooth_p99[2] < 0.5 * rough_p99[2]);
     assert_true(smooth_share[2] < 0.1 * rough_share[2]);
+}
+
+/* The default reach on a coarse cage (72 triangles, under PLUSH_PROXY_SMOOTH_TRIANGLES): the length the full
+ * reach has on a cage of that many, sqrt(72 / 240) of the full count of its own edges -- the same binding as
+ * that radius asked for, another than the full count's (which reaches across most of this sheet). */
+static void test_smooth_default_on_a_coarse_cage(void **state)
+{
+    (void)state;
+    fixture *f = make_fixture();
+    size_t tc = 2 * (CN - 1) * (CN - 1);
+    assert_true((double)tc < PLUSH_PROXY_SMOOTH_TRIANGLES);
+    smooth_radius = 0;
+    plush_proxy_binding *dflt = bind(f, true);
+    smooth_radius = (float)(PLUSH_PROXY_SMOOTH_RADIUS * sqrt((double)tc / PLUSH_PROXY_SMOOTH_TRIANGLES));
+    plush_proxy_binding *scaled = bind(f, true);
+    smooth_radius = (float)PLUSH_PROXY_SMOOTH_RADIUS;
+    plush_proxy_binding *full = bind(f, true);
+    /* the same as the scaled radius asked for (that one rounded to a float: within 1e-4 by jump()), unlike the
+     * full count's */
+    size_t n = (size_t)(FN * FN), like_scaled = 0, like_full = 0;
+    for (size_t v = 0; v < n; v++) {
+        like_scaled += jump_between(dflt, scaled, v) < 1e-4;
+        like_full += jump_between(dflt, full, v) < 1e-4;
+    }
+    assert_true(like_scaled > 99 * n / 100);
+    assert_true(like_full < n / 2);
+    /* the full count averages over more of the sheet: neighbouring vertices' weights differ less */
+    double share_full, p99_full, share_dflt, p99_dflt;
+    jumps(full, 0.25, &share_full, &p99_full);
+    jumps(dflt, 0.25, &share_dflt, &p99_dflt);
+    assert_true(p99_dflt > p99_full);
+    plush_proxy_binding_free(dflt);
+    plush_proxy_binding_free(scaled);
+    plush_proxy_binding_free(full);
+    free_fixture(f);
 }
 
 /* Bad faces, a bad radius and a seed binding (the original method stays as it is) are refused. */
@@ -457,6 +510,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_smooth_rows_are_bindings),
         cmocka_unit_test(test_smooth_is_continuous),
+        cmocka_unit_test(test_smooth_default_on_a_coarse_cage),
         cmocka_unit_test(test_smooth_refuses),
         cmocka_unit_test(test_patch_rigid), cmocka_unit_test(test_patch_flat_half_turns),
         cmocka_unit_test(test_patch_reach),
