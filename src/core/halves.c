@@ -10,26 +10,27 @@ typedef struct half {
     size_t from, to;
 } half;
 
-static void *run_half(void *arg)
+static void run_half(void *arg)
 {
     half *h = arg;
     h->fn(h->ctx, h->from, h->to);
-    return NULL;
 }
 
 void plush__two_parts(void (*fn)(void *ctx, size_t from, size_t to), void *ctx, size_t split, size_t count)
 {
     split = split < count ? split : count;
-    half second = {fn, ctx, split, count};
-    pthread_t thread;
-    if (split == 0 || split == count || pthread_create(&thread, NULL, run_half, &second) != 0) {
+    if (split == 0 || split == count) {
         fn(ctx, 0, split);
         if (split < count)
             fn(ctx, split, count);
         return;
     }
+    /* the second part as a job (run here first when no thread starts: the parts touch different items) */
+    half second = {fn, ctx, split, count};
+    plush__job job;
+    plush__job_start(&job, run_half, &second);
     fn(ctx, 0, split);
-    pthread_join(thread, NULL);
+    plush__job_wait(&job);
 }
 
 void plush__two_halves(void (*fn)(void *ctx, size_t from, size_t to), void *ctx, size_t count, size_t least)

@@ -303,6 +303,16 @@ static void measure_side(const plush__soft_measure *sm, int slot, const float (*
     }
 }
 
+/* One side's figures over two sets of vertices: the counts added, the deepest of the two. */
+static void side_add(plush__soft_side *to, const plush__soft_side *from)
+{
+    to->behind += from->behind;
+    to->measured += from->measured;
+    to->inside += from->inside;
+    to->skin_deepest = fmax(to->skin_deepest, from->skin_deepest);
+    to->deepest = fmax(to->deepest, from->deepest);
+}
+
 /* The author's side, on its own thread while the proxy skins and pushes: bone skinning of the bound vertices
  * (every one when there is a body, else the sampled ones), the sampled ones without physics, and where they
  * lie against the skin and the bodies. */
@@ -366,11 +376,7 @@ void plush__soft_measure_frame(plush__soft_measure *sm, const plush_anim *anim, 
     sm->author_running = false;
     sm->skin_posed = sm->bodies_posed = false; /* the next frame poses them again */
     plush__soft_side mine = job.half[0];
-    mine.behind += job.half[1].behind;
-    mine.measured += job.half[1].measured;
-    mine.inside += job.half[1].inside;
-    mine.skin_deepest = job.half[1].skin_deepest > mine.skin_deepest ? job.half[1].skin_deepest : mine.skin_deepest;
-    mine.deepest = job.half[1].deepest > mine.deepest ? job.half[1].deepest : mine.deepest;
+    side_add(&mine, &job.half[1]);
     const float(*kin)[3] = kinematic ? (const float(*)[3])sm->kin_scratch : (const float(*)[3])sm->scratch;
     double sum = 0, swing = 0, author = 0;
     size_t n = 0;
