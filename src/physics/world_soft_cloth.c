@@ -17,6 +17,8 @@
  * - Damping: the body's kDP per fixed step (Bullet takes that share of the speed off each step), spread over
  *   the substeps; and a material relaxation time of one fixed step (Rayleigh damping tau K: stress
  *   E (strain + tau d strain / dt)), within which Bullet's solver takes the proxy's vibrations out.
+ * - Shape memory (Bullet's kMT, plush_world_cloth.shape_k): each free node pulled toward its rest place turned
+ *   and moved as the body is now, a spring of kMT / dt^2 per unit mass (dt the fixed step), implicit.
  * - Pressure kPR times a node's area over the enclosed volume along its normal (Bullet's force), explicit;
  *   the world's gravity.
  * - Pins on their straight path across the fixed step, as for Bullet; anchored nodes toward their rigid
@@ -75,6 +77,11 @@ struct world_cloth {
                                      preconditioner; zero for pinned and anchored nodes) */
     double (*hinge_grad)[4][3];   /* implicit step: each hinge's gradient this substep */
     double *edge_dir;             /* implicit step: each edge's unit direction, 3 per edge */
+    double shape_k;               /* shape memory: kMT / dt^2, a spring per unit mass (0: none) */
+    double (*shape_rest)[3];      /* per node: its rest place less the rest centre */
+    double *shape_w;              /* per node: its weight in the centre and the turn (pins lead) */
+    double (*goal)[3];            /* per node: this substep's goal */
+    double shape_q[4];            /* the turn, warm-started from the substep before */
     float pressure;               /* kPR, 0 when the body encloses no volume */
     float damping;                /* kDP: the share of the speed taken off each fixed step */
     uint64_t solves, unfinished;  /* linear solves, and those the iteration cap stopped short */
@@ -234,6 +241,72 @@ static plush_status build_edges(soft_ctx *c, struct world_cloth *xp, float stret
     return PLUSH_OK;
 }
 
+/* Shape memory (Bullet's pose matching, kMT): each free node pulled toward its rest place turned and moved
+ * as the body is now -- the centre and the turn fitted to the nodes with their masses as weights and a pinned
+ * or anchored node as a thousand times the node count of free nodes (as Bullet's setPose weighs them), so the
+ * pins lead. Bullet moves a node kMT of the way each fixed step dt: a spring of kMT / dt^2 per
+ * unit mass, the same at any resolution (a node's pull goes with its mass). */
+static plush_status shape_init(soft_ctx *c, struct world_cloth *xp, const plush_world_cloth *cloth)
+{
+    world_soft *s = c->s;
+    size_t n = s->node_count;
+    double k = cloth->shape_k, hz = c->wm->world->desc.physics_hz;
+    if (!(isfinite(k) && k > 0 && k <= 1) || n == 0)
+        return PLUSH_OK;
+    plush_arena *arena = &c->wm->arena;
+    xp->shape_rest = plush_arena_array(arena, n, sizeof *xp->shape_rest);
+    xp->shape_w = plush_arena_array(arena, n, sizeof *xp->shape_w);
+    xp->goal = plush_arena_array(arena, n, sizeof *xp->goal);
+    if (!xp->shape_rest || !xp->shape_w || !xp->goal)
+        return world_soft_no_memory(c);
+    double free_mass = 0, w = 0, c0[3] = {0, 0, 0};
+    size_t free_count = 0;
+    for (size_t i = 0; i < n; i++)
+        if (xp->inv_mass[i] > 0)
+            free_mass += 1.0 / xp->inv_mass[i], free_count++;
+    if (!free_count)
+        return PLUSH_OK;
+    /* as plush__world_soft_pose_init weighs them (Bullet's setPose): a pinned node 1000 n f free nodes' worth */
+    double held = 1000.0 * (double)n * free_mass;
+    for (size_t i = 0; i < n; i++) {
+        xp->shape_w[i] = xp->inv_mass[i] > 0 ? 1.0 / xp->inv_mass[i] : held;
+        w += xp->shape_w[i];
+        for (int j = 0; j < 3; j++)
+            c0[j] += xp->shape_w[i] * s->rest[i][j];
+    }
+    for (size_t i = 0; i < n; i++)
+        for (int j = 0; j < 3; j++)
+            xp->shape_rest[i][j] = s->rest[i][j] - c0[j] / w;
+    xp->shape_q[0] = xp->shape_q[1] = xp->shape_q[2] = 0, xp->shape_q[3] = 1;
+    xp->shape_k = k * (hz > 0 ? hz : PLUSH_WORLD_DEFAULT_HZ) * (hz > 0 ? hz : PLUSH_WORLD_DEFAULT_HZ);
+    return PLUSH_OK;
+}
+
+/* This substep's goals from where the nodes are (xp->goal). */
+static void shape_goals(const world_soft *s, struct world_cloth *xp, const double (*x)[3])
+{
+    size_t n = s->node_count;
+    double c[3] = {0, 0, 0}, w = 0, a[3][3] = {{0}}, r[3][3];
+    for (size_t i = 0; i < n; i++) {
+        w += xp->shape_w[i];
+        for (int j = 0; j < 3; j++)
+            c[j] += xp->shape_w[i] * x[i][j];
+    }
+    for (int j = 0; j < 3; j++)
+        c[j] /= w;
+    for (size_t i = 0; i < n; i++)
+        for (int col = 0; col < 3; col++)
+            for (int row = 0; row < 3; row++)
+                a[col][row] += xp->shape_w[i] * (x[i][row] - c[row]) * xp->shape_rest[i][col];
+    plush__fit_rotation(a, xp->shape_q);
+    plush__quat_to_mat3(xp->shape_q, &r[0][0], 3); /* r[c] is column c */
+    for (size_t i = 0; i < n; i++) {
+        const double *o = xp->shape_rest[i];
+        for (int j = 0; j < 3; j++)
+            xp->goal[i][j] = c[j] + r[0][j] * o[0] + r[1][j] * o[1] + r[2][j] * o[2];
+    }
+}
+
 plush_status plush__world_soft_cloth_init(soft_ctx *c, const plush_world_cloth *cloth)
 {
     world_soft *s = c->s;
@@ -293,6 +366,11 @@ plush_status plush__world_soft_cloth_init(soft_ctx *c, const plush_world_cloth *
         xp->inv_mass[i] = s->pinned[i] || held[i] ? 0.0f : (float)(1.0 / (m > 0 ? m : mean));
     }
     free(held);
+    plush_status sst = shape_init(c, xp, cloth);
+    if (sst != PLUSH_OK) {
+        free(face_areas);
+        return sst;
+    }
     /* B = rho g l^3: the bending length in the world's gravity */
     const float *g = wm->world->desc.gravity;
     double gravity = sqrt((double)g[0] * g[0] + (double)g[1] * g[1] + (double)g[2] * g[2]);
@@ -438,7 +516,7 @@ static void stiffness_times(const struct world_cloth *xp, const double (*p)[3], 
 /* Each free node's 3 x 3 block of M + scale K (its mass, and the Gauss-Newton stiffness k g g^T of the links
  * and hinges it is in), inverted: block Jacobi. Stiff links dominate the masses, and a node's block holds
  * their directions, so the solve converges where the masses alone left it short (docs/compare.md). */
-static void block_preconditioner(const world_soft *s, struct world_cloth *xp, double scale)
+static void block_preconditioner(const world_soft *s, struct world_cloth *xp, double scale, double shape)
 {
     size_t n = s->node_count;
     memset(xp->pre, 0, n * sizeof *xp->pre);
@@ -473,7 +551,7 @@ static void block_preconditioner(const world_soft *s, struct world_cloth *xp, do
         }
         double a[9];
         for (int i = 0; i < 9; i++)
-            a[i] = scale * b[i] + (i % 4 == 0 ? 1.0 / xp->inv_mass[v] : 0);
+            a[i] = scale * b[i] + (i % 4 == 0 ? (1.0 + shape) / xp->inv_mass[v] : 0);
         /* the inverse by cofactors (the block is symmetric positive definite: the mass makes it so) */
         double c0 = a[4] * a[8] - a[5] * a[7], c1 = a[5] * a[6] - a[3] * a[8], c2 = a[3] * a[7] - a[4] * a[6];
         double det = a[0] * c0 + a[1] * c1 + a[2] * c2;
@@ -504,10 +582,18 @@ static void implicit_substep(const world_soft *s, struct world_cloth *xp, double
     size_t n = s->node_count;
     double (*f)[3] = xp->f, (*r)[3] = xp->r, (*z)[3] = xp->z, (*p)[3] = xp->p, (*ap)[3] = xp->ap;
     double (*dv)[3] = xp->dv, scale = h * (h + tau);
+    /* the shape memory's spring S = k M, implicit without the material's relaxation time: M (1 + h^2 k) */
+    double shape = xp->shape_k > 0 ? h * h * xp->shape_k : 0, mass_scale = 1.0 + shape;
     pressure_forces(s, xp, (const double(*)[3])x);
+    if (shape > 0)
+        shape_goals(s, xp, (const double(*)[3])x);
     for (size_t i = 0; i < n; i++)
-        for (int j = 0; j < 3; j++)
-            f[i][j] = xp->inv_mass[i] > 0 ? g[j] / xp->inv_mass[i] + xp->force[i][j] : 0;
+        for (int j = 0; j < 3; j++) {
+            double m = xp->inv_mass[i] > 0 ? 1.0 / xp->inv_mass[i] : 0;
+            f[i][j] = m > 0 ? g[j] * m + xp->force[i][j] : 0;
+            if (m > 0 && shape > 0) /* the pull, less its implicit part's h k m v */
+                f[i][j] += m * xp->shape_k * (xp->goal[i][j] - x[i][j] - h * v[i][j]);
+        }
     for (size_t e = 0; e < xp->edge_count; e++) {
         uint32_t a = xp->edges[e][0], b = xp->edges[e][1];
         double d[3];
@@ -535,7 +621,7 @@ static void implicit_substep(const world_soft *s, struct world_cloth *xp, double
     }
     /* b = h (f - (h + tau) K v); the solve starts from the substep before's change of speed (accelerations
      * change little from one substep to the next): r = b - A dv; z = P r; p = z */
-    block_preconditioner(s, xp, scale);
+    block_preconditioner(s, xp, scale, shape);
     for (size_t i = 0; i < n; i++) /* a held node's change is its path's, not the solve's */
         for (int j = 0; j < 3; j++)
             dv[i][j] = xp->inv_mass[i] > 0 && isfinite(dv[i][j]) ? dv[i][j] : 0;
@@ -548,7 +634,7 @@ static void implicit_substep(const world_soft *s, struct world_cloth *xp, double
         double m = xp->inv_mass[i] > 0 ? 1.0 / xp->inv_mass[i] : 0;
         for (int j = 0; j < 3; j++) {
             double bj = m > 0 ? h * (f[i][j] - (h + tau) * ap[i][j]) : 0;
-            r[i][j] = m > 0 ? bj - (m * dv[i][j] + scale * p[i][j]) : 0;
+            r[i][j] = m > 0 ? bj - (m * mass_scale * dv[i][j] + scale * p[i][j]) : 0;
             b0 += bj * bj;
         }
         precondition(xp, i, r[i], z[i]);
@@ -565,7 +651,7 @@ static void implicit_substep(const world_soft *s, struct world_cloth *xp, double
         for (size_t i = 0; i < n; i++) {
             double m = xp->inv_mass[i] > 0 ? 1.0 / xp->inv_mass[i] : 0;
             for (int j = 0; j < 3; j++) {
-                ap[i][j] = m > 0 ? m * p[i][j] + scale * ap[i][j] : 0;
+                ap[i][j] = m > 0 ? m * mass_scale * p[i][j] + scale * ap[i][j] : 0;
                 pap += p[i][j] * ap[i][j];
             }
         }

@@ -576,6 +576,8 @@ static void cloth_of_proxy(const direct_ctx *c, const plush_pmx_welded_mesh *pm,
      * docs/compare.md, 4x its detail, 8 substeps were not converged in time (direct/4 0.37 from it over 70
      * frames; 0.106 at 16, 0.104 at 24, 0.118 at 64 substeps). */
     out->substeps = p > 8 ? (int)p : 0;
+    /* the proxy's shape memory, a pull per unit mass: the same at any resolution */
+    out->shape_k = isfinite(sb->config.mt) && sb->config.mt > 0 && sb->config.mt <= 1 ? sb->config.mt : 0.0f;
     c->stats->cloth = true;
     c->stats->stretch = out->stretch;
     c->stats->bending_length = out->bending_length;
