@@ -18,7 +18,8 @@
  *   the substeps; and a material relaxation time of one fixed step (Rayleigh damping tau K: stress
  *   E (strain + tau d strain / dt)), within which Bullet's solver takes the proxy's vibrations out.
  * - Shape memory (Bullet's kMT, plush_world_cloth.shape_k): each free node pulled toward its rest place turned
- *   and moved as the body is now, a spring of kMT / dt^2 per unit mass (dt the fixed step), implicit.
+ *   and moved as the body is now, a spring of kMT / dt^2 per unit mass (dt the fixed step) and a damping of
+ *   kMT / dt of its speed against the centre's, implicit (below).
  * - Pressure kPR times a node's area over the enclosed volume along its normal (Bullet's force), explicit;
  *   the world's gravity.
  * - Pins on their straight path across the fixed step, as for Bullet; anchored nodes toward their rigid
@@ -82,6 +83,8 @@ struct world_cloth {
     double *shape_w;              /* per node: its weight in the centre and the turn (pins lead) */
     double (*goal)[3];            /* per node: this substep's goal */
     double shape_q[4];            /* the turn, warm-started from the substep before */
+    double shape_drag;            /* kMT / dt: the pull's damping of a node's speed against the centre's */
+    double shape_vc[3];           /* this substep: the centre's speed */
     float pressure;               /* kPR, 0 when the body encloses no volume */
     float damping;                /* kDP: the share of the speed taken off each fixed step */
     uint64_t solves, unfinished;  /* linear solves, and those the iteration cap stopped short */
@@ -244,8 +247,11 @@ static plush_status build_edges(soft_ctx *c, struct world_cloth *xp, float stret
 /* Shape memory (Bullet's pose matching, kMT): each free node pulled toward its rest place turned and moved
  * as the body is now -- the centre and the turn fitted to the nodes with their masses as weights and a pinned
  * or anchored node as a thousand times the node count of free nodes (as Bullet's setPose weighs them), so the
- * pins lead. Bullet moves a node kMT of the way each fixed step dt: a spring of kMT / dt^2 per
- * unit mass, the same at any resolution (a node's pull goes with its mass). */
+ * pins lead. Bullet moves a node kMT of the way each fixed step dt from where the step's speed takes it, toward
+ * the goal fitted there too: kMT (goal - x) plus kMT dt (v_centre - v), a spring of kMT / dt^2 per unit mass and
+ * a damping of kMT / dt of the node's speed against the centre's (the fit's centre moves at the pins' speed).
+ * Both go with a node's mass: the same field at any resolution. Without the damping the cloth reference rang on
+ * after a swing where the cage settles (docs/compare.md). */
 static plush_status shape_init(soft_ctx *c, struct world_cloth *xp, const plush_world_cloth *cloth)
 {
     world_soft *s = c->s;
@@ -279,21 +285,23 @@ static plush_status shape_init(soft_ctx *c, struct world_cloth *xp, const plush_
             xp->shape_rest[i][j] = s->rest[i][j] - c0[j] / w;
     xp->shape_q[0] = xp->shape_q[1] = xp->shape_q[2] = 0, xp->shape_q[3] = 1;
     xp->shape_k = k * (hz > 0 ? hz : PLUSH_WORLD_DEFAULT_HZ) * (hz > 0 ? hz : PLUSH_WORLD_DEFAULT_HZ);
+    xp->shape_drag = k * (hz > 0 ? hz : PLUSH_WORLD_DEFAULT_HZ);
     return PLUSH_OK;
 }
 
 /* This substep's goals from where the nodes are (xp->goal). */
-static void shape_goals(const world_soft *s, struct world_cloth *xp, const double (*x)[3])
+static void shape_goals(const world_soft *s, struct world_cloth *xp, const double (*x)[3], const double (*v)[3])
 {
     size_t n = s->node_count;
     double c[3] = {0, 0, 0}, w = 0, a[3][3] = {{0}}, r[3][3];
+    memset(xp->shape_vc, 0, sizeof xp->shape_vc);
     for (size_t i = 0; i < n; i++) {
         w += xp->shape_w[i];
         for (int j = 0; j < 3; j++)
-            c[j] += xp->shape_w[i] * x[i][j];
+            c[j] += xp->shape_w[i] * x[i][j], xp->shape_vc[j] += xp->shape_w[i] * v[i][j];
     }
     for (int j = 0; j < 3; j++)
-        c[j] /= w;
+        c[j] /= w, xp->shape_vc[j] /= w;
     for (size_t i = 0; i < n; i++)
         for (int col = 0; col < 3; col++)
             for (int row = 0; row < 3; row++)
@@ -582,17 +590,19 @@ static void implicit_substep(const world_soft *s, struct world_cloth *xp, double
     size_t n = s->node_count;
     double (*f)[3] = xp->f, (*r)[3] = xp->r, (*z)[3] = xp->z, (*p)[3] = xp->p, (*ap)[3] = xp->ap;
     double (*dv)[3] = xp->dv, scale = h * (h + tau);
-    /* the shape memory's spring S = k M, implicit without the material's relaxation time: M (1 + h^2 k) */
-    double shape = xp->shape_k > 0 ? h * h * xp->shape_k : 0, mass_scale = 1.0 + shape;
+    /* the shape memory's spring k M and damping c M (c = kMT / dt), implicit without the material's relaxation
+     * time: the mass term M (1 + h^2 k + h c) */
+    double shape = xp->shape_k > 0 ? h * h * xp->shape_k + h * xp->shape_drag : 0, mass_scale = 1.0 + shape;
     pressure_forces(s, xp, (const double(*)[3])x);
     if (shape > 0)
-        shape_goals(s, xp, (const double(*)[3])x);
+        shape_goals(s, xp, (const double(*)[3])x, (const double(*)[3])v);
     for (size_t i = 0; i < n; i++)
         for (int j = 0; j < 3; j++) {
             double m = xp->inv_mass[i] > 0 ? 1.0 / xp->inv_mass[i] : 0;
             f[i][j] = m > 0 ? g[j] * m + xp->force[i][j] : 0;
-            if (m > 0 && shape > 0) /* the pull, less its implicit part's h k m v */
-                f[i][j] += m * xp->shape_k * (xp->goal[i][j] - x[i][j] - h * v[i][j]);
+            if (m > 0 && shape > 0) /* the pull, less its implicit part's h k m v, and the damping */
+                f[i][j] += m * (xp->shape_k * (xp->goal[i][j] - x[i][j] - h * v[i][j]) -
+                                xp->shape_drag * (v[i][j] - xp->shape_vc[j]));
         }
     for (size_t e = 0; e < xp->edge_count; e++) {
         uint32_t a = xp->edges[e][0], b = xp->edges[e][1];
