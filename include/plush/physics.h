@@ -63,9 +63,9 @@ typedef struct plush_world_cloth {
                                  units; 0: no bending stiffness */
     int substeps;             /* per fixed step; 0: 8 */
     float shape_k;            /* shape memory, as Bullet's kMT: the share of the way a free node is pulled
-                                 each fixed step toward its rest place turned and moved as the body is now,
-                                 from where the step's speed takes it (a spring of kMT / dt^2 and a damping
-                                 of kMT / dt against the body's speed, per unit mass); 0: none */
+                                 each fixed step from where its speed takes it toward its rest place turned
+                                 and moved as the body goes (a spring of kMT / dt^2 and a damping of kMT / dt
+                                 of its speed against the body's own motion, per unit mass); 0: none */
     bool on;                  /* false: Bullet steps this soft body */
 } plush_world_cloth;
 

@@ -18,8 +18,8 @@
  *   the substeps; and a material relaxation time of one fixed step (Rayleigh damping tau K: stress
  *   E (strain + tau d strain / dt)), within which Bullet's solver takes the proxy's vibrations out.
  * - Shape memory (Bullet's kMT, plush_world_cloth.shape_k): each free node pulled toward its rest place turned
- *   and moved as the body is now, a spring of kMT / dt^2 per unit mass (dt the fixed step) and a damping of
- *   kMT / dt of its speed against the centre's, implicit (below).
+ *   and moved as the body goes, a spring of kMT / dt^2 per unit mass (dt the fixed step) and a damping of kMT / dt
+ *   of its speed against the body's own turn and move, implicit (below).
  * - Pressure kPR times a node's area over the enclosed volume along its normal (Bullet's force), explicit;
  *   the world's gravity.
  * - Pins on their straight path across the fixed step, as for Bullet; anchored nodes toward their rigid
@@ -83,8 +83,9 @@ struct world_cloth {
     double *shape_w;              /* per node: its weight in the centre and the turn (pins lead) */
     double (*goal)[3];            /* per node: this substep's goal */
     double shape_q[4];            /* the turn, warm-started from the substep before */
-    double shape_drag;            /* kMT / dt: the pull's damping of a node's speed against the centre's */
-    double shape_vc[3];           /* this substep: the centre's speed */
+    double shape_dt;              /* the fixed step: the goal is fitted where the nodes' speeds take them in it */
+    double shape_drag;            /* kMT / dt: the pull's damping, from where the step's speed takes a node */
+    double (*shape_at)[3];        /* per node: where its speed takes it in a fixed step (the fit's input) */
     float pressure;               /* kPR, 0 when the body encloses no volume */
     float damping;                /* kDP: the share of the speed taken off each fixed step */
     uint64_t solves, unfinished;  /* linear solves, and those the iteration cap stopped short */
@@ -247,11 +248,12 @@ static plush_status build_edges(soft_ctx *c, struct world_cloth *xp, float stret
 /* Shape memory (Bullet's pose matching, kMT): each free node pulled toward its rest place turned and moved
  * as the body is now -- the centre and the turn fitted to the nodes with their masses as weights and a pinned
  * or anchored node as a thousand times the node count of free nodes (as Bullet's setPose weighs them), so the
- * pins lead. Bullet moves a node kMT of the way each fixed step dt from where the step's speed takes it, toward
- * the goal fitted there too: kMT (goal - x) plus kMT dt (v_centre - v), a spring of kMT / dt^2 per unit mass and
- * a damping of kMT / dt of the node's speed against the centre's (the fit's centre moves at the pins' speed).
- * Both go with a node's mass: the same field at any resolution. Without the damping the cloth reference rang on
- * after a swing where the cage settles (docs/compare.md). */
+ * pins lead. Bullet moves a node kMT of the way each fixed step dt from where the step's speed takes it toward
+ * the goal fitted there (x + dt v): per unit mass a spring of kMT / dt^2 toward that goal and a damping of
+ * kMT / dt of the node's speed, and since the goal is fitted where the speeds take the nodes, a piece turning or
+ * moving as a whole has its goal go with it: only its speed against the piece's own motion is damped (a
+ * spinning skirt keeps spinning). Both go with a node's mass: the same field at any resolution. Without the
+ * damping the cloth reference rang on after a swing where the cage settles (docs/compare.md). */
 static plush_status shape_init(soft_ctx *c, struct world_cloth *xp, const plush_world_cloth *cloth)
 {
     world_soft *s = c->s;
@@ -263,7 +265,8 @@ static plush_status shape_init(soft_ctx *c, struct world_cloth *xp, const plush_
     xp->shape_rest = plush_arena_array(arena, n, sizeof *xp->shape_rest);
     xp->shape_w = plush_arena_array(arena, n, sizeof *xp->shape_w);
     xp->goal = plush_arena_array(arena, n, sizeof *xp->goal);
-    if (!xp->shape_rest || !xp->shape_w || !xp->goal)
+    xp->shape_at = plush_arena_array(arena, n, sizeof *xp->shape_at);
+    if (!xp->shape_rest || !xp->shape_w || !xp->goal || !xp->shape_at)
         return world_soft_no_memory(c);
     double free_mass = 0, w = 0, c0[3] = {0, 0, 0};
     size_t free_count = 0;
@@ -286,26 +289,30 @@ static plush_status shape_init(soft_ctx *c, struct world_cloth *xp, const plush_
     xp->shape_q[0] = xp->shape_q[1] = xp->shape_q[2] = 0, xp->shape_q[3] = 1;
     xp->shape_k = k * (hz > 0 ? hz : PLUSH_WORLD_DEFAULT_HZ) * (hz > 0 ? hz : PLUSH_WORLD_DEFAULT_HZ);
     xp->shape_drag = k * (hz > 0 ? hz : PLUSH_WORLD_DEFAULT_HZ);
+    xp->shape_dt = 1.0 / (hz > 0 ? hz : PLUSH_WORLD_DEFAULT_HZ);
     return PLUSH_OK;
 }
 
-/* This substep's goals from where the nodes are (xp->goal). */
+/* This substep's goals (xp->goal), fitted as Bullet fits them: to where the nodes' speeds take them in a fixed
+ * step, so a piece turning or moving as a whole has its goal turn and move with it. */
 static void shape_goals(const world_soft *s, struct world_cloth *xp, const double (*x)[3], const double (*v)[3])
 {
     size_t n = s->node_count;
     double c[3] = {0, 0, 0}, w = 0, a[3][3] = {{0}}, r[3][3];
-    memset(xp->shape_vc, 0, sizeof xp->shape_vc);
+    double (*at)[3] = xp->shape_at;
     for (size_t i = 0; i < n; i++) {
         w += xp->shape_w[i];
-        for (int j = 0; j < 3; j++)
-            c[j] += xp->shape_w[i] * x[i][j], xp->shape_vc[j] += xp->shape_w[i] * v[i][j];
+        for (int j = 0; j < 3; j++) {
+            at[i][j] = x[i][j] + xp->shape_dt * v[i][j];
+            c[j] += xp->shape_w[i] * at[i][j];
+        }
     }
     for (int j = 0; j < 3; j++)
-        c[j] /= w, xp->shape_vc[j] /= w;
+        c[j] /= w;
     for (size_t i = 0; i < n; i++)
         for (int col = 0; col < 3; col++)
             for (int row = 0; row < 3; row++)
-                a[col][row] += xp->shape_w[i] * (x[i][row] - c[row]) * xp->shape_rest[i][col];
+                a[col][row] += xp->shape_w[i] * (at[i][row] - c[row]) * xp->shape_rest[i][col];
     plush__fit_rotation(a, xp->shape_q);
     plush__quat_to_mat3(xp->shape_q, &r[0][0], 3); /* r[c] is column c */
     for (size_t i = 0; i < n; i++) {
@@ -590,8 +597,8 @@ static void implicit_substep(const world_soft *s, struct world_cloth *xp, double
     size_t n = s->node_count;
     double (*f)[3] = xp->f, (*r)[3] = xp->r, (*z)[3] = xp->z, (*p)[3] = xp->p, (*ap)[3] = xp->ap;
     double (*dv)[3] = xp->dv, scale = h * (h + tau);
-    /* the shape memory's spring k M and damping c M (c = kMT / dt), implicit without the material's relaxation
-     * time: the mass term M (1 + h^2 k + h c) */
+    /* the shape memory's spring k M toward the goal and damping c M of the speed (c = kMT / dt), implicit
+     * without the material's relaxation time: the mass term M (1 + h^2 k + h c) */
     double shape = xp->shape_k > 0 ? h * h * xp->shape_k + h * xp->shape_drag : 0, mass_scale = 1.0 + shape;
     pressure_forces(s, xp, (const double(*)[3])x);
     if (shape > 0)
@@ -601,8 +608,7 @@ static void implicit_substep(const world_soft *s, struct world_cloth *xp, double
             double m = xp->inv_mass[i] > 0 ? 1.0 / xp->inv_mass[i] : 0;
             f[i][j] = m > 0 ? g[j] * m + xp->force[i][j] : 0;
             if (m > 0 && shape > 0) /* the pull, less its implicit part's h k m v, and the damping */
-                f[i][j] += m * (xp->shape_k * (xp->goal[i][j] - x[i][j] - h * v[i][j]) -
-                                xp->shape_drag * (v[i][j] - xp->shape_vc[j]));
+                f[i][j] += m * (xp->shape_k * (xp->goal[i][j] - x[i][j] - h * v[i][j]) - xp->shape_drag * v[i][j]);
         }
     for (size_t e = 0; e < xp->edge_count; e++) {
         uint32_t a = xp->edges[e][0], b = xp->edges[e][1];
