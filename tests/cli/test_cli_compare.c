@@ -361,6 +361,40 @@ static void test_errors(void **state)
     cli_result_free(&r);
 }
 
+/* A sweep's finer cage has bending links set so the part hangs standing still as with the model's own cage (the
+ * material the reference is made of): on 03's skirt the preset's rule gives a 966-triangle cage 5 steps, which
+ * hang it less than half as far as the model's 3-step cage of 256 triangles; the report says which steps it took,
+ * between the two, and how far each hangs. */
+static void test_sweep_matches_bending(void **state)
+{
+    (void)state;
+    char dir[700], md_path[760];
+    snprintf(dir, sizeof dir, "%s/sweep", cli_tmp_dir());
+    cli_result r;
+    CLI_RUN(&r, "compare", SKIRT, "--cage", "スカート", "--proxy-triangles", "1000", "--frames", "2", "-o", dir);
+    cli_expect_code(&r, 0);
+    cli_result_free(&r);
+    snprintf(md_path, sizeof md_path, "%s/report.md", dir);
+    size_t len = 0;
+    char *md = cli_read_all(md_path, &len);
+    assert_non_null(md);
+    const char *at = strstr(md, "-triangle cage's bending links reach ");
+    assert_non_null(at);
+    int steps = 0, rule = 0;
+    double sag = 0, own = 0;
+    assert_int_equal(sscanf(at, "-triangle cage's bending links reach %d steps (the preset's rule for its size: %d), "
+                                "where it hangs standing still as the model's own cage does: %lf units below rest "
+                                "(RMS) against %lf.",
+                            &steps, &rule, &sag, &own),
+                     4);
+    print_message("sweep: the finer cage's bending links %d steps (rule %d), hanging %.4g below rest against the own "
+                  "cage's %.4g\n",
+                  steps, rule, sag, own);
+    assert_true(rule > 3 && steps >= 3 && steps <= rule);
+    assert_true(own > 0 && fabs(sag - own) < 0.5 * own);
+    free(md);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -368,6 +402,7 @@ int main(void)
         cmocka_unit_test(test_small_plush_verdict),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_frames_beyond_the_bound),
+        cmocka_unit_test(test_sweep_matches_bending),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
