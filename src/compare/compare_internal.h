@@ -145,6 +145,7 @@ struct plush_compare_study {
     bool reference_chosen;        /* the solver of direct went by cloth_nodes (neither asked for) */
     size_t quarter_run, quarter_pair; /* its run and its pair against direct (0 when none) */
     bool own_proxy;               /* the model has a soft body: run "proxy" on it */
+    bool author_physics;          /* the model's own physics moves bones of the part (compare_study.c) */
     plush_compare_run_desc *runs;
     char (*run_names)[48];
     size_t run_count;

@@ -366,6 +366,10 @@ static void meaning(const plush_compare_study *s, const judgement *jp, plush_buf
 {
     const plush_compare_surface *surf = plush_compare_get_surface(s->cmp);
     buf_printf(md, "## What it means\n\n");
+    if (s->author_physics)
+        buf_printf(md, "- The model's own physics (its author's rigid bodies) swings bones of the part. `plush run` "
+                       "follows it by default; here the proxy keeps its cage's own shape, as `plush run --own-shape` "
+                       "does, the material the reference is made of.\n");
     judgement j = *jp;
     if (j.used) {
         /* the size of the error, read with the verdict: a proxy no closer than bones adds nothing however

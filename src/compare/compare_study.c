@@ -2,6 +2,7 @@
  * the files (report.md in compare_report.c, plots and pictures in compare_pictures.c). */
 #include "compare/compare_internal.h"
 #include "scene/internal.h"
+#include "physics/rigid_shape.h"
 #include "plush/sys/attach.h"
 #include "plush/sys/core.h"
 #include "plush/sys/render.h"
@@ -112,6 +113,22 @@ static plush_status plan_runs(plush_compare_study *s, plush_diag *diag)
         s->pairs[p++] = (plush_compare_pair){.a = r, .b = RUN_DIRECT, .surface = s->has_finer ? NULL : s->quarter.model};
     }
     return PLUSH_OK;
+}
+
+/* Whether the model's own physics (its author's rigid bodies) moves a bone that carries a vertex of the part. */
+static bool author_moves(const plush_pmx_model *m, const plush_compare_surface *surf)
+{
+    bool *moved = calloc(m->bone_count ? m->bone_count : 1, sizeof *moved), any = false;
+    if (!moved)
+        return false;
+    plush__rigid_moved_bones(m, moved);
+    for (size_t i = 0; i < surf->vertex_count && !any; i++) {
+        const plush_pmx_vertex *v = &m->vertices[surf->vertices[i]];
+        for (int k = 0; k < 4 && !any; k++)
+            any = v->bones[k] >= 0 && (size_t)v->bones[k] < m->bone_count && v->weights[k] > 0 && moved[v->bones[k]];
+    }
+    free(moved);
+    return any;
 }
 
 /* How far the part hangs below its rest shape standing still under gravity (no motion) after SAG_FRAMES
@@ -256,6 +273,7 @@ static plush_status study_start(plush_compare_study *s, plush_diag *diag)
     s->reference_chosen = !desc->direct_bullet && !desc->direct_cloth;
     s->desc.direct_cloth = !desc->direct_bullet &&
                            (desc->direct_cloth || s->cloth_nodes <= PLUSH__COMPARE_CLOTH_NODES);
+    s->author_physics = author_moves(s->model, surf);
     st = make_variants(s, size, surf, diag);
     plush_compare_surface_free(surf);
     if (st != PLUSH_OK)

@@ -392,6 +392,28 @@ static void test_sweep_matches_bending(void **state)
                   steps, rule, sag, own);
     assert_true(rule > 3 && steps >= 3 && steps <= rule);
     assert_true(own > 0 && fabs(sag - own) < 0.5 * own);
+    assert_null(strstr(md, "The model's own physics")); /* no rigid body of the author's moves this skirt */
+    free(md);
+}
+
+/* A part the author's physics swings (sample_finish's skirt on its rigid-body chains): the report says the proxy
+ * is compared on its cage's own shape, where plush run follows the author's physics by default. */
+static void test_part_on_author_physics_said(void **state)
+{
+    (void)state;
+    char dir[700], md_path[760];
+    snprintf(dir, sizeof dir, "%s/author", cli_tmp_dir());
+    cli_result r;
+    CLI_RUN(&r, "compare", SHARED_MMD "/blender2pmxem/sample_finish.pmx", "--cage", "スカート", "--frames", "2", "-o",
+            dir);
+    cli_expect_code(&r, 0);
+    cli_result_free(&r);
+    snprintf(md_path, sizeof md_path, "%s/report.md", dir);
+    size_t len = 0;
+    char *md = cli_read_all(md_path, &len);
+    assert_non_null(md);
+    assert_non_null(strstr(md, "The model's own physics (its author's rigid bodies) swings bones of the part"));
+    assert_non_null(strstr(md, "`plush run --own-shape`"));
     free(md);
 }
 
@@ -403,6 +425,7 @@ int main(void)
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_frames_beyond_the_bound),
         cmocka_unit_test(test_sweep_matches_bending),
+        cmocka_unit_test(test_part_on_author_physics_said),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
