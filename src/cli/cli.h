@@ -10,6 +10,7 @@
 #include "plush/plush.h"
 #include "plush/sys/attach.h"
 #include "plush/sys/core.h"
+#include "plush/sys/scene.h"
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -196,6 +197,11 @@ typedef struct cli_cage {
     size_t joined_count;
     size_t joined[CLI_CAGE_JOINED_MAX];
     size_t joined_seam[CLI_CAGE_JOINED_MAX];
+    /* A cage finer than the default target: its bending links set to hang the part as the default cage does
+     * (plush_scene_match_bending); the default cage's triangles. */
+    bool bending_matched;
+    plush_scene_bending bending;
+    size_t default_triangles;
 } cli_cage;
 /* The syntax: at least one name before the colon and, after it, a whole number of at least one triangle.
  * A usage error otherwise, before any file is read. */
@@ -205,7 +211,8 @@ int cli_cage_spec_check(const char *usage, const char *spec);
  * name means no material, or the cage cannot be made or held. */
 bool cli_cage_attach(const char *usage, const plush_pmx_model *model, const char *path, const char *spec,
                      float pin_band, cli_cage *out, plush_diag *diag);
-/* One line per material joined to the cage (cli_cage.joined): the summary's "joined". */
+/* One line per material joined to the cage (cli_cage.joined): the summary's "joined"; and, for a cage finer
+ * than the default, the bending links it was given (the summary's "bending"). */
 void cli_cage_report_joined(const plush_pmx_model *model, const cli_cage *cage);
 void cli_cage_free(cli_cage *cage);
 

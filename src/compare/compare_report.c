@@ -285,8 +285,8 @@ static void bending_notes(const plush_compare_study *s, plush_buf *md)
         const plush_compare_variant *v = &s->variants[i];
         if (v->blink <= 0)
             continue;
-        buf_printf(md, "%sThe %zu-triangle cage's bending links reach %d steps (the preset's rule for its size: %d), "
-                       "where it hangs standing still as the model's own cage does: %.3g units below rest (RMS) "
+        buf_printf(md, "%sThe %zu-triangle cage's bending links reach %d steps (the preset's rule for its size: %d): "
+                       "the part hangs standing still nearest as with the model's own cage, %.3g units below rest (RMS) "
                        "against %.3g.",
                    any ? " " : "", v->triangles, (int)v->blink, (int)v->blink_rule, v->sag, v->own_sag);
         any = true;

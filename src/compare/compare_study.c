@@ -6,6 +6,7 @@
 #include "plush/sys/attach.h"
 #include "plush/sys/core.h"
 #include "plush/sys/render.h"
+#include "plush/sys/scene.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -131,86 +132,24 @@ static bool author_moves(const plush_pmx_model *m, const plush_compare_surface *
     return any;
 }
 
-/* How far the part hangs below its rest shape standing still under gravity (no motion) after SAG_FRAMES
- * frames: the RMS distance of its measured vertices from rest, in *out; false when the model's scene cannot
- * run. Two seconds: a default cage has settled by then (docs/compare.md). */
-enum { SAG_FRAMES = 60 };
-static bool rest_sag(const plush_compare_study *s, const plush_pmx_model *m, const plush_compare_surface *surf,
-                     double *out)
+/* The sweep compares cages of one material, the model's own cage's, which the reference is made of: a generated
+ * cage whose preset rule gives its bending links other steps than the model's own cage has is set to the steps
+ * that hang the part standing still as the model's own cage does (plush_scene_match_bending). */
+static void match_bending(plush_compare_study *s, plush_compare_variant *v)
 {
     const plush_compare_study_desc *desc = &s->desc;
-    plush_scene_desc sd = {.model = m,
-                           .mode = PLUSH_SCENE_PROXY,
-                           .fps = desc->fps,
-                           .world = {.physics_hz = desc->physics_hz},
-                           .bind = {.proxy = {.seed = desc->seed},
-                                    .bound = {.materials = desc->materials,
-                                              .material_count = desc->material_count,
-                                              .left_out = desc->left_out,
-                                              .left_out_count = desc->left_out_count}}};
-    plush_diag local = {.offset = -1, .index = -1};
-    plush_scene *sc = NULL;
-    bool ok = plush_scene_create(&sd, &sc, &local) == PLUSH_OK;
-    for (uint32_t f = 0; ok && f < SAG_FRAMES; f++)
-        ok = plush_scene_step(sc, f, &local) == PLUSH_OK;
-    double sum = 0;
-    if (ok) {
-        const float(*p)[3] = plush_scene_positions(sc);
-        for (size_t i = 0; i < surf->vertex_count; i++) {
-            const float *a = p[surf->vertices[i]], *b = s->model->vertices[surf->vertices[i]].position;
-            for (int k = 0; k < 3; k++)
-                sum += ((double)a[k] - b[k]) * ((double)a[k] - b[k]);
-        }
-        *out = surf->vertex_count ? sqrt(sum / (double)surf->vertex_count) : 0;
-        ok = isfinite(*out);
-    }
-    plush_scene_destroy(sc);
-    return ok;
-}
-
-/* The sweep compares cages of one material, the model's own cage's, which the reference is made of. A finer
- * cage's bending links are counted in its own, shorter edges, and the preset's rule for their steps (the same
- * reach in the part's units, plush__attach_blink_steps) leaves it stiffer or softer than the model's cage: on
- * 03's skirt (docs/compare.md) the 966-triangle cage at the rule's 5 steps hung 0.05% of its size below rest where
- * the 256-triangle cage hung 0.12%, at 3 steps 0.26%, and in motion it swung unlike both the reference and the
- * smaller cage. So each generated cage whose rule gives other steps than the model's own cage has is set to the
- * steps between the two whose part hangs standing still as the model's own cage's does (the same weight held by
- * the same bending): a measurement of the material, not of the motion compared. */
-static void match_bending(plush_compare_study *s, plush_compare_variant *v, const plush_compare_surface *surf,
-                          bool *own_known, double *own_sag)
-{
-    const plush_pmx_soft_body *own = NULL;
-    for (size_t i = 0; i < s->model->soft_body_count && !own; i++)
-        if (s->model->soft_bodies[i].shape == PLUSH_PMX_SOFT_TRIMESH)
-            own = &s->model->soft_bodies[i];
-    plush_pmx_model *m = v->model;
-    if (!own || !m || m->soft_body_count == 0 || !(own->flags & PLUSH_PMX_SOFT_BLINK))
-        return;
-    int32_t rule = m->soft_bodies[0].blink_distance, base = own->blink_distance;
-    if (rule == base || rule <= 0 || base <= 0)
-        return;
-    if (!*own_known && !(*own_known = rest_sag(s, s->model, surf, own_sag)))
-        return;
-    int32_t lo = rule < base ? rule : base, hi = rule < base ? base : rule, best = rule;
-    double best_off = INFINITY, best_sag = NAN;
-    for (int32_t k = lo; k <= hi; k++) {
-        for (size_t i = 0; i < m->soft_body_count; i++)
-            m->soft_bodies[i].blink_distance = k;
-        double sag;
-        if (rest_sag(s, m, surf, &sag) && fabs(sag - *own_sag) < best_off)
-            best_off = fabs(sag - *own_sag), best = k, best_sag = sag;
-    }
-    for (size_t i = 0; i < m->soft_body_count; i++)
-        m->soft_bodies[i].blink_distance = best;
-    v->blink_rule = rule, v->blink = best, v->sag = best_sag, v->own_sag = *own_sag;
+    plush_scene_bound_options bound = {.materials = desc->materials,
+                                       .material_count = desc->material_count,
+                                       .left_out = desc->left_out,
+                                       .left_out_count = desc->left_out_count};
+    plush_scene_bending b;
+    if (v->model && plush_scene_match_bending(v->model, s->model, &bound, desc->physics_hz, &b))
+        v->blink_rule = b.rule, v->blink = b.steps, v->sag = b.sag, v->own_sag = b.other_sag;
 }
 
 /* Every generated cage, each made as the CLI asked it (its warnings, plush_attach's, go into diag). */
-static plush_status make_variants(plush_compare_study *s, float size, const plush_compare_surface *surf,
-                                  plush_diag *diag)
+static plush_status make_variants(plush_compare_study *s, float size, plush_diag *diag)
 {
-    bool own_known = false;
-    double own_sag = 0;
     const plush_compare_study_desc *desc = &s->desc;
     s->variants = calloc(desc->cage_count ? desc->cage_count : 1, sizeof *s->variants);
     if (!s->variants)
@@ -228,7 +167,7 @@ static plush_status make_variants(plush_compare_study *s, float size, const plus
         if (st != PLUSH_OK)
             return st;
         if (s->own_proxy)
-            match_bending(s, v, surf, &own_known, &own_sag);
+            match_bending(s, v);
         /* a target the part cannot meet is said, with why */
         char note[320];
         if (v->part && plush_attach_target_note(&v->made, target, "each piece keeps its own cage", note,
@@ -274,7 +213,7 @@ static plush_status study_start(plush_compare_study *s, plush_diag *diag)
     s->desc.direct_cloth = !desc->direct_bullet &&
                            (desc->direct_cloth || s->cloth_nodes <= PLUSH__COMPARE_CLOTH_NODES);
     s->author_physics = author_moves(s->model, surf);
-    st = make_variants(s, size, surf, diag);
+    st = make_variants(s, size, diag);
     plush_compare_surface_free(surf);
     if (st != PLUSH_OK)
         return st;
