@@ -85,6 +85,28 @@ static void check_picture(const char *path)
     report_png_free(px);
 }
 
+/* plush compare with the arguments argv (NULL ended) and -o tmp/SUB, expected to succeed: its report.md (free
+ * it). */
+static char *compare_report(const char *sub, const char *const *argv)
+{
+    char dir[700], md_path[760];
+    snprintf(dir, sizeof dir, "%s/%s", cli_tmp_dir(), sub);
+    const char *args[16] = {"compare"};
+    size_t n = 1;
+    for (size_t i = 0; argv[i] && n + 3 < 16; i++)
+        args[n++] = argv[i];
+    args[n++] = "-o", args[n++] = dir, args[n] = NULL;
+    cli_result r;
+    cli_run_list(&r, args);
+    cli_expect_code(&r, 0);
+    cli_result_free(&r);
+    snprintf(md_path, sizeof md_path, "%s/report.md", dir);
+    size_t len = 0;
+    char *md = cli_read_all(md_path, &len);
+    assert_non_null(md);
+    return md;
+}
+
 /* Every file, the CSV's pairs row for row, the report's verdict from the CSV's times. */
 static void test_small_plush_writes_every_file(void **state)
 {
@@ -313,15 +335,10 @@ static void test_errors(void **state)
     cli_expect_code(&r, 2);
     cli_result_free(&r);
     /* the original method's proxy (the 'before' picture), and the report says so */
-    char seeded[700], md_path[800];
-    snprintf(seeded, sizeof seeded, "%s/seeded", cli_tmp_dir());
-    CLI_RUN(&r, "compare", BEAR, "--motion", BEAR_VMD, "--frames", "2", "--seed", "-o", seeded);
-    cli_expect_code(&r, 0);
-    cli_result_free(&r);
-    snprintf(md_path, sizeof md_path, "%s/report.md", seeded);
+    char md_path[800];
     size_t md_len = 0;
-    char *md = cli_read_all(md_path, &md_len);
-    assert_non_null(md);
+    char *md =
+        compare_report("seeded", (const char *const[]){BEAR, "--motion", BEAR_VMD, "--frames", "2", "--seed", NULL});
     assert_non_null(strstr(md, "the original method (`--seed`)"));
     free(md);
     /* a part: --cage and --materials as plush run takes them, refused as it refuses them */
@@ -368,16 +385,8 @@ static void test_errors(void **state)
 static void test_sweep_matches_bending(void **state)
 {
     (void)state;
-    char dir[700], md_path[760];
-    snprintf(dir, sizeof dir, "%s/sweep", cli_tmp_dir());
-    cli_result r;
-    CLI_RUN(&r, "compare", SKIRT, "--cage", "スカート", "--proxy-triangles", "1000", "--frames", "2", "-o", dir);
-    cli_expect_code(&r, 0);
-    cli_result_free(&r);
-    snprintf(md_path, sizeof md_path, "%s/report.md", dir);
-    size_t len = 0;
-    char *md = cli_read_all(md_path, &len);
-    assert_non_null(md);
+    char *md = compare_report("sweep", (const char *const[]){SKIRT, "--cage", "スカート", "--proxy-triangles", "1000",
+                                                              "--frames", "2", NULL});
     const char *at = strstr(md, "-triangle cage's bending links reach ");
     assert_non_null(at);
     int steps = 0, rule = 0;
@@ -432,17 +441,8 @@ static void test_run_finer_cage_bending(void **state)
 static void test_part_on_author_physics_said(void **state)
 {
     (void)state;
-    char dir[700], md_path[760];
-    snprintf(dir, sizeof dir, "%s/author", cli_tmp_dir());
-    cli_result r;
-    CLI_RUN(&r, "compare", SHARED_MMD "/blender2pmxem/sample_finish.pmx", "--cage", "スカート", "--frames", "2", "-o",
-            dir);
-    cli_expect_code(&r, 0);
-    cli_result_free(&r);
-    snprintf(md_path, sizeof md_path, "%s/report.md", dir);
-    size_t len = 0;
-    char *md = cli_read_all(md_path, &len);
-    assert_non_null(md);
+    char *md = compare_report("author", (const char *const[]){SHARED_MMD "/blender2pmxem/sample_finish.pmx", "--cage",
+                                                               "スカート", "--frames", "2", NULL});
     assert_non_null(strstr(md, "The model's own physics (its author's rigid bodies) swings bones of the part"));
     assert_non_null(strstr(md, "`plush run --own-shape`"));
     free(md);
