@@ -294,8 +294,9 @@ static plush_status shape_init(soft_ctx *c, struct world_cloth *xp, const plush_
 }
 
 /* This substep's goals (xp->goal), fitted as Bullet fits them: to where the nodes' speeds take them in a fixed
- * step, so a piece turning or moving as a whole has its goal turn and move with it. */
-static void shape_goals(const world_soft *s, struct world_cloth *xp, const double (*x)[3], const double (*v)[3])
+ * step, so a piece turning or moving as a whole has its goal turn and move with it. False when a node has gone
+ * non-finite (the world's guard takes the body out): no pull this substep. */
+static bool shape_goals(const world_soft *s, struct world_cloth *xp, const double (*x)[3], const double (*v)[3])
 {
     size_t n = s->node_count;
     double c[3] = {0, 0, 0}, w = 0, a[3][3] = {{0}}, r[3][3];
@@ -309,10 +310,15 @@ static void shape_goals(const world_soft *s, struct world_cloth *xp, const doubl
     }
     for (int j = 0; j < 3; j++)
         c[j] /= w;
+    bool finite = isfinite(c[0]) && isfinite(c[1]) && isfinite(c[2]);
     for (size_t i = 0; i < n; i++)
         for (int col = 0; col < 3; col++)
             for (int row = 0; row < 3; row++)
                 a[col][row] += xp->shape_w[i] * (at[i][row] - c[row]) * xp->shape_rest[i][col];
+    for (int k = 0; k < 9; k++)
+        finite = finite && isfinite(a[k / 3][k % 3]);
+    if (!finite)
+        return false;
     plush__fit_rotation(a, xp->shape_q);
     plush__quat_to_mat3(xp->shape_q, &r[0][0], 3); /* r[c] is column c */
     for (size_t i = 0; i < n; i++) {
@@ -320,6 +326,7 @@ static void shape_goals(const world_soft *s, struct world_cloth *xp, const doubl
         for (int j = 0; j < 3; j++)
             xp->goal[i][j] = c[j] + r[0][j] * o[0] + r[1][j] * o[1] + r[2][j] * o[2];
     }
+    return true;
 }
 
 plush_status plush__world_soft_cloth_init(soft_ctx *c, const plush_world_cloth *cloth)
@@ -599,10 +606,11 @@ static void implicit_substep(const world_soft *s, struct world_cloth *xp, double
     double (*dv)[3] = xp->dv, scale = h * (h + tau);
     /* the shape memory's spring k M toward the goal and damping c M of the speed (c = kMT / dt), implicit
      * without the material's relaxation time: the mass term M (1 + h^2 k + h c) */
-    double shape = xp->shape_k > 0 ? h * h * xp->shape_k + h * xp->shape_drag : 0, mass_scale = 1.0 + shape;
+    double shape = xp->shape_k > 0 && shape_goals(s, xp, (const double(*)[3])x, (const double(*)[3])v)
+                       ? h * h * xp->shape_k + h * xp->shape_drag
+                       : 0;
+    double mass_scale = 1.0 + shape;
     pressure_forces(s, xp, (const double(*)[3])x);
-    if (shape > 0)
-        shape_goals(s, xp, (const double(*)[3])x, (const double(*)[3])v);
     for (size_t i = 0; i < n; i++)
         for (int j = 0; j < 3; j++) {
             double m = xp->inv_mass[i] > 0 ? 1.0 / xp->inv_mass[i] : 0;
