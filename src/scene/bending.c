@@ -4,9 +4,9 @@
  * Bullet's bending links join each node to the nodes a number of edges away. The preset's rule for a cage finer
  * than the default target (plush__attach_blink_steps) keeps their reach in the part's units, but a node's links
  * are a ring that grows with the steps, so the finer cage is another material: on 03's skirt (docs/compare.md) the
- * 966-triangle cage at the rule's 5 steps hung less than the default 256-triangle cage at 3 (0.012 units below
- * rest against 0.030, RMS), at 3 steps more, and in motion it swung unlike both the cage of 256 and the skirt
- * simulated at four times its detail. Which steps make the same material is measured, not fitted: each candidate,
+ * 966-triangle cage at the rule's 5 steps hung less than the default 256-triangle cage at 3 (0.015 units below
+ * rest against 0.030, RMS), at 3 steps more (0.068), and in motion it swung unlike both the cage of 256 and the
+ * skirt simulated at four times its detail. Which steps make the same material is measured, not fitted: each candidate,
  * and the other cage, stepped SAG_FRAMES frames from rest under gravity with no motion, the part's vertices'
  * RMS distance from rest compared -- the same weight held by the same bending. */
 #include "plush/sys/scene.h"

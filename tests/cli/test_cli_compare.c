@@ -380,7 +380,7 @@ static void test_errors(void **state)
 
 /* A sweep's finer cage has bending links set so the part hangs standing still as with the model's own cage (the
  * material the reference is made of): on 03's skirt the preset's rule gives a 966-triangle cage 5 steps, which
- * hang it less than half as far as the model's 3-step cage of 256 triangles; the report says which steps it took
+ * hang it half as far as the model's 3-step cage of 256 triangles; the report says which steps it took
  * (from 3 up to twice them) and how far each hangs. */
 static void test_sweep_matches_bending(void **state)
 {
