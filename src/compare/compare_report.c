@@ -145,8 +145,8 @@ static void verdict(const plush_compare_study *s, const judgement *jp, plush_buf
                            "Euler in substeps): one areal density, a stretch modulus whose waves cross the cage as fast "
                            "as its link solver carries a correction, a bending length of the cage's mean edge, the "
                            "cage's shape memory (each node pulled toward its rest place turned with the part, kMT "
-                           "of the way a step), damping, pressure and gravity, in as many substeps as the cage's link solver "
-                           "takes sweeps; its pins on the detailed surface under the cage's pinned triangles (a lone "
+                           "of the way a step), damping, pressure and gravity, in as many substeps as the cage's "
+                           "link solver takes sweeps; its pins on the detailed surface under the cage's pinned triangles (a lone "
                            "pin: the detailed nodes nearest it).%s\n\n",
                        s->has_finer ? " Direct has four times the part's detail (each face split at its edges' "
                                       "midpoints, the midpoints skinned as their edges' ends), direct/4 is the part as "
@@ -273,11 +273,8 @@ static void speedups(const plush_compare_study *s, plush_buf *md)
     buf_printf(md, "| direct | %.3f | 1× |\n\n", td);
 }
 
-/* With several cage sizes: error, speed and cost per size, and the size to use -- the smallest whose mean
- * error is within a tenth of the best size's, or within the reference's own resolution error (direct/4's
- * distance from direct) when that is larger: below it the reference cannot tell the sizes apart. */
 /* The generated cages whose bending links were set to hang the part as the model's own cage does
- * (compare_study.c, match_bending). */
+ * (compare_study.c, match_bending; plush_scene_match_bending). */
 static void bending_notes(const plush_compare_study *s, plush_buf *md)
 {
     bool any = false;
@@ -295,6 +292,9 @@ static void bending_notes(const plush_compare_study *s, plush_buf *md)
         buf_printf(md, "\n\n");
 }
 
+/* With several cage sizes: error, speed and cost per size, and the size to use -- the smallest whose mean
+ * error is within a tenth of the best size's, or within the reference's own resolution error (direct/4's
+ * distance from direct) when that is larger: below it the reference cannot tell the sizes apart. */
 static void sweep_advice(const plush_compare_study *s, plush_buf *md, float size)
 {
     size_t proxies = (s->own_proxy ? 1 : 0) + s->variant_count;

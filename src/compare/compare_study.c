@@ -116,22 +116,6 @@ static plush_status plan_runs(plush_compare_study *s, plush_diag *diag)
     return PLUSH_OK;
 }
 
-/* Whether the model's own physics (its author's rigid bodies) moves a bone that carries a vertex of the part. */
-static bool author_moves(const plush_pmx_model *m, const plush_compare_surface *surf)
-{
-    bool *moved = calloc(m->bone_count ? m->bone_count : 1, sizeof *moved), any = false;
-    if (!moved)
-        return false;
-    plush__rigid_moved_bones(m, moved);
-    for (size_t i = 0; i < surf->vertex_count && !any; i++) {
-        const plush_pmx_vertex *v = &m->vertices[surf->vertices[i]];
-        for (int k = 0; k < 4 && !any; k++)
-            any = v->bones[k] >= 0 && (size_t)v->bones[k] < m->bone_count && v->weights[k] > 0 && moved[v->bones[k]];
-    }
-    free(moved);
-    return any;
-}
-
 /* The sweep compares cages of one material, the model's own cage's, which the reference is made of: a generated
  * cage whose preset rule gives its bending links other steps than the model's own cage has is set to the steps
  * that hang the part standing still as the model's own cage does (plush_scene_match_bending). */
@@ -212,7 +196,7 @@ static plush_status study_start(plush_compare_study *s, plush_diag *diag)
     s->reference_chosen = !desc->direct_bullet && !desc->direct_cloth;
     s->desc.direct_cloth = !desc->direct_bullet &&
                            (desc->direct_cloth || s->cloth_nodes <= PLUSH__COMPARE_CLOTH_NODES);
-    s->author_physics = author_moves(s->model, surf);
+    s->author_physics = plush__rigid_moved_share(s->model, surf->vertices, surf->vertex_count) > 0;
     st = make_variants(s, size, diag);
     plush_compare_surface_free(surf);
     if (st != PLUSH_OK)

@@ -187,3 +187,23 @@ double plush__rigid_shape_thickness(const plush_pmx_rigid_body *rb)
         return fmin(rb->size[0], fmin(rb->size[1], rb->size[2]));
     return rb->size[0];
 }
+
+double plush__rigid_moved_share(const plush_pmx_model *m, const uint32_t *vertices, size_t count)
+{
+    size_t n = m->bone_count, moved = 0;
+    bool *below = calloc(n ? n : 1, sizeof *below);
+    if (!below || !count) {
+        free(below);
+        return 0;
+    }
+    plush__rigid_moved_bones(m, below);
+    for (size_t i = 0; i < count; i++) {
+        const plush_pmx_vertex *v = &m->vertices[vertices[i]];
+        bool hit = false;
+        for (int j = 0; j < 4 && !hit; j++)
+            hit = v->bones[j] >= 0 && (size_t)v->bones[j] < n && v->weights[j] > 0 && below[v->bones[j]];
+        moved += hit;
+    }
+    free(below);
+    return (double)moved / (double)count;
+}

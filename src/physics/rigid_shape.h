@@ -27,6 +27,9 @@ void plush__rigid_dynamic_per_bone(const plush_pmx_model *m, int32_t *map);
 /* Per bone of m, whether physics moves it: a rigid body physics moves (mode 1 or 2) drives it or one of its
  * ancestors. moved has bone_count slots. */
 void plush__rigid_moved_bones(const plush_pmx_model *m, bool *moved);
+/* The share of the listed vertices the model's own physics moves: weighted to a bone a dynamic rigid body drives
+ * or hangs below one (0 when none is listed, or out of memory). */
+double plush__rigid_moved_share(const plush_pmx_model *m, const uint32_t *vertices, size_t count);
 /* The model's visible skin, per vertex (vertex_count slots): a vertex of a material drawn at all (diffuse alpha
  * above 0) that is no soft body's, carried by bones no rigid body's physics moves (the body as its bones carry
  * it: bangs or a skirt on the author's physics are soft parts of their own). False when out of memory. */

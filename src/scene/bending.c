@@ -47,10 +47,11 @@ static bool rest_sag(const plush_pmx_model *m, const plush_scene_bound_options *
     return ok;
 }
 
+/* The first TriMesh soft body with a material (the proxy builds no other). */
 static const plush_pmx_soft_body *first_trimesh(const plush_pmx_model *m)
 {
     for (size_t i = 0; i < m->soft_body_count; i++)
-        if (m->soft_bodies[i].shape == PLUSH_PMX_SOFT_TRIMESH)
+        if (m->soft_bodies[i].shape == PLUSH_PMX_SOFT_TRIMESH && m->soft_bodies[i].material >= 0)
             return &m->soft_bodies[i];
     return NULL;
 }

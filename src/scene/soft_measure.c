@@ -39,28 +39,6 @@ static double rest_size(const plush_pmx_model *m, const uint32_t *vertices, size
     return sqrt(d);
 }
 
-/* The share of the bound vertices the author's physics moves: weighted to a bone a dynamic rigid body
- * drives or hangs below one. */
-static double author_share(const plush_pmx_model *m, const uint32_t *vertices, size_t count)
-{
-    size_t n = m->bone_count, moved = 0;
-    bool *below = calloc(n ? n : 1, sizeof *below);
-    if (!below || !count) {
-        free(below);
-        return 0;
-    }
-    plush__rigid_moved_bones(m, below);
-    for (size_t i = 0; i < count; i++) {
-        const plush_pmx_vertex *v = &m->vertices[vertices[i]];
-        bool hit = false;
-        for (int j = 0; j < 4 && !hit; j++)
-            hit = v->bones[j] >= 0 && (size_t)v->bones[j] < n && v->weights[j] > 0 && below[v->bones[j]];
-        moved += hit;
-    }
-    free(below);
-    return (double)moved / (double)count;
-}
-
 /* The visible skin: the faces of the model's visible skin (plush__rigid_skin_vertices) that hold no bound vertex,
  * over every bound vertex (the push keeps them out of it; the measure looks at the sampled ones). */
 static plush_status skin_init(plush__soft_measure *sm, const plush_pmx_model *m, plush_diag *diag)
@@ -159,7 +137,7 @@ plush_status plush__soft_measure_init(plush__soft_measure *sm, const plush_pmx_m
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
     memset(sm->left_out, 0, bits / 8 + 1);
     plush__rigid_dynamic_per_bone(m, dynamic);
-    sm->author_share = author_share(m, vertices, count);
+    sm->author_share = plush__rigid_moved_share(m, vertices, count);
     plush_status st = skin_init(sm, m, diag);
     if (st != PLUSH_OK)
         return st;
