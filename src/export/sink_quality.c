@@ -8,6 +8,7 @@
  * when no thread can be started does it measure in line. */
 #include "plush/quality.h"
 #include "plush/sys/core.h"
+#include "plush/sys/scene.h"
 #include "export/bake_internal.h"
 #include "export/sink_internal.h"
 #include "core/geom.h"
@@ -59,6 +60,7 @@ typedef struct quality_sink {
     quality_slot slot[QUALITY_SLOTS];
     pthread_t thread;
     struct quality_sync *sync;    /* NULL: measured in line */
+    bool holding;                 /* the slot after the handed ones holds a frame waiting for its soft figures */
 } quality_sink;
 
 /* Frames handed (the run's thread) and measured (the measure's), under lock. Apart from the sink so that
@@ -219,12 +221,24 @@ static void stop_thread(quality_sink *q)
     q->sync = NULL;
 }
 
-/* The scene's figures of the soft part against the body, when it has a binding to measure. */
+/* The scene's figures of the soft part against the body at the slot's frame, when it has a binding to measure. */
 static void soft_figures(const plush_scene *scene, quality_slot *slot)
 {
-    plush_scene_soft_summary summary;
-    plush_scene_soft(scene, &slot->soft, &summary);
-    slot->has_soft = summary.frames > 0;
+    slot->has_soft = plush_scene_soft_at(scene, (double)slot->frame, &slot->soft);
+}
+
+/* The held slot, with its frame's soft figures, to the measure's thread. */
+static void hand_held(quality_sink *q, const plush_scene *scene)
+{
+    quality_sync *y = q->sync;
+    if (!y || !q->holding)
+        return;
+    soft_figures(scene, &q->slot[y->handed % QUALITY_SLOTS]);
+    pthread_mutex_lock(&y->lock);
+    y->handed++;
+    pthread_cond_broadcast(&y->cond);
+    pthread_mutex_unlock(&y->lock);
+    q->holding = false;
 }
 
 static plush_status quality_frame(plush_scene_sink *s, const plush_scene *scene, uint32_t frame, plush_diag *diag)
@@ -239,6 +253,9 @@ static plush_status quality_frame(plush_scene_sink *s, const plush_scene *scene,
         measure(q, &in);
         return q->csv.failed ? plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory") : PLUSH_OK;
     }
+    /* A frame's soft figures are measured beside the next frame's physics (plush_scene_soft_at): its slot is held
+     * until then, and handed with them once the next frame is here. */
+    hand_held(q, scene);
     /* the slot of frame handed - QUALITY_SLOTS is free once that frame is measured */
     pthread_mutex_lock(&y->lock);
     while (y->handed - y->measured >= QUALITY_SLOTS)
@@ -252,18 +269,14 @@ static plush_status quality_frame(plush_scene_sink *s, const plush_scene *scene,
     if (q->cage)
         memcpy(out->cage, plush_scene_proxy_nodes(scene), q->cage_count * sizeof *out->cage);
     out->frame = frame;
-    soft_figures(scene, out);
-    pthread_mutex_lock(&y->lock);
-    y->handed++;
-    pthread_cond_broadcast(&y->cond);
-    pthread_mutex_unlock(&y->lock);
+    q->holding = true;
     return PLUSH_OK;
 }
 
 static plush_status quality_end(plush_scene_sink *s, const plush_scene *scene, plush_diag *diag)
 {
-    (void)scene;
     quality_sink *q = (quality_sink *)s;
+    hand_held(q, scene);
     stop_thread(q);
     if (q->csv.failed)
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");

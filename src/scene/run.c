@@ -57,7 +57,9 @@ struct plush_scene {
     plush__soft_measure soft_measure;    /* with a binding */
     plush__soft_push soft_push;          /* with a skin: out of the body */
     plush__follow follow;                /* proxy mode: the soft bodies that follow the author's physics */
-    plush_scene_soft_figures soft_frame;
+    plush_scene_soft_figures soft_frame; /* the last frame's figures taken in, of frame soft_at (-1: none) */
+    plush_scene_soft_figures soft_before; /* and the ones before them, of frame soft_before_at */
+    double soft_at, soft_before_at, measure_at; /* measure_at: the frame the measure under way is of */
     plush_scene_soft_summary soft_summary;
     plush__texture_store *textures;      /* the model's textures the sinks decode: each file once a run */
     plush__bake_share bake_share;        /* the bake the pmx+vmd and glTF exports share (sink.c) */
@@ -317,6 +319,7 @@ plush_status plush_scene_create(const plush_scene_desc *desc, plush_scene **out,
     /* after the world: direct mode skips only the vertices of soft bodies it built */
     if (st == PLUSH_OK)
         st = plan_bone_skinning(sc, diag);
+    sc->soft_at = sc->soft_before_at = -1;
     sc->soft_summary.worst_inside_frame = -1;
     sc->soft_summary.worst_skin_frame = -1;
     if (st == PLUSH_OK && sc->binding)
@@ -459,6 +462,51 @@ static void skin_to_proxy(plush_scene *sc)
     }
 }
 
+/* Takes in the figures of the soft measure under way, when there is one (waiting for it), and adds them to the
+ * run's summary. */
+static void take_soft(plush_scene *sc)
+{
+    plush_scene_soft_figures fig;
+    if (!plush__soft_measure_collect(&sc->soft_measure, &fig))
+        return;
+    sc->soft_before = sc->soft_frame;
+    sc->soft_before_at = sc->soft_at;
+    sc->soft_frame = fig;
+    sc->soft_at = sc->measure_at;
+    double frame = sc->measure_at;
+    plush_scene_soft_summary *u = &sc->soft_summary;
+    const plush_scene_soft_figures *f = &sc->soft_frame;
+    double w = 1.0 / (double)(u->frames + 1);
+    u->mean_offset_share += (f->offset_share - u->mean_offset_share) * w;
+    u->mean_swing_share += (f->swing_share - u->mean_swing_share) * w;
+    u->mean_author_swing_share += (f->author_swing_share - u->mean_author_swing_share) * w;
+    u->mean_skin_share += (f->skin_share - u->mean_skin_share) * w;
+    u->mean_author_skin_share += (f->author_skin_share - u->mean_author_skin_share) * w;
+    u->skin_deepest = f->skin_depth > u->skin_deepest ? f->skin_depth : u->skin_deepest;
+    if (u->skin_measured) {
+        double gap = f->skin_share - f->author_skin_share;
+        if (u->worst_skin_frame < 0 || gap > u->worst_skin_share - u->worst_author_skin_share) {
+            u->worst_skin_share = f->skin_share;
+            u->worst_author_skin_share = f->author_skin_share;
+            u->worst_skin_frame = (int64_t)frame;
+        }
+        u->skin_frames_over += gap > PLUSH_SOFT_SKIN_FRAME_BAR;
+    }
+    u->last_offset_share = f->offset_share;
+    u->last_swing_share = f->swing_share;
+    u->last_author_swing_share = f->author_swing_share;
+    u->frames++;
+    if (u->worst_inside_frame < 0 || sc->soft_frame.inside_share > u->worst_inside_share) {
+        u->worst_inside_share = sc->soft_frame.inside_share;
+        u->worst_inside_depth = sc->soft_frame.inside_depth;
+        u->worst_bones_inside_share = sc->soft_frame.bones_inside_share;
+        u->worst_inside_frame = (int64_t)frame;
+    }
+    if (sc->soft_frame.bones_inside_share > u->most_bones_inside_share)
+        u->most_bones_inside_share = sc->soft_frame.bones_inside_share;
+    u->deepest = sc->soft_frame.inside_depth > u->deepest ? sc->soft_frame.inside_depth : u->deepest;
+}
+
 plush_status plush_scene_step(plush_scene *sc, double frame, plush_diag *diag)
 {
     if (!sc)
@@ -467,6 +515,14 @@ plush_status plush_scene_step(plush_scene *sc, double frame, plush_diag *diag)
         return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, NULL, -1, "frame %g is outside 0..%.0f", frame,
                                PLUSH_SCENE_MAX_FRAME);
     double t0 = now();
+    /* The frame before's soft measure runs beside this frame's motion and physics, up to the vertices' skinning;
+     * a physics reset skins them at once, so it waits for it first. */
+    double reset_wait = 0;
+    if (sc->soft_measure.measuring && sc->wm &&
+        (!sc->have_frame || !(frame - sc->last_frame > 0 && frame - sc->last_frame <= 1))) {
+        take_soft(sc);
+        reset_wait = now() - t0;
+    }
     pose_before_physics(sc, frame);
     double t1 = now();
     if (sc->wm) {
@@ -480,6 +536,8 @@ plush_status plush_scene_step(plush_scene *sc, double frame, plush_diag *diag)
     if (sc->wm)
         plush__follow_frame(&sc->follow, sc->model, sc->anim, (const float(*)[16])sc->kinematic);
     double t3 = now();
+    take_soft(sc);
+    double waited = reset_wait + now() - t3;
 
     for (size_t r = 0; r < sc->bone_run_count; r++)
         plush_anim_skin(sc->anim, sc->bone_runs[r][0], sc->bone_runs[r][1], sc->positions, sc->normals);
@@ -487,7 +545,7 @@ plush_status plush_scene_step(plush_scene *sc, double frame, plush_diag *diag)
         plush_world_soft_vertices(sc->wm, sc->positions, sc->normals);
     double tb = now();
     bool measure = sc->binding && sc->soft_measure.count;
-    if (measure) /* the author's side of the measure, on a second thread while the proxy skins and pushes */
+    if (measure) /* the author's skinning, on a second thread while the proxy skins and pushes */
         plush__soft_measure_begin(&sc->soft_measure, sc->anim, sc->wm ? (const float(*)[16])sc->kinematic : NULL,
                                   (const float(*)[3])sc->positions, (const float(*)[3])sc->normals);
     else /* a push without the measure poses the skin and the bodies itself, afresh each frame */
@@ -502,48 +560,19 @@ plush_status plush_scene_step(plush_scene *sc, double frame, plush_diag *diag)
         plush__soft_push_frame(&sc->soft_push, sc->skin, sc->positions, (const float(*)[3])sc->normals);
         sc->timing.push += now() - tp;
     }
-    double tm = now();
-    if (measure) {
-        plush__soft_measure_frame(&sc->soft_measure, sc->anim, sc->wm ? (const float(*)[16])sc->kinematic : NULL,
-                                  (const float(*)[3])sc->positions, (const float(*)[3])sc->normals, &sc->soft_frame);
-        plush_scene_soft_summary *u = &sc->soft_summary;
-        const plush_scene_soft_figures *f = &sc->soft_frame;
-        double w = 1.0 / (double)(u->frames + 1);
-        u->mean_offset_share += (f->offset_share - u->mean_offset_share) * w;
-        u->mean_swing_share += (f->swing_share - u->mean_swing_share) * w;
-        u->mean_author_swing_share += (f->author_swing_share - u->mean_author_swing_share) * w;
-        u->mean_skin_share += (f->skin_share - u->mean_skin_share) * w;
-        u->mean_author_skin_share += (f->author_skin_share - u->mean_author_skin_share) * w;
-        u->skin_deepest = f->skin_depth > u->skin_deepest ? f->skin_depth : u->skin_deepest;
-        if (u->skin_measured) {
-            double gap = f->skin_share - f->author_skin_share;
-            if (u->worst_skin_frame < 0 || gap > u->worst_skin_share - u->worst_author_skin_share) {
-                u->worst_skin_share = f->skin_share;
-                u->worst_author_skin_share = f->author_skin_share;
-                u->worst_skin_frame = (int64_t)frame;
-            }
-            u->skin_frames_over += gap > PLUSH_SOFT_SKIN_FRAME_BAR;
-        }
-        u->last_offset_share = f->offset_share;
-        u->last_swing_share = f->swing_share;
-        u->last_author_swing_share = f->author_swing_share;
-        u->frames++;
-        if (u->worst_inside_frame < 0 || sc->soft_frame.inside_share > u->worst_inside_share) {
-            u->worst_inside_share = sc->soft_frame.inside_share;
-            u->worst_inside_depth = sc->soft_frame.inside_depth;
-            u->worst_bones_inside_share = sc->soft_frame.bones_inside_share;
-            u->worst_inside_frame = (int64_t)frame;
-        }
-        if (sc->soft_frame.bones_inside_share > u->most_bones_inside_share)
-            u->most_bones_inside_share = sc->soft_frame.bones_inside_share;
-        u->deepest = sc->soft_frame.inside_depth > u->deepest ? sc->soft_frame.inside_depth : u->deepest;
-    }
-    double t6 = now(); /* the soft measure (bone skinning of the bound vertices, the body test) counts as skinning */
-    sc->timing.measure += (t6 - tm) + (t4 - tb);
-    sc->timing.motion += (t1 - t0) + (t3 - t2);
+    double t7 = now();
+    if (measure) /* its figures come in at the next frame (or when asked for): beside its motion and physics */
+        plush__soft_measure_launch(&sc->soft_measure, sc->anim, sc->wm ? (const float(*)[16])sc->kinematic : NULL,
+                                   (const float(*)[3])sc->positions, (const float(*)[3])sc->normals);
+    sc->measure_at = frame;
+    double t6 = now();
+    /* the soft measure's share of this thread (posing the skin and the bodies, waiting for the author's skinning
+     * and for the frame before's figures) counts as skinning; its own thread does not (plush_scene_timing) */
+    sc->timing.measure += (t6 - t7) + (t4 - tb) + waited;
+    sc->timing.motion += (t1 - t0 - reset_wait) + (t3 - t2);
     sc->timing.physics += t2 - t1;
     sc->timing.frames += t5 - t4;
-    sc->timing.skinning += (t4 - t3) + (t6 - t5);
+    sc->timing.skinning += (t4 - t3) + (t6 - t5) + reset_wait;
     sc->timing.steps++;
     sc->last_frame = frame;
     sc->have_frame = true;
@@ -622,15 +651,35 @@ const plush_pmx_model *plush_scene_direct_model(const plush_scene *sc, plush_sce
         *stats = sc->direct_stats;
     return sc->direct_model;
 }
+/* The soft measure under way finishes here when asked for (the scene's figures are only complete with it): a
+ * const scene is taken in as the sinks' caches are filled (plush__scene_bake_share). */
 void plush_scene_soft(const plush_scene *sc, plush_scene_soft_figures *frame, plush_scene_soft_summary *summary)
 {
+    take_soft((plush_scene *)sc);
     if (frame)
         *frame = sc->soft_frame;
     if (summary)
         *summary = sc->soft_summary;
 }
 
-void plush_scene_get_timing(const plush_scene *sc, plush_scene_timing *out) { *out = sc->timing; }
+bool plush_scene_soft_at(const plush_scene *sc, double frame, plush_scene_soft_figures *out)
+{
+    if (sc->soft_measure.measuring && sc->measure_at == frame)
+        take_soft((plush_scene *)sc);
+    if (sc->soft_at >= 0 && sc->soft_at == frame)
+        *out = sc->soft_frame;
+    else if (sc->soft_before_at >= 0 && sc->soft_before_at == frame)
+        *out = sc->soft_before;
+    else
+        return false;
+    return true;
+}
+
+void plush_scene_get_timing(const plush_scene *sc, plush_scene_timing *out)
+{
+    *out = sc->timing;
+    out->measure_beside = sc->soft_measure.measure_seconds;
+}
 void plush__scene_add_export_time(plush_scene *sc, double seconds) { sc->timing.exports += seconds; }
 
 size_t plush_scene_failures(const plush_scene *sc, int64_t *first_frame)
@@ -682,12 +731,12 @@ void plush_scene_destroy(plush_scene *sc)
 {
     if (!sc)
         return;
+    plush__soft_measure_fini(&sc->soft_measure); /* first: its thread reads the model, the world's poses */
     plush__texture_store_destroy(sc->textures);
     if (sc->bake_share.bake && sc->bake_share.destroy)
         sc->bake_share.destroy(sc->bake_share.bake);
     plush_world_destroy(sc->world);
     plush_proxy_skin_destroy(sc->skin);
-    plush__soft_measure_fini(&sc->soft_measure);
     plush_scene_binding_free(sc->binding);
     plush_anim_destroy(sc->anim);
     plush_motion_free(sc->motion);

@@ -11,6 +11,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* The offset is measured on at most this many bound vertices, evenly spread over them: it is a mean, and
  * skinning all of them twice would cost as much as the run's own skinning. */
@@ -94,6 +95,8 @@ void plush__soft_measure_fini(plush__soft_measure *sm)
 {
     plush__job_wait(&sm->author_job);
     sm->author_running = false;
+    plush__job_wait(&sm->measure_job);
+    sm->measuring = false;
     plush_quality_skin_destroy(sm->skin);
     sm->skin = NULL;
 }
@@ -257,23 +260,20 @@ static bool inside_body(const plush__soft_measure *sm, size_t i, const float p[3
     return d > 0;
 }
 
-/* One side's figures over bound vertices first .. end (a multiple of the box run and of the sample step, or
- * the count) -- slot 0 plush's positions, slot 1 the author's (bone skinning) -- against the visible skin and
- * the bodies, added to *out. Touches only that slot's search hints and those vertices'. */
-static void measure_side(const plush__soft_measure *sm, int slot, const float (*at)[3], size_t first, size_t end,
-                         plush__soft_side *out)
+/* One side's figures -- slot 0 plush's positions, slot 1 the author's (bone skinning) -- against the visible
+ * skin and the bodies, added to *out. Touches only that slot's search hints. */
+static void measure_side(const plush__soft_measure *sm, int slot, const float (*at)[3], plush__soft_side *out)
 {
     if (sm->skin && sm->skin_posed) {
         size_t measured = 0;
         double deepest = 0;
-        out->behind += plush_quality_skin_behind_range(sm->skin, slot, at, sm->sample_step, first, end, &measured,
-                                                       &deepest);
+        out->behind += plush_quality_skin_behind(sm->skin, slot, at, sm->sample_step, &measured, &deepest);
         out->measured += measured;
         out->skin_deepest = deepest > out->skin_deepest ? deepest : out->skin_deepest;
     }
     uint64_t near = 0;
-    for (size_t i = first; sm->wm && sm->body_count && i < end; i++) {
-        if ((i - first) % PLUSH__SOFT_MEASURE_BOX_RUN == 0) {
+    for (size_t i = 0; sm->wm && sm->body_count && i < sm->count; i++) {
+        if (i % PLUSH__SOFT_MEASURE_BOX_RUN == 0) {
             size_t run = sm->count - i < PLUSH__SOFT_MEASURE_BOX_RUN ? sm->count - i : PLUSH__SOFT_MEASURE_BOX_RUN;
             near = plush__soft_measure_box_mask(sm, at, i, run, 0);
         }
@@ -281,19 +281,8 @@ static void measure_side(const plush__soft_measure *sm, int slot, const float (*
     }
 }
 
-/* One side's figures over two sets of vertices: the counts added, the deepest of the two. */
-static void side_add(plush__soft_side *to, const plush__soft_side *from)
-{
-    to->behind += from->behind;
-    to->measured += from->measured;
-    to->inside += from->inside;
-    to->skin_deepest = fmax(to->skin_deepest, from->skin_deepest);
-    to->deepest = fmax(to->deepest, from->deepest);
-}
-
-/* The author's side, on its own thread while the proxy skins and pushes: bone skinning of the bound vertices
- * (every one when there is a body, else the sampled ones), the sampled ones without physics, and where they
- * lie against the skin and the bodies. */
+/* The author's skinning, on its own thread while the proxy skins and pushes: bone skinning of the bound
+ * vertices (every one when there is a body, else the sampled ones) and the sampled ones without physics. */
 static void author_side(void *ctx)
 {
     plush__soft_measure *sm = ctx;
@@ -305,8 +294,6 @@ static void author_side(void *ctx)
         for (size_t i = 0; i < sm->count; i += sm->sample_step)
             plush_anim_skin_vertices(sm->model, sm->kinematic, offsets, sm->vertices[i], 1, sm->kin_scratch, NULL);
     }
-    memset(&sm->author, 0, sizeof sm->author);
-    measure_side(sm, 1, (const float(*)[3])sm->scratch, 0, sm->count, &sm->author);
 }
 
 void plush__soft_measure_begin(plush__soft_measure *sm, const plush_anim *anim, const float (*kinematic)[16],
@@ -314,6 +301,8 @@ void plush__soft_measure_begin(plush__soft_measure *sm, const plush_anim *anim, 
 {
     if (!sm->count || sm->author_running)
         return;
+    if (sm->measuring) /* not collected: the frame before's measure still reads the skin and the bodies */
+        plush__job_wait(&sm->measure_job);
     sm->skin_posed = sm->bodies_posed = false;
     plush__soft_measure_pose_skin(sm, positions, normals);
     plush__soft_measure_pose_bodies(sm);
@@ -323,59 +312,69 @@ void plush__soft_measure_begin(plush__soft_measure *sm, const plush_anim *anim, 
     plush__job_start(&sm->author_job, author_side, sm);
 }
 
-/* Plush's side in two halves on two threads: each half's figures apart, added after. */
-typedef struct mine_job {
-    const plush__soft_measure *sm;
-    const float (*at)[3];
-    size_t split;
-    plush__soft_side half[2];
-} mine_job;
-
-static void plush_half(void *ctx, size_t from, size_t to)
+static double seconds(void)
 {
-    mine_job *j = ctx;
-    for (size_t h = from; h < to; h++)
-        measure_side(j->sm, 0, j->at, h ? j->split : 0, h ? j->sm->count : j->split, &j->half[h]);
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-void plush__soft_measure_frame(plush__soft_measure *sm, const plush_anim *anim, const float (*kinematic)[16],
-                               const float (*positions)[3], const float (*normals)[3], plush_scene_soft_figures *out)
+/* The frame's figures: both sides against the skin and the bodies, then how far apart they lie. */
+static void measure_frame(void *ctx)
 {
+    plush__soft_measure *sm = ctx;
+    double t0 = seconds();
+    plush__soft_side mine = {0}, author = {0};
+    measure_side(sm, 0, sm->at, &mine);
+    measure_side(sm, 1, (const float(*)[3])sm->scratch, &author);
+    plush_scene_soft_figures *out = &sm->figures;
     memset(out, 0, sizeof *out);
-    if (!sm->count)
-        return;
-    plush__soft_measure_begin(sm, anim, kinematic, positions, normals);
-    /* the halves split at a multiple of the box run and of the sample step, so each half looks at the vertices
-     * and asks the boxes the whole would */
-    size_t unit = PLUSH__SOFT_MEASURE_BOX_RUN * sm->sample_step, split = sm->count / 2 / unit * unit;
-    mine_job job = {.sm = sm, .at = positions, .split = split};
-    plush__two_parts(plush_half, &job, split ? 1 : 2, 2);
-    plush__job_wait(&sm->author_job);
-    sm->author_running = false;
-    sm->skin_posed = sm->bodies_posed = false; /* the next frame poses them again */
-    plush__soft_side mine = job.half[0];
-    side_add(&mine, &job.half[1]);
-    const float(*kin)[3] = kinematic ? (const float(*)[3])sm->kin_scratch : (const float(*)[3])sm->scratch;
-    double sum = 0, swing = 0, author = 0;
+    const float(*kin)[3] = sm->kinematic ? (const float(*)[3])sm->kin_scratch : (const float(*)[3])sm->scratch;
+    double sum = 0, swing = 0, away = 0;
     size_t n = 0;
     for (size_t i = 0; i < sm->count; i += sm->sample_step, n++) {
         uint32_t v = sm->vertices[i];
-        sum += dist3(positions[v], sm->scratch[v]);
-        swing += dist3(positions[v], kin[v]);
-        author += dist3(sm->scratch[v], kin[v]);
+        sum += dist3(sm->at[v], sm->scratch[v]);
+        swing += dist3(sm->at[v], kin[v]);
+        away += dist3(sm->scratch[v], kin[v]);
     }
     out->offset = n ? sum / (double)n : 0;
     out->offset_share = sm->size > 0 ? out->offset / sm->size : 0;
     out->swing_share = n && sm->size > 0 ? swing / (double)n / sm->size : 0;
-    out->author_swing_share = n && sm->size > 0 ? author / (double)n / sm->size : 0;
-    if (sm->skin && normals) {
+    out->author_swing_share = n && sm->size > 0 ? away / (double)n / sm->size : 0;
+    if (sm->skin && sm->skin_posed) {
         out->skin_depth = mine.skin_deepest;
         out->skin_share = mine.measured ? (double)mine.behind / (double)mine.measured : 0;
-        out->author_skin_share = mine.measured ? (double)sm->author.behind / (double)mine.measured : 0;
+        out->author_skin_share = mine.measured ? (double)author.behind / (double)mine.measured : 0;
     }
-    if (!(sm->wm && sm->body_count))
+    if (sm->wm && sm->body_count) {
+        out->inside_share = (double)mine.inside / (double)sm->count;
+        out->inside_depth = mine.deepest;
+        out->bones_inside_share = (double)author.inside / (double)sm->count;
+    }
+    sm->measure_seconds += seconds() - t0;
+}
+
+void plush__soft_measure_launch(plush__soft_measure *sm, const plush_anim *anim, const float (*kinematic)[16],
+                                const float (*positions)[3], const float (*normals)[3])
+{
+    if (!sm->count)
         return;
-    out->inside_share = (double)mine.inside / (double)sm->count;
-    out->inside_depth = mine.deepest;
-    out->bones_inside_share = (double)sm->author.inside / (double)sm->count;
+    plush__soft_measure_begin(sm, anim, kinematic, positions, normals);
+    plush__job_wait(&sm->author_job);
+    sm->author_running = false;
+    sm->at = positions;
+    sm->measuring = true;
+    plush__job_start(&sm->measure_job, measure_frame, sm);
+}
+
+bool plush__soft_measure_collect(plush__soft_measure *sm, plush_scene_soft_figures *out)
+{
+    if (!sm->measuring)
+        return false;
+    plush__job_wait(&sm->measure_job);
+    sm->measuring = false;
+    sm->skin_posed = sm->bodies_posed = false; /* the next frame poses them again */
+    *out = sm->figures;
+    return true;
 }

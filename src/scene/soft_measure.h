@@ -42,13 +42,19 @@ typedef struct plush__soft_measure {
     size_t skin_faces;
     bool skin_posed, bodies_posed;     /* the skin and the bodies were posed this frame (by the measure's start
                                           or the push): they are not posed again until the measure's end */
-    /* the author's side of the frame's figures, measured on a thread of its own from plush__soft_measure_begin
-     * to the end of plush__soft_measure_frame */
+    /* the author's skinning of the frame, on a thread of its own from plush__soft_measure_begin to
+     * plush__soft_measure_launch */
     plush__job author_job;
     bool author_running;
     const plush_anim *anim;
     const float (*kinematic)[16];
-    plush__soft_side author;
+    /* the frame's figures, measured on a thread of their own from plush__soft_measure_launch to
+     * plush__soft_measure_collect (beside the next frame's motion and physics) */
+    plush__job measure_job;
+    bool measuring;
+    const float (*at)[3];              /* the frame's positions the figures are taken of */
+    plush_scene_soft_figures figures;
+    double measure_seconds;            /* the measure's own thread, all frames so far */
 } plush__soft_measure;
 
 plush_status plush__soft_measure_init(plush__soft_measure *sm, const plush_pmx_model *m, const uint32_t *vertices,
@@ -79,16 +85,22 @@ uint64_t plush__soft_measure_box_mask(const plush__soft_measure *sm, const float
 /* The run of bound vertices one box mask serves: neighbours in the model's order lie close together. */
 enum { PLUSH__SOFT_MEASURE_BOX_RUN = 32 };
 /* Starts this frame's measure once the model's vertices are skinned by bones (positions and normals of every
- * vertex: the skin's are final, the bound ones are not yet): poses the skin and the bodies, and measures the
- * author's side (bone skinning with the author's physics, which no push moves) on a second thread while the
- * proxy skins and pushes the bound ones. anim, kinematic and the skin's vertices must stay as they are until
- * plush__soft_measure_frame, which ends it. A frame without it starts it there. */
+ * vertex: the skin's are final, the bound ones are not yet): poses the skin and the bodies, and skins the bound
+ * vertices as the author's model has them (bone skinning with the author's physics, which no push moves; and
+ * without physics) on a second thread while the proxy skins and pushes the bound ones. anim and kinematic
+ * (the skinning matrices of the pose without physics, every rigid body at its bone as MMD's physics off shows
+ * it, or NULL when nothing simulates) must stay as they are until plush__soft_measure_launch. The frame
+ * before's measure must have been collected. */
 void plush__soft_measure_begin(plush__soft_measure *sm, const plush_anim *anim, const float (*kinematic)[16],
                                const float (*positions)[3], const float (*normals)[3]);
-/* This frame's figures; positions and normals are the frame's vertices (the bound ones skinned by the proxy); kinematic
- * the skinning matrices of the pose without physics (every rigid body at its bone, as MMD's physics off
- * shows it), or NULL when nothing simulates (the pose is the anim's). */
-void plush__soft_measure_frame(plush__soft_measure *sm, const plush_anim *anim, const float (*kinematic)[16],
-                               const float (*positions)[3], const float (*normals)[3], plush_scene_soft_figures *out);
+/* Measures this frame (positions and normals: the frame's vertices, the bound ones skinned by the proxy) on a
+ * thread of its own, which plush__soft_measure_collect waits for: until then the positions, the normals, the
+ * skin's vertices and the bodies must stay as they are (the next frame's motion and physics may run). Starts
+ * the frame with plush__soft_measure_begin when that was not called. Returns at once. */
+void plush__soft_measure_launch(plush__soft_measure *sm, const plush_anim *anim, const float (*kinematic)[16],
+                                const float (*positions)[3], const float (*normals)[3]);
+/* Waits for the launched measure and gives its figures; false (out untouched) when none was launched since
+ * the last collect. */
+bool plush__soft_measure_collect(plush__soft_measure *sm, plush_scene_soft_figures *out);
 
 #endif

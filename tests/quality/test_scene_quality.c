@@ -589,6 +589,92 @@ static void test_thread_equals_inline(void **state)
     plush_pmx_free(m);
 }
 
+/* The soft measure runs beside the next frame's physics, and the export takes each frame's soft figures once
+ * the next frame is stepped: its columns are, frame for frame, the figures a scene stepped alone gives after
+ * each step (plush_scene_soft, which waits for the measure), and the measure did run on its own thread. */
+static void test_soft_figures_beside_physics(void **state)
+{
+    (void)state;
+    enum { FRAMES = 30 };
+    static const char *const columns[] = {"body_inside_share", "body_inside_depth", "bones_inside_share",
+                                          "soft_offset_share", "soft_swing_share", "author_swing_share",
+                                          "skin_inside_share", "author_skin_inside_share"};
+    enum { COLUMNS = sizeof columns / sizeof columns[0] };
+    plush_pmx_model *m = mesh_fx_plush();
+    plush_diag d = pmx_fx_diag();
+    plush_scene *alone = NULL, *sc = NULL;
+    pmx_fx_ok(plush_scene_create(&(plush_scene_desc){.model = m}, &alone, &d), &d);
+    char want[FRAMES][COLUMNS][32];
+    bool moved = false;
+    for (uint32_t f = 0; f < FRAMES; f++) {
+        pmx_fx_ok(plush_scene_step(alone, (double)f, &d), &d);
+        plush_scene_soft_figures s;
+        plush_scene_soft(alone, &s, NULL);
+        double v[COLUMNS] = {s.inside_share, s.inside_depth, s.bones_inside_share, s.offset_share, s.swing_share,
+                             s.author_swing_share, s.skin_share, s.author_skin_share};
+        for (int c = 0; c < COLUMNS; c++)
+            snprintf(want[f][c], sizeof want[f][c], "%.6g", v[c]);
+        moved |= s.offset_share > 0 || s.swing_share > 0;
+    }
+    assert_true(moved); /* figures that say something */
+    plush_scene_destroy(alone);
+
+    pmx_fx_ok(plush_scene_create(&(plush_scene_desc){.model = m}, &sc, &d), &d);
+    plush_scene_output out = {.dir = cli_tmp_dir(), .stem = "t"};
+    plush_scene_sink *sink = NULL;
+    pmx_fx_ok(plush_scene_sink_create(plush_scene_export_find("quality", 7), sc, &out, &sink, &d), &d);
+    plush_scene_run_result r;
+    pmx_fx_ok(plush_scene_run(sc, &(plush_scene_run_options){.frames = FRAMES, .sinks = &sink, .sink_count = 1}, &r,
+                              &d),
+              &d);
+    plush_scene_timing t;
+    plush_scene_get_timing(sc, &t);
+    assert_true(t.measure_beside > 0);
+    char path[600];
+    snprintf(path, sizeof path, "%.580s/quality.csv", cli_tmp_dir());
+    size_t n = 0;
+    char *csv = cli_read_all(path, &n);
+    assert_non_null(csv);
+    /* each column's place in the header */
+    int at[COLUMNS];
+    char *line = csv, *next = strchr(line, '\n');
+    assert_non_null(next);
+    *next = '\0';
+    for (int c = 0; c < COLUMNS; c++) {
+        at[c] = -1;
+        int k = 0;
+        for (char *f = line, *e; f; f = e ? e + 1 : NULL, k++) {
+            e = strchr(f, ',');
+            size_t len = e ? (size_t)(e - f) : strlen(f);
+            if (len == strlen(columns[c]) && strncmp(f, columns[c], len) == 0)
+                at[c] = k;
+        }
+        assert_true(at[c] >= 0);
+    }
+    for (uint32_t f = 0; f < FRAMES; f++) {
+        line = next + 1;
+        next = strchr(line, '\n');
+        assert_non_null(next);
+        *next = '\0';
+        assert_int_equal(strtol(line, NULL, 10), f);
+        for (int c = 0; c < COLUMNS; c++) {
+            int k = 0;
+            char *field = line;
+            while (k < at[c] && field)
+                field = strchr(field, ','), field = field ? field + 1 : NULL, k++;
+            assert_non_null(field);
+            size_t len = strcspn(field, ",");
+            if (len != strlen(want[f][c]) || strncmp(field, want[f][c], len) != 0)
+                fail_msg("frame %u, %s: the export has %.*s, the scene stepped alone %s", f, columns[c], (int)len,
+                         field, want[f][c]);
+        }
+    }
+    free(csv);
+    plush_scene_sink_destroy(sink);
+    plush_scene_destroy(sc);
+    plush_pmx_free(m);
+}
+
 /* A destroy that hangs ends the suite with this message and a failing status, not a make test that
  * never returns. */
 static void destroy_hung(int sig)
@@ -693,6 +779,7 @@ int main(void)
         cmocka_unit_test(test_surface_bar),
         cmocka_unit_test(test_kernels_equal_old),
         cmocka_unit_test(test_thread_equals_inline),
+        cmocka_unit_test(test_soft_figures_beside_physics),
         cmocka_unit_test(test_destroy_mid_run),
         cmocka_unit_test(test_character_at_rest_reads_zero),
     };

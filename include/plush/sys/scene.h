@@ -15,6 +15,11 @@
 extern "C" {
 #endif
 
+/* Frame f's figures (as plush_scene_soft gives them after stepping to f), when they are the last or the one but
+ * last frame's measured: true and *out filled, else false. The measure of the last frame stepped runs beside
+ * the next step's motion and physics; asking for it here waits for it, asking for the one before does not (a
+ * sink that takes a frame's figures once the next frame is stepped lets the two overlap). */
+bool plush_scene_soft_at(const plush_scene *scene, double frame, plush_scene_soft_figures *out);
 /* What binding the scene's motion found (plush_motion_stats_get); all zero without a motion. */
 void plush_scene_motion_stats(const plush_scene *scene, plush_motion_stats *out);
 /* The linear solves of the soft bodies stepped as cloth (plush_world_cloth; direct mode's reference), and
