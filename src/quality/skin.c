@@ -3,6 +3,7 @@
  * neighbours, so boxes refitted over the same tree stay tight enough), searched for each point's nearest
  * triangle, starting from the triangle that was nearest the frame before. */
 #include "plush/sys/quality.h"
+#include "core/common.h"
 #include "core/geom.h"
 
 #include <math.h>
@@ -33,6 +34,8 @@ struct plush_quality_skin {
     size_t triangle_count;
     node *nodes;
     size_t node_count;
+    size_t split_node;        /* the root's subtrees (when it is not a leaf), refit on two threads: node 1 and nodes
+                                 3 .. split_node, node 2 and the nodes from split_node on */
     uint32_t *points;
     size_t point_count;
     double depth2;            /* the squared depth a point can lie behind the skin: the search's radius */
@@ -118,6 +121,8 @@ static void build_node(build *b, size_t n, size_t first, size_t count)
     s->nodes[n].first = (uint32_t)left;
     s->nodes[n].count = 0;
     build_node(b, left, first, half);
+    if (n == 0) /* the root's two subtrees: nodes 1 and 3 .. split_node, 2 and split_node .. */
+        s->split_node = s->node_count;
     build_node(b, left + 1, first + half, count - half);
 }
 
@@ -140,43 +145,64 @@ static void face_normal(const plush_quality_skin *s, size_t t, double out[3])
         out[k] = len > 0 && isfinite(len) ? turn * out[k] / len : 0.0;
 }
 
+/* Node n's box from its children, or for a leaf from its triangles, whose spheres it sets too (each triangle
+ * lies in one leaf: the leaves' passes set every sphere once). */
+static void refit_node(plush_quality_skin *s, const float (*p)[3], size_t n)
+{
+    node *nd = &s->nodes[n];
+    float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    if (nd->count) {
+        for (uint32_t t = nd->first; t < nd->first + nd->count; t++) {
+            const float *q[3] = {p[s->triangles[t][0]], p[s->triangles[t][1]], p[s->triangles[t][2]]};
+            float m[3], r2 = 0;
+            for (int k = 0; k < 3; k++) {
+                m[k] = (q[0][k] + q[1][k] + q[2][k]) / 3.0f;
+                for (int c = 0; c < 3; c++) {
+                    lo[k] = q[c][k] < lo[k] ? q[c][k] : lo[k];
+                    hi[k] = q[c][k] > hi[k] ? q[c][k] : hi[k];
+                }
+            }
+            for (int c = 0; c < 3; c++) {
+                float d2 = (q[c][0] - m[0]) * (q[c][0] - m[0]) + (q[c][1] - m[1]) * (q[c][1] - m[1]) +
+                           (q[c][2] - m[2]) * (q[c][2] - m[2]);
+                r2 = d2 > r2 ? d2 : r2;
+            }
+            memcpy(s->sphere[t], m, sizeof m);
+            s->sphere[t][3] = sqrtf(r2) * 1.0001f;
+        }
+    } else {
+        const node *a = &s->nodes[nd->first], *c = &s->nodes[nd->first + 1];
+        for (int k = 0; k < 3; k++) {
+            lo[k] = a->lo[k] < c->lo[k] ? a->lo[k] : c->lo[k];
+            hi[k] = a->hi[k] > c->hi[k] ? a->hi[k] : c->hi[k];
+        }
+    }
+    memcpy(nd->lo, lo, sizeof lo);
+    memcpy(nd->hi, hi, sizeof hi);
+}
+
+/* One of the root's subtrees (part 0: node 1, part 1: node 2). Children come after their parent: a backward
+ * pass sees them first. */
+static void refit_part(void *ctx, size_t from, size_t to)
+{
+    plush_quality_skin *s = ctx;
+    const float(*p)[3] = s->positions;
+    for (size_t h = from; h < to; h++) {
+        for (size_t n = h ? s->node_count : s->split_node; n-- > (h ? s->split_node : 3);)
+            refit_node(s, p, n);
+        refit_node(s, p, 1 + h);
+    }
+}
+
+/* Each triangle's sphere and each node's box at the pose, the root's two subtrees on two threads. */
 static void refit(plush_quality_skin *s, const float (*p)[3])
 {
-    for (size_t t = 0; t < s->triangle_count; t++) {
-        const float *a = p[s->triangles[t][0]], *b = p[s->triangles[t][1]], *c = p[s->triangles[t][2]];
-        float m[3], r2 = 0;
-        for (int k = 0; k < 3; k++)
-            m[k] = (a[k] + b[k] + c[k]) / 3.0f;
-        for (int v = 0; v < 3; v++) {
-            const float *q = v == 0 ? a : v == 1 ? b : c;
-            float d2 = (q[0] - m[0]) * (q[0] - m[0]) + (q[1] - m[1]) * (q[1] - m[1]) + (q[2] - m[2]) * (q[2] - m[2]);
-            r2 = d2 > r2 ? d2 : r2;
-        }
-        memcpy(s->sphere[t], m, sizeof m);
-        s->sphere[t][3] = sqrtf(r2) * 1.0001f;
+    if (s->nodes[0].count) { /* a leaf */
+        refit_node(s, p, 0);
+        return;
     }
-    /* children come after their parent: a backward pass sees them first */
-    for (size_t n = s->node_count; n-- > 0;) {
-        node *nd = &s->nodes[n];
-        float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-        if (nd->count) {
-            for (uint32_t t = nd->first; t < nd->first + nd->count; t++)
-                for (int c = 0; c < 3; c++)
-                    for (int k = 0; k < 3; k++) {
-                        float x = p[s->triangles[t][c]][k];
-                        lo[k] = x < lo[k] ? x : lo[k];
-                        hi[k] = x > hi[k] ? x : hi[k];
-                    }
-        } else {
-            const node *a = &s->nodes[nd->first], *c = &s->nodes[nd->first + 1];
-            for (int k = 0; k < 3; k++) {
-                lo[k] = a->lo[k] < c->lo[k] ? a->lo[k] : c->lo[k];
-                hi[k] = a->hi[k] > c->hi[k] ? a->hi[k] : c->hi[k];
-            }
-        }
-        memcpy(nd->lo, lo, sizeof lo);
-        memcpy(nd->hi, hi, sizeof hi);
-    }
+    plush__two_parts(refit_part, s, 1, 2);
+    refit_node(s, p, 0);
 }
 
 /* ---- the nearest triangle ---- */

@@ -19,6 +19,8 @@ typedef struct plush__soft_push {
     float *edge_rest;
     float (*move)[3];                   /* per row: how far this round's offsets move it (then, once moved,
                                            where it was) */
+    double *push;                       /* per row: how far it is pushed out when last looked at (0: not), */
+    float (*push_dir)[3];               /* and along what */
     uint32_t *rows;                     /* the rows this round's offsets move */
     uint32_t *dirty;                    /* of those, the ones a triangle the guard held moves */
     uint64_t *near;                     /* per row: the bodies it may meet while it moves less than slack */
