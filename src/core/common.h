@@ -28,11 +28,14 @@ void plush__two_halves(void (*fn)(void *ctx, size_t from, size_t to), void *ctx,
 void plush__two_parts(void (*fn)(void *ctx, size_t from, size_t to), void *ctx, size_t split, size_t count);
 
 /* One piece of work on a second thread while the caller goes on: plush__job_start runs fn(ctx) there (or,
- * when no thread starts, here at once), plush__job_wait returns once it has run. fn must not touch what the
- * caller touches until the wait. */
+ * when no thread starts, here at once), plush__job_wait returns once it has run (a second wait returns at
+ * once). fn must not touch what the caller touches until the wait. The threads are kept between jobs, a few
+ * of them (halves.c): a frame hands out several jobs, and starting a thread costs about as much as a small
+ * one. */
 typedef struct plush__job {
     pthread_t thread;
-    bool running;
+    bool running;                 /* on a thread of its own (no kept one was free) */
+    struct plush__worker *worker; /* on a kept thread */
     void (*fn)(void *ctx);
     void *ctx;
 } plush__job;
