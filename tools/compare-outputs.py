@@ -363,9 +363,9 @@ def compare_file(pa, pb, name):
 
 
 # ---- the summary ------------------------------------------------------------------------------------------
-# timings (a line of them, or "in 12.97 s"), and the count of warnings: the Wine run has no ffmpeg beside it
-# and warns once more
-TIMING = re.compile(r"^\s*warnings\s+\d+|^\s*per frame|seconds")
+# timings (a line of them and the soft measure's own thread's below it, or "in 12.97 s"), and the count of
+# warnings: the Wine run has no ffmpeg beside it and warns once more
+TIMING = re.compile(r"^\s*warnings\s+\d+|^\s*per frame|the soft measure's tests|seconds")
 SECONDS = re.compile(r"\bin [\d.]+ s\b")
 
 
