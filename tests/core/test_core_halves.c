@@ -13,24 +13,33 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 typedef struct gate {
     pthread_mutex_t lock;
     pthread_cond_t cond;
     int arrived, want; /* each job waits here until `want` have arrived: they run at the same time */
+    int met;           /* the jobs that saw all arrive */
     int ran;
     pthread_t who[64];
 } gate;
 
+/* Waits for all to arrive, for 30 s at most (a job run in line, with no thread to start, would wait for the
+ * others for ever: the test then fails instead of hanging). */
 static void meet(void *ctx)
 {
     gate *g = ctx;
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += 30;
     pthread_mutex_lock(&g->lock);
     g->who[g->ran++] = pthread_self();
     g->arrived++;
     pthread_cond_broadcast(&g->cond);
     while (g->arrived < g->want)
-        pthread_cond_wait(&g->cond, &g->lock);
+        if (pthread_cond_timedwait(&g->cond, &g->lock, &until) != 0)
+            break;
+    g->met += g->arrived >= g->want;
     pthread_mutex_unlock(&g->lock);
 }
 
@@ -62,6 +71,7 @@ static void test_more_jobs_than_kept_threads(void **state)
     for (int i = 0; i < JOBS; i++)
         plush__job_wait(&jobs[i]);
     assert_int_equal(g.ran, JOBS);
+    assert_int_equal(g.met, JOBS);
     for (int i = 0; i < JOBS; i++) /* none ran on the caller's thread */
         assert_false(pthread_equal(g.who[i], pthread_self()));
     gate_fini(&g);
