@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <time.h>
 
 /* Fails diag with PLUSH_E_NOMEM, "out of memory" (no section or item), and returns PLUSH_E_NOMEM. */
 plush_status plush__no_memory(plush_diag *diag);
@@ -41,6 +42,14 @@ typedef struct plush__job {
 } plush__job;
 void plush__job_start(plush__job *job, void (*fn)(void *ctx), void *ctx);
 void plush__job_wait(plush__job *job);
+
+/* Wall-clock seconds from a monotonic clock, for the stage timings (work on several threads counts once). */
+static inline double plush__seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 /* All three coordinates finite. */
 static inline bool plush__finite3(const float p[3])

@@ -2,6 +2,7 @@
  * checking that the run's memory and disk fit (a budget), timing the exports. */
 #include "export/bake_internal.h"
 #include "export/sink_internal.h"
+#include "core/common.h"
 #include "core/platform.h"
 #include "plush/sys/core.h"
 
@@ -9,14 +10,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 /* Wall-clock time: the sinks mostly wait on files. */
 static double wall(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+    return plush__seconds();
 }
 
 typedef enum sink_call { SINK_BEGIN, SINK_FRAME, SINK_END } sink_call;

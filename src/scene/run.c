@@ -14,7 +14,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 /* VMD keys count frames at 30 per second whatever the output rate. */
 #define VMD_FPS 30.0 /* VMD keys are at 30 per second, whatever the output rate */
@@ -70,9 +69,7 @@ struct plush_scene {
  * so this thread's CPU time would leave out the other's share. */
 static double now(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+    return plush__seconds();
 }
 
 static plush_status alloc_buffers(plush_scene *sc, plush_diag *diag)

@@ -11,7 +11,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 /* The offset is measured on at most this many bound vertices, evenly spread over them: it is a mean, and
  * skinning all of them twice would cost as much as the run's own skinning. */
@@ -312,18 +311,11 @@ void plush__soft_measure_begin(plush__soft_measure *sm, const plush_anim *anim, 
     plush__job_start(&sm->author_job, author_side, sm);
 }
 
-static double seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* The frame's figures: both sides against the skin and the bodies, then how far apart they lie. */
 static void measure_frame(void *ctx)
 {
     plush__soft_measure *sm = ctx;
-    double t0 = seconds();
+    double t0 = plush__seconds();
     plush__soft_side mine = {0}, author = {0};
     measure_side(sm, 0, sm->at, &mine);
     measure_side(sm, 1, (const float(*)[3])sm->scratch, &author);
@@ -352,7 +344,7 @@ static void measure_frame(void *ctx)
         out->inside_depth = mine.deepest;
         out->bones_inside_share = (double)author.inside / (double)sm->count;
     }
-    sm->measure_seconds += seconds() - t0;
+    sm->measure_seconds += plush__seconds() - t0;
 }
 
 void plush__soft_measure_launch(plush__soft_measure *sm, const plush_anim *anim, const float (*kinematic)[16],
