@@ -66,6 +66,8 @@ typedef struct plush_world_cloth {
                                  each fixed step from where its speed takes it toward its rest place turned
                                  and moved as the body goes (a spring of kMT / dt^2 and a damping of kMT / dt
                                  of its speed against the body's own motion, per unit mass); 0: none */
+    float compression;        /* the share of the stretch modulus a shortened edge holds (a fabric buckles
+                                 rather than pushes); 0: 0.05; 1: as stretched */
     bool on;                  /* false: Bullet steps this soft body */
 } plush_world_cloth;
 

@@ -48,9 +48,19 @@
  * times its detail stopped at 200 iterations with the residual at 3e-3 to 1e-2 (at its own detail 2e-4 to
  * 7e-4): the finer mesh was solved less, and an unfinished solve takes speed off like a damper. With each
  * node's block and the substep before's answer to start from, both finish: about 160 and 100 iterations at
- * 1e-5, and at 1e-6 every figure of the comparison is the same. */
-#define CLOTH_CG_ITERATIONS 400
+ * 1e-5, and at 1e-6 every figure of the comparison is the same. With compression at its share (below) a stiff
+ * link and a soft one meet at a node, and a few solves needed more than 400 (1 of 9,568 in that comparison,
+ * the nested skirt of tests/compare at its first frames): the cap is 800. */
+#define CLOTH_CG_ITERATIONS 800
 #define CLOTH_CG_TOLERANCE 1e-5
+/* The share of the stretch modulus a shortened edge holds (plush_world_cloth.compression when 0): a woven
+ * fabric resists compression far less than stretch, it buckles. Held at the whole modulus, a mesh's straight
+ * edges lock: a cone of them cannot bend where a finer mesh of the same cloth does, and compare's reference
+ * moved with its resolution (docs/compare.md, "The reference locked"). Measured on 03's skirt at its own and
+ * four times its detail: 1 and 0.3 lock (21 and 10 of 70 frames where the two lie over half the proxy's
+ * distance apart), 0.1 and 0.03 converge (0.36 and 0.20 of it at worst), 0.01 and 0 crumple into pleats; the
+ * value is the window's middle, and every shared cloth part was checked at it. */
+#define CLOTH_DEFAULT_COMPRESSION 0.05f
 
 typedef struct cloth_hinge {
     uint32_t v[4];                /* the edge's ends, then the opposite corner of each face */
@@ -64,6 +74,8 @@ struct world_cloth {
     size_t edge_count;
     uint32_t (*edges)[2];
     float *edge_rest, *edge_k;    /* rest length; stiffness E A_e / L^2 */
+    float compression;            /* the share of edge_k an edge holds shortened (plush_world_cloth.compression) */
+    double *edge_now;             /* this substep's stiffness along each edge: edge_k, or its compressed share */
     size_t hinge_count;
     cloth_hinge *hinges;
     double (*x)[3], (*v)[3];      /* the state within a fixed step, in double: a substep moves a node by
@@ -189,9 +201,10 @@ static plush_status build_edges(soft_ctx *c, struct world_cloth *xp, float stret
     xp->edge_rest = plush_arena_array(arena, n ? n : 1, sizeof *xp->edge_rest);
     xp->edge_k = plush_arena_array(arena, n ? n : 1, sizeof *xp->edge_k);
     xp->edge_dir = plush_arena_array(arena, 3 * n + 1, sizeof *xp->edge_dir);
+    xp->edge_now = plush_arena_array(arena, n ? n : 1, sizeof *xp->edge_now);
     xp->hinge_grad = plush_arena_array(arena, n ? n : 1, sizeof *xp->hinge_grad);
     xp->hinges = plush_arena_array(arena, n ? n : 1, sizeof *xp->hinges);
-    if (!xp->edges || !xp->edge_rest || !xp->edge_k || !xp->hinges || !xp->edge_dir ||
+    if (!xp->edges || !xp->edge_rest || !xp->edge_k || !xp->edge_now || !xp->hinges || !xp->edge_dir ||
         !xp->hinge_grad) {
         free(e);
         return world_soft_no_memory(c);
@@ -405,6 +418,8 @@ plush_status plush__world_soft_cloth_init(soft_ctx *c, const plush_world_cloth *
         double rate = (double)wm->world->desc.physics_hz * xp->substeps;
         stretch = density * edge * edge * rate * rate;
     }
+    xp->compression = cloth->compression > 0 && cloth->compression <= 1 ? cloth->compression
+                                                                        : CLOTH_DEFAULT_COMPRESSION;
     plush_status st = build_edges(c, xp, (float)stretch, (float)bending, face_areas);
     free(face_areas);
     if (st != PLUSH_OK)
@@ -512,7 +527,7 @@ static void stiffness_times(const struct world_cloth *xp, const double (*p)[3], 
     for (size_t e = 0; e < xp->edge_count; e++) {
         uint32_t a = xp->edges[e][0], b = xp->edges[e][1];
         const double *d = &xp->edge_dir[3 * e];
-        double k = xp->edge_k[e];
+        double k = xp->edge_now[e];
         if (!(k > 0) || (xp->inv_mass[a] == 0 && xp->inv_mass[b] == 0))
             continue;
         double t = 0;
@@ -543,7 +558,7 @@ static void block_preconditioner(const world_soft *s, struct world_cloth *xp, do
     size_t n = s->node_count;
     memset(xp->pre, 0, n * sizeof *xp->pre);
     for (size_t e = 0; e < xp->edge_count; e++) {
-        double k = xp->edge_k[e];
+        double k = xp->edge_now[e];
         if (!(k > 0))
             continue;
         const double *d = &xp->edge_dir[3 * e];
@@ -625,8 +640,13 @@ static void implicit_substep(const world_soft *s, struct world_cloth *xp, double
         double len = sqrt(plush__dot3d(d, d)), k = xp->edge_k[e];
         for (int j = 0; j < 3; j++)
             xp->edge_dir[3 * e + j] = len > 0 ? d[j] / len : 0;
+        /* the link's pull; shortened, its push at the compressed share of its stiffness */
+        double pull = k * (len - xp->edge_rest[e]);
+        xp->edge_now[e] = k;
+        if (pull < 0)
+            pull *= xp->compression, xp->edge_now[e] = k * xp->compression;
         for (int j = 0; j < 3; j++) {
-            double fj = -k * (len - xp->edge_rest[e]) * xp->edge_dir[3 * e + j];
+            double fj = -pull * xp->edge_dir[3 * e + j];
             f[b][j] += fj;
             f[a][j] -= fj;
         }

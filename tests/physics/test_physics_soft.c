@@ -1455,6 +1455,128 @@ static void test_cloth_shape_memory(void **state)
     assert_true(fabs(coarse - fine) < 0.05 * 6.0);           /* the material's shape, not the mesh's */
 }
 
+/* A cone like a skirt: rings of segments from a top ring of radius 1.5 at height 12 down to radius 4 at height 6,
+ * each ring's quads split into two triangles, closed round (its seam shared); the top ring pinned. Ring i,
+ * segment j is vertex i * segments + j, so a mesh of twice the rings and segments has this one's vertices at
+ * its even ring and segment numbers. */
+static plush_pmx_model *cloth_cone(unsigned rings, unsigned segments)
+{
+    mesh_fx c = {.vertex_count = (size_t)(rings + 1) * segments, .index_count = (size_t)rings * segments * 6};
+    c.positions = calloc(c.vertex_count, sizeof *c.positions);
+    c.indices = calloc(c.index_count, sizeof *c.indices);
+    assert_non_null(c.positions);
+    assert_non_null(c.indices);
+    for (unsigned i = 0; i <= rings; i++)
+        for (unsigned j = 0; j < segments; j++) {
+            double t = (double)i / rings, a = 2 * M_PI * j / segments, r = 1.5 + 2.5 * t;
+            float *p = c.positions[i * segments + j];
+            p[0] = (float)(r * cos(a)), p[1] = (float)(12.0 - 6.0 * t), p[2] = (float)(r * sin(a));
+        }
+    size_t k = 0;
+    for (unsigned i = 0; i < rings; i++)
+        for (unsigned j = 0; j < segments; j++) {
+            uint32_t a = i * segments + j, b = i * segments + (j + 1) % segments, d = a + segments, e = b + segments;
+            uint32_t t[6] = {a, b, d, b, e, d};
+            memcpy(c.indices + k, t, sizeof t);
+            k += 6;
+        }
+    plush_pmx_model *m = mesh_fx_model(1);
+    size_t mat = mesh_fx_add_material(m, "skirt", &c, 0);
+    mesh_fx_free(&c);
+    size_t sb = mesh_fx_add_soft_body(m, (int32_t)mat, 0);
+    soft_defaults(&m->soft_bodies[sb]);
+    m->soft_bodies[sb].config.dp = 0.05f;
+    int32_t *pins = calloc(segments, sizeof *pins);
+    assert_non_null(pins);
+    for (unsigned j = 0; j < segments; j++)
+        pins[j] = (int32_t)j;
+    m->soft_bodies[sb].pins = pins;
+    m->soft_bodies[sb].pin_count = segments;
+    return m;
+}
+
+/* The cone's top ring tilted 30 degrees about the X axis in a fifth of a second and held, stepped as
+ * cloth with the compression share given: each frame's vertices (rings + 1 x segments of them) into out. */
+static void cloth_cone_swing(unsigned rings, unsigned segments, float compression, float (*out)[3], size_t frames)
+{
+    plush_pmx_model *m = cloth_cone(rings, segments);
+    size_t nv = m->vertex_count;
+    plush_world_cloth cloth = {.on = true, .stretch = 20000.0f, .bending_length = 1.0f, .compression = compression};
+    sim s = sim_new(m, &(plush_world_desc){.cloth = &cloth, .cloth_count = 1});
+    float(*to)[3] = calloc(nv, sizeof *to);
+    assert_non_null(to);
+    for (size_t f = 0; f < frames; f++) {
+        double a = (M_PI / 6) * fmin(1.0, (double)(f + 1) / 6.0), c = cos(a), sn = sin(a);
+        for (size_t v = 0; v < nv; v++) { /* about the X axis through the top ring's centre */
+            const float *p = m->vertices[v].position;
+            double y = p[1] - 12.0, z = p[2];
+            to[v][0] = p[0], to[v][1] = (float)(12.0 + c * y - sn * z), to[v][2] = (float)(sn * y + c * z);
+        }
+        plush_world_set_pins(s.wm, (const float(*)[3])to);
+        sim_step(&s, FRAME);
+        plush_world_soft_vertices(s.wm, out + f * nv, NULL);
+    }
+    assert_true(mesh_fx_all_finite((const float(*)[3])out, frames * nv));
+    free(to);
+    free((void *)m->soft_bodies[0].pins);
+    plush_world_destroy(s.world);
+    plush_pmx_free(m);
+}
+
+/* The same cloth at two resolutions (a cone of 3 rings by 10 segments, and of 6 by 20 with the first's vertices
+ * among its own) swung by its pins: over the frames, the RMS distance between the two at the coarse vertices,
+ * as a share of the RMS distance the fine one swings from where its pins' tilt alone would carry it. */
+static double cloth_cone_apart(float compression, double *swing_out, double *swing_coarse)
+{
+    enum { FRAMES = 30, R = 3, S = 10 };
+    size_t nc = (R + 1) * S, nf = (2 * R + 1) * 2 * S;
+    float(*coarse)[3] = calloc(FRAMES * nc, sizeof *coarse), (*fine)[3] = calloc(FRAMES * nf, sizeof *fine);
+    assert_non_null(coarse);
+    assert_non_null(fine);
+    cloth_cone_swing(R, S, compression, coarse, FRAMES);
+    cloth_cone_swing(2 * R, 2 * S, compression, fine, FRAMES);
+    plush_pmx_model *rest = cloth_cone(2 * R, 2 * S);
+    double apart = 0, swing = 0, swing_c = 0;
+    for (size_t f = 0; f < FRAMES; f++) {
+        double a = (M_PI / 6) * fmin(1.0, (double)(f + 1) / 6.0), c = cos(a), sn = sin(a);
+        for (unsigned i = 0; i <= R; i++)
+            for (unsigned j = 0; j < S; j++) {
+                const float *pc = coarse[f * nc + i * S + j], *pf = fine[f * nf + 2 * i * 2 * S + 2 * j];
+                const float *p = rest->vertices[2 * i * 2 * S + 2 * j].position;
+                double y = p[1] - 12.0, z = p[2];
+                float tilted[3] = {p[0], (float)(12.0 + c * y - sn * z), (float)(sn * y + c * z)};
+                apart += dist3(pc, pf) * dist3(pc, pf);
+                swing += dist3(pf, tilted) * dist3(pf, tilted);
+                swing_c += dist3(pc, tilted) * dist3(pc, tilted);
+            }
+    }
+    free((void *)rest->soft_bodies[0].pins);
+    plush_pmx_free(rest);
+    free(coarse);
+    free(fine);
+    *swing_out = sqrt(swing / (FRAMES * nc));
+    *swing_coarse = sqrt(swing_c / (FRAMES * nc));
+    return sqrt(apart / swing);
+}
+
+/* A cloth's edges held at the whole stretch modulus in compression lock: a cone of them cannot bend as a finer
+ * mesh of the same cloth does, and plush compare's reference moved with its resolution (docs/compare.md). Swung
+ * by its pins, the cone at the default compression share drapes (it swings more than twice as far from its
+ * pins' tilt as at the whole modulus, where it tilts nearly as one piece), and its two resolutions lie within a
+ * tenth of that swing of each other. */
+static void test_cloth_compression_unlocks(void **state)
+{
+    (void)state;
+    double swing_whole = 0, swing_share = 0, cw = 0, cs = 0;
+    double whole = cloth_cone_apart(1.0f, &swing_whole, &cw), share = cloth_cone_apart(0.0f, &swing_share, &cs);
+    print_message("cloth cone swung at two resolutions: they lie %.3f of its swing apart at the whole modulus in "
+                  "compression, %.3f at the default share (fine swinging %.3f and %.3f RMS, coarse %.3f and %.3f)\n",
+                  whole, share, swing_whole, swing_share, cw, cs);
+    /* held at the whole modulus, both meshes lock: the cone tilts nearly as one piece with its pins */
+    assert_true(swing_share > 2 * swing_whole && cs > 2 * cw);
+    assert_true(share < 0.1); /* at the share, the two resolutions are one cloth swinging */
+}
+
 /* The clamped sheet with shape memory shape_k, its pins turned about the vertical through the sheet's middle at a turn a
  * second for a second: how far (degrees) the free edge's middle lags behind where the pins' turn takes it. */
 static double cloth_sheet_lag(float shape_k)
@@ -1669,6 +1791,7 @@ int main(void)
         cmocka_unit_test(test_cloth_shape_memory),
         cmocka_unit_test(test_cloth_shape_memory_turns_along),
         cmocka_unit_test(test_cloth_solves_finish),
+        cmocka_unit_test(test_cloth_compression_unlocks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
