@@ -13,6 +13,9 @@ typedef struct judgement {
     uint32_t frames;              /* proxy and bones measured against direct */
     uint32_t left_out;            /* of those, direct off the bar: left out */
     uint32_t first_left_out;
+    uint32_t frozen;              /* of those, direct's blown-up soft bodies frozen: left out as well */
+    size_t blown;                 /* how many of direct's soft bodies blew up */
+    int64_t first_blown;          /* and the frame the first did */
     uint32_t used;
     double proxy, bones;          /* mean RMS over the used frames */
     double proxy_normal, bones_normal;   /* mean normal angle, degrees */
@@ -37,11 +40,20 @@ static judgement judge(const plush_compare_study *s)
     judgement j = {0};
     size_t np = s->pair_count;
     double worst = -1;
+    /* a soft body of direct that blew up stays frozen where it was: from that frame on direct is not its
+     * material's motion (a frozen piece keeps a perfect surface, so the bar alone does not see it) */
+    plush_compare_run_info dinfo;
+    plush_compare_get_run_info(s->cmp, RUN_DIRECT, &dinfo);
+    j.blown = dinfo.failures, j.first_blown = dinfo.failures ? dinfo.first_failure : -1;
     for (uint32_t f = 0; f < s->frames; f++) {
         double p = s->series_pair[(size_t)f * np], b = s->series_pair[(size_t)f * np + 1];
         if (!isfinite(p) || !isfinite(b))
             continue;
         j.frames++;
+        if (j.blown && (int64_t)f >= j.first_blown) {
+            j.frozen++;
+            continue;
+        }
         if (plush__compare_quality_meets_bar(s->quality, RUN_DIRECT, f) == 0) {
             if (!j.left_out++)
                 j.first_left_out = f;
@@ -94,6 +106,13 @@ static void verdict(const plush_compare_study *s, const judgement *jp, plush_buf
     buf_printf(md, "**%s is %.3g× faster than direct**: physics + skinning take %.3f ms per frame against "
                    "%.3f ms (thread CPU time, the same run).\n",
                pname, td / tp, tp, td);
+    if (!j.used && j.frozen) {
+        buf_printf(md, "**No verdict**: %zu of direct's soft bodies blew up at frame %lld and stayed frozen, and at "
+                       "none of the %u frames before did direct meet the plush surface bar, so it is no ground "
+                       "truth here (see the table of runs).\n\n",
+                   j.blown, (long long)j.first_blown, j.frames - j.frozen);
+        return;
+    }
     if (!j.used) {
         buf_printf(md, "**No verdict**: at none of the %u frames measured did direct meet the plush surface bar, "
                        "so it is no ground truth here (see the quality table).\n\n", j.frames);
@@ -119,6 +138,10 @@ static void verdict(const plush_compare_study *s, const judgement *jp, plush_buf
         buf_printf(md, "%u of the %u frames are left out of the verdict: direct misses the plush surface bar there "
                        "(it pleats, stretches or collapses; the first at frame %u; quality table below).\n",
                    j.left_out, j.frames, j.first_left_out);
+    if (j.frozen)
+        buf_printf(md, "%u of the %u frames are left out of the verdict: %zu of direct's soft bodies blew up at "
+                       "frame %lld and stayed frozen, so direct is not its material's motion from there on.\n",
+                   j.frozen, j.frames, j.blown, (long long)j.first_blown);
     buf_printf(md, "Over all %u frames: %.3g units (RMS, mean) = %.2f%% of the %s size (its %.3g-unit "
                    "bounding-box diagonal); the worst vertex at the worst frame %.3g (%.2f%%).\n\n",
                err->frames, err->sum[0] / err->frames, 100 * err->sum[0] / err->frames / size, whose(s), (double)size,

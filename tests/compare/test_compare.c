@@ -664,6 +664,59 @@ static void test_convergence_sentence_follows_the_frames(void **state)
     remove_report(dir);
 }
 
+/* A reference that blew up is no ground truth: a soft body of direct that blows up is frozen where it was last
+ * good, and a frozen surface meets the surface bar (nothing stretches), so the frames from its blow-up on are
+ * left out of the verdict, and the report says why. Made in the test: the skirt's cage given a pressure no
+ * cloth holds (kPR 1e9 on an open cone, whose volume is only where its faces point), which direct copies. */
+static void test_blown_reference_left_out(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/plush_blown_XXXXXX";
+    assert_true(plush__os_mkdtemp(dir));
+    plush_diag d = pmx_fx_diag();
+    const char *part[] = {"スカート"};
+    plush_arena arena = {0};
+    plush_attach_part cage;
+    plush_pmx_model *m = skirt_caged(&arena, &cage);
+    for (size_t i = 0; i < cage.model->soft_body_count; i++)
+        cage.model->soft_bodies[i].config.pr = 1e9f;
+    enum { N = 4 };
+    plush_compare_study_desc desc = {.model = cage.model, .out_dir = dir, .frames = N, .materials = part,
+                                     .material_count = 1, .no_quarter = true};
+    plush_compare_study *st = NULL;
+    pmx_fx_ok(plush_compare_study_create(&desc, &st, &d), &d);
+    for (uint32_t f = 0; f < N; f++)
+        pmx_fx_ok(plush_compare_study_step(st, f, &d), &d);
+    plush_compare_run_info info;
+    plush_compare_get_run_info(st->cmp, RUN_DIRECT, &info);
+    print_message("direct: %zu soft bodies blew up, the first at frame %lld\n", info.failures,
+                  (long long)info.first_failure);
+    assert_true(info.failures > 0 && info.first_failure >= 0 && info.first_failure < N);
+    char path[600];
+    snprintf(path, sizeof path, "%s/report.md", dir);
+    pmx_fx_ok(plush__compare_write_report(st, st->size, path, &d), &d);
+    size_t size = 0;
+    char *md = (char *)test_read_file(path, &size);
+    assert_non_null(md);
+    char *text = realloc(md, size + 1);
+    assert_non_null(text);
+    text[size] = '\0';
+    char said[200];
+    uint32_t frozen = N - (uint32_t)info.first_failure;
+    snprintf(said, sizeof said, "%u of the %u frames are left out of the verdict: %zu of direct's soft bodies blew "
+             "up at frame %lld and stayed frozen", frozen, (unsigned)N, info.failures, (long long)info.first_failure);
+    assert_non_null(strstr(text, said));
+    /* the verdict is made of the frames before the blow-up alone, or there is none */
+    if (info.first_failure == 0)
+        assert_non_null(strstr(text, "**No verdict**"));
+    free(text);
+    plush_compare_study_destroy(st);
+    plush_pmx_free(cage.model);
+    plush_arena_free(&arena);
+    plush_pmx_free(m);
+    remove_report(dir);
+}
+
 /* With the cloth solver the reference is the part at four times its detail: every face split at its edges'
  * midpoints (shared by the faces of an edge), the model's own vertices kept in place and order, and
  * direct/4 is the part as the model has it. */
@@ -887,6 +940,7 @@ int main(void)
         cmocka_unit_test(test_study_compares_a_part),
         cmocka_unit_test(test_convergence_sentence_follows_the_frames),
         cmocka_unit_test(test_finer_reference_is_nested),
+        cmocka_unit_test(test_blown_reference_left_out),
         cmocka_unit_test(test_plot_draws_lines_ticks_and_legend),
         cmocka_unit_test(test_text),
     };
