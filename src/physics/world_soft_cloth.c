@@ -61,6 +61,8 @@
  * distance apart), 0.1 and 0.03 converge (0.36 and 0.20 of it at worst), 0.01 and 0 crumple into pleats; the
  * value is the window's middle, and every shared cloth part was checked at it. */
 #define CLOTH_DEFAULT_COMPRESSION 0.05f
+/* Nodes closer than this share of the mean edge, along an edge, are welded into one (weld_nodes). */
+#define CLOTH_WELD_SHARE 0.01
 
 typedef struct cloth_hinge {
     uint32_t v[4];                /* the edge's ends, then the opposite corner of each face */
@@ -75,6 +77,8 @@ struct world_cloth {
     uint32_t (*edges)[2];
     float *edge_rest, *edge_k;    /* rest length; stiffness E A_e / L^2 */
     float compression;            /* the share of edge_k an edge holds shortened (plush_world_cloth.compression) */
+    uint32_t *rep;                /* per node: the node it is welded to (itself unless it follows one) */
+    size_t followers;             /* free nodes that follow another (rep != itself) */
     double *edge_now;             /* this substep's stiffness along each edge: edge_k, or its compressed share */
     size_t hinge_count;
     cloth_hinge *hinges;
@@ -183,11 +187,12 @@ static plush_status build_edges(soft_ctx *c, struct world_cloth *xp, float stret
         return world_soft_no_memory(c);
     size_t n = 0;
     for (size_t t = 0; t < s->triangle_count; t++) {
-        const uint32_t *f = s->triangles[t];
+        /* on the welded nodes: a face two of whose corners are welded into one is no face */
+        uint32_t f[3] = {xp->rep[s->triangles[t][0]], xp->rep[s->triangles[t][1]], xp->rep[s->triangles[t][2]]};
+        if (f[0] == f[1] || f[1] == f[2] || f[2] == f[0])
+            continue;
         for (int k = 0; k < 3; k++) {
             uint32_t a = f[k], b = f[(k + 1) % 3];
-            if (a == b)
-                continue;
             e[n][0] = a < b ? a : b;
             e[n][1] = a < b ? b : a;
             e[n][2] = (uint32_t)t;
@@ -233,7 +238,8 @@ static plush_status build_edges(soft_ctx *c, struct world_cloth *xp, float stret
         xp->edge_k[k] = len > 0 ? (float)(stretch * (area > 0 ? area / (len * len) : 1.0)) : 0;
         if (with_area == 2 && bending_stiffness > 0) {
             /* orient the hinge by face 1's winding: v0 -> v1 as face 1 runs */
-            const uint32_t *f1 = s->triangles[e[faces[0]][2]];
+            const uint32_t *t1 = s->triangles[e[faces[0]][2]];
+            uint32_t f1[3] = {xp->rep[t1[0]], xp->rep[t1[1]], xp->rep[t1[2]]};
             uint32_t v0 = a, v1 = b;
             for (int q = 0; q < 3; q++)
                 if (f1[q] == b && f1[(q + 1) % 3] == a)
@@ -291,7 +297,7 @@ static plush_status shape_init(soft_ctx *c, struct world_cloth *xp, const plush_
     /* as plush__world_soft_pose_init weighs them (Bullet's setPose): a pinned node 1000 n f free nodes' worth */
     double held = 1000.0 * (double)n * free_mass;
     for (size_t i = 0; i < n; i++) {
-        xp->shape_w[i] = xp->inv_mass[i] > 0 ? 1.0 / xp->inv_mass[i] : held;
+        xp->shape_w[i] = xp->inv_mass[i] > 0 ? 1.0 / xp->inv_mass[i] : xp->rep[i] != i ? 0.0 : held;
         w += xp->shape_w[i];
         for (int j = 0; j < 3; j++)
             c0[j] += xp->shape_w[i] * s->rest[i][j];
@@ -342,6 +348,60 @@ static bool shape_goals(const world_soft *s, struct world_cloth *xp, const doubl
     return true;
 }
 
+/* Nodes joined by an edge under a hundredth of the mean edge at rest are welded: one node moves for them all,
+ * the others follow it. A real model's mesh has such near-coincident vertices (strand tips gathered to a point,
+ * seams split by a hair): their edges would take a stiffness E A / L^2 hundreds of times the mean, their hinges
+ * likewise, and the solve diverged on them (docs/compare.md: Luka's hair blew up standing still). Welding moves
+ * a node by under a hundredth of an edge. A pinned or anchored node stands for its group and keeps its path;
+ * two of them in one group each keep theirs. */
+static plush_status weld_nodes(const world_soft *s, struct world_cloth *xp)
+{
+    size_t n = s->node_count;
+    for (size_t i = 0; i < n; i++)
+        xp->rep[i] = (uint32_t)i;
+    xp->followers = 0;
+    if (n == 0 || s->triangle_count == 0)
+        return PLUSH_OK;
+    double mean = plush__mean_edge(&s->rest[0][0], sizeof s->rest[0], &s->triangles[0][0], 3 * s->triangle_count);
+    double close = CLOTH_WELD_SHARE * mean;
+    uint32_t *parent = malloc(n * sizeof *parent), *lead = malloc(n * sizeof *lead);
+    bool *held = calloc(n, 1);
+    if (!parent || !lead || !held) {
+        free(parent), free(lead), free(held);
+        return PLUSH_E_NOMEM;
+    }
+    plush__uf_init(parent, n);
+    size_t joined = 0;
+    for (size_t t = 0; t < s->triangle_count; t++)
+        for (int k = 0; k < 3; k++) {
+            uint32_t a = s->triangles[t][k], b = s->triangles[t][(k + 1) % 3];
+            double d[3];
+            sub3(s->rest[b], s->rest[a], d);
+            if (a != b && plush__dot3d(d, d) < close * close)
+                joined += plush__uf_union(parent, a, b);
+        }
+    if (joined) {
+        for (size_t k = 0; k < s->anchor_count; k++)
+            held[s->anchors[k].node] = true;
+        for (size_t i = 0; i < n; i++)
+            held[i] = held[i] || s->pinned[i];
+        for (size_t i = 0; i < n; i++)
+            lead[i] = UINT32_MAX;
+        for (size_t i = 0; i < n; i++) { /* a held member leads its group, else its root */
+            uint32_t r = plush__uf_find(parent, (uint32_t)i);
+            if (held[i] && lead[r] == UINT32_MAX)
+                lead[r] = (uint32_t)i;
+        }
+        for (size_t i = 0; i < n; i++) {
+            uint32_t r = plush__uf_find(parent, (uint32_t)i);
+            xp->rep[i] = held[i] ? (uint32_t)i : lead[r] != UINT32_MAX ? lead[r] : r;
+            xp->followers += xp->rep[i] != i;
+        }
+    }
+    free(parent), free(lead), free(held);
+    return PLUSH_OK;
+}
+
 plush_status plush__world_soft_cloth_init(soft_ctx *c, const plush_world_cloth *cloth)
 {
     world_soft *s = c->s;
@@ -376,6 +436,11 @@ plush_status plush__world_soft_cloth_init(soft_ctx *c, const plush_world_cloth *
         free(face_areas);
         return world_soft_no_memory(c);
     }
+    xp->rep = plush_arena_array(arena, n ? n : 1, sizeof *xp->rep);
+    if (!xp->rep || weld_nodes(s, xp) != PLUSH_OK) {
+        free(face_areas);
+        return world_soft_no_memory(c);
+    }
     double total_area = 0;
     memset(xp->area, 0, n * sizeof *xp->area);
     memset(xp->dv, 0, n * sizeof *xp->dv);
@@ -385,7 +450,7 @@ plush_status plush__world_soft_cloth_init(soft_ctx *c, const plush_world_cloth *
                             : 0;
         total_area += face_areas[t];
         for (int k = 0; k < 3; k++)
-            xp->area[s->triangles[t][k]] += (float)(face_areas[t] / 3);
+            xp->area[xp->rep[s->triangles[t][k]]] += (float)(face_areas[t] / 3);
     }
     double mass = isfinite(c->sb->total_mass) && c->sb->total_mass > 0 ? c->sb->total_mass : 1;
     double density = total_area > 0 ? mass / total_area : 0, mean = n ? mass / (double)n : 1;
@@ -398,7 +463,7 @@ plush_status plush__world_soft_cloth_init(soft_ctx *c, const plush_world_cloth *
         held[s->anchors[k].node] = true;
     for (size_t i = 0; i < n; i++) {
         double m = density * xp->area[i];
-        xp->inv_mass[i] = s->pinned[i] || held[i] ? 0.0f : (float)(1.0 / (m > 0 ? m : mean));
+        xp->inv_mass[i] = s->pinned[i] || held[i] || xp->rep[i] != i ? 0.0f : (float)(1.0 / (m > 0 ? m : mean));
     }
     free(held);
     plush_status sst = shape_init(c, xp, cloth);
@@ -800,6 +865,10 @@ void plush__world_soft_cloth_step(plush_world_model *wm, world_soft *s, int k, i
             for (int j = 0; pp > 0 && vn < 0 && j < 3; j++)
                 v[i][j] -= vn * p[j] / pp;
         }
+        for (size_t i = 0; xp->followers && i < s->node_count; i++)
+            if (xp->rep[i] != i)
+                for (int j = 0; j < 3; j++)
+                    x[i][j] = x[xp->rep[i]][j], v[i][j] = v[xp->rep[i]][j];
     }
     for (size_t i = 0; i < s->node_count; i++)
         for (int j = 0; j < 3; j++)

@@ -1660,6 +1660,49 @@ static void test_cloth_solves_finish(void **state)
     plush_pmx_free(m);
 }
 
+/* A real mesh's near-coincident vertices (strand tips gathered to a point, a seam split by a hair): the clamped
+ * sheet with one row of vertices moved to a ten-thousandth of a row's spacing from the row above, so a row of
+ * quads is slivers whose short edges would take a stiffness thousands of times the others'. The cloth welds
+ * nodes that close: it swings and settles as a sheet, its solves finish, nothing blows up. Before, Luka's hair
+ * blew up standing still in compare's reference (docs/compare.md). */
+static void test_cloth_welds_coincident_nodes(void **state)
+{
+    (void)state;
+    int32_t *pins;
+    const unsigned n = 8;
+    plush_pmx_model *m = clamped_sheet(n, &pins);
+    const float spacing = 6.0f / (float)n;
+    for (size_t v = 0; v < m->vertex_count; v++) /* row 5 (z = 1.5 - ...): onto row 4, a hair apart */
+        if (fabsf(m->vertices[v].position[2] - (-3.0f + 5 * spacing)) < 1e-4f)
+            m->vertices[v].position[2] = -3.0f + 4 * spacing + 1e-4f * spacing;
+    plush_world_cloth cloth = {.on = true, .bending_length = 1.5f, .stretch = 20000.0f};
+    sim s = sim_new(m, &(plush_world_desc){.cloth = &cloth, .cloth_count = 1});
+    float(*rest)[3] = rest_positions(m), (*out)[3] = calloc(m->vertex_count, sizeof *out);
+    assert_non_null(out);
+    for (int f = 0; f < 30; f++) {
+        plush_world_set_pins(s.wm, (const float(*)[3])rest);
+        sim_step(&s, FRAME);
+    }
+    plush_world_soft_vertices(s.wm, out, NULL);
+    plush_world_soft_info info;
+    plush_world_soft_get_info(s.wm, 0, &info);
+    double drop = 0;
+    for (size_t v = 0; v < m->vertex_count; v++)
+        drop = fmax(drop, (double)rest[v][1] - out[v][1]);
+    print_message("cloth with a row of slivers: %llu solves, %llu stopped at the cap; it hangs %.3f\n",
+                  (unsigned long long)info.cloth_solves, (unsigned long long)info.cloth_unfinished, drop);
+    assert_int_equal(info.state, PLUSH_SOFT_ACTIVE);
+    assert_int_equal(info.resets, 0);
+    assert_int_equal(info.cloth_unfinished, 0);
+    assert_true(mesh_fx_all_finite((const float(*)[3])out, m->vertex_count));
+    assert_true(drop > 0.1 && drop < 6.0); /* it hangs as a sheet */
+    plush_world_destroy(s.world);
+    free(rest);
+    free(out);
+    free(pins);
+    plush_pmx_free(m);
+}
+
 /* A closed piece far smaller than its pins' jump in one step (a bead 0.04 across whose pins drop 0.2 in a
  * frame: five times its size, over a substep each time) is carried along by its pins as a whole, not dragged
  * through itself: before, the links pulled its free nodes through to the other side and it turned inside out
@@ -1792,6 +1835,7 @@ int main(void)
         cmocka_unit_test(test_cloth_shape_memory_turns_along),
         cmocka_unit_test(test_cloth_solves_finish),
         cmocka_unit_test(test_cloth_compression_unlocks),
+        cmocka_unit_test(test_cloth_welds_coincident_nodes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
