@@ -587,15 +587,9 @@ static void test_study_compares_a_part(void **state)
     remove_report(dir);
 }
 
-/* The convergence sentence follows the per-frame figures, both ways, made here on the skirt's measured
- * run: direct/4's distance from direct set to a tenth of the proxy's at every frame, the report says the
- * reference converges and nothing of a limit; set to nine tenths at one frame, it does not, and the verdict
- * is said to be limited by it. */
-static char *report_with_quarter(plush_compare_study *st, const double *share, const char *dir)
+/* The study's report.md written into dir and read back (free it). */
+static char *report_text(plush_compare_study *st, const char *dir)
 {
-    size_t np = st->pair_count;
-    for (uint32_t f = 0; f < st->frames; f++)
-        st->series_pair[(size_t)f * np + st->quarter_pair] = share[f] * st->series_pair[(size_t)f * np];
     char path[600];
     snprintf(path, sizeof path, "%s/report.md", dir);
     plush_diag d = pmx_fx_diag();
@@ -610,6 +604,18 @@ static char *report_with_quarter(plush_compare_study *st, const double *share, c
     return text;
 }
 
+/* The convergence sentence follows the per-frame figures, both ways, made here on the skirt's measured
+ * run: direct/4's distance from direct set to a tenth of the proxy's at every frame, the report says the
+ * reference converges and nothing of a limit; set to nine tenths at one frame, it does not, and the verdict
+ * is said to be limited by it. */
+static char *report_with_quarter(plush_compare_study *st, const double *share, const char *dir)
+{
+    size_t np = st->pair_count;
+    for (uint32_t f = 0; f < st->frames; f++)
+        st->series_pair[(size_t)f * np + st->quarter_pair] = share[f] * st->series_pair[(size_t)f * np];
+    return report_text(st, dir);
+}
+
 /* The pmx_tailor skirt read and its skirt caged as plush run --cage makes it (into cage, over arena). */
 static plush_pmx_model *skirt_caged(plush_arena *arena, plush_attach_part *cage)
 {
@@ -621,18 +627,40 @@ static plush_pmx_model *skirt_caged(plush_arena *arena, plush_attach_part *cage)
     return m;
 }
 
+/* The skirt caged, in a report directory of its own (skirt_fx_open / skirt_fx_close). */
+typedef struct skirt_fx {
+    char dir[48];
+    plush_arena arena;
+    plush_attach_part cage;
+    plush_pmx_model *model;
+} skirt_fx;
+
+static void skirt_fx_open(skirt_fx *fx, const char *name)
+{
+    memset(fx, 0, sizeof *fx);
+    snprintf(fx->dir, sizeof fx->dir, "/tmp/plush_%s_XXXXXX", name);
+    assert_true(plush__os_mkdtemp(fx->dir));
+    fx->model = skirt_caged(&fx->arena, &fx->cage);
+}
+
+static void skirt_fx_close(skirt_fx *fx)
+{
+    plush_pmx_free(fx->cage.model);
+    plush_arena_free(&fx->arena);
+    plush_pmx_free(fx->model);
+    remove_report(fx->dir);
+}
+
 static void test_convergence_sentence_follows_the_frames(void **state)
 {
     (void)state;
-    char dir[] = "/tmp/plush_converge_XXXXXX";
-    assert_true(plush__os_mkdtemp(dir));
+    skirt_fx fx;
+    skirt_fx_open(&fx, "converge");
+    const char *dir = fx.dir;
     plush_diag d = pmx_fx_diag();
     const char *part[] = {"スカート"};
-    plush_arena arena = {0};
-    plush_attach_part cage;
-    plush_pmx_model *m = skirt_caged(&arena, &cage);
     enum { N = 3 };
-    plush_compare_study_desc desc = {.model = cage.model, .out_dir = dir, .frames = N, .materials = part,
+    plush_compare_study_desc desc = {.model = fx.cage.model, .out_dir = dir, .frames = N, .materials = part,
                                      .material_count = 1};
     plush_compare_study *st = NULL;
     pmx_fx_ok(plush_compare_study_create(&desc, &st, &d), &d);
@@ -658,10 +686,7 @@ static void test_convergence_sentence_follows_the_frames(void **state)
     assert_non_null(strstr(md, "the verdict above is limited by it"));
     free(md);
     plush_compare_study_destroy(st);
-    plush_pmx_free(cage.model);
-    plush_arena_free(&arena);
-    plush_pmx_free(m);
-    remove_report(dir);
+    skirt_fx_close(&fx);
 }
 
 /* A reference that blew up is no ground truth: a soft body of direct that blows up is frozen where it was last
@@ -671,17 +696,14 @@ static void test_convergence_sentence_follows_the_frames(void **state)
 static void test_blown_reference_left_out(void **state)
 {
     (void)state;
-    char dir[] = "/tmp/plush_blown_XXXXXX";
-    assert_true(plush__os_mkdtemp(dir));
+    skirt_fx fx;
+    skirt_fx_open(&fx, "blown");
     plush_diag d = pmx_fx_diag();
     const char *part[] = {"スカート"};
-    plush_arena arena = {0};
-    plush_attach_part cage;
-    plush_pmx_model *m = skirt_caged(&arena, &cage);
-    for (size_t i = 0; i < cage.model->soft_body_count; i++)
-        cage.model->soft_bodies[i].config.pr = 1e9f;
+    for (size_t i = 0; i < fx.cage.model->soft_body_count; i++)
+        fx.cage.model->soft_bodies[i].config.pr = 1e9f;
     enum { N = 4 };
-    plush_compare_study_desc desc = {.model = cage.model, .out_dir = dir, .frames = N, .materials = part,
+    plush_compare_study_desc desc = {.model = fx.cage.model, .out_dir = fx.dir, .frames = N, .materials = part,
                                      .material_count = 1, .no_quarter = true};
     plush_compare_study *st = NULL;
     pmx_fx_ok(plush_compare_study_create(&desc, &st, &d), &d);
@@ -692,16 +714,7 @@ static void test_blown_reference_left_out(void **state)
     print_message("direct: %zu soft bodies blew up, the first at frame %lld\n", info.failures,
                   (long long)info.first_failure);
     assert_true(info.failures > 0 && info.first_failure >= 0 && info.first_failure < N);
-    char path[600];
-    snprintf(path, sizeof path, "%s/report.md", dir);
-    pmx_fx_ok(plush__compare_write_report(st, st->size, path, &d), &d);
-    size_t size = 0;
-    char *md = (char *)test_read_file(path, &size);
-    assert_non_null(md);
-    char *text = realloc(md, size + 1);
-    assert_non_null(text);
-    text[size] = '\0';
-    char said[200];
+    char *text = report_text(st, fx.dir), said[200];
     uint32_t frozen = N - (uint32_t)info.first_failure;
     snprintf(said, sizeof said, "%u of the %u frames are left out of the verdict: %zu of direct's soft bodies blew "
              "up at frame %lld and stayed frozen", frozen, (unsigned)N, info.failures, (long long)info.first_failure);
@@ -711,10 +724,7 @@ static void test_blown_reference_left_out(void **state)
         assert_non_null(strstr(text, "**No verdict**"));
     free(text);
     plush_compare_study_destroy(st);
-    plush_pmx_free(cage.model);
-    plush_arena_free(&arena);
-    plush_pmx_free(m);
-    remove_report(dir);
+    skirt_fx_close(&fx);
 }
 
 /* With the cloth solver the reference is the part at four times its detail: every face split at its edges'
