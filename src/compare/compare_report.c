@@ -26,6 +26,7 @@ typedef struct judgement {
                                             the proxy's distance from direct */
     uint32_t quarter_worst;
     double quarter_ratio;         /* direct/4's distance over the proxy's, at its worst frame */
+    double quarter_mean;          /* direct/4's distance from direct, mean over the frames kept */
     double off_proxy, off_quarter; /* at the frames off: the proxy's and direct/4's mean distance from direct */
 } judgement;
 
@@ -69,6 +70,7 @@ static judgement judge(const plush_compare_study *s)
             double q = s->series_pair[(size_t)f * np + s->quarter_pair];
             if (isfinite(q)) {
                 j.quarter_frames++;
+                j.quarter_mean += q;
                 double ratio = p > 0 ? q / p : (q > 0 ? INFINITY : 0);
                 if (ratio > 0.5)
                     j.off_frames++, j.off_proxy += p, j.off_quarter += q;
@@ -79,6 +81,8 @@ static judgement judge(const plush_compare_study *s)
     }
     if (j.off_frames)
         j.off_proxy /= j.off_frames, j.off_quarter /= j.off_frames;
+    if (j.quarter_frames)
+        j.quarter_mean /= j.quarter_frames;
     if (j.used) {
         j.proxy /= j.used, j.bones /= j.used, j.proxy_normal /= j.used, j.bones_normal /= j.used;
         j.better = j.proxy < j.bones && j.proxy_worst < j.bones_at_worst;
@@ -147,13 +151,13 @@ static void verdict(const plush_compare_study *s, const judgement *jp, plush_buf
                err->frames, err->sum[0] / err->frames, 100 * err->sum[0] / err->frames / size, whose(s), (double)size,
                err->max[2], 100 * err->max[2] / size);
     if (s->has_quarter && j.quarter_frames) {
-        const pair_stats *q = &s->pstats[s->quarter_pair];
         if (j.off_frames == 0)
-            buf_printf(md, "**The reference converges**: at every one of the %u frames direct on a quarter of the "
-                           "triangles (%zu of %zu) lies within half the proxy's distance of full direct (at most "
-                           "%.2f of it, frame %u; %.3g units RMS on average, on the vertices it simulates).",
-                       j.quarter_frames, s->quarter_faces, s->direct_faces, j.quarter_ratio,
-                       j.quarter_worst, q->frames ? q->sum[0] / q->frames : 0.0);
+            buf_printf(md, "**The reference converges**: at every one of the %u frame%s kept direct on a quarter of "
+                           "the triangles (%zu of %zu) lies within half the proxy's distance of full direct (at "
+                           "most %.2f of it, frame %u; %.3g units RMS on average over them, on the vertices it "
+                           "simulates).",
+                       j.quarter_frames, j.quarter_frames == 1 ? "" : "s", s->quarter_faces, s->direct_faces,
+                       j.quarter_ratio, j.quarter_worst, j.quarter_mean);
         else
             buf_printf(md, "**The reference does not converge**: at %u of the %u frames direct on a quarter of the "
                            "triangles (%zu of %zu) lies more than half the proxy's distance from full direct (at "

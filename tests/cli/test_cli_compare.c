@@ -184,7 +184,7 @@ static void test_small_plush_verdict(void **state)
     snprintf(p, sizeof p, "%s/report.md", small.out);
     char *cloth = cli_read_all(p, &len);
     assert_non_null(cloth);
-    assert_non_null(strstr(cloth, "**The reference converges**: at every one of the 12 frames"));
+    assert_non_null(strstr(cloth, "**The reference converges**: at every one of the 12 frames kept"));
     assert_null(strstr(cloth, "limited by it"));
     assert_non_null(strstr(cloth, "Direct is plush's cloth solver because the part is small enough for it"));
     free(cloth);
