@@ -173,9 +173,10 @@ static void verdict(const plush_compare_study *s, const judgement *jp, plush_buf
                            "as its link solver carries a correction (a twentieth of it against shortening: a fabric "
                            "buckles rather than pushes, and a mesh held at the whole modulus locks), a bending "
                            "length of the cage's mean edge, the cage's shape memory (each node pulled toward its "
-                           "rest place turned with the part, kMT of the way a step), damping, pressure and gravity, in as many substeps as the cage's "
-                           "link solver takes sweeps; its pins on the detailed surface under the cage's pinned triangles (a lone "
-                           "pin: the detailed nodes nearest it).%s\n\n",
+                           "rest place turned with the part, kMT of the way a step), damping, pressure and "
+                           "gravity, in as many substeps as the cage's link solver takes sweeps; its pins on the "
+                           "detailed surface under the cage's pinned triangles (a lone pin: the detailed nodes "
+                           "nearest it).%s\n\n",
                        s->has_finer ? " Direct has four times the part's detail (each face split at its edges' "
                                       "midpoints, the midpoints skinned as their edges' ends), direct/4 is the part as "
                                       "the model has it: the same cloth at two resolutions, the coarser nested in the "

@@ -354,7 +354,7 @@ static bool shape_goals(const world_soft *s, struct world_cloth *xp, const doubl
  * likewise, and the solve diverged on them (docs/compare.md: Luka's hair blew up standing still). Welding moves
  * a node by under a hundredth of an edge. A pinned or anchored node stands for its group and keeps its path;
  * two of them in one group each keep theirs. */
-static plush_status weld_nodes(const world_soft *s, struct world_cloth *xp)
+static plush_status weld_nodes(const world_soft *s, struct world_cloth *xp, const bool *held)
 {
     size_t n = s->node_count;
     for (size_t i = 0; i < n; i++)
@@ -365,9 +365,8 @@ static plush_status weld_nodes(const world_soft *s, struct world_cloth *xp)
     double mean = plush__mean_edge(&s->rest[0][0], sizeof s->rest[0], &s->triangles[0][0], 3 * s->triangle_count);
     double close = CLOTH_WELD_SHARE * mean;
     uint32_t *parent = malloc(n * sizeof *parent), *lead = malloc(n * sizeof *lead);
-    bool *held = calloc(n, 1);
-    if (!parent || !lead || !held) {
-        free(parent), free(lead), free(held);
+    if (!parent || !lead) {
+        free(parent), free(lead);
         return PLUSH_E_NOMEM;
     }
     plush__uf_init(parent, n);
@@ -381,10 +380,6 @@ static plush_status weld_nodes(const world_soft *s, struct world_cloth *xp)
                 joined += plush__uf_union(parent, a, b);
         }
     if (joined) {
-        for (size_t k = 0; k < s->anchor_count; k++)
-            held[s->anchors[k].node] = true;
-        for (size_t i = 0; i < n; i++)
-            held[i] = held[i] || s->pinned[i];
         for (size_t i = 0; i < n; i++)
             lead[i] = UINT32_MAX;
         for (size_t i = 0; i < n; i++) { /* a held member leads its group, else its root */
@@ -398,7 +393,7 @@ static plush_status weld_nodes(const world_soft *s, struct world_cloth *xp)
             xp->followers += xp->rep[i] != i;
         }
     }
-    free(parent), free(lead), free(held);
+    free(parent), free(lead);
     return PLUSH_OK;
 }
 
@@ -437,7 +432,16 @@ plush_status plush__world_soft_cloth_init(soft_ctx *c, const plush_world_cloth *
         return world_soft_no_memory(c);
     }
     xp->rep = plush_arena_array(arena, n ? n : 1, sizeof *xp->rep);
-    if (!xp->rep || weld_nodes(s, xp) != PLUSH_OK) {
+    /* the nodes that keep a path of their own: pinned or anchored */
+    bool *held = calloc(n ? n : 1, 1);
+    if (held) {
+        for (size_t k = 0; k < s->anchor_count; k++)
+            held[s->anchors[k].node] = true;
+        for (size_t i = 0; i < n; i++)
+            held[i] = held[i] || s->pinned[i];
+    }
+    if (!xp->rep || !held || weld_nodes(s, xp, held) != PLUSH_OK) {
+        free(held);
         free(face_areas);
         return world_soft_no_memory(c);
     }
@@ -454,16 +458,9 @@ plush_status plush__world_soft_cloth_init(soft_ctx *c, const plush_world_cloth *
     }
     double mass = isfinite(c->sb->total_mass) && c->sb->total_mass > 0 ? c->sb->total_mass : 1;
     double density = total_area > 0 ? mass / total_area : 0, mean = n ? mass / (double)n : 1;
-    bool *held = calloc(n ? n : 1, 1);
-    if (!held) {
-        free(face_areas);
-        return world_soft_no_memory(c);
-    }
-    for (size_t k = 0; k < s->anchor_count; k++)
-        held[s->anchors[k].node] = true;
     for (size_t i = 0; i < n; i++) {
         double m = density * xp->area[i];
-        xp->inv_mass[i] = s->pinned[i] || held[i] || xp->rep[i] != i ? 0.0f : (float)(1.0 / (m > 0 ? m : mean));
+        xp->inv_mass[i] = held[i] || xp->rep[i] != i ? 0.0f : (float)(1.0 / (m > 0 ? m : mean));
     }
     free(held);
     plush_status sst = shape_init(c, xp, cloth);
