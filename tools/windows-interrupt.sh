@@ -15,7 +15,20 @@ digest() {  # name -> sha of every output (plush's own files excluded)
   (cd "$1" && find . -type f ! -name '.plush*' -print0 | sort -z | xargs -0 sha256sum) 2>/dev/null
 }
 run_to() {  # outdir, every
-  "$WINE" "$EXE" run "${BEAR[@]}" --every "$2" -o "$1" >/dev/null 2>&1
+  timeout -k 10 300 "$WINE" "$EXE" run "${BEAR[@]}" --every "$2" -o "$1" >/dev/null 2>&1
+}
+# Waits for a run started in the background, at most HANG_S seconds after its Ctrl+C: a run the event left
+# hanging is killed and named, never waited for (one hung CI until its time ran out). Sets code.
+HANG_S=120
+wait_bounded() {  # pid, delay (for the message)
+  local t
+  for ((t = 0; t < HANG_S * 10; t++)); do
+    kill -0 "$1" 2>/dev/null || { wait "$1"; code=$?; return 0; }
+    sleep 0.1
+  done
+  echo "after $2 s: plush.exe still ran ${HANG_S} s after the Ctrl+C event: it hung"
+  pkill -KILL -f 'plush\.exe run' 2>/dev/null; kill -KILL "$1" 2>/dev/null
+  exit 1
 }
 
 rm -rf ictl-old ictl-new ictl
@@ -37,8 +50,7 @@ for share in 10 30 50 70 85 92 96 99; do
   # the Windows process behind the launcher: the one whose command line names plush.exe
   target="$(pgrep -f 'plush\.exe run' | head -n1)"
   [ -n "$target" ] && kill -INT "$target" 2>/dev/null
-  wait "$pid"
-  code=$?
+  wait_bounded "$pid" "$delay"
   # finished (0), or ended by the console handler with STATUS_CONTROL_C_EXIT (0xC000013A; the shell sees 0x3A)
   case "$code" in
     0) finished=$((finished + 1)) ;;
@@ -54,7 +66,7 @@ for share in 10 30 50 70 85 92 96 99; do
   # remove it and say so; it is counted and named in the result line.
   left="$(find ictl -maxdepth 1 \( -name '.plush-tmp.*' -o -name '.plush-old.*' \) -printf '%f ')"
   if [ -n "$left" ]; then
-    said="$("$WINE" "$EXE" run "${BEAR[@]}" --frames 1 --every 5 -o ictl 2>&1 >/dev/null)"
+    said="$(timeout -k 10 300 "$WINE" "$EXE" run "${BEAR[@]}" --frames 1 --every 5 -o ictl 2>&1 >/dev/null)"
     again="$(find ictl -maxdepth 1 \( -name '.plush-tmp.*' -o -name '.plush-old.*' \) -printf '%f ')"
     if [ -n "$again" ] || ! grep -q 'left by a run that no longer runs' <<<"$said"; then
       echo "after ${delay} s: left behind $left, and the next run did not remove it (still: ${again:-none})"; exit 1

@@ -529,15 +529,27 @@ bool plush__os_exe_dir(char *out, size_t size)
 }
 
 /* The interruption: Windows has no SIGINT to interrupt a thread with; Ctrl+C, Ctrl+Break and closing the
- * console call the handler on a new thread while the pipeline goes on. The handler takes the process heap's
- * lock (so the main thread is not stopped inside it: the cleanup's file calls use that heap), suspends the
- * main thread where it stands, lets go of the lock, cleans up -- finishing a commit under way, as the POSIX
- * half does on the main thread -- and ends the process at once with the status Ctrl+C gives. A thread that
- * holds interruptions off (plush__os_hold_interrupts) keeps the handler waiting until it is done. */
+ * console call the handler on a new thread while the pipeline goes on. The handler suspends the main thread
+ * where it stands, cleans up -- finishing a commit under way, as the POSIX half does on the main thread --
+ * and ends the process with the status Ctrl+C gives. A thread that holds interruptions off
+ * (plush__os_hold_interrupts) keeps the handler waiting until it is done.
+ *
+ * A thread suspended inside a lock of the system's keeps it: the cleanup's file calls then wait for it
+ * forever. The two they are known to take are taken by the handler before it suspends and let go after, so
+ * the main thread is never stopped holding one: the process heap's (the path calls allocate from it) and the
+ * PEB's (every path Windows turns into an NT path is read under it, with the current folder; a Ctrl+C that
+ * landed while the main thread opened a file hung the run, once in CI). For any other, the cleanup runs on a
+ * thread of its own, and the handler watches it: when it has not finished in CLEANUP_WAIT_MS the main thread
+ * is let go on (it leaves the lock, and cannot commit: the handler holds interruptions), and the process ends
+ * CLEANUP_LAST_MS later whatever is done. A staging folder left then is removed by the next run into the
+ * folder, with a warning. */
+enum { CLEANUP_WAIT_MS = 3000, CLEANUP_LAST_MS = 10000 };
 static HANDLE guard_owner;
 static atomic_bool guard_cleaning;
 static void (*_Atomic guard_cleanup)(void);
 static SRWLOCK guard_hold = SRWLOCK_INIT;
+typedef void(WINAPI *peb_lock_fn)(void);
+static peb_lock_fn peb_acquire, peb_release; /* ntdll's RtlAcquirePebLock and RtlReleasePebLock */
 
 static void ignore_invalid_parameter(const wchar_t *expression, const wchar_t *function, const wchar_t *file,
                                      unsigned int line, uintptr_t reserved)
@@ -560,20 +572,49 @@ static void close_disk_files(void)
     }
 }
 
-static void guard_run(void)
+static HANDLE cleanup_go;
+
+static DWORD WINAPI cleanup_thread(void *arg)
 {
-    AcquireSRWLockExclusive(&guard_hold);
-    HANDLE heap = GetProcessHeap();
-    bool locked = HeapLock(heap) != 0;
-    if (guard_owner)
-        SuspendThread(guard_owner);
-    if (locked)
-        HeapUnlock(heap);
+    (void)arg;
+    WaitForSingleObject(cleanup_go, INFINITE);
     if (guard_owner)
         close_disk_files();
     void (*cleanup)(void) = atomic_load(&guard_cleanup);
     if (cleanup)
         cleanup();
+    return 0;
+}
+
+static void guard_run(void)
+{
+    AcquireSRWLockExclusive(&guard_hold);
+    /* the cleanup's thread is started before the main thread stops: a new thread's start takes the loader's
+     * lock, which the main thread may hold */
+    cleanup_go = CreateEventW(NULL, TRUE, FALSE, NULL);
+    HANDLE worker = cleanup_go ? CreateThread(NULL, 0, cleanup_thread, NULL, 0, NULL) : NULL;
+    bool peb = peb_acquire && peb_release;
+    if (peb)
+        peb_acquire();
+    HANDLE heap = GetProcessHeap();
+    bool locked = HeapLock(heap) != 0;
+    bool suspended = guard_owner && SuspendThread(guard_owner) != (DWORD)-1;
+    if (locked)
+        HeapUnlock(heap);
+    if (peb)
+        peb_release();
+    if (!worker) { /* no thread to spare: clean up here, unwatched */
+        if (cleanup_go)
+            SetEvent(cleanup_go);
+        cleanup_thread(NULL);
+        return;
+    }
+    SetEvent(cleanup_go);
+    if (WaitForSingleObject(worker, CLEANUP_WAIT_MS) == WAIT_TIMEOUT) {
+        if (suspended)
+            ResumeThread(guard_owner);
+        WaitForSingleObject(worker, CLEANUP_LAST_MS);
+    }
 }
 
 static BOOL WINAPI guard_console(DWORD event)
@@ -605,6 +646,11 @@ bool plush__os_on_interrupt(void (*cleanup)(void))
     if (!guard_owner && !DuplicateHandle(GetCurrentProcess(), GetCurrentThread(), GetCurrentProcess(), &guard_owner,
                                          THREAD_SUSPEND_RESUME, FALSE, 0))
         guard_owner = NULL;
+    HMODULE ntdll = GetModuleHandleW(L"ntdll.dll");
+    if (ntdll && !peb_acquire) { /* resolved here: looking a name up takes the loader's lock */
+        peb_acquire = (peb_lock_fn)(void (*)(void))GetProcAddress(ntdll, "RtlAcquirePebLock");
+        peb_release = (peb_lock_fn)(void (*)(void))GetProcAddress(ntdll, "RtlReleasePebLock");
+    }
     SetUnhandledExceptionFilter(guard_crash);
     return SetConsoleCtrlHandler(guard_console, TRUE) != 0;
 }
