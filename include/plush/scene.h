@@ -330,6 +330,12 @@ typedef struct plush_scene_soft_figures {
                            * out, so the model at rest reads 0) */
     double skin_depth;    /* the deepest of them behind it (model units) */
     double author_skin_share; /* the same share where bone skinning with the author's physics puts them */
+    /* The author's own surface of the part (its bound vertices bone-skinned with the author's physics): the
+     * p99.9 edge strain and the share of edges outside [2/3, 3/2], as plush's surface is measured; both 0 when
+     * not measured (the author gave the part no physics). Where they miss the surface bar's strain figures,
+     * the author's part tears there (chains flung apart) and no whole surface can swing as it does. */
+    bool author_surface;      /* measured */
+    double author_strain_p999, author_strain_outside;
 } plush_scene_soft_figures;
 
 /* The bars the soft part's behaviour is judged by against the author's physics (docs/measured.md): standing
@@ -342,6 +348,9 @@ typedef struct plush_scene_soft_figures {
  * mean swing is at least this share of its size (below it a ratio says nothing). */
 #define PLUSH_SOFT_AUTHOR_MOVES_SHARE 0.1
 #define PLUSH_SOFT_AUTHOR_MOVES_SWING 0.005
+/* The author's part is whole at a frame when its surface meets the strain figures of the surface bar
+ * (PLUSH_QUALITY_BAR_STRAIN_P999 and PLUSH_QUALITY_BAR_OUTSIDE, plush/quality.h); the swing bar is judged over
+ * those frames (plush_scene_soft_author_whole, plush/sys/scene.h). */
 /* Behind the visible skin, against the author's model at the same frame: at every frame at most
  * PLUSH_SOFT_SKIN_FRAME_BAR more of the measured vertices, and over the run PLUSH_SOFT_SKIN_MEAN_BAR more on
  * average (shares: 2 and 0.5 points). */
@@ -355,6 +364,12 @@ typedef struct plush_scene_soft_summary {
     double mean_offset_share;
     double mean_swing_share, mean_author_swing_share;
     double last_offset_share, last_swing_share, last_author_swing_share;
+    /* the frames where the author's part is whole (plush_scene_soft_author_whole) and the two swings' means over
+     * them; the frames where it tears, its largest p99.9 strain and the frame of it (-1: none torn) */
+    uint64_t whole_frames, torn_frames;
+    double whole_swing_share, whole_author_swing_share;
+    double torn_strain_p999;
+    int64_t torn_frame;
     double author_share;          /* bound vertices the author's physics moves (weighted to a bone a dynamic
                                    * rigid body drives, or below one), 0..1: 0, the author gave it none */
     double worst_inside_share, worst_inside_depth, deepest;

@@ -610,19 +610,43 @@ static void behaviour_lines(const run_state *s, const plush_motion_stats *st, co
                  ok ? ": meets it" : ": misses it", 100 * u->last_swing_share, 100 * u->last_author_swing_share);
         return;
     }
-    char verdict[96] = "";
-    bool stiff = false;
-    if (u->mean_author_swing_share >= PLUSH_SOFT_AUTHOR_MOVES_SWING) {
-        double r = u->mean_swing_share / u->mean_author_swing_share;
+    /* The bar is judged over the frames where the author's part stays whole: where its chains fling it apart
+     * (its surface past the surface bar's strain), no whole surface swings as it does. */
+    char verdict[200] = "";
+    bool stiff = false, torn = u->torn_frames > 0;
+    double mine = torn ? u->whole_swing_share : u->mean_swing_share;
+    double theirs = torn ? u->whole_author_swing_share : u->mean_author_swing_share;
+    int at = 0;
+    if (torn && u->whole_frames)
+        at = snprintf(verdict, sizeof verdict, "; where the author's part stays whole (%llu of %llu frames) %.2f%% "
+                      "against %.2f%%", (unsigned long long)u->whole_frames, (unsigned long long)u->frames,
+                      100 * mine, 100 * theirs);
+    if (theirs >= PLUSH_SOFT_AUTHOR_MOVES_SWING && (!torn || u->whole_frames)) {
+        double r = mine / theirs;
         bool ok = r >= PLUSH_SOFT_SWING_RATIO_LO && r <= PLUSH_SOFT_SWING_RATIO_HI;
-        snprintf(verdict, sizeof verdict, " (ratio %.2f, bar %g-%g: %s)", r, PLUSH_SOFT_SWING_RATIO_LO,
-                 PLUSH_SOFT_SWING_RATIO_HI, ok ? "meets it" : "misses it");
+        snprintf(verdict + at, sizeof verdict - (size_t)at, " (ratio %.2f, bar %g-%g: %s)", r,
+                 PLUSH_SOFT_SWING_RATIO_LO, PLUSH_SOFT_SWING_RATIO_HI, ok ? "meets it" : "misses it");
         stiff = r < PLUSH_SOFT_SWING_RATIO_LO;
+    } else if (torn && u->mean_author_swing_share >= PLUSH_SOFT_AUTHOR_MOVES_SWING) {
+        snprintf(verdict + at, sizeof verdict - (size_t)at, " (no ratio judged: %s)",
+                 u->whole_frames ? "where it stays whole the author's part barely moves"
+                                 : "the author's part tears at every frame");
     }
     cli_line("  swing           %.2f%% of its size from the pose without physics on average, the author's physics "
              "%.2f%%%s; %.2f%% from where the author's physics puts it%s",
              100 * u->mean_swing_share, 100 * u->mean_author_swing_share, verdict, 100 * u->mean_offset_share,
              follows);
+    if (torn) {
+        char all[64] = "";
+        if (u->mean_author_swing_share >= PLUSH_SOFT_AUTHOR_MOVES_SWING)
+            snprintf(all, sizeof all, " (over every frame: ratio %.2f)",
+                     u->mean_swing_share / u->mean_author_swing_share);
+        cli_line("                  the author's part tears at %llu of %llu frames (its own surface's p99.9 strain up "
+                 "to %.2f at frame %lld, past the surface bar's %g): no whole surface can swing as it does there, so "
+                 "the swing bar leaves those frames out%s",
+                 (unsigned long long)u->torn_frames, (unsigned long long)u->frames, u->torn_strain_p999,
+                 (long long)u->torn_frame, PLUSH_QUALITY_BAR_STRAIN_P999, all);
+    }
     /* a part stiffer than the author's made it (hair on chains, held to its rest shape by its cage): the
      * default that follows the author's physics instead, with what it costs */
     if (stiff && s->job->own_shape && s->job->mode == PLUSH_SCENE_PROXY)

@@ -77,7 +77,8 @@ static const char header[] =
     "surface_crease_p99,surface_crease_max,surface_volume_ratio,cage_strain_p50,cage_strain_p99,"
     "cage_strain_p999,cage_strain_max,cage_strain_outside,cage_crease_p99,cage_crease_max,cage_volume_ratio,"
     "body_inside_share,body_inside_depth,bones_inside_share,soft_offset_share,surface_tear,over_bar,crossing_stretch_max,"
-    "soft_swing_share,author_swing_share,skin_inside_share,author_skin_inside_share\n";
+    "soft_swing_share,author_swing_share,skin_inside_share,author_skin_inside_share,author_surface_strain_p999,"
+    "author_surface_strain_outside\n";
 
 static int figures_csv(char *dst, size_t cap, const plush_quality_figures *f)
 {
@@ -178,6 +179,11 @@ static void keep(quality_sink *q, const quality_slot *in, const plush_quality_fi
                       in->soft.author_swing_share, in->soft.skin_share, in->soft.author_skin_share);
     else
         n += snprintf(line + n, sizeof line - (size_t)n, ",,,,");
+    if (in->has_soft && in->soft.author_surface)
+        n += snprintf(line + n, sizeof line - (size_t)n, ",%.6g,%.6g", in->soft.author_strain_p999,
+                      in->soft.author_strain_outside);
+    else
+        n += snprintf(line + n, sizeof line - (size_t)n, ",,");
     line[n++] = '\n';
     plush_buf_append(&q->csv, line, (size_t)n);
 }

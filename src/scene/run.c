@@ -9,6 +9,7 @@
 #include "plush/sys/physics.h"
 #include "plush/sys/core.h"
 #include "plush/sys/pmx.h"
+#include "plush/sys/scene.h"
 #include "plush/sys/anim.h"
 
 #include <math.h>
@@ -319,6 +320,7 @@ plush_status plush_scene_create(const plush_scene_desc *desc, plush_scene **out,
     sc->soft_at = sc->soft_before_at = -1;
     sc->soft_summary.worst_inside_frame = -1;
     sc->soft_summary.worst_skin_frame = -1;
+    sc->soft_summary.torn_frame = -1;
     if (st == PLUSH_OK && sc->binding)
         st = plush__soft_measure_init(&sc->soft_measure, sc->model, sc->binding->vertices, sc->binding->vertex_count,
                                       sc->wm, &sc->arena, diag);
@@ -488,6 +490,18 @@ static void take_soft(plush_scene *sc)
             u->worst_skin_frame = (int64_t)frame;
         }
         u->skin_frames_over += gap > PLUSH_SOFT_SKIN_FRAME_BAR;
+    }
+    if (f->author_surface && !plush_scene_soft_author_whole(f)) {
+        if (u->torn_frame < 0 || f->author_strain_p999 > u->torn_strain_p999) {
+            u->torn_strain_p999 = f->author_strain_p999;
+            u->torn_frame = (int64_t)frame;
+        }
+        u->torn_frames++;
+    } else {
+        double ww = 1.0 / (double)(u->whole_frames + 1);
+        u->whole_swing_share += (f->swing_share - u->whole_swing_share) * ww;
+        u->whole_author_swing_share += (f->author_swing_share - u->whole_author_swing_share) * ww;
+        u->whole_frames++;
     }
     u->last_offset_share = f->offset_share;
     u->last_swing_share = f->swing_share;

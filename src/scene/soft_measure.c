@@ -6,6 +6,8 @@
 #include "core/common.h"
 #include "plush/sys/anim.h"
 #include "plush/sys/physics.h"
+#include "plush/sys/pmx.h"
+#include "plush/sys/scene.h"
 #include "plush/sys/core.h"
 
 #include <math.h>
@@ -98,6 +100,58 @@ void plush__soft_measure_fini(plush__soft_measure *sm)
     sm->measuring = false;
     plush_quality_skin_destroy(sm->skin);
     sm->skin = NULL;
+    plush_quality_destroy(sm->author_surface);
+    sm->author_surface = NULL;
+}
+
+bool plush_scene_soft_author_whole(const plush_scene_soft_figures *f)
+{
+    return !f->author_surface || (f->author_strain_p999 <= PLUSH_QUALITY_BAR_STRAIN_P999 &&
+                                  f->author_strain_outside <= PLUSH_QUALITY_BAR_OUTSIDE);
+}
+
+/* The part's surface as the author's rig moves it: the faces all of whose corners are bound, in the materials
+ * no soft body is made of (the faces plush's own surface is measured on), every layer left out of the tear
+ * (the vertices not bound are not skinned). */
+static plush_status author_surface_init(plush__soft_measure *sm, const plush_pmx_model *m, plush_diag *diag)
+{
+    size_t nv = m->vertex_count;
+    bool *bound = calloc(nv ? nv : 1, sizeof *bound);
+    uint32_t(*tris)[3] = malloc((m->index_count / 3 ? m->index_count / 3 : 1) * sizeof *tris);
+    float(*rest)[3] = malloc((nv ? nv : 1) * sizeof *rest);
+    if (!bound || !tris || !rest) {
+        free(bound), free(tris), free(rest);
+        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+    }
+    for (size_t i = 0; i < sm->count; i++)
+        bound[sm->vertices[i]] = true;
+    size_t faces = 0, first = 0;
+    for (size_t mat = 0; mat < m->material_count; mat++) {
+        size_t c = m->materials[mat].index_count > 0 ? (size_t)m->materials[mat].index_count : 0;
+        for (size_t f = first; plush_pmx_material_soft_body(m, mat) < 0 && f + 3 <= first + c && f + 3 <= m->index_count;
+             f += 3) {
+            const uint32_t *ix = &m->indices[f];
+            if (ix[0] < nv && ix[1] < nv && ix[2] < nv && bound[ix[0]] && bound[ix[1]] && bound[ix[2]])
+                memcpy(tris[faces++], ix, sizeof tris[0]);
+        }
+        first += c;
+    }
+    for (size_t v = 0; v < nv; v++)
+        memcpy(rest[v], m->vertices[v].position, sizeof rest[v]);
+    /* its warnings (edges too short to measure) are plush's surface's too, which the run gives once */
+    plush_diag quiet = {0};
+    plush_status st = faces ? plush_quality_create((const float(*)[3])rest, nv, (const uint32_t(*)[3])tris, faces,
+                                                   &sm->author_surface, &quiet)
+                            : PLUSH_OK;
+    if (st == PLUSH_OK && sm->author_surface) {
+        for (size_t v = 0; v < nv; v++)
+            bound[v] = true;
+        plush_quality_drop_layers(sm->author_surface, bound);
+    } else if (st != PLUSH_OK) {
+        st = plush_diag_fail(diag, st, -1, NULL, -1, "out of memory");
+    }
+    free(bound), free(tris), free(rest);
+    return st;
 }
 
 plush_status plush__soft_measure_init(plush__soft_measure *sm, const plush_pmx_model *m, const uint32_t *vertices,
@@ -141,6 +195,8 @@ plush_status plush__soft_measure_init(plush__soft_measure *sm, const plush_pmx_m
     plush__rigid_dynamic_per_bone(m, dynamic);
     sm->author_share = plush__rigid_moved_share(m, vertices, count);
     plush_status st = skin_init(sm, m, diag);
+    if (st == PLUSH_OK && sm->author_share >= PLUSH_SOFT_AUTHOR_MOVES_SHARE)
+        st = author_surface_init(sm, m, diag);
     if (st != PLUSH_OK)
         return st;
     for (size_t b = 0; b < sm->body_count; b++) {
@@ -285,8 +341,8 @@ static void measure_side(const plush__soft_measure *sm, int slot, const float (*
 static void author_side(void *ctx)
 {
     plush__soft_measure *sm = ctx;
-    bool body = sm->wm && sm->body_count;
-    for (size_t i = 0; i < sm->count; i += body ? 1 : sm->sample_step)
+    bool every = (sm->wm && sm->body_count) || sm->author_surface;
+    for (size_t i = 0; i < sm->count; i += every ? 1 : sm->sample_step)
         plush_anim_skin(sm->anim, sm->vertices[i], 1, sm->scratch, NULL);
     if (sm->kinematic) {
         const float(*offsets)[3] = plush_anim_vertex_offsets(sm->anim);
@@ -343,6 +399,13 @@ static void measure_frame(void *ctx)
         out->inside_share = (double)mine.inside / (double)sm->count;
         out->inside_depth = mine.deepest;
         out->bones_inside_share = (double)author.inside / (double)sm->count;
+    }
+    if (sm->author_surface) {
+        plush_quality_figures q;
+        plush_quality_measure(sm->author_surface, (const float(*)[3])sm->scratch, &q);
+        out->author_surface = true;
+        out->author_strain_p999 = q.strain_p999;
+        out->author_strain_outside = q.strain_outside;
     }
     sm->measure_seconds += plush__seconds() - t0;
 }

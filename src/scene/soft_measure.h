@@ -7,6 +7,7 @@
 #include "plush/physics.h"
 #include "plush/scene.h"
 #include "plush/sys/core.h"
+#include "plush/quality.h"
 #include "plush/sys/quality.h"
 #include "core/common.h"
 #include "physics/rigid_shape.h"
@@ -40,6 +41,8 @@ typedef struct plush__soft_measure {
     plush_quality_skin *skin;          /* the visible skin (faces of visible materials with no bound vertex),
                                           measured on the sampled bound vertices; NULL without such faces */
     size_t skin_faces;
+    plush_quality *author_surface;     /* the part's faces, measured on the author's skinning (the author's part
+                                          moves: author_share at least PLUSH_SOFT_AUTHOR_MOVES_SHARE); NULL */
     bool skin_posed, bodies_posed;     /* the skin and the bodies were posed this frame (by the measure's start
                                           or the push): they are not posed again until the measure's end */
     /* the author's skinning of the frame, on a thread of its own from plush__soft_measure_begin to

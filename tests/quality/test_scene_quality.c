@@ -456,6 +456,7 @@ typedef struct ref_sink {
     old_quality *surface, *cage;
     char rows[64][512];
     double swing[64][4]; /* the swings and the skin shares */
+    char author_surface[64][64]; /* the author's surface strain columns, as the file gives them */
     uint32_t frames;
 } ref_sink;
 
@@ -484,6 +485,11 @@ static plush_status ref_frame(plush_scene_sink *s, const plush_scene *scene, uin
     ref_row(r->rows[frame], sizeof r->rows[frame], frame, &f, &c, &soft);
     r->swing[frame][0] = soft.swing_share, r->swing[frame][1] = soft.author_swing_share;
     r->swing[frame][2] = soft.skin_share, r->swing[frame][3] = soft.author_skin_share;
+    if (soft.author_surface)
+        snprintf(r->author_surface[frame], sizeof r->author_surface[frame], ",%.6g,%.6g", soft.author_strain_p999,
+                 soft.author_strain_outside);
+    else
+        snprintf(r->author_surface[frame], sizeof r->author_surface[frame], ",,");
     r->frames = frame + 1;
     return PLUSH_OK;
 }
@@ -564,9 +570,10 @@ static void test_thread_equals_inline(void **state)
             assert_true(end > row && stretch >= 1);
             row = end;
         }
-        char swing[128]; /* then the swings and the skin, which the old path does not measure: the scene's own */
-        snprintf(swing, sizeof swing, ",%.6g,%.6g,%.6g,%.6g\n", ref.swing[f][0], ref.swing[f][1], ref.swing[f][2],
-                 ref.swing[f][3]);
+        char swing[200]; /* then the swings, the skin and the author's surface, which the old path does not
+                          * measure: the scene's own */
+        snprintf(swing, sizeof swing, ",%.6g,%.6g,%.6g,%.6g%s\n", ref.swing[f][0], ref.swing[f][1], ref.swing[f][2],
+                 ref.swing[f][3], ref.author_surface[f]);
         assert_true(strncmp(row, swing, strlen(swing)) == 0);
         row += strlen(swing);
     }

@@ -103,6 +103,52 @@ static int most_pinned(const char *out)
     return most;
 }
 
+size_t characters_check_torn(const char *out, const char *csv)
+{
+    enum { CAP = 8192 };
+    static double p999[CAP], outside[CAP], swing[CAP], author[CAP];
+    size_t rows = characters_column(csv, "author_surface_strain_p999", p999, CAP);
+    assert_int_equal(characters_column(csv, "author_surface_strain_outside", outside, CAP), rows);
+    assert_int_equal(characters_column(csv, "soft_swing_share", swing, CAP), rows);
+    assert_int_equal(characters_column(csv, "author_swing_share", author, CAP), rows);
+    /* a figure the file rounds to the bar may fall either side of it */
+    size_t lo = 0, hi = 0, whole = 0;
+    double mine = 0, theirs = 0;
+    for (size_t i = 0; i < rows; i++) {
+        if (isnan(p999[i])) { /* not measured: the author gave the part no physics, so nothing tears */
+            assert_true(isnan(outside[i]));
+            p999[i] = 1, outside[i] = 0;
+        }
+        assert_true(p999[i] >= 1 && outside[i] >= 0 && outside[i] <= 1);
+        lo += p999[i] > 1.5 * (1 + 1e-5) || outside[i] > 0.005 * (1 + 1e-5);
+        bool torn = p999[i] > 1.5 * (1 - 1e-5) || outside[i] > 0.005 * (1 - 1e-5);
+        hi += torn;
+        if (!torn)
+            whole++, mine += swing[i], theirs += author[i];
+    }
+    const char *line = strstr(out, "the author's part tears at ");
+    if (!line) {
+        assert_int_equal(lo, 0);
+        return 0;
+    }
+    unsigned long long n = 0, of = 0;
+    assert_int_equal(sscanf(line, "the author's part tears at %llu of %llu frames", &n, &of), 2);
+    assert_true(n >= lo && n <= hi && of == rows && n > 0);
+    const char *kept = strstr(out, "where the author's part stays whole (");
+    assert_true((kept != NULL) == (n < rows));
+    if (kept && lo == hi) {
+        unsigned long long w = 0, wof = 0;
+        double said_mine = -1, said_theirs = -1;
+        assert_int_equal(sscanf(kept, "where the author's part stays whole (%llu of %llu frames) %lf%% against %lf%%",
+                                &w, &wof, &said_mine, &said_theirs),
+                         4);
+        assert_true(w == whole && wof == rows);
+        assert_true(fabs(said_mine - 100 * mine / (double)whole) <= 0.006 &&
+                    fabs(said_theirs - 100 * theirs / (double)whole) <= 0.006);
+    }
+    return (size_t)n;
+}
+
 double characters_max_of(const double *v, size_t n)
 {
     double m = -INFINITY;
@@ -194,6 +240,8 @@ void characters_run_case(const character_case *c, const char *dance, const char 
         assert_true(mean_author < 1e-6); /* no physics bone: bone skinning is the pose without physics */
     }
     assert_true(fabs(said_swing - 100 * mean_swing) <= 0.006);
+    /* the frames where the author's part tears, left out of the swing bar */
+    size_t torn = characters_check_torn(r.out, csv);
     /* the swing bar, where the summary judges by it (the author's part moves) */
     if (c->swing_bar && swing_line && strstr(swing_line, ", bar "))
         assert_non_null(strstr(swing_line, "bar 0.5-2: meets it)"));
@@ -206,14 +254,15 @@ void characters_run_case(const character_case *c, const char *dance, const char 
     const char *name = strrchr(c->model, '/') + 1;
     print_message("      %s %s, %zu frames of %s: cage %ld triangles, p99.9 %.3f; surface p99.9 %.3f, beyond 1.5x "
                   "%.2f%%, crease p99 %.1f, cage crease p99 %.1f, across pieces %.3fx, alive %.2f%%, inside %.2f%% "
-                  "(bone skinning %.2f%%), most pinned %d%%; swing %.2f%%, the author's %.2f%%; behind the skin %.2f%% "
+                  "(bone skinning %.2f%%), most pinned %d%%; swing %.2f%%, the author's %.2f%% (it tears at %zu frames); "
+                  "behind the skin %.2f%% "
                   "(the author's %.2f%%), at most %.2f points above it, at %zu frames over 2\n",
                   name, c->cage, rows, strrchr(dance, '/') + 1, triangles, characters_max_of(cage, rows),
                   characters_max_of(p999, rows), 100 * characters_max_of(outside, rows), characters_max_of(crease, rows),
                   characters_max_of(cage_crease, rows),
                   characters_max_of(crossing, rows) > 0 ? characters_max_of(crossing, rows) : 1.0, 100 * alive,
                   100 * characters_max_of(inside, rows), 100 * characters_max_of(bones, rows), most_pinned(r.out),
-                  100 * mean_swing, 100 * mean_author, 100 * skin_mean, 100 * author_skin_mean, 100 * skin_gap, skin_over);
+                  100 * mean_swing, 100 * mean_author, torn, 100 * skin_mean, 100 * author_skin_mean, 100 * skin_gap, skin_over);
     if (c->skin_bar && !stress)
         assert_true(skin_over == 0 && skin_mean - author_skin_mean <= PLUSH_SOFT_SKIN_MEAN_BAR);
     assert_true(alive >= alive_min);

@@ -35,6 +35,10 @@ bool characters_present(const char *path);
 /* Column `name` of every data row of csv into out (at most cap rows); the number of rows. */
 size_t characters_column(const char *csv, const char *name, double *out, size_t cap);
 double characters_max_of(const double *v, size_t n);
+/* The swing bar's frames in a run's summary (out) against its quality.csv (csv): the frames where the author's
+ * part tears (the author_surface_strain columns past the surface bar's strain figures) as the summary counts
+ * them, and plush's and the author's mean swing over the others as it gives them. Returns the frames torn. */
+size_t characters_check_torn(const char *out, const char *csv);
 /* One run of case c on dance (frames: --frames, or NULL for the whole motion; want: the rows it must write)
  * into the suite's temporary folder, held to the checks (characters.c says which); alive: the least mean
  * distance from bone skinning the part must keep (a dance moves it; a short motion that ends standing still

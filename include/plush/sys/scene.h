@@ -22,6 +22,9 @@ extern "C" {
 bool plush_scene_soft_at(const plush_scene *scene, double frame, plush_scene_soft_figures *out);
 /* What binding the scene's motion found (plush_motion_stats_get); all zero without a motion. */
 void plush_scene_motion_stats(const plush_scene *scene, plush_motion_stats *out);
+/* Whether the author's part is whole at the frame of f: its surface, where measured, within the surface bar's
+ * strain figures (plush/scene.h: the swing bar is judged over such frames). */
+bool plush_scene_soft_author_whole(const plush_scene_soft_figures *f);
 /* The linear solves of the soft bodies stepped as cloth (plush_world_cloth; direct mode's reference), and
  * how many of them the iteration cap stopped short of their tolerance; 0 without cloth. */
 uint64_t plush_scene_cloth_solves(const plush_scene *scene, uint64_t *unfinished);
