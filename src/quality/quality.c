@@ -328,13 +328,11 @@ static double at_most(double percentile, double max)
     return percentile > max ? max : percentile;
 }
 
-void plush_quality_measure(plush_quality *q, const float (*positions)[3], plush_quality_figures *out)
+/* The edges' strain figures into out (the rest of it untouched). */
+static void measure_strain(plush_quality *q, const float (*positions)[3], plush_quality_figures *out)
 {
-    memset(out, 0, sizeof *out);
     memset(q->strain_bins, 0, Q_BINS * sizeof *q->strain_bins);
-    memset(q->crease_bins, 0, C_BINS * sizeof *q->crease_bins);
-    double vol = faces_pass(q, positions, q->normals);
-    uint32_t *sb = q->strain_bins, *cb = q->crease_bins;
+    uint32_t *sb = q->strain_bins;
     size_t outside = 0;
     float smax = 0;
     for (size_t i = 0; i < q->edge_count; i++) {
@@ -344,6 +342,34 @@ void plush_quality_measure(plush_quality *q, const float (*positions)[3], plush_
         outside += !(s >= 2.0f / 3.0f && s <= 1.5f);
         smax = s > smax || s != s ? s : smax;
     }
+    out->edges = q->edge_count;
+    out->short_edges = q->short_edges;
+    if (q->edge_count) {
+        static const double shares[3] = {0.5, 0.99, 0.999};
+        uint32_t b[3];
+        percentile_bins(sb, Q_BINS, q->edge_count, shares, 3, b);
+        out->strain_max = smax;
+        out->strain_p50 = at_most(strain_of(b[0]), smax);
+        out->strain_p99 = at_most(strain_of(b[1]), smax);
+        out->strain_p999 = at_most(strain_of(b[2]), smax);
+        out->strain_outside = (double)outside / (double)q->edge_count;
+    }
+}
+
+void plush_quality_measure_strain(plush_quality *q, const float (*positions)[3], plush_quality_figures *out)
+{
+    memset(out, 0, sizeof *out);
+    out->volume_ratio = NAN;
+    measure_strain(q, positions, out);
+}
+
+void plush_quality_measure(plush_quality *q, const float (*positions)[3], plush_quality_figures *out)
+{
+    memset(out, 0, sizeof *out);
+    memset(q->crease_bins, 0, C_BINS * sizeof *q->crease_bins);
+    double vol = faces_pass(q, positions, q->normals);
+    uint32_t *cb = q->crease_bins;
+    measure_strain(q, positions, out);
     const float (*n)[3] = (const float(*)[3])q->normals;
     size_t folds = 0;
     float cmax = 0;
@@ -363,18 +389,7 @@ void plush_quality_measure(plush_quality *q, const float (*positions)[3], plush_
         tear = d > tear || d != d ? d : tear;
     }
     out->tear = tear;
-    out->edges = q->edge_count, out->folds = folds;
-    out->short_edges = q->short_edges;
-    if (q->edge_count) {
-        static const double shares[3] = {0.5, 0.99, 0.999};
-        uint32_t b[3];
-        percentile_bins(sb, Q_BINS, q->edge_count, shares, 3, b);
-        out->strain_max = smax;
-        out->strain_p50 = at_most(strain_of(b[0]), smax);
-        out->strain_p99 = at_most(strain_of(b[1]), smax);
-        out->strain_p999 = at_most(strain_of(b[2]), smax);
-        out->strain_outside = (double)outside / (double)q->edge_count;
-    }
+    out->folds = folds;
     if (folds) {
         static const double share = 0.99;
         uint32_t b;

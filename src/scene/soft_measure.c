@@ -402,7 +402,7 @@ static void measure_frame(void *ctx)
     }
     if (sm->author_surface) {
         plush_quality_figures q;
-        plush_quality_measure(sm->author_surface, (const float(*)[3])sm->scratch, &q);
+        plush_quality_measure_strain(sm->author_surface, (const float(*)[3])sm->scratch, &q);
         out->author_surface = true;
         out->author_strain_p999 = q.strain_p999;
         out->author_strain_outside = q.strain_outside;

@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include "plush/quality.h"
+#include "plush/sys/quality.h"
 #include "plush/scene_sink.h"
 #include "plush/sys/core.h"
 #include "support/cli_run.h"
@@ -235,6 +236,12 @@ static void test_percentiles_at_most_max(void **state)
                 pos[v][k] = rest[v][k] + amp * ((float)(lcg(&seed) % 2001) / 1000 - 1);
         plush_quality_measure(q, (const float(*)[3])pos, &f);
         assert_in_order(&f);
+        /* the strain alone (the author's surface's measure): the same strain figures, nothing else */
+        plush_quality_figures s;
+        plush_quality_measure_strain(q, (const float(*)[3])pos, &s);
+        assert_true(s.strain_p50 == f.strain_p50 && s.strain_p99 == f.strain_p99 && s.strain_p999 == f.strain_p999 &&
+                    s.strain_max == f.strain_max && s.strain_outside == f.strain_outside && s.edges == f.edges);
+        assert_true(s.crease_p99 == 0 && s.crease_max == 0 && s.tear == 0 && isnan(s.volume_ratio));
     }
     plush_quality_destroy(q);
     free(rest), free(pos), free(tris);

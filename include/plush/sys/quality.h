@@ -22,6 +22,7 @@
 #define PLUSH_SYS_QUALITY_H
 
 #include "plush/core.h"
+#include "plush/quality.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -32,6 +33,11 @@ typedef struct plush_quality_skin plush_quality_skin;
 /* How many point sets plush_quality_skin_behind keeps apart (each remembers its points' last nearest
  * triangles, which makes the next frame's search short). */
 #define PLUSH_QUALITY_SKIN_SLOTS 2
+
+/* The strain figures alone (strain_p50 .. strain_max, strain_outside, edges, short_edges; no crease, volume or
+ * tear: crease_* 0, volume_ratio NaN), as plush_quality_measure gives them: for a surface only its stretch is
+ * asked of (the author's own part, against which plush's swing is judged). */
+void plush_quality_measure_strain(plush_quality *q, const float (*positions)[3], plush_quality_figures *out);
 
 /* The skin: triangles over vertex indices (< vertex_count) with the rest positions and unit normals; the
  * points measured: vertex indices into the same numbering (points on the skin's own triangles are allowed
