@@ -50,7 +50,7 @@ for exe in $SUITES; do
   name="${exe#$WB/tests/}"
   log="$LOGS/${name//\//_}.log"
   t0=$(date +%s)
-  if PLUSH_PHYSICS_LIB="$PHYSICS_DLL" timeout 1800 "$WINE" "$exe" >"$log" 2>&1; then
+  if PLUSH_PHYSICS_LIB="$PHYSICS_DLL" timeout 600 "$WINE" "$exe" >"$log" 2>&1; then
     pass "$name ($(( $(date +%s) - t0 )) s)"
   else
     fail "$name (log: $log)"; tail -n 30 "$log"
@@ -62,7 +62,7 @@ cli_check() {  # name, expected files, then the plush arguments after the output
   local name="$1" outdir="$2"; shift 2
   local win="$JP/$outdir-windows" lin="$JP/$outdir-linux"
   rm -rf "$win" "$lin"
-  if ! (cd "$JP" && timeout 3600 "$WINE" "$EXE" "$@" -o "$outdir-windows" >"$ROOT/$LOGS/cli-$outdir.log" \
+  if ! (cd "$JP" && timeout 1500 "$WINE" "$EXE" "$@" -o "$outdir-windows" >"$ROOT/$LOGS/cli-$outdir.log" \
         2>"$ROOT/$LOGS/cli-$outdir.err"); then
     fail "$name under Wine (log: $LOGS/cli-$outdir.err)"; tail -n 20 "$LOGS/cli-$outdir.err"; return
   fi
