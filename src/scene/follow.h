@@ -26,4 +26,9 @@ plush_status plush__follow_init(plush__follow *f, const plush_pmx_model *m, cons
 void plush__follow_frame(plush__follow *f, const plush_pmx_model *m, const plush_anim *anim,
                          const float (*kinematic)[16]);
 
+/* Where the author's own part tears (fig: the last frame's soft figures, its surface's p99.9 strain past the
+ * surface bar's), the offsets are scaled down so that the same motion would stretch it to the bar: by
+ * (bar - 1) / (p99.9 - 1), every vertex alike. */
+void plush__follow_whole(plush__follow *f, const plush_scene_soft_figures *fig);
+
 #endif

@@ -549,6 +549,8 @@ plush_status plush_scene_step(plush_scene *sc, double frame, plush_diag *diag)
     double t3 = now();
     take_soft(sc);
     double waited = reset_wait + now() - t3;
+    if (sc->wm && sc->soft_measure.count) /* the frame before's figures, just taken in */
+        plush__follow_whole(&sc->follow, &sc->soft_frame);
 
     for (size_t r = 0; r < sc->bone_run_count; r++)
         plush_anim_skin(sc->anim, sc->bone_runs[r][0], sc->bone_runs[r][1], sc->positions, sc->normals);
