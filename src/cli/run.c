@@ -470,7 +470,7 @@ static void bar_hints(const run_state *s, const plush_scene_soft_summary *soft)
                  "less swing: --physics-hz 120");
     if (desc.mode == PLUSH_SCENE_PROXY && soft->following)
         cli_line("  hint            it follows the author's physics, and misses the bar where the author's part swings "
-                 "fastest or tears; its cage's own rest shape keeps the bar, swinging less: --own-shape");
+                 "fastest or begins to tear; its cage's own rest shape keeps the bar, swinging less: --own-shape");
 }
 
 /* A caged part sewn onto a piece the model's own physics swings (a trim on a dress): the piece's vertices at
@@ -651,8 +651,8 @@ static void behaviour_lines(const run_state *s, const plush_motion_stats *st, co
      * default that follows the author's physics instead, with what it costs */
     if (stiff && s->job->own_shape && s->job->mode == PLUSH_SCENE_PROXY)
         cli_line("  hint            it swings under half as much as the author's part: without --own-shape it keeps the "
-                 "shape the author's physics gives that part, softly (where the author's part tears or flies up, so "
-                 "does it)");
+                 "shape the author's physics gives that part, softly (where the author's part tears, as far as a whole "
+                 "surface can)");
 }
 
 static void summary(const run_state *s, uint32_t frames, const plush_diag *diag)
