@@ -8,8 +8,8 @@
  * stays under 2 on every case (every link held to 1.5, pinned ones too). The two hairs that follow their
  * author's physics within the swing bar on every motion run here are held to it (their ratios: Alicia's 1.13 on
  * the long dance's first 120 frames, 0.59 on the short dance, 0.76-0.82 on the hard motions; sample_finish's 1.02,
- * 1.81, 0.84-1.06); Luka's hair swings 0.28 of hers on the short dance and 0.48 on the spin, her dress and
- * sample_finish's skirt under half on the spin (docs/measured.md). */
+ * 1.81, 0.84-1.06); the ratio is the summary's, over the frames where the author's part stays whole: Luka's
+ * hair swings 0.41 of hers there on the short dance, so it is not held (docs/measured.md). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -48,10 +48,10 @@ const character_case characters_cases[] = {
      * fold guards (crease p99 127 on the long dance's first frames, 166 on the short one; 90 now) */
     {CHARACTERS_DATA "mmd/alicia/Alicia_solid.pmx", "hair", false, 0.05, true, true, false, false, true},
     /* Luka's hair: 1.2% inside at the short dance's worst frame since the cage's caps are flipped (0.8% before);
-     * following the author's physics (the default) it misses the surface bar where her locks swing fastest (198
-     * frames of the whole long dance, none of the first 120, and 53 of the spin's 151), so it is held to it on
-     * the dances' first frames only (on every motion on its own shape) */
-    {CHARACTERS_DATA "characters/blender_mmd_tools/巡音ルカ_f14b5a4.pmx", "材質3", true, 0.08, false, true, false, true, false},
+     * following the author's physics (the default) it missed the surface bar where the author's locks are flung
+     * apart (53 of the spin's 151 frames, every one a frame the author's own hair tore); following it only as far
+     * as a whole surface can, it meets the bar on every motion here */
+    {CHARACTERS_DATA "characters/blender_mmd_tools/巡音ルカ_f14b5a4.pmx", "材質3", true, 0.08, false, true, false, false, false},
     /* her skirt is the lower half of her dress (材質18 is its waistband and hem trims); its cage folded to crease
      * p99 122 degrees at one frame of the long dance's first 120 before the fold guards */
     {CHARACTERS_DATA "characters/blender_mmd_tools/巡音ルカ_f14b5a4.pmx", "材質8", true, 0.14, false, true, false, false, false},
