@@ -899,23 +899,26 @@ static void test_alicia_hair_auto_pins(void **state)
     cli_result_free(&r);
 }
 
-/* The summary's hints name what changes the run they follow: a sheet weighted half to a bone that turns by
- * 120 degrees, its middle torn by bone skinning alone, shown in mode bones with --cage (the author's part set
- * beside plush's) misses the surface bar, and the hint of a cage of half the triangles -- which bones mode never
- * skins to -- is not given; in proxy mode the same cage is the one skinned, and the hint is given when it misses. */
-static void test_bar_hints_follow_the_mode(void **state)
+/* A 10 x 10 sheet 2 units wide (200 triangles: a cage of all of them) whose left half hangs from bone 0 "root"
+ * and right half from bone 1 "flap", and a motion of two linear keys on one of them (frames 0 and `last`; the
+ * second key: `move` along x, `turn` radians about z). */
+static plush_pmx_model *flap_sheet(void)
 {
-    (void)state;
     plush_pmx_model *m = mesh_fx_model(2);
     m->bones[0].name = pmx_fx_str(m, "root");
     m->bones[1].name = pmx_fx_str(m, "flap");
-    mesh_fx g = mesh_fx_grid(10, 2.0f); /* 200 triangles: a cage of all of them */
+    mesh_fx g = mesh_fx_grid(10, 2.0f);
     mesh_fx_add_material(m, "sheet", &g, 0);
     size_t first = m->vertex_count - g.vertex_count;
     for (size_t v = first; v < m->vertex_count; v++)
         if (m->vertices[v].position[0] > 0.01f)
             m->vertices[v].bones[0] = 1;
     mesh_fx_free(&g);
+    return m;
+}
+
+static plush_vmd_motion *flap_motion(const char *bone, uint32_t last, float move, double turn)
+{
     plush_vmd_motion *v = plush_vmd_create();
     assert_non_null(v);
     v->bone_keys = plush_arena_array(plush_vmd_arena(v), 2, sizeof *v->bone_keys);
@@ -924,16 +927,27 @@ static void test_bar_hints_follow_the_mode(void **state)
     for (int k = 0; k < 2; k++) {
         plush_vmd_bone_key *key = &v->bone_keys[k];
         memset(key, 0, sizeof *key);
-        key->name = (plush_str){.s = "flap", .len = 4};
-        key->frame = (uint32_t)(10 * k);
-        double a = k ? 120.0 * M_PI / 180.0 : 0;
+        key->name = (plush_str){.s = bone, .len = strlen(bone)};
+        key->frame = k ? last : 0;
+        key->translation[0] = k ? move : 0.0f;
+        double a = k ? turn : 0;
         key->rotation[2] = (float)sin(a / 2), key->rotation[3] = (float)cos(a / 2);
         pmx_fx_linear_curves(key->interpolation);
     }
-    char model[300], motion[300], out[300];
-    cli_tmp_path(model, sizeof model, "flap.pmx");
-    cli_tmp_path(motion, sizeof motion, "flap.vmd");
-    cli_tmp_path(out, sizeof out, "flap_run");
+    return v;
+}
+
+/* Writes m (PMX 2.1) and v into the suite's folder as STEM.pmx and STEM.vmd and frees both; out names STEM_run. */
+static void flap_files(plush_pmx_model *m, plush_vmd_motion *v, const char *stem, char model[300], char motion[300],
+                       char out[300])
+{
+    char name[64];
+    snprintf(name, sizeof name, "%s.pmx", stem);
+    cli_tmp_path(model, 300, name);
+    snprintf(name, sizeof name, "%s.vmd", stem);
+    cli_tmp_path(motion, 300, name);
+    snprintf(name, sizeof name, "%s_run", stem);
+    cli_tmp_path(out, 300, name);
     plush_diag d;
     plush_diag_reset(&d);
     assert_int_equal(plush_pmx_write_file(m, &(plush_pmx_write_options){.version = PLUSH_PMX_WRITE_21}, model, &d),
@@ -941,6 +955,17 @@ static void test_bar_hints_follow_the_mode(void **state)
     assert_int_equal(plush_vmd_write_file(v, NULL, motion, &d), PLUSH_OK);
     plush_vmd_free(v);
     plush_pmx_free(m);
+}
+
+/* The summary's hints name what changes the run they follow: a sheet weighted half to a bone that turns by
+ * 120 degrees, its middle torn by bone skinning alone, shown in mode bones with --cage (the author's part set
+ * beside plush's) misses the surface bar, and the hint of a cage of half the triangles -- which bones mode never
+ * skins to -- is not given; in proxy mode the same cage is the one skinned, and the hint is given when it misses. */
+static void test_bar_hints_follow_the_mode(void **state)
+{
+    (void)state;
+    char model[300], motion[300], out[300];
+    flap_files(flap_sheet(), flap_motion("flap", 10, 0.0f, 120.0 * M_PI / 180.0), "flap", model, motion, out);
     static const char half[] = "a cage of half the triangles often meets it";
     cli_result r;
     CLI_RUN(&r, "run", model, "--cage", "sheet", "--mode", "bones", "--motion", motion, "--export", "quality", "-o", out);
@@ -966,16 +991,7 @@ static void test_bar_hints_follow_the_mode(void **state)
 static void test_swing_bar_leaves_torn_frames_out(void **state)
 {
     (void)state;
-    plush_pmx_model *m = mesh_fx_model(2);
-    m->bones[0].name = pmx_fx_str(m, "root");
-    m->bones[1].name = pmx_fx_str(m, "flap");
-    mesh_fx g = mesh_fx_grid(10, 2.0f);
-    mesh_fx_add_material(m, "sheet", &g, 0);
-    size_t first = m->vertex_count - g.vertex_count;
-    for (size_t v = first; v < m->vertex_count; v++)
-        if (m->vertices[v].position[0] > 0.01f)
-            m->vertices[v].bones[0] = 1;
-    mesh_fx_free(&g);
+    plush_pmx_model *m = flap_sheet();
     plush_pmx_rigid_body *rb = pmx_fx_rigid_bodies(m, 2);
     for (int k = 0; k < 2; k++) { /* small boxes above the sheet, apart from it and from each other */
         rb[k].bone = k;
@@ -986,32 +1002,9 @@ static void test_swing_bar_leaves_torn_frames_out(void **state)
         rb[k].group = (uint8_t)k;
         rb[k].mask = 0; /* collides with nothing */
     }
-    plush_vmd_motion *v = plush_vmd_create();
-    assert_non_null(v);
-    v->bone_keys = plush_arena_array(plush_vmd_arena(v), 2, sizeof *v->bone_keys);
-    assert_non_null(v->bone_keys);
-    v->bone_key_count = 2;
-    for (int k = 0; k < 2; k++) { /* "root" carried 2 units along x over 20 frames */
-        plush_vmd_bone_key *key = &v->bone_keys[k];
-        memset(key, 0, sizeof *key);
-        key->name = (plush_str){.s = "root", .len = 4};
-        key->frame = (uint32_t)(20 * k);
-        key->translation[0] = 2.0f * (float)k;
-        key->rotation[3] = 1;
-        pmx_fx_linear_curves(key->interpolation);
-    }
     char model[300], motion[300], out[300], csv_path[400];
-    cli_tmp_path(model, sizeof model, "torn.pmx");
-    cli_tmp_path(motion, sizeof motion, "torn.vmd");
-    cli_tmp_path(out, sizeof out, "torn_run");
+    flap_files(m, flap_motion("root", 20, 2.0f, 0), "torn", model, motion, out); /* "root" carried 2 units along x */
     snprintf(csv_path, sizeof csv_path, "%s/quality.csv", out);
-    plush_diag d;
-    plush_diag_reset(&d);
-    assert_int_equal(plush_pmx_write_file(m, &(plush_pmx_write_options){.version = PLUSH_PMX_WRITE_21}, model, &d),
-                     PLUSH_OK);
-    assert_int_equal(plush_vmd_write_file(v, NULL, motion, &d), PLUSH_OK);
-    plush_vmd_free(v);
-    plush_pmx_free(m);
     cli_result r;
     CLI_RUN(&r, "run", model, "--cage", "sheet", "--motion", motion, "--frames", "40", "--export", "quality", "-o",
             out);
