@@ -139,7 +139,8 @@ static plush_status author_surface_init(plush__soft_measure *sm, const plush_pmx
     for (size_t v = 0; v < nv; v++)
         memcpy(rest[v], m->vertices[v].position, sizeof rest[v]);
     /* its warnings (edges too short to measure) are plush's surface's too, which the run gives once */
-    plush_diag quiet = {0};
+    plush_diag quiet;
+    plush_diag_reset(&quiet);
     plush_status st = faces ? plush_quality_create((const float(*)[3])rest, nv, (const uint32_t(*)[3])tris, faces,
                                                    &sm->author_surface, &quiet)
                             : PLUSH_OK;
