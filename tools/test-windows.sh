@@ -52,8 +52,16 @@ for exe in $SUITES; do
   t0=$(date +%s)
   if PLUSH_PHYSICS_LIB="$PHYSICS_DLL" timeout 600 "$WINE" "$exe" >"$log" 2>&1; then
     pass "$name ($(( $(date +%s) - t0 )) s)"
-  else
+  elif code=$? && [ ! -s "$log" ] &&
+       PLUSH_PHYSICS_LIB="$PHYSICS_DLL" timeout 600 "$WINE" "$exe" >"$log.again" 2>&1; then
+    # It wrote nothing at all: Wine did not bring it up, or it crashed before its output (buffered, into a
+    # file) was written. Seen once, test_anim_skin.exe in a full local run of this check, and not in 60 runs
+    # of it alone since, under load or not; the cause is not known. Run once more, and say so in its line.
+    pass "$name ($(( $(date +%s) - t0 )) s; its first run exited $code having written nothing, the second passed: $log.again)"
+  elif [ -s "$log" ]; then
     fail "$name (log: $log)"; tail -n 30 "$log"
+  else
+    fail "$name (it wrote nothing, exit $code; run again: $log.again)"; tail -n 30 "$log.again"
   fi
 done
 
