@@ -621,7 +621,7 @@ static void behaviour_lines(const run_state *s, const plush_motion_stats *st, co
         at = snprintf(verdict, sizeof verdict, "; where the author's part stays whole (%llu of %llu frames) %.2f%% "
                       "against %.2f%%", (unsigned long long)u->whole_frames, (unsigned long long)u->frames,
                       100 * mine, 100 * theirs);
-    if (theirs >= PLUSH_SOFT_AUTHOR_MOVES_SWING && (!torn || u->whole_frames)) {
+    if (theirs >= PLUSH_SOFT_AUTHOR_MOVES_SWING) { /* no whole frame: theirs is 0 */
         double r = mine / theirs;
         bool ok = r >= PLUSH_SOFT_SWING_RATIO_LO && r <= PLUSH_SOFT_SWING_RATIO_HI;
         snprintf(verdict + at, sizeof verdict - (size_t)at, " (ratio %.2f, bar %g-%g: %s)", r,
