@@ -11,9 +11,9 @@
  * percent (PLUSH_WORLD_FOLLOW_STRETCH; world_soft_shape.c). Its pins move the same way (a pin near a chain's
  * first link goes where the author's physics takes that link; one on the head, where the head goes), and the
  * soft body adds what plush is for: it lags, squashes and settles, collides with the body and keeps the
- * surface smooth -- but where the author's own part tears (its chains flung apart on a fast spin), the goal
- * pulls the cage apart too. The offsets are the frame before's (the author's physics and plush's step
- * together). A part no simulated rigid body moves keeps its own shape. */
+ * surface smooth -- where the author's own part tears (its chains flung apart on a fast spin), only as far as
+ * a whole surface can (plush__follow_whole). The offsets are the frame before's (the author's physics and
+ * plush's step together). A part no simulated rigid body moves keeps its own shape. */
 #include "scene/follow.h"
 #include "core/geom.h"
 #include "plush/quality.h"
@@ -114,13 +114,18 @@ plush_status plush__follow_init(plush__follow *f, const plush_pmx_model *m, cons
  * torn frames, Luka's hair's 53 of 112) and at none other. A stretch grows with the offsets that make it (an
  * edge's length goes by the difference of its ends' offsets), so offsets scaled by (bar - 1) / (p - 1) stretch
  * that surface to the bar and no further: the part follows the author's motion as far as a whole surface can,
- * all of it alike, so the goal keeps its shape. The figure is the frame before's (the measure runs beside the
- * next frame's physics), the offsets this frame's. */
-void plush__follow_whole(plush__follow *f, const plush_scene_soft_figures *fig)
+ * all of it alike, so the goal keeps its shape. The figure is the larger of the offsets' own frame's (the
+ * author's surface is measured as its skinning is taken in, before the next step takes the offsets: a tear
+ * that opens within a frame is scaled at once) and the frame before's (the goal goes from that frame's offsets
+ * to these within the step, and an author's surface that flickers across the bar, Luka's hair's p99.9 1.54,
+ * 1.46, 1.63 at frames 108-110 of the spin, is not let go whole at one frame between torn ones). */
+void plush__follow_whole(plush__follow *f, double author_p999)
 {
-    if (!f->ready || !fig->author_surface || !(fig->author_strain_p999 > PLUSH_QUALITY_BAR_STRAIN_P999))
+    double p = author_p999 > f->last_p999 ? author_p999 : f->last_p999;
+    f->last_p999 = author_p999;
+    if (!f->ready || !(p > PLUSH_QUALITY_BAR_STRAIN_P999))
         return;
-    float k = (float)((PLUSH_QUALITY_BAR_STRAIN_P999 - 1.0) / (fig->author_strain_p999 - 1.0));
+    float k = (float)((PLUSH_QUALITY_BAR_STRAIN_P999 - 1.0) / (p - 1.0));
     for (size_t i = 0; i < f->count; i++)
         for (int d = 0; d < 3; d++)
             f->offset[f->vertex[i]][d] *= k;

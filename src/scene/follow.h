@@ -15,6 +15,7 @@ typedef struct plush__follow {
     uint8_t *follows;           /* per PMX vertex: 1 when it is one of vertex[] */
     size_t bodies;              /* soft bodies that follow */
     bool ready;                 /* a frame's offsets are in */
+    double last_p999;           /* the author's surface's p99.9 strain at the frame before (plush__follow_whole) */
 } plush__follow;
 
 /* Finds the soft bodies a simulated rigid body's bone moves (a bone of one, or below one, carries a bound
@@ -26,9 +27,10 @@ plush_status plush__follow_init(plush__follow *f, const plush_pmx_model *m, cons
 void plush__follow_frame(plush__follow *f, const plush_pmx_model *m, const plush_anim *anim,
                          const float (*kinematic)[16]);
 
-/* Where the author's own part tears (fig: the last frame's soft figures, its surface's p99.9 strain past the
- * surface bar's), the offsets are scaled down so that the same motion would stretch it to the bar: by
- * (bar - 1) / (p99.9 - 1), every vertex alike. */
-void plush__follow_whole(plush__follow *f, const plush_scene_soft_figures *fig);
+/* Where the author's own part tears (author_p999: its surface's p99.9 strain at the frame the offsets were
+ * taken of; p: the larger of it and the frame before's, past the surface bar's), the offsets are scaled down so
+ * that the same motion would stretch it to the bar: by (bar - 1) / (p - 1), every vertex alike. Called once a
+ * frame, after plush__follow_frame. */
+void plush__follow_whole(plush__follow *f, double author_p999);
 
 #endif

@@ -549,8 +549,6 @@ plush_status plush_scene_step(plush_scene *sc, double frame, plush_diag *diag)
     double t3 = now();
     take_soft(sc);
     double waited = reset_wait + now() - t3;
-    if (sc->wm && sc->soft_measure.count) /* the frame before's figures, just taken in */
-        plush__follow_whole(&sc->follow, &sc->soft_frame);
 
     for (size_t r = 0; r < sc->bone_run_count; r++)
         plush_anim_skin(sc->anim, sc->bone_runs[r][0], sc->bone_runs[r][1], sc->positions, sc->normals);
@@ -577,6 +575,8 @@ plush_status plush_scene_step(plush_scene *sc, double frame, plush_diag *diag)
     if (measure) /* its figures come in at the next frame (or when asked for): beside its motion and physics */
         plush__soft_measure_launch(&sc->soft_measure, sc->anim, sc->wm ? (const float(*)[16])sc->kinematic : NULL,
                                    (const float(*)[3])sc->positions, (const float(*)[3])sc->normals);
+    if (measure && sc->wm && sc->soft_measure.author_surface) /* this frame's, measured as the launch took it in */
+        plush__follow_whole(&sc->follow, sc->soft_measure.author_now.strain_p999);
     sc->measure_at = frame;
     double t6 = now();
     /* the soft measure's share of this thread (posing the skin and the bodies, waiting for the author's skinning

@@ -402,11 +402,9 @@ static void measure_frame(void *ctx)
         out->bones_inside_share = (double)author.inside / (double)sm->count;
     }
     if (sm->author_surface) {
-        plush_quality_figures q;
-        plush_quality_measure_strain(sm->author_surface, (const float(*)[3])sm->scratch, &q);
         out->author_surface = true;
-        out->author_strain_p999 = q.strain_p999;
-        out->author_strain_outside = q.strain_outside;
+        out->author_strain_p999 = sm->author_now.strain_p999;
+        out->author_strain_outside = sm->author_now.strain_outside;
     }
     sm->measure_seconds += plush__seconds() - t0;
 }
@@ -419,6 +417,8 @@ void plush__soft_measure_launch(plush__soft_measure *sm, const plush_anim *anim,
     plush__soft_measure_begin(sm, anim, kinematic, positions, normals);
     plush__job_wait(&sm->author_job);
     sm->author_running = false;
+    if (sm->author_surface)
+        plush_quality_measure_strain(sm->author_surface, (const float(*)[3])sm->scratch, &sm->author_now);
     sm->at = positions;
     sm->measuring = true;
     plush__job_start(&sm->measure_job, measure_frame, sm);

@@ -49,6 +49,9 @@ typedef struct plush__soft_measure {
      * plush__soft_measure_launch */
     plush__job author_job;
     bool author_running;
+    plush_quality_figures author_now;  /* the author's surface's strain at the frame launched (author_surface):
+                                          measured on the run's thread as the author's skinning is taken in, so
+                                          that a part that follows can be scaled by it before the next step */
     const plush_anim *anim;
     const float (*kinematic)[16];
     /* the frame's figures, measured on a thread of their own from plush__soft_measure_launch to
