@@ -8,7 +8,8 @@
  * surface moves as a blend of its triangles again, so it stays smooth, and the bake's pseudo-bones and every
  * export carry the same translations. A guard keeps the push from harming the surface: an edge of the
  * detailed mesh that the push would stretch or squeeze beyond STRAIN_LIMIT (or further than it already
- * was), or bend by moving its ends more than SLOPE of its length apart, halves the push of every triangle
+ * was), or bend by moving its ends more than SLOPE of its length apart in a round (frame_slope() in all the
+ * body's pass's rounds of a frame), halves the push of every triangle
  * that moves it, and after GUARD_HALVINGS those triangles do not move at all this round. A round that
  * leaves more of the vertices it moved in a body than it found (pushed into another limb) is undone and
  * ends the frame's pushing. A vertex a part's shape cannot carry out (a waistband inside a thigh the
@@ -21,6 +22,7 @@
  * into at rest (a skirt in the thighs' capsules): the skin is what keeps it out of those limbs. */
 #include "scene/soft_push.h"
 #include "plush/sys/core.h"
+#include "plush/quality.h"
 #include "core/common.h"
 
 #include <math.h>
@@ -35,6 +37,19 @@ enum { ROUNDS = 8, GUARD_HALVINGS = 4 };
 /* The most a push may move one end of an edge against the other, as a share of the edge's length: a
  * tilt of about 6 degrees, so a pushed bump bends the surface by about twice that at most. */
 #define SLOPE 0.1
+/* The most the body's pass's rounds together may move one end of an edge against the other in a frame, as a
+ * share of its length: a bump whose sides tilt by t bends the surface by about 2 t at its crest, and the
+ * surface bar allows a crease of PLUSH_QUALITY_BAR_CREASE_P99 degrees, so tan(bar / 2) (0.268;
+ * sp->frame_slope). SLOPE alone, a round's, let ROUNDS rounds tilt an edge 0.8 of its length: sample_finish's
+ * skirt creased 30-37 degrees (p99) where a thigh lifts into its front, at 63 frames of the long dance, at none
+ * with this. The rigid bodies are fatter than the mesh they stand for (a thigh's capsule holds nearly all of the
+ * thigh's skin), so a push out of them is held to the bar's crease; the skin's pass, out from behind what the
+ * viewer sees, keeps a round's SLOPE alone (held to this as well, the part lies behind the skin more: 03's bob
+ * at 87 frames of the long dance 2 points over the author's model where 32). */
+static double frame_slope(void)
+{
+    return tan(PLUSH_QUALITY_BAR_CREASE_P99 / 2 * 3.14159265358979323846 / 180);
+}
 /* How far outside the body a pushed vertex ends, as a share of the cage's mean edge (the cage itself
  * keeps a tenth of an edge: this is well inside that). */
 #define MARGIN_SHARE 0.02
@@ -173,6 +188,7 @@ plush_status plush__soft_push_init(plush__soft_push *sp, plush__soft_measure *sm
     sp->binding = binding;
     sp->triangle_count = triangle_count;
     sp->margin = MARGIN_SHARE * mean_edge;
+    sp->frame_slope = frame_slope();
     size_t n = sm->count, t = triangle_count;
     sp->move = plush_arena_array(arena, n, sizeof *sp->move);
     sp->push = plush_arena_array(arena, n, sizeof *sp->push);
@@ -181,6 +197,7 @@ plush_status plush__soft_push_init(plush__soft_push *sp, plush__soft_measure *sm
     sp->dirty = plush_arena_array(arena, n, sizeof *sp->dirty);
     sp->near = plush_arena_array(arena, n, sizeof *sp->near);
     sp->travel = plush_arena_array(arena, n, sizeof *sp->travel);
+    sp->total = plush_arena_array(arena, n, sizeof *sp->total);
     sp->skin_clear = plush_arena_array(arena, n, sizeof *sp->skin_clear);
     sp->body_clear = plush_arena_array(arena, n, sizeof *sp->body_clear);
     sp->slack = mean_edge;
@@ -197,7 +214,7 @@ plush_status plush__soft_push_init(plush__soft_push *sp, plush__soft_measure *sm
     sp->scale = plush_arena_array(arena, t, sizeof *sp->scale);
     sp->moved = plush_arena_array(arena, t, sizeof *sp->moved);
     sp->held = plush_arena_array(arena, t, sizeof *sp->held);
-    if (!sp->move || !sp->push || !sp->push_dir || !sp->rows || !sp->dirty || !sp->near || !sp->travel || !sp->skin_clear || !sp->body_clear || !sp->sum || !sp->step || !sp->offset ||
+    if (!sp->move || !sp->push || !sp->push_dir || !sp->rows || !sp->dirty || !sp->near || !sp->travel || !sp->total || !sp->skin_clear || !sp->body_clear || !sp->sum || !sp->step || !sp->offset ||
         !sp->kept || !sp->scale || !sp->moved || !sp->held || !sp->in || !sp->listed ||
         !sp->carry_count || !sp->carry_triangle || !sp->carry_weight || !sp->mark || !take_carriers(sp, arena))
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
@@ -405,6 +422,19 @@ static size_t guard_edges(plush__soft_push *sp, const float (*positions)[3], con
             }
             if (apart == 0)
                 continue; /* both ends moved alike */
+            if (!sp->skin_pass) { /* the frame's rounds together, this one's move included */
+                double total = 0;
+                for (int k = 0; k < 3; k++) {
+                    double d = (double)sp->total[r][k] - sp->total[o][k] + m[k];
+                    total += d * d;
+                }
+                if (total > sp->frame_slope * sp->frame_slope * rest * rest) {
+                    bad++;
+                    hold_row(sp, r);
+                    hold_row(sp, o);
+                    continue;
+                }
+            }
             if (apart <= SLOPE * SLOPE * rest * rest) {
                 const float *q = positions[vert[o]];
                 double before = 0, after = 0;
@@ -486,7 +516,9 @@ static bool push_rounds(plush__soft_push *sp, float (*positions)[3])
             float *p = positions[sp->sm->vertices[sp->rows[i]]], *m = sp->move[sp->rows[i]];
             if (undo) /* back where it was: the room found where it went says nothing here */
                 sp->body_clear[sp->rows[i]] = 0;
+            float *total = sp->total[sp->rows[i]];
             for (int k = 0; k < 3; k++) {
+                total[k] += undo ? 0.0f : p[k] - m[k];
                 p[k] = undo ? m[k] : p[k];
                 m[k] = 0;
             }
@@ -510,6 +542,7 @@ void plush__soft_push_frame(plush__soft_push *sp, plush_proxy_skin *skin, float 
     plush__soft_measure_pose_skin(sp->sm, (const float(*)[3])positions, normals);
     memset(sp->offset, 0, sp->triangle_count * sizeof *sp->offset);
     memset(sp->travel, 0, sp->sm->count * sizeof *sp->travel);
+    memset(sp->total, 0, sp->sm->count * sizeof *sp->total);
     memset(sp->body_clear, 0, sp->sm->count * sizeof *sp->body_clear);
     /* out of the rigid bodies, then out from behind the skin */
     sp->skin_pass = false;

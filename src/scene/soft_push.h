@@ -25,12 +25,15 @@ typedef struct plush__soft_push {
     uint32_t *dirty;                    /* of those, the ones a triangle the guard held moves */
     uint64_t *near;                     /* per row: the bodies it may meet while it moves less than slack */
     float *travel;                      /* per row: how far the frame's rounds have moved it */
+    float (*total)[3];                  /* per row: and by what (the sum of their moves) */
     bool skin_pass;                     /* the rounds push out from behind the skin (else out of the bodies) */
     float *skin_clear;                  /* per row: the travel at which it may reach the skin's margin (the
                                            skin holds still within a frame) */
     float *body_clear;                  /* per row: the travel at which it may reach a body's margin (the
                                            bodies hold still within a frame; 0 at its start) */
     double slack;
+    double frame_slope;                 /* frame_slope() of soft_push.c: the guard's limit on the body's pass's
+                                           rounds of a frame together */
     double (*sum)[4];                   /* per triangle: the weighted pushes of its rows, and their weight */
     float (*step)[3];                   /* per triangle: this round's offset */
     float (*offset)[3];                 /* per triangle: this frame's offset, all rounds */
