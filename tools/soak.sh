@@ -86,11 +86,12 @@ if [ $stress = 1 ]; then
 fi
 
 # A column of quality.csv that is not a finite number, other than a volume ratio (an open surface has
-# no volume: nan there is the measurement's answer, not a fault) or an empty stretch across cage pieces
-# (no edge crosses). Prints "column@frame" or nothing.
+# no volume: nan there is the measurement's answer, not a fault), an empty stretch across cage pieces
+# (no edge crosses) or an empty author's surface (the author's physics does not move the part, so its
+# surface is not measured). Prints "column@frame" or nothing.
 nonfinite() {
     awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) name[i] = $i; next }
-        { for (i = 2; i <= NF; i++) if (name[i] !~ /volume/ && !(name[i] ~ /^crossing/ && $i == "") &&
+        { for (i = 2; i <= NF; i++) if (name[i] !~ /volume/ && !(name[i] ~ /^(crossing|author_surface)/ && $i == "") &&
                                         $i !~ /^-?[0-9.]+(e[-+]?[0-9]+)?$/) {
               print name[i] "@" $1; exit } }' "$1"
 }
