@@ -398,6 +398,18 @@ static void hold_row(plush__soft_push *sp, uint32_t r)
         sp->held[t[j]] = 1;
 }
 
+/* Whether the body's pass's rounds of this frame together, this round's move m of r against o included, tilt
+ * the edge between rows r and o (rest length rest) within sp->frame_slope of it. */
+static bool frame_tilt_within(const plush__soft_push *sp, uint32_t r, uint32_t o, const double m[3], double rest)
+{
+    double tilt = 0;
+    for (int k = 0; k < 3; k++) {
+        double d = (double)sp->total[r][k] - sp->total[o][k] + m[k];
+        tilt += d * d;
+    }
+    return tilt <= sp->frame_slope * sp->frame_slope * rest * rest;
+}
+
 /* Marks in sp->held the triangles moving an edge of a listed row beyond the guard's limits; the number of
  * such edges. The test is the same from either end (the ends' moves and positions enter it as differences),
  * so an edge between two listed rows is looked at once, from its lower row. */
@@ -422,20 +434,7 @@ static size_t guard_edges(plush__soft_push *sp, const float (*positions)[3], con
             }
             if (apart == 0)
                 continue; /* both ends moved alike */
-            if (!sp->skin_pass) { /* the frame's rounds together, this one's move included */
-                double total = 0;
-                for (int k = 0; k < 3; k++) {
-                    double d = (double)sp->total[r][k] - sp->total[o][k] + m[k];
-                    total += d * d;
-                }
-                if (total > sp->frame_slope * sp->frame_slope * rest * rest) {
-                    bad++;
-                    hold_row(sp, r);
-                    hold_row(sp, o);
-                    continue;
-                }
-            }
-            if (apart <= SLOPE * SLOPE * rest * rest) {
+            if (apart <= SLOPE * SLOPE * rest * rest && (sp->skin_pass || frame_tilt_within(sp, r, o, m, rest))) {
                 const float *q = positions[vert[o]];
                 double before = 0, after = 0;
                 for (int k = 0; k < 3; k++) {
