@@ -618,7 +618,6 @@ plush_status plush_attach(const plush_pmx_model *model, const plush_attach_optio
     bool derive = plush__attach_soft_unset(&o.soft);
     if (derive) {
         plush_attach_preset("plush", &o.soft);
-        o.soft.blink_distance = plush__attach_blink_steps(o.soft.blink_distance, o.cage->triangle_count);
     }
     plush_pmx_model *m = plush_pmx_create();
     size_t n = o.cage->vertex_count;

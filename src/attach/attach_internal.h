@@ -12,11 +12,6 @@ bool plush__attach_soft_unset(const plush_pmx_soft_body *sb);
  * holds it): no stronger than gravity's pull on a pendulum of that length (docs/attach.md). */
 float plush__attach_shape_memory(float given, float free_length);
 
-/* The preset's B-link steps (given) for a cage of `triangles` triangles: on a cage finer than the default
- * target (PLUSH_ATTACH_CAGE_TRIANGLES), the same reach along the part as the preset's steps there, at most twice
- * the preset's (docs/attach.md). */
-int32_t plush__attach_blink_steps(int32_t given, size_t triangles);
-
 /* Whether the points span a plane (three of them not on one line, to a thousandth of their extent). */
 bool plush__attach_points_span(const float (*p)[3], size_t n);
 

@@ -185,24 +185,6 @@ bool plush__attach_soft_unset(const plush_pmx_soft_body *sb)
     return true;
 }
 
-int32_t plush__attach_blink_steps(int32_t given, size_t triangles)
-{
-    /* A B-link is a spring between nodes `given` edges apart: it resists bending over that reach. A finer cage
-     * of the same part has shorter edges, so the same count of steps resists bending over a shorter length,
-     * and the part droops more (03's skirt standing still 150 frames: 0.26% of its size from bone skinning at
-     * 966 triangles and 3 steps, 0.12% at 256; 0.05% at 966 and 5 steps). The preset's count is for the cage
-     * of the default target; a finer cage, of T triangles, has edges sqrt(default / T) as long, so its steps are
-     * the preset's times sqrt(T / default), rounded, at most twice the preset's (Bullet links each node to the
-     * nodes exactly that many edges away, a ring that grows with the reach: 5 steps make 8,183 links on the
-     * 966-triangle skirt, 3 make 5,101). A coarser cage keeps the preset's: with fewer steps a cage folded onto
-     * itself between rows of nodes (docs/attach.md), and 2 steps on a 100-triangle skirt let it droop more, not
-     * less (0.45% against 0.37%). */
-    if (given <= 0 || triangles <= PLUSH_ATTACH_CAGE_TRIANGLES)
-        return given;
-    long s = lround((double)given * sqrt((double)triangles / PLUSH_ATTACH_CAGE_TRIANGLES));
-    return (int32_t)(s > 2L * given ? 2L * given : s);
-}
-
 float plush__attach_shape_memory(float given, float free_length)
 {
     /* Bullet's pose matching pulls a node mt of the way to its goal each step: a spring whose angular

@@ -92,30 +92,6 @@ static size_t join_sewn(cli_cage *out)
     return added;
 }
 
-/* A cage finer than the default target is the default cage's material: its bending links set to hang the part
- * standing still as the default cage of the same materials does (plush_scene_match_bending; the preset's rule
- * keeps their reach, not the material: docs/compare.md). Left as made when the default cage cannot be made. */
-static void match_default(const plush_pmx_model *model, float pin_band, cli_cage *out)
-{
-    if (out->triangles <= PLUSH_ATTACH_CAGE_TRIANGLES || !out->part.model)
-        return;
-    plush_arena arena = {0};
-    plush_attach_part def;
-    memset(&def, 0, sizeof def);
-    plush_diag quiet = {.offset = -1, .index = -1};
-    if (plush_attach_part_make(model, (const char *const *)out->materials.names, out->materials.count,
-                               PLUSH_ATTACH_CAGE_TRIANGLES, NULL, pin_band, &arena, &def, &quiet) == PLUSH_OK) {
-        plush_scene_bound_options bound = {.materials = (const char *const *)out->materials.names,
-                                           .material_count = out->materials.count,
-                                           .left_out = (const float(*)[3])out->part.details.positions,
-                                           .left_out_count = out->part.details.count};
-        out->bending_matched = plush_scene_match_bending(out->part.model, def.model, &bound, 0, &out->bending);
-        out->default_triangles = def.made.triangles;
-    }
-    plush_pmx_free(def.model);
-    plush_arena_free(&arena);
-}
-
 bool cli_cage_attach(const char *usage, const plush_pmx_model *model, const char *path, const char *spec,
                      float pin_band, cli_cage *out, plush_diag *diag)
 {
@@ -145,18 +121,11 @@ bool cli_cage_attach(const char *usage, const plush_pmx_model *model, const char
             return false;
         }
     }
-    match_default(model, pin_band, out);
     return true;
 }
 
 void cli_cage_report_joined(const plush_pmx_model *model, const cli_cage *cage)
 {
-    if (cage->bending_matched)
-        cli_line("  bending         the cage's bending links reach %d steps (the preset's rule for its size: %d): the "
-                 "part hangs standing still nearest as with the default cage of %zu triangles, %.3g units below rest "
-                 "(RMS) against %.3g",
-                 (int)cage->bending.steps, (int)cage->bending.rule, cage->default_triangles, cage->bending.sag,
-                 cage->bending.other_sag);
     for (size_t i = 0; i < cage->joined_count; i++) {
         const plush_str *name = &model->materials[cage->joined[i]].name;
         cli_line("  joined          \"%.*s\": the part is sewn onto it at %zu vertices the model's own physics swings "

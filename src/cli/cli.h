@@ -197,11 +197,6 @@ typedef struct cli_cage {
     size_t joined_count;
     size_t joined[CLI_CAGE_JOINED_MAX];
     size_t joined_seam[CLI_CAGE_JOINED_MAX];
-    /* A cage finer than the default target: its bending links set to hang the part as the default cage does
-     * (plush_scene_match_bending); the default cage's triangles. */
-    bool bending_matched;
-    plush_scene_bending bending;
-    size_t default_triangles;
 } cli_cage;
 /* The syntax: at least one name before the colon and, after it, a whole number of at least one triangle.
  * A usage error otherwise, before any file is read. */

@@ -58,10 +58,6 @@ typedef struct plush_compare_variant {
     float pin_y[2], cage_y[2];    /* heights of the pinned cage vertices and of the whole cage (min, max) */
     plush_cage_result made;       /* a part's cage (plush_attach_part_make): what the simplifier made */
     bool part;                    /* made for named materials, as plush run --cage makes a cage */
-    int32_t blink_rule, blink;    /* its bending links' steps as the preset's rule gives them, and as set (0:
-                                     not calibrated; compare_study.c) */
-    double sag, own_sag;          /* then how far the part hangs below rest, standing still, with it and with
-                                     the model's own cage (RMS, units) */
     plush_pmx_model base;         /* the model without its soft bodies and their materials (shares arrays) */
     plush_pmx_model *model;       /* base + the cage (plush_attach) */
     plush_arena arena;

@@ -311,25 +311,6 @@ static void speedups(const plush_compare_study *s, plush_buf *md)
     buf_printf(md, "| direct | %.3f | 1× |\n\n", td);
 }
 
-/* The generated cages whose bending links were set to hang the part as the model's own cage does
- * (compare_study.c, match_bending; plush_scene_match_bending). */
-static void bending_notes(const plush_compare_study *s, plush_buf *md)
-{
-    bool any = false;
-    for (size_t i = 0; i < s->variant_count; i++) {
-        const plush_compare_variant *v = &s->variants[i];
-        if (v->blink <= 0)
-            continue;
-        buf_printf(md, "%sThe %zu-triangle cage's bending links reach %d steps (the preset's rule for its size: %d): "
-                       "the part hangs standing still nearest as with the model's own cage, %.3g units below rest (RMS) "
-                       "against %.3g.",
-                   any ? " " : "", v->triangles, (int)v->blink, (int)v->blink_rule, v->sag, v->own_sag);
-        any = true;
-    }
-    if (any)
-        buf_printf(md, "\n\n");
-}
-
 /* With several cage sizes: error, speed and cost per size, and the size to use -- the smallest whose mean
  * error is within a tenth of the best size's, or within the reference's own resolution error (direct/4's
  * distance from direct) when that is larger: below it the reference cannot tell the sizes apart. */
@@ -460,7 +441,6 @@ plush_status plush__compare_write_report(const plush_compare_study *s, float siz
     pairs_table(s, &md, size);
     speedups(s, &md);
     sweep_advice(s, &md, size);
-    bending_notes(s, &md);
     meaning(s, &j, &md, size);
     buf_printf(&md, "## Files\n\n- `metrics.csv`: one row per frame and run pair (columns: frame, run_a, run_b, "
                     "rms, p95, max, normal_mean_deg, normal_max_deg, volume_ratio_a, volume_ratio_b, physics_ms_a, "

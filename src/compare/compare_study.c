@@ -116,21 +116,6 @@ static plush_status plan_runs(plush_compare_study *s, plush_diag *diag)
     return PLUSH_OK;
 }
 
-/* The sweep compares cages of one material, the model's own cage's, which the reference is made of: a generated
- * cage whose preset rule gives its bending links other steps than the model's own cage has is set to the steps
- * that hang the part standing still as the model's own cage does (plush_scene_match_bending). */
-static void match_bending(plush_compare_study *s, plush_compare_variant *v)
-{
-    const plush_compare_study_desc *desc = &s->desc;
-    plush_scene_bound_options bound = {.materials = desc->materials,
-                                       .material_count = desc->material_count,
-                                       .left_out = desc->left_out,
-                                       .left_out_count = desc->left_out_count};
-    plush_scene_bending b;
-    if (v->model && plush_scene_match_bending(v->model, s->model, &bound, desc->physics_hz, &b))
-        v->blink_rule = b.rule, v->blink = b.steps, v->sag = b.sag, v->own_sag = b.other_sag;
-}
-
 /* Every generated cage, each made as the CLI asked it (its warnings, plush_attach's, go into diag). */
 static plush_status make_variants(plush_compare_study *s, float size, plush_diag *diag)
 {
@@ -150,8 +135,6 @@ static plush_status make_variants(plush_compare_study *s, float size, plush_diag
                                 : plush__compare_variant_make(s->model, target, size, v, diag);
         if (st != PLUSH_OK)
             return st;
-        if (s->own_proxy)
-            match_bending(s, v);
         /* a target the part cannot meet is said, with why */
         char note[320];
         if (v->part && plush_attach_target_note(&v->made, target, "each piece keeps its own cage", note,

@@ -378,64 +378,6 @@ static void test_errors(void **state)
     cli_result_free(&r);
 }
 
-/* A sweep's finer cage has bending links set so the part hangs standing still as with the model's own cage (the
- * material the reference is made of): on 03's skirt the preset's rule gives a 966-triangle cage 5 steps, which
- * hang it half as far as the model's 3-step cage of 256 triangles; the report says which steps it took
- * (from 3 up to twice them) and how far each hangs. */
-static void test_sweep_matches_bending(void **state)
-{
-    (void)state;
-    char *md = compare_report("sweep", (const char *const[]){SKIRT, "--cage", "スカート", "--proxy-triangles", "1000",
-                                                              "--frames", "2", NULL});
-    const char *at = strstr(md, "-triangle cage's bending links reach ");
-    assert_non_null(at);
-    int steps = 0, rule = 0;
-    double sag = 0, own = 0;
-    assert_int_equal(sscanf(at, "-triangle cage's bending links reach %d steps (the preset's rule for its size: %d): "
-                                "the part hangs standing still nearest as with the model's own cage, %lf units below "
-                                "rest (RMS) against %lf.",
-                            &steps, &rule, &sag, &own),
-                     4);
-    print_message("sweep: the finer cage's bending links %d steps (rule %d), hanging %.4g below rest against the own "
-                  "cage's %.4g\n",
-                  steps, rule, sag, own);
-    assert_true(rule > 3 && steps >= 3 && steps <= 6);
-    assert_true(own > 0 && fabs(sag - own) < 0.5 * own);
-    assert_null(strstr(md, "The model's own physics")); /* no rigid body of the author's moves this skirt */
-    free(md);
-}
-
-/* plush run makes a cage finer than the default the same material as compare's sweep does: its bending links set
- * to hang the part as the default cage of those materials does, said in the summary's bending line; a cage of
- * the default size has no such line. */
-static void test_run_finer_cage_bending(void **state)
-{
-    (void)state;
-    char dir[700];
-    snprintf(dir, sizeof dir, "%s/run_fine", cli_tmp_dir());
-    cli_result r;
-    CLI_RUN(&r, "run", SKIRT, "--cage", "スカート:1000", "--frames", "1", "--export", "quality", "-o", dir);
-    cli_expect_code(&r, 0);
-    const char *at = strstr(r.out, "  bending         the cage's bending links reach ");
-    assert_non_null(at);
-    int steps = 0, rule = 0;
-    size_t triangles = 0;
-    double sag = 0, other = 0;
-    assert_int_equal(sscanf(at, "  bending         the cage's bending links reach %d steps (the preset's rule for its "
-                                "size: %d): the part hangs standing still nearest as with the default cage of %zu "
-                                "triangles, %lf units below rest (RMS) against %lf",
-                            &steps, &rule, &triangles, &sag, &other),
-                     5);
-    assert_true(steps >= 3 && steps <= 6 && rule > 3 && triangles > 0 && triangles <= 360);
-    assert_true(other > 0 && fabs(sag - other) < 0.5 * other);
-    cli_result_free(&r);
-    snprintf(dir, sizeof dir, "%s/run_default", cli_tmp_dir());
-    CLI_RUN(&r, "run", SKIRT, "--cage", "スカート", "--frames", "1", "--export", "quality", "-o", dir);
-    cli_expect_code(&r, 0);
-    assert_null(strstr(r.out, "  bending "));
-    cli_result_free(&r);
-}
-
 /* A part the author's physics swings (sample_finish's skirt on its rigid-body chains): the report says the proxy
  * is compared on its cage's own shape, where plush run follows the author's physics by default. */
 static void test_part_on_author_physics_said(void **state)
@@ -455,9 +397,7 @@ int main(void)
         cmocka_unit_test(test_small_plush_verdict),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_frames_beyond_the_bound),
-        cmocka_unit_test(test_sweep_matches_bending),
         cmocka_unit_test(test_part_on_author_physics_said),
-        cmocka_unit_test(test_run_finer_cage_bending),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -56,21 +56,6 @@ plush_status plush_scene_bound_vertices(const plush_pmx_model *model, const plus
 plush_status plush_scene_cage_weld(const plush_pmx_model *model, const char *const *materials, size_t material_count,
                              plush_arena *arena, plush_cage_mesh *out, plush_diag *diag);
 
-/* A finer cage of a part made the same material as another cage of it (src/scene/bending.c). */
-typedef struct plush_scene_bending {
-    int32_t rule, steps;      /* the cage's bending-link steps as made (the preset's rule), and as set */
-    double sag, other_sag;    /* the part's RMS distance from rest after two seconds standing still: with the
-                                 cage at `steps`, and with the other cage (model units) */
-} plush_scene_bending;
-/* Sets the bending-link steps of every TriMesh soft body of `cage` to those, from its own steps to `other`'s
- * first TriMesh soft body's, whose part hangs standing still as with `other` (both models made from one source
- * model, its vertices shared; the part: the vertices `bound` binds in `other`, NULL every non-soft material's),
- * each stepped two seconds from rest under gravity with no motion at physics_hz (0: the default). True and *out
- * filled when it measured; false, the cage as it was, when the steps are already equal, either cage has no
- * bending links, or a scene cannot run. */
-bool plush_scene_match_bending(plush_pmx_model *cage, const plush_pmx_model *other,
-                               const plush_scene_bound_options *bound, float physics_hz, plush_scene_bending *out);
-
 #ifdef __cplusplus
 }
 #endif
