@@ -85,28 +85,6 @@ static void check_picture(const char *path)
     report_png_free(px);
 }
 
-/* plush compare with the arguments argv (NULL ended) and -o tmp/SUB, expected to succeed: its report.md (free
- * it). */
-static char *compare_report(const char *sub, const char *const *argv)
-{
-    char dir[700], md_path[760];
-    snprintf(dir, sizeof dir, "%s/%s", cli_tmp_dir(), sub);
-    const char *args[16] = {"compare"};
-    size_t n = 1;
-    for (size_t i = 0; argv[i] && n + 3 < 16; i++)
-        args[n++] = argv[i];
-    args[n++] = "-o", args[n++] = dir, args[n] = NULL;
-    cli_result r;
-    cli_run_list(&r, args);
-    cli_expect_code(&r, 0);
-    cli_result_free(&r);
-    snprintf(md_path, sizeof md_path, "%s/report.md", dir);
-    size_t len = 0;
-    char *md = cli_read_all(md_path, &len);
-    assert_non_null(md);
-    return md;
-}
-
 /* Every file, the CSV's pairs row for row, the report's verdict from the CSV's times. */
 static void test_small_plush_writes_every_file(void **state)
 {
@@ -338,7 +316,7 @@ static void test_errors(void **state)
     char md_path[800];
     size_t md_len = 0;
     char *md =
-        compare_report("seeded", (const char *const[]){BEAR, "--motion", BEAR_VMD, "--frames", "2", "--seed", NULL});
+        cli_compare_report("seeded", (const char *const[]){BEAR, "--motion", BEAR_VMD, "--frames", "2", "--seed", NULL});
     assert_non_null(strstr(md, "the original method (`--seed`)"));
     free(md);
     /* a part: --cage and --materials as plush run takes them, refused as it refuses them */
@@ -383,7 +361,7 @@ static void test_errors(void **state)
 static void test_part_on_author_physics_said(void **state)
 {
     (void)state;
-    char *md = compare_report("author", (const char *const[]){SHARED_MMD "/blender2pmxem/sample_finish.pmx", "--cage",
+    char *md = cli_compare_report("author", (const char *const[]){SHARED_MMD "/blender2pmxem/sample_finish.pmx", "--cage",
                                                                "スカート", "--frames", "2", NULL});
     assert_non_null(strstr(md, "The model's own physics (its author's rigid bodies) swings bones of the part"));
     assert_non_null(strstr(md, "`plush run --own-shape`"));

@@ -37,17 +37,9 @@ static int teardown(void **state)
 static void test_error_falls_with_cage_size(void **state)
 {
     (void)state;
-    char dir[700], md_path[760];
-    snprintf(dir, sizeof dir, "%s/sizes", cli_tmp_dir());
-    cli_result r;
-    CLI_RUN(&r, "compare", SKIRT, "--cage", "スカート", "--motion", SHORT_DANCE, "--frames", "100",
-            "--proxy-triangles", "100,300,1000", "-o", dir);
-    cli_expect_code(&r, 0);
-    cli_result_free(&r);
-    snprintf(md_path, sizeof md_path, "%s/report.md", dir);
-    size_t len = 0;
-    char *md = cli_read_all(md_path, &len);
-    assert_non_null(md);
+    char *md = cli_compare_report("sizes", (const char *const[]){SKIRT, "--cage", "スカート", "--motion", SHORT_DANCE,
+                                                               "--frames", "100", "--proxy-triangles", "100,300,1000",
+                                                               NULL});
     assert_non_null(strstr(md, "**The reference converges**"));
     /* the size table: | triangles | mean RMS (share) | worst frame's RMS | ms/frame | speed-up | */
     const char *at = strstr(md, "## Which cage size");

@@ -237,3 +237,23 @@ float (*cli_obj_positions(const char *path, size_t *count))[3]
     *count = n;
     return v;
 }
+
+char *cli_compare_report(const char *sub, const char *const *argv)
+{
+    char dir[700], md_path[760];
+    snprintf(dir, sizeof dir, "%s/%s", cli_tmp_dir(), sub);
+    const char *args[16] = {"compare"};
+    size_t n = 1;
+    for (size_t i = 0; argv[i] && n + 3 < 16; i++)
+        args[n++] = argv[i];
+    args[n++] = "-o", args[n++] = dir, args[n] = NULL;
+    cli_result r;
+    cli_run_list(&r, args);
+    cli_expect_code(&r, 0);
+    cli_result_free(&r);
+    snprintf(md_path, sizeof md_path, "%s/report.md", dir);
+    size_t len = 0;
+    char *md = cli_read_all(md_path, &len);
+    assert_non_null(md);
+    return md;
+}

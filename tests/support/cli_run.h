@@ -37,6 +37,9 @@ void cli_run_list(cli_result *r, const char *const *args);
 void cli_result_free(cli_result *r);
 
 void cli_expect_code(const cli_result *r, int code);
+/* Runs `plush compare` with argv (NULL-terminated) and -o the temporary directory's sub, requires status 0 and
+ * returns its report.md (malloc'd). */
+char *cli_compare_report(const char *sub, const char *const *argv);
 int cli_count_lines(const char *s, size_t len);
 /* The bad-input contract: exit 1 and exactly one line "plush: ..." on stderr. */
 void cli_expect_one_error_line(const cli_result *r);
