@@ -35,6 +35,9 @@ struct plush_world_model {
     size_t chained_count;
     bc_constraint **joints;  /* model->joint_count; NULL where a joint was skipped */
     world_soft *soft;        /* model->soft_body_count entries, owned by world_soft.c */
+    struct world_soft_tie *ties; /* world_soft_tie.c: soft bodies tied where they lay against each other */
+    size_t tie_count;
+    bool ties_made;
     plush_arena arena;       /* owns everything above but the Bullet handles */
     /* world_soft_collide.c, the first time a soft body asks, in the arena (else NULL): per PMX vertex the model's
      * visible skin (plush__rigid_skin_vertices), per rigid body whether it holds any at rest (0 not known yet,

@@ -456,6 +456,11 @@ void plush__world_soft_after_substep(plush_world_model *wm, int k, int n, uint64
             plush__world_soft_update_normals(s);
         }
     }
+    /* the soft bodies that lay against each other at rest, tied (world_soft_tie.c) */
+    plush__world_soft_tie(wm);
+    for (size_t i = 0; k + 1 >= n && wm->tie_count && i < wm->model->soft_body_count; i++)
+        if (active(wm, i))
+            plush__world_soft_update_normals(&wm->soft[i]);
 }
 
 /* ---- reset and destroy --------------------------------------------------------------------------- */

@@ -153,6 +153,8 @@ void plush__world_soft_limit_pin_targets(world_soft *s);
  * each step each free node's speed given k of the pull toward the rest shape turned and moved as the body
  * is (its pins leading), over dt, which lands it where Bullet's match would have. */
 bool plush__world_soft_pose_init(plush_world_model *wm, world_soft *s, float k);
+/* After a fixed step: the ties between soft bodies that lay against each other at rest (world_soft_tie.c). */
+void plush__world_soft_tie(plush_world_model *wm);
 void plush__world_soft_pose_before_step(plush_world_model *wm, world_soft *s, float dt);
 /* world_soft_shape.c: s follows the author's physics from now on (plush_world_soft_follow); false when out of
  * memory or it keeps no shape (kMT 0, or no free node). */

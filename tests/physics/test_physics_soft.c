@@ -1753,6 +1753,91 @@ static void test_small_piece_jerked_stays_whole(void **state)
     plush_pmx_free(m);
 }
 
+/* Two locks side by side, each its own soft body (a bob's locks, each caged alone): flaps 4 wide hanging from pinned
+ * top rows, 0.2 apart, one damped hard (kDP 0.5) and one barely (0.01), whipped 2 units sideways and back. Apart
+ * (two models, nothing ties them) the two swing differently and their facing edges part by more than the tie's
+ * limit; in one model each facing node is tied to its neighbour on the other lock, and they stay within 1.5 times
+ * their rest gap plus a quarter of their mean edge (world_soft_tie.c). */
+static int32_t lock_pins_a[5] = {0, 1, 2, 3, 4}, lock_pins_b[5] = {25, 26, 27, 28, 29};
+
+static size_t add_lock(plush_pmx_model *m, float x, float damping, int32_t *pins)
+{
+    size_t first = m->vertex_count;
+    mesh_fx g = mesh_fx_grid(4, 4.0f);
+    for (size_t v = 0; v < g.vertex_count; v++) {
+        g.positions[v][1] = -2 - g.positions[v][2];
+        g.positions[v][2] = 0;
+        g.positions[v][0] += x;
+    }
+    size_t mat = mesh_fx_add_material(m, x < 0 ? "lock a" : "lock b", &g, 0);
+    mesh_fx_free(&g);
+    size_t k = mesh_fx_add_soft_body(m, (int32_t)mat, 0);
+    soft_defaults(&m->soft_bodies[k]);
+    m->soft_bodies[k].config.dp = damping;
+    for (int i = 0; i < 5; i++)
+        assert_true((size_t)pins[i] >= first && (size_t)pins[i] < first + 25);
+    m->soft_bodies[k].pins = pins;
+    m->soft_bodies[k].pin_count = 5;
+    return k;
+}
+
+/* The facing edges' widest gap over the whip, the locks in one model (tied) or two. */
+static double locks_apart(bool one_model)
+{
+    plush_pmx_model *a = mesh_fx_model(1), *b = one_model ? a : mesh_fx_model(1);
+    add_lock(a, -2.1f, 0.5f, lock_pins_a);
+    int32_t b_pins[5];
+    for (int i = 0; i < 5; i++)
+        b_pins[i] = one_model ? lock_pins_b[i] : lock_pins_b[i] - 25;
+    add_lock(b, 2.1f, 0.01f, one_model ? lock_pins_b : b_pins);
+    sim s = sim_new(a, &(plush_world_desc){0});
+    plush_world_model *wb = s.wm;
+    if (!one_model)
+        assert_int_equal(plush_world_add_model(s.world, b, NULL, &wb, &s.diag), PLUSH_OK);
+    size_t na = a->vertex_count, nb = b->vertex_count;
+    float(*pa)[3] = calloc(na, sizeof *pa), (*pb)[3] = calloc(nb, sizeof *pb);
+    assert_non_null(pa);
+    assert_non_null(pb);
+    double widest = 0;
+    for (int f = 0; f < 60; f++) {
+        float z = f >= 10 && f < 13 ? 2.0f : 0.0f;
+        for (size_t v = 0; v < na; v++)
+            memcpy(pa[v], a->vertices[v].position, sizeof pa[v]), pa[v][2] += z;
+        for (size_t v = 0; v < nb; v++)
+            memcpy(pb[v], b->vertices[v].position, sizeof pb[v]), pb[v][2] += z;
+        plush_world_set_pins(s.wm, (const float(*)[3])pa);
+        if (!one_model)
+            plush_world_set_pins(wb, (const float(*)[3])pb);
+        sim_step(&s, FRAME);
+        plush_world_soft_vertices(s.wm, pa, NULL);
+        if (!one_model)
+            plush_world_soft_vertices(wb, pb, NULL);
+        /* the facing columns: lock a's x = -0.1 (every fifth vertex from 4) and lock b's x = 0.1 */
+        const float(*xb)[3] = one_model ? (const float(*)[3])pa + 25 : (const float(*)[3])pb;
+        for (int row = 1; row < 5; row++)
+            widest = fmax(widest, dist3(pa[5 * row + 4], xb[5 * row]));
+    }
+    free(pa);
+    free(pb);
+    plush_world_destroy(s.world);
+    if (!one_model)
+        plush_pmx_free(b);
+    plush_pmx_free(a);
+    return widest;
+}
+
+static void test_locks_side_by_side_stay_tied(void **state)
+{
+    (void)state;
+    /* the tie's reach: the locks' mean edge, two sides of 1 and a diagonal a face */
+    double reach = (2.0 + sqrt(2.0)) / 3.0;
+    double apart = locks_apart(false), tied = locks_apart(true), limit = 1.5 * 0.2 + 0.25 * reach;
+    printf("the locks' facing edges at most %.3f apart untied, %.3f tied (the limit %.3f, at rest 0.2)\n", apart,
+           tied, limit);
+    assert_true(apart > 1.5 * limit);
+    assert_true(tied < limit * 1.01);
+}
+
 /* A soft body that follows the author's physics (plush_world_soft_follow): a flap hanging from its pinned top
  * edge, whose goal offsets turn it 40 degrees about that edge (as an author's chain swung out would), with
  * shape memory (kMT 0.05) and bending links two edges long. Keeping its rest shape, its bottom edge stays
@@ -1824,6 +1909,7 @@ int main(void)
         cmocka_unit_test(test_pinned_links_held_to_strain_limit),
         cmocka_unit_test(test_three_pins_keep_their_shape),
         cmocka_unit_test(test_small_piece_jerked_stays_whole),
+        cmocka_unit_test(test_locks_side_by_side_stay_tied),
         cmocka_unit_test(test_follow_turns_toward_the_author),
         cmocka_unit_test(test_numbering_readback_reset),
         cmocka_unit_test(test_deterministic),
