@@ -38,6 +38,7 @@ struct plush_world_model {
     struct world_soft_tie *ties; /* world_soft_tie.c: soft bodies tied where they lay against each other */
     size_t tie_count;
     bool ties_made;
+    bool *tie_moved;         /* per soft body, scratch: a tie moved one of its nodes this fixed step */
     plush_arena arena;       /* owns everything above but the Bullet handles */
     /* world_soft_collide.c, the first time a soft body asks, in the arena (else NULL): per PMX vertex the model's
      * visible skin (plush__rigid_skin_vertices), per rigid body whether it holds any at rest (0 not known yet,

@@ -411,6 +411,27 @@ enum { RELAX_ROUNDS = 16 };
 #define STRAIN_LIMIT 1.5
 enum { LIMIT_ROUNDS = 32 };
 
+int plush__world_soft_hold_within(float xa[3], float va[3], double wa, float xb[3], float vb[3], double wb, double most)
+{
+    double d[3], len = 0;
+    for (int k = 0; k < 3; k++)
+        d[k] = (double)xb[k] - xa[k], len += d[k] * d[k];
+    len = sqrt(len);
+    if (!(len > most))
+        return 0;
+    double err = (len - most) / (len * (wa + wb)), parting = 0;
+    for (int k = 0; k < 3; k++) {
+        xa[k] += (float)(wa * err * d[k]);
+        xb[k] -= (float)(wb * err * d[k]);
+        parting += ((double)vb[k] - va[k]) * d[k] / len;
+    }
+    for (int k = 0; parting > 0 && k < 3; k++) {
+        va[k] += (float)(wa / (wa + wb) * parting * d[k] / len);
+        vb[k] -= (float)(wb / (wa + wb) * parting * d[k] / len);
+    }
+    return len > most * (1 + 1e-3) ? 2 : 1;
+}
+
 void plush__world_soft_limit_strain(world_soft *s)
 {
     if (s->collide_count == 0)
@@ -422,23 +443,11 @@ void plush__world_soft_limit_strain(world_soft *s)
             double wa = !s->pinned[a], wb = !s->pinned[b];
             if (wa + wb == 0)
                 continue;
-            double d[3], len = 0, most = STRAIN_LIMIT * s->collide_rest_length[e];
-            for (int k = 0; k < 3; k++)
-                d[k] = (double)s->x[b][k] - s->x[a][k], len += d[k] * d[k];
-            len = sqrt(len);
-            if (!(len > most))
+            int held = plush__world_soft_hold_within(s->x[a], s->v[a], wa, s->x[b], s->v[b], wb,
+                                                     STRAIN_LIMIT * s->collide_rest_length[e]);
+            if (!held)
                 continue;
-            double err = (len - most) / (len * (wa + wb)), parting = 0;
-            any |= len > most * (1 + 1e-3); /* the rounds go on while one is over by a thousandth */
-            for (int k = 0; k < 3; k++) {
-                s->x[a][k] += (float)(wa * err * d[k]);
-                s->x[b][k] -= (float)(wb * err * d[k]);
-                parting += ((double)s->v[b][k] - s->v[a][k]) * d[k] / len;
-            }
-            for (int k = 0; parting > 0 && k < 3; k++) {
-                s->v[a][k] += (float)(wa / (wa + wb) * parting * d[k] / len);
-                s->v[b][k] -= (float)(wb / (wa + wb) * parting * d[k] / len);
-            }
+            any |= held > 1; /* the rounds go on while one is over by a thousandth */
             s->touched[a] |= wa > 0, s->touched[b] |= wb > 0;
         }
         if (!any)

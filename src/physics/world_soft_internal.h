@@ -140,6 +140,10 @@ void plush__world_soft_collide(plush_world_model *wm, world_soft *s);
  * free ends (marked in s->touched), as the end of each substep and a reset do, when the body has bodies to
  * meet (collide_count): one without is left as Bullet steps it. */
 void plush__world_soft_limit_strain(world_soft *s);
+/* Two nodes (places, speeds, and 1 free or 0 held each, not both 0) brought to at most `most` apart by moving the
+ * free ones toward each other, losing the speed that parts them: 0 when they were within it, 1 when held, 2 when
+ * they were over it by more than a thousandth (world_soft_collide.c; the links' and the ties' strain limit). */
+int plush__world_soft_hold_within(float xa[3], float va[3], double wa, float xb[3], float vb[3], double wb, double most);
 /* world_soft_fold.c: the fold guards of a TriMesh's edges (after the body is built), and one substep's hold:
  * each guard's free ends pushed apart to its length, the speed closing them spent, Bullet's nodes set. */
 plush_status plush__world_soft_fold_init(soft_ctx *c);

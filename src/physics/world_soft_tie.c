@@ -106,7 +106,8 @@ static bool make_ties(plush_world_model *wm)
     free(edge);
     if (ok && count) {
         wm->ties = plush_arena_array(&wm->arena, count, sizeof *wm->ties);
-        ok = wm->ties != NULL;
+        wm->tie_moved = wm->ties ? plush_arena_array(&wm->arena, bodies, sizeof *wm->tie_moved) : NULL;
+        ok = wm->tie_moved != NULL;
         if (ok)
             memcpy(wm->ties, ties, count * sizeof *ties);
     }
@@ -124,7 +125,9 @@ void plush__world_soft_tie(plush_world_model *wm)
         if (!make_ties(wm))
             return; /* out of memory: the bodies go untied */
     }
-    bool moved = false;
+    if (!wm->tie_count)
+        return;
+    memset(wm->tie_moved, 0, wm->model->soft_body_count * sizeof *wm->tie_moved);
     for (int round = 0; round < TIE_ROUNDS; round++) {
         bool any = false;
         for (size_t t = 0; t < wm->tie_count; t++) {
@@ -133,30 +136,21 @@ void plush__world_soft_tie(plush_world_model *wm)
             if (sa->state != PLUSH_SOFT_ACTIVE || sb->state != PLUSH_SOFT_ACTIVE)
                 continue;
             uint32_t i = tie->node[0], j = tie->node[1];
-            double wa = !sa->pinned[i], wb = !sb->pinned[j], d[3], len = 0;
+            double wa = !sa->pinned[i], wb = !sb->pinned[j];
             if (wa + wb == 0)
                 continue;
-            for (int k = 0; k < 3; k++)
-                d[k] = (double)sb->x[j][k] - sa->x[i][k], len += d[k] * d[k];
-            len = sqrt(len);
-            if (!(len > tie->most))
+            int held = plush__world_soft_hold_within(sa->x[i], sa->v[i], wa, sb->x[j], sb->v[j], wb, tie->most);
+            if (!held)
                 continue;
-            double err = (len - tie->most) / (len * (wa + wb)), parting = 0;
-            any |= len > tie->most * (1 + 1e-3);
-            for (int k = 0; k < 3; k++) {
-                sa->x[i][k] += (float)(wa * err * d[k]);
-                sb->x[j][k] -= (float)(wb * err * d[k]);
-                parting += ((double)sb->v[j][k] - sa->v[i][k]) * d[k] / len;
-            }
-            for (int k = 0; parting > 0 && k < 3; k++) {
-                sa->v[i][k] += (float)(wa / (wa + wb) * parting * d[k] / len);
-                sb->v[j][k] -= (float)(wb / (wa + wb) * parting * d[k] / len);
-            }
-            moved = true;
+            any |= held > 1;
+            wm->tie_moved[tie->body[0]] |= wa > 0, wm->tie_moved[tie->body[1]] |= wb > 0;
         }
         if (!any)
             break;
     }
+    bool moved = false;
+    for (size_t b = 0; b < wm->model->soft_body_count; b++)
+        moved |= wm->tie_moved[b];
     if (!moved)
         return;
     /* a tie must not stretch a body's own links past their limit: those are held again, after */

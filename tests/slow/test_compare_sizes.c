@@ -1,4 +1,4 @@
-/* plush compare's sweep on a real skirt, as issue 42's acceptance asks it (make test-slow: the reference at four
+/* plush compare's sweep on a real skirt, as the comparison's acceptance asks it (make test-slow: the reference at four
  * times the skirt's detail costs about a second a frame). 03's skirt caged, test.vmd's first 100 frames (the
  * skirt swings for some 60 and then stands), cages of 100, 300 and 1,000 triangles asked: the reference converges
  * at every frame, the error against it falls with the cage's size, and the report advises the finest. Every
