@@ -148,16 +148,12 @@ void plush__world_soft_tie(plush_world_model *wm)
         if (!any)
             break;
     }
-    bool moved = false;
-    for (size_t b = 0; b < wm->model->soft_body_count; b++)
-        moved |= wm->tie_moved[b];
-    if (!moved)
-        return;
-    /* a tie must not stretch a body's own links past their limit: those are held again, after */
+    /* a tie must not stretch a body's own links past their limit: those are held again, after (a body no tie
+     * moved is left as it was) */
     const plush_bulletc_api *bc = wm->world->bc;
     for (size_t b = 0; b < wm->model->soft_body_count; b++) {
         world_soft *s = &wm->soft[b];
-        if (!tieable(s))
+        if (!wm->tie_moved[b])
             continue;
         plush__world_soft_limit_strain(s);
         bc->soft_set_all_nodes(s->bc, (const float(*)[3])s->x, (const float(*)[3])s->v);
