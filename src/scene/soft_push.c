@@ -19,7 +19,16 @@
  * drawn materials physics does not move), by less than SKIN_REACH of a cage edge, is pushed along the skin's
  * normals to lie the margin in front of it, where it is not behind or on it at rest (plush/sys/quality.h). The rigid bodies
  * are fatter than the mesh but the model's collision groups keep a part's physics apart from the ones it lies
- * into at rest (a skirt in the thighs' capsules): the skin is what keeps it out of those limbs. */
+ * into at rest (a skirt in the thighs' capsules): the skin is what keeps it out of those limbs.
+ *
+ * A third pass, on a frame where an edge of the detailed surface among the bound vertices lies beyond the
+ * surface bar's strain (PLUSH_QUALITY_BAR_STRAIN_P999), pulls each end of such an edge toward the other by half
+ * of what the edge has beyond STRAIN_LIMIT, through the same triangles' translations, rounds and guard: where the
+ * two ends are carried by different triangles, the blend stretched the edge by moving them apart (a skirt's front
+ * where a thigh lifts into it, with the cage's own links within 1.1-1.4 of their length), and moving those
+ * triangles back brings it within the bar. Where both ends are carried alike (a strand's tip bent by its
+ * triangles' turns) a translation cannot shorten it, and the edge stays as it is. A row in a body or behind the
+ * skin counts as in and pulls nothing, so a round that pulls the surface into either is undone. */
 #include "scene/soft_push.h"
 #include "plush/sys/core.h"
 #include "plush/quality.h"
@@ -31,6 +40,9 @@
 
 /* Rounds of pushing a frame: a push moves other vertices too, and some of them into a body. */
 enum { ROUNDS = 8, GUARD_HALVINGS = 4 };
+/* The passes of a frame's pushing: out of the rigid bodies, out from behind the visible skin, and the detailed
+ * surface's own edges brought back within the bar where the blend of the triangles' motions stretched them. */
+enum { PASS_BODY, PASS_SKIN, PASS_STRAIN };
 /* The surface bar allows p99.9 strain 1.5 and counts edges outside [2/3, 3/2]; a push keeps each edge
  * just inside both, within [1/1.45, 1.45], or where it was. */
 #define STRAIN_LIMIT 1.45
@@ -224,9 +236,62 @@ plush_status plush__soft_push_init(plush__soft_push *sp, plush__soft_measure *sm
     return build_edges(sp, arena, diag);
 }
 
+/* The strain's pass: where row r's edges beyond the surface bar's strain pull it (each by half of what it has
+ * beyond STRAIN_LIMIT, toward the other end), as the length of the pull and its direction into dir; 0 when none
+ * of its edges is beyond the bar. An edge's other end is pulled by the same edge the other way, so a triangle
+ * carrying both ends alike is not moved by it and one carrying one end more than the other is. */
+static double strain_pull(const plush__soft_push *sp, const float (*positions)[3], size_t r, float dir[3])
+{
+    const uint32_t *vert = sp->sm->vertices;
+    const float *p = positions[vert[r]];
+    double pull[3] = {0, 0, 0};
+    bool beyond = false;
+    for (size_t e = sp->edge_first[r]; e < sp->edge_first[r + 1]; e++) {
+        const float *q = positions[vert[sp->edge_other[e]]];
+        double d[3], len = 0, rest = sp->edge_rest[e];
+        for (int k = 0; k < 3; k++)
+            d[k] = (double)q[k] - p[k], len += d[k] * d[k];
+        len = sqrt(len);
+        if (!(len > STRAIN_LIMIT * rest))
+            continue;
+        beyond = beyond || len > PLUSH_QUALITY_BAR_STRAIN_P999 * rest;
+        for (int k = 0; k < 3; k++)
+            pull[k] += 0.5 * (len - STRAIN_LIMIT * rest) * d[k] / len;
+    }
+    double len = sqrt(pull[0] * pull[0] + pull[1] * pull[1] + pull[2] * pull[2]);
+    if (!beyond || !(len > 0) || !isfinite(len))
+        return 0;
+    for (int k = 0; k < 3; k++)
+        dir[k] = (float)(pull[k] / len);
+    return len;
+}
+
+/* Whether some edge among the bound rows is beyond the surface bar's strain (the strain's pass has work). */
+static bool any_beyond(const plush__soft_push *sp, const float (*positions)[3])
+{
+    const uint32_t *vert = sp->sm->vertices;
+    double bar = PLUSH_QUALITY_BAR_STRAIN_P999 * PLUSH_QUALITY_BAR_STRAIN_P999;
+    for (size_t r = 0; r < sp->sm->count; r++) {
+        const float *p = positions[vert[r]];
+        for (size_t e = sp->edge_first[r]; e < sp->edge_first[r + 1]; e++) {
+            if (sp->edge_other[e] < r)
+                continue;
+            const float *q = positions[vert[sp->edge_other[e]]];
+            double len2 = 0, rest = sp->edge_rest[e];
+            for (int k = 0; k < 3; k++)
+                len2 += ((double)q[k] - p[k]) * ((double)q[k] - p[k]);
+            if (len2 > bar * rest * rest)
+                return true;
+        }
+    }
+    return false;
+}
+
 /* Where rows candidates[from .. to) are (of sp->rows, or with `all` every row from .. to): each one's sp->in
  * (in a body or, in the skin's pass, behind the skin; in the skin's pass a row in a body counts as in but pushes
- * nothing: a round trades neither for the other) and its push out, sp->push along sp->push_dir (0 when none). Touches only
+ * nothing: a round trades neither for the other; in the strain's pass, an edge beyond the bar, and a row in a
+ * body or behind the skin counts as in, at 2, and pulls nothing) and its push out (or pull), sp->push along
+ * sp->push_dir (0 when none). Touches only
  * those rows' state, so two ranges may be looked at on two threads (with `all`, from a multiple of the box
  * run). */
 static void look_rows(plush__soft_push *sp, const float (*positions)[3], size_t from, size_t to, bool all)
@@ -269,7 +334,7 @@ static void look_rows(plush__soft_push *sp, const float (*positions)[3], size_t 
          * not move within a frame: a row found clear of it by more than it has travelled since is still
          * clear. */
         bool in_body = false;
-        if (sp->skin_pass) {
+        if (sp->pass != PASS_BODY) {
             in_body = d > 0;
             d = in_body ? 0 : d;
             if (sm->skin && !in_body && (all || sp->skin_clear[r] <= sp->travel[r])) {
@@ -282,8 +347,15 @@ static void look_rows(plush__soft_push *sp, const float (*positions)[3], size_t 
                 }
             }
         }
+        /* The strain's pass: a row in a body or behind the skin counts as in and pushes nothing (a round that
+         * stretches back into one is undone); any other row with an edge beyond the bar is pulled along its
+         * edges back to STRAIN_LIMIT. */
+        if (sp->pass == PASS_STRAIN) {
+            in_body = in_body || d > 0;
+            d = in_body ? 0 : strain_pull(sp, positions, r, dir);
+        }
         bool pushes = d > 0;
-        sp->in[r] = in_body || pushes;
+        sp->in[r] = sp->pass == PASS_STRAIN && in_body ? 2 : in_body || pushes;
         sp->push[r] = pushes ? d : 0;
         memcpy(sp->push_dir[r], dir, sizeof dir);
     }
@@ -308,7 +380,7 @@ enum { LOOK_TWO_THREADS = 512 };
  * the skin), weighted as it carries them (look_rows). The number of candidates in. */
 static size_t mean_pushes(plush__soft_push *sp, const float (*positions)[3], size_t candidates, bool all)
 {
-    if (all && sp->skin_pass && sp->sm->skin && candidates >= LOOK_TWO_THREADS) {
+    if (all && sp->pass != PASS_BODY && sp->sm->skin && candidates >= LOOK_TWO_THREADS) {
         /* the halves split at a multiple of the box run, so each asks the boxes the whole would */
         size_t split = candidates / 2 / PLUSH__SOFT_MEASURE_BOX_RUN * PLUSH__SOFT_MEASURE_BOX_RUN;
         look_job job = {.sp = sp, .positions = positions};
@@ -318,9 +390,11 @@ static size_t mean_pushes(plush__soft_push *sp, const float (*positions)[3], siz
     }
     memset(sp->sum, 0, sp->triangle_count * sizeof *sp->sum);
     size_t inside = 0;
+    sp->blocked = 0;
     for (size_t c = 0; c < candidates; c++) {
         size_t r = all ? c : sp->rows[c];
-        inside += sp->in[r];
+        inside += sp->in[r] != 0;
+        sp->blocked += sp->in[r] == 2;
         double d = sp->push[r];
         if (!(d > 0))
             continue;
@@ -434,7 +508,7 @@ static size_t guard_edges(plush__soft_push *sp, const float (*positions)[3], con
             }
             if (apart == 0)
                 continue; /* both ends moved alike */
-            if (apart <= SLOPE * SLOPE * rest * rest && (sp->skin_pass || frame_tilt_within(sp, r, o, m, rest))) {
+            if (apart <= SLOPE * SLOPE * rest * rest && (sp->pass != PASS_BODY || frame_tilt_within(sp, r, o, m, rest))) {
                 const float *q = positions[vert[o]];
                 double before = 0, after = 0;
                 for (int k = 0; k < 3; k++) {
@@ -462,7 +536,7 @@ static size_t guard_edges(plush__soft_push *sp, const float (*positions)[3], con
     return bad;
 }
 
-/* One pass of rounds (the body's or the skin's, sp->skin_pass), adding to sp->offset and moving the rows in
+/* One pass of rounds (sp->pass), adding to sp->offset and moving the rows in
  * positions; whether it pushed. */
 static bool push_rounds(plush__soft_push *sp, float (*positions)[3])
 {
@@ -471,7 +545,7 @@ static bool push_rounds(plush__soft_push *sp, float (*positions)[3])
     size_t inside = mean_pushes(sp, (const float(*)[3])positions, sp->sm->count, true);
     bool pushed = false;
     for (int round = 0; round < ROUNDS && inside; round++) {
-        size_t n = moved_rows(sp), before = 0;
+        size_t n = moved_rows(sp), before = 0, blocked = 0;
         /* Each halving changes only the moves of the rows the held triangles carry, so only their edges are
          * looked at again: every other edge was within the limits and still is. */
         const uint32_t *list = sp->rows;
@@ -492,7 +566,8 @@ static bool push_rounds(plush__soft_push *sp, float (*positions)[3])
         }
         for (size_t i = 0; i < n; i++) {
             sp->mark[sp->rows[i]] = 0;
-            before += sp->in[sp->rows[i]];
+            before += sp->in[sp->rows[i]] != 0;
+            blocked += sp->in[sp->rows[i]] == 2;
         }
         memcpy(sp->kept, sp->offset, sp->triangle_count * sizeof *sp->kept);
         for (size_t t = 0; t < sp->triangle_count; t++)
@@ -509,8 +584,9 @@ static bool push_rounds(plush__soft_push *sp, float (*positions)[3])
         }
         /* the rows this round moved, where they are now (and the next round's steps) */
         size_t after = mean_pushes(sp, (const float(*)[3])positions, n, false);
-        /* a round that leaves more of them in a body than it found (pushed into another limb) is undone */
-        bool undo = after > before;
+        /* a round that leaves more of them in a body than it found (pushed into another limb) is undone; in the
+         * strain's pass, also one that leaves more of them in a body or behind the skin, whatever it pulled back */
+        bool undo = after > before || sp->blocked > blocked;
         for (size_t i = 0; i < n; i++) {
             float *p = positions[sp->sm->vertices[sp->rows[i]]], *m = sp->move[sp->rows[i]];
             if (undo) /* back where it was: the room found where it went says nothing here */
@@ -543,11 +619,15 @@ void plush__soft_push_frame(plush__soft_push *sp, plush_proxy_skin *skin, float 
     memset(sp->travel, 0, sp->sm->count * sizeof *sp->travel);
     memset(sp->total, 0, sp->sm->count * sizeof *sp->total);
     memset(sp->body_clear, 0, sp->sm->count * sizeof *sp->body_clear);
-    /* out of the rigid bodies, then out from behind the skin */
-    sp->skin_pass = false;
+    /* out of the rigid bodies, then out from behind the skin, then the surface's edges back within the bar */
+    sp->pass = PASS_BODY;
     bool pushed = push_rounds(sp, positions);
     if (sp->sm->skin) {
-        sp->skin_pass = true;
+        sp->pass = PASS_SKIN;
+        pushed = push_rounds(sp, positions) || pushed;
+    }
+    if (any_beyond(sp, (const float(*)[3])positions)) {
+        sp->pass = PASS_STRAIN;
         pushed = push_rounds(sp, positions) || pushed;
     }
     if (pushed)

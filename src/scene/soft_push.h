@@ -26,7 +26,7 @@ typedef struct plush__soft_push {
     uint64_t *near;                     /* per row: the bodies it may meet while it moves less than slack */
     float *travel;                      /* per row: how far the frame's rounds have moved it */
     float (*total)[3];                  /* per row: and by what (the sum of their moves) */
-    bool skin_pass;                     /* the rounds push out from behind the skin (else out of the bodies) */
+    int pass;                           /* the rounds' pass: soft_push.c's PASS_BODY, PASS_SKIN or PASS_STRAIN */
     float *skin_clear;                  /* per row: the travel at which it may reach the skin's margin (the
                                            skin holds still within a frame) */
     float *body_clear;                  /* per row: the travel at which it may reach a body's margin (the
@@ -40,7 +40,10 @@ typedef struct plush__soft_push {
     float (*kept)[3];                   /* per triangle: the offset before this round (to undo it) */
     float *scale;                       /* per triangle: the share of its step the guard lets through */
     uint8_t *moved, *held;              /* per triangle: its step is not zero; an edge it moves broke a limit */
-    uint8_t *in;                        /* per row: in a body (or within the margin) when last looked at */
+    uint8_t *in;                        /* per row: in a body (or within the margin) when last looked at; in the
+                                           strain's pass 1 for an edge beyond the bar, 2 in a body or behind the
+                                           skin */
+    size_t blocked;                     /* of the rows the last look counted in, those at 2 */
     uint8_t *carry_count;               /* per row: the triangles that carry it (a slot with a triangle and a weight) */
     int32_t (*carry_triangle)[PLUSH_PROXY_INFLUENCES]; /* per row: those triangles first, */
     float (*carry_weight)[PLUSH_PROXY_INFLUENCES];     /* and how much each carries it */

@@ -19,6 +19,7 @@
 
 #include "support/cli_run.h"
 #include "support/characters.h"
+#include "plush/quality.h"
 #include "plush/scene.h"
 
 #include <math.h>
@@ -305,6 +306,51 @@ static void test_bob_finer_step(void **state)
     assert_true(miss[1] <= 4 && apart[1] < 2);
 }
 
+/* sample_finish's skirt on the long dance's first 225 frames: where her thigh lifts into the skirt's front
+ * (frames 220-224) the blend of the cage triangles' motions stretches two of the skirt's edges to 1.6-1.7 of
+ * their length while the cage's own links stay within 1.1-1.4 (p99.9 1.52-1.62 with --no-push, and with the
+ * body's and the skin's passes alone). The strain's pass of the push moves the triangles carrying each end
+ * toward the other, and every frame meets the surface bar's strain. */
+static void test_stretched_edges_pulled_back(void **state)
+{
+    (void)state;
+    const char *model = DATA "mmd/blender2pmxem/sample_finish.pmx";
+    if (!characters_present(model) || !characters_present(LONG_DANCE)) {
+        print_message("skipped: %s or %s is absent\n", model, LONG_DANCE);
+        skip();
+    }
+    enum { CAP = 256 };
+    static double p999[2][CAP];
+    size_t rows[2];
+    for (int pushed = 0; pushed < 2; pushed++) {
+        char out[600], csv_path[700];
+        snprintf(out, sizeof out, "%s/stretch%d", cli_tmp_dir(), pushed);
+        snprintf(csv_path, sizeof csv_path, "%s/quality.csv", out);
+        cli_result r;
+        if (pushed)
+            CLI_RUN(&r, "run", model, "--cage", "スカート", "--motion", LONG_DANCE, "--frames", "225", "--export",
+                    "quality", "-o", out);
+        else
+            CLI_RUN(&r, "run", model, "--cage", "スカート", "--motion", LONG_DANCE, "--frames", "225", "--no-push",
+                    "--export", "quality", "-o", out);
+        cli_expect_code(&r, 0);
+        size_t n = 0;
+        char *csv = cli_read_all(csv_path, &n);
+        assert_non_null(csv);
+        rows[pushed] = characters_column(csv, "surface_strain_p999", p999[pushed], CAP);
+        assert_int_equal(rows[pushed], 225);
+        free(csv);
+        cli_result_free(&r);
+    }
+    size_t over = 0;
+    for (size_t i = 0; i < rows[0]; i++)
+        over += p999[0][i] > PLUSH_QUALITY_BAR_STRAIN_P999;
+    print_message("      sample_finish's skirt, 225 frames: surface p99.9 at most %.3f unpushed (%zu frames over 1.5), %.3f "
+                  "pushed\n", characters_max_of(p999[0], rows[0]), over, characters_max_of(p999[1], rows[1]));
+    assert_true(over >= 3);
+    assert_true(characters_max_of(p999[1], rows[1]) <= PLUSH_QUALITY_BAR_STRAIN_P999);
+}
+
 /* Alicia's hair caged and hanging still (no motion) for 120 frames: the binding does not pull its strands
  * apart at rest (surface p99.9 strain at most 1.1 at every frame). */
 static void test_hair_hanging_still(void **state)
@@ -498,6 +544,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_bob_stays_a_bob, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bob_finer_step, setup, teardown),
         cmocka_unit_test_setup_teardown(test_choker_and_hair_bodies, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_stretched_edges_pulled_back, setup, teardown),
         cmocka_unit_test_setup_teardown(test_hair_hanging_still, setup, teardown),
         cmocka_unit_test_setup_teardown(test_settle, setup, teardown),
         cmocka_unit_test_setup_teardown(test_morph_motion_stands_still, setup, teardown),
