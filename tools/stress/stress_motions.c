@@ -1,7 +1,8 @@
 /* stress_motions: writes short hard motions for the standard MMD bone names, the ones a dance rarely holds
  * for long but a user's motion may: what the soft parts are tried on beside the long dances.
  *
- *   stress_motions [-o DIR]     DIR/spin.vmd, jump.vmd, head_shake.vmd, arms_cross.vmd, kneel.vmd (default .)
+ *   stress_motions [-o DIR] [--more]   DIR/spin.vmd, jump.vmd, head_shake.vmd, arms_cross.vmd, kneel.vmd
+ *                                      (default .); --more: also the six below them
  *
  * Each is 150 frames at 30 per second: the move, then the model standing still at its last pose, so the
  * part must settle. Linear curves; the same bytes on every run.
@@ -12,11 +13,20 @@
  *   head_shake  頭 turns 40 degrees either way three times a second for 60 frames
  *   arms_cross  腕 (both) swing down across the front of the body and back out, twice, in 80 frames
  *   kneel       (a deep squat) センター drops 6 units and 上半身 leans 30 degrees forward within 30 frames while the feet's
- *               IK holds them (the knees bend), held 60 frames, then stands up */
+ *               IK holds them (the knees bend), held 60 frames, then stands up
+ * With --more, six the soft parts were not tuned on (tools/soak.sh --motion runs them; docs/measured.md):
+ *   bow         上半身 bends 75 degrees forward in 20 frames, held 40, and back in 20
+ *   arms_up     腕 (both) from along the shoulders to overhead and back, twice, in 80 frames
+ *   turn_back   センター turns 180 degrees in 6 frames (900 degrees a second), holds 30, and back
+ *   lean_side   上半身 tilts 40 degrees to either side, each 10 frames, for 60 frames
+ *   glide_stop  センター and both feet's IK glide 24 units forward in 60 frames (the centre bobbing 0.8 each 5
+ *               frames), then stop at once
+ *   drop        センター falls from 6 units up to 3 below rest in 8 frames and comes back to rest */
 #include "plush/vmd.h"
 #include "plush/sys/vmd.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,6 +143,83 @@ static void kneel(keys *ks)
     }
 }
 
+static const float fwd_axis[3] = {1, 0, 0}, roll_axis[3] = {0, 0, 1};
+
+static void bow(keys *ks)
+{
+    float q[4];
+    axis_angle(fwd_axis, -75, q);
+    key(ks, "上半身", 0, 0, 0, 0, NULL);
+    key(ks, "上半身", 20, 0, 0, 0, q);
+    key(ks, "上半身", 60, 0, 0, 0, q);
+    key(ks, "上半身", 80, 0, 0, 0, NULL);
+    key(ks, "上半身", FRAMES, 0, 0, 0, NULL);
+}
+
+static void arms_up(keys *ks)
+{
+    for (int a = 0; a < 2; a++) {
+        const char *bone = a ? "右腕" : "左腕";
+        double s = a ? -1 : 1;
+        double along[3] = {s, 0, 0}, upward[3] = {0.15 * s, 0.98, -0.1};
+        double l = sqrt(upward[0]*upward[0]+upward[1]*upward[1]+upward[2]*upward[2]);
+        for (int k = 0; k < 3; k++) upward[k] /= l;
+        float q[4];
+        from_to(along, upward, q);
+        static const uint32_t out_at[] = {0, 40, 80}, up_at[] = {20, 60};
+        for (size_t i = 0; i < 3; i++) key(ks, bone, out_at[i], 0, 0, 0, NULL);
+        for (size_t i = 0; i < 2; i++) key(ks, bone, up_at[i], 0, 0, 0, q);
+        key(ks, bone, FRAMES, 0, 0, 0, NULL);
+    }
+}
+
+static void turn_back(keys *ks)
+{
+    float q[4], h[4];
+    axis_angle(up, 90, h);
+    axis_angle(up, 179, q);
+    key(ks, "センター", 0, 0, 0, 0, NULL);
+    key(ks, "センター", 3, 0, 0, 0, h);
+    key(ks, "センター", 6, 0, 0, 0, q);
+    key(ks, "センター", 36, 0, 0, 0, q);
+    key(ks, "センター", 39, 0, 0, 0, h);
+    key(ks, "センター", 42, 0, 0, 0, NULL);
+    key(ks, "センター", FRAMES, 0, 0, 0, NULL);
+}
+
+static void lean_side(keys *ks)
+{
+    float l[4], r[4];
+    axis_angle(roll_axis, 40, l);
+    axis_angle(roll_axis, -40, r);
+    key(ks, "上半身", 0, 0, 0, 0, NULL);
+    for (uint32_t f = 10, i = 0; f <= 60; f += 10, i++)
+        key(ks, "上半身", f, 0, 0, 0, i % 2 ? r : l);
+    key(ks, "上半身", 70, 0, 0, 0, NULL);
+    key(ks, "上半身", FRAMES, 0, 0, 0, NULL);
+}
+
+static void glide_stop(keys *ks)
+{
+    for (uint32_t f = 0; f <= 60; f += 5)
+        key(ks, "センター", f, 0, (f / 5) % 2 ? 0.8f : 0.0f, -0.4f * (float)f, NULL);
+    key(ks, "センター", FRAMES, 0, 0, -24.0f, NULL);
+    for (int a = 0; a < 2; a++) { /* the feet go along: the body glides forward and stops */
+        key(ks, a ? "右足ＩＫ" : "左足ＩＫ", 0, 0, 0, 0, NULL);
+        key(ks, a ? "右足ＩＫ" : "左足ＩＫ", 60, 0, 0, -24.0f, NULL);
+        key(ks, a ? "右足ＩＫ" : "左足ＩＫ", FRAMES, 0, 0, -24.0f, NULL);
+    }
+}
+
+static void drop(keys *ks)
+{
+    key(ks, "センター", 0, 0, 6, 0, NULL);
+    key(ks, "センター", 20, 0, 6, 0, NULL);
+    key(ks, "センター", 28, 0, -3, 0, NULL);
+    key(ks, "センター", 40, 0, 0, 0, NULL);
+    key(ks, "センター", FRAMES, 0, 0, 0, NULL);
+}
+
 static int write_one(const char *dir, const char *name, void (*make)(keys *))
 {
     static keys ks;
@@ -165,23 +252,30 @@ static int write_one(const char *dir, const char *name, void (*make)(keys *))
 int main(int argc, char **argv)
 {
     const char *dir = ".";
+    bool more = false;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-            printf("usage: stress_motions [-o DIR]\nwrites DIR/spin.vmd, jump.vmd, head_shake.vmd, arms_cross.vmd and "
-                   "kneel.vmd: 150-frame hard motions for the standard MMD bone names (default DIR: .)\n");
+            printf("usage: stress_motions [-o DIR] [--more]\nwrites DIR/spin.vmd, jump.vmd, head_shake.vmd, arms_cross.vmd "
+                   "and kneel.vmd: 150-frame hard motions for the standard MMD bone names (default DIR: .); --more: also "
+                   "bow.vmd, arms_up.vmd, turn_back.vmd, lean_side.vmd, glide_stop.vmd and drop.vmd\n");
             return 0;
         }
         if (!strcmp(argv[i], "-o") && i + 1 < argc)
             dir = argv[++i];
+        else if (!strcmp(argv[i], "--more"))
+            more = true;
         else {
-            fprintf(stderr, "usage: stress_motions [-o DIR]\n");
+            fprintf(stderr, "usage: stress_motions [-o DIR] [--more]\n");
             return 2;
         }
     }
     static const struct { const char *name; void (*make)(keys *); } motions[] = {
-        {"spin", spin}, {"jump", jump}, {"head_shake", head_shake}, {"arms_cross", arms_cross}, {"kneel", kneel}};
+        {"spin", spin}, {"jump", jump}, {"head_shake", head_shake}, {"arms_cross", arms_cross}, {"kneel", kneel},
+        {"bow", bow}, {"arms_up", arms_up}, {"turn_back", turn_back}, {"lean_side", lean_side},
+        {"glide_stop", glide_stop}, {"drop", drop}};
+    size_t count = more ? sizeof motions / sizeof motions[0] : 5;
     int rc = 0;
-    for (size_t i = 0; i < sizeof motions / sizeof motions[0]; i++)
+    for (size_t i = 0; i < count; i++)
         rc |= write_one(dir, motions[i].name, motions[i].make);
     return rc;
 }
