@@ -145,31 +145,35 @@ static void kneel(keys *ks)
 
 static const float fwd_axis[3] = {1, 0, 0}, roll_axis[3] = {0, 0, 1};
 
+/* Keys bone at frames at[0 .. n) turned by turns[i] (NULL: its rest), then at rest at the motion's end. */
+static void key_turns(keys *ks, const char *bone, size_t n, const uint32_t at[], const float *const turns[])
+{
+    for (size_t i = 0; i < n; i++)
+        key(ks, bone, at[i], 0, 0, 0, turns[i]);
+    key(ks, bone, FRAMES, 0, 0, 0, NULL);
+}
+
 static void bow(keys *ks)
 {
     float q[4];
     axis_angle(fwd_axis, -75, q);
-    key(ks, "上半身", 0, 0, 0, 0, NULL);
-    key(ks, "上半身", 20, 0, 0, 0, q);
-    key(ks, "上半身", 60, 0, 0, 0, q);
-    key(ks, "上半身", 80, 0, 0, 0, NULL);
-    key(ks, "上半身", FRAMES, 0, 0, 0, NULL);
+    static const uint32_t at[] = {0, 20, 60, 80};
+    const float *const turns[] = {NULL, q, q, NULL};
+    key_turns(ks, "上半身", 4, at, turns);
 }
 
+/* Each arm from along the shoulders to overhead (a little forward and outward) and back, twice. */
 static void arms_up(keys *ks)
 {
     for (int a = 0; a < 2; a++) {
         const char *bone = a ? "右腕" : "左腕";
-        double s = a ? -1 : 1;
-        double along[3] = {s, 0, 0}, upward[3] = {0.15 * s, 0.98, -0.1};
-        double l = sqrt(upward[0]*upward[0]+upward[1]*upward[1]+upward[2]*upward[2]);
-        for (int k = 0; k < 3; k++) upward[k] /= l;
-        float q[4];
-        from_to(along, upward, q);
-        static const uint32_t out_at[] = {0, 40, 80}, up_at[] = {20, 60};
-        for (size_t i = 0; i < 3; i++) key(ks, bone, out_at[i], 0, 0, 0, NULL);
-        for (size_t i = 0; i < 2; i++) key(ks, bone, up_at[i], 0, 0, 0, q);
-        key(ks, bone, FRAMES, 0, 0, 0, NULL);
+        double s = a ? -1 : 1, l = sqrt(0.15 * 0.15 + 0.98 * 0.98 + 0.1 * 0.1);
+        double along[3] = {s, 0, 0}, upward[3] = {0.15 * s / l, 0.98 / l, -0.1 / l};
+        float raised[4];
+        from_to(along, upward, raised);
+        static const uint32_t at[] = {0, 20, 40, 60, 80};
+        const float *const turns[] = {NULL, raised, NULL, raised, NULL};
+        key_turns(ks, bone, 5, at, turns);
     }
 }
 
@@ -177,14 +181,10 @@ static void turn_back(keys *ks)
 {
     float q[4], h[4];
     axis_angle(up, 90, h);
-    axis_angle(up, 179, q);
-    key(ks, "センター", 0, 0, 0, 0, NULL);
-    key(ks, "センター", 3, 0, 0, 0, h);
-    key(ks, "センター", 6, 0, 0, 0, q);
-    key(ks, "センター", 36, 0, 0, 0, q);
-    key(ks, "センター", 39, 0, 0, 0, h);
-    key(ks, "センター", 42, 0, 0, 0, NULL);
-    key(ks, "センター", FRAMES, 0, 0, 0, NULL);
+    axis_angle(up, 179, q); /* 179: the shortest way round is the way it turns */
+    static const uint32_t at[] = {0, 3, 6, 36, 39, 42};
+    const float *const turns[] = {NULL, h, q, q, h, NULL};
+    key_turns(ks, "センター", 6, at, turns);
 }
 
 static void lean_side(keys *ks)
