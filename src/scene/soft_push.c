@@ -26,9 +26,9 @@
  * of what the edge has beyond STRAIN_LIMIT, through the same triangles' translations, rounds and guard: where the
  * two ends are carried by different triangles, the blend stretched the edge by moving them apart (a skirt's front
  * where a thigh lifts into it, with the cage's own links within 1.1-1.4 of their length), and moving those
- * triangles back brings it within the bar. Where both ends are carried alike (a strand's tip bent by its
- * triangles' turns) a translation cannot shorten it, and the edge stays as it is. A row in a body or behind the
- * skin counts as in and pulls nothing, so a round that pulls the surface into either is undone. */
+ * triangles back brings it within the bar. Where both ends are carried alike a translation cannot shorten the
+ * edge. A row in a body or behind the skin counts as in and pulls nothing, so a round that pulls the surface into
+ * either is undone, and the edge stays as it is. */
 #include "scene/soft_push.h"
 #include "plush/sys/core.h"
 #include "plush/quality.h"
