@@ -66,9 +66,9 @@ const character_case characters_cases[] = {
      * cage folding to 123 degrees before the fold guards */
     {CHARACTERS_DATA "mmd/blender2pmxem/sample_finish.pmx", "髪", false, 0.03, false, true, false, false, true},
     /* her pleated skirt, whose detailed mesh is barely finer than a 300-triangle cage: the blend stretched two of
-     * its edges past the bar where a thigh lifts into its front (the spin's frames, 51 of the long dance's); the
-     * push's strain pass pulls them back, and it meets the bar here (9 frames of the long dance still miss it:
-     * docs/measured.md) */
+     * its edges past the bar where a thigh lifts into its front (1 frame of the spin, 51 of the long dance); the
+     * push's strain pass pulls them back, and it meets the bar on every run here (9 frames of the long dance still
+     * miss it: docs/measured.md) */
     {CHARACTERS_DATA "mmd/blender2pmxem/sample_finish.pmx", "スカート", true, 0.09, true, true, false, false, false},
 };
 const size_t characters_case_count = sizeof characters_cases / sizeof characters_cases[0];
