@@ -377,8 +377,10 @@ static void look_part(void *ctx, size_t from, size_t to)
 enum { LOOK_TWO_THREADS = 512 };
 
 /* Each triangle's step: the mean push of the rows it carries that are in a body (or, in the skin's pass, behind
- * the skin), weighted as it carries them (look_rows). The number of candidates in. */
-static size_t mean_pushes(plush__soft_push *sp, const float (*positions)[3], size_t candidates, bool all)
+ * the skin), weighted as it carries them (look_rows). The number of candidates in; of them, into *blocked,
+ * those the strain's pass found in a body or behind the skin. */
+static size_t mean_pushes(plush__soft_push *sp, const float (*positions)[3], size_t candidates, bool all,
+                          size_t *blocked)
 {
     if (all && sp->pass != PASS_BODY && sp->sm->skin && candidates >= LOOK_TWO_THREADS) {
         /* the halves split at a multiple of the box run, so each asks the boxes the whole would */
@@ -390,11 +392,11 @@ static size_t mean_pushes(plush__soft_push *sp, const float (*positions)[3], siz
     }
     memset(sp->sum, 0, sp->triangle_count * sizeof *sp->sum);
     size_t inside = 0;
-    sp->blocked = 0;
+    *blocked = 0;
     for (size_t c = 0; c < candidates; c++) {
         size_t r = all ? c : sp->rows[c];
         inside += sp->in[r] != 0;
-        sp->blocked += sp->in[r] == 2;
+        *blocked += sp->in[r] == 2;
         double d = sp->push[r];
         if (!(d > 0))
             continue;
@@ -542,7 +544,8 @@ static bool push_rounds(plush__soft_push *sp, float (*positions)[3])
 {
     /* the first round looks at every bound vertex; later ones at those the round before moved (the others
      * are where they were, and out) */
-    size_t inside = mean_pushes(sp, (const float(*)[3])positions, sp->sm->count, true);
+    size_t blocked_after = 0;
+    size_t inside = mean_pushes(sp, (const float(*)[3])positions, sp->sm->count, true, &blocked_after);
     bool pushed = false;
     for (int round = 0; round < ROUNDS && inside; round++) {
         size_t n = moved_rows(sp), before = 0, blocked = 0;
@@ -583,10 +586,10 @@ static bool push_rounds(plush__soft_push *sp, float (*positions)[3])
             }
         }
         /* the rows this round moved, where they are now (and the next round's steps) */
-        size_t after = mean_pushes(sp, (const float(*)[3])positions, n, false);
+        size_t after = mean_pushes(sp, (const float(*)[3])positions, n, false, &blocked_after);
         /* a round that leaves more of them in a body than it found (pushed into another limb) is undone; in the
          * strain's pass, also one that leaves more of them in a body or behind the skin, whatever it pulled back */
-        bool undo = after > before || sp->blocked > blocked;
+        bool undo = after > before || blocked_after > blocked;
         for (size_t i = 0; i < n; i++) {
             float *p = positions[sp->sm->vertices[sp->rows[i]]], *m = sp->move[sp->rows[i]];
             if (undo) /* back where it was: the room found where it went says nothing here */

@@ -43,7 +43,6 @@ typedef struct plush__soft_push {
     uint8_t *in;                        /* per row: in a body (or within the margin) when last looked at; in the
                                            strain's pass 1 for an edge beyond the bar, 2 in a body or behind the
                                            skin */
-    size_t blocked;                     /* of the rows the last look counted in, those at 2 */
     uint8_t *carry_count;               /* per row: the triangles that carry it (a slot with a triangle and a weight) */
     int32_t (*carry_triangle)[PLUSH_PROXY_INFLUENCES]; /* per row: those triangles first, */
     float (*carry_weight)[PLUSH_PROXY_INFLUENCES];     /* and how much each carries it */

@@ -213,23 +213,28 @@ static void test_choker_and_hair_bodies(void **state)
     luka_part_runs_clean("材質10", "choker", NULL);
 }
 
-/* plush run MODEL --cage CAGE --motion MOTION [--frames FRAMES] --export quality into the temporary folder's
- * NAME, exit 0 expected: its quality.csv (free it). */
+/* plush run MODEL --cage CAGE --motion MOTION [--frames FRAMES] [OPTION] --export quality into the temporary
+ * folder's NAME, exit 0 expected: its quality.csv (free it). */
 static char *quality_of_run(const char *model, const char *cage, const char *motion, const char *frames,
-                            const char *name)
+                            const char *option, const char *name)
 {
     char out[600], csv_path[700];
     snprintf(out, sizeof out, "%s/%s", cli_tmp_dir(), name);
     snprintf(csv_path, sizeof csv_path, "%s/quality.csv", out);
+    const char *args[16] = {"run", model, "--cage", cage, "--motion", motion, "--export", "quality", "-o", out};
+    size_t n = 10;
+    if (frames) {
+        args[n++] = "--frames";
+        args[n++] = frames;
+    }
+    if (option)
+        args[n++] = option;
+    args[n] = NULL;
     cli_result r;
-    if (frames)
-        CLI_RUN(&r, "run", model, "--cage", cage, "--motion", motion, "--frames", frames, "--export", "quality", "-o",
-                out);
-    else
-        CLI_RUN(&r, "run", model, "--cage", cage, "--motion", motion, "--export", "quality", "-o", out);
+    cli_run_list(&r, args);
     cli_expect_code(&r, 0);
-    size_t n = 0;
-    char *csv = cli_read_all(csv_path, &n);
+    size_t len = 0;
+    char *csv = cli_read_all(csv_path, &len);
     assert_non_null(csv);
     cli_result_free(&r);
     return csv;
@@ -249,7 +254,7 @@ static void test_bob_stays_a_bob(void **state)
         print_message("skipped: %s or %s is absent\n", model, LONG_DANCE);
         skip();
     }
-    char *csv = quality_of_run(model, "N00_000_Hair_00_HAIR", LONG_DANCE, "120", "bob");
+    char *csv = quality_of_run(model, "N00_000_Hair_00_HAIR", LONG_DANCE, "120", NULL, "bob");
     enum { CAP = 1024 };
     static double offset[CAP], outside[CAP];
     size_t rows = characters_column(csv, "soft_offset_share", offset, CAP);
@@ -323,24 +328,11 @@ static void test_stretched_edges_pulled_back(void **state)
     static double p999[2][CAP];
     size_t rows[2];
     for (int pushed = 0; pushed < 2; pushed++) {
-        char out[600], csv_path[700];
-        snprintf(out, sizeof out, "%s/stretch%d", cli_tmp_dir(), pushed);
-        snprintf(csv_path, sizeof csv_path, "%s/quality.csv", out);
-        cli_result r;
-        if (pushed)
-            CLI_RUN(&r, "run", model, "--cage", "スカート", "--motion", LONG_DANCE, "--frames", "225", "--export",
-                    "quality", "-o", out);
-        else
-            CLI_RUN(&r, "run", model, "--cage", "スカート", "--motion", LONG_DANCE, "--frames", "225", "--no-push",
-                    "--export", "quality", "-o", out);
-        cli_expect_code(&r, 0);
-        size_t n = 0;
-        char *csv = cli_read_all(csv_path, &n);
-        assert_non_null(csv);
+        char *csv = quality_of_run(model, "スカート", LONG_DANCE, "225", pushed ? NULL : "--no-push",
+                                   pushed ? "stretch_pushed" : "stretch");
         rows[pushed] = characters_column(csv, "surface_strain_p999", p999[pushed], CAP);
         assert_int_equal(rows[pushed], 225);
         free(csv);
-        cli_result_free(&r);
     }
     size_t over = 0;
     for (size_t i = 0; i < rows[0]; i++)
@@ -457,7 +449,7 @@ static void test_small_closed_pieces_stay_right_side_out(void **state)
         print_message("skipped: %s or %s is absent\n", luka, jump);
         skip();
     }
-    char *csv = quality_of_run(luka, "材質7", jump, NULL, "sleeves");
+    char *csv = quality_of_run(luka, "材質7", jump, NULL, NULL, "sleeves");
     enum { CAP = 1024 };
     static double volume[CAP], strain[CAP];
     size_t rows = characters_column(csv, "cage_volume_ratio", volume, CAP);
