@@ -218,9 +218,10 @@ $(DEMO_FILES) &: $(GEN_BEAR)
 	$(GEN_BEAR) -o proxies
 
 # tools/stress/stress_motions writes the short hard motions (a spin, a jump, a head shake, arms crossing, a
-# kneel) the characters test and tools/soak.sh --stress try the soft parts on, into build/stress.
+# kneel) the characters test and tools/soak.sh --stress try the soft parts on, and a made-up dance (dance_1: the
+# slow characters suite), into build/stress.
 STRESS_GEN   := $(BUILD)/tools/stress_motions
-STRESS_FILES := $(addprefix $(BUILD)/stress/,spin.vmd jump.vmd head_shake.vmd arms_cross.vmd kneel.vmd)
+STRESS_FILES := $(addprefix $(BUILD)/stress/,spin.vmd jump.vmd head_shake.vmd arms_cross.vmd kneel.vmd dance_1.vmd)
 all: $(STRESS_FILES)
 test test-slow $(SUITES) $(SLOW_SUITES): $(STRESS_FILES)
 
@@ -230,7 +231,7 @@ $(STRESS_GEN): $(BUILD)/obj/tools/stress/stress_motions.o $(LIB)
 
 $(STRESS_FILES) &: $(STRESS_GEN)
 	@mkdir -p $(BUILD)/stress
-	$(STRESS_GEN) -o $(BUILD)/stress
+	$(STRESS_GEN) -o $(BUILD)/stress --dance 1
 
 # ---- Windows -----------------------------------------------------------------------------------------------
 # make windows | make test-windows | make dist-windows: the cross build with Debian's MinGW-w64 into

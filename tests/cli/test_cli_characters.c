@@ -57,8 +57,8 @@ static void test_characters_dance(void **state)
             print_message("      absent, not run: %s\n", characters_cases[i].model);
             continue;
         }
-        characters_run_case(&characters_cases[i], LONG_DANCE, FRAMES, (size_t)atoi(FRAMES), 0.005, false);
-        characters_run_case(&characters_cases[i], SHORT_DANCE, NULL, 25, 0.005, false); /* the short dance whole: 25 frames */
+        characters_run_case(&characters_cases[i], LONG_DANCE, FRAMES, (size_t)atoi(FRAMES), 0.005, CHARACTERS_DANCE);
+        characters_run_case(&characters_cases[i], SHORT_DANCE, NULL, 25, 0.005, CHARACTERS_DANCE); /* the short dance whole: 25 frames */
         ran++;
     }
     if (ran == 0)

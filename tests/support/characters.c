@@ -167,8 +167,9 @@ double characters_max_of(const double *v, size_t n)
 }
 
 void characters_run_case(const character_case *c, const char *dance, const char *frames, size_t want,
-                         double alive_min, bool stress)
+                         double alive_min, characters_motion kind)
 {
+    bool stress = kind != CHARACTERS_DANCE;
     char out[600], csv_path[700];
     snprintf(out, sizeof out, "%s/run", cli_tmp_dir());
     snprintf(csv_path, sizeof csv_path, "%s/quality.csv", out);
@@ -317,9 +318,9 @@ void characters_run_case(const character_case *c, const char *dance, const char 
         assert_non_null(strstr(r.out, "\n  hint            a finer physics step often meets it too"));
         assert_non_null(strstr(r.out, "--physics-hz 120"));
     }
-    if (c->unfolded)
+    if (c->unfolded && kind != CHARACTERS_MADE_UP) /* the fold is the surface bar's: printed there */
         assert_true(characters_max_of(cage_crease, rows) <= 120);
-    if (c->surface_bar && !(stress && c->bar_on_dances)) {
+    if (c->surface_bar && !(stress && c->bar_on_dances) && kind != CHARACTERS_MADE_UP) {
         assert_true(characters_max_of(p999, rows) <= 1.5);
         assert_true(characters_max_of(outside, rows) <= 0.005);
         assert_true(characters_max_of(crease, rows) <= 30);

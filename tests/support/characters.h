@@ -39,13 +39,17 @@ double characters_max_of(const double *v, size_t n);
  * part tears (the author_surface_strain columns past the surface bar's strain figures) as the summary counts
  * them, and plush's and the author's mean swing over the others as it gives them. Returns the frames torn. */
 size_t characters_check_torn(const char *out, const char *csv);
+/* What a run's motion is: a real dance; a short hard motion (tools/stress/stress_motions.c), whose body figure
+ * and cage fold are printed, not held to the dances' level (docs/measured.md has them); a made-up dance
+ * (stress_motions --dance), held as a hard motion is, its surface bar (the cage's fold included) printed, not
+ * held. */
+typedef enum characters_motion { CHARACTERS_DANCE, CHARACTERS_STRESS, CHARACTERS_MADE_UP } characters_motion;
 /* One run of case c on dance (frames: --frames, or NULL for the whole motion; want: the rows it must write)
  * into the suite's temporary folder, held to the checks (characters.c says which); alive: the least mean
  * distance from bone skinning the part must keep (a dance moves it; a short motion that ends standing still
- * may not); stress: a short hard motion (tools/stress/stress_motions.c), whose body figure and cage fold are
- * printed, not held to the dances' level (docs/measured.md has them). */
+ * may not). */
 void characters_run_case(const character_case *c, const char *dance, const char *frames, size_t want,
-                         double alive_min, bool stress);
+                         double alive_min, characters_motion kind);
 /* The short hard motions make writes beside the binary PLUSH_BIN names (tools/stress/stress_motions.c): its
  * path into out. */
 void characters_stress_motion(const char *name, char *out, size_t cap);

@@ -1,8 +1,9 @@
 /* stress_motions: writes short hard motions for the standard MMD bone names, the ones a dance rarely holds
  * for long but a user's motion may: what the soft parts are tried on beside the long dances.
  *
- *   stress_motions [-o DIR] [--more]   DIR/spin.vmd, jump.vmd, head_shake.vmd, arms_cross.vmd, kneel.vmd
- *                                      (default .); --more: also the six below them
+ *   stress_motions [-o DIR] [--more] [--dance SEED]...
+ *       DIR/spin.vmd, jump.vmd, head_shake.vmd, arms_cross.vmd, kneel.vmd (default DIR .); --more: also the six
+ *       below them; --dance SEED: also DIR/dance_SEED.vmd
  *
  * Each is 150 frames at 30 per second: the move, then the model standing still at its last pose, so the
  * part must settle. Linear curves; the same bytes on every run.
@@ -21,7 +22,14 @@
  *   lean_side   上半身 tilts 40 degrees to either side, each 10 frames, for 60 frames
  *   glide_stop  センター and both feet's IK glide 24 units forward in 60 frames (the centre bobbing 0.8 each 5
  *               frames), then stop at once
- *   drop        センター falls from 6 units up to 3 below rest in 8 frames and comes back to rest */
+ *   drop        センター falls from 6 units up to 3 below rest in 8 frames and comes back to rest
+ * With --dance SEED (repeatable), a made-up dance of 900 frames, DIR/dance_SEED.vmd, the same bytes for a seed:
+ *   every 6 to 12 frames a new pose drawn at random within what a dancer does: the centre moved up to 1.5 units
+ *   aside, 2.5 down or 0.5 up and turned up to 90 degrees either way; the upper body bent up to 30 forward, 20
+ *   back and 25 aside, twisted up to 30; the lower body turned up to 20; the neck and head up to 40; each arm
+ *   anywhere from 70 degrees below to 60 above the shoulder line and from 20 behind to 80 in front, its elbow
+ *   bent up to 110; one foot at a time stepping up to 1.5 units and lifted up to 1. Each bone keys its own
+ *   times, so the moves overlap as a dance's do; held at its last pose for the last 60 frames. */
 #include "plush/vmd.h"
 #include "plush/sys/vmd.h"
 
@@ -31,7 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { FRAMES = 150, MAX_KEYS = 256 };
+enum { FRAMES = 150, MAX_KEYS = 4096, DANCE_FRAMES = 900 };
 
 typedef struct keys {
     plush_vmd_bone_key k[MAX_KEYS];
@@ -220,6 +228,85 @@ static void drop(keys *ks)
     key(ks, "センター", FRAMES, 0, 0, 0, NULL);
 }
 
+/* A small fixed generator (xorshift64*), so a seed gives the same dance everywhere. */
+static uint64_t dance_state;
+
+static double uniform(double lo, double hi)
+{
+    dance_state ^= dance_state >> 12, dance_state ^= dance_state << 25, dance_state ^= dance_state >> 27;
+    double u = (double)((dance_state * 2685821657736338717ull) >> 11) / 9007199254740992.0;
+    return lo + (hi - lo) * u;
+}
+
+/* The turn of the x-pitch, y-yaw and z-roll angles in degrees, applied yaw, then pitch, then roll. */
+static void euler(double pitch, double yaw, double roll, float q[4])
+{
+    float a[4], b[4], c[4];
+    axis_angle(fwd_axis, pitch, a);
+    axis_angle(up, yaw, b);
+    axis_angle(roll_axis, roll, c);
+    float ab[4] = {b[3] * a[0] + b[0] * a[3] + b[1] * a[2] - b[2] * a[1], b[3] * a[1] - b[0] * a[2] + b[1] * a[3] + b[2] * a[0],
+                   b[3] * a[2] + b[0] * a[1] - b[1] * a[0] + b[2] * a[3], b[3] * a[3] - b[0] * a[0] - b[1] * a[1] - b[2] * a[2]};
+    q[0] = ab[3] * c[0] + ab[0] * c[3] + ab[1] * c[2] - ab[2] * c[1];
+    q[1] = ab[3] * c[1] - ab[0] * c[2] + ab[1] * c[3] + ab[2] * c[0];
+    q[2] = ab[3] * c[2] + ab[0] * c[1] - ab[1] * c[0] + ab[2] * c[3];
+    q[3] = ab[3] * c[3] - ab[0] * c[0] - ab[1] * c[1] - ab[2] * c[2];
+}
+
+/* One bone's keys of the dance: a pose drawn every 6 to 12 frames until the hold, the last one held. */
+static void dance_bone(keys *ks, const char *bone, int kind)
+{
+    uint32_t last = DANCE_FRAMES - 60;
+    float q[4] = {0, 0, 0, 1}, t[3] = {0, 0, 0};
+    for (uint32_t f = 0;; f += (uint32_t)uniform(6, 13)) {
+        f = f > last ? last : f;
+        memset(t, 0, sizeof t);
+        double s = kind == 4 ? 1 : -1; /* the left arm (+x) or the right */
+        switch (kind) {
+        case 0: /* the centre */
+            t[0] = (float)uniform(-1.5, 1.5), t[1] = (float)uniform(-2.5, 0.5), t[2] = (float)uniform(-1.5, 1.5);
+            euler(0, uniform(-90, 90), 0, q);
+            break;
+        case 1: euler(uniform(-30, 20), uniform(-30, 30), uniform(-25, 25), q); break; /* the upper body */
+        case 2: euler(0, uniform(-20, 20), uniform(-8, 8), q); break;                  /* the lower body */
+        case 3: euler(uniform(-25, 25), uniform(-40, 40), uniform(-15, 15), q); break; /* the neck, the head */
+        case 4:
+        case 5: { /* an arm: a direction from along the shoulder line */
+            double e = uniform(-70, 60) * M_PI / 180, a = uniform(-20, 80) * M_PI / 180;
+            double along[3] = {s, 0, 0}, to[3] = {s * cos(e) * cos(a), sin(e), -cos(e) * sin(a)};
+            from_to(along, to, q);
+            break;
+        }
+        case 6: case 7: euler(0, (kind == 6 ? 1 : -1) * uniform(0, 110), 0, q); break; /* an elbow: forward */
+        default: { /* a foot's IK: a step now and then, lifted while it moves */
+            bool steps = uniform(0, 1) < 0.5;
+            static float at[2][3];
+            float *p = at[kind - 8];
+            if (f == 0)
+                p[0] = p[1] = p[2] = 0;
+            if (steps)
+                p[0] = (float)uniform(-0.8, 0.8), p[2] = (float)uniform(-1.5, 1.5);
+            memcpy(t, p, sizeof t);
+            t[1] = steps ? (float)uniform(0, 1) : 0;
+            break;
+        }
+        }
+        key(ks, bone, f, t[0], t[1], t[2], q);
+        if (f == last)
+            break;
+    }
+    key(ks, bone, DANCE_FRAMES, t[0], kind >= 8 ? 0 : t[1], t[2], q);
+}
+
+static void dance(keys *ks)
+{
+    static const struct { const char *bone; int kind; } bones[] = {
+        {"センター", 0}, {"上半身", 1}, {"下半身", 2}, {"首", 3}, {"頭", 3}, {"左腕", 4}, {"右腕", 5},
+        {"左ひじ", 6}, {"右ひじ", 7}, {"左足ＩＫ", 8}, {"右足ＩＫ", 9}};
+    for (size_t i = 0; i < sizeof bones / sizeof bones[0]; i++)
+        dance_bone(ks, bones[i].bone, bones[i].kind);
+}
+
 static int write_one(const char *dir, const char *name, void (*make)(keys *))
 {
     static keys ks;
@@ -253,19 +340,30 @@ int main(int argc, char **argv)
 {
     const char *dir = ".";
     bool more = false;
+    uint64_t seeds[64];
+    size_t seed_count = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-            printf("usage: stress_motions [-o DIR] [--more]\nwrites DIR/spin.vmd, jump.vmd, head_shake.vmd, arms_cross.vmd "
-                   "and kneel.vmd: 150-frame hard motions for the standard MMD bone names (default DIR: .); --more: also "
-                   "bow.vmd, arms_up.vmd, turn_back.vmd, lean_side.vmd, glide_stop.vmd and drop.vmd\n");
+            printf("usage: stress_motions [-o DIR] [--more] [--dance SEED]...\nwrites DIR/spin.vmd, jump.vmd, head_shake.vmd, "
+                   "arms_cross.vmd and kneel.vmd: 150-frame hard motions for the standard MMD bone names (default DIR: .); "
+                   "--more: also bow.vmd, arms_up.vmd, turn_back.vmd, lean_side.vmd, glide_stop.vmd and drop.vmd; "
+                   "--dance SEED (up to 64): also dance_SEED.vmd, a made-up 900-frame dance, the same for a seed\n");
             return 0;
         }
         if (!strcmp(argv[i], "-o") && i + 1 < argc)
             dir = argv[++i];
         else if (!strcmp(argv[i], "--more"))
             more = true;
+        else if (!strcmp(argv[i], "--dance") && i + 1 < argc && seed_count < 64) {
+            char *end = NULL;
+            seeds[seed_count++] = strtoull(argv[++i], &end, 10);
+            if (!end || *end || end == argv[i] || argv[i][0] == '-') {
+                fprintf(stderr, "stress_motions: --dance %s: not a seed (a whole number)\n", argv[i]);
+                return 2;
+            }
+        }
         else {
-            fprintf(stderr, "usage: stress_motions [-o DIR] [--more]\n");
+            fprintf(stderr, "usage: stress_motions [-o DIR] [--more] [--dance SEED]...\n");
             return 2;
         }
     }
@@ -277,5 +375,11 @@ int main(int argc, char **argv)
     int rc = 0;
     for (size_t i = 0; i < count; i++)
         rc |= write_one(dir, motions[i].name, motions[i].make);
+    for (size_t i = 0; i < seed_count; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "dance_%llu", (unsigned long long)seeds[i]);
+        dance_state = seeds[i] * 0x9E3779B97F4A7C15ull + 1; /* never 0 */
+        rc |= write_one(dir, name, dance);
+    }
     return rc;
 }
