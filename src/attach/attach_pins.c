@@ -316,6 +316,42 @@ static void pin_here(pin_work *w, size_t k, plush_pmx_vertex *cage, bool *pinned
     pinned[k] = auto_pinned[k] = true;
 }
 
+/* Whether cage vertex k lies on the body: inside a rigid body that follows a bone, at rest. */
+static bool on_body(const pin_work *w, uint32_t k)
+{
+    const float *p = w->cage->positions[k];
+    for (size_t r = 0; r < w->m->rigid_body_count; r++) {
+        const plush_pmx_rigid_body *rb = &w->m->rigid_bodies[r];
+        if (rb->mode != PLUSH_PMX_RIGID_FOLLOW_BONE || rb->shape > PLUSH_PMX_RIGID_CAPSULE)
+            continue;
+        float pose[16];
+        plush_world_rigid_rest_transform(rb, pose);
+        if (plush__rigid_inside(rb, pose, p))
+            return true;
+    }
+    return false;
+}
+
+/* A held piece's free cage vertices that lie on the body (inside a rigid body that follows a bone) and whose
+ * covered vertices only held bones carry (a top on the torso, a stocking on a leg, hair lying on the skull),
+ * pinned to those bones: such a garment is moved by the body it fits, as its author's skinning moves it, and the
+ * rest of the piece (a skirt below the top, locks below the skull) hangs from them. A covered vertex any
+ * physics bone carries (a braid on its chain, a skirt on its own bones) leaves its cage vertex free. The
+ * count pinned so. */
+static size_t pin_fitted(pin_work *w, const uint32_t *nodes, size_t count, plush_pmx_vertex *cage, bool *pinned,
+                         bool *auto_pinned)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < count; i++) {
+        uint32_t k = nodes[i];
+        if (pinned[k] || !(around(w, k, false) >= 1.0 - 1e-6) || !on_body(w, k))
+            continue;
+        pin_here(w, k, cage, pinned, auto_pinned, NULL);
+        n++;
+    }
+    return n;
+}
+
 /* Do piece p's pinned cage vertices span a plane? */
 static bool piece_spans(const pin_work *w, const uint32_t *nodes, size_t count, const bool *pinned, float (*scratch)[3])
 {
@@ -701,6 +737,7 @@ plush_status plush__attach_auto_pins(const plush_pmx_model *m, const plush_attac
             double up[3];
             info[p].from_contact = hang_direction(&w, nodes, count, up);
             pin_band(&w, nodes, count, up, order, &holder, cage_verts, pinned, auto_pinned);
+            info[p].fitted = pin_fitted(&w, nodes, count, cage_verts, pinned, auto_pinned);
         } else {
             /* nothing held reaches it (a braid on physics bones): it rides the bone its chain hangs from,
              * pinned where it is nearest that bone; a band across several chains (a trim sewn along a

@@ -383,17 +383,21 @@ void cli_attach_report_pieces(const plush_pmx_model *out, const plush_attach_res
         }
         snprintf(label, sizeof label, "piece %zu", p + 1);
         double share = pi->vertices ? (double)pi->pinned / (double)pi->vertices : 0;
-        info_line(label, "%zu triangles, %zu vertices, %zu pinned (%.0f%%)%s%s, %zu anchored%s; free %.3g along the cage",
+        char fitted[64] = "";
+        if (pi->fitted)
+            snprintf(fitted, sizeof fitted, " (%zu where it fits the body)", pi->fitted);
+        info_line(label, "%zu triangles, %zu vertices, %zu pinned (%.0f%%)%s%s%s, %zu anchored%s; free %.3g along the cage",
                   pi->triangles, pi->vertices, pi->pinned, 100 * share,
                   pi->auto_pinned ? (pi->physics        ? " automatically (physics bones)"
                                      : pi->from_contact ? " automatically (where it meets the model)"
                                                         : " automatically")
                                   : "",
-                  bones,
+                  bones, fitted,
                   pi->anchored, pi->pinned + pi->anchored == 0 ? " (free: it falls)" : pi->spins ? " (it can spin)" : "",
                   (double)pi->free_length);
-        /* three pins off one line keep a piece from spinning: under six vertices that is more than half */
-        if (share > 0.5)
+        /* three pins off one line keep a piece from spinning: under six vertices that is more than half; a piece
+         * pinned where it fits the body (a stocking) is meant to follow its bones there */
+        if (share > 0.5 && (double)(pi->pinned - pi->fitted) / (double)pi->vertices > 0.5)
             cli_message("warning: cage piece %zu has %zu of its %zu vertices pinned: most of it cannot move (%s)",
                         p + 1, pi->pinned, pi->vertices,
                         !pi->auto_pinned   ? "pin fewer vertices"

@@ -193,14 +193,26 @@ static void luka_part_runs_clean(const char *cage, const char *name, const char 
     cli_result_free(&r);
 }
 
-/* Luka's eyes (材質30) caged on the long dance's first 700 frames: two small domes held by three pins each.
+/* Luka's eyes (材質30) caged on the long dance's first 700 frames: two small domes. Held by three pins each,
  * Bullet's pose matching turned their rest shape with the three pins, whose moment is singular, and went
- * non-finite at frame 644: the process died inside Bullet's contact test (SIGSEGV). Plush keeps such a
- * body's shape itself and says so; the run ends, every figure finite. */
+ * non-finite at frame 644: the process died inside Bullet's contact test (SIGSEGV); plush keeps such a body's
+ * shape itself (test_physics_soft holds that). The eyes lie inside her head's rigid body and only the eye bones
+ * carry them: they fit the body, every cage vertex is pinned to those bones, and they move as her author's
+ * skinning moves them. The run ends, every figure finite. */
 static void test_eyes_on_three_pins(void **state)
 {
     (void)state;
-    luka_part_runs_clean("材質30", "eyes", "pinned nodes lie close to a plane");
+    luka_part_runs_clean("材質30", "eyes", NULL);
+    char out[600];
+    snprintf(out, sizeof out, "%s/eyes_pins", cli_tmp_dir());
+    cli_result r;
+    CLI_RUN(&r, "run", DATA "characters/blender_mmd_tools/巡音ルカ_f14b5a4.pmx", "--cage", "材質30", "--frames", "1",
+            "-o", out);
+    cli_expect_code(&r, 0);
+    assert_non_null(strstr(r.out, "33 vertices, 33 pinned (100%) automatically to \"左目\" (30 where it fits the body)"));
+    assert_non_null(strstr(r.out, "33 vertices, 33 pinned (100%) automatically to \"右目\" (30 where it fits the body)"));
+    assert_null(strstr(r.err, "most of it cannot move"));
+    cli_result_free(&r);
 }
 
 /* Luka's choker (材質10) caged on the long dance's first 700 frames: a hair body her own physics swings met
@@ -526,6 +538,62 @@ static void test_follow_author_swings(void **state)
     assert_true(ratio[1] == ratio[2]); /* the same run */
 }
 
+/* Alicia's outfit ("wear": her top, skirt and stockings, with the body's and shoes' vertices sewn to it as layers)
+ * caged whole on the long dance. Hung from its top band, each stocking was a tube of free cloth: at frame 300,
+ * where she lifts a leg behind her, the legs hung straight down, 5.4 units on average from where her author's
+ * skinning puts them (below 3 units high at rest), and a frame cost 160 ms. The stockings lie inside her legs'
+ * rigid bodies and only leg bones carry them: pinned where they fit the body, they follow the legs. */
+static void test_fitted_garment_follows_the_body(void **state)
+{
+    (void)state;
+    const char *alicia = DATA "mmd/alicia/Alicia_solid.pmx";
+    if (!characters_present(alicia) || !characters_present(LONG_DANCE)) {
+        print_message("skipped: %s or %s is absent\n", alicia, LONG_DANCE);
+        skip();
+    }
+    char plush_out[600], bones_out[600], path[700];
+    snprintf(plush_out, sizeof plush_out, "%s/wear", cli_tmp_dir());
+    snprintf(bones_out, sizeof bones_out, "%s/wear_bones", cli_tmp_dir());
+    cli_result r;
+    CLI_RUN(&r, "run", alicia, "--cage", "wear", "--motion", LONG_DANCE, "--frames", "301", "--every", "300", "--export",
+            "obj", "-o", plush_out);
+    cli_expect_code(&r, 0);
+    /* both stockings (pieces 2 and 3) fitted: pinned where they lie on her legs */
+    const char *p2 = strstr(r.out, "\n  piece 2 "), *p3 = strstr(r.out, "\n  piece 3 ");
+    assert_non_null(p2);
+    assert_non_null(p3);
+    assert_non_null(strstr(p2, "where it fits the body"));
+    assert_non_null(strstr(p3, "where it fits the body"));
+    cli_result_free(&r);
+    CLI_RUN(&r, "run", alicia, "--mode", "bones", "--motion", LONG_DANCE, "--frames", "301", "--every", "300", "--export",
+            "obj", "-o", bones_out);
+    cli_expect_code(&r, 0);
+    cli_result_free(&r);
+    size_t n0 = 0, n1 = 0, n2 = 0;
+    snprintf(path, sizeof path, "%s/frames/frame_00000.obj", bones_out);
+    float(*start)[3] = cli_obj_positions(path, &n0);
+    snprintf(path, sizeof path, "%s/frames/frame_00300.obj", bones_out);
+    float(*author)[3] = cli_obj_positions(path, &n1);
+    snprintf(path, sizeof path, "%s/frames/frame_00300.obj", plush_out);
+    float(*mine)[3] = cli_obj_positions(path, &n2);
+    assert_true(n0 == n1 && n1 == n2 && n0 > 0);
+    double sum = 0;
+    size_t legs = 0;
+    for (size_t i = 0; i < n0; i++) {
+        if (!(start[i][1] < 3))
+            continue;
+        double d2 = 0;
+        for (int k = 0; k < 3; k++)
+            d2 += ((double)mine[i][k] - author[i][k]) * ((double)mine[i][k] - author[i][k]);
+        sum += sqrt(d2), legs++;
+    }
+    assert_true(legs > 500);
+    print_message("      Alicia's lower legs at frame 300, caged with her outfit: %.2f units on average from her "
+                  "author's (%zu vertices)\n", sum / (double)legs, legs);
+    assert_true(sum / (double)legs < 2.5);
+    free(start), free(author), free(mine);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -542,6 +610,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_morph_motion_stands_still, setup, teardown),
         cmocka_unit_test_setup_teardown(test_small_closed_pieces_stay_right_side_out, setup, teardown),
         cmocka_unit_test_setup_teardown(test_follow_author_swings, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_fitted_garment_follows_the_body, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
