@@ -316,10 +316,9 @@ static void pin_here(pin_work *w, size_t k, plush_pmx_vertex *cage, bool *pinned
     pinned[k] = auto_pinned[k] = true;
 }
 
-/* Whether cage vertex k lies on the body: inside a rigid body that follows a bone, at rest. */
-static bool on_body(const pin_work *w, uint32_t k)
+/* Whether p lies on the body: inside a rigid body that follows a bone, at rest. */
+static bool on_body(const pin_work *w, const float p[3])
 {
-    const float *p = w->cage->positions[k];
     for (size_t r = 0; r < w->m->rigid_body_count; r++) {
         const plush_pmx_rigid_body *rb = &w->m->rigid_bodies[r];
         if (rb->mode != PLUSH_PMX_RIGID_FOLLOW_BONE || rb->shape > PLUSH_PMX_RIGID_CAPSULE)
@@ -344,7 +343,7 @@ static size_t pin_fitted(pin_work *w, const uint32_t *nodes, size_t count, plush
     size_t n = 0;
     for (size_t i = 0; i < count; i++) {
         uint32_t k = nodes[i];
-        if (pinned[k] || !(around(w, k, false) >= 1.0 - 1e-6) || !on_body(w, k))
+        if (pinned[k] || !(around(w, k, false) >= 1.0 - 1e-6) || !on_body(w, w->cage->positions[k]))
             continue;
         pin_here(w, k, cage, pinned, auto_pinned, NULL);
         n++;
@@ -538,15 +537,8 @@ static bool far_end_out(const pin_work *w, const uint32_t *nodes, size_t count, 
             best = d, far = i;
     }
     const float *p = w->cage->positions[nodes[far]];
-    for (size_t r = 0; r < w->m->rigid_body_count; r++) {
-        const plush_pmx_rigid_body *rb = &w->m->rigid_bodies[r];
-        if (rb->mode != PLUSH_PMX_RIGID_FOLLOW_BONE || rb->shape > PLUSH_PMX_RIGID_CAPSULE)
-            continue;
-        float pose[16];
-        plush_world_rigid_rest_transform(rb, pose);
-        if (plush__rigid_inside(rb, pose, p))
-            return false;
-    }
+    if (on_body(w, p))
+        return false;
     /* the rest of the model nearest it (the vertices the cage does not cover), by its normal */
     size_t near = plush__point_grid_nearest(&w->rest_grid, p);
     if (near == SIZE_MAX)
