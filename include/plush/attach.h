@@ -155,9 +155,10 @@ typedef struct plush_attach_result {
  * goes to its nearest cage vertex. A piece whose covered vertices give weight to held bones hangs from its
  * top: the cage vertices within pin_band of its height (+Y, MMD's up) below its highest are pinned, and each
  * follows the held bones of the covered vertices around it (strongest four, renormalised; with none, the
- * piece's held bones). Its other cage vertices that lie on the body (inside a rigid body that follows a bone, at
- * rest) with every covered vertex around them carried by held bones alone are pinned too, each following those
- * bones (plush_attach_piece.fitted): a garment is moved by the body it fits (a top, a stocking, hair lying on the
+ * piece's held bones). Its other cage vertices that lie on the body (at rest inside a rigid body that follows a
+ * bone carrying the covered vertices around them: the nearest bone up each carrying bone's chain with such a body)
+ * with every covered vertex around them carried by held bones alone are pinned too, each following those bones
+ * (plush_attach_piece.fitted): a garment is moved by the body it fits (a top, a stocking, hair lying on the
  * skull), and the rest of the piece hangs from it. When no vertex of that band lies within the cage's mean edge of the rest of the
  * model (the vertices the cage does not cover) while other vertices of the piece do, at most half of them and
  * lying more below its centre than beside it, the piece stands up from where it touches the model (a tail, a

@@ -316,12 +316,18 @@ static void pin_here(pin_work *w, size_t k, plush_pmx_vertex *cage, bool *pinned
     pinned[k] = auto_pinned[k] = true;
 }
 
+/* Whether rigid body rb is the body's: it follows a bone, with a shape the pins can test. */
+static bool body_shape(const plush_pmx_rigid_body *rb)
+{
+    return rb->mode == PLUSH_PMX_RIGID_FOLLOW_BONE && rb->shape <= PLUSH_PMX_RIGID_CAPSULE;
+}
+
 /* Whether p lies on the body: inside a rigid body that follows a bone, at rest. */
 static bool on_body(const pin_work *w, const float p[3])
 {
     for (size_t r = 0; r < w->m->rigid_body_count; r++) {
         const plush_pmx_rigid_body *rb = &w->m->rigid_bodies[r];
-        if (rb->mode != PLUSH_PMX_RIGID_FOLLOW_BONE || rb->shape > PLUSH_PMX_RIGID_CAPSULE)
+        if (!body_shape(rb))
             continue;
         float pose[16];
         plush_world_rigid_rest_transform(rb, pose);
@@ -331,19 +337,56 @@ static bool on_body(const pin_work *w, const float p[3])
     return false;
 }
 
-/* A held piece's free cage vertices that lie on the body (inside a rigid body that follows a bone) and whose
- * covered vertices only held bones carry (a top on the torso, a stocking on a leg, hair lying on the skull),
- * pinned to those bones: such a garment is moved by the body it fits, as its author's skinning moves it, and the
+/* A held piece's free cage vertices that lie on the body (inside the body of a bone that carries them:
+ * in_carrying_body) and whose covered vertices only held bones carry (a top on the torso, a stocking on a leg,
+ * hair lying on the skull), pinned to those bones: such a garment is moved by the body it fits, as its author's skinning moves it, and the
  * rest of the piece (a skirt below the top, locks below the skull) hangs from them. A covered vertex any
  * physics bone carries (a braid on its chain, a skirt on its own bones) leaves its cage vertex free. The
  * count pinned so. */
+/* The bone nearest b up its chain (b itself first) that such a body follows, or -1. */
+static int32_t body_bone(const plush_pmx_model *m, int32_t b)
+{
+    for (size_t up = 0; b >= 0 && (size_t)b < m->bone_count && up <= m->bone_count; up++, b = m->bones[b].parent)
+        for (size_t r = 0; r < m->rigid_body_count; r++)
+            if (body_shape(&m->rigid_bodies[r]) && m->rigid_bodies[r].bone == b)
+                return b;
+    return -1;
+}
+
+/* Whether cage vertex k lies inside the body of a bone that carries the covered vertices around it (the
+ * nearest bone up each carrying bone's chain with a body that follows it): a stocking in its leg's capsules, an
+ * eye in the head's sphere, not hair carried by the head lying in the torso's box. */
+static bool in_carrying_body(const pin_work *w, uint32_t k)
+{
+    const plush_pmx_model *m = w->m;
+    const float *p = w->cage->positions[k];
+    uint32_t one;
+    const uint32_t *vs;
+    size_t count = speakers(w, k, &one, &vs);
+    for (size_t i = 0; i < count; i++)
+        for (int j = 0; j < 4; j++) {
+            const plush_pmx_vertex *v = &m->vertices[vs[i]];
+            int32_t b = v->weights[j] > 0 ? body_bone(m, v->bones[j]) : -1;
+            for (size_t r = 0; b >= 0 && r < m->rigid_body_count; r++) {
+                const plush_pmx_rigid_body *rb = &m->rigid_bodies[r];
+                if (!body_shape(rb) || rb->bone != b)
+                    continue;
+                float pose[16];
+                plush_world_rigid_rest_transform(rb, pose);
+                if (plush__rigid_inside(rb, pose, p))
+                    return true;
+            }
+        }
+    return false;
+}
+
 static size_t pin_fitted(pin_work *w, const uint32_t *nodes, size_t count, plush_pmx_vertex *cage, bool *pinned,
                          bool *auto_pinned)
 {
     size_t n = 0;
     for (size_t i = 0; i < count; i++) {
         uint32_t k = nodes[i];
-        if (pinned[k] || !(around(w, k, false) >= 1.0 - 1e-6) || !on_body(w, w->cage->positions[k]))
+        if (pinned[k] || !(around(w, k, false) >= 1.0 - 1e-6) || !in_carrying_body(w, k))
             continue;
         pin_here(w, k, cage, pinned, auto_pinned, NULL);
         n++;
