@@ -159,9 +159,9 @@ typedef struct plush_attach_result {
  * bone carrying the covered vertices around them: the nearest bone up each carrying bone's chain with such a body)
  * with every covered vertex around them carried by held bones alone are pinned too, each following those bones
  * (plush_attach_piece.fitted): a garment is moved by the body it fits (a top, a stocking, hair lying on the
- * skull), and the rest of the piece hangs from it. When no vertex of that band lies within the cage's mean edge of the rest of the
- * model (the vertices the cage does not cover) while other vertices of the piece do, at most half of them and
- * lying more below its centre than beside it, the piece stands up from where it touches the model (a tail, a
+ * skull), and the rest of the piece hangs from it. When no vertex of that band lies within the cage's mean edge
+ * of the rest of the model (the vertices the cage does not cover) while other vertices of the piece do, at most
+ * half of them and lying more below its centre than beside it, the piece stands up from where it touches the model (a tail, a
  * tuft of hair): the band is measured from its end towards those vertices (plush_attach_piece.from_contact).
  * A piece no held bone reaches (a braid on physics bones) hangs from the bone its chain
  * hangs from (of the bones with a tenth of its weight, the one nearest the skeleton's root): the band is

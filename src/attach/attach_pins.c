@@ -63,6 +63,7 @@ typedef struct pin_work {
     double *share;                     /* per cage vertex: its height along the piece's up direction */
     uint32_t *first, *list;            /* per cage vertex: its covered vertices list[first[k]..first[k+1]] */
     double *bone_w;                    /* scratch per bone */
+    int32_t *body_bone;                /* per bone: the bone nearest it up its chain a body follows (body_bone) */
     plush__attach_progress *progress;
     plush__point_grid covered_grid;    /* the covered vertices by position */
     uint32_t *covered_vertex;          /* per point of covered_grid: its model vertex */
@@ -322,12 +323,12 @@ static bool body_shape(const plush_pmx_rigid_body *rb)
     return rb->mode == PLUSH_PMX_RIGID_FOLLOW_BONE && rb->shape <= PLUSH_PMX_RIGID_CAPSULE;
 }
 
-/* Whether p lies on the body: inside a rigid body that follows a bone, at rest. */
-static bool on_body(const pin_work *w, const float p[3])
+/* Whether p lies, at rest, inside a rigid body that follows a bone: bone's (any bone's when bone < 0). */
+static bool inside_body_of(const plush_pmx_model *m, const float p[3], int32_t bone)
 {
-    for (size_t r = 0; r < w->m->rigid_body_count; r++) {
-        const plush_pmx_rigid_body *rb = &w->m->rigid_bodies[r];
-        if (!body_shape(rb))
+    for (size_t r = 0; r < m->rigid_body_count; r++) {
+        const plush_pmx_rigid_body *rb = &m->rigid_bodies[r];
+        if (!body_shape(rb) || (bone >= 0 && rb->bone != bone))
             continue;
         float pose[16];
         plush_world_rigid_rest_transform(rb, pose);
@@ -337,12 +338,6 @@ static bool on_body(const pin_work *w, const float p[3])
     return false;
 }
 
-/* A held piece's free cage vertices that lie on the body (inside the body of a bone that carries them:
- * in_carrying_body) and whose covered vertices only held bones carry (a top on the torso, a stocking on a leg,
- * hair lying on the skull), pinned to those bones: such a garment is moved by the body it fits, as its author's skinning moves it, and the
- * rest of the piece (a skirt below the top, locks below the skull) hangs from them. A covered vertex any
- * physics bone carries (a braid on its chain, a skirt on its own bones) leaves its cage vertex free. The
- * count pinned so. */
 /* The bone nearest b up its chain (b itself first) that such a body follows, or -1. */
 static int32_t body_bone(const plush_pmx_model *m, int32_t b)
 {
@@ -358,28 +353,26 @@ static int32_t body_bone(const plush_pmx_model *m, int32_t b)
  * eye in the head's sphere, not hair carried by the head lying in the torso's box. */
 static bool in_carrying_body(const pin_work *w, uint32_t k)
 {
-    const plush_pmx_model *m = w->m;
-    const float *p = w->cage->positions[k];
     uint32_t one;
     const uint32_t *vs;
     size_t count = speakers(w, k, &one, &vs);
     for (size_t i = 0; i < count; i++)
         for (int j = 0; j < 4; j++) {
-            const plush_pmx_vertex *v = &m->vertices[vs[i]];
-            int32_t b = v->weights[j] > 0 ? body_bone(m, v->bones[j]) : -1;
-            for (size_t r = 0; b >= 0 && r < m->rigid_body_count; r++) {
-                const plush_pmx_rigid_body *rb = &m->rigid_bodies[r];
-                if (!body_shape(rb) || rb->bone != b)
-                    continue;
-                float pose[16];
-                plush_world_rigid_rest_transform(rb, pose);
-                if (plush__rigid_inside(rb, pose, p))
-                    return true;
-            }
+            const plush_pmx_vertex *v = &w->m->vertices[vs[i]];
+            int32_t b = v->weights[j] > 0 && v->bones[j] >= 0 && (size_t)v->bones[j] < w->m->bone_count
+                            ? w->body_bone[v->bones[j]]
+                            : -1;
+            if (b >= 0 && inside_body_of(w->m, w->cage->positions[k], b))
+                return true;
         }
     return false;
 }
 
+/* A held piece's free cage vertices that lie on the body (in_carrying_body) and whose covered vertices only held
+ * bones carry (a top on the torso, a stocking on a leg, hair lying on the skull), pinned to those bones: such a
+ * garment is moved by the body it fits, as its author's skinning moves it, and the rest of the piece (a skirt
+ * below the top, locks below the skull) hangs from them. A covered vertex any physics bone carries (a braid on
+ * its chain, a skirt on its own bones) leaves its cage vertex free. The count pinned so. */
 static size_t pin_fitted(pin_work *w, const uint32_t *nodes, size_t count, plush_pmx_vertex *cage, bool *pinned,
                          bool *auto_pinned)
 {
@@ -580,7 +573,7 @@ static bool far_end_out(const pin_work *w, const uint32_t *nodes, size_t count, 
             best = d, far = i;
     }
     const float *p = w->cage->positions[nodes[far]];
-    if (on_body(w, p))
+    if (inside_body_of(w->m, p, -1))
         return false;
     /* the rest of the model nearest it (the vertices the cage does not cover), by its normal */
     size_t near = plush__point_grid_nearest(&w->rest_grid, p);
@@ -719,6 +712,7 @@ plush_status plush__attach_auto_pins(const plush_pmx_model *m, const plush_attac
     bool *dynamic = calloc(nb, sizeof *dynamic);
     w.held = calloc(nb, sizeof *w.held);
     w.bone_w = calloc(nb, sizeof *w.bone_w);
+    w.body_bone = malloc(nb * sizeof *w.body_bone);
     w.nearest = malloc(nv * sizeof *w.nearest);
     w.dist = malloc(nv * sizeof *w.dist);
     w.covered = calloc(nv, sizeof *w.covered);
@@ -731,12 +725,14 @@ plush_status plush__attach_auto_pins(const plush_pmx_model *m, const plush_attac
     ranked *order = malloc(nc * sizeof *order);
     bool *uncovered = malloc((nv ? nv : 1) * sizeof *uncovered);
     plush_status st = PLUSH_OK;
-    if (!dynamic || !w.held || !w.bone_w || !w.nearest || !w.dist || !w.covered || !w.list || !w.first || !w.share ||
+    if (!dynamic || !w.held || !w.bone_w || !w.body_bone || !w.nearest || !w.dist || !w.covered || !w.list || !w.first || !w.share ||
         !nodes || !in_piece || !scratch || !order || !uncovered) {
         st = plush__no_memory(diag);
         goto done;
     }
     held_bones(m, w.held);
+    for (size_t b = 0; b < m->bone_count; b++)
+        w.body_bone[b] = body_bone(m, (int32_t)b);
     double reach = plush__mean_edge(&c->positions[0][0], sizeof c->positions[0], &c->triangles[0][0], 3 * c->triangle_count);
     if (!nearest_nodes(&w)) {
         st = plush__no_memory(diag);
@@ -816,6 +812,7 @@ done:
     free(dynamic);
     free(w.held);
     free(w.bone_w);
+    free(w.body_bone);
     free(w.nearest);
     free(w.dist);
     free(w.covered);
