@@ -596,6 +596,11 @@ size_t plush_quality_skin_behind_range(plush_quality_skin *s, int slot, const fl
     return behind;
 }
 
+bool plush_quality_skin_turn(const plush_quality_skin *s, size_t i)
+{
+    return s && (i + s->frame) % PLUSH_QUALITY_SKIN_RECHECK == 0;
+}
+
 double plush_quality_skin_depth(plush_quality_skin *s, int slot, size_t i, const float p[3], double margin,
                                 double reach, float dir[3])
 {
@@ -607,7 +612,7 @@ double plush_quality_skin_depth(plush_quality_skin *s, int slot, size_t i, const
     double r2 = reach * reach < s->depth2 ? reach * reach : s->depth2, clear = -sqrt(r2);
     hit h;
     uint32_t hint = s->last[slot][i];
-    if ((i + s->frame) % PLUSH_QUALITY_SKIN_RECHECK != 0) {
+    if (!plush_quality_skin_turn(s, i)) {
         /* beyond reach the last time: clear until its turn; in front of the triangle nearest it the last time
          * by the margin: clear by that much without a search (another triangle coming nearer is seen at the
          * point's next turn) */

@@ -28,7 +28,13 @@
  * where a thigh lifts into it, with the cage's own links within 1.1-1.4 of their length), and moving those
  * triangles back brings it within the bar. Where both ends are carried alike a translation cannot shorten the
  * edge. A row in a body or behind the skin counts as in and pulls nothing, so a round that pulls the surface into
- * either is undone, and the edge stays as it is. */
+ * either is undone, and the edge stays as it is.
+ *
+ * A model's seams and layers give a third or more of a part's bound vertices a twin: another at the same rest
+ * place, skinned by the same bones and bound to the same triangles alike, so every push moves the two alike. The
+ * push looks at and moves one row of each such set, which stands for the others (its votes in the means and
+ * counts are theirs: the rounds decide as they did with each row on its own, but for the skin's hints, below), and
+ * gives the others its moves at the frame's end. */
 #include "scene/soft_push.h"
 #include "plush/sys/core.h"
 #include "plush/quality.h"
@@ -76,8 +82,71 @@ static int cmp_u32(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* Whether rows r and s always move alike: the same rest place, the same bone skinning and the same binding to
+ * the cage (a seam's two vertices, one per side): skinned alike, and every push moves them alike. */
+static bool twins(const plush__soft_push *sp, size_t r, size_t s)
+{
+    const plush_pmx_vertex *a = &sp->sm->model->vertices[sp->sm->vertices[r]];
+    const plush_pmx_vertex *b = &sp->sm->model->vertices[sp->sm->vertices[s]];
+    const plush_proxy_binding *bd = sp->binding;
+    if (memcmp(a->position, b->position, sizeof a->position) || memcmp(a->bones, b->bones, sizeof a->bones) ||
+        memcmp(a->weights, b->weights, sizeof a->weights) || a->weight_type != b->weight_type || a->sdef != b->sdef ||
+        memcmp(bd->triangles[r], bd->triangles[s], sizeof bd->triangles[r]) ||
+        memcmp(bd->weights[r], bd->weights[s], sizeof bd->weights[r]))
+        return false;
+    return !bd->proxy_share || bd->proxy_share[r] == bd->proxy_share[s];
+}
+
+/* Each row's twin it moves with (sp->twin_of: the first row of those that always move alike, itself when it is
+ * that one), found through a table keyed on the rest place. A model's seams give a third or more of a part's
+ * vertices a twin: the push looks at and moves one of them and gives the others its moves. */
+static bool find_twins(plush__soft_push *sp, plush_arena *arena)
+{
+    size_t count = sp->sm->count, size = 16;
+    while (size < 2 * count)
+        size *= 2;
+    sp->twin_of = plush_arena_array(arena, count, sizeof *sp->twin_of);
+    sp->weight = plush_arena_array(arena, count, sizeof *sp->weight);
+    sp->twin_next = plush_arena_array(arena, count, sizeof *sp->twin_next);
+    sp->alike = plush_arena_array(arena, count, sizeof *sp->alike);
+    uint32_t *table = malloc(size * sizeof *table);
+    if (!sp->twin_of || !sp->weight || !sp->twin_next || !sp->alike || !table) {
+        free(table);
+        return false;
+    }
+    for (size_t i = 0; i < size; i++)
+        table[i] = UINT32_MAX;
+    memset(sp->weight, 0, count * sizeof *sp->weight);
+    memset(sp->twin_next, 0xff, count * sizeof *sp->twin_next);
+    sp->twin_count = 0;
+    for (size_t r = 0; r < count; r++) {
+        const float *p = sp->sm->model->vertices[sp->sm->vertices[r]].position;
+        uint32_t bits[3];
+        memcpy(bits, p, sizeof bits);
+        uint64_t h = (bits[0] * 0x9E3779B97F4A7C15ull) ^ (bits[1] * 0xC2B2AE3D27D4EB4Full) ^ (bits[2] * 0x165667B19E3779F9ull);
+        size_t at = (size_t)(h ^ (h >> 29)) & (size - 1);
+        sp->twin_of[r] = (uint32_t)r;
+        for (; table[at] != UINT32_MAX; at = (at + 1) & (size - 1))
+            if (twins(sp, table[at], r)) {
+                sp->twin_of[r] = table[at];
+                sp->twin_count++;
+                break;
+            }
+        if (sp->twin_of[r] == r)
+            table[at] = (uint32_t)r;
+        else { /* r joins the front of its row's list */
+            sp->twin_next[r] = sp->twin_next[sp->twin_of[r]];
+            sp->twin_next[sp->twin_of[r]] = (uint32_t)r;
+        }
+        sp->weight[sp->twin_of[r]]++;
+    }
+    free(table);
+    return true;
+}
+
 /* Each bound vertex's neighbours along the model's faces among the bound vertices, and the rest length to
- * each: rows r's are edge_other[edge_first[r] .. edge_first[r + 1]). */
+ * each: rows r's are edge_other[edge_first[r] .. edge_first[r + 1]). A row with a twin has none: its twin has
+ * its edges (to the neighbours' twins). */
 static plush_status build_edges(plush__soft_push *sp, plush_arena *arena, plush_diag *diag)
 {
     const plush_pmx_model *m = sp->sm->model;
@@ -91,7 +160,7 @@ static plush_status build_edges(plush__soft_push *sp, plush_arena *arena, plush_
     for (size_t v = 0; v < m->vertex_count; v++)
         row[v] = -1;
     for (size_t i = 0; i < count; i++)
-        row[sp->sm->vertices[i]] = (int64_t)i;
+        row[sp->sm->vertices[i]] = (int64_t)sp->twin_of[i];
     memset(sp->edge_first, 0, (count + 1) * sizeof *sp->edge_first);
     /* twice over the faces: count each row's neighbours, then fill them in */
     for (int pass = 0; pass < 2; pass++) {
@@ -168,7 +237,7 @@ static bool take_carriers(plush__soft_push *sp, plush_arena *arena)
     memset(sp->carried_first, 0, (t + 1) * sizeof *sp->carried_first);
     for (size_t r = 0; r < b->vertex_count; r++) {
         int n = 0;
-        for (int j = 0; j < PLUSH_PROXY_INFLUENCES; j++)
+        for (int j = 0; sp->twin_of[r] == r && j < PLUSH_PROXY_INFLUENCES; j++)
             if (b->triangles[r][j] >= 0 && (size_t)b->triangles[r][j] < t && b->weights[r][j] > 0) {
                 sp->carry_triangle[r][n] = b->triangles[r][j], sp->carry_weight[r][n++] = b->weights[r][j];
                 sp->carried_first[b->triangles[r][j] + 1]++;
@@ -228,7 +297,8 @@ plush_status plush__soft_push_init(plush__soft_push *sp, plush__soft_measure *sm
     sp->held = plush_arena_array(arena, t, sizeof *sp->held);
     if (!sp->move || !sp->push || !sp->push_dir || !sp->rows || !sp->dirty || !sp->near || !sp->travel || !sp->total || !sp->skin_clear || !sp->body_clear || !sp->sum || !sp->step || !sp->offset ||
         !sp->kept || !sp->scale || !sp->moved || !sp->held || !sp->in || !sp->listed ||
-        !sp->carry_count || !sp->carry_triangle || !sp->carry_weight || !sp->mark || !take_carriers(sp, arena))
+        !sp->carry_count || !sp->carry_triangle || !sp->carry_weight || !sp->mark || !find_twins(sp, arena) ||
+        !take_carriers(sp, arena))
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
     memset(sp->move, 0, n * sizeof *sp->move);
     memset(sp->listed, 0, n);
@@ -308,6 +378,11 @@ static void look_rows(plush__soft_push *sp, const float (*positions)[3], size_t 
                                                sm->count - c < PLUSH__SOFT_MEASURE_BOX_RUN ? sm->count - c
                                                                                            : PLUSH__SOFT_MEASURE_BOX_RUN,
                                                sp->margin + sp->slack);
+        if (sp->twin_of[r] != r) { /* moved as its twin is, never looked at */
+            sp->in[r] = 0;
+            sp->push[r] = 0;
+            continue;
+        }
         const float *p = positions[sm->vertices[r]];
         uint64_t near = all ? box : sp->travel[r] > sp->slack ? UINT64_MAX : sp->near[r];
         /* a row that has moved less than its room since it was found outside every body's margin still is
@@ -339,7 +414,15 @@ static void look_rows(plush__soft_push *sp, const float (*positions)[3], size_t 
             d = in_body ? 0 : d;
             if (sm->skin && !in_body && (all || sp->skin_clear[r] <= sp->travel[r])) {
                 float out[3];
-                double behind = plush_quality_skin_depth(sm->skin, 0, r, p, sp->margin, SKIN_REACH * sp->slack, out);
+                /* the row searches the skin afresh at its own turn and at each twin's (each used to) */
+                size_t as = r;
+                for (uint32_t t = sp->twin_next[r]; t != UINT32_MAX && !plush_quality_skin_turn(sm->skin, r);
+                     t = sp->twin_next[t])
+                    if (plush_quality_skin_turn(sm->skin, t)) {
+                        as = t;
+                        break;
+                    }
+                double behind = plush_quality_skin_depth(sm->skin, 0, as, p, sp->margin, SKIN_REACH * sp->slack, out);
                 sp->skin_clear[r] = (float)(behind > 0 ? sp->travel[r] : sp->travel[r] - behind);
                 if (behind > 0) {
                     d = behind;
@@ -395,18 +478,21 @@ static size_t mean_pushes(plush__soft_push *sp, const float (*positions)[3], siz
     *blocked = 0;
     for (size_t c = 0; c < candidates; c++) {
         size_t r = all ? c : sp->rows[c];
-        inside += sp->in[r] != 0;
-        *blocked += sp->in[r] == 2;
+        inside += sp->in[r] != 0 ? sp->weight[r] : 0;
+        *blocked += sp->in[r] == 2 ? sp->weight[r] : 0;
         double d = sp->push[r];
         if (!(d > 0))
             continue;
+        /* a row stands for its twins (they were as deep); in the strain's pass its pull already sums the edges
+         * of each twin's side */
+        double votes = sp->pass == PASS_STRAIN ? 1 : sp->weight[r];
         const float *dir = sp->push_dir[r];
         const int32_t *t;
         const float *w;
         for (int j = 0, n = carriers(sp, r, &t, &w); j < n; j++) {
             for (int k = 0; k < 3; k++)
-                sp->sum[t[j]][k] += w[j] * d * dir[k];
-            sp->sum[t[j]][3] += w[j];
+                sp->sum[t[j]][k] += votes * w[j] * d * dir[k];
+            sp->sum[t[j]][3] += votes * w[j];
         }
     }
     for (size_t t = 0; t < sp->triangle_count; t++) {
@@ -569,8 +655,8 @@ static bool push_rounds(plush__soft_push *sp, float (*positions)[3])
         }
         for (size_t i = 0; i < n; i++) {
             sp->mark[sp->rows[i]] = 0;
-            before += sp->in[sp->rows[i]] != 0;
-            blocked += sp->in[sp->rows[i]] == 2;
+            before += sp->in[sp->rows[i]] != 0 ? sp->weight[sp->rows[i]] : 0;
+            blocked += sp->in[sp->rows[i]] == 2 ? sp->weight[sp->rows[i]] : 0;
         }
         memcpy(sp->kept, sp->offset, sp->triangle_count * sizeof *sp->kept);
         for (size_t t = 0; t < sp->triangle_count; t++)
@@ -616,6 +702,10 @@ void plush__soft_push_frame(plush__soft_push *sp, plush_proxy_skin *skin, float 
 {
     if (!sp->sm)
         return;
+    for (size_t r = 0; sp->twin_count && r < sp->sm->count; r++)
+        if (sp->twin_of[r] != r)
+            sp->alike[r] = !memcmp(positions[sp->sm->vertices[r]], positions[sp->sm->vertices[sp->twin_of[r]]],
+                                   sizeof *positions);
     plush__soft_measure_pose_bodies(sp->sm);
     plush__soft_measure_pose_skin(sp->sm, (const float(*)[3])positions, normals);
     memset(sp->offset, 0, sp->triangle_count * sizeof *sp->offset);
@@ -633,6 +723,15 @@ void plush__soft_push_frame(plush__soft_push *sp, plush_proxy_skin *skin, float 
         sp->pass = PASS_STRAIN;
         pushed = push_rounds(sp, positions) || pushed;
     }
-    if (pushed)
-        plush_proxy_skin_translate(skin, (const float(*)[3])sp->offset);
+    if (!pushed)
+        return;
+    plush_proxy_skin_translate(skin, (const float(*)[3])sp->offset);
+    /* a twin skinned where its row was ends where the row does; one a morph moved apart moves by as much */
+    for (size_t r = 0; sp->twin_count && r < sp->sm->count; r++)
+        if (sp->twin_of[r] != r) {
+            float *p = positions[sp->sm->vertices[r]];
+            const float *q = positions[sp->sm->vertices[sp->twin_of[r]]], *moved = sp->total[sp->twin_of[r]];
+            for (int k = 0; k < 3; k++)
+                p[k] = sp->alike[r] ? q[k] : p[k] + moved[k];
+        }
 }

@@ -50,6 +50,13 @@ typedef struct plush__soft_push {
     size_t *carried_first;              /* triangle_count + 1: triangle t carries rows carried[carried_first[t] ..] */
     uint32_t *carried;
     uint8_t *mark;                      /* per row, scratch: 1 in this round's rows, 2 once listed as dirty */
+    uint32_t *twin_of;                  /* per row: the row it always moves with (itself: it is looked at and
+                                           moved; another: it takes that row's moves at the frame's end) */
+    uint32_t *twin_next;                /* per row: the next of its row's twins (UINT32_MAX: no more) */
+    uint8_t *alike;                     /* per twin, this frame: skinned where its row was (a morph may not) */
+    size_t twin_count;                  /* rows that take another's moves */
+    uint32_t *weight;                   /* per row: the rows it stands for (itself and its twins; 0 for a twin),
+                                           as many votes in the push's means and counts as before twins */
 } plush__soft_push;
 
 /* Sets up the push for the scene's bound vertices (their faces among the model's give the edges the guard

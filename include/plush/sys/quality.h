@@ -74,6 +74,8 @@ size_t plush_quality_skin_behind_range(plush_quality_skin *skin, int slot, const
 #define PLUSH_QUALITY_SKIN_RECHECK 8
 double plush_quality_skin_depth(plush_quality_skin *skin, int slot, size_t i, const float p[3], double margin,
                                 double reach, float dir[3]);
+/* Whether point i's turn for a full search in plush_quality_skin_depth is this pose. */
+bool plush_quality_skin_turn(const plush_quality_skin *skin, size_t i);
 /* Of every step-th point (0 or 1: all), those measured (not left out at rest) and those left out. */
 size_t plush_quality_skin_measured(const plush_quality_skin *skin, size_t step);
 size_t plush_quality_skin_left_out(const plush_quality_skin *skin, size_t step);
