@@ -226,6 +226,13 @@ static int carriers(const plush__soft_push *sp, size_t r, const int32_t **t, con
     return sp->carry_count[r];
 }
 
+/* Whether the push looks at and moves row r: not a twin (its row stands for it), nor one left on bone skinning
+ * (proxy share 0: no triangle moves it). */
+static bool pushed_row(const plush__soft_push *sp, size_t r)
+{
+    return sp->twin_of[r] == r && !(sp->binding->proxy_share && !(sp->binding->proxy_share[r] > 0));
+}
+
 /* Each row's carrying triangles, and each triangle's rows (in increasing order): false when out of memory. */
 static bool take_carriers(plush__soft_push *sp, plush_arena *arena)
 {
@@ -237,7 +244,7 @@ static bool take_carriers(plush__soft_push *sp, plush_arena *arena)
     memset(sp->carried_first, 0, (t + 1) * sizeof *sp->carried_first);
     for (size_t r = 0; r < b->vertex_count; r++) {
         int n = 0;
-        for (int j = 0; sp->twin_of[r] == r && j < PLUSH_PROXY_INFLUENCES; j++)
+        for (int j = 0; pushed_row(sp, r) && j < PLUSH_PROXY_INFLUENCES; j++)
             if (b->triangles[r][j] >= 0 && (size_t)b->triangles[r][j] < t && b->weights[r][j] > 0) {
                 sp->carry_triangle[r][n] = b->triangles[r][j], sp->carry_weight[r][n++] = b->weights[r][j];
                 sp->carried_first[b->triangles[r][j] + 1]++;
@@ -378,7 +385,7 @@ static void look_rows(plush__soft_push *sp, const float (*positions)[3], size_t 
                                                sm->count - c < PLUSH__SOFT_MEASURE_BOX_RUN ? sm->count - c
                                                                                            : PLUSH__SOFT_MEASURE_BOX_RUN,
                                                sp->margin + sp->slack);
-        if (sp->twin_of[r] != r) { /* moved as its twin is, never looked at */
+        if (!sp->carry_count[r]) { /* moved as its twin is, or by no triangle: never looked at */
             sp->in[r] = 0;
             sp->push[r] = 0;
             continue;
