@@ -147,9 +147,6 @@ typedef struct plush_attach_result {
     uint16_t mask;                        /* the soft body's collision mask */
     const plush_attach_piece *piece_info; /* per piece (owned by *out) */
     size_t auto_pinned;                   /* cage vertices pinned by auto_pins */
-    const uint8_t *fitted;                /* per new vertex: 1 when pinned where its piece fits the body (owned by
-                                           * *out): such a pin follows the bones that carry the vertices around it,
-                                           * so the cage there repeats the model's own skinning */
 } plush_attach_result;
 
 /* Automatic pins (options.auto_pins): each piece is pinned where it attaches, not where it is weighted (real

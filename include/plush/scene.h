@@ -41,10 +41,6 @@ typedef struct plush_scene_bind_options {
     plush_scene_bound_options bound;    /* only these materials' vertices (default: every non-soft material) */
     plush_proxy_smooth_options smooth;  /* default mode: the weights diffused along the model's surface */
     bool rough;                         /* default mode without the smoothing: the nearest-four weights as they are */
-    const uint8_t *fitted_pins;         /* default mode, per PMX vertex or NULL: the cage's pins where it fits the
-                                           body (plush_attach_result.fitted, placed at its first_vertex); a bound
-                                           vertex carried by triangles pinned so at all three corners, and by no
-                                           physics bone, goes back to bone skinning by that share */
 } plush_scene_bind_options;
 
 /* A model's detailed vertices bound to its soft-body proxy. Row i of binding is PMX vertex vertices[i].

@@ -152,7 +152,6 @@ typedef struct attach_work {
     size_t first;
     bool *pinned;                          /* per cage vertex */
     bool *auto_pinned;                     /* per cage vertex: pinned by auto_pins */
-    bool *fitted;                          /* per cage vertex: of those, where its piece fits the body */
     plush_attach_piece *info;              /* per piece */
     int32_t *anchor;                       /* per cage vertex: the rigid body, or -1 */
     uint32_t *face_piece;                  /* per cage face: its piece (faces joined by shared edges) */
@@ -546,7 +545,7 @@ static plush_status build(attach_work *w, plush_pmx_vertex *cage_verts, plush_at
     if ((st = cage_vertices(m, cage, cage_verts, &w->progress, diag)) != PLUSH_OK || (st = find_pins(w, diag)) != PLUSH_OK)
         return st;
     if (w->o->auto_pins && (st = plush__attach_auto_pins(m, w->o, w->face_piece, w->pieces, cage_verts, w->pinned,
-                                                         w->auto_pinned, w->fitted, w->info, &w->progress, diag)) != PLUSH_OK)
+                                                         w->auto_pinned, w->info, &w->progress, diag)) != PLUSH_OK)
         return st;
     if ((st = find_anchors(w, diag)) != PLUSH_OK)
         return st;
@@ -591,16 +590,11 @@ static plush_status build(attach_work *w, plush_pmx_vertex *cage_verts, plush_at
     size_t auto_pinned = 0;
     for (size_t k = 0; k < cage->vertex_count; k++)
         auto_pinned += w->auto_pinned[k];
-    uint8_t *fitted = plush_arena_array(plush_pmx_arena(out), w->slots ? w->slots : 1, sizeof *fitted);
-    if (!fitted)
-        return plush__no_memory(diag);
-    for (size_t s = 0; s < w->slots; s++)
-        fitted[s] = w->fitted[w->slot_vertex[s]];
     *res = (plush_attach_result){.first_vertex = w->first, .vertex_count = w->slots, .cage_vertex = w->slot_vertex,
                                  .material = m->material_count, .soft_body = m->soft_body_count,
                                  .pieces = w->pieces, .pinned = pinned, .anchored = anchored,
                                  .mask = sbs[m->soft_body_count].mask, .piece_info = w->info,
-                                 .auto_pinned = auto_pinned, .fitted = fitted};
+                                 .auto_pinned = auto_pinned};
     return plush_pmx_validate(out, diag);
 }
 
@@ -628,15 +622,13 @@ plush_status plush_attach(const plush_pmx_model *model, const plush_attach_optio
     plush_pmx_model *m = plush_pmx_create();
     size_t n = o.cage->vertex_count;
     bool *pinned = calloc(n, sizeof *pinned), *auto_pinned = calloc(n, sizeof *auto_pinned);
-    bool *fitted = calloc(n ? n : 1, sizeof *fitted);
     int32_t *anchor = malloc(n * sizeof *anchor);
     uint32_t *piece = malloc(o.cage->triangle_count * sizeof *piece);
     plush_pmx_vertex *cage_verts = malloc(n * sizeof *cage_verts);
-    if (!m || !pinned || !auto_pinned || !fitted || !anchor || !piece || !cage_verts) {
+    if (!m || !pinned || !auto_pinned || !anchor || !piece || !cage_verts) {
         plush_pmx_free(m);
         free(pinned);
         free(auto_pinned);
-        free(fitted);
         free(anchor);
         free(piece);
         free(cage_verts);
@@ -646,12 +638,11 @@ plush_status plush_attach(const plush_pmx_model *model, const plush_attach_optio
     plush_arena own = m->arena;
     *m = *model;
     m->arena = own;
-    attach_work w = {.model = model, .o = &o, .out = m, .pinned = pinned, .auto_pinned = auto_pinned, .fitted = fitted, .anchor = anchor,
+    attach_work w = {.model = model, .o = &o, .out = m, .pinned = pinned, .auto_pinned = auto_pinned, .anchor = anchor,
                      .face_piece = piece, .derive_shape_memory = derive};
     st = build(&w, cage_verts, result, diag);
     free(pinned);
     free(auto_pinned);
-    free(fitted);
     free(anchor);
     free(piece);
     free(cage_verts);

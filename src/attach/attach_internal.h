@@ -28,13 +28,11 @@ static inline void plush__attach_progress_step(plush__attach_progress *p)
         p->o->progress(p->o->progress_user, p->done, p->total);
 }
 
-/* options->auto_pins (attach_pins.c): sets pinned and auto_pinned per cage vertex (and fitted, of those, where
- * the piece fits the body), rewrites the weights of the cage vertices it pins (cage_verts), and the bones of
- * info[p] for each piece. */
+/* options->auto_pins (attach_pins.c): sets pinned and auto_pinned per cage vertex, rewrites the weights of
+ * the cage vertices it pins (cage_verts), and the bones of info[p] for each piece. */
 plush_status plush__attach_auto_pins(const plush_pmx_model *m, const plush_attach_options *o, const uint32_t *face_piece,
                                      size_t pieces, plush_pmx_vertex *cage_verts, bool *pinned, bool *auto_pinned,
-                                     bool *fitted, plush_attach_piece *info, plush__attach_progress *progress,
-                                     plush_diag *diag);
+                                     plush_attach_piece *info, plush__attach_progress *progress, plush_diag *diag);
 
 /* Per piece, the longest distance along the cage's edges (within the piece's faces) from a held cage vertex
  * (pinned or anchored) to any of its vertices, into info[p].free_length; 0 for a piece nothing holds. */

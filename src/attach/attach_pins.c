@@ -65,7 +65,6 @@ typedef struct pin_work {
     double *bone_w;                    /* scratch per bone */
     int32_t *body_bone;                /* per bone: the bone nearest it up its chain a body follows (body_bone) */
     plush__attach_progress *progress;
-    bool *fitted;                         /* per cage vertex: pinned where it fits the body (pin_fitted) */
     plush__point_grid covered_grid;    /* the covered vertices by position */
     uint32_t *covered_vertex;          /* per point of covered_grid: its model vertex */
     plush__point_grid rest_grid;       /* the other vertices (the rest of the model) by position */
@@ -383,7 +382,6 @@ static size_t pin_fitted(pin_work *w, const uint32_t *nodes, size_t count, plush
         if (pinned[k] || !(around(w, k, false) >= 1.0 - 1e-6) || !in_carrying_body(w, k))
             continue;
         pin_here(w, k, cage, pinned, auto_pinned, NULL);
-        w->fitted[k] = true;
         n++;
     }
     return n;
@@ -706,12 +704,11 @@ static bool pin_where_it_touches(pin_work *w, const uint32_t *nodes, size_t coun
 
 plush_status plush__attach_auto_pins(const plush_pmx_model *m, const plush_attach_options *o, const uint32_t *face_piece,
                                      size_t pieces, plush_pmx_vertex *cage_verts, bool *pinned, bool *auto_pinned,
-                                     bool *fitted, plush_attach_piece *info, plush__attach_progress *progress,
-                                     plush_diag *diag)
+                                     plush_attach_piece *info, plush__attach_progress *progress, plush_diag *diag)
 {
     const plush_cage_mesh *c = o->cage;
     size_t nv = m->vertex_count, nc = c->vertex_count, nb = m->bone_count ? m->bone_count : 1;
-    pin_work w = {.m = m, .o = o, .cage = c, .progress = progress, .fitted = fitted};
+    pin_work w = {.m = m, .o = o, .cage = c, .progress = progress};
     bool *dynamic = calloc(nb, sizeof *dynamic);
     w.held = calloc(nb, sizeof *w.held);
     w.bone_w = calloc(nb, sizeof *w.bone_w);

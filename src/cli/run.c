@@ -307,7 +307,6 @@ typedef struct run_state {
     bool mesh_frames;             /* an obj or ply export is on */
     size_t *pulled;               /* per material: vertices bound as a layer of the named materials */
     size_t *sewn;                 /* per material: of those, the ones sewn onto a piece physics swings */
-    uint8_t *fitted;              /* with --cage, per model vertex: the cage's pins where it fits the body */
 } run_state;
 
 static bool read_inputs(run_state *s, plush_diag *model_diag)
@@ -769,12 +768,6 @@ static int simulate(run_state *s, plush_diag *model_diag)
     const cli_names *bound = job->materials.count || !s->source ? &job->materials : &s->made.materials;
     s->pulled = calloc(s->model->material_count ? s->model->material_count : 1, sizeof *s->pulled);
     s->sewn = calloc(s->model->material_count ? s->model->material_count : 1, sizeof *s->sewn);
-    const plush_attach_result *attached = &s->made.part.attached;
-    if (s->source && attached->fitted && attached->first_vertex + attached->vertex_count <= s->model->vertex_count) {
-        s->fitted = calloc(s->model->vertex_count ? s->model->vertex_count : 1, sizeof *s->fitted);
-        for (size_t v = 0; s->fitted && v < attached->vertex_count; v++)
-            s->fitted[attached->first_vertex + v] = attached->fitted[v];
-    }
     plush_scene_desc desc = {
         .model = s->model,
         .motion = s->motion,
@@ -784,8 +777,7 @@ static int simulate(run_state *s, plush_diag *model_diag)
         .bind = {.proxy = {.seed = job->seed},
                  .bound = {.materials = (const char *const *)bound->names, .material_count = bound->count,
                            .pulled = s->pulled, .sewn = s->sewn, .left_out = (const float(*)[3])s->made.part.details.positions,
-                           .left_out_count = s->made.part.details.count},
-                 .fitted_pins = s->fitted},
+                           .left_out_count = s->made.part.details.count}},
         .skin = {.stretch = job->stretch},
         .no_push = job->no_push,
         .follow_author = !job->own_shape,
@@ -886,7 +878,6 @@ done:
     free(s.stem);
     free(s.pulled);
     free(s.sewn);
-    free(s.fitted);
     free(s.frames_dir);
     return rc;
 }

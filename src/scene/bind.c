@@ -4,8 +4,6 @@
 #include "plush/sys/pmx.h"
 #include "plush/sys/scene.h"
 
-#include "physics/rigid_shape.h"
-
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,52 +57,6 @@ static plush_status smooth_rows(plush_scene_binding *b, const plush_proxy_mesh *
     return st;
 }
 
-/* A row whose carrying triangles are pinned at all three corners where the cage fits the body (the pins
- * options->fitted_pins names: plush_attach_result.fitted), on a vertex no physics bone carries, goes back to bone
- * skinning by the share of its weight on such triangles: those pins follow the bones that carry the vertices
- * around them, so there the cage only repeats the model's own skinning (a stocking on a leg, an eye in the head),
- * and the blend of its triangles' frames round a bent knee cuts the corner the skinning turns. A band's pins or a
- * crown's (a skirt's waist, a hair's top) are not such pins: the rows beside them swing with the cage, and handed
- * back they would part from them. False when out of memory. */
-static bool hand_fitted_to_bones(plush_scene_binding *b, const uint8_t *fitted)
-{
-    const plush_pmx_model *m = b->model;
-    plush_proxy_binding *bind = b->binding;
-    size_t tris = b->proxy.triangle_count;
-    bool *moved = calloc(m->bone_count ? m->bone_count : 1, sizeof *moved);
-    bool *held = calloc(tris ? tris : 1, sizeof *held);
-    if (!moved || !held) {
-        free(moved), free(held);
-        return false;
-    }
-    size_t any = 0;
-    for (size_t t = 0; t < tris; t++) {
-        held[t] = true;
-        for (int c = 0; held[t] && c < 3; c++) {
-            int32_t v = b->proxy.node_vertex[b->proxy.triangles[t][c]];
-            held[t] = v >= 0 && (size_t)v < m->vertex_count && fitted[v];
-        }
-        any += held[t];
-    }
-    if (any)
-        plush__rigid_moved_bones(m, moved);
-    for (size_t r = 0; any && r < b->vertex_count; r++) {
-        const plush_pmx_vertex *v = &m->vertices[b->vertices[r]];
-        bool own = true;
-        for (int k = 0; k < 4; k++)
-            own = own && !(v->bones[k] >= 0 && (size_t)v->bones[k] < m->bone_count && v->weights[k] > 0 &&
-                           moved[v->bones[k]]);
-        double on = 0;
-        for (int k = 0; own && k < PLUSH_PROXY_INFLUENCES; k++)
-            if (bind->triangles[r][k] >= 0 && (size_t)bind->triangles[r][k] < tris && held[bind->triangles[r][k]])
-                on += bind->weights[r][k];
-        if (on > 0)
-            bind->proxy_share[r] = (float)(bind->proxy_share[r] * (on >= 1 ? 0.0 : 1.0 - on));
-    }
-    free(moved), free(held);
-    return true;
-}
-
 static plush_status bind_rows(plush_scene_binding *b, const plush_scene_bind_options *options, plush_diag *diag)
 {
     const plush_pmx_model *model = b->model;
@@ -121,9 +73,6 @@ static plush_status bind_rows(plush_scene_binding *b, const plush_scene_bind_opt
                                        options ? &options->proxy : NULL, &b->binding, diag);
     if (st == PLUSH_OK && !b->binding->seed && !(options && options->rough))
         st = smooth_rows(b, &mesh, (const float(*)[3])points, options, diag);
-    if (st == PLUSH_OK && !b->binding->seed && options && options->fitted_pins &&
-        !hand_fitted_to_bones(b, options->fitted_pins))
-        st = plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
     if (st != PLUSH_OK)
         return st;
     b->computed = keep_computed(&b->arena, b->binding);
