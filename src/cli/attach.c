@@ -397,7 +397,7 @@ void cli_attach_report_pieces(const plush_pmx_model *out, const plush_attach_res
                   (double)pi->free_length);
         /* three pins off one line keep a piece from spinning: under six vertices that is more than half; a piece
          * pinned where it fits the body (a stocking) is meant to follow its bones there */
-        if (share > 0.5 && (double)(pi->pinned - pi->fitted) / (double)pi->vertices > 0.5)
+        if (pi->vertices && (double)(pi->pinned - pi->fitted) / (double)pi->vertices > 0.5)
             cli_message("warning: cage piece %zu has %zu of its %zu vertices pinned: most of it cannot move (%s)",
                         p + 1, pi->pinned, pi->vertices,
                         !pi->auto_pinned   ? "pin fewer vertices"

@@ -364,6 +364,18 @@ static bool any_beyond(const plush__soft_push *sp, const float (*positions)[3])
     return false;
 }
 
+/* Which of row r's set searches the skin for it this frame: the one whose turn for a full search it is (r's own
+ * or a twin's: each used to search at its own), else r. */
+static size_t skin_turn_of(const plush__soft_push *sp, size_t r)
+{
+    if (plush_quality_skin_turn(sp->sm->skin, r))
+        return r;
+    for (uint32_t t = sp->twin_next[r]; t != UINT32_MAX; t = sp->twin_next[t])
+        if (plush_quality_skin_turn(sp->sm->skin, t))
+            return t;
+    return r;
+}
+
 /* Where rows candidates[from .. to) are (of sp->rows, or with `all` every row from .. to): each one's sp->in
  * (in a body or, in the skin's pass, behind the skin; in the skin's pass a row in a body counts as in but pushes
  * nothing: a round trades neither for the other; in the strain's pass, an edge beyond the bar, and a row in a
@@ -421,15 +433,8 @@ static void look_rows(plush__soft_push *sp, const float (*positions)[3], size_t 
             d = in_body ? 0 : d;
             if (sm->skin && !in_body && (all || sp->skin_clear[r] <= sp->travel[r])) {
                 float out[3];
-                /* the row searches the skin afresh at its own turn and at each twin's (each used to) */
-                size_t as = r;
-                for (uint32_t t = sp->twin_next[r]; t != UINT32_MAX && !plush_quality_skin_turn(sm->skin, r);
-                     t = sp->twin_next[t])
-                    if (plush_quality_skin_turn(sm->skin, t)) {
-                        as = t;
-                        break;
-                    }
-                double behind = plush_quality_skin_depth(sm->skin, 0, as, p, sp->margin, SKIN_REACH * sp->slack, out);
+                double behind = plush_quality_skin_depth(sm->skin, 0, skin_turn_of(sp, r), p, sp->margin,
+                                                         SKIN_REACH * sp->slack, out);
                 sp->skin_clear[r] = (float)(behind > 0 ? sp->travel[r] : sp->travel[r] - behind);
                 if (behind > 0) {
                     d = behind;
