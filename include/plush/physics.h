@@ -116,6 +116,7 @@ typedef struct plush_world_soft_info {
     const uint32_t (*triangles)[3];
     size_t pinned_count;          /* nodes pinned / anchored after repairs */
     size_t anchored_count;
+    const bool *pinned;           /* per node: pinned (it goes where its bones put it) */
     uint64_t cloth_solves;        /* stepped as cloth (plush_world_cloth): its linear solves so far, and how */
     uint64_t cloth_unfinished;    /* many stopped at the iteration cap short of their tolerance */
 } plush_world_soft_info;

@@ -55,7 +55,8 @@ void plush_quality_destroy(plush_quality *q);
 bool plush_quality_meets_bar(const plush_quality_figures *f);
 /* A cage whose 99th percentile crease passes this has folded back onto itself (neighbouring faces nearly
  * back to back): the surface skinned to it is carried by a folded cage even where its own figures read
- * well, so a run counts such a frame over the bar too (quality.csv's over_bar, the summary's count). */
+ * well, so a run counts such a frame over the bar too (quality.csv's over_bar, the summary's count). The
+ * folds between faces pinned at every corner are not the cage's to keep (plush/sys/quality.h: plush_quality_hold_folds). */
 #define PLUSH_QUALITY_BAR_CAGE_CREASE_P99 120.0
 
 #ifdef __cplusplus

@@ -529,6 +529,7 @@ void plush_world_soft_get_info(const plush_world_model *wm, size_t soft_body, pl
     out->triangles = (const uint32_t(*)[3])s->triangles;
     out->pinned_count = s->pin_count;
     out->anchored_count = s->anchored_nodes;
+    out->pinned = s->pinned;
     plush__world_soft_cloth_counts(s, &out->cloth_solves, &out->cloth_unfinished);
 }
 

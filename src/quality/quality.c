@@ -5,6 +5,7 @@
  * faces (unit normals and the volume, from the same three loads) and one over the edges (strain) and the
  * folds (crease), each over compact arrays built at create. */
 #include "plush/quality.h"
+#include "plush/sys/quality.h"
 #include "plush/sys/core.h"
 #include "core/geom.h"
 
@@ -42,6 +43,8 @@ struct plush_quality {
     size_t layer_count;           /* vertices sharing a surface node's rest position with the one standing */
     q_pair *layers;               /* for it (a: the vertex, b: that one): where a layer can tear away */
     uint32_t *strain_bins, *crease_bins;
+    uint32_t *node_of;            /* per vertex: its welded node */
+    size_t node_count;
 };
 
 /* acos within 7e-5 rad (Abramowitz & Stegun 4.4.45): the crease of 180k folds per frame must cost little,
@@ -247,7 +250,11 @@ plush_status plush_quality_create(const float (*rest)[3], size_t vertex_count, c
     ok = ok && drop_layer_faces(q, node_faces);
     ok = ok && build_edges(q, (const uint32_t(*)[3])node_faces, nodes);
     ok = ok && build_layers(q, (const uint32_t(*)[3])node_faces, node_of, first, nodes);
-    free(node_of), free(node_faces);
+    free(node_faces);
+    if (q)
+        q->node_of = node_of, q->node_count = ok ? nodes : 0;
+    else
+        free(node_of);
     if (!ok) {
         free(first);
         plush_quality_destroy(q);
@@ -409,6 +416,30 @@ void plush_quality_drop_layers(plush_quality *q, const bool *dropped)
     q->layer_count = kept;
 }
 
+size_t plush_quality_hold_folds(plush_quality *q, const bool *held)
+{
+    /* a welded node is held when every vertex welded into it is */
+    uint8_t *node_held = malloc(q->node_count ? q->node_count : 1);
+    if (!node_held)
+        return 0;
+    memset(node_held, 1, q->node_count);
+    for (size_t v = 0; v < q->vertex_count; v++)
+        node_held[q->node_of[v]] &= held[v] ? 1 : 0;
+    size_t kept = 0;
+    for (size_t i = 0; i < q->fold_count; i++) {
+        const uint32_t *a = q->faces[q->folds[i].a], *b = q->faces[q->folds[i].b];
+        bool all = true;
+        for (int k = 0; k < 3; k++)
+            all = all && node_held[q->node_of[a[k]]] && node_held[q->node_of[b[k]]];
+        if (!all)
+            q->folds[kept++] = q->folds[i];
+    }
+    free(node_held);
+    size_t dropped = q->fold_count - kept;
+    q->fold_count = kept;
+    return dropped;
+}
+
 void plush_quality_destroy(plush_quality *q)
 {
     if (!q)
@@ -421,6 +452,7 @@ void plush_quality_destroy(plush_quality *q)
     free(q->normals);
     free(q->strain_bins);
     free(q->crease_bins);
+    free(q->node_of);
     free(q);
 }
 

@@ -656,6 +656,21 @@ const float (*plush_scene_proxy_nodes(const plush_scene *sc))[3]
 {
     return sc->skin ? (const float(*)[3])sc->proxy_nodes : NULL;
 }
+bool plush_scene_proxy_pinned(const plush_scene *sc, bool *held)
+{
+    if (!sc->skin)
+        return false;
+    const plush_scene_proxy *p = &sc->binding->proxy;
+    memset(held, 0, p->node_count * sizeof *held);
+    for (size_t k = 0; k < p->part_count; k++) {
+        const plush_scene_proxy_part *part = &p->parts[k];
+        plush_world_soft_info info;
+        plush_world_soft_get_info(sc->wm, (size_t)part->soft_body, &info);
+        for (size_t n = 0; info.pinned && info.node_count == part->mesh.node_count && n < info.node_count; n++)
+            held[part->first_node + n] = info.pinned[n];
+    }
+    return true;
+}
 const plush_anim *plush_scene_get_anim(const plush_scene *sc) { return sc->anim; }
 
 const plush_pmx_model *plush_scene_direct_model(const plush_scene *sc, plush_scene_direct_stats *stats)

@@ -192,6 +192,36 @@ static void test_two_layers_crease(void **state)
     plush_quality_destroy(q);
 }
 
+/* A fold between two faces pinned at every corner is the bones' (the back of a bent knee): left out of the
+ * crease once held. A node is held only when every vertex welded into it is. */
+static void test_held_folds(void **state)
+{
+    (void)state;
+    /* the unit square split along 0-2, a third face across 2-3 to vertex 4, and vertex 5 a copy of corner 1 */
+    float v[6][3] = {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0}, {0.5f, 2, 0}, {1, 0, 0}};
+    const uint32_t t[3][3] = {{0, 1, 2}, {0, 2, 3}, {3, 2, 4}};
+    bool held[6] = {true, true, true, true, false, false};
+    for (int copy_held = 0; copy_held < 2; copy_held++) {
+        plush_quality *q = make((const float(*)[3])v, 6, t, 3);
+        float w[6][3];
+        memcpy(w, v, sizeof w);
+        w[1][0] = w[5][0] = 0.5f, w[1][1] = w[5][1] = 0.5f, w[1][2] = w[5][2] = 0.7f; /* corner 1 folded up */
+        plush_quality_figures f;
+        plush_quality_measure(q, (const float(*)[3])w, &f);
+        assert_int_equal(f.folds, 2);
+        assert_true(f.crease_max > 45);
+        held[5] = copy_held;
+        assert_int_equal(plush_quality_hold_folds(q, held), copy_held ? 1 : 0);
+        plush_quality_measure(q, (const float(*)[3])w, &f);
+        assert_int_equal(f.folds, copy_held ? 1 : 2);
+        if (copy_held)
+            assert_true(f.crease_max < 1e-3); /* the fold left is flat */
+        else
+            assert_true(f.crease_max > 45);
+        plush_quality_destroy(q);
+    }
+}
+
 static void test_percentiles_at_most_max(void **state)
 {
     (void)state;
@@ -787,7 +817,8 @@ int main(void)
         cmocka_unit_test(test_cube),
         cmocka_unit_test(test_seam_and_open),
         cmocka_unit_test(test_layers_tear),
-        cmocka_unit_test(test_short_edges_not_measured), cmocka_unit_test(test_two_layers_crease), cmocka_unit_test(test_percentiles_at_most_max),
+        cmocka_unit_test(test_short_edges_not_measured), cmocka_unit_test(test_two_layers_crease), cmocka_unit_test(test_held_folds),
+        cmocka_unit_test(test_percentiles_at_most_max),
         cmocka_unit_test(test_quality_export),
         cmocka_unit_test(test_quality_furthest_miss),
         cmocka_unit_test(test_surface_bar),

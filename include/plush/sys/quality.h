@@ -81,6 +81,12 @@ size_t plush_quality_skin_measured(const plush_quality_skin *skin, size_t step);
 size_t plush_quality_skin_left_out(const plush_quality_skin *skin, size_t step);
 void plush_quality_skin_destroy(plush_quality_skin *skin);
 
+/* Folds whose two faces have every corner marked in held (vertex_count entries) take no part in the crease
+ * from now on: a cage's faces pinned at every corner move with the bones that carry their pins, so a crease
+ * between two of them is the model's own skinning (the back of a bent knee), not a fold of the simulated
+ * cloth. The number of folds left out. */
+size_t plush_quality_hold_folds(plush_quality *q, const bool *held);
+
 #ifdef __cplusplus
 }
 #endif
