@@ -45,6 +45,10 @@ typedef struct plush_world_model plush_world_model;
 /* The default step guard: 2^20 fixed steps per plush_world_step (4.8 hours of simulated time at 60 Hz),
  * so every real frame, at any frame and physics rate, simulates all of its time. */
 #define PLUSH_WORLD_MAX_SUBSTEPS (1 << 20)
+/* The settle bar a soft part is judged by (plush/scene.h): standing still, within this share of its size of
+ * where the author's physics lets it hang. A piece that follows the author's physics keeps its goal's shape
+ * against its own weight to within it (docs/attach.md). */
+#define PLUSH_SOFT_SETTLE_BAR 0.05
 /* The fixed physics rate when none is given (MMD steps at 60 Hz). */
 #define PLUSH_WORLD_DEFAULT_HZ 60
 

@@ -341,7 +341,7 @@ typedef struct plush_scene_soft_figures {
 /* The bars the soft part's behaviour is judged by against the author's physics (docs/measured.md): standing
  * still, it settles within PLUSH_SOFT_SETTLE_BAR of its size of where the author's physics lets it hang; where
  * the author's part moves, plush's mean swing over the author's lies within PLUSH_SOFT_SWING_RATIO_LO..HI. */
-#define PLUSH_SOFT_SETTLE_BAR 0.05
+/* PLUSH_SOFT_SETTLE_BAR: plush/physics.h (a following piece's shape memory is held to it) */
 #define PLUSH_SOFT_SWING_RATIO_LO 0.5
 #define PLUSH_SOFT_SWING_RATIO_HI 2.0
 /* The author's part "moves" when at least this share of its vertices hangs from physics bones and their

@@ -22,6 +22,7 @@
 #include "plush/sys/physics.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* A node's weight in the centre and the turn, as Bullet's setPose gives it (relative to a free node's). */
@@ -58,6 +59,70 @@ bool plush__world_soft_pose_init(plush_world_model *wm, world_soft *s, float k)
     return true;
 }
 
+/* The free length of a piece: the farthest a free node lies from a pinned one along its links at rest
+ * (shortest paths from every pin at once); 0 when none is pinned or out of memory. */
+static double free_length(const world_soft *s)
+{
+    size_t n = s->node_count, count = 0;
+    uint32_t(*links)[2] = NULL;
+    if (!n || !plush__world_soft_links(s, &links, &count))
+        return 0;
+    size_t *first = calloc(n + 1, sizeof *first);
+    uint32_t *to = malloc((2 * count + 1) * sizeof *to);
+    double *d = malloc(n * sizeof *d), most = 0;
+    plush__dist_item *heap = malloc((2 * count + n + 1) * sizeof *heap);
+    if (first && to && d && heap) {
+        for (size_t e = 0; e < count; e++)
+            first[links[e][0] + 1]++, first[links[e][1] + 1]++;
+        for (size_t i = 0; i < n; i++)
+            first[i + 1] += first[i];
+        for (size_t e = 0; e < count; e++) /* filled through each node's start moved along */
+            to[first[links[e][0]]++] = links[e][1], to[first[links[e][1]]++] = links[e][0];
+        memmove(first + 1, first, n * sizeof *first);
+        first[0] = 0;
+        size_t h = 0;
+        for (size_t i = 0; i < n; i++) {
+            d[i] = s->pinned[i] ? 0 : INFINITY;
+            if (s->pinned[i])
+                plush__dist_heap_push(heap, &h, (plush__dist_item){0, (uint32_t)i});
+        }
+        while (h) {
+            plush__dist_item x = plush__dist_heap_pop(heap, &h);
+            if (x.d > d[x.v])
+                continue; /* a later, shorter way was found */
+            for (size_t e = first[x.v]; e < first[x.v + 1]; e++) {
+                double l = 0;
+                for (int k = 0; k < 3; k++)
+                    l += ((double)s->rest[x.v][k] - s->rest[to[e]][k]) * ((double)s->rest[x.v][k] - s->rest[to[e]][k]);
+                double via = x.d + sqrt(l);
+                if (via < d[to[e]]) {
+                    d[to[e]] = via;
+                    plush__dist_heap_push(heap, &h, (plush__dist_item){via, to[e]});
+                }
+            }
+        }
+        for (size_t i = 0; i < n; i++)
+            most = isfinite(d[i]) && d[i] > most ? d[i] : most;
+    }
+    free(first), free(to), free(d), free(heap), free(links);
+    return most;
+}
+
+/* The shape memory of a piece that follows the author's physics: its goal is where that physics holds the part,
+ * gravity and the author's joints included, so it is to keep that shape against its own weight. Held by the
+ * matching alone a node sags g dt^2 (1 - k) / k below its goal (a step's fall, pulled back k of the way each
+ * step); within the settle bar of the piece's free length L that is k = g dt^2 / (bar L + g dt^2): 0.052 for a
+ * lock 10 units long (the preset's 0.05), 0.21 for a ribbon's loop of 2 standing over its knot, which at the
+ * preset sagged a quarter of its size and folded over. 0 when the piece has no free length. */
+static double follow_shape_memory(const plush_world_model *wm, const world_soft *s)
+{
+    const float *g = wm->world->desc.gravity;
+    double hz = wm->world->desc.physics_hz > 0 ? wm->world->desc.physics_hz : PLUSH_WORLD_DEFAULT_HZ;
+    double fall = sqrt((double)g[0] * g[0] + (double)g[1] * g[1] + (double)g[2] * g[2]) / (hz * hz);
+    double length = free_length(s);
+    return length > 0 && fall > 0 ? fall / (PLUSH_SOFT_SETTLE_BAR * length + fall) : 0;
+}
+
 bool plush__world_soft_follow_init(plush_world_model *wm, world_soft *s)
 {
     if (s->goal_off)
@@ -82,6 +147,9 @@ bool plush__world_soft_follow_init(plush_world_model *wm, world_soft *s)
     for (int d = 0; d < 3; d++) /* the rest centre, as plush__world_soft_pose_init took it */
         s->pose_c[d] = (double)s->rest[0][d] - s->pose_rest[0][d];
     s->goal_off = off;
+    double k = follow_shape_memory(wm, s);
+    if (k > 0)
+        s->pose_k = (float)k;
     return true;
 }
 

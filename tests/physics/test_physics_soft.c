@@ -1890,6 +1890,51 @@ static void test_follow_turns_toward_the_author(void **state)
     assert_true(worst[1] < 1.1);
 }
 
+/* A following piece keeps its goal's shape against its own weight: the flap's goal turns it 90 degrees about its
+ * pinned top edge, to stand straight out (an author's ribbon loop held up by its joints). Its shape memory is
+ * worked out from its free length L (4) as what holds a node within the settle bar of L of its goal against a
+ * step's fall: standing still, its far edge sags that much (the matching alone would hold it there; at the fixed
+ * kMT 0.05 it had before, 0.245 of the bar's 0.2). */
+static void test_follow_holds_its_goal_up(void **state)
+{
+    (void)state;
+    plush_pmx_model *m = mesh_fx_model(1);
+    size_t k = hanging_flap(m);
+    m->soft_bodies[k].config.mt = 0.05f;
+    m->soft_bodies[k].flags |= PLUSH_PMX_SOFT_BLINK;
+    m->soft_bodies[k].blink_distance = 2;
+    sim s = sim_new(m, &(plush_world_desc){0});
+    assert_true(plush_world_soft_follow(s.wm, 0));
+    float(*pin)[3] = calloc(m->vertex_count, sizeof *pin), (*goal)[3] = calloc(m->vertex_count, sizeof *goal);
+    assert_non_null(pin);
+    assert_non_null(goal);
+    for (size_t v = 0; v < m->vertex_count; v++) { /* y 0..-4 turned to z 0..4 */
+        const float *p = m->vertices[v].position;
+        memcpy(pin[v], p, sizeof pin[v]);
+        goal[v][1] = -p[1];
+        goal[v][2] = -p[1];
+    }
+    for (int f = 0; f < 150; f++) {
+        plush_world_set_pins(s.wm, (const float(*)[3])pin);
+        plush_world_set_goal_offsets(s.wm, (const float(*)[3])goal);
+        sim_step(&s, FRAME);
+    }
+    size_t n;
+    float(*x)[3] = nodes_of(&s, 0, &n);
+    assert_true(mesh_fx_all_finite((const float(*)[3])x, n));
+    double sag = 0, out = 0;
+    for (size_t i = 0; i < n; i++)
+        if (x[i][2] > out - 0.5) /* the far edge: the nodes farthest out */
+            sag = x[i][2] > out + 0.5 ? -x[i][1] : fmax(sag, -x[i][1]), out = fmax(out, x[i][2]);
+    print_message("      a flap whose goal stands it straight out, 4 long: its far edge %.2f out, %.3f below its goal "
+                  "(the settle bar %.2f)\n", out, sag, PLUSH_SOFT_SETTLE_BAR * 4);
+    assert_true(out > 3.5);
+    assert_true(sag <= 1.02 * PLUSH_SOFT_SETTLE_BAR * 4);
+    free(x), free(pin), free(goal);
+    plush_world_destroy(s.world);
+    plush_pmx_free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1911,6 +1956,7 @@ int main(void)
         cmocka_unit_test(test_small_piece_jerked_stays_whole),
         cmocka_unit_test(test_locks_side_by_side_stay_tied),
         cmocka_unit_test(test_follow_turns_toward_the_author),
+        cmocka_unit_test(test_follow_holds_its_goal_up),
         cmocka_unit_test(test_numbering_readback_reset),
         cmocka_unit_test(test_deterministic),
         cmocka_unit_test(test_volume_and_pose_matching),
