@@ -252,6 +252,18 @@ static char *quality_of_run(const char *model, const char *cage, const char *mot
     return csv;
 }
 
+/* Two columns of the quality.csv of quality_of_run(model, cage, motion, frames, NULL, name) into a and b (cap
+ * rows each, the same count asserted): the rows. */
+static size_t two_columns(const char *model, const char *cage, const char *motion, const char *frames,
+                          const char *name, const char *first, double *a, const char *second, double *b, size_t cap)
+{
+    char *csv = quality_of_run(model, cage, motion, frames, NULL, name);
+    size_t rows = characters_column(csv, first, a, cap);
+    assert_int_equal(characters_column(csv, second, b, cap), rows);
+    free(csv);
+    return rows;
+}
+
 /* The pmx_tailor character's bob (23 locks, most nearly flat, held by three or four pins at the crown) on the
  * long dance's first 120 frames, with a fast turn at 60-85. Matched to its rest shape turned with all its
  * nodes alike, the locks flew out and up around the head (11% of the hair's size from bone skinning, edges
@@ -266,12 +278,11 @@ static void test_bob_stays_a_bob(void **state)
         print_message("skipped: %s or %s is absent\n", model, LONG_DANCE);
         skip();
     }
-    char *csv = quality_of_run(model, "N00_000_Hair_00_HAIR", LONG_DANCE, "120", NULL, "bob");
     enum { CAP = 1024 };
     static double offset[CAP], outside[CAP];
-    size_t rows = characters_column(csv, "soft_offset_share", offset, CAP);
+    size_t rows = two_columns(model, "N00_000_Hair_00_HAIR", LONG_DANCE, "120", "bob", "soft_offset_share", offset,
+                              "surface_strain_outside", outside, CAP);
     assert_int_equal(rows, 120);
-    assert_int_equal(characters_column(csv, "surface_strain_outside", outside, CAP), rows);
     size_t over = 0;
     for (size_t i = 0; i < rows; i++)
         over += outside[i] > 0.005;
@@ -281,7 +292,6 @@ static void test_bob_stays_a_bob(void **state)
     assert_true(characters_max_of(offset, rows) < 0.08);
     assert_true(characters_max_of(offset, rows) > 0.01); /* it sways */
     assert_true(over == 0 && characters_max_of(outside, rows) <= 0.005);
-    free(csv);
 }
 
 /* The bob on the short dance, whose motion turns every bone of a chain at once: at the default 60 Hz its locks
@@ -461,12 +471,11 @@ static void test_small_closed_pieces_stay_right_side_out(void **state)
         print_message("skipped: %s or %s is absent\n", luka, jump);
         skip();
     }
-    char *csv = quality_of_run(luka, "材質7", jump, NULL, NULL, "sleeves");
     enum { CAP = 1024 };
     static double volume[CAP], strain[CAP];
-    size_t rows = characters_column(csv, "cage_volume_ratio", volume, CAP);
+    size_t rows = two_columns(luka, "材質7", jump, NULL, "sleeves", "cage_volume_ratio", volume, "surface_strain_p999",
+                              strain, CAP);
     assert_true(rows > 100);
-    assert_int_equal(characters_column(csv, "surface_strain_p999", strain, CAP), rows);
     double least = INFINITY;
     for (size_t i = 0; i < rows; i++)
         least = volume[i] < least ? volume[i] : least;
@@ -474,7 +483,6 @@ static void test_small_closed_pieces_stay_right_side_out(void **state)
                   least, characters_max_of(strain, rows));
     assert_true(least > 0);
     assert_true(characters_max_of(strain, rows) < 2.0);
-    free(csv);
 }
 
 /* The swing ratio the summary gives a run (its "ratio X" of the swing line), -1 when it gives none. */
@@ -609,12 +617,10 @@ static void test_bent_knee_is_not_a_cage_fold(void **state)
         print_message("skipped: %s or %s is absent\n", alicia, kneel);
         skip();
     }
-    char *csv = quality_of_run(alicia, "wear", kneel, "30", NULL, "kneel");
     enum { CAP = 64 };
     static double crease[CAP], over[CAP];
-    size_t rows = characters_column(csv, "cage_crease_p99", crease, CAP);
+    size_t rows = two_columns(alicia, "wear", kneel, "30", "kneel", "cage_crease_p99", crease, "over_bar", over, CAP);
     assert_int_equal(rows, 30);
-    assert_int_equal(characters_column(csv, "over_bar", over, CAP), rows);
     size_t misses = 0;
     for (size_t i = 0; i < rows; i++)
         misses += over[i] != 0;
@@ -622,7 +628,6 @@ static void test_bent_knee_is_not_a_cage_fold(void **state)
                   characters_max_of(crease, rows), misses, rows);
     assert_true(characters_max_of(crease, rows) <= PLUSH_QUALITY_BAR_CAGE_CREASE_P99);
     assert_int_equal(misses, 0);
-    free(csv);
 }
 
 int main(void)

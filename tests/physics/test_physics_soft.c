@@ -1838,6 +1838,20 @@ static void test_locks_side_by_side_stay_tied(void **state)
     assert_true(tied < limit * 1.01);
 }
 
+/* The hanging flap in m with shape memory (kMT 0.05) and bending links two edges long, simulated; following the
+ * author's physics when follow (plush_world_soft_follow). */
+static sim flap_sim(plush_pmx_model *m, bool follow)
+{
+    size_t k = hanging_flap(m);
+    m->soft_bodies[k].config.mt = 0.05f;
+    m->soft_bodies[k].flags |= PLUSH_PMX_SOFT_BLINK;
+    m->soft_bodies[k].blink_distance = 2;
+    sim s = sim_new(m, &(plush_world_desc){0});
+    if (follow)
+        assert_true(plush_world_soft_follow(s.wm, 0));
+    return s;
+}
+
 /* A soft body that follows the author's physics (plush_world_soft_follow): a flap hanging from its pinned top
  * edge, whose goal offsets turn it 40 degrees about that edge (as an author's chain swung out would), with
  * shape memory (kMT 0.05) and bending links two edges long. Keeping its rest shape, its bottom edge stays
@@ -1850,13 +1864,7 @@ static void test_follow_turns_toward_the_author(void **state)
     const double angle = 40.0 * M_PI / 180.0;
     for (int follow = 0; follow < 2; follow++) {
         plush_pmx_model *m = mesh_fx_model(1);
-        size_t k = hanging_flap(m);
-        m->soft_bodies[k].config.mt = 0.05f;
-        m->soft_bodies[k].flags |= PLUSH_PMX_SOFT_BLINK;
-        m->soft_bodies[k].blink_distance = 2;
-        sim s = sim_new(m, &(plush_world_desc){0});
-        if (follow)
-            assert_true(plush_world_soft_follow(s.wm, 0));
+        sim s = flap_sim(m, follow);
         float(*pin)[3] = calloc(m->vertex_count, sizeof *pin), (*goal)[3] = calloc(m->vertex_count, sizeof *goal);
         assert_non_null(pin);
         assert_non_null(goal);
@@ -1899,12 +1907,7 @@ static void test_follow_holds_its_goal_up(void **state)
 {
     (void)state;
     plush_pmx_model *m = mesh_fx_model(1);
-    size_t k = hanging_flap(m);
-    m->soft_bodies[k].config.mt = 0.05f;
-    m->soft_bodies[k].flags |= PLUSH_PMX_SOFT_BLINK;
-    m->soft_bodies[k].blink_distance = 2;
-    sim s = sim_new(m, &(plush_world_desc){0});
-    assert_true(plush_world_soft_follow(s.wm, 0));
+    sim s = flap_sim(m, true);
     float(*pin)[3] = calloc(m->vertex_count, sizeof *pin), (*goal)[3] = calloc(m->vertex_count, sizeof *goal);
     assert_non_null(pin);
     assert_non_null(goal);
