@@ -1852,6 +1852,19 @@ static sim flap_sim(plush_pmx_model *m, bool follow)
     return s;
 }
 
+/* frames frames of the pins held at pin and the goal offsets at goal: the soft body's nodes (finite; free them). */
+static float (*step_toward(sim *s, const float (*pin)[3], const float (*goal)[3], int frames, size_t *n))[3]
+{
+    for (int f = 0; f < frames; f++) {
+        plush_world_set_pins(s->wm, pin);
+        plush_world_set_goal_offsets(s->wm, goal);
+        sim_step(s, FRAME);
+    }
+    float(*x)[3] = nodes_of(s, 0, n);
+    assert_true(mesh_fx_all_finite((const float(*)[3])x, *n));
+    return x;
+}
+
 /* A soft body that follows the author's physics (plush_world_soft_follow): a flap hanging from its pinned top
  * edge, whose goal offsets turn it 40 degrees about that edge (as an author's chain swung out would), with
  * shape memory (kMT 0.05) and bending links two edges long. Keeping its rest shape, its bottom edge stays
@@ -1875,14 +1888,8 @@ static void test_follow_turns_toward_the_author(void **state)
             goal[v][1] = (float)(p[1] * cos(angle) - p[1]);
             goal[v][2] = (float)(-p[1] * sin(angle));
         }
-        for (int f = 0; f < 90; f++) {
-            plush_world_set_pins(s.wm, (const float(*)[3])pin);
-            plush_world_set_goal_offsets(s.wm, (const float(*)[3])goal);
-            sim_step(&s, FRAME);
-        }
         size_t n;
-        float(*x)[3] = nodes_of(&s, 0, &n);
-        assert_true(mesh_fx_all_finite((const float(*)[3])x, n));
+        float(*x)[3] = step_toward(&s, (const float(*)[3])pin, (const float(*)[3])goal, 90, &n);
         for (size_t i = 0; i < n; i++) /* the bottom row: out along z, as far as the turn takes it (4 sin 40) */
             reach[follow] = fmax(reach[follow], x[i][2]);
         worst[follow] = worst_link(&s, (const float(*)[3])x);
@@ -1917,14 +1924,8 @@ static void test_follow_holds_its_goal_up(void **state)
         goal[v][1] = -p[1];
         goal[v][2] = -p[1];
     }
-    for (int f = 0; f < 150; f++) {
-        plush_world_set_pins(s.wm, (const float(*)[3])pin);
-        plush_world_set_goal_offsets(s.wm, (const float(*)[3])goal);
-        sim_step(&s, FRAME);
-    }
     size_t n;
-    float(*x)[3] = nodes_of(&s, 0, &n);
-    assert_true(mesh_fx_all_finite((const float(*)[3])x, n));
+    float(*x)[3] = step_toward(&s, (const float(*)[3])pin, (const float(*)[3])goal, 150, &n);
     double sag = 0, out = 0;
     for (size_t i = 0; i < n; i++)
         if (x[i][2] > out - 0.5) /* the far edge: the nodes farthest out */
