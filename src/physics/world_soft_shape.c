@@ -108,12 +108,14 @@ static double free_length(const world_soft *s)
     return most;
 }
 
-/* The shape memory of a piece that follows the author's physics: its goal is where that physics holds the part,
- * gravity and the author's joints included, so it is to keep that shape against its own weight. Held by the
- * matching alone a node sags g dt^2 (1 - k) / k below its goal (a step's fall, pulled back k of the way each
+/* The shape memory a piece that follows the author's physics needs at least: its goal is where that physics holds
+ * the part, gravity and the author's joints included, so it is to keep that shape against its own weight. Held by
+ * the matching alone a node sags g dt^2 (1 - k) / k below its goal (a step's fall, pulled back k of the way each
  * step); within the settle bar of the piece's free length L that is k = g dt^2 / (bar L + g dt^2): 0.052 for a
  * lock 10 units long (the preset's 0.05), 0.21 for a ribbon's loop of 2 standing over its knot, which at the
- * preset sagged a quarter of its size and folded over. 0 when the piece has no free length. */
+ * preset sagged a quarter of its size and folded over. A piece whose kMT is stronger keeps it (Luka's hair, 12
+ * long: 0.0425 let it follow her author's spin at 0.50 of its swing where 0.67). 0 when the piece has no free
+ * length. */
 static double follow_shape_memory(const plush_world_model *wm, const world_soft *s)
 {
     const float *g = wm->world->desc.gravity;
@@ -148,7 +150,7 @@ bool plush__world_soft_follow_init(plush_world_model *wm, world_soft *s)
         s->pose_c[d] = (double)s->rest[0][d] - s->pose_rest[0][d];
     s->goal_off = off;
     double k = follow_shape_memory(wm, s);
-    if (k > 0)
+    if (k > s->pose_k)
         s->pose_k = (float)k;
     return true;
 }
