@@ -834,71 +834,15 @@ done:
 plush_status plush__attach_free_lengths(const plush_cage_mesh *c, const uint32_t *face_piece, size_t pieces,
                                         const bool *held, plush_attach_piece *info, plush_diag *diag)
 {
-    size_t nv = c->vertex_count, nt = c->triangle_count, half = 6 * nt;
-    uint32_t *first = calloc(nv + 1, sizeof *first), *to = malloc((half ? half : 1) * sizeof *to);
-    uint32_t *piece_of = malloc((half ? half : 1) * sizeof *piece_of);
-    double *dist = malloc((nv ? nv : 1) * sizeof *dist);
-    /* each directed edge is pushed at most once per piece walk, plus the sources */
-    plush__dist_item *heap = malloc((half + nv + 1) * sizeof *heap);
-    plush_status st = PLUSH_OK;
-    if (!first || !to || !piece_of || !dist || !heap) {
-        st = plush__no_memory(diag);
-        goto done;
+    double *farthest = malloc((pieces ? pieces : 1) * sizeof *farthest);
+    if (!farthest || !plush__farthest_along_faces((const float(*)[3])c->positions, c->vertex_count,
+                                                  (const uint32_t(*)[3])c->triangles, c->triangle_count, face_piece,
+                                                  pieces, held, farthest)) {
+        free(farthest);
+        return plush__no_memory(diag);
     }
-    for (size_t t = 0; t < nt; t++)
-        for (int k = 0; k < 3; k++)
-            first[c->triangles[t][k] + 1] += 2;
-    for (size_t k = 0; k < nv; k++)
-        first[k + 1] += first[k];
-    for (size_t t = 0; t < nt; t++)
-        for (int k = 0; k < 3; k++) {
-            uint32_t a = c->triangles[t][k];
-            for (int j = 1; j < 3; j++) {
-                to[first[a]] = c->triangles[t][(k + j) % 3];
-                piece_of[first[a]++] = face_piece[t];
-            }
-        }
-    for (size_t k = nv; k > 0; k--)
-        first[k] = first[k - 1];
-    first[0] = 0;
-    for (size_t p = 0; p < pieces; p++) {
-        size_t n = 0;
-        for (size_t k = 0; k < nv; k++) {
-            dist[k] = INFINITY;
-            for (uint32_t e = first[k]; e < first[k + 1]; e++)
-                if (piece_of[e] == p && held[k]) {
-                    dist[k] = 0;
-                    plush__dist_heap_push(heap, &n, (plush__dist_item){0, (uint32_t)k});
-                    break;
-                }
-        }
-        double longest = 0;
-        while (n > 0) {
-            plush__dist_item x = plush__dist_heap_pop(heap, &n);
-            if (x.d > dist[x.v])
-                continue;
-            longest = fmax(longest, x.d);
-            const float *a = c->positions[x.v];
-            for (uint32_t e = first[x.v]; e < first[x.v + 1]; e++) {
-                if (piece_of[e] != p)
-                    continue;
-                const float *b = c->positions[to[e]];
-                double d = x.d + sqrt(((double)a[0] - b[0]) * ((double)a[0] - b[0]) +
-                                      ((double)a[1] - b[1]) * ((double)a[1] - b[1]) +
-                                      ((double)a[2] - b[2]) * ((double)a[2] - b[2]));
-                if (d < dist[to[e]]) {
-                    dist[to[e]] = d;
-                    plush__dist_heap_push(heap, &n, (plush__dist_item){d, to[e]});
-                }
-            }
-        }
-        info[p].free_length = (float)longest;
-    }
-done:
-    free(first);
-    free(to);
-    free(piece_of);
-    free(dist);
-    free(heap);
-    return st;
+    for (size_t p = 0; p < pieces; p++)
+        info[p].free_length = (float)farthest[p];
+    free(farthest);
+    return PLUSH_OK;
 }

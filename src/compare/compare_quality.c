@@ -3,7 +3,6 @@
  * adds after its own, quality.png, and report.md's table of each run's worst frame. */
 #include "plush/quality.h"
 #include "plush/sys/core.h"
-#include "plush/sys/quality.h"
 #include "plush/sys/render.h"
 #include "plush/sys/scene.h"
 #include "compare/compare_internal.h"
@@ -67,12 +66,8 @@ plush_status plush__compare_quality_setup(plush_compare_study *s, plush_diag *di
                                       (const uint32_t(*)[3])b->proxy.triangles, b->proxy.triangle_count, &q->cage[r],
                                       diag);
         /* as the run's quality export: the folds between faces pinned at every corner are the bones' */
-        bool *held = b && st == PLUSH_OK ? malloc((b->proxy.node_count ? b->proxy.node_count : 1) * sizeof *held) : NULL;
-        if (b && st == PLUSH_OK && !held)
+        if (b && st == PLUSH_OK && !plush_scene_hold_cage_folds(sc, q->cage[r]))
             st = plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
-        if (held && plush_scene_proxy_pinned(sc, held))
-            plush_quality_hold_folds(q->cage[r], held);
-        free(held);
     }
     for (size_t i = 0; st == PLUSH_OK && i < (size_t)s->frames * nr * 4; i++)
         q->series[i] = NAN;

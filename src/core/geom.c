@@ -346,6 +346,77 @@ plush__dist_item plush__dist_heap_pop(plush__dist_item *h, size_t *n)
     return top;
 }
 
+/* Shortest paths over the faces' edges from every source vertex at once, one walk per group of faces. */
+bool plush__farthest_along_faces(const float (*positions)[3], size_t nv, const uint32_t (*triangles)[3], size_t nt,
+                                 const uint32_t *face_group, size_t groups, const bool *source, double *farthest)
+{
+    size_t half = 6 * nt;
+    uint32_t *first = calloc(nv + 1, sizeof *first), *to = malloc((half ? half : 1) * sizeof *to);
+    uint32_t *piece_of = malloc((half ? half : 1) * sizeof *piece_of);
+    double *dist = malloc((nv ? nv : 1) * sizeof *dist);
+    /* each directed edge is pushed at most once per piece walk, plus the sources */
+    plush__dist_item *heap = malloc((half + nv + 1) * sizeof *heap);
+    bool ok = first && to && piece_of && dist && heap;
+    if (!ok)
+        goto done;
+    for (size_t t = 0; t < nt; t++)
+        for (int k = 0; k < 3; k++)
+            first[triangles[t][k] + 1] += 2;
+    for (size_t k = 0; k < nv; k++)
+        first[k + 1] += first[k];
+    for (size_t t = 0; t < nt; t++)
+        for (int k = 0; k < 3; k++) {
+            uint32_t a = triangles[t][k];
+            for (int j = 1; j < 3; j++) {
+                to[first[a]] = triangles[t][(k + j) % 3];
+                piece_of[first[a]++] = face_group ? face_group[t] : 0;
+            }
+        }
+    for (size_t k = nv; k > 0; k--)
+        first[k] = first[k - 1];
+    first[0] = 0;
+    for (size_t p = 0; p < groups; p++) {
+        size_t n = 0;
+        for (size_t k = 0; k < nv; k++) {
+            dist[k] = INFINITY;
+            for (uint32_t e = first[k]; e < first[k + 1]; e++)
+                if (piece_of[e] == p && source[k]) {
+                    dist[k] = 0;
+                    plush__dist_heap_push(heap, &n, (plush__dist_item){0, (uint32_t)k});
+                    break;
+                }
+        }
+        double longest = 0;
+        while (n > 0) {
+            plush__dist_item x = plush__dist_heap_pop(heap, &n);
+            if (x.d > dist[x.v])
+                continue;
+            longest = fmax(longest, x.d);
+            const float *a = positions[x.v];
+            for (uint32_t e = first[x.v]; e < first[x.v + 1]; e++) {
+                if (piece_of[e] != p)
+                    continue;
+                const float *b = positions[to[e]];
+                double d = x.d + sqrt(((double)a[0] - b[0]) * ((double)a[0] - b[0]) +
+                                      ((double)a[1] - b[1]) * ((double)a[1] - b[1]) +
+                                      ((double)a[2] - b[2]) * ((double)a[2] - b[2]));
+                if (d < dist[to[e]]) {
+                    dist[to[e]] = d;
+                    plush__dist_heap_push(heap, &n, (plush__dist_item){d, to[e]});
+                }
+            }
+        }
+        farthest[p] = longest;
+    }
+done:
+    free(first);
+    free(to);
+    free(piece_of);
+    free(dist);
+    free(heap);
+    return ok;
+}
+
 /* ---- the nearest point --------------------------------------------------------------------------------- */
 
 /* The cell coordinate of x on an axis, clamped into the grid. */

@@ -150,6 +150,12 @@ typedef struct plush__dist_item {
 void plush__dist_heap_push(plush__dist_item *h, size_t *n, plush__dist_item x);
 /* The nearest item, removed; *n > 0. */
 plush__dist_item plush__dist_heap_pop(plush__dist_item *h, size_t *n);
+/* For each group of faces (face_group[t] in 0 .. groups; NULL: one group of them all), the farthest any vertex
+ * lies from a source vertex of the group along the group's edges (shortest paths from all its sources at once,
+ * each edge its length at positions; 0 when it has none) into farthest[group]: a cage piece's free length
+ * from its pins. false when out of memory. */
+bool plush__farthest_along_faces(const float (*positions)[3], size_t nv, const uint32_t (*triangles)[3], size_t nt,
+                                 const uint32_t *face_group, size_t groups, const bool *source, double *farthest);
 
 /* ---- the nearest point --------------------------------------------------------------------------------- */
 

@@ -8,7 +8,6 @@
  * when no thread can be started does it measure in line. */
 #include "plush/quality.h"
 #include "plush/sys/core.h"
-#include "plush/sys/quality.h"
 #include "plush/sys/scene.h"
 #include "export/bake_internal.h"
 #include "export/sink_internal.h"
@@ -623,11 +622,8 @@ static plush_status quality_make(const plush_scene *scene, char *file, plush_sce
                                   (const uint32_t(*)[3])b->proxy.triangles, b->proxy.triangle_count, &q->cage, diag);
         q->cage_count = b->proxy.node_count;
         /* the folds between faces pinned at every corner are the bones', not the cage's */
-        bool *held = st == PLUSH_OK ? plush_arena_array(&q->arena, q->cage_count ? q->cage_count : 1, sizeof *held) : NULL;
-        if (st == PLUSH_OK && !held)
+        if (st == PLUSH_OK && !plush_scene_hold_cage_folds(scene, q->cage))
             st = plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
-        if (st == PLUSH_OK && plush_scene_proxy_pinned(scene, held))
-            plush_quality_hold_folds(q->cage, held);
         if (st == PLUSH_OK)
             st = crossing_edges(q, b, m, (const uint32_t(*)[3])tris, nt, diag);
     }

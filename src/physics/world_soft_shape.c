@@ -22,7 +22,6 @@
 #include "plush/sys/physics.h"
 
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 /* A node's weight in the centre and the turn, as Bullet's setPose gives it (relative to a free node's). */
@@ -59,53 +58,15 @@ bool plush__world_soft_pose_init(plush_world_model *wm, world_soft *s, float k)
     return true;
 }
 
-/* The free length of a piece: the farthest a free node lies from a pinned one along its links at rest
- * (shortest paths from every pin at once); 0 when none is pinned or out of memory. */
+/* The free length of a piece: the farthest a free node lies from a pinned one along its faces' edges at rest; 0
+ * when none is pinned or out of memory. */
 static double free_length(const world_soft *s)
 {
-    size_t n = s->node_count, count = 0;
-    uint32_t(*links)[2] = NULL;
-    if (!n || !plush__world_soft_links(s, &links, &count))
-        return 0;
-    size_t *first = calloc(n + 1, sizeof *first);
-    uint32_t *to = malloc((2 * count + 1) * sizeof *to);
-    double *d = malloc(n * sizeof *d), most = 0;
-    plush__dist_item *heap = malloc((2 * count + n + 1) * sizeof *heap);
-    if (first && to && d && heap) {
-        for (size_t e = 0; e < count; e++)
-            first[links[e][0] + 1]++, first[links[e][1] + 1]++;
-        for (size_t i = 0; i < n; i++)
-            first[i + 1] += first[i];
-        for (size_t e = 0; e < count; e++) /* filled through each node's start moved along */
-            to[first[links[e][0]]++] = links[e][1], to[first[links[e][1]]++] = links[e][0];
-        memmove(first + 1, first, n * sizeof *first);
-        first[0] = 0;
-        size_t h = 0;
-        for (size_t i = 0; i < n; i++) {
-            d[i] = s->pinned[i] ? 0 : INFINITY;
-            if (s->pinned[i])
-                plush__dist_heap_push(heap, &h, (plush__dist_item){0, (uint32_t)i});
-        }
-        while (h) {
-            plush__dist_item x = plush__dist_heap_pop(heap, &h);
-            if (x.d > d[x.v])
-                continue; /* a later, shorter way was found */
-            for (size_t e = first[x.v]; e < first[x.v + 1]; e++) {
-                double l = 0;
-                for (int k = 0; k < 3; k++)
-                    l += ((double)s->rest[x.v][k] - s->rest[to[e]][k]) * ((double)s->rest[x.v][k] - s->rest[to[e]][k]);
-                double via = x.d + sqrt(l);
-                if (via < d[to[e]]) {
-                    d[to[e]] = via;
-                    plush__dist_heap_push(heap, &h, (plush__dist_item){via, to[e]});
-                }
-            }
-        }
-        for (size_t i = 0; i < n; i++)
-            most = isfinite(d[i]) && d[i] > most ? d[i] : most;
-    }
-    free(first), free(to), free(d), free(heap), free(links);
-    return most;
+    double most = 0;
+    return plush__farthest_along_faces((const float(*)[3])s->rest, s->node_count, (const uint32_t(*)[3])s->triangles,
+                                       s->triangle_count, NULL, 1, s->pinned, &most)
+               ? most
+               : 0;
 }
 
 /* The shape memory a piece that follows the author's physics needs at least: its goal is where that physics holds

@@ -9,6 +9,7 @@
 #include "plush/sys/physics.h"
 #include "plush/sys/core.h"
 #include "plush/sys/pmx.h"
+#include "plush/sys/quality.h"
 #include "plush/sys/scene.h"
 #include "plush/sys/anim.h"
 
@@ -656,12 +657,14 @@ const float (*plush_scene_proxy_nodes(const plush_scene *sc))[3]
 {
     return sc->skin ? (const float(*)[3])sc->proxy_nodes : NULL;
 }
-bool plush_scene_proxy_pinned(const plush_scene *sc, bool *held)
+bool plush_scene_hold_cage_folds(const plush_scene *sc, plush_quality *cage)
 {
     if (!sc->skin)
-        return false;
+        return true;
     const plush_scene_proxy *p = &sc->binding->proxy;
-    memset(held, 0, p->node_count * sizeof *held);
+    bool *held = calloc(p->node_count ? p->node_count : 1, sizeof *held);
+    if (!held)
+        return false;
     for (size_t k = 0; k < p->part_count; k++) {
         const plush_scene_proxy_part *part = &p->parts[k];
         plush_world_soft_info info;
@@ -669,6 +672,8 @@ bool plush_scene_proxy_pinned(const plush_scene *sc, bool *held)
         for (size_t n = 0; info.pinned && info.node_count == part->mesh.node_count && n < info.node_count; n++)
             held[part->first_node + n] = info.pinned[n];
     }
+    plush_quality_hold_folds(cage, held);
+    free(held);
     return true;
 }
 const plush_anim *plush_scene_get_anim(const plush_scene *sc) { return sc->anim; }

@@ -9,6 +9,7 @@
 #include "plush/scene.h"
 #include "plush/scene_sink.h"
 #include "plush/scene_proxy.h"
+#include "plush/quality.h"
 #include "plush/sys/core.h"
 
 #ifdef __cplusplus
@@ -20,9 +21,10 @@ extern "C" {
  * the next step's motion and physics; asking for it here waits for it, asking for the one before does not (a
  * sink that takes a frame's figures once the next frame is stepped lets the two overlap). */
 bool plush_scene_soft_at(const plush_scene *scene, double frame, plush_scene_soft_figures *out);
-/* Proxy mode: which proxy nodes are pinned (binding->proxy order, node_count entries into held): they go
- * where their bones put them. False in other modes. */
-bool plush_scene_proxy_pinned(const plush_scene *scene, bool *held);
+/* Proxy mode: leaves out of cage (a measure of the proxy, plush_quality_create over binding->proxy's nodes and
+ * triangles) the folds between faces pinned at every corner (plush_quality_hold_folds): they go where their bones
+ * put them. Other modes: nothing. false when out of memory. */
+bool plush_scene_hold_cage_folds(const plush_scene *scene, plush_quality *cage);
 /* What binding the scene's motion found (plush_motion_stats_get); all zero without a motion. */
 void plush_scene_motion_stats(const plush_scene *scene, plush_motion_stats *out);
 /* Whether the author's part is whole at the frame of f: its surface, where measured, within the surface bar's
