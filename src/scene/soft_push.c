@@ -9,8 +9,10 @@
  * export carry the same translations. A guard keeps the push from harming the surface: an edge of the
  * detailed mesh that the push would stretch or squeeze beyond STRAIN_LIMIT (or further than it already
  * was), or bend by moving its ends more than SLOPE of its length apart in a round (frame_slope() in all the
- * body's pass's rounds of a frame), halves the push of every triangle
- * that moves it, and after GUARD_HALVINGS those triangles do not move at all this round. A round that
+ * body's pass's rounds of a frame), halves the push of every triangle that moves it as often as brings that edge
+ * within them (tried at once: the edge moved by a half, a quarter ... of its move), then looks again at the
+ * edges those triangles move, and after GUARD_HALVINGS halvings in all those triangles do not move at all this
+ * round. A round that
  * leaves more of the vertices it moved in a body than it found (pushed into another limb) is undone and
  * ends the frame's pushing. A vertex a part's shape cannot carry out (a waistband inside a thigh the
  * model's own skinning puts there) stays inside and is counted by the measure as before.
@@ -564,14 +566,6 @@ static void blend_moves(plush__soft_push *sp, const uint32_t *list, size_t n)
     }
 }
 
-static void hold_row(plush__soft_push *sp, uint32_t r)
-{
-    const int32_t *t;
-    const float *w;
-    for (int j = 0, c = carriers(sp, r, &t, &w); j < c; j++)
-        sp->held[t[j]] = 1;
-}
-
 /* Whether the body's pass's rounds of this frame together, this round's move m of r against o included, tilt
  * the edge between rows r and o (rest length rest) within sp->frame_slope of it. */
 static bool frame_tilt_within(const plush__soft_push *sp, uint32_t r, uint32_t o, const double m[3], double rest)
@@ -582,6 +576,40 @@ static bool frame_tilt_within(const plush__soft_push *sp, uint32_t r, uint32_t o
         tilt += d * d;
     }
     return tilt <= sp->frame_slope * sp->frame_slope * rest * rest;
+}
+
+/* Marks row r's carrying triangles held for k halvings at least. */
+static void hold_row(plush__soft_push *sp, uint32_t r, uint8_t k)
+{
+    const int32_t *t;
+    const float *w;
+    for (int j = 0, c = carriers(sp, r, &t, &w); j < c; j++)
+        sp->held[t[j]] = sp->held[t[j]] > k ? sp->held[t[j]] : k;
+}
+
+/* Whether the edge between rows r and o (p, q their places, rest its length) stays within the guard's limits
+ * moved by m. */
+static bool edge_within(const plush__soft_push *sp, uint32_t r, uint32_t o, const float *p, const float *q,
+                        const double m[3], double rest)
+{
+    double apart = m[0] * m[0] + m[1] * m[1] + m[2] * m[2];
+    if (apart == 0)
+        return true;
+    if (!(apart <= SLOPE * SLOPE * rest * rest && (sp->pass != PASS_BODY || frame_tilt_within(sp, r, o, m, rest))))
+        return false;
+    double before = 0, after = 0;
+    for (int k = 0; k < 3; k++) {
+        double d = (double)p[k] - q[k];
+        before += d * d;
+        after += (d + m[k]) * (d + m[k]);
+    }
+    double lo = (1 / STRAIN_LIMIT + SLOPE) * rest, hi = (STRAIN_LIMIT - SLOPE) * rest;
+    if (before >= lo * lo && before <= hi * hi)
+        return true;
+    double was = sqrt(before) / rest, now = sqrt(after) / rest;
+    double most = was > STRAIN_LIMIT ? was : STRAIN_LIMIT;
+    double least = was < 1 / STRAIN_LIMIT ? was : 1 / STRAIN_LIMIT;
+    return now <= most && now >= least;
 }
 
 /* Marks in sp->held the triangles moving an edge of a listed row beyond the guard's limits; the number of
@@ -601,34 +629,23 @@ static size_t guard_edges(plush__soft_push *sp, const float (*positions)[3], con
             uint32_t o = sp->edge_other[e];
             if (o < r && sp->listed[o])
                 continue; /* looked at from o */
-            double m[3], apart = 0, rest = sp->edge_rest[e];
-            for (int k = 0; k < 3; k++) {
+            double m[3], rest = sp->edge_rest[e];
+            for (int k = 0; k < 3; k++)
                 m[k] = (double)sp->move[r][k] - sp->move[o][k];
-                apart += m[k] * m[k];
-            }
-            if (apart == 0)
-                continue; /* both ends moved alike */
-            if (apart <= SLOPE * SLOPE * rest * rest && (sp->pass != PASS_BODY || frame_tilt_within(sp, r, o, m, rest))) {
-                const float *q = positions[vert[o]];
-                double before = 0, after = 0;
-                for (int k = 0; k < 3; k++) {
-                    double d = (double)p[k] - q[k];
-                    before += d * d;
-                    after += (d + m[k]) * (d + m[k]);
-                }
-                /* an edge well within the limits stays within them: its length changes by at most SLOPE */
-                double lo = (1 / STRAIN_LIMIT + SLOPE) * rest, hi = (STRAIN_LIMIT - SLOPE) * rest;
-                if (before >= lo * lo && before <= hi * hi)
-                    continue;
-                double was = sqrt(before) / rest, now = sqrt(after) / rest;
-                double most = was > STRAIN_LIMIT ? was : STRAIN_LIMIT;
-                double least = was < 1 / STRAIN_LIMIT ? was : 1 / STRAIN_LIMIT;
-                if (now <= most && now >= least)
-                    continue;
-            }
+            const float *q = positions[vert[o]];
+            if (edge_within(sp, r, o, p, q, m, rest))
+                continue;
             bad++;
-            hold_row(sp, r);
-            hold_row(sp, o);
+            /* the halvings that bring it within the limits were its move halved with them (GUARD_HALVINGS + 1:
+             * none does) */
+            uint8_t k = 1;
+            for (double a = 0.5; k <= GUARD_HALVINGS; k++, a *= 0.5) {
+                double half[3] = {a * m[0], a * m[1], a * m[2]};
+                if (edge_within(sp, r, o, p, q, half, rest))
+                    break;
+            }
+            hold_row(sp, r, k);
+            hold_row(sp, o, k);
         }
     }
     for (size_t i = 0; i < n; i++)
@@ -656,9 +673,13 @@ static bool push_rounds(plush__soft_push *sp, float (*positions)[3])
             blend_moves(sp, list, count);
             if (!guard_edges(sp, (const float(*)[3])positions, list, count))
                 break;
+            /* each held triangle halved as often as its edges that broke a limit need, nothing once past
+             * GUARD_HALVINGS halvings in all */
             for (size_t t = 0; t < sp->triangle_count; t++)
-                if (sp->held[t])
-                    sp->scale[t] = g < GUARD_HALVINGS ? 0.5f * sp->scale[t] : 0.0f;
+                if (sp->held[t]) {
+                    float share = ldexpf(sp->scale[t], -(int)sp->held[t]);
+                    sp->scale[t] = g < GUARD_HALVINGS && share >= ldexpf(1.0f, -GUARD_HALVINGS) ? share : 0.0f;
+                }
             list = sp->dirty;
             count = held_rows(sp);
             if (g == GUARD_HALVINGS) {

@@ -39,7 +39,8 @@ typedef struct plush__soft_push {
     float (*offset)[3];                 /* per triangle: this frame's offset, all rounds */
     float (*kept)[3];                   /* per triangle: the offset before this round (to undo it) */
     float *scale;                       /* per triangle: the share of its step the guard lets through */
-    uint8_t *moved, *held;              /* per triangle: its step is not zero; an edge it moves broke a limit */
+    uint8_t *moved, *held;              /* per triangle: its step is not zero; the halvings an edge it moves
+                                           beyond a limit needs (0: none) */
     uint8_t *in;                        /* per row: in a body (or within the margin) when last looked at; in the
                                            strain's pass 1 for an edge beyond the bar, 2 in a body or behind the
                                            skin */
