@@ -302,8 +302,9 @@ typedef struct plush_scene_timing {
     double push;        /* of skinning: the push of the proxy-skinned surface out of the body */
     double measure;     /* of skinning: the soft measure's share of this thread (posing the skin and the bodies,
                          * waiting for the author's skinning and for the frame before's figures) */
-    double measure_beside; /* the soft measure's own thread (the body and skin tests, both sides), which runs
-                         * beside the next frame's motion and physics: not part of any stage above */
+    double measure_beside; /* the soft measure's tests against the body and the skin on threads of their own:
+                         * the author's side beside the push, plush's beside the next frame's motion and
+                         * physics; not part of any stage above */
     double exports;     /* plush_scene_run: the sinks */
     uint64_t steps;
 } plush_scene_timing;

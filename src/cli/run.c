@@ -704,8 +704,8 @@ static void summary(const run_state *s, uint32_t frames, const plush_diag *diag)
              total * ms, t.motion * ms, t.physics * ms, t.frames * ms, t.skinning * ms, t.push * ms, t.measure * ms,
              t.exports * ms);
     if (t.measure_beside > 0)
-        cli_line("                  and on a thread of its own, beside the next frame's physics: the soft measure's tests "
-                 "%.3f", t.measure_beside * ms);
+        cli_line("                  and on threads of their own, beside the push and the next frame's physics: the soft "
+                 "measure's tests %.3f", t.measure_beside * ms);
     int64_t first = -1;
     size_t failed = plush_scene_failures(s->scene, &first);
     if (failed) {

@@ -711,7 +711,7 @@ bool plush_scene_soft_at(const plush_scene *sc, double frame, plush_scene_soft_f
 void plush_scene_get_timing(const plush_scene *sc, plush_scene_timing *out)
 {
     *out = sc->timing;
-    out->measure_beside = sc->soft_measure.measure_seconds;
+    out->measure_beside = sc->soft_measure.measure_seconds + sc->soft_measure.author_seconds;
 }
 void plush__scene_add_export_time(plush_scene *sc, double seconds) { sc->timing.exports += seconds; }
 

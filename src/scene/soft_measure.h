@@ -45,10 +45,12 @@ typedef struct plush__soft_measure {
                                           moves: author_share at least PLUSH_SOFT_AUTHOR_MOVES_SHARE); NULL */
     bool skin_posed, bodies_posed;     /* the skin and the bodies were posed this frame (by the measure's start
                                           or the push): they are not posed again until the measure's end */
-    /* the author's skinning of the frame, on a thread of its own from plush__soft_measure_begin to
-     * plush__soft_measure_launch */
+    /* the author's skinning of the frame and its tests, on a thread of their own from plush__soft_measure_begin
+     * to plush__soft_measure_launch */
     plush__job author_job;
     bool author_running;
+    plush__soft_side author_tests;     /* the author's side's figures at the frame */
+    double author_seconds;             /* its tests' time on that thread, all frames so far */
     plush_quality_figures author_now;  /* the author's surface's strain at the frame launched (author_surface):
                                           measured on the run's thread as the author's skinning is taken in, so
                                           that a part that follows can be scaled by it before the next step */

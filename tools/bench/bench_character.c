@@ -1,10 +1,11 @@
 /* make bench: the proxy path on real characters, the way a user runs it -- Alicia Solid's hair caged
  * (plush run Alicia_solid.pmx --cage hair:300) and pmx_tailor 03's bob (its hair material, 23 cage pieces round
  * the head, whose physics step is cheap and whose rows lie between layers of her other hair) over the first 600
- * frames of the shared long dance, through the plush binary make bench names (PLUSH_BIN). Per output frame, best of three: the physics step, and the proxy's
- * own share (proxy frames + skinning, of which the push out of the body and the soft measure) against it, aimed
- * at half of it. Wall clock, as the summary's `per frame` line gives it; the soft measure's tests, which run on a
- * thread of their own beside the next frame's physics, apart. Skipped without ../shared/data. */
+ * frames of the shared long dance, through the plush binary make bench names (PLUSH_BIN). Per output frame, best
+ * of three: the physics step, and the proxy's own share (proxy frames + skinning, of which the push out of the
+ * body and the soft measure) against it, aimed at half of it. Wall clock, as the summary's `per frame` line gives
+ * it; the soft measure's tests, which run on threads of their own beside the push and the next frame's physics,
+ * apart. A character whose model is absent is skipped. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,7 +83,7 @@ static int bench(const char *bin, const character *c)
     printf("character %s (--cage %s, 600 frames of the long dance, 60 Hz): physics %.3f ms/frame; "
            "proxy frames + skinning %.3f ms/frame = %.2fx the physics step (aimed at 0.5x or less: %s): proxy frames "
            "%.3f, skinning %.3f, of it the push out of the body %.3f (%.2fx the physics step) and the soft measure "
-           "%.3f (its tests on a thread of their own beside the next frame's physics: %.3f)\n",
+           "%.3f (its tests on threads of their own, beside the push and the next frame's physics: %.3f)\n",
            c->name, c->cage, best.physics, own, own / best.physics, own / best.physics <= 0.5 ? "met" : "NOT met",
            best.frames, best.skinning, best.push, best.push / best.physics, best.measure, best.beside);
     return 0;
