@@ -12,9 +12,8 @@
  * body's pass's rounds of a frame), halves the push of every triangle that moves it as often as brings that edge
  * within them (tried at once: the edge moved by a half, a quarter ... of its move), then looks again at the
  * edges those triangles move, and after GUARD_HALVINGS halvings in all those triangles do not move at all this
- * round. A round that
- * leaves more of the vertices it moved in a body than it found (pushed into another limb) is undone and
- * ends the frame's pushing. A vertex a part's shape cannot carry out (a waistband inside a thigh the
+ * round. A round that leaves more of the vertices it moved in a body than it found (pushed into another limb) is
+ * undone and ends the frame's pushing. A vertex a part's shape cannot carry out (a waistband inside a thigh the
  * model's own skinning puts there) stays inside and is counted by the measure as before.
  *
  * The body is the rigid bodies and the visible skin: a bound vertex behind the skin (the faces of the other
