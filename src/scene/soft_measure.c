@@ -339,9 +339,9 @@ static void measure_side(const plush__soft_measure *sm, int slot, const float (*
 
 /* The author's side, on its own thread while the proxy skins and pushes: bone skinning of the bound vertices
  * (every one when there is a body, else the sampled ones) and the sampled ones without physics, then its tests
- * against the skin and the bodies (no push moves them; plush's side's wait for the push, beside the next frame's
- * physics: where that step is quick, 03's bob's 1.07 ms a frame, both sides' there kept the run's thread
- * waiting for them 2.5 ms a frame). */
+ * against the skin and the bodies. No push moves the author's side, so its tests need not wait for the push as
+ * plush's do (those run beside the next frame's physics; where that step is quick, as 03's bob's 1.07 ms a
+ * frame, both sides there kept the run's thread waiting 2.5 ms a frame). */
 static void author_side(void *ctx)
 {
     plush__soft_measure *sm = ctx;

@@ -602,6 +602,7 @@ static bool edge_within(const plush__soft_push *sp, uint32_t r, uint32_t o, cons
         before += d * d;
         after += (d + m[k]) * (d + m[k]);
     }
+    /* an edge well within the limits stays within them: its length changes by at most SLOPE */
     double lo = (1 / STRAIN_LIMIT + SLOPE) * rest, hi = (STRAIN_LIMIT - SLOPE) * rest;
     if (before >= lo * lo && before <= hi * hi)
         return true;
@@ -635,8 +636,8 @@ static size_t guard_edges(plush__soft_push *sp, const float (*positions)[3], con
             if (edge_within(sp, r, o, p, q, m, rest))
                 continue;
             bad++;
-            /* the halvings that bring it within the limits were its move halved with them (GUARD_HALVINGS + 1:
-             * none does) */
+            /* how many halvings of its triangles would bring it within the limits, its move taken to halve
+             * with them (GUARD_HALVINGS + 1: none would) */
             uint8_t k = 1;
             for (double a = 0.5; k <= GUARD_HALVINGS; k++, a *= 0.5) {
                 double half[3] = {a * m[0], a * m[1], a * m[2]};
