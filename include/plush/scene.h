@@ -301,7 +301,8 @@ typedef struct plush_scene_timing {
     double skinning;    /* vertex skinning (bones and proxy), the push out of the body and the soft measure */
     double push;        /* of skinning: the push of the proxy-skinned surface out of the body */
     double measure;     /* of skinning: the soft measure's share of this thread (posing the skin and the bodies,
-                         * waiting for the author's skinning and for the frame before's figures) */
+                         * waiting for the author's side -- its skinning and tests -- and for the frame before's
+                         * figures) */
     double measure_beside; /* the soft measure's tests against the body and the skin on threads of their own:
                          * the author's side beside the push, plush's beside the next frame's motion and
                          * physics; not part of any stage above */

@@ -663,6 +663,7 @@ static bool push_rounds(plush__soft_push *sp, float (*positions)[3])
     size_t inside = mean_pushes(sp, (const float(*)[3])positions, sp->sm->count, true, &blocked_after);
     bool pushed = false;
     int stalled = 0; /* rounds in a row that brought no row out */
+    const float least = ldexpf(1.0f, -GUARD_HALVINGS); /* the least share of its step a held triangle keeps */
     for (int round = 0; round < ROUNDS && inside; round++) {
         size_t n = moved_rows(sp), before = 0, blocked = 0;
         /* Each halving changes only the moves of the rows the held triangles carry, so only their edges are
@@ -678,7 +679,7 @@ static bool push_rounds(plush__soft_push *sp, float (*positions)[3])
             for (size_t t = 0; t < sp->triangle_count; t++)
                 if (sp->held[t]) {
                     float share = ldexpf(sp->scale[t], -(int)sp->held[t]);
-                    sp->scale[t] = g < GUARD_HALVINGS && share >= ldexpf(1.0f, -GUARD_HALVINGS) ? share : 0.0f;
+                    sp->scale[t] = g < GUARD_HALVINGS && share >= least ? share : 0.0f;
                 }
             list = sp->dirty;
             count = held_rows(sp);
