@@ -9,17 +9,21 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 enum { LEAF_SIZE = 4 };
 
-/* A search's stack of nodes to look at, each with its box's squared distance. The tree halves its triangles at
- * every level, so it is at most 33 levels deep for any count a uint32_t holds, and a depth-first search that
- * takes one node and puts back at most its two children holds at most one more than the depth. Each search
- * keeps its stack on its own call stack, so searches may run at once on any number of threads. */
+/* A search's stack of nodes to look at, each with its box's squared distance. The binary tree halves its
+ * triangles at every level, so it is at most 33 levels deep for any count a uint32_t holds and the wide tree the
+ * searches walk 17, and a depth-first search that takes one node and puts back at most its four children holds at
+ * most 3 * 17 + 1. Each search keeps its stack on its own call stack, so searches may run at once on any number
+ * of threads. */
 enum { SEARCH_STACK = 64 };
 typedef struct search_entry {
-    uint32_t node;
-    double d2;
+    uint32_t node, count; /* a wide node (count 0), or a leaf's triangles node .. node + count */
+    float d2;
 } search_entry;
 
 typedef struct node {
@@ -28,12 +32,27 @@ typedef struct node {
                             * first the left child (the right one follows it) */
 } node;
 
+/* The tree the searches walk: the binary tree above taken two levels at a time, so each step tests the boxes of up
+ * to four children at once (side by side, axis by axis: one vector operation each where the machine has them) and
+ * the walk takes half the steps. A child is another wide node, or a leaf's run of triangles; an unused slot's box
+ * is empty (lo above hi), which no point comes near. The boxes are copied from the binary tree's at each refit. */
+enum { WIDE = 4 };
+typedef struct wide {
+    float lo[3][WIDE], hi[3][WIDE];
+    uint32_t child[WIDE]; /* a wide node, or with count > 0 a leaf's first triangle */
+    uint32_t count[WIDE]; /* a leaf's triangles; 0 for a wide node or an unused slot */
+} wide;
+
 struct plush_quality_skin {
     size_t vertex_count;
     uint32_t (*triangles)[3]; /* in the tree's leaf order */
     size_t triangle_count;
     node *nodes;
     size_t node_count;
+    wide *wides;              /* the tree the searches walk (wide node 0 its root) */
+    uint32_t (*wide_from)[WIDE]; /* per wide node: the binary node each slot's box is copied from (UINT32_MAX:
+                                    unused) */
+    size_t wide_count;
     size_t split_node;        /* the root's subtrees (when it is not a leaf), refit on two threads: node 1 and nodes
                                  3 .. split_node, node 2 and the nodes from split_node on */
     uint32_t *points;
@@ -126,6 +145,62 @@ static void build_node(build *b, size_t n, size_t first, size_t count)
     build_node(b, left + 1, first + half, count - half);
 }
 
+/* Wide node w from binary node n (not a leaf): its children, or for a child that is not a leaf its own two, each
+ * a leaf slot or a wide node of its own, made after it. */
+static void collapse(plush_quality_skin *s, size_t w, size_t n)
+{
+    uint32_t slot[WIDE];
+    int used = 0;
+    for (int c = 0; c < 2; c++) {
+        uint32_t b = s->nodes[n].first + (uint32_t)c;
+        if (s->nodes[b].count) {
+            slot[used++] = b;
+        } else {
+            slot[used++] = s->nodes[b].first;
+            slot[used++] = s->nodes[b].first + 1;
+        }
+    }
+    for (int k = 0; k < WIDE; k++) {
+        wide *x = &s->wides[w];
+        x->count[k] = 0;
+        x->child[k] = 0;
+        s->wide_from[w][k] = k < used ? slot[k] : UINT32_MAX;
+        for (int a = 0; a < 3; a++)
+            x->lo[a][k] = INFINITY, x->hi[a][k] = -INFINITY;
+        if (k >= used)
+            continue;
+        const node *b = &s->nodes[slot[k]];
+        if (b->count) {
+            x->child[k] = b->first;
+            x->count[k] = b->count;
+        } else {
+            uint32_t made = (uint32_t)s->wide_count++;
+            s->wides[w].child[k] = made;
+            collapse(s, made, slot[k]);
+        }
+    }
+}
+
+/* The wide tree of the binary one (built): a root that is a leaf is a wide node with that one leaf. */
+static void make_wide(plush_quality_skin *s)
+{
+    s->wide_count = 1;
+    if (!s->nodes[0].count) {
+        collapse(s, 0, 0);
+        return;
+    }
+    wide *x = &s->wides[0];
+    for (int k = 0; k < WIDE; k++) {
+        x->count[k] = 0;
+        x->child[k] = 0;
+        s->wide_from[0][k] = k ? UINT32_MAX : 0;
+        for (int a = 0; a < 3; a++)
+            x->lo[a][k] = INFINITY, x->hi[a][k] = -INFINITY;
+    }
+    x->child[0] = s->nodes[0].first;
+    x->count[0] = s->nodes[0].count;
+}
+
 /* Triangle t's unit normal at the pose, turned to the side the model's normals give (zero when degenerate). */
 static void face_normal(const plush_quality_skin *s, size_t t, double out[3])
 {
@@ -205,6 +280,21 @@ static void refit(plush_quality_skin *s, const float (*p)[3])
     refit_node(s, p, 0);
 }
 
+/* The wide tree's boxes from the binary tree's (refit). */
+static void refit_wide(plush_quality_skin *s)
+{
+    for (size_t w = 0; w < s->wide_count; w++)
+        for (int k = 0; k < WIDE; k++) {
+            uint32_t b = s->wide_from[w][k];
+            if (b == UINT32_MAX)
+                continue;
+            for (int a = 0; a < 3; a++) {
+                s->wides[w].lo[a][k] = s->nodes[b].lo[a];
+                s->wides[w].hi[a][k] = s->nodes[b].hi[a];
+            }
+        }
+}
+
 /* ---- the nearest triangle ---- */
 
 
@@ -262,16 +352,6 @@ static double nearest_on_triangle(const float pf[3], const float af[3], const fl
     return d2sum;
 }
 
-static float box_distance2(const node *nd, const float p[3])
-{
-    float d2 = 0;
-    for (int k = 0; k < 3; k++) {
-        float out = p[k] < nd->lo[k] ? nd->lo[k] - p[k] : p[k] > nd->hi[k] ? p[k] - nd->hi[k] : 0;
-        d2 += out * out;
-    }
-    return d2;
-}
-
 typedef struct hit {
     uint32_t triangle;
     double d2, w[3];
@@ -287,7 +367,8 @@ static void try_triangle(const plush_quality_skin *s, uint32_t t, const float p[
     const uint32_t *tri = s->triangles[t];
     double w[3];
     double d2 = nearest_on_triangle(p, s->positions[tri[0]], s->positions[tri[1]], s->positions[tri[2]], w);
-    if (d2 < best->d2) {
+    /* of triangles as near, the first in the tree's order: the answer does not depend on the order of the search */
+    if (d2 < best->d2 || (d2 == best->d2 && t < best->triangle)) {
         best->d2 = d2;
         best->d = (float)sqrt(d2) * 1.0001f;
         best->triangle = t;
@@ -295,7 +376,36 @@ static void try_triangle(const plush_quality_skin *s, uint32_t t, const float p[
     }
 }
 
-/* The triangle nearest p within sqrt(r2) (none: UINT32_MAX), trying hint first. */
+/* The squared distances of p from the four boxes of wide node x: along each axis how far p lies below the box or
+ * above it, squared and summed (an empty box: infinite; a point that is not finite comes near every box, and no
+ * triangle is nearer than its best). */
+static void wide_distance2(const wide *x, const float p[3], float out[WIDE])
+{
+#if defined(__SSE2__)
+    __m128 zero = _mm_setzero_ps(), sum = zero;
+    for (int a = 0; a < 3; a++) {
+        __m128 q = _mm_set1_ps(p[a]);
+        __m128 below = _mm_sub_ps(_mm_loadu_ps(x->lo[a]), q), above = _mm_sub_ps(q, _mm_loadu_ps(x->hi[a]));
+        __m128 out_a = _mm_max_ps(_mm_max_ps(below, above), zero);
+        sum = _mm_add_ps(sum, _mm_mul_ps(out_a, out_a));
+    }
+    _mm_storeu_ps(out, sum);
+#else
+    for (int k = 0; k < WIDE; k++) {
+        float d2 = 0;
+        for (int a = 0; a < 3; a++) {
+            float below = x->lo[a][k] - p[a], above = p[a] - x->hi[a][k];
+            float o = below > above ? below : above;
+            o = o > 0 ? o : 0;
+            d2 += o * o;
+        }
+        out[k] = d2;
+    }
+#endif
+}
+
+/* The triangle nearest p within sqrt(r2) (none: UINT32_MAX), trying hint first; of triangles as near, the first
+ * in the tree's order (try_triangle), so the answer is the same whatever order the walk takes. */
 static void nearest(const plush_quality_skin *s, const float p[3], uint32_t hint, double r2, hit *best)
 {
     search_entry stack[SEARCH_STACK];
@@ -304,40 +414,35 @@ static void nearest(const plush_quality_skin *s, const float p[3], uint32_t hint
     best->d = (float)sqrt(r2) * 1.0001f;
     if (hint < s->triangle_count)
         try_triangle(s, hint, p, best);
-    /* each entry: a node and its box's squared distance, so a node is dropped without measuring it again once
-     * a nearer triangle is found */
+    /* each entry: a wide node or a leaf and its box's squared distance, so it is dropped without measuring it
+     * again once a nearer triangle is found */
     size_t top = 0;
-    stack[top].node = 0;
-    stack[top++].d2 = box_distance2(&s->nodes[0], p);
+    stack[top++] = (search_entry){.node = 0, .count = 0, .d2 = 0};
     while (top) {
-        top--;
-        if (!(stack[top].d2 < best->d2))
+        search_entry e = stack[--top];
+        if (!(e.d2 <= best->d2))
             continue;
-        const node *nd = &s->nodes[stack[top].node];
-        if (nd->count) {
-            for (uint32_t t = nd->first; t < nd->first + nd->count; t++)
+        if (e.count) {
+            for (uint32_t t = e.node; t < e.node + e.count; t++)
                 try_triangle(s, t, p, best);
             continue;
         }
-        uint32_t a = nd->first, b = nd->first + 1;
-        double da = box_distance2(&s->nodes[a], p), db = box_distance2(&s->nodes[b], p);
-        /* the nearer child is searched first: pushed last */
-        if (da < db) {
-            uint32_t t = a;
-            a = b;
-            b = t;
-            double d = da;
-            da = db;
-            db = d;
+        const wide *x = &s->wides[e.node];
+        float d2[WIDE];
+        wide_distance2(x, p, d2);
+        /* the children within reach, the nearest pushed last (searched first) */
+        search_entry near[WIDE];
+        int n = 0;
+        for (int k = 0; k < WIDE; k++) {
+            if (!(d2[k] <= best->d2))
+                continue;
+            int i = n++;
+            for (; i > 0 && near[i - 1].d2 < d2[k]; i--)
+                near[i] = near[i - 1];
+            near[i] = (search_entry){.node = x->child[k], .count = x->count[k], .d2 = d2[k]};
         }
-        if (da < best->d2) {
-            stack[top].node = a;
-            stack[top++].d2 = da;
-        }
-        if (db < best->d2) {
-            stack[top].node = b;
-            stack[top++].d2 = db;
-        }
+        for (int i = 0; i < n; i++)
+            stack[top++] = near[i];
     }
 }
 
@@ -484,10 +589,12 @@ plush_status plush_quality_skin_create(const float (*rest)[3], const float (*res
     size_t max_nodes = triangle_count ? 2 * triangle_count : 1;
     s->triangles = malloc((triangle_count ? triangle_count : 1) * sizeof *s->triangles);
     s->nodes = calloc(max_nodes, sizeof *s->nodes);
+    s->wides = malloc(max_nodes * sizeof *s->wides);
+    s->wide_from = malloc(max_nodes * sizeof *s->wide_from);
     s->sphere = malloc((triangle_count ? triangle_count : 1) * sizeof *s->sphere);
     s->points = malloc((point_count ? point_count : 1) * sizeof *s->points);
     s->measured = calloc(point_count ? point_count : 1, 1);
-    bool ok = s->triangles && s->nodes && s->sphere && s->points && s->measured;
+    bool ok = s->triangles && s->nodes && s->wides && s->wide_from && s->sphere && s->points && s->measured;
     for (int k = 0; k < PLUSH_QUALITY_SKIN_SLOTS; k++) {
         s->last[k] = malloc((point_count ? point_count : 1) * sizeof *s->last[k]);
         s->far[k] = calloc(point_count ? point_count : 1, 1);
@@ -520,6 +627,7 @@ plush_status plush_quality_skin_create(const float (*rest)[3], const float (*res
     if (triangle_count) {
         s->node_count = 1;
         build_node(&b, 0, 0, triangle_count);
+        make_wide(s);
         for (size_t t = 0; t < triangle_count; t++)
             memcpy(s->triangles[t], triangles[b.order[t]], sizeof s->triangles[t]);
     }
@@ -554,8 +662,10 @@ void plush_quality_skin_pose(plush_quality_skin *s, const float (*positions)[3],
     s->positions = positions;
     s->normals = normals;
     s->frame++;
-    if (s->triangle_count)
+    if (s->triangle_count) {
         refit(s, positions);
+        refit_wide(s);
+    }
 }
 
 size_t plush_quality_skin_behind(plush_quality_skin *s, int slot, const float (*at)[3], size_t step, size_t *measured,
@@ -673,6 +783,8 @@ void plush_quality_skin_destroy(plush_quality_skin *s)
     free(s->corner_node);
     free(s->across);
     free(s->nodes);
+    free(s->wides);
+    free(s->wide_from);
     free(s->sphere);
     free(s->points);
     free(s->measured);

@@ -246,6 +246,139 @@ static void test_depth(void **state)
     plush_quality_skin_destroy(skin);
 }
 
+/* The nearest of triangles abc to p, squared (the test's own, by the regions of the corners, edges and face). */
+static double triangle_distance2(const double p[3], const double a[3], const double b[3], const double c[3])
+{
+    double best = INFINITY;
+    /* the face: p projected, when it falls inside */
+    double ab[3], ac[3], n[3], ap[3];
+    for (int k = 0; k < 3; k++)
+        ab[k] = b[k] - a[k], ac[k] = c[k] - a[k], ap[k] = p[k] - a[k];
+    n[0] = ab[1] * ac[2] - ab[2] * ac[1];
+    n[1] = ab[2] * ac[0] - ab[0] * ac[2];
+    n[2] = ab[0] * ac[1] - ab[1] * ac[0];
+    double nn = n[0] * n[0] + n[1] * n[1] + n[2] * n[2];
+    if (nn > 0) {
+        double t = (ap[0] * n[0] + ap[1] * n[1] + ap[2] * n[2]) / nn, q[3], bary[3];
+        for (int k = 0; k < 3; k++)
+            q[k] = p[k] - t * n[k];
+        const double *v[3] = {a, b, c};
+        int inside = 1;
+        for (int e = 0; e < 3; e++) { /* q on the inner side of each edge */
+            const double *u = v[e], *w = v[(e + 1) % 3];
+            double ew[3] = {w[0] - u[0], w[1] - u[1], w[2] - u[2]}, uq[3] = {q[0] - u[0], q[1] - u[1], q[2] - u[2]};
+            double x[3] = {ew[1] * uq[2] - ew[2] * uq[1], ew[2] * uq[0] - ew[0] * uq[2], ew[0] * uq[1] - ew[1] * uq[0]};
+            bary[e] = x[0] * n[0] + x[1] * n[1] + x[2] * n[2];
+            inside &= bary[e] >= 0;
+        }
+        if (inside)
+            best = t * t * nn;
+    }
+    const double *v[3] = {a, b, c};
+    for (int e = 0; e < 3; e++) { /* each edge's nearest point, its ends included */
+        const double *u = v[e], *w = v[(e + 1) % 3];
+        double d[3] = {w[0] - u[0], w[1] - u[1], w[2] - u[2]}, dd = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+        double t = dd > 0 ? ((p[0] - u[0]) * d[0] + (p[1] - u[1]) * d[1] + (p[2] - u[2]) * d[2]) / dd : 0;
+        t = t < 0 ? 0 : t > 1 ? 1 : t;
+        double e2 = 0;
+        for (int k = 0; k < 3; k++)
+            e2 += (u[k] + t * d[k] - p[k]) * (u[k] + t * d[k] - p[k]);
+        best = e2 < best ? e2 : best;
+    }
+    return best;
+}
+
+/* On a skin of many triangles (a sphere of 1,920, the search's tree many levels deep), every point's distance from
+ * the skin as plush_quality_skin_depth finds it is the nearest of all the triangles' (looked at one by one here),
+ * in front and behind, and the skin moved and bent keeps it so: the tree's walk misses no triangle. */
+static void test_nearest_of_many(void **state)
+{
+    (void)state;
+    enum { RINGS = 24, SECTORS = 40, POINTS_N = 300 };
+    size_t nv = (RINGS + 1) * SECTORS + POINTS_N, nt = 0;
+    float(*pos)[3] = calloc(nv, sizeof *pos), (*nor)[3] = calloc(nv, sizeof *nor);
+    uint32_t(*tri)[3] = calloc(2 * RINGS * SECTORS, sizeof *tri), *pts = calloc(POINTS_N, sizeof *pts);
+    assert_non_null(pos);
+    assert_non_null(nor);
+    assert_non_null(tri);
+    assert_non_null(pts);
+    for (int r = 0; r <= RINGS; r++)
+        for (int q = 0; q < SECTORS; q++) {
+            double th = M_PI * (0.02 + 0.96 * r / RINGS), ph = 2 * M_PI * q / SECTORS; /* the poles left open */
+            float *v = pos[r * SECTORS + q], *n = nor[r * SECTORS + q];
+            n[0] = (float)(sin(th) * cos(ph)), n[1] = (float)(cos(th)), n[2] = (float)(sin(th) * sin(ph));
+            for (int k = 0; k < 3; k++)
+                v[k] = n[k];
+        }
+    for (int r = 0; r < RINGS; r++)
+        for (int q = 0; q < SECTORS; q++) {
+            uint32_t a = (uint32_t)(r * SECTORS + q), b = (uint32_t)(r * SECTORS + (q + 1) % SECTORS);
+            uint32_t c = a + SECTORS, d = b + SECTORS;
+            uint32_t t1[3] = {a, b, c}, t2[3] = {b, d, c};
+            memcpy(tri[nt++], t1, sizeof t1);
+            memcpy(tri[nt++], t2, sizeof t2);
+        }
+    size_t first = (RINGS + 1) * SECTORS;
+    for (size_t i = 0; i < POINTS_N; i++) { /* measured: far from the skin at rest */
+        pts[i] = (uint32_t)(first + i);
+        pos[first + i][0] = 10.0f + (float)i;
+    }
+    plush_quality_skin *skin = NULL;
+    plush_diag d = pmx_fx_diag();
+    pmx_fx_ok(plush_quality_skin_create((const float(*)[3])pos, (const float(*)[3])nor, nv, (const uint32_t(*)[3])tri, nt, pts,
+                                        POINTS_N, 0.8, &skin, &d),
+              &d);
+    assert_int_equal(plush_quality_skin_measured(skin, 1), POINTS_N);
+    unsigned seed = 12345;
+    for (int pose = 0; pose < 3; pose++) {
+        /* the skin stretched along y and bent over (pose 1 and 2), its normals left as they were */
+        float(*now)[3] = calloc(nv, sizeof *now);
+        assert_non_null(now);
+        for (size_t v = 0; v < first; v++) {
+            now[v][0] = pos[v][0] + (float)(0.3 * pose * pos[v][1] * pos[v][1]);
+            now[v][1] = pos[v][1] * (float)(1 + 0.25 * pose);
+            now[v][2] = pos[v][2];
+        }
+        plush_quality_skin_pose(skin, (const float(*)[3])now, (const float(*)[3])nor);
+        size_t behind = 0;
+        for (size_t i = 0; i < POINTS_N; i++) {
+            double p[3];
+            for (int k = 0; k < 3; k++) {
+                seed = seed * 1103515245u + 12345u;
+                p[k] = 2.2 * ((seed >> 8) / 16777216.0) - 1.1;
+            }
+            float pf[3] = {(float)p[0], (float)p[1], (float)p[2]}, dir[3];
+            for (int k = 0; k < 3; k++) /* the point as the search sees it, in float */
+                p[k] = pf[k];
+            double best = INFINITY;
+            for (size_t t = 0; t < nt; t++) {
+                double a[3], b[3], c[3];
+                for (int k = 0; k < 3; k++)
+                    a[k] = now[tri[t][0]][k], b[k] = now[tri[t][1]][k], c[k] = now[tri[t][2]][k];
+                double e2 = triangle_distance2(p, a, b, c);
+                best = e2 < best ? e2 : best;
+            }
+            /* each slot's first look searches; after that a point searches only at its turn */
+            if (pose == 2 && !plush_quality_skin_turn(skin, i))
+                continue;
+            double got = plush_quality_skin_depth(skin, pose % 2, i, pf, 0, 0.8, dir);
+            double want = sqrt(best);
+            if (want >= 0.8) {
+                assert_true(fabs(got + 0.8) < 1e-6); /* beyond reach: -reach */
+                continue;
+            }
+            behind += got > 0;
+            if (fabs(fabs(got) - want) > 1e-5)
+                fail_msg("pose %d point %zu: %.7f from the skin, the nearest triangle %.7f", pose, i, fabs(got), want);
+        }
+        if (pose < 2)
+            assert_true(behind > 20 && behind < POINTS_N - 20); /* both sides seen */
+        free(now);
+    }
+    plush_quality_skin_destroy(skin);
+    free(pos), free(nor), free(tri), free(pts);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -254,6 +387,7 @@ int main(void)
         cmocka_unit_test(test_ranges_add_up),
         cmocka_unit_test(test_depth_bound),
         cmocka_unit_test(test_depth),
+        cmocka_unit_test(test_nearest_of_many),
         cmocka_unit_test(test_side_from_the_surface),
         cmocka_unit_test(test_open_skin_and_bad_input),
     };
