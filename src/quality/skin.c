@@ -69,6 +69,8 @@ struct plush_quality_skin {
      * where more than two triangles share the edge */
     uint32_t *node_first, *node_corner;
     uint8_t *node_border;     /* per welded vertex: on an edge of one triangle (or of more than two) */
+    uint8_t *two_sided;       /* per triangle: another lies on the same welded corners facing the other way (a
+                                 sheet the model draws from both sides, which has no inside) */
     float (*corner_angle)[3]; /* per triangle: its corners' angles at rest (skinning hardly changes them) */
     uint32_t (*corner_node)[3];
     uint32_t (*across)[3];
@@ -484,7 +486,7 @@ static double signed_distance(const plush_quality_skin *s, const float p[3], con
             for (int k = 0; k < 3; k++)
                 n[k] += f[k];
         }
-        rim = zeros == 1 && other == UINT32_MAX;
+        rim = (zeros == 1 && other == UINT32_MAX) || (zeros == 0 && s->two_sided[h->triangle]);
     }
     double d[3] = {p[0] - q[0], p[1] - q[1], p[2] - q[2]};
     double dist = sqrt(h->d2);
@@ -560,6 +562,63 @@ static plush_status side_setup(plush_quality_skin *s, const float (*rest)[3], si
     }
     free(node_of), free(edges);
     return PLUSH_OK;
+}
+
+typedef struct corners {
+    uint32_t node[3], triangle; /* the welded corners, sorted */
+} corners;
+
+static int corners_order(const void *a, const void *b)
+{
+    const corners *x = a, *y = b;
+    for (int c = 0; c < 3; c++)
+        if (x->node[c] != y->node[c])
+            return x->node[c] < y->node[c] ? -1 : 1;
+    return x->triangle < y->triangle ? -1 : x->triangle > y->triangle;
+}
+
+/* Marks the triangles on welded corners another triangle shares, facing the other way (at rest: the skin posed
+ * there), as two-sided; false when out of memory. */
+static bool find_two_sided(plush_quality_skin *s)
+{
+    size_t nt = s->triangle_count;
+    corners *list = malloc((nt ? nt : 1) * sizeof *list);
+    s->two_sided = calloc(nt ? nt : 1, 1);
+    if (!list || !s->two_sided) {
+        free(list);
+        return false;
+    }
+    for (size_t t = 0; t < nt; t++) {
+        uint32_t *n = list[t].node;
+        memcpy(n, s->corner_node[t], sizeof list[t].node);
+        for (int i = 0; i < 2; i++) /* three sorted */
+            for (int j = 0; j < 2 - i; j++)
+                if (n[j] > n[j + 1]) {
+                    uint32_t x = n[j];
+                    n[j] = n[j + 1];
+                    n[j + 1] = x;
+                }
+        list[t].triangle = (uint32_t)t;
+    }
+    qsort(list, nt, sizeof *list, corners_order);
+    for (size_t i = 0; i < nt;) {
+        size_t j = i + 1;
+        while (j < nt && !memcmp(list[j].node, list[i].node, sizeof list[i].node))
+            j++;
+        bool opposite = false;
+        double a[3], b[3];
+        for (size_t x = i; x + 1 < j && !opposite; x++)
+            for (size_t y = x + 1; y < j && !opposite; y++) {
+                face_normal(s, list[x].triangle, a);
+                face_normal(s, list[y].triangle, b);
+                opposite = plush__dot3d(a, b) < 0;
+            }
+        for (size_t x = i; opposite && x < j; x++)
+            s->two_sided[list[x].triangle] = 1;
+        i = j;
+    }
+    free(list);
+    return true;
 }
 
 /* ---- the interface ---- */
@@ -642,6 +701,10 @@ plush_status plush_quality_skin_create(const float (*rest)[3], const float (*res
     double touch = triangle_count ? 0.05 * edges / (3.0 * (double)triangle_count) : 0;
     if (triangle_count)
         plush_quality_skin_pose(s, rest, rest_normals);
+    if (!find_two_sided(s)) {
+        plush_quality_skin_destroy(s);
+        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+    }
     for (size_t i = 0; i < point_count; i++) {
         bool keep = false;
         if (triangle_count) {
@@ -779,6 +842,7 @@ void plush_quality_skin_destroy(plush_quality_skin *s)
     free(s->node_first);
     free(s->node_corner);
     free(s->node_border);
+    free(s->two_sided);
     free(s->corner_angle);
     free(s->corner_node);
     free(s->across);

@@ -379,6 +379,42 @@ static void test_nearest_of_many(void **state)
     free(pos), free(nor), free(tri), free(pts);
 }
 
+/* A sheet the model draws from both sides (the same corners twice, facing opposite ways, as MMD models draw a
+ * cloth or a ribbon seen from behind) has no inside: a point near it, on either side, is in front of it, whichever
+ * of the two coincident faces the search finds first. Drawn from one side only, the point under it is behind. */
+static void test_two_sided_sheet(void **state)
+{
+    (void)state;
+    /* corners 0-3 face up, 4-7 the same places facing down; points 8 (above) and 9 (below), measured far away */
+    float pos[10][3] = {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0}, {0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0}, {5, 5, 5}, {6, 6, 6}};
+    float nor[10][3] = {{0, 0, 1}, {0, 0, 1}, {0, 0, 1}, {0, 0, 1}, {0, 0, -1}, {0, 0, -1}, {0, 0, -1}, {0, 0, -1}, {0, 0, 1}, {0, 0, 1}};
+    const uint32_t tri[4][3] = {{0, 1, 2}, {0, 2, 3}, {4, 6, 5}, {4, 7, 6}};
+    const uint32_t pts[2] = {8, 9};
+    for (int sides = 1; sides <= 2; sides++) {
+        plush_quality_skin *skin = NULL;
+        plush_diag d = pmx_fx_diag();
+        pmx_fx_ok(plush_quality_skin_create((const float(*)[3])pos, (const float(*)[3])nor, 10, tri, 2 * (size_t)sides, pts, 2, 1.0,
+                                            &skin, &d),
+                  &d);
+        float at[10][3];
+        memcpy(at, pos, sizeof at);
+        const float above[3] = {0.4f, 0.6f, 0.1f}, below[3] = {0.6f, 0.3f, -0.1f};
+        memcpy(at[8], above, sizeof above);
+        memcpy(at[9], below, sizeof below);
+        plush_quality_skin_pose(skin, (const float(*)[3])pos, (const float(*)[3])nor);
+        double deepest = 0;
+        size_t behind = plush_quality_skin_behind(skin, 0, (const float(*)[3])at, 1, NULL, &deepest);
+        assert_int_equal(behind, sides == 1 ? 1 : 0);
+        float dir[3];
+        double depth = plush_quality_skin_depth(skin, 1, 1, below, 0.05, 0.5, dir);
+        if (sides == 1)
+            assert_true(fabs(depth - 0.15) < 1e-5 && fabs(dir[2] - 1) < 1e-5);
+        else
+            assert_true(fabs(depth + 0.1) < 1e-5); /* in front, 0.1 from it */
+        plush_quality_skin_destroy(skin);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -388,6 +424,7 @@ int main(void)
         cmocka_unit_test(test_depth_bound),
         cmocka_unit_test(test_depth),
         cmocka_unit_test(test_nearest_of_many),
+        cmocka_unit_test(test_two_sided_sheet),
         cmocka_unit_test(test_side_from_the_surface),
         cmocka_unit_test(test_open_skin_and_bad_input),
     };
