@@ -611,14 +611,21 @@ double plush__mean_edge(const float *first, size_t stride, const uint32_t *idx, 
     return n ? sum / (double)n : 0;
 }
 
-typedef struct face_key {
-    uint32_t v[3];     /* the face's points, sorted */
-    uint32_t face;
-} face_key;
-
-static int face_key_cmp(const void *pa, const void *pb)
+plush__face_key plush__face_key_of(uint32_t a, uint32_t b, uint32_t c, uint32_t face)
 {
-    const face_key *a = pa, *b = pb;
+    uint32_t t;
+    if (a > b)
+        t = a, a = b, b = t;
+    if (b > c)
+        t = b, b = c, c = t;
+    if (a > b)
+        t = a, a = b, b = t;
+    return (plush__face_key){{a, b, c}, face};
+}
+
+int plush__face_key_order(const void *pa, const void *pb)
+{
+    const plush__face_key *a = pa, *b = pb;
     for (int k = 0; k < 3; k++)
         if (a->v[k] != b->v[k])
             return a->v[k] < b->v[k] ? -1 : 1;
@@ -627,22 +634,15 @@ static int face_key_cmp(const void *pa, const void *pb)
 
 bool plush__repeated_faces(const uint32_t *idx, size_t faces, uint8_t *drop)
 {
-    face_key *keys = malloc((faces ? faces : 1) * sizeof *keys);
+    plush__face_key *keys = malloc((faces ? faces : 1) * sizeof *keys);
     if (!keys)
         return false;
     for (size_t f = 0; f < faces; f++) {
-        uint32_t a = idx[3 * f], b = idx[3 * f + 1], c = idx[3 * f + 2], t;
-        if (a > b)
-            t = a, a = b, b = t;
-        if (b > c)
-            t = b, b = c, c = t;
-        if (a > b)
-            t = a, a = b, b = t;
-        keys[f] = (face_key){{a, b, c}, (uint32_t)f};
-        if (a == b || b == c)
+        keys[f] = plush__face_key_of(idx[3 * f], idx[3 * f + 1], idx[3 * f + 2], (uint32_t)f);
+        if (keys[f].v[0] == keys[f].v[1] || keys[f].v[1] == keys[f].v[2])
             drop[f] = 1;
     }
-    qsort(keys, faces, sizeof *keys, face_key_cmp);
+    qsort(keys, faces, sizeof *keys, plush__face_key_order);
     for (size_t f = 1; f < faces; f++)
         if (memcmp(keys[f].v, keys[f - 1].v, sizeof keys[f].v) == 0)
             drop[keys[f].face] = 1;

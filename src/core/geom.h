@@ -86,6 +86,15 @@ typedef struct plush__edge {
 } plush__edge;
 int plush__edge_order(const void *a, const void *b);
 
+/* One face as its three vertex (or node) numbers, sorted, and the face's own number: sorted by
+ * plush__face_key_order -- the numbers, then the face -- the faces on the same three come together (a face
+ * repeated, a sheet drawn from both sides). */
+typedef struct plush__face_key {
+    uint32_t v[3], face;
+} plush__face_key;
+plush__face_key plush__face_key_of(uint32_t a, uint32_t b, uint32_t c, uint32_t face);
+int plush__face_key_order(const void *a, const void *b);
+
 /* ---- the mean edge ----------------------------------------------------------------------------------------- */
 
 /* The mean length of the faces' edges (index_count / 3 faces of idx, each one's three edges; an edge naming

@@ -564,57 +564,34 @@ static plush_status side_setup(plush_quality_skin *s, const float (*rest)[3], si
     return PLUSH_OK;
 }
 
-typedef struct corners {
-    uint32_t node[3], triangle; /* the welded corners, sorted */
-} corners;
-
-static int corners_order(const void *a, const void *b)
-{
-    const corners *x = a, *y = b;
-    for (int c = 0; c < 3; c++)
-        if (x->node[c] != y->node[c])
-            return x->node[c] < y->node[c] ? -1 : 1;
-    return x->triangle < y->triangle ? -1 : x->triangle > y->triangle;
-}
-
 /* Marks the triangles on welded corners another triangle shares, facing the other way (at rest: the skin posed
  * there), as two-sided; false when out of memory. */
 static bool find_two_sided(plush_quality_skin *s)
 {
     size_t nt = s->triangle_count;
-    corners *list = malloc((nt ? nt : 1) * sizeof *list);
+    plush__face_key *list = malloc((nt ? nt : 1) * sizeof *list);
     s->two_sided = calloc(nt ? nt : 1, 1);
     if (!list || !s->two_sided) {
         free(list);
         return false;
     }
-    for (size_t t = 0; t < nt; t++) {
-        uint32_t *n = list[t].node;
-        memcpy(n, s->corner_node[t], sizeof list[t].node);
-        for (int i = 0; i < 2; i++) /* three sorted */
-            for (int j = 0; j < 2 - i; j++)
-                if (n[j] > n[j + 1]) {
-                    uint32_t x = n[j];
-                    n[j] = n[j + 1];
-                    n[j + 1] = x;
-                }
-        list[t].triangle = (uint32_t)t;
-    }
-    qsort(list, nt, sizeof *list, corners_order);
+    for (size_t t = 0; t < nt; t++)
+        list[t] = plush__face_key_of(s->corner_node[t][0], s->corner_node[t][1], s->corner_node[t][2], (uint32_t)t);
+    qsort(list, nt, sizeof *list, plush__face_key_order);
     for (size_t i = 0; i < nt;) {
         size_t j = i + 1;
-        while (j < nt && !memcmp(list[j].node, list[i].node, sizeof list[i].node))
+        while (j < nt && !memcmp(list[j].v, list[i].v, sizeof list[i].v))
             j++;
         bool opposite = false;
         double a[3], b[3];
         for (size_t x = i; x + 1 < j && !opposite; x++)
             for (size_t y = x + 1; y < j && !opposite; y++) {
-                face_normal(s, list[x].triangle, a);
-                face_normal(s, list[y].triangle, b);
+                face_normal(s, list[x].face, a);
+                face_normal(s, list[y].face, b);
                 opposite = plush__dot3d(a, b) < 0;
             }
         for (size_t x = i; opposite && x < j; x++)
-            s->two_sided[list[x].triangle] = 1;
+            s->two_sided[list[x].face] = 1;
         i = j;
     }
     free(list);
