@@ -147,6 +147,18 @@ static void build_node(build *b, size_t n, size_t first, size_t count)
     build_node(b, left + 1, first + half, count - half);
 }
 
+/* Wide node w with every slot unused. */
+static void clear_wide(plush_quality_skin *s, size_t w)
+{
+    for (int k = 0; k < WIDE; k++) {
+        s->wides[w].count[k] = 0;
+        s->wides[w].child[k] = 0;
+        s->wide_from[w][k] = UINT32_MAX;
+        for (int a = 0; a < 3; a++)
+            s->wides[w].lo[a][k] = INFINITY, s->wides[w].hi[a][k] = -INFINITY;
+    }
+}
+
 /* Wide node w from binary node n (not a leaf): its children, or for a child that is not a leaf its own two, each
  * a leaf slot or a wide node of its own, made after it. */
 static void collapse(plush_quality_skin *s, size_t w, size_t n)
@@ -162,19 +174,13 @@ static void collapse(plush_quality_skin *s, size_t w, size_t n)
             slot[used++] = s->nodes[b].first + 1;
         }
     }
-    for (int k = 0; k < WIDE; k++) {
-        wide *x = &s->wides[w];
-        x->count[k] = 0;
-        x->child[k] = 0;
-        s->wide_from[w][k] = k < used ? slot[k] : UINT32_MAX;
-        for (int a = 0; a < 3; a++)
-            x->lo[a][k] = INFINITY, x->hi[a][k] = -INFINITY;
-        if (k >= used)
-            continue;
+    clear_wide(s, w);
+    for (int k = 0; k < used; k++) {
+        s->wide_from[w][k] = slot[k];
         const node *b = &s->nodes[slot[k]];
         if (b->count) {
-            x->child[k] = b->first;
-            x->count[k] = b->count;
+            s->wides[w].child[k] = b->first;
+            s->wides[w].count[k] = b->count;
         } else {
             uint32_t made = (uint32_t)s->wide_count++;
             s->wides[w].child[k] = made;
@@ -191,16 +197,10 @@ static void make_wide(plush_quality_skin *s)
         collapse(s, 0, 0);
         return;
     }
-    wide *x = &s->wides[0];
-    for (int k = 0; k < WIDE; k++) {
-        x->count[k] = 0;
-        x->child[k] = 0;
-        s->wide_from[0][k] = k ? UINT32_MAX : 0;
-        for (int a = 0; a < 3; a++)
-            x->lo[a][k] = INFINITY, x->hi[a][k] = -INFINITY;
-    }
-    x->child[0] = s->nodes[0].first;
-    x->count[0] = s->nodes[0].count;
+    clear_wide(s, 0);
+    s->wide_from[0][0] = 0;
+    s->wides[0].child[0] = s->nodes[0].first;
+    s->wides[0].count[0] = s->nodes[0].count;
 }
 
 /* Triangle t's unit normal at the pose, turned to the side the model's normals give (zero when degenerate). */
