@@ -625,12 +625,10 @@ plush_status plush_quality_skin_create(const float (*rest)[3], const float (*res
     size_t max_nodes = triangle_count ? 2 * triangle_count : 1;
     s->triangles = malloc((triangle_count ? triangle_count : 1) * sizeof *s->triangles);
     s->nodes = calloc(max_nodes, sizeof *s->nodes);
-    s->wides = malloc(max_nodes * sizeof *s->wides);
-    s->wide_from = malloc(max_nodes * sizeof *s->wide_from);
     s->sphere = malloc((triangle_count ? triangle_count : 1) * sizeof *s->sphere);
     s->points = malloc((point_count ? point_count : 1) * sizeof *s->points);
     s->measured = calloc(point_count ? point_count : 1, 1);
-    bool ok = s->triangles && s->nodes && s->wides && s->wide_from && s->sphere && s->points && s->measured;
+    bool ok = s->triangles && s->nodes && s->sphere && s->points && s->measured;
     for (int k = 0; k < PLUSH_QUALITY_SKIN_SLOTS; k++) {
         s->last[k] = malloc((point_count ? point_count : 1) * sizeof *s->last[k]);
         s->far[k] = calloc(point_count ? point_count : 1, 1);
@@ -663,12 +661,20 @@ plush_status plush_quality_skin_create(const float (*rest)[3], const float (*res
     if (triangle_count) {
         s->node_count = 1;
         build_node(&b, 0, 0, triangle_count);
-        make_wide(s);
+        /* the wide tree has fewer nodes than the binary one has */
+        s->wides = malloc(s->node_count * sizeof *s->wides);
+        s->wide_from = malloc(s->node_count * sizeof *s->wide_from);
+        if (s->wides && s->wide_from)
+            make_wide(s);
         for (size_t t = 0; t < triangle_count; t++)
             memcpy(s->triangles[t], triangles[b.order[t]], sizeof s->triangles[t]);
     }
     free(b.centroid);
     free(b.order);
+    if (triangle_count && (!s->wides || !s->wide_from)) {
+        plush_quality_skin_destroy(s);
+        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+    }
     if (side_setup(s, rest, vertex_count) != PLUSH_OK) {
         plush_quality_skin_destroy(s);
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
