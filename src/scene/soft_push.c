@@ -28,7 +28,8 @@
  * two ends are carried by different triangles, the blend stretched the edge by moving them apart (a skirt's front
  * where a thigh lifts into it, with the cage's own links within 1.1-1.4 of their length), and moving those
  * triangles back brings it within the bar. Where both ends are carried alike a translation cannot shorten the
- * edge. A row in a body or behind the skin counts as in and pulls nothing, so a round that pulls the surface into
+ * edge. An edge squeezed under the bar's 2/3 has its ends pushed apart the same way, by half of what it lacks of
+ * 1 / STRAIN_LIMIT. A row in a body or behind the skin counts as in and pulls nothing, so a round that pulls the surface into
  * either is undone, and the edge stays as it is.
  *
  * A model's seams and layers give a third or more of a part's bound vertices a twin: another at the same rest
@@ -315,8 +316,9 @@ plush_status plush__soft_push_init(plush__soft_push *sp, plush__soft_measure *sm
 }
 
 /* The strain's pass: where row r's edges beyond the surface bar's strain pull it (each by half of what it has
- * beyond STRAIN_LIMIT, toward the other end), as the length of the pull and its direction into dir; 0 when none
- * of its edges is beyond the bar. An edge's other end is pulled by the same edge the other way, so a triangle
+ * beyond STRAIN_LIMIT, toward the other end; a squeezed one by half of what it lacks of 1 / STRAIN_LIMIT, away
+ * from it), as the length of the pull and its direction into dir; 0 when none of its edges is beyond the bar
+ * either way. An edge's other end is pulled by the same edge the other way, so a triangle
  * carrying both ends alike is not moved by it and one carrying one end more than the other is. */
 static double strain_pull(const plush__soft_push *sp, const float (*positions)[3], size_t r, float dir[3])
 {
@@ -330,11 +332,15 @@ static double strain_pull(const plush__soft_push *sp, const float (*positions)[3
         for (int k = 0; k < 3; k++)
             d[k] = (double)q[k] - p[k], len += d[k] * d[k];
         len = sqrt(len);
-        if (!(len > STRAIN_LIMIT * rest))
+        /* stretched: pulled toward the other end; squeezed: pushed away from it */
+        double over = len > STRAIN_LIMIT * rest ? len - STRAIN_LIMIT * rest
+                      : len < rest / STRAIN_LIMIT && len > 0 ? len - rest / STRAIN_LIMIT
+                                                               : 0;
+        if (over == 0)
             continue;
-        beyond = beyond || len > PLUSH_QUALITY_BAR_STRAIN_P999 * rest;
+        beyond = beyond || len > PLUSH_QUALITY_BAR_STRAIN_P999 * rest || len * PLUSH_QUALITY_BAR_STRAIN_P999 < rest;
         for (int k = 0; k < 3; k++)
-            pull[k] += 0.5 * (len - STRAIN_LIMIT * rest) * d[k] / len;
+            pull[k] += 0.5 * over * d[k] / len;
     }
     double len = sqrt(pull[0] * pull[0] + pull[1] * pull[1] + pull[2] * pull[2]);
     if (!beyond || !(len > 0) || !isfinite(len))
@@ -344,7 +350,8 @@ static double strain_pull(const plush__soft_push *sp, const float (*positions)[3
     return len;
 }
 
-/* Whether some edge among the bound rows is beyond the surface bar's strain (the strain's pass has work). */
+/* Whether some edge among the bound rows is beyond the surface bar's strain, or squeezed under its inverse (the
+ * strain's pass has work). */
 static bool any_beyond(const plush__soft_push *sp, const float (*positions)[3])
 {
     const uint32_t *vert = sp->sm->vertices;
@@ -358,7 +365,7 @@ static bool any_beyond(const plush__soft_push *sp, const float (*positions)[3])
             double len2 = 0, rest = sp->edge_rest[e];
             for (int k = 0; k < 3; k++)
                 len2 += ((double)q[k] - p[k]) * ((double)q[k] - p[k]);
-            if (len2 > bar * rest * rest)
+            if (len2 > bar * rest * rest || len2 * bar < rest * rest)
                 return true;
         }
     }

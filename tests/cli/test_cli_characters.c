@@ -365,6 +365,39 @@ static void test_stretched_edges_pulled_back(void **state)
     assert_true(characters_max_of(p999[1], rows[1]) <= PLUSH_QUALITY_BAR_STRAIN_P999);
 }
 
+/* sample_finish's skirt on the long dance's first 1,280 frames: at frames 1275-1276 the blend of two turned cage
+ * triangles squeezes 0.57-0.65% of the skirt's edges under 2/3 of their length (with --no-push), past the bar's
+ * 0.5% outside [2/3, 3/2], while no edge is stretched past 1.5. The strain's pass pushes the ends of each squeezed
+ * edge apart as it pulls a stretched one's together, and every frame meets the bar's share. */
+static void test_squeezed_edges_pushed_apart(void **state)
+{
+    (void)state;
+    const char *model = DATA "mmd/blender2pmxem/sample_finish.pmx";
+    if (!characters_present(model) || !characters_present(LONG_DANCE)) {
+        print_message("skipped: %s or %s is absent\n", model, LONG_DANCE);
+        skip();
+    }
+    enum { CAP = 1300 };
+    static double outside[2][CAP], p999[2][CAP];
+    size_t rows[2];
+    for (int pushed = 0; pushed < 2; pushed++) {
+        char *csv = quality_of_run(model, "スカート", LONG_DANCE, "1280", pushed ? NULL : "--no-push",
+                                   pushed ? "squeeze_pushed" : "squeeze");
+        rows[pushed] = characters_column(csv, "surface_strain_outside", outside[pushed], CAP);
+        assert_int_equal(rows[pushed], 1280);
+        assert_int_equal(characters_column(csv, "surface_strain_p999", p999[pushed], CAP), 1280);
+        free(csv);
+    }
+    size_t squeezed = 0;
+    for (size_t i = 0; i < rows[0]; i++)
+        squeezed += outside[0][i] > PLUSH_QUALITY_BAR_OUTSIDE && p999[0][i] <= PLUSH_QUALITY_BAR_STRAIN_P999;
+    print_message("      sample_finish's skirt, 1,280 frames: %zu frames squeezed past the bar unpushed (share outside "
+                  "at most %.4f), at most %.4f pushed\n",
+                  squeezed, characters_max_of(outside[0], rows[0]), characters_max_of(outside[1], rows[1]));
+    assert_true(squeezed >= 1);
+    assert_true(characters_max_of(outside[1], rows[1]) <= PLUSH_QUALITY_BAR_OUTSIDE);
+}
+
 /* Alicia's hair caged and hanging still (no motion) for 120 frames: the binding does not pull its strands
  * apart at rest (surface p99.9 strain at most 1.1 at every frame). */
 static void test_hair_hanging_still(void **state)
@@ -641,6 +674,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_bob_finer_step, setup, teardown),
         cmocka_unit_test_setup_teardown(test_choker_and_hair_bodies, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stretched_edges_pulled_back, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_squeezed_edges_pushed_apart, setup, teardown),
         cmocka_unit_test_setup_teardown(test_hair_hanging_still, setup, teardown),
         cmocka_unit_test_setup_teardown(test_settle, setup, teardown),
         cmocka_unit_test_setup_teardown(test_morph_motion_stands_still, setup, teardown),
