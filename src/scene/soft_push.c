@@ -29,7 +29,8 @@
  * where a thigh lifts into it, with the cage's own links within 1.1-1.4 of their length), and moving those
  * triangles back brings it within the bar. Where both ends are carried alike a translation cannot shorten the
  * edge. An edge squeezed under the bar's 2/3 has its ends pushed apart the same way, by half of what it lacks of
- * 1 / STRAIN_LIMIT. A row in a body or behind the skin counts as in and pulls nothing, so a round that pulls the surface into
+ * 1 / STRAIN_LIMIT, on a frame where the pass runs: one with an edge beyond the bar's strain, or with more squeezed
+ * edges than half the share the bar allows outside it. A row in a body or behind the skin counts as in and pulls nothing, so a round that pulls the surface into
  * either is undone, and the edge stays as it is.
  *
  * A model's seams and layers give a third or more of a part's bound vertices a twin: another at the same rest
@@ -350,12 +351,15 @@ static double strain_pull(const plush__soft_push *sp, const float (*positions)[3
     return len;
 }
 
-/* Whether some edge among the bound rows is beyond the surface bar's strain, or squeezed under its inverse (the
- * strain's pass has work). */
+/* Whether the strain's pass has work: some edge among the bound rows beyond the surface bar's strain, or more of
+ * them squeezed under its inverse than half the share the bar allows outside (a few squeezed edges, a braid's
+ * root where the cage folds, are within the bar, and no translation parts them: the pass would look at every row
+ * for nothing at most frames). */
 static bool any_beyond(const plush__soft_push *sp, const float (*positions)[3])
 {
     const uint32_t *vert = sp->sm->vertices;
     double bar = PLUSH_QUALITY_BAR_STRAIN_P999 * PLUSH_QUALITY_BAR_STRAIN_P999;
+    size_t squeezed = 0, most = (size_t)(0.5 * PLUSH_QUALITY_BAR_OUTSIDE * 0.5 * (double)sp->edge_first[sp->sm->count]);
     for (size_t r = 0; r < sp->sm->count; r++) {
         const float *p = positions[vert[r]];
         for (size_t e = sp->edge_first[r]; e < sp->edge_first[r + 1]; e++) {
@@ -365,11 +369,12 @@ static bool any_beyond(const plush__soft_push *sp, const float (*positions)[3])
             double len2 = 0, rest = sp->edge_rest[e];
             for (int k = 0; k < 3; k++)
                 len2 += ((double)q[k] - p[k]) * ((double)q[k] - p[k]);
-            if (len2 > bar * rest * rest || len2 * bar < rest * rest)
+            if (len2 > bar * rest * rest)
                 return true;
+            squeezed += len2 * bar < rest * rest;
         }
     }
-    return false;
+    return squeezed > most;
 }
 
 /* Which of row r's set searches the skin for it this frame: the one whose turn for a full search it is (r's own
