@@ -97,6 +97,10 @@ void plush_proxy_binding_free(plush_proxy_binding *binding);
 typedef struct plush_proxy_smooth_options {
     float radius;           /* smoothing reach in mean proxy edge lengths; 0: PLUSH_PROXY_SMOOTH_RADIUS, or
                                less on a cage under PLUSH_PROXY_SMOOTH_TRIANGLES */
+    const int32_t *node_bone; /* per proxy node, the bone that holds it (pinned), -1 where free; NULL: none.
+                                 A cage held across a joint (a second bone holds a tenth of its held nodes or
+                                 more) is smoothed over a reach that shrinks with how held a point's triangles
+                                 are, to half where all of them are */
 } plush_proxy_smooth_options;
 /* Makes the weights continuous across the detailed surface: faces (indices into the binding's points,
  * which are welded by position first so seams count as joined) define the surface and its connected

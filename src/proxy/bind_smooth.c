@@ -27,6 +27,10 @@
 #include <string.h>
 
 enum { KEEP = 8 };
+/* The share of the reach a held point loses (plush_proxy_smooth_options.node_held). */
+#define HELD_SHRINK 0.5
+/* The least share of a part's held nodes a second bone holds for the part to be held across a joint. */
+#define JOINT_SHARE 0.1
 
 typedef struct sparse {
     int32_t t[KEEP];   /* triangle, -1 unused; strongest first */
@@ -221,6 +225,141 @@ static void write_rows(plush_proxy_binding *b, const plush_proxy_mesh *proxy, co
     }
 }
 
+/* Whether the held nodes (node_bone[n] >= 0; NULL: none) are held by two bones or more, the second of them
+ * holding at least JOINT_SHARE of them. */
+static int cmp_bone(const void *x, const void *y)
+{
+    int32_t a = *(const int32_t *)x, b = *(const int32_t *)y;
+    return (a > b) - (a < b);
+}
+
+static bool held_across_joint(const plush_proxy_mesh *proxy, const int32_t *node_bone)
+{
+    int32_t *by = node_bone ? malloc((proxy->node_count ? proxy->node_count : 1) * sizeof *by) : NULL;
+    size_t held = 0, most = 0, second = 0;
+    for (size_t n = 0; by && n < proxy->node_count; n++)
+        if (node_bone[n] >= 0)
+            by[held++] = node_bone[n];
+    if (by)
+        qsort(by, held, sizeof *by, cmp_bone);
+    for (size_t i = 0, j; i < held; i = j) {
+        for (j = i; j < held && by[j] == by[i]; j++)
+            ;
+        size_t run = j - i;
+        if (run > most)
+            second = most, most = run;
+        else if (run > second)
+            second = run;
+    }
+    free(by);
+    return held && (double)second >= JOINT_SHARE * (double)held;
+}
+
+/* One smoothing of every node's weights (w->node_w, the nearest four) into *out: clusters per grid cell and piece,
+ * each node the kernel-weighted mean of its piece's clusters within its reach (times scale[node] when scale is
+ * not NULL, none under 1 - HELD_SHRINK: the cells are then as much smaller). */
+static plush_status smooth_pass(const plush_proxy_binding *b, const plush_proxy_mesh *proxy, const float (*points)[3],
+                                smooth_work *wk, size_t nodes, double radius, double cage_edge, const double *scale,
+                                sparse **out_w, plush_diag *diag)
+{
+    (void)proxy;
+    smooth_work w = *wk;
+    size_t count = b->vertex_count;
+    double reach = radius * cage_edge, cell = 0.5 * reach * (scale ? 1 - HELD_SHRINK : 1.0);
+    float lo[3] = {INFINITY, INFINITY, INFINITY};
+    for (size_t n = 0; n < nodes; n++)
+        for (int k = 0; k < 3; k++)
+            lo[k] = fminf(lo[k], points[w.first[n]][k]);
+    size_t keyed = 0;
+    for (size_t n = 0; n < nodes; n++) {
+        size_t i = w.first[n];
+        w.fixed[n] = b->triangles[i][0] < 0;
+        for (int k = 0; k < KEEP; k++) {
+            w.node_w[n].t[k] = k < PLUSH_PROXY_INFLUENCES && b->triangles[i][k] >= 0 ? b->triangles[i][k] : -1;
+            w.node_w[n].w[k] = w.node_w[n].t[k] >= 0 ? b->weights[i][k] : 0;
+        }
+        if (w.fixed[n])
+            continue;
+        cell_key *key = &w.keys[keyed++];
+        key->piece = plush__uf_find(w.parent, (uint32_t)n);
+        for (int k = 0; k < 3; k++) {
+            double c = floor(((double)points[i][k] - lo[k]) / cell);
+            key->c[k] = (int32_t)(c < 1e9 ? c : 1e9);
+        }
+        key->node = (uint32_t)n;
+    }
+    qsort(w.keys, keyed, sizeof *w.keys, cmp_key);
+    /* Clusters: mean position and mean weights of the nodes sharing a cell and a piece. */
+    size_t clusters = 0;
+    for (size_t j = 0; j < keyed;) {
+        size_t e = j;
+        double c[3] = {0, 0, 0};
+        while (e < keyed && cmp_cell(w.keys[e].c, w.keys[j].c) == 0 && w.keys[e].piece == w.keys[j].piece) {
+            const float *p = points[w.first[w.keys[e].node]];
+            for (int k = 0; k < 3; k++)
+                c[k] += p[k];
+            acc_add(&w.acc, &w.node_w[w.keys[e].node], 1.0);
+            e++;
+        }
+        cluster *cl = &w.clusters[clusters++];
+        memcpy(cl->c, w.keys[j].c, sizeof cl->c);
+        cl->piece = w.keys[j].piece;
+        for (int k = 0; k < 3; k++)
+            cl->center[k] = c[k] / (double)(e - j);
+        acc_take(&w.acc, &cl->w);
+        j = e;
+    }
+    /* Each node: the kernel-weighted mean of the clusters of its piece within reach. Nodes of one cell
+     * share the candidate list. */
+    sparse *out = malloc(nodes * sizeof *out);
+    if (!out) {
+        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory smoothing %zu points", count);
+    }
+    memcpy(out, w.node_w, nodes * sizeof *out);
+    for (size_t j = 0; j < keyed;) {
+        size_t e = j, found = 0;
+        double far = reach;
+        while (e < keyed && cmp_cell(w.keys[e].c, w.keys[j].c) == 0 && w.keys[e].piece == w.keys[j].piece) {
+            double d0 = b->distances[w.first[w.keys[e].node]][0];
+            far = fmax(far, d0 * radius);
+            e++;
+        }
+        int span = (int)ceil(far / cell);
+        for (int dx = -span; dx <= span; dx++)
+            for (int dy = -span; dy <= span; dy++)
+                for (int dz = -span; dz <= span; dz++) {
+                    int32_t c[3] = {w.keys[j].c[0] + dx, w.keys[j].c[1] + dy, w.keys[j].c[2] + dz};
+                    for (size_t q = lower_bound(w.clusters, clusters, c); q < clusters && cmp_cell(w.clusters[q].c, c) == 0; q++)
+                        w.candidates[found++] = q;
+                }
+        for (size_t m = j; m < e; m++) {
+            uint32_t n = w.keys[m].node;
+            const float *p = points[w.first[n]];
+            double total = 0, my = fmax(reach, b->distances[w.first[n]][0] * radius) * (scale ? scale[n] : 1.0);
+            for (size_t q = 0; q < found; q++) {
+                const cluster *cl = &w.clusters[w.candidates[q]];
+                if (cl->piece != w.keys[m].piece)
+                    continue;
+                double d[3] = {p[0] - cl->center[0], p[1] - cl->center[1], p[2] - cl->center[2]};
+                double r2 = (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) / (my * my);
+                if (r2 >= 1)
+                    continue;
+                double k = (1 - r2) * (1 - r2) * (1 - r2);
+                acc_add(&w.acc, &cl->w, k);
+                total += k;
+            }
+            if (total > 0)
+                acc_take(&w.acc, &out[n]);
+            else
+                w.acc.count = 0;
+        }
+        j = e;
+    }
+    wk->acc = w.acc;
+    *out_w = out;
+    return PLUSH_OK;
+}
+
 plush_status plush_proxy_binding_smooth(plush_proxy_binding *b, const plush_proxy_mesh *proxy,
                                         const float (*points)[3], const uint32_t (*faces)[3], size_t face_count,
                                         const plush_proxy_smooth_options *options, plush_diag *diag)
@@ -285,96 +424,37 @@ plush_status plush_proxy_binding_smooth(plush_proxy_binding *b, const plush_prox
     double radius = options->radius > 0 ? options->radius
                                         : PLUSH_PROXY_SMOOTH_RADIUS *
                                               fmin(1.0, sqrt((double)proxy->triangle_count / PLUSH_PROXY_SMOOTH_TRIANGLES));
-    double cell = 0.5 * radius * cage_edge, reach = 2 * cell;
-    float lo[3] = {INFINITY, INFINITY, INFINITY};
-    for (size_t n = 0; n < nodes; n++)
-        for (int k = 0; k < 3; k++)
-            lo[k] = fminf(lo[k], points[w.first[n]][k]);
-    size_t keyed = 0;
-    for (size_t n = 0; n < nodes; n++) {
-        size_t i = w.first[n];
-        w.fixed[n] = b->triangles[i][0] < 0;
-        for (int k = 0; k < KEEP; k++) {
-            w.node_w[n].t[k] = k < PLUSH_PROXY_INFLUENCES && b->triangles[i][k] >= 0 ? b->triangles[i][k] : -1;
-            w.node_w[n].w[k] = w.node_w[n].t[k] >= 0 ? b->weights[i][k] : 0;
+    /* Where the cage is held (pinned to bones) across a joint -- by two bones or more, the second holding at least
+     * JOINT_SHARE of the held nodes: a dress held at the chest and the hips -- the smoothing reaches less: each
+     * held triangle moves as its bone does, and a wide average over triangles the joint turns apart cuts the
+     * body's corner there (the waist, a hip). Its reach shrinks with how held a point's triangles are, to half
+     * where all of them are, and the whole part's cells with the least reach. A cage held by one bone (hair on
+     * the head; a few of a bob's nodes on a lock's root bone) moves rigidly where it is held, and is smoothed as
+     * before. How held a point is comes from its weights smoothed at the full reach, so it varies as smoothly. */
+    sparse *out = NULL;
+    plush_status st = smooth_pass(b, proxy, points, &w, nodes, radius, cage_edge, NULL, &out, diag);
+    if (st == PLUSH_OK && held_across_joint(proxy, options->node_bone)) {
+        double *scale = malloc(nodes * sizeof *scale);
+        if (!scale) {
+            free(out);
+            work_free(&w);
+            return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory smoothing %zu points", count);
         }
-        if (w.fixed[n])
-            continue;
-        cell_key *key = &w.keys[keyed++];
-        for (int k = 0; k < 3; k++) {
-            double c = floor(((double)points[i][k] - lo[k]) / cell);
-            key->c[k] = (int32_t)(c < 1e9 ? c : 1e9);
+        for (size_t n = 0; n < nodes; n++) {
+            double h = 0;
+            for (int k = 0; k < KEEP && out[n].t[k] >= 0; k++)
+                for (int c = 0; c < 3; c++)
+                    h += options->node_bone[proxy->triangles[out[n].t[k]][c]] >= 0 ? out[n].w[k] / 3.0 : 0;
+            scale[n] = 1 - HELD_SHRINK * (h < 1 ? h : 1);
         }
-        key->piece = plush__uf_find(w.parent, (uint32_t)n);
-        key->node = (uint32_t)n;
+        free(out);
+        out = NULL;
+        st = smooth_pass(b, proxy, points, &w, nodes, radius, cage_edge, scale, &out, diag);
+        free(scale);
     }
-    qsort(w.keys, keyed, sizeof *w.keys, cmp_key);
-    /* Clusters: mean position and mean weights of the nodes sharing a cell and a piece. */
-    size_t clusters = 0;
-    for (size_t j = 0; j < keyed;) {
-        size_t e = j;
-        double c[3] = {0, 0, 0};
-        while (e < keyed && cmp_cell(w.keys[e].c, w.keys[j].c) == 0 && w.keys[e].piece == w.keys[j].piece) {
-            const float *p = points[w.first[w.keys[e].node]];
-            for (int k = 0; k < 3; k++)
-                c[k] += p[k];
-            acc_add(&w.acc, &w.node_w[w.keys[e].node], 1.0);
-            e++;
-        }
-        cluster *cl = &w.clusters[clusters++];
-        memcpy(cl->c, w.keys[j].c, sizeof cl->c);
-        cl->piece = w.keys[j].piece;
-        for (int k = 0; k < 3; k++)
-            cl->center[k] = c[k] / (double)(e - j);
-        acc_take(&w.acc, &cl->w);
-        j = e;
-    }
-    /* Each node: the kernel-weighted mean of the clusters of its piece within reach. Nodes of one cell
-     * share the candidate list. */
-    sparse *out = malloc(nodes * sizeof *out);
-    if (!out) {
+    if (st != PLUSH_OK) {
         work_free(&w);
-        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory smoothing %zu points", count);
-    }
-    memcpy(out, w.node_w, nodes * sizeof *out);
-    for (size_t j = 0; j < keyed;) {
-        size_t e = j, found = 0;
-        double far = reach;
-        while (e < keyed && cmp_cell(w.keys[e].c, w.keys[j].c) == 0) {
-            double d0 = b->distances[w.first[w.keys[e].node]][0];
-            far = fmax(far, d0 * radius);
-            e++;
-        }
-        int span = (int)ceil(far / cell);
-        for (int dx = -span; dx <= span; dx++)
-            for (int dy = -span; dy <= span; dy++)
-                for (int dz = -span; dz <= span; dz++) {
-                    int32_t c[3] = {w.keys[j].c[0] + dx, w.keys[j].c[1] + dy, w.keys[j].c[2] + dz};
-                    for (size_t q = lower_bound(w.clusters, clusters, c); q < clusters && cmp_cell(w.clusters[q].c, c) == 0; q++)
-                        w.candidates[found++] = q;
-                }
-        for (size_t m = j; m < e; m++) {
-            uint32_t n = w.keys[m].node;
-            const float *p = points[w.first[n]];
-            double total = 0, my = fmax(reach, b->distances[w.first[n]][0] * radius);
-            for (size_t q = 0; q < found; q++) {
-                const cluster *cl = &w.clusters[w.candidates[q]];
-                if (cl->piece != w.keys[m].piece)
-                    continue;
-                double d[3] = {p[0] - cl->center[0], p[1] - cl->center[1], p[2] - cl->center[2]};
-                double r2 = (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) / (my * my);
-                if (r2 >= 1)
-                    continue;
-                double k = (1 - r2) * (1 - r2) * (1 - r2);
-                acc_add(&w.acc, &cl->w, k);
-                total += k;
-            }
-            if (total > 0)
-                acc_take(&w.acc, &out[n]);
-            else
-                w.acc.count = 0;
-        }
-        j = e;
+        return st;
     }
     free(w.node_w);
     w.node_w = out;

@@ -31,6 +31,19 @@ static struct plush_scene_computed *keep_computed(plush_arena *arena, const plus
     return c;
 }
 
+/* The PMX bone that moves a vertex most (first of equal weights), or -1. */
+static int32_t strongest_bone(const plush_pmx_model *model, const plush_pmx_vertex *v)
+{
+    int32_t best = -1;
+    float w = 0;
+    for (int k = 0; k < 4; k++)
+        if (v->bones[k] >= 0 && (size_t)v->bones[k] < model->bone_count && (best < 0 || v->weights[k] > w)) {
+            best = v->bones[k];
+            w = v->weights[k];
+        }
+    return best;
+}
+
 /* The model's faces whose three vertices are all bound, as binding rows, for the smoothing. */
 static plush_status smooth_rows(plush_scene_binding *b, const plush_proxy_mesh *mesh, const float (*points)[3],
                                 const plush_scene_bind_options *options, plush_diag *diag)
@@ -52,7 +65,31 @@ static plush_status smooth_rows(plush_scene_binding *b, const plush_proxy_mesh *
         }
     }
     plush_proxy_smooth_options so = options ? options->smooth : (plush_proxy_smooth_options){0};
+    /* the proxy's nodes its soft bodies pin to bones, each with the bone that carries it most: the smoothing
+     * reaches less where they hold the cage across a joint */
+    int32_t *held = NULL;
+    if (!so.node_bone) {
+        held = malloc((b->proxy.node_count ? b->proxy.node_count : 1) * sizeof *held);
+        if (!held) {
+            free(faces);
+            return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+        }
+        for (size_t i = 0; i < b->proxy.node_count; i++)
+            held[i] = -1;
+        for (size_t p = 0; p < b->proxy.part_count; p++) {
+            const plush_scene_proxy_part *part = &b->proxy.parts[p];
+            const plush_pmx_soft_body *sb = &model->soft_bodies[part->soft_body];
+            for (uint32_t k = 0; k < sb->pin_count; k++) {
+                int32_t v = sb->pins[k];
+                int32_t node = v >= 0 && (size_t)v < part->mesh.vertex_count ? part->mesh.vertex_node[v] : -1;
+                if (node >= 0 && (size_t)node < part->mesh.node_count)
+                    held[part->first_node + (size_t)node] = strongest_bone(model, &model->vertices[v]);
+            }
+        }
+        so.node_bone = held;
+    }
     plush_status st = plush_proxy_binding_smooth(b->binding, mesh, points, (const uint32_t(*)[3])faces, n, &so, diag);
+    free(held);
     free(faces);
     return st;
 }
@@ -157,19 +194,6 @@ plush_status plush__scene_im2_materials(const plush_scene_binding *b, plush_aren
 }
 
 /* ---- export ---------------------------------------------------------------------------------- */
-
-/* The PMX bone that moves a vertex most (first of equal weights), or -1. */
-static int32_t strongest_bone(const plush_pmx_model *model, const plush_pmx_vertex *v)
-{
-    int32_t best = -1;
-    float w = 0;
-    for (int k = 0; k < 4; k++)
-        if (v->bones[k] >= 0 && (size_t)v->bones[k] < model->bone_count && (best < 0 || v->weights[k] > w)) {
-            best = v->bones[k];
-            w = v->weights[k];
-        }
-    return best;
-}
 
 /* One vertex's line; false when it cannot have one (left to bones, but no bone). */
 static bool export_entry(const plush_scene_binding *b, size_t row, int32_t local, plush_im2_entry *e)
