@@ -80,7 +80,8 @@ static plush_proxy_mesh cage_mesh(const fixture *f)
 /* The smoothing reach the fixture's bindings use, in cage edges (0: the default for the cage). */
 static float smooth_radius = (float)PLUSH_PROXY_SMOOTH_RADIUS;
 
-static plush_proxy_binding *bind(const fixture *f, bool smooth)
+/* The fixture bound, and smoothed with `smooth` when it is not NULL. */
+static plush_proxy_binding *bind_with(const fixture *f, const plush_proxy_smooth_options *smooth)
 {
     plush_proxy_mesh mesh = cage_mesh(f);
     plush_proxy_binding *b = NULL;
@@ -91,9 +92,14 @@ static plush_proxy_binding *bind(const fixture *f, bool smooth)
     if (smooth)
         assert_int_equal(plush_proxy_binding_smooth(b, &mesh, (const float(*)[3])f->fine,
                                                     (const uint32_t(*)[3])f->fine_tris, (size_t)(2 * (FN - 1) * (FN - 1)),
-                                                    &(plush_proxy_smooth_options){.radius = smooth_radius}, &d),
+                                                    smooth, &d),
                          PLUSH_OK);
     return b;
+}
+
+static plush_proxy_binding *bind(const fixture *f, bool smooth)
+{
+    return bind_with(f, smooth ? &(plush_proxy_smooth_options){.radius = smooth_radius} : NULL);
 }
 
 /* Sum over triangles of |w_a - w_b| of vertex va in binding a and vb in b: 0 for equal weights, 2 for disjoint
@@ -262,17 +268,7 @@ static void test_smooth_default_on_a_coarse_cage(void **state)
 /* The fixture smoothed with the cage's nodes held by bones (node_bone), at the default reach for its cage. */
 static plush_proxy_binding *bind_held(const fixture *f, const int32_t *node_bone)
 {
-    plush_proxy_mesh mesh = cage_mesh(f);
-    plush_proxy_binding *b = NULL;
-    plush_diag d;
-    plush_diag_reset(&d);
-    plush_proxy_bind_options o = {.search = PLUSH_PROXY_SEARCH_BRUTE};
-    assert_int_equal(plush_proxy_bind(&mesh, (const float(*)[3])f->fine, (size_t)(FN * FN), &o, &b, &d), PLUSH_OK);
-    assert_int_equal(plush_proxy_binding_smooth(b, &mesh, (const float(*)[3])f->fine, (const uint32_t(*)[3])f->fine_tris,
-                                                (size_t)(2 * (FN - 1) * (FN - 1)),
-                                                &(plush_proxy_smooth_options){.node_bone = node_bone}, &d),
-                     PLUSH_OK);
-    return b;
+    return bind_with(f, &(plush_proxy_smooth_options){.node_bone = node_bone});
 }
 
 /* Mean over the fine vertices within a cage edge of the sheet's lower or upper border (where the held rows are) of
