@@ -27,7 +27,7 @@
 #include <string.h>
 
 enum { KEEP = 8 };
-/* The share of the reach a held point loses (plush_proxy_smooth_options.node_held). */
+/* The share of the reach a point whose triangles are all held loses (plush_proxy_smooth_options.node_bone). */
 #define HELD_SHRINK 0.5
 /* The least share of a part's held nodes a second bone holds for the part to be held across a joint. */
 #define JOINT_SHARE 0.1
@@ -225,23 +225,21 @@ static void write_rows(plush_proxy_binding *b, const plush_proxy_mesh *proxy, co
     }
 }
 
-/* Whether the held nodes (node_bone[n] >= 0; NULL: none) are held by two bones or more, the second of them
- * holding at least JOINT_SHARE of them. */
 static int cmp_bone(const void *x, const void *y)
 {
     int32_t a = *(const int32_t *)x, b = *(const int32_t *)y;
     return (a > b) - (a < b);
 }
 
-static bool held_across_joint(const plush_proxy_mesh *proxy, const int32_t *node_bone)
+/* Whether the held nodes (node_bone[n] >= 0; NULL: none) are held by two bones or more, the second of them
+ * holding at least JOINT_SHARE of them; by has a slot per proxy node. */
+static bool held_across_joint(const plush_proxy_mesh *proxy, const int32_t *node_bone, int32_t *by)
 {
-    int32_t *by = node_bone ? malloc((proxy->node_count ? proxy->node_count : 1) * sizeof *by) : NULL;
     size_t held = 0, most = 0, second = 0;
-    for (size_t n = 0; by && n < proxy->node_count; n++)
+    for (size_t n = 0; node_bone && n < proxy->node_count; n++)
         if (node_bone[n] >= 0)
             by[held++] = node_bone[n];
-    if (by)
-        qsort(by, held, sizeof *by, cmp_bone);
+    qsort(by, held, sizeof *by, cmp_bone);
     for (size_t i = 0, j; i < held; i = j) {
         for (j = i; j < held && by[j] == by[i]; j++)
             ;
@@ -251,18 +249,15 @@ static bool held_across_joint(const plush_proxy_mesh *proxy, const int32_t *node
         else if (run > second)
             second = run;
     }
-    free(by);
     return held && (double)second >= JOINT_SHARE * (double)held;
 }
 
 /* One smoothing of every node's weights (w->node_w, the nearest four) into *out: clusters per grid cell and piece,
  * each node the kernel-weighted mean of its piece's clusters within its reach (times scale[node] when scale is
  * not NULL, none under 1 - HELD_SHRINK: the cells are then as much smaller). */
-static plush_status smooth_pass(const plush_proxy_binding *b, const plush_proxy_mesh *proxy, const float (*points)[3],
-                                smooth_work *wk, size_t nodes, double radius, double cage_edge, const double *scale,
-                                sparse **out_w, plush_diag *diag)
+static plush_status smooth_pass(const plush_proxy_binding *b, const float (*points)[3], smooth_work *wk, size_t nodes,
+                                double radius, double cage_edge, const double *scale, sparse **out_w, plush_diag *diag)
 {
-    (void)proxy;
     smooth_work w = *wk;
     size_t count = b->vertex_count;
     double reach = radius * cage_edge, cell = 0.5 * reach * (scale ? 1 - HELD_SHRINK : 1.0);
@@ -428,12 +423,21 @@ plush_status plush_proxy_binding_smooth(plush_proxy_binding *b, const plush_prox
      * JOINT_SHARE of the held nodes: a dress held at the chest and the hips -- the smoothing reaches less: each
      * held triangle moves as its bone does, and a wide average over triangles the joint turns apart cuts the
      * body's corner there (the waist, a hip). Its reach shrinks with how held a point's triangles are, to half
-     * where all of them are, and the whole part's cells with the least reach. A cage held by one bone (hair on
+     * where all of them are, and the part's grid cells halve with it. A cage held by one bone (hair on
      * the head; a few of a bob's nodes on a lock's root bone) moves rigidly where it is held, and is smoothed as
      * before. How held a point is comes from its weights smoothed at the full reach, so it varies as smoothly. */
     sparse *out = NULL;
-    plush_status st = smooth_pass(b, proxy, points, &w, nodes, radius, cage_edge, NULL, &out, diag);
-    if (st == PLUSH_OK && held_across_joint(proxy, options->node_bone)) {
+    plush_status st = smooth_pass(b, points, &w, nodes, radius, cage_edge, NULL, &out, diag);
+    int32_t *by = st == PLUSH_OK && options->node_bone ? malloc((proxy->node_count ? proxy->node_count : 1) * sizeof *by)
+                                                       : NULL;
+    if (st == PLUSH_OK && options->node_bone && !by) {
+        free(out);
+        work_free(&w);
+        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory smoothing %zu points", count);
+    }
+    bool joint = by && held_across_joint(proxy, options->node_bone, by);
+    free(by);
+    if (joint) {
         double *scale = malloc(nodes * sizeof *scale);
         if (!scale) {
             free(out);
@@ -449,7 +453,7 @@ plush_status plush_proxy_binding_smooth(plush_proxy_binding *b, const plush_prox
         }
         free(out);
         out = NULL;
-        st = smooth_pass(b, proxy, points, &w, nodes, radius, cage_edge, scale, &out, diag);
+        st = smooth_pass(b, points, &w, nodes, radius, cage_edge, scale, &out, diag);
         free(scale);
     }
     if (st != PLUSH_OK) {
