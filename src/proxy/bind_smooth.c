@@ -252,56 +252,50 @@ static bool held_across_joint(const plush_proxy_mesh *proxy, const int32_t *node
     return held && (double)second >= JOINT_SHARE * (double)held;
 }
 
-/* One smoothing of every node's weights (w->node_w, the nearest four) into *out: clusters per grid cell and piece,
- * each node the kernel-weighted mean of its piece's clusters within its reach (times scale[node] when scale is
- * not NULL, none under 1 - HELD_SHRINK: the cells are then as much smaller). */
-static plush_status smooth_pass(const plush_proxy_binding *b, const float (*points)[3], smooth_work *wk, size_t nodes,
+/* One smoothing of the nodes' weights (w->node_w: the nearest four, w->fixed: no triangle) into *out_w: clusters
+ * per grid cell and piece, each node the kernel-weighted mean of its piece's clusters within its reach (times
+ * scale[node] when scale is not NULL, none under 1 - HELD_SHRINK: the cells are then as much smaller). */
+static plush_status smooth_pass(const plush_proxy_binding *b, const float (*points)[3], smooth_work *w, size_t nodes,
                                 double radius, double cage_edge, const double *scale, sparse **out_w, plush_diag *diag)
 {
-    smooth_work w = *wk;
     size_t count = b->vertex_count;
     double reach = radius * cage_edge, cell = 0.5 * reach * (scale ? 1 - HELD_SHRINK : 1.0);
     float lo[3] = {INFINITY, INFINITY, INFINITY};
     for (size_t n = 0; n < nodes; n++)
         for (int k = 0; k < 3; k++)
-            lo[k] = fminf(lo[k], points[w.first[n]][k]);
+            lo[k] = fminf(lo[k], points[w->first[n]][k]);
     size_t keyed = 0;
     for (size_t n = 0; n < nodes; n++) {
-        size_t i = w.first[n];
-        w.fixed[n] = b->triangles[i][0] < 0;
-        for (int k = 0; k < KEEP; k++) {
-            w.node_w[n].t[k] = k < PLUSH_PROXY_INFLUENCES && b->triangles[i][k] >= 0 ? b->triangles[i][k] : -1;
-            w.node_w[n].w[k] = w.node_w[n].t[k] >= 0 ? b->weights[i][k] : 0;
-        }
-        if (w.fixed[n])
+        size_t i = w->first[n];
+        if (w->fixed[n])
             continue;
-        cell_key *key = &w.keys[keyed++];
-        key->piece = plush__uf_find(w.parent, (uint32_t)n);
+        cell_key *key = &w->keys[keyed++];
         for (int k = 0; k < 3; k++) {
             double c = floor(((double)points[i][k] - lo[k]) / cell);
             key->c[k] = (int32_t)(c < 1e9 ? c : 1e9);
         }
+        key->piece = plush__uf_find(w->parent, (uint32_t)n);
         key->node = (uint32_t)n;
     }
-    qsort(w.keys, keyed, sizeof *w.keys, cmp_key);
+    qsort(w->keys, keyed, sizeof *w->keys, cmp_key);
     /* Clusters: mean position and mean weights of the nodes sharing a cell and a piece. */
     size_t clusters = 0;
     for (size_t j = 0; j < keyed;) {
         size_t e = j;
         double c[3] = {0, 0, 0};
-        while (e < keyed && cmp_cell(w.keys[e].c, w.keys[j].c) == 0 && w.keys[e].piece == w.keys[j].piece) {
-            const float *p = points[w.first[w.keys[e].node]];
+        while (e < keyed && cmp_cell(w->keys[e].c, w->keys[j].c) == 0 && w->keys[e].piece == w->keys[j].piece) {
+            const float *p = points[w->first[w->keys[e].node]];
             for (int k = 0; k < 3; k++)
                 c[k] += p[k];
-            acc_add(&w.acc, &w.node_w[w.keys[e].node], 1.0);
+            acc_add(&w->acc, &w->node_w[w->keys[e].node], 1.0);
             e++;
         }
-        cluster *cl = &w.clusters[clusters++];
-        memcpy(cl->c, w.keys[j].c, sizeof cl->c);
-        cl->piece = w.keys[j].piece;
+        cluster *cl = &w->clusters[clusters++];
+        memcpy(cl->c, w->keys[j].c, sizeof cl->c);
+        cl->piece = w->keys[j].piece;
         for (int k = 0; k < 3; k++)
             cl->center[k] = c[k] / (double)(e - j);
-        acc_take(&w.acc, &cl->w);
+        acc_take(&w->acc, &cl->w);
         j = e;
     }
     /* Each node: the kernel-weighted mean of the clusters of its piece within reach. Nodes of one cell
@@ -310,12 +304,12 @@ static plush_status smooth_pass(const plush_proxy_binding *b, const float (*poin
     if (!out) {
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory smoothing %zu points", count);
     }
-    memcpy(out, w.node_w, nodes * sizeof *out);
+    memcpy(out, w->node_w, nodes * sizeof *out);
     for (size_t j = 0; j < keyed;) {
         size_t e = j, found = 0;
         double far = reach;
-        while (e < keyed && cmp_cell(w.keys[e].c, w.keys[j].c) == 0 && w.keys[e].piece == w.keys[j].piece) {
-            double d0 = b->distances[w.first[w.keys[e].node]][0];
+        while (e < keyed && cmp_cell(w->keys[e].c, w->keys[j].c) == 0) {
+            double d0 = b->distances[w->first[w->keys[e].node]][0];
             far = fmax(far, d0 * radius);
             e++;
         }
@@ -323,34 +317,33 @@ static plush_status smooth_pass(const plush_proxy_binding *b, const float (*poin
         for (int dx = -span; dx <= span; dx++)
             for (int dy = -span; dy <= span; dy++)
                 for (int dz = -span; dz <= span; dz++) {
-                    int32_t c[3] = {w.keys[j].c[0] + dx, w.keys[j].c[1] + dy, w.keys[j].c[2] + dz};
-                    for (size_t q = lower_bound(w.clusters, clusters, c); q < clusters && cmp_cell(w.clusters[q].c, c) == 0; q++)
-                        w.candidates[found++] = q;
+                    int32_t c[3] = {w->keys[j].c[0] + dx, w->keys[j].c[1] + dy, w->keys[j].c[2] + dz};
+                    for (size_t q = lower_bound(w->clusters, clusters, c); q < clusters && cmp_cell(w->clusters[q].c, c) == 0; q++)
+                        w->candidates[found++] = q;
                 }
         for (size_t m = j; m < e; m++) {
-            uint32_t n = w.keys[m].node;
-            const float *p = points[w.first[n]];
-            double total = 0, my = fmax(reach, b->distances[w.first[n]][0] * radius) * (scale ? scale[n] : 1.0);
+            uint32_t n = w->keys[m].node;
+            const float *p = points[w->first[n]];
+            double total = 0, my = fmax(reach, b->distances[w->first[n]][0] * radius) * (scale ? scale[n] : 1.0);
             for (size_t q = 0; q < found; q++) {
-                const cluster *cl = &w.clusters[w.candidates[q]];
-                if (cl->piece != w.keys[m].piece)
+                const cluster *cl = &w->clusters[w->candidates[q]];
+                if (cl->piece != w->keys[m].piece)
                     continue;
                 double d[3] = {p[0] - cl->center[0], p[1] - cl->center[1], p[2] - cl->center[2]};
                 double r2 = (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) / (my * my);
                 if (r2 >= 1)
                     continue;
                 double k = (1 - r2) * (1 - r2) * (1 - r2);
-                acc_add(&w.acc, &cl->w, k);
+                acc_add(&w->acc, &cl->w, k);
                 total += k;
             }
             if (total > 0)
-                acc_take(&w.acc, &out[n]);
+                acc_take(&w->acc, &out[n]);
             else
-                w.acc.count = 0;
+                w->acc.count = 0;
         }
         j = e;
     }
-    wk->acc = w.acc;
     *out_w = out;
     return PLUSH_OK;
 }
@@ -426,6 +419,14 @@ plush_status plush_proxy_binding_smooth(plush_proxy_binding *b, const plush_prox
      * where all of them are, and the part's grid cells halve with it. A cage held by one bone (hair on
      * the head; a few of a bob's nodes on a lock's root bone) moves rigidly where it is held, and is smoothed as
      * before. How held a point is comes from its weights smoothed at the full reach, so it varies as smoothly. */
+    for (size_t n = 0; n < nodes; n++) {
+        size_t i = w.first[n];
+        w.fixed[n] = b->triangles[i][0] < 0;
+        for (int k = 0; k < KEEP; k++) {
+            w.node_w[n].t[k] = k < PLUSH_PROXY_INFLUENCES && b->triangles[i][k] >= 0 ? b->triangles[i][k] : -1;
+            w.node_w[n].w[k] = w.node_w[n].t[k] >= 0 ? b->weights[i][k] : 0;
+        }
+    }
     sparse *out = NULL;
     plush_status st = smooth_pass(b, points, &w, nodes, radius, cage_edge, NULL, &out, diag);
     int32_t *by = st == PLUSH_OK && options->node_bone ? malloc((proxy->node_count ? proxy->node_count : 1) * sizeof *by)
