@@ -13,8 +13,11 @@
  * within them (tried at once: the edge moved by a half, a quarter ... of its move), then looks again at the
  * edges those triangles move, and after GUARD_HALVINGS halvings in all those triangles do not move at all this
  * round. A round that leaves more of the vertices it moved in a body than it found (pushed into another limb) is
- * undone and ends the frame's pushing. A vertex a part's shape cannot carry out (a waistband inside a thigh the
- * model's own skinning puts there) stays inside and is counted by the measure as before.
+ * undone, and taken again without the triangles that carried a vertex in: those move no more in this pass. (Ended
+ * at its first undone round, the skin's pass on Luka's dress ended so at 1,406 of the long dance's first 1,500
+ * frames, her dress 5.14% behind her skin on the first 120 against 4.79% taken again.) A vertex a part's shape
+ * cannot carry out (a waistband inside a thigh the model's own skinning puts there) stays inside and is counted
+ * by the measure as before.
  *
  * The body is the rigid bodies and the visible skin: a bound vertex behind the skin (the faces of the other
  * drawn materials physics does not move), by less than SKIN_REACH of a cage edge, is pushed along the skin's
@@ -305,8 +308,16 @@ plush_status plush__soft_push_init(plush__soft_push *sp, plush__soft_measure *sm
     sp->scale = plush_arena_array(arena, t, sizeof *sp->scale);
     sp->moved = plush_arena_array(arena, t, sizeof *sp->moved);
     sp->held = plush_arena_array(arena, t, sizeof *sp->held);
+    sp->stopped = plush_arena_array(arena, t, sizeof *sp->stopped);
+    sp->was_in = plush_arena_array(arena, n, sizeof *sp->was_in);
+    sp->push_was = plush_arena_array(arena, n, sizeof *sp->push_was);
+    sp->dir_was = plush_arena_array(arena, n, sizeof *sp->dir_was);
+    sp->step_was = plush_arena_array(arena, t, sizeof *sp->step_was);
+    sp->scale_was = plush_arena_array(arena, t, sizeof *sp->scale_was);
+    sp->moved_was = plush_arena_array(arena, t, sizeof *sp->moved_was);
     if (!sp->move || !sp->push || !sp->push_dir || !sp->rows || !sp->dirty || !sp->near || !sp->travel || !sp->total || !sp->skin_clear || !sp->body_clear || !sp->sum || !sp->step || !sp->offset ||
-        !sp->kept || !sp->scale || !sp->moved || !sp->held || !sp->in || !sp->listed ||
+        !sp->kept || !sp->scale || !sp->moved || !sp->held || !sp->stopped || !sp->was_in || !sp->push_was ||
+        !sp->dir_was || !sp->step_was || !sp->scale_was || !sp->moved_was || !sp->in || !sp->listed ||
         !sp->carry_count || !sp->carry_triangle || !sp->carry_weight || !sp->mark || !find_twins(sp, arena) ||
         !take_carriers(sp, arena))
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
@@ -521,9 +532,10 @@ static size_t mean_pushes(plush__soft_push *sp, const float (*positions)[3], siz
         }
     }
     for (size_t t = 0; t < sp->triangle_count; t++) {
+        bool moves = sp->sum[t][3] > 0 && !sp->stopped[t];
         for (int k = 0; k < 3; k++)
-            sp->step[t][k] = sp->sum[t][3] > 0 ? (float)(sp->sum[t][k] / sp->sum[t][3]) : 0.0f;
-        sp->moved[t] = sp->sum[t][3] > 0;
+            sp->step[t][k] = moves ? (float)(sp->sum[t][k] / sp->sum[t][3]) : 0.0f;
+        sp->moved[t] = moves;
         sp->scale[t] = 1.0f;
     }
     return inside;
@@ -672,6 +684,7 @@ static bool push_rounds(plush__soft_push *sp, float (*positions)[3])
     /* the first round looks at every bound vertex; later ones at those the round before moved (the others
      * are where they were, and out) */
     size_t blocked_after = 0;
+    memset(sp->stopped, 0, sp->triangle_count);
     size_t inside = mean_pushes(sp, (const float(*)[3])positions, sp->sm->count, true, &blocked_after);
     bool pushed = false;
     int stalled = 0; /* rounds in a row that brought no row out */
@@ -702,6 +715,9 @@ static bool push_rounds(plush__soft_push *sp, float (*positions)[3])
         }
         for (size_t i = 0; i < n; i++) {
             sp->mark[sp->rows[i]] = 0;
+            sp->was_in[sp->rows[i]] = sp->in[sp->rows[i]];
+            sp->push_was[sp->rows[i]] = sp->push[sp->rows[i]];
+            memcpy(sp->dir_was[sp->rows[i]], sp->push_dir[sp->rows[i]], sizeof *sp->dir_was);
             before += sp->in[sp->rows[i]] != 0 ? sp->weight[sp->rows[i]] : 0;
             blocked += sp->in[sp->rows[i]] == 2 ? sp->weight[sp->rows[i]] : 0;
         }
@@ -718,6 +734,9 @@ static bool push_rounds(plush__soft_push *sp, float (*positions)[3])
                 p[k] = moved;
             }
         }
+        memcpy(sp->step_was, sp->step, sp->triangle_count * sizeof *sp->step_was);
+        memcpy(sp->scale_was, sp->scale, sp->triangle_count * sizeof *sp->scale_was);
+        memcpy(sp->moved_was, sp->moved, sp->triangle_count);
         /* the rows this round moved, where they are now (and the next round's steps) */
         size_t after = mean_pushes(sp, (const float(*)[3])positions, n, false, &blocked_after);
         /* a round that leaves more of them in a body than it found (pushed into another limb) is undone; in the
@@ -726,7 +745,7 @@ static bool push_rounds(plush__soft_push *sp, float (*positions)[3])
         for (size_t i = 0; i < n; i++) {
             float *p = positions[sp->sm->vertices[sp->rows[i]]], *m = sp->move[sp->rows[i]];
             if (undo) /* back where it was: the room found where it went says nothing here */
-                sp->body_clear[sp->rows[i]] = 0;
+                sp->body_clear[sp->rows[i]] = 0, sp->skin_clear[sp->rows[i]] = 0;
             float *total = sp->total[sp->rows[i]];
             for (int k = 0; k < 3; k++) {
                 total[k] += undo ? 0.0f : p[k] - m[k];
@@ -736,7 +755,31 @@ static bool push_rounds(plush__soft_push *sp, float (*positions)[3])
         }
         if (undo) {
             memcpy(sp->offset, sp->kept, sp->triangle_count * sizeof *sp->offset);
-            break;
+            /* the triangles that moved a row into a body (or, in the strain's pass, behind the skin) move no
+             * more this pass; the others take the round again from where they were, their rows as they were */
+            size_t stopped = 0;
+            for (size_t i = 0; i < n; i++) {
+                uint32_t r = sp->rows[i];
+                bool went_in = sp->pass == PASS_STRAIN ? sp->in[r] == 2 && sp->was_in[r] != 2
+                                                       : sp->in[r] != 0 && !sp->was_in[r];
+                const int32_t *t;
+                const float *w;
+                for (int j = 0, c = went_in ? carriers(sp, r, &t, &w) : 0; j < c; j++)
+                    if (sp->moved_was[t[j]] && sp->scale_was[t[j]] > 0 && !sp->stopped[t[j]])
+                        sp->stopped[t[j]] = 1, stopped++;
+                sp->in[r] = sp->was_in[r];
+                sp->push[r] = sp->push_was[r];
+                memcpy(sp->push_dir[r], sp->dir_was[r], sizeof *sp->push_dir);
+            }
+            if (!stopped)
+                break;
+            for (size_t t = 0; t < sp->triangle_count; t++) {
+                for (int k = 0; k < 3; k++)
+                    sp->step[t][k] = sp->stopped[t] ? 0.0f : sp->step_was[t][k];
+                sp->moved[t] = sp->moved_was[t] && !sp->stopped[t];
+                sp->scale[t] = 1.0f;
+            }
+            continue;
         }
         pushed = true;
         /* Two rounds in a row of the body's pass that bring none of its rows out end it: what is left inside is

@@ -41,6 +41,14 @@ typedef struct plush__soft_push {
     float *scale;                       /* per triangle: the share of its step the guard lets through */
     uint8_t *moved, *held;              /* per triangle: its step is not zero; the halvings an edge it moves
                                            beyond a limit needs (0: none) */
+    uint8_t *stopped;                   /* per triangle: a round of this pass that moved it was undone for a row
+                                           it carried into a body (or behind the skin): it moves no more */
+    uint8_t *was_in;                    /* per row, scratch: sp->in before this round moved it, */
+    double *push_was;                   /* its push */
+    float (*dir_was)[3];                /* and the push's direction (to undo the round's look with) */
+    float (*step_was)[3];               /* per triangle, scratch: this round's step, */
+    float *scale_was;                   /* the share of it the guard let through */
+    uint8_t *moved_was;                 /* and whether it had one */
     uint8_t *in;                        /* per row: in a body (or within the margin) when last looked at; in the
                                            strain's pass 1 for an edge beyond the bar, 2 in a body or behind the
                                            skin */
