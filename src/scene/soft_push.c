@@ -755,8 +755,9 @@ static bool push_rounds(plush__soft_push *sp, float (*positions)[3])
         }
         if (undo) {
             memcpy(sp->offset, sp->kept, sp->triangle_count * sizeof *sp->offset);
-            /* the triangles that moved a row into a body (or, in the strain's pass, behind the skin) move no
-             * more this pass; the others take the round again from where they were, their rows as they were */
+            /* the triangles that moved a row in (into a body; in the skin's and the strain's passes, or behind
+             * the skin) move no more this pass; the others take the round again from where they were, their rows
+             * as they were */
             size_t stopped = 0;
             for (size_t i = 0; i < n; i++) {
                 uint32_t r = sp->rows[i];
