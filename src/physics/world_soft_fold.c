@@ -3,14 +3,14 @@
  * carried to the other side of a face whose normal flipped), so no cage fold is a fold a fabric makes at
  * that scale. Bullet's bending links resist folds, but they resist every bend alike -- a piece's swing where
  * it is held as much as its folding -- and a contact push or a fast turn still folds a face past them. So
- * every edge two faces share carries a guard: after the substep's solve and plush's contacts, the faces'
- * opening angle at the edge (180 degrees flat) is kept within SOFT_FOLD_LIMIT_DEG of its rest angle either
- * way (a ridge the cage has at rest, two faces nearly back to back, no more flattened out than a flat pair
- * folded), moving the four nodes along the angle's gradient by their inverse masses (a pinned node stays
- * where its bone puts it; a one-sided position-based constraint, as in Mueller et al. 2007's bending
- * constraint), and the speed that was taking the angle past it is spent. Within the limits it pulls nothing
- * back: the piece bends freely there. Like the strain limit it goes with plush's contacts (a soft body that
- * meets a rigid body that follows a bone: every cage on a character).
+ * every edge two faces share carries a guard: after the substep's solve and plush's contacts (and again after the
+ * ties between bodies, world_soft_tie.c), the faces' opening angle at the edge (180 degrees flat) is kept within
+ * SOFT_FOLD_LIMIT_DEG of its rest angle either way (a ridge the cage has at rest, two faces nearly back to back,
+ * no more flattened out than a flat pair folded), moving the four nodes along the angle's gradient by their
+ * inverse masses (a pinned node stays where its bone puts it; a one-sided position-based constraint, as in
+ * Mueller et al. 2007's bending constraint), and the speed that was taking the angle past it is spent. Within
+ * the limits it pulls nothing back: the piece bends freely there. Like the strain limit it goes with plush's
+ * contacts (a soft body that meets a rigid body that follows a bone: every cage on a character).
  *
  * The gradient: with r_q, r_f the unit directions from the edge to the facing nodes q and f (perpendicular
  * to it) and h_q, h_f their heights over it, the angle opens at 1/h_q per unit q moves along its face's

@@ -10,7 +10,8 @@
  * back to that by moving its free ends toward each other, and the ends lose the speed that parted them: the limit
  * the cage's own links are held to (world_soft_collide.c). Within it a tie pulls nothing: locks slide along
  * each other, a layer lifts from the one under it by half again their gap. A tie gives way to the bodies' own
- * links: where one stretched them past their limit, they are held to it again after the ties. */
+ * links and fold guards: where one stretched them past their limit, or folded two faces past their guard (03's bob,
+ * at the long dance's frame 478: a lock's faces back to back), they are held to it again after the ties. */
 #include "core/geom.h"
 #include "physics/world_soft_internal.h"
 #include "plush/sys/core.h"
@@ -148,14 +149,15 @@ void plush__world_soft_tie(plush_world_model *wm)
         if (!any)
             break;
     }
-    /* a tie must not stretch a body's own links past their limit: those are held again, after (a body no tie
-     * moved is left as it was) */
+    /* a tie must not stretch a body's own links past their limit, nor fold its faces past their guards: those
+     * are held again, after (a body no tie moved is left as it was) */
     const plush_bulletc_api *bc = wm->world->bc;
     for (size_t b = 0; b < wm->model->soft_body_count; b++) {
         world_soft *s = &wm->soft[b];
         if (!wm->tie_moved[b])
             continue;
         plush__world_soft_limit_strain(s);
+        plush__world_soft_hold_folds(wm, s);
         bc->soft_set_all_nodes(s->bc, (const float(*)[3])s->x, (const float(*)[3])s->v);
     }
 }

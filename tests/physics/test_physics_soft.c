@@ -855,12 +855,12 @@ static double normals_angle(const plush_world_soft_info *info, const float (*x)[
     return acos(c < -1 ? -1 : c > 1 ? 1 : c) * 180 / M_PI;
 }
 
-/* The most any two faces of soft body 0 sharing an edge turn at nodes x from how they turn at rest
+/* The most any two faces of soft body `body` sharing an edge turn at nodes x from how they turn at rest
  * (the cage's crease as plush_quality measures it), in degrees. */
-static double worst_crease(const sim *s, const float (*x)[3])
+static double worst_crease_of(const sim *s, size_t body, const float (*x)[3])
 {
     plush_world_soft_info info;
-    plush_world_soft_get_info(s->wm, 0, &info);
+    plush_world_soft_get_info(s->wm, body, &info);
     double worst = 0;
     for (size_t t = 0; t < info.triangle_count; t++)
         for (size_t u = t + 1; u < info.triangle_count; u++) {
@@ -874,6 +874,11 @@ static double worst_crease(const sim *s, const float (*x)[3])
             worst = c > worst ? c : worst;
         }
     return worst;
+}
+
+static double worst_crease(const sim *s, const float (*x)[3])
+{
+    return worst_crease_of(s, 0, x);
 }
 
 /* No cage fold: the flap without bending links or shape memory (with a body that follows a bone, far off: the
@@ -1838,6 +1843,46 @@ static void test_locks_side_by_side_stay_tied(void **state)
     assert_true(tied < limit * 1.01);
 }
 
+/* The two locks tied in one model with a body that follows a bone far off (the guards and the strain limit go with
+ * plush's contacts), their top rows thrown across their plane in opposite ways, four units apart and back three
+ * times a second: the ties pull each lock's facing column toward the other's, after the locks' own guards, and
+ * folded a face past them (109.5 degrees from its rest turn). The guards hold again after the ties: no two
+ * neighbouring faces of either lock turn much more than a right angle from rest (90.0 degrees). */
+static void test_ties_fold_no_face(void **state)
+{
+    (void)state;
+    plush_pmx_model *m = mesh_fx_model(1);
+    follow_sphere(m, pmx_fx_rigid_bodies(m, 1), "far", 0.5f, 0, 100, 0);
+    int32_t pins_a[5], pins_b[5];
+    for (int i = 0; i < 5; i++)
+        pins_a[i] = lock_pins_a[i], pins_b[i] = lock_pins_b[i];
+    add_lock(m, -2.1f, 0.02f, pins_a);
+    add_lock(m, 2.1f, 0.02f, pins_b);
+    sim s = sim_new(m, &(plush_world_desc){0});
+    float(*pos)[3] = rest_positions(m);
+    double worst = 0;
+    for (int f = 0; f < 90; f++) {
+        double dz = 2.0 * sin(2 * M_PI * 3 * (f + 1) / 30.0);
+        for (size_t v = 0; v < m->vertex_count; v++)
+            pos[v][2] = m->vertices[v].position[2] + (float)(v < 25 ? dz : -dz);
+        plush_world_set_pins(s.wm, (const float(*)[3])pos);
+        sim_step(&s, FRAME);
+        for (size_t body = 0; body < 2; body++) {
+            size_t n;
+            float(*x)[3] = nodes_of(&s, body, &n);
+            assert_true(mesh_fx_all_finite((const float(*)[3])x, n));
+            worst = fmax(worst, worst_crease_of(&s, body, (const float(*)[3])x));
+            free(x);
+        }
+    }
+    print_message("      two tied locks thrown apart: their faces turn at most %.1f deg from rest\n", worst);
+    assert_true(worst <= 95);
+    assert_true(worst >= 30);
+    free(pos);
+    plush_world_destroy(s.world);
+    plush_pmx_free(m);
+}
+
 /* The hanging flap in m with shape memory (kMT 0.05) and bending links two edges long, simulated; following the
  * author's physics when follow (plush_world_soft_follow). */
 static sim flap_sim(plush_pmx_model *m, bool follow)
@@ -1954,6 +1999,7 @@ int main(void)
         cmocka_unit_test(test_flat_flap_keeps_shape),
         cmocka_unit_test(test_push_beside_pins),
         cmocka_unit_test(test_folds_held_open),
+        cmocka_unit_test(test_ties_fold_no_face),
         cmocka_unit_test(test_links_held_to_strain_limit),
         cmocka_unit_test(test_pinned_links_held_to_strain_limit),
         cmocka_unit_test(test_three_pins_keep_their_shape),
