@@ -881,6 +881,17 @@ static double worst_crease(const sim *s, const float (*x)[3])
     return worst_crease_of(s, 0, x);
 }
 
+/* Frame f of a throw across the model's plane: every vertex's pin at its rest place moved by amplitude times a sine of
+ * three cycles a second along z, the vertices from `split` on the other way; one frame stepped. */
+static void thrown_frame(sim *s, const plush_pmx_model *m, float (*pin)[3], int f, double amplitude, size_t split)
+{
+    double dz = amplitude * sin(2 * M_PI * 3 * (f + 1) / 30.0);
+    for (size_t v = 0; v < m->vertex_count; v++)
+        pin[v][2] = m->vertices[v].position[2] + (float)(v < split ? dz : -dz);
+    plush_world_set_pins(s->wm, (const float(*)[3])pin);
+    sim_step(s, FRAME);
+}
+
 /* No cage fold: the flap without bending links or shape memory (with a body that follows a bone, far off: the
  * guards go with plush's contacts), its top row thrown across its plane four units and back three times a
  * second, folds wherever its links let it -- but no two neighbouring faces turn
@@ -894,11 +905,7 @@ static void test_folds_held_open(void **state)
     float(*pin)[3] = rest_positions(m);
     double worst = 0;
     for (int f = 0; f < 90; f++) {
-        double dz = 4.0 * sin(2 * M_PI * 3 * (f + 1) / 30.0);
-        for (size_t v = 0; v < m->vertex_count; v++)
-            pin[v][2] = m->vertices[v].position[2] + (float)dz;
-        plush_world_set_pins(s.wm, (const float(*)[3])pin);
-        sim_step(&s, FRAME);
+        thrown_frame(&s, m, pin, f, 4.0, m->vertex_count);
         size_t n;
         float(*x)[3] = nodes_of(&s, 0, &n);
         assert_true(mesh_fx_all_finite((const float(*)[3])x, n));
@@ -1862,11 +1869,7 @@ static void test_ties_fold_no_face(void **state)
     float(*pos)[3] = rest_positions(m);
     double worst = 0;
     for (int f = 0; f < 90; f++) {
-        double dz = 2.0 * sin(2 * M_PI * 3 * (f + 1) / 30.0);
-        for (size_t v = 0; v < m->vertex_count; v++)
-            pos[v][2] = m->vertices[v].position[2] + (float)(v < 25 ? dz : -dz);
-        plush_world_set_pins(s.wm, (const float(*)[3])pos);
-        sim_step(&s, FRAME);
+        thrown_frame(&s, m, pos, f, 2.0, 25);
         for (size_t body = 0; body < 2; body++) {
             size_t n;
             float(*x)[3] = nodes_of(&s, body, &n);
