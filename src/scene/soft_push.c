@@ -33,8 +33,8 @@
  * triangles back brings it within the bar. Where both ends are carried alike a translation cannot shorten the
  * edge. An edge squeezed under the bar's 2/3 has its ends pushed apart the same way, by half of what it lacks of
  * 1 / STRAIN_LIMIT, on a frame where the pass runs: one with an edge beyond the bar's strain, or with more squeezed
- * edges than half the share the bar allows outside it. A row in a body or behind the skin counts as in and pulls nothing, so a round that pulls the surface into
- * either is undone, and the edge stays as it is.
+ * edges than half the share the bar allows outside it. A row in a body or behind the skin counts as in and pulls
+ * nothing, so a round that pulls the surface into either is undone, and the edge stays as it is.
  *
  * A model's seams and layers give a third or more of a part's bound vertices a twin: another at the same rest
  * place, skinned by the same bones and bound to the same triangles alike, so every push moves the two alike. The

@@ -333,6 +333,16 @@ static void test_bob_finer_step(void **state)
     assert_true(miss[1] <= 4 && apart[1] < 2);
 }
 
+/* The quality.csv of the first `frames` frames of the long dance, the cage pushed out of the body (pushed) or
+ * left where its triangles put it (--no-push); the run's folder named after name, with "_pushed" when pushed. */
+static char *quality_with_and_without_push(const char *model, const char *cage, const char *frames, const char *name,
+                                           int pushed)
+{
+    char folder[200];
+    snprintf(folder, sizeof folder, "%s%s", name, pushed ? "_pushed" : "");
+    return quality_of_run(model, cage, LONG_DANCE, frames, pushed ? NULL : "--no-push", folder);
+}
+
 /* sample_finish's skirt on the long dance's first 225 frames: where her thigh lifts into the skirt's front
  * (frames 220-224) the blend of the cage triangles' motions stretches two of the skirt's edges to 1.6-1.7 of
  * their length while the cage's own links stay within 1.1-1.4 (p99.9 1.52-1.62 with --no-push, and with the
@@ -350,8 +360,7 @@ static void test_stretched_edges_pulled_back(void **state)
     static double p999[2][CAP];
     size_t rows[2];
     for (int pushed = 0; pushed < 2; pushed++) {
-        char *csv = quality_of_run(model, "スカート", LONG_DANCE, "225", pushed ? NULL : "--no-push",
-                                   pushed ? "stretch_pushed" : "stretch");
+        char *csv = quality_with_and_without_push(model, "スカート", "225", "stretch", pushed);
         rows[pushed] = characters_column(csv, "surface_strain_p999", p999[pushed], CAP);
         assert_int_equal(rows[pushed], 225);
         free(csv);
@@ -381,8 +390,7 @@ static void test_squeezed_edges_pushed_apart(void **state)
     static double outside[2][CAP], p999[2][CAP];
     size_t rows[2];
     for (int pushed = 0; pushed < 2; pushed++) {
-        char *csv = quality_of_run(model, "スカート", LONG_DANCE, "1280", pushed ? NULL : "--no-push",
-                                   pushed ? "squeeze_pushed" : "squeeze");
+        char *csv = quality_with_and_without_push(model, "スカート", "1280", "squeeze", pushed);
         rows[pushed] = characters_column(csv, "surface_strain_outside", outside[pushed], CAP);
         assert_int_equal(rows[pushed], 1280);
         assert_int_equal(characters_column(csv, "surface_strain_p999", p999[pushed], CAP), 1280);
