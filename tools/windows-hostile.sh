@@ -23,10 +23,19 @@ EOF
 head -c 4096 /dev/urandom >"$H/ごみ.pmx"
 
 checked=0
+again=""
 check() {  # file, what the line must also hold (a regex; may be empty)
   local f="$1" want="$2" err code lines
   err="$(cd "$DIR" && timeout 120 "$WINE" "$EXE" info "$f" 2>&1 >/dev/null)"
   code=$?
+  if [ -z "$err" ]; then
+    local first=$code
+    # Nothing at all on stderr: Wine did not bring the program up (seen once in CI, the folder's check,
+    # exit 1 and no line; plush.exe gives the folder its line in every local run). Once more, and said so.
+    err="$(cd "$DIR" && timeout 120 "$WINE" "$EXE" info "$f" 2>&1 >/dev/null)"
+    code=$?
+    again="$again $(basename "$f") (its first run exited $first having written nothing)"
+  fi
   lines=$(printf '%s\n' "$err" | grep -c '^plush: ')
   if [ "$code" -ne 1 ] || [ "$lines" -ne 1 ] || ! printf '%s' "$err" | grep -q "^plush: .*$(basename "$f")"; then
     echo "$f: exit $code, stderr: $err"
@@ -47,5 +56,5 @@ check "壊れた/数が大きすぎ.vmd" "byte [0-9]+" || ok=1
 check "壊れた/ごみ.pmx" "" || ok=1
 check "壊れた/フォルダ.pmx" "" || ok=1
 check "壊れた/無い.pmx" "" || ok=1
-[ "$ok" -eq 0 ] && echo "$checked hostile files: each exit 1 with one line naming it (and the byte, for the broken ones)"
+[ "$ok" -eq 0 ] && echo "$checked hostile files: each exit 1 with one line naming it (and the byte, for the broken ones)${again:+; run twice:$again}"
 exit "$ok"
