@@ -85,6 +85,8 @@ typedef struct plush_cage_result {
     bool wrapped;                 /* options.wrap: the cage is a simplified wrap (one closed 2-manifold) */
     float wrap_cell, wrap_offset; /* the wrap's grid cell and its distance from the source surface */
     size_t wrap_triangles;        /* the wrap's triangles before simplification */
+    size_t surface_triangles;     /* the source's faces with its layers once (0 for a wrap): what is simplified */
+    size_t target;                /* the triangle count it was made toward */
 } plush_cage_result;
 
 /* Without options->wrap: simplifies src toward options->target_triangles, trying in turn: a locked border,

@@ -6,6 +6,8 @@
 #include "plush/sys/proxy.h"
 #include "plush/sys/scene.h"
 #include "core/geom.h"
+#include "physics/rigid_shape.h"
+#include "plush/scene.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -354,6 +356,35 @@ static plush_status no_triangle(const char *const *materials, size_t count, cons
                            count > 1 ? "materials" : "material", names, count > 1 ? "" : "s", why);
 }
 
+/* The cage's default size for a welded surface of `faces` faces (its layers once). A part its author gave
+ * physics to (PLUSH_SOFT_AUTHOR_MOVES_SHARE of its welded vertices weighted to bones that physics moves) follows
+ * that physics by default, its cage held toward the author's swing: PLUSH_ATTACH_CAGE_TRIANGLES, whose nodes
+ * carry the swing (sample_finish's skirt, 2.6 of its faces to a cage triangle at 300, swings 0.54-0.63 of the
+ * author's on the stress motions and creases at most 22 degrees; at a fifth of its faces 0.31-0.50). A part
+ * the author gave none keeps its cage's own shape, which folds where contacts and gravity fold it, up to its
+ * guards' 90 degrees; a cage about as fine as the surface it carries shows each such fold as a crease of the
+ * surface's own edges, which the surface bar counts (30 degrees at the 99th percentile): such a part's cage is a
+ * fifth of its faces, each cage edge over more than two of the surface's edges, up to
+ * PLUSH_ATTACH_CAGE_TRIANGLES and at least CAGE_LEAST (or every face, when fewer: a strip of 16 quads still
+ * bends along its length). The two-layer cape at 300 (2.6) creased up to 47 degrees and missed the bar at 14
+ * frames of the soak's runs and 94 of the made-up dances; at a fifth at none and 6 (docs/measured.md, "A cage
+ * coarser than its surface"). */
+enum { CAGE_LEAST = 32 };
+static size_t default_target(const plush_pmx_model *model, const plush_cage_mesh *skin)
+{
+    size_t faces = skin->triangle_count;
+    uint8_t *drop = calloc(faces ? faces : 1, 1);
+    if (drop && plush__repeated_faces(&skin->triangles[0][0], faces, drop))
+        for (size_t f = 0; f < skin->triangle_count; f++)
+            faces -= drop[f];
+    free(drop);
+    if (skin->source && plush__rigid_moved_share(model, (const uint32_t *)skin->source, skin->vertex_count) >=
+                            PLUSH_SOFT_AUTHOR_MOVES_SHARE)
+        return PLUSH_ATTACH_CAGE_TRIANGLES;
+    size_t t = faces / 5 > CAGE_LEAST ? faces / 5 : faces < CAGE_LEAST ? faces : CAGE_LEAST;
+    return t < PLUSH_ATTACH_CAGE_TRIANGLES ? t : PLUSH_ATTACH_CAGE_TRIANGLES;
+}
+
 plush_status plush_attach_make_cage(const plush_pmx_model *model, const char *const *materials, size_t material_count,
                                     size_t triangles, plush_arena *arena, plush_cage_mesh *out,
                                     plush_cage_result *result, plush_attach_details *details, plush_diag *diag)
@@ -381,10 +412,10 @@ plush_status plush_attach_make_cage(const plush_pmx_model *model, const char *co
     uint32_t *piece_of = NULL;
     size_t *faces_of = NULL;
     uint8_t *small = NULL;
+    size_t target = triangles ? triangles : default_target(model, &skin);
     if (!wrap && topo.pieces > 1)
-        st = leave_out_details(model, &skin, triangles ? triangles : PLUSH_ATTACH_CAGE_TRIANGLES, &piece_of, &faces_of,
-                               &small, diag);
-    plush_cage_options o = {.target_triangles = triangles ? triangles : PLUSH_ATTACH_CAGE_TRIANGLES, .wrap = wrap};
+        st = leave_out_details(model, &skin, target, &piece_of, &faces_of, &small, diag);
+    plush_cage_options o = {.target_triangles = target, .wrap = wrap};
     if (st == PLUSH_OK)
         st = plush_cage_simplify(&skin, &o, arena, out, result, diag);
     /* A surface of more separate pieces than the target has room for (a hair of hundreds of closed strands)
@@ -405,6 +436,7 @@ plush_status plush_attach_make_cage(const plush_pmx_model *model, const char *co
         st = split_details(&skin, small, piece_of, faces_of, edge, arena, details, diag);
     }
     free(piece_of), free(faces_of), free(small);
+    result->target = target;
     /* faces that all lie on lines (or are slivers, which the simplifier collapses): nothing to simulate */
     if (st == PLUSH_OK && out->triangle_count == 0)
         return no_triangle(materials, material_count, ": every face is a line or a sliver", diag);
@@ -433,8 +465,9 @@ const char *plush_attach_target_note(const plush_cage_result *res, size_t target
     buf[0] = '\0';
     if (target == 0 || (res->triangles * 5 >= target * 4 && res->triangles * 5 <= target * 6))
         return buf;
-    if (res->source_triangles <= target)
-        snprintf(buf, size, "; the materials have only %zu faces (their layers counted once)", res->source_triangles);
+    size_t faces = res->surface_triangles ? res->surface_triangles : res->source_triangles;
+    if (faces <= target)
+        snprintf(buf, size, "; the materials have only %zu faces (their layers counted once)", faces);
     else if (res->triangles < target)
         snprintf(buf, size, "; under 80%% of the target: the simplifier collapses edges in batches and the "
                  "slivers it leaves are collapsed after it; asked for more it went over the limit");

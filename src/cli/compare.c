@@ -39,11 +39,12 @@ static const char compare_help[] =
     "                              the model's own soft body (same parameters; pins and anchors carried\n"
     "                              over by nearest node) and compare them too: error and time against\n"
     "                              proxy size\n"
-    "  --cage MATERIAL,...[:N]     compare a part: a cage of about N triangles (default 300) made for these\n"
-    "                              materials and attached as plush run --cage does (pins where the part\n"
-    "                              hangs); the proxy and direct simulate that part only, the rest of the\n"
-    "                              model follows its bones, errors are measured on the part and given as a\n"
-    "                              share of its size; --proxy-triangles then makes its cages for the part\n"
+    "  --cage MATERIAL,...[:N]     compare a part: a cage of about N triangles (default as plush run's)\n"
+    "                              made for these materials and attached as plush run --cage does (pins\n"
+    "                              where the part hangs); the proxy and direct simulate that part only,\n"
+    "                              the rest of the model follows its bones, errors are measured on the\n"
+    "                              part and given as a share of its size; --proxy-triangles then makes its\n"
+    "                              cages for the part\n"
     "  --materials NAME,...        the part bound, simulated and measured (default: --cage's materials, else\n"
     "                              every material no soft body owns), named as plush run takes them\n"
     "  --fps F, --physics-hz H     as plush run (defaults 30 and 60)\n"
@@ -230,7 +231,7 @@ static void print_summary(const compare_inputs *in, const plush_compare_study *s
         const plush_attach_part *c = &in->cage.part;
         cli_line("  cage            %zu triangles for %s, %zu piece%s, %zu pinned nodes%s", c->cage.triangle_count,
                  names, c->attached.pieces, c->attached.pieces == 1 ? "" : "s", c->attached.pinned,
-                 plush_attach_target_note(&c->made, in->cage.triangles ? in->cage.triangles : PLUSH_ATTACH_CAGE_TRIANGLES,
+                 plush_attach_target_note(&c->made, c->made.target,
                                           "a larger --cage target fits them", note, sizeof note));
         cli_cage_report_joined(in->source ? in->source : in->model, &in->cage);
     }

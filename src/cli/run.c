@@ -49,13 +49,15 @@ static const char run_help_options[] =
     "                              material no soft body owns); use it when the cage covers one part,\n"
     "                              e.g. --materials hair for a cage made with plush proxy --materials hair\n"
     "                              (materials named as for --cage)\n"
-    "  --cage MATERIAL,...[:N]     make a cage of about N triangles (default 300) for these materials as\n"
-    "                              plush proxy does (several closed pieces wrapped into one), attach it\n"
-    "                              with automatic pins as plush attach does, and run that; the model file\n"
-    "                              is not changed. The materials become the bound set unless --materials\n"
-    "                              says otherwise, and so does a material they are sewn onto where the\n"
-    "                              model's physics swings it (a trim on a dress: one garment, one cage;\n"
-    "                              the summary's joined line). A model with a TriMesh soft body is refused.\n"
+    "  --cage MATERIAL,...[:N]     make a cage of about N triangles (default 300; for a part the author\n"
+    "                              gave no physics a fifth of its faces when fewer, at least 32) for these\n"
+    "                              materials as plush proxy does (several closed pieces wrapped into one),\n"
+    "                              attach it with automatic pins as plush attach does, and run that; the\n"
+    "                              model file is not changed. The materials become the bound set unless\n"
+    "                              --materials says otherwise, and so does a material they are sewn onto\n"
+    "                              where the model's physics swings it (a trim on a dress: one garment, one\n"
+    "                              cage; the summary's joined line). A model with a TriMesh soft body is\n"
+    "                              refused.\n"
     "                              A material is named by its name, its English name or its number as\n"
     "                              plush info MODEL lists them with the bones that move each (a skirt:\n"
     "                              the waist and skirt bones): on sample_finish.pmx --cage スカート,\n"
@@ -676,11 +678,18 @@ static void summary(const run_state *s, uint32_t frames, const plush_diag *diag)
         char note[320], names[200];
         /* the materials by the model's names, whatever the user typed (cli_check_materials) */
         cli_names_quoted(&s->made.materials, names, sizeof names);
-        cli_line("  cage            %zu triangles, %zu nodes (%s %s), %zu piece%s, %zu pinned nodes%s",
+        const plush_cage_result *made = &s->made.part.made;
+        char aim[200] = "";
+        /* the default target below the usual 300: say why (plush_attach_make_cage) */
+        if (!s->made.triangles && made->target < PLUSH_ATTACH_CAGE_TRIANGLES && made->surface_triangles > made->target)
+            snprintf(aim, sizeof aim, "; target %zu, a fifth of the surface's %zu faces (the author gave it no "
+                     "physics: its cage keeps its own shape, and one as fine as the surface shows its folds as "
+                     "creases)", made->target, made->surface_triangles);
+        cli_line("  cage            %zu triangles, %zu nodes (%s %s), %zu piece%s, %zu pinned nodes%s%s",
                  s->made.part.cage.triangle_count, s->made.part.cage.vertex_count,
                  s->made.part.made.wrapped ? "one wrap around the pieces of" : "simplified from", names,
                  s->made.part.attached.pieces, s->made.part.attached.pieces == 1 ? "" : "s", s->made.part.attached.pinned,
-                 plush_attach_target_note(&s->made.part.made, s->made.triangles ? s->made.triangles : PLUSH_ATTACH_CAGE_TRIANGLES,
+                 aim, plush_attach_target_note(&s->made.part.made, s->made.part.made.target,
                                       "a larger --cage target fits them, or a wrap: plush proxy --wrap, then plush "
                                       "attach --proxy and plush run on what it writes",
                                       note, sizeof note));

@@ -1042,6 +1042,7 @@ plush_status plush_cage_simplify_ladder(const plush_cage_mesh *src, const plush_
     double limit_d = floor((double)target * (1.0 + tolerance));
     size_t limit = limit_d > (double)SIZE_MAX / 2 ? SIZE_MAX / 2 : (size_t)limit_d;
     result->source_triangles = src->triangle_count;
+    result->surface_triangles = n / 3;
     unsigned *cleaned = malloc((n ? n : 1) * sizeof *cleaned);
     size_t cleaned_n = n;
     if (!cleaned) {

@@ -14,6 +14,7 @@ plush_status plush_cage_simplify(const plush_cage_mesh *src, const plush_cage_op
         return st;
     st = options->wrap ? plush_cage_wrap_simplify(src, options, arena, out, result, diag)
                        : plush_cage_simplify_ladder(src, options, true, arena, out, result, diag);
+    result->target = options->target_triangles;
     /* Told here, before anything measures, binds or attaches it: a cage no run may take, which its target
      * did not ask for (a soup of random triangles comes out of the ladder at twice its source). */
     if (st == PLUSH_OK && out->triangle_count > PLUSH_CAGE_MAX_TRIANGLES &&

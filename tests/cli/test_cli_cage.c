@@ -238,6 +238,43 @@ static void test_many_closed_pieces_on_target(void **state)
     plush_pmx_free(m);
 }
 
+/* The default cage size: a fifth of the surface's faces, its layers counted once, at least 32 (every face of a
+ * smaller one) and at most 300 -- sheets of 18, 200, 800 and 3,200 faces and two layers of 800 at the same
+ * places; each cage within 20% of its target, and the result names it. */
+static void test_default_target_from_faces(void **state)
+{
+    (void)state;
+    static const struct {
+        unsigned grid;
+        int layers;
+        size_t target;
+    } cases[] = {{3, 1, 18}, {10, 1, 40}, {20, 1, 160}, {40, 1, 300}, {20, 2, 160}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        mesh_fx g = mesh_fx_grid(cases[i].grid, 4.0f);
+        plush_pmx_model *m = mesh_fx_model(1);
+        mesh_fx_add_material(m, "cape", &g, 0);
+        if (cases[i].layers == 2)
+            mesh_fx_add_material(m, "lining", &g, 0);
+        mesh_fx_free(&g);
+        const char *const names[] = {"cape", "lining"};
+        plush_arena arena = {0};
+        plush_diag d;
+        plush_diag_reset(&d);
+        plush_cage_mesh cage;
+        plush_cage_result made;
+        assert_int_equal(plush_attach_make_cage(m, names, (size_t)cases[i].layers, 0, &arena, &cage, &made, NULL, &d),
+                         PLUSH_OK);
+        print_message("      %u x %u sheet, %d layer%s: %zu faces once, target %zu, cage %zu triangles\n",
+                      cases[i].grid, cases[i].grid, cases[i].layers, cases[i].layers > 1 ? "s" : "",
+                      made.surface_triangles, made.target, cage.triangle_count);
+        assert_int_equal(made.surface_triangles, 2u * cases[i].grid * cases[i].grid);
+        assert_int_equal(made.target, cases[i].target);
+        assert_true(5 * cage.triangle_count >= 4 * made.target && 5 * cage.triangle_count <= 6 * made.target);
+        plush_arena_free(&arena);
+        plush_pmx_free(m);
+    }
+}
+
 /* The toy's cage is one wrap (its pieces are closed), pinned at the head alone: a patch of cage vertices
  * above the neck following the head bone. */
 static void test_toy_auto_pins(void **state)
@@ -974,7 +1011,8 @@ static void test_bar_hints_follow_the_mode(void **state)
     assert_null(strstr(r.out, half));
     assert_null(strstr(r.out, "--physics-hz 120"));
     cli_result_free(&r);
-    CLI_RUN(&r, "run", model, "--cage", "sheet", "--motion", motion, "--export", "quality", "-o", out);
+    /* the sheet's 200 faces whole (by default its cage is a fifth of them, too small for the hint) */
+    CLI_RUN(&r, "run", model, "--cage", "sheet:200", "--motion", motion, "--export", "quality", "-o", out);
     cli_expect_code(&r, 0);
     assert_true((strstr(r.out, "frames miss it") != NULL) == (strstr(r.out, half) != NULL));
     cli_result_free(&r);
@@ -1060,6 +1098,7 @@ int main(void)
         cmocka_unit_test(test_layer_of_a_piece_bound),
         cmocka_unit_test(test_toy_auto_pins),
         cmocka_unit_test(test_many_closed_pieces_on_target),
+        cmocka_unit_test(test_default_target_from_faces),
         cmocka_unit_test(test_standing_tuft_pins),
         cmocka_unit_test(test_mostly_pinned_warnings),
         cmocka_unit_test(test_weightless_piece_is_pinned),
