@@ -3,6 +3,7 @@
 #include "plush/sys/core.h"
 #include "plush/sys/pmx.h"
 #include "plush/sys/scene.h"
+#include "core/geom.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -94,6 +95,146 @@ static plush_status smooth_rows(plush_scene_binding *b, const plush_proxy_mesh *
     return st;
 }
 
+/* A detailed piece bound to the cage pieces made of it. The nearest triangles of a vertex can belong to other
+ * pieces of the cage than the one made of its own piece of the surface: where a bob's locks meet at the crown,
+ * a small piece of the surface lies among the roots of several locks, each its own cage piece, and its vertices
+ * took triangles of all of them. When the locks turn apart (their triangles' rotations 116 degrees apart at the
+ * median, a made-up dance's frame 100) a blend of their motions shrinks what it carries, as a linear blend of
+ * rotations that far apart does: that patch shrank to 37% of its area, every one of its faces past the surface
+ * bar's squeeze. A cage --cage makes has its nodes at vertices of the surface (plush_cage_simplify), so each
+ * cage piece knows the surface pieces it was made of; a surface piece (its faces and the rows sharing a rest
+ * position joined) whose every row has some weight on those cage pieces keeps only that weight, renormalised
+ * (the same rule over the whole piece: its weights stay continuous). Any other piece -- left out of the cage
+ * as a detail, or bound to a proxy of another mesh (a model's own soft body), whose nodes lie at no row -- keeps
+ * its weights. */
+typedef struct row_at {
+    float p[3];
+    uint32_t row;
+} row_at;
+
+static int cmp_row_at(const void *a, const void *b)
+{
+    const row_at *x = a, *y = b;
+    for (int k = 0; k < 3; k++)
+        if (x->p[k] != y->p[k])
+            return x->p[k] < y->p[k] ? -1 : 1;
+    return x->row < y->row ? -1 : x->row > y->row;
+}
+
+/* The row at rest position p (the first of those there), or -1. */
+static int64_t row_at_position(const row_at *at, size_t n, const float p[3])
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = cmp_row_at(&at[mid], &(row_at){{p[0], p[1], p[2]}, 0});
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && memcmp(at[lo].p, p, sizeof at[lo].p) == 0 ? (int64_t)at[lo].row : -1;
+}
+
+/* The surface pieces a cage piece holds, at most PART_PIECES; more, and it is taken as holding every piece. */
+enum { PART_PIECES = 8 };
+typedef struct part_pieces {
+    uint32_t piece[PART_PIECES];
+    uint8_t count;
+    bool every;
+} part_pieces;
+
+static bool holds(const part_pieces *pp, uint32_t piece)
+{
+    if (pp->every)
+        return true;
+    for (int j = 0; j < pp->count; j++)
+        if (pp->piece[j] == piece)
+            return true;
+    return false;
+}
+
+static bool bind_to_own_pieces(plush_scene_binding *b, const float (*points)[3])
+{
+    const plush_pmx_model *model = b->model;
+    plush_proxy_binding *bd = b->binding;
+    size_t n = b->vertex_count, parts = b->proxy.part_count;
+    if (n == 0 || parts < 2)
+        return true;
+    uint32_t *parent = malloc(n * sizeof *parent);
+    row_at *at = malloc(n * sizeof *at);
+    int32_t *tri_part = malloc(b->proxy.triangle_count * sizeof *tri_part);
+    part_pieces *pp = calloc(parts, sizeof *pp);
+    uint8_t *foreign_only = calloc(n, 1);
+    bool ok = parent && at && tri_part && pp && foreign_only;
+    if (ok) {
+        plush__uf_init(parent, n);
+        for (size_t f = 0; 3 * f + 2 < model->index_count; f++) {
+            int64_t r[3];
+            for (int k = 0; k < 3; k++)
+                r[k] = plush_scene_binding_row(b, model->indices[3 * f + k]);
+            for (int k = 0; k < 2; k++)
+                if (r[k] >= 0 && r[k + 1] >= 0)
+                    plush__uf_union(parent, (uint32_t)r[k], (uint32_t)r[k + 1]);
+        }
+        for (size_t i = 0; i < n; i++) {
+            memcpy(at[i].p, points[i], sizeof at[i].p);
+            at[i].row = (uint32_t)i;
+        }
+        qsort(at, n, sizeof *at, cmp_row_at);
+        for (size_t i = 1; i < n; i++)
+            if (memcmp(at[i - 1].p, at[i].p, sizeof at[i].p) == 0)
+                plush__uf_union(parent, at[i - 1].row, at[i].row);
+        for (size_t q = 0; q < parts; q++) {
+            const plush_scene_proxy_part *part = &b->proxy.parts[q];
+            for (size_t t = 0; t < part->mesh.triangle_count; t++)
+                tri_part[part->first_triangle + t] = (int32_t)q;
+            for (size_t k = 0; k < part->mesh.node_count; k++) {
+                int64_t r = row_at_position(at, n, b->proxy.nodes[part->first_node + k]);
+                uint32_t piece = r >= 0 ? plush__uf_find(parent, (uint32_t)r) : 0;
+                if (r < 0 || holds(&pp[q], piece))
+                    continue;
+                if (pp[q].count == PART_PIECES)
+                    pp[q].every = true;
+                else
+                    pp[q].piece[pp[q].count++] = piece;
+            }
+        }
+        /* a piece with a row that has no weight on its own cage pieces keeps its weights (marked at its root) */
+        for (size_t i = 0; i < n; i++) {
+            uint32_t piece = plush__uf_find(parent, (uint32_t)i);
+            double own = 0;
+            for (int k = 0; k < PLUSH_PROXY_INFLUENCES; k++)
+                if (bd->triangles[i][k] >= 0 && holds(&pp[tri_part[bd->triangles[i][k]]], piece))
+                    own += bd->weights[i][k];
+            if (!(own > 0))
+                foreign_only[piece] = 1;
+        }
+        for (size_t i = 0; i < n; i++) {
+            uint32_t piece = plush__uf_find(parent, (uint32_t)i);
+            if (foreign_only[piece])
+                continue;
+            double own = 0;
+            int kept = 0;
+            for (int k = 0; k < PLUSH_PROXY_INFLUENCES; k++) {
+                int32_t t = bd->triangles[i][k];
+                if (t < 0 || !holds(&pp[tri_part[t]], piece))
+                    continue;
+                own += bd->weights[i][k];
+                bd->triangles[i][kept] = t, bd->weights[i][kept] = bd->weights[i][k];
+                bd->distances[i][kept] = bd->distances[i][k];
+                kept++;
+            }
+            for (int k = 0; k < kept; k++)
+                bd->weights[i][k] = (float)(bd->weights[i][k] / own);
+            for (int k = kept; k < PLUSH_PROXY_INFLUENCES; k++)
+                bd->triangles[i][k] = -1, bd->weights[i][k] = 0, bd->distances[i][k] = 0;
+        }
+    }
+    free(parent), free(at), free(tri_part), free(pp), free(foreign_only);
+    return ok;
+}
+
 static plush_status bind_rows(plush_scene_binding *b, const plush_scene_bind_options *options, plush_diag *diag)
 {
     const plush_pmx_model *model = b->model;
@@ -112,6 +253,8 @@ static plush_status bind_rows(plush_scene_binding *b, const plush_scene_bind_opt
         st = smooth_rows(b, &mesh, (const float(*)[3])points, options, diag);
     if (st != PLUSH_OK)
         return st;
+    if (!b->binding->seed && !bind_to_own_pieces(b, (const float(*)[3])points))
+        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
     b->computed = keep_computed(&b->arena, b->binding);
     return b->computed ? PLUSH_OK : plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
 }
