@@ -146,12 +146,19 @@ typedef struct part_pieces {
 
 static bool holds(const part_pieces *pp, uint32_t piece)
 {
+    if (!pp) /* a triangle of no part: no rule for it */
+        return true;
     if (pp->every)
         return true;
     for (int j = 0; j < pp->count; j++)
         if (pp->piece[j] == piece)
             return true;
     return false;
+}
+
+static const part_pieces *part_of(const part_pieces *pp, const int32_t *tri_part, int32_t t)
+{
+    return tri_part[t] >= 0 ? &pp[tri_part[t]] : NULL;
 }
 
 static bool bind_to_own_pieces(plush_scene_binding *b, const float (*points)[3])
@@ -185,6 +192,8 @@ static bool bind_to_own_pieces(plush_scene_binding *b, const float (*points)[3])
         for (size_t i = 1; i < n; i++)
             if (memcmp(at[i - 1].p, at[i].p, sizeof at[i].p) == 0)
                 plush__uf_union(parent, at[i - 1].row, at[i].row);
+        for (size_t t = 0; t < b->proxy.triangle_count; t++)
+            tri_part[t] = -1;
         for (size_t q = 0; q < parts; q++) {
             const plush_scene_proxy_part *part = &b->proxy.parts[q];
             for (size_t t = 0; t < part->mesh.triangle_count; t++)
@@ -205,7 +214,7 @@ static bool bind_to_own_pieces(plush_scene_binding *b, const float (*points)[3])
             uint32_t piece = plush__uf_find(parent, (uint32_t)i);
             double own = 0;
             for (int k = 0; k < PLUSH_PROXY_INFLUENCES; k++)
-                if (bd->triangles[i][k] >= 0 && holds(&pp[tri_part[bd->triangles[i][k]]], piece))
+                if (bd->triangles[i][k] >= 0 && holds(part_of(pp, tri_part, bd->triangles[i][k]), piece))
                     own += bd->weights[i][k];
             if (!(own > 0))
                 foreign_only[piece] = 1;
@@ -218,7 +227,7 @@ static bool bind_to_own_pieces(plush_scene_binding *b, const float (*points)[3])
             int kept = 0;
             for (int k = 0; k < PLUSH_PROXY_INFLUENCES; k++) {
                 int32_t t = bd->triangles[i][k];
-                if (t < 0 || !holds(&pp[tri_part[t]], piece))
+                if (t < 0 || !holds(part_of(pp, tri_part, t), piece))
                     continue;
                 own += bd->weights[i][k];
                 bd->triangles[i][kept] = t, bd->weights[i][kept] = bd->weights[i][k];
