@@ -13,6 +13,9 @@
 #include <stdio.h>
 #include <string.h>
 
+/* Rounds of the fold guards at a reset (world_soft_fold.c runs three rounds of passes a substep). */
+enum { RESET_FOLD_ROUNDS = 8 };
+
 void plush__world_soft_update_normals(world_soft *s)
 {
     memset(s->normals, 0, s->node_count * sizeof *s->normals);
@@ -492,8 +495,13 @@ void plush__world_soft_reset(plush_world_model *wm, const float (*vertex_positio
             memcpy(p->from, p->to, sizeof p->from);
         }
         /* bone skinning can part two free nodes further than a link stretches (a hem's nodes weighted to
-         * either leg, the legs apart at the first pose) */
+         * either leg, the legs apart at the first pose), and fold two faces back onto each other (a dress's
+         * cage between the legs of a dance's first pose: crease p99 129 degrees at its frame 0): both held,
+         * as after a step -- the guards' rounds a few times over, as a whole first pose can fold a face
+         * further than a substep does */
         plush__world_soft_limit_strain(s);
+        for (int round = 0; round < RESET_FOLD_ROUNDS; round++)
+            plush__world_soft_hold_folds(wm, s);
         plush__world_soft_cloth_reset(s);
         bc->soft_set_all_nodes(s->bc, (const float(*)[3])s->x, (const float(*)[3])s->v);
         plush__world_soft_update_normals(s);

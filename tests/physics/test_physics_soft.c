@@ -1886,6 +1886,42 @@ static void test_ties_fold_no_face(void **state)
     plush_pmx_free(m);
 }
 
+/* A reset puts every node at its bone-skinned vertex: a first pose whose skinning folds the cage back onto itself
+ * (a dress's cage between the legs of a dance's first pose: crease p99 129 degrees at its frame 0) is held by the
+ * fold guards, as after a step. A lock (with a body that follows a bone far off: the guards go with plush's
+ * contacts) reset with its lower half turned 170 degrees about its middle row, up against its upper half: no two
+ * neighbouring faces turn much more than a right angle from rest after the reset (170 before the guards). */
+static void test_reset_folds_held_open(void **state)
+{
+    (void)state;
+    plush_pmx_model *m = mesh_fx_model(1);
+    follow_sphere(m, pmx_fx_rigid_bodies(m, 1), "far", 0.5f, 0, 100, 0);
+    int32_t pins[5];
+    for (int i = 0; i < 5; i++)
+        pins[i] = lock_pins_a[i];
+    add_lock(m, 0.0f, 0.02f, pins);
+    sim s = sim_new(m, &(plush_world_desc){0});
+    float(*pos)[3] = rest_positions(m);
+    const double turn = 170.0 * M_PI / 180.0;
+    for (size_t v = 0; v < m->vertex_count; v++)
+        if (pos[v][1] < -2.01f) { /* below the middle row (y -2): turned about it, toward +z */
+            double dy = pos[v][1] + 2.0, dz = pos[v][2];
+            pos[v][1] = (float)(-2.0 + dy * cos(turn) - dz * sin(turn));
+            pos[v][2] = (float)(dy * sin(turn) + dz * cos(turn));
+        }
+    plush_world_reset(s.wm, NULL, (const float(*)[3])pos);
+    size_t n;
+    float(*x)[3] = nodes_of(&s, 0, &n);
+    assert_true(mesh_fx_all_finite((const float(*)[3])x, n));
+    double worst = worst_crease_of(&s, 0, (const float(*)[3])x);
+    print_message("      a lock reset folded 170 degrees: its faces turn at most %.1f deg from rest\n", worst);
+    assert_true(worst <= 95);
+    free(x);
+    free(pos);
+    plush_world_destroy(s.world);
+    plush_pmx_free(m);
+}
+
 /* The hanging flap in m with shape memory (kMT 0.05) and bending links two edges long, simulated; following the
  * author's physics when follow (plush_world_soft_follow). */
 static sim flap_sim(plush_pmx_model *m, bool follow)
@@ -2003,6 +2039,7 @@ int main(void)
         cmocka_unit_test(test_push_beside_pins),
         cmocka_unit_test(test_folds_held_open),
         cmocka_unit_test(test_ties_fold_no_face),
+        cmocka_unit_test(test_reset_folds_held_open),
         cmocka_unit_test(test_links_held_to_strain_limit),
         cmocka_unit_test(test_pinned_links_held_to_strain_limit),
         cmocka_unit_test(test_three_pins_keep_their_shape),
