@@ -687,9 +687,9 @@ static void summary(const run_state *s, uint32_t frames, const plush_diag *diag)
                      "creases)", made->target, made->surface_triangles);
         cli_line("  cage            %zu triangles, %zu nodes (%s %s), %zu piece%s, %zu pinned nodes%s%s",
                  s->made.part.cage.triangle_count, s->made.part.cage.vertex_count,
-                 s->made.part.made.wrapped ? "one wrap around the pieces of" : "simplified from", names,
+                 made->wrapped ? "one wrap around the pieces of" : "simplified from", names,
                  s->made.part.attached.pieces, s->made.part.attached.pieces == 1 ? "" : "s", s->made.part.attached.pinned,
-                 aim, plush_attach_target_note(&s->made.part.made, s->made.part.made.target,
+                 aim, plush_attach_target_note(made, made->target,
                                       "a larger --cage target fits them, or a wrap: plush proxy --wrap, then plush "
                                       "attach --proxy and plush run on what it writes",
                                       note, sizeof note));

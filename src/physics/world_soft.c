@@ -13,8 +13,8 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Rounds of the fold guards at a reset (world_soft_fold.c runs three rounds of passes a substep). */
-enum { RESET_FOLD_ROUNDS = 8 };
+/* Rounds of the fold guards at a reset: eight substeps' worth. */
+enum { RESET_FOLD_ROUNDS = 8 * PLUSH__SOFT_FOLD_ROUNDS };
 
 void plush__world_soft_update_normals(world_soft *s)
 {
@@ -447,7 +447,7 @@ void plush__world_soft_after_substep(plush_world_model *wm, int k, int n, uint64
         near_mode_pull(wm, s);
         near_mode_move_bodies(wm, s);
         plush__world_soft_collide(wm, s);
-        plush__world_soft_hold_folds(wm, s);
+        plush__world_soft_hold_folds(wm, s, PLUSH__SOFT_FOLD_ROUNDS);
         repair_inverted(wm, s);
         if (k + 1 >= n) {
             /* Float integration lands within rounding of the target; the step ends exactly on it. */
@@ -500,8 +500,7 @@ void plush__world_soft_reset(plush_world_model *wm, const float (*vertex_positio
          * as after a step -- the guards' rounds a few times over, as a whole first pose can fold a face
          * further than a substep does */
         plush__world_soft_limit_strain(s);
-        for (int round = 0; round < RESET_FOLD_ROUNDS; round++)
-            plush__world_soft_hold_folds(wm, s);
+        plush__world_soft_hold_folds(wm, s, RESET_FOLD_ROUNDS);
         plush__world_soft_cloth_reset(s);
         bc->soft_set_all_nodes(s->bc, (const float(*)[3])s->x, (const float(*)[3])s->v);
         plush__world_soft_update_normals(s);

@@ -28,9 +28,9 @@
  * flattening out); the surface bar counts a cage crease past 120 degrees from rest as a fold, this keeps a
  * margin under it. */
 #define SOFT_FOLD_LIMIT_DEG 90.0
-/* Passes over the guards a round (neighbouring guards share nodes), and rounds of passes and the strain
- * limit a substep. */
-enum { FOLD_PASSES = 4, FOLD_ROUNDS = 3 };
+/* Passes over the guards a round (neighbouring guards share nodes); the rounds of passes and the strain limit
+ * are the caller's (PLUSH__SOFT_FOLD_ROUNDS a substep). */
+enum { FOLD_PASSES = 4 };
 
 /* The opening angle at edge p[0]-p[1] between the faces through p[2] and p[3], and its gradient g[4][3] with
  * respect to the four; false when the edge or a face has no length or height. */
@@ -161,7 +161,7 @@ static bool guard_pass(world_soft *s)
     return moved;
 }
 
-void plush__world_soft_hold_folds(plush_world_model *wm, world_soft *s)
+void plush__world_soft_hold_folds(plush_world_model *wm, world_soft *s, int rounds)
 {
     /* it goes with plush's contacts, as the strain limit does: a soft body that meets no body that follows a
      * bone (a toy on its own, make bench's sphere) is left as Bullet steps it */
@@ -172,7 +172,7 @@ void plush__world_soft_hold_folds(plush_world_model *wm, world_soft *s)
     bool any = false;
     /* the guards' passes, then the links they stretched back within the strain limit, which may turn a face
      * again: a few rounds of both */
-    for (int round = 0; round < FOLD_ROUNDS; round++) {
+    for (int round = 0; round < rounds; round++) {
         bool moved = false;
         for (int pass = 0; pass < FOLD_PASSES && guard_pass(s); pass++)
             moved = true;

@@ -144,10 +144,12 @@ void plush__world_soft_limit_strain(world_soft *s);
  * free ones toward each other, losing the speed that parts them: 0 when they were within it, 1 when held, 2 when
  * they were over it by more than a thousandth (world_soft_collide.c; the links' and the ties' strain limit). */
 int plush__world_soft_hold_within(float xa[3], float va[3], double wa, float xb[3], float vb[3], double wb, double most);
-/* world_soft_fold.c: the fold guards of a TriMesh's edges (after the body is built), and one substep's hold:
- * each guard's free ends pushed apart to its length, the speed closing them spent, Bullet's nodes set. */
+/* world_soft_fold.c: the fold guards of a TriMesh's edges (after the body is built), and their hold: up to
+ * `rounds` rounds of the guards' passes and the strain limit (PLUSH__SOFT_FOLD_ROUNDS a substep; a reset, whose
+ * first pose can fold a face further than a substep does, more), Bullet's nodes set. */
+enum { PLUSH__SOFT_FOLD_ROUNDS = 3 };
 plush_status plush__world_soft_fold_init(soft_ctx *c);
-void plush__world_soft_hold_folds(plush_world_model *wm, world_soft *s);
+void plush__world_soft_hold_folds(plush_world_model *wm, world_soft *s, int rounds);
 /* The links between two pinned nodes held to the same limit on the pins' targets (both ends moved), as
  * plush_world_set_pins and a reset do, on the same bodies. */
 void plush__world_soft_limit_pin_targets(world_soft *s);

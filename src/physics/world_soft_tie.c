@@ -157,7 +157,7 @@ void plush__world_soft_tie(plush_world_model *wm)
         if (!wm->tie_moved[b])
             continue;
         plush__world_soft_limit_strain(s);
-        plush__world_soft_hold_folds(wm, s);
+        plush__world_soft_hold_folds(wm, s, PLUSH__SOFT_FOLD_ROUNDS);
         bc->soft_set_all_nodes(s->bc, (const float(*)[3])s->x, (const float(*)[3])s->v);
     }
 }

@@ -107,35 +107,6 @@ static plush_status smooth_rows(plush_scene_binding *b, const plush_proxy_mesh *
  * (the same rule over the whole piece: its weights stay continuous). Any other piece -- left out of the cage
  * as a detail, or bound to a proxy of another mesh (a model's own soft body), whose nodes lie at no row -- keeps
  * its weights. */
-typedef struct row_at {
-    float p[3];
-    uint32_t row;
-} row_at;
-
-static int cmp_row_at(const void *a, const void *b)
-{
-    const row_at *x = a, *y = b;
-    for (int k = 0; k < 3; k++)
-        if (x->p[k] != y->p[k])
-            return x->p[k] < y->p[k] ? -1 : 1;
-    return x->row < y->row ? -1 : x->row > y->row;
-}
-
-/* The row at rest position p (the first of those there), or -1. */
-static int64_t row_at_position(const row_at *at, size_t n, const float p[3])
-{
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        int c = cmp_row_at(&at[mid], &(row_at){{p[0], p[1], p[2]}, 0});
-        if (c < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < n && memcmp(at[lo].p, p, sizeof at[lo].p) == 0 ? (int64_t)at[lo].row : -1;
-}
-
 /* The surface pieces a cage piece holds, at most PART_PIECES; more, and it is taken as holding every piece. */
 enum { PART_PIECES = 8 };
 typedef struct part_pieces {
@@ -168,12 +139,15 @@ static bool bind_to_own_pieces(plush_scene_binding *b, const float (*points)[3])
     size_t n = b->vertex_count, parts = b->proxy.part_count;
     if (n == 0 || parts < 2)
         return true;
-    uint32_t *parent = malloc(n * sizeof *parent);
-    row_at *at = malloc(n * sizeof *at);
+    uint32_t *parent = malloc(n * sizeof *parent), *first_row = malloc(n * sizeof *first_row);
     int32_t *tri_part = malloc(b->proxy.triangle_count * sizeof *tri_part);
     part_pieces *pp = calloc(parts, sizeof *pp);
+    double *own = malloc(n * sizeof *own); /* each row's weight on its own piece's cage pieces */
     uint8_t *foreign_only = calloc(n, 1);
-    bool ok = parent && at && tri_part && pp && foreign_only;
+    /* the rows' rest positions, then the cage nodes looked up among them */
+    plush__weld at = {0};
+    bool ok = parent && first_row && tri_part && pp && own && foreign_only &&
+              plush__weld_init(&at, n + b->proxy.node_count);
     if (ok) {
         plush__uf_init(parent, n);
         for (size_t f = 0; 3 * f + 2 < model->index_count; f++) {
@@ -185,13 +159,14 @@ static bool bind_to_own_pieces(plush_scene_binding *b, const float (*points)[3])
                     plush__uf_union(parent, (uint32_t)r[k], (uint32_t)r[k + 1]);
         }
         for (size_t i = 0; i < n; i++) {
-            memcpy(at[i].p, points[i], sizeof at[i].p);
-            at[i].row = (uint32_t)i;
+            bool added;
+            uint32_t node = plush__weld_add(&at, points[i], &added);
+            if (added)
+                first_row[node] = (uint32_t)i;
+            else
+                plush__uf_union(parent, first_row[node], (uint32_t)i);
         }
-        qsort(at, n, sizeof *at, cmp_row_at);
-        for (size_t i = 1; i < n; i++)
-            if (memcmp(at[i - 1].p, at[i].p, sizeof at[i].p) == 0)
-                plush__uf_union(parent, at[i - 1].row, at[i].row);
+        size_t row_nodes = at.count;
         for (size_t t = 0; t < b->proxy.triangle_count; t++)
             tri_part[t] = -1;
         for (size_t q = 0; q < parts; q++) {
@@ -199,9 +174,9 @@ static bool bind_to_own_pieces(plush_scene_binding *b, const float (*points)[3])
             for (size_t t = 0; t < part->mesh.triangle_count; t++)
                 tri_part[part->first_triangle + t] = (int32_t)q;
             for (size_t k = 0; k < part->mesh.node_count; k++) {
-                int64_t r = row_at_position(at, n, b->proxy.nodes[part->first_node + k]);
-                uint32_t piece = r >= 0 ? plush__uf_find(parent, (uint32_t)r) : 0;
-                if (r < 0 || holds(&pp[q], piece))
+                uint32_t node = plush__weld_add(&at, b->proxy.nodes[part->first_node + k], NULL);
+                uint32_t piece = node < row_nodes ? plush__uf_find(parent, first_row[node]) : 0;
+                if (node >= row_nodes || holds(&pp[q], piece))
                     continue;
                 if (pp[q].count == PART_PIECES)
                     pp[q].every = true;
@@ -212,35 +187,32 @@ static bool bind_to_own_pieces(plush_scene_binding *b, const float (*points)[3])
         /* a piece with a row that has no weight on its own cage pieces keeps its weights (marked at its root) */
         for (size_t i = 0; i < n; i++) {
             uint32_t piece = plush__uf_find(parent, (uint32_t)i);
-            double own = 0;
+            own[i] = 0;
             for (int k = 0; k < PLUSH_PROXY_INFLUENCES; k++)
                 if (bd->triangles[i][k] >= 0 && holds(part_of(pp, tri_part, bd->triangles[i][k]), piece))
-                    own += bd->weights[i][k];
-            if (!(own > 0))
+                    own[i] += bd->weights[i][k];
+            if (!(own[i] > 0))
                 foreign_only[piece] = 1;
         }
         for (size_t i = 0; i < n; i++) {
             uint32_t piece = plush__uf_find(parent, (uint32_t)i);
             if (foreign_only[piece])
                 continue;
-            double own = 0;
             int kept = 0;
             for (int k = 0; k < PLUSH_PROXY_INFLUENCES; k++) {
                 int32_t t = bd->triangles[i][k];
                 if (t < 0 || !holds(part_of(pp, tri_part, t), piece))
                     continue;
-                own += bd->weights[i][k];
-                bd->triangles[i][kept] = t, bd->weights[i][kept] = bd->weights[i][k];
+                bd->triangles[i][kept] = t, bd->weights[i][kept] = (float)(bd->weights[i][k] / own[i]);
                 bd->distances[i][kept] = bd->distances[i][k];
                 kept++;
             }
-            for (int k = 0; k < kept; k++)
-                bd->weights[i][k] = (float)(bd->weights[i][k] / own);
             for (int k = kept; k < PLUSH_PROXY_INFLUENCES; k++)
                 bd->triangles[i][k] = -1, bd->weights[i][k] = 0, bd->distances[i][k] = 0;
         }
     }
-    free(parent), free(at), free(tri_part), free(pp), free(foreign_only);
+    plush__weld_free(&at);
+    free(parent), free(first_row), free(tri_part), free(pp), free(own), free(foreign_only);
     return ok;
 }
 
