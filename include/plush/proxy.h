@@ -152,8 +152,10 @@ typedef struct plush_proxy_skin_options {
  * the rotation of sum (p - m)(p0 - m0)^T, found by an iteration warm-started from the last update (so
  * a sequence of updates is deterministic, and any sequence converges to the same rotation to about
  * 1e-13). Each triangle turns with its neighbourhood rather than its own corners: detailed vertices off
- * the cage no longer swing with every wrinkle. A rigid motion of the whole proxy is reproduced
- * exactly. Nodes that are not finite leave a patch's motion as it was. */
+ * the cage no longer swing with every wrinkle. A patch whose nodes lie nearly on a line (a strand an edge or
+ * less across, whose nodes cannot tell its twist) takes its turn about the line from the patch it hangs from.
+ * A rigid motion of the whole proxy is reproduced exactly. Nodes that are not finite leave a patch's motion as
+ * it was. */
 typedef struct plush_proxy_patch plush_proxy_patch;
 /* Stretch-aware: S_i maps x to c(t) + A (x - c(0)) with A = [e1 e2 n'][E1 E2 N]^-1 (edges from p0 now
  * and at rest, N the rest unit normal, n' the current one scaled by sqrt(area / rest area)); normals go

@@ -11,7 +11,20 @@
  * frame's rotation, turn R by the axis sum_c r_c x a_c / |sum_c r_c . a_c| until it no longer moves. It
  * never meets a division by a small determinant (flat or collapsed patches keep the nearest rotation)
  * and, warm-started, takes two or three steps per frame (plush__fit_rotation, core/geom.c, which the flat
- * soft bodies' shape uses too). */
+ * soft bodies' shape uses too).
+ *
+ * A patch whose nodes lie nearly on one line -- a strand of hair whose cage is an edge or less across -- has its
+ * turn about that line told only by how its nodes sit around it, and a cage so thin sits there as the
+ * simulation's last step left it: on Alicia's twintail (its patches' nodes spread across their line a tenth as
+ * far as along it) one patch's best fit turned 100 degrees about the strand from its neighbour's for a frame,
+ * where the strand's cross-section came out mirrored, and squeezed a small piece of her hair between them to
+ * half its volume. Such a patch takes its turn about its line from the patch it hangs from, as a strand's twist
+ * follows its root: that patch's turn, then the least turn that takes the line where the patch's own fit puts it
+ * (which its nodes do tell). The patches carry it breadth first from those whose nodes tell their turn, over
+ * triangles sharing a corner; a piece nearly a line all through (a strand caged on its own) from the nearest
+ * triangle at rest that has its turn; from nothing, where no triangle has (the fit alone, as before). Blended
+ * with the patch's own fit from a spread across its line a fifth of that along it (mean squares LINE_SPREAD) to
+ * a tenth, so neighbouring patches differ little. A rigid motion is still every patch's motion. */
 #include "plush/proxy.h"
 #include "plush/sys/core.h"
 #include "plush/sys/proxy.h"
@@ -34,6 +47,13 @@ struct plush_proxy_patch {
     double (*rest_mean)[3];  /* m0 per triangle */
     double (*now_mean)[3];   /* m per triangle, after the last update */
     double (*q)[4];          /* rotation per triangle, x y z w, w >= 0 */
+    /* Patches nearly on a line (below): each one's rest axis, how much of its turn about it is carried from its
+     * neighbour (0: none, its nodes tell it), and the order they are carried in, each after carry_from. */
+    double (*axis)[3];
+    double *carried;
+    int32_t *carry_from;
+    uint32_t *carry;
+    size_t carry_count;
     /* Neighbouring patches share most of their nodes: each triangle's sums are its parent's (a triangle
      * before it in `order` that shares a corner) plus the nodes only it holds, minus those only the
      * parent holds; a triangle without a parent close enough adds its whole patch. */
@@ -44,6 +64,12 @@ struct plush_proxy_patch {
     uint32_t *added;
     double (*sum)[12];       /* per triangle, each update: its patch's moments added up */
 };
+
+/* A patch whose nodes spread across its line less than this share of how far they spread along it (mean squares:
+ * a root mean square a fifth as far) has its turn about the line carried from its neighbour, in full below a
+ * quarter of it (a tenth as far). A patch of four rings along a strand spreads along it by one to two edges (root
+ * mean square), so these are strands less than about an edge across, which the cage does not resolve. */
+#define LINE_SPREAD 0.04
 
 static int cmp_u32(const void *a, const void *b)
 {
@@ -204,6 +230,124 @@ plush_status plush__proxy_patch_shape_check(plush_proxy_patch_shape shape, const
         return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, what, -1, "patch reach must be in [0, 4], not %g",
                                (double)shape.reach);
     return PLUSH_OK;
+}
+
+/* Triangle i's patch at rest: its main axis (the moment's largest eigenvector, by power iteration) and the share
+ * of its turn to carry from a neighbour (LINE_SPREAD). */
+static void patch_line(plush_proxy_patch *p, size_t i)
+{
+    double c[3][3] = {{0}};
+    size_t n = p->start[i + 1] - p->start[i];
+    for (size_t e = p->start[i]; e < p->start[i + 1]; e++) {
+        double d[3];
+        for (int k = 0; k < 3; k++)
+            d[k] = p->rest_node[p->node[e]][k] - p->rest_mean[i][k];
+        for (int a = 0; a < 3; a++)
+            for (int b = 0; b < 3; b++)
+                c[a][b] += d[a] * d[b] / (double)n;
+    }
+    int best = 0;
+    for (int k = 1; k < 3; k++)
+        if (c[k][k] > c[best][best])
+            best = k;
+    double v[3] = {c[0][best], c[1][best], c[2][best]}, along = 0;
+    for (int it = 0; it < 64; it++) {
+        double w[3], len = 0;
+        for (int a = 0; a < 3; a++)
+            w[a] = c[a][0] * v[0] + c[a][1] * v[1] + c[a][2] * v[2];
+        len = sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2]);
+        if (!(len > 0))
+            break;
+        along = len;
+        for (int a = 0; a < 3; a++)
+            v[a] = w[a] / len;
+    }
+    double across = c[0][0] + c[1][1] + c[2][2] - along;
+    double share = along > 0 ? across / along : 1;
+    p->carried[i] = share >= LINE_SPREAD ? 0 : share <= LINE_SPREAD / 4 ? 1 : (LINE_SPREAD - share) / (0.75 * LINE_SPREAD);
+    memcpy(p->axis[i], v, sizeof v);
+}
+
+static double centroid_distance2(const plush_proxy_mesh *rest, uint32_t a, uint32_t b)
+{
+    double d2 = 0;
+    for (int k = 0; k < 3; k++) {
+        double d = 0;
+        for (int c = 0; c < 3; c++)
+            d += ((double)rest->nodes[rest->triangles[a][c]][k] - rest->nodes[rest->triangles[b][c]][k]) / 3;
+        d2 += d * d;
+    }
+    return d2;
+}
+
+/* The order turns are carried in: from every patch whose nodes tell its turn, breadth first over triangles that
+ * share a corner, to the patches nearly on a line; one reached from none (a piece all of it nearly a line) keeps
+ * its own. False when out of memory. */
+static bool carry_order(plush_proxy_patch *p, const plush_proxy_mesh *rest)
+{
+    size_t tn = p->triangle_count, nn = p->node_count;
+    size_t *tstart = calloc(nn + 1, sizeof *tstart), *tfill = malloc((nn + 1) * sizeof *tfill);
+    uint32_t *tri = malloc((3 * tn + 1) * sizeof *tri), *queue = malloc((tn + 1) * sizeof *queue);
+    p->carry_from = malloc((tn ? tn : 1) * sizeof *p->carry_from);
+    p->carry = malloc((tn ? tn : 1) * sizeof *p->carry);
+    bool ok = tstart && tfill && tri && queue && p->carry_from && p->carry;
+    if (ok) {
+        for (size_t i = 0; i < tn; i++)
+            for (int k = 0; k < 3; k++)
+                tstart[rest->triangles[i][k] + 1]++;
+        for (size_t v = 0; v < nn; v++)
+            tstart[v + 1] += tstart[v];
+        memcpy(tfill, tstart, (nn + 1) * sizeof *tfill);
+        for (size_t i = 0; i < tn; i++)
+            for (int k = 0; k < 3; k++)
+                tri[tfill[rest->triangles[i][k]]++] = (uint32_t)i;
+        size_t head = 0, tail = 0;
+        for (size_t i = 0; i < tn; i++) {
+            p->carry_from[i] = -1;
+            if (p->carried[i] == 0)
+                queue[tail++] = (uint32_t)i;
+        }
+        p->carry_count = 0;
+        for (;;) {
+            while (head < tail) {
+                uint32_t i = queue[head++];
+                for (int k = 0; k < 3; k++) {
+                    uint32_t v = rest->triangles[i][k];
+                    for (size_t e = tstart[v]; e < tstart[v + 1]; e++) {
+                        uint32_t j = tri[e];
+                        if (p->carried[j] == 0 || p->carry_from[j] >= 0)
+                            continue;
+                        p->carry_from[j] = (int32_t)i;
+                        p->carry[p->carry_count++] = j;
+                        queue[tail++] = j;
+                    }
+                }
+            }
+            /* a piece nearly a line all through (a strand caged on its own): carried from the nearest triangle at
+             * rest that has a turn, of the piece it hangs from, and on along it */
+            double best = INFINITY;
+            uint32_t to = 0, from = 0;
+            for (size_t j = 0; j < tn; j++) {
+                if (p->carried[j] == 0 || p->carry_from[j] >= 0)
+                    continue;
+                for (size_t h = 0; h < tail; h++) {
+                    double d = centroid_distance2(rest, (uint32_t)j, queue[h]);
+                    if (d < best)
+                        best = d, to = (uint32_t)j, from = queue[h];
+                }
+            }
+            if (!(best < INFINITY))
+                break;
+            p->carry_from[to] = (int32_t)from;
+            p->carry[p->carry_count++] = to;
+            queue[tail++] = to;
+        }
+    }
+    free(tstart);
+    free(tfill);
+    free(tri);
+    free(queue);
+    return ok;
 }
 
 plush_status plush_proxy_patch_create(const plush_proxy_mesh *rest, plush_proxy_patch_shape shape,
@@ -369,6 +513,18 @@ plush_status plush_proxy_patch_create(const plush_proxy_mesh *rest, plush_proxy_
         p->q[i][0] = p->q[i][1] = p->q[i][2] = 0;
         p->q[i][3] = 1;
     }
+    p->axis = malloc((tn ? tn : 1) * sizeof *p->axis);
+    p->carried = malloc((tn ? tn : 1) * sizeof *p->carried);
+    if (!p->axis || !p->carried) {
+        plush_proxy_patch_destroy(p);
+        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, "patch", -1, "out of memory for %zu triangles", tn);
+    }
+    for (size_t i = 0; i < tn; i++)
+        patch_line(p, i);
+    if (!carry_order(p, rest)) {
+        plush_proxy_patch_destroy(p);
+        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, "patch", -1, "out of memory for %zu triangles", tn);
+    }
     *out = p;
     return PLUSH_OK;
 }
@@ -396,6 +552,48 @@ static void fit_part(void *ctx, size_t from, size_t to)
         for (int k = 0; k < 3; k++)
             p->now_mean[i][k] = sum[9 + k] / n + p->origin[k];
     }
+}
+
+/* q rotating v (x y z w). */
+static void quat_rotate(const double q[4], const double v[3], double out[3])
+{
+    double t[3] = {2 * (q[1] * v[2] - q[2] * v[1]), 2 * (q[2] * v[0] - q[0] * v[2]), 2 * (q[0] * v[1] - q[1] * v[0])};
+    out[0] = v[0] + q[3] * t[0] + q[1] * t[2] - q[2] * t[1];
+    out[1] = v[1] + q[3] * t[1] + q[2] * t[0] - q[0] * t[2];
+    out[2] = v[2] + q[3] * t[2] + q[0] * t[1] - q[1] * t[0];
+}
+
+/* Triangle i's turn about its line carried from the triangle it is reached from: that one's turn, then the least
+ * turn that takes i's axis where i's own fit puts it (what i's nodes do tell); blended with i's own fit by
+ * how far i's patch is from telling its turn itself. */
+static void carry_turn(plush_proxy_patch *p, uint32_t i)
+{
+    int32_t from = p->carry_from[i];
+    if (from < 0)
+        return;
+    double *q = p->q[i], *r = p->q[from], b[3], c[3];
+    quat_rotate(q, p->axis[i], b);
+    quat_rotate(r, p->axis[i], c);
+    double d = b[0] * c[0] + b[1] * c[1] + b[2] * c[2];
+    if (!(d > -0.999))
+        return;   /* the axis turned about opposite: no least turn to speak of */
+    /* the least turn from c to b: (c x b, 1 + c.b), normalised */
+    double s[4] = {c[1] * b[2] - c[2] * b[1], c[2] * b[0] - c[0] * b[2], c[0] * b[1] - c[1] * b[0], 1 + d};
+    double sl = sqrt(s[0] * s[0] + s[1] * s[1] + s[2] * s[2] + s[3] * s[3]);
+    for (int k = 0; k < 4; k++)
+        s[k] /= sl;
+    double t[4] = {s[3] * r[0] + s[0] * r[3] + s[1] * r[2] - s[2] * r[1],
+                   s[3] * r[1] - s[0] * r[2] + s[1] * r[3] + s[2] * r[0],
+                   s[3] * r[2] + s[0] * r[1] - s[1] * r[0] + s[2] * r[3],
+                   s[3] * r[3] - s[0] * r[0] - s[1] * r[1] - s[2] * r[2]};
+    double w = p->carried[i], sign = t[0] * q[0] + t[1] * q[1] + t[2] * q[2] + t[3] * q[3] < 0 ? -1 : 1, n[4], len = 0;
+    for (int k = 0; k < 4; k++)
+        n[k] = (1 - w) * q[k] + w * sign * t[k], len += n[k] * n[k];
+    len = sqrt(len);
+    if (!(len > 0))
+        return;
+    for (int k = 0; k < 4; k++)
+        q[k] = (n[3] < 0 ? -n[k] : n[k]) / len;
 }
 
 /* sum over the patch of (x - m)(p0 - m0)^T = sum x p0^T - (sum x) m0^T (both from the origin): each
@@ -437,6 +635,8 @@ void plush_proxy_patch_update(plush_proxy_patch *p, const float (*nodes)[3])
         }
     }
     plush__two_halves(fit_part, p, p->triangle_count, TWO_THREADS_FROM);
+    for (size_t c = 0; c < p->carry_count; c++)
+        carry_turn(p, p->carry[c]);
 }
 
 void plush_proxy_patch_motion(const plush_proxy_patch *p, size_t triangle, double q[4], double translation[3])
@@ -467,6 +667,10 @@ void plush_proxy_patch_destroy(plush_proxy_patch *p)
     free(p->rest_mean);
     free(p->now_mean);
     free(p->q);
+    free(p->axis);
+    free(p->carried);
+    free(p->carry_from);
+    free(p->carry);
     free(p->order);
     free(p->parent);
     free(p->diff_start);

@@ -368,6 +368,41 @@ static void test_bob_crown_own_piece(void **state)
     assert_true(characters_max_of(outside, rows) <= PLUSH_QUALITY_BAR_OUTSIDE);
 }
 
+/* Alicia's hair on the first made-up dance's first 16 frames: at frame 13 her twintail turns 70 degrees a frame,
+ * and its cage there is a strand whose patches' nodes lie within 0.07 of a line (a tenth of a cage edge): how
+ * they sat about it was all that told the patches' twist, and one patch turned 100 degrees about the strand from
+ * its neighbour, which squeezed a small closed piece of her hair (351 vertices) to half its volume for that frame
+ * (3.1% of the hair's edges past the bar's squeeze). Its twist is carried from the patches that tell theirs:
+ * every frame meets the bar. */
+static void test_alicia_twintail_twist(void **state)
+{
+    (void)state;
+    const char *model = DATA "mmd/alicia/Alicia_solid.pmx";
+    char dance[600];
+    characters_stress_motion("dance_1", dance, sizeof dance);
+    if (!characters_present(model) || !characters_present(dance)) {
+        print_message("skipped: %s or %s is absent\n", model, dance);
+        skip();
+    }
+    char *csv = quality_of_run(model, "hair", dance, "16", NULL, "alicia_twist");
+    enum { CAP = 32 };
+    static double volume[CAP], over[CAP];
+    size_t rows = characters_column(csv, "surface_volume_ratio", volume, CAP);
+    assert_int_equal(rows, 16);
+    assert_int_equal(characters_column(csv, "over_bar", over, CAP), 16);
+    free(csv);
+    double least = 1;
+    size_t missed = 0;
+    for (size_t i = 0; i < rows; i++) {
+        least = volume[i] < least ? volume[i] : least;
+        missed += over[i] > 0;
+    }
+    print_message("      Alicia's hair on made-up dance 1, 16 frames: %zu over the surface bar, its closed pieces at "
+                  "least %.1f%% of their volume (frame 13 before: 50.0%%)\n", missed, 100 * least);
+    assert_int_equal(missed, 0);
+    assert_true(least > 0.9);
+}
+
 /* The quality.csv of the first `frames` frames of the long dance, the cage pushed out of the body (pushed) or
  * left where its triangles put it (--no-push); the run's folder named after name, with "_pushed" when pushed. */
 static char *quality_with_and_without_push(const char *model, const char *cage, const char *frames, const char *name,
@@ -746,6 +781,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_bob_stays_a_bob, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bob_finer_step, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bob_crown_own_piece, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_alicia_twintail_twist, setup, teardown),
         cmocka_unit_test_setup_teardown(test_choker_and_hair_bodies, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stretched_edges_pulled_back, setup, teardown),
         cmocka_unit_test_setup_teardown(test_squeezed_edges_pushed_apart, setup, teardown),

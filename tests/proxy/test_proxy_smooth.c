@@ -543,6 +543,94 @@ static void test_patch_reach(void **state)
     }
 }
 
+
+/* A thin ribbon's cage (a tube of four sides, 24 long, 0.1 wide and 0.04 thick) beside a plate (3 x 3) at its
+ * root: the ribbon's patches' nodes lie nearly on a line, and how they sit about it is all its nodes tell of its
+ * twist. Turned with the plate, then squeezed across (to a twentieth of its width at the root, a quarter at the
+ * tip) with its two faces passed through each other -- as a fast swing leaves a thin strand's cage -- its nodes
+ * alone tell a half turn of twist wherever the ribbon is left narrower than it is thick (neighbouring patches
+ * turned 100 degrees apart on Alicia's twintail, and the detailed strand between them was squeezed to half its
+ * volume for a frame). Its twist is carried from the plate, which tells its own turn, along the ribbon; the
+ * ribbon caged alone has nothing to carry it from and keeps its nodes' fit. */
+enum { RIBBON_RINGS = 49, PLATE = 7, RIBBON_NODES = 4 * RIBBON_RINGS + PLATE * PLATE };
+
+static double ribbon_worst_turn(const plush_proxy_patch *p, size_t from, size_t to, const double turn[4])
+{
+    double worst = 0;
+    for (size_t i = from; i < to; i++) {
+        double q[4], t[3];
+        plush_proxy_patch_motion(p, i, q, t);
+        double dot = fabs(q[0] * turn[0] + q[1] * turn[1] + q[2] * turn[2] + q[3] * turn[3]);
+        double angle = 2 * acos(dot > 1 ? 1 : dot) * 57.29577951308232;
+        worst = angle > worst ? angle : worst;
+    }
+    return worst;
+}
+
+static void test_patch_thin_ribbon(void **state)
+{
+    (void)state;
+    static const double corner[4][2] = {{-0.05, 0.02}, {0.05, 0.02}, {0.05, -0.02}, {-0.05, -0.02}};
+    static float nodes[RIBBON_NODES][3], turned[RIBBON_NODES][3], squeezed[RIBBON_NODES][3];
+    static uint32_t tris[8 * (RIBBON_RINGS - 1) + 2 * (PLATE - 1) * (PLATE - 1)][3];
+    size_t nt = 0;
+    for (int i = 0; i < RIBBON_RINGS; i++)
+        for (int k = 0; k < 4; k++) {
+            nodes[4 * i + k][0] = 0.5f * (float)i;
+            nodes[4 * i + k][1] = (float)corner[k][0];
+            nodes[4 * i + k][2] = (float)corner[k][1];
+        }
+    for (int i = 0; i + 1 < RIBBON_RINGS; i++)
+        for (int k = 0; k < 4; k++) {
+            uint32_t a = (uint32_t)(4 * i + k), b = (uint32_t)(4 * i + (k + 1) % 4);
+            tris[nt][0] = a, tris[nt][1] = b + 4, tris[nt][2] = b, nt++;
+            tris[nt][0] = a, tris[nt][1] = a + 4, tris[nt][2] = b + 4, nt++;
+        }
+    size_t ribbon_tris = nt;
+    for (int j = 0; j < PLATE; j++)
+        for (int i = 0; i < PLATE; i++) {
+            float *v = nodes[4 * RIBBON_RINGS + j * PLATE + i];
+            v[0] = -3.2f + 0.5f * (float)i, v[1] = -1.5f + 0.5f * (float)j, v[2] = 0;
+        }
+    grid_tris(tris + nt, PLATE);
+    for (size_t t = nt; t < nt + 2 * (PLATE - 1) * (PLATE - 1); t++)
+        for (int k = 0; k < 3; k++)
+            tris[t][k] += 4 * RIBBON_RINGS;
+    nt += 2 * (PLATE - 1) * (PLATE - 1);
+    const double turn[4] = {0.2, -0.1, 0.3, 0.92736184955};
+    for (size_t v = 0; v < RIBBON_NODES; v++) {
+        double squeeze = v < 4 * RIBBON_RINGS ? 0.05 + 0.2 * (double)(v / 4) / (RIBBON_RINGS - 1) : 1, r[3];
+        const float at[3] = {nodes[v][0], (float)(squeeze * nodes[v][1]),
+                             v < 4 * RIBBON_RINGS ? -0.8f * nodes[v][2] : nodes[v][2]};
+        rotate(turn, nodes[v], r);
+        for (int k = 0; k < 3; k++)
+            turned[v][k] = (float)(r[k] + k);
+        rotate(turn, at, r);
+        for (int k = 0; k < 3; k++)
+            squeezed[v][k] = (float)(r[k] + k);
+    }
+    double worst[2][2]; /* [with the plate][turned, squeezed] */
+    for (int plate = 0; plate < 2; plate++) {
+        plush_proxy_mesh mesh = {.nodes = (const float(*)[3])nodes,
+                                 .node_count = plate ? RIBBON_NODES : 4 * RIBBON_RINGS,
+                                 .triangles = (const uint32_t(*)[3])tris, .triangle_count = plate ? nt : ribbon_tris};
+        plush_proxy_patch *p = NULL;
+        plush_diag d;
+        plush_diag_reset(&d);
+        assert_int_equal(plush_proxy_patch_create(&mesh, (plush_proxy_patch_shape){4, 0.4f}, &p, &d), PLUSH_OK);
+        plush_proxy_patch_update(p, (const float(*)[3])turned);
+        worst[plate][0] = ribbon_worst_turn(p, 0, mesh.triangle_count, turn);
+        plush_proxy_patch_update(p, (const float(*)[3])squeezed);
+        worst[plate][1] = ribbon_worst_turn(p, 0, ribbon_tris, turn);
+        plush_proxy_patch_destroy(p);
+    }
+    print_message("thin ribbon: worst patch turn from the ribbon's %.2g degrees turned, %.2g squeezed (caged alone "
+                  "%.2g and %.2f)\n", worst[1][0], worst[1][1], worst[0][0], worst[0][1]);
+    assert_true(worst[1][0] < 1e-3 && worst[0][0] < 1e-3);
+    assert_true(worst[1][1] < 1e-3);
+    assert_true(worst[0][1] > 170);
+}
+
 /* The skin with patch frames: a rigid motion moves every bound vertex rigidly; stretch-aware frames are
  * each triangle's own, so asking for both is refused. */
 static void test_patch_skin(void **state)
@@ -599,7 +687,7 @@ int main(void)
         cmocka_unit_test(test_smooth_held_across_a_joint),
         cmocka_unit_test(test_smooth_refuses),
         cmocka_unit_test(test_patch_rigid), cmocka_unit_test(test_patch_flat_half_turns),
-        cmocka_unit_test(test_patch_reach),
+        cmocka_unit_test(test_patch_reach), cmocka_unit_test(test_patch_thin_ribbon),
         cmocka_unit_test(test_patch_skin),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
