@@ -121,6 +121,33 @@ static bool piece_reach(const plush_proxy_mesh *rest, double reach, double *out)
     return true;
 }
 
+/* Each node's triangles (CSR: node v's are tri[start[v] .. start[v + 1])); false when out of memory, both NULL. */
+static bool triangles_by_node(const plush_proxy_mesh *rest, size_t nn, size_t **start_out, uint32_t **tri_out)
+{
+    size_t tn = rest->triangle_count;
+    size_t *start = calloc(nn + 1, sizeof *start), *fill = malloc((nn + 1) * sizeof *fill);
+    uint32_t *tri = malloc((3 * tn + 1) * sizeof *tri);
+    if (!start || !fill || !tri) {
+        free(start);
+        free(fill);
+        free(tri);
+        *start_out = NULL, *tri_out = NULL;
+        return false;
+    }
+    for (size_t i = 0; i < tn; i++)
+        for (int k = 0; k < 3; k++)
+            start[rest->triangles[i][k] + 1]++;
+    for (size_t v = 0; v < nn; v++)
+        start[v + 1] += start[v];
+    memcpy(fill, start, (nn + 1) * sizeof *fill);
+    for (size_t i = 0; i < tn; i++)
+        for (int k = 0; k < 3; k++)
+            tri[fill[rest->triangles[i][k]]++] = (uint32_t)i;
+    free(fill);
+    *start_out = start, *tri_out = tri;
+    return true;
+}
+
 /* The order the sums are made in and what each triangle takes from its parent: a breadth-first walk over
  * triangles that share a corner, each one's parent the triangle it was reached from, when the nodes the
  * two patches do not share are fewer than the triangle's own patch (else it adds its patch up alone).
@@ -128,8 +155,9 @@ static bool piece_reach(const plush_proxy_mesh *rest, double reach, double *out)
 static bool share_sums(plush_proxy_patch *p, const plush_proxy_mesh *rest)
 {
     size_t tn = p->triangle_count, nn = p->node_count;
-    size_t *tstart = calloc(nn + 1, sizeof *tstart), *tfill = malloc((nn + 1) * sizeof *tfill);
-    uint32_t *tri = malloc((3 * tn + 1) * sizeof *tri);
+    size_t *tstart = NULL;
+    uint32_t *tri = NULL;
+    bool by_node = triangles_by_node(rest, nn, &tstart, &tri);
     bool *seen = calloc(tn ? tn : 1, 1);
     p->order = malloc((tn ? tn : 1) * sizeof *p->order);
     p->parent = malloc((tn ? tn : 1) * sizeof *p->parent);
@@ -138,19 +166,7 @@ static bool share_sums(plush_proxy_patch *p, const plush_proxy_mesh *rest)
     p->sum = malloc((tn ? tn : 1) * sizeof *p->sum);
     size_t cap = 2 * p->start[tn] / (tn ? tn : 1) * tn / 2 + 64, used = 0;
     p->diff_node = malloc(cap * sizeof *p->diff_node);
-    bool ok = tstart && tfill && tri && seen && p->order && p->parent && p->diff_start && p->added && p->sum &&
-              p->diff_node;
-    if (ok) {
-        for (size_t i = 0; i < tn; i++)
-            for (int k = 0; k < 3; k++)
-                tstart[rest->triangles[i][k] + 1]++;
-        for (size_t v = 0; v < nn; v++)
-            tstart[v + 1] += tstart[v];
-        memcpy(tfill, tstart, (nn + 1) * sizeof *tfill);
-        for (size_t i = 0; i < tn; i++)
-            for (int k = 0; k < 3; k++)
-                tri[tfill[rest->triangles[i][k]]++] = (uint32_t)i;
-    }
+    bool ok = by_node && seen && p->order && p->parent && p->diff_start && p->added && p->sum && p->diff_node;
     /* the walk: order doubles as its queue */
     size_t head = 0, tail = 0;
     for (size_t first = 0; ok && first < tn; first++) {
@@ -217,7 +233,7 @@ static bool share_sums(plush_proxy_patch *p, const plush_proxy_mesh *rest)
     }
     if (ok)
         p->diff_start[tn] = used;
-    free(tstart), free(tfill), free(tri), free(seen);
+    free(tstart), free(tri), free(seen);
     return ok;
 }
 
@@ -286,21 +302,13 @@ static double centroid_distance2(const plush_proxy_mesh *rest, uint32_t a, uint3
 static bool carry_order(plush_proxy_patch *p, const plush_proxy_mesh *rest)
 {
     size_t tn = p->triangle_count, nn = p->node_count;
-    size_t *tstart = calloc(nn + 1, sizeof *tstart), *tfill = malloc((nn + 1) * sizeof *tfill);
-    uint32_t *tri = malloc((3 * tn + 1) * sizeof *tri), *queue = malloc((tn + 1) * sizeof *queue);
+    size_t *tstart = NULL;
+    uint32_t *tri = NULL, *queue = malloc((tn + 1) * sizeof *queue);
+    bool by_node = triangles_by_node(rest, nn, &tstart, &tri);
     p->carry_from = malloc((tn ? tn : 1) * sizeof *p->carry_from);
     p->carry = malloc((tn ? tn : 1) * sizeof *p->carry);
-    bool ok = tstart && tfill && tri && queue && p->carry_from && p->carry;
+    bool ok = by_node && queue && p->carry_from && p->carry;
     if (ok) {
-        for (size_t i = 0; i < tn; i++)
-            for (int k = 0; k < 3; k++)
-                tstart[rest->triangles[i][k] + 1]++;
-        for (size_t v = 0; v < nn; v++)
-            tstart[v + 1] += tstart[v];
-        memcpy(tfill, tstart, (nn + 1) * sizeof *tfill);
-        for (size_t i = 0; i < tn; i++)
-            for (int k = 0; k < 3; k++)
-                tri[tfill[rest->triangles[i][k]]++] = (uint32_t)i;
         size_t head = 0, tail = 0;
         for (size_t i = 0; i < tn; i++) {
             p->carry_from[i] = -1;
@@ -344,7 +352,6 @@ static bool carry_order(plush_proxy_patch *p, const plush_proxy_mesh *rest)
         }
     }
     free(tstart);
-    free(tfill);
     free(tri);
     free(queue);
     return ok;
