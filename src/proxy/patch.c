@@ -307,14 +307,18 @@ static bool carry_order(plush_proxy_patch *p, const plush_proxy_mesh *rest)
     bool by_node = triangles_by_node(rest, nn, &tstart, &tri);
     p->carry_from = malloc((tn ? tn : 1) * sizeof *p->carry_from);
     p->carry = malloc((tn ? tn : 1) * sizeof *p->carry);
-    bool ok = by_node && queue && p->carry_from && p->carry;
+    uint32_t *near_from = malloc((tn ? tn : 1) * sizeof *near_from);
+    double *near_d2 = malloc((tn ? tn : 1) * sizeof *near_d2);
+    bool ok = by_node && queue && p->carry_from && p->carry && near_from && near_d2;
     if (ok) {
         size_t head = 0, tail = 0;
         for (size_t i = 0; i < tn; i++) {
             p->carry_from[i] = -1;
+            near_from[i] = UINT32_MAX;
             if (p->carried[i] == 0)
                 queue[tail++] = (uint32_t)i;
         }
+        size_t sources = tail;
         p->carry_count = 0;
         for (;;) {
             while (head < tail) {
@@ -332,17 +336,23 @@ static bool carry_order(plush_proxy_patch *p, const plush_proxy_mesh *rest)
                 }
             }
             /* a piece nearly a line all through (a strand caged on its own): carried from the nearest triangle at
-             * rest that has a turn, of the piece it hangs from, and on along it */
+             * rest that tells its turn, of the piece it hangs from, and on along it (the piece whose triangle is
+             * nearest first; each line triangle's nearest found once, so strands by the thousand stay quick) */
             double best = INFINITY;
             uint32_t to = 0, from = 0;
             for (size_t j = 0; j < tn; j++) {
                 if (p->carried[j] == 0 || p->carry_from[j] >= 0)
                     continue;
-                for (size_t h = 0; h < tail; h++) {
-                    double d = centroid_distance2(rest, (uint32_t)j, queue[h]);
-                    if (d < best)
-                        best = d, to = (uint32_t)j, from = queue[h];
+                if (near_from[j] == UINT32_MAX) {
+                    near_d2[j] = INFINITY;
+                    for (size_t h = 0; h < sources; h++) {
+                        double d = centroid_distance2(rest, (uint32_t)j, queue[h]);
+                        if (d < near_d2[j])
+                            near_d2[j] = d, near_from[j] = queue[h];
+                    }
                 }
+                if (near_d2[j] < best)
+                    best = near_d2[j], to = (uint32_t)j, from = near_from[j];
             }
             if (!(best < INFINITY))
                 break;
@@ -354,6 +364,8 @@ static bool carry_order(plush_proxy_patch *p, const plush_proxy_mesh *rest)
     free(tstart);
     free(tri);
     free(queue);
+    free(near_from);
+    free(near_d2);
     return ok;
 }
 
