@@ -15,16 +15,16 @@
  *
  * A patch whose nodes lie nearly on one line -- a strand of hair whose cage is an edge or less across -- has its
  * turn about that line told only by how its nodes sit around it, and a cage so thin sits there as the
- * simulation's last step left it: on Alicia's twintail (its patches' nodes spread across their line a tenth as
- * far as along it) one patch's best fit turned 100 degrees about the strand from its neighbour's for a frame,
- * where the strand's cross-section came out mirrored, and squeezed a small piece of her hair between them to
- * half its volume. Such a patch takes its turn about its line from the patch it hangs from, as a strand's twist
- * follows its root: that patch's turn, then the least turn that takes the line where the patch's own fit puts it
- * (which its nodes do tell). The patches carry it breadth first from those whose nodes tell their turn, over
- * triangles sharing a corner; a piece nearly a line all through (a strand caged on its own) from the nearest
- * triangle at rest that has its turn; from nothing, where no triangle has (the fit alone, as before). Blended
- * with the patch's own fit from a spread across its line a fifth of that along it (mean squares LINE_SPREAD) to
- * a tenth, so neighbouring patches differ little. A rigid motion is still every patch's motion. */
+ * simulation's last step left it: on Alicia's braid (its patches' nodes within a quarter of an edge of their
+ * line) one patch's best fit turned 100 degrees about the strand from its neighbour's for a frame, where the
+ * strand's cross-section came out mirrored, and squeezed the braid between them to half its volume. Such a
+ * patch takes its turn about its line from the patch it hangs from, as a strand's twist follows its root: that
+ * patch's turn, then the least turn that takes the line where the patch's own fit puts it (which its nodes do
+ * tell). The patches carry it breadth first from those whose nodes tell their turn, over triangles sharing a
+ * corner; a piece nearly a line all through (a strand caged on its own) from the nearest triangle at rest that
+ * tells its turn; from nothing, where no triangle does (the fit alone, as before). Blended with the patch's own
+ * fit from a strand an edge across to half an edge (LINE_WIDTH), so neighbouring patches differ little. A rigid
+ * motion is still every patch's motion. */
 #include "plush/proxy.h"
 #include "plush/sys/core.h"
 #include "plush/sys/proxy.h"
@@ -50,6 +50,7 @@ struct plush_proxy_patch {
     /* Patches nearly on a line (below): each one's rest axis, how much of its turn about it is carried from its
      * neighbour (0: none, its nodes tell it), and the order they are carried in, each after carry_from. */
     double (*axis)[3];
+    double *edge;            /* per triangle: the mean rest length of the cage edges within its patch */
     double *carried;
     int32_t *carry_from;
     uint32_t *carry;
@@ -65,11 +66,11 @@ struct plush_proxy_patch {
     double (*sum)[12];       /* per triangle, each update: its patch's moments added up */
 };
 
-/* A patch whose nodes spread across its line less than this share of how far they spread along it (mean squares:
- * a root mean square a fifth as far) has its turn about the line carried from its neighbour, in full below a
- * quarter of it (a tenth as far). A patch of four rings along a strand spreads along it by one to two edges (root
- * mean square), so these are strands less than about an edge across, which the cage does not resolve. */
-#define LINE_SPREAD 0.04
+/* A patch whose nodes lie within this share of its mean cage edge of its line (root mean square: half a strand's
+ * width, for nodes round a tube or along a ribbon's two edges) has its turn about the line carried from its
+ * neighbour, in full within half of it: a strand less than an edge across, in full less than half an edge, which
+ * the cage does not resolve across. */
+#define LINE_WIDTH 0.5
 
 static int cmp_u32(const void *a, const void *b)
 {
@@ -249,7 +250,7 @@ plush_status plush__proxy_patch_shape_check(plush_proxy_patch_shape shape, const
 }
 
 /* Triangle i's patch at rest: its main axis (the moment's largest eigenvector, by power iteration) and the share
- * of its turn to carry from a neighbour (LINE_SPREAD). */
+ * of its turn to carry from a neighbour (LINE_WIDTH). */
 static void patch_line(plush_proxy_patch *p, size_t i)
 {
     double c[3][3] = {{0}};
@@ -278,9 +279,10 @@ static void patch_line(plush_proxy_patch *p, size_t i)
         for (int a = 0; a < 3; a++)
             v[a] = w[a] / len;
     }
-    double across = c[0][0] + c[1][1] + c[2][2] - along;
-    double share = along > 0 ? across / along : 1;
-    p->carried[i] = share >= LINE_SPREAD ? 0 : share <= LINE_SPREAD / 4 ? 1 : (LINE_SPREAD - share) / (0.75 * LINE_SPREAD);
+    double across = c[0][0] + c[1][1] + c[2][2] - along, width = sqrt(fmax(across, 0)) / p->edge[i];
+    p->carried[i] = !(along > across && p->edge[i] > 0) || width >= LINE_WIDTH ? 0
+                    : width <= LINE_WIDTH / 2                       ? 1
+                                                                    : 2 - 2 * width / LINE_WIDTH;
     memcpy(p->axis[i], v, sizeof v);
 }
 
@@ -394,7 +396,8 @@ plush_status plush_proxy_patch_create(const plush_proxy_mesh *rest, plush_proxy_
     uint32_t *mark = calloc(nn ? nn : 1, sizeof *mark), *list = malloc((nn ? nn : 1) * sizeof *list);
     size_t cap = 3 * tn + 16;
     if (p)
-        p->start = calloc(tn + 1, sizeof *p->start), p->node = malloc(cap * sizeof *p->node);
+        p->start = calloc(tn + 1, sizeof *p->start), p->node = malloc(cap * sizeof *p->node),
+        p->edge = calloc(tn ? tn : 1, sizeof *p->edge);
     /* by reach: per node its piece's reach, the best distance found (INFINITY outside the current walk)
      * and a heap that holds at most one entry per edge end plus the corners */
     double *radius = NULL, *dist = NULL;
@@ -404,7 +407,7 @@ plush_status plush_proxy_patch_create(const plush_proxy_mesh *rest, plush_proxy_
         dist = malloc((nn ? nn : 1) * sizeof *dist);
         heap = malloc((6 * tn + 4) * sizeof *heap);
     }
-    bool ok = p && nstart && fill && nadj && mark && list && p->start && p->node &&
+    bool ok = p && nstart && fill && nadj && mark && list && p->start && p->node && p->edge &&
               (!by_reach || (radius && dist && heap && piece_reach(rest, shape.reach, radius)));
     for (size_t v = 0; ok && by_reach && v < nn; v++)
         dist[v] = INFINITY;
@@ -469,6 +472,13 @@ plush_status plush_proxy_patch_create(const plush_proxy_mesh *rest, plush_proxy_
                 dist[list[e]] = INFINITY;
         }
         qsort(list, count, sizeof *list, cmp_u32);   /* sums in node order: the same on every run */
+        double length = 0;
+        size_t edges = 0;
+        for (size_t e = 0; e < count; e++)
+            for (size_t k = nstart[list[e]]; k < nstart[list[e] + 1]; k++)
+                if (mark[nadj[k]] == i + 1)
+                    length += node_distance(rest, list[e], nadj[k]), edges++;
+        p->edge[i] = edges ? length / (double)edges : 0;
         if (used + count > cap) {
             size_t grown = 2 * (used + count);
             uint32_t *node = realloc(p->node, grown * sizeof *node);
@@ -687,6 +697,7 @@ void plush_proxy_patch_destroy(plush_proxy_patch *p)
     free(p->now_mean);
     free(p->q);
     free(p->axis);
+    free(p->edge);
     free(p->carried);
     free(p->carry_from);
     free(p->carry);

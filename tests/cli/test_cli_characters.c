@@ -369,11 +369,11 @@ static void test_bob_crown_own_piece(void **state)
 }
 
 /* Alicia's hair on the first made-up dance's first 16 frames: at frame 13 her twintail turns 70 degrees a frame,
- * and its cage there is a strand whose patches' nodes lie within 0.07 of a line (a tenth of a cage edge): how
- * they sat about it was all that told the patches' twist, and one patch turned 100 degrees about the strand from
- * its neighbour, which squeezed a small closed piece of her hair (351 vertices) to half its volume for that frame
- * (3.1% of the hair's edges past the bar's squeeze). Its twist is carried from the patches that tell theirs:
- * every frame meets the bar. */
+ * and the cage of the braid on it is a strand whose patches' nodes lie within 0.07 of a line (a tenth of the
+ * cage's mean edge): how they sat about it was all that told the patches' twist, and one patch turned 100 degrees
+ * about the strand from its neighbour, which squeezed the braid and the tie at its end (351 vertices) to half their
+ * volume for that frame (3.1% of the hair's edges past the bar's squeeze). Its twist is carried from the patches
+ * that tell theirs: every frame meets the bar. */
 static void test_alicia_twintail_twist(void **state)
 {
     (void)state;
