@@ -50,7 +50,7 @@ struct plush_proxy_patch {
     /* Patches nearly on a line (below): each one's rest axis, how much of its turn about it is carried from its
      * neighbour (0: none, its nodes tell it), and the order they are carried in, each after carry_from. */
     double (*axis)[3];
-    double *edge;            /* per triangle: the mean rest length of the cage edges within its patch */
+    double *edge;            /* per triangle while it is made: the mean rest length of the cage edges in its patch */
     double *carried;
     int32_t *carry_from;
     uint32_t *carry;
@@ -153,12 +153,9 @@ static bool triangles_by_node(const plush_proxy_mesh *rest, size_t nn, size_t **
  * triangles that share a corner, each one's parent the triangle it was reached from, when the nodes the
  * two patches do not share are fewer than the triangle's own patch (else it adds its patch up alone).
  * False when out of memory. */
-static bool share_sums(plush_proxy_patch *p, const plush_proxy_mesh *rest)
+static bool share_sums(plush_proxy_patch *p, const plush_proxy_mesh *rest, const size_t *tstart, const uint32_t *tri)
 {
-    size_t tn = p->triangle_count, nn = p->node_count;
-    size_t *tstart = NULL;
-    uint32_t *tri = NULL;
-    bool by_node = triangles_by_node(rest, nn, &tstart, &tri);
+    size_t tn = p->triangle_count;
     bool *seen = calloc(tn ? tn : 1, 1);
     p->order = malloc((tn ? tn : 1) * sizeof *p->order);
     p->parent = malloc((tn ? tn : 1) * sizeof *p->parent);
@@ -167,7 +164,7 @@ static bool share_sums(plush_proxy_patch *p, const plush_proxy_mesh *rest)
     p->sum = malloc((tn ? tn : 1) * sizeof *p->sum);
     size_t cap = 2 * p->start[tn] / (tn ? tn : 1) * tn / 2 + 64, used = 0;
     p->diff_node = malloc(cap * sizeof *p->diff_node);
-    bool ok = by_node && seen && p->order && p->parent && p->diff_start && p->added && p->sum && p->diff_node;
+    bool ok = seen && p->order && p->parent && p->diff_start && p->added && p->sum && p->diff_node;
     /* the walk: order doubles as its queue */
     size_t head = 0, tail = 0;
     for (size_t first = 0; ok && first < tn; first++) {
@@ -234,7 +231,7 @@ static bool share_sums(plush_proxy_patch *p, const plush_proxy_mesh *rest)
     }
     if (ok)
         p->diff_start[tn] = used;
-    free(tstart), free(tri), free(seen);
+    free(seen);
     return ok;
 }
 
@@ -286,32 +283,26 @@ static void patch_line(plush_proxy_patch *p, size_t i)
     memcpy(p->axis[i], v, sizeof v);
 }
 
-static double centroid_distance2(const plush_proxy_mesh *rest, uint32_t a, uint32_t b)
-{
-    double d2 = 0;
-    for (int k = 0; k < 3; k++) {
-        double d = 0;
-        for (int c = 0; c < 3; c++)
-            d += ((double)rest->nodes[rest->triangles[a][c]][k] - rest->nodes[rest->triangles[b][c]][k]) / 3;
-        d2 += d * d;
-    }
-    return d2;
-}
-
 /* The order turns are carried in: from every patch whose nodes tell its turn, breadth first over triangles that
  * share a corner, to the patches nearly on a line; one reached from none (a piece all of it nearly a line) keeps
  * its own. False when out of memory. */
-static bool carry_order(plush_proxy_patch *p, const plush_proxy_mesh *rest)
+static bool carry_order(plush_proxy_patch *p, const plush_proxy_mesh *rest, const size_t *tstart, const uint32_t *tri)
 {
-    size_t tn = p->triangle_count, nn = p->node_count;
-    size_t *tstart = NULL;
-    uint32_t *tri = NULL, *queue = malloc((tn + 1) * sizeof *queue);
-    bool by_node = triangles_by_node(rest, nn, &tstart, &tri);
+    size_t tn = p->triangle_count;
+    uint32_t *queue = malloc((tn + 1) * sizeof *queue);
     p->carry_from = malloc((tn ? tn : 1) * sizeof *p->carry_from);
     p->carry = malloc((tn ? tn : 1) * sizeof *p->carry);
     uint32_t *near_from = malloc((tn ? tn : 1) * sizeof *near_from);
     double *near_d2 = malloc((tn ? tn : 1) * sizeof *near_d2);
-    bool ok = by_node && queue && p->carry_from && p->carry && near_from && near_d2;
+    double(*centroid)[3] = malloc((tn ? tn : 1) * sizeof *centroid);
+    bool ok = queue && p->carry_from && p->carry && near_from && near_d2 && centroid;
+    for (size_t i = 0; ok && i < tn; i++)
+        for (int k = 0; k < 3; k++) {
+            double d = 0;
+            for (int c = 0; c < 3; c++)
+                d += (double)rest->nodes[rest->triangles[i][c]][k] / 3;
+            centroid[i][k] = d;
+        }
     if (ok) {
         size_t head = 0, tail = 0;
         for (size_t i = 0; i < tn; i++) {
@@ -348,7 +339,9 @@ static bool carry_order(plush_proxy_patch *p, const plush_proxy_mesh *rest)
                 if (near_from[j] == UINT32_MAX) {
                     near_d2[j] = INFINITY;
                     for (size_t h = 0; h < sources; h++) {
-                        double d = centroid_distance2(rest, (uint32_t)j, queue[h]);
+                        const double *a = centroid[j], *b = centroid[queue[h]];
+                        double d = (a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) +
+                                   (a[2] - b[2]) * (a[2] - b[2]);
                         if (d < near_d2[j])
                             near_d2[j] = d, near_from[j] = queue[h];
                     }
@@ -363,11 +356,10 @@ static bool carry_order(plush_proxy_patch *p, const plush_proxy_mesh *rest)
             queue[tail++] = to;
         }
     }
-    free(tstart);
-    free(tri);
     free(queue);
     free(near_from);
     free(near_d2);
+    free(centroid);
     return ok;
 }
 
@@ -516,7 +508,10 @@ plush_status plush_proxy_patch_create(const plush_proxy_mesh *rest, plush_proxy_
         plush_proxy_patch_destroy(p);
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, "patch", -1, "out of memory for %zu triangles", tn);
     }
-    if (!share_sums(p, rest)) {
+    size_t *tstart = NULL;   /* each node's triangles, for the sums' walk and the carried turns' */
+    uint32_t *tri = NULL;
+    if (!triangles_by_node(rest, nn, &tstart, &tri) || !share_sums(p, rest, tstart, tri)) {
+        free(tstart), free(tri);
         plush_proxy_patch_destroy(p);
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, "patch", -1, "out of memory for %zu triangles", tn);
     }
@@ -544,13 +539,13 @@ plush_status plush_proxy_patch_create(const plush_proxy_mesh *rest, plush_proxy_
     }
     p->axis = malloc((tn ? tn : 1) * sizeof *p->axis);
     p->carried = malloc((tn ? tn : 1) * sizeof *p->carried);
-    if (!p->axis || !p->carried) {
-        plush_proxy_patch_destroy(p);
-        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, "patch", -1, "out of memory for %zu triangles", tn);
-    }
-    for (size_t i = 0; i < tn; i++)
+    for (size_t i = 0; p->axis && p->carried && i < tn; i++)
         patch_line(p, i);
-    if (!carry_order(p, rest)) {
+    free(p->edge);   /* what patch_line needed of the walk */
+    p->edge = NULL;
+    bool carried = p->axis && p->carried && carry_order(p, rest, tstart, tri);
+    free(tstart), free(tri);
+    if (!carried) {
         plush_proxy_patch_destroy(p);
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, "patch", -1, "out of memory for %zu triangles", tn);
     }
