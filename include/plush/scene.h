@@ -246,7 +246,12 @@ typedef struct plush_scene_desc {
     bool no_push;                          /* proxy mode: leave the skinned surface where the cage's triangles
                                               put it; by default bound vertices inside the body's rigid bodies
                                               are pushed out through those triangles' transforms (never with a
-                                              seed binding, which stays the original method) */
+                                              seed binding, which stays the original method), and the vertices
+                                              still behind the visible skin after it moved out on their own, each
+                                              in a smooth bump (the touch-up) */
+    bool push_triangles_only;              /* proxy mode: no touch-up: the push moves the surface only through
+                                              the cage triangles' transforms, which a bake of one pseudo-bone per
+                                              triangle (plush run --bake-tolerance 0) replays exactly */
     bool follow_author;                    /* proxy mode: a soft body whose part the model's own physics moves
                                               keeps the shape that physics gives it (plush_world_soft_follow),
                                               not its rest shape: it swings as the author's part does */

@@ -74,7 +74,9 @@ static const char run_help_more_options[] =
     "                              default vertices inside the model's rigid bodies that follow bones or\n"
     "                              behind its visible skin are pushed out, and edges the blend stretched\n"
     "                              past 1.5x pulled back, through those triangles (the bake and glTF move\n"
-    "                              alike)\n"
+    "                              alike); then, with no bake exported (pmx+vmd, gltf: their bones carry\n"
+    "                              the triangles only), those still behind the skin are moved out on their\n"
+    "                              own in smooth bumps\n"
     "  --own-shape                 a soft part the model's own physics moves (hair or a skirt on rigid-body\n"
     "                              chains) keeps its cage's rest shape, turned with its pins: stiffer, it\n"
     "                              swings a fifth to a half of what the author's part does. By default it\n"
@@ -350,6 +352,22 @@ static bool make_cage(run_state *s, plush_diag *model_diag)
 }
 
 /* One sink per name of the export list, in its order (a name given twice counts once). */
+/* Whether the list asks for a bake (pmx+vmd, gltf): its bones replay the cage triangles' motions, the push through
+ * them included, but not a vertex moved on its own, so such a run pushes through the triangles alone. */
+static bool exports_bake(const char *list)
+{
+    for (const char *p = list; *p;) {
+        size_t n = strcspn(p, ",");
+        const plush_scene_export *e = plush_scene_export_find(p, n);
+        if (e && (e == plush_scene_export_find("pmx+vmd", 7) || e == plush_scene_export_find("gltf", 4)))
+            return true;
+        p += n;
+        if (*p == ',')
+            p++;
+    }
+    return false;
+}
+
 static plush_status make_sinks(run_state *s, const char *list, plush_diag *diag)
 {
     plush_scene_output out = {.dir = cli_outdir_stage(&s->outdir), .stem = s->stem, .every = s->job->every,
@@ -738,6 +756,11 @@ static void summary(const run_state *s, uint32_t frames, const plush_diag *diag)
                      100 * soft.worst_bones_inside_share, soft.worst_inside_depth, soft.deepest,
                      100 * soft.most_bones_inside_share);
         skin_line(&soft);
+        if (soft.skin_faces && s->job->mode == PLUSH_SCENE_PROXY && !s->job->no_push && !s->job->seed &&
+            exports_bake(s->job->exports ? s->job->exports : plush_scene_default_exports(s->job->mode)))
+            cli_line("                  pushed out from behind it through the cage's triangles alone, which the bake "
+                     "replays; without a bake export (--export ply,preview,quality) what they leave behind it is "
+                     "moved out too, vertex by vertex");
     }
     if (diag->warning_count)
         cli_line("  warnings        %u (on stderr)", diag->warning_count);
@@ -789,6 +812,7 @@ static int simulate(run_state *s, plush_diag *model_diag)
                            .left_out_count = s->made.part.details.count}},
         .skin = {.stretch = job->stretch},
         .no_push = job->no_push,
+        .push_triangles_only = exports_bake(job->exports ? job->exports : plush_scene_default_exports(job->mode)),
         .follow_author = !job->own_shape,
         .overrides = s->overrides,
         .overrides_file = job->overrides,

@@ -346,6 +346,7 @@ plush_status plush_scene_create(const plush_scene_desc *desc, plush_scene **out,
                                          : 0;
         st = plush__soft_push_init(&sc->soft_push, &sc->soft_measure, sc->binding->binding, px->triangle_count, edge,
                                    &sc->arena, diag);
+        sc->soft_push.triangles_only = desc->push_triangles_only;
     }
     if (st != PLUSH_OK) {
         plush_scene_destroy(sc);

@@ -36,6 +36,13 @@
  * edges than half the share the bar allows outside it. A row in a body or behind the skin counts as in and pulls
  * nothing, so a round that pulls the surface into either is undone, and the edge stays as it is.
  *
+ * Last, the touch-up (touch_up()): the rows the skin's pass leaves behind the skin -- where a triangle carries rows
+ * that go other ways, its step, their mean, brings few of them out (Luka's dress at her waist and hips, where the
+ * blend cuts the body's corners under layers that follow her bones) -- are moved out on their own, each in a
+ * smooth bump of the surface around it, held by a guard as the rounds are. Those moves are the frame's, not the
+ * triangles': the default bake fits its bones to the frames and carries them within its tolerance; with
+ * triangles_only (a bake of one pseudo-bone per triangle, which replays every frame exactly) there is none.
+ *
  * A model's seams and layers give a third or more of a part's bound vertices a twin: another at the same rest
  * place, skinned by the same bones and bound to the same triangles alike, so every push moves the two alike. The
  * push looks at and moves one row of each such set, which stands for the others (its votes in the means and
@@ -168,6 +175,19 @@ static plush_status build_edges(plush__soft_push *sp, plush_arena *arena, plush_
     for (size_t i = 0; i < count; i++)
         row[sp->sm->vertices[i]] = (int64_t)sp->twin_of[i];
     memset(sp->edge_first, 0, (count + 1) * sizeof *sp->edge_first);
+    /* a row on an edge to a vertex no row is (left on its bones: the touch-up moves neither end of it) */
+    sp->rim = plush_arena_array(arena, count ? count : 1, sizeof *sp->rim);
+    if (!sp->rim) {
+        free(row);
+        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+    }
+    memset(sp->rim, 0, count);
+    for (size_t f = 0; f + 2 < m->index_count; f += 3)
+        for (int k = 0; k < 3; k++) {
+            uint32_t a = m->indices[f + k], b = m->indices[f + (k + 1) % 3];
+            if (a < m->vertex_count && b < m->vertex_count && (row[a] < 0) != (row[b] < 0))
+                sp->rim[row[a] < 0 ? row[b] : row[a]] = 1;
+        }
     /* twice over the faces: count each row's neighbours, then fill them in */
     for (int pass = 0; pass < 2; pass++) {
         for (size_t f = 0; f + 2 < m->index_count; f += 3)
@@ -315,13 +335,29 @@ plush_status plush__soft_push_init(plush__soft_push *sp, plush__soft_measure *sm
     sp->step_was = plush_arena_array(arena, t, sizeof *sp->step_was);
     sp->scale_was = plush_arena_array(arena, t, sizeof *sp->scale_was);
     sp->moved_was = plush_arena_array(arena, t, sizeof *sp->moved_was);
-    if (!sp->move || !sp->push || !sp->push_dir || !sp->rows || !sp->dirty || !sp->near || !sp->travel || !sp->total || !sp->skin_clear || !sp->body_clear || !sp->sum || !sp->step || !sp->offset ||
+    sp->bump = plush_arena_array(arena, n, sizeof *sp->bump);
+    sp->bump_dir = plush_arena_array(arena, n, sizeof *sp->bump_dir);
+    sp->queue = plush_arena_array(arena, n, sizeof *sp->queue);
+    sp->bumped = plush_arena_array(arena, n, sizeof *sp->bumped);
+    sp->seen = plush_arena_array(arena, n, sizeof *sp->seen);
+    sp->bump_sum = plush_arena_array(arena, n, sizeof *sp->bump_sum);
+    sp->bump_state = plush_arena_array(arena, n, sizeof *sp->bump_state);
+    sp->bump_flag = plush_arena_array(arena, n, sizeof *sp->bump_flag);
+    sp->seed_dist = plush_arena_array(arena, n, sizeof *sp->seed_dist);
+    if (!sp->bump || !sp->bump_dir || !sp->queue || !sp->bumped || !sp->seen || !sp->seed_dist || !sp->bump_sum || !sp->bump_state || !sp->bump_flag || !sp->move || !sp->push || !sp->push_dir || !sp->rows || !sp->dirty || !sp->near || !sp->travel || !sp->total || !sp->skin_clear || !sp->body_clear || !sp->sum || !sp->step || !sp->offset ||
         !sp->kept || !sp->scale || !sp->moved || !sp->held || !sp->stopped || !sp->was_in || !sp->push_was ||
         !sp->dir_was || !sp->step_was || !sp->scale_was || !sp->moved_was || !sp->in || !sp->listed ||
         !sp->carry_count || !sp->carry_triangle || !sp->carry_weight || !sp->mark || !find_twins(sp, arena) ||
         !take_carriers(sp, arena))
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
     memset(sp->move, 0, n * sizeof *sp->move);
+    memset(sp->bump, 0, n * sizeof *sp->bump);
+    memset(sp->bump_dir, 0, n * sizeof *sp->bump_dir);
+    memset(sp->bump_sum, 0, n * sizeof *sp->bump_sum);
+    memset(sp->bump_state, 0, n);
+    memset(sp->bump_flag, 0, n);
+    for (size_t r = 0; r < n; r++)
+        sp->seed_dist[r] = -1;
     memset(sp->listed, 0, n);
     memset(sp->mark, 0, n);
     return build_edges(sp, arena, diag);
@@ -796,6 +832,133 @@ static bool push_rounds(plush__soft_push *sp, float (*positions)[3])
     return pushed;
 }
 
+/* The touch-up: rows the skin's pass left behind the visible skin (their triangles carry rows that go other ways,
+ * and a triangle's step is their mean) are moved out on their own, each to the margin in front of the skin along
+ * the skin's normal, and the rows around it by less as they lie further from it along the surface's edges at rest:
+ * a smooth bump (1 - (d / R)^2)^2 of the row's depth D, whose sides tilt by at most 1.54 D / R, held to the frame's
+ * slope (sp->frame_slope: it bends the surface by about the crease bar at most). Where bumps meet, a row moves by
+ * the largest of them (the largest of functions that tilt so tilts no more), along their directions' mean weighted
+ * by the bumps, scaled by how far that mean is from nothing: two bumps pushing opposite ways (a skirt between two
+ * legs) cancel where they meet instead of parting the surface there. A guard then holds every edge within
+ * STRAIN_LIMIT and the moves of its two ends within the slope of each other (below). Rows deeper than the skin's
+ * pass reaches are left (the cage went through there), as are rows on an edge to a vertex no row is (it stays on
+ * its bones). A row stands for its twins: they take its move at the frame's end. The candidates are
+ * sp->queue[0 .. seeds); needs sp->bump_state, sp->bump_flag, sp->bump, sp->bump_dir, sp->bump_sum zero and
+ * sp->seed_dist negative, and leaves them so but for the rows it moves: into sp->bumped, each to move by
+ * sp->bump_dir (and sp->bump and sp->bump_state not zero); their count. */
+static size_t touch_up(plush__soft_push *sp, const float (*positions)[3], size_t seeds)
+{
+    const plush__soft_measure *sm = sp->sm;
+    size_t n = sm->count, bumped = 0;
+    uint32_t *ring = sp->queue + seeds; /* the seeds stay at the queue's start; the spread uses the rest */
+    size_t room = n - seeds;
+    double bend = sp->frame_slope, tilt = 1.54 / bend; /* R / D: (1 - x^2)^2 falls at most 1.54 a unit of x */
+    for (size_t i = 0; i < seeds; i++) {
+        uint32_t s = sp->queue[i];
+        float out[3];
+        double depth = plush_quality_skin_depth(sm->skin, 0, skin_turn_of(sp, s), positions[sm->vertices[s]],
+                                                sp->margin, SKIN_REACH * sp->slack, out);
+        if (!(depth > 0) || !room || sp->rim[s])
+            continue;
+        double reach = tilt * depth;
+        /* the rows within reach along the edges (shortest paths, relaxed until none shortens) */
+        size_t head = 0, tail = 0, queued = 1, seen = 0;
+        ring[tail++ % room] = s;
+        sp->seed_dist[s] = 0;
+        sp->seen[seen++] = s;
+        while (queued) {
+            uint32_t r = ring[head++ % room];
+            queued--;
+            sp->bump_flag[r] = 0;
+            /* the edges join rows that stand for their twins (build_edges) */
+            for (size_t e = sp->edge_first[r]; e < sp->edge_first[r + 1]; e++) {
+                uint32_t o = sp->edge_other[e];
+                float d = sp->seed_dist[r] + sp->edge_rest[e];
+                if (!sp->carry_count[o] || sp->rim[o] || !(d < reach) ||
+                    (sp->seed_dist[o] >= 0 && !(d < sp->seed_dist[o])))
+                    continue;
+                if (sp->seed_dist[o] < 0)
+                    sp->seen[seen++] = o;
+                sp->seed_dist[o] = d;
+                if (!sp->bump_flag[o] && queued < room) { /* a row in the ring once at most */
+                    sp->bump_flag[o] = 1;
+                    ring[tail++ % room] = o;
+                    queued++;
+                }
+            }
+        }
+        for (size_t j = 0; j < seen; j++) {
+            uint32_t r = sp->seen[j];
+            double x = sp->seed_dist[r] / reach, k = (1 - x * x) * (1 - x * x);
+            sp->seed_dist[r] = -1;
+            sp->bump_flag[r] = 0;
+            if (!(k > 0))
+                continue;
+            if (!sp->bump_state[r]) {
+                sp->bump_state[r] = 1;
+                sp->bumped[bumped++] = r;
+            }
+            sp->bump[r] = fmaxf(sp->bump[r], (float)(k * depth));
+            sp->bump_sum[r] += (float)(k * depth);
+            for (int c = 0; c < 3; c++)
+                sp->bump_dir[r][c] += (float)(k * depth * out[c]);
+        }
+    }
+    for (size_t j = 0; j < bumped; j++) {
+        uint32_t r = sp->bumped[j];
+        float scale = sp->bump[r] / sp->bump_sum[r];
+        for (int c = 0; c < 3; c++)
+            sp->bump_dir[r][c] *= scale;
+        sp->bump_sum[r] = 0;
+    }
+    /* The guard: where the bumps' directions turn (the skin curving under a collar) two rows may move by different
+     * amounts or ways. Both ends of an edge the moves take beyond STRAIN_LIMIT (and further than it was), or move
+     * apart by more than the slope of its length, have their moves halved, each up to GUARD_HALVINGS times, then
+     * dropped; until no edge is. Each look halves or drops a move, so that ends; should it take more looks than a
+     * move's halvings a few times over (a ripple through the bumps), every move of the frame is dropped. */
+    for (int look = 0;; look++) {
+        size_t beyond = 0;
+        for (size_t j = 0; j < bumped; j++) {
+            uint32_t r = sp->bumped[j];
+            const float *p = positions[sm->vertices[r]], *dp = sp->bump_dir[r];
+            for (size_t e = sp->edge_first[r]; e < sp->edge_first[r + 1]; e++) {
+                uint32_t o = sp->edge_other[e];
+                const float *q = positions[sm->vertices[o]], *dq = sp->bump_dir[o];
+                double was = 0, now = 0, apart = 0;
+                for (int c = 0; c < 3; c++) {
+                    double x = (double)q[c] - p[c], m = (double)dq[c] - dp[c];
+                    was += x * x;
+                    now += (x + m) * (x + m);
+                    apart += m * m;
+                }
+                double rest = sp->edge_rest[e], most = STRAIN_LIMIT * rest, least = rest / STRAIN_LIMIT;
+                if ((now > most * most && now > was) || (now < least * least && now < was) ||
+                    apart > bend * bend * rest * rest) {
+                    sp->bump_flag[r] = 1;
+                    sp->bump_flag[o] = sp->bump_state[o] ? 1 : 0;
+                    beyond++;
+                }
+            }
+        }
+        if (!beyond)
+            break;
+        bool give_up = look >= 4 * (GUARD_HALVINGS + 2);
+        for (size_t j = 0; j < bumped; j++) {
+            uint32_t r = sp->bumped[j];
+            if (!sp->bump_flag[r] && !give_up)
+                continue;
+            sp->bump_flag[r] = 0;
+            bool drop = give_up || sp->bump_state[r] > GUARD_HALVINGS;
+            sp->bump_state[r] += !drop;
+            for (int c = 0; c < 3; c++)
+                sp->bump_dir[r][c] = drop ? 0.0f : 0.5f * sp->bump_dir[r][c];
+        }
+        if (give_up)
+            break;
+    }
+    return bumped;
+}
+
 void plush__soft_push_frame(plush__soft_push *sp, plush_proxy_skin *skin, float (*positions)[3],
                             const float (*normals)[3])
 {
@@ -814,17 +977,35 @@ void plush__soft_push_frame(plush__soft_push *sp, plush_proxy_skin *skin, float 
     /* out of the rigid bodies, then out from behind the skin, then the surface's edges back within the bar */
     sp->pass = PASS_BODY;
     bool pushed = push_rounds(sp, positions);
+    size_t seeds = 0;
     if (sp->sm->skin) {
         sp->pass = PASS_SKIN;
         pushed = push_rounds(sp, positions) || pushed;
+        /* the rows it leaves behind the skin (in, pushing: not in a body), for the touch-up */
+        for (size_t r = 0; !sp->triangles_only && r < sp->sm->count; r++)
+            if (sp->carry_count[r] && sp->in[r] && sp->push[r] > 0)
+                sp->queue[seeds++] = (uint32_t)r;
     }
     if (any_beyond(sp, (const float(*)[3])positions)) {
         sp->pass = PASS_STRAIN;
         pushed = push_rounds(sp, positions) || pushed;
     }
-    if (!pushed)
+    size_t bumped = seeds ? touch_up(sp, (const float(*)[3])positions, seeds) : 0;
+    for (size_t i = 0; i < bumped; i++) {
+        uint32_t r = sp->bumped[i];
+        float *p = positions[sp->sm->vertices[r]];
+        for (int k = 0; k < 3; k++) {
+            p[k] += sp->bump_dir[r][k];
+            sp->total[r][k] += sp->bump_dir[r][k];
+            sp->bump_dir[r][k] = 0;
+        }
+        sp->bump[r] = 0;
+        sp->bump_state[r] = 0;
+    }
+    if (!pushed && !bumped)
         return;
-    plush_proxy_skin_translate(skin, (const float(*)[3])sp->offset);
+    if (pushed)
+        plush_proxy_skin_translate(skin, (const float(*)[3])sp->offset);
     /* a twin skinned where its row was ends where the row does; one a morph moved apart moves by as much */
     for (size_t r = 0; sp->twin_count && r < sp->sm->count; r++)
         if (sp->twin_of[r] != r) {

@@ -1,8 +1,10 @@
 /* Private to src/scene: keeping the proxy-skinned surface out of the body (soft_push.c). The cage collides
  * with the body's rigid bodies, but the detailed surface blended from its triangles' motions cuts its
  * corners and can lie inside a limb the cage stays out of; each frame the vertices inside are pushed out
- * through the cage triangles' own transforms (their translations), so the bake and every export still
- * play exactly what plush shows, and no push stretches, squeezes or bends the surface beyond its limits. */
+ * through the cage triangles' own transforms (their translations), which a bake of one pseudo-bone per
+ * triangle replays exactly, and those the triangles cannot bring out from behind the visible skin are then
+ * moved out on their own in smooth bumps (the touch-up; not with triangles_only); no push stretches,
+ * squeezes or bends the surface beyond its limits. */
 #ifndef PLUSH_SCENE_SOFT_PUSH_H
 #define PLUSH_SCENE_SOFT_PUSH_H
 
@@ -66,6 +68,19 @@ typedef struct plush__soft_push {
     size_t twin_count;                  /* rows that take another's moves */
     uint32_t *weight;                   /* per row: the rows it stands for (itself and its twins; 0 for a twin),
                                            as many votes in the push's means and counts as before twins */
+    bool triangles_only;                /* no row moved on its own (the touch-up off): the cage triangles'
+                                           transforms alone carry the push, as exact pseudo-bones replay it */
+    float *bump;                        /* per row: how far the touch-up moves it out from behind the skin (the
+                                           largest bump over it), */
+    float (*bump_dir)[3];               /* and along what (the bumps' directions summed, weighted by them), */
+    float *bump_sum;                    /* and those weights' sum */
+    uint8_t *bump_state;                /* per row: listed in bumped (1 + the guard's halvings of its move) */
+    uint8_t *rim;                       /* per row: on an edge to a vertex no row is (left on its bones) */
+    uint8_t *bump_flag;                 /* per row, scratch: in the ring of one bump's spread */
+    uint32_t *queue;                    /* the touch-up's rows to spread from (a ring of one slot a row) */
+    uint32_t *bumped;                   /* the rows it moves */
+    uint32_t *seen;                     /* scratch: the rows within one bump's reach, */
+    float *seed_dist;                   /* and each one's distance from its seed along the edges (-1: none) */
 } plush__soft_push;
 
 /* Sets up the push for the scene's bound vertices (their faces among the model's give the edges the guard
