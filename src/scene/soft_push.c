@@ -40,8 +40,8 @@
  * that go other ways, its step, their mean, brings few of them out (Luka's dress at her waist and hips, where the
  * blend cuts the body's corners under layers that follow her bones) -- are moved out on their own, each in a
  * smooth bump of the surface around it, held by a guard as the rounds are. Those moves are the frame's, not the
- * triangles': the default bake fits its bones to the frames and carries them within its tolerance; with
- * triangles_only (a bake of one pseudo-bone per triangle, which replays every frame exactly) there is none.
+ * triangles': a bake's bones (one pseudo-bone per triangle, or fewer fitted to those) replay the triangles' motions
+ * and would not carry them, so a run that exports a bake sets triangles_only and there is none.
  *
  * A model's seams and layers give a third or more of a part's bound vertices a twin: another at the same rest
  * place, skinned by the same bones and bound to the same triangles alike, so every push moves the two alike. The
