@@ -309,6 +309,7 @@ typedef struct run_state {
     char *frames_dir;             /* OUTDIR/frames, for messages */
     cli_outdir outdir;            /* OUTDIR, locked; the sinks write into its staging folder */
     bool mesh_frames;             /* an obj or ply export is on */
+    bool bakes;                   /* a bake is exported (pmx+vmd, gltf): the push goes through the triangles alone */
     size_t *pulled;               /* per material: vertices bound as a layer of the named materials */
     size_t *sewn;                 /* per material: of those, the ones sewn onto a piece physics swings */
 } run_state;
@@ -756,8 +757,7 @@ static void summary(const run_state *s, uint32_t frames, const plush_diag *diag)
                      100 * soft.worst_bones_inside_share, soft.worst_inside_depth, soft.deepest,
                      100 * soft.most_bones_inside_share);
         skin_line(&soft);
-        if (soft.skin_faces && s->job->mode == PLUSH_SCENE_PROXY && !s->job->no_push && !s->job->seed &&
-            exports_bake(s->job->exports ? s->job->exports : plush_scene_default_exports(s->job->mode)))
+        if (soft.skin_faces && s->bakes && s->job->mode == PLUSH_SCENE_PROXY && !s->job->no_push && !s->job->seed)
             cli_line("                  pushed out from behind it through the cage's triangles alone, which the bake "
                      "replays; without a bake export (--export ply,preview,quality) what they leave behind it is "
                      "moved out too, vertex by vertex");
@@ -798,6 +798,7 @@ static int simulate(run_state *s, plush_diag *model_diag)
     const cli_run_job *job = s->job;
     /* a made cage binds its own materials unless --materials says otherwise */
     const cli_names *bound = job->materials.count || !s->source ? &job->materials : &s->made.materials;
+    s->bakes = exports_bake(job->exports ? job->exports : plush_scene_default_exports(job->mode));
     s->pulled = calloc(s->model->material_count ? s->model->material_count : 1, sizeof *s->pulled);
     s->sewn = calloc(s->model->material_count ? s->model->material_count : 1, sizeof *s->sewn);
     plush_scene_desc desc = {
@@ -812,7 +813,7 @@ static int simulate(run_state *s, plush_diag *model_diag)
                            .left_out_count = s->made.part.details.count}},
         .skin = {.stretch = job->stretch},
         .no_push = job->no_push,
-        .push_triangles_only = exports_bake(job->exports ? job->exports : plush_scene_default_exports(job->mode)),
+        .push_triangles_only = s->bakes,
         .follow_author = !job->own_shape,
         .overrides = s->overrides,
         .overrides_file = job->overrides,
