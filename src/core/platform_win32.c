@@ -159,32 +159,56 @@ bool plush__os_fstat(int fd, plush__os_info *out)
     return true;
 }
 
-int plush__os_open_read(const char *path)
+/* Every file plush opens is shared for deletion too (the C runtime's _wopen shares reading and writing only):
+ * a cleanup after a Ctrl+C can then delete a file whose handle the suspended main thread still holds -- one
+ * it had opened and not yet handed to the runtime, which close_disk_files below cannot see. Windows deletes
+ * it when that handle closes, as the process ends (the lock was left so, once in CI, when the event landed
+ * as the run read its own lock to let it go). */
+static int open_shared(const char *path, DWORD access, DWORD disposition, int flags)
 {
     wchar_t w[WPATH];
-    return widen_into(path, w) ? _wopen(w, _O_RDONLY | _O_BINARY | _O_NOINHERIT) : -1;
+    if (!widen_into(path, w))
+        return -1;
+    HANDLE h = CreateFileW(w, access, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL, disposition,
+                           FILE_ATTRIBUTE_NORMAL, NULL);
+    if (h == INVALID_HANDLE_VALUE)
+        return fail_win32();
+    int fd = _open_osfhandle((intptr_t)h, flags | _O_BINARY);
+    if (fd < 0) {
+        CloseHandle(h);
+        errno = EMFILE;
+    }
+    return fd;
+}
+
+int plush__os_open_read(const char *path)
+{
+    return open_shared(path, GENERIC_READ, OPEN_EXISTING, _O_RDONLY);
 }
 
 int plush__os_open_write(const char *path, bool truncate)
 {
-    wchar_t w[WPATH];
-    return widen_into(path, w) ? _wopen(w, _O_WRONLY | _O_BINARY | _O_NOINHERIT | (truncate ? _O_TRUNC : 0)) : -1;
+    return open_shared(path, GENERIC_WRITE, truncate ? TRUNCATE_EXISTING : OPEN_EXISTING, _O_WRONLY);
 }
 
 int plush__os_create_new(const char *path)
 {
-    wchar_t w[WPATH];
-    return widen_into(path, w) ? _wopen(w, _O_WRONLY | _O_CREAT | _O_EXCL | _O_BINARY | _O_NOINHERIT,
-                                        _S_IREAD | _S_IWRITE)
-                               : -1;
+    return open_shared(path, GENERIC_WRITE, CREATE_NEW, _O_WRONLY);
 }
 
 FILE *plush__os_fopen(const char *path, const char *mode)
 {
-    wchar_t w[WPATH], m[16];
-    if (!widen_into(path, w) || MultiByteToWideChar(CP_UTF8, 0, mode, -1, m, 16) <= 0)
-        return NULL;
-    return _wfopen(w, m);
+    if (mode[0] != 'r' || strchr(mode, '+')) { /* writing: the runtime's own */
+        wchar_t w[WPATH], m[16];
+        if (!widen_into(path, w) || MultiByteToWideChar(CP_UTF8, 0, mode, -1, m, 16) <= 0)
+            return NULL;
+        return _wfopen(w, m);
+    }
+    int fd = plush__os_open_read(path);
+    FILE *f = fd >= 0 ? _fdopen(fd, "rb") : NULL;
+    if (fd >= 0 && !f)
+        _close(fd);
+    return f;
 }
 
 /* Fills the template's XXXXXX with letters and digits no other call of this process made. */
