@@ -758,7 +758,7 @@ bool plush_quality_skin_turn(const plush_quality_skin *s, size_t i)
 }
 
 double plush_quality_skin_depth(plush_quality_skin *s, int slot, size_t i, const float p[3], double margin,
-                                double reach, float dir[3])
+                                double reach, bool search, float dir[3])
 {
     dir[0] = dir[1] = dir[2] = 0;
     if (!s || !s->positions || i >= s->point_count || !s->measured[i])
@@ -768,7 +768,7 @@ double plush_quality_skin_depth(plush_quality_skin *s, int slot, size_t i, const
     double r2 = reach * reach < s->depth2 ? reach * reach : s->depth2, clear = -sqrt(r2);
     hit h;
     uint32_t hint = s->last[slot][i];
-    if (!plush_quality_skin_turn(s, i)) {
+    if (!search && !plush_quality_skin_turn(s, i)) {
         /* beyond reach the last time: clear until its turn; in front of the triangle nearest it the last time
          * by the margin: clear by that much without a search (another triangle coming nearer is seen at the
          * point's next turn) */

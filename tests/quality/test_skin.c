@@ -218,7 +218,8 @@ static void test_open_skin_and_bad_input(void **state)
 }
 
 /* The push's question: how far a point must move to lie the margin in front, along the skin's normal; a
- * point left out at rest is never pushed; beyond reach nothing is seen. */
+ * point left out at rest is never pushed; beyond reach nothing is seen; between a point's turns only a search
+ * asked for looks again. */
 static void test_depth(void **state)
 {
     (void)state;
@@ -229,20 +230,30 @@ static void test_depth(void **state)
     float dir[3];
     /* point 1 (vertex 9) 0.2 under the top face: up by 0.2 + margin */
     float p[3] = {0.5f, 0.5f, 0.8f};
-    double d = plush_quality_skin_depth(skin, 0, 1, p, 0.05, 0.5, dir);
+    double d = plush_quality_skin_depth(skin, 0, 1, p, 0.05, 0.5, false, dir);
     assert_true(fabs(d - 0.25) < 1e-5);
     assert_true(fabs(dir[2] - 1) < 1e-5 && fabs(dir[0]) < 1e-5 && fabs(dir[1]) < 1e-5);
     /* 0.3 above it: may come 0.3 nearer; dir zero */
     p[2] = 1.3f;
-    d = plush_quality_skin_depth(skin, 0, 1, p, 0.05, 0.5, dir);
+    d = plush_quality_skin_depth(skin, 0, 1, p, 0.05, 0.5, false, dir);
     assert_true(fabs(d + 0.3) < 1e-5 && dir[0] == 0 && dir[1] == 0 && dir[2] == 0);
     /* deeper than reach (0.45 under the top, 0.45 from the bottom, 0.5 from the sides) with reach 0.4: not
      * seen, the answer is -reach */
     p[2] = 0.55f;
-    d = plush_quality_skin_depth(skin, 0, 1, p, 0.05, 0.4, dir);
+    d = plush_quality_skin_depth(skin, 0, 1, p, 0.05, 0.4, false, dir);
     assert_true(fabs(d + 0.4) < 1e-5);
     /* point 0 (inside at rest) is left out */
-    assert_true(plush_quality_skin_depth(skin, 0, 0, p, 0.05, 0.4, dir) == -INFINITY);
+    assert_true(plush_quality_skin_depth(skin, 0, 0, p, 0.05, 0.4, false, dir) == -INFINITY);
+    /* a point found beyond reach is taken to be still until its turn for a full search; with search it is
+     * looked for anew (a push moved it) */
+    while (plush_quality_skin_turn(skin, 1))
+        plush_quality_skin_pose(skin, (const float(*)[3])s.positions, (const float(*)[3])s.normals);
+    float away[3] = {0.5f, 0.5f, 3.0f};
+    assert_true(fabs(plush_quality_skin_depth(skin, 0, 1, away, 0.05, 0.5, true, dir) + 0.5) < 1e-5);
+    p[2] = 0.8f;
+    assert_true(fabs(plush_quality_skin_depth(skin, 0, 1, p, 0.05, 0.5, false, dir) + 0.5) < 1e-5);
+    d = plush_quality_skin_depth(skin, 0, 1, p, 0.05, 0.5, true, dir);
+    assert_true(fabs(d - 0.25) < 1e-5 && fabs(dir[2] - 1) < 1e-5);
     plush_quality_skin_destroy(skin);
 }
 
@@ -361,7 +372,7 @@ static void test_nearest_of_many(void **state)
             /* each slot's first look searches; after that a point searches only at its turn */
             if (pose == 2 && !plush_quality_skin_turn(skin, i))
                 continue;
-            double got = plush_quality_skin_depth(skin, pose % 2, i, pf, 0, 0.8, dir);
+            double got = plush_quality_skin_depth(skin, pose % 2, i, pf, 0, 0.8, false, dir);
             double want = sqrt(best);
             if (want >= 0.8) {
                 assert_true(fabs(got + 0.8) < 1e-6); /* beyond reach: -reach */
@@ -406,7 +417,7 @@ static void test_two_sided_sheet(void **state)
         size_t behind = plush_quality_skin_behind(skin, 0, (const float(*)[3])at, 1, NULL, &deepest);
         assert_int_equal(behind, sides == 1 ? 1 : 0);
         float dir[3];
-        double depth = plush_quality_skin_depth(skin, 1, 1, below, 0.05, 0.5, dir);
+        double depth = plush_quality_skin_depth(skin, 1, 1, below, 0.05, 0.5, false, dir);
         if (sides == 1)
             assert_true(fabs(depth - 0.15) < 1e-5 && fabs(dir[2] - 1) < 1e-5);
         else

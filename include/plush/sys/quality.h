@@ -70,10 +70,11 @@ size_t plush_quality_skin_behind_range(plush_quality_skin *skin, int slot, const
  * pose (points take turns), a point found beyond reach the last time (in this slot) is taken to be still, and
  * one in front of its nearest triangle the last time by at least the margin is answered from that triangle
  * alone, without a search: what it answers is for keeping points out of the skin, not for counting them
- * (plush_quality_skin_behind always searches). */
+ * (plush_quality_skin_behind always searches). With search, it searches whatever the turn: for a point moved
+ * since its last answer by more than that triangle can vouch for (a push carries it past the triangle). */
 #define PLUSH_QUALITY_SKIN_RECHECK 8
 double plush_quality_skin_depth(plush_quality_skin *skin, int slot, size_t i, const float p[3], double margin,
-                                double reach, float dir[3]);
+                                double reach, bool search, float dir[3]);
 /* Whether point i's turn for a full search in plush_quality_skin_depth is this pose. */
 bool plush_quality_skin_turn(const plush_quality_skin *skin, size_t i);
 /* Of every step-th point (0 or 1: all), those measured (not left out at rest) and those left out. */
