@@ -344,15 +344,13 @@ plush_status plush__soft_push_init(plush__soft_push *sp, plush__soft_measure *sm
     sp->bump_dir = plush_arena_array(arena, n, sizeof *sp->bump_dir);
     sp->queue = plush_arena_array(arena, 2 * n, sizeof *sp->queue);
     sp->bumped_by = plush_arena_array(arena, n, sizeof *sp->bumped_by);
-    sp->touched = plush_arena_array(arena, n, sizeof *sp->touched);
-    sp->touched_flag = plush_arena_array(arena, n, sizeof *sp->touched_flag);
     sp->bumped = plush_arena_array(arena, n, sizeof *sp->bumped);
     sp->seen = plush_arena_array(arena, n, sizeof *sp->seen);
     sp->bump_sum = plush_arena_array(arena, n, sizeof *sp->bump_sum);
     sp->bump_state = plush_arena_array(arena, n, sizeof *sp->bump_state);
     sp->bump_flag = plush_arena_array(arena, n, sizeof *sp->bump_flag);
     sp->seed_dist = plush_arena_array(arena, n, sizeof *sp->seed_dist);
-    if (!sp->bump || !sp->bump_dir || !sp->queue || !sp->bumped_by || !sp->touched || !sp->touched_flag ||
+    if (!sp->bump || !sp->bump_dir || !sp->queue || !sp->bumped_by ||
         !sp->bumped || !sp->seen || !sp->seed_dist || !sp->bump_sum || !sp->bump_state || !sp->bump_flag || !sp->move ||
         !sp->push || !sp->push_dir || !sp->rows || !sp->dirty || !sp->near || !sp->travel || !sp->total ||
         !sp->skin_clear || !sp->body_clear || !sp->sum || !sp->step || !sp->offset ||
@@ -365,8 +363,6 @@ plush_status plush__soft_push_init(plush__soft_push *sp, plush__soft_measure *sm
     memset(sp->bump, 0, n * sizeof *sp->bump);
     memset(sp->bump_dir, 0, n * sizeof *sp->bump_dir);
     memset(sp->bump_sum, 0, n * sizeof *sp->bump_sum);
-    memset(sp->bumped_by, 0, n * sizeof *sp->bumped_by);
-    memset(sp->touched_flag, 0, n * sizeof *sp->touched_flag);
     memset(sp->bump_state, 0, n);
     memset(sp->bump_flag, 0, n);
     for (size_t r = 0; r < n; r++)
@@ -989,6 +985,7 @@ void plush__soft_push_frame(plush__soft_push *sp, plush_proxy_skin *skin, float 
     memset(sp->offset, 0, sp->triangle_count * sizeof *sp->offset);
     memset(sp->travel, 0, sp->sm->count * sizeof *sp->travel);
     memset(sp->total, 0, sp->sm->count * sizeof *sp->total);
+    memset(sp->bumped_by, 0, sp->sm->count * sizeof *sp->bumped_by);
     memset(sp->body_clear, 0, sp->sm->count * sizeof *sp->body_clear);
     /* out of the rigid bodies, then out from behind the skin, then the surface's edges back within the bar */
     sp->pass = PASS_BODY;
@@ -1028,19 +1025,10 @@ void plush__soft_push_frame(plush__soft_push *sp, plush_proxy_skin *skin, float 
             }
             sp->bump[r] = 0;
             sp->bump_state[r] = 0;
-            if (!moves)
-                continue;
-            sp->queue[seeds++] = r; /* the rows the pass moved: those still behind the skin seed the next */
-            if (!sp->touched_flag[r]) { /* listed once, for clearing bumped_by */
-                sp->touched_flag[r] = 1;
-                sp->touched[bumped++] = r;
-            }
+            if (moves) /* the rows the pass moved: those still behind the skin seed the next */
+                sp->queue[seeds++] = r;
         }
-    }
-    for (size_t i = 0; i < bumped; i++) {
-        uint32_t r = sp->touched[i];
-        sp->touched_flag[r] = 0;
-        memset(sp->bumped_by[r], 0, sizeof sp->bumped_by[r]);
+        bumped += seeds;
     }
     if (!pushed && !bumped)
         return;

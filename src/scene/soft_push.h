@@ -74,9 +74,7 @@ typedef struct plush__soft_push {
                                            largest bump over it), */
     float (*bump_dir)[3];               /* and along what (the bumps' directions summed, weighted by them), */
     float *bump_sum;                    /* and those weights' sum */
-    float (*bumped_by)[3];              /* per row: the frame's touch-up passes' moves so far, */
-    uint32_t *touched;                  /* the rows they moved, */
-    uint8_t *touched_flag;              /* and per row whether it is listed there */
+    float (*bumped_by)[3];              /* per row: the frame's touch-up passes' moves so far */
     uint8_t *bump_state;                /* per row: listed in bumped (1 + the guard's halvings of its move) */
     uint8_t *rim;                       /* per row: on an edge to a vertex no row is (left on its bones) */
     uint8_t *bump_flag;                 /* per row, scratch: in the ring of one bump's spread */
