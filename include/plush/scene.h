@@ -337,6 +337,13 @@ typedef struct plush_scene_soft_figures {
                            * out, so the model at rest reads 0) */
     double skin_depth;    /* the deepest of them behind it (model units) */
     double author_skin_share; /* the same share where bone skinning with the author's physics puts them */
+    /* Through a limb: the (sampled) bound vertices that went through a rigid body that follows a bone since the
+     * frame before -- in the body's frame their way from there passes through its core, half its thickness
+     * about its axis, and ends on its other side (a skirt's front left behind a leg that kicked through it,
+     * which the skin's share reads as in front of the skin) -- 0..1, and the same of bone skinning with the
+     * author's physics; measured only on a frame that follows the one before by a step */
+    bool through_measured;
+    double through_share, author_through_share;
     /* The author's own surface of the part (its bound vertices bone-skinned with the author's physics): the
      * p99.9 edge strain and the share of edges outside [2/3, 3/2], as plush's surface is measured; both 0 when
      * not measured (the author gave the part no physics). Where they miss the surface bar's strain figures,
@@ -395,6 +402,13 @@ typedef struct plush_scene_soft_summary {
     double worst_skin_share, worst_author_skin_share;
     int64_t worst_skin_frame;
     uint64_t skin_frames_over;
+    /* through a limb: the frames measured, those where some of plush's part went through one and those where
+     * some of the author's did, the means of the two shares, and the frame where plush's share lies furthest
+     * above the author's (-1: none measured) with both shares there */
+    uint64_t through_frames, through_frames_plush, through_frames_author;
+    double mean_through_share, mean_author_through_share;
+    double worst_through_share, worst_author_through_share;
+    int64_t worst_through_frame;
 } plush_scene_soft_summary;
 
 /* Builds everything the mode needs (anim, motion binding, world, binding, proxy skin; in direct mode the

@@ -757,6 +757,14 @@ static void summary(const run_state *s, uint32_t frames, const plush_diag *diag)
                      100 * soft.worst_bones_inside_share, soft.worst_inside_depth, soft.deepest,
                      100 * soft.most_bones_inside_share);
         skin_line(&soft);
+        if (soft.worst_through_frame >= 0)
+            cli_line("  through         of the %llu frames that follow the one before, %llu where part of it went "
+                     "through a limb since (the author's model: %llu), on average %.2f%% of the vertices (the author's "
+                     "%.2f%%); worst frame %lld: %.2f%% against %.2f%%",
+                     (unsigned long long)soft.through_frames, (unsigned long long)soft.through_frames_plush,
+                     (unsigned long long)soft.through_frames_author, 100 * soft.mean_through_share,
+                     100 * soft.mean_author_through_share, (long long)soft.worst_through_frame,
+                     100 * soft.worst_through_share, 100 * soft.worst_author_through_share);
         if (soft.skin_faces && s->bakes && s->job->mode == PLUSH_SCENE_PROXY && !s->job->no_push && !s->job->seed)
             cli_line("                  pushed out from behind it through the cage's triangles alone, which the bake "
                      "replays; without a bake export (--export ply,preview,quality) what they leave behind it is "

@@ -207,3 +207,89 @@ double plush__rigid_moved_share(const plush_pmx_model *m, const uint32_t *vertic
     free(below);
     return (double)moved / (double)count;
 }
+
+/* The point of the shape's axis (a capsule's segment, a sphere's centre) nearest p, in the body's frame. */
+static void axis_point(const plush_pmx_rigid_body *rb, const double p[3], double out[3])
+{
+    double h = rb->shape == PLUSH_PMX_RIGID_CAPSULE ? 0.5 * fabs((double)rb->size[1]) : 0.0;
+    out[0] = 0, out[2] = 0;
+    out[1] = p[1] < -h ? -h : p[1] > h ? h : p[1];
+}
+
+/* The least distance from the segment from + s d (s in [0, 1]) to the point c. */
+static double segment_point_distance(const double from[3], const double d[3], const double c[3])
+{
+    double dd = d[0] * d[0] + d[1] * d[1] + d[2] * d[2], s = 0;
+    if (dd > 0)
+        s = ((c[0] - from[0]) * d[0] + (c[1] - from[1]) * d[1] + (c[2] - from[2]) * d[2]) / dd;
+    s = s < 0 ? 0 : s > 1 ? 1 : s;
+    double e = 0;
+    for (int k = 0; k < 3; k++)
+        e += (from[k] + s * d[k] - c[k]) * (from[k] + s * d[k] - c[k]);
+    return sqrt(e);
+}
+
+bool plush__rigid_passed_through(const plush_pmx_rigid_body *rb, const double from[3], const double to[3])
+{
+    if (rb->shape != PLUSH_PMX_RIGID_SPHERE && rb->shape != PLUSH_PMX_RIGID_CAPSULE)
+        return false;
+    double core = 0.5 * plush__rigid_shape_thickness(rb), h = 0, d[3], a[3], b[3];
+    if (!(core > 0))
+        return false;
+    if (rb->shape == PLUSH_PMX_RIGID_CAPSULE)
+        h = 0.5 * fabs((double)rb->size[1]);
+    for (int k = 0; k < 3; k++)
+        d[k] = to[k] - from[k];
+    /* on the other side: the two ends' directions from the axis point nearest each turn more than a right angle */
+    axis_point(rb, from, a);
+    axis_point(rb, to, b);
+    double side = 0, ra = 0, rb2 = 0;
+    for (int k = 0; k < 3; k++) {
+        side += (from[k] - a[k]) * (to[k] - b[k]);
+        ra += (from[k] - a[k]) * (from[k] - a[k]);
+        rb2 += (to[k] - b[k]) * (to[k] - b[k]);
+    }
+    /* both ends outside the core: a point that stays deep inside (the body's count has it) is not going through */
+    if (!(side < 0) || !(ra >= core * core) || !(rb2 >= core * core))
+        return false;
+    /* the path's least distance from the axis: from its two ends (a sphere's one), or where the path runs
+     * alongside the axis (its height within the segment's) across it, a quadratic in s over that span */
+    const double top[3] = {0, h, 0}, bottom[3] = {0, -h, 0};
+    double least = fmin(segment_point_distance(from, d, top), segment_point_distance(from, d, bottom));
+    double lo = 0, hi = 1;
+    if (d[1] != 0) {
+        double s0 = (-h - from[1]) / d[1], s1 = (h - from[1]) / d[1];
+        lo = fmax(lo, fmin(s0, s1));
+        hi = fmin(hi, fmax(s0, s1));
+    } else if (fabs(from[1]) > h) {
+        hi = -1; /* beside the axis nowhere */
+    }
+    double across = d[0] * d[0] + d[2] * d[2];
+    if (lo <= hi) {
+        double s = across > 0 ? -(from[0] * d[0] + from[2] * d[2]) / across : lo;
+        s = s < lo ? lo : s > hi ? hi : s;
+        double x = from[0] + s * d[0], z = from[2] + s * d[2];
+        least = fmin(least, sqrt(x * x + z * z));
+    }
+    return least < core;
+}
+
+double plush__rigid_way_out(const plush_pmx_rigid_body *rb, const double p[3], const float dir[3], double margin)
+{
+    double thickness = plush__rigid_shape_thickness(rb), travel = 0, most = 2 * thickness + fabs(margin);
+    if (dir[0] == 0 && dir[1] == 0 && dir[2] == 0)
+        return 0;
+    for (int it = 0; it < 16; it++) {
+        double q[3];
+        for (int k = 0; k < 3; k++)
+            q[k] = p[k] + travel * dir[k];
+        /* the distance grows at most as fast as the point moves: each step falls short or lands */
+        double step = margin - plush__rigid_shape_distance(rb, q, NULL);
+        if (!(step > 1e-4 * thickness))
+            return travel;
+        travel += step;
+        if (!(travel <= most))
+            return 0;
+    }
+    return 0;
+}

@@ -16,6 +16,17 @@ double plush__rigid_shape_distance(const plush_pmx_rigid_body *rb, const double 
 double plush__rigid_shape_thickness(const plush_pmx_rigid_body *rb);
 /* The radius of a sphere about the body's origin that holds its shape. */
 double plush__rigid_shape_reach(const plush_pmx_rigid_body *rb);
+/* Whether a point that moved in a straight line from `from` to `to` (both in the body's frame) went through the
+ * body: its path comes within half the body's thickness of the shape's axis (a capsule's segment, a sphere's
+ * centre), both its ends lie outside that core, and it ends on the other side of the axis from where it began
+ * (their directions from the axis more than a right angle apart). A point that slides round a limb's surface
+ * stays further from the axis, unless it turns more than 120 degrees about it in one step; one that stays deep
+ * inside does not count. False for a box or an unknown shape. */
+bool plush__rigid_passed_through(const plush_pmx_rigid_body *rb, const double from[3], const double to[3]);
+/* How far p (in the body's frame) must move along the unit direction dir to lie margin outside the shape
+ * (negative margin: that deep inside), found by steps that never overshoot; 0 when it already does, when dir is
+ * zero, or when that way does not lead there within twice the body's thickness (and the margin). */
+double plush__rigid_way_out(const plush_pmx_rigid_body *rb, const double p[3], const float dir[3], double margin);
 /* p in the frame of a column-major rigid transform m. */
 void plush__rigid_local(const float m[16], const float p[3], double out[3]);
 /* p inside (or on) the body's shape placed by `pose`, a column-major rigid transform (its PMX pose is

@@ -499,6 +499,8 @@ void plush__world_soft_reset(plush_world_model *wm, const float (*vertex_positio
          * cage between the legs of a dance's first pose: crease p99 129 degrees at its frame 0): both held,
          * as after a step -- the guards' rounds a few times over, as a whole first pose can fold a face
          * further than a substep does */
+        if (s->collide_side) /* where each face lay against the bodies is known again from the next step */
+            memset(s->collide_side, 0, s->collide_count * s->triangle_count * sizeof *s->collide_side);
         plush__world_soft_limit_strain(s);
         plush__world_soft_hold_folds(wm, s, RESET_FOLD_ROUNDS);
         plush__world_soft_cloth_reset(s);

@@ -16,7 +16,9 @@
  * it. An arm or a leg the part's chains are merely kept apart from (to calm MMD's own physics) stays the
  * body. A face that lay within the margin of a body at rest (a waistband on the hips, a hair
  * root in the head) keeps only what it kept at rest, and one that lay into it goes no deeper: pushing it out
- * would move the rest shape. */
+ * would move the rest shape. A face found deeper than half the body's thickness (a kick went into it between
+ * two steps) goes back out the side it lay on when last within the body's reach, not out the far side: the
+ * limb carries the cloth along instead of going through it. */
 #include "physics/rigid_shape.h"
 #include "physics/world_soft_internal.h"
 #include "plush/sys/physics.h"
@@ -45,7 +47,7 @@ static void sample(const float (*x)[3], const uint32_t f[3], const float b[3], f
  * nearest sample's distance out of it), its barycentric point and the outward normal in the world. The
  * corners are taken into the body's frame once; the samples, being affine combinations, follow. */
 static double deepest(const plush_pmx_rigid_body *rb, const float t[16], const float (*x)[3], const uint32_t f[3],
-                      int *which, float normal[3])
+                      int *which, float normal[3], double local_normal[3], double local_point[3])
 {
     double corner[3][3], best = -INFINITY, n[3], keep[3] = {0, 1, 0};
     for (int i = 0; i < 3; i++)
@@ -59,8 +61,10 @@ static double deepest(const plush_pmx_rigid_body *rb, const float t[16], const f
             best = d;
             *which = q;
             memcpy(keep, n, sizeof keep);
+            memcpy(local_point, local, sizeof local);
         }
     }
+    memcpy(local_normal, keep, sizeof keep);
     for (int k = 0; k < 3; k++) /* the body's axes are t's columns */
         normal[k] = (float)(t[k] * keep[0] + t[4 + k] * keep[1] + t[8 + k] * keep[2]);
     return best;
@@ -194,6 +198,7 @@ plush_status plush__world_soft_collide_init(soft_ctx *c)
     s->collide_rest = plush_arena_array(&wm->arena, count * s->triangle_count, sizeof *s->collide_rest);
     s->touched = plush_arena_array(&wm->arena, s->node_count, 1);
     s->collide_poses = plush_arena_array(&wm->arena, count, sizeof *s->collide_poses);
+    s->collide_side = plush_arena_array(&wm->arena, count * s->triangle_count, sizeof *s->collide_side);
     /* every face against every body at most: a coarse cage's large faces each reach several bodies (a skirt of
      * 100 triangles: some 600 pairs a substep), and a list that did not hold them sent every later pass back
      * over all the pairs (36,000 shape tests a substep instead of 2,300, the physics step three times the finer
@@ -202,8 +207,8 @@ plush_status plush__world_soft_collide_init(soft_ctx *c)
     s->near_capacity = pairs < NEAR_MOST ? pairs : NEAR_MOST;
     s->near = plush_arena_array(&wm->arena, s->near_capacity, sizeof *s->near);
     s->near_gap = plush_arena_array(&wm->arena, s->near_capacity, sizeof *s->near_gap);
-    if (!s->collide_bodies || !s->collide_rest || !s->touched || !s->collide_poses || !s->near || !s->near_gap ||
-        !edges(c))
+    if (!s->collide_bodies || !s->collide_rest || !s->touched || !s->collide_poses || !s->collide_side || !s->near ||
+        !s->near_gap || !edges(c))
         return world_soft_no_memory(c);
     const plush_bulletc_api *bc = wm->world->bc;
     int32_t *dynamic = malloc((m->bone_count ? m->bone_count : 1) * sizeof *dynamic);
@@ -256,14 +261,34 @@ static bool push_face(world_soft *s, const plush_pmx_rigid_body *rb, size_t slot
     /* the face keeps the margin, or what it kept at rest when that is less (its rest clearance, negative
      * into the body: what lay that near or that deep at rest may lie so again, no deeper) */
     float margin = rest < s->margin ? rest : s->margin;
-    double depth = deepest(rb, s->collide_poses[slot], (const float(*)[3])s->x, tri, &which, n) + margin;
+    const float *t = s->collide_poses[slot];
+    double local_n[3], local_p[3];
+    double depth = deepest(rb, t, (const float(*)[3])s->x, tri, &which, n, local_n, local_p) + margin;
     *gap = depth;
-    /* More than half the body's thickness deeper than it may lie (past the margin, or past its depth at
-     * rest), the nearest way out is more likely the far side: the face got through between two steps (a fast
-     * kick) and pushing it on would drag the cloth through the limb and stretch it across. It is left to come
-     * out as the body moves on. */
-    if (!(depth > 0) || !isfinite(depth) || depth > (margin > 0 ? margin : 0) + 0.5 * plush__rigid_shape_thickness(rb))
+    if (!isfinite(depth))
         return false;
+    float *side = s->collide_side[slot * s->triangle_count + f];
+    double thickness = plush__rigid_shape_thickness(rb);
+    if (!(depth > (margin > 0 ? margin : 0) + 0.5 * thickness)) {
+        for (int k = 0; k < 3; k++) /* the side it lies on */
+            side[k] = (float)local_n[k];
+        if (!(depth > 0))
+            return false;
+    } else {
+        /* More than half the body's thickness deeper than it may lie (past the margin, or past its depth at
+         * rest), the nearest way out is more likely the far side: the face is getting through between two
+         * steps (a fast kick), and pushed on that way the cloth would be dragged through the limb and left
+         * behind it. It goes back out the side it lay on before, along that side's normal to the margin there.
+         * A face whose side is not known (it came from beyond the body's reach in one step) is left to come
+         * out as the body moves on. */
+        double travel = plush__rigid_way_out(rb, local_p, side, margin);
+        if (!(travel > 0))
+            return false;
+        depth = travel;
+        *gap = depth;
+        for (int k = 0; k < 3; k++) /* the body's axes are t's columns */
+            n[k] = (float)(t[k] * side[0] + t[4 + k] * side[1] + t[8 + k] * side[2]);
+    }
     const float *b = samples[which];
     /* The push is shared as if every corner took its part (a pinned corner's is dropped): a sample next to
      * a pinned corner would otherwise throw the whole depth, many times over, onto the far free corner
@@ -337,8 +362,12 @@ static size_t push_all(world_soft *s, const plush_pmx_model *m)
         for (size_t f = 0; f < s->triangle_count; f++) {
             const uint32_t *tri = s->triangles[f];
             if (s->collide_rest[slot * s->triangle_count + f] == -INFINITY ||
-                (s->pinned[tri[0]] && s->pinned[tri[1]] && s->pinned[tri[2]]) || !within_reach(s, rb, slot, f))
+                (s->pinned[tri[0]] && s->pinned[tri[1]] && s->pinned[tri[2]]))
                 continue;
+            if (!within_reach(s, rb, slot, f)) { /* its side is known only while it stays within reach */
+                memset(s->collide_side[slot * s->triangle_count + f], 0, sizeof *s->collide_side);
+                continue;
+            }
             double gap = -INFINITY;
             pushes += push_face(s, rb, slot, f, true, &gap);
             most = gap > most ? gap : most;

@@ -60,6 +60,9 @@ struct world_soft {
                                      (the most of the margin it keeps; negative: how deep it lay into it);
                                      -INFINITY: apart by the model's collision groups, left alone */
     float (*collide_poses)[16];   /* per slot: the body's pose this substep */
+    float (*collide_side)[3];     /* [slot * triangle_count + face]: the side of the body the face lay on when
+                                     last within its reach and not through it, as the body's outward normal at
+                                     its deepest sample in the body's frame (zero: not known) */
     size_t collide_edge_count;    /* the faces' distinct edges (the links) and rest lengths */
     uint32_t (*collide_edges)[2];
     float *collide_rest_length;

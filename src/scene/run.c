@@ -321,6 +321,7 @@ plush_status plush_scene_create(const plush_scene_desc *desc, plush_scene **out,
     sc->soft_at = sc->soft_before_at = -1;
     sc->soft_summary.worst_inside_frame = -1;
     sc->soft_summary.worst_skin_frame = -1;
+    sc->soft_summary.worst_through_frame = -1;
     sc->soft_summary.torn_frame = -1;
     if (st == PLUSH_OK && sc->binding)
         st = plush__soft_measure_init(&sc->soft_measure, sc->model, sc->binding->vertices, sc->binding->vertex_count,
@@ -493,6 +494,19 @@ static void take_soft(plush_scene *sc)
         }
         u->skin_frames_over += gap > PLUSH_SOFT_SKIN_FRAME_BAR;
     }
+    if (f->through_measured) {
+        double wt = 1.0 / (double)(u->through_frames + 1), gap = f->through_share - f->author_through_share;
+        u->mean_through_share += (f->through_share - u->mean_through_share) * wt;
+        u->mean_author_through_share += (f->author_through_share - u->mean_author_through_share) * wt;
+        u->through_frames++;
+        u->through_frames_plush += f->through_share > 0;
+        u->through_frames_author += f->author_through_share > 0;
+        if (u->worst_through_frame < 0 || gap > u->worst_through_share - u->worst_author_through_share) {
+            u->worst_through_share = f->through_share;
+            u->worst_author_through_share = f->author_through_share;
+            u->worst_through_frame = (int64_t)frame;
+        }
+    }
     if (f->author_surface && !plush_scene_soft_author_whole(f)) {
         if (u->torn_frame < 0 || f->author_strain_p999 > u->torn_strain_p999) {
             u->torn_strain_p999 = f->author_strain_p999;
@@ -558,6 +572,8 @@ plush_status plush_scene_step(plush_scene *sc, double frame, plush_diag *diag)
         plush_world_soft_vertices(sc->wm, sc->positions, sc->normals);
     double tb = now();
     bool measure = sc->binding && sc->soft_measure.count;
+    /* a vertex's way since the frame before is measured when this frame follows it by a step */
+    sc->soft_measure.consecutive = sc->have_frame && frame - sc->last_frame > 0 && frame - sc->last_frame <= 1;
     if (measure) /* the author's skinning, on a second thread while the proxy skins and pushes */
         plush__soft_measure_begin(&sc->soft_measure, sc->anim, sc->wm ? (const float(*)[16])sc->kinematic : NULL,
                                   (const float(*)[3])sc->positions, (const float(*)[3])sc->normals);

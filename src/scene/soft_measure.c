@@ -169,7 +169,12 @@ plush_status plush__soft_measure_init(plush__soft_measure *sm, const plush_pmx_m
     sm->kin_scratch = plush_arena_array(arena, m->vertex_count ? m->vertex_count : 1, sizeof *sm->kin_scratch);
     sm->bodies = plush_arena_array(arena, m->rigid_body_count ? m->rigid_body_count : 1, sizeof *sm->bodies);
     sm->poses = plush_arena_array(arena, m->rigid_body_count ? m->rigid_body_count : 1, sizeof *sm->poses);
-    if (!sm->scratch || !sm->kin_scratch || !sm->bodies || !sm->poses)
+    sm->prev_poses = plush_arena_array(arena, m->rigid_body_count ? m->rigid_body_count : 1, sizeof *sm->prev_poses);
+    size_t sampled = count / step + 1;
+    for (int side = 0; side < 2; side++)
+        sm->prev_at[side] = plush_arena_array(arena, sampled, sizeof *sm->prev_at[side]);
+    if (!sm->scratch || !sm->kin_scratch || !sm->bodies || !sm->poses || !sm->prev_poses || !sm->prev_at[0] ||
+        !sm->prev_at[1])
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
     /* The body: rigid bodies that follow their bones (legs, hips, torso, arms, head). A bound vertex
      * already inside one at rest (hair roots in the head's sphere) is not counted for that body; nor, for a
@@ -230,6 +235,7 @@ void plush__soft_measure_pose_bodies(plush__soft_measure *sm)
     for (size_t b = 0; sm->wm && b < sm->body_count; b++)
         plush_world_body_transform(sm->wm, sm->bodies[b], sm->poses[b]);
     sm->bodies_posed = true;
+    sm->poses_valid = true;
 }
 
 void plush__soft_measure_pose_skin(plush__soft_measure *sm, const float (*positions)[3], const float (*normals)[3])
@@ -241,9 +247,12 @@ void plush__soft_measure_pose_skin(plush__soft_measure *sm, const float (*positi
 }
 
 double plush__soft_measure_deepest_near(const plush__soft_measure *sm, size_t i, const float p[3], double margin,
-                                        float out[3], uint64_t near, double slack, uint64_t *near_out, double *clear)
+                                        float out[3], uint64_t near, double slack, uint64_t *near_out, double *clear,
+                                        size_t *deepest)
 {
     double best = 0, room = INFINITY;
+    if (deepest)
+        *deepest = SIZE_MAX;
     if (out)
         out[0] = out[1] = out[2] = 0;
     bool masked = sm->body_count <= 64;
@@ -274,6 +283,8 @@ double plush__soft_measure_deepest_near(const plush__soft_measure *sm, size_t i,
         if (!(d < margin) || !(margin - d > best))
             continue;
         best = margin - d;
+        if (deepest)
+            *deepest = b;
         for (int k = 0; out && k < 3; k++)
             out[k] = (float)(t[k] * normal[0] + t[4 + k] * normal[1] + t[8 + k] * normal[2]);
     }
@@ -311,14 +322,49 @@ uint64_t plush__soft_measure_box_mask(const plush__soft_measure *sm, const float
 /* Whether bound vertex i at p lies inside a body of `near` it is measured against, and how deep. */
 static bool inside_body(const plush__soft_measure *sm, size_t i, const float p[3], uint64_t near, double *depth)
 {
-    double d = plush__soft_measure_deepest_near(sm, i, p, 0, NULL, near, 0, NULL, NULL);
+    double d = plush__soft_measure_deepest_near(sm, i, p, 0, NULL, near, 0, NULL, NULL, NULL);
     *depth = d > *depth ? d : *depth;
     return d > 0;
 }
 
+/* The sampled vertices of one side that went through a limb since the frame before: in each body's frame (as
+ * posed at either frame), the straight way from where the vertex was to where it is passes through the body's
+ * core and ends on its other side (plush__rigid_passed_through): a skirt's front left behind a leg that kicked
+ * through it, which the skin's count reads as in front of the skin (of the leg's back). A vertex inside a body
+ * at rest is not measured against it. Then keeps the side's vertices for the next frame. */
+static void through_side(plush__soft_measure *sm, int slot, const float (*at)[3], plush__soft_side *out)
+{
+    float(*prev)[3] = sm->prev_at[slot];
+    bool measure = sm->prev_ok[slot] && sm->prev_poses_ok;
+    for (size_t i = 0, j = 0; i < sm->count; i += sm->sample_step, j++) {
+        const float *p = at[sm->vertices[i]];
+        bool through = false;
+        for (size_t b = 0; measure && !through && b < sm->body_count; b++) {
+            size_t bit = i * sm->body_count + b;
+            if (sm->left_out[bit / 8] & (1u << (bit % 8)))
+                continue;
+            double from[3], to[3], far = sm->reach[b];
+            plush__rigid_local(sm->prev_poses[b], prev[j], from);
+            plush__rigid_local(sm->poses[b], p, to);
+            /* beyond the body's reach at both ends and a path shorter than how far beyond: not near it */
+            double a = sqrt(from[0] * from[0] + from[1] * from[1] + from[2] * from[2]),
+                   c = sqrt(to[0] * to[0] + to[1] * to[1] + to[2] * to[2]), moved = 0;
+            for (int k = 0; k < 3; k++)
+                moved += (to[k] - from[k]) * (to[k] - from[k]);
+            if (a > far && c > far && sqrt(moved) < fmin(a, c) - far)
+                continue;
+            through = plush__rigid_passed_through(&sm->model->rigid_bodies[sm->bodies[b]], from, to);
+        }
+        out->through += through;
+        out->through_measured += measure;
+        memcpy(prev[j], p, sizeof prev[j]);
+    }
+    sm->prev_ok[slot] = true;
+}
+
 /* One side's figures -- slot 0 plush's positions, slot 1 the author's (bone skinning) -- against the visible
- * skin and the bodies, added to *out. Touches only that slot's search hints. */
-static void measure_side(const plush__soft_measure *sm, int slot, const float (*at)[3], plush__soft_side *out)
+ * skin and the bodies, added to *out. Touches only that slot's search hints and kept vertices. */
+static void measure_side(plush__soft_measure *sm, int slot, const float (*at)[3], plush__soft_side *out)
 {
     if (sm->skin && sm->skin_posed) {
         size_t measured = 0;
@@ -335,6 +381,8 @@ static void measure_side(const plush__soft_measure *sm, int slot, const float (*
         }
         out->inside += near && inside_body(sm, i, at[sm->vertices[i]], near, &out->deepest);
     }
+    if (sm->wm && sm->body_count)
+        through_side(sm, slot, at, out);
 }
 
 /* The author's side, on its own thread while the proxy skins and pushes: bone skinning of the bound vertices
@@ -366,6 +414,10 @@ void plush__soft_measure_begin(plush__soft_measure *sm, const plush_anim *anim, 
         return;
     if (sm->measuring) /* not collected: the frame before's measure still reads the skin and the bodies */
         plush__job_wait(&sm->measure_job);
+    /* the bodies' poses at the frame before, for the vertices' ways since (none after a jump or a reset) */
+    if (sm->poses_valid && sm->body_count)
+        memcpy(sm->prev_poses, sm->poses, sm->body_count * sizeof *sm->poses);
+    sm->prev_poses_ok = sm->poses_valid && sm->consecutive;
     sm->skin_posed = sm->bodies_posed = false;
     plush__soft_measure_pose_skin(sm, positions, normals);
     plush__soft_measure_pose_bodies(sm);
@@ -407,6 +459,10 @@ static void measure_frame(void *ctx)
         out->inside_share = (double)mine.inside / (double)sm->count;
         out->inside_depth = mine.deepest;
         out->bones_inside_share = (double)author.inside / (double)sm->count;
+        out->through_measured = mine.through_measured > 0;
+        out->through_share = mine.through_measured ? (double)mine.through / (double)mine.through_measured : 0;
+        out->author_through_share =
+            author.through_measured ? (double)author.through / (double)author.through_measured : 0;
     }
     if (sm->author_surface) {
         out->author_surface = true;

@@ -18,6 +18,8 @@
 typedef struct plush__soft_side {
     size_t behind, measured, inside;
     double skin_deepest, deepest;
+    size_t through, through_measured; /* sampled vertices that went through a limb since the frame before, of
+                                         those measured (plush__rigid_passed_through) */
 } plush__soft_side;
 
 typedef struct plush__soft_measure {
@@ -32,6 +34,14 @@ typedef struct plush__soft_measure {
                                           dynamic rigid body drives, or below one), 0..1 */
     uint32_t *bodies;                  /* the rigid bodies that follow bones */
     float (*poses)[16];                /* and their poses at the frame measured */
+    bool poses_valid;                  /* poses holds a frame's (the last one posed) */
+    /* through a limb: each side's sampled vertices at the frame before and the bodies' poses there, for the
+     * frame measured when it follows that one by a step (consecutive: set by the scene before the measure's
+     * start) */
+    float (*prev_poses)[16];
+    float (*prev_at[2])[3];            /* [side][sampled vertex] */
+    bool prev_ok[2], prev_poses_ok;
+    bool consecutive;                  /* the frame follows the one before by a step (the push's sides too) */
     double *reach;                     /* and the radius about each one's origin that holds its shape */
     size_t body_count;
     uint8_t *left_out;                 /* bit i * body_count + body: bound vertex i is not measured against that body:
@@ -81,9 +91,11 @@ void plush__soft_measure_pose_skin(plush__soft_measure *sm, const float (*positi
  * unit direction out of the deepest body (zero when none); when `near_out` is not NULL it gets the bodies
  * within slack more than their reach of p, so a vertex that has moved less than slack since can ask again with
  * that mask and get the same answer; when `clear` is not NULL it gets how far p can move, at least, and stay
- * margin outside the bodies of `near` (0 when it is not; INFINITY when there are none). */
+ * margin outside the bodies of `near` (0 when it is not; INFINITY when there are none); when `deepest` is not
+ * NULL it gets the deepest body (an index into sm->bodies; SIZE_MAX when p lies outside every margin). */
 double plush__soft_measure_deepest_near(const plush__soft_measure *sm, size_t i, const float p[3], double margin,
-                                        float out[3], uint64_t near, double slack, uint64_t *near_out, double *clear);
+                                        float out[3], uint64_t near, double slack, uint64_t *near_out, double *clear,
+                                        size_t *deepest);
 /* The bodies (bit b: body b, as plush__soft_measure_deepest_near takes them) whose reach plus pad meets the box
  * of bound vertices first .. first + n at positions (indexed by vertex), as posed by the last
  * plush__soft_measure_pose_bodies: no point of them lies within pad of another body's shape. Every body with

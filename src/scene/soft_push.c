@@ -15,7 +15,10 @@
  * round. A round that leaves more of the vertices it moved in a body than it found (pushed into another limb) is
  * undone, and taken again without the triangles that carried a vertex in: those move no more in this pass. (Ended
  * at its first undone round, the skin's pass on Luka's dress ended so at 1,406 of the long dance's first 1,500
- * frames, her dress 5.14% behind her skin on the first 120 against 4.79% taken again.) A vertex a part's shape
+ * frames, her dress 5.14% behind her skin on the first 120 against 4.79% taken again.) A vertex deeper in a body
+ * than half its thickness is pushed back out the side it lay on at that frame or the one before (body_side():
+ * its nearest way out is more likely the far side, and pushed that way a hem went across a shin frame after
+ * frame, which the measure's `through` figure counts), or, that side not known, is in and pushed nowhere. A vertex a part's shape
  * cannot carry out (a waistband inside a thigh the model's own skinning puts there) stays inside and is counted
  * by the measure as before.
  *
@@ -319,6 +322,9 @@ plush_status plush__soft_push_init(plush__soft_push *sp, plush__soft_measure *sm
     sp->total = plush_arena_array(arena, n, sizeof *sp->total);
     sp->skin_clear = plush_arena_array(arena, n, sizeof *sp->skin_clear);
     sp->body_clear = plush_arena_array(arena, n, sizeof *sp->body_clear);
+    sp->side = plush_arena_array(arena, n, sizeof *sp->side);
+    sp->side_body = plush_arena_array(arena, n, sizeof *sp->side_body);
+    sp->side_frame = plush_arena_array(arena, n, sizeof *sp->side_frame);
     sp->slack = mean_edge;
     sp->sum = plush_arena_array(arena, t, sizeof *sp->sum);
     sp->step = plush_arena_array(arena, t, sizeof *sp->step);
@@ -353,7 +359,8 @@ plush_status plush__soft_push_init(plush__soft_push *sp, plush__soft_measure *sm
     if (!sp->bump || !sp->bump_dir || !sp->queue || !sp->bumped_by ||
         !sp->bumped || !sp->seen || !sp->seed_dist || !sp->bump_sum || !sp->bump_state || !sp->bump_flag || !sp->move ||
         !sp->push || !sp->push_dir || !sp->rows || !sp->dirty || !sp->near || !sp->travel || !sp->total ||
-        !sp->skin_clear || !sp->body_clear || !sp->sum || !sp->step || !sp->offset ||
+        !sp->skin_clear || !sp->body_clear || !sp->side || !sp->side_body || !sp->side_frame || !sp->sum ||
+        !sp->step || !sp->offset ||
         !sp->kept || !sp->scale || !sp->moved || !sp->held || !sp->stopped || !sp->was_in || !sp->push_was ||
         !sp->dir_was || !sp->step_was || !sp->scale_was || !sp->moved_was || !sp->in || !sp->listed ||
         !sp->carry_count || !sp->carry_triangle || !sp->carry_weight || !sp->mark || !find_twins(sp, arena) ||
@@ -369,6 +376,8 @@ plush_status plush__soft_push_init(plush__soft_push *sp, plush__soft_measure *sm
         sp->seed_dist[r] = -1;
     memset(sp->listed, 0, n);
     memset(sp->mark, 0, n);
+    for (size_t r = 0; r < n; r++)
+        sp->side_body[r] = -1;
     return build_edges(sp, arena, diag);
 }
 
@@ -445,6 +454,41 @@ static size_t skin_turn_of(const plush__soft_push *sp, size_t r)
     return r;
 }
 
+/* The body's pass: row r at p lies d into the margin of body `deepest` (of the measure's), whose nearest way out
+ * is dir. Where that is less than half the body's thickness deep, the side it lies on is kept, and true. Deeper,
+ * the nearest way out is more likely the far side (a hem a shin went through between two frames: pushed that
+ * way it goes through the limb, which the `through` figure counts): the row goes back out the side it lay on at
+ * this frame or the one before, along that side's normal to the margin there (d and dir are set so), and true;
+ * false (in, and pushed nowhere) when that side is not known or does not lead out. */
+static bool body_side(plush__soft_push *sp, size_t r, const float p[3], size_t deepest, double *d, float dir[3])
+{
+    const plush__soft_measure *sm = sp->sm;
+    if (deepest >= sm->body_count)
+        return true;
+    const plush_pmx_rigid_body *rb = &sm->model->rigid_bodies[sm->bodies[deepest]];
+    const float *t = sm->poses[deepest];
+    double thickness = plush__rigid_shape_thickness(rb);
+    if (!(*d > sp->margin + 0.5 * thickness)) {
+        for (int i = 0; i < 3; i++) /* the way out into the body's frame (t's columns are its axes) */
+            sp->side[r][i] = (float)(t[4 * i] * dir[0] + t[4 * i + 1] * dir[1] + t[4 * i + 2] * dir[2]);
+        sp->side_body[r] = (int32_t)deepest;
+        sp->side_frame[r] = sp->frame;
+        return true;
+    }
+    if (sp->side_body[r] != (int32_t)deepest || sp->side_frame[r] + 1 < sp->frame)
+        return false;
+    const float *side = sp->side[r];
+    double local[3];
+    plush__rigid_local(t, p, local);
+    double travel = plush__rigid_way_out(rb, local, side, sp->margin);
+    if (!(travel > 0))
+        return false;
+    *d = travel;
+    for (int k = 0; k < 3; k++)
+        dir[k] = (float)(t[k] * side[0] + t[4 + k] * side[1] + t[8 + k] * side[2]);
+    return true;
+}
+
 /* Where rows candidates[from .. to) are (of sp->rows, or with `all` every row from .. to): each one's sp->in
  * (in a body or, in the skin's pass, behind the skin; in the skin's pass a row in a body counts as in but pushes
  * nothing: a round trades neither for the other; in the strain's pass, an edge beyond the bar, and a row in a
@@ -477,6 +521,7 @@ static void look_rows(plush__soft_push *sp, const float (*positions)[3], size_t 
          * (the bodies hold still within the frame): 0 without asking; its mask stays the one found then, as
          * good as long as it has moved less than the slack */
         double d = 0;
+        size_t deepest = SIZE_MAX;
         dir[0] = dir[1] = dir[2] = 0;
         if (!(sp->travel[r] < sp->body_clear[r])) {
             /* the room is known where every body is looked at, or those left out lie beyond the slack (the
@@ -484,7 +529,7 @@ static void look_rows(plush__soft_push *sp, const float (*positions)[3], size_t 
             double room = 0;
             bool whole = all || near == UINT64_MAX;
             d = plush__soft_measure_deepest_near(sm, r, p, sp->margin, dir, near, sp->slack, all ? &sp->near[r] : NULL,
-                                                 whole ? &room : NULL);
+                                                 whole ? &room : NULL, &deepest);
             if (whole) { /* the travel is summed in float, and the positions moved in float: a thousandth of the
                           * slack spare */
                 room = (all && room > sp->slack ? sp->slack : room) - 1e-3 * sp->slack;
@@ -520,8 +565,9 @@ static void look_rows(plush__soft_push *sp, const float (*positions)[3], size_t 
             in_body = in_body || d > 0;
             d = in_body ? 0 : strain_pull(sp, positions, r, dir);
         }
-        bool pushes = d > 0;
-        sp->in[r] = sp->pass == PASS_STRAIN && in_body ? 2 : in_body || pushes;
+        bool through = sp->pass == PASS_BODY && d > 0 && !body_side(sp, r, p, deepest, &d, dir);
+        bool pushes = d > 0 && !through;
+        sp->in[r] = sp->pass == PASS_STRAIN && in_body ? 2 : in_body || pushes || through;
         sp->push[r] = pushes ? d : 0;
         memcpy(sp->push_dir[r], dir, sizeof dir);
     }
@@ -983,6 +1029,9 @@ void plush__soft_push_frame(plush__soft_push *sp, plush_proxy_skin *skin, float 
     plush__soft_measure_pose_bodies(sp->sm);
     plush__soft_measure_pose_skin(sp->sm, (const float(*)[3])positions, normals);
     memset(sp->offset, 0, sp->triangle_count * sizeof *sp->offset);
+    /* a side seen at the frame before stays known (side_frame + 1), one from before it, or from before a jump or
+     * a reset, not */
+    sp->frame += sp->sm->consecutive ? 1 : 2;
     memset(sp->travel, 0, sp->sm->count * sizeof *sp->travel);
     memset(sp->total, 0, sp->sm->count * sizeof *sp->total);
     memset(sp->bumped_by, 0, sp->sm->count * sizeof *sp->bumped_by);

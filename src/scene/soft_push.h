@@ -31,6 +31,13 @@ typedef struct plush__soft_push {
     int pass;                           /* the rounds' pass: soft_push.c's PASS_BODY, PASS_SKIN or PASS_STRAIN */
     float *skin_clear;                  /* per row: the travel at which it may reach the skin's margin (the
                                            skin holds still within a frame) */
+    /* per row: the side of the body it lay in the margin of or shallow in, in the body's frame (the body's
+     * outward normal there), the body (an index into the measure's bodies; -1: none) and the frame it was seen
+     * so (frame: this frame's count) */
+    float (*side)[3];
+    int32_t *side_body;
+    uint32_t *side_frame;
+    uint32_t frame;
     float *body_clear;                  /* per row: the travel at which it may reach a body's margin (the
                                            bodies hold still within a frame; 0 at its start) */
     double slack;

@@ -665,7 +665,9 @@ static size_t hanging_flap(plush_pmx_model *m)
 
 /* A body that follows its bone pushes a coarse sheet's faces away even where it rises between their
  * nodes (Bullet's node contacts alone let it through: no node comes near it), whatever the soft body's
- * mask, and whatever the model's collision groups say of the sheet's own physics; a body a face lies into at
+ * mask, and whatever the model's collision groups say of the sheet's own physics; one that rises through the
+ * sheet faster than a step takes it half its thickness (a kick through a skirt) carries the face on the side
+ * it came from, not through to the other; a body a face lies into at
  * rest is kept from going deeper, and left alone while it stays put; a body the sheet lies into at rest
  * whose groups keep the sheet's physics apart from it (a capsule holding a braid's root) is left alone even
  * as it rises: the part's own rig, not the body. */
@@ -675,20 +677,22 @@ static void test_faces_stay_off_a_body(void **state)
     static const struct {
         const char *what;
         float start;     /* the body's centre under the face; its radius is 0.4, the sheet at 0 */
-        float rise;      /* how far it rises over a second */
+        float rise;      /* how far it rises */
+        int over;        /* in this many frames */
         bool apart;      /* the sheet hangs on a chain the groups keep apart from the body */
         int expect;      /* 0: kept off it, 1: left in its rest plane, 2: lifted as deep as it lay */
     } variants[] = {
-        {"rising body", -1, 1.05f, false, 0},
-        {"body the face lies into at rest, still", 0, 0, false, 1},
-        {"rising limb the sheet's chain is kept apart from", -1, 1.05f, true, 0},
-        {"rising helper the sheet lies into at rest, kept apart", -0.3f, 0.3f, true, 1},
-        {"rising body the sheet lies into at rest", -0.3f, 0.3f, false, 2},
+        {"rising body", -1, 1.05f, 30, false, 0},
+        {"body rising through it in a frame", -1, 1.0f, 1, false, 0},
+        {"body the face lies into at rest, still", 0, 0, 30, false, 1},
+        {"rising limb the sheet's chain is kept apart from", -1, 1.05f, 30, true, 0},
+        {"rising helper the sheet lies into at rest, kept apart", -0.3f, 0.3f, 30, true, 1},
+        {"rising body the sheet lies into at rest", -0.3f, 0.3f, 30, false, 2},
     };
     for (size_t variant = 0; variant < sizeof variants / sizeof variants[0]; variant++) {
         bool apart = variants[variant].apart;
         float rise = variants[variant].rise;
-        int expect = variants[variant].expect;
+        int over = variants[variant].over, expect = variants[variant].expect;
         plush_pmx_model *m = mesh_fx_model(2);
         mesh_fx g = mesh_fx_grid(2, 4.0f); /* nodes 2 apart */
         size_t mat = mesh_fx_add_material(m, "sheet", &g, apart ? 1 : 0);
@@ -733,7 +737,7 @@ static void test_faces_stay_off_a_body(void **state)
                     face[c] = q;
         free(x0);
         for (int f = 1; f <= 45; f++) {
-            bone[13] = rise * (float)(f < 30 ? f : 30) / 30.0f;
+            bone[13] = rise * (float)(f < over ? f : over) / (float)over;
             memcpy(bones[0], bone, sizeof bone);
             plush_world_set_bones(s.wm, (const float(*)[16])bones);
             plush_world_set_pins(s.wm, (const float(*)[3])rest);
@@ -1095,9 +1099,10 @@ static void test_three_pins_keep_their_shape(void **state)
 }
 
 /* A body rising under a face next to a pinned row (two corners pinned, the third free) lifts the face by
- * the free corner's share: the free corner goes up by about what the face went in, not by the whole depth
- * many times over (its sample 1/6 of the way to it threw it six times the depth, stretching a skirt's
- * cage below its waistband eight times over). */
+ * the free corner's share: the free corner goes up by what takes the face out of the body on the side it came
+ * from, a lever about the pinned edge (about 1.3 here for the 0.5 the body rose through the face), not by the
+ * whole depth many times over (its sample 1/6 of the way to it threw it six times the depth, stretching a
+ * skirt's cage below its waistband eight times over); its edges stay within the links' strain limit. */
 static void test_push_beside_pins(void **state)
 {
     (void)state;
@@ -1136,7 +1141,7 @@ static void test_push_beside_pins(void **state)
     free(x);
     print_message("      the free corner beside the pins moved %.3f (the face went 0.5 into the body)\n", moved);
     assert_true(moved > 0.05); /* it was pushed */
-    assert_true(moved < 1.0);
+    assert_true(moved < 2.0);  /* its edge to the pinned corner (0, 0, 0), 2 long, within 1.5 times that */
     free(rest);
     plush_world_destroy(s.world);
     plush_pmx_free(m);

@@ -10,6 +10,7 @@
 #include "plush/quality.h"
 #include "plush/sys/quality.h"
 #include "plush/scene_sink.h"
+#include "plush/vmd.h"
 #include "plush/sys/core.h"
 #include "support/cli_run.h"
 #include "support/mesh_fixture.h"
@@ -493,7 +494,8 @@ typedef struct ref_sink {
     old_quality *surface, *cage;
     char rows[64][512];
     double swing[64][4]; /* the swings and the skin shares */
-    char author_surface[64][64]; /* the author's surface strain columns, as the file gives them */
+    char author_surface[64][96]; /* the author's surface strain and the through-a-limb columns, as the file
+                                  * gives them */
     uint32_t frames;
 } ref_sink;
 
@@ -527,6 +529,12 @@ static plush_status ref_frame(plush_scene_sink *s, const plush_scene *scene, uin
                  soft.author_strain_outside);
     else
         snprintf(r->author_surface[frame], sizeof r->author_surface[frame], ",,");
+    size_t used = strlen(r->author_surface[frame]);
+    if (soft.through_measured)
+        snprintf(r->author_surface[frame] + used, sizeof r->author_surface[frame] - used, ",%.6g,%.6g",
+                 soft.through_share, soft.author_through_share);
+    else
+        snprintf(r->author_surface[frame] + used, sizeof r->author_surface[frame] - used, ",,");
     r->frames = frame + 1;
     return PLUSH_OK;
 }
@@ -642,7 +650,8 @@ static void test_soft_figures_beside_physics(void **state)
     enum { FRAMES = 30 };
     static const char *const columns[] = {"body_inside_share", "body_inside_depth", "bones_inside_share",
                                           "soft_offset_share", "soft_swing_share", "author_swing_share",
-                                          "skin_inside_share", "author_skin_inside_share"};
+                                          "skin_inside_share", "author_skin_inside_share", "through_share",
+                                          "author_through_share"};
     enum { COLUMNS = sizeof columns / sizeof columns[0] };
     plush_pmx_model *m = mesh_fx_plush();
     plush_diag d = pmx_fx_diag();
@@ -654,10 +663,13 @@ static void test_soft_figures_beside_physics(void **state)
         pmx_fx_ok(plush_scene_step(alone, (double)f, &d), &d);
         plush_scene_soft_figures s;
         plush_scene_soft(alone, &s, NULL);
-        double v[COLUMNS] = {s.inside_share, s.inside_depth, s.bones_inside_share, s.offset_share, s.swing_share,
-                             s.author_swing_share, s.skin_share, s.author_skin_share};
-        for (int c = 0; c < COLUMNS; c++)
+        double v[COLUMNS] = {s.inside_share, s.inside_depth,  s.bones_inside_share, s.offset_share,
+                             s.swing_share,  s.author_swing_share, s.skin_share, s.author_skin_share,
+                             s.through_share, s.author_through_share};
+        for (int c = 0; c < COLUMNS; c++) /* through a limb: empty where not measured (the first frame) */
             snprintf(want[f][c], sizeof want[f][c], "%.6g", v[c]);
+        for (int c = COLUMNS - 2; !s.through_measured && c < COLUMNS; c++)
+            want[f][c][0] = '\0';
         moved |= s.offset_share > 0 || s.swing_share > 0;
     }
     assert_true(moved); /* figures that say something */
@@ -716,6 +728,87 @@ static void test_soft_figures_beside_physics(void **state)
     free(csv);
     plush_scene_sink_destroy(sink);
     plush_scene_destroy(sc);
+    plush_pmx_free(m);
+}
+
+/* Through a limb: the small plush (its cage pinned at its top to "root") beside a fat capsule that follows
+ * bone "arm", which leaps from one side of the plush to the other between frames 9 and 10 (6 units in a frame:
+ * through it). At that frame both sides -- plush's and the author's bone skinning, neither of which the capsule
+ * can push that far -- count the vertices whose way through the capsule's frame crossed its core; at the
+ * frames before and after, when nothing passes anything, none; at the first frame and after a jump, nothing is
+ * measured. */
+static void test_through_a_limb(void **state)
+{
+    (void)state;
+    plush_pmx_model *m = mesh_fx_model(3);
+    m->bones[0].name = pmx_fx_str(m, "root");
+    m->bones[1].name = pmx_fx_str(m, "body");
+    m->bones[2].name = pmx_fx_str(m, "arm");
+    m->bones[2].parent = 0;
+    mesh_fx sphere = mesh_fx_uv_sphere(1.0f, 8, 12), cage = mesh_fx_icosahedron(1.4f);
+    mesh_fx_add_material(m, "body", &sphere, 1);
+    size_t mat = mesh_fx_add_material(m, "cage", &cage, 0);
+    mesh_fx_free(&sphere);
+    mesh_fx_free(&cage);
+    size_t k = mesh_fx_add_soft_body(m, (int32_t)mat, 0);
+    plush_pmx_soft_body *sb = &m->soft_bodies[k];
+    size_t first = (size_t)m->materials[0].index_count;
+    int32_t top = -1;
+    for (size_t i = first; i < first + (size_t)m->materials[1].index_count; i++)
+        if (top < 0 || m->vertices[m->indices[i]].position[1] > m->vertices[top].position[1])
+            top = (int32_t)m->indices[i];
+    sb->pin_count = 1;
+    sb->pins = pmx_fx_alloc(m, 1, sizeof *sb->pins);
+    sb->pins[0] = top;
+    plush_pmx_rigid_body *rb = pmx_fx_rigid_bodies(m, 1);
+    rb->name = pmx_fx_str(m, "arm");
+    rb->bone = 2;
+    rb->mode = PLUSH_PMX_RIGID_FOLLOW_BONE;
+    rb->shape = PLUSH_PMX_RIGID_CAPSULE;
+    rb->size[0] = 1.0f, rb->size[1] = 3.0f; /* upright, its core 0.5 about its axis */
+    rb->position[0] = -3, rb->position[1] = 0, rb->position[2] = 0;
+    plush_vmd_motion *v = plush_vmd_create();
+    assert_non_null(v);
+    static const uint32_t at[4] = {0, 9, 10, 30};
+    v->bone_key_count = 4;
+    v->bone_keys = plush_arena_array(plush_vmd_arena(v), 4, sizeof *v->bone_keys);
+    assert_non_null(v->bone_keys);
+    for (int i = 0; i < 4; i++) {
+        plush_vmd_bone_key *key = &v->bone_keys[i];
+        key->name = (plush_str){.s = "arm", .len = 3};
+        key->frame = at[i];
+        key->translation[0] = i >= 2 ? 6.0f : 0.0f;
+        key->rotation[3] = 1;
+        pmx_fx_linear_curves(key->interpolation);
+    }
+    plush_diag d = pmx_fx_diag();
+    plush_scene *sc = NULL;
+    pmx_fx_ok(plush_scene_create(&(plush_scene_desc){.model = m, .motion = v}, &sc, &d), &d);
+    for (int f = 0; f <= 14; f++) {
+        pmx_fx_ok(plush_scene_step(sc, f, &d), &d);
+        plush_scene_soft_figures s;
+        plush_scene_soft(sc, &s, NULL);
+        assert_true(s.through_measured == (f > 0));
+        if (f == 10) {
+            print_message("      the capsule's leap: %.1f%% of plush's vertices and %.1f%% of the author's through it\n",
+                          100 * s.through_share, 100 * s.author_through_share);
+            assert_true(s.through_share > 0.05 && s.author_through_share > 0.05);
+        } else {
+            assert_true(s.through_share == 0 && s.author_through_share == 0);
+        }
+    }
+    pmx_fx_ok(plush_scene_step(sc, 40, &d), &d); /* a jump: physics reset, no way measured */
+    plush_scene_soft_figures s;
+    plush_scene_soft(sc, &s, NULL);
+    assert_false(s.through_measured);
+    plush_scene_soft_summary u;
+    plush_scene_soft(sc, NULL, &u);
+    assert_int_equal(u.through_frames, 14);
+    assert_int_equal(u.through_frames_plush, 1);
+    assert_int_equal(u.through_frames_author, 1);
+    assert_true(u.mean_through_share > 0.05 / 14 && u.mean_author_through_share > 0.05 / 14);
+    plush_scene_destroy(sc);
+    plush_vmd_free(v);
     plush_pmx_free(m);
 }
 
@@ -825,6 +918,7 @@ int main(void)
         cmocka_unit_test(test_kernels_equal_old),
         cmocka_unit_test(test_thread_equals_inline),
         cmocka_unit_test(test_soft_figures_beside_physics),
+        cmocka_unit_test(test_through_a_limb),
         cmocka_unit_test(test_destroy_mid_run),
         cmocka_unit_test(test_character_at_rest_reads_zero),
     };
