@@ -15,6 +15,7 @@
 #include "support/cli_run.h"
 #include "support/mesh_fixture.h"
 #include "support/pmx_fixture.h"
+#include "support/scene_fixture.h"
 #include "test_scene_quality_old.h"
 
 #include <math.h>
@@ -750,16 +751,7 @@ static void test_through_a_limb(void **state)
     size_t mat = mesh_fx_add_material(m, "cage", &cage, 0);
     mesh_fx_free(&sphere);
     mesh_fx_free(&cage);
-    size_t k = mesh_fx_add_soft_body(m, (int32_t)mat, 0);
-    plush_pmx_soft_body *sb = &m->soft_bodies[k];
-    size_t first = (size_t)m->materials[0].index_count;
-    int32_t top = -1;
-    for (size_t i = first; i < first + (size_t)m->materials[1].index_count; i++)
-        if (top < 0 || m->vertices[m->indices[i]].position[1] > m->vertices[top].position[1])
-            top = (int32_t)m->indices[i];
-    sb->pin_count = 1;
-    sb->pins = pmx_fx_alloc(m, 1, sizeof *sb->pins);
-    sb->pins[0] = top;
+    scene_fx_pin_top(m, mat, mesh_fx_add_soft_body(m, (int32_t)mat, 0));
     plush_pmx_rigid_body *rb = pmx_fx_rigid_bodies(m, 1);
     rb->name = pmx_fx_str(m, "arm");
     rb->bone = 2;

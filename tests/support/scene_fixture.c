@@ -11,6 +11,24 @@
 
 #include <cmocka.h>
 
+void scene_fx_pin_top(plush_pmx_model *m, size_t material, size_t soft_body)
+{
+    size_t first = 0;
+    for (size_t k = 0; k < material; k++)
+        first += (size_t)m->materials[k].index_count;
+    int32_t top = -1;
+    for (size_t i = first; i < first + (size_t)m->materials[material].index_count; i++) {
+        uint32_t v = m->indices[i];
+        if (top < 0 || m->vertices[v].position[1] > m->vertices[top].position[1])
+            top = (int32_t)v;
+    }
+    plush_pmx_soft_body *s = &m->soft_bodies[soft_body];
+    s->pin_count = 1;
+    s->pins = plush_arena_array(plush_pmx_arena(m), 1, sizeof *s->pins);
+    assert_non_null(s->pins);
+    s->pins[0] = top;
+}
+
 plush_pmx_model *scene_fx_pinned_plush(void)
 {
     plush_pmx_model *m = mesh_fx_plush();
@@ -20,18 +38,7 @@ plush_pmx_model *scene_fx_pinned_plush(void)
     s->config.pr = 50;
     s->config.dp = 0.05f;
     s->lst = 0.8f;
-    /* the cage is material 1, after the body's faces */
-    size_t first = (size_t)m->materials[0].index_count;
-    int32_t top = -1;
-    for (size_t i = first; i < first + (size_t)m->materials[1].index_count; i++) {
-        uint32_t v = m->indices[i];
-        if (top < 0 || m->vertices[v].position[1] > m->vertices[top].position[1])
-            top = (int32_t)v;
-    }
-    s->pin_count = 1;
-    s->pins = plush_arena_array(plush_pmx_arena(m), 1, sizeof *s->pins);
-    assert_non_null(s->pins);
-    s->pins[0] = top;
+    scene_fx_pin_top(m, 1, 0); /* the cage is material 1, after the body's faces */
     return m;
 }
 

@@ -21,6 +21,9 @@
  * 0.8. */
 plush_pmx_model *scene_fx_pinned_plush(void);
 
+/* Pins soft body soft_body at one node: the highest vertex of material `material` (its cage). */
+void scene_fx_pin_top(plush_pmx_model *m, size_t material, size_t soft_body);
+
 /* A motion moving bone "root" sideways (+3 in x at frame 20) and back (frame 40), on linear curves. */
 plush_vmd_motion *scene_fx_sway(void);
 
