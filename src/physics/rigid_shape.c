@@ -208,14 +208,6 @@ double plush__rigid_moved_share(const plush_pmx_model *m, const uint32_t *vertic
     return (double)moved / (double)count;
 }
 
-/* The point of the shape's axis (a capsule's segment, a sphere's centre) nearest p, in the body's frame. */
-static void axis_point(const plush_pmx_rigid_body *rb, const double p[3], double out[3])
-{
-    double h = rb->shape == PLUSH_PMX_RIGID_CAPSULE ? 0.5 * fabs((double)rb->size[1]) : 0.0;
-    out[0] = 0, out[2] = 0;
-    out[1] = p[1] < -h ? -h : p[1] > h ? h : p[1];
-}
-
 /* The least distance from the segment from + s d (s in [0, 1]) to the point c. */
 static double segment_point_distance(const double from[3], const double d[3], const double c[3])
 {
@@ -233,24 +225,17 @@ bool plush__rigid_passed_through(const plush_pmx_rigid_body *rb, const double fr
 {
     if (rb->shape != PLUSH_PMX_RIGID_SPHERE && rb->shape != PLUSH_PMX_RIGID_CAPSULE)
         return false;
-    double core = 0.5 * plush__rigid_shape_thickness(rb), h = 0, d[3], a[3], b[3];
+    double r = plush__rigid_shape_thickness(rb), core = 0.5 * r, h = 0, d[3], a[3], b[3];
     if (!(core > 0))
         return false;
     if (rb->shape == PLUSH_PMX_RIGID_CAPSULE)
         h = 0.5 * fabs((double)rb->size[1]);
     for (int k = 0; k < 3; k++)
         d[k] = to[k] - from[k];
-    /* on the other side: the two ends' directions from the axis point nearest each turn more than a right angle */
-    axis_point(rb, from, a);
-    axis_point(rb, to, b);
-    double side = 0, ra = 0, rb2 = 0;
-    for (int k = 0; k < 3; k++) {
-        side += (from[k] - a[k]) * (to[k] - b[k]);
-        ra += (from[k] - a[k]) * (from[k] - a[k]);
-        rb2 += (to[k] - b[k]) * (to[k] - b[k]);
-    }
-    /* both ends outside the core: a point that stays deep inside (the body's count has it) is not going through */
-    if (!(side < 0) || !(ra >= core * core) || !(rb2 >= core * core))
+    /* both ends outside the core (a point that stays deep inside is not going through: the body's count has it),
+     * and on the other side: their directions from the axis turn more than a right angle */
+    if (!(plush__rigid_shape_distance(rb, from, a) >= core - r) ||
+        !(plush__rigid_shape_distance(rb, to, b) >= core - r) || !(a[0] * b[0] + a[1] * b[1] + a[2] * b[2] < 0))
         return false;
     /* the path's least distance from the axis: from its two ends (a sphere's one), or where the path runs
      * alongside the axis (its height within the segment's) across it, a quadratic in s over that span */

@@ -542,11 +542,12 @@ plush_status plush_scene_step(plush_scene *sc, double frame, plush_diag *diag)
         return plush_diag_fail(diag, PLUSH_E_ARGUMENT, -1, NULL, -1, "frame %g is outside 0..%.0f", frame,
                                PLUSH_SCENE_MAX_FRAME);
     double t0 = now();
+    /* this frame follows the one before by a step (else physics is reset at it) */
+    bool follows = sc->have_frame && frame - sc->last_frame > 0 && frame - sc->last_frame <= 1;
     /* The frame before's soft measure runs beside this frame's motion and physics, up to the vertices' skinning;
      * a physics reset skins them at once, so it waits for it first. */
     double reset_wait = 0;
-    if (sc->soft_measure.measuring && sc->wm &&
-        (!sc->have_frame || !(frame - sc->last_frame > 0 && frame - sc->last_frame <= 1))) {
+    if (sc->soft_measure.measuring && sc->wm && !follows) {
         take_soft(sc);
         reset_wait = now() - t0;
     }
@@ -572,8 +573,7 @@ plush_status plush_scene_step(plush_scene *sc, double frame, plush_diag *diag)
         plush_world_soft_vertices(sc->wm, sc->positions, sc->normals);
     double tb = now();
     bool measure = sc->binding && sc->soft_measure.count;
-    /* a vertex's way since the frame before is measured when this frame follows it by a step */
-    sc->soft_measure.consecutive = sc->have_frame && frame - sc->last_frame > 0 && frame - sc->last_frame <= 1;
+    sc->soft_measure.consecutive = follows; /* a vertex's way since the frame before is measured then */
     if (measure) /* the author's skinning, on a second thread while the proxy skins and pushes */
         plush__soft_measure_begin(&sc->soft_measure, sc->anim, sc->wm ? (const float(*)[16])sc->kinematic : NULL,
                                   (const float(*)[3])sc->positions, (const float(*)[3])sc->normals);
