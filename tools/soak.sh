@@ -88,12 +88,13 @@ fi
 # A column of quality.csv that is not a finite number, other than a volume ratio (an open surface has
 # no volume: nan there is the measurement's answer, not a fault), an empty stretch across cage pieces
 # (no edge crosses), an empty author's surface (the author's physics does not move the part, so its
-# surface is not measured) or an empty share through a limb (the first frame: no way since a frame before).
+# surface is not measured), an empty share through a limb (the first frame: no way since a frame before) or an
+# empty jitter (the first two frames).
 # Prints "column@frame" or nothing.
 nonfinite() {
     awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) name[i] = $i; next }
         { for (i = 2; i <= NF; i++) if (name[i] !~ /volume/ &&
-                                        !(name[i] ~ /^(crossing|author_surface|through|author_through)/ && $i == "") &&
+                                        !(name[i] ~ /^(crossing|author_surface|through|author_through|jitter|author_jitter)/ && $i == "") &&
                                         $i !~ /^-?[0-9.]+(e[-+]?[0-9]+)?$/) {
               print name[i] "@" $1; exit } }' "$1"
 }

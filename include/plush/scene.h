@@ -344,6 +344,12 @@ typedef struct plush_scene_soft_figures {
      * author's physics; measured only on a frame that follows the one before by a step */
     bool through_measured;
     double through_share, author_through_share;
+    /* Jitter: the mean over the (sampled) bound vertices of how much their way changes from one frame to the next
+     * (|x(f) - 2 x(f-1) + x(f-2)|, the frame's three places), as a share of the part's size, and the same of bone
+     * skinning with the author's physics: a surface that shimmers where the author's moves smoothly reads
+     * higher; measured only on a frame that follows the two before by steps */
+    bool jitter_measured;
+    double jitter_share, author_jitter_share;
     /* The author's own surface of the part (its bound vertices bone-skinned with the author's physics): the
      * p99.9 edge strain and the share of edges outside [2/3, 3/2], as plush's surface is measured; both 0 when
      * not measured (the author gave the part no physics). Where they miss the surface bar's strain figures,
@@ -409,6 +415,12 @@ typedef struct plush_scene_soft_summary {
     double mean_through_share, mean_author_through_share;
     double worst_through_share, worst_author_through_share;
     int64_t worst_through_frame;
+    /* jitter: the frames measured, the means of the two shares, and the frame where plush's lies furthest
+     * above the author's (-1: none measured) with both shares there */
+    uint64_t jitter_frames;
+    double mean_jitter_share, mean_author_jitter_share;
+    double worst_jitter_share, worst_author_jitter_share;
+    int64_t worst_jitter_frame;
 } plush_scene_soft_summary;
 
 /* Builds everything the mode needs (anim, motion binding, world, binding, proxy skin; in direct mode the

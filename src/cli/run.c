@@ -765,6 +765,15 @@ static void summary(const run_state *s, uint32_t frames, const plush_diag *diag)
                      (unsigned long long)soft.through_frames_author, 100 * soft.mean_through_share,
                      100 * soft.mean_author_through_share, (long long)soft.worst_through_frame,
                      100 * soft.worst_through_share, 100 * soft.worst_author_through_share);
+        if (soft.worst_jitter_frame >= 0)
+            cli_line("  jitter          of the %llu frames that follow two by steps: its way changes from one frame to "
+                     "the next by %.3f%% of its size on average (the author's model %.3f%%, ratio %.2f); worst frame "
+                     "%lld: %.3f%% against %.3f%%",
+                     (unsigned long long)soft.jitter_frames, 100 * soft.mean_jitter_share,
+                     100 * soft.mean_author_jitter_share,
+                     soft.mean_author_jitter_share > 0 ? soft.mean_jitter_share / soft.mean_author_jitter_share : 0.0,
+                     (long long)soft.worst_jitter_frame, 100 * soft.worst_jitter_share,
+                     100 * soft.worst_author_jitter_share);
         if (soft.skin_faces && s->bakes && s->job->mode == PLUSH_SCENE_PROXY && !s->job->no_push && !s->job->seed)
             cli_line("                  pushed out from behind it through the cage's triangles alone, which the bake "
                      "replays; without a bake export (--export ply,preview,quality) what they leave behind it is "

@@ -322,6 +322,7 @@ plush_status plush_scene_create(const plush_scene_desc *desc, plush_scene **out,
     sc->soft_summary.worst_inside_frame = -1;
     sc->soft_summary.worst_skin_frame = -1;
     sc->soft_summary.worst_through_frame = -1;
+    sc->soft_summary.worst_jitter_frame = -1;
     sc->soft_summary.torn_frame = -1;
     if (st == PLUSH_OK && sc->binding)
         st = plush__soft_measure_init(&sc->soft_measure, sc->model, sc->binding->vertices, sc->binding->vertex_count,
@@ -348,6 +349,12 @@ plush_status plush_scene_create(const plush_scene_desc *desc, plush_scene **out,
         st = plush__soft_push_init(&sc->soft_push, &sc->soft_measure, sc->binding->binding, px->triangle_count, edge,
                                    &sc->arena, diag);
         sc->soft_push.triangles_only = desc->push_triangles_only;
+        /* the warm start's fall in a frame: the world's gravity (MMD's 98 units/s^2 when none is given) */
+        double g = sqrt((double)desc->world.gravity[0] * desc->world.gravity[0] +
+                        (double)desc->world.gravity[1] * desc->world.gravity[1] +
+                        (double)desc->world.gravity[2] * desc->world.gravity[2]);
+        g = desc->world.no_gravity ? 0 : g > 0 ? g : 98.0;
+        sc->soft_push.fall = g / ((double)sc->desc.fps * sc->desc.fps);
     }
     if (st != PLUSH_OK) {
         plush_scene_destroy(sc);
@@ -505,6 +512,17 @@ static void take_soft(plush_scene *sc)
             u->worst_through_share = f->through_share;
             u->worst_author_through_share = f->author_through_share;
             u->worst_through_frame = (int64_t)frame;
+        }
+    }
+    if (f->jitter_measured) {
+        double wj = 1.0 / (double)(u->jitter_frames + 1), gap = f->jitter_share - f->author_jitter_share;
+        u->mean_jitter_share += (f->jitter_share - u->mean_jitter_share) * wj;
+        u->mean_author_jitter_share += (f->author_jitter_share - u->mean_author_jitter_share) * wj;
+        u->jitter_frames++;
+        if (u->worst_jitter_frame < 0 || gap > u->worst_jitter_share - u->worst_author_jitter_share) {
+            u->worst_jitter_share = f->jitter_share;
+            u->worst_author_jitter_share = f->author_jitter_share;
+            u->worst_jitter_frame = (int64_t)frame;
         }
     }
     if (f->author_surface && !plush_scene_soft_author_whole(f)) {

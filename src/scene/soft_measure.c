@@ -171,10 +171,14 @@ plush_status plush__soft_measure_init(plush__soft_measure *sm, const plush_pmx_m
     sm->poses = plush_arena_array(arena, m->rigid_body_count ? m->rigid_body_count : 1, sizeof *sm->poses);
     sm->prev_poses = plush_arena_array(arena, m->rigid_body_count ? m->rigid_body_count : 1, sizeof *sm->prev_poses);
     size_t sampled = count / step + 1;
-    for (int side = 0; side < 2; side++)
+    bool got = true;
+    for (int side = 0; side < 2; side++) {
         sm->prev_at[side] = plush_arena_array(arena, sampled, sizeof *sm->prev_at[side]);
+        for (int k = 0; k < 2; k++)
+            got = (sm->jitter_at[side][k] = plush_arena_array(arena, sampled, sizeof *sm->jitter_at[side][k])) && got;
+    }
     if (!sm->scratch || !sm->kin_scratch || !sm->bodies || !sm->poses || !sm->prev_poses || !sm->prev_at[0] ||
-        !sm->prev_at[1])
+        !sm->prev_at[1] || !got)
         return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
     /* The body: rigid bodies that follow their bones (legs, hips, torso, arms, head). A bound vertex
      * already inside one at rest (hair roots in the head's sphere) is not counted for that body; nor, for a
@@ -362,6 +366,33 @@ static void through_side(plush__soft_measure *sm, int slot, const float (*at)[3]
     sm->prev_ok[slot] = true;
 }
 
+/* How much one side's sampled vertices' ways change from the frame before to this one (jitter): each one's
+ * |x(f) - 2 x(f-1) + x(f-2)| summed, on a frame that follows the two before by steps. Then keeps the side's
+ * vertices for the next frame. */
+static void jitter_side(plush__soft_measure *sm, int slot, const float (*at)[3], plush__soft_side *out)
+{
+    if (!sm->jitter_follows)
+        sm->jitter_kept[slot] = 0;
+    bool measure = sm->jitter_kept[slot] >= 2;
+    float(*one)[3] = sm->jitter_at[slot][0], (*two)[3] = sm->jitter_at[slot][1];
+    double sum = 0;
+    size_t n = 0;
+    for (size_t i = 0, j = 0; i < sm->count; i += sm->sample_step, j++, n++) {
+        const float *p = at[sm->vertices[i]];
+        double a2 = 0;
+        for (int k = 0; k < 3; k++) {
+            double a = (double)p[k] - 2.0 * one[j][k] + two[j][k];
+            a2 += a * a;
+        }
+        sum += measure ? sqrt(a2) : 0;
+        memcpy(two[j], one[j], sizeof two[j]);
+        memcpy(one[j], p, sizeof one[j]);
+    }
+    out->jitter += sum;
+    out->jitter_measured += measure ? n : 0;
+    sm->jitter_kept[slot] += sm->jitter_kept[slot] < 2;
+}
+
 /* One side's figures -- slot 0 plush's positions, slot 1 the author's (bone skinning) -- against the visible
  * skin and the bodies, added to *out. Touches only that slot's search hints and kept vertices. */
 static void measure_side(plush__soft_measure *sm, int slot, const float (*at)[3], plush__soft_side *out)
@@ -383,6 +414,7 @@ static void measure_side(plush__soft_measure *sm, int slot, const float (*at)[3]
     }
     if (sm->wm && sm->body_count)
         through_side(sm, slot, at, out);
+    jitter_side(sm, slot, at, out);
 }
 
 /* The author's side, on its own thread while the proxy skins and pushes: bone skinning of the bound vertices
@@ -418,6 +450,7 @@ void plush__soft_measure_begin(plush__soft_measure *sm, const plush_anim *anim, 
     if (sm->poses_valid && sm->body_count)
         memcpy(sm->prev_poses, sm->poses, sm->body_count * sizeof *sm->poses);
     sm->prev_poses_ok = sm->poses_valid && sm->consecutive;
+    sm->jitter_follows = sm->consecutive;
     sm->skin_posed = sm->bodies_posed = false;
     plush__soft_measure_pose_skin(sm, positions, normals);
     plush__soft_measure_pose_bodies(sm);
@@ -463,6 +496,11 @@ static void measure_frame(void *ctx)
         out->through_share = mine.through_measured ? (double)mine.through / (double)mine.through_measured : 0;
         out->author_through_share =
             author.through_measured ? (double)author.through / (double)author.through_measured : 0;
+    }
+    if (mine.jitter_measured && author.jitter_measured && sm->size > 0) {
+        out->jitter_measured = true;
+        out->jitter_share = mine.jitter / (double)mine.jitter_measured / sm->size;
+        out->author_jitter_share = author.jitter / (double)author.jitter_measured / sm->size;
     }
     if (sm->author_surface) {
         out->author_surface = true;

@@ -20,6 +20,8 @@ typedef struct plush__soft_side {
     double skin_deepest, deepest;
     size_t through, through_measured; /* sampled vertices that went through a limb since the frame before, of
                                          those measured (plush__rigid_passed_through) */
+    double jitter;                    /* the sampled vertices' |x(f) - 2 x(f-1) + x(f-2)| summed, */
+    size_t jitter_measured;           /* over so many (0: the frame does not follow two by steps) */
 } plush__soft_side;
 
 typedef struct plush__soft_measure {
@@ -42,6 +44,12 @@ typedef struct plush__soft_measure {
     float (*prev_at[2])[3];            /* [side][sampled vertex] */
     bool prev_ok[2], prev_poses_ok;
     bool consecutive;                  /* the frame follows the one before by a step (the push's sides too) */
+    /* jitter: each side's sampled vertices at the two frames before ([side][0]: the one before), how many of
+     * those are kept (0..2), and whether the frame measured follows the one before (consecutive, as the
+     * measure's start took it: the scene sets consecutive for the next frame while this one is measured) */
+    float (*jitter_at[2][2])[3];
+    int jitter_kept[2];
+    bool jitter_follows;
     double *reach;                     /* and the radius about each one's origin that holds its shape */
     size_t body_count;
     uint8_t *left_out;                 /* bit i * body_count + body: bound vertex i is not measured against that body:

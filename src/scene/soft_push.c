@@ -22,6 +22,10 @@
  * cannot carry out (a waistband inside a thigh the model's own skinning puts there) stays inside and is counted
  * by the measure as before.
  *
+ * A frame's pushing starts from the offsets the frame before's left, falling back onto the cage as a surface falls
+ * under gravity once nothing pushes it (warm_start()): pushed afresh each frame, a hem round a dancing leg was
+ * pushed out one frame and not the next, and shimmered.
+ *
  * The body is the rigid bodies and the visible skin: a bound vertex behind the skin (the faces of the other
  * drawn materials physics does not move), by less than SKIN_REACH of a cage edge, is pushed along the skin's
  * normals to lie the margin in front of it, where it is not behind or on it at rest (plush/sys/quality.h). The rigid bodies
@@ -330,6 +334,9 @@ plush_status plush__soft_push_init(plush__soft_push *sp, plush__soft_measure *sm
     sp->step = plush_arena_array(arena, t, sizeof *sp->step);
     sp->offset = plush_arena_array(arena, t, sizeof *sp->offset);
     sp->kept = plush_arena_array(arena, t, sizeof *sp->kept);
+    sp->last = plush_arena_array(arena, t, sizeof *sp->last);
+    sp->start = plush_arena_array(arena, t, sizeof *sp->start);
+    sp->since = plush_arena_array(arena, t, sizeof *sp->since);
     sp->in = plush_arena_array(arena, n, sizeof *sp->in);
     sp->listed = plush_arena_array(arena, n, sizeof *sp->listed);
     sp->carry_count = plush_arena_array(arena, n, sizeof *sp->carry_count);
@@ -361,7 +368,7 @@ plush_status plush__soft_push_init(plush__soft_push *sp, plush__soft_measure *sm
         !sp->push || !sp->push_dir || !sp->rows || !sp->dirty || !sp->near || !sp->travel || !sp->total ||
         !sp->skin_clear || !sp->body_clear || !sp->side || !sp->side_body || !sp->side_frame || !sp->sum ||
         !sp->step || !sp->offset ||
-        !sp->kept || !sp->scale || !sp->moved || !sp->held || !sp->stopped || !sp->was_in || !sp->push_was ||
+        !sp->kept || !sp->last || !sp->start || !sp->since || !sp->scale || !sp->moved || !sp->held || !sp->stopped || !sp->was_in || !sp->push_was ||
         !sp->dir_was || !sp->step_was || !sp->scale_was || !sp->moved_was || !sp->in || !sp->listed ||
         !sp->carry_count || !sp->carry_triangle || !sp->carry_weight || !sp->mark || !find_twins(sp, arena) ||
         !take_carriers(sp, arena))
@@ -711,7 +718,8 @@ static bool edge_within(const plush__soft_push *sp, uint32_t r, uint32_t o, cons
     double apart = m[0] * m[0] + m[1] * m[1] + m[2] * m[2];
     if (apart == 0)
         return true;
-    if (!(apart <= SLOPE * SLOPE * rest * rest && (sp->pass != PASS_BODY || frame_tilt_within(sp, r, o, m, rest))))
+    if (!sp->warming &&
+        !(apart <= SLOPE * SLOPE * rest * rest && (sp->pass != PASS_BODY || frame_tilt_within(sp, r, o, m, rest))))
         return false;
     double before = 0, after = 0;
     for (int k = 0; k < 3; k++) {
@@ -770,6 +778,103 @@ static size_t guard_edges(plush__soft_push *sp, const float (*positions)[3], con
     return bad;
 }
 
+/* The guard over the steps of the n rows in sp->rows (moved_rows): blends their moves (sp->move) and halves the
+ * steps' shares (sp->scale) of the triangles that move an edge beyond its limits, looking again only at the rows
+ * those triangles carry, until none does or each such triangle is past GUARD_HALVINGS halvings (then still). */
+static void guard_steps(plush__soft_push *sp, const float (*positions)[3], size_t n)
+{
+    const float least = ldexpf(1.0f, -GUARD_HALVINGS); /* the least share of its step a held triangle keeps */
+    const uint32_t *list = sp->rows;
+    size_t count = n;
+    for (int g = 0;; g++) {
+        blend_moves(sp, list, count);
+        if (!guard_edges(sp, positions, list, count))
+            break;
+        /* each held triangle halved as often as its edges that broke a limit need, nothing once past
+         * GUARD_HALVINGS halvings in all */
+        for (size_t t = 0; t < sp->triangle_count; t++)
+            if (sp->held[t]) {
+                float share = ldexpf(sp->scale[t], -(int)sp->held[t]);
+                sp->scale[t] = g < GUARD_HALVINGS && share >= least ? share : 0.0f;
+            }
+        list = sp->dirty;
+        count = held_rows(sp);
+        if (g == GUARD_HALVINGS) {
+            blend_moves(sp, list, count);
+            break;
+        }
+    }
+}
+
+/* The frame's pushing starts where the frame before's ended (a warm start): each triangle's offset after that
+ * frame's passes, less how far a surface falls under the world's gravity from the frame after the rounds last
+ * moved that triangle (sp->fall, g dt^2: k g dt^2 in the k-th frame without a push, (1 + 2 + ... + k) g dt^2 in
+ * all). So a surface a limb pushed out and left comes back onto its cage as it would fall back, over a few frames,
+ * where a push started afresh each frame put it back at once and out again the next (a hem round a dancing leg,
+ * moved about half as much as it moves from one frame to the next: docs/measured.md, "Jitter"); one the rounds
+ * push every frame stays where they left it (falling from the frame of the push, it went back into the body a
+ * twentieth of a unit each frame and was pushed out again: Alicia's hair hanging still crept off her scalp,
+ * p99.9 strain 1.10 -> 1.22 over 120 frames). The whole start is scaled alike so that it tilts no edge more than
+ * the frame's slope, and the body's rounds after it count its tilt toward theirs; the guard holds it to the
+ * strain's limits. Whether it moved any row. */
+static bool warm_start(plush__soft_push *sp, float (*positions)[3])
+{
+    bool any = false;
+    for (size_t t = 0; t < sp->triangle_count; t++) {
+        const float *o = sp->last[t];
+        double len = sqrt((double)o[0] * o[0] + (double)o[1] * o[1] + (double)o[2] * o[2]);
+        double drop = sp->fall * sp->since[t], keep = len > drop ? 1 - drop / len : 0;
+        bool moves = false;
+        for (int k = 0; k < 3; k++) {
+            sp->step[t][k] = (float)(keep * o[k]);
+            moves = moves || sp->step[t][k] != 0;
+        }
+        sp->moved[t] = moves;
+        sp->scale[t] = 1.0f;
+        any = any || moves;
+    }
+    if (!any)
+        return false;
+    sp->pass = PASS_BODY; /* its tilt counts toward the body's pass's over the frame */
+    size_t n = moved_rows(sp);
+    blend_moves(sp, sp->rows, n);
+    double most = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t r = sp->rows[i];
+        for (size_t e = sp->edge_first[r]; e < sp->edge_first[r + 1]; e++) {
+            uint32_t o = sp->edge_other[e];
+            double a = 0;
+            for (int k = 0; k < 3; k++) {
+                double x = (double)sp->move[r][k] - sp->move[o][k];
+                a += x * x;
+            }
+            most = fmax(most, sqrt(a) / sp->edge_rest[e]);
+        }
+    }
+    if (most > sp->frame_slope)
+        for (size_t t = 0; t < sp->triangle_count; t++)
+            for (int k = 0; k < 3; k++)
+                sp->step[t][k] *= (float)(sp->frame_slope / most);
+    sp->warming = true;
+    guard_steps(sp, (const float(*)[3])positions, n);
+    sp->warming = false;
+    for (size_t t = 0; t < sp->triangle_count; t++)
+        for (int k = 0; k < 3; k++)
+            sp->offset[t][k] = sp->scale[t] * sp->step[t][k];
+    for (size_t i = 0; i < n; i++) {
+        uint32_t r = sp->rows[i];
+        float *p = positions[sp->sm->vertices[r]], *m = sp->move[r];
+        sp->travel[r] += sqrtf(m[0] * m[0] + m[1] * m[1] + m[2] * m[2]);
+        for (int k = 0; k < 3; k++) {
+            p[k] += m[k];
+            sp->total[r][k] += m[k];
+            m[k] = 0;
+        }
+        sp->mark[r] = 0;
+    }
+    return true;
+}
+
 /* One pass of rounds (sp->pass), adding to sp->offset and moving the rows in
  * positions; whether it pushed. */
 static bool push_rounds(plush__soft_push *sp, float (*positions)[3])
@@ -781,31 +886,11 @@ static bool push_rounds(plush__soft_push *sp, float (*positions)[3])
     size_t inside = mean_pushes(sp, (const float(*)[3])positions, sp->sm->count, true, &blocked_after);
     bool pushed = false;
     int stalled = 0; /* rounds in a row that brought no row out */
-    const float least = ldexpf(1.0f, -GUARD_HALVINGS); /* the least share of its step a held triangle keeps */
     for (int round = 0; round < ROUNDS && inside; round++) {
         size_t n = moved_rows(sp), before = 0, blocked = 0;
         /* Each halving changes only the moves of the rows the held triangles carry, so only their edges are
          * looked at again: every other edge was within the limits and still is. */
-        const uint32_t *list = sp->rows;
-        size_t count = n;
-        for (int g = 0;; g++) {
-            blend_moves(sp, list, count);
-            if (!guard_edges(sp, (const float(*)[3])positions, list, count))
-                break;
-            /* each held triangle halved as often as its edges that broke a limit need, nothing once past
-             * GUARD_HALVINGS halvings in all */
-            for (size_t t = 0; t < sp->triangle_count; t++)
-                if (sp->held[t]) {
-                    float share = ldexpf(sp->scale[t], -(int)sp->held[t]);
-                    sp->scale[t] = g < GUARD_HALVINGS && share >= least ? share : 0.0f;
-                }
-            list = sp->dirty;
-            count = held_rows(sp);
-            if (g == GUARD_HALVINGS) {
-                blend_moves(sp, list, count);
-                break;
-            }
-        }
+        guard_steps(sp, (const float(*)[3])positions, n);
         for (size_t i = 0; i < n; i++) {
             sp->mark[sp->rows[i]] = 0;
             sp->was_in[sp->rows[i]] = sp->in[sp->rows[i]];
@@ -1036,9 +1121,11 @@ void plush__soft_push_frame(plush__soft_push *sp, plush_proxy_skin *skin, float 
     memset(sp->total, 0, sp->sm->count * sizeof *sp->total);
     memset(sp->bumped_by, 0, sp->sm->count * sizeof *sp->bumped_by);
     memset(sp->body_clear, 0, sp->sm->count * sizeof *sp->body_clear);
+    bool warm = sp->fall > 0 && sp->last_ok && sp->sm->consecutive && warm_start(sp, positions);
     /* out of the rigid bodies, then out from behind the skin, then the surface's edges back within the bar */
     sp->pass = PASS_BODY;
-    bool pushed = push_rounds(sp, positions);
+    memcpy(sp->start, sp->offset, sp->triangle_count * sizeof *sp->start);
+    bool pushed = push_rounds(sp, positions) || warm;
     size_t seeds = 0;
     if (sp->sm->skin) {
         sp->pass = PASS_SKIN;
@@ -1079,6 +1166,14 @@ void plush__soft_push_frame(plush__soft_push *sp, plush_proxy_skin *skin, float 
         }
         bumped += seeds;
     }
+    /* the warm start's next: each triangle's offset, and the frames since the rounds last moved it */
+    for (size_t t = 0; t < sp->triangle_count; t++) {
+        bool more = memcmp(sp->offset[t], sp->start[t], sizeof sp->start[t]) != 0;
+        bool falls = !more && sp->last_ok && sp->sm->consecutive;
+        sp->since[t] = falls ? (uint16_t)(sp->since[t] + (sp->since[t] < UINT16_MAX)) : 0;
+    }
+    memcpy(sp->last, sp->offset, sp->triangle_count * sizeof *sp->last);
+    sp->last_ok = true;
     if (!pushed && !bumped)
         return;
     if (pushed)

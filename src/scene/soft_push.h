@@ -47,6 +47,15 @@ typedef struct plush__soft_push {
     float (*step)[3];                   /* per triangle: this round's offset */
     float (*offset)[3];                 /* per triangle: this frame's offset, all rounds */
     float (*kept)[3];                   /* per triangle: the offset before this round (to undo it) */
+    /* the warm start (soft_push.c's warm_start): */
+    float (*last)[3];                   /* per triangle: the frame before's offset, all passes */
+    bool last_ok;                       /* last holds a frame's */
+    double fall;                        /* how far a surface falls from rest under the world's gravity in a frame,
+                                           g dt^2 (0: no warm start) */
+    float (*start)[3];                  /* per triangle: this frame's offset after the warm start */
+    uint16_t *since;                    /* per triangle: the frames since a push last moved it */
+    bool warming;                       /* the guard holds the warm start to the strain's limits alone (it is
+                                           scaled within the slope as a whole) */
     float *scale;                       /* per triangle: the share of its step the guard lets through */
     uint8_t *moved, *held;              /* per triangle: its step is not zero; the halvings an edge it moves
                                            beyond a limit needs (0: none) */

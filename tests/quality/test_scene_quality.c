@@ -495,8 +495,8 @@ typedef struct ref_sink {
     old_quality *surface, *cage;
     char rows[64][512];
     double swing[64][4]; /* the swings and the skin shares */
-    char author_surface[64][96]; /* the author's surface strain and the through-a-limb columns, as the file
-                                  * gives them */
+    char author_surface[64][160]; /* the author's surface strain, the through-a-limb and the jitter columns, as
+                                   * the file gives them */
     uint32_t frames;
 } ref_sink;
 
@@ -534,6 +534,12 @@ static plush_status ref_frame(plush_scene_sink *s, const plush_scene *scene, uin
     if (soft.through_measured)
         snprintf(r->author_surface[frame] + used, sizeof r->author_surface[frame] - used, ",%.6g,%.6g",
                  soft.through_share, soft.author_through_share);
+    else
+        snprintf(r->author_surface[frame] + used, sizeof r->author_surface[frame] - used, ",,");
+    used = strlen(r->author_surface[frame]);
+    if (soft.jitter_measured)
+        snprintf(r->author_surface[frame] + used, sizeof r->author_surface[frame] - used, ",%.6g,%.6g",
+                 soft.jitter_share, soft.author_jitter_share);
     else
         snprintf(r->author_surface[frame] + used, sizeof r->author_surface[frame] - used, ",,");
     r->frames = frame + 1;
@@ -616,7 +622,7 @@ static void test_thread_equals_inline(void **state)
             assert_true(end > row && stretch >= 1);
             row = end;
         }
-        char swing[200]; /* then the swings, the skin and the author's surface, which the old path does not
+        char swing[260]; /* then the swings, the skin and the author's surface, which the old path does not
                           * measure: the scene's own */
         snprintf(swing, sizeof swing, ",%.6g,%.6g,%.6g,%.6g%s\n", ref.swing[f][0], ref.swing[f][1], ref.swing[f][2],
                  ref.swing[f][3], ref.author_surface[f]);
@@ -652,7 +658,7 @@ static void test_soft_figures_beside_physics(void **state)
     static const char *const columns[] = {"body_inside_share", "body_inside_depth", "bones_inside_share",
                                           "soft_offset_share", "soft_swing_share", "author_swing_share",
                                           "skin_inside_share", "author_skin_inside_share", "through_share",
-                                          "author_through_share"};
+                                          "author_through_share", "jitter_share", "author_jitter_share"};
     enum { COLUMNS = sizeof columns / sizeof columns[0] };
     plush_pmx_model *m = mesh_fx_plush();
     plush_diag d = pmx_fx_diag();
@@ -666,11 +672,14 @@ static void test_soft_figures_beside_physics(void **state)
         plush_scene_soft(alone, &s, NULL);
         double v[COLUMNS] = {s.inside_share, s.inside_depth,  s.bones_inside_share, s.offset_share,
                              s.swing_share,  s.author_swing_share, s.skin_share, s.author_skin_share,
-                             s.through_share, s.author_through_share};
-        for (int c = 0; c < COLUMNS; c++) /* through a limb: empty where not measured (the first frame) */
+                             s.through_share, s.author_through_share, s.jitter_share, s.author_jitter_share};
+        for (int c = 0; c < COLUMNS; c++) /* through a limb and jitter: empty where not measured (the first frames) */
             snprintf(want[f][c], sizeof want[f][c], "%.6g", v[c]);
-        for (int c = COLUMNS - 2; !s.through_measured && c < COLUMNS; c++)
+        for (int c = COLUMNS - 4; !s.through_measured && c < COLUMNS - 2; c++)
             want[f][c][0] = '\0';
+        for (int c = COLUMNS - 2; !s.jitter_measured && c < COLUMNS; c++)
+            want[f][c][0] = '\0';
+        assert_true(s.jitter_measured == (f >= 2));
         moved |= s.offset_share > 0 || s.swing_share > 0;
     }
     assert_true(moved); /* figures that say something */
@@ -804,6 +813,86 @@ static void test_through_a_limb(void **state)
     plush_pmx_free(m);
 }
 
+/* Jitter: the small plush's root shaken by A every frame (0, A, 0, A ... over frames 0 to 12, then still). Bone
+ * skinning (the author's side: the part has no physics of the author's) moves every bound vertex with the root,
+ * so its way changes by 2 A from one frame to the next: the author's share is 2 A over the bound vertices' size,
+ * exactly; plush's part, its cage pinned to the root, shakes too. Nothing is measured at the first two frames,
+ * nor at a jump and the frame after it. */
+static void test_jitter(void **state)
+{
+    (void)state;
+    enum { SHAKEN = 12 };
+    const float shake = 0.2f;
+    plush_pmx_model *m = mesh_fx_model(2);
+    m->bones[0].name = pmx_fx_str(m, "root");
+    m->bones[1].name = pmx_fx_str(m, "body");
+    mesh_fx sphere = mesh_fx_uv_sphere(1.0f, 8, 12), cage = mesh_fx_icosahedron(1.4f);
+    mesh_fx_add_material(m, "body", &sphere, 1);
+    size_t mat = mesh_fx_add_material(m, "cage", &cage, 0);
+    size_t sphere_vertices = sphere.vertex_count;
+    mesh_fx_free(&sphere);
+    mesh_fx_free(&cage);
+    scene_fx_pin_top(m, mat, mesh_fx_add_soft_body(m, (int32_t)mat, 0));
+    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY}, size = 0;
+    for (size_t i = 0; i < sphere_vertices; i++)
+        for (int k = 0; k < 3; k++) {
+            lo[k] = fmin(lo[k], m->vertices[i].position[k]);
+            hi[k] = fmax(hi[k], m->vertices[i].position[k]);
+        }
+    for (int k = 0; k < 3; k++)
+        size += (hi[k] - lo[k]) * (hi[k] - lo[k]);
+    size = sqrt(size);
+    plush_vmd_motion *v = plush_vmd_create();
+    assert_non_null(v);
+    v->bone_key_count = SHAKEN + 1;
+    v->bone_keys = plush_arena_array(plush_vmd_arena(v), SHAKEN + 1, sizeof *v->bone_keys);
+    assert_non_null(v->bone_keys);
+    for (uint32_t f = 0; f <= SHAKEN; f++) {
+        plush_vmd_bone_key *key = &v->bone_keys[f];
+        key->name = (plush_str){.s = "root", .len = 4};
+        key->frame = f;
+        key->translation[0] = f % 2 ? shake : 0.0f;
+        key->rotation[3] = 1;
+        pmx_fx_linear_curves(key->interpolation);
+    }
+    plush_diag d = pmx_fx_diag();
+    plush_scene *sc = NULL;
+    /* at 30 frames a second each frame is a key's */
+    pmx_fx_ok(plush_scene_create(&(plush_scene_desc){.model = m, .motion = v, .fps = 30}, &sc, &d), &d);
+    for (int f = 0; f <= SHAKEN; f++) {
+        pmx_fx_ok(plush_scene_step(sc, f, &d), &d);
+        plush_scene_soft_figures s;
+        plush_scene_soft(sc, &s, NULL);
+        assert_true(s.jitter_measured == (f >= 2));
+        if (f < 2)
+            continue;
+        if (f == SHAKEN)
+            print_message("      shaken by %.1f a frame: the author's way changes by %.3f%% of its size a frame, "
+                          "plush's %.3f%%\n",
+                          shake, 100 * s.author_jitter_share, 100 * s.jitter_share);
+        assert_float_equal(s.author_jitter_share, 2 * shake / size, 1e-4 * 2 * shake / size);
+        assert_true(s.jitter_share > 0.1 * 2 * shake / size);
+    }
+    for (int f = 40; f <= 42; f++) { /* a jump: physics reset; measured again two frames on */
+        pmx_fx_ok(plush_scene_step(sc, f, &d), &d);
+        plush_scene_soft_figures s;
+        plush_scene_soft(sc, &s, NULL);
+        assert_true(s.jitter_measured == (f == 42));
+        if (f == 42)
+            assert_true(s.author_jitter_share < 1e-6); /* still since frame 12 */
+    }
+    plush_scene_soft_summary u;
+    plush_scene_soft(sc, NULL, &u);
+    assert_int_equal(u.jitter_frames, SHAKEN - 1 + 1);
+    /* plush's part, held by its cage, shakes less than the bones while shaken: its worst frame against the
+     * author's is the still one after the jump */
+    assert_int_equal(u.worst_jitter_frame, 42);
+    assert_true(u.mean_author_jitter_share > 0.9 * 2 * shake / size * (SHAKEN - 1) / SHAKEN);
+    plush_scene_destroy(sc);
+    plush_vmd_free(v);
+    plush_pmx_free(m);
+}
+
 /* A destroy that hangs ends the suite with this message and a failing status, not a make test that
  * never returns. */
 static void destroy_hung(int sig)
@@ -911,6 +1000,7 @@ int main(void)
         cmocka_unit_test(test_thread_equals_inline),
         cmocka_unit_test(test_soft_figures_beside_physics),
         cmocka_unit_test(test_through_a_limb),
+        cmocka_unit_test(test_jitter),
         cmocka_unit_test(test_destroy_mid_run),
         cmocka_unit_test(test_character_at_rest_reads_zero),
     };
