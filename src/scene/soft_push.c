@@ -368,7 +368,8 @@ plush_status plush__soft_push_init(plush__soft_push *sp, plush__soft_measure *sm
         !sp->push || !sp->push_dir || !sp->rows || !sp->dirty || !sp->near || !sp->travel || !sp->total ||
         !sp->skin_clear || !sp->body_clear || !sp->side || !sp->side_body || !sp->side_frame || !sp->sum ||
         !sp->step || !sp->offset ||
-        !sp->kept || !sp->last || !sp->start || !sp->since || !sp->scale || !sp->moved || !sp->held || !sp->stopped || !sp->was_in || !sp->push_was ||
+        !sp->kept || !sp->last || !sp->start || !sp->since || !sp->scale || !sp->moved || !sp->held || !sp->stopped ||
+        !sp->was_in || !sp->push_was ||
         !sp->dir_was || !sp->step_was || !sp->scale_was || !sp->moved_was || !sp->in || !sp->listed ||
         !sp->carry_count || !sp->carry_triangle || !sp->carry_weight || !sp->mark || !find_twins(sp, arena) ||
         !take_carriers(sp, arena))
@@ -808,8 +809,8 @@ static void guard_steps(plush__soft_push *sp, const float (*positions)[3], size_
 
 /* The frame's pushing starts where the frame before's ended (a warm start): each triangle's offset after that
  * frame's passes, less how far a surface falls under the world's gravity from the frame after the rounds last
- * moved that triangle (sp->fall, g dt^2: k g dt^2 in the k-th frame without a push, (1 + 2 + ... + k) g dt^2 in
- * all). So a surface a limb pushed out and left comes back onto its cage as it would fall back, over a few frames,
+ * moved that triangle (sp->fall, g dt^2; sp->since, the frames since: none in the first frame after the push, then
+ * g dt^2, 2 g dt^2 ..., (k - 1) g dt^2 in the k-th, a free fall a frame late). So a surface a limb pushed out and left comes back onto its cage as it would fall back, over a few frames,
  * where a push started afresh each frame put it back at once and out again the next (a hem round a dancing leg,
  * moved about half as much as it moves from one frame to the next: docs/measured.md, "Jitter"); one the rounds
  * push every frame stays where they left it (falling from the frame of the push, it went back into the body a

@@ -50,8 +50,8 @@ typedef struct plush__soft_push {
     /* the warm start (soft_push.c's warm_start): */
     float (*last)[3];                   /* per triangle: the frame before's offset, all passes */
     bool last_ok;                       /* last holds a frame's */
-    double fall;                        /* how far a surface falls from rest under the world's gravity in a frame,
-                                           g dt^2 (0: no warm start) */
+    double fall;                        /* g dt^2: how much further a surface falling under the world's gravity
+                                           goes each frame than the frame before (0: no warm start) */
     float (*start)[3];                  /* per triangle: this frame's offset after the warm start */
     uint16_t *since;                    /* per triangle: the frames since a push last moved it */
     bool warming;                       /* the guard holds the warm start to the strain's limits alone (it is
