@@ -86,6 +86,12 @@ static int figures_csv(char *dst, size_t cap, const plush_quality_figures *f)
                     f->strain_p999, f->strain_max, f->strain_outside, f->crease_p99, f->crease_max, f->volume_ratio);
 }
 
+/* Two columns of figures measured only at some frames: empty where they are not. */
+static int pair_csv(char *dst, size_t cap, bool measured, double a, double b)
+{
+    return measured ? snprintf(dst, cap, ",%.6g,%.6g", a, b) : snprintf(dst, cap, ",,");
+}
+
 static void keep(quality_sink *q, const quality_slot *in, const plush_quality_figures *f,
                  const plush_quality_figures *c, double crossing);
 
@@ -179,21 +185,13 @@ static void keep(quality_sink *q, const quality_slot *in, const plush_quality_fi
                       in->soft.author_swing_share, in->soft.skin_share, in->soft.author_skin_share);
     else
         n += snprintf(line + n, sizeof line - (size_t)n, ",,,,");
-    if (in->has_soft && in->soft.author_surface)
-        n += snprintf(line + n, sizeof line - (size_t)n, ",%.6g,%.6g", in->soft.author_strain_p999,
-                      in->soft.author_strain_outside);
-    else
-        n += snprintf(line + n, sizeof line - (size_t)n, ",,");
-    if (in->has_soft && in->soft.through_measured)
-        n += snprintf(line + n, sizeof line - (size_t)n, ",%.6g,%.6g", in->soft.through_share,
-                      in->soft.author_through_share);
-    else
-        n += snprintf(line + n, sizeof line - (size_t)n, ",,");
-    if (in->has_soft && in->soft.jitter_measured)
-        n += snprintf(line + n, sizeof line - (size_t)n, ",%.6g,%.6g", in->soft.jitter_share,
-                      in->soft.author_jitter_share);
-    else
-        n += snprintf(line + n, sizeof line - (size_t)n, ",,");
+    const plush_scene_soft_figures *s = &in->soft;
+    n += pair_csv(line + n, sizeof line - (size_t)n, in->has_soft && s->author_surface, s->author_strain_p999,
+                  s->author_strain_outside);
+    n += pair_csv(line + n, sizeof line - (size_t)n, in->has_soft && s->through_measured, s->through_share,
+                  s->author_through_share);
+    n += pair_csv(line + n, sizeof line - (size_t)n, in->has_soft && s->jitter_measured, s->jitter_share,
+                  s->author_jitter_share);
     line[n++] = '\n';
     plush_buf_append(&q->csv, line, (size_t)n);
 }

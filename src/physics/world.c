@@ -795,3 +795,11 @@ double plush_world_dropped_time(const plush_world *world)
 {
     return world ? world->dropped : 0;
 }
+
+double plush_world_gravity(const plush_world *world)
+{
+    if (!world)
+        return 0;
+    const float *g = world->desc.gravity;
+    return sqrt((double)g[0] * g[0] + (double)g[1] * g[1] + (double)g[2] * g[2]);
+}

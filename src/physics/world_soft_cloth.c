@@ -469,8 +469,7 @@ plush_status plush__world_soft_cloth_init(soft_ctx *c, const plush_world_cloth *
         return sst;
     }
     /* B = rho g l^3: the bending length in the world's gravity */
-    const float *g = wm->world->desc.gravity;
-    double gravity = sqrt((double)g[0] * g[0] + (double)g[1] * g[1] + (double)g[2] * g[2]);
+    double gravity = plush_world_gravity(wm->world);
     double l = cloth->bending_length > 0 && isfinite(cloth->bending_length) ? cloth->bending_length : 0;
     double bending = density * (gravity > 0 ? gravity : 98.0) * l * l * l;
     /* no modulus given: as stiff as a substep resolves, a stretch wave crossing one mean edge a substep */

@@ -79,9 +79,8 @@ static double free_length(const world_soft *s)
  * length. */
 static double follow_shape_memory(const plush_world_model *wm, const world_soft *s)
 {
-    const float *g = wm->world->desc.gravity;
     double hz = wm->world->desc.physics_hz > 0 ? wm->world->desc.physics_hz : PLUSH_WORLD_DEFAULT_HZ;
-    double fall = sqrt((double)g[0] * g[0] + (double)g[1] * g[1] + (double)g[2] * g[2]) / (hz * hz);
+    double fall = plush_world_gravity(wm->world) / (hz * hz);
     double length = free_length(s);
     return length > 0 && fall > 0 ? fall / (PLUSH_SOFT_SETTLE_BAR * length + fall) : 0;
 }

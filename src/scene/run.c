@@ -349,12 +349,8 @@ plush_status plush_scene_create(const plush_scene_desc *desc, plush_scene **out,
         st = plush__soft_push_init(&sc->soft_push, &sc->soft_measure, sc->binding->binding, px->triangle_count, edge,
                                    &sc->arena, diag);
         sc->soft_push.triangles_only = desc->push_triangles_only;
-        /* the warm start's fall in a frame: the world's gravity (MMD's 98 units/s^2 when none is given) */
-        double g = sqrt((double)desc->world.gravity[0] * desc->world.gravity[0] +
-                        (double)desc->world.gravity[1] * desc->world.gravity[1] +
-                        (double)desc->world.gravity[2] * desc->world.gravity[2]);
-        g = desc->world.no_gravity ? 0 : g > 0 ? g : 98.0;
-        sc->soft_push.fall = g / ((double)sc->desc.fps * sc->desc.fps);
+        /* the warm start's fall: the world's gravity over a frame */
+        sc->soft_push.fall = plush_world_gravity(sc->world) / ((double)sc->desc.fps * sc->desc.fps);
     }
     if (st != PLUSH_OK) {
         plush_scene_destroy(sc);

@@ -174,8 +174,7 @@ plush_status plush__soft_measure_init(plush__soft_measure *sm, const plush_pmx_m
     bool got = true;
     for (int side = 0; side < 2; side++) {
         sm->prev_at[side] = plush_arena_array(arena, sampled, sizeof *sm->prev_at[side]);
-        for (int k = 0; k < 2; k++)
-            got = (sm->jitter_at[side][k] = plush_arena_array(arena, sampled, sizeof *sm->jitter_at[side][k])) && got;
+        got = (sm->before_prev[side] = plush_arena_array(arena, sampled, sizeof *sm->before_prev[side])) && got;
     }
     if (!sm->scratch || !sm->kin_scratch || !sm->bodies || !sm->poses || !sm->prev_poses || !sm->prev_at[0] ||
         !sm->prev_at[1] || !got)
@@ -335,7 +334,7 @@ static bool inside_body(const plush__soft_measure *sm, size_t i, const float p[3
  * posed at either frame), the straight way from where the vertex was to where it is passes through the body's
  * core and ends on its other side (plush__rigid_passed_through): a skirt's front left behind a leg that kicked
  * through it, which the skin's count reads as in front of the skin (of the leg's back). A vertex inside a body
- * at rest is not measured against it. Then keeps the side's vertices for the next frame. */
+ * at rest is not measured against it. */
 static void through_side(plush__soft_measure *sm, int slot, const float (*at)[3], plush__soft_side *out)
 {
     float(*prev)[3] = sm->prev_at[slot];
@@ -361,20 +360,18 @@ static void through_side(plush__soft_measure *sm, int slot, const float (*at)[3]
         }
         out->through += through;
         out->through_measured += measure;
-        memcpy(prev[j], p, sizeof prev[j]);
     }
-    sm->prev_ok[slot] = true;
 }
 
 /* How much one side's sampled vertices' ways change from the frame before to this one (jitter): each one's
  * |x(f) - 2 x(f-1) + x(f-2)| summed, on a frame that follows the two before by steps. Then keeps the side's
- * vertices for the next frame. */
+ * vertices for the next frame (this one's and the one before's: through_side's and this one's way since). */
 static void jitter_side(plush__soft_measure *sm, int slot, const float (*at)[3], plush__soft_side *out)
 {
     if (!sm->jitter_follows)
         sm->jitter_kept[slot] = 0;
     bool measure = sm->jitter_kept[slot] >= 2;
-    float(*one)[3] = sm->jitter_at[slot][0], (*two)[3] = sm->jitter_at[slot][1];
+    float(*one)[3] = sm->prev_at[slot], (*two)[3] = sm->before_prev[slot];
     double sum = 0;
     size_t n = 0;
     for (size_t i = 0, j = 0; i < sm->count; i += sm->sample_step, j++, n++) {
@@ -391,6 +388,7 @@ static void jitter_side(plush__soft_measure *sm, int slot, const float (*at)[3],
     out->jitter += sum;
     out->jitter_measured += measure ? n : 0;
     sm->jitter_kept[slot] += sm->jitter_kept[slot] < 2;
+    sm->prev_ok[slot] = true;
 }
 
 /* One side's figures -- slot 0 plush's positions, slot 1 the author's (bone skinning) -- against the visible
@@ -414,7 +412,7 @@ static void measure_side(plush__soft_measure *sm, int slot, const float (*at)[3]
     }
     if (sm->wm && sm->body_count)
         through_side(sm, slot, at, out);
-    jitter_side(sm, slot, at, out);
+    jitter_side(sm, slot, at, out); /* then keeps the side's vertices for the next frame */
 }
 
 /* The author's side, on its own thread while the proxy skins and pushes: bone skinning of the bound vertices

@@ -44,10 +44,10 @@ typedef struct plush__soft_measure {
     float (*prev_at[2])[3];            /* [side][sampled vertex] */
     bool prev_ok[2], prev_poses_ok;
     bool consecutive;                  /* the frame follows the one before by a step (the push's sides too) */
-    /* jitter: each side's sampled vertices at the two frames before ([side][0]: the one before), how many of
-     * those are kept (0..2), and whether the frame measured follows the one before (consecutive, as the
-     * measure's start took it: the scene sets consecutive for the next frame while this one is measured) */
-    float (*jitter_at[2][2])[3];
+    /* jitter: each side's sampled vertices at the frame before prev_at's, how many frames before are kept
+     * (0..2), and whether the frame measured follows the one before (consecutive, as the measure's start took
+     * it: the scene sets consecutive for the next frame while this one is measured) */
+    float (*before_prev[2])[3];
     int jitter_kept[2];
     bool jitter_follows;
     double *reach;                     /* and the radius about each one's origin that holds its shape */

@@ -741,6 +741,25 @@ static void test_soft_figures_beside_physics(void **state)
     plush_pmx_free(m);
 }
 
+/* A small plush of bone_count bones (0 "root", 1 "body" its child, the rest unnamed): a sphere of radius 1 on
+ * "body" (the bound part; its vertices first, their count into *sphere_vertices when not NULL) and an icosahedron
+ * cage of radius 1.4 on "root", its soft body pinned at its top. */
+static plush_pmx_model *pinned_plush(size_t bone_count, size_t *sphere_vertices)
+{
+    plush_pmx_model *m = mesh_fx_model(bone_count);
+    m->bones[0].name = pmx_fx_str(m, "root");
+    m->bones[1].name = pmx_fx_str(m, "body");
+    mesh_fx sphere = mesh_fx_uv_sphere(1.0f, 8, 12), cage = mesh_fx_icosahedron(1.4f);
+    mesh_fx_add_material(m, "body", &sphere, 1);
+    size_t mat = mesh_fx_add_material(m, "cage", &cage, 0);
+    if (sphere_vertices)
+        *sphere_vertices = sphere.vertex_count;
+    mesh_fx_free(&sphere);
+    mesh_fx_free(&cage);
+    scene_fx_pin_top(m, mat, mesh_fx_add_soft_body(m, (int32_t)mat, 0));
+    return m;
+}
+
 /* Through a limb: the small plush (its cage pinned at its top to "root") beside a fat capsule that follows
  * bone "arm", which leaps from one side of the plush to the other between frames 9 and 10 (6 units in a frame:
  * through it). At that frame both sides -- plush's and the author's bone skinning, neither of which the capsule
@@ -750,17 +769,9 @@ static void test_soft_figures_beside_physics(void **state)
 static void test_through_a_limb(void **state)
 {
     (void)state;
-    plush_pmx_model *m = mesh_fx_model(3);
-    m->bones[0].name = pmx_fx_str(m, "root");
-    m->bones[1].name = pmx_fx_str(m, "body");
+    plush_pmx_model *m = pinned_plush(3, NULL);
     m->bones[2].name = pmx_fx_str(m, "arm");
     m->bones[2].parent = 0;
-    mesh_fx sphere = mesh_fx_uv_sphere(1.0f, 8, 12), cage = mesh_fx_icosahedron(1.4f);
-    mesh_fx_add_material(m, "body", &sphere, 1);
-    size_t mat = mesh_fx_add_material(m, "cage", &cage, 0);
-    mesh_fx_free(&sphere);
-    mesh_fx_free(&cage);
-    scene_fx_pin_top(m, mat, mesh_fx_add_soft_body(m, (int32_t)mat, 0));
     plush_pmx_rigid_body *rb = pmx_fx_rigid_bodies(m, 1);
     rb->name = pmx_fx_str(m, "arm");
     rb->bone = 2;
@@ -823,16 +834,8 @@ static void test_jitter(void **state)
     (void)state;
     enum { SHAKEN = 12 };
     const float shake = 0.2f;
-    plush_pmx_model *m = mesh_fx_model(2);
-    m->bones[0].name = pmx_fx_str(m, "root");
-    m->bones[1].name = pmx_fx_str(m, "body");
-    mesh_fx sphere = mesh_fx_uv_sphere(1.0f, 8, 12), cage = mesh_fx_icosahedron(1.4f);
-    mesh_fx_add_material(m, "body", &sphere, 1);
-    size_t mat = mesh_fx_add_material(m, "cage", &cage, 0);
-    size_t sphere_vertices = sphere.vertex_count;
-    mesh_fx_free(&sphere);
-    mesh_fx_free(&cage);
-    scene_fx_pin_top(m, mat, mesh_fx_add_soft_body(m, (int32_t)mat, 0));
+    size_t sphere_vertices = 0;
+    plush_pmx_model *m = pinned_plush(2, &sphere_vertices);
     double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY}, size = 0;
     for (size_t i = 0; i < sphere_vertices; i++)
         for (int k = 0; k < 3; k++) {

@@ -65,6 +65,9 @@ plush_status plush_world_step(plush_world *world, float dt, plush_diag *diag);
 uint64_t plush_world_step_count(const plush_world *world);
 /* Simulated seconds dropped by the max_substeps guard since the world was created (0 normally). */
 double plush_world_dropped_time(const plush_world *world);
+/* The length of the world's gravity, its defaults applied (98 units/s^2 when none was given; 0 in a weightless
+ * world or with no world). */
+double plush_world_gravity(const plush_world *world);
 /* In/out: on input the animated bone globals (as handed to plush_world_set_bones); on output the bones
  * of mode-1 bodies take their body's pose and the bones of mode-2 bodies their body's rotation (with the
  * input position). Other bones are left as they were. driven (may be NULL) gets, per bone, whether a
