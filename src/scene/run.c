@@ -351,6 +351,7 @@ plush_status plush_scene_create(const plush_scene_desc *desc, plush_scene **out,
         sc->soft_push.triangles_only = desc->push_triangles_only;
         /* the warm start's fall: the world's gravity over a frame */
         sc->soft_push.fall = plush_world_gravity(sc->world) / ((double)sc->desc.fps * sc->desc.fps);
+        sc->soft_push.advance = 1.0;
     }
     if (st != PLUSH_OK) {
         plush_scene_destroy(sc);
@@ -588,6 +589,7 @@ plush_status plush_scene_step(plush_scene *sc, double frame, plush_diag *diag)
     double tb = now();
     bool measure = sc->binding && sc->soft_measure.count;
     sc->soft_measure.consecutive = follows; /* a vertex's way since the frame before is measured then */
+    sc->soft_push.advance = follows ? frame - sc->last_frame : 1.0; /* the push's warm start falls as far */
     if (measure) /* the author's skinning, on a second thread while the proxy skins and pushes */
         plush__soft_measure_begin(&sc->soft_measure, sc->anim, sc->wm ? (const float(*)[16])sc->kinematic : NULL,
                                   (const float(*)[3])sc->positions, (const float(*)[3])sc->normals);

@@ -810,7 +810,9 @@ static void guard_steps(plush__soft_push *sp, const float (*positions)[3], size_
 /* The frame's pushing starts where the frame before's ended (a warm start): each triangle's offset after that
  * frame's passes, less how far a surface falls under the world's gravity from the frame after the rounds last
  * moved that triangle (sp->fall, g dt^2; sp->since, the frames since: none in the first frame after the push, then
- * g dt^2, 2 g dt^2 ..., (k - 1) g dt^2 in the k-th, a free fall a frame late). So a surface a limb pushed out and left comes back onto its cage as it would fall back, over a few frames,
+ * g dt^2, 2 g dt^2 ..., (k - 1) g dt^2 in the k-th, a free fall a frame late; a step of h frames falls h times as
+ * far as a whole frame at the same time since, so stepping by fractions falls as far as by whole frames). So a
+ * surface a limb pushed out and left comes back onto its cage as it would fall back, over a few frames,
  * where a push started afresh each frame put it back at once and out again the next (a hem round a dancing leg,
  * moved about half as much as it moves from one frame to the next: docs/measured.md, "Jitter"); one the rounds
  * push every frame stays where they left it (falling from the frame of the push, it went back into the body a
@@ -824,7 +826,7 @@ static bool warm_start(plush__soft_push *sp, float (*positions)[3])
     for (size_t t = 0; t < sp->triangle_count; t++) {
         const float *o = sp->last[t];
         double len = sqrt((double)o[0] * o[0] + (double)o[1] * o[1] + (double)o[2] * o[2]);
-        double drop = sp->fall * sp->since[t], keep = len > drop ? 1 - drop / len : 0;
+        double drop = sp->fall * sp->since[t] * sp->advance, keep = len > drop ? 1 - drop / len : 0;
         bool moves = false;
         for (int k = 0; k < 3; k++) {
             sp->step[t][k] = (float)(keep * o[k]);
@@ -1167,11 +1169,12 @@ void plush__soft_push_frame(plush__soft_push *sp, plush_proxy_skin *skin, float 
         }
         bumped += seeds;
     }
-    /* the warm start's next: each triangle's offset, and the frames since the rounds last moved it */
+    /* the warm start's next: each triangle's offset, and the frames since the frame after the rounds last moved
+     * it (held once a fall has taken any offset back: a day of frames) */
     for (size_t t = 0; t < sp->triangle_count; t++) {
         bool more = memcmp(sp->offset[t], sp->start[t], sizeof sp->start[t]) != 0;
         bool falls = !more && sp->last_ok && sp->sm->consecutive;
-        sp->since[t] = falls ? (uint16_t)(sp->since[t] + (sp->since[t] < UINT16_MAX)) : 0;
+        sp->since[t] = falls ? fminf(sp->since[t] + (float)sp->advance, 2.6e6f) : 0.0f;
     }
     memcpy(sp->last, sp->offset, sp->triangle_count * sizeof *sp->last);
     sp->last_ok = true;

@@ -52,8 +52,10 @@ typedef struct plush__soft_push {
     bool last_ok;                       /* last holds a frame's */
     double fall;                        /* g dt^2: how much further a surface falling under the world's gravity
                                            goes each frame than the frame before (0: no warm start) */
+    double advance;                     /* the frames since the frame before (1 stepping whole frames; the
+                                           scene sets it) */
     float (*start)[3];                  /* per triangle: this frame's offset after the warm start */
-    uint16_t *since;                    /* per triangle: the frames since a push last moved it */
+    float *since;                       /* per triangle: the frames since the frame after a push last moved it */
     bool warming;                       /* the guard holds the warm start to the strain's limits alone (it is
                                            scaled within the slope as a whole) */
     float *scale;                       /* per triangle: the share of its step the guard lets through */

@@ -12,6 +12,7 @@
 #include "plush/scene_sink.h"
 #include "plush/vmd.h"
 #include "plush/sys/core.h"
+#include "scene/internal.h"
 #include "support/cli_run.h"
 #include "support/mesh_fixture.h"
 #include "support/pmx_fixture.h"
@@ -896,6 +897,79 @@ static void test_jitter(void **state)
     plush_pmx_free(m);
 }
 
+/* The push's warm start falls back as a surface under gravity, in time, however the scene is stepped: a fat
+ * capsule on bone "arm" comes into the small plush's side over the motion's first two frames (its sphere pushed
+ * out of it), stays a frame, and leaves over the next; the push's offsets, kept from frame to frame, go back to
+ * nothing over the frames after it as a fall would. Stepped by half frames (at 120 a second), they are back at
+ * nothing as many frames later within two, not in about 1 / sqrt(2) of the time, as falling a whole frame's worth
+ * at each half step would. */
+static int frames_to_fall(double step, int *pushed_frames)
+{
+    plush_pmx_model *m = pinned_plush(3, NULL);
+    m->bones[2].name = pmx_fx_str(m, "arm");
+    m->bones[2].parent = 0;
+    plush_pmx_rigid_body *rb = pmx_fx_rigid_bodies(m, 1);
+    rb->name = pmx_fx_str(m, "arm");
+    rb->bone = 2;
+    rb->mode = PLUSH_PMX_RIGID_FOLLOW_BONE;
+    rb->shape = PLUSH_PMX_RIGID_CAPSULE;
+    rb->size[0] = 0.6f, rb->size[1] = 3.0f;
+    rb->position[0] = -7.3f, rb->position[1] = 0, rb->position[2] = 0;
+    size_t triangles = 0;
+    for (size_t i = 0; i < m->material_count; i++)
+        triangles = m->materials[i].index_count / 3; /* the cage is the last material */
+    plush_vmd_motion *v = plush_vmd_create();
+    assert_non_null(v);
+    static const uint32_t at[4] = {0, 2, 3, 4};
+    v->bone_key_count = 4;
+    v->bone_keys = plush_arena_array(plush_vmd_arena(v), 4, sizeof *v->bone_keys);
+    assert_non_null(v->bone_keys);
+    for (int i = 0; i < 4; i++) {
+        plush_vmd_bone_key *key = &v->bone_keys[i];
+        key->name = (plush_str){.s = "arm", .len = 3};
+        key->frame = at[i];
+        key->translation[0] = i == 1 || i == 2 ? 6.0f : 0.0f; /* clear of it at rest */
+        key->rotation[3] = 1;
+        pmx_fx_linear_curves(key->interpolation);
+    }
+    plush_diag d = pmx_fx_diag();
+    plush_scene *sc = NULL;
+    pmx_fx_ok(plush_scene_create(&(plush_scene_desc){.model = m, .motion = v, .fps = 120}, &sc, &d), &d);
+    int back = -1;
+    *pushed_frames = 0;
+    for (int i = 0; back < 0 && i * step <= 120; i++) {
+        double f = i * step;
+        pmx_fx_ok(plush_scene_step(sc, f, &d), &d);
+        if (f != floor(f))
+            continue;
+        const float(*offsets)[3] = plush__scene_push_offsets(sc);
+        assert_non_null(offsets);
+        double most = 0;
+        for (size_t t = 0; t < triangles; t++)
+            most = fmax(most, sqrt((double)offsets[t][0] * offsets[t][0] + (double)offsets[t][1] * offsets[t][1] +
+                                   (double)offsets[t][2] * offsets[t][2]));
+        *pushed_frames += f >= 8 && f <= 12 && most > 0.05;
+        back = f > 16 && most == 0 ? (int)f : -1;
+    }
+    plush_scene_destroy(sc);
+    plush_vmd_free(v);
+    plush_pmx_free(m);
+    return back;
+}
+
+static void test_push_falls_back_in_time(void **state)
+{
+    (void)state;
+    int pushed_whole = 0, pushed_half = 0;
+    int whole = frames_to_fall(1.0, &pushed_whole), half = frames_to_fall(0.5, &pushed_half);
+    print_message("      pushed at %d and %d of frames 8-12; back on the cage at frame %d stepping whole frames, %d "
+                  "stepping halves (the capsule gone at 16)\n",
+                  pushed_whole, pushed_half, whole, half);
+    assert_true(pushed_whole == 5 && pushed_half == 5);
+    assert_true(whole > 16 + 4 && half > 16 + 4);
+    assert_true(abs(whole - half) <= 2);
+}
+
 /* A destroy that hangs ends the suite with this message and a failing status, not a make test that
  * never returns. */
 static void destroy_hung(int sig)
@@ -1004,6 +1078,7 @@ int main(void)
         cmocka_unit_test(test_soft_figures_beside_physics),
         cmocka_unit_test(test_through_a_limb),
         cmocka_unit_test(test_jitter),
+        cmocka_unit_test(test_push_falls_back_in_time),
         cmocka_unit_test(test_destroy_mid_run),
         cmocka_unit_test(test_character_at_rest_reads_zero),
     };
