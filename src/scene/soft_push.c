@@ -985,7 +985,7 @@ static bool push_rounds(plush__soft_push *sp, float (*positions)[3])
  * the largest of them (the largest of functions that tilt so tilts no more), along their directions' mean weighted
  * by the bumps, scaled by how far that mean is from nothing: two bumps pushing opposite ways (a skirt between two
  * legs) cancel where they meet instead of parting the surface there. A guard then holds every edge within
- * STRAIN_LIMIT and the moves of its two ends within the slope of each other (below). Rows deeper than the skin's
+ * STRAIN_LIMIT and turning by no more than the slope (below). Rows deeper than the skin's
  * pass reaches are left (the cage went through there), as are rows on an edge to a vertex no row is (it stays on
  * its bones). A row stands for its twins: they take its move at the frame's end. The candidates are
  * sp->queue[0 .. seeds); needs sp->bump_state, sp->bump_flag, sp->bump, sp->bump_dir, sp->bump_sum zero and
@@ -1057,10 +1057,15 @@ static size_t touch_up(plush__soft_push *sp, const float (*positions)[3], size_t
         sp->bump_sum[r] = 0;
     }
     /* The guard: where the bumps' directions turn (the skin curving under a collar) two rows may move by different
-     * amounts or ways. Both ends of an edge the moves take beyond STRAIN_LIMIT (and further than it was), or move
-     * apart by more than the slope of its length, have their moves halved, each up to GUARD_HALVINGS times, then
-     * dropped; until no edge is. Each look halves or drops a move, so that ends; should it take more looks than a
-     * move's halvings a few times over (a ripple through the bumps), every move of the frame is dropped. */
+     * amounts or ways. Both ends of an edge the moves take beyond STRAIN_LIMIT (and further than it was), or turn
+     * by more than the slope (its direction after the frame's passes against before them), have their moves
+     * halved, each up to GUARD_HALVINGS times, then dropped; until no edge is. A turn, not how far the two ends'
+     * moves lie apart: rows moved out along a curved skin's normals by one depth move apart along their edges,
+     * which only lengthens them (the strain's limit holds that) and bends nothing -- counted as a tilt, it held
+     * Luka's dress behind her thighs (a made-up dance: 30 of 40 rows still behind the skin after the touch-up had
+     * moved them, the slope 94% of the guard's halvings). Each look halves or drops a move, so that ends; should
+     * it take more looks than a move's halvings a few times over (a ripple through the bumps), every move of the
+     * frame is dropped. */
     for (int look = 0;; look++) {
         size_t beyond = 0;
         for (size_t j = 0; j < bumped; j++) {
@@ -1069,17 +1074,21 @@ static size_t touch_up(plush__soft_push *sp, const float (*positions)[3], size_t
             for (size_t e = sp->edge_first[r]; e < sp->edge_first[r + 1]; e++) {
                 uint32_t o = sp->edge_other[e];
                 const float *q = positions[sm->vertices[o]], *dq = sp->bump_dir[o];
-                double was = 0, now = 0, apart = 0;
+                double was = 0, now = 0, x0[3], x1[3];
                 for (int c = 0; c < 3; c++) {
                     double x = (double)q[c] - p[c], m = (double)dq[c] - dp[c];
-                    double frame = m + (double)sp->bumped_by[o][c] - sp->bumped_by[r][c]; /* with earlier passes' */
+                    x0[c] = x - ((double)sp->bumped_by[o][c] - sp->bumped_by[r][c]); /* before the frame's passes */
+                    x1[c] = x + m;
                     was += x * x;
-                    now += (x + m) * (x + m);
-                    apart += frame * frame;
+                    now += x1[c] * x1[c];
                 }
+                double turn[3] = {x0[1] * x1[2] - x0[2] * x1[1], x0[2] * x1[0] - x0[0] * x1[2],
+                                  x0[0] * x1[1] - x0[1] * x1[0]};
+                double along = x0[0] * x1[0] + x0[1] * x1[1] + x0[2] * x1[2];
+                double across = turn[0] * turn[0] + turn[1] * turn[1] + turn[2] * turn[2];
                 double rest = sp->edge_rest[e], most = STRAIN_LIMIT * rest, least = rest / STRAIN_LIMIT;
                 if ((now > most * most && now > was) || (now < least * least && now < was) ||
-                    apart > bend * bend * rest * rest) {
+                    (across > 0 && !(along > 0 && across <= bend * bend * along * along))) {
                     sp->bump_flag[r] = 1;
                     sp->bump_flag[o] = sp->bump_state[o] ? 1 : 0;
                     beyond++;
