@@ -1063,9 +1063,13 @@ static size_t touch_up(plush__soft_push *sp, const float (*positions)[3], size_t
      * moves lie apart: rows moved out along a curved skin's normals by one depth move apart along their edges,
      * which only lengthens them (the strain's limit holds that) and bends nothing -- counted as a tilt, it held
      * Luka's dress behind her thighs (a made-up dance: 30 of 40 rows still behind the skin after the touch-up had
-     * moved them, the slope 94% of the guard's halvings). Each look halves or drops a move, so that ends; should
-     * it take more looks than a move's halvings a few times over (a ripple through the bumps), every move of the
-     * frame is dropped. */
+     * moved them, the slope 94% of the guard's halvings). Each look halves or drops a move: an edge both of whose
+     * moves are dropped lies where the passes before left it, within the limits, so each edge beyond them has a
+     * move still to halve, and the looks end within GUARD_HALVINGS + 2 a moved row. A ripple through the bumps (a
+     * halved row's edge to its neighbour now beyond, and so on) takes its looks: given up after a few (24), every
+     * move of the frame dropped, Luka's dress and trims lay behind the skin at a frame's 80-100 rows, a few frames
+     * in a hundred (made-up dances 7-9: frames 2 points behind the skin over the author's 267 -> 245). Past that
+     * bound, which the looks cannot reach, every move of the frame would be dropped. */
     for (int look = 0;; look++) {
         size_t beyond = 0;
         for (size_t j = 0; j < bumped; j++) {
@@ -1097,7 +1101,7 @@ static size_t touch_up(plush__soft_push *sp, const float (*positions)[3], size_t
         }
         if (!beyond)
             break;
-        bool give_up = look >= 4 * (GUARD_HALVINGS + 2);
+        bool give_up = (size_t)look >= bumped * (GUARD_HALVINGS + 2);
         for (size_t j = 0; j < bumped; j++) {
             uint32_t r = sp->bumped[j];
             if (!sp->bump_flag[r] && !give_up)
