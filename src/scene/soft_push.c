@@ -71,6 +71,8 @@ enum { ROUNDS = 8, GUARD_HALVINGS = 4 };
 /* The touch-up's passes a frame at most (touch_up(); each brings fewer rows out than the one before: Luka's
  * dress on a made-up dance 3.10%, 2.75%, 2.59%, 2.54% behind the skin after one to four). */
 enum { TOUCH_UP_PASSES = 4 };
+/* The sweeps of the strain's limit over the rows' edges (limit_strain()). */
+enum { LIMIT_SWEEPS = 8 };
 /* The passes of a frame's pushing: out of the rigid bodies, out from behind the visible skin, and the detailed
  * surface's own edges brought back within the bar where the blend of the triangles' motions stretched them. */
 enum { PASS_BODY, PASS_SKIN, PASS_STRAIN };
@@ -1118,6 +1120,60 @@ static size_t touch_up(plush__soft_push *sp, const float (*positions)[3], size_t
     return bumped;
 }
 
+/* The strain's limit on the rows themselves, after the strain's pass (on a frame where it runs): an edge the
+ * rounds leave longer than STRAIN_LIMIT of its length (or shorter than its inverse) has its two ends moved toward
+ * (away from) each other along it until it is that long, each by half (a row on the rim, whose edge to a vertex on
+ * its bones would stretch instead, by none; its other end by all), over the rows' edges in turn, up to
+ * LIMIT_SWEEPS times or until none is (strain limiting as in cloth simulation: Provot's correction of
+ * over-stretched springs). Where both ends of an edge are carried alike no translation of the triangles shortens
+ * it: a strand's tip bound to the triangles of the one before it, stretched as the cage's links swing at their
+ * own limit (Luka's hair, p99.9 strain 1.50-1.57 at 11 frames of the long dance), 03's bob's crown squeezed (1.1%
+ * of its edges under 2/3 at a frame of a made-up dance). Like the touch-up's, these moves are the frame's, not the
+ * triangles' (none when triangles_only). The number of rows moved. */
+static size_t limit_strain(plush__soft_push *sp, float (*positions)[3])
+{
+    const uint32_t *vert = sp->sm->vertices;
+    size_t moved = 0;
+    for (int sweep = 0; sweep < LIMIT_SWEEPS; sweep++) {
+        size_t beyond = 0;
+        for (size_t r = 0; r < sp->sm->count; r++)
+            for (size_t e = sp->edge_first[r]; e < sp->edge_first[r + 1]; e++) {
+                uint32_t o = sp->edge_other[e];
+                if (o < r)
+                    continue; /* looked at from o */
+                float *p = positions[vert[r]], *q = positions[vert[o]];
+                double d[3], len = 0, most = STRAIN_LIMIT * sp->edge_rest[e], least = sp->edge_rest[e] / STRAIN_LIMIT;
+                for (int k = 0; k < 3; k++)
+                    d[k] = (double)q[k] - p[k], len += d[k] * d[k];
+                len = sqrt(len);
+                int ends = !sp->rim[r] + !sp->rim[o];
+                if (!(len > most || (len < least && len > 0)) || !ends || !isfinite(len))
+                    continue;
+                beyond++;
+                double share = (len - (len > most ? most : least)) / len / ends;
+                uint32_t row[2] = {r, o};
+                for (int j = 0; j < 2; j++) {
+                    if (sp->rim[row[j]])
+                        continue;
+                    float *at = j ? q : p;
+                    double sign = j ? -1.0 : 1.0;
+                    for (int k = 0; k < 3; k++) {
+                        float step = (float)(sign * share * d[k]);
+                        at[k] += step;
+                        sp->total[row[j]][k] += step;
+                    }
+                    moved += !sp->listed[row[j]];
+                    sp->listed[row[j]] = 1;
+                }
+            }
+        if (!beyond)
+            break;
+    }
+    if (moved)
+        memset(sp->listed, 0, sp->sm->count);
+    return moved;
+}
+
 void plush__soft_push_frame(plush__soft_push *sp, plush_proxy_skin *skin, float (*positions)[3],
                             const float (*normals)[3])
 {
@@ -1153,9 +1209,12 @@ void plush__soft_push_frame(plush__soft_push *sp, plush_proxy_skin *skin, float 
             if (sp->carry_count[r] && sp->in[r])
                 sp->queue[seeds++] = (uint32_t)r;
     }
+    size_t limited = 0;
     if (any_beyond(sp, (const float(*)[3])positions)) {
         sp->pass = PASS_STRAIN;
         pushed = push_rounds(sp, positions) || pushed;
+        if (!sp->triangles_only)
+            limited = limit_strain(sp, positions);
     }
     /* The touch-up's passes: at a row where bumps meet, their directions' mean brings it only part of the way
      * out; the next pass starts from where the last left the rows it moved (those still behind the skin are its
@@ -1191,7 +1250,7 @@ void plush__soft_push_frame(plush__soft_push *sp, plush_proxy_skin *skin, float 
     }
     memcpy(sp->last, sp->offset, sp->triangle_count * sizeof *sp->last);
     sp->last_ok = true;
-    if (!pushed && !bumped)
+    if (!pushed && !bumped && !limited)
         return;
     if (pushed)
         plush_proxy_skin_translate(skin, (const float(*)[3])sp->offset);
