@@ -987,7 +987,7 @@ static bool push_rounds(plush__soft_push *sp, float (*positions)[3])
  * the largest of them (the largest of functions that tilt so tilts no more), along their directions' mean weighted
  * by the bumps, scaled by how far that mean is from nothing: two bumps pushing opposite ways (a skirt between two
  * legs) cancel where they meet instead of parting the surface there. A guard then holds every edge within
- * STRAIN_LIMIT and turning by no more than the slope (below). Rows deeper than the skin's
+ * STRAIN_LIMIT and the moves of its two ends within the slope of each other (below). Rows deeper than the skin's
  * pass reaches are left (the cage went through there), as are rows on an edge to a vertex no row is (it stays on
  * its bones). A row stands for its twins: they take its move at the frame's end. The candidates are
  * sp->queue[0 .. seeds); needs sp->bump_state, sp->bump_flag, sp->bump, sp->bump_dir, sp->bump_sum zero and
@@ -1059,19 +1059,17 @@ static size_t touch_up(plush__soft_push *sp, const float (*positions)[3], size_t
         sp->bump_sum[r] = 0;
     }
     /* The guard: where the bumps' directions turn (the skin curving under a collar) two rows may move by different
-     * amounts or ways. Both ends of an edge the moves take beyond STRAIN_LIMIT (and further than it was), or turn
-     * by more than the slope (its direction after the frame's passes against before them), have their moves
-     * halved, each up to GUARD_HALVINGS times, then dropped; until no edge is. A turn, not how far the two ends'
-     * moves lie apart: rows moved out along a curved skin's normals by one depth move apart along their edges,
-     * which only lengthens them (the strain's limit holds that) and bends nothing -- counted as a tilt, it held
-     * Luka's dress behind her thighs (a made-up dance: 30 of 40 rows still behind the skin after the touch-up had
-     * moved them, the slope 94% of the guard's halvings). Each look halves or drops a move: an edge both of whose
-     * moves are dropped lies where the passes before left it, within the limits, so each edge beyond them has a
-     * move still to halve, and the looks end within GUARD_HALVINGS + 2 a moved row. A ripple through the bumps (a
-     * halved row's edge to its neighbour now beyond, and so on) takes its looks: given up after a few (24), every
-     * move of the frame dropped, Luka's dress and trims lay behind the skin at a frame's 80-100 rows, a few frames
-     * in a hundred (made-up dances 7-9: frames 2 points behind the skin over the author's 267 -> 245). Past that
-     * bound, which the looks cannot reach, every move of the frame would be dropped. */
+     * amounts or ways. Both ends of an edge the moves take beyond STRAIN_LIMIT (and further than it was), or move
+     * apart by more than the slope of its length, have their moves halved, each up to GUARD_HALVINGS times, then
+     * dropped; until no edge is. (Held to the edge's turn instead, how far its ends' moves part along it let free,
+     * twice as many frames of Luka's dress and trims came within the skin bar, but a layer under her dress showed
+     * through it in small pale shards at her waist, which the skin figure, counting the dress's vertices, does not
+     * see: docs/measured.md, "The touch-up's looks".) Each look halves or drops a move: an edge both of whose moves
+     * are dropped lies where the passes before left it, within the limits, so each edge beyond them has a move
+     * still to halve, and the looks end within GUARD_HALVINGS + 2 a moved row. A ripple through the bumps (a halved
+     * row's edge to its neighbour now beyond, and so on) takes its looks: given up after a few (24), every move of
+     * the frame dropped, Luka's dress and trims lay behind the skin at a frame's 80-100 rows, a few frames in a
+     * hundred. Past that bound, which the looks cannot reach, every move of the frame would be dropped. */
     for (int look = 0;; look++) {
         size_t beyond = 0;
         for (size_t j = 0; j < bumped; j++) {
@@ -1080,21 +1078,17 @@ static size_t touch_up(plush__soft_push *sp, const float (*positions)[3], size_t
             for (size_t e = sp->edge_first[r]; e < sp->edge_first[r + 1]; e++) {
                 uint32_t o = sp->edge_other[e];
                 const float *q = positions[sm->vertices[o]], *dq = sp->bump_dir[o];
-                double was = 0, now = 0, x0[3], x1[3];
+                double was = 0, now = 0, apart = 0;
                 for (int c = 0; c < 3; c++) {
                     double x = (double)q[c] - p[c], m = (double)dq[c] - dp[c];
-                    x0[c] = x - ((double)sp->bumped_by[o][c] - sp->bumped_by[r][c]); /* before the frame's passes */
-                    x1[c] = x + m;
+                    double frame = m + (double)sp->bumped_by[o][c] - sp->bumped_by[r][c]; /* with earlier passes' */
                     was += x * x;
-                    now += x1[c] * x1[c];
+                    now += (x + m) * (x + m);
+                    apart += frame * frame;
                 }
-                double turn[3] = {x0[1] * x1[2] - x0[2] * x1[1], x0[2] * x1[0] - x0[0] * x1[2],
-                                  x0[0] * x1[1] - x0[1] * x1[0]};
-                double along = x0[0] * x1[0] + x0[1] * x1[1] + x0[2] * x1[2];
-                double across = turn[0] * turn[0] + turn[1] * turn[1] + turn[2] * turn[2];
                 double rest = sp->edge_rest[e], most = STRAIN_LIMIT * rest, least = rest / STRAIN_LIMIT;
                 if ((now > most * most && now > was) || (now < least * least && now < was) ||
-                    (across > 0 && !(along > 0 && across <= bend * bend * along * along))) {
+                    apart > bend * bend * rest * rest) {
                     sp->bump_flag[r] = 1;
                     sp->bump_flag[o] = sp->bump_state[o] ? 1 : 0;
                     beyond++;
