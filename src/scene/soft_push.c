@@ -41,7 +41,10 @@
  * edge. An edge squeezed under the bar's 2/3 has its ends pushed apart the same way, by half of what it lacks of
  * 1 / STRAIN_LIMIT, on a frame where the pass runs: one with an edge beyond the bar's strain, or with more squeezed
  * edges than half the share the bar allows outside it. A row in a body or behind the skin counts as in and pulls
- * nothing, so a round that pulls the surface into either is undone, and the edge stays as it is.
+ * nothing, so a round that pulls the surface into either is undone, and the edge stays as it is. After it, in a
+ * run that exports no bake, the strain's limit moves the rows themselves (limit_strain()): an edge still beyond
+ * STRAIN_LIMIT has its ends moved along it to that length, which reaches an edge both of whose ends the same
+ * triangles carry.
  *
  * Last, the touch-up (touch_up()): the rows the skin's pass leaves behind the skin -- where a triangle carries rows
  * that go other ways, its step, their mean, brings few of them out (Luka's dress at her waist and hips, where the
