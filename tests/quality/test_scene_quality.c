@@ -761,6 +761,38 @@ static plush_pmx_model *pinned_plush(size_t bone_count, size_t *sphere_vertices)
     return m;
 }
 
+/* The small plush (pinned_plush, three bones) beside an upright capsule 3 long of the given radius on bone "arm",
+ * a child of "root", at x at rest; *motion keys "arm" at the four frames at, along x by shift (linear curves). */
+static plush_pmx_model *plush_beside_arm(float radius, float x, const uint32_t at[4], const float shift[4],
+                                         plush_vmd_motion **motion)
+{
+    plush_pmx_model *m = pinned_plush(3, NULL);
+    m->bones[2].name = pmx_fx_str(m, "arm");
+    m->bones[2].parent = 0;
+    plush_pmx_rigid_body *rb = pmx_fx_rigid_bodies(m, 1);
+    rb->name = pmx_fx_str(m, "arm");
+    rb->bone = 2;
+    rb->mode = PLUSH_PMX_RIGID_FOLLOW_BONE;
+    rb->shape = PLUSH_PMX_RIGID_CAPSULE;
+    rb->size[0] = radius, rb->size[1] = 3.0f;
+    rb->position[0] = x, rb->position[1] = 0, rb->position[2] = 0;
+    plush_vmd_motion *v = plush_vmd_create();
+    assert_non_null(v);
+    v->bone_key_count = 4;
+    v->bone_keys = plush_arena_array(plush_vmd_arena(v), 4, sizeof *v->bone_keys);
+    assert_non_null(v->bone_keys);
+    for (int i = 0; i < 4; i++) {
+        plush_vmd_bone_key *key = &v->bone_keys[i];
+        key->name = (plush_str){.s = "arm", .len = 3};
+        key->frame = at[i];
+        key->translation[0] = shift[i];
+        key->rotation[3] = 1;
+        pmx_fx_linear_curves(key->interpolation);
+    }
+    *motion = v;
+    return m;
+}
+
 /* Through a limb: the small plush (its cage pinned at its top to "root") beside a fat capsule that follows
  * bone "arm", which leaps from one side of the plush to the other between frames 9 and 10 (6 units in a frame:
  * through it). At that frame both sides -- plush's and the author's bone skinning, neither of which the capsule
@@ -770,30 +802,10 @@ static plush_pmx_model *pinned_plush(size_t bone_count, size_t *sphere_vertices)
 static void test_through_a_limb(void **state)
 {
     (void)state;
-    plush_pmx_model *m = pinned_plush(3, NULL);
-    m->bones[2].name = pmx_fx_str(m, "arm");
-    m->bones[2].parent = 0;
-    plush_pmx_rigid_body *rb = pmx_fx_rigid_bodies(m, 1);
-    rb->name = pmx_fx_str(m, "arm");
-    rb->bone = 2;
-    rb->mode = PLUSH_PMX_RIGID_FOLLOW_BONE;
-    rb->shape = PLUSH_PMX_RIGID_CAPSULE;
-    rb->size[0] = 1.0f, rb->size[1] = 3.0f; /* upright, its core 0.5 about its axis */
-    rb->position[0] = -3, rb->position[1] = 0, rb->position[2] = 0;
-    plush_vmd_motion *v = plush_vmd_create();
-    assert_non_null(v);
     static const uint32_t at[4] = {0, 9, 10, 30};
-    v->bone_key_count = 4;
-    v->bone_keys = plush_arena_array(plush_vmd_arena(v), 4, sizeof *v->bone_keys);
-    assert_non_null(v->bone_keys);
-    for (int i = 0; i < 4; i++) {
-        plush_vmd_bone_key *key = &v->bone_keys[i];
-        key->name = (plush_str){.s = "arm", .len = 3};
-        key->frame = at[i];
-        key->translation[0] = i >= 2 ? 6.0f : 0.0f;
-        key->rotation[3] = 1;
-        pmx_fx_linear_curves(key->interpolation);
-    }
+    static const float shift[4] = {0, 0, 6, 6};
+    plush_vmd_motion *v = NULL;
+    plush_pmx_model *m = plush_beside_arm(1.0f, -3.0f, at, shift, &v); /* its core 0.5 about its axis */
     plush_diag d = pmx_fx_diag();
     plush_scene *sc = NULL;
     pmx_fx_ok(plush_scene_create(&(plush_scene_desc){.model = m, .motion = v}, &sc, &d), &d);
@@ -905,33 +917,13 @@ static void test_jitter(void **state)
  * at each half step would. */
 static int frames_to_fall(double step, int *pushed_frames)
 {
-    plush_pmx_model *m = pinned_plush(3, NULL);
-    m->bones[2].name = pmx_fx_str(m, "arm");
-    m->bones[2].parent = 0;
-    plush_pmx_rigid_body *rb = pmx_fx_rigid_bodies(m, 1);
-    rb->name = pmx_fx_str(m, "arm");
-    rb->bone = 2;
-    rb->mode = PLUSH_PMX_RIGID_FOLLOW_BONE;
-    rb->shape = PLUSH_PMX_RIGID_CAPSULE;
-    rb->size[0] = 0.6f, rb->size[1] = 3.0f;
-    rb->position[0] = -7.3f, rb->position[1] = 0, rb->position[2] = 0;
+    static const uint32_t at[4] = {0, 2, 3, 4};
+    static const float shift[4] = {0, 6, 6, 0}; /* clear of it at rest */
+    plush_vmd_motion *v = NULL;
+    plush_pmx_model *m = plush_beside_arm(0.6f, -7.3f, at, shift, &v);
     size_t triangles = 0;
     for (size_t i = 0; i < m->material_count; i++)
         triangles = m->materials[i].index_count / 3; /* the cage is the last material */
-    plush_vmd_motion *v = plush_vmd_create();
-    assert_non_null(v);
-    static const uint32_t at[4] = {0, 2, 3, 4};
-    v->bone_key_count = 4;
-    v->bone_keys = plush_arena_array(plush_vmd_arena(v), 4, sizeof *v->bone_keys);
-    assert_non_null(v->bone_keys);
-    for (int i = 0; i < 4; i++) {
-        plush_vmd_bone_key *key = &v->bone_keys[i];
-        key->name = (plush_str){.s = "arm", .len = 3};
-        key->frame = at[i];
-        key->translation[0] = i == 1 || i == 2 ? 6.0f : 0.0f; /* clear of it at rest */
-        key->rotation[3] = 1;
-        pmx_fx_linear_curves(key->interpolation);
-    }
     plush_diag d = pmx_fx_diag();
     plush_scene *sc = NULL;
     pmx_fx_ok(plush_scene_create(&(plush_scene_desc){.model = m, .motion = v, .fps = 120}, &sc, &d), &d);
