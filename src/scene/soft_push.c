@@ -1239,7 +1239,7 @@ void plush__soft_push_frame(plush__soft_push *sp, plush_proxy_skin *skin, float 
         bumped += seeds;
     }
     /* the warm start's next: each triangle's offset, and the frames since the frame after the rounds last moved
-     * it (held once a fall has taken any offset back: a day of frames) */
+     * it (counted up to a day's frames at 30 a second, long after any offset has fallen back) */
     for (size_t t = 0; t < sp->triangle_count; t++) {
         bool more = memcmp(sp->offset[t], sp->start[t], sizeof sp->start[t]) != 0;
         bool falls = !more && sp->last_ok && sp->sm->consecutive;
