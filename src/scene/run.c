@@ -351,7 +351,6 @@ plush_status plush_scene_create(const plush_scene_desc *desc, plush_scene **out,
         sc->soft_push.triangles_only = desc->push_triangles_only;
         /* the warm start's fall: the world's gravity over a frame */
         sc->soft_push.fall = plush_world_gravity(sc->world) / ((double)sc->desc.fps * sc->desc.fps);
-        sc->soft_push.advance = 1.0;
     }
     if (st != PLUSH_OK) {
         plush_scene_destroy(sc);

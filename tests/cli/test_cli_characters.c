@@ -227,6 +227,15 @@ static void test_choker_and_hair_bodies(void **state)
     luka_part_runs_clean("材質10", "choker", NULL);
 }
 
+/* Skips the test, saying so, when the model or the long dance is absent. */
+static void skip_without_long_dance(const char *model)
+{
+    if (!characters_present(model) || !characters_present(LONG_DANCE)) {
+        print_message("skipped: %s or %s is absent\n", model, LONG_DANCE);
+        skip();
+    }
+}
+
 /* plush run MODEL --cage CAGE --motion MOTION [--frames FRAMES] [OPTION] --export quality into the temporary
  * folder's NAME, exit 0 expected: its quality.csv (free it). */
 static char *quality_of_run(const char *model, const char *cage, const char *motion, const char *frames,
@@ -276,10 +285,7 @@ static void test_bob_stays_a_bob(void **state)
 {
     (void)state;
     const char *model = DATA "characters/pmx_tailor/03_扱えるメッシュ_裾不均等.pmx";
-    if (!characters_present(model) || !characters_present(LONG_DANCE)) {
-        print_message("skipped: %s or %s is absent\n", model, LONG_DANCE);
-        skip();
-    }
+    skip_without_long_dance(model);
     enum { CAP = 1024 };
     static double offset[CAP], outside[CAP];
     size_t rows = two_columns(model, "N00_000_Hair_00_HAIR", LONG_DANCE, "120", "bob", "soft_offset_share", offset,
@@ -414,10 +420,7 @@ static void test_touch_up_out_from_behind_the_skin(void **state)
 {
     (void)state;
     const char *model = DATA "characters/blender_mmd_tools/巡音ルカ_f14b5a4.pmx";
-    if (!characters_present(model) || !characters_present(LONG_DANCE)) {
-        print_message("skipped: %s or %s is absent\n", model, LONG_DANCE);
-        skip();
-    }
+    skip_without_long_dance(model);
     enum { CAP = 64 };
     static double skin[2][CAP], author[CAP], over[2][CAP];
     const char *exports[2] = {"quality", "quality,pmx+vmd"};
@@ -478,10 +481,7 @@ static void test_stretched_edges_pulled_back(void **state)
 {
     (void)state;
     const char *model = DATA "mmd/blender2pmxem/sample_finish.pmx";
-    if (!characters_present(model) || !characters_present(LONG_DANCE)) {
-        print_message("skipped: %s or %s is absent\n", model, LONG_DANCE);
-        skip();
-    }
+    skip_without_long_dance(model);
     enum { CAP = 256 };
     static double p999[2][CAP];
     size_t rows[2];
@@ -511,10 +511,7 @@ static void test_strand_tips_held_to_the_limit(void **state)
 {
     (void)state;
     const char *model = DATA "characters/blender_mmd_tools/巡音ルカ_f14b5a4.pmx";
-    if (!characters_present(model) || !characters_present(LONG_DANCE)) {
-        print_message("skipped: %s or %s is absent\n", model, LONG_DANCE);
-        skip();
-    }
+    skip_without_long_dance(model);
     enum { CAP = 420 };
     static double p999[CAP];
     char *csv = quality_of_run(model, "材質3", LONG_DANCE, "410", NULL, "tips");
@@ -536,10 +533,7 @@ static void test_squeezed_edges_pushed_apart(void **state)
 {
     (void)state;
     const char *model = DATA "mmd/blender2pmxem/sample_finish.pmx";
-    if (!characters_present(model) || !characters_present(LONG_DANCE)) {
-        print_message("skipped: %s or %s is absent\n", model, LONG_DANCE);
-        skip();
-    }
+    skip_without_long_dance(model);
     enum { CAP = 1300 };
     static double outside[2][CAP], p999[2][CAP];
     size_t rows[2];
@@ -571,10 +565,7 @@ static void test_undone_round_taken_again(void **state)
 {
     (void)state;
     const char *model = DATA "characters/blender_mmd_tools/巡音ルカ_f14b5a4.pmx";
-    if (!characters_present(model) || !characters_present(LONG_DANCE)) {
-        print_message("skipped: %s or %s is absent\n", model, LONG_DANCE);
-        skip();
-    }
+    skip_without_long_dance(model);
     enum { CAP = 128 };
     static double mine[CAP], author[CAP], over[CAP], jitter[CAP], author_jitter[CAP];
     char *csv = quality_of_run(model, "材質8", LONG_DANCE, FRAMES, NULL, "undone_round");
