@@ -94,7 +94,7 @@ fi
 nonfinite() {
     awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) name[i] = $i; next }
         { for (i = 2; i <= NF; i++) if (name[i] !~ /volume/ &&
-                                        !(name[i] ~ /^(crossing|author_surface|through|author_through|jitter|author_jitter)/ && $i == "") &&
+                                        !(name[i] ~ /^(crossing|author_surface|through|author_through|jitter|author_jitter|show|author_show)/ && $i == "") &&
                                         $i !~ /^-?[0-9.]+(e[-+]?[0-9]+)?$/) {
               print name[i] "@" $1; exit } }' "$1"
 }

@@ -350,6 +350,14 @@ typedef struct plush_scene_soft_figures {
      * higher; measured only on a frame that follows the two before by steps */
     bool jitter_measured;
     double jitter_share, author_jitter_share;
+    /* The skin through the part: of the visible skin's vertices that lie under the part's faces at rest (behind
+     * them, within the skin's depth; about 256 of them, spread evenly), the share that lies in front
+     * of them at the frame -- the skin showing through the part where a face between its vertices dips behind
+     * it, which skin_share, counting the part's vertices, does not see -- and the same of the author's part
+     * (bone skinning with the author's physics) over the same skin; a point beyond the part's rim is not under
+     * it. Not measured without such faces or points. */
+    bool show_measured;
+    double show_share, author_show_share;
     /* The author's own surface of the part (its bound vertices bone-skinned with the author's physics): the
      * p99.9 edge strain and the share of edges outside [2/3, 3/2], as plush's surface is measured; both 0 when
      * not measured (the author gave the part no physics). Where they miss the surface bar's strain figures,
@@ -421,6 +429,14 @@ typedef struct plush_scene_soft_summary {
     double mean_jitter_share, mean_author_jitter_share;
     double worst_jitter_share, worst_author_jitter_share;
     int64_t worst_jitter_frame;
+    /* the skin through the part: the skin's points measured (under it at rest, sampled), the frames measured,
+     * the means of the two shares, the frame where plush's lies furthest above the author's (-1: none measured)
+     * with both shares there, and the frames where it lies more than PLUSH_SOFT_SKIN_FRAME_BAR above */
+    size_t show_points;
+    uint64_t show_frames, show_frames_over;
+    double mean_show_share, mean_author_show_share;
+    double worst_show_share, worst_author_show_share;
+    int64_t worst_show_frame;
 } plush_scene_soft_summary;
 
 /* Builds everything the mode needs (anim, motion binding, world, binding, proxy skin; in direct mode the

@@ -606,6 +606,24 @@ static void skin_line(const plush_scene_soft_summary *soft)
                  (unsigned long long)soft->skin_frames_over, 100 * PLUSH_SOFT_SKIN_FRAME_BAR);
 }
 
+/* The skin through the part, next to the author's model at the same frames: the skin's vertices under the part at
+ * rest that come out in front of its faces (plush_scene_soft_summary). Judged by the skin's bar. */
+static void show_line(const plush_scene_soft_summary *soft)
+{
+    if (soft->worst_show_frame < 0)
+        return;
+    double gap = soft->mean_show_share - soft->mean_author_show_share;
+    bool met = soft->show_frames_over == 0 && gap <= PLUSH_SOFT_SKIN_MEAN_BAR;
+    cli_line("  showing         the skin under the part at rest (%zu sampled vertices) shows through its faces on "
+             "average %.2f%%, the author's model %.2f%%; worst frame %lld: %.2f%% against %.2f%%; %s",
+             soft->show_points, 100 * soft->mean_show_share, 100 * soft->mean_author_show_share,
+             (long long)soft->worst_show_frame, 100 * soft->worst_show_share, 100 * soft->worst_author_show_share,
+             met ? "within the skin's bar" : soft->show_frames_over ? "over the skin's bar" : "over the skin's bar on average");
+    if (soft->show_frames_over)
+        cli_line("                  %llu frames where more shows than on the author's model by over %.0f points",
+                 (unsigned long long)soft->show_frames_over, 100 * PLUSH_SOFT_SKIN_FRAME_BAR);
+}
+
 /* How the soft part moves next to the author's own physics: its swing from the pose without physics against
  * the author's, and, standing still, where it settles against where the author's physics lets it hang. */
 static void behaviour_lines(const run_state *s, const plush_motion_stats *st, const plush_scene_soft_summary *u)
@@ -757,6 +775,7 @@ static void summary(const run_state *s, uint32_t frames, const plush_diag *diag)
                      100 * soft.worst_bones_inside_share, soft.worst_inside_depth, soft.deepest,
                      100 * soft.most_bones_inside_share);
         skin_line(&soft);
+        show_line(&soft);
         if (soft.worst_through_frame >= 0)
             cli_line("  through         of the %llu frames that follow the one before, %llu where part of it went "
                      "through a limb since (the author's model: %llu), on average %.2f%% of the vertices (the author's "

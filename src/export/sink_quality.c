@@ -78,7 +78,7 @@ static const char header[] =
     "cage_strain_p999,cage_strain_max,cage_strain_outside,cage_crease_p99,cage_crease_max,cage_volume_ratio,"
     "body_inside_share,body_inside_depth,bones_inside_share,soft_offset_share,surface_tear,over_bar,crossing_stretch_max,"
     "soft_swing_share,author_swing_share,skin_inside_share,author_skin_inside_share,author_surface_strain_p999,"
-    "author_surface_strain_outside,through_share,author_through_share,jitter_share,author_jitter_share\n";
+    "author_surface_strain_outside,through_share,author_through_share,jitter_share,author_jitter_share,show_share,author_show_share\n";
 
 static int figures_csv(char *dst, size_t cap, const plush_quality_figures *f)
 {
@@ -192,6 +192,8 @@ static void keep(quality_sink *q, const quality_slot *in, const plush_quality_fi
                   s->author_through_share);
     n += pair_csv(line + n, sizeof line - (size_t)n, in->has_soft && s->jitter_measured, s->jitter_share,
                   s->author_jitter_share);
+    n += pair_csv(line + n, sizeof line - (size_t)n, in->has_soft && s->show_measured, s->show_share,
+                  s->author_show_share);
     line[n++] = '\n';
     plush_buf_append(&q->csv, line, (size_t)n);
 }

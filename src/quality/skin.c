@@ -313,6 +313,7 @@ static double nearest_on_triangle(const float pf[3], const float af[3], const fl
     }
     double d1 = plush__dot3d(ab, ap), d2 = plush__dot3d(ac, ap);
     double u = 0, v = 0; /* the nearest point is a + u ab + v ac */
+    bool on_bc = false;  /* on edge bc: a's weight exactly 0, not 1 - u - v's rounding (the side there is the edge's) */
     if (d1 <= 0 && d2 <= 0) {
         u = v = 0;
     } else {
@@ -335,6 +336,7 @@ static double nearest_on_triangle(const float pf[3], const float af[3], const fl
             double t = (d4 - d3) + (d5 - d6);
             v = t != 0 ? (d4 - d3) / t : 0;
             u = 1 - v;
+            on_bc = true;
         } else {
             double sum = va + vb + vc;
             if (sum != 0) {
@@ -343,7 +345,7 @@ static double nearest_on_triangle(const float pf[3], const float af[3], const fl
             }
         }
     }
-    w[0] = 1 - u - v;
+    w[0] = on_bc ? 0 : 1 - u - v;
     w[1] = u;
     w[2] = v;
     double d2sum = 0;
@@ -454,7 +456,8 @@ static void nearest(const plush_quality_skin *s, const float p[3], uint32_t hint
  * vertex's triangles at a corner; on a closed surface it tells inside from outside wherever p lies, where
  * the normals interpolated at a corner or an edge could point away from p (a hair beside a fingertip read
  * 2.5 units behind the hand). */
-static double signed_distance(const plush_quality_skin *s, const float p[3], const hit *h, double normal[3])
+static double signed_distance(const plush_quality_skin *s, const float p[3], const hit *h, double normal[3],
+                              bool *beyond)
 {
     const uint32_t *tri = s->triangles[h->triangle];
     double q[3] = {0, 0, 0}, n[3] = {0, 0, 0};
@@ -492,6 +495,8 @@ static double signed_distance(const plush_quality_skin *s, const float p[3], con
     double dist = sqrt(h->d2);
     if (normal)
         memcpy(normal, n, sizeof n);
+    if (beyond)
+        *beyond = rim;
     return plush__dot3d(d, n) < 0 && !rim ? -dist : dist;
 }
 
@@ -693,7 +698,7 @@ plush_status plush_quality_skin_create(const float (*rest)[3], const float (*res
         if (triangle_count) {
             hit h;
             nearest(s, rest[points[i]], UINT32_MAX, s->depth2, &h);
-            keep = h.triangle == UINT32_MAX || signed_distance(s, rest[points[i]], &h, NULL) > touch;
+            keep = h.triangle == UINT32_MAX || signed_distance(s, rest[points[i]], &h, NULL, NULL) > touch;
         }
         s->measured[i] = keep;
     }
@@ -739,7 +744,7 @@ size_t plush_quality_skin_behind_range(plush_quality_skin *s, int slot, const fl
         s->last[slot][i] = h.triangle;
         if (h.triangle == UINT32_MAX)
             continue;
-        double d = signed_distance(s, p, &h, NULL);
+        double d = signed_distance(s, p, &h, NULL, NULL);
         if (d < 0) {
             behind++;
             deep = -d > deep ? -d : deep;
@@ -780,7 +785,7 @@ double plush_quality_skin_depth(plush_quality_skin *s, int slot, size_t i, const
         if (hint < s->triangle_count)
             try_triangle(s, hint, p, &h);
         if (h.triangle != UINT32_MAX) { /* not when p or the triangle is not finite */
-            double ahead = signed_distance(s, p, &h, NULL);
+            double ahead = signed_distance(s, p, &h, NULL, NULL);
             if (ahead >= margin)
                 return ahead * ahead < r2 ? -ahead : clear;
         }
@@ -791,12 +796,40 @@ double plush_quality_skin_depth(plush_quality_skin *s, int slot, size_t i, const
     if (h.triangle == UINT32_MAX)
         return clear;
     double n[3];
-    double d = signed_distance(s, p, &h, n), len = sqrt(plush__dot3d(n, n));
+    double d = signed_distance(s, p, &h, n, NULL), len = sqrt(plush__dot3d(n, n));
     if (!(d < 0) || !(len > 0))
         return -d;
     for (int k = 0; k < 3; k++)
         dir[k] = (float)(n[k] / len);
     return margin - d;
+}
+
+size_t plush_quality_skin_keep_near(plush_quality_skin *s, const float (*rest)[3])
+{
+    size_t kept = 0;
+    if (!s || !s->triangle_count) {
+        for (size_t i = 0; s && i < s->point_count; i++)
+            s->measured[i] = 0;
+        return 0;
+    }
+    const float(*positions)[3] = s->positions, (*normals)[3] = s->normals;
+    s->positions = rest; /* the rest pose, as create measured it: the tree's boxes were fitted to it there */
+    s->normals = NULL;
+    refit(s, rest);
+    refit_wide(s);
+    for (size_t i = 0; i < s->point_count; i++) {
+        if (!s->measured[i])
+            continue;
+        hit h;
+        nearest(s, rest[s->points[i]], UINT32_MAX, s->depth2, &h);
+        bool rim = true; /* beyond the rim: not under the skin, though in front of it */
+        if (h.triangle != UINT32_MAX)
+            signed_distance(s, rest[s->points[i]], &h, NULL, &rim);
+        s->measured[i] = !rim;
+        kept += s->measured[i];
+    }
+    s->positions = positions, s->normals = normals;
+    return kept;
 }
 
 size_t plush_quality_skin_measured(const plush_quality_skin *s, size_t step)

@@ -323,6 +323,7 @@ plush_status plush_scene_create(const plush_scene_desc *desc, plush_scene **out,
     sc->soft_summary.worst_skin_frame = -1;
     sc->soft_summary.worst_through_frame = -1;
     sc->soft_summary.worst_jitter_frame = -1;
+    sc->soft_summary.worst_show_frame = -1;
     sc->soft_summary.torn_frame = -1;
     if (st == PLUSH_OK && sc->binding)
         st = plush__soft_measure_init(&sc->soft_measure, sc->model, sc->binding->vertices, sc->binding->vertex_count,
@@ -341,6 +342,7 @@ plush_status plush_scene_create(const plush_scene_desc *desc, plush_scene **out,
     sc->soft_summary.skin_faces = sc->soft_measure.skin_faces;
     sc->soft_summary.skin_measured = plush_quality_skin_measured(sc->soft_measure.skin, sc->soft_measure.sample_step);
     sc->soft_summary.skin_left_out = plush_quality_skin_left_out(sc->soft_measure.skin, sc->soft_measure.sample_step);
+    sc->soft_summary.show_points = sc->soft_measure.cover_points;
     if (st == PLUSH_OK && sc->skin && !desc->no_push && !desc->bind.proxy.seed) {
         const plush_scene_proxy *px = &sc->binding->proxy;
         double edge = px->triangle_count ? plush__mean_edge(&px->nodes[0][0], sizeof px->nodes[0],
@@ -508,6 +510,18 @@ static void take_soft(plush_scene *sc)
             u->worst_through_share = f->through_share;
             u->worst_author_through_share = f->author_through_share;
             u->worst_through_frame = (int64_t)frame;
+        }
+    }
+    if (f->show_measured) {
+        double ws = 1.0 / (double)(u->show_frames + 1), gap = f->show_share - f->author_show_share;
+        u->mean_show_share += (f->show_share - u->mean_show_share) * ws;
+        u->mean_author_show_share += (f->author_show_share - u->mean_author_show_share) * ws;
+        u->show_frames++;
+        u->show_frames_over += gap > PLUSH_SOFT_SKIN_FRAME_BAR;
+        if (u->worst_show_frame < 0 || gap > u->worst_show_share - u->worst_author_show_share) {
+            u->worst_show_share = f->show_share;
+            u->worst_author_show_share = f->author_show_share;
+            u->worst_show_frame = (int64_t)frame;
         }
     }
     if (f->jitter_measured) {

@@ -4,6 +4,7 @@
  * how many lie behind the visible skin (the faces of the other materials) next to the author's skinning. */
 #include "scene/soft_measure.h"
 #include "core/common.h"
+#include "core/geom.h"
 #include "plush/sys/anim.h"
 #include "plush/sys/physics.h"
 #include "plush/sys/pmx.h"
@@ -17,6 +18,10 @@
 /* The offset is measured on at most this many bound vertices, evenly spread over them: it is a mean, and
  * skinning all of them twice would cost as much as the run's own skinning. */
 enum { OFFSET_SAMPLES = 1024 };
+/* The skin under the part is measured on about this many of its vertices: a point inside a skirt's tube has the
+ * whole ring of it about as near, so each search costs several of the part's; one point is 0.4% of them, a fifth
+ * of the bar's 2 points. */
+enum { COVER_SAMPLES = 256 };
 
 static double dist3(const float a[3], const float b[3])
 {
@@ -41,6 +46,73 @@ static double rest_size(const plush_pmx_model *m, const uint32_t *vertices, size
     return sqrt(d);
 }
 
+/* The skin through the part: its faces (every corner bound; in the materials no soft body is made of) wound
+ * against the model's normals, so the side under them is their front; the points, the visible skin's vertices
+ * that lie under them at rest within the skin's depth. A point that comes out in front of the part's faces
+ * shows through them (the part's vertices may all lie in front of the skin while a face between them dips
+ * behind it); beyond the part's rim it is not under the part, and not counted. */
+static plush_status cover_init(plush__soft_measure *sm, const plush_pmx_model *m, const bool *skin_vertex,
+                               double depth, plush_diag *diag)
+{
+    size_t nv = m->vertex_count, faces = 0, points = 0;
+    bool *bound = calloc(nv ? nv : 1, sizeof *bound);
+    uint32_t(*tris)[3] = malloc((m->index_count / 3 ? m->index_count / 3 : 1) * sizeof *tris);
+    uint32_t *pts = malloc((nv ? nv : 1) * sizeof *pts);
+    float(*rest)[3] = malloc((nv ? nv : 1) * sizeof *rest);
+    plush_status st = PLUSH_OK;
+    if (!bound || !tris || !pts || !rest) {
+        st = plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+        goto done;
+    }
+    for (size_t i = 0; i < sm->count; i++)
+        bound[sm->vertices[i]] = true;
+    for (size_t v = 0; v < nv; v++)
+        memcpy(rest[v], m->vertices[v].position, sizeof rest[v]);
+    size_t first = 0;
+    for (size_t mat = 0; mat < m->material_count; mat++) {
+        size_t c = m->materials[mat].index_count > 0 ? (size_t)m->materials[mat].index_count : 0;
+        for (size_t f = first; plush_pmx_material_soft_body(m, mat) < 0 && f + 3 <= first + c && f + 3 <= m->index_count;
+             f += 3) {
+            const uint32_t *ix = &m->indices[f];
+            if (!(ix[0] < nv && ix[1] < nv && ix[2] < nv && bound[ix[0]] && bound[ix[1]] && bound[ix[2]]))
+                continue;
+            double e0[3], e1[3], n[3], given = 0;
+            for (int k = 0; k < 3; k++)
+                e0[k] = (double)rest[ix[1]][k] - rest[ix[0]][k], e1[k] = (double)rest[ix[2]][k] - rest[ix[0]][k];
+            plush__cross3d(e0, e1, n);
+            for (int c3 = 0; c3 < 3; c3++)
+                for (int k = 0; k < 3; k++)
+                    given += n[k] * m->vertices[ix[c3]].normal[k];
+            tris[faces][0] = ix[0];
+            tris[faces][1] = given > 0 ? ix[2] : ix[1];
+            tris[faces][2] = given > 0 ? ix[1] : ix[2];
+            faces++;
+        }
+        first += c;
+    }
+    for (size_t v = 0; v < nv; v++)
+        if (skin_vertex[v] && !bound[v])
+            pts[points++] = (uint32_t)v;
+    if (!faces || !points)
+        goto done;
+    st = plush_quality_skin_create((const float(*)[3])rest, NULL, nv, (const uint32_t(*)[3])tris, faces, pts, points,
+                                   depth, &sm->cover, diag);
+    if (st != PLUSH_OK)
+        goto done;
+    size_t kept = plush_quality_skin_keep_near(sm->cover, (const float(*)[3])rest);
+    if (!kept) {
+        plush_quality_skin_destroy(sm->cover);
+        sm->cover = NULL;
+        goto done;
+    }
+    /* about COVER_SAMPLES of them, evenly over the skin's vertices under the part */
+    sm->cover_step = (kept + COVER_SAMPLES - 1) / COVER_SAMPLES;
+    sm->cover_points = plush_quality_skin_measured(sm->cover, sm->cover_step);
+done:
+    free(bound), free(tris), free(pts), free(rest);
+    return st;
+}
+
 /* The visible skin: the faces of the model's visible skin (plush__rigid_skin_vertices) that hold no bound vertex,
  * over every bound vertex (the push keeps them out of it; the measure looks at the sampled ones). */
 static plush_status skin_init(plush__soft_measure *sm, const plush_pmx_model *m, plush_diag *diag)
@@ -49,14 +121,9 @@ static plush_status skin_init(plush__soft_measure *sm, const plush_pmx_model *m,
     uint32_t(*tris)[3] = malloc((m->index_count / 3 ? m->index_count / 3 : 1) * sizeof *tris);
     float(*rest)[3] = malloc((nv ? nv : 1) * sizeof *rest);
     float(*normals)[3] = malloc((nv ? nv : 1) * sizeof *normals);
-    plush_status st = PLUSH_OK;
-    if (!tris || !rest || !normals) {
-        st = plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
-        goto done;
-    }
     bool *skin = malloc((nv ? nv : 1) * sizeof *skin);
-    if (!skin || !plush__rigid_skin_vertices(m, skin)) {
-        free(skin);
+    plush_status st = PLUSH_OK;
+    if (!tris || !rest || !normals || !skin || !plush__rigid_skin_vertices(m, skin)) {
         st = plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
         goto done;
     }
@@ -67,7 +134,6 @@ static plush_status skin_init(plush__soft_measure *sm, const plush_pmx_model *m,
         if (ix[0] < nv && ix[1] < nv && ix[2] < nv && skin[ix[0]] && skin[ix[1]] && skin[ix[2]])
             memcpy(tris[faces++], ix, sizeof tris[0]);
     }
-    free(skin);
     sm->skin_faces = faces;
     if (!faces)
         goto done;
@@ -85,10 +151,18 @@ static plush_status skin_init(plush__soft_measure *sm, const plush_pmx_model *m,
     }
     st = plush_quality_skin_create((const float(*)[3])rest, (const float(*)[3])normals, nv, (const uint32_t(*)[3])tris,
                                    faces, sm->vertices, sm->count, depth, &sm->skin, diag);
+    /* the skin's points under the part: the vertices of the skin's faces, as deep */
+    for (size_t v = 0; v < nv; v++)
+        skin[v] = false;
+    for (size_t f = 0; f < faces; f++)
+        skin[tris[f][0]] = skin[tris[f][1]] = skin[tris[f][2]] = true;
+    if (st == PLUSH_OK && depth > 0)
+        st = cover_init(sm, m, skin, depth, diag);
 done:
     free(tris);
     free(rest);
     free(normals);
+    free(skin);
     return st;
 }
 
@@ -100,6 +174,8 @@ void plush__soft_measure_fini(plush__soft_measure *sm)
     sm->measuring = false;
     plush_quality_skin_destroy(sm->skin);
     sm->skin = NULL;
+    plush_quality_skin_destroy(sm->cover);
+    sm->cover = NULL;
     plush_quality_destroy(sm->author_surface);
     sm->author_surface = NULL;
 }
@@ -402,6 +478,12 @@ static void measure_side(plush__soft_measure *sm, int slot, const float (*at)[3]
         out->measured += measured;
         out->skin_deepest = deepest > out->skin_deepest ? deepest : out->skin_deepest;
     }
+    if (sm->cover && sm->frame_at) { /* the part's faces where this side puts them, the skin where it is */
+        size_t measured = 0;
+        plush_quality_skin_pose(sm->cover, at, NULL);
+        out->showing += plush_quality_skin_behind(sm->cover, slot, sm->frame_at, sm->cover_step, &measured, NULL);
+        out->show_measured += measured;
+    }
     uint64_t near = 0;
     for (size_t i = 0; sm->wm && sm->body_count && i < sm->count; i++) {
         if (i % PLUSH__SOFT_MEASURE_BOX_RUN == 0) {
@@ -423,7 +505,7 @@ static void measure_side(plush__soft_measure *sm, int slot, const float (*at)[3]
 static void author_side(void *ctx)
 {
     plush__soft_measure *sm = ctx;
-    bool every = (sm->wm && sm->body_count) || sm->author_surface;
+    bool every = (sm->wm && sm->body_count) || sm->author_surface || sm->cover;
     for (size_t i = 0; i < sm->count; i += every ? 1 : sm->sample_step)
         plush_anim_skin(sm->anim, sm->vertices[i], 1, sm->scratch, NULL);
     if (sm->kinematic) {
@@ -454,6 +536,7 @@ void plush__soft_measure_begin(plush__soft_measure *sm, const plush_anim *anim, 
     plush__soft_measure_pose_bodies(sm);
     sm->anim = anim;
     sm->kinematic = kinematic;
+    sm->frame_at = positions;
     sm->author_running = true;
     plush__job_start(&sm->author_job, author_side, sm);
 }
@@ -485,6 +568,11 @@ static void measure_frame(void *ctx)
         out->skin_depth = mine.skin_deepest;
         out->skin_share = mine.measured ? (double)mine.behind / (double)mine.measured : 0;
         out->author_skin_share = mine.measured ? (double)author.behind / (double)mine.measured : 0;
+    }
+    if (mine.show_measured && author.show_measured) {
+        out->show_measured = true;
+        out->show_share = (double)mine.showing / (double)mine.show_measured;
+        out->author_show_share = (double)author.showing / (double)author.show_measured;
     }
     if (sm->wm && sm->body_count) {
         out->inside_share = (double)mine.inside / (double)sm->count;

@@ -22,6 +22,7 @@ typedef struct plush__soft_side {
                                          those measured (plush__rigid_passed_through) */
     double jitter;                    /* the sampled vertices' |x(f) - 2 x(f-1) + x(f-2)| summed, */
     size_t jitter_measured;           /* over so many (0: the frame does not follow two by steps) */
+    size_t showing, show_measured;    /* the skin's points under the part at rest that show in front of it */
 } plush__soft_side;
 
 typedef struct plush__soft_measure {
@@ -59,6 +60,11 @@ typedef struct plush__soft_measure {
     plush_quality_skin *skin;          /* the visible skin (faces of visible materials with no bound vertex),
                                           measured on the sampled bound vertices; NULL without such faces */
     size_t skin_faces;
+    /* the skin through the part: the part's faces wound inward, measured on the skin's vertices that lie under
+     * them at rest within the skin's depth (every cover_step-th of them); NULL without such faces or points */
+    plush_quality_skin *cover;
+    size_t cover_step, cover_points;
+    const float (*frame_at)[3];        /* the frame's positions as the measure's start took them: the skin's */
     plush_quality *author_surface;     /* the part's faces, measured on the author's skinning (the author's part
                                           moves: author_share at least PLUSH_SOFT_AUTHOR_MOVES_SHARE); NULL */
     bool skin_posed, bodies_posed;     /* the skin and the bodies were posed this frame (by the measure's start

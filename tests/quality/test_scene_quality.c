@@ -496,8 +496,8 @@ typedef struct ref_sink {
     old_quality *surface, *cage;
     char rows[64][512];
     double swing[64][4]; /* the swings and the skin shares */
-    char author_surface[64][160]; /* the author's surface strain, the through-a-limb and the jitter columns, as
-                                   * the file gives them */
+    char author_surface[64][200]; /* the author's surface strain, the through-a-limb, the jitter and the skin
+                                   * showing columns, as the file gives them */
     uint32_t frames;
 } ref_sink;
 
@@ -541,6 +541,12 @@ static plush_status ref_frame(plush_scene_sink *s, const plush_scene *scene, uin
     if (soft.jitter_measured)
         snprintf(r->author_surface[frame] + used, sizeof r->author_surface[frame] - used, ",%.6g,%.6g",
                  soft.jitter_share, soft.author_jitter_share);
+    else
+        snprintf(r->author_surface[frame] + used, sizeof r->author_surface[frame] - used, ",,");
+    used = strlen(r->author_surface[frame]);
+    if (soft.show_measured)
+        snprintf(r->author_surface[frame] + used, sizeof r->author_surface[frame] - used, ",%.6g,%.6g",
+                 soft.show_share, soft.author_show_share);
     else
         snprintf(r->author_surface[frame] + used, sizeof r->author_surface[frame] - used, ",,");
     r->frames = frame + 1;
@@ -659,7 +665,8 @@ static void test_soft_figures_beside_physics(void **state)
     static const char *const columns[] = {"body_inside_share", "body_inside_depth", "bones_inside_share",
                                           "soft_offset_share", "soft_swing_share", "author_swing_share",
                                           "skin_inside_share", "author_skin_inside_share", "through_share",
-                                          "author_through_share", "jitter_share", "author_jitter_share"};
+                                          "author_through_share", "jitter_share", "author_jitter_share",
+                                          "show_share", "author_show_share"};
     enum { COLUMNS = sizeof columns / sizeof columns[0] };
     plush_pmx_model *m = mesh_fx_plush();
     plush_diag d = pmx_fx_diag();
@@ -673,12 +680,15 @@ static void test_soft_figures_beside_physics(void **state)
         plush_scene_soft(alone, &s, NULL);
         double v[COLUMNS] = {s.inside_share, s.inside_depth,  s.bones_inside_share, s.offset_share,
                              s.swing_share,  s.author_swing_share, s.skin_share, s.author_skin_share,
-                             s.through_share, s.author_through_share, s.jitter_share, s.author_jitter_share};
+                             s.through_share, s.author_through_share, s.jitter_share, s.author_jitter_share,
+                             s.show_share, s.author_show_share};
         for (int c = 0; c < COLUMNS; c++) /* through a limb and jitter: empty where not measured (the first frames) */
             snprintf(want[f][c], sizeof want[f][c], "%.6g", v[c]);
-        for (int c = COLUMNS - 4; !s.through_measured && c < COLUMNS - 2; c++)
+        for (int c = COLUMNS - 6; !s.through_measured && c < COLUMNS - 4; c++)
             want[f][c][0] = '\0';
-        for (int c = COLUMNS - 2; !s.jitter_measured && c < COLUMNS; c++)
+        for (int c = COLUMNS - 4; !s.jitter_measured && c < COLUMNS - 2; c++)
+            want[f][c][0] = '\0';
+        for (int c = COLUMNS - 2; !s.show_measured && c < COLUMNS; c++)
             want[f][c][0] = '\0';
         assert_true(s.jitter_measured == (f >= 2));
         moved |= s.offset_share > 0 || s.swing_share > 0;
@@ -1033,23 +1043,29 @@ static void test_character_at_rest_reads_zero(void **state)
     size_t len = 0;
     char *csv = cli_read_all(path, &len);
     assert_non_null(csv);
-    int plush_col = cli_csv_column(csv, "skin_inside_share"), author_col = cli_csv_column(csv, "author_skin_inside_share");
-    assert_true(plush_col > 0 && author_col > plush_col);
-    /* frame 0's row: the fields at those columns */
-    const char *row = strchr(csv, '\n');
-    assert_non_null(row);
-    row++;
-    double value[2] = {-1, -1};
-    int col = 0;
-    for (const char *c = row; *c && *c != '\n'; col++) {
-        if (col == plush_col || col == author_col)
-            value[col == author_col] = strtod(c, NULL);
-        const char *comma = strchr(c, ',');
-        if (!comma)
-            break;
-        c = comma + 1;
+    /* behind the skin, and the skin under the hair showing through it (the head's skin under the hair) */
+    assert_non_null(strstr(r.out, "shows through its faces"));
+    static const char *const names[2][2] = {{"skin_inside_share", "author_skin_inside_share"},
+                                            {"show_share", "author_show_share"}};
+    for (int fig = 0; fig < 2; fig++) {
+        int plush_col = cli_csv_column(csv, names[fig][0]), author_col = cli_csv_column(csv, names[fig][1]);
+        assert_true(plush_col > 0 && author_col > plush_col);
+        /* frame 0's row: the fields at those columns */
+        const char *row = strchr(csv, '\n');
+        assert_non_null(row);
+        row++;
+        double value[2] = {-1, -1};
+        int col = 0;
+        for (const char *c = row; *c && *c != '\n'; col++) {
+            if (col == plush_col || col == author_col)
+                value[col == author_col] = strtod(c, NULL);
+            const char *comma = strchr(c, ',');
+            if (!comma)
+                break;
+            c = comma + 1;
+        }
+        assert_true(value[0] == 0 && value[1] == 0);
     }
-    assert_true(value[0] == 0 && value[1] == 0);
     free(csv);
     cli_result_free(&r);
 }
