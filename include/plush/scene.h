@@ -350,12 +350,12 @@ typedef struct plush_scene_soft_figures {
      * higher; measured only on a frame that follows the two before by steps */
     bool jitter_measured;
     double jitter_share, author_jitter_share;
-    /* The skin through the part: of the visible skin's vertices that lie under the part's faces at rest (behind
-     * them, within the skin's depth; about 256 of them, spread evenly), the share that lies in front
-     * of them at the frame -- the skin showing through the part where a face between its vertices dips behind
-     * it, which skin_share, counting the part's vertices, does not see -- and the same of the author's part
-     * (bone skinning with the author's physics) over the same skin; a point beyond the part's rim is not under
-     * it. Not measured without such faces or points. */
+    /* The skin through the part: of the visible skin's vertices the part covers at rest (the way out from one
+     * along its normal meets a face of the part within the skin's depth; about 256 of them, spread evenly), the
+     * share whose way out meets none at the frame -- the skin showing through the part where a face between its
+     * vertices dips behind it or a panel slides round a limb, which skin_share, counting the part's vertices,
+     * does not see -- and the same of the author's part (bone skinning with the author's physics) over the same
+     * skin. Not measured without such faces or points. */
     bool show_measured;
     double show_share, author_show_share;
     /* The author's own surface of the part (its bound vertices bone-skinned with the author's physics): the

@@ -804,32 +804,113 @@ double plush_quality_skin_depth(plush_quality_skin *s, int slot, size_t i, const
     return margin - d;
 }
 
-size_t plush_quality_skin_keep_near(plush_quality_skin *s, const float (*rest)[3])
+/* Whether the ray from o along unit d meets a triangle of the posed skin within length reach (either side of it):
+ * the binary tree's boxes by slabs, each triangle by Moller and Trumbore's test. */
+static bool ray_meets(const plush_quality_skin *s, const float o[3], const double d[3], double reach)
 {
-    size_t kept = 0;
-    if (!s || !s->triangle_count) {
-        for (size_t i = 0; s && i < s->point_count; i++)
-            s->measured[i] = 0;
+    double inv[3];
+    for (int k = 0; k < 3; k++)
+        inv[k] = 1.0 / d[k]; /* infinite along an axis the ray does not move on: the slab test still holds */
+    uint32_t stack[SEARCH_STACK];
+    size_t top = 0;
+    stack[top++] = 0;
+    while (top) {
+        const node *nd = &s->nodes[stack[--top]];
+        double near = 0, far = reach;
+        for (int k = 0; k < 3 && near <= far; k++) {
+            double a = (nd->lo[k] - (double)o[k]) * inv[k], b = (nd->hi[k] - (double)o[k]) * inv[k];
+            if (a > b) {
+                double t = a;
+                a = b, b = t;
+            }
+            if (!(a == a)) /* 0 * infinity: o on the slab's plane, moving along it */
+                a = -INFINITY, b = INFINITY;
+            near = a > near ? a : near;
+            far = b < far ? b : far;
+        }
+        if (!(near <= far))
+            continue;
+        if (!nd->count) {
+            if (top + 2 > SEARCH_STACK)
+                return false; /* not reached: the tree is at most 33 deep */
+            stack[top++] = nd->first;
+            stack[top++] = nd->first + 1;
+            continue;
+        }
+        for (uint32_t t = nd->first; t < nd->first + nd->count; t++) {
+            const float *a = s->positions[s->triangles[t][0]], *b = s->positions[s->triangles[t][1]],
+                        *c = s->positions[s->triangles[t][2]];
+            double e1[3], e2[3], q[3], r[3], w[3];
+            for (int k = 0; k < 3; k++)
+                e1[k] = (double)b[k] - a[k], e2[k] = (double)c[k] - a[k], w[k] = (double)o[k] - a[k];
+            plush__cross3d(d, e2, q);
+            double det = plush__dot3d(e1, q);
+            if (!(fabs(det) > 1e-18))
+                continue;
+            double u = plush__dot3d(w, q) / det;
+            if (!(u >= 0 && u <= 1))
+                continue;
+            plush__cross3d(w, e1, r);
+            double v = plush__dot3d(d, r) / det, at = plush__dot3d(e2, r) / det;
+            if (v >= 0 && u + v <= 1 && at > 0 && at <= reach)
+                return true;
+        }
+    }
+    return false;
+}
+
+/* Of the step-th points from first: those whose ray along their normal (at, normals: indexed by vertex) meets
+ * the posed skin within reach, or (covered false) does not; all, or only the measured ones. */
+static size_t count_covered(const plush_quality_skin *s, const float (*at)[3], const float (*normals)[3], size_t step,
+                            double reach, bool covered, bool measured_only, uint8_t *mark)
+{
+    size_t n = 0;
+    step = step ? step : 1;
+    for (size_t i = 0; i < s->point_count; i += step) {
+        if (measured_only && !s->measured[i])
+            continue;
+        const float *p = at[s->points[i]], *nf = normals[s->points[i]];
+        double d[3] = {nf[0], nf[1], nf[2]}, len = sqrt(plush__dot3d(d, d));
+        bool meets = false;
+        if (len > 0 && isfinite(len)) {
+            for (int k = 0; k < 3; k++)
+                d[k] /= len;
+            meets = ray_meets(s, p, d, reach);
+        }
+        if (mark)
+            mark[i] = meets;
+        n += meets == covered;
+    }
+    return n;
+}
+
+size_t plush_quality_skin_keep_covered(plush_quality_skin *s, const float (*rest)[3], const float (*rest_normals)[3],
+                                       double reach)
+{
+    if (!s)
+        return 0;
+    if (!s->triangle_count || !(reach > 0)) {
+        memset(s->measured, 0, s->point_count ? s->point_count : 1);
         return 0;
     }
     const float(*positions)[3] = s->positions, (*normals)[3] = s->normals;
-    s->positions = rest; /* the rest pose, as create measured it: the tree's boxes were fitted to it there */
+    s->positions = rest; /* the rest pose: the tree's boxes fitted to it there */
     s->normals = NULL;
     refit(s, rest);
     refit_wide(s);
-    for (size_t i = 0; i < s->point_count; i++) {
-        if (!s->measured[i])
-            continue;
-        hit h;
-        nearest(s, rest[s->points[i]], UINT32_MAX, s->depth2, &h);
-        bool rim = true; /* beyond the rim: not under the skin, though in front of it */
-        if (h.triangle != UINT32_MAX)
-            signed_distance(s, rest[s->points[i]], &h, NULL, &rim);
-        s->measured[i] = !rim;
-        kept += s->measured[i];
-    }
+    size_t kept = count_covered(s, rest, rest_normals, 1, reach, true, false, s->measured);
     s->positions = positions, s->normals = normals;
     return kept;
+}
+
+size_t plush_quality_skin_uncovered(const plush_quality_skin *s, const float (*at)[3], const float (*normals)[3],
+                                    size_t step, double reach, size_t *measured)
+{
+    if (measured)
+        *measured = plush_quality_skin_measured(s, step);
+    if (!s || !s->positions || !s->triangle_count)
+        return 0;
+    return count_covered(s, at, normals, step, reach, false, true, NULL);
 }
 
 size_t plush_quality_skin_measured(const plush_quality_skin *s, size_t step)

@@ -46,11 +46,10 @@ static double rest_size(const plush_pmx_model *m, const uint32_t *vertices, size
     return sqrt(d);
 }
 
-/* The skin through the part: its faces (every corner bound; in the materials no soft body is made of) wound
- * against the model's normals, so the side under them is their front; the points, the visible skin's vertices
- * that lie under them at rest within the skin's depth. A point that comes out in front of the part's faces
- * shows through them (the part's vertices may all lie in front of the skin while a face between them dips
- * behind it); beyond the part's rim it is not under the part, and not counted. */
+/* The skin through the part: its faces (every corner bound; in the materials no soft body is made of) as a cover
+ * over the visible skin's vertices: the ones whose way out along their normal meets a face of the part within the
+ * skin's depth at rest are measured, and one shows through the part at a frame when its way out meets none (a
+ * face between the part's vertices dipped behind it, a panel slid round a limb, an edge swung away). */
 static plush_status cover_init(plush__soft_measure *sm, const plush_pmx_model *m, const bool *skin_vertex,
                                double depth, plush_diag *diag)
 {
@@ -59,34 +58,26 @@ static plush_status cover_init(plush__soft_measure *sm, const plush_pmx_model *m
     uint32_t(*tris)[3] = malloc((m->index_count / 3 ? m->index_count / 3 : 1) * sizeof *tris);
     uint32_t *pts = malloc((nv ? nv : 1) * sizeof *pts);
     float(*rest)[3] = malloc((nv ? nv : 1) * sizeof *rest);
+    float(*normals)[3] = malloc((nv ? nv : 1) * sizeof *normals);
     plush_status st = PLUSH_OK;
-    if (!bound || !tris || !pts || !rest) {
+    if (!bound || !tris || !pts || !rest || !normals) {
         st = plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
         goto done;
     }
     for (size_t i = 0; i < sm->count; i++)
         bound[sm->vertices[i]] = true;
-    for (size_t v = 0; v < nv; v++)
+    for (size_t v = 0; v < nv; v++) {
         memcpy(rest[v], m->vertices[v].position, sizeof rest[v]);
+        memcpy(normals[v], m->vertices[v].normal, sizeof normals[v]);
+    }
     size_t first = 0;
     for (size_t mat = 0; mat < m->material_count; mat++) {
         size_t c = m->materials[mat].index_count > 0 ? (size_t)m->materials[mat].index_count : 0;
         for (size_t f = first; plush_pmx_material_soft_body(m, mat) < 0 && f + 3 <= first + c && f + 3 <= m->index_count;
              f += 3) {
             const uint32_t *ix = &m->indices[f];
-            if (!(ix[0] < nv && ix[1] < nv && ix[2] < nv && bound[ix[0]] && bound[ix[1]] && bound[ix[2]]))
-                continue;
-            double e0[3], e1[3], n[3], given = 0;
-            for (int k = 0; k < 3; k++)
-                e0[k] = (double)rest[ix[1]][k] - rest[ix[0]][k], e1[k] = (double)rest[ix[2]][k] - rest[ix[0]][k];
-            plush__cross3d(e0, e1, n);
-            for (int c3 = 0; c3 < 3; c3++)
-                for (int k = 0; k < 3; k++)
-                    given += n[k] * m->vertices[ix[c3]].normal[k];
-            tris[faces][0] = ix[0];
-            tris[faces][1] = given > 0 ? ix[2] : ix[1];
-            tris[faces][2] = given > 0 ? ix[1] : ix[2];
-            faces++;
+            if (ix[0] < nv && ix[1] < nv && ix[2] < nv && bound[ix[0]] && bound[ix[1]] && bound[ix[2]])
+                memcpy(tris[faces++], ix, sizeof tris[0]);
         }
         first += c;
     }
@@ -99,7 +90,7 @@ static plush_status cover_init(plush__soft_measure *sm, const plush_pmx_model *m
                                    depth, &sm->cover, diag);
     if (st != PLUSH_OK)
         goto done;
-    size_t kept = plush_quality_skin_keep_near(sm->cover, (const float(*)[3])rest);
+    size_t kept = plush_quality_skin_keep_covered(sm->cover, (const float(*)[3])rest, (const float(*)[3])normals, depth);
     if (!kept) {
         plush_quality_skin_destroy(sm->cover);
         sm->cover = NULL;
@@ -108,8 +99,9 @@ static plush_status cover_init(plush__soft_measure *sm, const plush_pmx_model *m
     /* about COVER_SAMPLES of them, evenly over the skin's vertices under the part */
     sm->cover_step = (kept + COVER_SAMPLES - 1) / COVER_SAMPLES;
     sm->cover_points = plush_quality_skin_measured(sm->cover, sm->cover_step);
+    sm->cover_reach = depth;
 done:
-    free(bound), free(tris), free(pts), free(rest);
+    free(bound), free(tris), free(pts), free(rest), free(normals);
     return st;
 }
 
@@ -478,10 +470,12 @@ static void measure_side(plush__soft_measure *sm, int slot, const float (*at)[3]
         out->measured += measured;
         out->skin_deepest = deepest > out->skin_deepest ? deepest : out->skin_deepest;
     }
-    if (sm->cover && sm->frame_at) { /* the part's faces where this side puts them, the skin where it is */
+    if (sm->cover && sm->frame_at && sm->frame_normals) { /* the part's faces where this side puts them, the skin
+                                                              * where it is */
         size_t measured = 0;
         plush_quality_skin_pose(sm->cover, at, NULL);
-        out->showing += plush_quality_skin_behind(sm->cover, slot, sm->frame_at, sm->cover_step, &measured, NULL);
+        out->showing += plush_quality_skin_uncovered(sm->cover, sm->frame_at, sm->frame_normals, sm->cover_step,
+                                                     sm->cover_reach, &measured);
         out->show_measured += measured;
     }
     uint64_t near = 0;
@@ -537,6 +531,7 @@ void plush__soft_measure_begin(plush__soft_measure *sm, const plush_anim *anim, 
     sm->anim = anim;
     sm->kinematic = kinematic;
     sm->frame_at = positions;
+    sm->frame_normals = normals;
     sm->author_running = true;
     plush__job_start(&sm->author_job, author_side, sm);
 }

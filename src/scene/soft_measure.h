@@ -60,11 +60,14 @@ typedef struct plush__soft_measure {
     plush_quality_skin *skin;          /* the visible skin (faces of visible materials with no bound vertex),
                                           measured on the sampled bound vertices; NULL without such faces */
     size_t skin_faces;
-    /* the skin through the part: the part's faces wound inward, measured on the skin's vertices that lie under
-     * them at rest within the skin's depth (every cover_step-th of them); NULL without such faces or points */
+    /* the skin through the part: the part's faces as a cover over the skin's vertices whose way out along their
+     * normal meets them within cover_reach (the skin's depth) at rest (every cover_step-th of them); NULL without
+     * such faces or points */
     plush_quality_skin *cover;
     size_t cover_step, cover_points;
-    const float (*frame_at)[3];        /* the frame's positions as the measure's start took them: the skin's */
+    double cover_reach;
+    const float (*frame_at)[3];        /* the frame's positions and normals as the measure's start took them: the */
+    const float (*frame_normals)[3];   /* skin's */
     plush_quality *author_surface;     /* the part's faces, measured on the author's skinning (the author's part
                                           moves: author_share at least PLUSH_SOFT_AUTHOR_MOVES_SHARE); NULL */
     bool skin_posed, bodies_posed;     /* the skin and the bodies were posed this frame (by the measure's start

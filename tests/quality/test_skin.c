@@ -187,40 +187,48 @@ static void test_side_from_the_surface(void **state)
     plush_quality_skin_destroy(skin);
 }
 
-/* A surface wound the other way, with no normals, covering points (plush_quality_skin_keep_near): a cloth square
- * facing down (its winding's normal -z) over a body point 0.3 below it, a point 0.3 above it, one below but beyond
- * its rim and one below beyond the depth bound. Only the one under it is measured; it counts when the square
- * sinks below it (the skin showing through the cloth) and not while it covers it, and a point that never lay
- * under it (the one above) is never counted though the cloth sinks far below it. */
+/* A surface as a cover over points (plush_quality_skin_keep_covered, _uncovered): a cloth square 0.3 above a body
+ * point facing up, a point beside the square, one beyond reach below it, and a second layer of the cloth (wound the
+ * other way, as a lock's inner side is) 0.1 below the first over the same point. Only the point under the square
+ * within reach is measured; it shows when the cloth sinks below it or slides off it, not while either layer
+ * covers it. */
 static void test_covered_points(void **state)
 {
     (void)state;
-    float pos[8][3] = {{0, 0, 0}, {0, 1, 0}, {1, 1, 0}, {1, 0, 0},     /* wound so its normal is -z */
-                       {0.5f, 0.5f, -0.3f}, {0.5f, 0.5f, 0.3f},       /* under it, above it */
-                       {2.5f, 0.5f, -0.3f}, {0.5f, 0.5f, -5.0f}};     /* beyond the rim, beyond the depth */
-    const uint32_t tris[2][3] = {{0, 1, 2}, {0, 2, 3}}, points[4] = {4, 5, 6, 7};
+    float pos[11][3] = {{0, 0, 0.3f}, {1, 0, 0.3f}, {1, 1, 0.3f}, {0, 1, 0.3f},      /* the outer layer */
+                        {0, 0, 0.2f}, {0, 1, 0.2f}, {1, 1, 0.2f}, {1, 0, 0.2f},      /* the inner, wound back */
+                        {0.5f, 0.5f, 0}, {2.5f, 0.5f, 0}, {0.5f, 0.5f, -5.0f}}; /* under, beside, far below */
+    float nrm[11][3] = {{0}};
+    for (int v = 0; v < 11; v++)
+        nrm[v][2] = 1;
+    const uint32_t tris[4][3] = {{0, 1, 2}, {0, 2, 3}, {4, 5, 6}, {4, 6, 7}}, points[3] = {8, 9, 10};
     plush_quality_skin *skin = NULL;
     plush_diag d = pmx_fx_diag();
-    pmx_fx_ok(plush_quality_skin_create((const float(*)[3])pos, NULL, 8, tris, 2, points, 4, 2.0, &skin, &d), &d);
-    /* create keeps the points in front (of the cloth's inner side: below it) and those beyond reach */
-    assert_int_equal(plush_quality_skin_measured(skin, 1), 3);
-    assert_int_equal(plush_quality_skin_keep_near(skin, (const float(*)[3])pos), 1);
+    pmx_fx_ok(plush_quality_skin_create((const float(*)[3])pos, NULL, 11, tris, 4, points, 3, 1.0, &skin, &d), &d);
+    assert_int_equal(plush_quality_skin_keep_covered(skin, (const float(*)[3])pos, (const float(*)[3])nrm, 1.0), 1);
     assert_int_equal(plush_quality_skin_measured(skin, 1), 1);
-    assert_int_equal(plush_quality_skin_left_out(skin, 1), 3);
+    assert_int_equal(plush_quality_skin_left_out(skin, 1), 2);
     plush_quality_skin_pose(skin, (const float(*)[3])pos, NULL);
-    assert_int_equal(plush_quality_skin_behind(skin, 0, (const float(*)[3])pos, 1, NULL, NULL), 0);
-    float sunk[8][3];
-    memcpy(sunk, pos, sizeof sunk);
-    for (int v = 0; v < 4; v++)
-        sunk[v][2] = -0.5f; /* the cloth below the body point: it shows through */
-    plush_quality_skin_pose(skin, (const float(*)[3])sunk, NULL);
     size_t measured = 0;
-    assert_int_equal(plush_quality_skin_behind(skin, 1, (const float(*)[3])pos, 1, &measured, NULL), 1);
+    assert_int_equal(plush_quality_skin_uncovered(skin, (const float(*)[3])pos, (const float(*)[3])nrm, 1, 1.0,
+                                                  &measured),
+                     0);
     assert_int_equal(measured, 1);
-    for (int v = 0; v < 4; v++)
-        sunk[v][2] = -0.1f; /* nearer the body, still over it */
-    plush_quality_skin_pose(skin, (const float(*)[3])sunk, NULL);
-    assert_int_equal(plush_quality_skin_behind(skin, 1, (const float(*)[3])pos, 1, NULL, NULL), 0);
+    float moved[11][3];
+    memcpy(moved, pos, sizeof moved);
+    for (int v = 4; v < 8; v++)
+        moved[v][2] = 0.5f; /* the inner layer above the outer: still covered, by both */
+    plush_quality_skin_pose(skin, (const float(*)[3])moved, NULL);
+    assert_int_equal(plush_quality_skin_uncovered(skin, (const float(*)[3])pos, (const float(*)[3])nrm, 1, 1.0, NULL), 0);
+    for (int v = 0; v < 8; v++)
+        moved[v][2] = -0.2f; /* the cloth sunk below the body point: it shows */
+    plush_quality_skin_pose(skin, (const float(*)[3])moved, NULL);
+    assert_int_equal(plush_quality_skin_uncovered(skin, (const float(*)[3])pos, (const float(*)[3])nrm, 1, 1.0, NULL), 1);
+    memcpy(moved, pos, sizeof moved);
+    for (int v = 0; v < 8; v++)
+        moved[v][0] += 2.0f; /* slid off it sideways */
+    plush_quality_skin_pose(skin, (const float(*)[3])moved, NULL);
+    assert_int_equal(plush_quality_skin_uncovered(skin, (const float(*)[3])pos, (const float(*)[3])nrm, 1, 1.0, NULL), 1);
     plush_quality_skin_destroy(skin);
 }
 

@@ -75,11 +75,17 @@ size_t plush_quality_skin_behind_range(plush_quality_skin *skin, int slot, const
 #define PLUSH_QUALITY_SKIN_RECHECK 8
 double plush_quality_skin_depth(plush_quality_skin *skin, int slot, size_t i, const float p[3], double margin,
                                 double reach, bool search, float dir[3]);
-/* Leaves out, of the points measured, those with no triangle within the depth bound at rest and those nearest the
- * skin's rim there (rest: the positions given at create; the next pose takes the skin from there): a point is then
- * measured only where it lay in front of the skin's faces, within the depth, at rest -- with the triangles wound the other way round (and rest_normals NULL), the points
- * a surface covers, which count as behind where they come out in front of it. How many are measured. */
-size_t plush_quality_skin_keep_near(plush_quality_skin *skin, const float (*rest)[3]);
+/* The skin as a cover over the points (a garment over the visible skin): a point is covered when the ray from it
+ * along its normal (outward, away from what it is the skin of) meets a triangle of the skin, either side, within
+ * reach. plush_quality_skin_keep_covered measures, from now on, the points covered at rest (rest and rest_normals:
+ * vertex_count each; the next pose takes the skin from there), whatever create kept, and says how many;
+ * plush_quality_skin_uncovered gives how many of every step-th point measured are not covered at the pose where
+ * at and normals put them (measured, when not NULL: how many were looked at). The two sides of a layered part
+ * cover alike. */
+size_t plush_quality_skin_keep_covered(plush_quality_skin *skin, const float (*rest)[3], const float (*rest_normals)[3],
+                                       double reach);
+size_t plush_quality_skin_uncovered(const plush_quality_skin *skin, const float (*at)[3], const float (*normals)[3],
+                                    size_t step, double reach, size_t *measured);
 /* Whether point i's turn for a full search in plush_quality_skin_depth is this pose. */
 bool plush_quality_skin_turn(const plush_quality_skin *skin, size_t i);
 /* Of every step-th point (0 or 1: all), those measured (not left out at rest) and those left out. */
