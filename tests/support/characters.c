@@ -235,6 +235,30 @@ void characters_run_case(const character_case *c, const char *dance, const char 
                      2);
     assert_true(fabs(said_skin - 100 * skin_mean) <= 0.006 && fabs(said_author_skin - 100 * author_skin_mean) <= 0.006);
     assert_true((strstr(r.out, "frames more than 2 points above the author's") != NULL) == (skin_over > 0));
+    /* the skin through the part: the file's frames where it is measured, and the summary's means of them */
+    static double show[CAP], author_show[CAP];
+    assert_int_equal(characters_column(csv, "show_share", show, CAP), rows);
+    assert_int_equal(characters_column(csv, "author_show_share", author_show, CAP), rows);
+    double show_mean = 0, author_show_mean = 0;
+    size_t shown = 0;
+    for (size_t i = 0; i < rows; i++) {
+        assert_true(isnan(show[i]) == isnan(author_show[i]));
+        if (isnan(show[i]))
+            continue;
+        assert_true(show[i] >= 0 && show[i] <= 1 && author_show[i] >= 0 && author_show[i] <= 1);
+        show_mean += show[i], author_show_mean += author_show[i], shown++;
+    }
+    const char *show_line = strstr(r.out, "\n  showing ");
+    assert_true((show_line != NULL) == (shown > 0));
+    if (show_line) {
+        double said_show = -1, said_author_show = -1;
+        assert_int_equal(sscanf(strstr(show_line, "shows through it on average"),
+                                "shows through it on average %lf%%, the author's model %lf%%", &said_show,
+                                &said_author_show),
+                         2);
+        assert_true(fabs(said_show - 100 * show_mean / (double)shown) <= 0.006 &&
+                    fabs(said_author_show - 100 * author_show_mean / (double)shown) <= 0.006);
+    }
     /* the swing: plush's and the author's physics' from the pose without physics, per frame in the file and
      * their means in the summary (or, where the author gave the part no physics, plush's alone) */
     double mean_swing = 0, mean_author = 0;
