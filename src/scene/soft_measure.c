@@ -46,6 +46,24 @@ static double rest_size(const plush_pmx_model *m, const uint32_t *vertices, size
     return sqrt(d);
 }
 
+/* The part's faces: those all of whose corners are bound (bound: per vertex), in the materials no soft body is made
+ * of, into tris (index_count / 3 entries); how many. */
+static size_t part_faces(const plush_pmx_model *m, const bool *bound, uint32_t (*tris)[3])
+{
+    size_t nv = m->vertex_count, faces = 0, first = 0;
+    for (size_t mat = 0; mat < m->material_count; mat++) {
+        size_t c = m->materials[mat].index_count > 0 ? (size_t)m->materials[mat].index_count : 0;
+        for (size_t f = first; plush_pmx_material_soft_body(m, mat) < 0 && f + 3 <= first + c && f + 3 <= m->index_count;
+             f += 3) {
+            const uint32_t *ix = &m->indices[f];
+            if (ix[0] < nv && ix[1] < nv && ix[2] < nv && bound[ix[0]] && bound[ix[1]] && bound[ix[2]])
+                memcpy(tris[faces++], ix, sizeof tris[0]);
+        }
+        first += c;
+    }
+    return faces;
+}
+
 /* The skin through the part: its faces (every corner bound; in the materials no soft body is made of) as a cover
  * over the visible skin's vertices: the ones whose way out along their normal meets a face of the part within the
  * skin's depth at rest are measured, and one shows through the part at a frame when its way out meets none (a
@@ -70,17 +88,7 @@ static plush_status cover_init(plush__soft_measure *sm, const plush_pmx_model *m
         memcpy(rest[v], m->vertices[v].position, sizeof rest[v]);
         memcpy(normals[v], m->vertices[v].normal, sizeof normals[v]);
     }
-    size_t first = 0;
-    for (size_t mat = 0; mat < m->material_count; mat++) {
-        size_t c = m->materials[mat].index_count > 0 ? (size_t)m->materials[mat].index_count : 0;
-        for (size_t f = first; plush_pmx_material_soft_body(m, mat) < 0 && f + 3 <= first + c && f + 3 <= m->index_count;
-             f += 3) {
-            const uint32_t *ix = &m->indices[f];
-            if (ix[0] < nv && ix[1] < nv && ix[2] < nv && bound[ix[0]] && bound[ix[1]] && bound[ix[2]])
-                memcpy(tris[faces++], ix, sizeof tris[0]);
-        }
-        first += c;
-    }
+    faces = part_faces(m, bound, tris);
     for (size_t v = 0; v < nv; v++)
         if (skin_vertex[v] && !bound[v])
             pts[points++] = (uint32_t)v;
@@ -193,17 +201,7 @@ static plush_status author_surface_init(plush__soft_measure *sm, const plush_pmx
     }
     for (size_t i = 0; i < sm->count; i++)
         bound[sm->vertices[i]] = true;
-    size_t faces = 0, first = 0;
-    for (size_t mat = 0; mat < m->material_count; mat++) {
-        size_t c = m->materials[mat].index_count > 0 ? (size_t)m->materials[mat].index_count : 0;
-        for (size_t f = first; plush_pmx_material_soft_body(m, mat) < 0 && f + 3 <= first + c && f + 3 <= m->index_count;
-             f += 3) {
-            const uint32_t *ix = &m->indices[f];
-            if (ix[0] < nv && ix[1] < nv && ix[2] < nv && bound[ix[0]] && bound[ix[1]] && bound[ix[2]])
-                memcpy(tris[faces++], ix, sizeof tris[0]);
-        }
-        first += c;
-    }
+    size_t faces = part_faces(m, bound, tris);
     for (size_t v = 0; v < nv; v++)
         memcpy(rest[v], m->vertices[v].position, sizeof rest[v]);
     /* its warnings (edges too short to measure) are plush's surface's too, which the run gives once */

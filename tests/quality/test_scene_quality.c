@@ -513,6 +513,16 @@ static void ref_row(char *dst, size_t cap, uint32_t frame, const plush_quality_f
              soft->bones_inside_share, soft->offset_share);
 }
 
+/* Appends a pair of the file's columns to dst: ",a,b" as it writes them, or ",," where not measured. */
+static void add_pair(char *dst, size_t cap, bool measured, double a, double b)
+{
+    size_t used = strlen(dst);
+    if (measured)
+        snprintf(dst + used, cap - used, ",%.6g,%.6g", a, b);
+    else
+        snprintf(dst + used, cap - used, ",,");
+}
+
 static plush_status ref_frame(plush_scene_sink *s, const plush_scene *scene, uint32_t frame, plush_diag *diag)
 {
     (void)diag;
@@ -526,29 +536,15 @@ static plush_status ref_frame(plush_scene_sink *s, const plush_scene *scene, uin
     ref_row(r->rows[frame], sizeof r->rows[frame], frame, &f, &c, &soft);
     r->swing[frame][0] = soft.swing_share, r->swing[frame][1] = soft.author_swing_share;
     r->swing[frame][2] = soft.skin_share, r->swing[frame][3] = soft.author_skin_share;
-    if (soft.author_surface)
-        snprintf(r->author_surface[frame], sizeof r->author_surface[frame], ",%.6g,%.6g", soft.author_strain_p999,
-                 soft.author_strain_outside);
-    else
-        snprintf(r->author_surface[frame], sizeof r->author_surface[frame], ",,");
-    size_t used = strlen(r->author_surface[frame]);
-    if (soft.through_measured)
-        snprintf(r->author_surface[frame] + used, sizeof r->author_surface[frame] - used, ",%.6g,%.6g",
-                 soft.through_share, soft.author_through_share);
-    else
-        snprintf(r->author_surface[frame] + used, sizeof r->author_surface[frame] - used, ",,");
-    used = strlen(r->author_surface[frame]);
-    if (soft.jitter_measured)
-        snprintf(r->author_surface[frame] + used, sizeof r->author_surface[frame] - used, ",%.6g,%.6g",
-                 soft.jitter_share, soft.author_jitter_share);
-    else
-        snprintf(r->author_surface[frame] + used, sizeof r->author_surface[frame] - used, ",,");
-    used = strlen(r->author_surface[frame]);
-    if (soft.show_measured)
-        snprintf(r->author_surface[frame] + used, sizeof r->author_surface[frame] - used, ",%.6g,%.6g",
-                 soft.show_share, soft.author_show_share);
-    else
-        snprintf(r->author_surface[frame] + used, sizeof r->author_surface[frame] - used, ",,");
+    r->author_surface[frame][0] = '\0';
+    add_pair(r->author_surface[frame], sizeof r->author_surface[frame], soft.author_surface, soft.author_strain_p999,
+             soft.author_strain_outside);
+    add_pair(r->author_surface[frame], sizeof r->author_surface[frame], soft.through_measured, soft.through_share,
+             soft.author_through_share);
+    add_pair(r->author_surface[frame], sizeof r->author_surface[frame], soft.jitter_measured, soft.jitter_share,
+             soft.author_jitter_share);
+    add_pair(r->author_surface[frame], sizeof r->author_surface[frame], soft.show_measured, soft.show_share,
+             soft.author_show_share);
     r->frames = frame + 1;
     return PLUSH_OK;
 }
