@@ -456,8 +456,7 @@ static void nearest(const plush_quality_skin *s, const float p[3], uint32_t hint
  * vertex's triangles at a corner; on a closed surface it tells inside from outside wherever p lies, where
  * the normals interpolated at a corner or an edge could point away from p (a hair beside a fingertip read
  * 2.5 units behind the hand). */
-static double signed_distance(const plush_quality_skin *s, const float p[3], const hit *h, double normal[3],
-                              bool *beyond)
+static double signed_distance(const plush_quality_skin *s, const float p[3], const hit *h, double normal[3])
 {
     const uint32_t *tri = s->triangles[h->triangle];
     double q[3] = {0, 0, 0}, n[3] = {0, 0, 0};
@@ -495,8 +494,6 @@ static double signed_distance(const plush_quality_skin *s, const float p[3], con
     double dist = sqrt(h->d2);
     if (normal)
         memcpy(normal, n, sizeof n);
-    if (beyond)
-        *beyond = rim;
     return plush__dot3d(d, n) < 0 && !rim ? -dist : dist;
 }
 
@@ -698,7 +695,7 @@ plush_status plush_quality_skin_create(const float (*rest)[3], const float (*res
         if (triangle_count) {
             hit h;
             nearest(s, rest[points[i]], UINT32_MAX, s->depth2, &h);
-            keep = h.triangle == UINT32_MAX || signed_distance(s, rest[points[i]], &h, NULL, NULL) > touch;
+            keep = h.triangle == UINT32_MAX || signed_distance(s, rest[points[i]], &h, NULL) > touch;
         }
         s->measured[i] = keep;
     }
@@ -744,7 +741,7 @@ size_t plush_quality_skin_behind_range(plush_quality_skin *s, int slot, const fl
         s->last[slot][i] = h.triangle;
         if (h.triangle == UINT32_MAX)
             continue;
-        double d = signed_distance(s, p, &h, NULL, NULL);
+        double d = signed_distance(s, p, &h, NULL);
         if (d < 0) {
             behind++;
             deep = -d > deep ? -d : deep;
@@ -785,7 +782,7 @@ double plush_quality_skin_depth(plush_quality_skin *s, int slot, size_t i, const
         if (hint < s->triangle_count)
             try_triangle(s, hint, p, &h);
         if (h.triangle != UINT32_MAX) { /* not when p or the triangle is not finite */
-            double ahead = signed_distance(s, p, &h, NULL, NULL);
+            double ahead = signed_distance(s, p, &h, NULL);
             if (ahead >= margin)
                 return ahead * ahead < r2 ? -ahead : clear;
         }
@@ -796,7 +793,7 @@ double plush_quality_skin_depth(plush_quality_skin *s, int slot, size_t i, const
     if (h.triangle == UINT32_MAX)
         return clear;
     double n[3];
-    double d = signed_distance(s, p, &h, n, NULL), len = sqrt(plush__dot3d(n, n));
+    double d = signed_distance(s, p, &h, n), len = sqrt(plush__dot3d(n, n));
     if (!(d < 0) || !(len > 0))
         return -d;
     for (int k = 0; k < 3; k++)
@@ -859,16 +856,18 @@ static bool ray_meets(const plush_quality_skin *s, const float o[3], const doubl
     return false;
 }
 
-/* Of the step-th points from first: those whose ray along their normal (at, normals: indexed by vertex) meets
- * the posed skin within reach, or (covered false) does not; all, or only the measured ones. */
+/* Of every step-th point -- all of them when mark is given, which gets whether each is covered; else the measured
+ * ones -- how many are covered: the ray from it along its normal (at, normals: indexed by vertex) meets the posed
+ * skin within reach. looked gets how many were looked at. */
 static size_t count_covered(const plush_quality_skin *s, const float (*at)[3], const float (*normals)[3], size_t step,
-                            double reach, bool covered, bool measured_only, uint8_t *mark)
+                            double reach, uint8_t *mark, size_t *looked)
 {
-    size_t n = 0;
+    size_t covered = 0, n = 0;
     step = step ? step : 1;
     for (size_t i = 0; i < s->point_count; i += step) {
-        if (measured_only && !s->measured[i])
+        if (!mark && !s->measured[i])
             continue;
+        n++;
         const float *p = at[s->points[i]], *nf = normals[s->points[i]];
         double d[3] = {nf[0], nf[1], nf[2]}, len = sqrt(plush__dot3d(d, d));
         bool meets = false;
@@ -879,9 +878,10 @@ static size_t count_covered(const plush_quality_skin *s, const float (*at)[3], c
         }
         if (mark)
             mark[i] = meets;
-        n += meets == covered;
+        covered += meets;
     }
-    return n;
+    *looked = n;
+    return covered;
 }
 
 size_t plush_quality_skin_keep_covered(plush_quality_skin *s, const float (*rest)[3], const float (*rest_normals)[3],
@@ -898,7 +898,8 @@ size_t plush_quality_skin_keep_covered(plush_quality_skin *s, const float (*rest
     s->normals = NULL;
     refit(s, rest);
     refit_wide(s);
-    size_t kept = count_covered(s, rest, rest_normals, 1, reach, true, false, s->measured);
+    size_t looked;
+    size_t kept = count_covered(s, rest, rest_normals, 1, reach, s->measured, &looked);
     s->positions = positions, s->normals = normals;
     return kept;
 }
@@ -906,11 +907,12 @@ size_t plush_quality_skin_keep_covered(plush_quality_skin *s, const float (*rest
 size_t plush_quality_skin_uncovered(const plush_quality_skin *s, const float (*at)[3], const float (*normals)[3],
                                     size_t step, double reach, size_t *measured)
 {
+    size_t looked = 0, covered = s && s->positions && s->triangle_count
+                                     ? count_covered(s, at, normals, step, reach, NULL, &looked)
+                                     : 0;
     if (measured)
-        *measured = plush_quality_skin_measured(s, step);
-    if (!s || !s->positions || !s->triangle_count)
-        return 0;
-    return count_covered(s, at, normals, step, reach, false, true, NULL);
+        *measured = looked;
+    return looked - covered;
 }
 
 size_t plush_quality_skin_measured(const plush_quality_skin *s, size_t step)

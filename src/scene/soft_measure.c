@@ -69,36 +69,30 @@ static size_t part_faces(const plush_pmx_model *m, const bool *bound, uint32_t (
  * skin's depth at rest are measured, and one shows through the part at a frame when its way out meets none (a
  * face between the part's vertices dipped behind it, a panel slid round a limb, an edge swung away). */
 static plush_status cover_init(plush__soft_measure *sm, const plush_pmx_model *m, const bool *skin_vertex,
-                               double depth, plush_diag *diag)
+                               const float (*rest)[3], const float (*normals)[3], double depth, plush_diag *diag)
 {
     size_t nv = m->vertex_count, faces = 0, points = 0;
     bool *bound = calloc(nv ? nv : 1, sizeof *bound);
     uint32_t(*tris)[3] = malloc((m->index_count / 3 ? m->index_count / 3 : 1) * sizeof *tris);
     uint32_t *pts = malloc((nv ? nv : 1) * sizeof *pts);
-    float(*rest)[3] = malloc((nv ? nv : 1) * sizeof *rest);
-    float(*normals)[3] = malloc((nv ? nv : 1) * sizeof *normals);
     plush_status st = PLUSH_OK;
-    if (!bound || !tris || !pts || !rest || !normals) {
+    if (!bound || !tris || !pts) {
         st = plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
         goto done;
     }
     for (size_t i = 0; i < sm->count; i++)
         bound[sm->vertices[i]] = true;
-    for (size_t v = 0; v < nv; v++) {
-        memcpy(rest[v], m->vertices[v].position, sizeof rest[v]);
-        memcpy(normals[v], m->vertices[v].normal, sizeof normals[v]);
-    }
     faces = part_faces(m, bound, tris);
     for (size_t v = 0; v < nv; v++)
         if (skin_vertex[v] && !bound[v])
             pts[points++] = (uint32_t)v;
     if (!faces || !points)
         goto done;
-    st = plush_quality_skin_create((const float(*)[3])rest, NULL, nv, (const uint32_t(*)[3])tris, faces, pts, points,
-                                   depth, &sm->cover, diag);
+    st = plush_quality_skin_create(rest, NULL, nv, (const uint32_t(*)[3])tris, faces, pts, points, depth, &sm->cover,
+                                   diag);
     if (st != PLUSH_OK)
         goto done;
-    size_t kept = plush_quality_skin_keep_covered(sm->cover, (const float(*)[3])rest, (const float(*)[3])normals, depth);
+    size_t kept = plush_quality_skin_keep_covered(sm->cover, rest, normals, depth);
     if (!kept) {
         plush_quality_skin_destroy(sm->cover);
         sm->cover = NULL;
@@ -109,7 +103,7 @@ static plush_status cover_init(plush__soft_measure *sm, const plush_pmx_model *m
     sm->cover_points = plush_quality_skin_measured(sm->cover, sm->cover_step);
     sm->cover_reach = depth;
 done:
-    free(bound), free(tris), free(pts), free(rest), free(normals);
+    free(bound), free(tris), free(pts);
     return st;
 }
 
@@ -157,7 +151,7 @@ static plush_status skin_init(plush__soft_measure *sm, const plush_pmx_model *m,
     for (size_t f = 0; f < faces; f++)
         skin[tris[f][0]] = skin[tris[f][1]] = skin[tris[f][2]] = true;
     if (st == PLUSH_OK && depth > 0)
-        st = cover_init(sm, m, skin, depth, diag);
+        st = cover_init(sm, m, skin, (const float(*)[3])rest, (const float(*)[3])normals, depth, diag);
 done:
     free(tris);
     free(rest);

@@ -22,7 +22,7 @@ typedef struct plush__soft_side {
                                          those measured (plush__rigid_passed_through) */
     double jitter;                    /* the sampled vertices' |x(f) - 2 x(f-1) + x(f-2)| summed, */
     size_t jitter_measured;           /* over so many (0: the frame does not follow two by steps) */
-    size_t showing, show_measured;    /* the skin's points under the part at rest that show in front of it */
+    size_t showing, show_measured;    /* the skin's points the part covers at rest that it does not cover now */
 } plush__soft_side;
 
 typedef struct plush__soft_measure {
