@@ -384,6 +384,13 @@ typedef struct plush_scene_soft_figures {
  * average (shares: 2 and 0.5 points). */
 #define PLUSH_SOFT_SKIN_FRAME_BAR 0.02
 #define PLUSH_SOFT_SKIN_MEAN_BAR 0.005
+/* The skin through the part (the show figures below), where the author's part has physics (at least
+ * PLUSH_SOFT_AUTHOR_MOVES_SHARE of it hangs from physics bones): over the run, plush's part shows at most this
+ * share more of the skin it covers at rest than the author's does, on average (5 points). Only on average: a part
+ * the author swings wide shows the skin too, at other moments than plush's, so a frame's gap says little. Where the
+ * author gave the part no physics its part is carried like a helmet, and a part that swings shows more by design:
+ * no bar. */
+#define PLUSH_SOFT_SHOW_MEAN_BAR 0.05
 
 /* Over the steps so far: the mean offset_share, swing_share and author_swing_share, the last step's, and the
  * frame with the largest inside_share. */

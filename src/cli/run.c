@@ -607,16 +607,24 @@ static void skin_line(const plush_scene_soft_summary *soft)
 }
 
 /* The skin through the part, next to the author's model at the same frames: the skin's vertices the part covers at
- * rest that it does not cover at the frame (plush_scene_soft_summary). No bar yet: a part the author swings wide
- * shows the skin too, at other frames than plush's. */
+ * rest that it does not cover at the frame (plush_scene_soft_summary), judged on average where the author's part
+ * has physics (PLUSH_SOFT_SHOW_MEAN_BAR). */
 static void show_line(const plush_scene_soft_summary *soft)
 {
     if (soft->worst_show_frame < 0)
         return;
+    char verdict[160];
+    if (soft->author_share >= PLUSH_SOFT_AUTHOR_MOVES_SHARE)
+        snprintf(verdict, sizeof verdict, "%s (bar: within %.0f points on average)",
+                 soft->mean_show_share - soft->mean_author_show_share <= PLUSH_SOFT_SHOW_MEAN_BAR ? "within the bar"
+                                                                                                : "over the bar",
+                 100 * PLUSH_SOFT_SHOW_MEAN_BAR);
+    else
+        snprintf(verdict, sizeof verdict, "no bar: the author gave it no physics, so its part moves with the bones alone");
     cli_line("  showing         the skin under the part at rest (%zu sampled vertices) shows through it on average "
-             "%.2f%%, the author's model %.2f%%; worst frame %lld: %.2f%% against %.2f%%; more than %.0f points above "
-             "the author's at %llu of %llu frames",
-             soft->show_points, 100 * soft->mean_show_share, 100 * soft->mean_author_show_share,
+             "%.2f%%, the author's model %.2f%%; %s; worst frame %lld: %.2f%% against %.2f%%; more than %.0f points "
+             "above the author's at %llu of %llu frames",
+             soft->show_points, 100 * soft->mean_show_share, 100 * soft->mean_author_show_share, verdict,
              (long long)soft->worst_show_frame, 100 * soft->worst_show_share, 100 * soft->worst_author_show_share,
              100 * PLUSH_SOFT_SKIN_FRAME_BAR, (unsigned long long)soft->show_frames_over,
              (unsigned long long)soft->show_frames);

@@ -258,6 +258,16 @@ void characters_run_case(const character_case *c, const char *dance, const char 
                          2);
         assert_true(fabs(said_show - 100 * show_mean / (double)shown) <= 0.006 &&
                     fabs(said_author_show - 100 * author_show_mean / (double)shown) <= 0.006);
+        /* its verdict: judged on the means where the author's part has physics (the swing line then), else none */
+        char line[1024];
+        size_t len = strcspn(show_line + 1, "\n");
+        snprintf(line, sizeof line, "%.*s", (int)len, show_line + 1);
+        bool within = strstr(line, "; within the bar (bar: within 5 points on average);") != NULL;
+        bool over = strstr(line, "; over the bar (bar: within 5 points on average);") != NULL;
+        bool none = strstr(line, "; no bar: the author gave it no physics") != NULL;
+        assert_int_equal(within + over + none, 1);
+        if (within || over) /* the summary's own means, before its rounding to two places */
+            assert_true(within == (100 * (show_mean - author_show_mean) / (double)shown <= 100 * PLUSH_SOFT_SHOW_MEAN_BAR + 1e-9));
     }
     /* the swing: plush's and the author's physics' from the pose without physics, per frame in the file and
      * their means in the summary (or, where the author gave the part no physics, plush's alone) */
