@@ -92,6 +92,21 @@ void plush_world_set_goal_offsets(plush_world_model *wm, const float (*vertex_of
     }
 }
 
+void plush_world_set_goal_bases(plush_world_model *wm, const float (*vertex_positions)[3])
+{
+    if (!wm || !wm->soft)
+        return;
+    for (size_t i = 0; i < wm->model->soft_body_count; i++) {
+        world_soft *s = active(wm, i);
+        for (size_t k = 0; s && s->goal_base && k < s->node_count; k++) {
+            const float *p = vertex_positions ? vertex_positions[s->node_vertex[k]] : NULL;
+            bool ok = p && plush__finite3(p) && plush__world_in_reach(p); /* else none: the rest shape turned */
+            for (int d = 0; d < 3; d++)
+                s->goal_base[k][d] = ok ? p[d] : NAN;
+        }
+    }
+}
+
 static void lerp3(const float a[3], const float b[3], float t, float out[3])
 {
     for (int j = 0; j < 3; j++)

@@ -106,6 +106,11 @@ bool plush__world_soft_follow_init(plush_world_model *wm, world_soft *s)
         wm->world->bc->soft_set_config(s->bc, &config);
     }
     memset(off, 0, n * sizeof *off);
+    s->goal_base = plush_arena_array(&wm->arena, n, sizeof *s->goal_base);
+    if (!s->goal_base)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        s->goal_base[i][0] = s->goal_base[i][1] = s->goal_base[i][2] = NAN;
     for (int d = 0; d < 3; d++) /* the rest centre, as plush__world_soft_pose_init took it */
         s->pose_c[d] = (double)s->rest[0][d] - s->pose_rest[0][d];
     s->goal_off = off;
@@ -115,14 +120,17 @@ bool plush__world_soft_follow_init(plush_world_model *wm, world_soft *s)
     return true;
 }
 
-/* Where node i's goal lies: its rest offset o turned by r about the centre c, plus its offset when it follows
- * the author's physics (a pinned node: where its pin takes it). */
+/* Where node i's goal lies: its rest offset o turned by r about the centre c -- or, following, where the model's
+ * bones carry its place when no physics moves it (its base) -- plus its offset when it follows the author's physics
+ * (a pinned node: where its pin takes it). */
 static void goal_of(const world_soft *s, size_t i, const double c[3], double r[3][3], double out[3])
 {
     const float *o = s->pose_rest[i];
+    bool based = s->goal_base && isfinite(s->goal_base[i][0]);
     for (int d = 0; d < 3; d++)
-        out[d] = s->pinned[i]   ? (double)s->scratch_x[i][d]
-                 : c[d] + r[0][d] * o[0] + r[1][d] * o[1] + r[2][d] * o[2] + (s->goal_off ? s->goal_off[i][d] : 0.0);
+        out[d] = s->pinned[i] ? (double)s->scratch_x[i][d]
+                 : (based ? (double)s->goal_base[i][d] : c[d] + r[0][d] * o[0] + r[1][d] * o[1] + r[2][d] * o[2]) +
+                       (s->goal_off ? s->goal_off[i][d] : 0.0);
 }
 
 void plush__world_soft_pose_before_step(plush_world_model *wm, world_soft *s, float dt)
@@ -178,14 +186,19 @@ void plush__world_soft_pose_before_step(plush_world_model *wm, world_soft *s, fl
         wm->world->bc->soft_link_rest(s->bc, (const float(*)[3])s->goal_shape, (const float(*)[3])s->rest,
                                       PLUSH_WORLD_FOLLOW_STRETCH);
     }
+    /* a node its bones carry is held within the piece's collision margin of where they carry it against its own
+     * weight: matched alone it hangs g dt^2 (1 - k) / k below its goal, so k = g dt^2 / (margin + g dt^2) */
+    double fall = (double)plush_world_gravity(wm->world) * (double)dt * (double)dt;
+    double carried = s->margin > 0 && fall > 0 ? fall / ((double)s->margin + fall) : 0.0;
     for (size_t i = 0; i < s->node_count; i++) {
         if (s->pinned[i])
             continue;
-        const float *o = s->pose_rest[i];
-        for (int d = 0; d < 3; d++) {
-            double goal = c[d] + r[0][d] * o[0] + r[1][d] * o[1] + r[2][d] * o[2] + (s->goal_off ? s->goal_off[i][d] : 0.0);
-            s->v[i][d] += (float)(s->pose_k * (goal - s->scratch_x[i][d]) / dt);
-        }
+        double goal[3], k = s->pose_k;
+        goal_of(s, i, c, r, goal);
+        if (s->goal_base && isfinite(s->goal_base[i][0]) && carried > k)
+            k = carried;
+        for (int d = 0; d < 3; d++)
+            s->v[i][d] += (float)(k * (goal[d] - s->scratch_x[i][d]) / dt);
         wm->world->bc->soft_set_node(s->bc, (uint32_t)i, NULL, s->v[i]);
     }
 }

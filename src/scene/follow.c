@@ -95,13 +95,17 @@ plush_status plush__follow_init(plush__follow *f, const plush_pmx_model *m, cons
         f->source = plush_arena_array(arena, listed ? listed : 1, sizeof *f->source);
         f->offset = plush_arena_array(arena, nv ? nv : 1, sizeof *f->offset);
         f->follows = plush_arena_array(arena, nv ? nv : 1, sizeof *f->follows);
-        if (!f->vertex || !f->source || !f->offset || !f->follows) {
+        f->base = plush_arena_array(arena, nv ? nv : 1, sizeof *f->base);
+        f->shift = plush_arena_array(arena, nv ? nv : 1, sizeof *f->shift);
+        f->carried = plush_arena_array(arena, listed ? listed : 1, sizeof *f->carried);
+        if (!f->vertex || !f->source || !f->offset || !f->follows || !f->base || !f->shift || !f->carried) {
             free(driven), free(body_of), free(src), free(follows);
             return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
         }
         memset(f->follows, 0, nv ? nv : 1);
         for (size_t v = 0; v < nv; v++)
             if (body_of[v] >= 0 && follows[body_of[v]])
+                f->carried[f->count] = !moved_by(&m->vertices[src[v]], driven, m->bone_count),
                 f->vertex[f->count] = (uint32_t)v, f->source[f->count++] = src[v], f->follows[v] = 1;
     }
     free(driven), free(body_of), free(src), free(follows);
@@ -147,4 +151,24 @@ void plush__follow_frame(plush__follow *f, const plush_pmx_model *m, const plush
             f->offset[v][d] = now[d] - f->offset[u][d];
     }
     f->ready = true;
+}
+
+void plush__follow_base(plush__follow *f, const plush_pmx_model *m, const plush_anim *anim,
+                        const float (*kinematic)[16])
+{
+    if (!f->count || !kinematic || !f->base)
+        return;
+    const float(*morphs)[3] = plush_anim_vertex_offsets(anim);
+    for (size_t i = 0; i < f->count; i++) {
+        uint32_t v = f->vertex[i], u = f->source[i];
+        if (!f->carried[i]) {
+            f->base[v][0] = f->base[v][1] = f->base[v][2] = NAN;
+            continue;
+        }
+        for (int d = 0; d < 3; d++)
+            f->shift[u][d] = (morphs ? morphs[u][d] : 0.0f) + m->vertices[v].position[d] - m->vertices[u].position[d];
+        plush_anim_skin_vertices(m, kinematic, (const float(*)[3])f->shift, u, 1, f->base, NULL); /* into u's entry */
+        memcpy(f->base[v], f->base[u], sizeof f->base[v]);
+    }
+    f->based = true;
 }

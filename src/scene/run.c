@@ -419,6 +419,7 @@ static plush_status physics_to(plush_scene *sc, double frame, plush_diag *diag)
     double advance = frame - sc->last_frame;
     memcpy(sc->globals, plush_anim_bone_globals(sc->anim), m->bone_count * sizeof *sc->globals);
     kinematic_skin(sc);
+    plush__follow_base(&sc->follow, m, sc->anim, (const float(*)[16])sc->kinematic);
     if (!sc->have_frame || !(advance > 0 && advance <= 1)) {
         /* "reset physics": every body at its bone as the motion has it, every soft node at its
          * bone-skinned vertex; the frame shows that state */
@@ -441,6 +442,8 @@ static plush_status physics_to(plush_scene *sc, double frame, plush_diag *diag)
     plush_world_set_pins(sc->wm, (const float(*)[3])sc->pin_positions);
     if (sc->follow.ready)
         plush_world_set_goal_offsets(sc->wm, (const float(*)[3])sc->follow.offset);
+    if (sc->follow.based)
+        plush_world_set_goal_bases(sc->wm, (const float(*)[3])sc->follow.base);
     plush_world_set_bones(sc->wm, (const float(*)[16])sc->globals);
     plush_status st = plush_world_step(sc->world, (float)(advance / sc->desc.fps), diag);
     if (st != PLUSH_OK)

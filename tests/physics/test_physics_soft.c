@@ -1994,6 +1994,58 @@ static void test_follow_turns_toward_the_author(void **state)
     assert_true(worst[1] < 1.1);
 }
 
+/* A following piece's rows that the model's bones carry (plush_world_set_goal_bases: its author weighted them to
+ * bones no physics moves) go where those bones take them: the flap's pins hold its top edge at rest and its goal
+ * offsets are zero, and the bones turn its lower half 45 degrees out about its middle row, as a thigh rising under
+ * a dress's front carries the front by the author's weights (its upper half is given no base: it keeps its rest
+ * shape turned with its pins). Given the bases, its bottom edge goes out with them, most of the way; without, it
+ * keeps hanging; its links keep their length within the follow's stretch (the bend changes none). */
+static void test_follow_bends_with_the_bones(void **state)
+{
+    (void)state;
+    double reach[2] = {0, 0}, worst[2] = {0, 0};
+    const double angle = 45.0 * M_PI / 180.0;
+    for (int based = 0; based < 2; based++) {
+        plush_pmx_model *m = mesh_fx_model(1);
+        sim s = flap_sim(m, true);
+        float(*pin)[3] = calloc(m->vertex_count, sizeof *pin), (*goal)[3] = calloc(m->vertex_count, sizeof *goal),
+             (*base)[3] = calloc(m->vertex_count, sizeof *base);
+        assert_non_null(pin);
+        assert_non_null(goal);
+        assert_non_null(base);
+        for (size_t v = 0; v < m->vertex_count; v++) { /* y 0..-4: below -2 turned toward +z about y -2 */
+            const float *p = m->vertices[v].position;
+            double below = -2.0 - p[1];
+            memcpy(pin[v], p, sizeof pin[v]);
+            base[v][0] = base[v][1] = base[v][2] = NAN;
+            if (below >= 0)
+                base[v][0] = p[0], base[v][1] = (float)(-2.0 - below * cos(angle)),
+                base[v][2] = (float)(p[2] + below * sin(angle));
+        }
+        for (int f = 0; f < 90; f++) {
+            plush_world_set_pins(s.wm, (const float(*)[3])pin);
+            plush_world_set_goal_offsets(s.wm, (const float(*)[3])goal);
+            plush_world_set_goal_bases(s.wm, based ? (const float(*)[3])base : NULL);
+            sim_step(&s, FRAME);
+        }
+        size_t n;
+        float(*x)[3] = nodes_of(&s, 0, &n);
+        assert_true(mesh_fx_all_finite((const float(*)[3])x, n));
+        for (size_t i = 0; i < n; i++)
+            reach[based] = fmax(reach[based], x[i][2]);
+        worst[based] = worst_link(&s, (const float(*)[3])x);
+        free(x), free(pin), free(goal), free(base);
+        plush_world_destroy(s.world);
+        plush_pmx_free(m);
+    }
+    print_message("      a flap whose bones bend its lower half 45 degrees out: its lowest edge out %.2f without its bases, "
+                  "%.2f with (bent: %.2f); links at most %.3f and %.3f of their length\n",
+                  reach[0], reach[1], 2 * sin(angle), worst[0], worst[1]);
+    assert_true(fabs(reach[0]) < 0.2);
+    assert_true(reach[1] > 0.8 * 2 * sin(angle));
+    assert_true(worst[1] < 1.1);
+}
+
 /* A following piece keeps its goal's shape against its own weight: the flap's goal turns it 90 degrees about its
  * pinned top edge, to stand straight out (an author's ribbon loop held up by its joints). Its shape memory is
  * worked out from its free length L (4) as what holds a node within the settle bar of L of its goal against a
@@ -2052,6 +2104,7 @@ int main(void)
         cmocka_unit_test(test_locks_side_by_side_stay_tied),
         cmocka_unit_test(test_follow_turns_toward_the_author),
         cmocka_unit_test(test_follow_holds_its_goal_up),
+        cmocka_unit_test(test_follow_bends_with_the_bones),
         cmocka_unit_test(test_numbering_readback_reset),
         cmocka_unit_test(test_deterministic),
         cmocka_unit_test(test_volume_and_pose_matching),

@@ -89,6 +89,13 @@ bool plush_world_soft_follow(plush_world_model *wm, size_t soft_body);
 /* Per PMX vertex (model->vertex_count entries), the following soft bodies' nodes' offsets, read from their PMX
  * vertices before each plush_world_step (not finite or out of reach: none). */
 void plush_world_set_goal_offsets(plush_world_model *wm, const float (*vertex_offsets)[3]);
+/* Per PMX vertex, where the model's bones carry the following soft bodies' nodes whose part no physics moves
+ * (NULL, not finite or out of reach: none), read before each plush_world_step: a node given one takes it as its
+ * goal in place of its rest shape turned as its pins turn, pulled there hard enough that its own weight leaves it
+ * within the piece's collision margin (at least as hard as its piece's shape memory; docs/run.md), so
+ * the rows its author carried with the body move with it (a dress's front weighted to the legs goes with a rising
+ * knee), where one turn of the whole piece does not. */
+void plush_world_set_goal_bases(plush_world_model *wm, const float (*vertex_positions)[3]);
 /* A link's rest length follows the author's shape within this factor of its own, either way: the part bends
  * and turns as the author's rig does but a cloth of it does not stretch or shrink by more than a few percent
  * (docs/attach.md). */
