@@ -1942,16 +1942,30 @@ static sim flap_sim(plush_pmx_model *m, bool follow)
 }
 
 /* frames frames of the pins held at pin and the goal offsets at goal: the soft body's nodes (finite; free them). */
-static float (*step_toward(sim *s, const float (*pin)[3], const float (*goal)[3], int frames, size_t *n))[3]
+static float (*step_toward(sim *s, const float (*pin)[3], const float (*goal)[3], const float (*base)[3], int frames,
+                           size_t *n))[3]
 {
     for (int f = 0; f < frames; f++) {
         plush_world_set_pins(s->wm, pin);
         plush_world_set_goal_offsets(s->wm, goal);
+        plush_world_set_goal_bases(s->wm, base);
         sim_step(s, FRAME);
     }
     float(*x)[3] = nodes_of(s, 0, n);
     assert_true(mesh_fx_all_finite((const float(*)[3])x, *n));
     return x;
+}
+
+/* A flap run's end: how far its nodes x (n of them) reach out along z and its worst link's stretch; x, the world
+ * and the model freed. */
+static void flap_done(sim *s, plush_pmx_model *m, float (*x)[3], size_t n, double *reach, double *worst)
+{
+    for (size_t i = 0; i < n; i++)
+        *reach = fmax(*reach, x[i][2]);
+    *worst = worst_link(s, (const float(*)[3])x);
+    free(x);
+    plush_world_destroy(s->world);
+    plush_pmx_free(m);
 }
 
 /* A soft body that follows the author's physics (plush_world_soft_follow): a flap hanging from its pinned top
@@ -1978,13 +1992,10 @@ static void test_follow_turns_toward_the_author(void **state)
             goal[v][2] = (float)(-p[1] * sin(angle));
         }
         size_t n;
-        float(*x)[3] = step_toward(&s, (const float(*)[3])pin, (const float(*)[3])goal, 90, &n);
-        for (size_t i = 0; i < n; i++) /* the bottom row: out along z, as far as the turn takes it (4 sin 40) */
-            reach[follow] = fmax(reach[follow], x[i][2]);
-        worst[follow] = worst_link(&s, (const float(*)[3])x);
-        free(x), free(pin), free(goal);
-        plush_world_destroy(s.world);
-        plush_pmx_free(m);
+        float(*x)[3] = step_toward(&s, (const float(*)[3])pin, (const float(*)[3])goal, NULL, 90, &n);
+        /* the bottom row: out along z, as far as the turn takes it (4 sin 40) */
+        flap_done(&s, m, x, n, &reach[follow], &worst[follow]);
+        free(pin), free(goal);
     }
     print_message("      a flap turned 40 degrees by its goal: its lowest edge out %.2f keeping its rest shape, %.2f following "
                   "(turned: %.2f); links at most %.3f and %.3f of their length\n",
@@ -2022,21 +2033,11 @@ static void test_follow_bends_with_the_bones(void **state)
                 base[v][0] = p[0], base[v][1] = (float)(-2.0 - below * cos(angle)),
                 base[v][2] = (float)(p[2] + below * sin(angle));
         }
-        for (int f = 0; f < 90; f++) {
-            plush_world_set_pins(s.wm, (const float(*)[3])pin);
-            plush_world_set_goal_offsets(s.wm, (const float(*)[3])goal);
-            plush_world_set_goal_bases(s.wm, based ? (const float(*)[3])base : NULL);
-            sim_step(&s, FRAME);
-        }
         size_t n;
-        float(*x)[3] = nodes_of(&s, 0, &n);
-        assert_true(mesh_fx_all_finite((const float(*)[3])x, n));
-        for (size_t i = 0; i < n; i++)
-            reach[based] = fmax(reach[based], x[i][2]);
-        worst[based] = worst_link(&s, (const float(*)[3])x);
-        free(x), free(pin), free(goal), free(base);
-        plush_world_destroy(s.world);
-        plush_pmx_free(m);
+        float(*x)[3] = step_toward(&s, (const float(*)[3])pin, (const float(*)[3])goal,
+                                   based ? (const float(*)[3])base : NULL, 90, &n);
+        flap_done(&s, m, x, n, &reach[based], &worst[based]);
+        free(pin), free(goal), free(base);
     }
     print_message("      a flap whose bones bend its lower half 45 degrees out: its lowest edge out %.2f without its bases, "
                   "%.2f with (bent: %.2f); links at most %.3f and %.3f of their length\n",
@@ -2066,7 +2067,7 @@ static void test_follow_holds_its_goal_up(void **state)
         goal[v][2] = -p[1];
     }
     size_t n;
-    float(*x)[3] = step_toward(&s, (const float(*)[3])pin, (const float(*)[3])goal, 150, &n);
+    float(*x)[3] = step_toward(&s, (const float(*)[3])pin, (const float(*)[3])goal, NULL, 150, &n);
     double sag = 0, out = 0;
     for (size_t i = 0; i < n; i++)
         if (x[i][2] > out - 0.5) /* the far edge: the nodes farthest out */
