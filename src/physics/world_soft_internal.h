@@ -88,7 +88,7 @@ struct world_soft {
      * centre of the frame the goal turns with (pose_q its turn), led by the pins alone; scratch for the goal
      * shape; the body's Bullet config, kept to hand Bullet's matching over to plush's. */
     float (*goal_off)[3];
-    float (*goal_base)[3];        /* per node: where the model's bones without physics carry its place on the part
+    float (*goal_base)[3];        /* per node: where the bones carry its place when no physics moves it
                                      (plush_world_set_goal_bases; NaN: not given, the rest shape turned instead) */
     double pose_c[3];
     float (*goal_shape)[3];

@@ -8,7 +8,10 @@
  * it instead: each free node's goal is its rest shape turned as its pins turn plus how far the author's physics
  * moves the detailed vertex nearest the node at rest (that vertex bone-skinned after physics, less the same
  * vertex skinned with the bones before physics), and its links' rest lengths follow the goal within a few
- * percent (PLUSH_WORLD_FOLLOW_STRETCH; world_soft_shape.c). Its pins move the same way (a pin near a chain's
+ * percent (PLUSH_WORLD_FOLLOW_STRETCH; world_soft_shape.c). A node whose nearest vertex the author carried with
+ * bones alone (no physics bone: a dress's front weighted to the legs, between rows on the skirt's chains) takes
+ * where those bones carry its rest place this frame instead of the turned rest shape (its base,
+ * plush__follow_base): one turn of the whole piece cannot follow two legs. Its pins move the same way (a pin near a chain's
  * first link goes where the author's physics takes that link; one on the head, where the head goes), and the
  * soft body adds what plush is for: it lags, squashes and settles, collides with the body and keeps the
  * surface smooth -- where the author's own part tears (its chains flung apart on a fast spin), only as far as
