@@ -123,13 +123,17 @@ bool plush__world_soft_follow_init(plush_world_model *wm, world_soft *s)
 /* Where node i's goal lies: its rest offset o turned by r about the centre c -- or, following, where the model's
  * bones carry its place when no physics moves it (its base) -- plus its offset when it follows the author's physics
  * (a pinned node: where its pin takes it). */
+static bool based(const world_soft *s, size_t i)
+{
+    return s->goal_base && isfinite(s->goal_base[i][0]);
+}
+
 static void goal_of(const world_soft *s, size_t i, const double c[3], double r[3][3], double out[3])
 {
     const float *o = s->pose_rest[i];
-    bool based = s->goal_base && isfinite(s->goal_base[i][0]);
     for (int d = 0; d < 3; d++)
         out[d] = s->pinned[i] ? (double)s->scratch_x[i][d]
-                 : (based ? (double)s->goal_base[i][d] : c[d] + r[0][d] * o[0] + r[1][d] * o[1] + r[2][d] * o[2]) +
+                 : (based(s, i) ? (double)s->goal_base[i][d] : c[d] + r[0][d] * o[0] + r[1][d] * o[1] + r[2][d] * o[2]) +
                        (s->goal_off ? s->goal_off[i][d] : 0.0);
 }
 
@@ -195,7 +199,7 @@ void plush__world_soft_pose_before_step(plush_world_model *wm, world_soft *s, fl
             continue;
         double goal[3], k = s->pose_k;
         goal_of(s, i, c, r, goal);
-        if (s->goal_base && isfinite(s->goal_base[i][0]) && carried > k)
+        if (based(s, i) && carried > k)
             k = carried;
         for (int d = 0; d < 3; d++)
             s->v[i][d] += (float)(k * (goal[d] - s->scratch_x[i][d]) / dt);

@@ -106,10 +106,14 @@ plush_status plush__follow_init(plush__follow *f, const plush_pmx_model *m, cons
             return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
         }
         memset(f->follows, 0, nv ? nv : 1);
-        for (size_t v = 0; v < nv; v++)
-            if (body_of[v] >= 0 && follows[body_of[v]])
-                f->carried[f->count] = !moved_by(&m->vertices[src[v]], driven, m->bone_count),
+        for (size_t v = 0; v < nv; v++) {
+            f->base[v][0] = f->base[v][1] = f->base[v][2] = NAN; /* none but the carried entries', set each frame */
+            if (body_of[v] >= 0 && follows[body_of[v]]) {
+                f->carried[f->count] = !moved_by(&m->vertices[src[v]], driven, m->bone_count);
+                f->carried_count += f->carried[f->count];
                 f->vertex[f->count] = (uint32_t)v, f->source[f->count++] = src[v], f->follows[v] = 1;
+            }
+        }
     }
     free(driven), free(body_of), free(src), free(follows);
     return PLUSH_OK;
@@ -159,15 +163,13 @@ void plush__follow_frame(plush__follow *f, const plush_pmx_model *m, const plush
 void plush__follow_base(plush__follow *f, const plush_pmx_model *m, const plush_anim *anim,
                         const float (*kinematic)[16])
 {
-    if (!f->count || !kinematic || !f->base)
+    if (!f->carried_count || !kinematic)
         return;
     const float(*morphs)[3] = plush_anim_vertex_offsets(anim);
     for (size_t i = 0; i < f->count; i++) {
         uint32_t v = f->vertex[i], u = f->source[i];
-        if (!f->carried[i]) {
-            f->base[v][0] = f->base[v][1] = f->base[v][2] = NAN;
+        if (!f->carried[i])
             continue;
-        }
         for (int d = 0; d < 3; d++)
             f->shift[u][d] = (morphs ? morphs[u][d] : 0.0f) + m->vertices[v].position[d] - m->vertices[u].position[d];
         plush_anim_skin_vertices(m, kinematic, (const float(*)[3])f->shift, u, 1, f->base, NULL); /* into u's entry */

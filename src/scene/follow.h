@@ -17,6 +17,7 @@ typedef struct plush__follow {
                                    the sources' entries are scratch */
     float (*shift)[3];          /* per PMX vertex, scratch: a source's rest offset to skin a vertex[] with */
     uint8_t *carried;           /* per entry: its source is carried by bones no physics moves */
+    size_t carried_count;       /* entries carried so (none: no base is ever set) */
     uint8_t *follows;           /* per PMX vertex: 1 when it is one of vertex[] */
     size_t bodies;              /* soft bodies that follow */
     bool ready;                 /* a frame's offsets are in */
