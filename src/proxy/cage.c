@@ -1016,7 +1016,6 @@ done:
     return ok;
 }
 
-
 /* The cleaned faces (cleaned_n indices) simplified toward target into idx (room for twice cleaned_n; its count
  * in *n): the ladder with its short edges collapsed up to passes times a try (simplify_faces), the small
  * pieces raised, and a raised piece's short edges once more against the whole cage's mean edge (a strand's tip
@@ -1085,7 +1084,7 @@ plush_status plush_cage_simplify_ladder(const plush_cage_mesh *src, const plush_
          * ladder was asked to make up for (a plane of 127,008 faces with its border locked: 247 -> 184 for
          * 300, each pass against the larger mean edge the one before left). Asked again with the short edges
          * collapsed in each try as far as they go; the nearer cage of the two is kept. */
-        unsigned *again = malloc(2 * cleaned_n * sizeof *again);
+        unsigned *again = malloc((cleaned_n ? 2 * cleaned_n : 1) * sizeof *again);
         plush_cage_result r = asked;
         size_t m = 0;
         ok = again && simplify_whole(mo, src, cleaned, cleaned_n, target, tolerance, sloppy, SHORT_EDGE_PASSES,
