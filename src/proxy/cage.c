@@ -1079,9 +1079,9 @@ plush_status plush_cage_simplify_ladder(const plush_cage_mesh *src, const plush_
     memcpy(cleaned, idx, n * sizeof *idx);
     plush_cage_result asked = *result;
     ok = simplify_whole(mo, src, cleaned, cleaned_n, target, tolerance, sloppy, 1, idx, tmp, &n, result, diag);
-    if (ok && n / 3 < target - target / 5) {
-        /* Short of the target by more than a fifth: the short edges' pass after the ladder took more than the
-         * ladder was asked to make up for (a plane of 127,008 faces with its border locked: 247 -> 184 for
+    if (ok && n / 3 < target - target / 5 && cleaned_n / 3 > target) {
+        /* Short of a target its surface has the faces for by more than a fifth: the short edges' pass after the
+         * ladder took more than the ladder was asked to make up for (a plane of 127,008 faces with its border locked: 247 -> 184 for
          * 300, each pass against the larger mean edge the one before left). Asked again with the short edges
          * collapsed in each try as far as they go; the nearer cage of the two is kept. */
         unsigned *again = malloc((cleaned_n ? 2 * cleaned_n : 1) * sizeof *again);
