@@ -338,13 +338,40 @@ static bool inside_body_of(const plush_pmx_model *m, const float p[3], int32_t b
     return false;
 }
 
-/* The bone nearest b up its chain (b itself first) that such a body follows, or -1. */
+static bool has_body(const plush_pmx_model *m, int32_t b)
+{
+    for (size_t r = 0; r < m->rigid_body_count; r++)
+        if (body_shape(&m->rigid_bodies[r]) && m->rigid_bodies[r].bone == b)
+            return true;
+    return false;
+}
+
+/* The bone b moves as, when it copies another's turn whole from the same place (a leg's D bone: MMD's
+ * common rig weights the legs to bones that take the leg bones' rotation at a ratio of 1, with the rigid
+ * bodies on the leg bones), or -1. */
+static int32_t moves_as(const plush_pmx_model *m, int32_t b)
+{
+    const plush_pmx_bone *x = &m->bones[b];
+    int32_t a = x->append_parent;
+    if (!(x->flags & PLUSH_PMX_BONE_APPEND_ROTATE) || (x->flags & PLUSH_PMX_BONE_APPEND_LOCAL) || a < 0 ||
+        (size_t)a >= m->bone_count || a == b || !(fabsf(x->append_ratio - 1.0f) < 1e-3f))
+        return -1;
+    const float *p = x->position, *q = m->bones[a].position;
+    float dx = p[0] - q[0], dy = p[1] - q[1], dz = p[2] - q[2];
+    return dx * dx + dy * dy + dz * dz < 1e-4f ? a : -1;
+}
+
+/* The bone nearest b up its chain (b itself first) that such a body follows, or -1; a bone on the way that
+ * moves as another (moves_as) counts as that one. */
 static int32_t body_bone(const plush_pmx_model *m, int32_t b)
 {
-    for (size_t up = 0; b >= 0 && (size_t)b < m->bone_count && up <= m->bone_count; up++, b = m->bones[b].parent)
-        for (size_t r = 0; r < m->rigid_body_count; r++)
-            if (body_shape(&m->rigid_bodies[r]) && m->rigid_bodies[r].bone == b)
-                return b;
+    for (size_t up = 0; b >= 0 && (size_t)b < m->bone_count && up <= m->bone_count; up++, b = m->bones[b].parent) {
+        if (has_body(m, b))
+            return b;
+        int32_t a = moves_as(m, b);
+        if (a >= 0 && has_body(m, a))
+            return a;
+    }
     return -1;
 }
 
