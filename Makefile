@@ -221,7 +221,7 @@ $(DEMO_FILES) &: $(GEN_BEAR)
 # kneel) the characters test and tools/soak.sh --stress try the soft parts on, and a made-up dance (dance_1: the
 # slow characters suite), into build/stress.
 STRESS_GEN   := $(BUILD)/tools/stress_motions
-STRESS_FILES := $(addprefix $(BUILD)/stress/,spin.vmd jump.vmd head_shake.vmd arms_cross.vmd kneel.vmd dance_1.vmd)
+STRESS_FILES := $(addprefix $(BUILD)/stress/,spin.vmd jump.vmd head_shake.vmd arms_cross.vmd kneel.vmd cut.vmd dance_1.vmd)
 all: $(STRESS_FILES)
 test test-slow $(SUITES) $(SLOW_SUITES): $(STRESS_FILES)
 

@@ -6,7 +6,7 @@
 #     --frames N   only the first N frames of each dance (a short soak; default: the whole dance)
 #     --out DIR    where each run's OUTDIR goes (default: a temporary folder, removed at the end)
 #     --motion M   these motions instead of the two dances (repeatable; e.g. a synthetic teleport)
-#     --stress     the short hard motions too (a spin, a jump, a head shake, arms crossing, a kneel:
+#     --stress     the short hard motions too (a spin, a jump, a head shake, arms crossing, a kneel, scene cuts:
 #                  build/stress/*.vmd, which make writes with tools/stress/stress_motions.c)
 #     --every-material  instead of the soft parts, every material of those models caged, on the long
 #                  dance only (with --frames 1500: an hour's sweep that found a crash no soft part showed)
@@ -79,7 +79,7 @@ if [ $every = 1 ]; then
 fi
 [ ${#motions[@]} -gt 0 ] && dances=("${motions[@]}")
 if [ $stress = 1 ]; then
-    for m in spin jump head_shake arms_cross kneel; do
+    for m in spin jump head_shake arms_cross kneel cut; do
         [ -f "$here/build/stress/$m.vmd" ] || { echo "soak: $here/build/stress/$m.vmd is missing (run make)" >&2; exit 2; }
         dances+=("$here/build/stress/$m.vmd")
     done

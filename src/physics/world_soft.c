@@ -346,6 +346,28 @@ static int64_t find_blowup(const world_soft *s, float dt, float limit, double *s
     return -1;
 }
 
+/* The node plush's passes after a substep (contacts, fold guards, strain limit) moved out of reach, to a non-finite
+ * speed, or faster than limit from where the substep left it (scratch_x), or -1. */
+static int64_t passes_blowup(const world_soft *s, float dt, float limit, double *speed)
+{
+    double limit2 = (double)limit * limit;
+    for (size_t i = 0; i < s->node_count; i++) {
+        const float *x = s->x[i], *v = s->v[i];
+        *speed = INFINITY;
+        if (!plush__world_in_reach(x) || !plush__finite3(v))
+            return (int64_t)i;
+        double d2 = 0;
+        for (int j = 0; j < 3; j++) {
+            double d = ((double)x[j] - s->scratch_x[i][j]) / dt;
+            d2 += d * d;
+        }
+        *speed = sqrt(d2);
+        if (d2 > limit2)
+            return (int64_t)i;
+    }
+    return -1;
+}
+
 /* A soft body that blew up is put back to its last good state, at rest, and goes on; one that blows up
  * PLUSH_WORLD_SOFT_RESETS times is frozen there (something in it fails every time). */
 static void fail(plush_world_model *wm, size_t i, int64_t node, double speed, uint64_t step, plush_diag *diag)
@@ -464,6 +486,14 @@ void plush__world_soft_after_substep(plush_world_model *wm, int k, int n, uint64
         plush__world_soft_collide(wm, s);
         plush__world_soft_hold_folds(wm, s, PLUSH__SOFT_FOLD_ROUNDS);
         repair_inverted(wm, s);
+        /* plush's own passes answer to the same guard as Bullet's step: a node they sent out of reach (Bullet's
+         * contacts then read a distance field off its cells) puts the body back to the step's checked state */
+        bad = passes_blowup(s, dt, limit, &speed);
+        if (bad >= 0) {
+            memcpy(s->x, s->scratch_x, s->node_count * sizeof *s->x);
+            fail(wm, i, bad, speed, step, diag);
+            continue;
+        }
         if (k + 1 >= n) {
             /* Float integration lands within rounding of the target; the step ends exactly on it. */
             for (size_t q = 0; q < s->pin_count; q++) {

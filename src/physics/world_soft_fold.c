@@ -31,6 +31,8 @@
 /* Passes over the guards a round (neighbouring guards share nodes); the rounds of passes and the strain limit
  * are the caller's (PLUSH__SOFT_FOLD_ROUNDS a substep). */
 enum { FOLD_PASSES = 4 };
+/* The most a guard moves a node in one pass, as a share of its edge's length. */
+#define SOFT_FOLD_STEP_SHARE 0.5
 
 /* The opening angle at edge p[0]-p[1] between the faces through p[2] and p[3], and its gradient g[4][3] with
  * respect to the four; false when the edge or a face has no length or height. */
@@ -145,6 +147,18 @@ static bool guard_pass(world_soft *s)
         if (!(sum > 0))
             continue;
         double step = ((angle < f->least ? f->least : f->most) - angle) / sum;
+        /* The gradient holds for moves small beside the faces: where the free nodes' gradients nearly cancel (only
+         * the edge's nodes free, their facing nodes' pulls opposed) the step solved for would carry a node far off
+         * (a 180-degree turn of the body in one frame sent sample_finish's hair's nodes 1e10 units away). No node
+         * moves more than a SOFT_FOLD_STEP_SHARE of the edge a pass; the later passes and rounds go on from there. */
+        double most = 0, el2 = 0;
+        for (int k = 0; k < 3; k++)
+            el2 += ((double)s->x[f->node[1]][k] - s->x[f->node[0]][k]) * ((double)s->x[f->node[1]][k] - s->x[f->node[0]][k]);
+        for (int j = 0; j < 4; j++)
+            most = fmax(most, w[j] * fabs(step) * sqrt(plush__dot3d(g[j], g[j])));
+        double cap = SOFT_FOLD_STEP_SHARE * sqrt(el2);
+        if (most > cap)
+            step *= cap / most;
         for (int j = 0; j < 4; j++)
             for (int k = 0; k < 3; k++) {
                 s->x[f->node[j]][k] += (float)(w[j] * step * g[j][k]);

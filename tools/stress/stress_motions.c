@@ -2,7 +2,7 @@
  * for long but a user's motion may: what the soft parts are tried on beside the long dances.
  *
  *   stress_motions [-o DIR] [--more] [--dance SEED]...
- *       DIR/spin.vmd, jump.vmd, head_shake.vmd, arms_cross.vmd, kneel.vmd (default DIR .); --more: also the six
+ *       DIR/spin.vmd, jump.vmd, head_shake.vmd, arms_cross.vmd, kneel.vmd, cut.vmd (default DIR .); --more: also the six
  *       below them; --dance SEED: also DIR/dance_SEED.vmd
  *
  * Each is 150 frames at 30 per second: the move, then the model standing still at its last pose, so the
@@ -23,6 +23,8 @@
  *   glide_stop  センター and both feet's IK glide 24 units forward in 60 frames (the centre bobbing 0.8 each 5
  *               frames), then stop at once
  *   drop        センター falls from 6 units up to 3 below rest in 8 frames and comes back to rest
+ *   cut         (scene cuts) センター moves 20 units aside from frame 30 to 31 and to 10 behind its rest from 60 to
+ *               61, then 上半身 and 下半身 turn 179 degrees from frame 90 to 91; written by default with the first five
  * With --dance SEED (repeatable), a made-up dance of 900 frames, DIR/dance_SEED.vmd, the same bytes for a seed:
  *   every 6 to 12 frames a new pose drawn at random within what a dancer does: the centre moved up to 1.5 units
  *   aside, 2.5 down or 0.5 up and turned up to 90 degrees either way; the upper body bent up to 30 forward, 20
@@ -195,6 +197,27 @@ static void turn_back(keys *ks)
     key_turns(ks, "センター", 6, at, turns);
 }
 
+/* Scene cuts, as real dances have between takes: the whole model moved 20 units aside from one frame to the next,
+ * then 22 units back and behind, then its upper and lower body turned half round from one frame to the next. */
+static void cut(keys *ks)
+{
+    float q[4];
+    axis_angle(up, 179, q);
+    key(ks, "センター", 0, 0, 0, 0, NULL);
+    key(ks, "センター", 30, 0, 0, 0, NULL);
+    key(ks, "センター", 31, 20, 0, 0, NULL);
+    key(ks, "センター", 60, 20, 0, 0, NULL);
+    key(ks, "センター", 61, 0, 0, -10, NULL);
+    key(ks, "センター", FRAMES, 0, 0, -10, NULL);
+    static const char *const halves[] = {"上半身", "下半身"};
+    for (int b = 0; b < 2; b++) {
+        key(ks, halves[b], 0, 0, 0, 0, NULL);
+        key(ks, halves[b], 90, 0, 0, 0, NULL);
+        key(ks, halves[b], 91, 0, 0, 0, q);
+        key(ks, halves[b], FRAMES, 0, 0, 0, q);
+    }
+}
+
 static void lean_side(keys *ks)
 {
     float l[4], r[4];
@@ -345,7 +368,7 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
             printf("usage: stress_motions [-o DIR] [--more] [--dance SEED]...\nwrites DIR/spin.vmd, jump.vmd, head_shake.vmd, "
-                   "arms_cross.vmd and kneel.vmd: 150-frame hard motions for the standard MMD bone names (default DIR: .); "
+                   "arms_cross.vmd, kneel.vmd and cut.vmd: 150-frame hard motions for the standard MMD bone names (default DIR: .); "
                    "--more: also bow.vmd, arms_up.vmd, turn_back.vmd, lean_side.vmd, glide_stop.vmd and drop.vmd; "
                    "--dance SEED (up to 64): also dance_SEED.vmd, a made-up 900-frame dance, the same for a seed\n");
             return 0;
@@ -369,9 +392,9 @@ int main(int argc, char **argv)
     }
     static const struct { const char *name; void (*make)(keys *); } motions[] = {
         {"spin", spin}, {"jump", jump}, {"head_shake", head_shake}, {"arms_cross", arms_cross}, {"kneel", kneel},
-        {"bow", bow}, {"arms_up", arms_up}, {"turn_back", turn_back}, {"lean_side", lean_side},
+        {"cut", cut}, {"bow", bow}, {"arms_up", arms_up}, {"turn_back", turn_back}, {"lean_side", lean_side},
         {"glide_stop", glide_stop}, {"drop", drop}};
-    size_t count = more ? sizeof motions / sizeof motions[0] : 5;
+    size_t count = more ? sizeof motions / sizeof motions[0] : 6;
     int rc = 0;
     for (size_t i = 0; i < count; i++)
         rc |= write_one(dir, motions[i].name, motions[i].make);
