@@ -197,11 +197,22 @@ static void carry_with_pins(plush_world_model *wm, world_soft *s, int k, int n, 
     best_rigid((const double(*)[3])ends, (const double(*)[3])ends + s->pin_count, s->pin_count, ca, cb, r);
     free(ends);
     const plush_bulletc_api *bc = wm->world->bc;
+    /* pins faster than the blow-up guard lets any node go (a motion that puts the model somewhere else from one
+     * frame to the next): the free nodes are put where the pins' motion takes them, keeping their own speed, where
+     * a speed that carried them there would read as a blow-up at every step of the jump */
+    float limit = wm->world->desc.max_node_speed > 0 ? wm->world->desc.max_node_speed : 10000.0f;
+    bool jump = sqrt(most) / n / dt > limit;
     for (size_t i = 0; i < s->node_count; i++) {
         if (s->pinned[i])
             continue;
         double to[3];
         carried(ca, cb, r, s->x[i], to);
+        if (jump) {
+            for (int j = 0; j < 3; j++)
+                s->x[i][j] = (float)to[j];
+            bc->soft_set_node(s->bc, (uint32_t)i, s->x[i], s->v[i]);
+            continue;
+        }
         for (int j = 0; j < 3; j++)
             s->v[i][j] = (float)((to[j] - s->x[i][j]) / dt);
         bc->soft_set_node(s->bc, (uint32_t)i, NULL, s->v[i]);

@@ -1843,6 +1843,46 @@ static double locks_apart(bool one_model)
     return widest;
 }
 
+/* A motion that puts the model somewhere else from one frame to the next (a scene cut to a far stage mark): a flap
+ * 4 by 4 hanging from its pinned top row, its pins moved 5,000 units aside in one frame. Carried at the pins' speed
+ * (300,000 units a second) its free nodes read as a blow-up at every step of the jump, and the piece was put back
+ * where it was, 5,000 units from its pins, until it froze; now they are put where the pins' motion takes them,
+ * keeping their own speed: no blow-up, and the flap hangs from its pins at the new place. */
+static void test_pins_that_jump_carry_the_piece(void **state)
+{
+    (void)state;
+    plush_pmx_model *m = mesh_fx_model(1);
+    add_lock(m, 0.0f, 0.1f, lock_pins_a);
+    sim s = sim_new(m, &(plush_world_desc){0});
+    size_t n = m->vertex_count;
+    float(*pos)[3] = calloc(n, sizeof *pos);
+    assert_non_null(pos);
+    for (int f = 0; f < 40; f++) {
+        float x = f >= 10 ? 5000.0f : 0.0f;
+        for (size_t v = 0; v < n; v++)
+            memcpy(pos[v], m->vertices[v].position, sizeof pos[v]), pos[v][0] += x;
+        plush_world_set_pins(s.wm, (const float(*)[3])pos);
+        sim_step(&s, FRAME);
+    }
+    plush_world_soft_info info;
+    plush_world_soft_get_info(s.wm, 0, &info);
+    assert_int_equal(info.state, PLUSH_SOFT_ACTIVE);
+    assert_int_equal(info.resets, 0);
+    assert_false(warned_about(&s.diag, "blew up"));
+    plush_world_soft_vertices(s.wm, pos, NULL);
+    double far = 0;
+    for (size_t v = 0; v < n; v++)
+        far = fmax(far, dist3(pos[v], (float[3]){5000.0f + m->vertices[v].position[0], m->vertices[v].position[1],
+                                                  m->vertices[v].position[2]}));
+    print_message("the flap 30 frames after its pins jumped 5,000 units: its nodes at most %.2f from their rest "
+                  "place carried there\n", far);
+    assert_true(mesh_fx_all_finite((const float(*)[3])pos, n));
+    assert_true(far < 4.0);
+    free(pos);
+    plush_world_destroy(s.world);
+    plush_pmx_free(m);
+}
+
 static void test_locks_side_by_side_stay_tied(void **state)
 {
     (void)state;
@@ -2103,6 +2143,7 @@ int main(void)
         cmocka_unit_test(test_three_pins_keep_their_shape),
         cmocka_unit_test(test_small_piece_jerked_stays_whole),
         cmocka_unit_test(test_locks_side_by_side_stay_tied),
+        cmocka_unit_test(test_pins_that_jump_carry_the_piece),
         cmocka_unit_test(test_follow_turns_toward_the_author),
         cmocka_unit_test(test_follow_holds_its_goal_up),
         cmocka_unit_test(test_follow_bends_with_the_bones),
