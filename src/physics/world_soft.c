@@ -332,48 +332,27 @@ void plush__world_soft_before_substep(plush_world_model *wm, int k, int n, float
 
 /* ---- after a fixed step ------------------------------------------------------------------------- */
 
-/* The first node that is non-finite, out of reach or runs faster than the limit (pinned nodes go where
- * they are told, so only their finiteness counts), or -1. */
-static int64_t find_blowup(const world_soft *s, float dt, float limit, double *speed)
+/* The first node at x (speed v) out of reach, or not pinned and moving faster than limit (from `was` over dt, or by v),
+ * or -1. Bullet's step is checked so (x the step's result, was where it began), and plush's passes after it (x
+ * where they left the nodes, was the step's result). */
+static int64_t find_blowup(const world_soft *s, const float (*x)[3], const float (*v)[3], const float (*was)[3],
+                           float dt, float limit, double *speed)
 {
     double limit2 = (double)limit * limit;
     for (size_t i = 0; i < s->node_count; i++) {
-        const float *x = s->scratch_x[i], *v = s->scratch_v[i];
         *speed = INFINITY;
-        if (!plush__world_in_reach(x) || !plush__finite3(v))
+        if (!plush__world_in_reach(x[i]) || !plush__finite3(v[i]))
             return (int64_t)i;
         if (s->pinned[i])
             continue;
         double d2 = 0, v2 = 0;
         for (int j = 0; j < 3; j++) {
-            double d = ((double)x[j] - s->x[i][j]) / dt;
+            double d = ((double)x[i][j] - was[i][j]) / dt;
             d2 += d * d;
-            v2 += (double)v[j] * v[j];
+            v2 += (double)v[i][j] * v[i][j];
         }
         *speed = sqrt(d2 > v2 ? d2 : v2);
         if (d2 > limit2 || v2 > limit2)
-            return (int64_t)i;
-    }
-    return -1;
-}
-
-/* The node plush's passes after a substep (contacts, fold guards, strain limit) moved out of reach, to a non-finite
- * speed, or faster than limit from where the substep left it (scratch_x), or -1. */
-static int64_t passes_blowup(const world_soft *s, float dt, float limit, double *speed)
-{
-    double limit2 = (double)limit * limit;
-    for (size_t i = 0; i < s->node_count; i++) {
-        const float *x = s->x[i], *v = s->v[i];
-        *speed = INFINITY;
-        if (!plush__world_in_reach(x) || !plush__finite3(v))
-            return (int64_t)i;
-        double d2 = 0;
-        for (int j = 0; j < 3; j++) {
-            double d = ((double)x[j] - s->scratch_x[i][j]) / dt;
-            d2 += d * d;
-        }
-        *speed = sqrt(d2);
-        if (d2 > limit2)
             return (int64_t)i;
     }
     return -1;
@@ -485,7 +464,8 @@ void plush__world_soft_after_substep(plush_world_model *wm, int k, int n, uint64
         else
             bc->soft_get_nodes(s->bc, 0, s->node_count, s->scratch_x, s->scratch_v, NULL);
         double speed = 0;
-        int64_t bad = find_blowup(s, dt, limit, &speed);
+        int64_t bad = find_blowup(s, (const float(*)[3])s->scratch_x, (const float(*)[3])s->scratch_v,
+                                  (const float(*)[3])s->x, dt, limit, &speed);
         if (bad >= 0) {
             fail(wm, i, bad, speed, step, diag);
             continue;
@@ -499,7 +479,8 @@ void plush__world_soft_after_substep(plush_world_model *wm, int k, int n, uint64
         repair_inverted(wm, s);
         /* plush's own passes answer to the same guard as Bullet's step: a node they sent out of reach (Bullet's
          * contacts then read a distance field off its cells) puts the body back to the step's checked state */
-        bad = passes_blowup(s, dt, limit, &speed);
+        bad = find_blowup(s, (const float(*)[3])s->x, (const float(*)[3])s->v, (const float(*)[3])s->scratch_x, dt, limit,
+                          &speed);
         if (bad >= 0) {
             memcpy(s->x, s->scratch_x, s->node_count * sizeof *s->x);
             fail(wm, i, bad, speed, step, diag);

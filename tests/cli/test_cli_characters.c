@@ -781,6 +781,46 @@ static void test_follow_author_swings(void **state)
     assert_true(ratio[1] == ratio[2]); /* the same run */
 }
 
+/* The long dance's frame 300 of `model` with `cage` caged, against its author's (--mode bones), over the vertices
+ * lying below `below` at its frame 0: their mean distance (and *worst, *count). The caged run's summary is left in
+ * *run for the caller to read (and free). */
+static double below_against_author(const char *model, const char *cage, const char *tag, float below, double *worst,
+                                   size_t *count, cli_result *run)
+{
+    char plush_out[600], bones_out[600], path[700];
+    snprintf(plush_out, sizeof plush_out, "%s/%s", cli_tmp_dir(), tag);
+    snprintf(bones_out, sizeof bones_out, "%s/%s_bones", cli_tmp_dir(), tag);
+    CLI_RUN(run, "run", model, "--cage", cage, "--motion", LONG_DANCE, "--frames", "301", "--every", "300", "--export",
+            "obj", "-o", plush_out);
+    cli_expect_code(run, 0);
+    cli_result r;
+    CLI_RUN(&r, "run", model, "--mode", "bones", "--motion", LONG_DANCE, "--frames", "301", "--every", "300",
+            "--export", "obj", "-o", bones_out);
+    cli_expect_code(&r, 0);
+    cli_result_free(&r);
+    size_t n0 = 0, n1 = 0, n2 = 0;
+    snprintf(path, sizeof path, "%s/frames/frame_00000.obj", bones_out);
+    float(*start)[3] = cli_obj_positions(path, &n0);
+    snprintf(path, sizeof path, "%s/frames/frame_00300.obj", bones_out);
+    float(*author)[3] = cli_obj_positions(path, &n1);
+    snprintf(path, sizeof path, "%s/frames/frame_00300.obj", plush_out);
+    float(*mine)[3] = cli_obj_positions(path, &n2);
+    assert_true(n0 == n1 && n1 == n2 && n0 > 0);
+    double sum = 0;
+    *worst = 0, *count = 0;
+    for (size_t i = 0; i < n0; i++) {
+        if (!(start[i][1] < below))
+            continue;
+        double d2 = 0;
+        for (int k = 0; k < 3; k++)
+            d2 += ((double)mine[i][k] - author[i][k]) * ((double)mine[i][k] - author[i][k]);
+        sum += sqrt(d2), (*count)++;
+        *worst = fmax(*worst, sqrt(d2));
+    }
+    free(start), free(author), free(mine);
+    return *count ? sum / (double)*count : INFINITY;
+}
+
 /* Alicia's outfit ("wear": her top, skirt and stockings, with the body's and shoes' vertices sewn to it as layers)
  * caged whole on the long dance. Hung from its top band, each stocking was a tube of free cloth: at frame 300,
  * where she lifts a leg behind her, the legs hung straight down, 5.4 units on average from where her author's
@@ -794,13 +834,10 @@ static void test_fitted_garment_follows_the_body(void **state)
         print_message("skipped: %s or %s is absent\n", alicia, LONG_DANCE);
         skip();
     }
-    char plush_out[600], bones_out[600], path[700];
-    snprintf(plush_out, sizeof plush_out, "%s/wear", cli_tmp_dir());
-    snprintf(bones_out, sizeof bones_out, "%s/wear_bones", cli_tmp_dir());
     cli_result r;
-    CLI_RUN(&r, "run", alicia, "--cage", "wear", "--motion", LONG_DANCE, "--frames", "301", "--every", "300", "--export",
-            "obj", "-o", plush_out);
-    cli_expect_code(&r, 0);
+    double worst;
+    size_t legs;
+    double mean = below_against_author(alicia, "wear", "wear", 3.0f, &worst, &legs, &r);
     /* both stockings (pieces 2 and 3) fitted: pinned where they lie on her legs */
     const char *p2 = strstr(r.out, "\n  piece 2 "), *p3 = strstr(r.out, "\n  piece 3 ");
     assert_non_null(p2);
@@ -808,33 +845,10 @@ static void test_fitted_garment_follows_the_body(void **state)
     assert_non_null(strstr(p2, "where it fits the body"));
     assert_non_null(strstr(p3, "where it fits the body"));
     cli_result_free(&r);
-    CLI_RUN(&r, "run", alicia, "--mode", "bones", "--motion", LONG_DANCE, "--frames", "301", "--every", "300", "--export",
-            "obj", "-o", bones_out);
-    cli_expect_code(&r, 0);
-    cli_result_free(&r);
-    size_t n0 = 0, n1 = 0, n2 = 0;
-    snprintf(path, sizeof path, "%s/frames/frame_00000.obj", bones_out);
-    float(*start)[3] = cli_obj_positions(path, &n0);
-    snprintf(path, sizeof path, "%s/frames/frame_00300.obj", bones_out);
-    float(*author)[3] = cli_obj_positions(path, &n1);
-    snprintf(path, sizeof path, "%s/frames/frame_00300.obj", plush_out);
-    float(*mine)[3] = cli_obj_positions(path, &n2);
-    assert_true(n0 == n1 && n1 == n2 && n0 > 0);
-    double sum = 0;
-    size_t legs = 0;
-    for (size_t i = 0; i < n0; i++) {
-        if (!(start[i][1] < 3))
-            continue;
-        double d2 = 0;
-        for (int k = 0; k < 3; k++)
-            d2 += ((double)mine[i][k] - author[i][k]) * ((double)mine[i][k] - author[i][k]);
-        sum += sqrt(d2), legs++;
-    }
     assert_true(legs > 500);
     print_message("      Alicia's lower legs at frame 300, caged with her outfit: %.2f units on average from her "
-                  "author's (%zu vertices)\n", sum / (double)legs, legs);
-    assert_true(sum / (double)legs < 2.5);
-    free(start), free(author), free(mine);
+                  "author's (%zu vertices)\n", mean, legs);
+    assert_true(mean < 2.5);
 }
 
 /* pmx_tailor's sample weights its legs to D bones (右足D, 右ひざD, 右足首D: bones that take the leg bones' turn at a
@@ -851,13 +865,10 @@ static void test_shoes_on_d_bones_follow_the_feet(void **state)
         print_message("skipped: %s or %s is absent\n", model, LONG_DANCE);
         skip();
     }
-    char plush_out[600], bones_out[600], path[700];
-    snprintf(plush_out, sizeof plush_out, "%s/shoes", cli_tmp_dir());
-    snprintf(bones_out, sizeof bones_out, "%s/shoes_bones", cli_tmp_dir());
     cli_result r;
-    CLI_RUN(&r, "run", model, "--cage", "N00_002_01_Shoes_01_CLOTH", "--motion", LONG_DANCE, "--frames", "301",
-            "--every", "300", "--export", "obj", "-o", plush_out);
-    cli_expect_code(&r, 0);
+    double worst;
+    size_t feet;
+    double mean = below_against_author(model, "N00_002_01_Shoes_01_CLOTH", "shoes", 1.5f, &worst, &feet, &r);
     const char *p1 = strstr(r.out, "\n  piece 1 "), *p2 = strstr(r.out, "\n  piece 2 ");
     assert_non_null(p1);
     assert_non_null(p2);
@@ -865,34 +876,10 @@ static void test_shoes_on_d_bones_follow_the_feet(void **state)
     assert_non_null(strstr(p1, "where it fits the body"));
     assert_non_null(strstr(p2, "where it fits the body"));
     cli_result_free(&r);
-    CLI_RUN(&r, "run", model, "--mode", "bones", "--motion", LONG_DANCE, "--frames", "301", "--every", "300",
-            "--export", "obj", "-o", bones_out);
-    cli_expect_code(&r, 0);
-    cli_result_free(&r);
-    size_t n0 = 0, n1 = 0, n2 = 0;
-    snprintf(path, sizeof path, "%s/frames/frame_00000.obj", bones_out);
-    float(*start)[3] = cli_obj_positions(path, &n0);
-    snprintf(path, sizeof path, "%s/frames/frame_00300.obj", bones_out);
-    float(*author)[3] = cli_obj_positions(path, &n1);
-    snprintf(path, sizeof path, "%s/frames/frame_00300.obj", plush_out);
-    float(*mine)[3] = cli_obj_positions(path, &n2);
-    assert_true(n0 == n1 && n1 == n2 && n0 > 0);
-    double sum = 0, worst = 0;
-    size_t feet = 0;
-    for (size_t i = 0; i < n0; i++) {
-        if (!(start[i][1] < 1.5))
-            continue;
-        double d2 = 0;
-        for (int k = 0; k < 3; k++)
-            d2 += ((double)mine[i][k] - author[i][k]) * ((double)mine[i][k] - author[i][k]);
-        sum += sqrt(d2), feet++;
-        worst = fmax(worst, sqrt(d2));
-    }
     assert_true(feet > 500);
     print_message("      01's feet at frame 300, its shoes caged: %.3f units on average from its author's, at most %.3f "
-                  "(%zu vertices)\n", sum / (double)feet, worst, feet);
-    assert_true(sum / (double)feet < 0.03 && worst < 0.4);
-    free(start), free(author), free(mine);
+                  "(%zu vertices)\n", mean, worst, feet);
+    assert_true(mean < 0.03 && worst < 0.4);
 }
 
 /* Scene cuts (tools/stress/stress_motions.c's cut: the model moved 20 units aside from one frame to the next, then
