@@ -218,7 +218,7 @@ $(DEMO_FILES) &: $(GEN_BEAR)
 	$(GEN_BEAR) -o proxies
 
 # tools/stress/stress_motions writes the short hard motions (a spin, a jump, a head shake, arms crossing, a
-# kneel) the characters test and tools/soak.sh --stress try the soft parts on, and a made-up dance (dance_1: the
+# kneel, scene cuts) the characters test and tools/soak.sh --stress try the soft parts on, and a made-up dance (dance_1: the
 # slow characters suite), into build/stress.
 STRESS_GEN   := $(BUILD)/tools/stress_motions
 STRESS_FILES := $(addprefix $(BUILD)/stress/,spin.vmd jump.vmd head_shake.vmd arms_cross.vmd kneel.vmd cut.vmd dance_1.vmd)

@@ -200,8 +200,7 @@ static void carry_with_pins(plush_world_model *wm, world_soft *s, int k, int n, 
     /* pins faster than the blow-up guard lets any node go (a motion that puts the model somewhere else from one
      * frame to the next): the free nodes are put where the pins' motion takes them, keeping their own speed, where
      * a speed that carried them there would read as a blow-up at every step of the jump */
-    float limit = wm->world->desc.max_node_speed > 0 ? wm->world->desc.max_node_speed : 10000.0f;
-    bool jump = sqrt(most) / n / dt > limit;
+    bool jump = sqrt(most) / n / dt > wm->world->desc.max_node_speed;
     for (size_t i = 0; i < s->node_count; i++) {
         if (s->pinned[i])
             continue;
@@ -453,7 +452,7 @@ void plush__world_soft_after_substep(plush_world_model *wm, int k, int n, uint64
     if (!wm->soft)
         return;
     const plush_bulletc_api *bc = wm->world->bc;
-    float limit = wm->world->desc.max_node_speed > 0 ? wm->world->desc.max_node_speed : 10000.0f;
+    float limit = wm->world->desc.max_node_speed; /* the world's defaults make it positive */
     for (size_t i = 0; i < wm->model->soft_body_count; i++) {
         world_soft *s = active(wm, i);
         if (!s)
@@ -479,8 +478,8 @@ void plush__world_soft_after_substep(plush_world_model *wm, int k, int n, uint64
         repair_inverted(wm, s);
         /* plush's own passes answer to the same guard as Bullet's step: a node they sent out of reach (Bullet's
          * contacts then read a distance field off its cells) puts the body back to the step's checked state */
-        bad = find_blowup(s, (const float(*)[3])s->x, (const float(*)[3])s->v, (const float(*)[3])s->scratch_x, dt, limit,
-                          &speed);
+        bad = find_blowup(s, (const float(*)[3])s->x, (const float(*)[3])s->v, (const float(*)[3])s->scratch_x, dt,
+                          limit, &speed);
         if (bad >= 0) {
             memcpy(s->x, s->scratch_x, s->node_count * sizeof *s->x);
             fail(wm, i, bad, speed, step, diag);

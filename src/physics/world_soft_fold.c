@@ -151,12 +151,11 @@ static bool guard_pass(world_soft *s)
          * the edge's nodes free, their facing nodes' pulls opposed) the step solved for would carry a node far off
          * (a 180-degree turn of the body in one frame sent sample_finish's hair's nodes 1e10 units away). No node
          * moves more than a SOFT_FOLD_STEP_SHARE of the edge a pass; the later passes and rounds go on from there. */
-        double most = 0, el2 = 0;
-        for (int k = 0; k < 3; k++)
-            el2 += ((double)s->x[f->node[1]][k] - s->x[f->node[0]][k]) * ((double)s->x[f->node[1]][k] - s->x[f->node[0]][k]);
+        const float *a = s->x[f->node[0]], *b = s->x[f->node[1]];
+        double most = 0, edge[3] = {(double)b[0] - a[0], (double)b[1] - a[1], (double)b[2] - a[2]};
         for (int j = 0; j < 4; j++)
             most = fmax(most, w[j] * fabs(step) * sqrt(plush__dot3d(g[j], g[j])));
-        double cap = SOFT_FOLD_STEP_SHARE * sqrt(el2);
+        double cap = SOFT_FOLD_STEP_SHARE * sqrt(plush__dot3d(edge, edge));
         if (most > cap)
             step *= cap / most;
         for (int j = 0; j < 4; j++)
