@@ -252,14 +252,99 @@ static bool held_across_joint(const plush_proxy_mesh *proxy, const int32_t *node
     return held && (double)second >= JOINT_SHARE * (double)held;
 }
 
+/* A part the author's physics swings on chains -- a skirt, a lock -- bends where its chains bend, and its cage, which
+ * takes the chains' shape (plush run's default), bends with them, within a pinned piece's free length L (the
+ * farthest its free nodes lie from a pinned one along its edges). Where the reach passes L -- sample_finish's
+ * skirt, 2.81 units from the waistband's pins to the hem under a reach of 4.53 -- a hem point averaged in the
+ * triangles held at the waistband, and the detailed skirt hung from its waist like one shell while its cage went up
+ * over a raised thigh with the author's (the hem 0.9 units below the cage node it lies on at rest). So on a piece
+ * whose part is mostly the chains' (the mean share of its points' skinning weight on bones in chains of rigid
+ * bodies, SWUNG_PART or more) the reach is at most L, and at least FREE_LEAST of it; per point, its pieces' shares
+ * weighted by its smoothed weights, so it varies as smoothly. A piece its bones carry -- a bodice, a bob no physics
+ * moves, whose locks lie between layers of her other hair and parted under a narrower reach -- keeps the whole
+ * reach. Only the reach in cage edges shrinks, not the wider one of a point deep under the cage. *out stays NULL
+ * when no point's reach shrinks. */
+#define FREE_LEAST 0.25
+#define SWUNG_PART 0.5
+static plush_status free_length_scale(const plush_proxy_mesh *proxy, const int32_t *node_bone, const float *swung,
+                                      const smooth_work *w, const sparse *wts, size_t nodes, double reach, double **out,
+                                      plush_diag *diag)
+{
+    *out = NULL;
+    size_t nn = proxy->node_count, nt = proxy->triangle_count;
+    uint32_t *parent = malloc((nn ? nn : 1) * sizeof *parent), *group = malloc((nt ? nt : 1) * sizeof *group);
+    uint32_t *id = malloc((nn ? nn : 1) * sizeof *id);
+    bool *pinned = malloc(nn ? nn : 1), *has_pin = calloc(nn ? nn : 1, 1);
+    double *far = calloc(nn ? nn : 1, sizeof *far), *share = malloc((nn ? nn : 1) * sizeof *share);
+    bool ok = parent && group && id && pinned && has_pin && far && share;
+    size_t groups = 0;
+    if (ok) {
+        plush__uf_init(parent, nn);
+        for (size_t t = 0; t < nt; t++)
+            for (int k = 0; k < 2; k++)
+                plush__uf_union(parent, proxy->triangles[t][k], proxy->triangles[t][k + 1]);
+        for (size_t n = 0; n < nn; n++)
+            id[n] = plush__uf_find(parent, (uint32_t)n) == n ? (uint32_t)groups++ : UINT32_MAX;
+        for (size_t n = 0; n < nn; n++) {
+            uint32_t g = id[plush__uf_find(parent, (uint32_t)n)];
+            pinned[n] = node_bone[n] >= 0;
+            has_pin[g] = has_pin[g] || pinned[n];
+        }
+        for (size_t t = 0; t < nt; t++)
+            group[t] = id[plush__uf_find(parent, proxy->triangles[t][0])];
+        ok = plush__farthest_along_faces(proxy->nodes, nn, proxy->triangles, nt, group, groups, pinned, far);
+    }
+    /* how much of each piece's part the chains swing: the mean share of the points whose strongest triangle it holds */
+    double *swung_sum = ok ? calloc(groups ? groups : 1, sizeof *swung_sum) : NULL;
+    size_t *points_of = ok ? calloc(groups ? groups : 1, sizeof *points_of) : NULL;
+    ok = ok && swung_sum && points_of;
+    for (size_t n = 0; ok && n < nodes; n++)
+        if (wts[n].t[0] >= 0) {
+            swung_sum[group[wts[n].t[0]]] += swung[w->first[n]];
+            points_of[group[wts[n].t[0]]]++;
+        }
+    bool shorter = false;
+    for (size_t g = 0; ok && g < groups; g++) {
+        bool chains = points_of[g] && swung_sum[g] >= SWUNG_PART * (double)points_of[g];
+        share[g] = chains && has_pin[g] && far[g] > 0 ? fmax(FREE_LEAST, fmin(1.0, far[g] / reach)) : 1.0;
+        shorter = shorter || share[g] < 1;
+    }
+    free(swung_sum), free(points_of);
+    double *edge = ok && shorter ? malloc((nodes ? nodes : 1) * sizeof *edge) : NULL;
+    bool any = false;
+    for (size_t n = 0; edge && n < nodes; n++) {
+        double sum = 0, total = 0;
+        for (int k = 0; k < KEEP && wts[n].t[k] >= 0; k++) {
+            sum += wts[n].w[k] * share[group[wts[n].t[k]]];
+            total += wts[n].w[k];
+        }
+        edge[n] = total > 0 ? sum / total : 1.0;
+        any = any || edge[n] < 1;
+    }
+    free(parent), free(group), free(id), free(pinned), free(has_pin), free(far), free(share);
+    if (!ok || (shorter && !edge))
+        return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory smoothing %zu points", nodes);
+    if (!any) {
+        free(edge);
+        edge = NULL;
+    }
+    *out = edge;
+    return PLUSH_OK;
+}
+
 /* One smoothing of the nodes' weights (w->node_w: the nearest four, w->fixed: no triangle) into *out_w: clusters
- * per grid cell and piece, each node the kernel-weighted mean of its piece's clusters within its reach (times
- * scale[node] when scale is not NULL, none under 1 - HELD_SHRINK: the cells are then as much smaller). */
+ * per grid cell and piece, each node the kernel-weighted mean of its piece's clusters within its reach (its reach
+ * in cage edges times edge_scale[node] when edge_scale is not NULL; the whole times scale[node] when scale is not
+ * NULL, none under 1 - HELD_SHRINK; the cells are then as much smaller as the least of them). */
 static plush_status smooth_pass(const plush_proxy_binding *b, const float (*points)[3], smooth_work *w, size_t nodes,
-                                double radius, double cage_edge, const double *scale, sparse **out_w, plush_diag *diag)
+                                double radius, double cage_edge, const double *scale, const double *edge_scale,
+                                sparse **out_w, plush_diag *diag)
 {
     size_t count = b->vertex_count;
-    double reach = radius * cage_edge, cell = 0.5 * reach * (scale ? 1 - HELD_SHRINK : 1.0);
+    double least = 1.0;
+    for (size_t n = 0; edge_scale && n < nodes; n++)
+        least = fmin(least, edge_scale[n]);
+    double reach = radius * cage_edge, cell = 0.5 * reach * (scale ? 1 - HELD_SHRINK : 1.0) * least;
     float lo[3] = {INFINITY, INFINITY, INFINITY};
     for (size_t n = 0; n < nodes; n++)
         for (int k = 0; k < 3; k++)
@@ -307,10 +392,10 @@ static plush_status smooth_pass(const plush_proxy_binding *b, const float (*poin
     memcpy(out, w->node_w, nodes * sizeof *out);
     for (size_t j = 0; j < keyed;) {
         size_t e = j, found = 0;
-        double far = reach;
+        double far = 0;
         while (e < keyed && cmp_cell(w->keys[e].c, w->keys[j].c) == 0) {
             double d0 = b->distances[w->first[w->keys[e].node]][0];
-            far = fmax(far, d0 * radius);
+            far = fmax(far, fmax(reach * (edge_scale ? edge_scale[w->keys[e].node] : 1.0), d0 * radius));
             e++;
         }
         int span = (int)ceil(far / cell);
@@ -324,7 +409,9 @@ static plush_status smooth_pass(const plush_proxy_binding *b, const float (*poin
         for (size_t m = j; m < e; m++) {
             uint32_t n = w->keys[m].node;
             const float *p = points[w->first[n]];
-            double total = 0, my = fmax(reach, b->distances[w->first[n]][0] * radius) * (scale ? scale[n] : 1.0);
+            double d0 = b->distances[w->first[n]][0];
+            double total = 0,
+                   my = fmax(reach * (edge_scale ? edge_scale[n] : 1.0), d0 * radius) * (scale ? scale[n] : 1.0);
             for (size_t q = 0; q < found; q++) {
                 const cluster *cl = &w->clusters[w->candidates[q]];
                 if (cl->piece != w->keys[m].piece)
@@ -428,7 +515,7 @@ plush_status plush_proxy_binding_smooth(plush_proxy_binding *b, const plush_prox
         }
     }
     sparse *out = NULL;
-    plush_status st = smooth_pass(b, points, &w, nodes, radius, cage_edge, NULL, &out, diag);
+    plush_status st = smooth_pass(b, points, &w, nodes, radius, cage_edge, NULL, NULL, &out, diag);
     int32_t *by = st == PLUSH_OK && options->node_bone ? malloc((proxy->node_count ? proxy->node_count : 1) * sizeof *by)
                                                        : NULL;
     if (st == PLUSH_OK && options->node_bone && !by) {
@@ -438,26 +525,31 @@ plush_status plush_proxy_binding_smooth(plush_proxy_binding *b, const plush_prox
     }
     bool joint = by && held_across_joint(proxy, options->node_bone, by);
     free(by);
-    if (joint) {
-        double *scale = malloc(nodes * sizeof *scale);
-        if (!scale) {
-            free(out);
-            work_free(&w);
-            return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory smoothing %zu points", count);
-        }
-        for (size_t n = 0; n < nodes; n++) {
+    double *scale = NULL, *edge = NULL;
+    if (st == PLUSH_OK && joint) {
+        scale = malloc(nodes * sizeof *scale);
+        st = scale ? PLUSH_OK
+                   : plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory smoothing %zu points", count);
+        for (size_t n = 0; scale && n < nodes; n++) {
             double h = 0;
             for (int k = 0; k < KEEP && out[n].t[k] >= 0; k++)
                 for (int c = 0; c < 3; c++)
                     h += options->node_bone[proxy->triangles[out[n].t[k]][c]] >= 0 ? out[n].w[k] / 3.0 : 0;
             scale[n] = 1 - HELD_SHRINK * (h < 1 ? h : 1);
         }
+    }
+    if (st == PLUSH_OK && options->node_bone && options->point_swung)
+        st = free_length_scale(proxy, options->node_bone, options->point_swung, &w, out, nodes, radius * cage_edge,
+                               &edge, diag);
+    if (st == PLUSH_OK && (scale || edge)) {
         free(out);
         out = NULL;
-        st = smooth_pass(b, points, &w, nodes, radius, cage_edge, scale, &out, diag);
-        free(scale);
+        st = smooth_pass(b, points, &w, nodes, radius, cage_edge, scale, edge, &out, diag);
     }
+    free(scale);
+    free(edge);
     if (st != PLUSH_OK) {
+        free(out);
         work_free(&w);
         return st;
     }

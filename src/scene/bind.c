@@ -4,6 +4,7 @@
 #include "plush/sys/pmx.h"
 #include "plush/sys/scene.h"
 #include "core/geom.h"
+#include "physics/rigid_shape.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -89,7 +90,41 @@ static plush_status smooth_rows(plush_scene_binding *b, const plush_proxy_mesh *
         }
         so.node_bone = held;
     }
+    /* per bound vertex, the share of its skinning weight on bones in chains the model's own physics swings: a chain
+     * bends, a body alone (a chest ornament hung on one rigid body) moves its part whole -- of the bones physics
+     * moves, those with a parent or a child it moves too */
+    float *swung = NULL;
+    bool *driven = NULL, *chained = NULL;
+    if (!so.point_swung && model->rigid_body_count) {
+        swung = malloc((b->binding->vertex_count ? b->binding->vertex_count : 1) * sizeof *swung);
+        driven = calloc(model->bone_count ? model->bone_count : 1, sizeof *driven);
+        chained = calloc(model->bone_count ? model->bone_count : 1, sizeof *chained);
+        if (!swung || !driven || !chained) {
+            free(swung), free(driven), free(chained), free(held), free(faces);
+            return plush_diag_fail(diag, PLUSH_E_NOMEM, -1, NULL, -1, "out of memory");
+        }
+        plush__rigid_moved_bones(model, driven);
+        for (size_t i = 0; i < model->bone_count; i++) {
+            int32_t up = model->bones[i].parent;
+            if (driven[i] && up >= 0 && (size_t)up < model->bone_count && driven[up])
+                chained[i] = chained[up] = true;
+        }
+        for (size_t r = 0; r < b->binding->vertex_count; r++) {
+            const plush_pmx_vertex *v = &model->vertices[b->vertices[r]];
+            double on = 0, all = 0;
+            for (int k = 0; k < 4; k++)
+                if (v->bones[k] >= 0 && (size_t)v->bones[k] < model->bone_count && v->weights[k] > 0) {
+                    all += v->weights[k];
+                    on += chained[v->bones[k]] ? v->weights[k] : 0;
+                }
+            swung[r] = all > 0 ? (float)(on / all) : 0.0f;
+        }
+        so.point_swung = swung;
+    }
     plush_status st = plush_proxy_binding_smooth(b->binding, mesh, points, (const uint32_t(*)[3])faces, n, &so, diag);
+    free(swung);
+    free(driven);
+    free(chained);
     free(held);
     free(faces);
     return st;

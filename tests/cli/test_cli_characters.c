@@ -472,31 +472,32 @@ static char *quality_with_and_without_push(const char *model, const char *cage, 
     return quality_of_run(model, cage, LONG_DANCE, frames, pushed ? NULL : "--no-push", folder);
 }
 
-/* sample_finish's skirt on the long dance's first 225 frames: where her thigh lifts into the skirt's front
- * (frames 220-224) the blend of the cage triangles' motions stretches two of the skirt's edges to 1.6-1.7 of
- * their length while the cage's own links stay within 1.1-1.4 (p99.9 1.52-1.62 with --no-push, and with the
- * body's and the skin's passes alone). The strain's pass of the push moves the triangles carrying each end
- * toward the other, and every frame meets the surface bar's strain. */
+/* sample_finish's skirt on the long dance's first 605 frames: at frame 602 the blend of the cage triangles' motions
+ * stretches its surface to p99.9 1.52 with --no-push while the cage's own links stay within the bar. The strain's
+ * pass of the push moves the triangles carrying each end of a stretched edge toward the other, and every frame
+ * meets the surface bar's strain (1.46 at the worst). Before the smoothing's reach was held within a swung
+ * piece's free length, the skirt's hem blended in the triangles held at its waistband and stretched so at
+ * frames 220-224, where her thigh lifts into its front. */
 static void test_stretched_edges_pulled_back(void **state)
 {
     (void)state;
     const char *model = DATA "mmd/blender2pmxem/sample_finish.pmx";
     skip_without_long_dance(model);
-    enum { CAP = 256 };
+    enum { CAP = 640 };
     static double p999[2][CAP];
     size_t rows[2];
     for (int pushed = 0; pushed < 2; pushed++) {
-        char *csv = quality_with_and_without_push(model, "スカート", "225", "stretch", pushed);
+        char *csv = quality_with_and_without_push(model, "スカート", "605", "stretch", pushed);
         rows[pushed] = characters_column(csv, "surface_strain_p999", p999[pushed], CAP);
-        assert_int_equal(rows[pushed], 225);
+        assert_int_equal(rows[pushed], 605);
         free(csv);
     }
     size_t over = 0;
     for (size_t i = 0; i < rows[0]; i++)
         over += p999[0][i] > PLUSH_QUALITY_BAR_STRAIN_P999;
-    print_message("      sample_finish's skirt, 225 frames: surface p99.9 at most %.3f unpushed (%zu frames over 1.5), %.3f "
+    print_message("      sample_finish's skirt, 605 frames: surface p99.9 at most %.3f unpushed (%zu frames over 1.5), %.3f "
                   "pushed\n", characters_max_of(p999[0], rows[0]), over, characters_max_of(p999[1], rows[1]));
-    assert_true(over >= 3);
+    assert_true(over >= 1);
     assert_true(characters_max_of(p999[1], rows[1]) <= PLUSH_QUALITY_BAR_STRAIN_P999);
 }
 
@@ -525,30 +526,39 @@ static void test_strand_tips_held_to_the_limit(void **state)
     assert_true(tips > 1.4);
 }
 
-/* sample_finish's skirt on the long dance's first 1,280 frames: at frames 1275-1276 the blend of two turned cage
- * triangles squeezes 0.57-0.65% of the skirt's edges under 2/3 of their length (with --no-push), past the bar's
- * 0.5% outside [2/3, 3/2], while no edge is stretched past 1.5. The strain's pass pushes the ends of each squeezed
- * edge apart as it pulls a stretched one's together, and every frame meets the bar's share. */
+/* pmx_tailor 01's skirt through the stress suite's scene cuts (tools/stress/stress_motions.c's cut): where the
+ * model is thrown 20 units aside or turned 179 degrees in a frame, the blend of the cage triangles' turned motions
+ * squeezes up to 12% of the skirt's edges under 2/3 of their length with --no-push (71 of its 151 frames past the
+ * bar's 0.5% outside [2/3, 3/2] while no edge is stretched past 1.5). The strain's pass pushes the ends of each
+ * squeezed edge apart as it pulls a stretched one's together, and every frame meets the bar's share (0.38% at the
+ * worst). sample_finish's skirt was the case on the long dance (frames 1275-1276) until its smoothing's reach
+ * was held within its piece's free length: no frame of its first 1,500 squeezes so now. */
 static void test_squeezed_edges_pushed_apart(void **state)
 {
     (void)state;
-    const char *model = DATA "mmd/blender2pmxem/sample_finish.pmx";
-    skip_without_long_dance(model);
-    enum { CAP = 1300 };
+    const char *model = DATA "mmd/pmx_tailor/01_基本の使い方.pmx";
+    char cut[700];
+    characters_stress_motion("cut", cut, sizeof cut);
+    if (!characters_present(model) || !characters_present(cut)) {
+        print_message("skipped: %s or %s is absent\n", model, cut);
+        skip();
+    }
+    enum { CAP = 160 };
     static double outside[2][CAP], p999[2][CAP];
     size_t rows[2];
     for (int pushed = 0; pushed < 2; pushed++) {
-        char *csv = quality_with_and_without_push(model, "スカート", "1280", "squeeze", pushed);
+        char *csv = quality_of_run(model, "スカート", cut, NULL, pushed ? NULL : "--no-push",
+                                   pushed ? "squeeze_pushed" : "squeeze");
         rows[pushed] = characters_column(csv, "surface_strain_outside", outside[pushed], CAP);
-        assert_int_equal(rows[pushed], 1280);
-        assert_int_equal(characters_column(csv, "surface_strain_p999", p999[pushed], CAP), 1280);
+        assert_int_equal(rows[pushed], 151);
+        assert_int_equal(characters_column(csv, "surface_strain_p999", p999[pushed], CAP), 151);
         free(csv);
     }
     size_t squeezed = 0;
     for (size_t i = 0; i < rows[0]; i++)
         squeezed += outside[0][i] > PLUSH_QUALITY_BAR_OUTSIDE && p999[0][i] <= PLUSH_QUALITY_BAR_STRAIN_P999;
-    print_message("      sample_finish's skirt, 1,280 frames: %zu frames squeezed past the bar unpushed (share outside "
-                  "at most %.4f), at most %.4f pushed\n",
+    print_message("      01's skirt through the cuts: %zu frames squeezed past the bar unpushed (share outside at most "
+                  "%.4f), at most %.4f pushed\n",
                   squeezed, characters_max_of(outside[0], rows[0]), characters_max_of(outside[1], rows[1]));
     assert_true(squeezed >= 1);
     assert_true(characters_max_of(outside[1], rows[1]) <= PLUSH_QUALITY_BAR_OUTSIDE);

@@ -18,7 +18,9 @@ typedef struct character_case {
     bool surface_bar;      /* meets the surface bar and has no piece more than half pinned */
     double most_inside;    /* the body figure reached: the worst frame's share inside, at most (or the
                               author's skinning's worst plus one point, when that is more) */
-    bool short_inside;     /* on the whole short dance at most 1% inside at every frame (the bar) */
+    bool short_inside;     /* on the whole short dance at most 1% inside at every frame, or no more than the
+                              author's skinning at that frame (the rigid bodies are fatter than the skin: a
+                              shallow contact there is one the viewer does not see, which skin_bar holds) */
     bool unfolded;         /* its cage's crease p99 stays within 120 degrees at every frame (the bar's fold) */
     bool skin_bar;         /* behind the visible skin within the bar: at every frame at most 2 points above the
                               author's model, on average 0.5 */
