@@ -344,6 +344,79 @@ static void test_smooth_held_across_a_joint(void **state)
     assert_true(share_fine < 0.25 * share_two);
 }
 
+/* Mean over the fine vertices within a cage edge of the sheet's upper border (its free edge below) of how far their
+ * weights lie from the nearest four's. */
+static double from_nearest_at_top(const fixture *f, const plush_proxy_binding *b, const plush_proxy_binding *rough)
+{
+    double sum = 0, edge = SIZE / (CN - 1);
+    size_t n = 0;
+    for (size_t v = 0; v < (size_t)(FN * FN); v++)
+        if (f->fine[v][1] > SIZE - edge)
+            sum += jump_between(b, rough, v), n++;
+    return sum / (double)n;
+}
+
+/* A piece the author's chains swing (point_swung), pinned along its lower rows so that its free length (2 cage edges)
+ * is under the reach (4.4 edges on this coarse cage): the reach there is held to the free length, so the free edge's
+ * weights lie nearer its own triangles' and no longer reach past the pins, and stay continuous. A part that is not
+ * mostly the chains' (a quarter of its weight on them), or no point_swung at all, binds as before to the bit. */
+static void test_smooth_within_a_swung_piece_free_length(void **state)
+{
+    (void)state;
+    fixture *f = make_fixture();
+    int32_t held[CN * CN];
+    for (int j = 0; j < CN; j++)
+        for (int i = 0; i < CN; i++)
+            held[j * CN + i] = j <= CN - 3 ? 3 : -1;
+    float *chains = malloc((size_t)(FN * FN) * sizeof *chains), *some = malloc((size_t)(FN * FN) * sizeof *some);
+    assert_true(chains && some);
+    for (int v = 0; v < FN * FN; v++)
+        chains[v] = 1.0f, some[v] = 0.25f;
+    smooth_radius = 0;
+    plush_proxy_binding *rough = bind(f, false);
+    plush_proxy_binding *pinned = bind_with(f, &(plush_proxy_smooth_options){.node_bone = held});
+    plush_proxy_binding *partly = bind_with(f, &(plush_proxy_smooth_options){.node_bone = held, .point_swung = some});
+    plush_proxy_binding *swung = bind_with(f, &(plush_proxy_smooth_options){.node_bone = held, .point_swung = chains});
+    size_t n = (size_t)(FN * FN), same_partly = 0, same_swung = 0;
+    for (size_t v = 0; v < n; v++) {
+        same_partly += !memcmp(pinned->weights[v], partly->weights[v], sizeof pinned->weights[v]) &&
+                       !memcmp(pinned->triangles[v], partly->triangles[v], sizeof pinned->triangles[v]);
+        same_swung += jump_between(pinned, swung, v) < 1e-4;
+    }
+    double pinned_near = from_nearest_at_top(f, pinned, rough), swung_near = from_nearest_at_top(f, swung, rough);
+    double share_swung, p99_swung;
+    jumps(swung, 0.25, &share_swung, &p99_swung);
+    plush_proxy_binding_free(rough);
+    plush_proxy_binding_free(pinned);
+    plush_proxy_binding_free(partly);
+    plush_proxy_binding_free(swung);
+    free_fixture(f);
+    free(chains), free(some);
+    /* continuous: on a grid four times as fine the neighbours' changes shrink with the step */
+    FN = 241;
+    f = make_fixture();
+    chains = malloc((size_t)(FN * FN) * sizeof *chains);
+    assert_non_null(chains);
+    for (int v = 0; v < FN * FN; v++)
+        chains[v] = 1.0f;
+    plush_proxy_binding *fine = bind_with(f, &(plush_proxy_smooth_options){.node_bone = held, .point_swung = chains});
+    double share_fine, p99_fine;
+    jumps(fine, 0.25, &share_fine, &p99_fine);
+    plush_proxy_binding_free(fine);
+    free_fixture(f);
+    free(chains);
+    FN = 61;
+    smooth_radius = (float)PLUSH_PROXY_SMOOTH_RADIUS;
+    print_message("a quarter on chains: %zu of %zu vertices as without; all on them: %zu; at the free edge the weights "
+                  "lie %.3f from the nearest four's (%.3f without); neighbours' changes p99 %.3f, %.3f on a grid four "
+                  "times as fine\n",
+                  same_partly, n, same_swung, swung_near, pinned_near, p99_swung, p99_fine);
+    assert_int_equal(same_partly, n);
+    assert_true(same_swung < n / 2);
+    assert_true(swung_near < 0.8 * pinned_near);
+    assert_true(p99_fine < 0.4 * p99_swung);
+}
+
 /* Bad faces, a bad radius and a seed binding (the original method stays as it is) are refused. */
 static void test_smooth_refuses(void **state)
 {
@@ -685,6 +758,7 @@ int main(void)
         cmocka_unit_test(test_smooth_is_continuous),
         cmocka_unit_test(test_smooth_default_on_a_coarse_cage),
         cmocka_unit_test(test_smooth_held_across_a_joint),
+        cmocka_unit_test(test_smooth_within_a_swung_piece_free_length),
         cmocka_unit_test(test_smooth_refuses),
         cmocka_unit_test(test_patch_rigid), cmocka_unit_test(test_patch_flat_half_turns),
         cmocka_unit_test(test_patch_reach), cmocka_unit_test(test_patch_thin_ribbon),
