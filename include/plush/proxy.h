@@ -101,9 +101,10 @@ typedef struct plush_proxy_smooth_options {
                                  A cage held across a joint (a second bone holds a tenth of its held nodes or
                                  more) is smoothed over a reach that shrinks with how held a point's triangles
                                  are, to half where all of them are */
-    const float *point_swung; /* per point, the share of it the model's own physics swings (its skinning weight on
-                                 bones under simulated rigid bodies, 0..1; NULL: none): a pinned piece's reach is
-                                 at most its free length there, by that share */
+    const float *point_swung; /* per point, the share of its skinning weight on bones in chains the model's own
+                                 physics swings (0..1; NULL: none). A pinned cage piece whose points are half so or
+                                 more is smoothed over at most its free length (the farthest its free nodes lie from
+                                 a pinned one along its edges) */
 } plush_proxy_smooth_options;
 /* Makes the weights continuous across the detailed surface: faces (indices into the binding's points,
  * which are welded by position first so seams count as joined) define the surface and its connected
